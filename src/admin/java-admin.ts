@@ -1,0 +1,305 @@
+// TableAdminPort adapter that runs deploy/admin/TableAdmin.java (HBase's Java Admin API) once per
+// call: one JSON request on the tool's stdin, one JSON line back on its stdout, logs on stderr.
+// `command` is the argv prefix that starts the tool, e.g.
+//   ['java', ...jvmFlags, '-cp', '<classes>:<hbase-lib>/*:<conf>', 'tsingest.admin.TableAdmin']
+//   ['docker', 'exec', '-i', '<container>', 'table-admin']
+// Buffers become base64 at this boundary and nowhere else.
+import { spawn } from 'node:child_process';
+import { z } from 'zod';
+import { TableAdminError, isTableAdminErrorCode } from './table-admin-port.ts';
+import type {
+  EnsureTableRequest,
+  EnsureTableResult,
+  TableAdminErrorCode,
+  TableAdminPort,
+  TableDescription,
+} from './table-admin-port.ts';
+
+export interface JavaTableAdminOptions {
+  /** argv prefix that runs the tool (no shell is involved). */
+  readonly command: readonly string[];
+  /** Whole-call limit, JVM start-up included. Default 120 s. */
+  readonly timeoutMs?: number;
+  /** ZooKeeper quorum `host[:port][,host[:port]]`; default: hbase-site.xml on the tool's classpath. */
+  readonly zk?: string;
+  readonly zkParent?: string;
+  /** Extra HBase client configuration for the tool (`hbase.*` keys). */
+  readonly conf?: Readonly<Record<string, string>>;
+  /** Environment for the tool process; default: this process's environment. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+export interface PingResult {
+  readonly clusterId: string;
+  readonly hbaseVersion: string;
+  readonly master: string | null;
+  readonly liveServers: readonly string[];
+}
+
+const DEFAULT_TIMEOUT_MS = 120_000;
+const STDOUT_LIMIT_BYTES = 32 * 1024 * 1024;
+const STDERR_KEEP_BYTES = 64 * 1024;
+const STDERR_TAIL_CHARS = 3_000;
+
+const stringMap = z.record(z.string(), z.string());
+const envelopeSchema = z.object({
+  ok: z.boolean(),
+  code: z.string().optional(),
+  error: z.string().optional(),
+  table: z.string().nullish(),
+  field: z.string().nullish(),
+});
+const ensureSchema = z.object({
+  table: z.string(),
+  created: z.boolean(),
+  exists: z.boolean(),
+  dryRun: z.boolean(),
+  diff: z.array(
+    z.object({
+      scope: z.enum(['table', 'family']),
+      key: z.string(),
+      from: z.string().nullable(),
+      to: z.string(),
+    }),
+  ),
+  tableAttrs: stringMap.default({}),
+  familyAttrs: stringMap.default({}),
+  regionCount: z.number().int().default(0),
+  splitsMatch: z.boolean().nullable().default(null),
+});
+const describeSchema = z.object({
+  table: z.string(),
+  exists: z.boolean(),
+  enabled: z.boolean().default(false),
+  tableAttrs: stringMap.default({}),
+  families: z.array(z.object({ name: z.string(), attrs: stringMap })).default([]),
+  regions: z
+    .array(
+      z.object({
+        startKey: z.base64(),
+        endKey: z.base64(),
+        name: z.string(),
+        encodedName: z.string(),
+        server: z.string().nullable(),
+      }),
+    )
+    .default([]),
+});
+const pingSchema = z.object({
+  clusterId: z.string(),
+  hbaseVersion: z.string(),
+  master: z.string().nullable(),
+  liveServers: z.array(z.string()),
+});
+
+export class JavaTableAdmin implements TableAdminPort {
+  readonly #command: readonly string[];
+  readonly #timeoutMs: number;
+  readonly #connection: Readonly<Record<string, unknown>>;
+  readonly #env: Readonly<Record<string, string | undefined>> | undefined;
+
+  constructor(options: JavaTableAdminOptions) {
+    const [program] = options.command;
+    if (program === undefined || program === '') {
+      throw new TypeError('JavaTableAdmin: command must name the program that runs the admin tool');
+    }
+    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    if (!Number.isInteger(timeoutMs) || timeoutMs < 1_000) {
+      throw new RangeError(`JavaTableAdmin: timeoutMs must be an integer >= 1000, got ${timeoutMs}`);
+    }
+    this.#command = [...options.command];
+    this.#timeoutMs = timeoutMs;
+    this.#connection = {
+      ...(options.zk === undefined ? {} : { zk: options.zk }),
+      ...(options.zkParent === undefined ? {} : { zkParent: options.zkParent }),
+      ...(options.conf === undefined ? {} : { conf: options.conf }),
+    };
+    this.#env = options.env;
+  }
+
+  async ensureTable(req: EnsureTableRequest): Promise<EnsureTableResult> {
+    const body = await this.#call('ensureTable', req.table, {
+      family: req.family,
+      splits: req.splits.map((s) => s.toString('base64')),
+      familyAttrs: req.familyAttrs ?? {},
+      tableAttrs: req.tableAttrs ?? {},
+      ...(req.immutableTableAttrs === undefined ? {} : { immutableTableAttrs: req.immutableTableAttrs }),
+      ...(req.dryRun === undefined ? {} : { dryRun: req.dryRun }),
+    });
+    return this.#parse('ensureTable', req.table, ensureSchema, body);
+  }
+
+  async describe(table: string): Promise<TableDescription> {
+    const body = await this.#call('describe', table, {});
+    const d = this.#parse('describe', table, describeSchema, body);
+    return {
+      ...d,
+      regions: d.regions.map((r) => ({
+        ...r,
+        startKey: Buffer.from(r.startKey, 'base64'),
+        endKey: Buffer.from(r.endKey, 'base64'),
+      })),
+    };
+  }
+
+  async drop(table: string): Promise<void> {
+    await this.#call('drop', table, {});
+  }
+
+  async split(table: string, splitPoint: Buffer): Promise<void> {
+    await this.#call('split', table, { splitPoint: splitPoint.toString('base64') });
+  }
+
+  /** Cluster id, version and live region servers: a cheap check that the admin path works. */
+  async ping(): Promise<PingResult> {
+    const body = await this.#call('ping', undefined, {});
+    return this.#parse('ping', undefined, pingSchema, body);
+  }
+
+  async #call(op: string, table: string | undefined, fields: Record<string, unknown>): Promise<unknown> {
+    const what = table === undefined ? op : `${op} on table '${table}'`;
+    // The tool's own deadline is shorter, so it normally answers TIMEOUT itself (and, behind
+    // `docker exec`, stops even though killing the docker CLI would not stop it).
+    const toolTimeoutMs = this.#timeoutMs - Math.min(5_000, Math.floor(this.#timeoutMs / 4));
+    const request = { op, ...(table === undefined ? {} : { table }), ...fields, ...this.#connection, timeoutMs: toolTimeoutMs };
+    const run = await runTool(this.#command, JSON.stringify(request), this.#timeoutMs, this.#env, what);
+    const tail = stderrTail(run.stderr);
+    const line = lastJsonLine(run.stdout);
+    if (line === undefined) {
+      throw protocolError(`${what}: admin tool exited with ${exitText(run)} and wrote no JSON response`, table, tail);
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch (cause) {
+      throw protocolError(`${what}: admin tool wrote invalid JSON: ${line.slice(0, 200)}`, table, tail, cause);
+    }
+    const envelope = envelopeSchema.safeParse(parsed);
+    if (!envelope.success) {
+      throw protocolError(`${what}: admin tool response lacks a boolean 'ok': ${line.slice(0, 200)}`, table, tail);
+    }
+    const e = envelope.data;
+    if (!e.ok) {
+      const code: TableAdminErrorCode = isTableAdminErrorCode(e.code) ? e.code : 'HBASE_ERROR';
+      const message = `${what} failed (${e.code ?? 'no code'}): ${e.error ?? 'no message'}`;
+      throw new TableAdminError(code, code === 'INTERNAL' ? withTail(message, tail) : message, {
+        table: e.table ?? table,
+        field: e.field ?? undefined,
+        stderrTail: tail,
+      });
+    }
+    if (run.exitCode !== 0) {
+      throw protocolError(`${what}: admin tool answered ok but exited with ${exitText(run)}`, table, tail);
+    }
+    return parsed;
+  }
+
+  #parse<T>(op: string, table: string | undefined, schema: z.ZodType<T>, body: unknown): T {
+    const result = schema.safeParse(body);
+    if (!result.success) {
+      const where = table === undefined ? op : `${op} on table '${table}'`;
+      throw protocolError(`${where}: unexpected admin tool response: ${z.prettifyError(result.error)}`, table, '');
+    }
+    return result.data;
+  }
+}
+
+interface ToolRun {
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly exitCode: number | null;
+  readonly signal: NodeJS.Signals | null;
+}
+
+/** Spawns the tool (no shell), feeds it the request, collects bounded output, kills it at the deadline. */
+function runTool(
+  command: readonly string[],
+  input: string,
+  timeoutMs: number,
+  env: Readonly<Record<string, string | undefined>> | undefined,
+  what: string,
+): Promise<ToolRun> {
+  const [program = '', ...args] = command;
+  return new Promise<ToolRun>((resolve, reject) => {
+    const stdout: Buffer[] = [];
+    let stdoutBytes = 0;
+    let stderr = Buffer.alloc(0);
+    let settled = false;
+    const child = spawn(program, args, { stdio: ['pipe', 'pipe', 'pipe'], env: env ?? process.env });
+    const finish = (fn: () => void): void => {
+      if (!settled) {
+        settled = true;
+        clearTimeout(timer);
+        fn();
+      }
+    };
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      const tail = stderrTail(stderr.toString('utf8'));
+      finish(() => {
+        reject(new TableAdminError('TIMEOUT', withTail(`${what}: admin tool did not answer within ${timeoutMs} ms (killed)`, tail), { stderrTail: tail }));
+      });
+    }, timeoutMs);
+    child.on('error', (cause) => {
+      finish(() => {
+        reject(new TableAdminError('SPAWN_FAILED', `${what}: cannot run admin tool '${program}': ${cause.message}`, { cause }));
+      });
+    });
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdoutBytes += chunk.length;
+      if (stdoutBytes > STDOUT_LIMIT_BYTES) {
+        child.kill('SIGKILL');
+        finish(() => {
+          reject(new TableAdminError('PROTOCOL', `${what}: admin tool wrote more than ${STDOUT_LIMIT_BYTES} bytes to stdout`));
+        });
+        return;
+      }
+      stdout.push(chunk);
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr = Buffer.concat([stderr, chunk]);
+      if (stderr.length > STDERR_KEEP_BYTES) {
+        stderr = stderr.subarray(stderr.length - STDERR_KEEP_BYTES);
+      }
+    });
+    child.on('close', (exitCode, signal) => {
+      finish(() => {
+        resolve({ stdout: Buffer.concat(stdout).toString('utf8'), stderr: stderr.toString('utf8'), exitCode, signal });
+      });
+    });
+    // A tool that dies before reading its input must not crash us with EPIPE.
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(input);
+  });
+}
+
+/** The response line: the last stdout line that looks like a JSON object. */
+function lastJsonLine(stdout: string): string | undefined {
+  return stdout
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.startsWith('{'))
+    .at(-1);
+}
+
+/** The end of the tool's log, Java stack frames dropped, for error messages. */
+export function stderrTail(stderr: string): string {
+  const lines = stderr
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .filter((l) => l !== '' && !/^\s+at /.test(l) && !/^\s*\.\.\. \d+ more$/.test(l) && !l.startsWith('SLF4J:'));
+  const text = lines.slice(-20).join('\n');
+  return text.length > STDERR_TAIL_CHARS ? text.slice(text.length - STDERR_TAIL_CHARS) : text;
+}
+
+function withTail(message: string, tail: string): string {
+  return tail === '' ? message : `${message}\n--- admin tool stderr (tail) ---\n${tail}`;
+}
+
+function exitText(run: ToolRun): string {
+  return run.signal === null ? `code ${run.exitCode ?? 'unknown'}` : `signal ${run.signal}`;
+}
+
+function protocolError(message: string, table: string | undefined, tail: string, cause?: unknown): TableAdminError {
+  return new TableAdminError('PROTOCOL', withTail(message, tail), { table, stderrTail: tail, cause });
+}

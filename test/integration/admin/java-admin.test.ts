@@ -1,0 +1,180 @@
+// JavaTableAdmin against a real HBase: the tool command comes from TSI_ADMIN_COMMAND (a JSON argv
+// array), REST cross-checks from TSI_HBASE_REST_URL. Missing settings fail the test, never skip it.
+// Each admin call starts a JVM (~1.5-4 s), so the steps share one table and one test.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { JavaTableAdmin } from '../../../src/admin/java-admin.ts';
+import { TableAdminError } from '../../../src/admin/table-admin-port.ts';
+import type { EnsureTableRequest } from '../../../src/admin/table-admin-port.ts';
+
+interface AdminEnv {
+  readonly command: readonly string[];
+  readonly restUrl: string;
+}
+
+function adminEnv(): AdminEnv {
+  const raw = process.env['TSI_ADMIN_COMMAND'];
+  const restUrl = process.env['TSI_HBASE_REST_URL'];
+  if (raw === undefined || raw === '' || restUrl === undefined || restUrl === '') {
+    throw new Error(
+      'admin integration tests need TSI_ADMIN_COMMAND (JSON argv array that runs deploy/admin/TableAdmin.java) ' +
+        'and TSI_HBASE_REST_URL; run them through `npm test`, which starts a real stack',
+    );
+  }
+  const command: unknown = JSON.parse(raw);
+  if (!Array.isArray(command) || command.length === 0 || !command.every((a) => typeof a === 'string')) {
+    throw new Error(`TSI_ADMIN_COMMAND must be a non-empty JSON array of strings, got ${raw}`);
+  }
+  return { command, restUrl: restUrl.replace(/\/+$/, '') };
+}
+
+interface RestRegion {
+  readonly startKey: string;
+  readonly endKey: string;
+  readonly location: string;
+}
+
+async function restRegions(restUrl: string, table: string): Promise<RestRegion[]> {
+  const res = await fetch(`${restUrl}/${encodeURIComponent(table)}/regions`, { headers: { Accept: 'application/json' } });
+  assert.equal(res.status, 200, `GET /${table}/regions`);
+  const body = (await res.json()) as { Region: RestRegion[] };
+  return body.Region;
+}
+
+async function restFamilySchema(restUrl: string, table: string): Promise<Record<string, string>> {
+  const res = await fetch(`${restUrl}/${encodeURIComponent(table)}/schema`, { headers: { Accept: 'application/json' } });
+  assert.equal(res.status, 200, `GET /${table}/schema`);
+  const body = (await res.json()) as { ColumnSchema: Record<string, string>[] };
+  const [family] = body.ColumnSchema;
+  assert.ok(family !== undefined);
+  return family;
+}
+
+const isAdminError = (code: string, field?: string) => (e: unknown): boolean => {
+  assert.ok(e instanceof TableAdminError, `expected TableAdminError, got ${String(e)}`);
+  assert.equal(e.code, code, e.message);
+  if (field !== undefined) {
+    assert.equal(e.field, field, e.message);
+  }
+  return true;
+};
+
+const SALT_SPLITS = Array.from({ length: 15 }, (_, i) => Buffer.from([i + 1])); // [0x01] … [0x0F]
+// The local stack disables splits cluster-wide; this table-level policy lets the split step work.
+const SPLIT_POLICY = 'org.apache.hadoop.hbase.regionserver.ConstantSizeRegionSplitPolicy';
+
+void test('JavaTableAdmin: pre-split create, describe, idempotent ensure, alter, split, drop', { timeout: 240_000 }, async (t) => {
+  const env = adminEnv();
+  const admin = new JavaTableAdmin({ command: env.command });
+  const table = `it_admin_${randomBytes(5).toString('hex')}`;
+  let dropped = false;
+  t.after(async () => {
+    if (!dropped) {
+      await admin.drop(table);
+    }
+  });
+  const tableAttrs = { 'tsingest.salt.buckets': '16', 'tsingest.key.format': 'binary-v1', SPLIT_POLICY };
+  const request: EnsureTableRequest = {
+    table,
+    family: 'd',
+    splits: SALT_SPLITS,
+    familyAttrs: { VERSIONS: 1, TTL: 'FOREVER', BLOOMFILTER: 'ROW', COMPRESSION: 'NONE' },
+    tableAttrs,
+    immutableTableAttrs: ['tsingest.salt.buckets', 'tsingest.key.format'],
+  };
+
+  await t.test('ensureTable creates the table with 16 regions', async () => {
+    const res = await admin.ensureTable(request);
+    assert.equal(res.created, true);
+    assert.deepEqual(res.diff, []);
+    assert.equal(res.regionCount, 16);
+    assert.equal(res.splitsMatch, true);
+    assert.equal(res.familyAttrs['VERSIONS'], '1');
+    assert.equal(res.familyAttrs['BLOOMFILTER'], 'ROW');
+  });
+
+  await t.test('describe shows 16 online regions on the salt boundaries and the table attrs', async () => {
+    const d = await admin.describe(table);
+    assert.equal(d.exists, true);
+    assert.equal(d.enabled, true);
+    assert.equal(d.regions.length, 16);
+    assert.deepEqual(d.regions.map((r) => r.startKey), [Buffer.alloc(0), ...SALT_SPLITS]);
+    assert.deepEqual(d.regions.map((r) => r.endKey), [...SALT_SPLITS, Buffer.alloc(0)]);
+    assert.ok(d.regions.every((r) => r.server !== null), 'every region is assigned');
+    for (const [k, v] of Object.entries(tableAttrs)) {
+      assert.equal(d.tableAttrs[k], v, `table attr ${k}`);
+    }
+    assert.deepEqual(d.families.map((f) => f.name), ['d']);
+    assert.equal(d.families[0]?.attrs['TTL'], 'FOREVER');
+  });
+
+  await t.test('the REST gateway sees the same 16 regions', async () => {
+    const regions = await restRegions(env.restUrl, table);
+    assert.equal(regions.length, 16);
+    const starts = regions.map((r) => Buffer.from(r.startKey, 'base64')).sort((a, b) => Buffer.compare(a, b));
+    assert.deepEqual(starts, [Buffer.alloc(0), ...SALT_SPLITS]);
+  });
+
+  await t.test('ensureTable again is a no-op', async () => {
+    const res = await admin.ensureTable(request);
+    assert.equal(res.created, false);
+    assert.deepEqual(res.diff, []);
+    assert.equal(res.regionCount, 16);
+    assert.equal(res.splitsMatch, true);
+  });
+
+  await t.test('changing VERSIONS and TTL applies exactly that diff; splits are never touched', async () => {
+    const res = await admin.ensureTable({
+      ...request,
+      splits: [Buffer.from([0x80])], // ignored for an existing table
+      familyAttrs: { ...request.familyAttrs, VERSIONS: 3, TTL: 86_400 },
+    });
+    assert.equal(res.created, false);
+    assert.deepEqual(res.diff, [
+      { scope: 'family', key: 'VERSIONS', from: '1', to: '3' },
+      { scope: 'family', key: 'TTL', from: 'FOREVER', to: '86400' },
+    ]);
+    assert.equal(res.familyAttrs['VERSIONS'], '3');
+    assert.equal(res.familyAttrs['TTL'], '86400');
+    assert.equal(res.regionCount, 16);
+    assert.equal(res.splitsMatch, false);
+    const schema = await restFamilySchema(env.restUrl, table);
+    assert.equal(schema['VERSIONS'], '3');
+    assert.equal(schema['TTL'], '86400');
+  });
+
+  await t.test('an immutable table attr that differs is refused', async () => {
+    await assert.rejects(
+      admin.ensureTable({ ...request, tableAttrs: { ...tableAttrs, 'tsingest.salt.buckets': '8' } }),
+      isAdminError('IMMUTABLE_ATTR_CONFLICT', 'tableAttrs.tsingest.salt.buckets'),
+    );
+  });
+
+  await t.test('a codec the cluster lacks fails naming the codec, and creates nothing', async () => {
+    const other = `${table}_lzo`;
+    await assert.rejects(admin.ensureTable({ table: other, family: 'd', splits: [], familyAttrs: { COMPRESSION: 'LZO' } }), (e: unknown) => {
+      isAdminError('UNSUPPORTED_COMPRESSION', 'familyAttrs.COMPRESSION')(e);
+      assert.ok(e instanceof TableAdminError && e.message.includes('LZO') && e.table === other);
+      return true;
+    });
+    const res = await fetch(`${env.restUrl}/${other}/schema`, { headers: { Accept: 'application/json' } });
+    await res.body?.cancel();
+    assert.equal(res.status, 404);
+  });
+
+  await t.test('split adds a region boundary inside a salt bucket', async () => {
+    await admin.split(table, Buffer.from([0x08, 0x80]));
+    const regions = await restRegions(env.restUrl, table);
+    assert.equal(regions.length, 17);
+    assert.ok(regions.some((r) => Buffer.from(r.startKey, 'base64').equals(Buffer.from([0x08, 0x80]))));
+  });
+
+  await t.test('drop removes the table', async () => {
+    await admin.drop(table);
+    dropped = true;
+    const d = await admin.describe(table);
+    assert.equal(d.exists, false);
+    assert.deepEqual(d.regions, []);
+  });
+});
