@@ -1,0 +1,215 @@
+// Errors raised by the HBase REST client. Every failure carries a code from a closed list, a
+// `retriable` flag (is the *failure* transient? — whether re-sending is safe for a non-idempotent
+// call such as checkAndPut is the caller's decision), the table/op it happened in, and a cause.
+
+export const HBaseErrorCode = {
+  BAD_REQUEST: 'BAD_REQUEST', // 400: malformed request / server-side RuntimeException
+  FORBIDDEN: 'FORBIDDEN', // 401/403: auth, read-only gateway
+  NOT_FOUND: 'NOT_FOUND', // 404: row / scanner / column family not found
+  TABLE_NOT_FOUND: 'TABLE_NOT_FOUND', // 404 whose body names TableNotFoundException
+  TABLE_EXISTS: 'TABLE_EXISTS', // createTable on an existing table (ifExists: 'error')
+  SCANNER_GONE: 'SCANNER_GONE', // 410: the server dropped the scanner (e.g. table disabled)
+  HTTP_4XX: 'HTTP_4XX', // any other 4xx (405, 409, 415, ...)
+  UNAVAILABLE: 'UNAVAILABLE', // 502/503/504, 429, 500 with retriable markers
+  SERVER_ERROR: 'SERVER_ERROR', // other 5xx
+  TIMEOUT: 'TIMEOUT', // the call's deadline expired (connect, headers or body)
+  NETWORK: 'NETWORK', // socket-level failure (refused, reset, DNS, ...)
+  PROTOCOL: 'PROTOCOL', // unexpected response shape / status
+  CHECK_FAILED: 'CHECK_FAILED', // 304 from check=put/delete (the client API returns false instead)
+  INVALID_ARGUMENT: 'INVALID_ARGUMENT', // rejected client-side before sending
+  CLOSED: 'CLOSED', // transport already closed
+} as const;
+export type HBaseErrorCode = (typeof HBaseErrorCode)[keyof typeof HBaseErrorCode];
+
+export interface HBaseErrorInit {
+  code: HBaseErrorCode;
+  message: string;
+  retriable?: boolean;
+  status?: number;
+  body?: string;
+  table?: string;
+  op?: string;
+  cause?: unknown;
+}
+
+const BODY_LIMIT = 2048;
+
+const DEFAULT_RETRIABLE: ReadonlySet<HBaseErrorCode> = new Set<HBaseErrorCode>([
+  'UNAVAILABLE',
+  'TIMEOUT',
+  'NETWORK',
+]);
+
+export class HBaseError extends Error {
+  override readonly name = 'HBaseError';
+  readonly code: HBaseErrorCode;
+  readonly retriable: boolean;
+  readonly status?: number;
+  readonly body?: string;
+  readonly table?: string;
+  readonly op?: string;
+
+  constructor(init: HBaseErrorInit) {
+    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.code = init.code;
+    this.retriable = init.retriable ?? DEFAULT_RETRIABLE.has(init.code);
+    if (init.status !== undefined) this.status = init.status;
+    if (init.body !== undefined) this.body = truncateBody(init.body);
+    if (init.table !== undefined) this.table = init.table;
+    if (init.op !== undefined) this.op = init.op;
+  }
+}
+
+export function truncateBody(body: string, limit = BODY_LIMIT): string {
+  return body.length <= limit ? body : `${body.slice(0, limit)}…[${body.length - limit} more chars]`;
+}
+
+// Exception names that HBase's REST gateway prints into 500/503 bodies and that mean "try again".
+const RETRIABLE_MARKERS = [
+  'RegionTooBusyException',
+  'NotServingRegionException',
+  'RegionMovedException',
+  'RegionOfflineException',
+  'ServerNotRunningYetException',
+  'PleaseHoldException',
+  'CallQueueTooBigException',
+  'CallTimeoutException',
+  'RetriesExhaustedException',
+  'RetriesExhaustedWithDetailsException',
+  'SocketTimeoutException',
+  'ConnectException',
+  'ConnectionClosingException',
+  'MultiActionResultTooLarge',
+  'RpcThrottlingException',
+];
+// Exception names that make an otherwise-retriable 5xx permanent.
+const PERMANENT_MARKERS = [
+  'DoNotRetryIOException',
+  'FailedSanityCheckException',
+  'NoSuchColumnFamilyException',
+  'TableNotFoundException',
+  'InvalidFamilyOperationException',
+  'AccessDeniedException',
+  'IllegalArgumentException',
+];
+
+export interface HttpClassification {
+  code: HBaseErrorCode;
+  retriable: boolean;
+}
+
+/** Classifies an HTTP error status (plus the text body HBase sends) into a code + retriable flag. */
+export function classifyHttpStatus(status: number, body = ''): HttpClassification {
+  const has = (markers: readonly string[]): boolean => markers.some((m) => body.includes(m));
+  if (status === 400) return { code: 'BAD_REQUEST', retriable: false };
+  if (status === 401 || status === 403) return { code: 'FORBIDDEN', retriable: false };
+  if (status === 404) {
+    return { code: body.includes('TableNotFoundException') ? 'TABLE_NOT_FOUND' : 'NOT_FOUND', retriable: false };
+  }
+  if (status === 408) return { code: 'TIMEOUT', retriable: true };
+  if (status === 410) return { code: 'SCANNER_GONE', retriable: false };
+  if (status === 429) return { code: 'UNAVAILABLE', retriable: true };
+  if (status === 304) return { code: 'CHECK_FAILED', retriable: false };
+  if (status >= 400 && status < 500) return { code: 'HTTP_4XX', retriable: false };
+  if (status === 502 || status === 503 || status === 504) {
+    return { code: 'UNAVAILABLE', retriable: !has(PERMANENT_MARKERS) };
+  }
+  if (status === 500) {
+    const retriable = has(RETRIABLE_MARKERS) && !has(PERMANENT_MARKERS);
+    return { code: retriable ? 'UNAVAILABLE' : 'SERVER_ERROR', retriable };
+  }
+  if (status >= 500) return { code: 'SERVER_ERROR', retriable: false };
+  return { code: 'PROTOCOL', retriable: false };
+}
+
+// Socket / undici error codes that mean the request may not have reached HBase, or the connection
+// broke: transient.
+const NETWORK_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'EAI_AGAIN',
+  'ENOTFOUND',
+  'ETIMEDOUT',
+]);
+const TIMEOUT_CODES: ReadonlySet<string> = new Set([
+  'ETIMEDOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
+// undici codes that are programming / lifecycle errors, not transient failures.
+const PERMANENT_UNDICI_CODES: ReadonlySet<string> = new Set([
+  'UND_ERR_INVALID_ARG',
+  'UND_ERR_INVALID_RETURN_VALUE',
+  'UND_ERR_NOT_SUPPORTED',
+  'UND_ERR_CLOSED',
+  'UND_ERR_DESTROYED',
+]);
+
+function errorCodeOf(err: unknown): string | undefined {
+  if (typeof err !== 'object' || err === null || !('code' in err)) return undefined;
+  const { code } = err;
+  return typeof code === 'string' ? code : undefined;
+}
+
+function errorNameOf(err: unknown): string | undefined {
+  return err instanceof Error ? err.name : undefined;
+}
+
+/** Classifies a thrown transport-level error (Node socket error, undici error, abort). */
+export function classifyTransportError(err: unknown): HttpClassification {
+  const code = errorCodeOf(err);
+  const name = errorNameOf(err);
+  if (err instanceof HBaseError) return { code: err.code, retriable: err.retriable };
+  if (name === 'TimeoutError' || (code !== undefined && TIMEOUT_CODES.has(code))) {
+    return { code: 'TIMEOUT', retriable: true };
+  }
+  if (code === 'UND_ERR_CLOSED' || code === 'UND_ERR_DESTROYED') return { code: 'CLOSED', retriable: false };
+  if (code !== undefined && NETWORK_CODES.has(code)) return { code: 'NETWORK', retriable: true };
+  if (code?.startsWith('UND_ERR_') === true) {
+    return PERMANENT_UNDICI_CODES.has(code)
+      ? { code: 'PROTOCOL', retriable: false }
+      : { code: 'NETWORK', retriable: true };
+  }
+  // AggregateError from happy-eyeballs connects carries the per-address errors.
+  if (err instanceof AggregateError && err.errors.length > 0) return classifyTransportError(err.errors[0]);
+  return { code: 'NETWORK', retriable: false };
+}
+
+function* causeChain(err: unknown): Generator {
+  const seen = new Set<unknown>();
+  let cur: unknown = err;
+  while (cur !== undefined && cur !== null && !seen.has(cur) && seen.size < 16) {
+    seen.add(cur);
+    yield cur;
+    cur = cur instanceof Error ? cur.cause : undefined;
+  }
+}
+
+/**
+ * True when the error (or, failing that, something in its cause chain) is transient. The first
+ * HBaseError in the chain decides; otherwise raw socket/undici/timeout errors count as retriable.
+ */
+export function isRetriable(err: unknown): boolean {
+  for (const e of causeChain(err)) {
+    if (e instanceof HBaseError) return e.retriable;
+  }
+  for (const e of causeChain(err)) {
+    const code = errorCodeOf(e);
+    const name = errorNameOf(e);
+    if (name === 'TimeoutError') return true;
+    if (code !== undefined && (NETWORK_CODES.has(code) || TIMEOUT_CODES.has(code))) return true;
+    if (code?.startsWith('UND_ERR_') === true && !PERMANENT_UNDICI_CODES.has(code)) return true;
+  }
+  return false;
+}
+
+export function isHBaseError(err: unknown, code?: HBaseErrorCode): err is HBaseError {
+  return err instanceof HBaseError && (code === undefined || err.code === code);
+}

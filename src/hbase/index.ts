@@ -1,0 +1,26 @@
+// Public API of the HBase REST client.
+export { HBaseRestClient } from './client.ts';
+export type { HBaseRestClientOptions, DeleteRowOptions } from './client.ts';
+export type { CreateTableOptions, DeleteTableOptions } from './admin-ops.ts';
+export type { CheckSpec, DeleteCell, MultiGetOptions } from './row-ops.ts';
+export type { ScanOptions } from './scanner.ts';
+export { DEFAULT_SCAN_BATCH } from './scanner.ts';
+export { HBaseError, HBaseErrorCode, isRetriable, isHBaseError, classifyHttpStatus, classifyTransportError } from './errors.ts';
+export type { HBaseErrorInit } from './errors.ts';
+export { column, splitColumn, encodeCellSet, decodeCellSet, encodeScanner, fromB64, toB64 } from './codec.ts';
+export type { ScannerSpec, WireCell, WireRow } from './codec.ts';
+export {
+  decodeRegions,
+  decodeTableSchema,
+  encodeTableSchema,
+  decodeTableList,
+  decodeClusterVersion,
+  decodeClusterStatus,
+} from './codec-admin.ts';
+export { encodeFilter, filterModel } from './filters.ts';
+export type { ScanFilter, Comparator, CompareOp, RowRange } from './filters.ts';
+export { encodeRowKeySegment, rowSpec, rowPath, multiGetPath, tablePath, toB64Url, isValidTableName } from './paths.ts';
+export type { HttpTransport, HttpRequest, HttpResponse, HttpMethod } from './transport.ts';
+export { UndiciTransport } from './undici-transport.ts';
+export type { UndiciTransportOptions } from './undici-transport.ts';
+export type * from './types.ts';

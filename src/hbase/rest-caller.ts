@@ -1,0 +1,93 @@
+// Internal: one HTTP exchange with the gateway → response or HBaseError, plus error context.
+import { HBaseError, classifyHttpStatus, classifyTransportError, type HBaseErrorCode } from './errors.ts';
+import type { HttpMethod, HttpResponse, HttpTransport } from './transport.ts';
+
+export interface CallSpec {
+  method: HttpMethod;
+  /** Path below the base URL, starting with '/'. */
+  path: string;
+  body?: string | undefined;
+  deadlineMs?: number | undefined;
+  /** Statuses handed back to the caller; anything else becomes an HBaseError. */
+  ok: readonly number[];
+  /** Code to use for a 404 (e.g. TABLE_NOT_FOUND where 404 can only mean "no such table"). */
+  notFound?: HBaseErrorCode;
+}
+
+/** First couple of meaningful lines of an HBase error body (which is often a Java stack trace). */
+export function bodySnippet(body: string, max = 300): string {
+  const lines = body
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0 && !l.startsWith('at '));
+  const s = lines.slice(0, 2).join(' | ');
+  return s.length > max ? `${s.slice(0, max)}…` : s;
+}
+
+export class RestCaller {
+  readonly #transport: HttpTransport;
+  readonly #prefix: string;
+  readonly #defaultDeadlineMs: number;
+
+  constructor(transport: HttpTransport, prefix: string, defaultDeadlineMs: number) {
+    this.#transport = transport;
+    this.#prefix = prefix.replace(/\/+$/, '');
+    this.#defaultDeadlineMs = defaultDeadlineMs;
+  }
+
+  async call(spec: CallSpec): Promise<HttpResponse> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (spec.body !== undefined) headers['content-type'] = 'application/json';
+    const res = await this.#transport.request({
+      method: spec.method,
+      path: this.#prefix + spec.path,
+      headers,
+      ...(spec.body === undefined ? {} : { body: spec.body }),
+      deadlineMs: spec.deadlineMs ?? this.#defaultDeadlineMs,
+    });
+    if (spec.ok.includes(res.status)) return res;
+    const text = res.body.toString('utf8');
+    let { code, retriable } = classifyHttpStatus(res.status, text);
+    if (res.status === 404 && spec.notFound !== undefined) code = spec.notFound;
+    if (res.status >= 200 && res.status < 300) ({ code, retriable } = { code: 'PROTOCOL', retriable: false });
+    const snippet = bodySnippet(text);
+    throw new HBaseError({
+      code,
+      retriable,
+      status: res.status,
+      body: text,
+      message: `HTTP ${res.status} ${code}${snippet === '' ? '' : `: ${snippet}`}`,
+    });
+  }
+}
+
+/** Re-raises any failure as an HBaseError that names the op and table. */
+export function withContext(err: unknown, op: string, table: string | undefined): HBaseError {
+  if (err instanceof HBaseError && err.op === op && err.table === table) return err;
+  const where = table === undefined ? `HBase ${op}` : `HBase ${op} on table '${table}'`;
+  if (err instanceof HBaseError) {
+    return new HBaseError({
+      code: err.code,
+      retriable: err.retriable,
+      ...(err.status === undefined ? {} : { status: err.status }),
+      ...(err.body === undefined ? {} : { body: err.body }),
+      ...(table === undefined ? {} : { table }),
+      op,
+      message: `${where} failed: ${err.message}`,
+      cause: err,
+    });
+  }
+  const invalid = err instanceof RangeError || err instanceof TypeError;
+  const { code, retriable } = invalid
+    ? { code: 'INVALID_ARGUMENT' as const, retriable: false }
+    : classifyTransportError(err);
+  const detail = err instanceof Error ? err.message : String(err);
+  return new HBaseError({
+    code,
+    retriable,
+    ...(table === undefined ? {} : { table }),
+    op,
+    message: `${where} failed: ${detail}`,
+    cause: err,
+  });
+}

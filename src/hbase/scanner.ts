@@ -1,0 +1,82 @@
+// Stateful REST scanner as an async generator:
+//   PUT /<table>/scanner (ScannerModel JSON) → 201 + Location: …/<table>/scanner/<id>
+//   GET /<table>/scanner/<id>  → 200 CellSet | 204 when exhausted (the scanner still exists)
+//   DELETE /<table>/scanner/<id> → always sent: after exhaustion, on early break (return()),
+//   and on error. A 404 on DELETE (already expired) is fine.
+// `batch` caps *cells* per GET response and the server cuts rows across responses at that
+// boundary, so consecutive chunks of one row are merged here before yielding.
+import { decodeCellSet, encodeScanner, protocolError, type ScannerSpec } from './codec.ts';
+import { tablePath } from './paths.ts';
+import { withContext, type RestCaller } from './rest-caller.ts';
+import { headerValue } from './transport.ts';
+import type { Row } from './types.ts';
+
+export interface ScanOptions extends Omit<ScannerSpec, 'batch' | 'maxVersions'> {
+  /** Max cells per HTTP response (default 1000). Rows are still yielded whole. */
+  batch?: number;
+  /** Versions per column (default 1, like get; the REST ScannerModel default would be "all"). */
+  maxVersions?: number;
+  /** Stop after this many rows (client-side; the scanner is deleted when reached). */
+  limit?: number;
+  /** Deadline per HTTP round trip (open, each page, close). */
+  deadlineMs?: number;
+}
+
+export const DEFAULT_SCAN_BATCH = 1000;
+
+function scannerIdFrom(location: string): string {
+  const path = new URL(location, 'http://placeholder').pathname;
+  const id = path.slice(path.lastIndexOf('/') + 1);
+  if (id === '' || !path.includes('/scanner/')) throw protocolError(`unexpected scanner Location '${location}'`);
+  return decodeURIComponent(id);
+}
+
+export async function* scanRows(
+  caller: RestCaller,
+  table: string,
+  opts: ScanOptions,
+): AsyncGenerator<Row, void, undefined> {
+  const { limit, deadlineMs } = opts;
+  let scannerPath: string | undefined;
+  try {
+    if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 0)) {
+      throw new RangeError(`limit must be a non-negative integer, got ${limit}`);
+    }
+    if (limit === 0) return;
+    const body = encodeScanner({ ...opts, batch: opts.batch ?? DEFAULT_SCAN_BATCH, maxVersions: opts.maxVersions ?? 1 });
+    const base = `${tablePath(table)}/scanner`;
+    const created = await caller.call({ method: 'PUT', path: base, body, deadlineMs, ok: [201], notFound: 'TABLE_NOT_FOUND' });
+    const location = headerValue(created, 'location');
+    if (location === undefined) throw protocolError('scanner created without a Location header');
+    scannerPath = `${base}/${encodeURIComponent(scannerIdFrom(location))}`;
+
+    let pending: Row | undefined;
+    let yielded = 0;
+    for (;;) {
+      const n = limit === undefined ? '' : `?n=${limit - yielded}`;
+      const page = await caller.call({ method: 'GET', path: scannerPath + n, deadlineMs, ok: [200, 204] });
+      if (page.status === 204) break;
+      const rows = decodeCellSet(page.body);
+      if (rows.length === 0) break;
+      for (const r of rows) {
+        if (pending?.row.equals(r.row) === true) {
+          pending.cells.push(...r.cells);
+          continue;
+        }
+        if (pending !== undefined) {
+          yield pending;
+          if (limit !== undefined && ++yielded >= limit) return;
+        }
+        pending = r;
+      }
+    }
+    if (pending !== undefined) yield pending;
+  } catch (err) {
+    throw withContext(err, 'scan', table);
+  } finally {
+    if (scannerPath !== undefined) {
+      // Best effort: a failure here only leaves the scanner to the server's expiry.
+      await caller.call({ method: 'DELETE', path: scannerPath, deadlineMs, ok: [200, 404] }).catch(() => undefined);
+    }
+  }
+}

@@ -1,0 +1,175 @@
+// Request shaping of HBaseRestClient against a scripted fake HttpTransport.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { HBaseError, HBaseRestClient, column, encodeCellSet } from '../../../src/hbase/index.ts';
+import type { HttpRequest, HttpResponse, HttpTransport } from '../../../src/hbase/index.ts';
+
+type Handler = (req: HttpRequest) => Partial<HttpResponse> & { status: number };
+
+class FakeTransport implements HttpTransport {
+  readonly requests: HttpRequest[] = [];
+  closed = false;
+  readonly #handler: Handler;
+  constructor(handler: Handler) {
+    this.#handler = handler;
+  }
+  request(req: HttpRequest): Promise<HttpResponse> {
+    this.requests.push(req);
+    const r = this.#handler(req);
+    return Promise.resolve({ headers: {}, body: Buffer.alloc(0), ...r });
+  }
+  close(): Promise<void> {
+    this.closed = true;
+    return Promise.resolve();
+  }
+}
+
+function client(handler: Handler, extra: { namespace?: string; baseUrl?: string } = {}): { c: HBaseRestClient; fake: FakeTransport } {
+  const fake = new FakeTransport(handler);
+  const c = new HBaseRestClient({ baseUrl: extra.baseUrl ?? 'http://gw:8080', transport: fake, defaultDeadlineMs: 1234, ...(extra.namespace === undefined ? {} : { namespace: extra.namespace }) });
+  return { c, fake };
+}
+
+const ROW = Buffer.from([0x00, 0xff]);
+const COL = column('cf', 'a');
+const json = (s: string): Buffer => Buffer.from(s);
+
+test('put sends one CellSet PUT to /<table>/fakerow with JSON headers and the default deadline', async () => {
+  const { c, fake } = client(() => ({ status: 200 }));
+  await c.put('t', [{ row: ROW, cells: [{ column: COL, value: Buffer.from('v'), timestamp: 5 }] }, { row: Buffer.from('b'), cells: [{ column: COL, value: Buffer.alloc(0) }] }]);
+  const [req] = fake.requests;
+  assert.ok(req);
+  assert.equal(req.method, 'PUT');
+  assert.equal(req.path, '/t/fakerow');
+  assert.equal(req.deadlineMs, 1234);
+  assert.equal(req.headers['content-type'], 'application/json');
+  assert.equal(req.headers['accept'], 'application/json');
+  assert.deepEqual(JSON.parse(String(req.body)), {
+    Row: [
+      { key: 'AP8=', Cell: [{ column: 'Y2Y6YQ==', timestamp: 5, $: 'dg==' }] },
+      { key: 'Yg==', Cell: [{ column: 'Y2Y6YQ==', $: '' }] },
+    ],
+  });
+  await c.put('t', []);
+  assert.equal(fake.requests.length, 1);
+});
+
+test('get builds the e=b64 row spec, honours namespace, base path and per-call deadline; 404 → null', async () => {
+  const { c, fake } = client((req) =>
+    req.path.includes('AP8') ? { status: 200, body: json(encodeCellSet([{ row: ROW, cells: [{ column: COL, value: Buffer.from('x'), timestamp: 3 }] }])) } : { status: 404, body: json('Not found') },
+    { namespace: 'ns', baseUrl: 'http://gw:8080/hbase/' },
+  );
+  const row = await c.get('t', ROW, { columns: [COL], timeRange: { from: 1, to: 10 }, maxVersions: 2, deadlineMs: 50 });
+  assert.deepEqual(row?.cells[0]?.value, Buffer.from('x'));
+  assert.equal(fake.requests[0]?.path, '/hbase/ns:t/AP8/Y2Y6YQ/1,10?e=b64&v=2');
+  assert.equal(fake.requests[0].deadlineMs, 50);
+  assert.equal(await c.get('other:t', Buffer.from('zz')), null);
+  assert.equal(fake.requests[1]?.path, '/hbase/other:t/eno?e=b64');
+});
+
+test('errors carry code, retriable, status, op and table', async () => {
+  const { c } = client(() => ({ status: 503, body: json('Unavailable\r\njava.io.IOException: x\n\tat a.b(C.java:1)') }));
+  await assert.rejects(c.put('t', [{ row: ROW, cells: [{ column: COL, value: ROW }] }]), (e: unknown) => {
+    assert.ok(e instanceof HBaseError);
+    assert.equal(e.code, 'UNAVAILABLE');
+    assert.equal(e.retriable, true);
+    assert.equal(e.status, 503);
+    assert.equal(e.op, 'put');
+    assert.equal(e.table, 't');
+    assert.match(e.message, /put on table 't'.*HTTP 503.*IOException: x/);
+    assert.doesNotMatch(e.message, /at a\.b/);
+    return true;
+  });
+  await assert.rejects(c.get('bad/name', ROW), (e: unknown) => e instanceof HBaseError && e.code === 'INVALID_ARGUMENT');
+  await assert.rejects(c.get('t', Buffer.alloc(0)), (e: unknown) => e instanceof HBaseError && e.code === 'INVALID_ARGUMENT');
+});
+
+test('checkAndPut / checkAndDelete: PUT with check=…, check cell last, 304 → false', async () => {
+  let status = 200;
+  const { c, fake } = client(() => ({ status }));
+  const put = [{ column: COL, value: Buffer.from('new') }];
+  assert.equal(await c.checkAndPut('t', ROW, put, { column: COL, value: Buffer.from('old') }), true);
+  status = 304;
+  assert.equal(await c.checkAndDelete('t', ROW, { column: COL, value: null }, [{ column: Buffer.from('m') }]), false);
+  const [p, d] = fake.requests;
+  assert.equal(p?.method, 'PUT');
+  assert.equal(p.path, '/t/AP8?e=b64&check=put');
+  assert.deepEqual(JSON.parse(String(p.body)), { Row: [{ key: 'AP8=', Cell: [{ column: 'Y2Y6YQ==', $: 'bmV3' }, { column: 'Y2Y6YQ==', $: 'b2xk' }] }] });
+  assert.equal(d?.method, 'PUT');
+  assert.equal(d.path, '/t/AP8?e=b64&check=delete');
+  assert.deepEqual(JSON.parse(String(d.body)), { Row: [{ key: 'AP8=', Cell: [{ column: 'bQ==' }, { column: 'Y2Y6YQ==', $: '' }] }] });
+  await assert.rejects(
+    c.checkAndPut('t', ROW, [{ column: column('cf', 'b'), value: ROW }], { column: COL, value: ROW }),
+    (e: unknown) => e instanceof HBaseError && e.code === 'INVALID_ARGUMENT' && e.op === 'checkAndPut',
+  );
+  assert.equal(fake.requests.length, 2);
+});
+
+test('multiGet splits by URL length, aligns results, tolerates 404 chunks', async () => {
+  const keys = ['a', 'b', 'c', 'd', 'e'].map((k) => Buffer.from(k));
+  const { c, fake } = client((req) => {
+    const found = keys.filter((k) => req.path.includes(`row=${k.toString('base64url')}&`) || req.path.endsWith(`row=${k.toString('base64url')}`));
+    const present = found.filter((k) => k.toString() !== 'c' && k.toString() !== 'd');
+    if (present.length === 0) return { status: 404, body: json('No rows found.') };
+    return { status: 200, body: json(encodeCellSet(present.map((k) => ({ row: k, cells: [{ column: COL, value: k, timestamp: 1 }] })))) };
+  });
+  const res = await c.multiGet('t', keys, { maxUrlLength: 40 });
+  assert.deepEqual(res.map((r) => r?.cells[0]?.value.toString() ?? null), ['a', 'b', null, null, 'e']);
+  assert.ok(fake.requests.length > 1);
+  for (const r of fake.requests) assert.match(r.path, /^\/t\/multiget\?e=b64(&row=[A-Za-z0-9_-]+)+$/);
+  assert.deepEqual(await c.multiGet('t', []), []);
+});
+
+function scannerFake(pages: (string | number)[]): { c: HBaseRestClient; fake: FakeTransport } {
+  let i = 0;
+  return client((req) => {
+    if (req.method === 'PUT') return { status: 201, headers: { location: 'http://elsewhere:9/t/scanner/17953abc' } };
+    if (req.method === 'DELETE') return { status: 200 };
+    const p = pages[i++] ?? 204;
+    return typeof p === 'number' ? { status: p, body: json(p === 503 ? 'Unavailable' : '') } : { status: 200, body: json(p) };
+  });
+}
+
+const page = (...rows: [string, string][]): string =>
+  encodeCellSet(rows.map(([k, q]) => ({ row: Buffer.from(k), cells: [{ column: column('cf', q), value: Buffer.from(q), timestamp: 1 }] })));
+
+test('scan merges rows split across pages and deletes the scanner after 204', async () => {
+  const { c, fake } = scannerFake([page(['r1', 'a'], ['r2', 'a']), page(['r2', 'b'], ['r3', 'a']), 204]);
+  const rows = [];
+  for await (const r of c.scan('t', { startRow: Buffer.from('r'), filter: { type: 'KeyOnlyFilter' } })) rows.push(r);
+  assert.deepEqual(rows.map((r) => [r.row.toString(), r.cells.map((x) => x.qualifier.toString()).join('')]), [['r1', 'a'], ['r2', 'ab'], ['r3', 'a']]);
+  const [open] = fake.requests;
+  assert.equal(open?.path, '/t/scanner');
+  assert.deepEqual(JSON.parse(String(open.body)), { startRow: 'cg==', batch: 1000, maxVersions: 1, filter: '{"type":"KeyOnlyFilter"}' });
+  assert.deepEqual(fake.requests.slice(1).map((r) => `${r.method} ${r.path}`), [
+    'GET /t/scanner/17953abc', 'GET /t/scanner/17953abc', 'GET /t/scanner/17953abc', 'DELETE /t/scanner/17953abc',
+  ]);
+});
+
+test('scan deletes the scanner on early break, on limit and on error', async () => {
+  const early = scannerFake([page(['r1', 'a'], ['r2', 'a']), page(['r3', 'a'])]);
+  for await (const r of early.c.scan('t')) {
+    assert.equal(r.row.toString(), 'r1');
+    break;
+  }
+  assert.equal(early.fake.requests.at(-1)?.method, 'DELETE');
+
+  const limited = scannerFake([page(['r1', 'a'], ['r2', 'a']), page(['r3', 'a'])]);
+  const got = [];
+  for await (const r of limited.c.scan('t', { limit: 2 })) got.push(r.row.toString());
+  assert.deepEqual(got, ['r1', 'r2']);
+  assert.equal(limited.fake.requests[1]?.path, '/t/scanner/17953abc?n=2');
+  assert.equal(limited.fake.requests.at(-1)?.method, 'DELETE');
+
+  const failing = scannerFake([page(['r1', 'a']), 503]);
+  await assert.rejects(async () => {
+    for await (const r of failing.c.scan('t')) assert.ok(r.row.length > 0);
+  }, (e: unknown) => e instanceof HBaseError && e.code === 'UNAVAILABLE' && e.op === 'scan' && e.table === 't');
+  assert.equal(failing.fake.requests.at(-1)?.method, 'DELETE');
+});
+
+test('close() only closes a transport the client created', async () => {
+  const { c, fake } = client(() => ({ status: 200 }));
+  await c.close();
+  assert.equal(fake.closed, false);
+});
