@@ -1,0 +1,108 @@
+/**
+ * HBase cells of an event (DESIGN.md): family `d`; qualifier = metric name (UTF-8); value = 8-byte
+ * big-endian IEEE-754 double; cell timestamp = event ts (a replay overwrites the same cell).
+ *
+ * Tags: one cell per row with qualifier TAGS_QUALIFIER = 0x00 "tags" (metric names cannot contain
+ * NUL, so it can never collide with a metric) and value = UTF-8 JSON object with keys sorted by
+ * UTF-8 bytes, no whitespace, e.g. {"rack":"r1","site":"sh-01"}. The tags cell is written only when
+ * the event has tags, so an event without tags never clears tags another metric of the same row
+ * (same id + ts) wrote. Tags therefore belong to the row, not to one metric: last write wins.
+ * Qualifiers starting with 0x00 are reserved for such row-level cells; readers skip unknown ones.
+ */
+import { encodeDataKey } from '../keys/data-key.ts';
+import { EventError } from './event-error.ts';
+import type { TsEvent } from './event.ts';
+
+export const DATA_FAMILY = 'd';
+export const TAGS_QUALIFIER: Buffer = Buffer.from('\u0000tags', 'latin1');
+export const METRIC_VALUE_BYTES = 8;
+
+export type DataCell = {
+  readonly family: string;
+  readonly qualifier: Buffer;
+  readonly value: Buffer;
+  /** epoch ms = event ts */
+  readonly timestamp: number;
+};
+export type StoredCell = { readonly qualifier: Uint8Array; readonly value: Uint8Array };
+export type DataRow = { readonly key: Buffer; readonly cells: readonly DataCell[] };
+export type DecodedDataRow = {
+  readonly metrics: Readonly<Record<string, number>>;
+  readonly tags: Readonly<Record<string, string>>;
+};
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+export function encodeMetricValue(value: number): Buffer {
+  const out = Buffer.alloc(METRIC_VALUE_BYTES);
+  out.writeDoubleBE(value);
+  return out;
+}
+
+export function decodeMetricValue(bytes: Uint8Array, qualifier = 'metric'): number {
+  if (bytes.length !== METRIC_VALUE_BYTES) {
+    throw new EventError('malformed_cell', qualifier, `cell ${qualifier} is ${bytes.length} bytes, expected an 8-byte double`);
+  }
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).readDoubleBE(0);
+}
+
+/** Stable compact JSON of tags: keys sorted by their UTF-8 bytes (= code point order). */
+export function encodeTags(tags: Readonly<Record<string, string>>): Buffer {
+  const keys = Object.keys(tags).sort((a, b) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8')));
+  const body = keys.map((key) => `${JSON.stringify(key)}:${JSON.stringify(tags[key] ?? '')}`).join(',');
+  return Buffer.from(`{${body}}`, 'utf8');
+}
+
+export function decodeTags(bytes: Uint8Array): Readonly<Record<string, string>> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(strictUtf8.decode(bytes));
+  } catch (cause) {
+    throw new EventError('malformed_cell', 'tags', 'tags cell is not UTF-8 JSON', { cause });
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new EventError('malformed_cell', 'tags', 'tags cell is not a JSON object');
+  }
+  const entries = Object.entries(parsed);
+  for (const [key, value] of entries) {
+    if (typeof value !== 'string') throw new EventError('malformed_cell', 'tags', `tag ${key} is not a string`);
+  }
+  return Object.freeze(Object.fromEntries(entries) as Record<string, string>);
+}
+
+/** The cells of one event: its metric cell, plus the tags cell when it has tags. */
+export function buildEventCells(event: TsEvent, family: string = DATA_FAMILY): DataCell[] {
+  const cells: DataCell[] = [
+    { family, qualifier: Buffer.from(event.metric, 'utf8'), value: encodeMetricValue(event.value), timestamp: event.ts },
+  ];
+  if (Object.keys(event.tags).length > 0) {
+    cells.push({ family, qualifier: TAGS_QUALIFIER, value: encodeTags(event.tags), timestamp: event.ts });
+  }
+  return cells;
+}
+
+/** Rowkey (binary format) + cells of one event. */
+export function buildDataRow(event: TsEvent, buckets: number, family: string = DATA_FAMILY): DataRow {
+  return { key: encodeDataKey({ id: event.id, ts: event.ts }, buckets), cells: buildEventCells(event, family) };
+}
+
+/** Cells of one data row (one family) → metric values and tags, for readers. */
+export function decodeDataRow(cells: readonly StoredCell[]): DecodedDataRow {
+  const metrics: [string, number][] = [];
+  let tags: Readonly<Record<string, string>> = Object.freeze({});
+  for (const cell of cells) {
+    const qualifier = Buffer.from(cell.qualifier.buffer, cell.qualifier.byteOffset, cell.qualifier.byteLength);
+    if (qualifier[0] === 0x00) {
+      if (qualifier.equals(TAGS_QUALIFIER)) tags = decodeTags(cell.value);
+      continue;
+    }
+    let name: string;
+    try {
+      name = strictUtf8.decode(qualifier);
+    } catch (cause) {
+      throw new EventError('malformed_cell', qualifier.toString('hex'), 'metric qualifier is not valid UTF-8', { cause });
+    }
+    metrics.push([name, decodeMetricValue(cell.value, name)]);
+  }
+  return { metrics: Object.freeze(Object.fromEntries(metrics)), tags };
+}

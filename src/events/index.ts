@@ -1,0 +1,46 @@
+export type { TsEvent } from './event.ts';
+export { EVENT_ERROR_CODES, EventError, type EventErrorCode } from './event-error.ts';
+export {
+  DEFAULT_EVENT_LIMITS,
+  DEFAULT_MAX_TS,
+  HARD_MAX_CELL_BYTES,
+  effectiveMaxTs,
+  resolveEventLimits,
+  type EventLimits,
+  type EventLimitsInput,
+} from './limits.ts';
+export {
+  DEFAULT_FIELD_MAPPING,
+  EVENT_FIELDS,
+  readField,
+  resolveFieldMapping,
+  type EventField,
+  type FieldMapping,
+  type FieldMappingInput,
+} from './field-mapping.ts';
+export { parseIsoTimestamp, type TimestampParse } from './timestamp.ts';
+export {
+  REJECT_REASONS,
+  describeReject,
+  type ParseAccepted,
+  type ParseRejected,
+  type ParseResult,
+  type RejectReason,
+} from './reject.ts';
+export { parseEvent } from './parse.ts';
+export {
+  DATA_FAMILY,
+  METRIC_VALUE_BYTES,
+  TAGS_QUALIFIER,
+  buildDataRow,
+  buildEventCells,
+  decodeDataRow,
+  decodeMetricValue,
+  decodeTags,
+  encodeMetricValue,
+  encodeTags,
+  type DataCell,
+  type DataRow,
+  type DecodedDataRow,
+  type StoredCell,
+} from './cells.ts';

@@ -1,0 +1,155 @@
+/**
+ * parseEvent: raw Kafka record value → validated TsEvent or a rejection with a closed reason, the
+ * source field path and a human detail. Pure and total: it never throws for any input bytes.
+ * Fields not named by the mapping are ignored. `tags` absent or null means no tags.
+ */
+import { MAX_ID_BYTES } from '../keys/key-bytes.ts';
+import { encodeTags } from './cells.ts';
+import type { TsEvent } from './event.ts';
+import { readField, isJsonObject, type FieldMapping, type JsonObject } from './field-mapping.ts';
+import { effectiveMaxTs, type EventLimits } from './limits.ts';
+import { preview, reject, type ParseRejected, type ParseResult } from './reject.ts';
+import { parseIsoTimestamp } from './timestamp.ts';
+
+export { describeReject, REJECT_REASONS } from './reject.ts';
+export type { ParseAccepted, ParseRejected, ParseResult, RejectReason } from './reject.ts';
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+type Step<T> = { readonly ok: true; readonly value: T } | ParseRejected;
+
+function lookup(record: JsonObject, path: string, what: string): Step<unknown> {
+  const found = readField(record, path);
+  if (!found.found) return reject('missing_field', path, `${what}: ${found.detail}`);
+  return { ok: true, value: found.value };
+}
+
+function loneSurrogate(path: string): ParseRejected {
+  return reject('invalid_json', path, 'string contains a lone UTF-16 surrogate escape, not representable as UTF-8');
+}
+
+function readId(record: JsonObject, path: string): Step<string> {
+  const step = lookup(record, path, 'id');
+  if (!step.ok) return step;
+  const id = step.value;
+  if (typeof id !== 'string') return reject('wrong_type', path, `id must be a string, got ${preview(id)}`);
+  if (!id.isWellFormed()) return loneSurrogate(path);
+  if (id.length === 0) return reject('id_too_long', path, `id is empty; it must be 1–${MAX_ID_BYTES} UTF-8 bytes`);
+  if (id.includes('\u0000')) return reject('id_contains_nul', path, 'id contains a NUL (U+0000) character');
+  const bytes = Buffer.byteLength(id, 'utf8');
+  if (bytes > MAX_ID_BYTES) return reject('id_too_long', path, `id is ${bytes} UTF-8 bytes, max ${MAX_ID_BYTES}`);
+  return { ok: true, value: id };
+}
+
+function readTs(record: JsonObject, path: string, limits: EventLimits): Step<number> {
+  const step = lookup(record, path, 'ts');
+  if (!step.ok) return step;
+  const raw = step.value;
+  let ts: number;
+  if (typeof raw === 'number') {
+    if (!Number.isFinite(raw)) return reject('ts_out_of_range', path, `ts ${String(raw)} is not finite`);
+    if (!Number.isInteger(raw)) return reject('wrong_type', path, `ts must be integer epoch milliseconds, got ${raw}`);
+    ts = raw;
+  } else if (typeof raw === 'string') {
+    if (!raw.isWellFormed()) return loneSurrogate(path);
+    const parsed = parseIsoTimestamp(raw);
+    if (!parsed.ok) return reject('ts_invalid', path, `${parsed.detail}: ${preview(raw)}`);
+    ts = parsed.ms;
+  } else {
+    return reject('wrong_type', path, `ts must be epoch milliseconds or an ISO-8601 string, got ${preview(raw)}`);
+  }
+  const max = effectiveMaxTs(limits);
+  if (ts < limits.minTs || ts > max) {
+    const skew = max < limits.maxTs ? ` (nowMs ${limits.nowMs} + maxFutureSkewMs ${limits.maxFutureSkewMs})` : '';
+    return reject('ts_out_of_range', path, `ts ${ts} is outside [${limits.minTs}, ${max}]${skew}`);
+  }
+  return { ok: true, value: ts };
+}
+
+function readMetric(record: JsonObject, path: string, limits: EventLimits): Step<string> {
+  const step = lookup(record, path, 'metric');
+  if (!step.ok) return step;
+  const metric = step.value;
+  if (typeof metric !== 'string') return reject('wrong_type', path, `metric must be a string, got ${preview(metric)}`);
+  if (!metric.isWellFormed()) return loneSurrogate(path);
+  if (metric.length === 0) return reject('metric_invalid', path, 'metric is empty');
+  if (metric.includes('\u0000')) return reject('metric_invalid', path, 'metric contains a NUL (U+0000) character');
+  const bytes = Buffer.byteLength(metric, 'utf8');
+  if (bytes > limits.maxMetricBytes) {
+    return reject('metric_invalid', path, `metric is ${bytes} UTF-8 bytes, max ${limits.maxMetricBytes}`);
+  }
+  return { ok: true, value: metric };
+}
+
+function readValue(record: JsonObject, path: string): Step<number> {
+  const step = lookup(record, path, 'value');
+  if (!step.ok) return step;
+  const value = step.value;
+  if (typeof value !== 'number') return reject('wrong_type', path, `value must be a JSON number, got ${preview(value)}`);
+  if (!Number.isFinite(value)) return reject('value_not_finite', path, `value ${String(value)} is not finite`);
+  return { ok: true, value };
+}
+
+function readTags(record: JsonObject, path: string, limits: EventLimits): Step<Readonly<Record<string, string>>> {
+  const found = readField(record, path);
+  if (!found.found || found.value === null) return { ok: true, value: Object.freeze({}) };
+  const tags = found.value;
+  if (!isJsonObject(tags)) return reject('wrong_type', path, `tags must be an object of strings, got ${preview(tags)}`);
+  const entries = Object.entries(tags);
+  if (entries.length > limits.maxTags) {
+    return reject('tags_invalid', path, `${entries.length} tags, max ${limits.maxTags}`);
+  }
+  for (const [key, value] of entries) {
+    const field = `${path}.${key}`;
+    if (typeof value !== 'string') return reject('tags_invalid', field, `tag value must be a string, got ${preview(value)}`);
+    if (!key.isWellFormed() || !value.isWellFormed()) return loneSurrogate(field);
+    if (key.includes('\u0000')) return reject('tags_invalid', field, 'tag key contains a NUL (U+0000) character');
+    if (value.includes('\u0000')) return reject('tags_invalid', field, 'tag value contains a NUL (U+0000) character');
+  }
+  const result = Object.freeze(Object.fromEntries(entries) as Record<string, string>);
+  const cellBytes = encodeTags(result).length;
+  if (cellBytes > limits.maxCellBytes) {
+    return reject('cell_too_large', path, `encoded tags cell is ${cellBytes} bytes, max ${limits.maxCellBytes}`);
+  }
+  return { ok: true, value: result };
+}
+
+function decodeRecord(raw: Uint8Array, limits: EventLimits): Step<JsonObject> {
+  if (raw.length > limits.maxCellBytes) {
+    return reject('cell_too_large', undefined, `record is ${raw.length} bytes, max ${limits.maxCellBytes}`);
+  }
+  let text: string;
+  try {
+    text = utf8.decode(raw);
+  } catch {
+    return reject('invalid_json', undefined, 'record is not valid UTF-8');
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error: unknown) {
+    return reject('invalid_json', undefined, error instanceof Error ? error.message : 'not valid JSON');
+  }
+  if (!isJsonObject(parsed)) {
+    const kind = parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : `a ${typeof parsed}`;
+    return reject('invalid_json', undefined, `record must be a JSON object, got ${kind}`);
+  }
+  return { ok: true, value: parsed };
+}
+
+export function parseEvent(raw: Uint8Array, mapping: FieldMapping, limits: EventLimits): ParseResult {
+  const record = decodeRecord(raw, limits);
+  if (!record.ok) return record;
+  const id = readId(record.value, mapping.id);
+  if (!id.ok) return id;
+  const ts = readTs(record.value, mapping.ts, limits);
+  if (!ts.ok) return ts;
+  const metric = readMetric(record.value, mapping.metric, limits);
+  if (!metric.ok) return metric;
+  const value = readValue(record.value, mapping.value);
+  if (!value.ok) return value;
+  const tags = readTags(record.value, mapping.tags, limits);
+  if (!tags.ok) return tags;
+  const event: TsEvent = { id: id.value, ts: ts.value, metric: metric.value, value: value.value, tags: tags.value };
+  return { ok: true, event };
+}

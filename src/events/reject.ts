@@ -1,0 +1,67 @@
+/** Why an input record was rejected (→ DLQ). A closed list: DLQ consumers and metrics rely on it. */
+import type { TsEvent } from './event.ts';
+
+export const REJECT_REASONS = [
+  /** not UTF-8, not JSON, not a JSON object, or a string holding a lone surrogate escape */
+  'invalid_json',
+  'missing_field',
+  /** e.g. a numeric string for value, a number for id, an array for tags, a fractional ts */
+  'wrong_type',
+  'id_contains_nul',
+  /** id longer than 128 UTF-8 bytes, or empty */
+  'id_too_long',
+  /** a number literal that overflows to ±Infinity (JSON cannot carry NaN/Infinity otherwise) */
+  'value_not_finite',
+  /** ts string that is not ISO-8601 with a timezone, or names an impossible date/time */
+  'ts_invalid',
+  /** ts outside [limits.minTs, limits.maxTs] (or beyond nowMs + maxFutureSkewMs) */
+  'ts_out_of_range',
+  /** metric empty, longer than limits.maxMetricBytes, or containing NUL */
+  'metric_invalid',
+  /** non-string tag value, NUL in a tag key/value, more than limits.maxTags tags */
+  'tags_invalid',
+  /** raw record or encoded tags cell larger than limits.maxCellBytes */
+  'cell_too_large',
+] as const;
+
+export type RejectReason = (typeof REJECT_REASONS)[number];
+
+export type ParseAccepted = { readonly ok: true; readonly event: TsEvent };
+export type ParseRejected = {
+  readonly ok: false;
+  readonly reason: RejectReason;
+  /** the source field path as configured in the mapping (e.g. `payload.deviceId`, `tags.site`) */
+  readonly field?: string;
+  readonly detail: string;
+};
+export type ParseResult = ParseAccepted | ParseRejected;
+
+export function reject(reason: RejectReason, field: string | undefined, detail: string): ParseRejected {
+  return field === undefined ? { ok: false, reason, detail } : { ok: false, reason, field, detail };
+}
+
+const MAX_DESCRIPTION_CHARS = 512;
+
+/**
+ * One line of human text for DLQ headers and logs, e.g. `missing_field [payload.deviceId]: … is missing`.
+ * Single line, at most 512 characters.
+ */
+export function describeReject(result: ParseRejected): string {
+  const text = `${result.reason}${result.field === undefined ? '' : ` [${result.field}]`}: ${result.detail}`.replace(
+    /[\r\n]+/g,
+    ' ',
+  );
+  return text.length > MAX_DESCRIPTION_CHARS ? `${text.slice(0, MAX_DESCRIPTION_CHARS - 1)}…` : text;
+}
+
+/** A short, safe rendering of an offending input value for reject details. */
+export function preview(value: unknown): string {
+  let text: string = typeof value;
+  try {
+    const json: unknown = JSON.stringify(value); // undefined for undefined/functions
+    if (typeof json === 'string') text = json;
+  } catch {
+    // BigInt or cyclic values cannot come from JSON.parse; keep the type name
+  }
+  return text.length > 64 ? `${text.slice(0, 61)}...` : text;
+}

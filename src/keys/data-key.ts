@@ -1,0 +1,187 @@
+/**
+ * Data rowkey codec (DESIGN.md, fixed format; other programs compute it too).
+ *
+ * Binary (default):
+ *   key = salt (1 byte) ‖ UTF-8(id) ‖ 0x00 ‖ int64_BE(0x7FFFFFFFFFFFFFFF − ts)
+ *
+ * Printable (shell readability; opt-in, never mixed with binary in one table):
+ *   key = hex2(salt) ‖ UTF-8(id) ‖ 0x00 ‖ dec19(0x7FFFFFFFFFFFFFFF − ts)
+ *   - hex2(salt): exactly two lowercase hex ASCII chars ("00".."ff"); ASCII order of [0-9a-f] keeps
+ *     bucket order.
+ *   - 0x00: the same terminator as binary. Ids may contain any character except NUL, so no printable
+ *     separator would be unambiguous (and 0x00 keeps `dev1` from matching `dev10`).
+ *   - dec19: the reverse ts in decimal, zero-padded to exactly 19 ASCII digits (2^63 − 1 has 19),
+ *     so lexicographic order equals numeric order. Example (B = 16): `sensor-0042`, ts 1732262400000
+ *     → "09" "sensor-0042" 0x00 "9223370304592375807".
+ *
+ * Telling them apart: a binary key's reverse ts begins with byte 0x7F (ts ≤ 2^53 − 1 keeps the
+ * reverse value ≥ 0x7FE0…), while a printable key's last 8 bytes are ASCII digits — the byte at
+ * `length − 8` decides.
+ */
+import {
+  REVERSE_TS_BYTES,
+  REVERSE_TS_DIGITS,
+  assertTs,
+  decodeUtf8,
+  encodeId,
+  isAsciiDigit,
+  prefixRange,
+  readReverseTs,
+  readReverseTsDecimal,
+  timeRange,
+  writeReverseTs,
+  writeReverseTsDecimal,
+  type ScanRange,
+} from './key-bytes.ts';
+import { KeyError } from './key-error.ts';
+import { saltOf } from './salt.ts';
+
+export const KEY_FORMATS = ['binary', 'printable'] as const;
+export type KeyFormat = (typeof KEY_FORMATS)[number];
+
+export type DataKeyParts = { readonly id: string; readonly ts: number };
+export type DecodedDataKey = { readonly salt: number; readonly id: string; readonly ts: number };
+export type DecodedAnyKey = DecodedDataKey & {
+  readonly format: KeyFormat;
+  /** ISO-8601 UTC of ts, or null when ts is beyond the JS Date range (> 8.64e15 ms). */
+  readonly iso: string | null;
+};
+
+const NUL = Buffer.from([0x00]);
+/** salt + 1-byte id + 0x00 + 8-byte reverse ts */
+const MIN_BINARY_LENGTH = 1 + 1 + 1 + REVERSE_TS_BYTES;
+/** 2 hex chars + 1-byte id + 0x00 + 19 digits */
+const MIN_PRINTABLE_LENGTH = 2 + 1 + 1 + REVERSE_TS_DIGITS;
+const BINARY_REVERSE_TS_LEAD = 0x7f;
+
+function saltPrefix(salt: number, format: KeyFormat): Buffer {
+  return format === 'binary'
+    ? Buffer.from([salt])
+    : Buffer.from(salt.toString(16).padStart(2, '0'), 'latin1');
+}
+
+/** salt ‖ id ‖ 0x00 in the given format — the scan prefix for "latest N of an id". */
+export function idPrefix(id: string, buckets: number, format: KeyFormat = 'binary'): Buffer {
+  const idBytes = encodeId(id);
+  return Buffer.concat([saltPrefix(saltOf(idBytes, buckets), format), idBytes, NUL]);
+}
+
+export function encodeDataKey(parts: DataKeyParts, buckets: number): Buffer {
+  assertTs(parts.ts);
+  return Buffer.concat([idPrefix(parts.id, buckets, 'binary'), writeReverseTs(parts.ts)]);
+}
+
+export function encodePrintableDataKey(parts: DataKeyParts, buckets: number): Buffer {
+  assertTs(parts.ts);
+  return Buffer.concat([idPrefix(parts.id, buckets, 'printable'), writeReverseTsDecimal(parts.ts)]);
+}
+
+/** All rows of one id (newest first): [salt‖id‖0x00, salt‖id‖0x01). */
+export function idScanRange(id: string, buckets: number, format: KeyFormat = 'binary'): ScanRange {
+  return prefixRange(idPrefix(id, buckets, format));
+}
+
+/**
+ * Forward scan over an id's rows with fromTs ≤ ts ≤ toTs (both inclusive). Reverse time: the start
+ * row is at toTs (newest), the exclusive stop row just past fromTs.
+ */
+export function idTimeRange(
+  id: string,
+  fromTs: number,
+  toTs: number,
+  buckets: number,
+  format: KeyFormat = 'binary',
+): ScanRange {
+  return timeRange(idPrefix(id, buckets, format), fromTs, toTs, format === 'printable');
+}
+
+function decodeIdBytes(idBytes: Buffer, key: Buffer): string {
+  if (idBytes.length === 0) {
+    throw new KeyError('malformed_key', `key ${key.toString('hex')} has an empty id`);
+  }
+  if (idBytes.includes(0x00)) {
+    throw new KeyError('malformed_key', `key ${key.toString('hex')}: id contains 0x00`);
+  }
+  return decodeUtf8(idBytes, `id of key ${key.toString('hex')}`);
+}
+
+function checkSalt(decoded: DecodedDataKey, buckets: number | undefined, key: Buffer): DecodedDataKey {
+  if (buckets !== undefined) {
+    const expected = saltOf(decoded.id, buckets);
+    if (expected !== decoded.salt) {
+      throw new KeyError(
+        'malformed_key',
+        `key ${key.toString('hex')}: salt ${decoded.salt} does not match salt ${expected} of id for buckets=${buckets}`,
+      );
+    }
+  }
+  return decoded;
+}
+
+/**
+ * Decodes a binary data key. Positions are taken from the end (the reverse ts may contain 0x00
+ * bytes). Pass `buckets` to also verify the salt against the id.
+ */
+export function decodeDataKey(key: Buffer, buckets?: number): DecodedDataKey {
+  if (key.length < MIN_BINARY_LENGTH) {
+    throw new KeyError(
+      'malformed_key',
+      `data key is ${key.length} bytes, shorter than the minimum ${MIN_BINARY_LENGTH} (salt, id, 0x00, 8-byte ts)`,
+    );
+  }
+  const sep = key.length - REVERSE_TS_BYTES - 1;
+  if (key[sep] !== 0x00) {
+    throw new KeyError('malformed_key', `key ${key.toString('hex')}: no 0x00 terminator before the 8-byte reverse ts`);
+  }
+  const id = decodeIdBytes(key.subarray(1, sep), key);
+  const ts = readReverseTs(key, sep + 1);
+  return checkSalt({ salt: key[0] ?? 0, id, ts }, buckets, key);
+}
+
+function isLowerHex(byte: number | undefined): boolean {
+  return byte !== undefined && ((byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66));
+}
+
+export function decodePrintableDataKey(key: Buffer, buckets?: number): DecodedDataKey {
+  if (key.length < MIN_PRINTABLE_LENGTH) {
+    throw new KeyError(
+      'malformed_key',
+      `printable data key is ${key.length} bytes, shorter than the minimum ${MIN_PRINTABLE_LENGTH}`,
+    );
+  }
+  if (!isLowerHex(key[0]) || !isLowerHex(key[1])) {
+    throw new KeyError('malformed_key', 'printable data key must start with two lowercase hex salt chars');
+  }
+  const sep = key.length - REVERSE_TS_DIGITS - 1;
+  if (key[sep] !== 0x00) {
+    throw new KeyError('malformed_key', 'printable data key: no 0x00 terminator before the 19-digit reverse ts');
+  }
+  const ts = readReverseTsDecimal(key, sep + 1);
+  const id = decodeIdBytes(key.subarray(2, sep), key);
+  const salt = Number.parseInt(key.toString('latin1', 0, 2), 16);
+  return checkSalt({ salt, id, ts }, buckets, key);
+}
+
+function isoOf(ts: number): string | null {
+  const date = new Date(ts);
+  return Number.isNaN(date.getTime()) ? null : date.toISOString();
+}
+
+/** Recognises a binary or printable data key and decodes it (for `keys decode`). */
+export function decodeAnyKey(key: Buffer, buckets?: number): DecodedAnyKey {
+  if (key.length < REVERSE_TS_BYTES + 3) {
+    throw new KeyError('malformed_key', `key is ${key.length} bytes, too short to be a data key`);
+  }
+  const lead = key[key.length - REVERSE_TS_BYTES] ?? 0;
+  const format: KeyFormat | null =
+    lead === BINARY_REVERSE_TS_LEAD ? 'binary' : isAsciiDigit(lead) ? 'printable' : null;
+  if (format === null) {
+    throw new KeyError(
+      'malformed_key',
+      `key ${key.toString('hex')} is neither a binary data key (… 0x00 + 8-byte reverse ts starting 0x7F) ` +
+        'nor a printable one (… 0x00 + 19 decimal digits)',
+    );
+  }
+  const decoded = format === 'binary' ? decodeDataKey(key, buckets) : decodePrintableDataKey(key, buckets);
+  return { format, ...decoded, iso: isoOf(decoded.ts) };
+}

@@ -1,0 +1,161 @@
+/**
+ * Secondary index key (DESIGN.md):
+ *   key = salt' ‖ indexName ‖ 0x00 ‖ value ‖ 0x00 ‖ int64_BE(0x7FFFFFFFFFFFFFFF − ts) ‖ UTF-8(id)
+ *
+ * salt' by mode:
+ *   - 'entry' (default): MD5(indexName ‖ 0x00 ‖ value ‖ 0x00 ‖ id) mod B — a hot value spreads over
+ *     all buckets; a read fans out B scans and merges by time.
+ *   - 'value': MD5(indexName ‖ 0x00 ‖ value) mod B — a read is one scan, a hot value is one hotspot.
+ * (MD5 → first 4 bytes as uint32 BE → mod B, exactly like the data salt.)
+ * indexName (non-empty) and value (may be empty) are UTF-8 without 0x00; the id is the tail after the
+ * 8-byte reverse ts.
+ */
+import {
+  REVERSE_TS_BYTES,
+  assertTs,
+  decodeUtf8,
+  encodeId,
+  prefixRange,
+  readReverseTs,
+  timeRange,
+  writeReverseTs,
+  type ScanRange,
+} from './key-bytes.ts';
+import { KeyError } from './key-error.ts';
+import { assertBuckets, md5Bucket } from './salt.ts';
+
+export const INDEX_SALT_MODES = ['entry', 'value'] as const;
+export type IndexSaltMode = (typeof INDEX_SALT_MODES)[number];
+export const DEFAULT_INDEX_SALT_MODE: IndexSaltMode = 'entry';
+
+export type IndexEntry = {
+  readonly indexName: string;
+  readonly value: string;
+  readonly ts: number;
+  readonly id: string;
+};
+export type DecodedIndexKey = IndexEntry & { readonly salt: number };
+export type TsBounds = { readonly fromTs: number; readonly toTs: number };
+
+const NUL = Buffer.from([0x00]);
+
+function encodePart(text: string, name: 'indexName' | 'value'): Buffer {
+  if (typeof text !== 'string') {
+    throw new KeyError('invalid_index_part', `${name} must be a string`);
+  }
+  if (name === 'indexName' && text.length === 0) {
+    throw new KeyError('invalid_index_part', 'indexName must not be empty');
+  }
+  if (text.includes('\u0000')) {
+    throw new KeyError('invalid_index_part', `${name} must not contain a NUL (0x00) character`);
+  }
+  if (!text.isWellFormed()) {
+    throw new KeyError('invalid_index_part', `${name} contains a lone surrogate (not representable in UTF-8)`);
+  }
+  return Buffer.from(text, 'utf8');
+}
+
+function assertSaltMode(mode: IndexSaltMode): void {
+  if (!(INDEX_SALT_MODES as readonly string[]).includes(mode)) {
+    throw new KeyError('invalid_salt_mode', `saltMode must be one of ${INDEX_SALT_MODES.join(', ')}, got ${mode}`);
+  }
+}
+
+function saltFromParts(name: Buffer, value: Buffer, id: Buffer | null, buckets: number): number {
+  const parts = id === null ? [name, NUL, value] : [name, NUL, value, NUL, id];
+  return md5Bucket(Buffer.concat(parts), buckets);
+}
+
+/** The salt' of an index entry under the given mode (the id is ignored in 'value' mode). */
+export function indexSaltOf(
+  entry: Pick<IndexEntry, 'indexName' | 'value' | 'id'>,
+  buckets: number,
+  saltMode: IndexSaltMode = DEFAULT_INDEX_SALT_MODE,
+): number {
+  assertSaltMode(saltMode);
+  const name = encodePart(entry.indexName, 'indexName');
+  const value = encodePart(entry.value, 'value');
+  return saltFromParts(name, value, saltMode === 'entry' ? encodeId(entry.id) : null, buckets);
+}
+
+export function encodeIndexKey(
+  entry: IndexEntry,
+  buckets: number,
+  saltMode: IndexSaltMode = DEFAULT_INDEX_SALT_MODE,
+): Buffer {
+  assertSaltMode(saltMode);
+  assertTs(entry.ts);
+  const name = encodePart(entry.indexName, 'indexName');
+  const value = encodePart(entry.value, 'value');
+  const id = encodeId(entry.id);
+  const salt = saltFromParts(name, value, saltMode === 'entry' ? id : null, buckets);
+  return Buffer.concat([Buffer.from([salt]), name, NUL, value, NUL, writeReverseTs(entry.ts), id]);
+}
+
+/** Decodes an index key; pass `buckets` (and the mode) to also verify salt'. */
+export function decodeIndexKey(
+  key: Buffer,
+  buckets?: number,
+  saltMode: IndexSaltMode = DEFAULT_INDEX_SALT_MODE,
+): DecodedIndexKey {
+  const hex = key.toString('hex');
+  const nameEnd = key.indexOf(0x00, 1);
+  if (key.length < 1 || nameEnd <= 1) {
+    throw new KeyError('malformed_key', `index key ${hex}: missing or empty indexName before 0x00`);
+  }
+  const valueEnd = key.indexOf(0x00, nameEnd + 1);
+  if (valueEnd < 0) {
+    throw new KeyError('malformed_key', `index key ${hex}: no 0x00 terminator after the value`);
+  }
+  const idStart = valueEnd + 1 + REVERSE_TS_BYTES;
+  if (key.length <= idStart) {
+    throw new KeyError('malformed_key', `index key ${hex}: too short for an 8-byte reverse ts and an id`);
+  }
+  const idBytes = key.subarray(idStart);
+  if (idBytes.includes(0x00)) {
+    throw new KeyError('malformed_key', `index key ${hex}: id contains 0x00`);
+  }
+  const decoded: DecodedIndexKey = {
+    salt: key[0] ?? 0,
+    indexName: decodeUtf8(key.subarray(1, nameEnd), `indexName of index key ${hex}`),
+    value: decodeUtf8(key.subarray(nameEnd + 1, valueEnd), `value of index key ${hex}`),
+    ts: readReverseTs(key, valueEnd + 1),
+    id: decodeUtf8(idBytes, `id of index key ${hex}`),
+  };
+  if (buckets !== undefined) {
+    const expected = indexSaltOf(decoded, buckets, saltMode);
+    if (expected !== decoded.salt) {
+      throw new KeyError(
+        'malformed_key',
+        `index key ${hex}: salt ${decoded.salt} does not match ${expected} (buckets=${buckets}, saltMode=${saltMode})`,
+      );
+    }
+  }
+  return decoded;
+}
+
+/**
+ * Scan ranges for `indexName = value` (optionally fromTs ≤ ts ≤ toTs): one per bucket in 'entry'
+ * mode (fan out and merge by time), a single one in 'value' mode. Ordered by bucket.
+ */
+export function indexScanRanges(
+  indexName: string,
+  value: string,
+  buckets: number,
+  saltMode: IndexSaltMode = DEFAULT_INDEX_SALT_MODE,
+  bounds?: TsBounds,
+): ScanRange[] {
+  assertBuckets(buckets);
+  assertSaltMode(saltMode);
+  const name = encodePart(indexName, 'indexName');
+  const valueBytes = encodePart(value, 'value');
+  const body = Buffer.concat([name, NUL, valueBytes, NUL]);
+  const salts =
+    saltMode === 'value'
+      ? [saltFromParts(name, valueBytes, null, buckets)]
+      : Array.from({ length: buckets }, (_, salt) => salt);
+  return salts.map((salt) => {
+    const prefix = Buffer.concat([Buffer.from([salt]), body]);
+    return bounds === undefined ? prefixRange(prefix) : timeRange(prefix, bounds.fromTs, bounds.toTs, false);
+  });
+}

@@ -1,0 +1,138 @@
+/**
+ * Byte-level building blocks shared by the data and index key codecs: timestamp/id validation,
+ * the reverse-timestamp field (binary and printable), strict UTF-8 decoding and scan-range helpers.
+ */
+import { KeyError } from './key-error.ts';
+
+/** 0x7FFFFFFFFFFFFFFF: reverse ts = REVERSE_TS_BASE − ts, so newer rows sort first. */
+export const REVERSE_TS_BASE = 0x7fff_ffff_ffff_ffffn;
+export const MIN_TS = 0;
+/** 2^53 − 1: the largest epoch-ms value a JS number represents exactly. */
+export const MAX_TS = Number.MAX_SAFE_INTEGER;
+/** Ids are 1–128 bytes of UTF-8 without NUL (DESIGN.md, event contract). */
+export const MAX_ID_BYTES = 128;
+export const REVERSE_TS_BYTES = 8;
+/** Width of the zero-padded decimal reverse ts of the printable format (19 digits hold 2^63 − 1). */
+export const REVERSE_TS_DIGITS = 19;
+
+/** A forward scan: `startRow` inclusive, `stopRow` exclusive (HBase semantics). */
+export type ScanRange = { readonly startRow: Buffer; readonly stopRow: Buffer };
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+export function assertTs(ts: number, name = 'ts'): void {
+  if (!Number.isSafeInteger(ts) || ts < MIN_TS) {
+    throw new KeyError('invalid_ts', `${name} must be an integer epoch-ms in [0, 2^53−1], got ${String(ts)}`);
+  }
+}
+
+export function assertTsRange(fromTs: number, toTs: number): void {
+  assertTs(fromTs, 'fromTs');
+  assertTs(toTs, 'toTs');
+  if (fromTs > toTs) {
+    throw new KeyError('invalid_range', `fromTs (${fromTs}) must be <= toTs (${toTs})`);
+  }
+}
+
+/** Validates an id (1–128 UTF-8 bytes, no NUL, well-formed Unicode) and returns its UTF-8 bytes. */
+export function encodeId(id: string): Buffer {
+  if (typeof id !== 'string' || id.length === 0) {
+    throw new KeyError('invalid_id', 'id must be a non-empty string');
+  }
+  if (!id.isWellFormed()) {
+    throw new KeyError('invalid_id', 'id contains a lone surrogate (not representable in UTF-8)');
+  }
+  if (id.includes('\u0000')) {
+    throw new KeyError('invalid_id', 'id must not contain a NUL (0x00) character');
+  }
+  const bytes = Buffer.from(id, 'utf8');
+  if (bytes.length > MAX_ID_BYTES) {
+    throw new KeyError('invalid_id', `id is ${bytes.length} UTF-8 bytes, max ${MAX_ID_BYTES}`);
+  }
+  return bytes;
+}
+
+/** Strict UTF-8 decode; throws a `malformed_key` KeyError naming `what` on invalid bytes. */
+export function decodeUtf8(bytes: Uint8Array, what: string): string {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch (cause) {
+    throw new KeyError('malformed_key', `${what} is not valid UTF-8`, { cause });
+  }
+}
+
+export function reverseTs(ts: number): bigint {
+  return REVERSE_TS_BASE - BigInt(ts);
+}
+
+/** 8-byte big-endian reverse ts. `extra` = 1 yields the exclusive stop just after `ts`'s rows. */
+export function writeReverseTs(ts: number, extra: 0 | 1 = 0): Buffer {
+  const out = Buffer.alloc(REVERSE_TS_BYTES);
+  out.writeBigUInt64BE(reverseTs(ts) + BigInt(extra));
+  return out;
+}
+
+/** 19-digit zero-padded decimal reverse ts (printable format). */
+export function writeReverseTsDecimal(ts: number, extra: 0 | 1 = 0): Buffer {
+  return Buffer.from((reverseTs(ts) + BigInt(extra)).toString().padStart(REVERSE_TS_DIGITS, '0'), 'latin1');
+}
+
+/** Turns a decoded reverse ts back into epoch ms, rejecting values outside [0, 2^53−1]. */
+export function tsFromReverse(rev: bigint): number {
+  if (rev > REVERSE_TS_BASE) {
+    throw new KeyError('malformed_key', `reverse ts 0x${rev.toString(16)} exceeds 0x7FFFFFFFFFFFFFFF`);
+  }
+  const ts = REVERSE_TS_BASE - rev;
+  if (ts > BigInt(MAX_TS)) {
+    throw new KeyError('malformed_key', `reverse ts encodes ts ${ts} beyond 2^53−1`);
+  }
+  return Number(ts);
+}
+
+export function readReverseTs(buf: Buffer, offset: number): number {
+  return tsFromReverse(buf.readBigUInt64BE(offset));
+}
+
+/** Parses the 19 ASCII digits of a printable key's reverse ts. */
+export function readReverseTsDecimal(buf: Buffer, offset: number): number {
+  const digits = buf.subarray(offset, offset + REVERSE_TS_DIGITS);
+  if (digits.length !== REVERSE_TS_DIGITS || !digits.every(isAsciiDigit)) {
+    throw new KeyError('malformed_key', `printable key must end with ${REVERSE_TS_DIGITS} decimal digits`);
+  }
+  return tsFromReverse(BigInt(digits.toString('latin1')));
+}
+
+export function isAsciiDigit(byte: number): boolean {
+  return byte >= 0x30 && byte <= 0x39;
+}
+
+/**
+ * The smallest row that sorts after every row starting with `prefix` (increment the last byte that is
+ * not 0xFF and drop what follows). An all-0xFF (or empty) prefix has no such row: returns an empty
+ * buffer, which HBase reads as "to the end of the table".
+ */
+export function prefixStopRow(prefix: Uint8Array): Buffer {
+  const out = Buffer.from(prefix);
+  for (let i = out.length - 1; i >= 0; i--) {
+    const byte = out[i] ?? 0xff;
+    if (byte !== 0xff) {
+      out[i] = byte + 1;
+      return out.subarray(0, i + 1);
+    }
+  }
+  return Buffer.alloc(0);
+}
+
+export function prefixRange(prefix: Buffer): ScanRange {
+  return { startRow: prefix, stopRow: prefixStopRow(prefix) };
+}
+
+/** Rows of `prefix` whose reverse-ts field covers [fromTs, toTs] (newer first, so toTs starts). */
+export function timeRange(prefix: Buffer, fromTs: number, toTs: number, printable: boolean): ScanRange {
+  assertTsRange(fromTs, toTs);
+  const write = printable ? writeReverseTsDecimal : writeReverseTs;
+  return {
+    startRow: Buffer.concat([prefix, write(toTs)]),
+    stopRow: Buffer.concat([prefix, write(fromTs, 1)]),
+  };
+}
