@@ -1,0 +1,203 @@
+/**
+ * Every Prometheus metric of the service, created on one explicit registry (no global default
+ * registry, no module-level singletons). The root creates it once with `createMetrics()` and passes the
+ * returned object (or the few metrics a module needs, via `Pick<Metrics, …>`) down.
+ *
+ * Metric names are fixed: the Grafana dashboard queries them. Change a name only with the dashboard.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export const METRIC_PREFIX = 'tsingest_';
+
+export const METRIC_NAMES = {
+  regionWrites: 'tsingest_region_writes_total',
+  saltBucketWrites: 'tsingest_salt_bucket_writes_total',
+  regionWriteSkew: 'tsingest_region_write_skew',
+  regionCount: 'tsingest_region_count',
+  rowsWritten: 'tsingest_rows_written_total',
+  events: 'tsingest_events_total',
+  batchRows: 'tsingest_batch_rows',
+  batchBytes: 'tsingest_batch_bytes',
+  hbaseRequestDuration: 'tsingest_hbase_request_duration_seconds',
+  hbaseRetries: 'tsingest_hbase_retries_total',
+  dlqRecords: 'tsingest_dlq_records_total',
+  consumerLag: 'tsingest_consumer_lag',
+  endToEndLatency: 'tsingest_end_to_end_latency_seconds',
+  ready: 'tsingest_ready',
+  state: 'tsingest_state',
+  queueDepth: 'tsingest_queue_depth',
+  regionMapRefresh: 'tsingest_region_map_refresh_total',
+} as const;
+
+/** `tsingest_events_total{outcome}`: an event was either written to HBase or sent to the DLQ. */
+export const EVENT_OUTCOMES = ['written', 'dlq'] as const;
+export type EventOutcome = (typeof EVENT_OUTCOMES)[number];
+
+/** `tsingest_region_map_refresh_total{outcome}`. */
+export const REFRESH_OUTCOMES = ['ok', 'error'] as const;
+export type RefreshOutcome = (typeof REFRESH_OUTCOMES)[number];
+
+/** Rows per batch: 1 … 10 000. */
+export const BATCH_ROWS_BUCKETS = [1, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000] as const;
+/** Bytes per batch: 256 B … 16 MiB (×4 steps). */
+export const BATCH_BYTES_BUCKETS = [256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216] as const;
+/** One HBase REST call: 1 ms … 30 s. */
+export const HBASE_DURATION_BUCKETS = [
+  0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
+] as const;
+/** Event timestamp → write acknowledged: 5 ms … 10 min. */
+export const END_TO_END_BUCKETS = [
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600,
+] as const;
+
+export interface Metrics {
+  readonly registry: Registry;
+  readonly regionWrites: Counter<'table' | 'region' | 'server'>;
+  readonly saltBucketWrites: Counter<'table' | 'bucket'>;
+  readonly regionWriteSkew: Gauge<'table'>;
+  readonly regionCount: Gauge<'table'>;
+  readonly rowsWritten: Counter<'table'>;
+  readonly events: Counter<'outcome'>;
+  readonly batchRows: Histogram;
+  readonly batchBytes: Histogram;
+  readonly hbaseRequestDuration: Histogram<'table' | 'op' | 'status'>;
+  readonly hbaseRetries: Counter<'table' | 'op'>;
+  readonly dlqRecords: Counter<'reason'>;
+  readonly consumerLag: Gauge<'topic' | 'partition'>;
+  readonly endToEndLatency: Histogram;
+  readonly ready: Gauge;
+  readonly state: Gauge<'state'>;
+  readonly queueDepth: Gauge;
+  readonly regionMapRefresh: Counter<'table' | 'outcome'>;
+  /**
+   * Registers a hook run synchronously right before `tsingest_region_write_skew` and
+   * `tsingest_region_count` are read at scrape time (so sliding-window values decay even when no
+   * writes arrive). Returns a function that removes the hook.
+   */
+  onScrape(hook: () => void): () => void;
+}
+
+export interface CreateMetricsOptions {
+  /** Register Node's default process metrics (prefix `tsingest_`). Default true. */
+  readonly defaultMetrics?: boolean;
+}
+
+export function createMetrics(registry: Registry = new Registry(), options: CreateMetricsOptions = {}): Metrics {
+  const hooks = new Set<() => void>();
+  const runHooks = (): void => {
+    for (const hook of hooks) hook();
+  };
+  const registers = [registry];
+
+  const metrics: Metrics = {
+    registry,
+    regionWrites: new Counter({
+      name: METRIC_NAMES.regionWrites,
+      help: 'Rows written per HBase region (series of vanished regions are removed)',
+      labelNames: ['table', 'region', 'server'] as const,
+      registers,
+    }),
+    saltBucketWrites: new Counter({
+      name: METRIC_NAMES.saltBucketWrites,
+      help: 'Rows written per salt bucket',
+      labelNames: ['table', 'bucket'] as const,
+      registers,
+    }),
+    regionWriteSkew: new Gauge({
+      name: METRIC_NAMES.regionWriteSkew,
+      help: 'max / mean rows written per region over the sliding window (1 = even, region count = all in one region, 0 = no writes)',
+      labelNames: ['table'] as const,
+      registers,
+      collect: runHooks,
+    }),
+    regionCount: new Gauge({
+      name: METRIC_NAMES.regionCount,
+      help: 'Regions of the table in the current region map',
+      labelNames: ['table'] as const,
+      registers,
+      collect: runHooks,
+    }),
+    rowsWritten: new Counter({
+      name: METRIC_NAMES.rowsWritten,
+      help: 'Rows acknowledged by HBase',
+      labelNames: ['table'] as const,
+      registers,
+    }),
+    events: new Counter({
+      name: METRIC_NAMES.events,
+      help: 'Kafka events fully handled, by outcome (written | dlq)',
+      labelNames: ['outcome'] as const,
+      registers,
+    }),
+    batchRows: new Histogram({
+      name: METRIC_NAMES.batchRows,
+      help: 'Rows per HBase write batch',
+      buckets: [...BATCH_ROWS_BUCKETS],
+      registers,
+    }),
+    batchBytes: new Histogram({
+      name: METRIC_NAMES.batchBytes,
+      help: 'Encoded bytes per HBase write batch',
+      buckets: [...BATCH_BYTES_BUCKETS],
+      registers,
+    }),
+    hbaseRequestDuration: new Histogram({
+      name: METRIC_NAMES.hbaseRequestDuration,
+      help: 'HBase REST request duration by table, operation and status',
+      labelNames: ['table', 'op', 'status'] as const,
+      buckets: [...HBASE_DURATION_BUCKETS],
+      registers,
+    }),
+    hbaseRetries: new Counter({
+      name: METRIC_NAMES.hbaseRetries,
+      help: 'HBase REST request retries',
+      labelNames: ['table', 'op'] as const,
+      registers,
+    }),
+    dlqRecords: new Counter({
+      name: METRIC_NAMES.dlqRecords,
+      help: 'Records sent to the dead-letter topic, by reason',
+      labelNames: ['reason'] as const,
+      registers,
+    }),
+    consumerLag: new Gauge({
+      name: METRIC_NAMES.consumerLag,
+      help: 'Kafka consumer lag (messages) per topic partition',
+      labelNames: ['topic', 'partition'] as const,
+      registers,
+    }),
+    endToEndLatency: new Histogram({
+      name: METRIC_NAMES.endToEndLatency,
+      help: 'Event timestamp to HBase write acknowledged, in seconds',
+      buckets: [...END_TO_END_BUCKETS],
+      registers,
+    }),
+    ready: new Gauge({ name: METRIC_NAMES.ready, help: '1 when the service is ready (running), else 0', registers }),
+    state: new Gauge({
+      name: METRIC_NAMES.state,
+      help: 'Lifecycle state: 1 for the current state, 0 for the others',
+      labelNames: ['state'] as const,
+      registers,
+    }),
+    queueDepth: new Gauge({ name: METRIC_NAMES.queueDepth, help: 'Rows waiting in the write queue', registers }),
+    regionMapRefresh: new Counter({
+      name: METRIC_NAMES.regionMapRefresh,
+      help: 'Region map refreshes by table and outcome (ok | error)',
+      labelNames: ['table', 'outcome'] as const,
+      registers,
+    }),
+    onScrape(hook) {
+      hooks.add(hook);
+      return () => {
+        hooks.delete(hook);
+      };
+    },
+  };
+
+  // Start the outcome series at 0 so rate() works from the first scrape.
+  for (const outcome of EVENT_OUTCOMES) metrics.events.inc({ outcome }, 0);
+  metrics.ready.set(0);
+
+  if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: METRIC_PREFIX });
+  return metrics;
+}

@@ -1,0 +1,95 @@
+// Reads the configuration once at start: file → environment → flags, later sources win, then one
+// validation whose errors name the offending key (`kafka.brokers.0: host:port`).
+import { readFileSync } from 'node:fs';
+import { configSchema, type Config } from './config-schema.ts';
+
+export type { Config, TableConfig } from './config-schema.ts';
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** Environment variables the service understands, and the config key each one sets. */
+export const ENV_KEYS: Readonly<Record<string, string>> = {
+  TSI_KAFKA_BROKERS: 'kafka.brokers',
+  TSI_KAFKA_TOPIC: 'kafka.topic',
+  TSI_KAFKA_GROUP_ID: 'kafka.groupId',
+  TSI_KAFKA_DLQ_TOPIC: 'kafka.dlqTopic',
+  TSI_HBASE_REST_URL: 'hbase.restUrl',
+  TSI_ADMIN_COMMAND: 'hbase.adminCommand',
+  TSI_SALT_BUCKETS: 'keys.saltBuckets',
+  TSI_HTTP_HOST: 'http.host',
+  TSI_HTTP_PORT: 'http.port',
+  TSI_LOG_LEVEL: 'log.level',
+};
+
+type Tree = Record<string, unknown>;
+
+function setPath(tree: Tree, path: string, value: unknown): void {
+  const parts = path.split('.');
+  let node: Tree = tree;
+  for (const part of parts.slice(0, -1)) {
+    const next = node[part];
+    if (typeof next !== 'object' || next === null || Array.isArray(next)) node[part] = {};
+    node = node[part] as Tree;
+  }
+  node[parts[parts.length - 1] ?? path] = value;
+}
+
+/** "16" → 16, "true" → true, '["a"]' → ["a"]; anything else stays a string. Lists may be comma-separated. */
+function coerce(key: string, raw: string): unknown {
+  if (key === 'kafka.brokers') return raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    return raw;
+  }
+}
+
+function readFile(path: string): Tree {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new ConfigError(`config file ${path}: ${(e as Error).message}`);
+  }
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('top level must be an object');
+    return parsed as Tree;
+  } catch (e) {
+    throw new ConfigError(`config file ${path} is not valid JSON: ${(e as Error).message}`);
+  }
+}
+
+export interface ConfigSources {
+  readonly file?: string | undefined;
+  readonly env?: NodeJS.ProcessEnv;
+  /** `key=value` pairs from `--set`, e.g. `keys.saltBuckets=32` */
+  readonly sets?: readonly string[];
+}
+
+export function loadConfig(sources: ConfigSources = {}): Config {
+  const env = sources.env ?? {};
+  const file = sources.file ?? env['TSI_CONFIG'];
+  const tree: Tree = file === undefined || file === '' ? {} : readFile(file);
+  for (const [name, key] of Object.entries(ENV_KEYS)) {
+    const raw = env[name];
+    if (raw !== undefined && raw !== '') setPath(tree, key, coerce(key, raw));
+  }
+  for (const pair of sources.sets ?? []) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new ConfigError(`--set ${pair}: expected key=value`);
+    const key = pair.slice(0, eq);
+    setPath(tree, key, coerce(key, pair.slice(eq + 1)));
+  }
+  const result = configSchema.safeParse(tree);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `  ${i.path.join('.') || '(root)'}: ${i.message}`);
+    throw new ConfigError(`invalid configuration${file === undefined ? '' : ` (file ${file})`}:\n${lines.join('\n')}`);
+  }
+  const cfg = result.data;
+  if (cfg.hbase.retryBaseMs > cfg.hbase.retryMaxMs) throw new ConfigError('hbase.retryBaseMs must not exceed hbase.retryMaxMs');
+  for (const t of cfg.index.tags) if (t.includes('\u0000')) throw new ConfigError(`index.tags: "${t}" contains NUL`);
+  return cfg;
+}

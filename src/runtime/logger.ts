@@ -1,0 +1,62 @@
+/**
+ * The service logger: pino, JSON lines to stdout with a `name: "tsingest"` field, level as a label
+ * (`"level":"info"`) and ISO-8601 time. Created once at the root and passed down (child loggers for
+ * modules: `log.child({ module: 'writer' })`).
+ *
+ * `pretty: true` writes one human-readable line per record instead (for a terminal; no extra
+ * dependency). `destination` is for tests.
+ */
+import { pino } from 'pino';
+import type { DestinationStream, Logger } from 'pino';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface LoggerOptions {
+  readonly level: LogLevel;
+  readonly pretty?: boolean;
+  /** Where lines go; default stdout (synchronous, so nothing is lost on exit). */
+  readonly destination?: DestinationStream;
+}
+
+export type { Logger };
+
+const OMIT_IN_PRETTY = new Set(['level', 'time', 'msg', 'name', 'pid', 'hostname']);
+
+/** One JSON log line → `2024-11-22T08:00:00.000Z INFO  message key=value …`. */
+export function formatPretty(line: string): string {
+  let record: Record<string, unknown>;
+  try {
+    record = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return line.endsWith('\n') ? line : `${line}\n`;
+  }
+  // Values come from JSON.parse, so JSON.stringify always yields a string for them.
+  const text = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
+  const head = [text(record['time'] ?? ''), text(record['level'] ?? '').toUpperCase().padEnd(5), text(record['msg'] ?? '')];
+  const rest = Object.entries(record)
+    .filter(([key]) => !OMIT_IN_PRETTY.has(key))
+    .map(([key, value]) => `${key}=${text(value)}`);
+  return `${[...head, ...rest].join(' ')}\n`;
+}
+
+function prettyStream(out: DestinationStream): DestinationStream {
+  return {
+    write(line: string) {
+      out.write(formatPretty(line));
+    },
+  };
+}
+
+export function createLogger(options: LoggerOptions): Logger {
+  const out = options.destination ?? pino.destination({ dest: 1, sync: true });
+  return pino(
+    {
+      name: 'tsingest',
+      level: options.level,
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    options.pretty === true ? prettyStream(out) : out,
+  );
+}

@@ -1,0 +1,47 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createLogger, formatPretty } from '../../../src/runtime/logger.ts';
+
+function capture(): { lines: string[]; destination: { write(line: string): void } } {
+  const lines: string[] = [];
+  return { lines, destination: { write: (line) => lines.push(line) } };
+}
+
+void describe('createLogger', () => {
+  void it('writes JSON lines with name tsingest, a level label and ISO time', () => {
+    const { lines, destination } = capture();
+    const log = createLogger({ level: 'info', destination });
+    log.info({ table: 't' }, 'hello');
+    log.debug('hidden');
+    assert.equal(lines.length, 1);
+    const record = JSON.parse(lines[0] ?? '') as Record<string, unknown>;
+    assert.equal(record['name'], 'tsingest');
+    assert.equal(record['level'], 'info');
+    assert.equal(record['msg'], 'hello');
+    assert.equal(record['table'], 't');
+    assert.match(String(record['time']), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  });
+
+  void it('child loggers keep the base fields; silent writes nothing', () => {
+    const { lines, destination } = capture();
+    createLogger({ level: 'debug', destination }).child({ module: 'writer' }).debug('x');
+    const record = JSON.parse(lines[0] ?? '') as Record<string, unknown>;
+    assert.equal(record['module'], 'writer');
+    assert.equal(record['name'], 'tsingest');
+    const quiet = capture();
+    createLogger({ level: 'silent', destination: quiet.destination }).error('nope');
+    assert.deepEqual(quiet.lines, []);
+  });
+
+  void it('pretty mode writes one readable line per record', () => {
+    const { lines, destination } = capture();
+    createLogger({ level: 'info', pretty: true, destination }).warn({ table: 't', n: 3 }, 'slow write');
+    assert.equal(lines.length, 1);
+    assert.match(lines[0] ?? '', /^\S+Z WARN {2}slow write table=t n=3\n$/);
+  });
+
+  void it('formatPretty passes non-JSON lines through', () => {
+    assert.equal(formatPretty('not json'), 'not json\n');
+    assert.equal(formatPretty('{"msg":"m","level":"info","time":"T","o":{"a":1}}\n'), 'T INFO  m o={"a":1}\n');
+  });
+});
