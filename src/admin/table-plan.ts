@@ -1,0 +1,82 @@
+// Pure: from the configuration to the tables we want — one short family each, pre-split on the salt
+// boundaries, with the salt bucket count and key format recorded in the table's metadata.
+import { planSaltSplits, type KeyFormat } from '../keys/index.ts';
+import type { Config, TableConfig } from '../runtime/config.ts';
+import type { EnsureTableRequest, FamilyAttrs } from './table-admin-port.ts';
+
+export const TABLE_META = {
+  buckets: 'tsingest.salt.buckets',
+  keyFormat: 'tsingest.key.format',
+  role: 'tsingest.table.role',
+} as const;
+
+/** Version of the key layout, written next to B; bump it if the layout ever changes. */
+export const KEY_LAYOUT_VERSION = 'v1';
+
+export type TableRole = 'data' | 'index' | 'rollup';
+
+export function keyFormatTag(role: TableRole, format: KeyFormat): string {
+  // The index key always starts with a binary salt byte; data and rollup follow keys.format.
+  return `${KEY_LAYOUT_VERSION}:${role === 'index' ? 'binary' : format}`;
+}
+
+export interface PlannedTable {
+  readonly role: TableRole;
+  readonly config: TableConfig;
+  readonly request: EnsureTableRequest;
+}
+
+function familyAttrs(t: TableConfig, compression: string): FamilyAttrs {
+  return {
+    VERSIONS: t.versions,
+    TTL: t.ttlSeconds ?? 'FOREVER',
+    BLOOMFILTER: t.bloomFilter,
+    COMPRESSION: compression,
+    DATA_BLOCK_ENCODING: t.dataBlockEncoding,
+  };
+}
+
+/** `compression` resolves 'auto' per table (the caller probes the cluster); explicit codecs pass through. */
+export function planTables(cfg: Config, compression: (role: TableRole, t: TableConfig) => string = (_r, t) => (t.compression === 'auto' ? 'NONE' : t.compression)): PlannedTable[] {
+  const B = cfg.keys.saltBuckets;
+  const roles: TableRole[] = ['data', 'index', 'rollup'];
+  return roles.map((role) => {
+    const t = cfg.tables[role];
+    const format: KeyFormat = role === 'index' ? 'binary' : cfg.keys.format;
+    return {
+      role,
+      config: t,
+      request: {
+        table: t.name,
+        family: t.family,
+        splits: planSaltSplits(B, format),
+        familyAttrs: familyAttrs(t, compression(role, t)),
+        tableAttrs: { [TABLE_META.buckets]: String(B), [TABLE_META.keyFormat]: keyFormatTag(role, cfg.keys.format), [TABLE_META.role]: role },
+        immutableTableAttrs: [TABLE_META.buckets, TABLE_META.keyFormat],
+      },
+    };
+  });
+}
+
+export interface TableFacts {
+  readonly exists: boolean;
+  readonly attributes: Readonly<Record<string, string>>;
+  readonly families: readonly string[];
+}
+
+/** Why the service must not start against this table, or undefined when it may. */
+export function tableMismatch(planned: PlannedTable, facts: TableFacts): string | undefined {
+  const { table, family, tableAttrs } = planned.request;
+  if (!facts.exists) return `table ${table} does not exist; create it with \`tsingest tables apply\``;
+  if (!facts.families.includes(family)) return `table ${table} has no column family '${family}' (it has ${facts.families.join(', ') || 'none'})`;
+  for (const key of [TABLE_META.buckets, TABLE_META.keyFormat]) {
+    const want = tableAttrs?.[key];
+    const have = facts.attributes[key];
+    if (have === undefined) return `table ${table} carries no ${key}; it was not created by \`tsingest tables apply\` (want ${key}=${want ?? '?'})`;
+    if (have !== want) {
+      const hint = key === TABLE_META.buckets ? 'changing the salt bucket count makes existing rows unreadable' : 'rows written in another key format would not be found';
+      return `table ${table} has ${key}=${have} but the configuration says ${want ?? '?'}: ${hint}; fix the configuration or use a new table`;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,66 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { backoffDelay, retrying, RetryAbortedError } from '../../../src/ingest/retry.ts';
+
+class Transient extends Error {}
+
+test('backoff is capped and jittered', () => {
+  const policy = { baseMs: 100, maxMs: 1000 };
+  assert.equal(backoffDelay(policy, 1, () => 1), 100);
+  assert.equal(backoffDelay(policy, 3, () => 1), 400);
+  assert.equal(backoffDelay(policy, 10, () => 1), 1000);
+  assert.equal(backoffDelay(policy, 60, () => 0.5), 500);
+  assert.equal(backoffDelay(policy, 5, () => 0), 0);
+});
+
+test('retries retriable errors until success, reporting outage and recovery', async () => {
+  let clock = 0;
+  let calls = 0;
+  const events: string[] = [];
+  const result = await retrying(
+    () => {
+      calls++;
+      if (calls < 5) return Promise.reject(new Transient(`fail ${calls}`));
+      return Promise.resolve('ok');
+    },
+    {
+      baseMs: 10,
+      maxMs: 10,
+      outageDeadlineMs: 25,
+      isRetriable: (e) => e instanceof Transient,
+      now: () => clock,
+      sleep: (ms) => {
+        clock += Math.max(ms, 10);
+        return Promise.resolve();
+      },
+      hooks: {
+        onRetry: (_e, attempt) => events.push(`retry${attempt}`),
+        onOutage: () => events.push('outage'),
+        onRecovered: () => events.push('recovered'),
+      },
+    },
+  );
+  assert.equal(result, 'ok');
+  assert.equal(calls, 5);
+  assert.deepEqual(events, ['retry1', 'retry2', 'retry3', 'outage', 'retry4', 'recovered']);
+});
+
+test('non-retriable errors pass straight through', async () => {
+  let calls = 0;
+  await assert.rejects(
+    retrying(() => { calls++; return Promise.reject(new Error('bad request')); }, {
+      baseMs: 1, maxMs: 1, outageDeadlineMs: 10, isRetriable: (e) => e instanceof Transient,
+    }),
+    /bad request/,
+  );
+  assert.equal(calls, 1);
+});
+
+test('an abort stops the retry loop', async () => {
+  const ac = new AbortController();
+  const p = retrying(() => Promise.reject(new Transient('down')), {
+    baseMs: 1000, maxMs: 1000, outageDeadlineMs: 10, isRetriable: () => true, signal: ac.signal,
+  });
+  setTimeout(() => { ac.abort(); }, 20);
+  await assert.rejects(p, RetryAbortedError);
+});
