@@ -1,0 +1,103 @@
+// The embedded demo behind `npm start`: topics, generated events (and a few bad ones), the real
+// service, then a printed account of what landed where.
+import type { Kafka } from 'kafkajs';
+import type { Logger } from 'pino';
+import type { Config } from '../../src/runtime/config.ts';
+import { startService } from '../../src/service/service.ts';
+import { generateEvents } from '../../src/demo/generate.ts';
+import { HBaseRestClient } from '../../src/hbase/index.ts';
+import { decodeDataKey, idPrefix } from '../../src/keys/index.ts';
+import { decodeDataRow } from '../../src/events/index.ts';
+import { installSignalHandlers } from '../../src/runtime/lifecycle.ts';
+
+export interface DemoOptions {
+  readonly cfg: Config;
+  readonly kafka: Kafka;
+  readonly events: number;
+  readonly serve: boolean;
+  readonly say: (m: string) => void;
+  readonly log: Logger;
+}
+
+const BAD = ['{"id":"dev-1","ts":1,', '{"ts":1700000000000,"metric":"temp","value":1}', '{"id":"a\\u0000b","ts":1700000000000,"metric":"temp","value":1}', '{"id":"dev-1","ts":1700000000000,"metric":"temp","value":"12"}'];
+
+async function ensureTopics(kafka: Kafka, topics: readonly string[]): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const have = new Set(await admin.listTopics());
+    const missing = topics.filter((t) => !have.has(t));
+    if (missing.length > 0) await admin.createTopics({ topics: missing.map((topic) => ({ topic, numPartitions: 4 })), waitForLeaders: true });
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+async function counterSum(text: string, name: string): Promise<number> {
+  let sum = 0;
+  for (const line of text.split('\n')) if (line.startsWith(name)) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  return Promise.resolve(sum);
+}
+
+export async function runDemo(o: DemoOptions): Promise<number> {
+  const { cfg, kafka, say } = o;
+  await ensureTopics(kafka, [cfg.kafka.topic, cfg.kafka.dlqTopic]);
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  await producer.connect();
+  const startTs = Date.now() - o.events; // 1 ms apart, ending about now
+  const batch: { key: string; value: string }[] = [];
+  let produced = 0;
+  for (const e of generateEvents({ count: o.events, ids: 1000, startTs, stepMs: 1, seed: 42 })) {
+    batch.push({ key: e.id, value: JSON.stringify(e) });
+    if (batch.length === 5000) {
+      await producer.send({ topic: cfg.kafka.topic, acks: -1, messages: batch.splice(0) });
+    }
+    produced++;
+  }
+  await producer.send({ topic: cfg.kafka.topic, acks: -1, messages: [...batch, ...BAD.map((value) => ({ key: 'bad', value }))] });
+  await producer.disconnect();
+  say(`produced ${produced} events and ${BAD.length} bad records to ${cfg.kafka.topic}`);
+
+  const service = await startService(cfg, o.log);
+  say(`service running; metrics on http://${cfg.http.host}:${service.httpPort}/metrics`);
+  if (o.serve) {
+    installSignalHandlers({ onDrain: () => service.stop('signal'), drainTimeoutMs: cfg.shutdown.drainTimeoutMs, log: o.log, exit: (code) => process.exit(code) });
+    await service.finished;
+    return 0;
+  }
+  const deadline = Date.now() + 600_000;
+  let text = '';
+  for (;;) {
+    text = await service.metrics.registry.metrics();
+    const written = await counterSum(text, 'tsingest_events_total{outcome="written"}');
+    const dlq = await counterSum(text, 'tsingest_events_total{outcome="dlq"}');
+    if (written + dlq >= produced + BAD.length) break;
+    if (Date.now() > deadline) throw new Error(`timed out: ${written} written, ${dlq} dead-lettered of ${produced + BAD.length}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  const skew = /tsingest_region_write_skew\{table="([^"]+)"\} (\S+)/.exec(text);
+  await service.stop('demo finished');
+  await report(o, text, skew?.[2]);
+  return 0;
+}
+
+async function report(o: DemoOptions, metricsText: string, skew: string | undefined): Promise<void> {
+  const { cfg, say } = o;
+  say(`written: ${await counterSum(metricsText, 'tsingest_events_total{outcome="written"}')} events; dead-lettered: ${await counterSum(metricsText, 'tsingest_events_total{outcome="dlq"}')}`);
+  for (const line of metricsText.split('\n').filter((l) => l.startsWith('tsingest_dlq_records_total{'))) say(`  DLQ ${line}`);
+  const regions = metricsText.split('\n').filter((l) => l.startsWith(`tsingest_region_writes_total{table="${cfg.tables.data.name}"`));
+  say(`${cfg.tables.data.name}: ${regions.length} regions received writes; region write skew (max/mean, 1.0 = even) = ${skew ?? 'n/a'}`);
+  const hbase = new HBaseRestClient({ baseUrl: cfg.hbase.restUrl, defaultDeadlineMs: 30_000 });
+  try {
+    const id = 'sensor-00000'; // the hottest id of the Zipf distribution
+    const prefix = idPrefix(id, cfg.keys.saltBuckets, cfg.keys.format);
+    say(`latest 3 events of ${id} (one short scan of its salted prefix):`);
+    for await (const row of hbase.scan(cfg.tables.data.name, { startRow: prefix, stopRow: Buffer.concat([prefix.subarray(0, -1), Buffer.from([0x01])]), limit: 3 })) {
+      const k = decodeDataKey(row.row);
+      const d = decodeDataRow(row.cells.map((c) => ({ qualifier: c.qualifier, value: c.value })));
+      say(`  key ${row.row.toString('hex')} → salt ${k.salt}, id ${k.id}, ${new Date(k.ts).toISOString()}, ${JSON.stringify(d.metrics)} ${JSON.stringify(d.tags)}`);
+    }
+  } finally {
+    await hbase.close();
+  }
+}

@@ -1,0 +1,49 @@
+// npm test: typecheck, lint, then every unit and integration test in one node:test run against a
+// real Kafka and HBase (see scripts/lib/test-stack.ts for which one). Fails — never skips — when
+// the stack cannot be brought up.
+import { spawn } from 'node:child_process';
+import { acquireTestStack } from './lib/test-stack.ts';
+import { projectRoot } from './lib/stack-config.ts';
+
+const log = (m: string): void => { process.stdout.write(`[test] ${m}\n`); };
+
+function step(name: string, cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  log(`${name}: ${[cmd, ...args].join(' ')}`);
+  return new Promise((resolvePromise) => {
+    const child = spawn(cmd, args, { cwd: projectRoot, stdio: 'inherit', env });
+    child.on('close', (code) => { resolvePromise(code ?? 1); });
+    child.on('error', () => { resolvePromise(1); });
+  });
+}
+
+async function main(): Promise<number> {
+  const only = process.argv.slice(2); // optional file globs, e.g. npm test -- "test/unit/**/*.test.ts"
+  if (only.length === 0) {
+    if ((await step('typecheck', process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json', '--noEmit'])) !== 0) return 1;
+    if ((await step('lint', process.execPath, ['node_modules/eslint/bin/eslint.js', '--max-warnings=0', '.'])) !== 0) return 1;
+  }
+  const t0 = Date.now();
+  const stack = await acquireTestStack(log);
+  log(`stack (${stack.kind}) ready in ${((Date.now() - t0) / 1000).toFixed(1)}s`);
+  try {
+    const env = {
+      ...process.env,
+      TSI_HBASE_REST_URL: stack.restUrl,
+      TSI_KAFKA_BROKERS: stack.kafkaBrokers,
+      TSI_ADMIN_COMMAND: JSON.stringify(stack.adminCommand),
+      TSI_HBASE_ZK: stack.zkQuorum,
+    };
+    const files = only.length > 0 ? only : ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts'];
+    return await step('tests', process.execPath, ['--test', '--test-reporter=spec', '--test-timeout=600000', ...files], env);
+  } finally {
+    await stack.release();
+  }
+}
+
+main().then(
+  (code) => { process.exitCode = code; },
+  (err: unknown) => {
+    process.stderr.write(`[test] error: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+    process.exitCode = 1;
+  },
+);

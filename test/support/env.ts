@@ -1,0 +1,41 @@
+// What an integration test needs from the stack scripts/test.ts brought up. Missing settings are a
+// failure with a clear message, never a skip.
+import { randomBytes } from 'node:crypto';
+
+export interface TestEnv {
+  readonly restUrl: string;
+  readonly kafkaBrokers: string;
+  readonly adminCommand: readonly string[];
+}
+
+export function testEnv(): TestEnv {
+  const restUrl = process.env['TSI_HBASE_REST_URL'];
+  const kafkaBrokers = process.env['TSI_KAFKA_BROKERS'];
+  if (restUrl === undefined || restUrl === '' || kafkaBrokers === undefined || kafkaBrokers === '') {
+    throw new Error('integration tests need TSI_HBASE_REST_URL and TSI_KAFKA_BROKERS; run them through `npm test`, which starts a real stack');
+  }
+  const admin = process.env['TSI_ADMIN_COMMAND'];
+  return { restUrl, kafkaBrokers, adminCommand: admin === undefined || admin === '' ? [] : (JSON.parse(admin) as string[]) };
+}
+
+export function uniqueName(prefix: string): string {
+  return `${prefix}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+}
+
+/**
+ * node:test runs `after` hooks in the order they were added; resources want the reverse (a table is
+ * dropped before the client that drops it is closed). `defer` registers cleanups that run LIFO.
+ */
+export function deferrer(t: { after(fn: () => Promise<void>): void }): (fn: () => unknown) => void {
+  const stack: (() => unknown)[] = [];
+  t.after(async () => {
+    for (const fn of stack.reverse()) {
+      try {
+        await fn();
+      } catch (err) {
+        process.stderr.write(`cleanup failed: ${String(err)}\n`);
+      }
+    }
+  });
+  return (fn) => { stack.push(fn); };
+}
