@@ -22,11 +22,13 @@ export function toB64(b: Buffer): string {
   return b.toString('base64');
 }
 
-/** `family:qualifier` column bytes. */
-export function column(family: Buffer | string, qualifier: Buffer | string = Buffer.alloc(0)): Buffer {
+/** `family:qualifier` column bytes; without a qualifier just `family` (= the whole family where
+ * a family is accepted). An empty-string qualifier gives `family:` (the empty qualifier). */
+export function column(family: Buffer | string, qualifier?: Buffer | string): Buffer {
   const f = typeof family === 'string' ? Buffer.from(family) : family;
-  const q = typeof qualifier === 'string' ? Buffer.from(qualifier) : qualifier;
   if (f.length === 0 || f.includes(COLON)) throw new RangeError('column family must be non-empty and contain no ":"');
+  if (qualifier === undefined) return Buffer.from(f);
+  const q = typeof qualifier === 'string' ? Buffer.from(qualifier) : qualifier;
   return Buffer.concat([f, Buffer.from([COLON]), q]);
 }
 

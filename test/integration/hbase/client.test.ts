@@ -74,19 +74,25 @@ test('multiGet (e=b64) returns rows aligned with the request, null for missing o
   const table = await tempTable(t, client);
   await client.put(table, KEYS.map((row, i) => ({ row, cells: [{ column: A, value: Buffer.from([i]), timestamp: T1 }, { column: B, value: Buffer.from('b'), timestamp: T1 }] })));
   const missing = Buffer.from([0x00, 0x00, 0x00]);
-  const ask = [KEYS[2], missing, ...KEYS].filter((k): k is Buffer => k !== undefined);
+  const ask: Buffer[] = [KEYS[2] ?? missing, missing, ...KEYS];
   const res = await client.multiGet(table, ask);
   assert.equal(res.length, ask.length);
   assert.equal(res[1], null);
   for (const [i, k] of ask.entries()) {
     if (i === 1) continue;
     assert.deepEqual(res[i]?.row, k);
-    assert.equal(res[i]?.cells.length, 2);
+    assert.equal(res[i].cells.length, 2);
   }
   assert.ok(spy.log.some((e) => e.req.path.includes('/multiget?e=b64&row=')));
   // Per-row columns ride in each row spec.
   const onlyA = await client.multiGet(table, [KEYS[0] ?? missing], { columns: [A] });
   assert.deepEqual(onlyA[0]?.cells.map((c) => c.qualifier.toString()), ['a']);
+  // maxVersions (v=) and a per-row time range.
+  await client.put(table, [{ row: KEYS[0] ?? missing, cells: [{ column: A, value: Buffer.from('newer'), timestamp: T2 }] }]);
+  const both = await client.multiGet(table, [KEYS[0] ?? missing], { columns: [A], maxVersions: 2 });
+  assert.deepEqual(both[0]?.cells.map((c) => c.timestamp), [T2, T1]);
+  const older = await client.multiGet(table, [KEYS[0] ?? missing], { columns: [A], maxVersions: 2, timeRange: { from: T1, to: T2 } });
+  assert.deepEqual(older[0]?.cells.map((c) => c.timestamp), [T1]);
   // Split into several requests by URL length.
   const before = spy.log.length;
   const chunked = await client.multiGet(table, KEYS, { maxUrlLength: 60 });
@@ -120,16 +126,18 @@ test('checkAndPut: success, failure (304 → false), and "absent" check', async 
   const table = await tempTable(t, client);
   const row = Buffer.from([0x00, 0xff, 0x00]);
   const v = (s: string): Buffer => Buffer.from(s);
+  // Newer than the server-stamped 'first' so that it becomes the version the next check reads.
+  const future = Date.now() + 3_600_000;
   assert.equal(await client.checkAndPut(table, row, [{ column: A, value: v('first') }], { column: A, value: null }), true);
   assert.equal(await client.checkAndPut(table, row, [{ column: A, value: v('again') }], { column: A, value: null }), false);
   assert.equal(
-    await client.checkAndPut(table, row, [{ column: A, value: v('second'), timestamp: T2 }, { column: B, value: v('side') }], { column: A, value: v('first') }),
+    await client.checkAndPut(table, row, [{ column: A, value: v('second'), timestamp: future }, { column: B, value: v('side') }], { column: A, value: v('first') }),
     true,
   );
   assert.equal(await client.checkAndPut(table, row, [{ column: A, value: v('third') }], { column: A, value: v('first') }), false);
   const got = await client.get(table, row);
   assert.deepEqual(got?.cells.map((c) => `${c.qualifier.toString()}=${c.value.toString()}`), ['a=second', 'b=side']);
-  assert.equal(got?.cells[0]?.timestamp, T2);
+  assert.equal(got.cells[0]?.timestamp, future);
 });
 
 test('checkAndDelete: success, failure (304 → false), default and explicit delete cells', async (t) => {

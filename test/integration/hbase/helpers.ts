@@ -5,6 +5,24 @@ import type { TestContext } from 'node:test';
 import { HBaseRestClient, UndiciTransport } from '../../../src/hbase/index.ts';
 import type { HttpRequest, HttpResponse, HttpTransport, TableSchemaInput } from '../../../src/hbase/index.ts';
 
+const cleanups = new WeakMap<TestContext, (() => Promise<unknown>)[]>();
+
+/** Registers cleanup that runs after the test in LIFO order (t.after hooks run FIFO). */
+export function onCleanup(t: TestContext, fn: () => Promise<unknown>): void {
+  let stack = cleanups.get(t);
+  if (stack === undefined) {
+    const fresh: (() => Promise<unknown>)[] = [];
+    stack = fresh;
+    cleanups.set(t, fresh);
+    t.after(async () => {
+      const errors: unknown[] = [];
+      for (const f of fresh.reverse()) await f().catch((e: unknown) => errors.push(e));
+      if (errors.length > 0) throw new AggregateError(errors, 'test cleanup failed');
+    });
+  }
+  stack.push(fn);
+}
+
 export function restUrl(): string {
   const url = process.env['TSI_HBASE_REST_URL'];
   if (url === undefined || url === '') {
@@ -45,7 +63,7 @@ export async function connect(t: TestContext, opts: { namespace?: string } = {})
   const baseUrl = restUrl();
   const spy = new SpyTransport(new URL(baseUrl).origin);
   const client = new HBaseRestClient({ baseUrl, transport: spy, defaultDeadlineMs: 30_000, ...opts });
-  t.after(() => spy.close());
+  onCleanup(t, () => spy.close());
   try {
     await client.version({ deadlineMs: 5_000 });
   } catch (err) {
@@ -70,9 +88,7 @@ export async function tempTable(
   families: TableSchemaInput['families'] = DEFAULT_FAMILIES,
 ): Promise<string> {
   const name = uniqueTableName();
-  t.after(async () => {
-    await client.deleteTable(name, { ignoreMissing: true });
-  });
+  onCleanup(t, () => client.deleteTable(name, { ignoreMissing: true }));
   await client.createTable({ name, families });
   return name;
 }

@@ -79,7 +79,8 @@ test('decodeCellSet raises PROTOCOL errors for non-JSON, wrong shapes and bad ba
 test('column / splitColumn', () => {
   assert.deepEqual(column('cf', 'q'), Buffer.from('cf:q'));
   assert.deepEqual(column(Buffer.from('cf'), Buffer.from([0x3a, 0xff])), Buffer.from([0x63, 0x66, 0x3a, 0x3a, 0xff]));
-  assert.deepEqual(column('cf'), Buffer.from('cf:'));
+  assert.deepEqual(column('cf'), Buffer.from('cf'));
+  assert.deepEqual(column('cf', ''), Buffer.from('cf:'));
   assert.throws(() => column(''), RangeError);
   assert.throws(() => column('a:b', 'q'), RangeError);
   const s = splitColumn(Buffer.from('cf:a:b'));
