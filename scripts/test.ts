@@ -34,7 +34,7 @@ async function main(): Promise<number> {
       TSI_HBASE_ZK: stack.zkQuorum,
     };
     const files = only.length > 0 ? only : ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts'];
-    return await step('tests', process.execPath, ['--test', '--test-reporter=spec', '--test-timeout=600000', ...files], env);
+    return await step('tests', process.execPath, ['--test', '--test-reporter=spec', '--test-timeout=600000', '--test-concurrency=1', ...files], env);
   } finally {
     await stack.release();
   }
