@@ -3,10 +3,10 @@
 // tell that it really answers.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Kafka, logLevel } from 'kafkajs';
 import { projectRoot, type StackLayout } from './stack-config.ts';
 import { JDK17_OPENS, hbaseClasspath, kafkaClasspath } from './artifacts.ts';
 import { run } from './proc.ts';
+import { hbaseRestAnswers, kafkaAnswers } from './probes.ts';
 
 export interface ServiceSpec {
   readonly name: 'hbase' | 'rest' | 'kafka';
@@ -49,10 +49,6 @@ function renderHBaseSite(layout: StackLayout): void {
   if (existsSync(log4j)) writeFileSync(join(dir, 'log4j2.properties'), readFileSync(log4j));
 }
 
-async function httpOk(url: string, accept = 'application/json'): Promise<string | undefined> {
-  const res = await fetch(url, { headers: { Accept: accept }, signal: AbortSignal.timeout(3000) });
-  return res.ok ? await res.text() : undefined;
-}
 
 function hbaseJava(layout: StackLayout, libs: Libs, heap: string, mainClass: string, logName: string): string[] {
   const conf = hbaseConfDir(layout);
@@ -99,16 +95,9 @@ export function serviceSpecs(layout: StackLayout, libs: Libs): ServiceSpec[] {
       pidFile: join(layout.runDir, 'rest.pid'),
       startTimeoutMs: 180_000,
       prepare: () => Promise.resolve(hbaseJava(layout, libs, '512m', 'org.apache.hadoop.hbase.rest.RESTServer', 'rest.log')),
-      ready: async () => {
-        // Version alone answers before the master has finished initialising; the default
-        // namespace and a live region server with hbase:meta mean tables can be created.
-        if ((await httpOk(`${rest}/version/cluster`)) === undefined) return false;
-        if ((await httpOk(`${rest}/namespaces/default`)) === undefined) return false;
-        const status = await httpOk(`${rest}/status/cluster`);
-        if (status === undefined) return false;
-        const parsed = JSON.parse(status) as { LiveNodes?: { Region?: { name: string }[] }[] };
-        return (parsed.LiveNodes ?? []).some((n) => (n.Region ?? []).some((r) => Buffer.from(r.name, 'base64').toString().startsWith('hbase:meta')));
-      },
+      // Version alone answers before the master has finished initialising; the default
+      // namespace and a live region server with hbase:meta mean tables can be created.
+      ready: () => hbaseRestAnswers(rest),
     },
     {
       name: 'kafka',
@@ -135,7 +124,7 @@ export function serviceSpecs(layout: StackLayout, libs: Libs): ServiceSpec[] {
           kafkaProps,
         ];
       },
-      ready: () => kafkaOk(`127.0.0.1:${p.kafka}`),
+      ready: () => kafkaAnswers(`127.0.0.1:${p.kafka}`),
     },
   ];
 }
@@ -172,18 +161,4 @@ async function zkOk(port: number): Promise<boolean> {
     sock.on('error', () => { resolvePromise(false); });
     sock.on('close', () => { resolvePromise(data.includes('imok')); });
   });
-}
-
-/** A real Kafka metadata round trip: the broker is registered and answers as controller too. */
-export async function kafkaOk(brokers: string): Promise<boolean> {
-  const admin = new Kafka({ brokers: [brokers], logLevel: logLevel.NOTHING, connectionTimeout: 2000, retry: { retries: 1, initialRetryTime: 200 } }).admin();
-  try {
-    await admin.connect();
-    const cluster = await admin.describeCluster();
-    return cluster.brokers.length > 0 && cluster.controller !== null;
-  } catch {
-    return false;
-  } finally {
-    await admin.disconnect().catch(() => undefined);
-  }
 }

@@ -8,8 +8,8 @@
 // KAFKA_ADVERTISED_LISTENERS set, then a marker file releases the shell into the image's normal
 // start (/etc/kafka/docker/run). No fixed host ports are used.
 import { resolve } from 'node:path';
+import { hbaseRestAnswers, kafkaAnswers } from '../../scripts/lib/probes.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Kafka, logLevel } from 'kafkajs';
 import { GenericContainer, Wait, getContainerRuntimeClient, type StartedTestContainer } from 'testcontainers';
 
 const KAFKA_IMAGE = 'apache/kafka:3.9.1';
@@ -143,44 +143,12 @@ async function startHBase(): Promise<Started & { restUrl: string }> {
     .start();
   try {
     const restUrl = `http://${container.getHost()}:${container.getMappedPort(HBASE_REST_PORT)}`;
-    await waitUntil(`HBase REST at ${restUrl}`, HBASE_READY_MS, () => hbaseAnswers(restUrl), container);
+    await waitUntil(`HBase REST at ${restUrl}`, HBASE_READY_MS, () => hbaseRestAnswers(restUrl), container);
     return { container, restUrl };
   } catch (e) {
     await container.stop().catch(() => undefined);
     throw e;
   }
-}
-
-/** A real Kafka metadata round trip: a broker is registered and a controller is known. */
-async function kafkaAnswers(brokers: string): Promise<boolean> {
-  const admin = new Kafka({ brokers: [brokers], logLevel: logLevel.NOTHING, connectionTimeout: 2000, retry: { retries: 0 } }).admin();
-  try {
-    await admin.connect();
-    const cluster = await admin.describeCluster();
-    return cluster.brokers.length > 0 && cluster.controller !== null;
-  } catch {
-    return false;
-  } finally {
-    await admin.disconnect().catch(() => undefined);
-  }
-}
-
-/** REST answers, the master has initialised (default namespace) and a region server holds hbase:meta. */
-async function hbaseAnswers(restUrl: string): Promise<boolean> {
-  const get = async (path: string): Promise<string | undefined> => {
-    try {
-      const res = await fetch(`${restUrl}${path}`, { headers: { Accept: 'application/json' }, signal: AbortSignal.timeout(3000) });
-      return res.ok ? await res.text() : undefined;
-    } catch {
-      return undefined;
-    }
-  };
-  if ((await get('/version/cluster')) === undefined) return false;
-  if ((await get('/namespaces/default')) === undefined) return false;
-  const status = await get('/status/cluster');
-  if (status === undefined) return false;
-  const parsed = JSON.parse(status) as { LiveNodes?: { Region?: { name: string }[] }[] };
-  return (parsed.LiveNodes ?? []).some((n) => (n.Region ?? []).some((r) => Buffer.from(r.name, 'base64').toString().startsWith('hbase:meta')));
 }
 
 async function waitUntil(what: string, timeoutMs: number, check: () => Promise<boolean>, container: StartedTestContainer): Promise<void> {

@@ -1,0 +1,34 @@
+// "Does it really answer?" — shared by the local stack and the testcontainers stack.
+import { Kafka, logLevel } from 'kafkajs';
+
+/** A real Kafka metadata round trip: a broker is registered and a controller is known. */
+export async function kafkaAnswers(brokers: string): Promise<boolean> {
+  const admin = new Kafka({ brokers: [brokers], logLevel: logLevel.NOTHING, connectionTimeout: 2000, retry: { retries: 1, initialRetryTime: 200 } }).admin();
+  try {
+    await admin.connect();
+    const cluster = await admin.describeCluster();
+    return cluster.brokers.length > 0 && cluster.controller !== null;
+  } catch {
+    return false;
+  } finally {
+    await admin.disconnect().catch(() => undefined);
+  }
+}
+
+/** REST answers, the master has initialised (default namespace) and a region server holds hbase:meta. */
+export async function hbaseRestAnswers(restUrl: string): Promise<boolean> {
+  const get = async (path: string): Promise<string | undefined> => {
+    try {
+      const res = await fetch(`${restUrl}${path}`, { headers: { Accept: 'application/json' }, signal: AbortSignal.timeout(3000) });
+      return res.ok ? await res.text() : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  if ((await get('/version/cluster')) === undefined) return false;
+  if ((await get('/namespaces/default')) === undefined) return false;
+  const status = await get('/status/cluster');
+  if (status === undefined) return false;
+  const parsed = JSON.parse(status) as { LiveNodes?: { Region?: { name: string }[] }[] };
+  return (parsed.LiveNodes ?? []).some((n) => (n.Region ?? []).some((r) => Buffer.from(r.name, 'base64').toString().startsWith('hbase:meta')));
+}
