@@ -2,18 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEFAULT_EVENT_LIMITS, DEFAULT_FIELD_MAPPING, REJECT_REASONS, parseEvent, resolveFieldMapping } from '../../../src/events/index.ts';
 import { encodeDataKey } from '../../../src/keys/index.ts';
-
-/** Small deterministic PRNG (mulberry32) so failures reproduce. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from '../../../src/demo/generate.ts';
 
 const SAMPLE = Buffer.from('{"id":"sensor-0042","ts":"2024-11-22T08:00:00Z","metric":"temp","value":21.5,"tags":{"site":"sh-01"}}');
 
