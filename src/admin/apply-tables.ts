@@ -67,7 +67,7 @@ export async function applyTables(cfg: Config, admin: TableAdminPort, rest: Regi
 export async function checkTables(cfg: Config, rest: RegionReader): Promise<string[]> {
   const problems: string[] = [];
   for (const planned of planTables(cfg)) {
-    if (planned.role === 'rollup') continue; // not written by the ingest path
+    if (planned.role === 'rollup' && !cfg.rollup.enabled) continue; // ingest writes rollup markers only when rollups are on
     const name = planned.request.table;
     const exists = await rest.tableExists(name);
     const schema = exists ? await rest.getSchema(name) : { families: [], attributes: {} };

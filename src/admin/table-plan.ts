@@ -16,8 +16,8 @@ export const KEY_LAYOUT_VERSION = 'v1';
 export type TableRole = 'data' | 'index' | 'rollup';
 
 export function keyFormatTag(role: TableRole, format: KeyFormat): string {
-  // The index key always starts with a binary salt byte; data and rollup follow keys.format.
-  return `${KEY_LAYOUT_VERSION}:${role === 'index' ? 'binary' : format}`;
+  // Index and rollup keys are always binary (salt byte first); only the data key follows keys.format.
+  return `${KEY_LAYOUT_VERSION}:${role === 'data' ? format : 'binary'}`;
 }
 
 export interface PlannedTable {
@@ -42,7 +42,7 @@ export function planTables(cfg: Config, compression: (role: TableRole, t: TableC
   const roles: TableRole[] = ['data', 'index', 'rollup'];
   return roles.map((role) => {
     const t = cfg.tables[role];
-    const format: KeyFormat = role === 'index' ? 'binary' : cfg.keys.format;
+    const format: KeyFormat = role === 'data' ? cfg.keys.format : 'binary';
     return {
       role,
       config: t,

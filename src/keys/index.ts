@@ -39,3 +39,16 @@ export {
   type IndexSaltMode,
   type TsBounds,
 } from './index-key.ts';
+export {
+  MAX_WINDOW_SEC,
+  assertWindow,
+  decodeMarkerKey,
+  decodeRollupKey,
+  encodeMarkerKey,
+  encodeRollupKey,
+  markerScanRange,
+  rollupPrefix,
+  rollupScanRange,
+  type DecodedRollupKey,
+  type RollupKeyParts,
+} from './rollup-key.ts';

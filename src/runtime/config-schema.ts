@@ -69,6 +69,37 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    query: z
+      .object({
+        // Page size when a read names no limit, and the most one page may hold (larger asks are capped).
+        defaultLimit: z.number().int().min(1).default(100),
+        maxLimit: z.number().int().min(1).max(100_000).default(10_000),
+        // Scans (one per salt bucket) a by-tag read runs at once.
+        bucketConcurrency: z.number().int().min(1).max(256).default(8),
+        // Index hits verified against the data table per multi-get.
+        verifyChunk: z.number().int().min(1).max(1000).default(100),
+        // Delete dangling index rows found by reads (only those older than danglingGraceMs).
+        repairDangling: z.boolean().default(false),
+        danglingGraceMs: z.number().int().min(0).default(600_000),
+      })
+      .strict()
+      .prefault({}),
+    rollup: z
+      .object({
+        // Run the rollup job inside the service (`tsingest rollup run` runs it once, for cron).
+        enabled: z.boolean().default(true),
+        // Window sizes, finest first; each must be a whole multiple of the previous one ("15m", "1h", "1d").
+        windows: z.array(z.string().regex(/^[1-9][0-9]*[smhd]$/, 'a duration like 15m, 1h or 1d')).min(1).default(['1h', '1d']),
+        // A window is closed (and rolled up) once window end + graceMs <= now.
+        graceMs: z.number().int().min(0).default(300_000),
+        intervalMs: z.number().int().min(1000).default(60_000),
+        // Windows recomputed at once.
+        concurrency: z.number().int().min(1).max(64).default(4),
+        // (id, window) pairs remembered as marked, so a hot id does not re-mark an open window per unit.
+        markerCacheSize: z.number().int().min(0).default(100_000),
+      })
+      .strict()
+      .prefault({}),
     events: z
       .object({
         mapping: z

@@ -1,0 +1,89 @@
+// Shared pieces of the command modules: usage errors, output, flag parsing (integers, times).
+import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
+import { parseIsoTimestamp } from '../events/timestamp.ts';
+import { loadConfig, type Config } from '../runtime/config.ts';
+
+/** A wrong command line: printed as `tsingest: <message>`, exit code 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+export function out(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+export const COMMON_OPTIONS = {
+  config: { type: 'string' },
+  set: { type: 'string', multiple: true },
+} as const satisfies ParseArgsOptionsConfig;
+
+export type FlagValues = Readonly<Record<string, string | boolean | (string | boolean)[] | undefined>>;
+
+/** parseArgs over one command's own options plus --config/--set; unknown flags are a UsageError. */
+export function parseCommand(argv: readonly string[], options: ParseArgsOptionsConfig): { values: FlagValues; positionals: string[] } {
+  try {
+    const { values, positionals } = parseArgs({ args: [...argv], allowPositionals: true, options: { ...COMMON_OPTIONS, ...options } });
+    return { values: values as FlagValues, positionals };
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+/** The validated configuration from --config / TSI_* env / --set. */
+export function configOf(values: FlagValues): Config {
+  const file = values['config'];
+  const sets = values['set'];
+  return loadConfig({
+    file: typeof file === 'string' ? file : undefined,
+    env: process.env,
+    sets: Array.isArray(sets) ? sets.filter((s): s is string => typeof s === 'string') : [],
+  });
+}
+
+export function stringFlag(values: FlagValues, name: string): string | undefined {
+  const v = values[name];
+  return typeof v === 'string' ? v : undefined;
+}
+
+export function requiredString(values: FlagValues, name: string): string {
+  const v = stringFlag(values, name);
+  if (v === undefined || v === '') throw new UsageError(`--${name} is required`);
+  return v;
+}
+
+export function intFlag(name: string, raw: string | undefined, fallback?: number): number {
+  if (raw === undefined) {
+    if (fallback === undefined) throw new UsageError(`--${name} is required`);
+    return fallback;
+  }
+  const n = Number(raw);
+  if (raw.trim() === '' || !Number.isSafeInteger(n)) throw new UsageError(`--${name} must be an integer, got "${raw}"`);
+  return n;
+}
+
+/**
+ * A point in time given as epoch milliseconds ("1732262400000") or ISO-8601 with a zone
+ * ("2024-11-22T08:00:00Z"). Returns a message naming `name` when it is neither.
+ */
+export function parseTimeParam(name: string, raw: string): { ok: true; ms: number } | { ok: false; message: string } {
+  const text = raw.trim();
+  if (/^-?\d+$/.test(text)) {
+    const n = Number(text);
+    if (!Number.isSafeInteger(n) || n < 0) return { ok: false, message: `${name} must be epoch milliseconds >= 0 or ISO-8601, got "${raw}"` };
+    return { ok: true, ms: n };
+  }
+  const iso = parseIsoTimestamp(text);
+  if (iso.ok) return iso.ms < 0 ? { ok: false, message: `${name} is before 1970-01-01` } : { ok: true, ms: iso.ms };
+  return { ok: false, message: `${name} must be epoch milliseconds or ISO-8601 (e.g. 2024-11-22T08:00:00Z): ${iso.detail}` };
+}
+
+export function timeFlag(values: FlagValues, name: string, fallback?: number): number {
+  const raw = stringFlag(values, name);
+  if (raw === undefined) {
+    if (fallback === undefined) throw new UsageError(`--${name} is required`);
+    return fallback;
+  }
+  const t = parseTimeParam(`--${name}`, raw);
+  if (!t.ok) throw new UsageError(t.message);
+  return t.ms;
+}

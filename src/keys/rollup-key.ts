@@ -1,0 +1,130 @@
+/**
+ * Rollup (summary) rowkeys and rollup markers, both in the rollup table, always binary.
+ *
+ * Summary row of one id, one window size, one window:
+ *   key = salt(id) ‖ UTF-8(id) ‖ 0x00 ‖ uint32_BE(windowSeconds) ‖ int64_BE(0x7FFFFFFFFFFFFFFF − windowStartMs)
+ *   - salt(id) is the data key's salt (MD5 of the id mod B), so an id's rollups live in the same
+ *     bucket as its events, and "one id, one window size, a time range" is one short forward scan,
+ *     newest window first (like the data table).
+ *
+ * Marker of one (id, window) that ingest touched and the rollup job has not yet recomputed:
+ *   key = salt(id) ‖ 0x00 ‖ uint32_BE(windowSeconds) ‖ int64_BE(windowStartMs) ‖ UTF-8(id)
+ *   - byte 1 is 0x00, which no summary key has there (ids are non-empty and contain no NUL), so
+ *     markers sit at the front of each bucket, apart from the summaries.
+ *   - oldest window first, so the job's scan per (bucket, window size) stops at the first window that
+ *     is not closed yet: its cost follows the markers pending, not the table size.
+ */
+import { REVERSE_TS_BYTES, assertTs, decodeUtf8, encodeId, readReverseTs, writeReverseTs, type ScanRange } from './key-bytes.ts';
+import { KeyError } from './key-error.ts';
+import { assertBuckets, saltOf } from './salt.ts';
+
+export type RollupKeyParts = { readonly id: string; readonly windowSec: number; readonly windowStart: number };
+export type DecodedRollupKey = RollupKeyParts & { readonly salt: number };
+
+const NUL = Buffer.from([0x00]);
+const WINDOW_BYTES = 4;
+/** 0x00 + window + reverse start */
+const SUMMARY_TAIL = 1 + WINDOW_BYTES + REVERSE_TS_BYTES;
+const MARKER_HEAD = 2 + WINDOW_BYTES + 8;
+/** The largest window: uint32 seconds. */
+export const MAX_WINDOW_SEC = 0xffff_ffff;
+
+export function assertWindow(windowSec: number, windowStart?: number): void {
+  if (!Number.isSafeInteger(windowSec) || windowSec < 1 || windowSec > MAX_WINDOW_SEC) {
+    throw new KeyError('invalid_window', `window must be 1 … ${MAX_WINDOW_SEC} seconds, got ${String(windowSec)}`);
+  }
+  if (windowStart !== undefined) {
+    assertTs(windowStart, 'windowStart');
+    if (windowStart % (windowSec * 1000) !== 0) {
+      throw new KeyError('invalid_window', `windowStart ${windowStart} is not aligned to a ${windowSec}s window`);
+    }
+  }
+}
+
+function windowBytes(windowSec: number): Buffer {
+  const out = Buffer.alloc(WINDOW_BYTES);
+  out.writeUInt32BE(windowSec);
+  return out;
+}
+
+function startBytes(ms: number): Buffer {
+  const out = Buffer.alloc(8);
+  out.writeBigUInt64BE(BigInt(ms));
+  return out;
+}
+
+/** salt(id) ‖ id ‖ 0x00 ‖ window — the prefix of one id's summaries of one window size. */
+export function rollupPrefix(id: string, windowSec: number, buckets: number): Buffer {
+  assertWindow(windowSec);
+  const idBytes = encodeId(id);
+  return Buffer.concat([Buffer.from([saltOf(idBytes, buckets)]), idBytes, NUL, windowBytes(windowSec)]);
+}
+
+export function encodeRollupKey(parts: RollupKeyParts, buckets: number): Buffer {
+  assertWindow(parts.windowSec, parts.windowStart);
+  return Buffer.concat([rollupPrefix(parts.id, parts.windowSec, buckets), writeReverseTs(parts.windowStart)]);
+}
+
+export function decodeRollupKey(key: Buffer, buckets?: number): DecodedRollupKey {
+  const hex = key.toString('hex');
+  if (key.length < 2 + SUMMARY_TAIL || key[1] === 0x00) throw new KeyError('malformed_key', `rollup key ${hex} is too short or is a marker key`);
+  const sep = key.length - SUMMARY_TAIL;
+  if (key[sep] !== 0x00) throw new KeyError('malformed_key', `rollup key ${hex}: no 0x00 after the id`);
+  const idBytes = key.subarray(1, sep);
+  if (idBytes.includes(0x00)) throw new KeyError('malformed_key', `rollup key ${hex}: id contains 0x00`);
+  const decoded = {
+    salt: key[0] ?? 0,
+    id: decodeUtf8(idBytes, `id of rollup key ${hex}`),
+    windowSec: key.readUInt32BE(sep + 1),
+    windowStart: readReverseTs(key, sep + 1 + WINDOW_BYTES),
+  };
+  if (buckets !== undefined && saltOf(idBytes, buckets) !== decoded.salt) {
+    throw new KeyError('malformed_key', `rollup key ${hex}: salt does not match the id for buckets=${buckets}`);
+  }
+  return decoded;
+}
+
+/**
+ * Summaries of one id and window size whose window starts in [fromStart, toStart] (both inclusive),
+ * newest first.
+ */
+export function rollupScanRange(id: string, windowSec: number, fromStart: number, toStart: number, buckets: number): ScanRange {
+  assertTs(fromStart, 'fromStart');
+  assertTs(toStart, 'toStart');
+  if (fromStart > toStart) throw new KeyError('invalid_range', `fromStart (${fromStart}) must be <= toStart (${toStart})`);
+  const prefix = rollupPrefix(id, windowSec, buckets);
+  return { startRow: Buffer.concat([prefix, writeReverseTs(toStart)]), stopRow: Buffer.concat([prefix, writeReverseTs(fromStart, 1)]) };
+}
+
+export function encodeMarkerKey(parts: RollupKeyParts, buckets: number): Buffer {
+  assertWindow(parts.windowSec, parts.windowStart);
+  const idBytes = encodeId(parts.id);
+  return Buffer.concat([Buffer.from([saltOf(idBytes, buckets), 0x00]), windowBytes(parts.windowSec), startBytes(parts.windowStart), idBytes]);
+}
+
+export function decodeMarkerKey(key: Buffer, buckets?: number): DecodedRollupKey {
+  const hex = key.toString('hex');
+  if (key.length <= MARKER_HEAD || key[1] !== 0x00) throw new KeyError('malformed_key', `marker key ${hex} is too short or not a marker`);
+  const idBytes = key.subarray(MARKER_HEAD);
+  if (idBytes.includes(0x00)) throw new KeyError('malformed_key', `marker key ${hex}: id contains 0x00`);
+  const windowStart = Number(key.readBigUInt64BE(2 + WINDOW_BYTES));
+  const decoded = { salt: key[0] ?? 0, id: decodeUtf8(idBytes, `id of marker key ${hex}`), windowSec: key.readUInt32BE(2), windowStart };
+  assertTs(decoded.windowStart, 'windowStart');
+  if (buckets !== undefined && saltOf(idBytes, buckets) !== decoded.salt) {
+    throw new KeyError('malformed_key', `marker key ${hex}: salt does not match the id for buckets=${buckets}`);
+  }
+  return decoded;
+}
+
+/**
+ * Markers of one bucket and window size whose window starts before `startBefore` (exclusive),
+ * oldest first: the closed windows when startBefore = the first start that is not closed yet.
+ */
+export function markerScanRange(salt: number, windowSec: number, startBefore: number, buckets: number): ScanRange {
+  assertBuckets(buckets);
+  if (!Number.isInteger(salt) || salt < 0 || salt >= buckets) throw new KeyError('invalid_buckets', `salt ${salt} is not a bucket of ${buckets}`);
+  assertWindow(windowSec);
+  assertTs(startBefore, 'startBefore');
+  const head = Buffer.concat([Buffer.from([salt, 0x00]), windowBytes(windowSec)]);
+  return { startRow: head, stopRow: Buffer.concat([head, startBytes(startBefore)]) };
+}

@@ -1,0 +1,64 @@
+/**
+ * Metrics of the read side: the rollup job and the query layer. Created on the same explicit registry
+ * as the ingest metrics (`createReadMetrics(metrics.registry)`); names are fixed like METRIC_NAMES.
+ */
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+
+export const READ_METRIC_NAMES = {
+  rollupPendingMarkers: 'tsingest_rollup_pending_markers',
+  rollupLag: 'tsingest_rollup_lag_seconds',
+  rollupWindows: 'tsingest_rollup_windows_total',
+  rollupSuperseded: 'tsingest_rollup_markers_superseded_total',
+  rollupRuns: 'tsingest_rollup_runs_total',
+  rollupRunDuration: 'tsingest_rollup_run_duration_seconds',
+  rollupErrors: 'tsingest_rollup_errors_total',
+  queryDuration: 'tsingest_query_duration_seconds',
+  queryDangling: 'tsingest_query_dangling_total',
+  queryRepaired: 'tsingest_query_repaired_total',
+} as const;
+
+export const ROLLUP_ERROR_STAGES = ['scan_markers', 'compute', 'write', 'delete_marker', 'mark_coarser'] as const;
+export type RollupErrorStage = (typeof ROLLUP_ERROR_STAGES)[number];
+export const QUERY_KINDS = ['latest', 'range', 'by_tag', 'rollups'] as const;
+export type QueryKind = (typeof QUERY_KINDS)[number];
+
+export interface ReadMetrics {
+  /** closed windows with a marker, seen by the last run, per window size */
+  readonly rollupPendingMarkers: Gauge<'window'>;
+  /** now − end of the oldest closed window still marked (0 when none), per window size */
+  readonly rollupLag: Gauge<'window'>;
+  readonly rollupWindows: Counter<'window'>;
+  readonly rollupSuperseded: Counter<'window'>;
+  readonly rollupRuns: Counter<'outcome'>;
+  readonly rollupRunDuration: Histogram;
+  readonly rollupErrors: Counter<'stage'>;
+  readonly queryDuration: Histogram<'kind'>;
+  readonly queryDangling: Counter<'index'>;
+  readonly queryRepaired: Counter<'index'>;
+}
+
+export function createReadMetrics(registry: Registry, windows: readonly string[] = []): ReadMetrics {
+  const registers = [registry];
+  const m: ReadMetrics = {
+    rollupPendingMarkers: new Gauge({ name: READ_METRIC_NAMES.rollupPendingMarkers, help: 'Closed rollup windows still marked (seen by the last job run), per window size', labelNames: ['window'] as const, registers }),
+    rollupLag: new Gauge({ name: READ_METRIC_NAMES.rollupLag, help: 'Seconds since the end of the oldest closed window not yet rolled up (0 = caught up), per window size', labelNames: ['window'] as const, registers }),
+    rollupWindows: new Counter({ name: READ_METRIC_NAMES.rollupWindows, help: 'Rollup windows recomputed and written, per window size', labelNames: ['window'] as const, registers }),
+    rollupSuperseded: new Counter({ name: READ_METRIC_NAMES.rollupSuperseded, help: 'Markers left in place because ingest re-marked the window during its recompute (recomputed next run)', labelNames: ['window'] as const, registers }),
+    rollupRuns: new Counter({ name: READ_METRIC_NAMES.rollupRuns, help: 'Rollup job runs by outcome (ok | error)', labelNames: ['outcome'] as const, registers }),
+    rollupRunDuration: new Histogram({ name: READ_METRIC_NAMES.rollupRunDuration, help: 'Duration of one rollup job run, in seconds', buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900], registers }),
+    rollupErrors: new Counter({ name: READ_METRIC_NAMES.rollupErrors, help: 'Rollup job errors by stage', labelNames: ['stage'] as const, registers }),
+    queryDuration: new Histogram({ name: READ_METRIC_NAMES.queryDuration, help: 'Read API / query duration by kind, in seconds', labelNames: ['kind'] as const, buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers }),
+    queryDangling: new Counter({ name: READ_METRIC_NAMES.queryDangling, help: 'Index hits dropped by reads because their data row is missing or no longer carries the tag value', labelNames: ['index'] as const, registers }),
+    queryRepaired: new Counter({ name: READ_METRIC_NAMES.queryRepaired, help: 'Dangling index rows deleted by reads (older than query.danglingGraceMs)', labelNames: ['index'] as const, registers }),
+  };
+  // Known label values start at 0 so rate() and alerts see the series from the first scrape.
+  for (const outcome of ['ok', 'error']) m.rollupRuns.inc({ outcome }, 0);
+  for (const stage of ROLLUP_ERROR_STAGES) m.rollupErrors.inc({ stage }, 0);
+  for (const window of windows) {
+    m.rollupWindows.inc({ window }, 0);
+    m.rollupSuperseded.inc({ window }, 0);
+    m.rollupPendingMarkers.set({ window }, 0);
+    m.rollupLag.set({ window }, 0);
+  }
+  return m;
+}
