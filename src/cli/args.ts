@@ -23,7 +23,7 @@ export type FlagValues = Readonly<Record<string, string | boolean | (string | bo
 export function parseCommand(argv: readonly string[], options: ParseArgsOptionsConfig): { values: FlagValues; positionals: string[] } {
   try {
     const { values, positionals } = parseArgs({ args: [...argv], allowPositionals: true, options: { ...COMMON_OPTIONS, ...options } });
-    return { values: values as FlagValues, positionals };
+    return { values, positionals };
   } catch (err) {
     throw new UsageError((err as Error).message);
   }

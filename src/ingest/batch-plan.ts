@@ -2,6 +2,7 @@
 // to dead-letter, and cuts work into flush units and write chunks. No I/O.
 import { encodeDataKey, encodeIndexKey, encodePrintableDataKey, type IndexSaltMode, type KeyFormat } from '../keys/index.ts';
 import { buildEventCells, describeReject, parseEvent, type DataRow, type EventLimits, type FieldMapping, type ParseRejected, type TsEvent } from '../events/index.ts';
+import type { RejectReason } from '../events/index.ts';
 
 export interface SourceRecord {
   readonly offset: string;
@@ -23,7 +24,7 @@ export interface PlanSettings {
 
 export interface Rejected {
   readonly record: SourceRecord;
-  readonly reason: string;
+  readonly reason: RejectReason;
   readonly field?: string | undefined;
   readonly detail: string;
 }
@@ -31,6 +32,7 @@ export interface Rejected {
 /** One accepted event: its data row and the index rows that point at it. */
 export interface PlannedEvent {
   readonly record: SourceRecord;
+  readonly id: string;
   readonly ts: number;
   readonly dataRow: DataRow;
   readonly indexRows: readonly DataRow[];
@@ -83,7 +85,7 @@ export function planBatch(records: readonly SourceRecord[], s: PlanSettings): Ba
       plan.rejects.push({ record, reason: 'key_invalid', detail: `key_invalid: ${(err as Error).message}` });
       continue;
     }
-    plan.events.push({ record, ts: event.ts, dataRow: { key, cells: buildEventCells(event, s.dataFamily) }, indexRows });
+    plan.events.push({ record, id: event.id, ts: event.ts, dataRow: { key, cells: buildEventCells(event, s.dataFamily) }, indexRows });
   }
   return plan;
 }

@@ -6,6 +6,7 @@ import type PQueue from 'p-queue';
 import type { DataRow } from '../events/index.ts';
 import { chunkRows, rowBytes, type BatchPlan, type PlannedEvent, type Rejected } from './batch-plan.ts';
 import { retrying, type RetryHooks } from './retry.ts';
+import type { RollupMarks } from './rollup-marks.ts';
 
 export interface RowCellsLike {
   readonly row: Buffer;
@@ -34,6 +35,8 @@ export interface DualWriterOptions {
   /** a malformed-request error (HTTP 400): the rows, not the service, are at fault */
   readonly isRowRejection: (err: unknown) => boolean;
   readonly observer: WriteObserver;
+  /** Rollup markers: written with the index rows, after the data rows (omitted = rollups off). */
+  readonly marks?: { readonly table: string; readonly planner: RollupMarks } | undefined;
   readonly hooks?: RetryHooks;
   readonly signal?: AbortSignal;
 }
@@ -61,17 +64,31 @@ export class DualWriter {
     this.#o = options;
   }
 
-  /** Returns the events HBase refused (to dead-letter); all others are acknowledged in both tables. */
+  /** Returns the events HBase refused (to dead-letter); all others are acknowledged in every table. */
   async write(plan: BatchPlan): Promise<Rejected[]> {
     const refused = new Map<PlannedEvent, Rejected>();
     const data = plan.events.map((event) => ({ event, row: event.dataRow }));
     await this.#writeAll(this.#o.tables.data, data, refused);
-    const index = plan.events.filter((e) => !refused.has(e)).flatMap((event) => event.indexRows.map((row) => ({ event, row })));
-    await this.#writeAll(this.#o.tables.index, index, refused);
+    // Index rows and rollup markers only for events whose data rows are acknowledged: a marker must
+    // never exist before the data it announces (the job could roll up without it and delete the mark).
+    const written = plan.events.filter((e) => !refused.has(e));
+    const index = written.flatMap((event) => event.indexRows.map((row) => ({ event, row })));
+    await Promise.all([this.#writeAll(this.#o.tables.index, index, refused), this.#writeMarks(written)]);
     return [...refused.values()];
   }
 
-  async #writeAll(table: string, entries: readonly Entry[], refused: Map<PlannedEvent, Rejected>): Promise<void> {
+  async #writeMarks(events: readonly PlannedEvent[]): Promise<void> {
+    const marks = this.#o.marks;
+    const first = events[0];
+    if (marks === undefined || first === undefined) return;
+    const rows = marks.planner.rowsFor(events);
+    // A marker row stands for many events; HBase refusing one is not any event's fault, so it is not
+    // bisected into the DLQ: the error fails the unit (uncommitted, replayed).
+    await this.#writeAll(marks.table, rows.map((m) => ({ event: first, row: m.row })), new Map(), false);
+    marks.planner.acknowledged(rows);
+  }
+
+  async #writeAll(table: string, entries: readonly Entry[], refused: Map<PlannedEvent, Rejected>, bisect = true): Promise<void> {
     if (entries.length === 0) return;
     const chunks = chunkRows(entries, this.#o.chunk.maxRows, this.#o.chunk.maxBytes, (e) => rowBytes(e.row));
     const { queue, observer } = this.#o;
@@ -81,7 +98,7 @@ export class DualWriter {
         chunks.map((chunk) =>
           queue.add(async () => {
             try {
-              await this.#writeChunk(table, chunk, refused);
+              await this.#writeChunk(table, chunk, refused, bisect);
             } finally {
               observer.queued(-chunk.length);
             }
@@ -95,7 +112,7 @@ export class DualWriter {
     }
   }
 
-  async #writeChunk(table: string, chunk: readonly Entry[], refused: Map<PlannedEvent, Rejected>): Promise<void> {
+  async #writeChunk(table: string, chunk: readonly Entry[], refused: Map<PlannedEvent, Rejected>, bisect: boolean): Promise<void> {
     const { observer } = this.#o;
     try {
       await retrying(
@@ -123,7 +140,7 @@ export class DualWriter {
         },
       );
     } catch (err) {
-      if (!this.#o.isRowRejection(err)) throw err;
+      if (!bisect || !this.#o.isRowRejection(err)) throw err;
       if (chunk.length === 1) {
         const event = (chunk[0] as Entry).event;
         refused.set(event, {
@@ -134,8 +151,8 @@ export class DualWriter {
         return;
       }
       const mid = Math.ceil(chunk.length / 2);
-      await this.#writeChunk(table, chunk.slice(0, mid), refused);
-      await this.#writeChunk(table, chunk.slice(mid), refused);
+      await this.#writeChunk(table, chunk.slice(0, mid), refused, bisect);
+      await this.#writeChunk(table, chunk.slice(mid), refused, bisect);
     }
   }
 }

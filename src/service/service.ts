@@ -10,6 +10,8 @@ import { createMetrics, type Metrics } from '../metrics/registry.ts';
 import { RegionMap } from '../metrics/region-map.ts';
 import { WriteSpread } from '../metrics/write-spread.ts';
 import { DualWriter } from '../ingest/dual-writer.ts';
+import { RollupMarks } from '../ingest/rollup-marks.ts';
+import { parseWindows } from '../rollup/windows.ts';
 import { KafkaDlq } from '../ingest/dlq.ts';
 import { IngestConsumer } from '../ingest/consumer.ts';
 import type { PlanSettings } from '../ingest/batch-plan.ts';
@@ -49,6 +51,12 @@ function planSettings(cfg: Config): () => PlanSettings {
   return () => ({ ...base, limits: resolveEventLimits({ maxCellBytes: cfg.events.maxCellBytes, nowMs: Date.now(), maxFutureSkewMs: skew }) });
 }
 
+function rollupMarks(cfg: Config): RollupMarks {
+  const finest = parseWindows(cfg.rollup.windows)[0];
+  if (finest === undefined) throw new StartupError('rollup.windows is empty');
+  return new RollupMarks({ window: finest, graceMs: cfg.rollup.graceMs, buckets: cfg.keys.saltBuckets, family: cfg.tables.rollup.family, cacheSize: cfg.rollup.markerCacheSize });
+}
+
 async function requireTopics(kafka: Kafka, topics: readonly string[]): Promise<void> {
   const admin = kafka.admin();
   await admin.connect();
@@ -76,8 +84,10 @@ export async function startService(cfg: Config, log: Logger): Promise<Service> {
     if (problems.length > 0) throw new StartupError(`refusing to start:\n  ${problems.join('\n  ')}`);
 
     const tables = { data: cfg.tables.data.name, index: cfg.tables.index.name };
-    const regionMap = new RegionMap({ source: { regions: async (t) => (await hbase.regions(t)).map((r) => ({ name: r.name, startKey: r.startKey, endKey: r.endKey, server: r.location })) }, tables: [tables.data, tables.index], log, metrics });
-    await Promise.all([regionMap.refresh(tables.data), regionMap.refresh(tables.index)]);
+    const rollupTable = cfg.tables.rollup.name;
+    const mapped = cfg.rollup.enabled ? [tables.data, tables.index, rollupTable] : [tables.data, tables.index];
+    const regionMap = new RegionMap({ source: { regions: async (t) => (await hbase.regions(t)).map((r) => ({ name: r.name, startKey: r.startKey, endKey: r.endKey, server: r.location })) }, tables: mapped, log, metrics });
+    await Promise.all(mapped.map((t) => regionMap.refresh(t)));
     regionMap.refreshEvery(cfg.metrics.regionRefreshMs);
     const spread = new WriteSpread({ metrics, regionMap, windowMs: cfg.metrics.skewWindowMs });
     closers.push(() => { regionMap.stop(); spread.close(); return undefined; });
@@ -97,7 +107,8 @@ export async function startService(cfg: Config, log: Logger): Promise<Service> {
       retry: { baseMs: cfg.hbase.retryBaseMs, maxMs: cfg.hbase.retryMaxMs, outageDeadlineMs: cfg.hbase.outageDeadlineMs },
       isRetriable,
       isRowRejection: (err) => isHBaseError(err, 'BAD_REQUEST'),
-      observer: writeObserver(metrics, spread, regionMap, { [tables.data]: cfg.keys.format, [tables.index]: 'binary' }),
+      observer: writeObserver(metrics, spread, regionMap, { [tables.data]: cfg.keys.format, [tables.index]: 'binary', [rollupTable]: 'binary' }),
+      marks: cfg.rollup.enabled ? { table: rollupTable, planner: rollupMarks(cfg) } : undefined,
       hooks: {
         onOutage: (err, sinceMs) => {
           log.error({ err, sinceMs }, 'HBase unavailable past the outage deadline: pausing consumption until it returns');

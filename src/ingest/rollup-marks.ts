@@ -1,0 +1,108 @@
+// Rollup markers written by ingest: one row per (id, finest rollup window) a flush unit touched, put
+// after the unit's data rows are acknowledged and before its offsets are committed (docs/ROLLUPS.md).
+// A bounded cache skips re-marking a window this process already marked while that window is still
+// open: the rollup job only takes markers of closed windows, so such a marker cannot have been
+// consumed yet. Once the window is (nearly) closed every touch re-marks it, so late events are never
+// missed. Pure apart from the clock and the random marker value.
+// Marker cells carry an explicit, per-process strictly increasing timestamp; the job deletes only the
+// version it read (check-and-delete on its value, delete of that timestamp), so a later re-mark is
+// never hidden behind a column-wide delete marker.
+import { encodeMarkerKey } from '../keys/index.ts';
+import type { DataRow } from '../events/index.ts';
+import { MARKER_QUALIFIER, newMarkerValue } from '../rollup/marker.ts';
+import { windowStartOf, type WindowSize } from '../rollup/windows.ts';
+
+export interface RollupMarksOptions {
+  /** The finest configured window: ingest marks only it; the job cascades to coarser sizes. */
+  readonly window: WindowSize;
+  readonly graceMs: number;
+  readonly buckets: number;
+  readonly family: string;
+  /** Entries kept in the "already marked" cache; 0 disables it. */
+  readonly cacheSize: number;
+  readonly now?: () => number;
+}
+
+export interface MarkTouch {
+  readonly id: string;
+  readonly ts: number;
+}
+
+/** A marker row with the cache key it stands for (to remember once acknowledged). */
+export interface MarkRow {
+  readonly row: DataRow;
+  readonly cacheKey: string;
+  readonly windowStart: number;
+}
+
+/** Largest clock difference tolerated between ingest and rollup-job hosts when skipping a re-mark. */
+export const MARK_SKIP_MARGIN_MS = 60_000;
+
+export class RollupMarks {
+  readonly #o: RollupMarksOptions;
+  readonly #now: () => number;
+  /** cacheKey → time until which a re-mark may be skipped */
+  readonly #marked = new Map<string, number>();
+  #lastStamp = 0;
+
+  constructor(options: RollupMarksOptions) {
+    this.#o = options;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** Until when a marker of the window starting at `start` is certain to still be in place. */
+  #skipUntil(start: number): number {
+    const { window, graceMs } = this.#o;
+    return start + window.ms + graceMs - Math.max(5000, Math.min(MARK_SKIP_MARGIN_MS, graceMs / 2));
+  }
+
+  /** Marker rows for the distinct (id, window) pairs of `touches` that need (re-)marking now. */
+  rowsFor(touches: Iterable<MarkTouch>): MarkRow[] {
+    const now = this.#now();
+    // Strictly increasing cell timestamps: the job deletes exactly the version it read, so a re-mark
+    // must never reuse that version's timestamp (it would be masked by the delete marker).
+    const stamp = Math.max(now, this.#lastStamp + 1);
+    this.#lastStamp = stamp;
+    const seen = new Set<string>();
+    const rows: MarkRow[] = [];
+    for (const { id, ts } of touches) {
+      const windowStart = windowStartOf(ts, this.#o.window);
+      const cacheKey = `${windowStart}\u0000${id}`;
+      if (seen.has(cacheKey)) continue;
+      seen.add(cacheKey);
+      const until = this.#marked.get(cacheKey);
+      if (until !== undefined && now < until) continue;
+      const key = encodeMarkerKey({ id, windowSec: this.#o.window.seconds, windowStart }, this.#o.buckets);
+      rows.push({
+        cacheKey,
+        windowStart,
+        row: { key, cells: [{ family: this.#o.family, qualifier: MARKER_QUALIFIER, value: newMarkerValue(stamp), timestamp: stamp }] },
+      });
+    }
+    return rows;
+  }
+
+  /** Call once the rows' puts were acknowledged by HBase. */
+  acknowledged(rows: readonly MarkRow[]): void {
+    if (this.#o.cacheSize === 0) return;
+    const now = this.#now();
+    for (const r of rows) {
+      const until = this.#skipUntil(r.windowStart);
+      if (until <= now) continue;
+      this.#marked.delete(r.cacheKey); // re-insert: Map order = insertion order, oldest evicted first
+      this.#marked.set(r.cacheKey, until);
+    }
+    this.#evict(now);
+  }
+
+  #evict(now: number): void {
+    for (const [k, until] of this.#marked) {
+      if (this.#marked.size <= this.#o.cacheSize && until > now) break;
+      if (this.#marked.size > this.#o.cacheSize || until <= now) this.#marked.delete(k);
+    }
+  }
+
+  get cached(): number {
+    return this.#marked.size;
+  }
+}

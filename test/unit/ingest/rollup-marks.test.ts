@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { RollupMarks } from '../../../src/ingest/rollup-marks.ts';
+import { decodeMarkerKey } from '../../../src/keys/index.ts';
+import { MARKER_QUALIFIER, markerWrittenAt } from '../../../src/rollup/marker.ts';
+import { parseWindow } from '../../../src/rollup/windows.ts';
+
+const HOUR = parseWindow('1h');
+const T0 = Date.UTC(2026, 10, 22, 10, 0, 0); // 10:00 UTC, a window start
+
+function marks(now: { t: number }, cacheSize = 100, graceMs = 300_000): RollupMarks {
+  return new RollupMarks({ window: HOUR, graceMs, buckets: 16, family: 'd', cacheSize, now: () => now.t });
+}
+
+test('one marker per distinct (id, window), keyed and valued as the job expects', () => {
+  const now = { t: T0 + 30 * 60_000 };
+  const rows = marks(now).rowsFor([
+    { id: 'dev1', ts: T0 + 1 },
+    { id: 'dev1', ts: T0 + 3_599_999 }, // same window (last ms)
+    { id: 'dev1', ts: T0 + 3_600_000 }, // next window (its first ms)
+    { id: 'dev10', ts: T0 },
+  ]);
+  const decoded = rows.map((r) => decodeMarkerKey(r.row.key, 16));
+  assert.deepEqual(
+    decoded.map((d) => [d.id, d.windowSec, d.windowStart]),
+    [['dev1', 3600, T0], ['dev1', 3600, T0 + 3_600_000], ['dev10', 3600, T0]],
+  );
+  for (const r of rows) {
+    assert.equal(r.row.cells.length, 1);
+    const cell = r.row.cells[0];
+    assert.ok(cell?.qualifier.equals(MARKER_QUALIFIER));
+    assert.equal(markerWrittenAt(cell.value), cell.timestamp);
+  }
+  assert.equal(new Set(rows.map((r) => r.row.cells[0]?.value.toString('hex'))).size, rows.length, 'every marker value is unique');
+});
+
+test('cell timestamps strictly increase even when the clock stands still', () => {
+  const now = { t: T0 };
+  const m = marks(now, 0);
+  const a = m.rowsFor([{ id: 'x', ts: T0 }])[0]?.row.cells[0]?.timestamp ?? 0;
+  const b = m.rowsFor([{ id: 'x', ts: T0 }])[0]?.row.cells[0]?.timestamp ?? 0;
+  assert.ok(b > a, `${b} > ${a}`);
+});
+
+test('an acknowledged mark of an open window is not rewritten; a late touch after close re-marks', () => {
+  const now = { t: T0 + 10 * 60_000 };
+  const m = marks(now);
+  const first = m.rowsFor([{ id: 'hot', ts: T0 + 5 }]);
+  assert.equal(first.length, 1);
+  // not yet acknowledged: still written again
+  assert.equal(m.rowsFor([{ id: 'hot', ts: T0 + 6 }]).length, 1);
+  m.acknowledged(first);
+  assert.equal(m.rowsFor([{ id: 'hot', ts: T0 + 7 }]).length, 0, 'window open, marker known to exist');
+  // window end 11:00 + 5 min grace − 60 s margin = 11:04: from then on every touch re-marks
+  now.t = T0 + 3_600_000 + 240_000;
+  assert.equal(m.rowsFor([{ id: 'hot', ts: T0 + 8 }]).length, 1, 'close to closing: re-mark');
+});
+
+test('the cache is bounded and cacheSize 0 disables it', () => {
+  const now = { t: T0 };
+  const m = marks(now, 3);
+  const rows = m.rowsFor(['a', 'b', 'c', 'd', 'e'].map((id) => ({ id, ts: T0 })));
+  m.acknowledged(rows);
+  assert.equal(m.cached, 3);
+  assert.equal(m.rowsFor([{ id: 'e', ts: T0 }]).length, 0, 'most recent entries kept');
+  assert.equal(m.rowsFor([{ id: 'a', ts: T0 }]).length, 1, 'oldest entries evicted');
+  const off = marks(now, 0);
+  const r = off.rowsFor([{ id: 'a', ts: T0 }]);
+  off.acknowledged(r);
+  assert.equal(off.cached, 0);
+  assert.equal(off.rowsFor([{ id: 'a', ts: T0 }]).length, 1);
+});
