@@ -28,7 +28,7 @@ test('one marker per distinct (id, window), keyed and valued as the job expects'
   for (const r of rows) {
     assert.equal(r.row.cells.length, 1);
     const cell = r.row.cells[0];
-    assert.ok(cell?.qualifier.equals(MARKER_QUALIFIER));
+    assert.ok(cell !== undefined && cell.qualifier.equals(MARKER_QUALIFIER));
     assert.equal(markerWrittenAt(cell.value), cell.timestamp);
   }
   assert.equal(new Set(rows.map((r) => r.row.cells[0]?.value.toString('hex'))).size, rows.length, 'every marker value is unique');
