@@ -106,7 +106,7 @@ public final class TableAdmin {
   /** Family attributes this tool reads and writes, in the HBase shell's spelling. */
   private static final List<String> FAMILY_KEYS = List.of("VERSIONS", "MIN_VERSIONS", "TTL",
       "BLOOMFILTER", "COMPRESSION", "DATA_BLOCK_ENCODING", "BLOCKSIZE", "IN_MEMORY", "BLOCKCACHE",
-      "KEEP_DELETED_CELLS");
+      "KEEP_DELETED_CELLS", "NEW_VERSION_BEHAVIOR");
 
   private static PrintStream stdout;
   private static final AtomicBoolean responded = new AtomicBoolean(false);
@@ -501,6 +501,8 @@ public final class TableAdmin {
         return Boolean.toString(cf.isBlockCacheEnabled());
       case "KEEP_DELETED_CELLS":
         return cf.getKeepDeletedCells().name();
+      case "NEW_VERSION_BEHAVIOR":
+        return Boolean.toString(cf.isNewVersionBehavior());
       default:
         return cf.getValue(key);
     }
@@ -559,6 +561,9 @@ public final class TableAdmin {
           break;
         case "KEEP_DELETED_CELLS":
           b.setKeepDeletedCells(KeepDeletedCells.valueOf(s.toUpperCase(Locale.ROOT)));
+          break;
+        case "NEW_VERSION_BEHAVIOR":
+          b.setNewVersionBehavior(bool(s));
           break;
         default:
           throw new AdminException("BAD_REQUEST", field, "table '" + table

@@ -80,6 +80,11 @@ export interface FamilyAttrs {
   readonly BLOCKSIZE?: number;
   readonly IN_MEMORY?: boolean;
   readonly BLOCKCACHE?: boolean;
+  /**
+   * HBase's corrected delete semantics: a delete marker hides only cells written before it, so a row
+   * deleted and then re-put with the same cell timestamp is visible again (index repair, replays).
+   */
+  readonly NEW_VERSION_BEHAVIOR?: boolean;
   readonly KEEP_DELETED_CELLS?: 'FALSE' | 'TRUE' | 'TTL';
 }
 

@@ -26,13 +26,17 @@ export interface PlannedTable {
   readonly request: EnsureTableRequest;
 }
 
-function familyAttrs(t: TableConfig, compression: string): FamilyAttrs {
+function familyAttrs(role: TableRole, t: TableConfig, compression: string): FamilyAttrs {
   return {
     VERSIONS: t.versions,
     TTL: t.ttlSeconds ?? 'FOREVER',
     BLOOMFILTER: t.bloomFilter,
     COMPRESSION: compression,
     DATA_BLOCK_ENCODING: t.dataBlockEncoding,
+    // Index rows (repair, rebuild) and rollup markers/summaries are deleted and later re-written with
+    // cell timestamps at or below the delete's; with HBase's classic semantics the delete marker would
+    // hide the re-written cells until a major compaction. Data rows are never deleted by the service.
+    ...(role === 'data' ? {} : { NEW_VERSION_BEHAVIOR: true }),
   };
 }
 
@@ -50,7 +54,7 @@ export function planTables(cfg: Config, compression: (role: TableRole, t: TableC
         table: t.name,
         family: t.family,
         splits: planSaltSplits(B, format),
-        familyAttrs: familyAttrs(t, compression(role, t)),
+        familyAttrs: familyAttrs(role, t, compression(role, t)),
         tableAttrs: { [TABLE_META.buckets]: String(B), [TABLE_META.keyFormat]: keyFormatTag(role, cfg.keys.format), [TABLE_META.role]: role },
         immutableTableAttrs: [TABLE_META.buckets, TABLE_META.keyFormat],
       },
