@@ -1,6 +1,6 @@
 // Shared pieces of the command modules: usage errors, output, flag parsing (integers, times).
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
-import { parseIsoTimestamp } from '../events/timestamp.ts';
+import { parseTimeSetting } from '../events/timestamp.ts';
 import { loadConfig, type Config } from '../runtime/config.ts';
 
 /** A wrong command line: printed as `tsingest: <message>`, exit code 2. */
@@ -63,18 +63,11 @@ export function intFlag(name: string, raw: string | undefined, fallback?: number
 
 /**
  * A point in time given as epoch milliseconds ("1732262400000") or ISO-8601 with a zone
- * ("2024-11-22T08:00:00Z"). Returns a message naming `name` when it is neither.
+ * ("2024-11-22T08:00:00Z") — the one parser of `parseTimeSetting` — with a message naming `name`.
  */
 export function parseTimeParam(name: string, raw: string): { ok: true; ms: number } | { ok: false; message: string } {
-  const text = raw.trim();
-  if (/^-?\d+$/.test(text)) {
-    const n = Number(text);
-    if (!Number.isSafeInteger(n) || n < 0) return { ok: false, message: `${name} must be epoch milliseconds >= 0 or ISO-8601, got "${raw}"` };
-    return { ok: true, ms: n };
-  }
-  const iso = parseIsoTimestamp(text);
-  if (iso.ok) return iso.ms < 0 ? { ok: false, message: `${name} is before 1970-01-01` } : { ok: true, ms: iso.ms };
-  return { ok: false, message: `${name} must be epoch milliseconds or ISO-8601 (e.g. 2024-11-22T08:00:00Z): ${iso.detail}` };
+  const t = parseTimeSetting(raw);
+  return t.ok ? t : { ok: false, message: `${name} ${t.detail.replace(/^expected /, 'must be ')}` };
 }
 
 export function timeFlag(values: FlagValues, name: string, fallback?: number): number {

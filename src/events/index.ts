@@ -5,9 +5,11 @@ export {
   DEFAULT_MAX_TS,
   HARD_MAX_CELL_BYTES,
   effectiveMaxTs,
+  eventLimitsFor,
   resolveEventLimits,
   type EventLimits,
   type EventLimitsInput,
+  type EventSettings,
 } from './limits.ts';
 export {
   DEFAULT_FIELD_MAPPING,
@@ -18,7 +20,7 @@ export {
   type FieldMapping,
   type FieldMappingInput,
 } from './field-mapping.ts';
-export { parseIsoTimestamp, type TimestampParse } from './timestamp.ts';
+export { parseIsoTimestamp, parseTimeSetting, type TimestampParse } from './timestamp.ts';
 export {
   REJECT_REASONS,
   describeReject,

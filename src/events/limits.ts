@@ -80,3 +80,24 @@ export function effectiveMaxTs(limits: EventLimits): number {
   if (limits.nowMs === undefined || limits.maxFutureSkewMs === undefined) return limits.maxTs;
   return Math.min(limits.maxTs, limits.nowMs + limits.maxFutureSkewMs);
 }
+
+/** The `events.*` settings of the configuration that bound incoming events. */
+export interface EventSettings {
+  readonly maxCellBytes: number;
+  /** events.maxTs: the latest accepted ts (epoch ms) */
+  readonly maxTs: number;
+  /** events.maxFutureSkewMs: null = no bound relative to now */
+  readonly maxFutureSkewMs: number | null;
+}
+
+/**
+ * The limits for each flush unit, from the `events.*` settings: fixed ones are resolved (and
+ * validated) once; with maxFutureSkewMs the clock is read per call, so "now" stays current.
+ */
+export function eventLimitsFor(settings: EventSettings, now: () => number = Date.now): () => EventLimits {
+  const fixed = { maxCellBytes: settings.maxCellBytes, maxTs: settings.maxTs };
+  const staticLimits = resolveEventLimits(fixed);
+  const skew = settings.maxFutureSkewMs;
+  if (skew === null) return () => staticLimits;
+  return () => resolveEventLimits({ ...fixed, nowMs: now(), maxFutureSkewMs: skew });
+}

@@ -34,11 +34,29 @@ function readId(record: JsonObject, path: string): Step<string> {
   const id = step.value;
   if (typeof id !== 'string') return reject('wrong_type', path, `id must be a string, got ${preview(id)}`);
   if (!id.isWellFormed()) return loneSurrogate(path);
-  if (id.length === 0) return reject('id_too_long', path, `id is empty; it must be 1–${MAX_ID_BYTES} UTF-8 bytes`);
+  if (id.length === 0) return reject('id_empty', path, `id is the empty string; it must be 1–${MAX_ID_BYTES} UTF-8 bytes`);
   if (id.includes('\u0000')) return reject('id_contains_nul', path, 'id contains a NUL (U+0000) character');
   const bytes = Buffer.byteLength(id, 'utf8');
   if (bytes > MAX_ID_BYTES) return reject('id_too_long', path, `id is ${bytes} UTF-8 bytes, max ${MAX_ID_BYTES}`);
   return { ok: true, value: id };
+}
+
+/** ISO-8601 of an epoch-ms value, when Date can represent it. */
+function isoOf(ms: number): string {
+  const date = new Date(ms);
+  return Number.isNaN(date.getTime()) ? '' : ` (${date.toISOString()})`;
+}
+
+/** Why ts is outside the accepted range (naming the setting that moves the bound), or undefined. */
+function outOfRange(ts: number, limits: EventLimits): string | undefined {
+  if (ts < limits.minTs) return `ts ${ts}${isoOf(ts)} is before the earliest accepted ts ${limits.minTs}${isoOf(limits.minTs)}`;
+  const max = effectiveMaxTs(limits);
+  if (ts <= max) return undefined;
+  const { nowMs, maxFutureSkewMs } = limits;
+  if (max < limits.maxTs && nowMs !== undefined && maxFutureSkewMs !== undefined) {
+    return `ts ${ts}${isoOf(ts)} is more than ${maxFutureSkewMs} ms (events.maxFutureSkewMs) ahead of now ${nowMs}${isoOf(nowMs)}`;
+  }
+  return `ts ${ts}${isoOf(ts)} is after events.maxTs ${limits.maxTs}${isoOf(limits.maxTs)}; raise events.maxTs (epoch ms or ISO-8601) to accept it`;
 }
 
 function readTs(record: JsonObject, path: string, limits: EventLimits): Step<number> {
@@ -58,11 +76,8 @@ function readTs(record: JsonObject, path: string, limits: EventLimits): Step<num
   } else {
     return reject('wrong_type', path, `ts must be epoch milliseconds or an ISO-8601 string, got ${preview(raw)}`);
   }
-  const max = effectiveMaxTs(limits);
-  if (ts < limits.minTs || ts > max) {
-    const skew = max < limits.maxTs ? ` (nowMs ${limits.nowMs} + maxFutureSkewMs ${limits.maxFutureSkewMs})` : '';
-    return reject('ts_out_of_range', path, `ts ${ts} is outside [${limits.minTs}, ${max}]${skew}`);
-  }
+  const range = outOfRange(ts, limits);
+  if (range !== undefined) return reject('ts_out_of_range', path, range);
   return { ok: true, value: ts };
 }
 

@@ -1,20 +1,27 @@
-/** Why an input record was rejected (→ DLQ). A closed list: DLQ consumers and metrics rely on it. */
+/**
+ * Why an input record was dead-lettered. One closed list for every stage that rejects a record: the
+ * DLQ header `tsingest-reason` and the metric label `tsingest_dlq_records_total{reason}` take their
+ * values from it, and DLQ consumers may rely on it. Add a reason here before producing it anywhere.
+ */
 import type { TsEvent } from './event.ts';
 
 export const REJECT_REASONS = [
-  /** not UTF-8, not JSON, not a JSON object, or a string holding a lone surrogate escape */
+  // --- parseEvent (src/events/parse.ts) ---
+  /** not UTF-8, not JSON, not a JSON object, a string holding a lone surrogate escape, or a tombstone (no value) */
   'invalid_json',
   'missing_field',
   /** e.g. a numeric string for value, a number for id, an array for tags, a fractional ts */
   'wrong_type',
+  /** id is the empty string */
+  'id_empty',
   'id_contains_nul',
-  /** id longer than 128 UTF-8 bytes, or empty */
+  /** id longer than 128 UTF-8 bytes */
   'id_too_long',
   /** a number literal that overflows to ±Infinity (JSON cannot carry NaN/Infinity otherwise) */
   'value_not_finite',
   /** ts string that is not ISO-8601 with a timezone, or names an impossible date/time */
   'ts_invalid',
-  /** ts outside [limits.minTs, limits.maxTs] (or beyond nowMs + maxFutureSkewMs) */
+  /** ts before limits.minTs, after events.maxTs, or beyond now + events.maxFutureSkewMs */
   'ts_out_of_range',
   /** metric empty, longer than limits.maxMetricBytes, or containing NUL */
   'metric_invalid',
@@ -22,6 +29,12 @@ export const REJECT_REASONS = [
   'tags_invalid',
   /** raw record or encoded tags cell larger than limits.maxCellBytes */
   'cell_too_large',
+  // --- batch planning (src/ingest/batch-plan.ts) ---
+  /** the event parsed but a data or index rowkey could not be built from it (a guard: parsing already checks what the key codecs need) */
+  'key_invalid',
+  // --- writing (src/ingest/dual-writer.ts) ---
+  /** HBase answered 400 for the row itself (found by bisecting the refused chunk) */
+  'hbase_rejected',
 ] as const;
 
 export type RejectReason = (typeof REJECT_REASONS)[number];

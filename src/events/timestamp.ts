@@ -66,3 +66,23 @@ export function parseIsoTimestamp(text: string): TimestampParse {
     millis;
   return { ok: true, ms };
 }
+
+/**
+ * A setting that names a point in time (e.g. `events.maxTs`): epoch milliseconds as a number or a
+ * string of digits, or an ISO-8601 timestamp with a zone. It must lie in [0, 2^53 − 1].
+ */
+export function parseTimeSetting(raw: unknown): TimestampParse {
+  let ms: number;
+  if (typeof raw === 'number' || (typeof raw === 'string' && /^\d+$/.test(raw.trim()))) {
+    ms = Number(raw);
+    if (!Number.isSafeInteger(ms)) return { ok: false, detail: `epoch milliseconds must be an integer in [0, 2^53 − 1], got ${String(raw)}` };
+  } else if (typeof raw === 'string') {
+    const parsed = parseIsoTimestamp(raw.trim());
+    if (!parsed.ok) return { ok: false, detail: `expected epoch milliseconds or ISO-8601 with a zone (e.g. 2024-11-22T08:00:00Z): ${parsed.detail}` };
+    ms = parsed.ms;
+  } else {
+    return { ok: false, detail: 'expected epoch milliseconds or an ISO-8601 string' };
+  }
+  if (ms < 0) return { ok: false, detail: `${String(raw)} is before 1970-01-01T00:00:00Z` };
+  return { ok: true, ms };
+}

@@ -28,6 +28,7 @@ const BAD: readonly { readonly kind: string; readonly reason: string; readonly v
   { kind: 'missing-field', reason: 'missing_field', value: `{"id":"x","ts":${TS},"metric":"temp"}` },
   { kind: 'wrong-type', reason: 'wrong_type', value: `{"id":"x","ts":${TS},"metric":"temp","value":"12"}` },
   { kind: 'nul-in-id', reason: 'id_contains_nul', value: `{"id":"a\\u0000b","ts":${TS},"metric":"temp","value":1}` },
+  { kind: 'empty-id', reason: 'id_empty', value: JSON.stringify({ id: '', ts: TS, metric: 'temp', value: 1 }) },
   { kind: 'id-too-long', reason: 'id_too_long', value: JSON.stringify({ id: 'x'.repeat(129), ts: TS, metric: 'temp', value: 1 }) },
   { kind: 'not-finite', reason: 'value_not_finite', value: `{"id":"x","ts":${TS},"metric":"temp","value":1e400}` },
   { kind: 'ts-out-of-range', reason: 'ts_out_of_range', value: JSON.stringify({ id: 'x', ts: Date.UTC(2500, 0, 1), metric: 'temp', value: 1 }) },

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseIsoTimestamp } from '../../../src/events/index.ts';
+import { parseIsoTimestamp, parseTimeSetting } from '../../../src/events/index.ts';
 import { daysFromCivil } from '../../../src/events/timestamp.ts';
 
 const ms = (text: string): number => {
@@ -69,4 +69,31 @@ void test('rejects local times, date-only, other formats and impossible values',
   assert.match(bad('2016-12-31T23:59:60Z'), /time of day/);
   assert.match(bad('2024-01-01T00:00:00+24:00'), /offset/);
   assert.match(bad('2024-01-01T00:00:00+01:60'), /offset/);
+});
+
+void test('parseTimeSetting: epoch ms (number or digits) or ISO-8601 with a zone, in [0, 2^53 − 1]', () => {
+  const ms = (raw: unknown): number => {
+    const t = parseTimeSetting(raw);
+    assert.ok(t.ok, `${String(raw)}: ${t.ok ? '' : t.detail}`);
+    return t.ms;
+  };
+  const detail = (raw: unknown): string => {
+    const t = parseTimeSetting(raw);
+    assert.ok(!t.ok, `${String(raw)} is rejected`);
+    return t.detail;
+  };
+  assert.equal(ms(Date.UTC(2300, 0, 1)), Date.UTC(2300, 0, 1));
+  assert.equal(ms('7258118400000'), Date.UTC(2200, 0, 1));
+  assert.equal(ms(' 2300-01-01T00:00:00Z '), Date.UTC(2300, 0, 1));
+  assert.equal(ms('2300-01-01T08:00:00+08:00'), Date.UTC(2300, 0, 1));
+  assert.equal(ms(0), 0);
+  assert.equal(ms(Number.MAX_SAFE_INTEGER), Number.MAX_SAFE_INTEGER);
+  assert.match(detail('2300-01-01'), /no timezone/);
+  assert.match(detail(-1), /before 1970-01-01/);
+  assert.match(detail('1969-12-31T23:59:59Z'), /before 1970-01-01/);
+  assert.match(detail(1.5), /integer/);
+  assert.match(detail(2 ** 53), /integer in \[0, 2\^53 − 1\]/);
+  assert.match(detail('99999999999999999999'), /integer in \[0, 2\^53 − 1\]/);
+  assert.match(detail(true), /epoch milliseconds or an ISO-8601 string/);
+  assert.match(detail('soon'), /expected epoch milliseconds or ISO-8601/);
 });
