@@ -1,6 +1,8 @@
 // Errors raised by the HBase REST client. Every failure carries a code from a closed list, a
 // `retriable` flag (is the *failure* transient? — whether re-sending is safe for a non-idempotent
 // call such as checkAndPut is the caller's decision), the table/op it happened in, and a cause.
+// An HBaseError is a ServiceError (src/errors.ts): `fatal` defaults to "not retriable".
+import { ServiceError } from '../errors.ts';
 
 export const HBaseErrorCode = {
   BAD_REQUEST: 'BAD_REQUEST', // 400: malformed request / server-side RuntimeException
@@ -40,19 +42,15 @@ const DEFAULT_RETRIABLE: ReadonlySet<HBaseErrorCode> = new Set<HBaseErrorCode>([
   'NETWORK',
 ]);
 
-export class HBaseError extends Error {
+export class HBaseError extends ServiceError<HBaseErrorCode> {
   override readonly name = 'HBaseError';
-  readonly code: HBaseErrorCode;
-  readonly retriable: boolean;
   readonly status?: number;
   readonly body?: string;
   readonly table?: string;
   readonly op?: string;
 
   constructor(init: HBaseErrorInit) {
-    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
-    this.code = init.code;
-    this.retriable = init.retriable ?? DEFAULT_RETRIABLE.has(init.code);
+    super({ code: init.code, message: init.message, retriable: init.retriable ?? DEFAULT_RETRIABLE.has(init.code), cause: init.cause });
     if (init.status !== undefined) this.status = init.status;
     if (init.body !== undefined) this.body = truncateBody(init.body);
     if (init.table !== undefined) this.table = init.table;

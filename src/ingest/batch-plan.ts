@@ -1,6 +1,6 @@
 // Pure: turns a run of Kafka records into the rows to write (data rows, index rows) and the records
 // to dead-letter, and cuts work into flush units and write chunks. No I/O.
-import { encodeDataKey, encodeIndexKey, encodePrintableDataKey, type IndexSaltMode, type KeyFormat } from '../keys/index.ts';
+import { encodeDataKey, encodeIndexKey, encodePrintableDataKey, indexSaltOf, saltOf, type IndexSaltMode, type KeyFormat } from '../keys/index.ts';
 import { buildEventCells, describeReject, parseEvent, type DataRow, type EventLimits, type FieldMapping, type ParseRejected, type TsEvent } from '../events/index.ts';
 import type { RejectReason } from '../events/index.ts';
 
@@ -29,13 +29,19 @@ export interface Rejected {
   readonly detail: string;
 }
 
+/** A row to write and the salt bucket its key starts with (for the per-bucket write metrics). */
+export interface PlannedRow {
+  readonly row: DataRow;
+  readonly bucket: number;
+}
+
 /** One accepted event: its data row and the index rows that point at it. */
 export interface PlannedEvent {
   readonly record: SourceRecord;
   readonly id: string;
   readonly ts: number;
-  readonly dataRow: DataRow;
-  readonly indexRows: readonly DataRow[];
+  readonly data: PlannedRow;
+  readonly index: readonly PlannedRow[];
 }
 
 export interface BatchPlan {
@@ -45,18 +51,44 @@ export interface BatchPlan {
 
 const EMPTY = Buffer.alloc(0);
 
-function indexRowsOf(event: TsEvent, s: PlanSettings): DataRow[] {
+/** What index rows are built from: one data row's id, ts, tags and the metric names it holds. */
+export interface IndexSource {
+  readonly id: string;
+  readonly ts: number;
+  readonly tags: Readonly<Record<string, string>>;
+  readonly metrics: readonly string[];
+}
+
+export type IndexRowSettings = Pick<PlanSettings, 'buckets' | 'indexFamily' | 'indexTags' | 'indexSaltMode'>;
+
+/**
+ * The index rows pointing at one data row (shared by ingest and `tsingest index rebuild`): one per
+ * indexed tag it carries, key (tag, value, ts, id), one empty cell per metric, cell timestamp = ts.
+ */
+export function buildIndexRows(src: IndexSource, s: IndexRowSettings): DataRow[] {
   const rows: DataRow[] = [];
+  if (src.metrics.length === 0) return rows;
   for (const indexName of s.indexTags) {
-    const value = event.tags[indexName];
+    if (!Object.hasOwn(src.tags, indexName)) continue;
+    const value = src.tags[indexName];
     if (value === undefined) continue;
-    // One index row per (tag, value, ts, id); its qualifiers name the metrics the data row holds.
     rows.push({
-      key: encodeIndexKey({ indexName, value, ts: event.ts, id: event.id }, s.buckets, s.indexSaltMode),
-      cells: [{ family: s.indexFamily, qualifier: Buffer.from(event.metric, 'utf8'), value: EMPTY, timestamp: event.ts }],
+      key: encodeIndexKey({ indexName, value, ts: src.ts, id: src.id }, s.buckets, s.indexSaltMode),
+      cells: src.metrics.map((metric) => ({ family: s.indexFamily, qualifier: Buffer.from(metric, 'utf8'), value: EMPTY, timestamp: src.ts })),
     });
   }
   return rows;
+}
+
+function indexRowsOf(event: TsEvent, s: PlanSettings): PlannedRow[] {
+  const src = { id: event.id, ts: event.ts, tags: event.tags, metrics: [event.metric] };
+  // One tag at a time, so each row is paired with the salt' of its own (tag, value, id).
+  return s.indexTags.flatMap((indexName) =>
+    buildIndexRows(src, { ...s, indexTags: [indexName] }).map((row) => ({
+      row,
+      bucket: indexSaltOf({ indexName, value: event.tags[indexName] ?? '', id: event.id }, s.buckets, s.indexSaltMode),
+    })),
+  );
 }
 
 function reject(record: SourceRecord, r: ParseRejected): Rejected {
@@ -77,15 +109,16 @@ export function planBatch(records: readonly SourceRecord[], s: PlanSettings): Ba
     }
     const event = parsed.event;
     let key: Buffer;
-    let indexRows: DataRow[];
+    let index: PlannedRow[];
     try {
       key = s.keyFormat === 'binary' ? encodeDataKey(event, s.buckets) : encodePrintableDataKey(event, s.buckets);
-      indexRows = indexRowsOf(event, s);
+      index = indexRowsOf(event, s);
     } catch (err) {
       plan.rejects.push({ record, reason: 'key_invalid', detail: `key_invalid: ${(err as Error).message}` });
       continue;
     }
-    plan.events.push({ record, id: event.id, ts: event.ts, dataRow: { key, cells: buildEventCells(event, s.dataFamily) }, indexRows });
+    const data = { row: { key, cells: buildEventCells(event, s.dataFamily) }, bucket: saltOf(event.id, s.buckets) };
+    plan.events.push({ record, id: event.id, ts: event.ts, data, index });
   }
   return plan;
 }

@@ -2,32 +2,63 @@
 // writes each unit (data, then index) and dead-letters its bad records, and only then commits the
 // unit's offsets. Nothing is committed past an unacknowledged write; on any failure the batch is
 // left uncommitted and will be replayed (writes are idempotent).
-import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
+//
+// Flow control lives here: fetching pauses while HBase is down, while the queued-record budget
+// (batch.maxQueuedRows) is exhausted, and for the drain. The drain pauses fetching, lets the units in
+// flight finish and commit *while the consumer still runs* (kafkajs silently drops commits once
+// stop() has begun), and only then stops the consumer; a unit it could not commit fails the drain.
+import type { Batch, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
+import { ServiceError, classifyError, errorMessage } from '../errors.ts';
 import type { DlqRecord, DlqSink } from './dlq.ts';
 import type { DualWriter } from './dual-writer.ts';
 import { chunkRows, planBatch, recordBytes, type PlanSettings, type Rejected, type SourceRecord } from './batch-plan.ts';
+import { FlowControl, type HoldReason } from './flow-control.ts';
 
 export interface IngestObserver {
   unit(rows: number, bytes: number): void;
   accepted(eventTs: readonly number[]): void;
   deadLettered(rejects: readonly Rejected[]): void;
-  lag(topic: string, partition: number, lag: number): void;
+  /** records taken from Kafka and not yet committed or abandoned */
+  queued(records: number): void;
 }
 
+/** What the ingest path needs of a kafkajs Consumer (a Consumer fits; unit tests pass a fake). */
+export interface ConsumerPort {
+  connect(): Promise<void>;
+  subscribe(subscription: { topic: string; fromBeginning: boolean }): Promise<void>;
+  run(config: {
+    autoCommit: boolean;
+    eachBatchAutoResolve: boolean;
+    partitionsConsumedConcurrently: number;
+    eachBatch: (payload: EachBatchPayload) => Promise<void>;
+  }): Promise<void>;
+  stop(): Promise<void>;
+  disconnect(): Promise<void>;
+  pause(topics: { topic: string }[]): void;
+  resume(topics: { topic: string }[]): void;
+}
+
+/** The parts of kafkajs's eachBatch payload used here. */
+export type BatchPayload = Pick<EachBatchPayload, 'resolveOffset' | 'heartbeat' | 'commitOffsetsIfNecessary' | 'isRunning' | 'isStale'> & {
+  readonly batch: Pick<Batch, 'topic' | 'partition' | 'messages'>;
+};
+
 export interface IngestConsumerOptions {
-  readonly consumer: Consumer;
+  readonly consumer: ConsumerPort;
   readonly topic: string;
   readonly fromBeginning: boolean;
   readonly partitionsConsumedConcurrently: number;
   readonly heartbeatIntervalMs: number;
   readonly unit: { readonly maxRows: number; readonly maxBytes: number };
+  readonly maxQueuedRows: number;
   /** read per flush unit, so limits that depend on the clock (future skew) stay current */
   readonly settings: () => PlanSettings;
-  readonly writer: DualWriter;
+  readonly writer: Pick<DualWriter, 'write'>;
   readonly dlq: DlqSink;
   readonly observer: IngestObserver;
-  readonly log: Logger;
+  readonly log: Pick<Logger, 'info' | 'warn' | 'error' | 'debug'>;
+  /** aborted when in-flight writes must be abandoned (the drain ran out of time) */
   readonly signal: AbortSignal;
   /** a failure that replaying cannot fix (e.g. the table is gone): the service must stop */
   readonly onFatal: (err: unknown) => void;
@@ -41,12 +72,30 @@ function toDlq(topic: string, partition: number, r: Rejected): DlqRecord {
   return { topic, partition, ...r.record, reason: r.reason, field: r.field, detail: r.detail };
 }
 
+interface UnitRange {
+  readonly partition: number;
+  readonly first: string;
+  readonly last: string;
+}
+
 export class IngestConsumer {
   readonly #o: IngestConsumerOptions;
-  #paused = false;
+  readonly #flow: FlowControl;
+  /** aborts units waiting for budget when the drain begins */
+  readonly #drainStart = new AbortController();
+  #inflight = 0;
+  #idle: (() => void)[] = [];
+  #draining = false;
+  /** units the drain could not commit (written or partly written, then abandoned or commit failed) */
+  readonly #uncommitted: { range: UnitRange; reason: string }[] = [];
 
   constructor(options: IngestConsumerOptions) {
     this.#o = options;
+    this.#flow = new FlowControl({
+      maxQueuedRows: options.maxQueuedRows,
+      onPausedChange: (paused, reasons) => { this.#applyPause(paused, reasons); },
+      onQueued: (n) => { options.observer.queued(n); },
+    });
   }
 
   async start(): Promise<void> {
@@ -57,73 +106,156 @@ export class IngestConsumer {
       autoCommit: false,
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: this.#o.partitionsConsumedConcurrently,
-      eachBatch: (payload) => this.#eachBatch(payload),
+      eachBatch: (payload) => this.eachBatch(payload),
     });
   }
 
-  /** Stop fetching (HBase is down past its deadline); in-flight writes keep retrying. */
-  pause(): void {
-    if (this.#paused) return;
-    this.#paused = true;
-    this.#o.consumer.pause([{ topic: this.#o.topic }]);
+  /** Stop fetching for `reason` (e.g. HBase down past its deadline); in-flight writes keep retrying. */
+  pause(reason: HoldReason): void {
+    this.#flow.hold(reason);
   }
 
-  resume(): void {
-    if (!this.#paused) return;
-    this.#paused = false;
-    this.#o.consumer.resume([{ topic: this.#o.topic }]);
+  resume(reason: HoldReason): void {
+    this.#flow.release(reason);
   }
 
-  async stop(): Promise<void> {
-    await this.#o.consumer.stop();
-    await this.#o.consumer.disconnect();
+  get queued(): number {
+    return this.#flow.queued;
   }
 
-  async #eachBatch(payload: EachBatchPayload): Promise<void> {
+  get paused(): readonly HoldReason[] {
+    return this.#flow.holds;
+  }
+
+  /** kafkajs forgets pauses when it restarts a crashed consumer: re-apply them after it rejoins. */
+  reapplyPause(): void {
+    if (this.#flow.paused) this.#applyPause(true, this.#flow.holds);
+  }
+
+  /**
+   * Graceful stop: pause fetching, let the units in flight finish and commit (the consumer is still
+   * running, so commits really happen), then stop and disconnect. Rejects with DRAIN_FAILED when a
+   * unit that was (partly) written could not be committed; it will be replayed on restart.
+   */
+  async drain(): Promise<void> {
+    if (!this.#draining) {
+      this.#draining = true;
+      this.#flow.hold('draining');
+      this.#drainStart.abort(new ServiceError({ code: 'ABORTED', message: 'draining', fatal: false }));
+    }
+    if (this.#inflight > 0) await new Promise<void>((resolve) => { this.#idle.push(resolve); });
+    try {
+      await this.#o.consumer.stop();
+    } finally {
+      await this.#o.consumer.disconnect();
+    }
+    if (this.#uncommitted.length > 0) {
+      const units = this.#uncommitted.map((u) => `partition ${u.range.partition} offsets ${u.range.first}–${u.range.last} (${u.reason})`);
+      throw new ServiceError({ code: 'DRAIN_FAILED', message: `drain left ${units.length} unit(s) uncommitted; they will be replayed: ${units.join('; ')}` });
+    }
+  }
+
+  /** kafkajs's eachBatch (public for unit tests with a fake payload). */
+  async eachBatch(payload: BatchPayload): Promise<void> {
+    this.#inflight++;
+    try {
+      await this.#batch(payload);
+    } finally {
+      this.#inflight--;
+      if (this.#inflight === 0) for (const resolve of this.#idle.splice(0)) resolve();
+    }
+  }
+
+  #applyPause(paused: boolean, reasons: readonly HoldReason[]): void {
+    const { consumer, topic, log } = this.#o;
+    try {
+      if (paused) consumer.pause([{ topic }]);
+      else consumer.resume([{ topic }]);
+      log.info({ topic, reasons }, paused ? 'fetching paused' : 'fetching resumed');
+    } catch (err) {
+      // Before run() (or between a crash and the restart) kafkajs has no group to pause; the
+      // pause is re-applied when the consumer joins again (reapplyPause).
+      log.debug({ err, topic }, 'pause/resume not applied yet');
+    }
+  }
+
+  #stopping(payload: BatchPayload): boolean {
+    return this.#draining || !payload.isRunning() || payload.isStale() || this.#o.signal.aborted;
+  }
+
+  async #batch(payload: BatchPayload): Promise<void> {
     const { batch } = payload;
-    const heartbeat = (): Promise<void> => payload.heartbeat();
-    const isRunning = (): boolean => payload.isRunning();
-    const isStale = (): boolean => payload.isStale();
     const { topic, partition } = batch;
-    const { log, observer, signal } = this.#o;
+    const { log } = this.#o;
     const units = chunkRows(batch.messages, this.#o.unit.maxRows, this.#o.unit.maxBytes, (m) => recordBytes(toSource(m)));
     // Long writes (HBase slow or down) must not cost us the group membership.
     const beat = setInterval(() => {
-      heartbeat().catch((err: unknown) => { log.debug({ err, topic, partition }, 'heartbeat failed during a batch'); });
+      payload.heartbeat().catch((err: unknown) => { log.debug({ err, topic, partition }, 'heartbeat failed during a batch'); });
     }, this.#o.heartbeatIntervalMs);
     try {
       for (const unit of units) {
-        if (!isRunning() || isStale() || signal.aborted) return;
-        const records = unit.map(toSource);
-        const plan = planBatch(records, this.#o.settings());
-        const [refused] = await Promise.all([
-          this.#o.writer.write(plan),
-          this.#o.dlq.send(plan.rejects.map((r) => toDlq(topic, partition, r))),
-        ]);
-        await this.#o.dlq.send(refused.map((r) => toDlq(topic, partition, r)));
-        const last = records[records.length - 1];
-        if (last === undefined) continue;
-        // Every write and dead-letter up to `last` is acknowledged: now, and only now, commit.
-        await this.#o.consumer.commitOffsets([{ topic, partition, offset: (BigInt(last.offset) + 1n).toString() }]);
-        payload.resolveOffset(last.offset);
-        observer.unit(records.length, records.reduce((n, r) => n + recordBytes(r), 0));
-        observer.accepted(plan.events.filter((e) => !refused.some((r) => r.record === e.record)).map((e) => e.ts));
-        observer.deadLettered([...plan.rejects, ...refused]);
-        observer.lag(topic, partition, Number(BigInt(batch.highWatermark) - BigInt(last.offset) - 1n));
-        await heartbeat().catch(() => undefined);
+        if (this.#stopping(payload)) return;
+        try {
+          await this.#flow.acquire(unit.length, this.#drainStart.signal);
+        } catch {
+          return; // the drain began while this unit waited for budget: nothing of it was written
+        }
+        try {
+          await this.#unit(payload, unit.map(toSource));
+        } finally {
+          this.#flow.giveBack(unit.length);
+        }
       }
     } catch (err) {
-      if (signal.aborted) {
-        log.info({ topic, partition }, 'batch abandoned by shutdown; its uncommitted records will be replayed');
-        return;
-      }
-      log.error({ err, topic, partition }, 'batch failed; nothing past the last acknowledged unit was committed');
-      // Kafka-side failures (a rebalance during commit, a lost coordinator) are kafkajs's to
-      // recover from: it rejoins and the batch is replayed. Anything else cannot heal by replaying.
-      if (!(err instanceof Error && err.name.startsWith('KafkaJS'))) this.#o.onFatal(err);
-      throw err;
+      if (this.#failed(err, topic, partition)) throw err;
     } finally {
       clearInterval(beat);
     }
+  }
+
+  async #unit(payload: BatchPayload, records: readonly SourceRecord[]): Promise<void> {
+    const { topic, partition } = payload.batch;
+    const first = records[0];
+    const last = records[records.length - 1];
+    if (first === undefined || last === undefined) return;
+    const range = { partition, first: first.offset, last: last.offset };
+    const plan = planBatch(records, this.#o.settings());
+    try {
+      const [refused] = await Promise.all([
+        this.#o.writer.write(plan),
+        this.#o.dlq.send(plan.rejects.map((r) => toDlq(topic, partition, r))),
+      ]);
+      await this.#o.dlq.send(refused.map((r) => toDlq(topic, partition, r)));
+      // Every write and dead-letter up to `last` is acknowledged: now, and only now, commit. The
+      // payload's commit goes straight to the group coordinator; consumer.commitOffsets() would
+      // return without committing once kafkajs considers the consumer stopped.
+      const offset = (BigInt(last.offset) + 1n).toString();
+      await payload.commitOffsetsIfNecessary({ topics: [{ topic, partitions: [{ partition, offset }] }] });
+      payload.resolveOffset(last.offset);
+      const { observer } = this.#o;
+      observer.unit(records.length, records.reduce((n, r) => n + recordBytes(r), 0));
+      const refusedRecords = new Set(refused.map((r) => r.record));
+      observer.accepted(plan.events.filter((e) => !refusedRecords.has(e.record)).map((e) => e.ts));
+      observer.deadLettered([...plan.rejects, ...refused]);
+    } catch (err) {
+      if (this.#draining) this.#uncommitted.push({ range, reason: errorMessage(err) });
+      throw err;
+    }
+    await payload.heartbeat().catch(() => undefined);
+  }
+
+  /** Logs a failed batch; false when it was abandoned by shutdown (nothing to tell kafkajs). */
+  #failed(err: unknown, topic: string, partition: number): boolean {
+    const { log } = this.#o;
+    const c = classifyError(err);
+    if (c.code === 'ABORTED') {
+      log.warn({ topic, partition }, 'batch abandoned by shutdown; its uncommitted records will be replayed');
+      return false;
+    }
+    log.error({ err, topic, partition, code: c.code }, 'batch failed; nothing past the last acknowledged unit was committed');
+    // Kafka-side failures (a rebalance during commit, a lost coordinator) are kafkajs's to recover
+    // from: it rejoins and the batch is replayed. A fatal error cannot heal by replaying.
+    if (c.fatal) this.#o.onFatal(err);
+    return true;
   }
 }

@@ -2,6 +2,7 @@
 // headers saying why and where it came from. send() resolves only when the broker acknowledged the
 // records (acks = all, idempotent producer), so its source offset may then be committed.
 import type { Producer } from 'kafkajs';
+import type { RejectReason } from '../events/index.ts';
 
 export interface DlqRecord {
   readonly topic: string;
@@ -10,7 +11,7 @@ export interface DlqRecord {
   readonly timestamp: string;
   readonly key: Buffer | null;
   readonly value: Buffer | null;
-  readonly reason: string;
+  readonly reason: RejectReason;
   readonly field?: string | undefined;
   readonly detail: string;
 }

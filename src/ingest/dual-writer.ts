@@ -1,11 +1,13 @@
 // Writes a batch plan to HBase: every data row first, then every index row, in chunks through one
 // shared bounded queue (p-queue), each chunk retried while its errors are retriable. Resolves only
 // when HBase acknowledged everything it returns as written; rows HBase refuses as malformed (400)
-// are isolated by bisection and handed back for the DLQ instead of blocking the stream.
+// are isolated by bisection and handed back for the DLQ instead of blocking the stream. Each write
+// reports to the OutageWatch (start, failures, acknowledgement), which decides when HBase is down.
 import type PQueue from 'p-queue';
 import type { DataRow } from '../events/index.ts';
-import { chunkRows, rowBytes, type BatchPlan, type PlannedEvent, type Rejected } from './batch-plan.ts';
-import { retrying, type RetryHooks } from './retry.ts';
+import { chunkRows, rowBytes, type BatchPlan, type PlannedEvent, type PlannedRow, type Rejected } from './batch-plan.ts';
+import type { OutageWatch } from './outage-watch.ts';
+import { RetryAbortedError, retrying } from './retry.ts';
 import type { RollupMarks } from './rollup-marks.ts';
 
 export interface RowCellsLike {
@@ -18,11 +20,16 @@ export interface RowSink {
   put(table: string, rows: readonly RowCellsLike[]): Promise<void>;
 }
 
+/** An acknowledged row: its key and the salt bucket it was planned in. */
+export interface WrittenRow {
+  readonly key: Buffer;
+  readonly bucket: number;
+}
+
 export interface WriteObserver {
-  written(table: string, keys: readonly Buffer[], seconds: number): void;
+  written(table: string, rows: readonly WrittenRow[], seconds: number): void;
   failed(table: string, err: unknown, seconds: number): void;
   retried(table: string, err: unknown): void;
-  queued(deltaRows: number): void;
 }
 
 export interface DualWriterOptions {
@@ -30,20 +37,32 @@ export interface DualWriterOptions {
   readonly queue: PQueue;
   readonly tables: { readonly data: string; readonly index: string };
   readonly chunk: { readonly maxRows: number; readonly maxBytes: number };
-  readonly retry: { readonly baseMs: number; readonly maxMs: number; readonly outageDeadlineMs: number };
+  readonly retry: { readonly baseMs: number; readonly maxMs: number };
   readonly isRetriable: (err: unknown) => boolean;
   /** a malformed-request error (HTTP 400): the rows, not the service, are at fault */
   readonly isRowRejection: (err: unknown) => boolean;
   readonly observer: WriteObserver;
   /** Rollup markers: written with the index rows, after the data rows (omitted = rollups off). */
   readonly marks?: { readonly table: string; readonly planner: RollupMarks } | undefined;
-  readonly hooks?: RetryHooks;
-  readonly signal?: AbortSignal;
+  /** told when each write starts, fails and is acknowledged (omitted: nobody watches) */
+  readonly watch?: OutageWatch | undefined;
+  /** abandons queued and retrying writes (shutdown past its deadline) */
+  readonly signal?: AbortSignal | undefined;
 }
 
-interface Entry {
+interface Entry extends PlannedRow {
   readonly event: PlannedEvent;
-  readonly row: DataRow;
+}
+
+/** Resolves or rejects with `p`, or rejects as soon as `signal` aborts (the call itself runs on). */
+function unlessAborted<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return p;
+  if (signal.aborted) return Promise.reject(new RetryAbortedError('write abandoned', { cause: signal.reason }));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => { reject(new RetryAbortedError('write abandoned', { cause: signal.reason })); };
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(resolve, reject).finally(() => { signal.removeEventListener('abort', onAbort); });
+  });
 }
 
 export function toRowCells(row: DataRow): RowCellsLike {
@@ -67,82 +86,85 @@ export class DualWriter {
   /** Returns the events HBase refused (to dead-letter); all others are acknowledged in every table. */
   async write(plan: BatchPlan): Promise<Rejected[]> {
     const refused = new Map<PlannedEvent, Rejected>();
-    const data = plan.events.map((event) => ({ event, row: event.dataRow }));
+    const data = plan.events.map((event) => ({ event, ...event.data }));
     await this.#writeAll(this.#o.tables.data, data, refused);
     // Index rows and rollup markers only for events whose data rows are acknowledged: a marker must
     // never exist before the data it announces (the job could roll up without it and delete the mark).
     const written = plan.events.filter((e) => !refused.has(e));
-    const index = written.flatMap((event) => event.indexRows.map((row) => ({ event, row })));
+    const index = written.flatMap((event) => event.index.map((r) => ({ event, ...r })));
     await Promise.all([this.#writeAll(this.#o.tables.index, index, refused), this.#writeMarks(written)]);
     return [...refused.values()];
   }
 
   async #writeMarks(events: readonly PlannedEvent[]): Promise<void> {
     const marks = this.#o.marks;
-    const first = events[0];
-    if (marks === undefined || first === undefined) return;
-    const rows = marks.planner.rowsFor(events);
+    if (marks === undefined || events.length === 0) return;
+    // Per id, so each marker row keeps its id's salt bucket (a marker key is salted like the data key).
+    const byId = new Map<string, PlannedEvent[]>();
+    for (const e of events) {
+      const list = byId.get(e.id);
+      if (list === undefined) byId.set(e.id, [e]);
+      else list.push(e);
+    }
+    const planned = [...byId.values()].flatMap((group) => {
+      const first = group[0] as PlannedEvent;
+      return marks.planner.rowsFor(group).map((mark) => ({ mark, entry: { event: first, row: mark.row, bucket: first.data.bucket } }));
+    });
     // A marker row stands for many events; HBase refusing one is not any event's fault, so it is not
     // bisected into the DLQ: the error fails the unit (uncommitted, replayed).
-    await this.#writeAll(marks.table, rows.map((m) => ({ event: first, row: m.row })), new Map(), false);
-    marks.planner.acknowledged(rows);
+    await this.#writeAll(marks.table, planned.map((p) => p.entry), new Map(), false);
+    marks.planner.acknowledged(planned.map((p) => p.mark));
   }
 
   async #writeAll(table: string, entries: readonly Entry[], refused: Map<PlannedEvent, Rejected>, bisect = true): Promise<void> {
     if (entries.length === 0) return;
     const chunks = chunkRows(entries, this.#o.chunk.maxRows, this.#o.chunk.maxBytes, (e) => rowBytes(e.row));
-    const { queue, observer } = this.#o;
-    observer.queued(entries.length);
-    try {
-      await Promise.all(
-        chunks.map((chunk) =>
-          queue.add(async () => {
-            try {
-              await this.#writeChunk(table, chunk, refused, bisect);
-            } finally {
-              observer.queued(-chunk.length);
-            }
-          }, { signal: this.#o.signal }),
-        ),
-      );
-    } catch (err) {
-      // queue.add rejects for aborted tasks that never ran: their rows were never counted down.
-      if (this.#o.signal?.aborted === true) observer.queued(-queue.size);
-      throw err;
-    }
+    const { queue, watch } = this.#o;
+    await Promise.all(
+      chunks.map((chunk) =>
+        queue.add(async () => {
+          const token = watch?.begin();
+          try {
+            await this.#writeChunk(table, chunk, refused, bisect);
+          } finally {
+            if (token !== undefined) watch?.end(token);
+          }
+        }, { signal: this.#o.signal }),
+      ),
+    );
   }
 
   async #writeChunk(table: string, chunk: readonly Entry[], refused: Map<PlannedEvent, Rejected>, bisect: boolean): Promise<void> {
-    const { observer } = this.#o;
+    const { observer, watch, signal } = this.#o;
     try {
       await retrying(
         async () => {
           const t0 = performance.now();
           try {
-            await this.#o.sink.put(table, chunk.map((e) => toRowCells(e.row)));
-            observer.written(table, chunk.map((e) => e.row.key), (performance.now() - t0) / 1000);
+            await unlessAborted(this.#o.sink.put(table, chunk.map((e) => toRowCells(e.row))), signal);
           } catch (err) {
-            observer.failed(table, err, (performance.now() - t0) / 1000);
+            if (!(err instanceof RetryAbortedError)) {
+              observer.failed(table, err, (performance.now() - t0) / 1000);
+              // A refused row is an answer, not an outage: HBase is up.
+              if (this.#o.isRowRejection(err)) watch?.acknowledged();
+              else watch?.failed(err);
+            }
             throw err;
           }
+          watch?.acknowledged();
+          observer.written(table, chunk.map((e) => ({ key: e.row.key, bucket: e.bucket })), (performance.now() - t0) / 1000);
         },
         {
           ...this.#o.retry,
           isRetriable: this.#o.isRetriable,
-          signal: this.#o.signal,
-          hooks: {
-            ...this.#o.hooks,
-            onRetry: (err, attempt, delay) => {
-              observer.retried(table, err);
-              this.#o.hooks?.onRetry?.(err, attempt, delay);
-            },
-          },
+          signal,
+          hooks: { onRetry: (err) => { observer.retried(table, err); } },
         },
       );
     } catch (err) {
       if (!bisect || !this.#o.isRowRejection(err)) throw err;
       if (chunk.length === 1) {
-        const event = (chunk[0] as Entry).event;
+        const { event } = chunk[0] as Entry;
         refused.set(event, {
           record: event.record,
           reason: 'hbase_rejected',

@@ -1,147 +1,210 @@
-// The one configuration schema. Defaults live here and nowhere else.
+// The one configuration schema. Defaults live here and nowhere else. Every key carries a one-line
+// `.describe()`: docs/CONFIG.md is generated from it (`npm run config:docs`), and a unit test fails
+// when a key has none or the page is stale. A new key: add it with `.default(…).describe('…')`, then
+// run `npm run config:docs`.
 import { z } from 'zod';
+import { DEFAULT_MAX_TS, parseTimeSetting } from '../events/index.ts';
 
-const tableSchema = (defaultName: string) =>
+/** JSON Schema `format` of point-in-time keys (docs/CONFIG.md renders it and the default as a date). */
+export const POINT_IN_TIME_FORMAT = 'epoch-ms-or-iso-8601';
+
+/** A point in time given as epoch milliseconds or ISO-8601 with a zone; parsed to epoch ms. */
+const pointInTime = z
+  .union([z.number(), z.string()], { error: 'expected epoch milliseconds or an ISO-8601 string' })
+  .transform((raw, ctx) => {
+    const t = parseTimeSetting(raw);
+    if (t.ok) return t.ms;
+    ctx.addIssue({ code: 'custom', message: t.detail });
+    return z.NEVER;
+  })
+  .meta({ format: POINT_IN_TIME_FORMAT });
+
+const tableSchema = (defaultName: string, description: string) =>
   z
     .object({
-      name: z.string().regex(/^[A-Za-z0-9_.-]+(:[A-Za-z0-9_.-]+)?$/, 'an HBase table name ([ns:]name)').default(defaultName),
-      family: z.string().regex(/^[A-Za-z0-9_]{1,4}$/, 'a short column family name (1–4 characters)').default('d'),
-      versions: z.number().int().min(1).max(10).default(1),
-      ttlSeconds: z.number().int().positive().nullable().default(null),
-      bloomFilter: z.enum(['NONE', 'ROW', 'ROWCOL']).default('ROW'),
-      // 'auto' asks the cluster for the first codec it has among SNAPPY, LZ4, ZSTD, GZ and falls back to NONE.
-      compression: z.enum(['auto', 'NONE', 'SNAPPY', 'LZ4', 'ZSTD', 'GZ']).default('auto'),
-      dataBlockEncoding: z.enum(['NONE', 'PREFIX', 'DIFF', 'FAST_DIFF', 'ROW_INDEX_V1']).default('FAST_DIFF'),
+      name: z.string().regex(/^[A-Za-z0-9_.-]+(:[A-Za-z0-9_.-]+)?$/, 'an HBase table name ([ns:]name)').default(defaultName)
+        .describe('HBase table name ([namespace:]name)'),
+      family: z.string().regex(/^[A-Za-z0-9_]{1,4}$/, 'a short column family name (1–4 characters)').default('d')
+        .describe('The one column family (1–4 characters)'),
+      versions: z.number().int().min(1).max(10).default(1).describe('Cell versions kept (VERSIONS); replays rewrite the same cell, so 1 is enough'),
+      ttlSeconds: z.number().int().positive().nullable().default(null)
+        .describe('Time to live of cells in seconds, counted from the event ts (null: forever)'),
+      bloomFilter: z.enum(['NONE', 'ROW', 'ROWCOL']).default('ROW').describe('Bloom filter type of the family (BLOOMFILTER)'),
+      compression: z.enum(['auto', 'NONE', 'SNAPPY', 'LZ4', 'ZSTD', 'GZ']).default('auto')
+        .describe("Compression codec; 'auto' takes the first of SNAPPY, LZ4, ZSTD, GZ the cluster accepts, else NONE (an existing table keeps its codec)"),
+      dataBlockEncoding: z.enum(['NONE', 'PREFIX', 'DIFF', 'FAST_DIFF', 'ROW_INDEX_V1']).default('FAST_DIFF')
+        .describe('Data block encoding of the family (DATA_BLOCK_ENCODING)'),
     })
     .strict()
-    .prefault({});
+    .prefault({})
+    .describe(description);
 
 export const configSchema = z
   .object({
     kafka: z
       .object({
-        brokers: z.array(z.string().regex(/^[^\s:]+:\d+$/, 'host:port')).min(1).default(['127.0.0.1:9092']),
-        clientId: z.string().min(1).default('tsingest'),
-        topic: z.string().min(1).default('ts-events'),
-        groupId: z.string().min(1).default('tsingest'),
-        dlqTopic: z.string().min(1).default('ts-events-dlq'),
-        fromBeginning: z.boolean().default(true),
-        partitionsConsumedConcurrently: z.number().int().min(1).max(64).default(4),
-        sessionTimeoutMs: z.number().int().min(6000).default(30_000),
-        heartbeatIntervalMs: z.number().int().min(500).default(3000),
-        maxBytesPerPartition: z.number().int().min(1024).default(1_048_576),
-        maxWaitTimeMs: z.number().int().min(10).default(500),
+        brokers: z.array(z.string().regex(/^[^\s:]+:\d+$/, 'host:port')).min(1).default(['127.0.0.1:9092'])
+          .describe('Kafka bootstrap brokers, host:port each (the env variable takes a comma-separated list)'),
+        clientId: z.string().min(1).default('tsingest').describe('Kafka client id of the consumer and the DLQ producer'),
+        topic: z.string().min(1).default('ts-events').describe('Topic of the incoming JSON events'),
+        groupId: z.string().min(1).default('tsingest').describe('Consumer group; offsets are committed only after the HBase writes are acknowledged'),
+        dlqTopic: z.string().min(1).default('ts-events-dlq')
+          .describe('Dead-letter topic: rejected records with their original key and bytes and tsingest-* reason headers'),
+        fromBeginning: z.boolean().default(true).describe('A group without committed offsets starts at the earliest record (false: at the latest)'),
+        partitionsConsumedConcurrently: z.number().int().min(1).max(64).default(4)
+          .describe('Partitions whose batches are processed at the same time'),
+        sessionTimeoutMs: z.number().int().min(6000).default(30_000).describe('Consumer group session timeout (ms)'),
+        heartbeatIntervalMs: z.number().int().min(500).default(3000)
+          .describe('Consumer heartbeat interval (ms), kept up while a flush unit is being written'),
+        maxBytesPerPartition: z.number().int().min(1024).default(1_048_576)
+          .describe('Most bytes fetched per partition; with partitionsConsumedConcurrently it bounds memory'),
+        maxWaitTimeMs: z.number().int().min(10).default(500)
+          .describe('Longest a fetch waits for more records (ms); each fetched batch is flushed whole, so this is the time-based flush'),
       })
       .strict()
-      .prefault({}),
+      .prefault({})
+      .describe('Kafka consumer and dead-letter producer'),
     hbase: z
       .object({
-        restUrl: z.url().default('http://127.0.0.1:8080'),
-        requestDeadlineMs: z.number().int().min(100).default(30_000),
-        connections: z.number().int().min(1).max(256).default(16),
-        concurrency: z.number().int().min(1).max(256).default(8),
-        retryBaseMs: z.number().int().min(1).default(100),
-        retryMaxMs: z.number().int().min(1).default(5000),
-        outageDeadlineMs: z.number().int().min(100).default(60_000),
-        adminCommand: z.array(z.string()).default([]),
+        restUrl: z.url().default('http://127.0.0.1:8080').describe('Base URL of the HBase REST gateway'),
+        requestDeadlineMs: z.number().int().min(100).default(30_000).describe('Deadline of one REST request (ms)'),
+        connections: z.number().int().min(1).max(256).default(16).describe('HTTP connections kept to the REST gateway'),
+        concurrency: z.number().int().min(1).max(256).default(8)
+          .describe('REST write requests in flight at once (one queue shared by data and index chunks)'),
+        retryBaseMs: z.number().int().min(1).default(100)
+          .describe('First retry delay after a retriable HBase error (ms); grows exponentially up to retryMaxMs, with full jitter'),
+        retryMaxMs: z.number().int().min(1).default(5000).describe('Largest retry delay (ms); must be >= hbase.retryBaseMs'),
+        outageDeadlineMs: z.number().int().min(100).default(60_000)
+          .describe('When no write has been acknowledged for this long (ms), counted from the oldest unacknowledged write, the service pauses consumption and reports not ready until HBase answers again'),
+        adminCommand: z.array(z.string()).default([])
+          .describe('argv that runs the table admin tool (deploy/admin/TableAdmin.java), needed by tables apply; the env variable takes a JSON array'),
       })
       .strict()
-      .prefault({}),
+      .prefault({})
+      .describe('HBase REST gateway and writes'),
     keys: z
       .object({
-        saltBuckets: z.number().int().min(1).max(256).default(16),
-        format: z.enum(['binary', 'printable']).default('binary'),
+        saltBuckets: z.number().int().min(1).max(256).default(16)
+          .describe('Salt buckets B of data, index and rollup keys; recorded in table metadata, the service refuses to start when config and table disagree'),
+        format: z.enum(['binary', 'printable']).default('binary')
+          .describe('Data rowkey format: binary, or printable (hex salt, decimal reverse ts; see docs/KEYS.md)'),
       })
       .strict()
-      .prefault({}),
+      .prefault({})
+      .describe('Rowkeys (docs/KEYS.md)'),
     tables: z
       .object({
-        data: tableSchema('tsdata'),
-        index: tableSchema('tsindex'),
-        rollup: tableSchema('tsrollup'),
+        data: tableSchema('tsdata', 'Data table: one row per (id, ts), a cell per metric (docs/KEYS.md)'),
+        index: tableSchema('tsindex', 'Secondary index table: one row per (tag, value, ts, id)'),
+        rollup: tableSchema('tsrollup', 'Rollup table: summary rows and rollup markers'),
       })
       .strict()
-      .prefault({}),
+      .prefault({})
+      .describe('Tables that `tables apply` creates, pre-split on the salt boundaries'),
     index: z
       .object({
-        tags: z.array(z.string().min(1)).default([]),
-        saltMode: z.enum(['entry', 'value']).default('entry'),
+        tags: z.array(z.string().min(1)).default([]).describe('Tag names to index; one index row per (tag, value, ts, id)'),
+        saltMode: z.enum(['entry', 'value']).default('entry')
+          .describe("Index key salt: 'entry' hashes (tag, value, id) and spreads a hot value over all buckets; 'value' hashes (tag, value): one-bucket reads, hotspot risk"),
       })
       .strict()
-      .prefault({}),
+      .prefault({})
+      .describe('Secondary index'),
     query: z
       .object({
-        // Page size when a read names no limit, and the most one page may hold (larger asks are capped).
-        defaultLimit: z.number().int().min(1).default(100),
-        maxLimit: z.number().int().min(1).max(100_000).default(10_000),
-        // Scans (one per salt bucket) a by-tag read runs at once.
-        bucketConcurrency: z.number().int().min(1).max(256).default(8),
-        // Index hits verified against the data table per multi-get.
-        verifyChunk: z.number().int().min(1).max(1000).default(100),
-        // Delete dangling index rows found by reads (only those older than danglingGraceMs).
-        repairDangling: z.boolean().default(false),
-        danglingGraceMs: z.number().int().min(0).default(600_000),
+        defaultLimit: z.number().int().min(1).default(100).describe('Page size of a read that names no limit'),
+        maxLimit: z.number().int().min(1).max(100_000).default(10_000).describe('Most rows one page may hold; larger asks are capped'),
+        bucketConcurrency: z.number().int().min(1).max(256).default(8).describe('Scans (one per salt bucket) a by-tag read runs at once'),
+        verifyChunk: z.number().int().min(1).max(1000).default(100).describe('Index hits verified against the data table per multi-get'),
+        repairDangling: z.boolean().default(false)
+          .describe('Delete dangling index rows that reads find (only those older than query.danglingGraceMs)'),
+        danglingGraceMs: z.number().int().min(0).default(600_000)
+          .describe('Age (ms) an index row without its data row must reach before a read may repair it'),
       })
       .strict()
-      .prefault({}),
+      .prefault({})
+      .describe('Read paths'),
     rollup: z
       .object({
-        // Run the rollup job inside the service (`tsingest rollup run` runs it once, for cron).
-        enabled: z.boolean().default(true),
-        // Window sizes, finest first; each must be a whole multiple of the previous one ("15m", "1h", "1d").
-        windows: z.array(z.string().regex(/^[1-9][0-9]*[smhd]$/, 'a duration like 15m, 1h or 1d')).min(1).default(['1h', '1d']),
-        // A window is closed (and rolled up) once window end + graceMs <= now.
-        graceMs: z.number().int().min(0).default(300_000),
-        intervalMs: z.number().int().min(1000).default(60_000),
-        // Windows recomputed at once.
-        concurrency: z.number().int().min(1).max(64).default(4),
-        // (id, window) pairs remembered as marked, so a hot id does not re-mark an open window per unit.
-        markerCacheSize: z.number().int().min(0).default(100_000),
+        enabled: z.boolean().default(true)
+          .describe('Write rollup markers and run the rollup job inside the service (`tsingest rollup run` runs it once, for cron)'),
+        windows: z.array(z.string().regex(/^[1-9][0-9]*[smhd]$/, 'a duration like 15m, 1h or 1d')).min(1).default(['1h', '1d'])
+          .describe('Window sizes, finest first; each a whole multiple of the previous one (15m, 1h, 1d)'),
+        graceMs: z.number().int().min(0).default(300_000).describe('A window is closed (and rolled up) once window end + graceMs <= now (ms)'),
+        intervalMs: z.number().int().min(1000).default(60_000).describe('Pause between rollup job runs (ms)'),
+        concurrency: z.number().int().min(1).max(64).default(4).describe('Windows recomputed at once'),
+        markerCacheSize: z.number().int().min(0).default(100_000)
+          .describe('(id, window) pairs remembered as marked, so a hot id does not re-mark an open window per flush unit'),
       })
       .strict()
-      .prefault({}),
+      .prefault({})
+      .describe('Rollups: summary rows per id and window'),
     events: z
       .object({
         mapping: z
           .object({
-            id: z.string().min(1).default('id'),
-            ts: z.string().min(1).default('ts'),
-            metric: z.string().min(1).default('metric'),
-            value: z.string().min(1).default('value'),
-            tags: z.string().min(1).default('tags'),
+            id: z.string().min(1).default('id').describe('Field path of the id in the event JSON (dotted paths allowed, e.g. payload.deviceId)'),
+            ts: z.string().min(1).default('ts').describe('Field path of the timestamp (epoch ms or ISO-8601 with a zone)'),
+            metric: z.string().min(1).default('metric').describe('Field path of the metric name'),
+            value: z.string().min(1).default('value').describe('Field path of the numeric value'),
+            tags: z.string().min(1).default('tags').describe('Field path of the optional string→string tags object'),
           })
           .strict()
-          .prefault({}),
-        maxCellBytes: z.number().int().min(1024).max(10 * 1024 * 1024).default(1024 * 1024),
-        maxFutureSkewMs: z.number().int().min(0).nullable().default(null),
+          .prefault({})
+          .describe('Source field names of the event; dotted paths reach into nested objects'),
+        maxCellBytes: z.number().int().min(1024).max(10 * 1024 * 1024).default(1024 * 1024)
+          .describe('Largest raw record and encoded tags cell in bytes; larger records are dead-lettered as cell_too_large'),
+        maxFutureSkewMs: z.number().int().min(0).nullable().default(null)
+          .describe('Reject events whose ts is more than this many ms ahead of now (null: no check)'),
+        maxTs: pointInTime
+          .default(DEFAULT_MAX_TS)
+          .describe('Latest accepted event ts (epoch ms or ISO-8601); later events are dead-lettered as ts_out_of_range'),
       })
       .strict()
-      .prefault({}),
+      .prefault({})
+      .describe('Event contract and validation'),
     batch: z
       .object({
-        maxRows: z.number().int().min(1).max(100_000).default(2000),
-        maxBytes: z.number().int().min(1024).default(4 * 1024 * 1024),
-        maxWaitMs: z.number().int().min(1).default(500),
-        maxQueuedRows: z.number().int().min(1).default(50_000),
+        maxRows: z.number().int().min(1).max(100_000).default(2000).describe('Records per flush unit and rows per REST write chunk'),
+        maxBytes: z.number().int().min(1024).default(4 * 1024 * 1024).describe('Bytes per flush unit and per REST write chunk (about)'),
+        maxQueuedRows: z.number().int().min(1).default(50_000)
+          .describe('Most records taken from Kafka and not yet committed, over all partitions in flight (tsingest_queue_depth); a unit waits and fetching pauses at the bound. Must be >= batch.maxRows'),
       })
       .strict()
-      .prefault({}),
+      .refine((b) => b.maxQueuedRows >= b.maxRows, { message: 'must be >= batch.maxRows (a flush unit must fit in the queue)', path: ['maxQueuedRows'] })
+      .prefault({})
+      .describe('Flush units and write chunks (time-based flushing is the fetch wait, kafka.maxWaitTimeMs)'),
     http: z
       .object({
-        host: z.string().default('127.0.0.1'),
-        port: z.number().int().min(0).max(65535).default(9464),
+        host: z.string().default('127.0.0.1').describe('Address the health and metrics HTTP server binds to'),
+        port: z.number().int().min(0).max(65535).default(9464).describe('Port of /healthz, /readyz and /metrics (0: any free port)'),
       })
       .strict()
-      .prefault({}),
+      .prefault({})
+      .describe('Health and metrics HTTP server'),
     metrics: z
       .object({
-        regionRefreshMs: z.number().int().min(1000).default(30_000),
-        skewWindowMs: z.number().int().min(1000).default(60_000),
+        regionRefreshMs: z.number().int().min(1000).default(30_000)
+          .describe("Interval (ms) between refreshes of each table's region map (GET /<table>/regions)"),
+        skewWindowMs: z.number().int().min(1000).default(60_000).describe('Sliding window (ms) of the region write skew gauge'),
       })
       .strict()
-      .prefault({}),
-    log: z.object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info') }).strict().prefault({}),
-    shutdown: z.object({ drainTimeoutMs: z.number().int().min(100).default(30_000) }).strict().prefault({}),
+      .prefault({})
+      .describe('Region write spread metrics'),
+    log: z
+      .object({
+        level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info').describe('Log level of the service (pino)'),
+      })
+      .strict()
+      .prefault({})
+      .describe('Logging'),
+    shutdown: z
+      .object({
+        drainTimeoutMs: z.number().int().min(100).default(30_000).describe('On SIGTERM, time (ms) to finish in-flight writes and commit before exiting'),
+      })
+      .strict()
+      .prefault({})
+      .describe('Graceful shutdown'),
   })
   .strict();
 

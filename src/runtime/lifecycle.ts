@@ -1,11 +1,13 @@
 /**
  * Service lifecycle: an explicit state machine that `/healthz`, `/readyz` and the `tsingest_ready` /
- * `tsingest_state` gauges reflect, plus the SIGTERM/SIGINT handling that starts a graceful drain.
+ * `tsingest_state` gauges reflect. Signal handling lives in signals.ts.
  *
- *   starting ─► running ◄─► degraded        degraded = running but not ready (e.g. HBase down past its
- *      │           │           │             deadline: consumption paused, nothing skipped)
- *      └───────────┴───────────┴─► draining ─► stopped
+ *   starting ─► running ◄─► degraded        degraded = running but not ready: some health condition
+ *      │           │           │             fails (HBase down past its deadline, the Kafka consumer
+ *      └───────────┴───────────┴─► draining ─► stopped           crashed or the broker is gone, …)
  *   any non-terminal state ─► failed          stopped and failed are terminal
+ *
+ * Health conditions (`setCondition`) drive running ⇄ degraded: ready only while none fails.
  */
 import type { Logger } from 'pino';
 import type { Metrics } from '../metrics/registry.ts';
@@ -59,6 +61,8 @@ export class Lifecycle {
   readonly #listeners = new Set<TransitionListener>();
   #state: LifecycleState = 'starting';
   #reason = 'starting up';
+  /** failing health conditions: name → why */
+  readonly #failing = new Map<string, string>();
 
   constructor(options: LifecycleOptions) {
     this.#log = options.log;
@@ -112,6 +116,37 @@ export class Lifecycle {
     return true;
   }
 
+  /** Failing health conditions (name → reason). */
+  get failing(): ReadonlyMap<string, string> {
+    return this.#failing;
+  }
+
+  /**
+   * Records a health condition (e.g. `hbase`, `kafka-consumer`). While any fails, `running` becomes
+   * `degraded` (not ready); when the last one recovers, `degraded` becomes `running` again. In other
+   * states it is only recorded (`started` takes it into account).
+   */
+  setCondition(name: string, ok: boolean, reason: string = name): void {
+    if (ok) {
+      if (!this.#failing.delete(name)) return;
+    } else {
+      if (this.#failing.get(name) === reason) return;
+      this.#failing.set(name, reason);
+    }
+    if (this.#state === 'running' && this.#failing.size > 0) this.transition('degraded', this.#failingReason());
+    else if (this.#state === 'degraded' && this.#failing.size === 0) this.transition('running', `${name} recovered`);
+    else if (this.#state === 'degraded') this.transition('degraded', this.#failingReason());
+  }
+
+  /** starting → running, or → degraded when a health condition already fails. */
+  started(reason: string): void {
+    this.transition(this.#failing.size > 0 ? 'degraded' : 'running', this.#failing.size > 0 ? this.#failingReason() : reason);
+  }
+
+  #failingReason(): string {
+    return [...this.#failing.values()].join('; ');
+  }
+
   /** Subscribes to state changes; returns the unsubscribe function. */
   onTransition(listener: TransitionListener): () => void {
     this.#listeners.add(listener);
@@ -127,84 +162,5 @@ export class Lifecycle {
   }
 }
 
-/** Where signals come from (`process` by default; an EventEmitter in tests). */
-export interface SignalSource {
-  on(event: NodeJS.Signals, listener: (signal: NodeJS.Signals) => void): unknown;
-  off(event: NodeJS.Signals, listener: (signal: NodeJS.Signals) => void): unknown;
-}
-
-export interface SignalHandlerOptions {
-  /** Graceful drain: stop consuming, flush, commit, close. Resolves when everything is done. */
-  readonly onDrain: () => Promise<void>;
-  /** After this long, a drain still running forces exit(1). */
-  readonly drainTimeoutMs: number;
-  readonly log: Pick<Logger, 'info' | 'warn' | 'error'>;
-  readonly exit: (code: number) => void;
-  readonly signals?: readonly NodeJS.Signals[];
-  readonly source?: SignalSource;
-}
-
-export const EXIT_DRAINED = 0;
-export const EXIT_DRAIN_FAILED = 1;
-export const EXIT_FORCED = 130;
-
-/**
- * First SIGTERM/SIGINT: start `onDrain()` with an unref'd watchdog that forces exit(1) after
- * `drainTimeoutMs`; the drain resolving exits 0 (explicitly, so a stray handle cannot keep the process
- * up), rejecting exits 1. A second signal exits 130 at once. `exit` is called at most once.
- * Returns a function that removes the handlers (and the watchdog).
- */
-export function installSignalHandlers(options: SignalHandlerOptions): () => void {
-  const { onDrain, drainTimeoutMs, log, exit } = options;
-  const signals = options.signals ?? (['SIGTERM', 'SIGINT'] as const);
-  const source: SignalSource = options.source ?? process;
-  let draining = false;
-  let exited = false;
-  let watchdog: NodeJS.Timeout | undefined;
-
-  const finish = (code: number): void => {
-    if (watchdog !== undefined) clearTimeout(watchdog);
-    watchdog = undefined;
-    if (exited) return;
-    exited = true;
-    exit(code);
-  };
-
-  const handler = (signal: NodeJS.Signals): void => {
-    if (draining) {
-      log.warn({ signal }, 'second signal during drain: forcing exit');
-      finish(EXIT_FORCED);
-      return;
-    }
-    draining = true;
-    log.info({ signal, drainTimeoutMs }, 'signal received: draining (send again to force)');
-    watchdog = setTimeout(() => {
-      log.error({ drainTimeoutMs }, 'drain timed out: forcing exit');
-      finish(EXIT_DRAIN_FAILED);
-    }, drainTimeoutMs);
-    watchdog.unref();
-    let drain: Promise<void>;
-    try {
-      drain = onDrain();
-    } catch (err) {
-      drain = Promise.reject(err instanceof Error ? err : new Error(String(err)));
-    }
-    drain.then(
-      () => {
-        log.info('drain complete');
-        finish(EXIT_DRAINED);
-      },
-      (err: unknown) => {
-        log.error({ err }, 'drain failed');
-        finish(EXIT_DRAIN_FAILED);
-      },
-    );
-  };
-
-  for (const signal of signals) source.on(signal, handler);
-  return () => {
-    for (const signal of signals) source.off(signal, handler);
-    if (watchdog !== undefined) clearTimeout(watchdog);
-    watchdog = undefined;
-  };
-}
+// Signal handling moved to signals.ts; re-exported for existing importers.
+export { EXIT_DRAINED, EXIT_DRAIN_FAILED, EXIT_FORCED, installSignalHandlers, type SignalHandlerOptions, type SignalSource } from './signals.ts';

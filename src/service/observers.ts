@@ -1,10 +1,10 @@
 // Bridges from the ingest path's observer interfaces to the Prometheus metrics and the spread map.
-import { bucketOfKey, type KeyFormat } from '../keys/index.ts';
 import type { Metrics } from '../metrics/registry.ts';
 import type { RegionMap } from '../metrics/region-map.ts';
 import type { WriteSpread } from '../metrics/write-spread.ts';
 import type { WriteObserver } from '../ingest/dual-writer.ts';
 import type { IngestObserver } from '../ingest/consumer.ts';
+import type { LagSink } from '../ingest/lag-monitor.ts';
 
 function statusOf(err: unknown): string {
   const e = err as { status?: unknown; code?: unknown };
@@ -12,19 +12,22 @@ function statusOf(err: unknown): string {
   return typeof e.code === 'string' ? e.code.toLowerCase() : 'error';
 }
 
-export function writeObserver(m: Metrics, spread: WriteSpread, regions: RegionMap, formats: Readonly<Record<string, KeyFormat>>): WriteObserver {
-  const bucketOf = (table: string) => (key: Buffer): number | undefined => {
-    try {
-      return bucketOfKey(key, formats[table] ?? 'binary');
-    } catch {
-      return undefined;
-    }
-  };
+/** Where acknowledged data-table keys go to find the hot ids (src/ui/hot-ids.ts `HotIds`). */
+export interface HotIdFeed {
+  readonly table: string;
+  recordDataKeys(keys: readonly Buffer[]): void;
+}
+
+export function writeObserver(m: Metrics, spread: WriteSpread, regions: RegionMap, hotIds?: HotIdFeed): WriteObserver {
   return {
-    written(table, keys, seconds) {
+    written(table, rows, seconds) {
       m.hbaseRequestDuration.observe({ table, op: 'put', status: '200' }, seconds);
-      m.rowsWritten.inc({ table }, keys.length);
-      spread.record(table, keys, bucketOf(table));
+      m.rowsWritten.inc({ table }, rows.length);
+      // Each row carries the salt bucket it was planned in; nothing is decoded back from the key.
+      const keys = rows.map((r) => r.key);
+      const buckets = new Map(rows.map((r) => [r.key, r.bucket]));
+      spread.record(table, keys, (key) => buckets.get(key));
+      if (hotIds !== undefined && table === hotIds.table) hotIds.recordDataKeys(keys);
     },
     failed(table, err, seconds) {
       m.hbaseRequestDuration.observe({ table, op: 'put', status: statusOf(err) }, seconds);
@@ -32,9 +35,6 @@ export function writeObserver(m: Metrics, spread: WriteSpread, regions: RegionMa
     },
     retried(table) {
       m.hbaseRetries.inc({ table, op: 'put' });
-    },
-    queued(delta) {
-      m.queueDepth.inc(delta);
     },
   };
 }
@@ -54,8 +54,19 @@ export function ingestObserver(m: Metrics, now: () => number = Date.now): Ingest
       if (rejects.length > 0) m.events.inc({ outcome: 'dlq' }, rejects.length);
       for (const r of rejects) m.dlqRecords.inc({ reason: r.reason });
     },
-    lag(topic, partition, lag) {
+    queued(records) {
+      m.queueDepth.set(records);
+    },
+  };
+}
+
+export function lagSink(m: Metrics): LagSink {
+  return {
+    set(topic, partition, lag) {
       m.consumerLag.set({ topic, partition: String(partition) }, lag);
+    },
+    remove(topic, partition) {
+      m.consumerLag.remove({ topic, partition: String(partition) });
     },
   };
 }

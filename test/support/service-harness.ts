@@ -2,7 +2,6 @@
 // a config, producers, an in-process or child-process service, and read-back helpers (cell counts,
 // index rows, committed offsets, DLQ records). Everything created is registered for LIFO cleanup.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { Kafka, logLevel, type Admin, type IHeaders } from 'kafkajs';
@@ -245,24 +244,34 @@ export interface DlqMessage {
   readonly headers: Readonly<Record<string, string>>;
 }
 
-/** Reads `count` records from the DLQ topic with a fresh consumer group (fails on timeout). */
-export async function readDlq(h: Harness, count: number, timeoutMs = 60_000): Promise<DlqMessage[]> {
-  const consumer = h.kafka.consumer({ groupId: uniqueName('it-dlq-reader'), maxWaitTimeInMs: 100 });
+export interface TopicRecord extends DlqMessage {
+  readonly partition: number;
+  readonly offset: string;
+}
+
+/** Reads `count` records of `topic` (default: the DLQ) with a fresh consumer group (fails on timeout). */
+export async function readRecords(h: Harness, count: number, topic: string = h.names.dlq, timeoutMs = 60_000): Promise<TopicRecord[]> {
+  const consumer = h.kafka.consumer({ groupId: uniqueName('it-reader'), maxWaitTimeInMs: 100 });
   await consumer.connect();
-  const got: DlqMessage[] = [];
+  const got: TopicRecord[] = [];
   try {
-    await consumer.subscribe({ topic: h.names.dlq, fromBeginning: true });
+    await consumer.subscribe({ topic, fromBeginning: true });
     await consumer.run({
-      eachMessage: async ({ message }) => {
-        got.push({ key: message.key, value: message.value, headers: flattenHeaders(message.headers ?? {}) });
+      eachMessage: async ({ partition, message }) => {
+        got.push({ partition, offset: message.offset, key: message.key, value: message.value, headers: flattenHeaders(message.headers ?? {}) });
         await Promise.resolve();
       },
     });
-    await waitFor(`${count} DLQ records (have ${got.length})`, timeoutMs, () => got.length >= count);
+    await waitFor(`${count} records of ${topic} (have ${got.length})`, timeoutMs, () => got.length >= count);
     return got;
   } finally {
     await consumer.disconnect();
   }
+}
+
+/** Reads `count` records from the DLQ topic with a fresh consumer group (fails on timeout). */
+export function readDlq(h: Harness, count: number, timeoutMs = 60_000): Promise<DlqMessage[]> {
+  return readRecords(h, count, h.names.dlq, timeoutMs);
 }
 
 function flattenHeaders(headers: IHeaders): Record<string, string> {
@@ -296,7 +305,8 @@ export interface ChildService {
 
 /** `node src/cli.ts run --set …` as a child process; killed (SIGKILL) on cleanup if still alive. */
 export function startChild(h: Harness, extra: readonly string[], port: number): ChildService {
-  const sets = [...h.baseSets, ...extra, `http.port=${port}`];
+  // Log at info so a drain's outcome (and its failure) is in output().
+  const sets = [...h.baseSets, 'log.level=info', ...extra, `http.port=${port}`];
   const args = ['src/cli.ts', 'run', ...sets.flatMap((s) => ['--set', s])];
   const child = spawn(NODE_BIN, args, { cwd: REPO_ROOT, env: { ...process.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
@@ -337,28 +347,14 @@ export async function readyzStatus(port: number): Promise<number> {
   return res.status;
 }
 
-// ---- REST gateway control (local stack) ----
-
-export function stackDir(): string {
-  return process.env['TSI_STACK_DIR'] ?? join(REPO_ROOT, '.stack');
-}
-
-/** Kills the REST gateway of the local stack (SIGKILL on the pid in <stack>/run/rest.pid). */
-export function stopRestGateway(): number {
-  const pidFile = join(stackDir(), 'run', 'rest.pid');
-  if (!existsSync(pidFile)) throw new Error(`cannot stop the REST gateway: ${pidFile} does not exist (set TSI_STACK_DIR to the local stack directory)`);
-  const pid = Number(readFileSync(pidFile, 'utf8').trim());
-  if (!Number.isSafeInteger(pid) || pid <= 0) throw new Error(`cannot stop the REST gateway: ${pidFile} holds no pid`);
-  process.kill(pid, 'SIGKILL');
-  return pid;
-}
-
-/** `node scripts/stack.ts up` with this environment: restarts what is down and waits until REST answers. */
-export async function startRestGateway(): Promise<void> {
-  const child = spawn(NODE_BIN, ['scripts/stack.ts', 'up'], { cwd: REPO_ROOT, env: { ...process.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (b: Buffer) => { out += b.toString(); });
-  child.stderr.on('data', (b: Buffer) => { out += b.toString(); });
-  const code = await new Promise<number | null>((res) => { child.once('exit', (c) => { res(c); }); });
-  if (code !== 0) throw new Error(`scripts/stack.ts up exited ${String(code)}:\n${out.slice(-4000)}`);
+/** The value of an unlabelled gauge (e.g. tsingest_queue_depth) from a /metrics endpoint; null when it does not answer. */
+export async function scrapeGauge(port: number, name: string): Promise<number | null> {
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(2000) });
+    const text = await res.text();
+    const m = new RegExp(`^${name}(?:\\{[^}]*\\})?\\s+(\\S+)`, 'm').exec(text);
+    return m?.[1] === undefined ? null : Number(m[1]);
+  } catch {
+    return null;
+  }
 }

@@ -14,12 +14,11 @@ import {
   produceEvents,
   readyzStatus,
   startInProcess,
-  startRestGateway,
-  stopRestGateway,
   waitFor,
   waitForCommittedAtEnd,
   waitForEvents,
 } from '../../support/service-harness.ts';
+import { startRestGateway, stopRestGateway } from '../../support/stack-control.ts';
 
 void test('REST outage: not ready after the deadline, no commits past written data, full recovery', async (t) => {
   const h = await createHarness(t, { prefix: 'outage' });

@@ -124,3 +124,22 @@ void describe('Lifecycle', () => {
     assert.equal(text.match(/^tsingest_state\{state="\w+"\} 1$/gm)?.length, 1);
   });
 });
+
+void it('health conditions drive running ⇄ degraded; ready only while none fails', () => {
+  const lc = new Lifecycle({ log: createLogger({ level: 'silent' }) });
+  lc.setCondition('kafka-consumer', false, 'consumer crashed');
+  assert.equal(lc.state, 'starting', 'recorded only while starting');
+  lc.started('consuming');
+  assert.equal(lc.state, 'degraded', 'a condition already failing at start');
+  assert.equal(lc.ready, false);
+  lc.setCondition('hbase', false, 'HBase unavailable');
+  assert.match(lc.reason, /consumer crashed; HBase unavailable/);
+  lc.setCondition('kafka-consumer', true);
+  assert.equal(lc.state, 'degraded', 'HBase still down');
+  lc.setCondition('hbase', true);
+  assert.equal(lc.state, 'running');
+  assert.equal(lc.ready, true);
+  lc.transition('draining', 'signal');
+  lc.setCondition('hbase', false, 'down during the drain');
+  assert.equal(lc.state, 'draining', 'conditions never leave draining');
+});

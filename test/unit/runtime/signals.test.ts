@@ -1,8 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
-import { installSignalHandlers } from '../../../src/runtime/lifecycle.ts';
-import type { SignalSource } from '../../../src/runtime/lifecycle.ts';
+import { installSignalHandlers } from '../../../src/runtime/signals.ts';
+import type { SignalSource } from '../../../src/runtime/signals.ts';
 import { createLogger } from '../../../src/runtime/logger.ts';
 
 const log = createLogger({ level: 'silent' });

@@ -1,0 +1,115 @@
+// Builders of the service's parts, each from the validated Config and the parts it depends on. No
+// wiring of failure or health here (service.ts and health.ts do that).
+import { Kafka, type Producer } from 'kafkajs';
+import PQueue from 'p-queue';
+import type { Logger } from 'pino';
+import { HBaseRestClient, isHBaseError, isRetriable } from '../hbase/index.ts';
+import type { Metrics } from '../metrics/registry.ts';
+import { RegionMap } from '../metrics/region-map.ts';
+import { WriteSpread } from '../metrics/write-spread.ts';
+import { DualWriter } from '../ingest/dual-writer.ts';
+import { OutageWatch } from '../ingest/outage-watch.ts';
+import { KafkaDlq } from '../ingest/dlq.ts';
+import { IngestConsumer } from '../ingest/consumer.ts';
+import { LagMonitor } from '../ingest/lag-monitor.ts';
+import type { Config } from '../runtime/config.ts';
+import { kafkaLogCreator } from './kafka-logging.ts';
+import { ingestObserver, lagSink, writeObserver, type HotIdFeed } from './observers.ts';
+import { adminOffsetsSource } from './kafka-parts.ts';
+import type { Closers } from './shutdown.ts';
+import { LAG_POLL_MS, consumerConfig, planSettings, rollupMarks, tableNames } from './settings.ts';
+
+export function hbaseClient(cfg: Config): HBaseRestClient {
+  return new HBaseRestClient({ baseUrl: cfg.hbase.restUrl, defaultDeadlineMs: cfg.hbase.requestDeadlineMs, connections: cfg.hbase.connections });
+}
+
+/** Region map (refreshed on a timer) and the write-spread metrics over it. */
+export async function writeSpread(cfg: Config, hbase: HBaseRestClient, metrics: Metrics, log: Logger, closers: Closers): Promise<{ regionMap: RegionMap; spread: WriteSpread }> {
+  const { mapped } = tableNames(cfg);
+  const source = { regions: async (t: string) => (await hbase.regions(t)).map((r) => ({ name: r.name, startKey: r.startKey, endKey: r.endKey, server: r.location })) };
+  const regionMap = new RegionMap({ source, tables: mapped, log, metrics });
+  await Promise.all(mapped.map((t) => regionMap.refresh(t)));
+  regionMap.refreshEvery(cfg.metrics.regionRefreshMs);
+  const spread = new WriteSpread({ metrics, regionMap, windowMs: cfg.metrics.skewWindowMs });
+  closers.add('region map', () => { regionMap.stop(); spread.close(); });
+  return { regionMap, spread };
+}
+
+export function kafkaClient(cfg: Config, log: Logger): Kafka {
+  return new Kafka({ clientId: cfg.kafka.clientId, brokers: cfg.kafka.brokers, logCreator: kafkaLogCreator(log) });
+}
+
+export async function dlqProducer(kafka: Kafka, closers: Closers): Promise<Producer> {
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  await producer.connect();
+  closers.add('DLQ producer', () => producer.disconnect());
+  return producer;
+}
+
+export interface WriteSide {
+  readonly watch: OutageWatch;
+  readonly writer: DualWriter;
+}
+
+export function writeSide(cfg: Config, hbase: HBaseRestClient, metrics: Metrics, spread: { regionMap: RegionMap; spread: WriteSpread }, signal: AbortSignal, closers: Closers, hotIds?: HotIdFeed): WriteSide {
+  const t = tableNames(cfg);
+  const watch = new OutageWatch({ deadlineMs: cfg.hbase.outageDeadlineMs });
+  watch.start();
+  closers.add('outage watch', () => { watch.stop(); });
+  const writer = new DualWriter({
+    sink: hbase,
+    queue: new PQueue({ concurrency: cfg.hbase.concurrency }),
+    tables: { data: t.data, index: t.index },
+    chunk: { maxRows: cfg.batch.maxRows, maxBytes: cfg.batch.maxBytes },
+    retry: { baseMs: cfg.hbase.retryBaseMs, maxMs: cfg.hbase.retryMaxMs },
+    isRetriable,
+    isRowRejection: (err) => isHBaseError(err, 'BAD_REQUEST'),
+    observer: writeObserver(metrics, spread.spread, spread.regionMap, hotIds),
+    marks: cfg.rollup.enabled ? { table: t.rollup, planner: rollupMarks(cfg) } : undefined,
+    watch,
+    signal,
+  });
+  return { watch, writer };
+}
+
+export interface ConsumeSide {
+  readonly ingest: IngestConsumer;
+  readonly consumer: ReturnType<Kafka['consumer']>;
+  readonly lag: LagMonitor;
+}
+
+export function consumeSide(
+  cfg: Config,
+  kafka: Kafka,
+  producer: Producer,
+  write: WriteSide,
+  metrics: Metrics,
+  log: Logger,
+  hooks: { readonly signal: AbortSignal; readonly onFatal: (err: unknown) => void; readonly onPoll: (ok: boolean, err?: unknown) => void },
+  closers: Closers,
+): ConsumeSide {
+  const consumer = kafka.consumer(consumerConfig(cfg));
+  const ingest = new IngestConsumer({
+    consumer,
+    topic: cfg.kafka.topic,
+    fromBeginning: cfg.kafka.fromBeginning,
+    partitionsConsumedConcurrently: cfg.kafka.partitionsConsumedConcurrently,
+    heartbeatIntervalMs: cfg.kafka.heartbeatIntervalMs,
+    unit: { maxRows: cfg.batch.maxRows, maxBytes: cfg.batch.maxBytes },
+    maxQueuedRows: cfg.batch.maxQueuedRows,
+    settings: planSettings(cfg),
+    writer: write.writer,
+    dlq: new KafkaDlq(producer, cfg.kafka.dlqTopic),
+    observer: ingestObserver(metrics),
+    log,
+    signal: hooks.signal,
+    onFatal: hooks.onFatal,
+  });
+  const offsets = adminOffsetsSource(kafka.admin({ retry: { retries: 0 } }));
+  const lag = new LagMonitor({ source: offsets, sink: lagSink(metrics), topic: cfg.kafka.topic, groupId: cfg.kafka.groupId, intervalMs: LAG_POLL_MS, onPoll: hooks.onPoll });
+  closers.add('lag monitor', async () => {
+    await lag.stop();
+    await offsets.close();
+  });
+  return { ingest, consumer, lag };
+}

@@ -1,0 +1,77 @@
+// Config → the settings of each part. Pure mapping, no I/O: one place to read when asking "which
+// config key drives this?".
+import type { ConsumerConfig } from 'kafkajs';
+import { eventLimitsFor, resolveFieldMapping } from '../events/index.ts';
+import type { PlanSettings } from '../ingest/batch-plan.ts';
+import { RollupMarks } from '../ingest/rollup-marks.ts';
+import { parseWindows } from '../rollup/windows.ts';
+import type { KeyFormat } from '../keys/index.ts';
+import type { Config } from '../runtime/config.ts';
+import { ServiceError } from '../errors.ts';
+
+/** How often consumer lag is measured against the broker (and the broker's presence checked). */
+export const LAG_POLL_MS = 5000;
+/** Consecutive failed lag polls after which the broker counts as unreachable (not ready). */
+export const BROKER_POLL_FAILURES = 2;
+
+/** The service refuses to start (or its start was aborted by a signal). */
+export class StartupError extends ServiceError {
+  override readonly name = 'StartupError';
+
+  constructor(message: string, cause?: unknown) {
+    super({ code: 'STARTUP', message, cause });
+  }
+}
+
+/** Parse and key settings per flush unit (limits re-read the clock when events.maxFutureSkewMs is set). */
+export function planSettings(cfg: Config): () => PlanSettings {
+  const base = {
+    mapping: resolveFieldMapping(cfg.events.mapping),
+    buckets: cfg.keys.saltBuckets,
+    keyFormat: cfg.keys.format,
+    dataFamily: cfg.tables.data.family,
+    indexFamily: cfg.tables.index.family,
+    indexTags: cfg.index.tags,
+    indexSaltMode: cfg.index.saltMode,
+  };
+  const limits = eventLimitsFor(cfg.events);
+  return () => ({ ...base, limits: limits() });
+}
+
+export function rollupMarks(cfg: Config): RollupMarks {
+  const finest = parseWindows(cfg.rollup.windows)[0];
+  if (finest === undefined) throw new StartupError('rollup.windows is empty');
+  return new RollupMarks({ window: finest, graceMs: cfg.rollup.graceMs, buckets: cfg.keys.saltBuckets, family: cfg.tables.rollup.family, cacheSize: cfg.rollup.markerCacheSize });
+}
+
+export interface TableNames {
+  readonly data: string;
+  readonly index: string;
+  readonly rollup: string;
+  /** tables whose regions are mapped for the write-spread metrics */
+  readonly mapped: readonly string[];
+  readonly formats: Readonly<Record<string, KeyFormat>>;
+}
+
+export function tableNames(cfg: Config): TableNames {
+  const data = cfg.tables.data.name;
+  const index = cfg.tables.index.name;
+  const rollup = cfg.tables.rollup.name;
+  return {
+    data,
+    index,
+    rollup,
+    mapped: cfg.rollup.enabled ? [data, index, rollup] : [data, index],
+    formats: { [data]: cfg.keys.format, [index]: 'binary', [rollup]: 'binary' },
+  };
+}
+
+export function consumerConfig(cfg: Config): ConsumerConfig {
+  return {
+    groupId: cfg.kafka.groupId,
+    sessionTimeout: cfg.kafka.sessionTimeoutMs,
+    heartbeatInterval: cfg.kafka.heartbeatIntervalMs,
+    maxBytesPerPartition: cfg.kafka.maxBytesPerPartition,
+    maxWaitTimeInMs: cfg.kafka.maxWaitTimeMs,
+  };
+}

@@ -1,0 +1,77 @@
+// Fakes for the ingest unit tests: plan settings, an in-memory row sink that can refuse rows or fail,
+// and source records built from events.
+import { resolveEventLimits, resolveFieldMapping } from '../../../src/events/index.ts';
+import type { PlanSettings, SourceRecord } from '../../../src/ingest/batch-plan.ts';
+import type { RowCellsLike, RowSink, WriteObserver, WrittenRow } from '../../../src/ingest/dual-writer.ts';
+
+export const SETTINGS: PlanSettings = {
+  mapping: resolveFieldMapping({}),
+  limits: resolveEventLimits({ maxCellBytes: 4096 }),
+  buckets: 4,
+  keyFormat: 'binary',
+  dataFamily: 'd',
+  indexFamily: 'i',
+  indexTags: ['site'],
+  indexSaltMode: 'entry',
+};
+
+export interface Put {
+  readonly table: string;
+  readonly rows: readonly RowCellsLike[];
+}
+
+/** Records every put; `refuse(row)` → HTTP-400-like error for chunks holding such a row. */
+export class FakeSink implements RowSink {
+  readonly puts: Put[] = [];
+  readonly attempts: Put[] = [];
+  refuse: (row: RowCellsLike) => boolean = () => false;
+  /** thrown (once per entry) before anything else */
+  failures: Error[] = [];
+
+  put(table: string, rows: readonly RowCellsLike[]): Promise<void> {
+    this.attempts.push({ table, rows });
+    const fail = this.failures.shift();
+    if (fail !== undefined) return Promise.reject(fail);
+    if (rows.some((r) => this.refuse(r))) return Promise.reject(new RowRefused('400 malformed row'));
+    this.puts.push({ table, rows });
+    return Promise.resolve();
+  }
+
+  keys(table: string): string[] {
+    return this.puts.filter((p) => p.table === table).flatMap((p) => p.rows.map((r) => r.row.toString('hex')));
+  }
+}
+
+export class RowRefused extends Error {
+  override readonly name = 'RowRefused';
+}
+
+export class Transient extends Error {
+  override readonly name = 'Transient';
+}
+
+export interface Recorded {
+  readonly observer: WriteObserver;
+  readonly written: { readonly table: string; readonly rows: readonly WrittenRow[] }[];
+}
+
+export function recordingObserver(): Recorded {
+  const written: { table: string; rows: readonly WrittenRow[] }[] = [];
+  return {
+    written,
+    observer: {
+      written: (table, rows) => { written.push({ table, rows: [...rows] }); },
+      failed: () => undefined,
+      retried: () => undefined,
+    },
+  };
+}
+
+export function record(offset: number, value: unknown): SourceRecord {
+  return { offset: String(offset), key: null, value: value === null ? null : Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)), timestamp: '0' };
+}
+
+export function event(i: number, withSite = true): Record<string, unknown> {
+  const e = { id: `dev-${i % 7}`, ts: 1_732_262_400_000 + i * 1000, metric: 'temp', value: i };
+  return withSite ? { ...e, tags: { site: `s${i % 3}` } } : e;
+}
