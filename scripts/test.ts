@@ -3,6 +3,7 @@
 // the stack cannot be brought up.
 import { spawn } from 'node:child_process';
 import { acquireTestStack } from './lib/test-stack.ts';
+import { ensureTools } from './lib/ensure-tools.ts';
 import { projectRoot } from './lib/stack-config.ts';
 
 const log = (m: string): void => { process.stdout.write(`[test] ${m}\n`); };
@@ -22,6 +23,7 @@ async function main(): Promise<number> {
     if ((await step('typecheck', process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json', '--noEmit'])) !== 0) return 1;
     if ((await step('lint', process.execPath, ['node_modules/eslint/bin/eslint.js', '--max-warnings=0', '.'])) !== 0) return 1;
   }
+  ensureTools(log); // promtool + prometheus (deploy/prometheus tests, dashboard test)
   const t0 = Date.now();
   const stack = await acquireTestStack(log);
   log(`stack (${stack.kind}) ready in ${((Date.now() - t0) / 1000).toFixed(1)}s`);

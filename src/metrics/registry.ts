@@ -6,14 +6,17 @@
  * Metric names are fixed: the Grafana dashboard queries them. Change a name only with the dashboard.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { REJECT_REASONS } from '../events/reject.ts';
+import { encodedRegionName } from './region-map.ts';
 
 export const METRIC_PREFIX = 'tsingest_';
 
 export const METRIC_NAMES = {
   regionWrites: 'tsingest_region_writes_total',
   saltBucketWrites: 'tsingest_salt_bucket_writes_total',
-  regionWriteSkew: 'tsingest_region_write_skew',
+  regionWriteSkew: 'tsingest_instance_region_write_skew',
   regionCount: 'tsingest_region_count',
+  regionInfo: 'tsingest_region_info',
   rowsWritten: 'tsingest_rows_written_total',
   events: 'tsingest_events_total',
   batchRows: 'tsingest_batch_rows',
@@ -37,6 +40,18 @@ export type EventOutcome = (typeof EVENT_OUTCOMES)[number];
 export const REFRESH_OUTCOMES = ['ok', 'error'] as const;
 export type RefreshOutcome = (typeof REFRESH_OUTCOMES)[number];
 
+/**
+ * Every `tsingest_dlq_records_total{reason}` value: the parse reasons of src/events/reject.ts plus the
+ * two later stages (rowkey encoding, a row HBase refused), listed here too in case reject.ts does not.
+ */
+export const DLQ_REASONS: readonly string[] = REJECT_REASONS;
+
+/** HBase operations counted by `tsingest_hbase_retries_total{table,op}`. */
+export const HBASE_RETRY_OPS = ['put'] as const;
+
+/** `start_key` label of a region whose start key is empty (the table's first region); sorts before any hex. */
+export const FIRST_REGION_START_KEY = '(first)';
+
 /** Rows per batch: 1 … 10 000. */
 export const BATCH_ROWS_BUCKETS = [1, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000] as const;
 /** Bytes per batch: 256 B … 16 MiB (×4 steps). */
@@ -56,6 +71,7 @@ export interface Metrics {
   readonly saltBucketWrites: Counter<'table' | 'bucket'>;
   readonly regionWriteSkew: Gauge<'table'>;
   readonly regionCount: Gauge<'table'>;
+  readonly regionInfo: Gauge<'table' | 'region' | 'start_key'>;
   readonly rowsWritten: Counter<'table'>;
   readonly events: Counter<'outcome'>;
   readonly batchRows: Histogram;
@@ -70,7 +86,7 @@ export interface Metrics {
   readonly queueDepth: Gauge;
   readonly regionMapRefresh: Counter<'table' | 'outcome'>;
   /**
-   * Registers a hook run synchronously right before `tsingest_region_write_skew` and
+   * Registers a hook run synchronously right before `tsingest_instance_region_write_skew` and
    * `tsingest_region_count` are read at scrape time (so sliding-window values decay even when no
    * writes arrive). Returns a function that removes the hook.
    */
@@ -105,7 +121,7 @@ export function createMetrics(registry: Registry = new Registry(), options: Crea
     }),
     regionWriteSkew: new Gauge({
       name: METRIC_NAMES.regionWriteSkew,
-      help: 'max / mean rows written per region over the sliding window (1 = even, region count = all in one region, 0 = no writes)',
+      help: 'Per-instance: max / mean rows written per region by THIS instance over its sliding window (1 = even, region count = all in one region, 0 = no writes); the cluster-wide value is the recording rule table:tsingest_region_write_skew:ratio1m',
       labelNames: ['table'] as const,
       registers,
       collect: runHooks,
@@ -116,6 +132,12 @@ export function createMetrics(registry: Registry = new Registry(), options: Crea
       labelNames: ['table'] as const,
       registers,
       collect: runHooks,
+    }),
+    regionInfo: new Gauge({
+      name: METRIC_NAMES.regionInfo,
+      help: 'Always 1: the start key (hex, "(first)" for the first region) of each region in the region map, to order per-region series by key',
+      labelNames: ['table', 'region', 'start_key'] as const,
+      registers,
     }),
     rowsWritten: new Counter({
       name: METRIC_NAMES.rowsWritten,
@@ -179,7 +201,7 @@ export function createMetrics(registry: Registry = new Registry(), options: Crea
       labelNames: ['state'] as const,
       registers,
     }),
-    queueDepth: new Gauge({ name: METRIC_NAMES.queueDepth, help: 'Rows waiting in the write queue', registers }),
+    queueDepth: new Gauge({ name: METRIC_NAMES.queueDepth, help: 'Records taken from Kafka and not yet committed, all partitions (bounded by batch.maxQueuedRows: fetching pauses at the bound)', registers }),
     regionMapRefresh: new Counter({
       name: METRIC_NAMES.regionMapRefresh,
       help: 'Region map refreshes by table and outcome (ok | error)',
@@ -194,10 +216,57 @@ export function createMetrics(registry: Registry = new Registry(), options: Crea
     },
   };
 
-  // Start the outcome series at 0 so rate() works from the first scrape.
+  // Start the series of known label values at 0 so rate() and alerts see the first increment.
   for (const outcome of EVENT_OUTCOMES) metrics.events.inc({ outcome }, 0);
+  for (const reason of DLQ_REASONS) metrics.dlqRecords.inc({ reason }, 0);
   metrics.ready.set(0);
 
   if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: METRIC_PREFIX });
   return metrics;
+}
+
+/** What `initKnownSeries` needs from the region map (RegionMap implements it). */
+export interface RegionOrderSource {
+  regions(table: string): readonly { readonly name: string; readonly startKey: Buffer }[] | undefined;
+  onChange(listener: (change: { readonly table: string }) => void): () => void;
+}
+
+export interface KnownSeries {
+  /** Tables the service writes and keeps a region map of (data and index). */
+  readonly tables: readonly string[];
+  /** When given, `tsingest_region_info` follows its regions (now and on every change). */
+  readonly regions?: RegionOrderSource;
+}
+
+/** The `start_key` label of a region: lowercase hex (so label order = key order), FIRST_REGION_START_KEY when empty. */
+export function startKeyLabel(startKey: Buffer): string {
+  return startKey.length === 0 ? FIRST_REGION_START_KEY : startKey.toString('hex');
+}
+
+/**
+ * Starts the per-table series of known label values at 0 (retries per table and op, region map
+ * refreshes per table and outcome), so the first retry or failed refresh is an increase `rate()` and
+ * the alerts can see, and keeps `tsingest_region_info` in step with the region map. Called once by
+ * the composition root with the configured tables; returns a function that stops following the map.
+ */
+export function initKnownSeries(metrics: Pick<Metrics, 'hbaseRetries' | 'regionMapRefresh' | 'regionInfo'>, known: KnownSeries): () => void {
+  for (const table of known.tables) {
+    for (const op of HBASE_RETRY_OPS) metrics.hbaseRetries.inc({ table, op }, 0);
+    for (const outcome of REFRESH_OUTCOMES) metrics.regionMapRefresh.inc({ table, outcome }, 0);
+  }
+  const source = known.regions;
+  if (source === undefined) return () => undefined;
+  const published = new Map<string, { region: string; start_key: string }[]>();
+  const publish = (table: string): void => {
+    const regions = source.regions(table);
+    if (regions === undefined) return;
+    for (const labels of published.get(table) ?? []) metrics.regionInfo.remove({ table, ...labels });
+    const next = regions.map((r) => ({ region: encodedRegionName(r.name), start_key: startKeyLabel(r.startKey) }));
+    for (const labels of next) metrics.regionInfo.set({ table, ...labels }, 1);
+    published.set(table, next);
+  };
+  for (const table of known.tables) publish(table);
+  return source.onChange((change) => {
+    if (known.tables.includes(change.table)) publish(change.table);
+  });
 }

@@ -63,7 +63,7 @@ void describe('createMetrics', () => {
       runs += 1;
       metrics.regionWriteSkew.set({ table: 't' }, 2.5);
     });
-    assert.match(await metrics.registry.metrics(), /^tsingest_region_write_skew\{table="t"\} 2.5$/m);
+    assert.match(await metrics.registry.metrics(), /^tsingest_instance_region_write_skew\{table="t"\} 2.5$/m);
     assert.ok(runs >= 1);
     remove();
     const before = runs;

@@ -101,7 +101,7 @@ void describe('WriteSpread', () => {
     assert.equal(spread.skew(TABLE), 0);
     // The gauge follows at scrape time even though nothing was recorded since.
     const text = await metrics.registry.metrics();
-    assert.match(text, /^tsingest_region_write_skew\{table="tsi_data"\} 0$/m);
+    assert.match(text, /^tsingest_instance_region_write_skew\{table="tsi_data"\} 0$/m);
     assert.match(text, /^tsingest_region_count\{table="tsi_data"\} 16$/m);
     // Counters are cumulative, not windowed.
     assert.equal(await seriesValue(metrics.saltBucketWrites, { table: TABLE, bucket: '0' }), 17);
@@ -170,7 +170,7 @@ void describe('WriteSpread', () => {
     spread.close();
     clock.t += 120_000;
     const text = await metrics.registry.metrics();
-    assert.match(text, /^tsingest_region_write_skew\{table="tsi_data"\} 2$/m); // frozen: no longer updated
+    assert.match(text, /^tsingest_instance_region_write_skew\{table="tsi_data"\} 2$/m); // frozen: no longer updated
     source.answer = [];
     await map.refresh(TABLE);
     assert.match(await metrics.registry.metrics(), /^tsingest_region_count\{table="tsi_data"\} 2$/m);
