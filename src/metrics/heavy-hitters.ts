@@ -1,0 +1,278 @@
+/**
+ * Heavy hitters: which ids carry most of the writes, in memory bounded by a constant whatever the
+ * number of distinct ids (pure; time is passed in).
+ *
+ * `SpaceSaving` is the weighted Space-Saving sketch (Metwally, Agrawal, El Abbadi, 2005) with K
+ * counters. Adding n to an unmonitored id when all K counters are taken evicts the id with the
+ * smallest count m and gives the newcomer count m + n with error m. With N = total weight added:
+ * - memory: at most K (id, count, error) entries, however many distinct ids pass;
+ * - every estimate brackets the truth: count − error ≤ true ≤ count, and error ≤ N / K;
+ * - every id with true count > N / K is monitored (it is among the entries);
+ * - an id monitored since its first event has error 0: its count is exact. An id whose count stays
+ *   above N / K is never the minimum, so never evicted: a dominant id (share > 1/K of the events
+ *   from its first event on) is counted exactly.
+ *
+ * `WindowedHeavyHitters` keeps a ring of S Space-Saving sketches, one per time slot (the same slot
+ * scheme as SlidingWindow: S slots of windowMs / S), so memory is at most S × K entries and counts
+ * leave the window slot by slot. An id's window estimate sums its count in each slot of the window;
+ * in a full slot that does not monitor it, the id can have had at most that slot's minimum count, so
+ * that minimum is added to both its count and its error. The error bound stays error ≤ N_window / K.
+ */
+
+export interface HeavyHitter {
+  readonly id: string;
+  /** Upper estimate of the id's weight (≥ the true weight). */
+  readonly count: number;
+  /** Maximum over-estimate: the true weight is in [count − error, count]. */
+  readonly error: number;
+}
+
+interface Counter {
+  id: string;
+  count: number;
+  error: number;
+}
+
+/** K ≤ this many counters: a top list larger than this is not "hot ids" any more. */
+export const MAX_CAPACITY = 10_000;
+
+function assertCapacity(capacity: number): void {
+  if (!Number.isInteger(capacity) || capacity < 1 || capacity > MAX_CAPACITY) {
+    throw new RangeError(`capacity must be an integer in 1…${MAX_CAPACITY}, got ${capacity}`);
+  }
+}
+
+function assertWeight(n: number): void {
+  if (!Number.isFinite(n) || n < 0) throw new RangeError(`n must be a finite number ≥ 0, got ${n}`);
+}
+
+/** Descending count, then ascending id (a stable order for equal counts). */
+export function byCountDesc(a: HeavyHitter, b: HeavyHitter): number {
+  if (a.count !== b.count) return b.count - a.count;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/** Weighted Space-Saving over K counters, kept in a binary min-heap on count (O(log K) per add). */
+export class SpaceSaving {
+  readonly capacity: number;
+  readonly #heap: Counter[] = [];
+  readonly #pos = new Map<string, number>();
+  #total = 0;
+
+  constructor(capacity: number) {
+    assertCapacity(capacity);
+    this.capacity = capacity;
+  }
+
+  /** Total weight added (N). */
+  get total(): number {
+    return this.#total;
+  }
+
+  /** Number of monitored ids (≤ capacity). */
+  get size(): number {
+    return this.#heap.length;
+  }
+
+  /** The largest true weight an unmonitored id can have: the minimum count when full, else 0. */
+  floor(): number {
+    return this.#heap.length < this.capacity ? 0 : (this.#heap[0]?.count ?? 0);
+  }
+
+  add(id: string, n = 1): void {
+    assertWeight(n);
+    if (n === 0) return;
+    this.#total += n;
+    const at = this.#pos.get(id);
+    if (at !== undefined) {
+      const c = this.#heap[at];
+      if (c === undefined) throw new Error('unreachable: heap position out of range');
+      c.count += n;
+      this.#down(at);
+      return;
+    }
+    if (this.#heap.length < this.capacity) {
+      this.#heap.push({ id, count: n, error: 0 });
+      this.#pos.set(id, this.#heap.length - 1);
+      this.#up(this.#heap.length - 1);
+      return;
+    }
+    const min = this.#heap[0];
+    if (min === undefined) throw new Error('unreachable: full heap without a root');
+    this.#pos.delete(min.id);
+    min.error = min.count;
+    min.count += n;
+    min.id = id;
+    this.#pos.set(id, 0);
+    this.#down(0);
+  }
+
+  /** The id's entry, or undefined when it is not monitored (its true weight is then ≤ `floor()`). */
+  get(id: string): HeavyHitter | undefined {
+    const at = this.#pos.get(id);
+    const c = at === undefined ? undefined : this.#heap[at];
+    return c === undefined ? undefined : { id: c.id, count: c.count, error: c.error };
+  }
+
+  /** The `n` largest entries (all when omitted), by descending count. */
+  top(n: number = this.capacity): HeavyHitter[] {
+    return this.#heap.map((c) => ({ id: c.id, count: c.count, error: c.error })).sort(byCountDesc).slice(0, Math.max(0, n));
+  }
+
+  clear(): void {
+    this.#heap.length = 0;
+    this.#pos.clear();
+    this.#total = 0;
+  }
+
+  #swap(i: number, j: number): void {
+    const a = this.#heap[i];
+    const b = this.#heap[j];
+    if (a === undefined || b === undefined) return;
+    this.#heap[i] = b;
+    this.#heap[j] = a;
+    this.#pos.set(b.id, i);
+    this.#pos.set(a.id, j);
+  }
+
+  #countAt(i: number): number {
+    return this.#heap[i]?.count ?? Number.POSITIVE_INFINITY;
+  }
+
+  #up(i: number): void {
+    while (i > 0) {
+      const parent = (i - 1) >>> 1;
+      if (this.#countAt(parent) <= this.#countAt(i)) return;
+      this.#swap(i, parent);
+      i = parent;
+    }
+  }
+
+  #down(i: number): void {
+    for (;;) {
+      const left = 2 * i + 1;
+      const right = left + 1;
+      let smallest = i;
+      if (this.#countAt(left) < this.#countAt(smallest)) smallest = left;
+      if (this.#countAt(right) < this.#countAt(smallest)) smallest = right;
+      if (smallest === i) return;
+      this.#swap(i, smallest);
+      i = smallest;
+    }
+  }
+}
+
+export interface WindowedHeavyHittersOptions {
+  /** K: counters per slot, default 64. */
+  readonly capacity?: number;
+  /** Window length in ms, default 60 000. */
+  readonly windowMs?: number;
+  /** Slots in the window, default 12. */
+  readonly slots?: number;
+}
+
+export interface WindowTop {
+  /** The largest ids of the window, by descending count. */
+  readonly hitters: readonly HeavyHitter[];
+  /** Exact total weight added in the window (N_window). */
+  readonly total: number;
+  /** Guaranteed bound on every `error`: N_window / K. */
+  readonly errorBound: number;
+}
+
+interface Slot {
+  /** floor(time / slotMs) of the counts held; -Infinity while unused. */
+  epoch: number;
+  readonly sketch: SpaceSaving;
+}
+
+export class WindowedHeavyHitters {
+  readonly capacity: number;
+  readonly windowMs: number;
+  readonly slotMs: number;
+  readonly #slots: Slot[];
+
+  constructor(options: WindowedHeavyHittersOptions = {}) {
+    const capacity = options.capacity ?? 64;
+    const windowMs = options.windowMs ?? 60_000;
+    const slots = options.slots ?? 12;
+    assertCapacity(capacity);
+    if (!Number.isFinite(windowMs) || windowMs <= 0) throw new RangeError(`windowMs must be a positive number, got ${windowMs}`);
+    if (!Number.isInteger(slots) || slots < 1 || slots > 1000) throw new RangeError(`slots must be an integer in 1…1000, got ${slots}`);
+    this.capacity = capacity;
+    this.windowMs = windowMs;
+    this.slotMs = windowMs / slots;
+    this.#slots = Array.from({ length: slots }, () => ({ epoch: Number.NEGATIVE_INFINITY, sketch: new SpaceSaving(capacity) }));
+  }
+
+  /** Adds `n` events of `id` at time `now` (ms). */
+  add(now: number, id: string, n = 1): void {
+    assertWeight(n);
+    if (n === 0) return;
+    this.#slotFor(now).sketch.add(id, n);
+  }
+
+  /**
+   * Adds many (id, n) pairs at one time, e.g. a batch aggregated per id. They are added heaviest
+   * first (their order within one batch is arbitrary anyway): a batch's dominant id enters the sketch
+   * before its light ids can fill it, so it is not given the error of an eviction.
+   */
+  addAll(now: number, counts: Iterable<readonly [string, number]>): void {
+    const batch = [...counts];
+    for (const [, n] of batch) assertWeight(n);
+    batch.sort((a, b) => b[1] - a[1]);
+    const sketch = this.#slotFor(now).sketch;
+    for (const [id, n] of batch) if (n > 0) sketch.add(id, n);
+  }
+
+  /** The `n` largest ids over the window ending at `now`, with the window total and error bound. */
+  top(now: number, n: number = this.capacity): WindowTop {
+    const live = this.#live(now);
+    let total = 0;
+    const candidates = new Set<string>();
+    for (const slot of live) {
+      total += slot.sketch.total;
+      for (const h of slot.sketch.top()) candidates.add(h.id);
+    }
+    const merged: HeavyHitter[] = [];
+    for (const id of candidates) {
+      let count = 0;
+      let error = 0;
+      for (const slot of live) {
+        const h = slot.sketch.get(id);
+        const floor = h === undefined ? slot.sketch.floor() : 0;
+        count += (h?.count ?? 0) + floor;
+        error += (h?.error ?? 0) + floor;
+      }
+      merged.push({ id, count, error });
+    }
+    return { hitters: merged.sort(byCountDesc).slice(0, Math.max(0, n)), total, errorBound: total / this.capacity };
+  }
+
+  /** Monitored entries over all slots (≤ slots × capacity): the memory the sketch holds. */
+  entries(): number {
+    return this.#slots.reduce((s, slot) => s + slot.sketch.size, 0);
+  }
+
+  #epochOf(now: number): number {
+    return Math.floor(now / this.slotMs);
+  }
+
+  #live(now: number): Slot[] {
+    const epoch = this.#epochOf(now);
+    return this.#slots.filter((s) => s.epoch > epoch - this.#slots.length && s.epoch <= epoch);
+  }
+
+  #slotFor(now: number): Slot {
+    const epoch = this.#epochOf(now);
+    const n = this.#slots.length;
+    const slot = this.#slots[((epoch % n) + n) % n];
+    if (slot === undefined) throw new Error('unreachable: slot index out of range');
+    // A clock that steps back lands in a newer slot: count it there rather than wiping newer counts.
+    if (slot.epoch < epoch) {
+      slot.epoch = epoch;
+      slot.sketch.clear();
+    }
+    return slot;
+  }
+}

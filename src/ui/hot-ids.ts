@@ -1,0 +1,174 @@
+/**
+ * Hot ids of the data table: a windowed heavy-hitters sketch (src/metrics/heavy-hitters.ts) fed with
+ * the ids of acknowledged data rows, exported as bounded top-K gauges and as the table of the /ui page.
+ * One instance per service (created at the composition root, never global).
+ *
+ * Gauges (only the current top K series exist; every scrape rebuilds them, so ids that fell out of
+ * the top K disappear and the cardinality stays ≤ K):
+ *   tsingest_hot_id_events{id}                    estimated events of the id in the window (upper estimate)
+ *   tsingest_hot_id_info{id,bucket,region,server} 1 per hot id: its salt bucket and the region its newest rows go to
+ *   tsingest_hot_ids_window_events                exact events counted in the window (the share's denominator)
+ */
+import { Gauge, type Registry } from 'prom-client';
+import { WindowedHeavyHitters } from '../metrics/heavy-hitters.ts';
+import { decodeDataKey, decodePrintableDataKey, idPrefix, saltOf, type KeyFormat } from '../keys/index.ts';
+import { encodedRegionName } from '../metrics/region-map.ts';
+import type { RegionInfo } from '../metrics/region-source.ts';
+
+export const HOT_ID_METRICS = {
+  events: 'tsingest_hot_id_events',
+  info: 'tsingest_hot_id_info',
+  windowEvents: 'tsingest_hot_ids_window_events',
+} as const;
+
+export interface HotIdsOptions {
+  /** Registry the gauges are registered on (the service's own). */
+  readonly registry: Registry;
+  /** The data table (for the region lookup). */
+  readonly table: string;
+  readonly buckets: number;
+  readonly format: KeyFormat;
+  /** Where an id's rows live (RegionMap implements it); without it, region is left empty. */
+  readonly regions?: { locate(table: string, rowKey: Buffer): RegionInfo | undefined };
+  /** Ids exported as gauge series and shown on the page (K), default 10. */
+  readonly top?: number;
+  /** Sketch counters per time slot, default 64 (error ≤ window events / 64). */
+  readonly capacity?: number;
+  /** Window length, default 60 000 ms in 12 slots. */
+  readonly windowMs?: number;
+  readonly slots?: number;
+  /** Milliseconds clock, default `performance.now`. */
+  readonly now?: () => number;
+}
+
+export interface HotId {
+  readonly id: string;
+  /** Estimated events in the window (upper estimate). */
+  readonly events: number;
+  /** The true count is in [events − error, events]. */
+  readonly error: number;
+  /** events / window total, 0…1. */
+  readonly share: number;
+  readonly bucket: number;
+  /** Encoded name of the region holding the id's newest rows ('' when unknown). */
+  readonly region: string;
+  readonly server: string;
+}
+
+export interface HotIdsSnapshot {
+  readonly windowMs: number;
+  /** Exact events counted in the window. */
+  readonly total: number;
+  /** Sketch counters per slot (K of the error bound). */
+  readonly capacity: number;
+  /** Every `error` is ≤ this (total / capacity). */
+  readonly errorBound: number;
+  readonly ids: readonly HotId[];
+  /** Data keys that could not be decoded since start (not counted). */
+  readonly undecodable: number;
+}
+
+export class HotIds {
+  readonly #o: HotIdsOptions;
+  readonly #sketch: WindowedHeavyHitters;
+  readonly #now: () => number;
+  readonly #top: number;
+  #undecodable = 0;
+
+  constructor(options: HotIdsOptions) {
+    const top = options.top ?? 10;
+    const capacity = options.capacity ?? 64;
+    if (!Number.isInteger(top) || top < 1 || top > capacity) throw new RangeError(`top must be an integer in 1…capacity (${capacity}), got ${top}`);
+    this.#o = options;
+    this.#top = top;
+    this.#now = options.now ?? (() => performance.now());
+    this.#sketch = new WindowedHeavyHitters({
+      capacity,
+      ...(options.windowMs === undefined ? {} : { windowMs: options.windowMs }),
+      ...(options.slots === undefined ? {} : { slots: options.slots }),
+    });
+    registerGauges(options.registry, () => this.snapshot(), `over the last ${this.#sketch.windowMs / 1000}s (top ${top} only; upper estimate, error ≤ window events / ${capacity})`);
+  }
+
+  /** The data table whose keys `recordDataKeys` takes (the write observer feeds only this table). */
+  get table(): string {
+    return this.#o.table;
+  }
+
+  /** Counts one event per id (e.g. the ids of the accepted events of a committed unit). */
+  recordIds(ids: readonly string[]): void {
+    if (ids.length === 0) return;
+    const perId = new Map<string, number>();
+    for (const id of ids) perId.set(id, (perId.get(id) ?? 0) + 1);
+    this.#sketch.addAll(this.#now(), perId);
+  }
+
+  /** Counts acknowledged data rows by the id decoded from each key (undecodable keys are only counted). */
+  recordDataKeys(keys: readonly Buffer[]): void {
+    const ids: string[] = [];
+    const decode = this.#o.format === 'binary' ? decodeDataKey : decodePrintableDataKey;
+    for (const key of keys) {
+      try {
+        ids.push(decode(key).id);
+      } catch {
+        this.#undecodable += 1;
+      }
+    }
+    this.recordIds(ids);
+  }
+
+  /** The current top K with bucket and region of each id. */
+  snapshot(): HotIdsSnapshot {
+    const { hitters, total, errorBound } = this.#sketch.top(this.#now(), this.#top);
+    const ids = hitters.map((h): HotId => {
+      const region = this.#o.regions?.locate(this.#o.table, idPrefix(h.id, this.#o.buckets, this.#o.format));
+      return {
+        id: h.id,
+        events: h.count,
+        error: h.error,
+        share: total > 0 ? h.count / total : 0,
+        bucket: saltOf(h.id, this.#o.buckets),
+        region: region === undefined ? '' : encodedRegionName(region.name),
+        server: region?.server ?? '',
+      };
+    });
+    return { windowMs: this.#sketch.windowMs, total, capacity: this.#sketch.capacity, errorBound, ids, undecodable: this.#undecodable };
+  }
+
+  /** Removes the gauges from the registry (a second service on the same registry can then add its own). */
+  close(): void {
+    for (const name of Object.values(HOT_ID_METRICS)) this.#o.registry.removeSingleMetric(name);
+  }
+}
+
+function registerGauges(registry: Registry, snapshotOf: () => HotIdsSnapshot, scope: string): void {
+  const registers = [registry];
+  new Gauge({
+    name: HOT_ID_METRICS.events,
+    help: `Estimated events per hot id ${scope}`,
+    labelNames: ['id'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const h of snapshotOf().ids) this.set({ id: h.id }, h.events);
+    },
+  });
+  new Gauge({
+    name: HOT_ID_METRICS.info,
+    help: 'Salt bucket and region (encoded name, server) of each current hot id; value 1',
+    labelNames: ['id', 'bucket', 'region', 'server'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const h of snapshotOf().ids) this.set({ id: h.id, bucket: String(h.bucket), region: h.region, server: h.server }, 1);
+    },
+  });
+  new Gauge({
+    name: HOT_ID_METRICS.windowEvents,
+    help: 'Events counted by the hot-ids sketch over its window',
+    registers,
+    collect() {
+      this.set(snapshotOf().total);
+    },
+  });
+}

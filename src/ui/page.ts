@@ -1,0 +1,135 @@
+/**
+ * The built-in hot-spot page for users without Grafana, as route handlers on the service's HTTP port:
+ *   GET /ui            HTML: region × time heatmap of writes to the data table and the hot ids table
+ *   GET /ui/data.json  the same snapshot as JSON (UiSnapshot)
+ *   GET /ui/           redirects to /ui
+ * HEAD is accepted wherever GET is; other methods get 405. Other paths are not handled (false), so
+ * the host server answers them.
+ *
+ * `startUi` builds the parts once per service (hot-ids sketch + gauges, heatmap sampler) from the
+ * service's metrics and region map; `uiRoutes` only needs a snapshot function, so it can be mounted
+ * before the parts exist (it answers 503 until then).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Counter, Registry } from 'prom-client';
+import type { KeyFormat } from '../keys/index.ts';
+import type { RegionInfo } from '../metrics/region-source.ts';
+import { HeatmapSampler, regionCountersFromMetrics } from './heatmap-data.ts';
+import { HotIds } from './hot-ids.ts';
+import { renderPage, type UiSnapshot } from './render.ts';
+
+export type { UiSnapshot } from './render.ts';
+
+/**
+ * An extra route: answers the request and resolves true, or resolves false to let others try. The
+ * third argument is the parsed request URL (as src/runtime/http.ts `routes` passes it) or its pathname.
+ */
+export type RouteHandler = (req: IncomingMessage, res: ServerResponse, target: URL | string) => Promise<boolean>;
+
+export const UI_PATHS = { page: '/ui', data: '/ui/data.json' } as const;
+export const DEFAULT_REFRESH_MS = 5000;
+
+export interface UiRoutesOptions {
+  /** The current snapshot; undefined while the service is still starting (503). */
+  readonly snapshot: () => UiSnapshot | undefined;
+  /** How often the page re-fetches itself; 0 = never. Default 5000 ms. */
+  readonly refreshMs?: number;
+}
+
+function send(res: ServerResponse, req: IncomingMessage, status: number, contentType: string, body: string): void {
+  res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' });
+  res.end(req.method === 'HEAD' ? undefined : body);
+}
+
+export function uiRoutes(options: UiRoutesOptions): RouteHandler {
+  const refreshMs = options.refreshMs ?? DEFAULT_REFRESH_MS;
+  if (!Number.isFinite(refreshMs) || refreshMs < 0) throw new RangeError(`refreshMs must be a number ≥ 0, got ${refreshMs}`);
+  return (req, res, target) => {
+    const pathname = typeof target === 'string' ? target : target.pathname;
+    if (pathname !== UI_PATHS.page && pathname !== UI_PATHS.data && pathname !== `${UI_PATHS.page}/`) return Promise.resolve(false);
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.setHeader('allow', 'GET, HEAD');
+      send(res, req, 405, 'application/json; charset=utf-8', JSON.stringify({ status: 'method_not_allowed', method: req.method ?? '' }));
+      return Promise.resolve(true);
+    }
+    if (pathname === `${UI_PATHS.page}/`) {
+      res.writeHead(302, { location: '../ui', 'content-length': 0 });
+      res.end();
+      return Promise.resolve(true);
+    }
+    const snapshot = options.snapshot();
+    if (snapshot === undefined) {
+      send(res, req, 503, 'text/plain; charset=utf-8', 'the service is starting; the page is available once it consumes\n');
+    } else if (pathname === UI_PATHS.data) {
+      send(res, req, 200, 'application/json; charset=utf-8', JSON.stringify(snapshot));
+    } else {
+      send(res, req, 200, 'text/html; charset=utf-8', renderPage(snapshot, refreshMs));
+    }
+    return Promise.resolve(true);
+  };
+}
+
+export interface StartUiOptions {
+  /** The service's registry (the hot-id gauges go there) and its per-region write counter. */
+  readonly metrics: { readonly registry: Registry; readonly regionWrites: Pick<Counter<'table' | 'region' | 'server'>, 'get'> };
+  /** The service's region map (RegionMap). */
+  readonly regionMap: {
+    regions(table: string): readonly RegionInfo[] | undefined;
+    locate(table: string, rowKey: Buffer): RegionInfo | undefined;
+  };
+  /** The data table, its salt buckets and key format. */
+  readonly table: string;
+  readonly buckets: number;
+  readonly format: KeyFormat;
+  /** Heatmap sampling period (default 5000 ms) and ring length (default 120 samples). */
+  readonly sampleMs?: number;
+  readonly maxSamples?: number;
+  /** Hot ids shown and exported (default 10), sketch counters (64) and window (60 000 ms). */
+  readonly topIds?: number;
+  readonly capacity?: number;
+  readonly windowMs?: number;
+  /** Told when a heatmap sample fails (the next one tries again). */
+  readonly onError?: (err: unknown) => void;
+}
+
+export interface Ui {
+  /** Feed of the write path: `hotIds.recordDataKeys(keys)` or `hotIds.recordIds(ids)`. */
+  readonly hotIds: HotIds;
+  readonly sampler: HeatmapSampler;
+  snapshot(): UiSnapshot;
+  /** Stops the sampler and removes the hot-id gauges; idempotent. */
+  close(): void;
+}
+
+/** Creates the hot-ids sketch (with its gauges) and starts the heatmap sampler. */
+export function startUi(o: StartUiOptions): Ui {
+  const hotIds = new HotIds({
+    registry: o.metrics.registry,
+    table: o.table,
+    buckets: o.buckets,
+    format: o.format,
+    regions: o.regionMap,
+    ...(o.topIds === undefined ? {} : { top: o.topIds }),
+    ...(o.capacity === undefined ? {} : { capacity: o.capacity }),
+    ...(o.windowMs === undefined ? {} : { windowMs: o.windowMs }),
+  });
+  const sampler = new HeatmapSampler({
+    source: regionCountersFromMetrics(o.metrics.regionWrites, o.regionMap, o.table),
+    ...(o.sampleMs === undefined ? {} : { sampleMs: o.sampleMs }),
+    ...(o.maxSamples === undefined ? {} : { maxSamples: o.maxSamples }),
+    ...(o.onError === undefined ? {} : { onError: o.onError }),
+  });
+  sampler.start();
+  let closed = false;
+  return {
+    hotIds,
+    sampler,
+    snapshot: () => ({ generatedAt: Date.now(), table: o.table, buckets: o.buckets, heatmap: sampler.snapshot(), hotIds: hotIds.snapshot() }),
+    close() {
+      if (closed) return;
+      closed = true;
+      sampler.stop();
+      hotIds.close();
+    },
+  };
+}
