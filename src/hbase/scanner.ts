@@ -18,6 +18,8 @@ export interface ScanOptions extends Omit<ScannerSpec, 'batch' | 'maxVersions'> 
   maxVersions?: number;
   /** Stop after this many rows (client-side; the scanner is deleted when reached). */
   limit?: number;
+  /** Rows asked per HTTP page (`?n=`), so a scan read lazily does not pull `limit` rows up front. */
+  pageRows?: number;
   /** Deadline per HTTP round trip (open, each page, close). */
   deadlineMs?: number;
 }
@@ -36,11 +38,14 @@ export async function* scanRows(
   table: string,
   opts: ScanOptions,
 ): AsyncGenerator<Row, void, undefined> {
-  const { limit, deadlineMs } = opts;
+  const { limit, pageRows, deadlineMs } = opts;
   let scannerPath: string | undefined;
   try {
     if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 0)) {
       throw new RangeError(`limit must be a non-negative integer, got ${limit}`);
+    }
+    if (pageRows !== undefined && (!Number.isSafeInteger(pageRows) || pageRows < 1)) {
+      throw new RangeError(`pageRows must be a positive integer, got ${pageRows}`);
     }
     if (limit === 0) return;
     const body = encodeScanner({ ...opts, batch: opts.batch ?? DEFAULT_SCAN_BATCH, maxVersions: opts.maxVersions ?? 1 });
@@ -53,12 +58,13 @@ export async function* scanRows(
     let pending: Row | undefined;
     let yielded = 0;
     for (;;) {
-      const n = limit === undefined ? '' : `?n=${limit - yielded}`;
+      const rows = limit === undefined ? pageRows : Math.min(limit - yielded, pageRows ?? Number.MAX_SAFE_INTEGER);
+      const n = rows === undefined ? '' : `?n=${rows}`;
       const page = await caller.call({ method: 'GET', path: scannerPath + n, deadlineMs, ok: [200, 204] });
       if (page.status === 204) break;
-      const rows = decodeCellSet(page.body);
-      if (rows.length === 0) break;
-      for (const r of rows) {
+      const decoded = decodeCellSet(page.body);
+      if (decoded.length === 0) break;
+      for (const r of decoded) {
         if (pending?.row.equals(r.row) === true) {
           pending.cells.push(...r.cells);
           continue;

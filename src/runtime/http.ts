@@ -4,6 +4,7 @@
  *   GET /readyz   200 {"status":"ready","state":"running"} when ready, else 503 with state and reason
  *   GET /metrics  Prometheus text exposition of the injected registry
  * HEAD is accepted wherever GET is; other methods on these paths get 405, other paths 404.
+ * An optional `routes` handler (e.g. the read API) is offered every other path before the 404.
  */
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -12,6 +13,9 @@ import type { Registry } from 'prom-client';
 import type { Lifecycle } from './lifecycle.ts';
 
 export type HealthSource = Pick<Lifecycle, 'state' | 'reason' | 'ready' | 'live'>;
+
+/** Extra routes: resolves true when it answered the request, false to fall through to the 404. */
+export type RouteHandler = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<boolean>;
 
 export interface HttpServerOptions {
   readonly host: string;
@@ -22,6 +26,8 @@ export interface HttpServerOptions {
   readonly log: Pick<Logger, 'info' | 'warn' | 'error'>;
   /** On close, connections still open after this long are cut. Default 2000 ms. */
   readonly closeTimeoutMs?: number;
+  /** Tried for paths other than /healthz, /readyz and /metrics, before answering 404. */
+  readonly routes?: RouteHandler;
 }
 
 export interface HttpServerHandle {
@@ -47,7 +53,9 @@ function sendJson(res: ServerResponse, status: number, body: Record<string, unkn
 }
 
 async function handle(options: HttpServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const { pathname } = new URL(req.url ?? '/', 'http://localhost');
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  const { pathname } = url;
+  if (!ROUTES.has(pathname) && options.routes !== undefined && (await options.routes(req, res, url))) return;
   if (!ROUTES.has(pathname)) {
     sendJson(res, 404, { status: 'not_found', path: pathname });
     return;

@@ -168,6 +168,28 @@ test('scan deletes the scanner on early break, on limit and on error', async () 
   assert.equal(failing.fake.requests.at(-1)?.method, 'DELETE');
 });
 
+test('scan pageRows asks ?n= rows per page, capped by what the limit still needs', async () => {
+  const paged = scannerFake([page(['r1', 'a'], ['r2', 'a']), page(['r3', 'a'], ['r4', 'a']), page(['r5', 'a'])]);
+  const got = [];
+  for await (const r of paged.c.scan('t', { pageRows: 2, limit: 5 })) got.push(r.row.toString());
+  assert.deepEqual(got, ['r1', 'r2', 'r3', 'r4', 'r5']);
+  const gets = paged.fake.requests.filter((r) => r.method === 'GET').map((r) => r.path);
+  // the last row of a page is held back until the next page shows it is whole: the page after r5
+  // asks only for the one row the limit still needs (and gets 204)
+  assert.deepEqual(gets, ['/t/scanner/17953abc?n=2', '/t/scanner/17953abc?n=2', '/t/scanner/17953abc?n=2', '/t/scanner/17953abc?n=1']);
+  assert.deepEqual(JSON.parse(String(paged.fake.requests[0]?.body)), { batch: 1000, maxVersions: 1 });
+
+  const unlimited = scannerFake([page(['r1', 'a']), 204]);
+  for await (const r of unlimited.c.scan('t', { pageRows: 3 })) assert.equal(r.row.toString(), 'r1');
+  assert.deepEqual(unlimited.fake.requests.filter((r) => r.method === 'GET').map((r) => r.path), ['/t/scanner/17953abc?n=3', '/t/scanner/17953abc?n=3']);
+
+  const bad = scannerFake([]);
+  await assert.rejects(async () => {
+    for await (const r of bad.c.scan('t', { pageRows: 0 })) assert.fail(`unexpected row ${r.row.toString()}`);
+  }, (e: unknown) => e instanceof HBaseError && e.code === 'INVALID_ARGUMENT' && /pageRows/.test(e.message));
+  assert.equal(bad.fake.requests.length, 0);
+});
+
 test('close() only closes a transport the client created', async () => {
   const { c, fake } = client(() => ({ status: 200 }));
   await c.close();

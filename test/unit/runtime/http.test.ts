@@ -83,8 +83,8 @@ void describe('startHttpServer', () => {
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
     const text = await res.text();
-    assert.match(text, /^# TYPE tsingest_region_write_skew gauge$/m);
-    assert.match(text, /^tsingest_region_write_skew\{table="t"\} 2$/m);
+    assert.match(text, /^# TYPE tsingest_instance_region_write_skew gauge$/m);
+    assert.match(text, /^tsingest_instance_region_write_skew\{table="t"\} 2$/m);
     assert.match(text, /^tsingest_region_writes_total\{table="t",region="0123456789abcdef0123456789abcdef",server="rs1:1"\} 2$/m);
     assert.match(text, /^tsingest_state\{state="starting"\} 1$/m);
     assert.match(text, /^tsingest_process_cpu_user_seconds_total /m);
@@ -123,6 +123,34 @@ void describe('startHttpServer', () => {
     await first;
     await server.close();
     await assert.rejects(fetch(`${base}/healthz`));
+  });
+
+  void it('offers other paths to the routes hook before the 404; the ops routes keep precedence', async (t) => {
+    const metrics = createMetrics();
+    const seen: string[] = [];
+    const server = await startHttpServer({
+      host: HOST,
+      port: 0,
+      registry: metrics.registry,
+      lifecycle: new Lifecycle({ log, metrics }),
+      log,
+      routes: async (req, res, url) => {
+        await Promise.resolve();
+        seen.push(`${req.method ?? ''} ${url.pathname}${url.search}`);
+        if (url.pathname === '/boom') throw new Error('handler failed');
+        if (!url.pathname.startsWith('/api/')) return false;
+        res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+        res.end(JSON.stringify({ path: url.pathname, q: url.searchParams.get('q') }));
+        return true;
+      },
+    });
+    t.after(() => server.close());
+    const base = `http://${HOST}:${server.port}`;
+    assert.deepEqual(await getJson(`${base}/api/x?q=1`), { status: 200, body: { path: '/api/x', q: '1' } });
+    assert.deepEqual(await getJson(`${base}/other`), { status: 404, body: { status: 'not_found', path: '/other' } });
+    assert.deepEqual(await getJson(`${base}/boom`), { status: 500, body: { status: 'error' } });
+    assert.equal((await getJson(`${base}/healthz`)).status, 200);
+    assert.deepEqual(seen, ['GET /api/x?q=1', 'GET /other', 'GET /boom'], 'the hook never sees /healthz');
   });
 
   void it('rejects when the port is taken', async (t) => {

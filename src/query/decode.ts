@@ -1,0 +1,39 @@
+// Pure: HBase rows → result items (data rows → events, summary rows → rollups).
+import { decodeDataRow } from '../events/cells.ts';
+import type { Row } from '../hbase/types.ts';
+import { decodeDataKey, decodePrintableDataKey, decodeRollupKey, type KeyFormat } from '../keys/index.ts';
+import { decodeSummary, meanOf } from '../rollup/summary.ts';
+import type { WindowSize } from '../rollup/windows.ts';
+import type { EventItem, MetricRollup, RollupItem } from './types.ts';
+
+export function isoOf(ms: number): string {
+  const d = new Date(ms);
+  return Number.isNaN(d.getTime()) ? String(ms) : d.toISOString();
+}
+
+export function decodeAnyDataKey(key: Buffer, format: KeyFormat, buckets: number): { id: string; ts: number } {
+  return format === 'printable' ? decodePrintableDataKey(key, buckets) : decodeDataKey(key, buckets);
+}
+
+/** A data row as an event item (all metrics of the row and its tags). */
+export function eventItemOf(row: Row, format: KeyFormat, buckets: number): EventItem {
+  const { id, ts } = decodeAnyDataKey(row.row, format, buckets);
+  const { metrics, tags } = decodeDataRow(row.cells);
+  return { id, ts, time: isoOf(ts), metrics, tags };
+}
+
+/** A summary row as a rollup item; null when it holds no metric cell (or not the asked one). */
+export function rollupItemOf(row: Row, window: WindowSize, buckets: number, metric: string | null): RollupItem | null {
+  const key = decodeRollupKey(row.row, buckets);
+  const metrics: [string, MetricRollup][] = [];
+  for (const cell of row.cells) {
+    if (cell.qualifier[0] === 0x00) continue; // reserved row-level cells
+    const name = cell.qualifier.toString('utf8');
+    if (metric !== null && name !== metric) continue;
+    const s = decodeSummary(cell.value, name);
+    const mean = meanOf(s);
+    metrics.push([name, { count: s.count, sum: s.sum, min: s.min, max: s.max, mean: Number.isNaN(mean) ? null : mean, first: s.first, firstTs: s.firstTs, last: s.last, lastTs: s.lastTs }]);
+  }
+  if (metrics.length === 0) return null;
+  return { id: key.id, window: window.name, windowStart: key.windowStart, windowEnd: key.windowStart + window.ms, metrics: Object.fromEntries(metrics) };
+}

@@ -1,0 +1,171 @@
+/**
+ * The HTTP read API (GET, JSON), mounted on the service's HTTP server through its `routes` hook:
+ *
+ *   GET /api/v1/ids/{id}/latest?limit=&cursor=
+ *   GET /api/v1/ids/{id}/events?from=&to=&metric=&limit=&cursor=
+ *   GET /api/v1/index/{tag}/{value}/events?from=&to=&limit=&cursor=
+ *   GET /api/v1/ids/{id}/rollups/{window}?from=&to=&metric=&limit=&cursor=
+ *
+ * Path segments are percent-decoded (`/api/v1/ids/%E8%AE%BE%E5%A4%87-7/latest`). 200 answers
+ * `{"items":[…],"next":cursor|null,"limit":n}` (+ `"dangling":n` for by-tag reads), streamed: each
+ * item is written as it is read. Errors: 400 `{error, parameter, message}` for a bad parameter or
+ * cursor, 404 for an unknown index (tag) or window, 503 when HBase is unavailable (retriable, with
+ * Retry-After), 500 otherwise. A failure after the first item was sent cuts the connection (the body
+ * is then not valid JSON, which no client can mistake for a complete page).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import { isHBaseError, isRetriable } from '../hbase/errors.ts';
+import type { QueryKind } from '../metrics/read-metrics.ts';
+import { createQueries, type QueryDeps } from './queries.ts';
+import { QueryError } from './query-error.ts';
+import type { PageEnd, QueryItem } from './types.ts';
+
+export const API_PREFIX = '/api/v1/';
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+export interface ReadApiDeps extends QueryDeps {
+  readonly log: Pick<Logger, 'warn' | 'error'>;
+}
+
+export type ReadApiHandler = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<boolean>;
+
+interface Route {
+  readonly kind: QueryKind;
+  /** path parameters by segment position after /api/v1/; null = a literal segment */
+  readonly pattern: readonly (string | { readonly param: string })[];
+}
+
+const p = (param: string): { param: string } => ({ param });
+const ROUTES: readonly Route[] = [
+  { kind: 'latest', pattern: ['ids', p('id'), 'latest'] },
+  { kind: 'range', pattern: ['ids', p('id'), 'events'] },
+  { kind: 'by_tag', pattern: ['index', p('tag'), p('value'), 'events'] },
+  { kind: 'rollups', pattern: ['ids', p('id'), 'rollups', p('window')] },
+];
+
+function sendJson(res: ServerResponse, status: number, body: Record<string, unknown>, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store', ...headers });
+  res.end(text);
+}
+
+/** Matches a path (segments after /api/v1/) → the route and its raw (percent-decoded) path params. */
+export function matchRoute(segments: readonly string[]): { route: Route; params: Record<string, string> } | null {
+  for (const route of ROUTES) {
+    if (route.pattern.length !== segments.length) continue;
+    const params: Record<string, string> = {};
+    let ok = true;
+    for (const [i, part] of route.pattern.entries()) {
+      const seg = segments[i] ?? '';
+      if (typeof part === 'string') {
+        if (seg !== part) ok = false;
+      } else {
+        try {
+          params[part.param] = decodeURIComponent(seg);
+        } catch {
+          throw new QueryError('bad_parameter', part.param, `${part.param} is not valid percent-encoded UTF-8`);
+        }
+      }
+      if (!ok) break;
+    }
+    if (ok) return { route, params };
+  }
+  return null;
+}
+
+function queryParams(url: URL, pathParams: Readonly<Record<string, string>>): Record<string, string> {
+  const raw: Record<string, string> = { ...pathParams };
+  for (const key of new Set(url.searchParams.keys())) {
+    const values = url.searchParams.getAll(key);
+    if (Object.hasOwn(pathParams, key)) throw new QueryError('unknown_parameter', key, `${key} is part of the path, not a query parameter`);
+    if (values.length > 1) throw new QueryError('bad_parameter', key, `${key} is given ${values.length} times`);
+    raw[key] = values[0] ?? '';
+  }
+  return raw;
+}
+
+function sendError(res: ServerResponse, err: unknown, log: ReadApiDeps['log'], url: URL): void {
+  if (err instanceof QueryError) {
+    sendJson(res, err.status, { error: err.code, parameter: err.parameter, message: err.message });
+    return;
+  }
+  if (isHBaseError(err) && isRetriable(err)) {
+    log.warn({ err, path: url.pathname }, 'read API: HBase unavailable');
+    sendJson(res, 503, { error: 'unavailable', message: `HBase is unavailable, retry later: ${err.message}` }, { 'retry-after': '1' });
+    return;
+  }
+  log.error({ err, path: url.pathname }, 'read API: query failed');
+  sendJson(res, 500, { error: 'internal', message: isHBaseError(err) ? err.message : 'the query failed' });
+}
+
+/** Waits until the response can take more (or is gone). */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+function trailer(end: PageEnd, limit: number): string {
+  const tail: Record<string, unknown> = { next: end.next, limit };
+  if (end.dangling !== undefined) tail['dangling'] = end.dangling;
+  return `],${JSON.stringify(tail).slice(1)}`;
+}
+
+/** The read API as a route handler: true when it answered (any /api/ path), false otherwise. */
+export function createReadApi(deps: ReadApiDeps): ReadApiHandler {
+  const queries = createQueries(deps);
+  const { log } = deps;
+  return async (req, res, url) => {
+    if (!url.pathname.startsWith('/api/')) return false;
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      sendJson(res, 405, { error: 'method_not_allowed', message: `${req.method ?? ''} is not allowed; the read API is GET only` }, { allow: 'GET, HEAD' });
+      return true;
+    }
+    let page;
+    let first;
+    let limit: number;
+    try {
+      const matched = url.pathname.startsWith(API_PREFIX) ? matchRoute(url.pathname.slice(API_PREFIX.length).split('/')) : null;
+      if (matched === null) {
+        sendJson(res, 404, { error: 'not_found', message: `no read API route ${url.pathname} (see docs/QUERIES.md)` });
+        return true;
+      }
+      const spec = queries.parse(matched.route.kind, queryParams(url, matched.params));
+      limit = spec.limit;
+      page = queries.run(spec);
+      first = await page.next(); // errors before any byte is sent still get a proper status
+    } catch (err) {
+      sendError(res, err, log, url);
+      return true;
+    }
+    const conn = { closed: false };
+    res.on('close', () => { conn.closed = true; });
+    res.writeHead(200, { 'content-type': JSON_TYPE, 'cache-control': 'no-store' });
+    res.write('{"items":[');
+    try {
+      let sep = '';
+      let r: IteratorResult<QueryItem, PageEnd> = first;
+      while (r.done !== true) {
+        if (conn.closed) {
+          await page.return({ next: null });
+          return true;
+        }
+        if (!res.write(sep + JSON.stringify(r.value))) await drained(res);
+        sep = ',';
+        r = await page.next();
+      }
+      res.end(trailer(r.value, limit));
+    } catch (err) {
+      log.error({ err, path: url.pathname }, 'read API: query failed after the response started');
+      res.destroy();
+    }
+    return true;
+  };
+}

@@ -1,0 +1,93 @@
+/**
+ * The read side's one entry point, shared by the CLI (`tsingest query`) and the HTTP read API:
+ * `parse` turns raw parameters into a query (same rules for both), `run` streams one page of it.
+ *
+ *   const q = createQueries({ cfg, hbase });
+ *   const page = q.run(q.parse('range', { id: 'dev1', from: '2024-11-22T00:00:00Z' }));
+ *   for (;;) { const r = await page.next(); if (r.done) { r.value.next; break; } use(r.value); }
+ */
+import type { Logger } from 'pino';
+import type { ReadMetrics } from '../metrics/read-metrics.ts';
+import type { Config } from '../runtime/config.ts';
+import { parseWindows, type WindowSize } from '../rollup/windows.ts';
+import { readByTag } from './by-tag.ts';
+import { parseQuery, type ParamLabel, type RawParams } from './params.ts';
+import { readLatest, readRange, readRollups } from './scan-reads.ts';
+import type { ItemOf, PageEnd, PageStream, QueryKind, QuerySpec, QueryStore, ReadSettings } from './types.ts';
+
+export interface QueryDeps {
+  readonly cfg: Config;
+  readonly hbase: QueryStore;
+  readonly metrics?: ReadMetrics | undefined;
+  readonly log?: Pick<Logger, 'warn'> | undefined;
+  /** the clock (default Date.now): default `to`, the repair grace period */
+  readonly now?: (() => number) | undefined;
+}
+
+export interface Queries {
+  readonly settings: ReadSettings;
+  /** Parses one read's parameters; throws QueryError naming the parameter. */
+  parse(kind: QueryKind, raw: RawParams, label?: ParamLabel): QuerySpec;
+  /** Streams one page: yields the items, returns { next, dangling? }. */
+  run<S extends QuerySpec>(spec: S): PageStream<ItemOf<S>>;
+}
+
+export function readSettingsOf(cfg: Config): ReadSettings {
+  const { tables, query } = cfg;
+  return {
+    buckets: cfg.keys.saltBuckets,
+    keyFormat: cfg.keys.format,
+    data: { name: tables.data.name, family: tables.data.family },
+    index: { name: tables.index.name, family: tables.index.family },
+    rollup: { name: tables.rollup.name, family: tables.rollup.family },
+    saltMode: cfg.index.saltMode,
+    bucketConcurrency: query.bucketConcurrency,
+    verifyChunk: query.verifyChunk,
+    repairDangling: query.repairDangling,
+    danglingGraceMs: query.danglingGraceMs,
+  };
+}
+
+async function* timed<T>(inner: PageStream<T>, kind: QueryKind, metrics: ReadMetrics | undefined): PageStream<T> {
+  const stop = metrics?.queryDuration.startTimer({ kind });
+  try {
+    return yield* inner;
+  } finally {
+    stop?.();
+  }
+}
+
+export function createQueries(deps: QueryDeps): Queries {
+  const { cfg, hbase, metrics, log } = deps;
+  const now = deps.now ?? Date.now;
+  const settings = readSettingsOf(cfg);
+  const windows: readonly WindowSize[] = parseWindows(cfg.rollup.windows);
+  const stream = (spec: QuerySpec): PageStream<ItemOf<QuerySpec>> => {
+    switch (spec.kind) {
+      case 'latest':
+        return readLatest(hbase, spec, settings);
+      case 'range':
+        return readRange(hbase, spec, settings);
+      case 'by_tag':
+        return readByTag(hbase, spec, settings, { now, metrics, log });
+      case 'rollups':
+        return readRollups(hbase, spec, settings);
+    }
+  };
+  return {
+    settings,
+    parse: (kind, raw, label) =>
+      parseQuery(kind, raw, { defaultLimit: cfg.query.defaultLimit, maxLimit: cfg.query.maxLimit, indexTags: cfg.index.tags, windows, now: now(), ...(label === undefined ? {} : { label }) }),
+    run: <S extends QuerySpec>(spec: S) => timed(stream(spec), spec.kind, metrics) as PageStream<ItemOf<S>>,
+  };
+}
+
+/** Reads a whole page into memory (tests and small callers; the API and CLI stream instead). */
+export async function collectPage<T>(page: PageStream<T>): Promise<{ items: T[]; end: PageEnd }> {
+  const items: T[] = [];
+  for (;;) {
+    const r = await page.next();
+    if (r.done === true) return { items, end: r.value };
+    items.push(r.value);
+  }
+}

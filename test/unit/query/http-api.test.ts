@@ -1,0 +1,112 @@
+// The read API's HTTP shape over an in-memory store: routes and percent-decoding, the streamed JSON
+// page, error statuses (400/404/405, 503 for retriable HBase failures, 500 otherwise).
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { Registry } from 'prom-client';
+import { buildDataRow } from '../../../src/events/cells.ts';
+import { HBaseError } from '../../../src/hbase/errors.ts';
+import type { ScanOptions } from '../../../src/hbase/scanner.ts';
+import type { Row } from '../../../src/hbase/types.ts';
+import { createReadApi, matchRoute } from '../../../src/query/http-api.ts';
+import type { QueryStore } from '../../../src/query/types.ts';
+import { loadConfig } from '../../../src/runtime/config.ts';
+import { startHttpServer } from '../../../src/runtime/http.ts';
+import { Lifecycle } from '../../../src/runtime/lifecycle.ts';
+import { createLogger } from '../../../src/runtime/logger.ts';
+import { FakeStore } from './fake-store.ts';
+
+const log = createLogger({ level: 'silent' });
+const cfg = loadConfig({ env: {}, sets: ['keys.saltBuckets=4', 'index.tags=["site"]', 'query.maxLimit=50'] });
+
+async function serve(t: TestContext, hbase: QueryStore): Promise<string> {
+  const server = await startHttpServer({ host: '127.0.0.1', port: 0, registry: new Registry(), lifecycle: new Lifecycle({ log }), log, routes: createReadApi({ cfg, hbase, log }) });
+  t.after(() => server.close());
+  return `http://127.0.0.1:${server.port}`;
+}
+
+test('routes match their segments and percent-decode ids and values', () => {
+  assert.deepEqual(matchRoute(['ids', '%E8%AE%BE%E5%A4%87-7', 'latest'])?.params, { id: '设备-7' });
+  assert.equal(matchRoute(['ids', 'a', 'latest'])?.route.kind, 'latest');
+  assert.equal(matchRoute(['ids', 'a', 'events'])?.route.kind, 'range');
+  assert.deepEqual(matchRoute(['index', 'site', 'a%2Fb', 'events'])?.params, { tag: 'site', value: 'a/b' });
+  assert.deepEqual(matchRoute(['ids', 'a', 'rollups', '1h'])?.params, { id: 'a', window: '1h' });
+  assert.equal(matchRoute(['ids', 'a']), null);
+  assert.equal(matchRoute(['ids', 'a', 'latest', 'x']), null);
+  assert.throws(() => matchRoute(['ids', '%E8', 'latest']), /id is not valid percent-encoded/);
+});
+
+test('a page streams as one JSON document with the effective limit; the API leaves other paths alone', async (t) => {
+  const store = new FakeStore();
+  const ts = 1_732_262_400_000;
+  for (let i = 0; i < 60; i++) {
+    const row = buildDataRow({ id: 'a/b', ts: ts + i, metric: 'temp', value: i, tags: { site: 'x' } }, 4, 'd');
+    store.put('tsdata', row.key, row.cells);
+  }
+  const base = await serve(t, store);
+  const res = await fetch(`${base}/api/v1/ids/a%2Fb/latest?limit=500`);
+  assert.equal(res.status, 200);
+  assert.equal(res.headers.get('cache-control'), 'no-store');
+  const body = (await res.json()) as { items: { ts: number; metrics: { temp: number } }[]; next: string | null; limit: number };
+  assert.equal(body.limit, 50, 'capped at query.maxLimit');
+  assert.deepEqual(body.items.map((x) => x.ts), Array.from({ length: 50 }, (_, i) => ts + 59 - i));
+  assert.equal(typeof body.next, 'string');
+  const rest = (await (await fetch(`${base}/api/v1/ids/a%2Fb/latest?limit=50&cursor=${body.next ?? ''}`)).json()) as typeof body;
+  assert.deepEqual(rest.items.map((x) => x.metrics.temp), Array.from({ length: 10 }, (_, i) => 9 - i));
+  assert.equal(rest.next, null);
+  const other = await fetch(`${base}/nope`);
+  assert.equal(other.status, 404);
+  assert.deepEqual(await other.json(), { status: 'not_found', path: '/nope' });
+  const head = await fetch(`${base}/api/v1/ids/x/latest`, { method: 'HEAD' });
+  assert.equal(head.status, 200);
+  const del = await fetch(`${base}/api/v1/ids/x/latest`, { method: 'DELETE' });
+  assert.equal(del.status, 405);
+  assert.equal(del.headers.get('allow'), 'GET, HEAD');
+  await del.body?.cancel();
+});
+
+class FailingStore extends FakeStore {
+  readonly #err: () => Error;
+  readonly #after: number;
+  constructor(err: () => Error, after = 0) {
+    super();
+    this.#err = err;
+    this.#after = after;
+  }
+
+  override scan(table: string, opts: ScanOptions = {}): AsyncGenerator<Row, void, undefined> {
+    const inner = super.scan(table, opts);
+    const fail = this.#err;
+    const after = this.#after;
+    return (async function* failing() {
+      let n = 0;
+      for await (const r of inner) {
+        if (n++ >= after) break;
+        yield r;
+      }
+      throw fail();
+    })();
+  }
+}
+
+test('HBase failures: 503 + Retry-After when retriable, 500 otherwise, a cut connection once streaming', async (t) => {
+  const unavailable = await serve(t, new FailingStore(() => new HBaseError({ code: 'UNAVAILABLE', message: 'HTTP 503 UNAVAILABLE' })));
+  const r503 = await fetch(`${unavailable}/api/v1/ids/a/latest`);
+  assert.equal(r503.status, 503);
+  assert.equal(r503.headers.get('retry-after'), '1');
+  assert.equal(((await r503.json()) as { error: string }).error, 'unavailable');
+
+  const broken = await serve(t, new FailingStore(() => new HBaseError({ code: 'TABLE_NOT_FOUND', message: 'no table' })));
+  const r500 = await fetch(`${broken}/api/v1/ids/a/latest`);
+  assert.equal(r500.status, 500);
+  assert.match(((await r500.json()) as { message: string }).message, /no table/);
+
+  const store = new FailingStore(() => new HBaseError({ code: 'UNAVAILABLE', message: 'gone mid-scan' }), 2);
+  for (let i = 0; i < 5; i++) {
+    const row = buildDataRow({ id: 'a', ts: 1000 + i, metric: 'temp', value: i, tags: {} }, 4, 'd');
+    store.put('tsdata', row.key, row.cells);
+  }
+  const midway = await serve(t, store);
+  const res = await fetch(`${midway}/api/v1/ids/a/latest`);
+  assert.equal(res.status, 200, 'the status went out with the first item');
+  await assert.rejects(res.text(), 'the body is cut, never a complete-looking page');
+});
