@@ -4,12 +4,12 @@
 // open: the rollup job only takes markers of closed windows, so such a marker cannot have been
 // consumed yet. Once the window is (nearly) closed every touch re-marks it, so late events are never
 // missed. Pure apart from the clock and the random marker value.
-// Marker cells carry an explicit, per-process strictly increasing timestamp; the job deletes only the
-// version it read (check-and-delete on its value, delete of that timestamp), so a later re-mark is
-// never hidden behind a column-wide delete marker.
-import { encodeMarkerKey } from '../keys/index.ts';
+// Marker cells carry an explicit, per-process strictly increasing timestamp. The job deletes a marker
+// with check-and-delete on the value it read plus a family delete up to that version's timestamp, so
+// a re-mark with a later stamp survives; the rollup family has NEW_VERSION_BEHAVIOR on, so a delete
+// also never hides a re-mark written after it (a host whose clock lags cannot lose a re-mark).
 import type { DataRow } from '../events/index.ts';
-import { MARKER_QUALIFIER, newMarkerValue } from '../rollup/marker.ts';
+import { markerRow, stampClock } from '../rollup/marker.ts';
 import { windowStartOf, type WindowSize } from '../rollup/windows.ts';
 
 export interface RollupMarksOptions {
@@ -43,11 +43,12 @@ export class RollupMarks {
   readonly #now: () => number;
   /** cacheKey → time until which a re-mark may be skipped */
   readonly #marked = new Map<string, number>();
-  #lastStamp = 0;
+  readonly #stamp: () => number;
 
   constructor(options: RollupMarksOptions) {
     this.#o = options;
     this.#now = options.now ?? Date.now;
+    this.#stamp = stampClock(this.#now);
   }
 
   /** Until when a marker of the window starting at `start` is certain to still be in place. */
@@ -59,10 +60,9 @@ export class RollupMarks {
   /** Marker rows for the distinct (id, window) pairs of `touches` that need (re-)marking now. */
   rowsFor(touches: Iterable<MarkTouch>): MarkRow[] {
     const now = this.#now();
-    // Strictly increasing cell timestamps: the job deletes exactly the version it read, so a re-mark
-    // must never reuse that version's timestamp (it would be masked by the delete marker).
-    const stamp = Math.max(now, this.#lastStamp + 1);
-    this.#lastStamp = stamp;
+    // Strictly increasing cell timestamps: the job deletes every marker version up to the one it read,
+    // so a re-mark must carry a later stamp.
+    const stamp = this.#stamp();
     const seen = new Set<string>();
     const rows: MarkRow[] = [];
     for (const { id, ts } of touches) {
@@ -72,12 +72,8 @@ export class RollupMarks {
       seen.add(cacheKey);
       const until = this.#marked.get(cacheKey);
       if (until !== undefined && now < until) continue;
-      const key = encodeMarkerKey({ id, windowSec: this.#o.window.seconds, windowStart }, this.#o.buckets);
-      rows.push({
-        cacheKey,
-        windowStart,
-        row: { key, cells: [{ family: this.#o.family, qualifier: MARKER_QUALIFIER, value: newMarkerValue(stamp), timestamp: stamp }] },
-      });
+      const row = markerRow({ id, windowSec: this.#o.window.seconds, windowStart }, { buckets: this.#o.buckets, family: this.#o.family, stamp });
+      rows.push({ cacheKey, windowStart, row });
     }
     return rows;
   }

@@ -1,0 +1,138 @@
+// tsingest rollup run | rollup backfill
+import { pino } from 'pino';
+import { Registry } from 'prom-client';
+import { HBaseRestClient } from '../hbase/index.ts';
+import { encodeId } from '../keys/index.ts';
+import { createReadMetrics } from '../metrics/read-metrics.ts';
+import { runBackfill, type BackfillResult } from '../rollup/backfill.ts';
+import { fileCheckpoint } from '../rollup/checkpoint.ts';
+import { RollupJob, formatRunReport } from '../rollup/job.ts';
+import { ProgressReporter } from '../rollup/progress.ts';
+import { rollupSettings } from '../rollup/settings.ts';
+import { TokenBucket } from '../rollup/throttle.ts';
+import { createLogger } from '../runtime/logger.ts';
+import type { Config } from '../runtime/config.ts';
+import { UsageError, configOf, out, parseCommand, stringFlag, timeFlag, type FlagValues } from './args.ts';
+
+export const ROLLUP_USAGE =
+  'tsingest rollup run | rollup backfill --from T --to T [--id ID …] [--rate ROWS_PER_S] [--checkpoint FILE]   (T: epoch ms or ISO-8601)';
+
+const BACKFILL_FLAGS = ['from', 'to', 'id', 'rate', 'checkpoint'] as const;
+
+/** First signal: stop cleanly (abort); second: exit at once. */
+function abortOnSignals(): { signal: AbortSignal; release: () => void } {
+  const ac = new AbortController();
+  const handler = (sig: NodeJS.Signals): void => {
+    if (ac.signal.aborted) process.exit(130);
+    process.stderr.write(`tsingest rollup: ${sig}: stopping after the windows in flight (again to exit at once)\n`);
+    ac.abort(new Error(sig));
+  };
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+  return { signal: ac.signal, release: () => { process.off('SIGINT', handler); process.off('SIGTERM', handler); } };
+}
+
+function restClient(cfg: Config): HBaseRestClient {
+  return new HBaseRestClient({ baseUrl: cfg.hbase.restUrl, defaultDeadlineMs: cfg.hbase.requestDeadlineMs, connections: cfg.hbase.connections });
+}
+
+export async function rollupCommand(argv: readonly string[]): Promise<number> {
+  const { values, positionals } = parseCommand(argv, {
+    from: { type: 'string' },
+    to: { type: 'string' },
+    id: { type: 'string', multiple: true },
+    rate: { type: 'string' },
+    checkpoint: { type: 'string' },
+  });
+  const sub = positionals[0];
+  if (positionals.length !== 1 || (sub !== 'run' && sub !== 'backfill')) throw new UsageError(`usage: ${ROLLUP_USAGE}`);
+  if (sub === 'run') {
+    const extra = BACKFILL_FLAGS.find((f) => values[f] !== undefined);
+    if (extra !== undefined) throw new UsageError(`--${extra} applies to rollup backfill, not rollup run`);
+    return rollupRun(configOf(values));
+  }
+  return rollupBackfill(values);
+}
+
+async function rollupRun(cfg: Config): Promise<number> {
+  const log = createLogger({ level: cfg.log.level, destination: pino.destination({ dest: 2, sync: true }) });
+  const hbase = restClient(cfg);
+  const { signal, release } = abortOnSignals();
+  try {
+    const job = new RollupJob({ store: hbase, settings: rollupSettings(cfg), metrics: createReadMetrics(new Registry(), cfg.rollup.windows), log });
+    const report = await job.run(signal);
+    out(formatRunReport(report));
+    return report.ok ? 0 : 1;
+  } finally {
+    release();
+    await hbase.close();
+  }
+}
+
+function rateFlag(values: FlagValues): number | undefined {
+  const raw = stringFlag(values, 'rate');
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(n) || n <= 0) throw new UsageError(`--rate must be a positive number of rows per second, got "${raw}"`);
+  return n;
+}
+
+function idFlags(values: FlagValues): string[] {
+  const raw = values['id'];
+  const ids = Array.isArray(raw) ? raw.filter((v): v is string => typeof v === 'string') : [];
+  for (const id of ids) {
+    try {
+      encodeId(id);
+    } catch (err) {
+      throw new UsageError(`--id "${id}": ${(err as Error).message}`);
+    }
+  }
+  return ids;
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+function describeDone(r: BackfillResult, checkpoint: string | undefined): string {
+  const per = Object.entries(r.written).map(([w, n]) => `${w} ${n}`).join(', ');
+  const head =
+    r.status === 'finished' ? 'backfill finished' : `backfill stopped${checkpoint === undefined ? '' : ` (rerun the same command to continue from ${checkpoint})`}`;
+  return `${head}: rows scanned ${r.rowsScanned}, windows written ${r.windowsWritten} (this run: ${per}), ids ${r.idsDone}, duration ${(r.durationMs / 1000).toFixed(2)}s`;
+}
+
+async function rollupBackfill(values: FlagValues): Promise<number> {
+  const from = timeFlag(values, 'from');
+  const to = timeFlag(values, 'to');
+  if (from >= to) throw new UsageError(`--from (${iso(from)}) must be before --to (${iso(to)})`);
+  const rate = rateFlag(values);
+  const ids = idFlags(values);
+  const checkpoint = stringFlag(values, 'checkpoint');
+  const cfg = configOf(values);
+  const settings = rollupSettings(cfg);
+  const hbase = restClient(cfg);
+  const progress = new ProgressReporter(process.stderr);
+  const { signal, release } = abortOnSignals();
+  try {
+    const result = await runBackfill({
+      store: hbase,
+      settings,
+      params: { from, to, ids },
+      checkpoint: checkpoint === undefined ? undefined : fileCheckpoint(checkpoint),
+      throttle: rate === undefined ? undefined : new TokenBucket({ ratePerSec: rate }),
+      onProgress: (p) => { progress.update(p); },
+      signal,
+    });
+    progress.done();
+    const coarsest = settings.windows[settings.windows.length - 1];
+    const range = `[${iso(result.from)}, ${iso(result.to)})`;
+    out(result.widened ? `backfill range widened from [${iso(from)}, ${iso(to)}) to ${range}: whole ${coarsest?.name ?? ''} windows, so every window written is complete` : `backfill range ${range} (whole ${coarsest?.name ?? ''} windows)`);
+    if (result.status === 'already_finished') {
+      out(`backfill already finished according to ${checkpoint ?? 'the checkpoint'}: nothing to do (rows scanned ${result.rowsScanned}, windows written ${result.windowsWritten}); remove the file to run it again`);
+      return 0;
+    }
+    out(describeDone(result, checkpoint));
+    return result.status === 'finished' ? 0 : 1;
+  } finally {
+    release();
+    await hbase.close();
+  }
+}

@@ -1,0 +1,231 @@
+/**
+ * Backfill: the summaries of every window overlapping [from, to) computed directly from the data
+ * table, for history the markers never covered (docs/ROLLUPS.md). [from, to) is widened outward to
+ * whole windows of the coarsest size, so every window written is complete.
+ *   - with ids: one scan per id (its rows in the widened range);
+ *   - without: one scan per salt bucket with the cell time range [from, to) (cell timestamps are event
+ *     timestamps); rows arrive in key order, so one id's rows are consecutive and only that id's
+ *     windows are held in memory.
+ * Summary cells get the time the id's rows started to be read as timestamp, as in the job, so a job
+ * run and a backfill never overwrite a fresher result. Resumable (checkpoint.ts), throttled.
+ */
+import { decodeDataKey, decodePrintableDataKey, idTimeRange, type ScanRange } from '../keys/index.ts';
+import type { TimeRange } from '../hbase/index.ts';
+import { backfillIdentity, bucketRange, idSummaryRows } from './backfill-plan.ts';
+import { identityMismatch, CheckpointError, memoryCheckpoint, type Checkpoint, type CheckpointStore } from './checkpoint.ts';
+import { foldDataRow, type Summaries } from './fold.ts';
+import type { MetricSummary } from './summary.ts';
+import { wholeWindows } from './plan.ts';
+import { keyFraction, type BackfillProgress } from './progress.ts';
+import type { RollupSettings } from './settings.ts';
+import { scanPages, type RollupStore } from './store.ts';
+import { UNTHROTTLED, type Throttle } from './throttle.ts';
+import { windowStartOf, type WindowSize } from './windows.ts';
+
+export interface BackfillParams {
+  readonly from: number;
+  readonly to: number;
+  /** omitted or empty: every id (one scan per salt bucket) */
+  readonly ids?: readonly string[] | undefined;
+}
+
+export interface BackfillOptions {
+  readonly store: RollupStore;
+  readonly settings: RollupSettings;
+  readonly params: BackfillParams;
+  readonly checkpoint?: CheckpointStore | undefined;
+  readonly throttle?: Throttle | undefined;
+  readonly onProgress?: ((p: BackfillProgress) => void) | undefined;
+  /** after each id's summaries are written (tests use it to stop a run part-way) */
+  readonly onIdDone?: ((id: string) => void) | undefined;
+  readonly signal?: AbortSignal | undefined;
+  readonly now?: (() => number) | undefined;
+}
+
+export interface BackfillResult {
+  readonly from: number;
+  readonly to: number;
+  /** [from, to) had to grow to whole windows of the coarsest size */
+  readonly widened: boolean;
+  readonly status: 'finished' | 'already_finished' | 'aborted';
+  readonly resumed: boolean;
+  /** over every run of this checkpoint */
+  readonly rowsScanned: number;
+  readonly windowsWritten: number;
+  /** windows written by this run, per size name */
+  readonly written: Readonly<Record<string, number>>;
+  readonly idsDone: number;
+  readonly durationMs: number;
+}
+
+const SAVE_EVERY_MS = 1000;
+const PUT_ROWS = 200;
+
+class IdWindows {
+  readonly fine = new Map<number, Summaries>();
+  readonly id: string;
+  /** when reading this id's rows started: the summary cell timestamp */
+  readonly readAt: number;
+
+  constructor(id: string, readAt: number) {
+    this.id = id;
+    this.readAt = readAt;
+  }
+}
+
+export async function runBackfill(o: BackfillOptions): Promise<BackfillResult> {
+  return new Backfill(o).run();
+}
+
+class Backfill {
+  readonly #o: BackfillOptions;
+  readonly #s: RollupSettings;
+  readonly #now: () => number;
+  readonly #finest: WindowSize;
+  readonly #range: { from: number; to: number };
+  readonly #ids: readonly string[] | undefined;
+  readonly #cp: CheckpointStore;
+  readonly #throttle: Throttle;
+  #state!: Checkpoint;
+  readonly #written: Record<string, number> = {};
+  #idsDone = 0;
+  #rowsThisRun = 0;
+  #startedAt = 0;
+  #startFraction = 0;
+  #savedAt = 0;
+
+  constructor(o: BackfillOptions) {
+    this.#o = o;
+    this.#s = o.settings;
+    this.#now = o.now ?? Date.now;
+    this.#finest = o.settings.windows[0] as WindowSize;
+    const coarsest = o.settings.windows[o.settings.windows.length - 1] as WindowSize;
+    this.#range = wholeWindows(o.params.from, o.params.to, coarsest);
+    const ids = o.params.ids === undefined || o.params.ids.length === 0 ? undefined : [...new Set(o.params.ids)];
+    this.#ids = ids;
+    this.#cp = o.checkpoint ?? memoryCheckpoint();
+    this.#throttle = o.throttle ?? UNTHROTTLED;
+    for (const w of o.settings.windows) this.#written[w.name] = 0;
+  }
+
+  get #units(): number {
+    return this.#ids === undefined ? this.#s.buckets : this.#ids.length;
+  }
+
+  async run(): Promise<BackfillResult> {
+    this.#startedAt = this.#now();
+    const identity = backfillIdentity(this.#s, this.#range.from, this.#range.to, this.#ids);
+    const saved = await this.#cp.load();
+    if (saved !== undefined) {
+      const diff = identityMismatch(saved.identity, identity);
+      if (diff !== undefined) throw new CheckpointError(`--checkpoint ${this.#cp.where} belongs to a backfill with other parameters (${diff}); use another file or remove it`);
+    }
+    const resumed = saved !== undefined;
+    this.#state = saved ?? { version: 1, identity, unit: 0, lastId: null, finished: false, rowsScanned: 0, windowsWritten: 0, updatedAt: new Date(this.#startedAt).toISOString() };
+    if (this.#state.finished) return this.#result('already_finished', resumed);
+    this.#startFraction = this.#state.unit / this.#units;
+    let completed = true;
+    while (completed && this.#state.unit < this.#units) {
+      const id = this.#ids?.[this.#state.unit];
+      // id mode: a checkpoint taken right after the id's summaries were written names it as lastId
+      if (id !== undefined && this.#state.lastId === id) completed = true;
+      else completed = id === undefined ? await this.#bucket(this.#state.unit) : await this.#id(this.#state.unit, id);
+      if (completed) this.#state = { ...this.#state, unit: this.#state.unit + 1, lastId: null };
+    }
+    if (completed) this.#state = { ...this.#state, finished: true };
+    await this.#save(true);
+    return this.#result(completed ? 'finished' : 'aborted', resumed);
+  }
+
+  #result(status: BackfillResult['status'], resumed: boolean): BackfillResult {
+    const { from, to } = this.#range;
+    return {
+      from,
+      to,
+      widened: from !== this.#o.params.from || to !== this.#o.params.to,
+      status,
+      resumed,
+      rowsScanned: this.#state.rowsScanned,
+      windowsWritten: this.#state.windowsWritten,
+      written: { ...this.#written },
+      idsDone: this.#idsDone,
+      durationMs: this.#now() - this.#startedAt,
+    };
+  }
+
+  #bucket(salt: number): Promise<boolean> {
+    const { keyFormat, buckets } = this.#s;
+    const whole = bucketRange(salt, keyFormat, buckets);
+    const range = bucketRange(salt, keyFormat, buckets, this.#state.lastId);
+    return this.#stream(salt, range, { from: this.#range.from, to: this.#range.to }, (key) => keyFraction(key, whole.startRow, whole.stopRow));
+  }
+
+  #id(index: number, id: string): Promise<boolean> {
+    const { from, to } = this.#range;
+    const range = idTimeRange(id, from, to - 1, this.#s.buckets, this.#s.keyFormat);
+    // Newest first: the position is how far back from `to` the scan got.
+    return this.#stream(index, range, undefined, (_key, ts) => (to - ts) / (to - from));
+  }
+
+  /** Streams one unit's rows; false when aborted (the id in progress is dropped, redone on resume). */
+  async #stream(unit: number, range: ScanRange, timeRange: TimeRange | undefined, where: (key: Buffer, ts: number) => number): Promise<boolean> {
+    const { signal } = this.#o;
+    const decode = this.#s.keyFormat === 'binary' ? decodeDataKey : decodePrintableDataKey;
+    let cur: IdWindows | undefined;
+    let readAt = this.#now();
+    const scan = { ...range, pageRows: this.#s.pageRows, batch: 1000, ...(timeRange === undefined ? {} : { timeRange }) };
+    for await (const page of scanPages(this.#o.store, this.#s.dataTable, scan)) {
+      for (const row of page) {
+        await this.#throttle.take(1, signal);
+        if (signal?.aborted === true) return false;
+        const k = decode(row.row);
+        if (cur?.id !== k.id) {
+          if (cur !== undefined) await this.#finishId(unit, cur);
+          cur = new IdWindows(k.id, readAt);
+        }
+        const start = windowStartOf(k.ts, this.#finest);
+        let acc = cur.fine.get(start);
+        if (acc === undefined) cur.fine.set(start, (acc = new Map<string, MetricSummary>()));
+        foldDataRow(acc, k.ts, row.cells);
+        this.#rowsThisRun++;
+        this.#state = { ...this.#state, rowsScanned: this.#state.rowsScanned + 1 };
+        if (this.#rowsThisRun % 100 === 0) this.#progress(unit, where(row.row, k.ts));
+      }
+      readAt = this.#now();
+    }
+    if (cur !== undefined) await this.#finishId(unit, cur);
+    this.#progress(unit + 1, 0);
+    return true;
+  }
+
+  async #finishId(unit: number, w: IdWindows): Promise<void> {
+    const { rows, counts } = idSummaryRows(w.id, w.fine, this.#s, w.readAt);
+    for (let i = 0; i < rows.length; i += PUT_ROWS) await this.#o.store.put(this.#s.rollupTable, rows.slice(i, i + PUT_ROWS));
+    this.#s.windows.forEach((size, i) => { this.#written[size.name] = (this.#written[size.name] ?? 0) + (counts[i] ?? 0); });
+    this.#idsDone++;
+    this.#state = { ...this.#state, unit, lastId: w.id, windowsWritten: this.#state.windowsWritten + rows.length };
+    await this.#save(false);
+    this.#o.onIdDone?.(w.id);
+  }
+
+  #progress(unitsDone: number, unitFraction: number): void {
+    this.#o.onProgress?.({
+      rowsScanned: this.#state.rowsScanned,
+      windowsWritten: this.#state.windowsWritten,
+      unitsDone,
+      unitsTotal: this.#units,
+      unitFraction,
+      elapsedMs: this.#now() - this.#startedAt,
+      rowsThisRun: this.#rowsThisRun,
+      startFraction: this.#startFraction,
+    });
+  }
+
+  async #save(force: boolean): Promise<void> {
+    const now = this.#now();
+    if (!force && now - this.#savedAt < SAVE_EVERY_MS) return;
+    this.#savedAt = now;
+    this.#state = { ...this.#state, updatedAt: new Date(now).toISOString() };
+    await this.#cp.save(this.#state);
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * Pure: folding source rows into per-metric summaries, and the summary row of one window.
+ *
+ * The fold order is fixed (rows in key order, cells in stored order), so the job, a second job
+ * instance and the backfill add the same floating-point numbers in the same order and write
+ * bit-identical sums for the same data.
+ */
+import { decodeDataKey, decodePrintableDataKey, type KeyFormat } from '../keys/index.ts';
+import { decodeDataRow, type DataRow, type StoredCell } from '../events/index.ts';
+import { addEvent, decodeSummary, encodeSummary, mergeSummary, type MetricSummary } from './summary.ts';
+
+/** metric name → summary */
+export type Summaries = Map<string, MetricSummary>;
+
+/** A row to put: key + cells with their column (`family:qualifier`) and timestamp. */
+export interface PutRow {
+  readonly row: Buffer;
+  readonly cells: readonly { readonly column: Buffer; readonly value: Buffer; readonly timestamp?: number }[];
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** The event ts a data rowkey encodes. */
+export function dataRowTs(key: Buffer, format: KeyFormat): number {
+  return (format === 'binary' ? decodeDataKey(key) : decodePrintableDataKey(key)).ts;
+}
+
+/** The id a data rowkey encodes. */
+export function dataRowId(key: Buffer, format: KeyFormat): string {
+  return (format === 'binary' ? decodeDataKey(key) : decodePrintableDataKey(key)).id;
+}
+
+/** Adds every metric of one data row (event ts `ts`) to `acc`; the tags cell is ignored. */
+export function foldDataRow(acc: Summaries, ts: number, cells: readonly StoredCell[]): void {
+  const { metrics } = decodeDataRow(cells);
+  for (const [metric, value] of Object.entries(metrics)) acc.set(metric, addEvent(acc.get(metric), ts, value));
+}
+
+/** Merges the summary cells of one (finer) summary row into `acc`; reserved 0x00 qualifiers are skipped. */
+export function foldSummaryRow(acc: Summaries, cells: readonly StoredCell[]): void {
+  for (const [metric, s] of decodeSummaryCells(cells)) acc.set(metric, mergeSummary(acc.get(metric), s));
+}
+
+/** Merges `from` into `acc` (metric by metric). */
+export function mergeSummaries(acc: Summaries, from: Summaries): void {
+  for (const [metric, s] of from) acc.set(metric, mergeSummary(acc.get(metric), s));
+}
+
+export function decodeSummaryCells(cells: readonly StoredCell[]): Summaries {
+  const out: Summaries = new Map();
+  for (const cell of cells) {
+    if (cell.qualifier[0] === 0x00 || cell.qualifier.length === 0) continue;
+    let metric: string;
+    try {
+      metric = strictUtf8.decode(cell.qualifier);
+    } catch (cause) {
+      throw new RangeError(`summary qualifier ${Buffer.from(cell.qualifier).toString('hex')} is not UTF-8`, { cause });
+    }
+    out.set(metric, decodeSummary(cell.value, metric));
+  }
+  return out;
+}
+
+export function columnOf(family: string, qualifier: Buffer): Buffer {
+  return Buffer.concat([Buffer.from(`${family}:`, 'utf8'), qualifier]);
+}
+
+/**
+ * The summary row: one cell per metric (qualifier = metric name, value = encodeSummary), all at
+ * `timestamp` (the time the recompute started reading its source: VERSIONS 1 keeps the newest).
+ * Undefined when there is nothing to write.
+ */
+export function summaryPutRow(key: Buffer, summaries: Summaries, family: string, timestamp: number): PutRow | undefined {
+  if (summaries.size === 0) return undefined;
+  const metrics = [...summaries.keys()].sort();
+  return {
+    row: key,
+    cells: metrics.map((m) => ({ column: columnOf(family, Buffer.from(m, 'utf8')), value: encodeSummary(summaries.get(m) as MetricSummary), timestamp })),
+  };
+}
+
+/** An events-style DataRow (family + qualifier per cell) as a PutRow. */
+export function putRowOf(row: DataRow): PutRow {
+  return { row: row.key, cells: row.cells.map((c) => ({ column: columnOf(c.family, c.qualifier), value: c.value, timestamp: c.timestamp })) };
+}

@@ -1,0 +1,90 @@
+/**
+ * Recomputes one marked window and removes its marker (docs/ROLLUPS.md):
+ *   1. T = now, just before reading the source;
+ *   2. finest size: one bounded scan of the id's data rows in the window, every event folded in;
+ *      coarser size: one bounded scan of the finer size's summaries inside the window, merged;
+ *   3. the summary row is put with cell timestamp T (VERSIONS 1: the newest recompute wins whatever
+ *      the write order); a window without data writes nothing (an existing summary is left as is);
+ *   4. below the coarsest size, the enclosing coarser window is marked BEFORE this marker goes, so
+ *      a kill between the two leaves work, never loses it;
+ *   5. check-and-delete on the value read, deleting the marker versions up to the one read: false =
+ *      ingest re-marked the window during the recompute (superseded: the marker stays for the next
+ *      run; with several runners it also means another runner finished the window first).
+ */
+import { encodeRollupKey } from '../keys/index.ts';
+import type { RollupErrorStage } from '../metrics/read-metrics.ts';
+import { columnOf, dataRowTs, foldDataRow, foldSummaryRow, putRowOf, summaryPutRow, type Summaries } from './fold.ts';
+import { MARKER_QUALIFIER, markerRow } from './marker.ts';
+import { coarserWindow, sourceOf, type FoundMarker } from './plan.ts';
+import type { RollupSettings } from './settings.ts';
+import type { RollupStore } from './store.ts';
+
+export class RollupStageError extends Error {
+  override readonly name = 'RollupStageError';
+  readonly stage: RollupErrorStage;
+
+  constructor(stage: RollupErrorStage, cause: unknown) {
+    super(`rollup ${stage} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.stage = stage;
+  }
+}
+
+export interface RecomputeContext {
+  readonly store: RollupStore;
+  readonly settings: RollupSettings;
+  readonly now: () => number;
+  /** strictly increasing marker stamps (stampClock) */
+  readonly stamp: () => number;
+}
+
+export interface RecomputeOutcome {
+  /** a summary row was written */
+  readonly written: boolean;
+  /** the marker was deleted (false = superseded) */
+  readonly deleted: boolean;
+}
+
+async function stage<T>(name: RollupErrorStage, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw new RollupStageError(name, err);
+  }
+}
+
+/** The summaries of one window, read from its source (see sourceOf). */
+export async function computeWindow(store: RollupStore, s: RollupSettings, id: string, windowSec: number, start: number): Promise<Summaries> {
+  const src = sourceOf(s.windows, id, windowSec, start, s.buckets, s.keyFormat);
+  const acc: Summaries = new Map();
+  const scan = { startRow: src.range.startRow, stopRow: src.range.stopRow, batch: 1000 };
+  if (src.kind === 'data') {
+    for await (const row of store.scan(s.dataTable, scan)) foldDataRow(acc, dataRowTs(row.row, s.keyFormat), row.cells);
+  } else {
+    for await (const row of store.scan(s.rollupTable, scan)) foldSummaryRow(acc, row.cells);
+  }
+  return acc;
+}
+
+export async function recomputeWindow(ctx: RecomputeContext, m: FoundMarker): Promise<RecomputeOutcome> {
+  const { store, settings: s } = ctx;
+  const { id, windowSec, windowStart } = m.parts;
+  const t = ctx.now();
+  const summaries = await stage('compute', () => computeWindow(store, s, id, windowSec, windowStart));
+  const row = summaryPutRow(encodeRollupKey({ id, windowSec, windowStart }, s.buckets), summaries, s.rollupFamily, t);
+  if (row !== undefined) {
+    await stage('write', () => store.put(s.rollupTable, [row]));
+    const coarser = coarserWindow(s.windows, windowSec, windowStart);
+    if (coarser !== undefined) {
+      const mark = markerRow({ id, windowSec: coarser.size.seconds, windowStart: coarser.start }, { buckets: s.buckets, family: s.rollupFamily, stamp: ctx.stamp() });
+      await stage('mark_coarser', () => store.put(s.rollupTable, [putRowOf(mark)]));
+    }
+  }
+  // Every marker version up to the one read (a family delete at its timestamp: the marker row holds
+  // nothing else). Deleting only that version would let older versions, still kept until a flush or
+  // compaction, resurface as markers; a re-mark with a later timestamp is not touched.
+  const markerColumn = columnOf(s.rollupFamily, MARKER_QUALIFIER);
+  const deleted = await stage('delete_marker', () =>
+    store.checkAndDelete(s.rollupTable, m.key, { column: markerColumn, value: m.value }, [{ column: Buffer.from(s.rollupFamily, 'utf8'), timestamp: m.stamp }]),
+  );
+  return { written: row !== undefined, deleted };
+}

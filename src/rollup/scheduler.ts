@@ -1,0 +1,103 @@
+/**
+ * Runs the rollup job every `rollup.intervalMs` inside the service: the first run right after
+ * start(), each next one `intervalMs` after the previous one started (or at once when a run took
+ * longer), never two at a time. stop() cancels the current run through its AbortSignal (it stops
+ * taking new windows; windows in flight finish) and resolves when it is over.
+ */
+import { Registry } from 'prom-client';
+import type { Logger } from 'pino';
+import type { HBaseRestClient } from '../hbase/index.ts';
+import { createReadMetrics, type ReadMetrics } from '../metrics/read-metrics.ts';
+import type { Config } from '../runtime/config.ts';
+import { RollupJob, type RunReport } from './job.ts';
+import { rollupSettings } from './settings.ts';
+import type { RollupStore } from './store.ts';
+
+export interface RunnableJob {
+  run(signal?: AbortSignal): Promise<RunReport>;
+}
+
+export interface RollupSchedulerOptions {
+  readonly job: RunnableJob;
+  readonly intervalMs: number;
+  readonly log: Logger;
+  /** called after each run (tests, status) */
+  readonly onRun?: (report: RunReport) => void;
+}
+
+export class RollupScheduler {
+  readonly #o: RollupSchedulerOptions;
+  readonly #abort = new AbortController();
+  #timer: NodeJS.Timeout | undefined;
+  #current: Promise<void> | undefined;
+  #started = false;
+  #runs = 0;
+
+  constructor(options: RollupSchedulerOptions) {
+    if (!(options.intervalMs > 0)) throw new RangeError(`rollup.intervalMs must be > 0, got ${options.intervalMs}`);
+    this.#o = options;
+  }
+
+  /** Runs completed so far. */
+  get runs(): number {
+    return this.#runs;
+  }
+
+  get running(): boolean {
+    return this.#current !== undefined;
+  }
+
+  start(): void {
+    if (this.#started) return;
+    this.#started = true;
+    this.#schedule(0);
+  }
+
+  #schedule(delayMs: number): void {
+    if (this.#abort.signal.aborted) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      const began = Date.now();
+      this.#current = this.#runOnce().finally(() => {
+        this.#current = undefined;
+        this.#schedule(Math.max(0, this.#o.intervalMs - (Date.now() - began)));
+      });
+    }, delayMs);
+    this.#timer.unref();
+  }
+
+  async #runOnce(): Promise<void> {
+    try {
+      const report = await this.#o.job.run(this.#abort.signal);
+      this.#runs++;
+      this.#o.onRun?.(report);
+    } catch (err) {
+      // The job reports its own errors; this is only an unexpected failure. The next run retries.
+      this.#o.log.error({ err }, 'rollup run failed');
+    }
+  }
+
+  /** Cancels the current run (if any), waits for it, and schedules no more. Idempotent. */
+  async stop(): Promise<void> {
+    this.#abort.abort(new Error('rollup scheduler stopped'));
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    await this.#current;
+  }
+}
+
+export interface RollupSchedulerDeps {
+  readonly cfg: Config;
+  readonly hbase: HBaseRestClient | RollupStore;
+  /** read metrics on the service's registry; a private registry when omitted */
+  readonly metrics?: ReadMetrics | undefined;
+  readonly log: Logger;
+}
+
+/** The scheduler the service runs (not started: call start()). */
+export function createRollupScheduler(deps: RollupSchedulerDeps): RollupScheduler {
+  const { cfg, log } = deps;
+  const metrics = deps.metrics ?? createReadMetrics(new Registry(), cfg.rollup.windows);
+  const job = new RollupJob({ store: deps.hbase, settings: rollupSettings(cfg), metrics, log: log.child({ module: 'rollup' }) });
+  return new RollupScheduler({ job, intervalMs: cfg.rollup.intervalMs, log });
+}

@@ -1,0 +1,33 @@
+// The part of the configuration the rollup job and the backfill use, resolved once.
+import type { KeyFormat } from '../keys/index.ts';
+import type { Config } from '../runtime/config.ts';
+import { parseWindows, type WindowSize } from './windows.ts';
+
+export interface RollupSettings {
+  /** finest first, nested */
+  readonly windows: readonly WindowSize[];
+  readonly graceMs: number;
+  /** windows recomputed at once (also: bucket scans at once) */
+  readonly concurrency: number;
+  readonly buckets: number;
+  readonly keyFormat: KeyFormat;
+  readonly dataTable: string;
+  readonly rollupTable: string;
+  readonly rollupFamily: string;
+  /** rows per scan page (markers, backfill) */
+  readonly pageRows: number;
+}
+
+export function rollupSettings(cfg: Config, pageRows = 500): RollupSettings {
+  return {
+    windows: parseWindows(cfg.rollup.windows),
+    graceMs: cfg.rollup.graceMs,
+    concurrency: cfg.rollup.concurrency,
+    buckets: cfg.keys.saltBuckets,
+    keyFormat: cfg.keys.format,
+    dataTable: cfg.tables.data.name,
+    rollupTable: cfg.tables.rollup.name,
+    rollupFamily: cfg.tables.rollup.family,
+    pageRows,
+  };
+}

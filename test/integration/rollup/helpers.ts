@@ -1,0 +1,77 @@
+// Shared pieces of the rollup integration tests: per-test tables (createHarness) with small windows,
+// events written with the ingest's own row builder, finest-window markers as ingest writes them, and
+// read-back of summaries and markers from the real rollup table.
+import { Registry } from 'prom-client';
+import { pino } from 'pino';
+import { buildDataRow } from '../../../src/events/index.ts';
+import { createReadMetrics } from '../../../src/metrics/read-metrics.ts';
+import { putRowOf } from '../../../src/rollup/fold.ts';
+import { RollupJob } from '../../../src/rollup/job.ts';
+import { markerRow, stampClock } from '../../../src/rollup/marker.ts';
+import { rollupSettings, type RollupSettings } from '../../../src/rollup/settings.ts';
+import type { RollupStore } from '../../../src/rollup/store.ts';
+import type { Config } from '../../../src/runtime/config.ts';
+import { createHarness, retryingRest, type Harness } from '../../support/service-harness.ts';
+import { summariesOfRows, type Ev, type SummaryMap } from '../../unit/rollup/brute.ts';
+
+export const ROLLUP_SETS = ['rollup.windows=["1m","1h","1d"]', 'rollup.graceMs=0', 'rollup.concurrency=4'] as const;
+export const WINDOW_SECS = [60, 3600, 86_400] as const;
+
+export interface RollupHarness {
+  readonly h: Harness;
+  readonly cfg: Config;
+  readonly s: RollupSettings;
+}
+
+export async function rollupHarness(t: { after(fn: () => Promise<void>): void }, prefix: string): Promise<RollupHarness> {
+  const h = await createHarness(t, { prefix, partitions: 1, sets: [...ROLLUP_SETS] });
+  const cfg = h.config(['kafka.groupId=unused']);
+  return { h, cfg, s: rollupSettings(cfg) };
+}
+
+export async function writeEvents(r: RollupHarness, events: readonly Ev[]): Promise<void> {
+  const rows = events.map((e) => putRowOf(buildDataRow({ id: e.id, ts: e.ts, metric: e.metric, value: e.value, tags: {} }, r.s.buckets, r.cfg.tables.data.family)));
+  for (let i = 0; i < rows.length; i += 500) {
+    const chunk = rows.slice(i, i + 500);
+    await retryingRest('put events', () => r.h.rest.put(r.s.dataTable, chunk));
+  }
+}
+
+const stamp = stampClock();
+
+/** One marker per distinct (id, finest window) touched, as ingest writes them; returns how many. */
+export async function markEvents(r: RollupHarness, events: readonly Ev[]): Promise<number> {
+  const finest = r.s.windows[0];
+  if (finest === undefined) throw new Error('no rollup windows');
+  const seen = new Map<string, { id: string; windowStart: number }>();
+  for (const e of events) {
+    const windowStart = e.ts - (e.ts % finest.ms);
+    seen.set(`${e.id}|${windowStart}`, { id: e.id, windowStart });
+  }
+  const rows = [...seen.values()].map((m) => putRowOf(markerRow({ id: m.id, windowSec: finest.seconds, windowStart: m.windowStart }, { buckets: r.s.buckets, family: r.s.rollupFamily, stamp: stamp() })));
+  for (let i = 0; i < rows.length; i += 500) {
+    const chunk = rows.slice(i, i + 500);
+    await retryingRest('put markers', () => r.h.rest.put(r.s.rollupTable, chunk));
+  }
+  return rows.length;
+}
+
+export interface RollupTableState {
+  readonly summaries: SummaryMap;
+  /** marker rows (key byte 1 = 0x00) */
+  readonly markers: Buffer[];
+  readonly summaryRows: number;
+}
+
+export function readRollupTable(r: RollupHarness): Promise<RollupTableState> {
+  return retryingRest('scan rollup table', async () => {
+    const rows: { key: Buffer; cells: { qualifier: Buffer; value: Buffer }[] }[] = [];
+    for await (const row of r.h.rest.scan(r.s.rollupTable, { batch: 5000 })) rows.push({ key: row.row, cells: row.cells });
+    const markers = rows.filter((x) => x.key[1] === 0x00).map((x) => x.key);
+    return { summaries: summariesOfRows(rows), markers, summaryRows: rows.length - markers.length };
+  });
+}
+
+export function newJob(r: RollupHarness, store: RollupStore = r.h.rest): RollupJob {
+  return new RollupJob({ store, settings: r.s, metrics: createReadMetrics(new Registry(), r.cfg.rollup.windows), log: pino({ level: 'warn' }) });
+}

@@ -1,0 +1,118 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { idSummaryRows, bucketRange } from '../../../src/rollup/backfill-plan.ts';
+import { runBackfill } from '../../../src/rollup/backfill.ts';
+import { CheckpointError, fileCheckpoint, memoryCheckpoint } from '../../../src/rollup/checkpoint.ts';
+import { RollupJob } from '../../../src/rollup/job.ts';
+import { wholeWindows } from '../../../src/rollup/plan.ts';
+import { parseWindow } from '../../../src/rollup/windows.ts';
+import { encodeDataKey, encodePrintableDataKey } from '../../../src/keys/index.ts';
+import { bruteSummaries, sorted, summariesOfRows, type Ev } from './brute.ts';
+import { FakeStore } from './fake-store.ts';
+import { B, DAY0, HOUR, markEvents, randomEvents, readMetrics, settings, silentLog, writeEvents } from './job-fixture.ts';
+
+const D = 24 * HOUR;
+
+void test('wholeWindows widens outward to the coarsest size and names a bad range', () => {
+  const day = parseWindow('1d');
+  assert.deepEqual(wholeWindows(DAY0 + 5, DAY0 + D + 1, day), { from: DAY0, to: DAY0 + 2 * D });
+  assert.deepEqual(wholeWindows(DAY0, DAY0 + D, day), { from: DAY0, to: DAY0 + D }, 'already whole');
+  assert.throws(() => wholeWindows(DAY0, DAY0, day), /--from .* must be before --to/);
+});
+
+void test('bucketRange covers exactly one bucket, resuming after an id', () => {
+  const inR = (k: Buffer, r: { startRow: Buffer; stopRow: Buffer }): boolean => Buffer.compare(k, r.startRow) >= 0 && (r.stopRow.length === 0 || Buffer.compare(k, r.stopRow) < 0);
+  for (const format of ['binary', 'printable'] as const) {
+    const enc = format === 'binary' ? encodeDataKey : encodePrintableDataKey;
+    for (const id of ['a', 'dev-1', 'dev-10', '设备']) {
+      const key = enc({ id, ts: 5 }, B);
+      const salt = format === 'binary' ? (key[0] as number) : Number.parseInt(key.toString('latin1', 0, 2), 16);
+      for (let b = 0; b < B; b++) assert.equal(inR(key, bucketRange(b, format, B)), b === salt, `${format} ${id} bucket ${b}`);
+      assert.equal(inR(key, bucketRange(salt, format, B, id)), false, 'after its own id');
+    }
+  }
+  assert.equal(bucketRange(255, 'binary', 256).stopRow.length, 0, 'the last bucket of 256 runs to the end');
+});
+
+void test('idSummaryRows builds every size in memory, merging newest window first', () => {
+  const s = settings(['1m', '1h']);
+  const ev = [1, 2, 3].map((i) => ({ id: 'x', ts: DAY0 + i * 60_000, metric: 'm', value: i / 4 }));
+  const fine = new Map(ev.map((e) => [e.ts, new Map([['m', { count: 1, sum: e.value, min: e.value, max: e.value, firstTs: e.ts, first: e.value, lastTs: e.ts, last: e.value }]])]));
+  const { rows, counts } = idSummaryRows('x', fine, s, 42);
+  assert.deepEqual(counts, [3, 1]);
+  assert.equal(rows.length, 4);
+  assert.ok(rows.every((r) => r.cells.every((c) => c.timestamp === 42)));
+  assert.deepEqual(sorted(summariesOfRows(rows.map((r) => ({ key: r.row, cells: r.cells.map((c) => ({ qualifier: c.column.subarray(2), value: c.value })) })))), sorted(bruteSummaries(ev, [60, 3600])));
+});
+
+async function jobResult(events: readonly Ev[], s = settings(['1m', '1h'])): Promise<ReturnType<typeof sorted>> {
+  const store = new FakeStore();
+  await writeEvents(store, s, events);
+  await markEvents(store, s, events);
+  await new RollupJob({ store, settings: s, metrics: readMetrics(s).metrics, log: silentLog, now: () => DAY0 + 30 * D }).run();
+  return sorted(summariesOfRows(store.rows(s.rollupTable)));
+}
+
+void test('backfill (per bucket and per id) = the job on the same data; only [from, to) widened is written', async () => {
+  const s = settings(['1m', '1h']);
+  const inside = randomEvents(21, 300, 9, DAY0 + 2 * HOUR, 3);
+  const outside: Ev[] = [{ id: 'dev-1', ts: DAY0 + HOUR - 1, metric: 'temp', value: 1 }, { id: 'dev-1', ts: DAY0 + 6 * HOUR, metric: 'temp', value: 2 }];
+  const expected = await jobResult(inside);
+  for (const ids of [undefined, [...new Set(inside.map((e) => e.id))]]) {
+    const store = new FakeStore();
+    await writeEvents(store, s, [...inside, ...outside]);
+    const progress: number[] = [];
+    const r = await runBackfill({ store, settings: s, params: { from: DAY0 + 2 * HOUR + 17, to: DAY0 + 5 * HOUR - 3, ids }, onProgress: (p) => progress.push(p.unitsDone) });
+    assert.equal(r.status, 'finished');
+    assert.equal(r.widened, true);
+    assert.deepEqual([r.from, r.to], [DAY0 + 2 * HOUR, DAY0 + 5 * HOUR]);
+    assert.equal(r.rowsScanned, new Set(inside.map((e) => `${e.id}|${e.ts}`)).size, 'rows of the range only');
+    assert.deepEqual(sorted(summariesOfRows(store.rows(s.rollupTable))), expected, ids === undefined ? 'bucket mode' : 'id mode');
+    assert.equal(progress[progress.length - 1], ids === undefined ? B : ids.length);
+  }
+});
+
+void test('a backfill stopped part-way resumes from its checkpoint to the same result; a finished one says so', async () => {
+  const s = settings(['1m', '1h'], { pageRows: 5 });
+  const events = randomEvents(33, 400, 15, DAY0, 2);
+  const expected = await jobResult(events);
+  const dir = await mkdtemp(join(tmpdir(), 'tsi-backfill-'));
+  try {
+    for (const ids of [undefined, ['dev-3', 'dev-1', 'dev-7', 'dev-12']]) {
+      const file = join(dir, `cp-${ids === undefined ? 'b' : 'i'}.json`);
+      const store = new FakeStore();
+      await writeEvents(store, s, events);
+      const params = { from: DAY0, to: DAY0 + 2 * HOUR, ids };
+      const ac = new AbortController();
+      const firstDone: string[] = [];
+      const first = await runBackfill({ store, settings: s, params, checkpoint: fileCheckpoint(file), signal: ac.signal, onIdDone: (id) => { if (firstDone.push(id) === 3) ac.abort(); } });
+      assert.equal(first.status, 'aborted');
+      const saved = JSON.parse(await readFile(file, 'utf8')) as { finished: boolean; unit: number; lastId: string | null };
+      assert.equal(saved.finished, false);
+      assert.ok(saved.unit > 0 || saved.lastId === firstDone[2], `the checkpoint records the progress: ${JSON.stringify(saved)}`);
+      const seen: string[] = [];
+      const second = await runBackfill({ store, settings: s, params, checkpoint: fileCheckpoint(file), onIdDone: (id) => seen.push(id) });
+      assert.equal(second.status, 'finished');
+      assert.equal(second.resumed, true);
+      assert.deepEqual(seen.filter((id) => firstDone.includes(id)), [], 'completed ids are not redone');
+      assert.ok(seen.length > 0);
+      const want = ids === undefined ? expected : expected.filter(([k]) => ids.includes(k.split('|')[0] as string));
+      assert.deepEqual(sorted(summariesOfRows(store.rows(s.rollupTable))), want);
+      const third = await runBackfill({ store, settings: s, params, checkpoint: fileCheckpoint(file) });
+      assert.equal(third.status, 'already_finished');
+      await assert.rejects(runBackfill({ store, settings: s, params: { ...params, to: DAY0 + 3 * HOUR }, checkpoint: fileCheckpoint(file) }), (e: unknown) => e instanceof CheckpointError && /other parameters \(to: checkpoint/.test(e.message));
+    }
+    const junk = join(dir, 'junk.json');
+    await writeFile(junk, '{"hello":1}');
+    await assert.rejects(fileCheckpoint(junk).load(), /is not a backfill checkpoint/);
+    assert.equal(await fileCheckpoint(join(dir, 'missing.json')).load(), undefined);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  const mem = memoryCheckpoint();
+  await runBackfill({ store: new FakeStore(), settings: s, params: { from: DAY0, to: DAY0 + 1 }, checkpoint: mem });
+  assert.equal(mem.current?.finished, true, 'an empty table finishes at once');
+});

@@ -1,0 +1,76 @@
+// Brute-force expectation for rollup tests: every summary computed straight from the event list
+// (duplicates of id + ts + metric collapse to the last one written), independent of the job's code.
+import { decodeRollupKey } from '../../../src/keys/index.ts';
+import { decodeSummary, type MetricSummary } from '../../../src/rollup/summary.ts';
+
+export { prng } from '../../../src/demo/generate.ts';
+
+export interface Ev {
+  readonly id: string;
+  readonly ts: number;
+  readonly metric: string;
+  readonly value: number;
+}
+
+export type SummaryMap = Map<string, MetricSummary>;
+
+export const summaryKey = (id: string, windowSec: number, start: number, metric: string): string => `${id}|${windowSec}|${start}|${metric}`;
+
+/** Expected summaries of every window size (seconds) for the events (later duplicates win). */
+export function bruteSummaries(events: readonly Ev[], windowSecs: readonly number[]): SummaryMap {
+  const unique = new Map<string, Ev>();
+  for (const e of events) unique.set(`${e.id}|${e.ts}|${e.metric}`, e);
+  const groups = new Map<string, Ev[]>();
+  for (const sec of windowSecs) {
+    const ms = sec * 1000;
+    for (const e of unique.values()) {
+      const start = Math.floor(e.ts / ms) * ms;
+      const k = summaryKey(e.id, sec, start, e.metric);
+      const list = groups.get(k) ?? [];
+      list.push(e);
+      groups.set(k, list);
+    }
+  }
+  const out: SummaryMap = new Map();
+  for (const [k, list] of groups) {
+    const byTs = [...list].sort((a, b) => a.ts - b.ts);
+    const first = byTs[0] as Ev;
+    const last = byTs[byTs.length - 1] as Ev;
+    out.set(k, {
+      count: list.length,
+      sum: list.reduce((s, e) => s + e.value, 0),
+      min: Math.min(...list.map((e) => e.value)),
+      max: Math.max(...list.map((e) => e.value)),
+      firstTs: first.ts,
+      first: first.value,
+      lastTs: last.ts,
+      last: last.value,
+    });
+  }
+  return out;
+}
+
+export interface StoredRowLike {
+  readonly key: Buffer;
+  readonly cells: readonly { readonly qualifier: Buffer; readonly value: Buffer }[];
+}
+
+/** Summaries found in the rollup table's rows (markers skipped). */
+export function summariesOfRows(rows: Iterable<StoredRowLike>): SummaryMap {
+  const out: SummaryMap = new Map();
+  for (const row of rows) {
+    if (row.key[1] === 0x00) continue;
+    const k = decodeRollupKey(row.key);
+    for (const c of row.cells) {
+      if (c.qualifier[0] === 0x00) continue;
+      const metric = c.qualifier.toString('utf8');
+      out.set(summaryKey(k.id, k.windowSec, k.windowStart, metric), decodeSummary(c.value, metric));
+    }
+  }
+  return out;
+}
+
+/** Sorted entries, for readable deepEqual diffs. */
+export function sorted(m: SummaryMap): [string, MetricSummary][] {
+  return [...m.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}

@@ -1,0 +1,63 @@
+// Shared setup of the job/backfill unit tests: settings for small windows, events in a FakeStore,
+// finest-window markers as ingest writes them.
+import { Registry } from 'prom-client';
+import { pino } from 'pino';
+import { buildDataRow } from '../../../src/events/index.ts';
+import { createReadMetrics, type ReadMetrics } from '../../../src/metrics/read-metrics.ts';
+import { putRowOf } from '../../../src/rollup/fold.ts';
+import { markerRow } from '../../../src/rollup/marker.ts';
+import type { RollupSettings } from '../../../src/rollup/settings.ts';
+import { parseWindows } from '../../../src/rollup/windows.ts';
+import { prng, type Ev } from './brute.ts';
+import type { FakeStore } from './fake-store.ts';
+
+export const B = 4;
+export const DAY0 = Date.UTC(2024, 10, 21); // windows long closed at any "now" after DAY0 + 3 days
+export const MIN = 60_000;
+export const HOUR = 3_600_000;
+
+export function settings(windows: readonly string[] = ['1m', '1h'], extra: Partial<RollupSettings> = {}): RollupSettings {
+  return { windows: parseWindows(windows), graceMs: 0, concurrency: 3, buckets: B, keyFormat: 'binary', dataTable: 'd', rollupTable: 'r', rollupFamily: 'r', pageRows: 7, ...extra };
+}
+
+export const silentLog = pino({ level: 'silent' });
+
+export function readMetrics(s: RollupSettings): { registry: Registry; metrics: ReadMetrics } {
+  const registry = new Registry();
+  return { registry, metrics: createReadMetrics(registry, s.windows.map((w) => w.name)) };
+}
+
+export async function writeEvents(store: FakeStore, s: RollupSettings, events: readonly Ev[]): Promise<void> {
+  for (const e of events) await store.put(s.dataTable, [putRowOf(buildDataRow({ id: e.id, ts: e.ts, metric: e.metric, value: e.value, tags: {} }, s.buckets))]);
+}
+
+let stamp = 1;
+/** One marker per distinct (id, finest window) of the events. */
+export async function markEvents(store: FakeStore, s: RollupSettings, events: readonly Ev[]): Promise<number> {
+  const finest = s.windows[0];
+  if (finest === undefined) throw new Error('no windows');
+  const seen = new Set<string>();
+  for (const e of events) {
+    const windowStart = e.ts - (e.ts % finest.ms);
+    const k = `${e.id}|${windowStart}`;
+    if (seen.has(k)) continue;
+    seen.add(k);
+    await store.put(s.rollupTable, [putRowOf(markerRow({ id: e.id, windowSec: finest.seconds, windowStart }, { buckets: s.buckets, family: s.rollupFamily, stamp: stamp++ }))]);
+  }
+  return seen.size;
+}
+
+/** Random events over `hours` hours from `base`, quarter-integer values (exact sums in any order). */
+export function randomEvents(seed: number, n: number, ids: number, base: number, hours: number): Ev[] {
+  const rnd = prng(seed);
+  return Array.from({ length: n }, () => ({
+    id: `dev-${Math.floor(rnd() * ids)}`,
+    ts: base + Math.floor(rnd() * hours * HOUR),
+    metric: rnd() < 0.5 ? 'temp' : 'hum',
+    value: Math.round(rnd() * 4000 - 2000) / 4,
+  }));
+}
+
+export function markerRows(store: FakeStore, s: RollupSettings): Buffer[] {
+  return store.rows(s.rollupTable).filter((r) => r.key[1] === 0x00).map((r) => r.key);
+}

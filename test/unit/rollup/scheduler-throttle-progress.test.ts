@@ -1,0 +1,107 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { RunReport } from '../../../src/rollup/job.ts';
+import { RollupScheduler } from '../../../src/rollup/scheduler.ts';
+import { TokenBucket } from '../../../src/rollup/throttle.ts';
+import { ProgressReporter, etaMs, formatDuration, formatProgress, fractionDone, keyFraction, type BackfillProgress } from '../../../src/rollup/progress.ts';
+import { silentLog } from './job-fixture.ts';
+
+const report = (aborted: boolean): RunReport => ({ startedAt: 0, durationMs: 0, sizes: [], written: 0, superseded: 0, errors: 0, aborted, ok: !aborted });
+
+void test('scheduler: runs repeatedly, never two at once; stop() aborts the current run and waits for it', async () => {
+  let active = 0;
+  let maxActive = 0;
+  let runs = 0;
+  let sawAbort = false;
+  const job = {
+    async run(signal?: AbortSignal): Promise<RunReport> {
+      active++;
+      maxActive = Math.max(maxActive, active);
+      runs++;
+      // A run longer than the interval: the next one must wait for it.
+      for (let i = 0; i < 6 && signal?.aborted !== true; i++) await sleep(10);
+      sawAbort ||= signal?.aborted === true;
+      active--;
+      return report(signal?.aborted === true);
+    },
+  };
+  const sched = new RollupScheduler({ job, intervalMs: 20, log: silentLog });
+  sched.start();
+  sched.start(); // idempotent
+  while (runs < 3) await sleep(5);
+  await sched.stop();
+  assert.equal(maxActive, 1, 'no overlapping runs');
+  assert.equal(active, 0, 'stop() waited for the run in flight');
+  assert.equal(sawAbort, true, 'the run in flight saw the abort');
+  const after = runs;
+  await sleep(80);
+  assert.equal(runs, after, 'nothing runs after stop()');
+  await sched.stop(); // idempotent
+  assert.throws(() => new RollupScheduler({ job, intervalMs: 0, log: silentLog }), /intervalMs must be > 0/);
+});
+
+void test('scheduler survives a run that throws', async () => {
+  let runs = 0;
+  const sched = new RollupScheduler({ job: { run: () => { runs++; return Promise.reject(new Error('boom')); } }, intervalMs: 10, log: silentLog });
+  sched.start();
+  while (runs < 2) await sleep(5);
+  await sched.stop();
+  assert.ok(runs >= 2);
+});
+
+void test('token bucket: a burst, then the configured rate', async () => {
+  let now = 0;
+  const sleptMs: { total: number } = { total: 0 };
+  const slept = (): number => sleptMs.total;
+  const bucket = new TokenBucket({ ratePerSec: 5, now: () => now, sleep: (ms) => { now += ms; sleptMs.total += ms; return Promise.resolve(); } });
+  for (let i = 0; i < 5; i++) await bucket.take();
+  assert.equal(slept(), 0, 'one second of burst');
+  for (let i = 0; i < 10; i++) await bucket.take();
+  assert.ok(slept() >= 2000 && slept() <= 2010, `10 more tokens at 5/s ≈ 2 s (slept ${slept()})`);
+  const ac = new AbortController();
+  ac.abort();
+  await bucket.take(1, ac.signal); // returns on abort without waiting forever
+  assert.throws(() => new TokenBucket({ ratePerSec: 0 }), /rate must be a positive number/);
+});
+
+const p = (o: Partial<BackfillProgress>): BackfillProgress => ({ rowsScanned: 0, windowsWritten: 0, unitsDone: 0, unitsTotal: 4, unitFraction: 0, elapsedMs: 0, rowsThisRun: 0, startFraction: 0, ...o });
+
+void test('progress: fraction from units done + position in the unit, ETA from this run, one line', () => {
+  assert.equal(fractionDone(p({ unitsDone: 1, unitFraction: 0.5 })), 0.375);
+  assert.equal(etaMs(p({ unitsDone: 1, unitFraction: 0, elapsedMs: 10_000 })), 30_000);
+  assert.equal(etaMs(p({ unitsDone: 2, elapsedMs: 10_000, startFraction: 0.25 })), 20_000, 'a resumed run counts only its own progress');
+  assert.equal(etaMs(p({ elapsedMs: 1000 })), undefined);
+  assert.equal(etaMs(p({ unitsDone: 4 })), 0);
+  assert.equal(formatDuration(65_000), '1m05s');
+  assert.equal(formatDuration(3_725_000), '1h02m');
+  assert.equal(formatDuration(undefined), '?');
+  const line = formatProgress(p({ unitsDone: 2, rowsScanned: 1234, rowsThisRun: 1000, windowsWritten: 56, elapsedMs: 2000 }), 10);
+  assert.equal(line, '[#####.....]  50.0% rows 1234 | windows 56 | 500 rows/s | ETA 2s');
+  assert.equal(keyFraction(Buffer.from([5, 0x80]), Buffer.from([5]), Buffer.from([6])), 0.5);
+  assert.equal(keyFraction(Buffer.from([5]), Buffer.from([5]), Buffer.from([6])), 0);
+});
+
+void test('progress reporter: redraws one line on a TTY, logs lines every few seconds otherwise', () => {
+  let now = 0;
+  const tty: string[] = [];
+  const r1 = new ProgressReporter({ isTTY: true, write: (t: string) => tty.push(t) }, { now: () => now });
+  r1.update(p({}));
+  now += 100;
+  r1.update(p({}));
+  now += 150;
+  r1.update(p({ unitsDone: 1 }));
+  r1.done();
+  assert.equal(tty.length, 3);
+  assert.ok(tty[0]?.startsWith('\r[') === true);
+  assert.equal(tty[2], '\n');
+  const log: string[] = [];
+  const r2 = new ProgressReporter({ isTTY: false, write: (t: string) => log.push(t) }, { now: () => now, logEveryMs: 5000 });
+  for (let i = 0; i < 12; i++) {
+    r2.update(p({}));
+    now += 1000;
+  }
+  r2.done();
+  assert.equal(log.length, 3);
+  assert.ok(log.every((l) => l.startsWith('backfill: [') && l.endsWith('\n')));
+});
