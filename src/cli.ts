@@ -4,7 +4,10 @@
 //   tsingest tables apply|check        create/reconcile the tables; verify them against the config
 //   tsingest keys encode|decode        data rowkeys by hand
 import { UsageError } from './cli/args.ts';
+import { INDEX_USAGE, indexCommand } from './cli/index-cmd.ts';
 import { KEYS_USAGE, keysCommand } from './cli/keys.ts';
+import { QUERY_USAGE, queryCommand } from './cli/query.ts';
+import { ROLLUP_USAGE, rollupCommand } from './cli/rollup.ts';
 import { runCommand } from './cli/run.ts';
 import { TABLES_USAGE, tablesCommand } from './cli/tables.ts';
 
@@ -14,6 +17,9 @@ const COMMANDS: Readonly<Record<string, { readonly run: Command; readonly usage:
   run: { run: runCommand, usage: 'tsingest run [--config FILE] [--set key=value …]' },
   tables: { run: tablesCommand, usage: TABLES_USAGE },
   keys: { run: keysCommand, usage: KEYS_USAGE },
+  rollup: { run: rollupCommand, usage: ROLLUP_USAGE },
+  query: { run: queryCommand, usage: QUERY_USAGE },
+  index: { run: indexCommand, usage: INDEX_USAGE },
 };
 
 export function usage(): string {

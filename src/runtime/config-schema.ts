@@ -187,10 +187,12 @@ export const configSchema = z
         regionRefreshMs: z.number().int().min(1000).default(30_000)
           .describe("Interval (ms) between refreshes of each table's region map (GET /<table>/regions)"),
         skewWindowMs: z.number().int().min(1000).default(60_000).describe('Sliding window (ms) of the region write skew gauge'),
+        hotIdsWindowMs: z.number().int().min(1000).default(60_000).describe('Window (ms) of the hot-ids sketch (tsingest_hot_id_events, the /ui hot ids table)'),
+        heatmapSampleMs: z.number().int().min(100).default(5000).describe('How often (ms) the /ui heatmap samples the per-region write counters (it keeps the last 120 samples)'),
       })
       .strict()
       .prefault({})
-      .describe('Region write spread metrics'),
+      .describe('Region write spread and hot-spot metrics'),
     log: z
       .object({
         level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info').describe('Log level of the service (pino)'),

@@ -1,191 +1,160 @@
-// The composition root: builds every part from one validated Config, starts them in order and
-// stops them in the reverse order. Nothing here is a global; tests start several services at once.
-import { Kafka } from 'kafkajs';
-import PQueue from 'p-queue';
+// The composition root: builds every part from one validated Config (parts.ts), wires health
+// (health.ts) and failure, starts consuming, and on stop drains, then closes everything in reverse
+// order (shutdown.ts). Nothing here is a global; tests start several services at once.
 import type { Logger } from 'pino';
-import { HBaseRestClient, isRetriable, isHBaseError } from '../hbase/index.ts';
-import { resolveEventLimits, resolveFieldMapping } from '../events/index.ts';
 import { checkTables } from '../admin/apply-tables.ts';
-import { createMetrics, type Metrics } from '../metrics/registry.ts';
-import { RegionMap } from '../metrics/region-map.ts';
-import { WriteSpread } from '../metrics/write-spread.ts';
-import { DualWriter } from '../ingest/dual-writer.ts';
-import { RollupMarks } from '../ingest/rollup-marks.ts';
-import { parseWindows } from '../rollup/windows.ts';
-import { KafkaDlq } from '../ingest/dlq.ts';
-import { IngestConsumer } from '../ingest/consumer.ts';
-import type { PlanSettings } from '../ingest/batch-plan.ts';
-import { Lifecycle } from '../runtime/lifecycle.ts';
-import { startHttpServer, type HttpServerHandle } from '../runtime/http.ts';
+import { errorMessage } from '../errors.ts';
+import type { IngestConsumer } from '../ingest/consumer.ts';
+import { createMetrics, initKnownSeries, type Metrics } from '../metrics/registry.ts';
 import type { Config } from '../runtime/config.ts';
-import { kafkaLogCreator } from './kafka-logging.ts';
-import { ingestObserver, writeObserver } from './observers.ts';
+import { startHttpServer, type RouteHandler } from '../runtime/http.ts';
+import { Lifecycle } from '../runtime/lifecycle.ts';
+import { brokerHealth, consumerHealth, wireHBaseHealth } from './health.ts';
+import { requireTopics, watchConsumer } from './kafka-parts.ts';
+import { consumeSide, dlqProducer, hbaseClient, kafkaClient, writeSide, writeSpread } from './parts.ts';
+import { startReadSide } from './read-side.ts';
+import { StartupError, tableNames } from './settings.ts';
+import { Closers, withGrace } from './shutdown.ts';
 
-export class StartupError extends Error {
-  override readonly name = 'StartupError';
-}
+export { StartupError, planSettings } from './settings.ts';
 
 export interface Service {
   readonly lifecycle: Lifecycle;
   readonly metrics: Metrics;
   readonly httpPort: number;
-  /** graceful: stop fetching, finish or abandon in-flight writes, commit, close everything */
+  /** graceful: stop fetching, let in-flight units finish and commit, close everything; rejects when the drain could not commit what it wrote */
   stop(reason: string): Promise<void>;
   /** resolves when the service stopped; rejects with the cause if it failed */
   readonly finished: Promise<void>;
 }
 
-function planSettings(cfg: Config): () => PlanSettings {
-  const base = {
-    mapping: resolveFieldMapping(cfg.events.mapping),
-    buckets: cfg.keys.saltBuckets,
-    keyFormat: cfg.keys.format,
-    dataFamily: cfg.tables.data.family,
-    indexFamily: cfg.tables.index.family,
-    indexTags: cfg.index.tags,
-    indexSaltMode: cfg.index.saltMode,
-  };
-  const skew = cfg.events.maxFutureSkewMs;
-  const staticLimits = resolveEventLimits({ maxCellBytes: cfg.events.maxCellBytes });
-  if (skew === null) return () => ({ ...base, limits: staticLimits });
-  return () => ({ ...base, limits: resolveEventLimits({ maxCellBytes: cfg.events.maxCellBytes, nowMs: Date.now(), maxFutureSkewMs: skew }) });
+export interface StartOptions {
+  /** aborting it during start-up stops the start cleanly (a signal arrived before the service ran) */
+  readonly signal?: AbortSignal | undefined;
 }
 
-function rollupMarks(cfg: Config): RollupMarks {
-  const finest = parseWindows(cfg.rollup.windows)[0];
-  if (finest === undefined) throw new StartupError('rollup.windows is empty');
-  return new RollupMarks({ window: finest, graceMs: cfg.rollup.graceMs, buckets: cfg.keys.saltBuckets, family: cfg.tables.rollup.family, cacheSize: cfg.rollup.markerCacheSize });
+interface Deferred {
+  readonly promise: Promise<void>;
+  resolve(): void;
+  reject(err: unknown): void;
 }
 
-async function requireTopics(kafka: Kafka, topics: readonly string[]): Promise<void> {
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    const existing = new Set(await admin.listTopics());
-    const missing = topics.filter((t) => !existing.has(t));
-    if (missing.length > 0) throw new StartupError(`Kafka topic(s) ${missing.join(', ')} do not exist; create them (kafka.topic and kafka.dlqTopic)`);
-  } finally {
-    await admin.disconnect();
-  }
+function deferred(): Deferred {
+  let resolve: () => void = () => undefined;
+  let reject: (err: unknown) => void = () => undefined;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = (err) => { rej(err instanceof Error ? err : new Error(errorMessage(err))); };
+  });
+  promise.catch(() => undefined);
+  return { promise, resolve, reject };
 }
 
-export async function startService(cfg: Config, log: Logger): Promise<Service> {
+export async function startService(cfg: Config, log: Logger, options: StartOptions = {}): Promise<Service> {
   const metrics = createMetrics();
   const lifecycle = new Lifecycle({ log, metrics });
-  const http: HttpServerHandle = await startHttpServer({ host: cfg.http.host, port: cfg.http.port, registry: metrics.registry, lifecycle, log });
-  const hbase = new HBaseRestClient({ baseUrl: cfg.hbase.restUrl, defaultDeadlineMs: cfg.hbase.requestDeadlineMs, connections: cfg.hbase.connections });
-  const abort = new AbortController();
-  const closers: (() => Promise<unknown> | undefined)[] = [() => http.close(), () => hbase.close()];
-  const closeAll = async (): Promise<void> => {
-    for (const close of closers.reverse()) await Promise.resolve(close()).catch((err: unknown) => { log.warn({ err }, 'error while closing'); });
+  const closers = new Closers(log);
+  // Extra HTTP routes and what must stop before the drain: the read side (read API, rollup
+  // scheduler, hot-ids page; src/service/read-side.ts) plugs in here.
+  const extra: { routes?: RouteHandler; stopFirst: (() => Promise<void>)[] } = { stopFirst: [] };
+  const http = await startHttpServer({
+    host: cfg.http.host,
+    port: cfg.http.port,
+    registry: metrics.registry,
+    lifecycle,
+    log,
+    routes: (req, res, url) => extra.routes?.(req, res, url) ?? Promise.resolve(false),
+  });
+  closers.add('http server', () => http.close());
+  const abort = new AbortController(); // abandons in-flight writes (drain deadline, failure)
+  const checkStart = (): void => {
+    if (options.signal?.aborted === true) throw new StartupError('start-up aborted by a signal', options.signal.reason);
   };
+  const finished = deferred();
+  let ingest: IngestConsumer | undefined;
   try {
+    checkStart();
+    const hbase = hbaseClient(cfg);
+    closers.add('HBase client', () => hbase.close());
     const problems = await checkTables(cfg, hbase);
     if (problems.length > 0) throw new StartupError(`refusing to start:\n  ${problems.join('\n  ')}`);
-
-    const tables = { data: cfg.tables.data.name, index: cfg.tables.index.name };
-    const rollupTable = cfg.tables.rollup.name;
-    const mapped = cfg.rollup.enabled ? [tables.data, tables.index, rollupTable] : [tables.data, tables.index];
-    const regionMap = new RegionMap({ source: { regions: async (t) => (await hbase.regions(t)).map((r) => ({ name: r.name, startKey: r.startKey, endKey: r.endKey, server: r.location })) }, tables: mapped, log, metrics });
-    await Promise.all(mapped.map((t) => regionMap.refresh(t)));
-    regionMap.refreshEvery(cfg.metrics.regionRefreshMs);
-    const spread = new WriteSpread({ metrics, regionMap, windowMs: cfg.metrics.skewWindowMs });
-    closers.push(() => { regionMap.stop(); spread.close(); return undefined; });
-
-    const kafka = new Kafka({ clientId: cfg.kafka.clientId, brokers: cfg.kafka.brokers, logCreator: kafkaLogCreator(log) });
+    checkStart();
+    const spread = await writeSpread(cfg, hbase, metrics, log, closers);
+    closers.add('known series', initKnownSeries(metrics, { tables: tableNames(cfg).mapped, regions: spread.regionMap }));
+    // The read side (read API, hot-spots page, rollup job) runs beside ingest and stops before the drain.
+    const read = startReadSide({ cfg, log, metrics, regionMap: spread.regionMap });
+    extra.routes = read.routes;
+    extra.stopFirst.push(() => read.stop());
+    closers.add('read side', () => read.stop());
+    const kafka = kafkaClient(cfg, log);
     await requireTopics(kafka, [cfg.kafka.topic, cfg.kafka.dlqTopic]);
-    const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
-    await producer.connect();
-    closers.push(() => producer.disconnect());
-
-    const ingestRef: { current?: IngestConsumer } = {};
-    const writer = new DualWriter({
-      sink: hbase,
-      queue: new PQueue({ concurrency: cfg.hbase.concurrency }),
-      tables,
-      chunk: { maxRows: cfg.batch.maxRows, maxBytes: cfg.batch.maxBytes },
-      retry: { baseMs: cfg.hbase.retryBaseMs, maxMs: cfg.hbase.retryMaxMs, outageDeadlineMs: cfg.hbase.outageDeadlineMs },
-      isRetriable,
-      isRowRejection: (err) => isHBaseError(err, 'BAD_REQUEST'),
-      observer: writeObserver(metrics, spread, regionMap, { [tables.data]: cfg.keys.format, [tables.index]: 'binary', [rollupTable]: 'binary' }),
-      marks: cfg.rollup.enabled ? { table: rollupTable, planner: rollupMarks(cfg) } : undefined,
-      hooks: {
-        onOutage: (err, sinceMs) => {
-          log.error({ err, sinceMs }, 'HBase unavailable past the outage deadline: pausing consumption until it returns');
-          ingestRef.current?.pause();
-          if (lifecycle.state === 'running') lifecycle.transition('degraded', `HBase unavailable for ${Math.round(sinceMs / 1000)}s`);
-        },
-        onRecovered: () => {
-          log.info('HBase answers again: resuming consumption');
-          ingestRef.current?.resume();
-          if (lifecycle.state === 'degraded') lifecycle.transition('running', 'HBase recovered');
-        },
-      },
-      signal: abort.signal,
-    });
+    checkStart();
+    const producer = await dlqProducer(kafka, closers);
+    const write = writeSide(cfg, hbase, metrics, spread, abort.signal, closers, read.hotIds);
 
     let fail: (err: unknown) => void = () => undefined;
-    const failed = new Promise<never>((_resolve, reject) => { fail = reject; });
-    failed.catch(() => undefined);
-    const ingest = new IngestConsumer({
-      consumer: kafka.consumer({
-        groupId: cfg.kafka.groupId,
-        sessionTimeout: cfg.kafka.sessionTimeoutMs,
-        heartbeatInterval: cfg.kafka.heartbeatIntervalMs,
-        maxBytesPerPartition: cfg.kafka.maxBytesPerPartition,
-        maxWaitTimeInMs: cfg.kafka.maxWaitTimeMs,
-      }),
-      topic: cfg.kafka.topic,
-      fromBeginning: cfg.kafka.fromBeginning,
-      partitionsConsumedConcurrently: cfg.kafka.partitionsConsumedConcurrently,
-      heartbeatIntervalMs: cfg.kafka.heartbeatIntervalMs,
-      unit: { maxRows: cfg.batch.maxRows, maxBytes: cfg.batch.maxBytes },
-      settings: planSettings(cfg),
-      writer,
-      dlq: new KafkaDlq(producer, cfg.kafka.dlqTopic),
-      observer: ingestObserver(metrics),
-      log,
+    const side = consumeSide(cfg, kafka, producer, write, metrics, log, {
       signal: abort.signal,
       onFatal: (err) => { fail(err); },
-    });
-    ingestRef.current = ingest;
-    await ingest.start();
-    const consumerRef = ingest;
-    lifecycle.transition('running', 'consuming');
+      onPoll: brokerHealth(lifecycle, log),
+    }, closers);
+    ingest = side.ingest;
+    closers.add('HBase health', wireHBaseHealth(write.watch, side.ingest, lifecycle, log));
+    closers.add('consumer events', watchConsumer(side.consumer, cfg.kafka.topic, consumerHealth({ lifecycle, log, ingest: side.ingest, lag: side.lag, fail: (err) => { fail(err); } })));
+    await side.ingest.start();
+    side.lag.start();
+    checkStart();
 
     let stopping: Promise<void> | undefined;
     const stop = (reason: string): Promise<void> => {
       stopping ??= (async () => {
-        if (lifecycle.state === 'running' || lifecycle.state === 'degraded') lifecycle.transition('draining', reason);
-        // Give in-flight writes until shortly before the drain deadline, then abandon them
-        // uncommitted (they will be replayed) rather than be killed mid-commit.
-        const grace = setTimeout(() => { abort.abort(new Error('drain deadline')); }, Math.max(100, cfg.shutdown.drainTimeoutMs - 3000));
-        grace.unref();
+        if (lifecycle.state !== 'draining' && lifecycle.live) lifecycle.transition('draining', reason);
+        let drainErr: unknown;
         try {
-          await consumerRef.stop();
-        } finally {
-          clearTimeout(grace);
-          abort.abort(new Error('stopped'));
-          await closeAll();
+          for (const s of extra.stopFirst) await s();
+          // Give in-flight units until shortly before the drain deadline, then abandon them
+          // uncommitted (they are replayed) rather than be killed mid-commit.
+          await withGrace(Math.max(100, cfg.shutdown.drainTimeoutMs - 3000), abort, () => side.ingest.drain());
+        } catch (err) {
+          drainErr = err;
+        }
+        abort.abort(new Error('stopped'));
+        await closers.closeAll();
+        if (drainErr !== undefined) {
+          log.error({ err: drainErr }, 'drain failed: written work was left uncommitted and will be replayed on restart');
+          if (lifecycle.live) lifecycle.transition('failed', `drain failed: ${errorMessage(drainErr)}`);
+          finished.reject(drainErr);
+          throw drainErr instanceof Error ? drainErr : new Error(errorMessage(drainErr));
         }
         if (lifecycle.state === 'draining') lifecycle.transition('stopped', reason);
+        finished.resolve();
       })();
       return stopping;
     };
-    const finished = Promise.race([
-      failed.catch(async (err: unknown) => {
-        log.fatal({ err }, 'ingest failed');
-        await stop('failure').catch(() => undefined);
-        if (lifecycle.state !== 'failed') lifecycle.transition('failed', err instanceof Error ? err.message : String(err));
-        throw err;
-      }),
-      new Promise<void>((resolve) => { lifecycle.onTransition((t) => { if (t.to === 'stopped') resolve(); }); }),
-    ]);
-    return { lifecycle, metrics, httpPort: http.port, stop, finished };
+    let failing = false;
+    fail = (err) => {
+      if (failing) return;
+      failing = true;
+      log.fatal({ err }, 'ingest failed');
+      void stop('failure').catch(() => undefined).finally(() => {
+        if (lifecycle.live) lifecycle.transition('failed', errorMessage(err));
+        finished.reject(err);
+      });
+    };
+    lifecycle.started('consuming');
+    return { lifecycle, metrics, httpPort: http.port, stop, finished: finished.promise };
   } catch (err) {
-    abort.abort();
-    if (lifecycle.state !== 'failed') lifecycle.transition('failed', err instanceof Error ? err.message : String(err));
-    await closeAll();
-    throw err;
+    const started = ingest;
+    if (started !== undefined) await withGrace(Math.max(100, cfg.shutdown.drainTimeoutMs - 3000), abort, () => started.drain()).catch(() => undefined);
+    abort.abort(err);
+    await closers.closeAll();
+    const aborted = options.signal?.aborted === true;
+    if (aborted && lifecycle.live) {
+      lifecycle.transition('draining', 'signal during start-up');
+      lifecycle.transition('stopped', 'start-up aborted');
+    } else if (lifecycle.live) {
+      lifecycle.transition('failed', errorMessage(err));
+    }
+    throw aborted && !(err instanceof StartupError) ? new StartupError('start-up aborted by a signal', err) : err;
   }
 }
