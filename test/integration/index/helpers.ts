@@ -87,13 +87,13 @@ export function expectedIndex(events: readonly TestEvent[], tags: readonly strin
 }
 
 /**
- * Sets NEW_VERSION_BEHAVIOR=true on the index family (every other attribute kept). Without it an
- * HBase delete marker hides later puts with the same cell timestamp until a major compaction, so an
- * index row deleted by hand could not be written back by a rebuild (event ts = cell timestamp).
+ * The index family's NEW_VERSION_BEHAVIOR as the REST gateway reports it. `tables apply` sets it:
+ * without it an HBase delete marker hides later puts with the same cell timestamp until a major
+ * compaction, so an index row deleted by hand could not be written back by a rebuild.
  */
-export async function enableNewVersionBehavior(h: Harness, family = 'd'): Promise<void> {
+export async function newVersionBehavior(h: Harness, family = 'd'): Promise<string | undefined> {
   const schema = await h.rest.getSchema(h.names.index);
   const fam = schema.families.find((f) => f.name === family);
   if (fam === undefined) throw new Error(`${h.names.index} has no family ${family}`);
-  await h.rest.updateSchema(h.names.index, { families: [{ name: family, attributes: { ...fam.attributes, NEW_VERSION_BEHAVIOR: 'true' } }] });
+  return fam.attributes['NEW_VERSION_BEHAVIOR'];
 }

@@ -6,11 +6,11 @@ import assert from 'node:assert/strict';
 import { column } from '../../../src/hbase/index.ts';
 import { encodeIndexKey } from '../../../src/keys/index.ts';
 import { countIndexed, createHarness, makeEvents } from '../../support/service-harness.ts';
-import { enableNewVersionBehavior, expectedIndex, indexCli, indexSnapshot, ingestThroughService, jsonOf } from './helpers.ts';
+import { expectedIndex, newVersionBehavior, indexCli, indexSnapshot, ingestThroughService, jsonOf } from './helpers.ts';
 
 void test('verify finds an injected dangling and missing index row; rebuild repairs both, idempotently', async (t) => {
   const h = await createHarness(t, { prefix: 'ixv' });
-  await enableNewVersionBehavior(h);
+  assert.equal(await newVersionBehavior(h), 'true', 'tables apply sets NEW_VERSION_BEHAVIOR on the index family');
   const events = makeEvents(200);
   await ingestThroughService(h, events);
   const indexed = countIndexed(events);
