@@ -2,7 +2,8 @@
 // TSI_CONFIG) it brings up the embedded local stack, creates the pre-split tables and topics,
 // produces generated events (plus a few bad ones), runs the real ingest service until they are all
 // written or dead-lettered, prints what it wrote and exits. `--serve` keeps the service running.
-// With a cluster configured it runs the service (same as `tsingest run`).
+// With a cluster configured it runs the service (same as `tsingest run`). The demo's configuration is
+// config/local.json, so the README's query examples (`--config config/local.json`) read its data.
 import { parseArgs } from 'node:util';
 import { Kafka, logLevel } from 'kafkajs';
 import { stackUp } from './lib/local-stack.ts';
@@ -13,6 +14,7 @@ import { runDemo } from './lib/demo.ts';
 
 const { values } = parseArgs({ options: { events: { type: 'string', default: '20000' }, serve: { type: 'boolean', default: false }, set: { type: 'string', multiple: true } } });
 const say = (m: string): void => { process.stdout.write(`[start] ${m}\n`); };
+const DEMO_CONFIG = 'config/local.json';
 
 async function main(): Promise<number> {
   const env = process.env;
@@ -21,15 +23,16 @@ async function main(): Promise<number> {
 
   say('no cluster configured: starting the embedded local stack (HBase + REST + Kafka)');
   const ep = await stackUp(say);
-  const cfg = loadConfig({
-    env: { ...env, TSI_KAFKA_BROKERS: ep.kafkaBrokers, TSI_HBASE_REST_URL: ep.restUrl, TSI_ADMIN_COMMAND: JSON.stringify(ep.adminCommand) },
-    sets: ['index.tags=["site"]', 'http.port=0', 'log.level=warn', ...(values.set ?? [])],
-  });
+  // The local stack's endpoints (its ports can be moved with TSI_STACK_*_PORT) win over the file.
+  const sets = [`kafka.brokers=${ep.kafkaBrokers}`, `hbase.restUrl=${ep.restUrl}`, `hbase.adminCommand=${JSON.stringify(ep.adminCommand)}`, ...(values.set ?? [])];
+  const cfg = loadConfig({ file: DEMO_CONFIG, env, sets: [...sets, 'log.level=warn', ...(values.serve ? [] : ['http.port=0'])] });
+  say(`configuration: ${DEMO_CONFIG}`);
   say('creating the pre-split tables (data, index, rollup)');
-  const rc = await cli(['tables', 'apply', '--set', `hbase.adminCommand=${JSON.stringify(ep.adminCommand)}`, '--set', `hbase.restUrl=${ep.restUrl}`]);
+  const cliArgs = ['--config', DEMO_CONFIG, ...sets.flatMap((s) => ['--set', s])];
+  const rc = await cli(['tables', 'apply', ...cliArgs]);
   if (rc !== 0) return rc;
   const kafka = new Kafka({ clientId: 'tsingest-demo', brokers: cfg.kafka.brokers, logLevel: logLevel.NOTHING });
-  return runDemo({ cfg, kafka, events: Number(values.events), serve: values.serve, say, log: createLogger({ level: cfg.log.level }) });
+  return runDemo({ cfg, kafka, events: Number(values.events), serve: values.serve, say, log: createLogger({ level: cfg.log.level }), cli: (argv) => cli([...argv, ...cliArgs]) });
 }
 
 main().then(

@@ -18,6 +18,8 @@ export interface GenParams {
   readonly startTs: number;
   readonly stepMs: number;
   readonly seed: number;
+  /** add a `rack` tag (rack-(rank mod racks)) to every event */
+  readonly racks?: number;
 }
 
 export interface RawWriteResult {

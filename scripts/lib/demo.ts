@@ -1,14 +1,12 @@
-// The embedded demo behind `npm start`: topics, generated events (and a few bad ones), the real
-// service, then a printed account of what landed where.
+// The embedded demo behind `npm start`: topics, generated events over the past two days (and a few
+// bad ones), the real service, one rollup job run, then a printed account of what landed where,
+// read back with the same `tsingest query` commands the README shows.
 import type { Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { Config } from '../../src/runtime/config.ts';
 import { startService } from '../../src/service/service.ts';
 import { generateEvents } from '../../src/demo/generate.ts';
-import { HBaseRestClient } from '../../src/hbase/index.ts';
-import { decodeDataKey, idPrefix } from '../../src/keys/index.ts';
-import { decodeDataRow } from '../../src/events/index.ts';
-import { installSignalHandlers } from '../../src/runtime/lifecycle.ts';
+import { installSignalHandlers } from '../../src/runtime/signals.ts';
 
 export interface DemoOptions {
   readonly cfg: Config;
@@ -17,7 +15,13 @@ export interface DemoOptions {
   readonly serve: boolean;
   readonly say: (m: string) => void;
   readonly log: Logger;
+  /** runs a `tsingest` command against the demo's configuration */
+  readonly cli: (argv: readonly string[]) => Promise<number>;
 }
+
+/** Demo events are spread evenly over this span ending now, so hourly and daily windows close. */
+export const DEMO_SPAN_MS = 48 * 3_600_000;
+const HOTTEST = 'sensor-00000'; // rank 0 of the Zipf distribution
 
 const BAD = ['{"id":"dev-1","ts":1,', '{"ts":1700000000000,"metric":"temp","value":1}', '{"id":"a\\u0000b","ts":1700000000000,"metric":"temp","value":1}', '{"id":"dev-1","ts":1700000000000,"metric":"temp","value":"12"}'];
 
@@ -44,10 +48,11 @@ export async function runDemo(o: DemoOptions): Promise<number> {
   await ensureTopics(kafka, [cfg.kafka.topic, cfg.kafka.dlqTopic]);
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
   await producer.connect();
-  const startTs = Date.now() - o.events; // 1 ms apart, ending about now
+  const stepMs = Math.max(1, Math.floor(DEMO_SPAN_MS / o.events));
+  const startTs = Date.now() - o.events * stepMs; // evenly spread, ending about now
   const batch: { key: string; value: string }[] = [];
   let produced = 0;
-  for (const e of generateEvents({ count: o.events, ids: 1000, startTs, stepMs: 1, seed: 42 })) {
+  for (const e of generateEvents({ count: o.events, ids: 1000, startTs, stepMs, seed: 42 })) {
     batch.push({ key: e.id, value: JSON.stringify(e) });
     if (batch.length === 5000) {
       await producer.send({ topic: cfg.kafka.topic, acks: -1, messages: batch.splice(0) });
@@ -56,7 +61,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
   }
   await producer.send({ topic: cfg.kafka.topic, acks: -1, messages: [...batch, ...BAD.map((value) => ({ key: 'bad', value }))] });
   await producer.disconnect();
-  say(`produced ${produced} events and ${BAD.length} bad records to ${cfg.kafka.topic}`);
+  say(`produced ${produced} events (${new Date(startTs).toISOString()} … now) and ${BAD.length} bad records to ${cfg.kafka.topic}`);
 
   const service = await startService(cfg, o.log);
   say(`service running; metrics on http://${cfg.http.host}:${service.httpPort}/metrics`);
@@ -75,7 +80,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     if (Date.now() > deadline) throw new Error(`timed out: ${written} written, ${dlq} dead-lettered of ${produced + BAD.length}`);
     await new Promise((r) => setTimeout(r, 500));
   }
-  const skew = /tsingest_region_write_skew\{table="([^"]+)"\} (\S+)/.exec(text);
+  const skew = /tsingest_instance_region_write_skew\{table="([^"]+)"\} (\S+)/.exec(text);
   await service.stop('demo finished');
   await report(o, text, skew?.[2]);
   return 0;
@@ -84,20 +89,19 @@ export async function runDemo(o: DemoOptions): Promise<number> {
 async function report(o: DemoOptions, metricsText: string, skew: string | undefined): Promise<void> {
   const { cfg, say } = o;
   say(`written: ${await counterSum(metricsText, 'tsingest_events_total{outcome="written"}')} events; dead-lettered: ${await counterSum(metricsText, 'tsingest_events_total{outcome="dlq"}')}`);
-  for (const line of metricsText.split('\n').filter((l) => l.startsWith('tsingest_dlq_records_total{'))) say(`  DLQ ${line}`);
+  for (const line of metricsText.split('\n').filter((l) => l.startsWith('tsingest_dlq_records_total{') && !l.endsWith(' 0'))) say(`  DLQ ${line}`);
   const regions = metricsText.split('\n').filter((l) => l.startsWith(`tsingest_region_writes_total{table="${cfg.tables.data.name}"`));
   say(`${cfg.tables.data.name}: ${regions.length} regions received writes; region write skew (max/mean, 1.0 = even) = ${skew ?? 'n/a'}`);
-  const hbase = new HBaseRestClient({ baseUrl: cfg.hbase.restUrl, defaultDeadlineMs: 30_000 });
-  try {
-    const id = 'sensor-00000'; // the hottest id of the Zipf distribution
-    const prefix = idPrefix(id, cfg.keys.saltBuckets, cfg.keys.format);
-    say(`latest 3 events of ${id} (one short scan of its salted prefix):`);
-    for await (const row of hbase.scan(cfg.tables.data.name, { startRow: prefix, stopRow: Buffer.concat([prefix.subarray(0, -1), Buffer.from([0x01])]), limit: 3 })) {
-      const k = decodeDataKey(row.row);
-      const d = decodeDataRow(row.cells.map((c) => ({ qualifier: c.qualifier, value: c.value })));
-      say(`  key ${row.row.toString('hex')} → salt ${k.salt}, id ${k.id}, ${new Date(k.ts).toISOString()}, ${JSON.stringify(d.metrics)} ${JSON.stringify(d.tags)}`);
-    }
-  } finally {
-    await hbase.close();
+  say('rollups: one job run over the closed windows (the service also runs it every rollup.intervalMs)');
+  await o.cli(['rollup', 'run']);
+  const examples: readonly (readonly string[])[] = [
+    ['query', 'latest', '--id', HOTTEST, '--limit', '3'],
+    ['query', 'by-tag', '--tag', 'site', '--value', 'site-3', '--limit', '3'],
+    ['query', 'rollups', '--id', HOTTEST, '--window', '1h', '--limit', '3'],
+    ['query', 'rollups', '--id', HOTTEST, '--window', '1d', '--limit', '2'],
+  ];
+  for (const argv of examples) {
+    say(`$ npm run cli -- ${argv.join(' ')} --config config/local.json`);
+    await o.cli(argv);
   }
 }

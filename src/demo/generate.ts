@@ -42,7 +42,8 @@ export interface GeneratedEvent {
   readonly tags: Readonly<Record<string, string>>;
 }
 
-export function* generateEvents(opts: { count: number; ids: number; startTs: number; stepMs: number; seed: number; zipfS?: number }): Generator<GeneratedEvent> {
+/** `racks`: also tag each event `rack` = rack-(rank mod racks) (a second indexable tag). */
+export function* generateEvents(opts: { count: number; ids: number; startTs: number; stepMs: number; seed: number; zipfS?: number; racks?: number }): Generator<GeneratedEvent> {
   const random = prng(opts.seed);
   const rank = zipfSampler(opts.ids, opts.zipfS ?? 1.1, random);
   const metrics = ['temp', 'hum', 'load'];
@@ -54,7 +55,7 @@ export function* generateEvents(opts: { count: number; ids: number; startTs: num
       ts: opts.startTs + i * opts.stepMs,
       metric: metrics[i % metrics.length] ?? 'temp',
       value: Math.round(random() * 10000) / 100,
-      tags: { site: `site-${r % 7}` },
+      tags: opts.racks === undefined ? { site: `site-${r % 7}` } : { site: `site-${r % 7}`, rack: `rack-${r % opts.racks}` },
     };
   }
 }
