@@ -25,6 +25,8 @@ export interface ScanOptions extends Omit<ScannerSpec, 'batch' | 'maxVersions'> 
 }
 
 export const DEFAULT_SCAN_BATCH = 1000;
+/** Upper bound of the caching derived from `limit` when neither `caching` nor `pageRows` is given. */
+export const MAX_DEFAULT_CACHING = 1000;
 
 function scannerIdFrom(location: string): string {
   const path = new URL(location, 'http://placeholder').pathname;
@@ -48,7 +50,11 @@ export async function* scanRows(
       throw new RangeError(`pageRows must be a positive integer, got ${pageRows}`);
     }
     if (limit === 0) return;
-    const body = encodeScanner({ ...opts, batch: opts.batch ?? DEFAULT_SCAN_BATCH, maxVersions: opts.maxVersions ?? 1 });
+    // Region-server caching (rows per RPC) follows the rows we will ask for: left unset, HBase 2 fills
+    // the first RPC up to its 2 MB result size, so opening a scanner on a big range reads thousands of
+    // rows that a bounded read never uses.
+    const caching = opts.caching ?? pageRows ?? (limit === undefined ? undefined : Math.min(limit, MAX_DEFAULT_CACHING));
+    const body = encodeScanner({ ...opts, caching, batch: opts.batch ?? DEFAULT_SCAN_BATCH, maxVersions: opts.maxVersions ?? 1 });
     const base = `${tablePath(table)}/scanner`;
     const created = await caller.call({ method: 'PUT', path: base, body, deadlineMs, ok: [201], notFound: 'TABLE_NOT_FOUND' });
     const location = headerValue(created, 'location');

@@ -177,11 +177,18 @@ test('scan pageRows asks ?n= rows per page, capped by what the limit still needs
   // the last row of a page is held back until the next page shows it is whole: the page after r5
   // asks only for the one row the limit still needs (and gets 204)
   assert.deepEqual(gets, ['/t/scanner/17953abc?n=2', '/t/scanner/17953abc?n=2', '/t/scanner/17953abc?n=2', '/t/scanner/17953abc?n=1']);
-  assert.deepEqual(JSON.parse(String(paged.fake.requests[0]?.body)), { batch: 1000, maxVersions: 1 });
+  // region-server caching follows the page size (unset, HBase fills the first RPC up to 2 MB)
+  assert.deepEqual(JSON.parse(String(paged.fake.requests[0]?.body)), { batch: 1000, caching: 2, maxVersions: 1 });
 
   const unlimited = scannerFake([page(['r1', 'a']), 204]);
   for await (const r of unlimited.c.scan('t', { pageRows: 3 })) assert.equal(r.row.toString(), 'r1');
   assert.deepEqual(unlimited.fake.requests.filter((r) => r.method === 'GET').map((r) => r.path), ['/t/scanner/17953abc?n=3', '/t/scanner/17953abc?n=3']);
+  const limited = scannerFake([page(['r1', 'a']), 204]);
+  for await (const r of limited.c.scan('t', { limit: 5000 })) assert.equal(r.row.toString(), 'r1');
+  assert.equal((JSON.parse(String(limited.fake.requests[0]?.body)) as { caching?: number }).caching, 1000, 'a limit alone caps caching at 1000');
+  const explicit = scannerFake([page(['r1', 'a']), 204]);
+  for await (const r of explicit.c.scan('t', { limit: 5, caching: 50 })) assert.equal(r.row.toString(), 'r1');
+  assert.equal((JSON.parse(String(explicit.fake.requests[0]?.body)) as { caching?: number }).caching, 50, 'an explicit caching wins');
 
   const bad = scannerFake([]);
   await assert.rejects(async () => {
