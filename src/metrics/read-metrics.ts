@@ -17,7 +17,7 @@ export const READ_METRIC_NAMES = {
   queryRepaired: 'tsingest_query_repaired_total',
 } as const;
 
-export const ROLLUP_ERROR_STAGES = ['scan_markers', 'compute', 'write', 'delete_marker', 'mark_coarser'] as const;
+export const ROLLUP_ERROR_STAGES = ['scan_markers', 'compute', 'write', 'delete_marker'] as const;
 export type RollupErrorStage = (typeof ROLLUP_ERROR_STAGES)[number];
 export const QUERY_KINDS = ['latest', 'range', 'by_tag', 'rollups'] as const;
 export type QueryKind = (typeof QUERY_KINDS)[number];

@@ -72,12 +72,11 @@ export async function recomputeWindow(ctx: RecomputeContext, m: FoundMarker): Pr
   const summaries = await stage('compute', () => computeWindow(store, s, id, windowSec, windowStart));
   const row = summaryPutRow(encodeRollupKey({ id, windowSec, windowStart }, s.buckets), summaries, s.rollupFamily, t);
   if (row !== undefined) {
-    await stage('write', () => store.put(s.rollupTable, [row]));
+    // The summary and the coarser window's marker in one multi-row put (both before the marker delete;
+    // a failed put fails both and the marker stays for the next run).
     const coarser = coarserWindow(s.windows, windowSec, windowStart);
-    if (coarser !== undefined) {
-      const mark = markerRow({ id, windowSec: coarser.size.seconds, windowStart: coarser.start }, { buckets: s.buckets, family: s.rollupFamily, stamp: ctx.stamp() });
-      await stage('mark_coarser', () => store.put(s.rollupTable, [putRowOf(mark)]));
-    }
+    const mark = coarser === undefined ? [] : [putRowOf(markerRow({ id, windowSec: coarser.size.seconds, windowStart: coarser.start }, { buckets: s.buckets, family: s.rollupFamily, stamp: ctx.stamp() }))];
+    await stage('write', () => store.put(s.rollupTable, [row, ...mark]));
   }
   // Every marker version up to the one read (a family delete at its timestamp: the marker row holds
   // nothing else). Deleting only that version would let older versions, still kept until a flush or
