@@ -2,7 +2,8 @@
 // builder (planBatch: data rows, index rows for cfg.index.tags) and, when asked, the rollup markers
 // ingest would write — no Kafka, so loading history is fast. Chunked and concurrent like the service.
 import PQueue from 'p-queue';
-import type { HBaseRestClient } from '../../src/hbase/index.ts';
+import { isRetriable, type HBaseRestClient } from '../../src/hbase/index.ts';
+import { retrying } from '../../src/ingest/retry.ts';
 import { generateEvents } from '../../src/demo/generate.ts';
 import { planBatch, type SourceRecord } from '../../src/ingest/batch-plan.ts';
 import { toRowCells } from '../../src/ingest/dual-writer.ts';
@@ -30,7 +31,9 @@ export async function loadEvents(client: HBaseRestClient, cfg: Config, gen: GenP
   const marks = o.markers && finest !== undefined
     ? new RollupMarks({ window: finest, graceMs: cfg.rollup.graceMs, buckets: cfg.keys.saltBuckets, family: cfg.tables.rollup.family, cacheSize: 0 })
     : undefined;
-  const put = (table: string, rows: readonly DataRow[]): Promise<void> => queue.add(() => client.put(table, rows.map(toRowCells)));
+  // Retried like the service's writes (a keep-alive socket the gateway closed, a 503 under load).
+  const put = (table: string, rows: readonly DataRow[]): Promise<void> =>
+    queue.add(() => retrying(() => client.put(table, rows.map(toRowCells)), { baseMs: 100, maxMs: 2000, isRetriable }));
   const result = { events: 0, dataRows: 0, indexRows: 0, markerRows: 0 };
   const t0 = performance.now();
   let records: SourceRecord[] = [];

@@ -30,6 +30,8 @@ export interface Ctx {
   readonly say: (m: string) => void;
   /** tables and topics to drop at the end */
   readonly created: { tables: string[]; topics: string[] };
+  /** extra `--set` pairs for every phase's configuration (experiments) */
+  readonly sets: readonly string[];
 }
 export interface Latency { readonly p50: number; readonly p99: number; readonly n: number; readonly meanItems: number }
 
@@ -41,7 +43,7 @@ function config(ctx: Ctx, prefix: string, sets: readonly string[]): Config {
   ctx.created.tables.push(`${t}_d`, `${t}_i`, `${t}_r`);
   return loadConfig({
     env: { TSI_KAFKA_BROKERS: ctx.ep.brokers, TSI_HBASE_REST_URL: ctx.ep.restUrl, TSI_ADMIN_COMMAND: ctx.ep.adminCommand },
-    sets: [`tables.data.name=${t}_d`, `tables.index.name=${t}_i`, `tables.rollup.name=${t}_r`, `keys.saltBuckets=${ctx.buckets}`, 'http.port=0', 'log.level=warn', ...sets],
+    sets: [`tables.data.name=${t}_d`, `tables.index.name=${t}_i`, `tables.rollup.name=${t}_r`, `keys.saltBuckets=${ctx.buckets}`, 'http.port=0', 'log.level=warn', ...sets, ...ctx.sets],
   });
 }
 
