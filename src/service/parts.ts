@@ -1,6 +1,6 @@
 // Builders of the service's parts, each from the validated Config and the parts it depends on. No
 // wiring of failure or health here (service.ts and health.ts do that).
-import { Kafka, type Producer } from 'kafkajs';
+import { Kafka, Partitioners, type Producer } from 'kafkajs';
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import { HBaseRestClient, isHBaseError, isRetriable } from '../hbase/index.ts';
@@ -40,7 +40,8 @@ export function kafkaClient(cfg: Config, log: Logger): Kafka {
 }
 
 export async function dlqProducer(kafka: Kafka, closers: Closers): Promise<Producer> {
-  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  // The default partitioner named explicitly: kafkajs otherwise warns about its v2 change at every start.
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: Partitioners.DefaultPartitioner });
   await producer.connect();
   closers.add('DLQ producer', () => producer.disconnect());
   return producer;
