@@ -24,7 +24,8 @@ export interface LoadResult {
   readonly seconds: number;
 }
 
-export async function loadEvents(client: HBaseRestClient, cfg: Config, gen: GenParams, o: { markers: boolean; concurrency?: number }): Promise<LoadResult> {
+/** `dataless`: write only the markers (re-mark data already loaded). */
+export async function loadEvents(client: HBaseRestClient, cfg: Config, gen: GenParams, o: { markers: boolean; dataless?: boolean; concurrency?: number }): Promise<LoadResult> {
   const settings = planSettings(cfg);
   const queue = new PQueue({ concurrency: o.concurrency ?? cfg.hbase.concurrency });
   const finest = parseWindows(cfg.rollup.windows)[0];
@@ -43,10 +44,10 @@ export async function loadEvents(client: HBaseRestClient, cfg: Config, gen: GenP
     const data = plan.events.map((e) => e.data.row);
     const index = plan.events.flatMap((e) => e.index.map((r) => r.row));
     // data before index and markers, as the service writes them
-    await put(cfg.tables.data.name, data);
+    if (o.dataless !== true) await put(cfg.tables.data.name, data);
     const markerRows = marks === undefined ? [] : marks.rowsFor(plan.events).map((m) => m.row);
     const after: Promise<void>[] = [];
-    for (let i = 0; i < index.length; i += UNIT) after.push(put(cfg.tables.index.name, index.slice(i, i + UNIT)));
+    if (o.dataless !== true) for (let i = 0; i < index.length; i += UNIT) after.push(put(cfg.tables.index.name, index.slice(i, i + UNIT)));
     for (let i = 0; i < markerRows.length; i += UNIT) after.push(put(cfg.tables.rollup.name, markerRows.slice(i, i + UNIT)));
     await Promise.all(after);
     result.events += plan.events.length;
