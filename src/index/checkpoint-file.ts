@@ -1,6 +1,6 @@
 // The checkpoint on disk: read once at start (a missing file = a fresh run), written atomically
 // (temp file + rename) so an interrupted write never leaves half a checkpoint.
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { readTextIfExists, writeFileAtomic } from '../runtime/atomic-file.ts';
 import { decodeCheckpoint, encodeCheckpoint, type Checkpoint } from './checkpoint.ts';
 
 export interface CheckpointStore {
@@ -14,19 +14,9 @@ export function fileCheckpointStore(path: string): CheckpointStore {
   return {
     where: path,
     async load() {
-      let text: string;
-      try {
-        text = await readFile(path, 'utf8');
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-        throw err;
-      }
-      return decodeCheckpoint(text, path);
+      const text = await readTextIfExists(path);
+      return text === undefined ? null : decodeCheckpoint(text, path);
     },
-    async save(c) {
-      const tmp = `${path}.${process.pid}.tmp`;
-      await writeFile(tmp, encodeCheckpoint(c), 'utf8');
-      await rename(tmp, path);
-    },
+    save: (c) => writeFileAtomic(path, encodeCheckpoint(c)),
   };
 }

@@ -4,7 +4,7 @@
  * completed in it, so a rerun with the same parameters skips what is done. Written atomically
  * (temp file + rename); the file format is JSON.
  */
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { readTextIfExists, writeFileAtomic } from '../runtime/atomic-file.ts';
 import { z } from 'zod';
 
 export const checkpointSchema = z.object({
@@ -36,13 +36,13 @@ export function fileCheckpoint(path: string): CheckpointStore {
   return {
     where: path,
     async load() {
-      let text: string;
+      let text: string | undefined;
       try {
-        text = await readFile(path, 'utf8');
+        text = await readTextIfExists(path);
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
         throw new CheckpointError(`--checkpoint ${path}: ${(err as Error).message}`);
       }
+      if (text === undefined) return undefined;
       let parsed: unknown;
       try {
         parsed = JSON.parse(text);
@@ -53,11 +53,7 @@ export function fileCheckpoint(path: string): CheckpointStore {
       if (!res.success) throw new CheckpointError(`--checkpoint ${path} is not a backfill checkpoint: ${res.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
       return res.data;
     },
-    async save(c) {
-      const tmp = `${path}.tmp-${process.pid}`;
-      await writeFile(tmp, `${JSON.stringify(c, null, 2)}\n`);
-      await rename(tmp, path);
-    },
+    save: (c) => writeFileAtomic(path, `${JSON.stringify(c, null, 2)}\n`),
   };
 }
 
