@@ -3,8 +3,10 @@
 # it is called under (busybox style):
 #
 #   hbase-entrypoint [stack]   render hbase-site.xml, start HBase standalone (master + region server
-#                              + ZooKeeper in one JVM) in the background, wait for ZooKeeper, then
-#                              start the REST gateway; supervise both and exit when either exits.
+#                              + ZooKeeper in one JVM), wait for ZooKeeper, then start the REST
+#                              gateway; supervise both (deploy/container/supervise.sh: the container
+#                              exits when either exits on its own; `tsi-ctl hbase|rest kill|start|
+#                              freeze|thaw` controls them for outage tests).
 #   table-admin [args]         (symlink /usr/local/bin/table-admin, or `hbase-entrypoint table-admin`)
 #                              run deploy/admin's TableAdmin with HBase's classpath: one JSON request
 #                              on stdin, one JSON line on stdout, logs on stderr.
@@ -21,6 +23,9 @@
 #     ZooKeeper is consequently not reachable from outside the container, even if port 2181 were
 #     published.
 set -Eeuo pipefail
+# The image holds HBase as the same Maven Central jar set the local stack runs (scripts/lib/artifacts.ts
+# resolveJars of deploy/local/hbase/pom.xml), in /opt/hbase/lib, so there is no bin/hbase: the JVMs
+# are started here with the classpath conf + every jar (sorted, as the local stack does).
 
 : "${HBASE_HOME:=/opt/hbase}"
 : "${HBASE_CONF_DIR:=${HBASE_HOME}/conf}"
@@ -66,6 +71,11 @@ COMMON_OPTS=(
   -Djava.net.preferIPv4Stack=true
   "-Dlog4j2.configurationFile=${HBASE_CONF_DIR}/log4j2.properties"
 )
+classpath() { # conf dir first, then the jars in sorted order (bash globs sort)
+  local jars=("${HBASE_HOME}"/lib/*.jar)
+  local IFS=:
+  printf '%s:%s' "${HBASE_CONF_DIR}" "${jars[*]}"
+}
 
 log() { printf '%s hbase-entrypoint: %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
@@ -74,20 +84,16 @@ die() { log "ERROR: $*"; exit 1; }
 # table-admin
 # ---------------------------------------------------------------------------------------------
 run_table_admin() {
-  local main cp
+  local main
   [[ -r "${TABLE_ADMIN_HOME}/main-class" ]] || die "table-admin is not built into this image (${TABLE_ADMIN_HOME}/main-class missing)"
   [[ -r "${HBASE_CONF_DIR}/hbase-site.xml" ]] || die "${HBASE_CONF_DIR}/hbase-site.xml is missing: is the HBase stack of this container running?"
   main="$(<"${TABLE_ADMIN_HOME}/main-class")"
   # Quiet by default (stderr only either way); TABLE_ADMIN_LOG_LEVEL=INFO|DEBUG for more.
   export HBASE_LOG_LEVEL="${TABLE_ADMIN_LOG_LEVEL:-WARN}"
-  # --internal-classpath: the full server-side lib/ (what TableAdmin is compiled against: it uses
-  # hbase-server classes and hbase-thirdparty's shaded gson), not the shaded client jar that a plain
-  # `hbase classpath` prints. The conf dir comes first, so hbase-site.xml names the quorum.
-  cp="$("${HBASE_HOME}/bin/hbase" --internal-classpath classpath)" || die "hbase classpath failed"
-  exec "${JAVA_HOME}/bin/java" \
+  exec java \
     -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xss512k "-Xmx${TABLE_ADMIN_HEAP:-256m}" \
     "${JDK17_FLAGS[@]}" "${COMMON_OPTS[@]}" \
-    -cp "${TABLE_ADMIN_HOME}/classes:${cp}" \
+    -cp "${TABLE_ADMIN_HOME}/classes:$(classpath)" \
     "${main}" "$@"
 }
 
@@ -111,7 +117,7 @@ check_value() { # name value: values go into sed replacements and XML text
 }
 
 render_site() {
-  local tmpl="${HBASE_CONF_DIR}/hbase-site.xml.tmpl" out="${HBASE_CONF_DIR}/hbase-site.xml"
+  local tmpl="${HBASE_HOME}/conf-template/hbase-site.xml.tmpl" out="${HBASE_CONF_DIR}/hbase-site.xml"
   [[ -r "$tmpl" ]] || die "missing template $tmpl"
   check_value HBASE_DATA_DIR "$HBASE_DATA_DIR"
   check_value HBASE_BIND_HOST "$HBASE_BIND_HOST"
@@ -120,6 +126,8 @@ render_site() {
   for p in HBASE_ZK_PORT HBASE_MASTER_PORT HBASE_RS_PORT HBASE_REST_PORT; do
     [[ "${!p}" =~ ^[0-9]+$ ]] || die "$p='${!p}' is not a port number"
   done
+  mkdir -p "${HBASE_CONF_DIR}"
+  cp "${HBASE_HOME}/conf-template/log4j2.properties" "${HBASE_CONF_DIR}/log4j2.properties"
   # The quorum line first (it must stay loopback, see the header), then every other placeholder.
   sed \
     -e "s|<name>hbase.zookeeper.quorum</name><value>@BIND_HOST@</value>|<name>hbase.zookeeper.quorum</name><value>${HBASE_ZK_QUORUM}</value>|" \
@@ -146,60 +154,32 @@ zk_ok() { # ZooKeeper's four-letter "ruok" over bash's /dev/tcp, bounded in a ch
   [[ "$reply" == imok* ]]
 }
 
-master_pid=""
-rest_pid=""
-stopping=0
-
-stop_all() {
-  stopping=1
-  if [[ -n "$rest_pid" ]]; then kill -TERM "$rest_pid" 2>/dev/null || true; fi
-  if [[ -n "$master_pid" ]]; then kill -TERM "$master_pid" 2>/dev/null || true; fi
+hbase_java() { # heap main-class log-name
+  # shellcheck disable=SC2086 # HBASE_OPTS is a list of flags
+  exec java "-Xmx$1" ${HBASE_OPTS:-} "${JDK17_FLAGS[@]}" "${COMMON_OPTS[@]}" \
+    "-Dhbase.log.dir=${HBASE_DATA_DIR}/logs" "-Dhbase.log.file=$3" \
+    -cp "$(classpath)" "$2" start
 }
-# shellcheck disable=SC2317 # invoked by the trap below
-on_signal() { log "signal received; stopping REST and HBase"; stop_all; }
-trap on_signal TERM INT
+# shellcheck disable=SC2317 # called by supervise.sh
+start_hbase() { hbase_java "${HBASE_MASTER_HEAP}" org.apache.hadoop.hbase.master.HMaster hbase.log; }
+# shellcheck disable=SC2317
+start_rest() { hbase_java "${HBASE_REST_HEAP}" org.apache.hadoop.hbase.rest.RESTServer rest.log; }
+# shellcheck disable=SC2317
+after_start_hbase() { # the REST gateway needs ZooKeeper
+  local deadline=$((SECONDS + HBASE_START_TIMEOUT_S)) pid
+  pid="$(<"${TSI_RUN_DIR}/hbase.pid")"
+  until zk_ok; do
+    sv_alive "$pid" || { log "ERROR: HBase exited before ZooKeeper answered"; return 1; }
+    ((SECONDS < deadline)) || { log "ERROR: ZooKeeper did not answer on 127.0.0.1:${HBASE_ZK_PORT} within ${HBASE_START_TIMEOUT_S}s"; return 1; }
+    sleep 1
+  done
+  log "ZooKeeper answers on 127.0.0.1:${HBASE_ZK_PORT}; starting the REST gateway on ${HBASE_BIND_HOST}:${HBASE_REST_PORT}"
+}
 
-mkdir -p "${HBASE_DATA_DIR}/hbase" "${HBASE_DATA_DIR}/tmp" "${HBASE_DATA_DIR}/zookeeper" "${HBASE_DATA_DIR}/logs"
+mkdir -p "${HBASE_DATA_DIR}/hbase" "${HBASE_DATA_DIR}/logs"
 [[ -w "${HBASE_DATA_DIR}" ]] || die "${HBASE_DATA_DIR} is not writable by uid $(id -u)"
-export HBASE_LOG_DIR="${HBASE_DATA_DIR}/logs"
 render_site
 log "rendered ${HBASE_CONF_DIR}/hbase-site.xml (data ${HBASE_DATA_DIR}, bind ${HBASE_BIND_HOST}, zk ${HBASE_ZK_QUORUM}:${HBASE_ZK_PORT}, rest :${HBASE_REST_PORT}, host $(hostname))"
-
-base_opts="${HBASE_OPTS:-} ${JDK17_FLAGS[*]} ${COMMON_OPTS[*]}"
-
-log "starting HBase standalone (master + region server + ZooKeeper), heap ${HBASE_MASTER_HEAP}"
-HBASE_HEAPSIZE="${HBASE_MASTER_HEAP}" HBASE_OPTS="${base_opts}" "${HBASE_HOME}/bin/hbase" master start &
-master_pid=$!
-
-deadline=$((SECONDS + HBASE_START_TIMEOUT_S))
-until zk_ok; do
-  if ! kill -0 "$master_pid" 2>/dev/null; then
-    wait "$master_pid" && rc=0 || rc=$?
-    die "HBase exited (status ${rc}) before ZooKeeper answered"
-  fi
-  ((stopping == 0)) || { wait "$master_pid" || true; exit 143; }
-  ((SECONDS < deadline)) || { kill -TERM "$master_pid" 2>/dev/null || true; die "ZooKeeper did not answer on 127.0.0.1:${HBASE_ZK_PORT} within ${HBASE_START_TIMEOUT_S}s"; }
-  sleep 1
-done
-log "ZooKeeper answers on 127.0.0.1:${HBASE_ZK_PORT}; starting the REST gateway on ${HBASE_BIND_HOST}:${HBASE_REST_PORT}, heap ${HBASE_REST_HEAP}"
-
-HBASE_HEAPSIZE="${HBASE_REST_HEAP}" HBASE_OPTS="${base_opts}" "${HBASE_HOME}/bin/hbase" rest start &
-rest_pid=$!
-
-# Supervise: the first of the two to exit ends the container (a signal also lands here).
-rc=0
-while :; do
-  wait -n "$master_pid" "$rest_pid" && rc=0 || rc=$?
-  if ! kill -0 "$master_pid" 2>/dev/null || ! kill -0 "$rest_pid" 2>/dev/null; then break; fi
-  # wait -n returned because a trapped signal interrupted it; both still run: keep supervising.
-done
-if ((stopping == 0)); then
-  if ! kill -0 "$master_pid" 2>/dev/null; then log "HBase (master) exited with status ${rc}; stopping REST"; fi
-  if ! kill -0 "$rest_pid" 2>/dev/null; then log "REST gateway exited with status ${rc}; stopping HBase"; fi
-  stop_all
-  ((rc != 0)) || rc=1 # an unasked-for exit is a failure even if the JVM said 0
-fi
-wait "$rest_pid" 2>/dev/null || true
-wait "$master_pid" 2>/dev/null || true
-log "stopped"
-exit "$rc"
+# shellcheck source=../container/supervise.sh
+source /usr/local/lib/tsi/supervise.sh
+sv_run hbase rest

@@ -20,7 +20,8 @@ export interface GroupPartition {
   readonly lag: number | null;
 }
 
-async function toolsClasspath(log: (m: string) => void): Promise<string> {
+/** org.apache.kafka:kafka-tools of the broker's version, from the Maven repository (fetched once). */
+export async function kafkaToolsJar(log: (m: string) => void): Promise<string> {
   const version = pinnedVersions().kafka;
   const repo = process.env['MAVEN_REPO'] ?? join(homedir(), '.m2', 'repository');
   const jar = join(repo, 'org/apache/kafka/kafka-tools', version, `kafka-tools-${version}.jar`);
@@ -28,6 +29,11 @@ async function toolsClasspath(log: (m: string) => void): Promise<string> {
     log(`fetching org.apache.kafka:kafka-tools:${version} with Maven`);
     await run('mvn', ['-q', 'dependency:get', `-Dartifact=org.apache.kafka:kafka-tools:${version}`], { maxBuffer: 16 << 20 });
   }
+  return jar;
+}
+
+async function toolsClasspath(log: (m: string) => void): Promise<string> {
+  const jar = await kafkaToolsJar(log);
   const lib = await resolveJars(stackLayout().cacheDir, 'kafka', log);
   return `${jar}:${lib}/*`;
 }

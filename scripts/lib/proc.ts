@@ -2,9 +2,9 @@
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync, existsSync } from 'node:fs';
 
-export async function run(cmd: string, args: readonly string[], opts: { what: string; env?: NodeJS.ProcessEnv }): Promise<string> {
+export async function run(cmd: string, args: readonly string[], opts: { what: string; env?: NodeJS.ProcessEnv; cwd?: string }): Promise<string> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: opts.env ?? process.env });
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: opts.env ?? process.env, cwd: opts.cwd });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
