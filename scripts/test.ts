@@ -1,6 +1,7 @@
 // npm test: typecheck, lint, then every unit and integration test in one node:test run against a
-// real Kafka and HBase (see scripts/lib/test-stack.ts for which one). Fails — never skips — when
-// the stack cannot be brought up.
+// real Kafka and HBase: the local Docker-free stack unless another is named (scripts/lib/test-stack.ts).
+// npm run test:docker (`--docker`): the integration tests against containers of the project's images.
+// Fails — never skips — when the stack cannot be brought up.
 import { spawn } from 'node:child_process';
 import { acquireTestStack } from './lib/test-stack.ts';
 import { ensureTools } from './lib/ensure-tools.ts';
@@ -18,14 +19,16 @@ function step(name: string, cmd: string, args: string[], env: NodeJS.ProcessEnv 
 }
 
 async function main(): Promise<number> {
-  const only = process.argv.slice(2); // optional file globs, e.g. npm test -- "test/unit/**/*.test.ts"
-  if (only.length === 0) {
+  const args = process.argv.slice(2);
+  const docker = args.includes('--docker');
+  const only = args.filter((a) => a !== '--docker'); // optional file globs, e.g. npm test -- "test/unit/**/*.test.ts"
+  if (only.length === 0 && !docker) {
     if ((await step('typecheck', process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json', '--noEmit'])) !== 0) return 1;
     if ((await step('lint', process.execPath, ['node_modules/eslint/bin/eslint.js', '--max-warnings=0', '.'])) !== 0) return 1;
   }
   ensureTools(log); // promtool + prometheus (deploy/prometheus tests, dashboard test)
   const t0 = Date.now();
-  const stack = await acquireTestStack(log);
+  const stack = await acquireTestStack(log, docker ? 'docker' : undefined);
   log(`stack (${stack.kind}) ready in ${((Date.now() - t0) / 1000).toFixed(1)}s`);
   try {
     const env = {
@@ -34,8 +37,10 @@ async function main(): Promise<number> {
       TSI_KAFKA_BROKERS: stack.kafkaBrokers,
       TSI_ADMIN_COMMAND: JSON.stringify(stack.adminCommand),
       TSI_HBASE_ZK: stack.zkQuorum,
+      ...stack.env,
     };
-    const files = only.length > 0 ? only : ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts'];
+    const all = docker ? ['test/integration/**/*.test.ts'] : ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts'];
+    const files = only.length > 0 ? only : all;
     return await step('tests', process.execPath, ['--test', '--test-reporter=spec', '--test-timeout=600000', '--test-concurrency=1', ...files], env);
   } finally {
     await stack.release();

@@ -1,7 +1,9 @@
-// Which real stack the integration tests run against, in this order:
+// Which real stack the integration tests run against:
 //   1. one named by the environment (TSI_HBASE_REST_URL + TSI_KAFKA_BROKERS [+ TSI_ADMIN_COMMAND]);
-//   2. containers through testcontainers, when a Docker engine answers (TSI_STACK=docker forces it);
-//   3. the local Docker-free stack (scripts/stack.ts), started if needed (TSI_STACK=local forces it).
+//   2. containers through testcontainers when asked (`npm run test:docker`, or TSI_STACK=docker):
+//      the project's own images, built offline and cached (scripts/lib/image-specs.ts);
+//   3. otherwise the local Docker-free stack (scripts/stack.ts), started if needed. A running Docker
+//      engine does not change this default.
 // Whatever is chosen must come up; there is no "skip" outcome.
 import type { StackEndpoints } from './stack-config.ts';
 import { stackDown, stackUp } from './local-stack.ts';
@@ -9,10 +11,12 @@ import { stackStatus } from './local-stack.ts';
 
 export interface TestStack extends StackEndpoints {
   readonly kind: 'external' | 'docker' | 'local';
+  /** extra environment for the test processes (outage tests use it to reach the stack's processes) */
+  readonly env: Readonly<Record<string, string>>;
   release(): Promise<void>;
 }
 
-export async function acquireTestStack(log: (m: string) => void): Promise<TestStack> {
+export async function acquireTestStack(log: (m: string) => void, wanted: string = process.env['TSI_STACK'] ?? 'local'): Promise<TestStack> {
   const env = process.env;
   const rest = env['TSI_HBASE_REST_URL'];
   const brokers = env['TSI_KAFKA_BROKERS'];
@@ -25,26 +29,31 @@ export async function acquireTestStack(log: (m: string) => void): Promise<TestSt
       kafkaBrokers: brokers,
       zkQuorum: env['TSI_HBASE_ZK'] ?? '',
       adminCommand: admin === undefined || admin === '' ? [] : (JSON.parse(admin) as string[]),
+      env: { TSI_STACK_KIND: 'external' },
       release: () => Promise.resolve(),
     };
   }
-  const wanted = env['TSI_STACK'] ?? 'auto';
-  if (wanted === 'docker' || wanted === 'auto') {
+  if (wanted === 'docker') {
     const { dockerEngineAvailable, startDockerStack } = await import('../../test/support/docker-stack.ts');
-    if (await dockerEngineAvailable()) {
-      log('a Docker engine answers: starting Kafka and HBase with testcontainers');
-      const s = await startDockerStack();
-      return { kind: 'docker', zkQuorum: '', ...s, release: () => s.stop() };
-    }
-    if (wanted === 'docker') throw new Error('TSI_STACK=docker but no Docker engine answers');
-    log('no Docker engine answers: using the local stack (Maven Central artifacts)');
+    if (!(await dockerEngineAvailable())) throw new Error('TSI_STACK=docker but no Docker engine answers (start one: scripts/docker-engine.sh start)');
+    log('starting Kafka and HBase containers with testcontainers');
+    const s = await startDockerStack(log);
+    return {
+      kind: 'docker',
+      zkQuorum: '',
+      ...s,
+      env: { TSI_STACK_KIND: 'docker', TSI_DOCKER_HBASE: s.containers.hbase, TSI_DOCKER_KAFKA: s.containers.kafka },
+      release: () => s.stop(),
+    };
   }
+  if (wanted !== 'local') throw new Error(`TSI_STACK=${wanted}: expected local or docker`);
   const before = await stackStatus();
   const wasUp = before.services.every((s) => s.ready);
   const ep = await stackUp(log);
   return {
     kind: 'local',
     ...ep,
+    env: { TSI_STACK_KIND: 'local' },
     // Leave a stack we found running alone; stop one we started unless asked to keep it.
     release: async () => {
       if (!wasUp && env['TSI_KEEP_STACK'] !== '1') await stackDown(log, { purge: false });

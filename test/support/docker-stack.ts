@@ -1,30 +1,31 @@
-// Kafka and HBase as containers (testcontainers) for the integration tests, chosen by
-// scripts/lib/test-stack.ts when a Docker engine answers. Kafka is the official apache/kafka image in
-// single-node KRaft mode; HBase is this project's image (deploy/hbase/Dockerfile, built here).
+// Kafka and HBase as containers (testcontainers) for the integration tests: `npm run test:docker`
+// (TSI_STACK=docker). The images are this project's own (`npm run images`: built offline from Debian
+// packages and the local stack's jar sets, cached by content hash, so this costs seconds when nothing
+// changed). Containers publish their ports on 127.0.0.1 only.
+//
+// There is no testcontainers reaper here (its image cannot be pulled; TESTCONTAINERS_RYUK_DISABLED),
+// so every container is registered for removal where it is created: stop() removes them, and so do
+// exit/SIGINT/SIGTERM handlers of this process. They also carry the label org.tsingest.test=1, which
+// `.ci/run` uses to remove leftovers of a run that was killed.
 //
 // Kafka's advertised listener must name the host port Docker picked, which is only known after the
 // container has started. So, as testcontainers' own KafkaContainer does, the container starts a
 // shell that waits for a starter script; once the mapped port is known the script is copied in with
-// KAFKA_ADVERTISED_LISTENERS set, then a marker file releases the shell into the image's normal
-// start (/etc/kafka/docker/run). No fixed host ports are used.
-import { resolve } from 'node:path';
-import { hbaseRestAnswers, kafkaAnswers } from '../../scripts/lib/probes.ts';
+// KAFKA_ADVERTISED_LISTENERS set, then a marker file releases the shell into the image's entrypoint.
+import { execFileSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GenericContainer, Wait, getContainerRuntimeClient, type StartedTestContainer } from 'testcontainers';
+import { hbaseRestAnswers, kafkaAnswers } from '../../scripts/lib/probes.ts';
+import { buildImages, imageTags } from '../../scripts/lib/image-specs.ts';
 
-const KAFKA_IMAGE = 'apache/kafka:3.9.1';
-/** Tag of the locally built HBase image; kept between runs so Docker's layer cache makes rebuilds cheap. */
-const HBASE_IMAGE = 'tsingest-hbase:2.6.1-test';
-/** deploy/ is the build context: the image also compiles deploy/admin (table-admin). */
-const DEPLOY_DIR = resolve(import.meta.dirname, '..', '..', 'deploy');
-
-const KAFKA_HOST_PORT = 9092; // PLAINTEXT, advertised as <docker host>:<mapped port>
+const KAFKA_HOST_PORT = 9092; // PLAINTEXT, advertised as 127.0.0.1:<mapped port>
 const KAFKA_BROKER_PORT = 9093; // inter-broker, inside the container
 const KAFKA_CONTROLLER_PORT = 9094;
 const KAFKA_WAITING = 'tsingest: waiting for the Kafka starter script';
 const KAFKA_STARTER = '/tmp/tsingest-kafka-start.sh';
 const KAFKA_RELEASE = '/tmp/tsingest-kafka-start.ready';
 const HBASE_REST_PORT = 8080;
+export const TEST_LABEL = 'org.tsingest.test';
 
 const ENGINE_PROBE_MS = 3000;
 const KAFKA_READY_MS = 120_000;
@@ -36,6 +37,8 @@ export interface DockerStack {
   readonly kafkaBrokers: string;
   /** argv prefix that runs TableAdmin inside the HBase container: one JSON request on stdin */
   readonly adminCommand: string[];
+  /** container ids, for outage tests (test/support/stack-control.ts drives `tsi-ctl` in them) */
+  readonly containers: { readonly hbase: string; readonly kafka: string };
   stop(): Promise<void>;
 }
 
@@ -57,12 +60,62 @@ export async function dockerEngineAvailable(timeoutMs: number = ENGINE_PROBE_MS)
   }
 }
 
-/** Starts Kafka and HBase, waits until both really answer, and returns how to reach them. */
-export async function startDockerStack(): Promise<DockerStack> {
+/**
+ * testcontainers publishes on every interface (HostIp ""); these containers publish on 127.0.0.1
+ * only. Call after withExposedPorts.
+ */
+class LoopbackContainer extends GenericContainer {
+  loopbackOnly(): this {
+    const bindings = this.hostConfig.PortBindings as Record<string, { HostPort?: string; HostIp?: string }[]> | undefined;
+    for (const list of Object.values(bindings ?? {})) for (const b of list) b.HostIp = '127.0.0.1';
+    return this;
+  }
+}
+
+// --- cleanup without a reaper --------------------------------------------------------------------
+const live = new Set<string>();
+let handlersInstalled = false;
+
+function removeNow(): void {
+  for (const id of live) {
+    try {
+      execFileSync('docker', ['rm', '-f', '-v', id], { stdio: 'ignore', timeout: 30_000 });
+    } catch {
+      // already gone
+    }
+  }
+  live.clear();
+}
+
+function register(container: StartedTestContainer): StartedTestContainer {
+  live.add(container.getId());
+  if (!handlersInstalled) {
+    handlersInstalled = true;
+    process.once('exit', removeNow);
+    for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+      process.once(sig, () => {
+        removeNow();
+        process.kill(process.pid, sig);
+      });
+    }
+  }
+  return container;
+}
+
+async function remove(container: StartedTestContainer): Promise<void> {
+  await container.stop({ remove: true, removeVolumes: true });
+  live.delete(container.getId());
+}
+
+/** Builds (or finds cached) images, starts Kafka and HBase, waits until both really answer. */
+export async function startDockerStack(log: (m: string) => void = () => undefined): Promise<DockerStack> {
+  const t0 = Date.now();
+  await buildImages({ upstream: process.env['TSI_IMAGES_UPSTREAM'] === '1', force: false, only: ['hbase', 'kafka'] }, log);
+  log(`images ready in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   const [kafka, hbase] = await Promise.allSettled([startKafka(), startHBase()]);
   if (kafka.status === 'rejected' || hbase.status === 'rejected') {
     const started = [kafka, hbase].flatMap((r) => (r.status === 'fulfilled' ? [r.value.container] : []));
-    await Promise.allSettled(started.map((c) => c.stop()));
+    await Promise.allSettled(started.map(remove));
     const reasons = [kafka, hbase].flatMap((r): unknown[] => (r.status === 'rejected' ? [r.reason] : []));
     throw new AggregateError(reasons, `docker stack did not start: ${reasons.map(describe).join('; ')}`);
   }
@@ -72,8 +125,9 @@ export async function startDockerStack(): Promise<DockerStack> {
     restUrl: hbase.value.restUrl,
     kafkaBrokers: kafka.value.brokers,
     adminCommand: ['docker', 'exec', '-i', hbase.value.container.getId(), 'table-admin'],
+    containers: { hbase: hbase.value.container.getId(), kafka: kafka.value.container.getId() },
     stop: () => {
-      stopped ??= Promise.allSettled(containers.map((c) => c.stop())).then((results) => {
+      stopped ??= Promise.allSettled(containers.map(remove)).then((results) => {
         const failed = results.flatMap((r): unknown[] => (r.status === 'rejected' ? [r.reason] : []));
         if (failed.length > 0) throw new AggregateError(failed, `stopping the docker stack: ${failed.map(describe).join('; ')}`);
       });
@@ -87,66 +141,69 @@ interface Started {
 }
 
 async function startKafka(): Promise<Started & { brokers: string }> {
-  const container = await new GenericContainer(KAFKA_IMAGE)
-    .withExposedPorts(KAFKA_HOST_PORT)
-    .withEnvironment({
-      CLUSTER_ID: 'fptaeH7mRbG4kiwIeACooA',
-      KAFKA_NODE_ID: '1',
-      KAFKA_PROCESS_ROLES: 'broker,controller',
-      KAFKA_LISTENERS: `PLAINTEXT://0.0.0.0:${KAFKA_HOST_PORT},BROKER://0.0.0.0:${KAFKA_BROKER_PORT},CONTROLLER://0.0.0.0:${KAFKA_CONTROLLER_PORT}`,
-      KAFKA_LISTENER_SECURITY_PROTOCOL_MAP: 'PLAINTEXT:PLAINTEXT,BROKER:PLAINTEXT,CONTROLLER:PLAINTEXT',
-      KAFKA_INTER_BROKER_LISTENER_NAME: 'BROKER',
-      KAFKA_CONTROLLER_LISTENER_NAMES: 'CONTROLLER',
-      KAFKA_CONTROLLER_QUORUM_VOTERS: `1@localhost:${KAFKA_CONTROLLER_PORT}`,
-      // Same broker settings as docker-compose.yml and the local stack.
-      KAFKA_NUM_PARTITIONS: '1',
-      KAFKA_AUTO_CREATE_TOPICS_ENABLE: 'false',
-      KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR: '1',
-      KAFKA_OFFSETS_TOPIC_NUM_PARTITIONS: '4',
-      KAFKA_TRANSACTION_STATE_LOG_REPLICATION_FACTOR: '1',
-      KAFKA_TRANSACTION_STATE_LOG_MIN_ISR: '1',
-      KAFKA_GROUP_INITIAL_REBALANCE_DELAY_MS: '0',
-      KAFKA_HEAP_OPTS: '-Xms256m -Xmx512m',
-    })
-    .withCommand([
-      '/bin/bash',
-      '-c',
-      `echo '${KAFKA_WAITING}'; while [ ! -f ${KAFKA_RELEASE} ]; do sleep 0.1; done; exec /bin/bash ${KAFKA_STARTER}`,
-    ])
-    .withWaitStrategy(Wait.forLogMessage(KAFKA_WAITING))
-    .withStartupTimeout(60_000)
-    .start();
+  const container = register(
+    await new LoopbackContainer(imageTags().kafka)
+      .withExposedPorts(KAFKA_HOST_PORT)
+      .loopbackOnly()
+      .withLabels({ [TEST_LABEL]: '1' })
+      .withEnvironment({
+        CLUSTER_ID: 'fptaeH7mRbG4kiwIeACooA',
+        KAFKA_NODE_ID: '1',
+        KAFKA_PROCESS_ROLES: 'broker,controller',
+        KAFKA_LISTENERS: `PLAINTEXT://0.0.0.0:${KAFKA_HOST_PORT},BROKER://0.0.0.0:${KAFKA_BROKER_PORT},CONTROLLER://0.0.0.0:${KAFKA_CONTROLLER_PORT}`,
+        KAFKA_LISTENER_SECURITY_PROTOCOL_MAP: 'PLAINTEXT:PLAINTEXT,BROKER:PLAINTEXT,CONTROLLER:PLAINTEXT',
+        KAFKA_INTER_BROKER_LISTENER_NAME: 'BROKER',
+        KAFKA_CONTROLLER_LISTENER_NAMES: 'CONTROLLER',
+        KAFKA_CONTROLLER_QUORUM_VOTERS: `1@localhost:${KAFKA_CONTROLLER_PORT}`,
+        KAFKA_LOG_DIRS: '/var/lib/kafka/data',
+        // Same broker settings as docker-compose.yml and the local stack.
+        KAFKA_NUM_PARTITIONS: '1',
+        KAFKA_AUTO_CREATE_TOPICS_ENABLE: 'false',
+        KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR: '1',
+        KAFKA_OFFSETS_TOPIC_NUM_PARTITIONS: '4',
+        KAFKA_TRANSACTION_STATE_LOG_REPLICATION_FACTOR: '1',
+        KAFKA_TRANSACTION_STATE_LOG_MIN_ISR: '1',
+        KAFKA_GROUP_INITIAL_REBALANCE_DELAY_MS: '0',
+        KAFKA_HEAP_OPTS: '-Xms256m -Xmx512m',
+      })
+      .withEntrypoint(['/bin/bash', '-c'])
+      .withCommand([`echo '${KAFKA_WAITING}'; while [ ! -f ${KAFKA_RELEASE} ]; do sleep 0.1; done; exec /bin/bash ${KAFKA_STARTER}`])
+      .withWaitStrategy(Wait.forLogMessage(KAFKA_WAITING))
+      .withStartupTimeout(60_000)
+      .start(),
+  );
   try {
-    const host = container.getHost();
-    const port = container.getMappedPort(KAFKA_HOST_PORT);
-    const brokers = `${host}:${port}`;
+    const brokers = `127.0.0.1:${container.getMappedPort(KAFKA_HOST_PORT)}`;
     const advertised = `PLAINTEXT://${brokers},BROKER://localhost:${KAFKA_BROKER_PORT}`;
-    const script = ['#!/bin/bash', `export KAFKA_ADVERTISED_LISTENERS='${advertised}'`, 'exec /etc/kafka/docker/run', ''].join('\n');
+    const script = ['#!/bin/bash', `export KAFKA_ADVERTISED_LISTENERS='${advertised}'`, 'exec /usr/local/bin/kafka-entrypoint', ''].join('\n');
     // Two copies: the marker only appears once the script is complete (each copy is synchronous).
     await container.copyContentToContainer([{ content: script, target: KAFKA_STARTER, mode: 0o755 }]);
     await container.copyContentToContainer([{ content: 'go\n', target: KAFKA_RELEASE, mode: 0o644 }]);
     await waitUntil(`Kafka at ${brokers}`, KAFKA_READY_MS, () => kafkaAnswers(brokers), container);
     return { container, brokers };
   } catch (e) {
-    await container.stop().catch(() => undefined);
+    await remove(container).catch(() => undefined);
     throw e;
   }
 }
 
 async function startHBase(): Promise<Started & { restUrl: string }> {
-  const image = await GenericContainer.fromDockerfile(DEPLOY_DIR, 'hbase/Dockerfile').build(HBASE_IMAGE, { deleteOnExit: false });
-  const container = await image
-    .withExposedPorts(HBASE_REST_PORT)
-    .withEnvironment({ HBASE_MASTER_HEAP: '1g', HBASE_REST_HEAP: '512m' })
-    .withWaitStrategy(Wait.forHttp('/version/cluster', HBASE_REST_PORT).forStatusCode(200))
-    .withStartupTimeout(HBASE_START_MS)
-    .start();
+  const container = register(
+    await new LoopbackContainer(imageTags().hbase)
+      .withExposedPorts(HBASE_REST_PORT)
+      .loopbackOnly()
+      .withLabels({ [TEST_LABEL]: '1' })
+      .withEnvironment({ HBASE_MASTER_HEAP: '1g', HBASE_REST_HEAP: '512m' })
+      .withWaitStrategy(Wait.forHttp('/version/cluster', HBASE_REST_PORT).forStatusCode(200))
+      .withStartupTimeout(HBASE_START_MS)
+      .start(),
+  );
   try {
-    const restUrl = `http://${container.getHost()}:${container.getMappedPort(HBASE_REST_PORT)}`;
+    const restUrl = `http://127.0.0.1:${container.getMappedPort(HBASE_REST_PORT)}`;
     await waitUntil(`HBase REST at ${restUrl}`, HBASE_READY_MS, () => hbaseRestAnswers(restUrl), container);
     return { container, restUrl };
   } catch (e) {
-    await container.stop().catch(() => undefined);
+    await remove(container).catch(() => undefined);
     throw e;
   }
 }

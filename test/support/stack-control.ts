@@ -1,10 +1,14 @@
-// Kills, freezes and restarts processes of the local stack (pid files under <stack>/run, see
-// scripts/lib/services.ts) for outage tests. Every disruption registers its own undo with `defer`
-// right where it happens, so a failing test still leaves the stack whole for the next one.
-import { spawn } from 'node:child_process';
+// Kills, freezes and restarts processes of the test stack for outage tests: on the local stack
+// through its pid files (<stack>/run, see scripts/lib/services.ts); on the container stack
+// (TSI_STACK_KIND=docker) with `docker exec <container> tsi-ctl NAME kill|start|freeze|thaw`, which
+// the images' supervisor understands (deploy/container). Every disruption registers its own undo
+// with `defer` right where it happens, so a failing test still leaves the stack whole for the next one.
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { NODE_BIN, REPO_ROOT, waitFor } from './service-harness.ts';
+import { hbaseRestAnswers, kafkaAnswers } from '../../scripts/lib/probes.ts';
+import { testEnv } from './env.ts';
 
 export type StackProcess = 'hbase' | 'rest' | 'kafka';
 type Defer = (fn: () => unknown) => void;
@@ -30,8 +34,34 @@ function alive(pid: number): boolean {
   }
 }
 
+const onDocker = (): boolean => process.env['TSI_STACK_KIND'] === 'docker';
+
+function containerOf(name: StackProcess): string {
+  const id = process.env[name === 'kafka' ? 'TSI_DOCKER_KAFKA' : 'TSI_DOCKER_HBASE'];
+  if (id === undefined || id === '') throw new Error(`TSI_STACK_KIND=docker but no container id for ${name} (run through npm run test:docker)`);
+  return id;
+}
+
+/** `docker exec <container> tsi-ctl NAME ACTION`; returns its output. */
+function tsiCtl(name: StackProcess, action: 'kill' | 'start' | 'freeze' | 'thaw' | 'pid'): string {
+  return execFileSync('docker', ['exec', containerOf(name), 'tsi-ctl', name, action], { encoding: 'utf8', timeout: 90_000 }).trim();
+}
+
+/** Until the stack answers again: REST for the HBase processes, the broker for Kafka. */
+async function waitAnswers(name: StackProcess): Promise<void> {
+  const env = testEnv();
+  const probe = name === 'kafka' ? () => kafkaAnswers(env.kafkaBrokers) : () => hbaseRestAnswers(env.restUrl);
+  await waitFor(`${name} to answer again`, 180_000, probe, 500);
+}
+
 /** `node scripts/stack.ts up` with this environment: restarts what is down and waits until it answers. */
 export async function startStack(): Promise<void> {
+  if (onDocker()) {
+    for (const name of ['hbase', 'rest', 'kafka'] as const) tsiCtl(name, 'start');
+    await waitAnswers('hbase');
+    await waitAnswers('kafka');
+    return;
+  }
   const child = spawn(NODE_BIN, ['scripts/stack.ts', 'up'], { cwd: REPO_ROOT, env: { ...process.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (b: Buffer) => { out += b.toString(); });
@@ -47,6 +77,13 @@ export interface Disruption {
 
 /** SIGKILLs a stack process; `restore()` (also registered with `defer`) starts it again. */
 export async function killStackProcess(defer: Defer, name: StackProcess): Promise<Disruption> {
+  if (onDocker()) {
+    let restored: Promise<void> | undefined;
+    const restore = (): Promise<void> => (restored ??= Promise.resolve().then(() => { tsiCtl(name, 'start'); }).then(() => waitAnswers(name)));
+    defer(restore);
+    tsiCtl(name, 'kill');
+    return { restore };
+  }
   const pid = stackPid(name);
   let restored: Promise<void> | undefined;
   const restore = (): Promise<void> => (restored ??= startStack());
@@ -58,6 +95,13 @@ export async function killStackProcess(defer: Defer, name: StackProcess): Promis
 
 /** SIGSTOPs a stack process (it holds its connections but answers nothing); `restore()` SIGCONTs it. */
 export function freezeStackProcess(defer: Defer, name: StackProcess): Disruption {
+  if (onDocker()) {
+    let restored: Promise<void> | undefined;
+    const restore = (): Promise<void> => (restored ??= Promise.resolve().then(() => { tsiCtl(name, 'thaw'); }));
+    defer(restore);
+    tsiCtl(name, 'freeze');
+    return { restore };
+  }
   const pid = stackPid(name);
   let restored: Promise<void> | undefined;
   const restore = (): Promise<void> => (restored ??= Promise.resolve().then(() => { if (alive(pid)) process.kill(pid, 'SIGCONT'); }));
@@ -66,8 +110,13 @@ export function freezeStackProcess(defer: Defer, name: StackProcess): Disruption
   return { restore };
 }
 
-/** Kills the REST gateway of the local stack (SIGKILL on the pid in <stack>/run/rest.pid). */
+/** Kills the REST gateway (local stack: SIGKILL on <stack>/run/rest.pid; containers: tsi-ctl). */
 export function stopRestGateway(): number {
+  if (onDocker()) {
+    const pid = Number(tsiCtl('rest', 'pid'));
+    tsiCtl('rest', 'kill');
+    return pid;
+  }
   const pid = stackPid('rest');
   process.kill(pid, 'SIGKILL');
   return pid;
