@@ -1,0 +1,127 @@
+// Compose smoke test (`npm run test:compose`): docker-compose.yml brought up the way a user does it
+// (scripts/lib/compose.ts: the project's images, Kafka + HBase, tables through table-admin in the
+// hbase container, topics, the ingest service, Prometheus), on free ports of 127.0.0.1 and its own
+// project name. Events produced to Kafka must come back from HBase, Prometheus must be scraping the
+// service, and `down -v` must leave no container or volume of the project behind.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { createServer } from 'node:net';
+import { Kafka, logLevel } from 'kafkajs';
+import { generateEvents } from '../../src/demo/generate.ts';
+import { HBaseRestClient } from '../../src/hbase/index.ts';
+import { composeDown, composeUp, dumpLogs, type ComposeProject } from '../../scripts/lib/compose.ts';
+
+const EVENTS = 2000;
+const log = (m: string): void => { process.stdout.write(`[compose-smoke] ${m}\n`); };
+
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      srv.close(() => { resolvePort(typeof addr === 'object' && addr !== null ? addr.port : 0); });
+    });
+  });
+}
+
+async function eventually<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const v = await probe();
+      if (v !== undefined) return v;
+    } catch (e) {
+      last = e;
+    }
+    await new Promise((r) => setTimeout(r, 2000));
+  }
+  const why = last instanceof Error ? ` (last error: ${last.message})` : '';
+  throw new Error(`${what} within ${timeoutMs / 1000} s${why}`);
+}
+
+async function countRows(rest: HBaseRestClient, table: string): Promise<number> {
+  let n = 0;
+  for await (const row of rest.scan(table, { batch: 1000 })) if (row.row.length > 0) n++;
+  return n;
+}
+
+async function promQuery(port: number, q: string): Promise<{ metric: Record<string, string>; value: [number, string] }[]> {
+  const res = await fetch(`http://127.0.0.1:${port}/api/v1/query?query=${encodeURIComponent(q)}`, { signal: AbortSignal.timeout(5000) });
+  const body = (await res.json()) as { status: string; data: { result: { metric: Record<string, string>; value: [number, string] }[] } };
+  assert.equal(body.status, 'success');
+  return body.data.result;
+}
+
+function projectLeftovers(name: string): { containers: string; volumes: string } {
+  const containers = execFileSync('docker', ['ps', '-aq', '--filter', `label=com.docker.compose.project=${name}`], { encoding: 'utf8' }).trim();
+  const volumes = execFileSync('docker', ['volume', 'ls', '-q', '--filter', `label=com.docker.compose.project=${name}`], { encoding: 'utf8' }).trim();
+  return { containers, volumes };
+}
+
+test('compose: events produced to Kafka land in HBase, Prometheus scrapes the service, down -v cleans up', { timeout: 1_200_000 }, async (t) => {
+  const project: ComposeProject = {
+    name: `tsismoke${Date.now().toString(36)}`,
+    ports: { kafka: await freePort(), rest: await freePort(), http: await freePort(), prometheus: await freePort() },
+  };
+  let down = false;
+  t.after(async () => {
+    if (!down) await composeDown(project, log).catch((e: unknown) => { log(`cleanup failed: ${String(e)}`); });
+  });
+
+  const t0 = Date.now();
+  try {
+    await composeUp(project, log);
+  } catch (e) {
+    for (const s of ['kafka', 'hbase', 'ingest']) await dumpLogs(project, s);
+    throw e;
+  }
+  log(`up in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+
+  const kafka = new Kafka({ clientId: 'compose-smoke', brokers: [`127.0.0.1:${project.ports.kafka}`], logLevel: logLevel.NOTHING });
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  await producer.connect();
+  const startTs = Date.now() - 3_600_000;
+  const events = [...generateEvents({ count: EVENTS, ids: 50, startTs, stepMs: 1000, seed: 7 })];
+  try {
+    for (let i = 0; i < events.length; i += 500) {
+      await producer.send({ topic: 'ts-events', acks: -1, messages: events.slice(i, i + 500).map((e) => ({ key: e.id, value: JSON.stringify(e) })) });
+    }
+  } finally {
+    await producer.disconnect();
+  }
+  log(`produced ${EVENTS} events`);
+
+  const rest = new HBaseRestClient({ baseUrl: `http://127.0.0.1:${project.ports.rest}`, defaultDeadlineMs: 30_000 });
+  try {
+    // Each generated event has its own timestamp: one data row per event.
+    const rows = await eventually('every event as a row in tsdata', 180_000, async () => {
+      const n = await countRows(rest, 'tsdata');
+      return n >= EVENTS ? n : undefined;
+    });
+    assert.equal(rows, EVENTS, 'exactly one data row per event');
+    const indexRows = await countRows(rest, 'tsindex');
+    assert.equal(indexRows, EVENTS, 'one site-index row per event (config/compose.json indexes "site")');
+  } finally {
+    await rest.close();
+  }
+
+  const scraped = await eventually('Prometheus to have tsingest_ series from the ingest target', 120_000, async () => {
+    const r = await promQuery(project.ports.prometheus, 'sum(tsingest_events_total{job="tsingest"})');
+    const v = Number(r[0]?.value[1] ?? NaN);
+    return v >= EVENTS ? v : undefined;
+  });
+  assert.ok(scraped >= EVENTS, `tsingest_events_total as scraped by Prometheus: ${scraped}`);
+  const up = await promQuery(project.ports.prometheus, 'up{job="tsingest"}');
+  assert.equal(up[0]?.value[1], '1', 'the ingest target is up');
+  const series = await promQuery(project.ports.prometheus, 'count({__name__=~"tsingest_.+"})');
+  assert.ok(Number(series[0]?.value[1] ?? 0) > 10, 'many tsingest_ series scraped');
+
+  const t1 = Date.now();
+  await composeDown(project, log);
+  down = true;
+  log(`down -v in ${((Date.now() - t1) / 1000).toFixed(1)} s`);
+  assert.deepEqual(projectLeftovers(project.name), { containers: '', volumes: '' }, 'no container or volume of the project left');
+});
