@@ -18,6 +18,12 @@ import { GenericContainer, Wait, getContainerRuntimeClient, type StartedTestCont
 import { hbaseRestAnswers, kafkaAnswers } from '../../scripts/lib/probes.ts';
 import { buildImages, imageTags } from '../../scripts/lib/image-specs.ts';
 
+// Ports are published on 127.0.0.1 only, and that is where the host reaches them. Without this,
+// testcontainers sees /.dockerenv (present on these VMs) and dials the bridge gateway instead.
+process.env['TESTCONTAINERS_HOST_OVERRIDE'] ??= '127.0.0.1';
+// No reaper: its image cannot be pulled here (cleanup is registered per container below).
+process.env['TESTCONTAINERS_RYUK_DISABLED'] ??= 'true';
+
 const KAFKA_HOST_PORT = 9092; // PLAINTEXT, advertised as 127.0.0.1:<mapped port>
 const KAFKA_BROKER_PORT = 9093; // inter-broker, inside the container
 const KAFKA_CONTROLLER_PORT = 9094;
