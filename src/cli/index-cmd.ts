@@ -108,7 +108,7 @@ export async function indexCommand(argv: readonly string[]): Promise<number> {
   const rate = rateOf(values);
   const checkpointPath = stringFlag(values, 'checkpoint');
   if (checkpointPath === '') throw new UsageError('--checkpoint needs a file path');
-  const rest = new HBaseRestClient({ baseUrl: cfg.hbase.restUrl, defaultDeadlineMs: cfg.hbase.requestDeadlineMs, connections: cfg.hbase.connections });
+  const rest = new HBaseRestClient({ baseUrl: cfg.hbase.restUrl, defaultDeadlineMs: cfg.hbase.requestDeadlineMs, connections: cfg.hbase.connections, putEncoding: cfg.hbase.putEncoding });
   const progress = new ProgressTracker(dataUnits(s).length + indexUnits(s).length, Date.now());
   const reporter = startProgressReporter(process.stderr, () => progress.snapshot(Date.now()), { label: `index ${sub}` });
   try {

@@ -33,7 +33,7 @@ function abortOnSignals(): { signal: AbortSignal; release: () => void } {
 }
 
 function restClient(cfg: Config): HBaseRestClient {
-  return new HBaseRestClient({ baseUrl: cfg.hbase.restUrl, defaultDeadlineMs: cfg.hbase.requestDeadlineMs, connections: cfg.hbase.connections });
+  return new HBaseRestClient({ baseUrl: cfg.hbase.restUrl, defaultDeadlineMs: cfg.hbase.requestDeadlineMs, connections: cfg.hbase.connections, putEncoding: cfg.hbase.putEncoding });
 }
 
 export async function rollupCommand(argv: readonly string[]): Promise<number> {

@@ -3,6 +3,7 @@
 // (defaultDeadlineMs unless overridden) and fails with an HBaseError naming the op and table.
 import * as admin from './admin-ops.ts';
 import { decodeCellSet, encodeCellSet } from './codec.ts';
+import { encodeCellSetProto } from './protobuf.ts';
 import { isValidTableName, rowPath, tablePath } from './paths.ts';
 import { RestCaller, withContext } from './rest-caller.ts';
 import * as rowOps from './row-ops.ts';
@@ -31,7 +32,14 @@ export interface HBaseRestClientOptions {
   namespace?: string;
   /** Socket pool size of the default transport. */
   connections?: number;
+  /**
+   * Body format of puts: `protobuf` (default; CellSet as application/x-protobuf: no base64, no JSON
+   * on either side) or `json`.
+   */
+  putEncoding?: PutEncoding;
 }
+
+export type PutEncoding = 'protobuf' | 'json';
 
 export interface DeleteRowOptions extends CallOptions {
   /** `family` or `family:qualifier` (all versions); omitted → the whole row. */
@@ -45,6 +53,7 @@ export class HBaseRestClient {
   readonly #transport: HttpTransport;
   readonly #ownsTransport: boolean;
   readonly #namespace: string | undefined;
+  readonly #putEncoding: PutEncoding;
 
   constructor(opts: HBaseRestClientOptions) {
     const url = new URL(opts.baseUrl);
@@ -56,6 +65,7 @@ export class HBaseRestClient {
     this.#ownsTransport = opts.transport === undefined;
     this.#transport = opts.transport ?? new UndiciTransport({ origin: url.origin, ...conn });
     this.#caller = new RestCaller(this.#transport, url.pathname, opts.defaultDeadlineMs);
+    this.#putEncoding = opts.putEncoding ?? 'protobuf';
     this.#namespace = opts.namespace;
   }
 
@@ -80,9 +90,11 @@ export class HBaseRestClient {
     return this.#run('put', table, async (t) => {
       if (rows.length === 0) return;
       if (rows.some((r) => r.cells.length === 0)) throw new RangeError('every row needs at least one cell');
-      const body = encodeCellSet(rows);
       const path = `${tablePath(t)}/fakerow`;
-      await this.#caller.call({ method: 'PUT', path, body, deadlineMs: opts.deadlineMs, ok: [200] });
+      const body = this.#putEncoding === 'protobuf'
+        ? { body: encodeCellSetProto(rows), contentType: 'application/x-protobuf' }
+        : { body: encodeCellSet(rows) };
+      await this.#caller.call({ method: 'PUT', path, ...body, deadlineMs: opts.deadlineMs, ok: [200] });
     });
   }
 

@@ -1,6 +1,7 @@
 // Public API of the HBase REST client.
 export { HBaseRestClient } from './client.ts';
-export type { HBaseRestClientOptions, DeleteRowOptions } from './client.ts';
+export type { HBaseRestClientOptions, DeleteRowOptions, PutEncoding } from './client.ts';
+export { encodeCellSetProto } from './protobuf.ts';
 export type { CreateTableOptions, DeleteTableOptions } from './admin-ops.ts';
 export type { CheckSpec, DeleteCell, MultiGetOptions } from './row-ops.ts';
 export type { ScanOptions } from './scanner.ts';

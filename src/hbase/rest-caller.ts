@@ -6,7 +6,9 @@ export interface CallSpec {
   method: HttpMethod;
   /** Path below the base URL, starting with '/'. */
   path: string;
-  body?: string | undefined;
+  body?: string | Buffer | undefined;
+  /** Content type of `body` (default application/json). */
+  contentType?: string;
   deadlineMs?: number | undefined;
   /** Statuses handed back to the caller; anything else becomes an HBaseError. */
   ok: readonly number[];
@@ -37,7 +39,7 @@ export class RestCaller {
 
   async call(spec: CallSpec): Promise<HttpResponse> {
     const headers: Record<string, string> = { accept: 'application/json' };
-    if (spec.body !== undefined) headers['content-type'] = 'application/json';
+    if (spec.body !== undefined) headers['content-type'] = spec.contentType ?? 'application/json';
     const res = await this.#transport.request({
       method: spec.method,
       path: this.#prefix + spec.path,

@@ -69,6 +69,8 @@ export const configSchema = z
         restUrl: z.url().default('http://127.0.0.1:8080').describe('Base URL of the HBase REST gateway'),
         requestDeadlineMs: z.number().int().min(100).default(30_000).describe('Deadline of one REST request (ms)'),
         connections: z.number().int().min(1).max(256).default(16).describe('HTTP connections kept to the REST gateway'),
+        putEncoding: z.enum(['protobuf', 'json']).default('protobuf')
+          .describe('Body format of writes to the REST gateway: protobuf CellSet (no base64, no JSON on either side; BENCHMARKS.md) or JSON'),
         concurrency: z.number().int().min(1).max(256).default(8)
           .describe('REST write requests in flight at once (one queue shared by data and index chunks)'),
         retryBaseMs: z.number().int().min(1).default(100)

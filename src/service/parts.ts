@@ -20,7 +20,7 @@ import type { Closers } from './shutdown.ts';
 import { LAG_POLL_MS, consumerConfig, planSettings, rollupMarks, tableNames } from './settings.ts';
 
 export function hbaseClient(cfg: Config): HBaseRestClient {
-  return new HBaseRestClient({ baseUrl: cfg.hbase.restUrl, defaultDeadlineMs: cfg.hbase.requestDeadlineMs, connections: cfg.hbase.connections });
+  return new HBaseRestClient({ baseUrl: cfg.hbase.restUrl, defaultDeadlineMs: cfg.hbase.requestDeadlineMs, connections: cfg.hbase.connections, putEncoding: cfg.hbase.putEncoding });
 }
 
 /** Region map (refreshed on a timer) and the write-spread metrics over it. */
