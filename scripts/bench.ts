@@ -1,21 +1,33 @@
-// npm run bench -- [--events N] [--ids 10000] [--buckets 16] [--keep]
-// Fresh tables and topics, N generated events produced to Kafka first, then the real service
-// (in-process) drains them; a paced steady phase for latency; the same rows straight through REST
-// (ceiling) and into an unsalted id-prefix-split table (skew comparison). Results go to
-// bench-results/ and BENCHMARKS.md. Endpoints as in scripts/start.ts: TSI_* env, else the local stack.
+// npm run bench -- [--events N] [--ids 10000] [--buckets 16] [--index none|2tags|both]
+//                  [--phases drain,ceiling,native,stall] [--stall-seconds 60] [--stall-rate 10000]
+//                  [--encoding protobuf|json] [--node-options '--max-old-space-size=…'] [--keep]
+// Per index scenario (none: data rows only; 2tags: index on `site` and `rack`, 3 rows per event):
+// fresh tables and topics, N generated events produced to Kafka, then the real service as its own
+// process drains them (events/s, CPU per 1,000 events from /proc, RSS sampled every 200 ms, a CPU
+// profile for `none`), a paced phase at 50 % of that rate (e2e latency), the same rows straight
+// through REST (ceiling, same client and encoding) and through HBase's Java client (native anchor).
+// Then the stall phase: REST gateway SIGSTOPped for 60 s under a steady produce rate, RSS sampled,
+// every event counted back by a scan. Results: bench-results/ and BENCHMARKS.md. Local stack only
+// for the native and stall phases (they need ZooKeeper and the gateway's pid).
 import { parseArgs } from 'node:util';
-import { dirname, resolve } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Kafka, logLevel } from 'kafkajs';
 import { stackUp } from './lib/local-stack.ts';
-import { loadConfig } from '../src/runtime/config.ts';
-import { createLogger } from '../src/runtime/logger.ts';
+import { loadConfig, type Config } from '../src/runtime/config.ts';
+import { planSettings } from '../src/service/settings.ts';
 import { JavaTableAdmin } from '../src/admin/java-admin.ts';
+import { planTables } from '../src/admin/table-plan.ts';
 import { HBaseRestClient } from '../src/hbase/index.ts';
-import { benchNames, cleanUp, createTables, createTopics } from './lib/bench-setup.ts';
+import { benchNames, cleanUp, createTables, createTopics, type BenchNames } from './lib/bench-setup.ts';
 import { produceAll, runService } from './lib/bench-service.ts';
-import { writeRaw, type GenParams } from './lib/bench-rows.ts';
-import { machineInfo, updateBenchmarksMd, writeResults, type Figures } from './lib/bench-report.ts';
+import { plannedRows, writeRaw, writeRows, type GenParams } from './lib/bench-rows.ts';
+import { dumpRows, writeNative } from './lib/bench-native.ts';
+import { runStall } from './lib/bench-stall.ts';
+import { breakdown, readProfile } from './lib/bench-profile.ts';
+import { machineInfo, updateBenchmarksMd, writeResults, type Figures, type ScenarioFigures } from './lib/bench-report.ts';
 
 const { values } = parseArgs({
   options: {
@@ -23,23 +35,21 @@ const { values } = parseArgs({
     ids: { type: 'string', default: '10000' },
     buckets: { type: 'string', default: '16' },
     'steady-events': { type: 'string', default: '50000' },
+    index: { type: 'string', default: 'both' },
+    phases: { type: 'string', default: 'drain,ceiling,native,stall' },
+    'stall-seconds': { type: 'string', default: '60' },
+    'stall-rate': { type: 'string', default: '10000' },
+    'native-threads': { type: 'string', default: '4' },
+    port: { type: 'string', default: '19464' },
+    encoding: { type: 'string', default: 'protobuf' },
+    'node-options': { type: 'string', default: '' },
     keep: { type: 'boolean', default: false },
   },
 });
 const say = (m: string): void => { process.stdout.write(`[bench] ${m}\n`); };
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const PARTITIONS = 8;
-
-async function endpoints(): Promise<{ restUrl: string; brokers: string; adminCommand: string }> {
-  const env = process.env;
-  const rest = env['TSI_HBASE_REST_URL'];
-  const brokers = env['TSI_KAFKA_BROKERS'];
-  const admin = env['TSI_ADMIN_COMMAND'];
-  if (rest !== undefined && rest !== '' && brokers !== undefined && brokers !== '' && admin !== undefined && admin !== '') return { restUrl: rest, brokers, adminCommand: admin };
-  say('TSI_HBASE_REST_URL / TSI_KAFKA_BROKERS / TSI_ADMIN_COMMAND not all set: starting the embedded local stack');
-  const ep = await stackUp(say);
-  return { restUrl: ep.restUrl, brokers: ep.kafkaBrokers, adminCommand: JSON.stringify(ep.adminCommand) };
-}
+const TWO_TAGS = ['site', 'rack'];
 
 function intArg(name: string, raw: string | undefined): number {
   const n = Number(raw);
@@ -47,73 +57,146 @@ function intArg(name: string, raw: string | undefined): number {
   return n;
 }
 
-async function main(): Promise<number> {
-  const events = intArg('events', values.events);
-  const ids = intArg('ids', values.ids);
-  const buckets = intArg('buckets', values.buckets);
-  const steadyEvents = intArg('steady-events', values['steady-events']);
-  const ep = await endpoints();
+const events = intArg('events', values.events);
+const ids = intArg('ids', values.ids);
+const buckets = intArg('buckets', values.buckets);
+const steadyEvents = intArg('steady-events', values['steady-events']);
+const port = intArg('port', values.port);
+const nativeThreads = intArg('native-threads', values['native-threads']);
+const phases = new Set(values.phases.split(','));
+const modes = values.index === 'both' ? ['none', '2tags'] : [values.index];
+for (const m of modes) if (m !== 'none' && m !== '2tags') throw new Error(`--index must be none, 2tags or both, got ${m}`);
+
+interface Env { restUrl: string; brokers: string; adminCommand: string }
+
+function setsFor(n: BenchNames, tags: readonly string[]): string[] {
+  return [
+    `tables.data.name=${n.data}`, `tables.index.name=${n.index}`, `tables.rollup.name=${n.rollup}`,
+    `kafka.topic=${n.topic}`, `kafka.dlqTopic=${n.dlq}`, `kafka.groupId=${n.group}`, `kafka.clientId=${n.run}`,
+    `keys.saltBuckets=${buckets}`, `index.tags=${JSON.stringify(tags)}`, 'log.level=warn', 'rollup.intervalMs=3600000',
+    `hbase.putEncoding=${values.encoding}`,
+  ];
+}
+
+function configFor(ep: Env, sets: readonly string[]): { cfg: Config; env: NodeJS.ProcessEnv } {
+  const env = { ...process.env, TSI_KAFKA_BROKERS: ep.brokers, TSI_HBASE_REST_URL: ep.restUrl, TSI_ADMIN_COMMAND: ep.adminCommand, NODE_OPTIONS: values['node-options'] };
+  return { cfg: loadConfig({ env, sets: [...sets, 'http.port=0'] }), env };
+}
+
+async function scenario(ep: Env, mode: string, kafka: Kafka, rest: HBaseRestClient, report: { unsalted?: Figures['unsalted']; compression: string; produce: number }): Promise<ScenarioFigures> {
+  const tags = mode === 'none' ? [] : TWO_TAGS;
   const n = benchNames();
-  const cfg = loadConfig({
-    env: { TSI_KAFKA_BROKERS: ep.brokers, TSI_HBASE_REST_URL: ep.restUrl, TSI_ADMIN_COMMAND: ep.adminCommand },
-    sets: [
-      `tables.data.name=${n.data}`, `tables.index.name=${n.index}`, `tables.rollup.name=${n.rollup}`,
-      `kafka.topic=${n.topic}`, `kafka.dlqTopic=${n.dlq}`, `kafka.groupId=${n.group}`, `kafka.clientId=${n.run}`,
-      `keys.saltBuckets=${buckets}`, 'index.tags=[]', 'http.port=0', 'log.level=warn',
-    ],
-  });
-  say(`run ${n.run}: ${events} events, ${ids} ids, B=${buckets}; data rows only on both sides (index.tags = [])`);
+  const sets = setsFor(n, tags);
+  const { cfg, env } = configFor(ep, sets);
   const admin = new JavaTableAdmin({ command: cfg.hbase.adminCommand });
-  const rest = new HBaseRestClient({ baseUrl: cfg.hbase.restUrl, defaultDeadlineMs: cfg.hbase.requestDeadlineMs, connections: cfg.hbase.connections });
-  const kafka = new Kafka({ clientId: n.run, brokers: cfg.kafka.brokers, logLevel: logLevel.NOTHING });
+  const nativeTable = `${n.run}_native`;
+  const work = mkdtempSync(join(tmpdir(), 'tsi-bench-'));
   try {
-    say('creating tables (service data/index/rollup, ceiling, unsalted) and topics');
+    say(`[${mode}] run ${n.run}: tables and topics`);
     const idList = Array.from({ length: ids }, (_v, i) => `sensor-${String(i).padStart(5, '0')}`);
     const tables = await createTables(cfg, n, admin, rest, idList, buckets);
+    const plannedData = planTables(cfg).find((p) => p.role === 'data');
+    if (plannedData === undefined) throw new Error('no data table planned');
+    await admin.ensureTable({ ...plannedData.request, table: nativeTable, familyAttrs: { ...plannedData.request.familyAttrs, COMPRESSION: tables.compression } });
+    report.compression = tables.compression;
     await createTopics(kafka, n, PARTITIONS);
-    say(`tables ready (compression ${tables.compression}; unsalted table ${tables.unsaltedSplits + 1} regions)`);
-
-    const gen: GenParams = { count: events, ids, startTs: Date.now() - events, stepMs: 1, seed: 42 };
+    const gen: GenParams = { count: events, ids, startTs: Date.now() - events, stepMs: 1, seed: 42, ...(tags.length > 0 ? { racks: 40 } : {}) };
     const produced = await produceAll(kafka, n.topic, gen);
-    say(`produced ${events} events in ${produced.seconds.toFixed(1)} s (${Math.round(produced.eventsPerSec)} events/s)`);
+    report.produce = produced.eventsPerSec;
+    say(`[${mode}] produced ${events} events in ${produced.seconds.toFixed(1)} s`);
 
-    const svc = await runService({ cfg, log: createLogger({ level: cfg.log.level }), kafka, events, steadyEvents, steadyFraction: 0.5, ids, dataRegions: buckets, say });
-    say(`steady p50 ${(svc.steady.p50 * 1000).toFixed(0)} ms, p99 ${(svc.steady.p99 * 1000).toFixed(0)} ms; peak RSS ${(svc.peakRssBytes / 2 ** 20).toFixed(0)} MiB`);
+    const profDir = mode === 'none' ? join(work, 'prof') : undefined;
+    const svc = await runService({ env, sets, port, topic: n.topic, dataTable: n.data, kafka, events, steadyEvents, steadyFraction: 0.5, ids, dataRegions: buckets, say, ...(profDir === undefined ? {} : { cpuProfDir: profDir }) });
+    say(`[${mode}] steady p50 ${(svc.steady.p50 * 1000).toFixed(0)} ms, p99 ${(svc.steady.p99 * 1000).toFixed(0)} ms`);
+    let profile: Record<string, number> | undefined;
+    if (profDir !== undefined) {
+      const b = breakdown(readProfile(profDir));
+      const total = events + steadyEvents; // the profile covers the whole service process
+      profile = Object.fromEntries([...b].map(([k, v]) => [k, (v / total) * 1000]));
+    }
 
-    const raw = { family: cfg.tables.data.family, gen, maxRows: cfg.batch.maxRows, maxBytes: cfg.batch.maxBytes, concurrency: cfg.hbase.concurrency, client: rest };
-    const ceiling = await writeRaw({ ...raw, table: n.ceiling, buckets });
-    say(`raw REST ceiling: ${Math.round(ceiling.eventsPerSec)} events/s, skew ${ceiling.skew.toFixed(2)}`);
-    const unsalted = await writeRaw({ ...raw, table: n.unsalted, buckets: 1 });
-    say(`unsalted B=1: ${Math.round(unsalted.eventsPerSec)} events/s, skew ${unsalted.skew.toFixed(2)} over ${unsalted.regions} regions`);
+    const settings = planSettings(cfg)();
+    const rowsPerEvent = 1 + tags.length;
+    const w = { client: rest, maxRows: cfg.batch.maxRows, maxBytes: cfg.batch.maxBytes, concurrency: cfg.hbase.concurrency };
+    let ceilingEventsPerSec = NaN;
+    if (phases.has('ceiling')) {
+      const c = await writeRows({ ...w, table: n.ceiling, rows: plannedRows(gen, settings) });
+      ceilingEventsPerSec = c.rowsPerSec / rowsPerEvent;
+      say(`[${mode}] REST ceiling: ${c.rows} rows in ${c.seconds.toFixed(1)} s = ${Math.round(ceilingEventsPerSec)} events/s`);
+    }
+    let nativeEventsPerSec = NaN;
+    if (phases.has('native')) {
+      const file = join(work, 'rows.bin');
+      const dumped = await dumpRows(file, plannedRows(gen, settings));
+      const nat = await writeNative(nativeTable, file, nativeThreads, say);
+      nativeEventsPerSec = nat.rowsPerSec / rowsPerEvent;
+      say(`[${mode}] native writer: ${nat.rows} rows (${dumped} dumped) in ${nat.seconds.toFixed(1)} s = ${Math.round(nativeEventsPerSec)} events/s`);
+    }
+    if (mode === 'none' && phases.has('ceiling')) {
+      const raw = { client: rest, family: cfg.tables.data.family, gen, maxRows: cfg.batch.maxRows, maxBytes: cfg.batch.maxBytes, concurrency: cfg.hbase.concurrency };
+      const salted = await writeRaw({ ...raw, table: nativeTable, buckets });
+      const unsalted = await writeRaw({ ...raw, table: n.unsalted, buckets: 1 });
+      report.unsalted = { saltedSkew: salted.skew, unsaltedSkew: unsalted.skew, unsaltedRegions: unsalted.regions };
+    }
+    return {
+      label: mode === 'none' ? 'index off' : `2 index tags (${tags.join(', ')})`,
+      indexTags: tags, rowsPerEvent,
+      serviceEventsPerSec: svc.mainEventsPerSec, serviceSeconds: svc.mainSeconds, cpuMsPer1000: svc.cpuMsPer1000,
+      peakRssMiB: svc.peakRssBytes / 2 ** 20, hwmMiB: svc.hwmBytes / 2 ** 20,
+      ceilingEventsPerSec, nativeEventsPerSec, nativeThreads, steady: svc.steady,
+      skew: { serviceRun: svc.runSkew, serviceWindow: svc.windowSkew },
+      ...(profile === undefined ? {} : { profile }),
+    };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+    if (values.keep) say(`--keep: leaving ${n.run}_*`);
+    else {
+      await rest.deleteTable(nativeTable, { ignoreMissing: true, deadlineMs: 120_000 }).catch(() => undefined);
+      await cleanUp(kafka, n, rest, say);
+    }
+  }
+}
 
-    const date = new Date().toISOString();
+async function stall(ep: Env, kafka: Kafka, rest: HBaseRestClient): Promise<Figures['stall']> {
+  const n = benchNames();
+  const sets = setsFor(n, []);
+  const { cfg, env } = configFor(ep, sets);
+  try {
+    await createTables(cfg, n, new JavaTableAdmin({ command: cfg.hbase.adminCommand }), rest, ['sensor-00000'], 1);
+    await createTopics(kafka, n, PARTITIONS);
+    const r = await runStall({ env, sets, port, kafka, topic: n.topic, dataTable: n.data, rest, rate: intArg('stall-rate', values['stall-rate']), stallSeconds: intArg('stall-seconds', values['stall-seconds']), leadSeconds: 10, ids, say });
+    return { ...r, peakRssMiB: r.peakRssBytes / 2 ** 20, hwmMiB: r.hwmBytes / 2 ** 20 };
+  } finally {
+    if (!values.keep) await cleanUp(kafka, n, rest, say);
+  }
+}
+
+async function main(): Promise<number> {
+  say('using the local stack (started if needed)');
+  const st = await stackUp(say);
+  const ep: Env = { restUrl: st.restUrl, brokers: st.kafkaBrokers, adminCommand: JSON.stringify(st.adminCommand) };
+  const { cfg } = configFor(ep, [`hbase.putEncoding=${values.encoding}`]);
+  const rest = new HBaseRestClient({ baseUrl: ep.restUrl, defaultDeadlineMs: 60_000, connections: cfg.hbase.connections, putEncoding: cfg.hbase.putEncoding });
+  const kafka = new Kafka({ clientId: 'tsi-bench', brokers: [ep.brokers], logLevel: logLevel.NOTHING });
+  const report: { unsalted?: Figures['unsalted']; compression: string; produce: number } = { compression: '?', produce: NaN };
+  try {
+    const scenarios: ScenarioFigures[] = [];
+    for (const mode of modes) scenarios.push(await scenario(ep, mode, kafka, rest, report));
+    const stallFigures = phases.has('stall') ? await stall(ep, kafka, rest) : undefined;
     const figures: Figures = {
-      date,
-      command: `npm run bench -- --events ${events} --ids ${ids} --buckets ${buckets}`,
+      date: new Date().toISOString(),
+      command: `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim(),
       machine: machineInfo(root),
-      events, ids, buckets, partitions: PARTITIONS,
-      produceEventsPerSec: produced.eventsPerSec,
-      serviceEventsPerSec: svc.mainEventsPerSec,
-      serviceSeconds: svc.mainSeconds,
-      ceilingEventsPerSec: ceiling.eventsPerSec,
-      ratio: svc.mainEventsPerSec / ceiling.eventsPerSec,
-      unsaltedEventsPerSec: unsalted.eventsPerSec,
-      steady: svc.steady,
-      peakRssMiB: svc.peakRssBytes / 2 ** 20,
-      rssBeforeServiceMiB: svc.rssBeforeServiceBytes / 2 ** 20,
-      skew: { serviceRun: svc.runSkew, serviceWindow: svc.windowSkew, saltedRaw: ceiling.skew, unsaltedRaw: unsalted.skew, saltedRegions: ceiling.regions, unsaltedRegions: unsalted.regions },
-      compression: tables.compression,
+      events, ids, buckets, partitions: PARTITIONS, putEncoding: cfg.hbase.putEncoding,
+      produceEventsPerSec: report.produce, scenarios, compression: report.compression,
+      ...(report.unsalted === undefined ? {} : { unsalted: report.unsalted }),
+      ...(stallFigures === undefined ? {} : { stall: stallFigures }),
     };
     const out = writeResults(root, figures);
     updateBenchmarksMd(root, figures, out.json.slice(root.length + 1));
     say(`results: ${out.json} and ${out.md}; BENCHMARKS.md updated`);
     return 0;
   } finally {
-    if (values.keep) say(`--keep: leaving tables ${n.run}_* and topics ${n.topic}, ${n.dlq}`);
-    else {
-      say('cleaning up tables and topics');
-      await cleanUp(kafka, n, rest, say);
-    }
     await rest.close();
   }
 }

@@ -50,17 +50,25 @@ export function kafkaClasspath(libDir: string): string {
 }
 
 /** Compiles deploy/admin/*.java against the HBase jars; returns the classes folder. */
-export async function compileAdminTool(cacheDir: string, hbaseLib: string, log: (m: string) => void): Promise<string> {
-  const srcDir = join(projectRoot, 'deploy/admin');
+export function compileAdminTool(cacheDir: string, hbaseLib: string, log: (m: string) => void): Promise<string> {
+  return compileJava(cacheDir, hbaseLib, 'deploy/admin', 'admin-classes', 'the table admin tool', log);
+}
+
+/**
+ * Compiles every .java in `srcRel` (project-relative) against the HBase jars into a cache folder
+ * named by the hash of the jar set and the sources, so an unchanged tool is compiled once.
+ */
+export async function compileJava(cacheDir: string, hbaseLib: string, srcRel: string, prefix: string, what: string, log: (m: string) => void): Promise<string> {
+  const srcDir = join(projectRoot, srcRel);
   const sources = readdirSync(srcDir).filter((f) => f.endsWith('.java')).sort();
   if (sources.length === 0) throw new Error(`no Java sources in ${srcDir}`);
-  const target = join(cacheDir, `admin-classes-${hashOf(hbaseLib, ...sources.map((s) => readFileSync(join(srcDir, s))))}`);
+  const target = join(cacheDir, `${prefix}-${hashOf(hbaseLib, ...sources.map((s) => readFileSync(join(srcDir, s))))}`);
   if (existsSync(join(target, '.complete'))) return target;
-  await requireCommand('javac', ['-version'], 'a JDK (javac, Java 17) is required to build the table admin tool');
-  log('compiling the table admin tool …');
+  await requireCommand('javac', ['-version'], `a JDK (javac, Java 17) is required to build ${what}`);
+  log(`compiling ${what} …`);
   rmSync(target, { recursive: true, force: true });
   mkdirSync(target, { recursive: true });
-  await run('javac', ['-nowarn', '-cp', `${hbaseLib}/*`, '-d', target, ...sources.map((s) => join(srcDir, s))], { what: 'javac TableAdmin' });
+  await run('javac', ['-nowarn', '-cp', `${hbaseLib}/*`, '-d', target, ...sources.map((s) => join(srcDir, s))], { what: `javac ${srcRel}` });
   writeFileSync(join(target, '.complete'), new Date().toISOString());
   return target;
 }

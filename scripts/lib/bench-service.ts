@@ -1,10 +1,8 @@
-// Benchmark phases that go through Kafka: bulk produce, the real service draining the backlog, and a
-// paced steady-state phase for end-to-end latency.
+// Benchmark phases that go through Kafka: bulk produce, the real service (its own process) draining
+// the backlog, and a paced steady-state phase for end-to-end latency.
 import type { Kafka, Message, Producer } from 'kafkajs';
 import { CompressionTypes } from 'kafkajs';
-import type { Logger } from 'pino';
-import type { Config } from '../../src/runtime/config.ts';
-import { startService, type Service } from '../../src/service/service.ts';
+import { startServiceChild, sumOf, type Sample, type ServiceChild } from './bench-child.ts';
 import { generateEvents } from '../../src/demo/generate.ts';
 import { computeSkew } from '../../src/metrics/write-spread.ts';
 import type { GenParams } from './bench-rows.ts';
@@ -44,15 +42,11 @@ export async function produceAll(kafka: Kafka, topic: string, gen: GenParams): P
   }
 }
 
-function written(service: Service): Promise<number> {
-  return service.metrics.events.get().then((m) => m.values.filter((v) => v.labels['outcome'] === 'written').reduce((a, v) => a + v.value, 0));
-}
-
-async function waitWritten(service: Service, target: number, timeoutMs: number, onTick: () => void): Promise<void> {
+async function waitWritten(child: ServiceChild, target: number, timeoutMs: number, onTick: (n: number) => void): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    onTick();
-    const n = await written(service);
+    const n = await child.written();
+    onTick(n);
     if (n >= target) return;
     if (Date.now() > deadline) throw new Error(`timed out: ${n} of ${target} events written`);
     await new Promise((r) => setTimeout(r, 100));
@@ -64,17 +58,14 @@ export interface HistogramSnapshot {
   readonly count: number;
 }
 
-async function latencySnapshot(service: Service): Promise<HistogramSnapshot> {
-  const m = await service.metrics.endToEndLatency.get();
+function latencySnapshot(samples: readonly Sample[]): HistogramSnapshot {
   const buckets = new Map<number, number>();
-  let count = 0;
-  for (const v of m.values) {
-    if (v.metricName?.endsWith('_bucket') === true) {
-      const le = v.labels['le'];
-      buckets.set(le === '+Inf' ? Infinity : Number(le), v.value);
-    } else if (v.metricName?.endsWith('_count') === true) count = v.value;
+  for (const v of samples) {
+    if (v.name !== 'tsingest_end_to_end_latency_seconds_bucket') continue;
+    const le = v.labels['le'] === '+Inf' ? Infinity : Number(v.labels['le']);
+    buckets.set(le, (buckets.get(le) ?? 0) + v.value);
   }
-  return { buckets, count };
+  return { buckets, count: sumOf(samples, 'tsingest_end_to_end_latency_seconds_count') };
 }
 
 /** Quantile of the difference of two cumulative histograms, linear interpolation inside the bucket. */
@@ -101,17 +92,19 @@ export function quantile(after: HistogramSnapshot, before: HistogramSnapshot, q:
 export interface ServiceRunResult {
   readonly mainSeconds: number;
   readonly mainEventsPerSec: number;
+  /** CPU time of the service process per 1,000 events while draining (ms) */
+  readonly cpuMsPer1000: number;
+  /** peak RSS of the service process while draining: 200 ms samples and the kernel's VmHWM */
   readonly peakRssBytes: number;
-  readonly rssBeforeServiceBytes: number;
+  readonly hwmBytes: number;
   readonly windowSkew: number;
   readonly runSkew: number;
   readonly regionCounts: readonly number[];
   readonly steady: { readonly events: number; readonly targetRate: number; readonly achievedRate: number; readonly p50: number; readonly p99: number; readonly samples: number };
 }
 
-async function regionWriteCounts(service: Service, table: string, regionCount: number): Promise<number[]> {
-  const m = await service.metrics.regionWrites.get();
-  const counts = m.values.filter((v) => v.labels['table'] === table && v.labels['region'] !== 'unknown').map((v) => v.value);
+function regionWriteCounts(samples: readonly Sample[], table: string, regionCount: number): number[] {
+  const counts = samples.filter((v) => v.name === 'tsingest_region_writes_total' && v.labels['table'] === table && v.labels['region'] !== 'unknown').map((v) => v.value);
   while (counts.length < regionCount) counts.push(0); // regions with no writes count toward the mean
   return counts;
 }
@@ -141,58 +134,60 @@ async function paced(kafka: Kafka, topic: string, o: { events: number; rate: num
   }
 }
 
+/** Starts the service as its own process on a backlog of `events`, times the drain, then a paced phase. */
 export async function runService(o: {
-  cfg: Config;
-  log: Logger;
+  env: NodeJS.ProcessEnv;
+  sets: readonly string[];
+  port: number;
+  topic: string;
+  dataTable: string;
   kafka: Kafka;
   events: number;
   steadyEvents: number;
   steadyFraction: number;
   ids: number;
   dataRegions: number;
+  cpuProfDir?: string;
   say: (m: string) => void;
 }): Promise<ServiceRunResult> {
-  const rssBefore = process.memoryUsage().rss;
-  let peak = rssBefore;
-  const sample = (): void => { peak = Math.max(peak, process.memoryUsage().rss); };
-  const sampler = setInterval(sample, 250);
   const t0 = performance.now();
-  const service = await startService(o.cfg, o.log);
+  const child = await startServiceChild({ env: o.env, sets: o.sets, port: o.port, say: o.say, ...(o.cpuProfDir === undefined ? {} : { cpuProfDir: o.cpuProfDir }) });
   try {
+    const cpu0 = child.cpuMs();
     let lastSay = Date.now();
-    await waitWritten(service, o.events, 1_800_000, () => {
+    await waitWritten(child, o.events, 1_800_000, (n) => {
       if (Date.now() - lastSay > 10_000) {
         lastSay = Date.now();
-        void written(service).then((n) => { o.say(`  … ${n} written`); });
+        o.say(`  … ${n} written, service RSS peak ${(child.peak().sampled / 2 ** 20).toFixed(0)} MiB`);
       }
     });
     const mainSeconds = (performance.now() - t0) / 1000;
+    const cpuMsPer1000 = ((child.cpuMs() - cpu0) / o.events) * 1000;
+    const drainPeak = child.peak();
     const mainEventsPerSec = o.events / mainSeconds;
-    const table = o.cfg.tables.data.name;
-    const gauge = await service.metrics.regionWriteSkew.get();
-    const windowSkew = gauge.values.find((v) => v.labels['table'] === table)?.value ?? NaN;
-    const regionCounts = await regionWriteCounts(service, table, o.dataRegions);
-    o.say(`service drained ${o.events} events in ${mainSeconds.toFixed(1)} s (${Math.round(mainEventsPerSec)} events/s)`);
+    const samples = await child.scrape();
+    const windowSkew = samples.find((v) => v.name === 'tsingest_instance_region_write_skew' && v.labels['table'] === o.dataTable)?.value ?? NaN;
+    const regionCounts = regionWriteCounts(samples, o.dataTable, o.dataRegions);
+    o.say(`service drained ${o.events} events in ${mainSeconds.toFixed(1)} s (${Math.round(mainEventsPerSec)} events/s), ${cpuMsPer1000.toFixed(1)} CPU ms per 1000 events, RSS peak ${(drainPeak.sampled / 2 ** 20).toFixed(0)} MiB (VmHWM ${(drainPeak.hwm / 2 ** 20).toFixed(0)} MiB)`);
 
     const targetRate = Math.max(100, Math.round(mainEventsPerSec * o.steadyFraction));
     o.say(`steady phase: ${o.steadyEvents} events at ${targetRate} events/s, ts = produce time`);
-    const before = await latencySnapshot(service);
-    const achievedRate = await paced(o.kafka, o.cfg.kafka.topic, { events: o.steadyEvents, rate: targetRate, ids: o.ids, seed: 7 });
-    await waitWritten(service, o.events + o.steadyEvents, 600_000, () => undefined);
-    const after = await latencySnapshot(service);
+    const before = latencySnapshot(await child.scrape());
+    const achievedRate = await paced(o.kafka, o.topic, { events: o.steadyEvents, rate: targetRate, ids: o.ids, seed: 7 });
+    await waitWritten(child, o.events + o.steadyEvents, 600_000, () => undefined);
+    const after = latencySnapshot(await child.scrape());
     return {
       mainSeconds,
       mainEventsPerSec,
-      peakRssBytes: peak,
-      rssBeforeServiceBytes: rssBefore,
+      cpuMsPer1000,
+      peakRssBytes: drainPeak.sampled,
+      hwmBytes: drainPeak.hwm,
       windowSkew,
       runSkew: computeSkew(regionCounts),
       regionCounts,
       steady: { events: o.steadyEvents, targetRate, achievedRate, p50: quantile(after, before, 0.5), p99: quantile(after, before, 0.99), samples: after.count - before.count },
     };
   } finally {
-    clearInterval(sampler);
-    sample();
-    await service.stop('benchmark finished');
+    await child.stop();
   }
 }
