@@ -1,7 +1,7 @@
 // Request shaping of HBaseRestClient against a scripted fake HttpTransport.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { HBaseError, HBaseRestClient, column, encodeCellSet } from '../../../src/hbase/index.ts';
+import { HBaseError, HBaseRestClient, column, encodeCellSet, encodeCellSetProto } from '../../../src/hbase/index.ts';
 import type { HttpRequest, HttpResponse, HttpTransport } from '../../../src/hbase/index.ts';
 
 type Handler = (req: HttpRequest) => Partial<HttpResponse> & { status: number };
@@ -24,9 +24,13 @@ class FakeTransport implements HttpTransport {
   }
 }
 
-function client(handler: Handler, extra: { namespace?: string; baseUrl?: string } = {}): { c: HBaseRestClient; fake: FakeTransport } {
+function client(handler: Handler, extra: { namespace?: string; baseUrl?: string; putEncoding?: 'json' | 'protobuf' } = {}): { c: HBaseRestClient; fake: FakeTransport } {
   const fake = new FakeTransport(handler);
-  const c = new HBaseRestClient({ baseUrl: extra.baseUrl ?? 'http://gw:8080', transport: fake, defaultDeadlineMs: 1234, ...(extra.namespace === undefined ? {} : { namespace: extra.namespace }) });
+  const c = new HBaseRestClient({
+    baseUrl: extra.baseUrl ?? 'http://gw:8080', transport: fake, defaultDeadlineMs: 1234,
+    ...(extra.namespace === undefined ? {} : { namespace: extra.namespace }),
+    ...(extra.putEncoding === undefined ? {} : { putEncoding: extra.putEncoding }),
+  });
   return { c, fake };
 }
 
@@ -34,8 +38,19 @@ const ROW = Buffer.from([0x00, 0xff]);
 const COL = column('cf', 'a');
 const json = (s: string): Buffer => Buffer.from(s);
 
-test('put sends one CellSet PUT to /<table>/fakerow with JSON headers and the default deadline', async () => {
+test('put sends one protobuf CellSet PUT by default (the encoder\'s bytes, x-protobuf content type)', async () => {
   const { c, fake } = client(() => ({ status: 200 }));
+  const rows = [{ row: ROW, cells: [{ column: COL, value: Buffer.from('v'), timestamp: 5 }] }];
+  await c.put('t', rows);
+  const [req] = fake.requests;
+  assert.ok(req);
+  assert.equal(req.path, '/t/fakerow');
+  assert.equal(req.headers['content-type'], 'application/x-protobuf');
+  assert.ok(Buffer.isBuffer(req.body) && req.body.equals(encodeCellSetProto(rows)));
+});
+
+test('put with putEncoding json sends one CellSet PUT to /<table>/fakerow with JSON headers and the default deadline', async () => {
+  const { c, fake } = client(() => ({ status: 200 }), { putEncoding: 'json' });
   await c.put('t', [{ row: ROW, cells: [{ column: COL, value: Buffer.from('v'), timestamp: 5 }] }, { row: Buffer.from('b'), cells: [{ column: COL, value: Buffer.alloc(0) }] }]);
   const [req] = fake.requests;
   assert.ok(req);
