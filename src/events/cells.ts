@@ -34,7 +34,7 @@ export type DecodedDataRow = {
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 export function encodeMetricValue(value: number): Buffer {
-  const out = Buffer.alloc(METRIC_VALUE_BYTES);
+  const out = Buffer.allocUnsafe(METRIC_VALUE_BYTES);
   out.writeDoubleBE(value);
   return out;
 }
@@ -46,11 +46,34 @@ export function decodeMetricValue(bytes: Uint8Array, qualifier = 'metric'): numb
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).readDoubleBE(0);
 }
 
+/**
+ * Code point order of two well-formed strings (= the order of their UTF-8 bytes) without encoding
+ * them: UTF-16 units compare like code points except that surrogates (code points above U+FFFF) must
+ * sort after U+E000–U+FFFF, so at the first difference both units are shifted into code point order.
+ */
+function compareCodePoints(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    let x = a.charCodeAt(i);
+    let y = b.charCodeAt(i);
+    if (x === y) continue;
+    if (x >= 0xd800) x = x <= 0xdfff ? x + 0x2000 : x - 0x800;
+    if (y >= 0xd800) y = y <= 0xdfff ? y + 0x2000 : y - 0x800;
+    return x - y;
+  }
+  return a.length - b.length;
+}
+
 /** Stable compact JSON of tags: keys sorted by their UTF-8 bytes (= code point order). */
 export function encodeTags(tags: Readonly<Record<string, string>>): Buffer {
-  const keys = Object.keys(tags).sort((a, b) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8')));
-  const body = keys.map((key) => `${JSON.stringify(key)}:${JSON.stringify(tags[key] ?? '')}`).join(',');
-  return Buffer.from(`{${body}}`, 'utf8');
+  const keys = Object.keys(tags);
+  if (keys.length > 1) keys.sort(compareCodePoints);
+  let body = '{';
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    body += `${i === 0 ? '' : ','}${JSON.stringify(key)}:${JSON.stringify(tags[key] ?? '')}`;
+  }
+  return Buffer.from(`${body}}`, 'utf8');
 }
 
 export function decodeTags(bytes: Uint8Array): Readonly<Record<string, string>> {
@@ -70,15 +93,14 @@ export function decodeTags(bytes: Uint8Array): Readonly<Record<string, string>> 
   return Object.freeze(Object.fromEntries(entries) as Record<string, string>);
 }
 
-/** The cells of one event: its metric cell, plus the tags cell when it has tags. */
-export function buildEventCells(event: TsEvent, family: string = DATA_FAMILY): DataCell[] {
-  const cells: DataCell[] = [
-    { family, qualifier: Buffer.from(event.metric, 'utf8'), value: encodeMetricValue(event.value), timestamp: event.ts },
-  ];
-  if (Object.keys(event.tags).length > 0) {
-    cells.push({ family, qualifier: TAGS_QUALIFIER, value: encodeTags(event.tags), timestamp: event.ts });
-  }
-  return cells;
+/**
+ * The cells of one event: its metric cell, plus the tags cell when it has tags. `tagsCell` is
+ * `encodeTags(event.tags)` when the caller already has it (parseEventCells does).
+ */
+export function buildEventCells(event: TsEvent, family: string = DATA_FAMILY, tagsCell?: Buffer): DataCell[] {
+  const metric = { family, qualifier: Buffer.from(event.metric, 'utf8'), value: encodeMetricValue(event.value), timestamp: event.ts };
+  const tags = tagsCell ?? (Object.keys(event.tags).length > 0 ? encodeTags(event.tags) : undefined);
+  return tags === undefined ? [metric] : [metric, { family, qualifier: TAGS_QUALIFIER, value: tags, timestamp: event.ts }];
 }
 
 /** Rowkey (binary format) + cells of one event. */

@@ -47,6 +47,10 @@ export type FieldLookup = { readonly found: true; readonly value: unknown } | { 
 
 /** Follows a dotted path through own properties of nested objects. */
 export function readField(record: JsonObject, path: string): FieldLookup {
+  if (!path.includes('.')) {
+    // The usual mapping (top-level names): no split, no loop.
+    return Object.hasOwn(record, path) ? { found: true, value: record[path] } : { found: false, detail: `${path} is missing` };
+  }
   let current: unknown = record;
   const segments = path.split('.');
   for (const [i, segment] of segments.entries()) {

@@ -29,7 +29,7 @@ export {
   type ParseResult,
   type RejectReason,
 } from './reject.ts';
-export { parseEvent } from './parse.ts';
+export { parseEvent, parseEventCells, type ParsedCells } from './parse.ts';
 export {
   DATA_FAMILY,
   METRIC_VALUE_BYTES,

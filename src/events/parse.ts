@@ -105,28 +105,35 @@ function readValue(record: JsonObject, path: string): Step<number> {
   return { ok: true, value };
 }
 
-function readTags(record: JsonObject, path: string, limits: EventLimits): Step<Readonly<Record<string, string>>> {
+const NO_TAGS: Readonly<Record<string, string>> = Object.freeze({});
+
+/** The tags and, when there are any, their encoded cell (checked against maxCellBytes, reused for the row). */
+type TagsStep = { readonly ok: true; readonly value: Readonly<Record<string, string>>; readonly cell: Buffer | undefined };
+
+function readTags(record: JsonObject, path: string, limits: EventLimits): TagsStep | ParseRejected {
   const found = readField(record, path);
-  if (!found.found || found.value === null) return { ok: true, value: Object.freeze({}) };
+  if (!found.found || found.value === null) return { ok: true, value: NO_TAGS, cell: undefined };
   const tags = found.value;
   if (!isJsonObject(tags)) return reject('wrong_type', path, `tags must be an object of strings, got ${preview(tags)}`);
-  const entries = Object.entries(tags);
-  if (entries.length > limits.maxTags) {
-    return reject('tags_invalid', path, `${entries.length} tags, max ${limits.maxTags}`);
+  const keys = Object.keys(tags);
+  if (keys.length > limits.maxTags) {
+    return reject('tags_invalid', path, `${keys.length} tags, max ${limits.maxTags}`);
   }
-  for (const [key, value] of entries) {
-    const field = `${path}.${key}`;
-    if (typeof value !== 'string') return reject('tags_invalid', field, `tag value must be a string, got ${preview(value)}`);
-    if (!key.isWellFormed() || !value.isWellFormed()) return loneSurrogate(field);
-    if (key.includes('\u0000')) return reject('tags_invalid', field, 'tag key contains a NUL (U+0000) character');
-    if (value.includes('\u0000')) return reject('tags_invalid', field, 'tag value contains a NUL (U+0000) character');
+  for (const key of keys) {
+    const value = tags[key];
+    if (typeof value !== 'string') return reject('tags_invalid', `${path}.${key}`, `tag value must be a string, got ${preview(value)}`);
+    if (!key.isWellFormed() || !value.isWellFormed()) return loneSurrogate(`${path}.${key}`);
+    if (key.includes('\u0000')) return reject('tags_invalid', `${path}.${key}`, 'tag key contains a NUL (U+0000) character');
+    if (value.includes('\u0000')) return reject('tags_invalid', `${path}.${key}`, 'tag value contains a NUL (U+0000) character');
   }
-  const result = Object.freeze(Object.fromEntries(entries) as Record<string, string>);
-  const cellBytes = encodeTags(result).length;
-  if (cellBytes > limits.maxCellBytes) {
-    return reject('cell_too_large', path, `encoded tags cell is ${cellBytes} bytes, max ${limits.maxCellBytes}`);
+  // The object came fresh from JSON.parse and nobody else holds it: frozen in place, not copied.
+  const result = Object.freeze(tags as Record<string, string>);
+  if (keys.length === 0) return { ok: true, value: result, cell: undefined };
+  const cell = encodeTags(result);
+  if (cell.length > limits.maxCellBytes) {
+    return reject('cell_too_large', path, `encoded tags cell is ${cell.length} bytes, max ${limits.maxCellBytes}`);
   }
-  return { ok: true, value: result };
+  return { ok: true, value: result, cell };
 }
 
 function decodeRecord(raw: Uint8Array, limits: EventLimits): Step<JsonObject> {
@@ -152,7 +159,11 @@ function decodeRecord(raw: Uint8Array, limits: EventLimits): Step<JsonObject> {
   return { ok: true, value: parsed };
 }
 
-export function parseEvent(raw: Uint8Array, mapping: FieldMapping, limits: EventLimits): ParseResult {
+/** A parsed event and its encoded tags cell (undefined without tags), for building its row. */
+export type ParsedCells = { readonly ok: true; readonly event: TsEvent; readonly tagsCell: Buffer | undefined };
+
+/** parseEvent, also handing back the tags cell it encoded to check its size (the write path reuses it). */
+export function parseEventCells(raw: Uint8Array, mapping: FieldMapping, limits: EventLimits): ParsedCells | ParseRejected {
   const record = decodeRecord(raw, limits);
   if (!record.ok) return record;
   const id = readId(record.value, mapping.id);
@@ -166,5 +177,10 @@ export function parseEvent(raw: Uint8Array, mapping: FieldMapping, limits: Event
   const tags = readTags(record.value, mapping.tags, limits);
   if (!tags.ok) return tags;
   const event: TsEvent = { id: id.value, ts: ts.value, metric: metric.value, value: value.value, tags: tags.value };
-  return { ok: true, event };
+  return { ok: true, event, tagsCell: tags.cell };
+}
+
+export function parseEvent(raw: Uint8Array, mapping: FieldMapping, limits: EventLimits): ParseResult {
+  const parsed = parseEventCells(raw, mapping, limits);
+  return parsed.ok ? { ok: true, event: parsed.event } : parsed;
 }

@@ -1,7 +1,7 @@
 // Pure: turns a run of Kafka records into the rows to write (data rows, index rows) and the records
 // to dead-letter, and cuts work into flush units and write chunks. No I/O.
-import { encodeDataKey, encodeIndexKey, encodePrintableDataKey, indexSaltOf, saltOf, type IndexSaltMode, type KeyFormat } from '../keys/index.ts';
-import { buildEventCells, describeReject, parseEvent, type DataRow, type EventLimits, type FieldMapping, type ParseRejected, type TsEvent } from '../events/index.ts';
+import { encodeDataKey, encodeIndexKey, encodePrintableDataKey, type IndexSaltMode, type KeyFormat } from '../keys/index.ts';
+import { buildEventCells, describeReject, parseEventCells, type DataCell, type DataRow, type EventLimits, type FieldMapping, type ParseRejected, type TsEvent } from '../events/index.ts';
 import type { RejectReason } from '../events/index.ts';
 
 export interface SourceRecord {
@@ -80,19 +80,30 @@ export function buildIndexRows(src: IndexSource, s: IndexRowSettings): DataRow[]
   return rows;
 }
 
+/** Index rows of one event, each with its bucket: salt' is the first byte of an index key. */
 function indexRowsOf(event: TsEvent, s: PlanSettings): PlannedRow[] {
-  const src = { id: event.id, ts: event.ts, tags: event.tags, metrics: [event.metric] };
-  // One tag at a time, so each row is paired with the salt' of its own (tag, value, id).
-  return s.indexTags.flatMap((indexName) =>
-    buildIndexRows(src, { ...s, indexTags: [indexName] }).map((row) => ({
-      row,
-      bucket: indexSaltOf({ indexName, value: event.tags[indexName] ?? '', id: event.id }, s.buckets, s.indexSaltMode),
-    })),
-  );
+  const rows: PlannedRow[] = [];
+  if (s.indexTags.length === 0) return rows;
+  let cells: DataCell[] | undefined;
+  for (const indexName of s.indexTags) {
+    if (!Object.hasOwn(event.tags, indexName)) continue;
+    const value = event.tags[indexName];
+    if (value === undefined) continue;
+    const key = encodeIndexKey({ indexName, value, ts: event.ts, id: event.id }, s.buckets, s.indexSaltMode);
+    // The same empty metric cell for every index row of the event (cells are never mutated).
+    cells ??= [{ family: s.indexFamily, qualifier: Buffer.from(event.metric, 'utf8'), value: EMPTY, timestamp: event.ts }];
+    rows.push({ row: { key, cells }, bucket: key[0] as number });
+  }
+  return rows;
 }
 
 function reject(record: SourceRecord, r: ParseRejected): Rejected {
   return { record, reason: r.reason, field: r.field, detail: describeReject(r) };
+}
+
+/** The salt bucket a data key starts with (binary: its first byte; printable: two hex chars). */
+function dataBucket(key: Buffer, format: KeyFormat): number {
+  return format === 'binary' ? (key[0] as number) : Number.parseInt(key.toString('latin1', 0, 2), 16);
 }
 
 export function planBatch(records: readonly SourceRecord[], s: PlanSettings): BatchPlan {
@@ -102,7 +113,7 @@ export function planBatch(records: readonly SourceRecord[], s: PlanSettings): Ba
       plan.rejects.push({ record, reason: 'invalid_json', detail: 'invalid_json: the record has no value (tombstone)' });
       continue;
     }
-    const parsed = parseEvent(record.value, s.mapping, s.limits);
+    const parsed = parseEventCells(record.value, s.mapping, s.limits);
     if (!parsed.ok) {
       plan.rejects.push(reject(record, parsed));
       continue;
@@ -117,7 +128,7 @@ export function planBatch(records: readonly SourceRecord[], s: PlanSettings): Ba
       plan.rejects.push({ record, reason: 'key_invalid', detail: `key_invalid: ${(err as Error).message}` });
       continue;
     }
-    const data = { row: { key, cells: buildEventCells(event, s.dataFamily) }, bucket: saltOf(event.id, s.buckets) };
+    const data = { row: { key, cells: buildEventCells(event, s.dataFamily, parsed.tagsCell) }, bucket: dataBucket(key, s.keyFormat) };
     plan.events.push({ record, id: event.id, ts: event.ts, data, index });
   }
   return plan;

@@ -20,10 +20,12 @@ export interface RowSink {
   put(table: string, rows: readonly RowCellsLike[]): Promise<void>;
 }
 
-/** An acknowledged row: its key and the salt bucket it was planned in. */
+/** An acknowledged row: its key, the salt bucket it was planned in and the id of its event. */
 export interface WrittenRow {
   readonly key: Buffer;
   readonly bucket: number;
+  /** Set by the writer (a marker row carries the id it marks), so nothing decodes it from the key. */
+  readonly id?: string;
 }
 
 export interface WriteObserver {
@@ -65,15 +67,28 @@ function unlessAborted<T>(p: Promise<T>, signal: AbortSignal | undefined): Promi
   });
 }
 
+/** `family:` as bytes, per family name (a handful per process). */
+const familyPrefixes = new Map<string, Buffer>();
+
+function columnOf(family: string, qualifier: Buffer): Buffer {
+  let prefix = familyPrefixes.get(family);
+  if (prefix === undefined) {
+    prefix = Buffer.from(`${family}:`, 'utf8');
+    familyPrefixes.set(family, prefix);
+  }
+  const column = Buffer.allocUnsafe(prefix.length + qualifier.length);
+  prefix.copy(column, 0);
+  qualifier.copy(column, prefix.length);
+  return column;
+}
+
 export function toRowCells(row: DataRow): RowCellsLike {
-  return {
-    row: row.key,
-    cells: row.cells.map((c) => ({
-      column: Buffer.concat([Buffer.from(`${c.family}:`, 'utf8'), c.qualifier]),
-      value: c.value,
-      timestamp: c.timestamp,
-    })),
-  };
+  const cells = new Array<RowCellsLike['cells'][number]>(row.cells.length);
+  for (let i = 0; i < row.cells.length; i++) {
+    const c = row.cells[i] as DataRow['cells'][number];
+    cells[i] = { column: columnOf(c.family, c.qualifier), value: c.value, timestamp: c.timestamp };
+  }
+  return { row: row.key, cells };
 }
 
 export class DualWriter {
@@ -136,12 +151,13 @@ export class DualWriter {
 
   async #writeChunk(table: string, chunk: readonly Entry[], refused: Map<PlannedEvent, Rejected>, bisect: boolean): Promise<void> {
     const { observer, watch, signal } = this.#o;
+    const rows = chunk.map((e) => toRowCells(e.row));
     try {
       await retrying(
         async () => {
           const t0 = performance.now();
           try {
-            await unlessAborted(this.#o.sink.put(table, chunk.map((e) => toRowCells(e.row))), signal);
+            await unlessAborted(this.#o.sink.put(table, rows), signal);
           } catch (err) {
             if (!(err instanceof RetryAbortedError)) {
               observer.failed(table, err, (performance.now() - t0) / 1000);
@@ -152,7 +168,7 @@ export class DualWriter {
             throw err;
           }
           watch?.acknowledged();
-          observer.written(table, chunk.map((e) => ({ key: e.row.key, bucket: e.bucket })), (performance.now() - t0) / 1000);
+          observer.written(table, chunk.map((e) => ({ key: e.row.key, bucket: e.bucket, id: e.event.id })), (performance.now() - t0) / 1000);
         },
         {
           ...this.#o.retry,

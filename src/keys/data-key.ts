@@ -23,13 +23,13 @@ import {
   REVERSE_TS_DIGITS,
   assertTs,
   decodeUtf8,
-  encodeId,
+  idByteLength,
   isAsciiDigit,
   prefixRange,
   readReverseTs,
   readReverseTsDecimal,
   timeRange,
-  writeReverseTs,
+  writeReverseTsAt,
   writeReverseTsDecimal,
   type ScanRange,
 } from './key-bytes.ts';
@@ -47,33 +47,45 @@ export type DecodedAnyKey = DecodedDataKey & {
   readonly iso: string | null;
 };
 
-const NUL = Buffer.from([0x00]);
 /** salt + 1-byte id + 0x00 + 8-byte reverse ts */
 const MIN_BINARY_LENGTH = 1 + 1 + 1 + REVERSE_TS_BYTES;
 /** 2 hex chars + 1-byte id + 0x00 + 19 digits */
 const MIN_PRINTABLE_LENGTH = 2 + 1 + 1 + REVERSE_TS_DIGITS;
 const BINARY_REVERSE_TS_LEAD = 0x7f;
 
-function saltPrefix(salt: number, format: KeyFormat): Buffer {
-  return format === 'binary'
-    ? Buffer.from([salt])
-    : Buffer.from(salt.toString(16).padStart(2, '0'), 'latin1');
+/**
+ * salt ‖ id ‖ 0x00 written into a new Buffer with `tail` more bytes after it (for the reverse ts):
+ * one allocation per key, the id's salt from the memo in salt.ts.
+ */
+function writePrefix(id: string, buckets: number, format: KeyFormat, tail: number): { key: Buffer; end: number } {
+  const n = idByteLength(id);
+  const salt = saltOf(id, buckets);
+  const saltBytes = format === 'binary' ? 1 : 2;
+  const key = Buffer.allocUnsafe(saltBytes + n + 1 + tail);
+  if (format === 'binary') key[0] = salt;
+  else key.write(salt.toString(16).padStart(2, '0'), 0, 'latin1');
+  key.write(id, saltBytes, 'utf8');
+  key[saltBytes + n] = 0x00;
+  return { key, end: saltBytes + n + 1 };
 }
 
 /** salt ‖ id ‖ 0x00 in the given format — the scan prefix for "latest N of an id". */
 export function idPrefix(id: string, buckets: number, format: KeyFormat = 'binary'): Buffer {
-  const idBytes = encodeId(id);
-  return Buffer.concat([saltPrefix(saltOf(idBytes, buckets), format), idBytes, NUL]);
+  return writePrefix(id, buckets, format, 0).key;
 }
 
 export function encodeDataKey(parts: DataKeyParts, buckets: number): Buffer {
   assertTs(parts.ts);
-  return Buffer.concat([idPrefix(parts.id, buckets, 'binary'), writeReverseTs(parts.ts)]);
+  const { key, end } = writePrefix(parts.id, buckets, 'binary', REVERSE_TS_BYTES);
+  writeReverseTsAt(key, end, parts.ts);
+  return key;
 }
 
 export function encodePrintableDataKey(parts: DataKeyParts, buckets: number): Buffer {
   assertTs(parts.ts);
-  return Buffer.concat([idPrefix(parts.id, buckets, 'printable'), writeReverseTsDecimal(parts.ts)]);
+  const { key, end } = writePrefix(parts.id, buckets, 'printable', REVERSE_TS_DIGITS);
+  writeReverseTsDecimal(parts.ts).copy(key, end);
+  return key;
 }
 
 /** All rows of one id (newest first): [salt‖id‖0x00, salt‖id‖0x01). */

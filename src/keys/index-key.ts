@@ -14,15 +14,15 @@ import {
   REVERSE_TS_BYTES,
   assertTs,
   decodeUtf8,
-  encodeId,
+  idByteLength,
   prefixRange,
   readReverseTs,
   timeRange,
-  writeReverseTs,
+  writeReverseTsAt,
   type ScanRange,
 } from './key-bytes.ts';
 import { KeyError } from './key-error.ts';
-import { assertBuckets, md5Bucket } from './salt.ts';
+import { assertBuckets, md5Bucket, memoBucket } from './salt.ts';
 
 export const INDEX_SALT_MODES = ['entry', 'value'] as const;
 export type IndexSaltMode = (typeof INDEX_SALT_MODES)[number];
@@ -39,7 +39,8 @@ export type TsBounds = { readonly fromTs: number; readonly toTs: number };
 
 const NUL = Buffer.from([0x00]);
 
-function encodePart(text: string, name: 'indexName' | 'value'): Buffer {
+/** Validates one text part of an index key; returns its UTF-8 length. */
+function checkPart(text: string, name: 'indexName' | 'value'): number {
   if (typeof text !== 'string') {
     throw new KeyError('invalid_index_part', `${name} must be a string`);
   }
@@ -52,6 +53,11 @@ function encodePart(text: string, name: 'indexName' | 'value'): Buffer {
   if (!text.isWellFormed()) {
     throw new KeyError('invalid_index_part', `${name} contains a lone surrogate (not representable in UTF-8)`);
   }
+  return Buffer.byteLength(text, 'utf8');
+}
+
+function encodePart(text: string, name: 'indexName' | 'value'): Buffer {
+  checkPart(text, name);
   return Buffer.from(text, 'utf8');
 }
 
@@ -59,6 +65,11 @@ function assertSaltMode(mode: IndexSaltMode): void {
   if (!(INDEX_SALT_MODES as readonly string[]).includes(mode)) {
     throw new KeyError('invalid_salt_mode', `saltMode must be one of ${INDEX_SALT_MODES.join(', ')}, got ${mode}`);
   }
+}
+
+/** MD5 input of salt' as text: its UTF-8 bytes are name ‖ 0x00 ‖ value [‖ 0x00 ‖ id] (parts checked). */
+function saltText(name: string, value: string, id: string | null): string {
+  return id === null ? `${name}\u0000${value}` : `${name}\u0000${value}\u0000${id}`;
 }
 
 function saltFromParts(name: Buffer, value: Buffer, id: Buffer | null, buckets: number): number {
@@ -73,11 +84,13 @@ export function indexSaltOf(
   saltMode: IndexSaltMode = DEFAULT_INDEX_SALT_MODE,
 ): number {
   assertSaltMode(saltMode);
-  const name = encodePart(entry.indexName, 'indexName');
-  const value = encodePart(entry.value, 'value');
-  return saltFromParts(name, value, saltMode === 'entry' ? encodeId(entry.id) : null, buckets);
+  checkPart(entry.indexName, 'indexName');
+  checkPart(entry.value, 'value');
+  if (saltMode === 'entry') idByteLength(entry.id);
+  return memoBucket(saltText(entry.indexName, entry.value, saltMode === 'entry' ? entry.id : null), buckets);
 }
 
+/** One allocation per key; salt' from the memo in salt.ts. */
 export function encodeIndexKey(
   entry: IndexEntry,
   buckets: number,
@@ -85,11 +98,20 @@ export function encodeIndexKey(
 ): Buffer {
   assertSaltMode(saltMode);
   assertTs(entry.ts);
-  const name = encodePart(entry.indexName, 'indexName');
-  const value = encodePart(entry.value, 'value');
-  const id = encodeId(entry.id);
-  const salt = saltFromParts(name, value, saltMode === 'entry' ? id : null, buckets);
-  return Buffer.concat([Buffer.from([salt]), name, NUL, value, NUL, writeReverseTs(entry.ts), id]);
+  const { indexName, value, id } = entry;
+  const nameLen = checkPart(indexName, 'indexName');
+  const valueLen = checkPart(value, 'value');
+  const idLen = idByteLength(id);
+  const salt = memoBucket(saltText(indexName, value, saltMode === 'entry' ? id : null), buckets);
+  const key = Buffer.allocUnsafe(1 + nameLen + 1 + valueLen + 1 + REVERSE_TS_BYTES + idLen);
+  key[0] = salt;
+  let pos = 1 + key.write(indexName, 1, 'utf8');
+  key[pos++] = 0x00;
+  pos += key.write(value, pos, 'utf8');
+  key[pos++] = 0x00;
+  pos = writeReverseTsAt(key, pos, entry.ts);
+  key.write(id, pos, 'utf8');
+  return key;
 }
 
 /** Decodes an index key; pass `buckets` (and the mode) to also verify salt'. */

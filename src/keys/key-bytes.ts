@@ -34,8 +34,8 @@ export function assertTsRange(fromTs: number, toTs: number): void {
   }
 }
 
-/** Validates an id (1–128 UTF-8 bytes, no NUL, well-formed Unicode) and returns its UTF-8 bytes. */
-export function encodeId(id: string): Buffer {
+/** Validates an id (1–128 UTF-8 bytes, no NUL, well-formed Unicode) and returns its UTF-8 length. */
+export function idByteLength(id: string): number {
   if (typeof id !== 'string' || id.length === 0) {
     throw new KeyError('invalid_id', 'id must be a non-empty string');
   }
@@ -45,11 +45,17 @@ export function encodeId(id: string): Buffer {
   if (id.includes('\u0000')) {
     throw new KeyError('invalid_id', 'id must not contain a NUL (0x00) character');
   }
-  const bytes = Buffer.from(id, 'utf8');
-  if (bytes.length > MAX_ID_BYTES) {
-    throw new KeyError('invalid_id', `id is ${bytes.length} UTF-8 bytes, max ${MAX_ID_BYTES}`);
+  const n = Buffer.byteLength(id, 'utf8');
+  if (n > MAX_ID_BYTES) {
+    throw new KeyError('invalid_id', `id is ${n} UTF-8 bytes, max ${MAX_ID_BYTES}`);
   }
-  return bytes;
+  return n;
+}
+
+/** Validates an id (1–128 UTF-8 bytes, no NUL, well-formed Unicode) and returns its UTF-8 bytes. */
+export function encodeId(id: string): Buffer {
+  idByteLength(id);
+  return Buffer.from(id, 'utf8');
 }
 
 /** Strict UTF-8 decode; throws a `malformed_key` KeyError naming `what` on invalid bytes. */
@@ -67,9 +73,23 @@ export function reverseTs(ts: number): bigint {
 
 /** 8-byte big-endian reverse ts. `extra` = 1 yields the exclusive stop just after `ts`'s rows. */
 export function writeReverseTs(ts: number, extra: 0 | 1 = 0): Buffer {
-  const out = Buffer.alloc(REVERSE_TS_BYTES);
-  out.writeBigUInt64BE(reverseTs(ts) + BigInt(extra));
+  const out = Buffer.allocUnsafe(REVERSE_TS_BYTES);
+  if (extra === 0) writeReverseTsAt(out, 0, ts);
+  else out.writeBigUInt64BE(reverseTs(ts) + 1n);
   return out;
+}
+
+/**
+ * Writes the 8-byte reverse ts of `ts` (an integer in [0, 2^53−1], already checked) at `offset`,
+ * without BigInt: 0x7FFFFFFF_FFFFFFFF − (hi·2^32 + lo) = (0x7FFFFFFF − hi)·2^32 + (0xFFFFFFFF − lo),
+ * with no borrow since lo ≤ 0xFFFFFFFF. Returns the offset after it.
+ */
+export function writeReverseTsAt(buf: Buffer, offset: number, ts: number): number {
+  const hi = Math.floor(ts / 0x1_0000_0000);
+  const lo = ts - hi * 0x1_0000_0000;
+  buf.writeUInt32BE(0x7fff_ffff - hi, offset);
+  buf.writeUInt32BE(0xffff_ffff - lo, offset + 4);
+  return offset + REVERSE_TS_BYTES;
 }
 
 /** 19-digit zero-padded decimal reverse ts (printable format). */

@@ -2,7 +2,7 @@
 import type { Metrics } from '../metrics/registry.ts';
 import type { RegionMap } from '../metrics/region-map.ts';
 import type { WriteSpread } from '../metrics/write-spread.ts';
-import type { WriteObserver } from '../ingest/dual-writer.ts';
+import type { WriteObserver, WrittenRow } from '../ingest/dual-writer.ts';
 import type { IngestObserver } from '../ingest/consumer.ts';
 import type { LagSink } from '../ingest/lag-monitor.ts';
 
@@ -12,9 +12,12 @@ function statusOf(err: unknown): string {
   return typeof e.code === 'string' ? e.code.toLowerCase() : 'error';
 }
 
-/** Where acknowledged data-table keys go to find the hot ids (src/ui/hot-ids.ts `HotIds`). */
+/** Where the ids of acknowledged data-table rows go to find the hot ids (src/ui/hot-ids.ts `HotIds`). */
 export interface HotIdFeed {
   readonly table: string;
+  /** One event per id; the writer hands over the ids of the planned events, nothing is decoded. */
+  recordIds(ids: readonly string[]): void;
+  /** For rows that come without their id: the id is decoded from the data key. */
   recordDataKeys(keys: readonly Buffer[]): void;
 }
 
@@ -23,11 +26,17 @@ export function writeObserver(m: Metrics, spread: WriteSpread, regions: RegionMa
     written(table, rows, seconds) {
       m.hbaseRequestDuration.observe({ table, op: 'put', status: '200' }, seconds);
       m.rowsWritten.inc({ table }, rows.length);
-      // Each row carries the salt bucket it was planned in; nothing is decoded back from the key.
-      const keys = rows.map((r) => r.key);
-      const buckets = new Map(rows.map((r) => [r.key, r.bucket]));
+      // Each row carries the salt bucket it was planned in and its event's id; nothing is decoded back
+      // from the key.
+      const keys = new Array<Buffer>(rows.length);
+      const buckets = new Map<Buffer, number>();
+      for (let i = 0; i < rows.length; i++) {
+        const r = rows[i] as WrittenRow;
+        keys[i] = r.key;
+        buckets.set(r.key, r.bucket);
+      }
       spread.record(table, keys, (key) => buckets.get(key));
-      if (hotIds !== undefined && table === hotIds.table) hotIds.recordDataKeys(keys);
+      if (hotIds !== undefined && table === hotIds.table) feedHotIds(hotIds, rows);
     },
     failed(table, err, seconds) {
       m.hbaseRequestDuration.observe({ table, op: 'put', status: statusOf(err) }, seconds);
@@ -37,6 +46,17 @@ export function writeObserver(m: Metrics, spread: WriteSpread, regions: RegionMa
       m.hbaseRetries.inc({ table, op: 'put' });
     },
   };
+}
+
+function feedHotIds(hotIds: HotIdFeed, rows: readonly WrittenRow[]): void {
+  const ids: string[] = [];
+  let keys: Buffer[] | undefined;
+  for (const r of rows) {
+    if (r.id !== undefined) ids.push(r.id);
+    else (keys ??= []).push(r.key);
+  }
+  hotIds.recordIds(ids);
+  if (keys !== undefined) hotIds.recordDataKeys(keys);
 }
 
 export function ingestObserver(m: Metrics, now: () => number = Date.now): IngestObserver {
