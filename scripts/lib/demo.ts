@@ -93,7 +93,8 @@ async function report(o: DemoOptions, metricsText: string, skew: string | undefi
   const regions = metricsText.split('\n').filter((l) => l.startsWith(`tsingest_region_writes_total{table="${cfg.tables.data.name}"`));
   say(`${cfg.tables.data.name}: ${regions.length} regions received writes; region write skew (max/mean, 1.0 = even) = ${skew ?? 'n/a'}`);
   say('rollups: one job run over the closed windows (the service also runs it every rollup.intervalMs)');
-  await o.cli(['rollup', 'run']);
+  // The service has stopped, so no ingest is skipping re-marks: the markers need not settle first.
+  await o.cli(['rollup', 'run', '--set', 'rollup.markerSettleMs=0']);
   const examples: readonly (readonly string[])[] = [
     ['query', 'latest', '--id', HOTTEST, '--limit', '3'],
     ['query', 'by-tag', '--tag', 'site', '--value', 'site-3', '--limit', '3'],

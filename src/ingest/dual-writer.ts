@@ -114,16 +114,15 @@ export class DualWriter {
   async #writeMarks(events: readonly PlannedEvent[]): Promise<void> {
     const marks = this.#o.marks;
     if (marks === undefined || events.length === 0) return;
-    // Per id, so each marker row keeps its id's salt bucket (a marker key is salted like the data key).
-    const byId = new Map<string, PlannedEvent[]>();
-    for (const e of events) {
-      const list = byId.get(e.id);
-      if (list === undefined) byId.set(e.id, [e]);
-      else list.push(e);
-    }
-    const planned = [...byId.values()].flatMap((group) => {
-      const first = group[0] as PlannedEvent;
-      return marks.planner.rowsFor(group).map((mark) => ({ mark, entry: { event: first, row: mark.row, bucket: first.data.bucket } }));
+    const marked = marks.planner.rowsFor(events);
+    if (marked.length === 0) return; // the usual case: every (id, window) is known to be marked
+    // Each marker row is paired with its id's first event, so it keeps the id's salt bucket (a marker
+    // key is salted like the data key).
+    const firstOf = new Map<string, PlannedEvent>();
+    for (const e of events) if (!firstOf.has(e.id)) firstOf.set(e.id, e);
+    const planned = marked.map((mark) => {
+      const first = firstOf.get(mark.id) as PlannedEvent;
+      return { mark, entry: { event: first, row: mark.row, bucket: first.data.bucket } };
     });
     // A marker row stands for many events; HBase refusing one is not any event's fault, so it is not
     // bisected into the DLQ: the error fails the unit (uncommitted, replayed).

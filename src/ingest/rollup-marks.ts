@@ -1,13 +1,13 @@
 // Rollup markers written by ingest: one row per (id, finest rollup window) a flush unit touched, put
 // after the unit's data rows are acknowledged and before its offsets are committed (docs/ROLLUPS.md).
-// A bounded cache skips re-marking a window this process already marked while that window is still
-// open: the rollup job only takes markers of closed windows, so such a marker cannot have been
-// consumed yet. Once the window is (nearly) closed every touch re-marks it, so late events are never
-// missed. Pure apart from the clock and the random marker value.
-// Marker cells carry an explicit, per-process strictly increasing timestamp. The job deletes a marker
-// with check-and-delete on the value it read plus a family delete up to that version's timestamp, so
-// a re-mark with a later stamp survives; the rollup family has NEW_VERSION_BEHAVIOR on, so a delete
-// also never hides a re-mark written after it (a host whose clock lags cannot lose a re-mark).
+// A bounded cache skips re-marking an (id, window) this process already marked while that marker is
+// certain to still be in place, i.e. not yet taken by a rollup job:
+//   - while the window is open (the job only takes markers of closed windows), and
+//   - for `settleMs` after the mark (the job only takes a finest-window marker once its timestamp is
+//     settleMs old), so catching up on closed windows writes one marker per (id, window) per settle
+//     period instead of one per flush unit.
+// Both end early by a clock margin (job and ingest hosts may disagree). Past that every touch
+// re-marks, so late events are never missed. Pure apart from the clock.
 import type { DataRow } from '../events/index.ts';
 import { markerRow, stampClock } from '../rollup/marker.ts';
 import { windowStartOf, type WindowSize } from '../rollup/windows.ts';
@@ -16,6 +16,8 @@ export interface RollupMarksOptions {
   /** The finest configured window: ingest marks only it; the job cascades to coarser sizes. */
   readonly window: WindowSize;
   readonly graceMs: number;
+  /** rollup.markerSettleMs: the job leaves markers younger than this; 0 (default) = no settle period */
+  readonly settleMs?: number;
   readonly buckets: number;
   readonly family: string;
   /** Entries kept in the "already marked" cache; 0 disables it. */
@@ -32,7 +34,10 @@ export interface MarkTouch {
 export interface MarkRow {
   readonly row: DataRow;
   readonly cacheKey: string;
+  readonly id: string;
   readonly windowStart: number;
+  /** the marker cell's timestamp */
+  readonly stamp: number;
 }
 
 /** Largest clock difference tolerated between ingest and rollup-job hosts when skipping a re-mark. */
@@ -51,10 +56,12 @@ export class RollupMarks {
     this.#stamp = stampClock(this.#now);
   }
 
-  /** Until when a marker of the window starting at `start` is certain to still be in place. */
-  #skipUntil(start: number): number {
+  /** Until when a marker of the window starting at `start`, stamped `stamp`, is certain to still be in place. */
+  #skipUntil(start: number, stamp: number): number {
     const { window, graceMs } = this.#o;
-    return start + window.ms + graceMs - Math.max(5000, Math.min(MARK_SKIP_MARGIN_MS, graceMs / 2));
+    const settleMs = this.#o.settleMs ?? 0;
+    const open = start + window.ms + graceMs - Math.max(5000, Math.min(MARK_SKIP_MARGIN_MS, graceMs / 2));
+    return settleMs === 0 ? open : Math.max(open, stamp + settleMs - Math.min(MARK_SKIP_MARGIN_MS, settleMs / 2));
   }
 
   /** Marker rows for the distinct (id, window) pairs of `touches` that need (re-)marking now. */
@@ -73,7 +80,7 @@ export class RollupMarks {
       const until = this.#marked.get(cacheKey);
       if (until !== undefined && now < until) continue;
       const row = markerRow({ id, windowSec: this.#o.window.seconds, windowStart }, { buckets: this.#o.buckets, family: this.#o.family, stamp });
-      rows.push({ cacheKey, windowStart, row });
+      rows.push({ cacheKey, id, windowStart, stamp, row });
     }
     return rows;
   }
@@ -83,7 +90,7 @@ export class RollupMarks {
     if (this.#o.cacheSize === 0) return;
     const now = this.#now();
     for (const r of rows) {
-      const until = this.#skipUntil(r.windowStart);
+      const until = this.#skipUntil(r.windowStart, r.stamp);
       if (until <= now) continue;
       this.#marked.delete(r.cacheKey); // re-insert: Map order = insertion order, oldest evicted first
       this.#marked.set(r.cacheKey, until);

@@ -20,6 +20,8 @@ export interface SizeReport {
   readonly window: string;
   /** closed markers found */
   pending: number;
+  /** of those, ingest markers younger than rollup.markerSettleMs: left for a later run */
+  settling: number;
   /** summary rows written */
   written: number;
   /** windows without data (nothing written, marker removed) */
@@ -115,10 +117,14 @@ export class RollupJob {
   async #runSize(w: WindowSize, lagKnown: ReadonlySet<string>, signal: AbortSignal | undefined): Promise<SizeReport> {
     const { store, settings: s, metrics } = this.#o;
     const now = this.#now();
-    const rep: SizeReport = { window: w.name, pending: 0, written: 0, empty: 0, superseded: 0, errors: 0 };
+    const rep: SizeReport = { window: w.name, pending: 0, settling: 0, written: 0, empty: 0, superseded: 0, errors: 0 };
     let oldestLeft: number | undefined;
     const left = (start: number): void => { oldestLeft = Math.min(oldestLeft ?? Infinity, start); };
     let complete = lagKnown.has(w.name);
+    // Ingest marks only the finest size and skips re-marks for the settle period (src/ingest/rollup-marks.ts):
+    // such a marker is taken only once it is that old. Coarser markers are the job's own.
+    const settleMs = w === s.windows[0] ? s.markerSettleMs : 0;
+    const settling = (m: FoundMarker): boolean => settleMs > 0 && m.stamp > now - settleMs;
     const queue = new PQueue({ concurrency: s.concurrency });
     await forEachLimit(range(s.buckets), s.concurrency, async (salt) => {
       try {
@@ -138,6 +144,11 @@ export class RollupJob {
             }
             if (m === undefined) continue;
             rep.pending++;
+            if (settling(m)) {
+              rep.settling++;
+              left(m.parts.windowStart);
+              continue;
+            }
             await queue.onSizeLessThan(s.concurrency);
             const marker = m;
             void queue.add(() => this.#one(w, marker, rep, left));
@@ -182,5 +193,6 @@ export class RollupJob {
 export function formatRunReport(r: RunReport): string {
   const per = r.sizes.map((s) => `${s.window} ${s.written}`).join(', ');
   const found = r.sizes.reduce((n, s) => n + s.pending, 0);
-  return `rollup run: windows written ${r.written}${per === '' ? '' : ` (${per})`}, superseded ${r.superseded}, errors ${r.errors}, markers found ${found}, duration ${(r.durationMs / 1000).toFixed(2)}s${r.aborted ? ', stopped early' : ''}`;
+  const settling = r.sizes.reduce((n, s) => n + s.settling, 0);
+  return `rollup run: windows written ${r.written}${per === '' ? '' : ` (${per})`}, superseded ${r.superseded}, errors ${r.errors}, markers found ${found}${settling > 0 ? ` (${settling} left to settle, rollup.markerSettleMs)` : ''}, duration ${(r.durationMs / 1000).toFixed(2)}s${r.aborted ? ', stopped early' : ''}`;
 }

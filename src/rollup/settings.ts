@@ -7,6 +7,8 @@ export interface RollupSettings {
   /** finest first, nested */
   readonly windows: readonly WindowSize[];
   readonly graceMs: number;
+  /** the job leaves a finest-window marker younger than this (by its timestamp) for a later run */
+  readonly markerSettleMs: number;
   /** windows recomputed at once (also: bucket scans at once) */
   readonly concurrency: number;
   readonly buckets: number;
@@ -22,6 +24,7 @@ export function rollupSettings(cfg: Config, pageRows = 500): RollupSettings {
   return {
     windows: parseWindows(cfg.rollup.windows),
     graceMs: cfg.rollup.graceMs,
+    markerSettleMs: cfg.rollup.markerSettleMs,
     concurrency: cfg.rollup.concurrency,
     buckets: cfg.keys.saltBuckets,
     keyFormat: cfg.keys.format,

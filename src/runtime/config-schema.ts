@@ -137,6 +137,8 @@ export const configSchema = z
         concurrency: z.number().int().min(1).max(64).default(4).describe('Windows recomputed at once'),
         markerCacheSize: z.number().int().min(0).default(100_000)
           .describe('(id, window) pairs remembered as marked, so a hot id does not re-mark an open window per flush unit'),
+        markerSettleMs: z.number().int().min(0).default(120_000)
+          .describe('The job takes an ingest marker only once its timestamp is this old (ms); meanwhile ingest skips re-marking that (id, window), also in closed windows (catch-up after an outage). 0: taken at once, closed windows re-marked per flush unit'),
       })
       .strict()
       .prefault({})

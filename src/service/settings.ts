@@ -41,7 +41,7 @@ export function planSettings(cfg: Config): () => PlanSettings {
 export function rollupMarks(cfg: Config): RollupMarks {
   const finest = parseWindows(cfg.rollup.windows)[0];
   if (finest === undefined) throw new StartupError('rollup.windows is empty');
-  return new RollupMarks({ window: finest, graceMs: cfg.rollup.graceMs, buckets: cfg.keys.saltBuckets, family: cfg.tables.rollup.family, cacheSize: cfg.rollup.markerCacheSize });
+  return new RollupMarks({ window: finest, graceMs: cfg.rollup.graceMs, settleMs: cfg.rollup.markerSettleMs, buckets: cfg.keys.saltBuckets, family: cfg.tables.rollup.family, cacheSize: cfg.rollup.markerCacheSize });
 }
 
 export interface TableNames {

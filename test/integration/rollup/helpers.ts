@@ -14,7 +14,8 @@ import type { Config } from '../../../src/runtime/config.ts';
 import { createHarness, retryingRest, type Harness } from '../../support/service-harness.ts';
 import { summariesOfRows, type Ev, type SummaryMap } from '../../unit/rollup/brute.ts';
 
-export const ROLLUP_SETS = ['rollup.windows=["1m","1h","1d"]', 'rollup.graceMs=0', 'rollup.concurrency=4'] as const;
+// markerSettleMs 0: these tests run the job right after ingest (settle-test.ts covers the settle period).
+export const ROLLUP_SETS = ['rollup.windows=["1m","1h","1d"]', 'rollup.graceMs=0', 'rollup.markerSettleMs=0', 'rollup.concurrency=4'] as const;
 export const WINDOW_SECS = [60, 3600, 86_400] as const;
 
 export interface RollupHarness {

@@ -70,3 +70,23 @@ test('the cache is bounded and cacheSize 0 disables it', () => {
   assert.equal(off.cached, 0);
   assert.equal(off.rowsFor([{ id: 'a', ts: T0 }]).length, 1);
 });
+
+test('with a settle period, a closed window is re-marked once per settle period, not per touch', () => {
+  // Catching up two days late: every window is closed, only the settle period keeps the marker in place.
+  const now = { t: T0 + 2 * 86_400_000 };
+  const m = new RollupMarks({ window: HOUR, graceMs: 300_000, settleMs: 120_000, buckets: 16, family: 'd', cacheSize: 100, now: () => now.t });
+  const first = m.rowsFor([{ id: 'late', ts: T0 + 5 }]);
+  assert.equal(first.length, 1);
+  assert.equal(first[0]?.stamp, first[0]?.row.cells[0]?.timestamp, 'the stamp is the cell timestamp');
+  m.acknowledged(first);
+  assert.equal(m.rowsFor([{ id: 'late', ts: T0 + 6 }]).length, 0, 'marker younger than the settle period: the job cannot have taken it');
+  // settle 120 s − margin min(60 s, settle/2) = 60 s after the stamp, the job may soon take it: re-mark
+  now.t += 59_999;
+  assert.equal(m.rowsFor([{ id: 'late', ts: T0 + 7 }]).length, 0);
+  now.t += 1;
+  assert.equal(m.rowsFor([{ id: 'late', ts: T0 + 8 }]).length, 1, 'past the settle period minus the margin: re-mark');
+  // without a settle period every touch of a closed window re-marks
+  const none = marks({ t: T0 + 2 * 86_400_000 });
+  none.acknowledged(none.rowsFor([{ id: 'late', ts: T0 + 5 }]));
+  assert.equal(none.rowsFor([{ id: 'late', ts: T0 + 6 }]).length, 1);
+});

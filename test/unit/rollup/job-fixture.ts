@@ -17,7 +17,7 @@ export const MIN = 60_000;
 export const HOUR = 3_600_000;
 
 export function settings(windows: readonly string[] = ['1m', '1h'], extra: Partial<RollupSettings> = {}): RollupSettings {
-  return { windows: parseWindows(windows), graceMs: 0, concurrency: 3, buckets: B, keyFormat: 'binary', dataTable: 'd', rollupTable: 'r', rollupFamily: 'r', pageRows: 7, ...extra };
+  return { windows: parseWindows(windows), graceMs: 0, markerSettleMs: 0, concurrency: 3, buckets: B, keyFormat: 'binary', dataTable: 'd', rollupTable: 'r', rollupFamily: 'r', pageRows: 7, ...extra };
 }
 
 export const silentLog = pino({ level: 'silent' });
