@@ -1,6 +1,6 @@
 // The Kafka side: a consumer-group member that takes each fetched batch, cuts it into flush units,
 // writes each unit (data, then index) and dead-letters its bad records, and only then commits the
-// unit's offsets. Nothing is committed past an unacknowledged write; on any failure the batch is
+// unit's offsets (units of a batch are written concurrently, committed in order). Nothing is committed past an unacknowledged write; on any failure the batch is
 // left uncommitted and will be replayed (writes are idempotent).
 //
 // Flow control lives here: fetching pauses while HBase is down, while the queued-record budget
@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import { ServiceError, classifyError, errorMessage } from '../errors.ts';
 import type { DlqRecord, DlqSink } from './dlq.ts';
 import type { DualWriter } from './dual-writer.ts';
-import { chunkRows, planBatch, recordBytes, type PlanSettings, type Rejected, type SourceRecord } from './batch-plan.ts';
+import { chunkRows, planBatch, recordBytes, type BatchPlan, type PlanSettings, type Rejected, type SourceRecord } from './batch-plan.ts';
 import { FlowControl, type HoldReason } from './flow-control.ts';
 
 export interface IngestObserver {
@@ -183,6 +183,12 @@ export class IngestConsumer {
     return this.#draining || !payload.isRunning() || payload.isStale() || this.#o.signal.aborted;
   }
 
+  /**
+   * The units of one batch are pipelined: each is written as soon as it gets queue budget (the
+   * shared p-queue bounds the requests in flight), while commits follow in offset order — a unit is
+   * committed only after its own writes and every earlier unit's commit. The first failure stops
+   * taking new units; the units after it are not committed (replayed).
+   */
   async #batch(payload: BatchPayload): Promise<void> {
     const { batch } = payload;
     const { topic, partition } = batch;
@@ -192,20 +198,22 @@ export class IngestConsumer {
     const beat = setInterval(() => {
       payload.heartbeat().catch((err: unknown) => { log.debug({ err, topic, partition }, 'heartbeat failed during a batch'); });
     }, this.#o.heartbeatIntervalMs);
+    let committed: Promise<void> = Promise.resolve();
+    const state = { failed: false };
     try {
       for (const unit of units) {
-        if (this.#stopping(payload)) return;
+        if (state.failed || this.#stopping(payload)) break;
         try {
           await this.#flow.acquire(unit.length, this.#drainStart.signal);
         } catch {
-          return; // the drain began while this unit waited for budget: nothing of it was written
+          break; // the drain began while this unit waited for budget: nothing of it was written
         }
-        try {
-          await this.#unit(payload, unit.map(toSource));
-        } finally {
-          this.#flow.giveBack(unit.length);
-        }
+        const records = unit.map(toSource);
+        const written = this.#write(payload, records);
+        committed = this.#commitAfter(committed, written, payload, records);
+        committed.catch(() => { state.failed = true; });
       }
+      await committed;
     } catch (err) {
       if (this.#failed(err, topic, partition)) throw err;
     } finally {
@@ -213,19 +221,29 @@ export class IngestConsumer {
     }
   }
 
-  async #unit(payload: BatchPayload, records: readonly SourceRecord[]): Promise<void> {
+  /** Plans a unit and writes it (HBase and DLQ); resolves with what HBase refused (dead-lettered). */
+  async #write(payload: BatchPayload, records: readonly SourceRecord[]): Promise<{ plan: BatchPlan; refused: Rejected[] }> {
     const { topic, partition } = payload.batch;
-    const first = records[0];
-    const last = records[records.length - 1];
-    if (first === undefined || last === undefined) return;
-    const range = { partition, first: first.offset, last: last.offset };
     const plan = planBatch(records, this.#o.settings());
+    const [refused] = await Promise.all([
+      this.#o.writer.write(plan),
+      this.#o.dlq.send(plan.rejects.map((r) => toDlq(topic, partition, r))),
+    ]);
+    await this.#o.dlq.send(refused.map((r) => toDlq(topic, partition, r)));
+    return { plan, refused };
+  }
+
+  /** Commits a unit once its writes and the previous unit's commit are done; gives its budget back. */
+  async #commitAfter(previous: Promise<void>, written: Promise<{ plan: BatchPlan; refused: Rejected[] }>, payload: BatchPayload, records: readonly SourceRecord[]): Promise<void> {
+    const { topic, partition } = payload.batch;
+    const first = records[0] as SourceRecord;
+    const last = records[records.length - 1] as SourceRecord;
     try {
-      const [refused] = await Promise.all([
-        this.#o.writer.write(plan),
-        this.#o.dlq.send(plan.rejects.map((r) => toDlq(topic, partition, r))),
-      ]);
-      await this.#o.dlq.send(refused.map((r) => toDlq(topic, partition, r)));
+      // Both are awaited (settled) so neither rejection goes unobserved.
+      const [before, mine] = await Promise.allSettled([previous, written]);
+      if (before.status === 'rejected') throw before.reason;
+      if (mine.status === 'rejected') throw mine.reason;
+      const { plan, refused } = mine.value;
       // Every write and dead-letter up to `last` is acknowledged: now, and only now, commit. The
       // payload's commit goes straight to the group coordinator; consumer.commitOffsets() would
       // return without committing once kafkajs considers the consumer stopped.
@@ -238,8 +256,10 @@ export class IngestConsumer {
       observer.accepted(plan.events.filter((e) => !refusedRecords.has(e.record)).map((e) => e.ts));
       observer.deadLettered([...plan.rejects, ...refused]);
     } catch (err) {
-      if (this.#draining) this.#uncommitted.push({ range, reason: errorMessage(err) });
+      if (this.#draining) this.#uncommitted.push({ range: { partition, first: first.offset, last: last.offset }, reason: errorMessage(err) });
       throw err;
+    } finally {
+      this.#flow.giveBack(records.length);
     }
     await payload.heartbeat().catch(() => undefined);
   }

@@ -117,23 +117,43 @@ void test('a failed DLQ send means no commit; a Kafka error is left to kafkajs, 
   assert.equal(fatal.length, 1, 'a non-Kafka failure cannot heal by replaying: fatal');
 });
 
-void test('drain: pauses fetching, lets the unit in flight commit, starts no new unit, then stops', async () => {
+void test('drain: pauses fetching, lets the units in flight commit in order, starts no new unit, then stops', async () => {
   const writer = new GatedWriter();
-  const { ingest, port } = consumer({ writer, maxRows: 5 });
+  // three units; the budget holds two, so the third waits
+  const { ingest, port } = consumer({ writer, maxRows: 5, maxQueuedRows: 10 });
   const commits: string[] = [];
-  const batch = ingest.eachBatch(payload(1, messages(0, 10), commits)); // two units
+  const batch = ingest.eachBatch(payload(1, messages(0, 15), commits));
   await writer.started.promise;
+  await tick();
+  assert.equal(writer.pending.length, 2, 'units of one batch are written concurrently, up to the budget');
   const draining = ingest.drain();
   await tick();
   assert.ok(port.calls.includes('pause'), 'fetching paused first');
-  assert.ok(!port.calls.includes('stop'), 'the consumer keeps running while a unit is in flight');
+  assert.ok(!port.calls.includes('stop'), 'the consumer keeps running while units are in flight');
+  writer.pending[1]?.gate.resolve([]);
+  await tick();
+  assert.deepEqual(commits, [], 'the second unit waits for the first one before it commits');
   writer.pending[0]?.gate.resolve([]);
   await draining;
   await batch;
-  assert.deepEqual(commits, ['1@5'], 'the written unit was committed; the second never started');
-  assert.equal(writer.pending.length, 1);
+  assert.deepEqual(commits, ['1@5', '1@10'], 'both written units committed, in offset order; the third never started');
+  assert.equal(writer.pending.length, 2);
   assert.ok(port.calls.indexOf('stop') > port.calls.indexOf('pause'));
   assert.equal(port.calls.at(-1), 'disconnect');
+});
+
+void test('a failed unit is not committed, nor is any unit after it, even when written', async () => {
+  const writer = new GatedWriter();
+  const { ingest } = consumer({ writer, maxRows: 5 });
+  const commits: string[] = [];
+  const batch = ingest.eachBatch(payload(3, messages(0, 10), commits));
+  await writer.started.promise;
+  await tick();
+  assert.equal(writer.pending.length, 2);
+  writer.pending[1]?.gate.resolve([]);
+  writer.pending[0]?.gate.reject(Object.assign(new Error('table gone'), { code: 'TABLE_NOT_FOUND' }));
+  await assert.rejects(batch, /table gone/);
+  assert.deepEqual(commits, [], 'nothing committed: the second unit would skip the first one');
 });
 
 void test('drain fails loudly when a written unit cannot be committed', async () => {
