@@ -1,30 +1,171 @@
-// npm run bench:encode — CPU and bytes of one put body format against the other, on the rows the
-// service writes (its own planner over generated events, index off), in 2000-row chunks like the
-// write path. CPU is this process's user + system time (process.cpuUsage) of the third of three
-// rounds, so JIT warm-up is left out; a small share of the service's CPU (see BENCHMARKS.md).
-import { encodeCellSet } from '../src/hbase/codec.ts';
+// npm run bench:encode -- [--events 100000] [--ids 10000] [--index none|2tags] [--rounds 5] [--only STAGE,…]
+//
+// The service's per-event CPU without Kafka or HTTP, stage by stage, on its own code: generated events
+// (src/demo/generate.ts, Zipf ids) as the JSON records Kafka would hand over, cut into flush units of
+// batch.maxRows records, then
+//   plan      planBatch: JSON parse + validation, data keys, cells, index rows
+//   write     DualWriter.write of those plans into a sink that only encodes the put bodies, with the
+//             service's real write observer (Prometheus metrics, write spread over a 16-region map,
+//             hot ids), rollup markers and the consumer's per-unit accounting; once per body format
+//   encode    the put bodies alone (rows already converted), per body format; plus bytes per event
+// CPU is this process's user + system time (process.cpuUsage, so other load on the machine changes it
+// little) per 1,000 events; each stage runs --rounds times and the fastest round is reported (the first
+// rounds pay for JIT warm-up). Heap and GC are included, as in the service.
+import { parseArgs } from 'node:util';
+import PQueue from 'p-queue';
+import { Registry } from 'prom-client';
+import { generateEvents } from '../src/demo/generate.ts';
+import { encodeCellSet } from '../src/hbase/index.ts';
 import { encodeCellSetProto } from '../src/hbase/protobuf.ts';
+import { planBatch, type BatchPlan, type SourceRecord } from '../src/ingest/batch-plan.ts';
+import { DualWriter, toRowCells, type RowCellsLike } from '../src/ingest/dual-writer.ts';
+import { createMetrics } from '../src/metrics/registry.ts';
+import { RegionMap } from '../src/metrics/region-map.ts';
+import { WriteSpread } from '../src/metrics/write-spread.ts';
 import { loadConfig } from '../src/runtime/config.ts';
-import { planSettings } from '../src/service/settings.ts';
-import { plannedRows } from './lib/bench-rows.ts';
+import { ingestObserver, writeObserver } from '../src/service/observers.ts';
+import { planSettings, rollupMarks, tableNames } from '../src/service/settings.ts';
+import { HotIds } from '../src/ui/hot-ids.ts';
 
-const ROWS = 200_000;
-const cfg = loadConfig({ env: {}, sets: ['index.tags=[]'] });
-const rows = [...plannedRows({ count: ROWS, ids: 10_000, startTs: Date.now() - ROWS, stepMs: 1, seed: 42 }, planSettings(cfg)())];
-const chunks: (typeof rows)[] = [];
-for (let i = 0; i < rows.length; i += cfg.batch.maxRows) chunks.push(rows.slice(i, i + cfg.batch.maxRows));
-const encoders = [
-  ['json', (c: typeof rows): number => Buffer.byteLength(encodeCellSet(c))],
-  ['protobuf', (c: typeof rows): number => encodeCellSetProto(c).length],
-] as const;
-for (const [name, encode] of encoders) {
-  let line = '';
-  for (let round = 0; round < 3; round++) {
-    const t0 = process.cpuUsage();
-    let bytes = 0;
-    for (const c of chunks) bytes += encode(c);
-    const u = process.cpuUsage(t0);
-    line = `${name}: ${(((u.user + u.system) / 1000 / rows.length) * 1000).toFixed(2)} CPU ms per 1000 rows, ${(bytes / rows.length).toFixed(1)} bytes per row`;
-  }
-  process.stdout.write(`${line}\n`);
+const { values } = parseArgs({
+  options: {
+    events: { type: 'string', default: '100000' },
+    ids: { type: 'string', default: '10000' },
+    index: { type: 'string', default: 'none' },
+    rounds: { type: 'string', default: '5' },
+    only: { type: 'string' },
+  },
+});
+const EVENTS = Number(values.events);
+const IDS = Number(values.ids);
+const ROUNDS = Number(values.rounds);
+if (!(EVENTS > 0 && IDS > 0 && ROUNDS > 0)) throw new Error('--events, --ids and --rounds must be positive');
+if (values.index !== 'none' && values.index !== '2tags') throw new Error('--index is none or 2tags');
+const only = values.only === undefined ? undefined : new Set(values.only.split(','));
+const runs = (stage: string): boolean => only === undefined || only.has(stage);
+
+const twoTags = values.index === '2tags';
+const cfg = loadConfig({ env: {}, sets: [`index.tags=${twoTags ? '["site","rack"]' : '[]'}`] });
+const settings = planSettings(cfg);
+const tables = tableNames(cfg);
+
+// ---- input: the records a Kafka fetch hands over --------------------------------------------
+// Recent events, as in a live stream (open rollup windows: the marker cache skips re-marks).
+const startTs = Date.now() - EVENTS;
+const records: SourceRecord[] = [];
+for (const e of generateEvents({ count: EVENTS, ids: IDS, startTs, stepMs: 1, seed: 42, ...(twoTags ? { racks: 13 } : {}) })) {
+  records.push({ offset: String(records.length), key: null, value: Buffer.from(JSON.stringify(e)), timestamp: String(e.ts) });
 }
+const units: SourceRecord[][] = [];
+for (let i = 0; i < records.length; i += cfg.batch.maxRows) units.push(records.slice(i, i + cfg.batch.maxRows));
+
+// ---- measurement ---------------------------------------------------------------------------
+interface Figure {
+  readonly stage: string;
+  readonly usPer1000: number;
+  readonly bytesPerEvent?: number;
+}
+const figures: Figure[] = [];
+
+async function measure(stage: string, fn: () => unknown, bytes?: () => number): Promise<void> {
+  if (!runs(stage.split(' ')[0] ?? stage)) return;
+  let best = Number.POSITIVE_INFINITY;
+  for (let round = 0; round < ROUNDS; round++) {
+    const t0 = process.cpuUsage();
+    await fn();
+    const u = process.cpuUsage(t0);
+    best = Math.min(best, u.user + u.system);
+  }
+  const fig: Figure = { stage, usPer1000: (best / EVENTS) * 1000, ...(bytes === undefined ? {} : { bytesPerEvent: bytes() / EVENTS }) };
+  figures.push(fig);
+  const b = fig.bytesPerEvent === undefined ? '' : `, ${fig.bytesPerEvent.toFixed(1)} bytes per event`;
+  process.stdout.write(`${stage.padEnd(18)} ${fig.usPer1000.toFixed(0).padStart(7)} µs CPU per 1000 events${b}\n`);
+}
+
+// ---- stages ----------------------------------------------------------------------------------
+let plans: BatchPlan[] = [];
+await measure('plan', () => {
+  plans = units.map((u) => planBatch(u, settings()));
+});
+if (plans.length === 0) plans = units.map((u) => planBatch(u, settings()));
+const rejected = plans.reduce((n, p) => n + p.rejects.length, 0);
+if (rejected > 0) throw new Error(`${rejected} generated events were rejected`);
+
+type Encoder = (rows: readonly RowCellsLike[]) => number;
+const encoders: readonly (readonly [string, Encoder])[] = [
+  ['json', (rows) => Buffer.byteLength(encodeCellSet(rows))],
+  ['protobuf', (rows) => encodeCellSetProto(rows).length],
+];
+
+/** The service's write side over a sink that only encodes: real observer, spread, hot ids, markers. */
+async function writerFor(encode: Encoder): Promise<{ writer: DualWriter; accounting: ReturnType<typeof ingestObserver>; bytes: () => number; close: () => void }> {
+  const metrics = createMetrics(new Registry(), { defaultMetrics: false });
+  const log = { warn: () => undefined, error: () => undefined, debug: () => undefined };
+  const regionsOf = (table: string): { name: string; startKey: Buffer; endKey: Buffer; server: string }[] =>
+    Array.from({ length: cfg.keys.saltBuckets }, (_v, b) => ({
+      name: `${table},${b},1.${b.toString(16).padStart(32, '0')}.`,
+      startKey: b === 0 ? Buffer.alloc(0) : Buffer.from([b]),
+      endKey: b === cfg.keys.saltBuckets - 1 ? Buffer.alloc(0) : Buffer.from([b + 1]),
+      server: 'rs1:16020',
+    }));
+  const regionMap = new RegionMap({ source: { regions: (t) => Promise.resolve(regionsOf(t)) }, tables: tables.mapped, log, metrics });
+  await Promise.all(tables.mapped.map((t) => regionMap.refresh(t)));
+  const spread = new WriteSpread({ metrics, regionMap, windowMs: cfg.metrics.skewWindowMs });
+  const hotIds = new HotIds({ registry: metrics.registry, table: tables.data, buckets: cfg.keys.saltBuckets, format: cfg.keys.format, regions: regionMap });
+  let bytes = 0;
+  const writer = new DualWriter({
+    sink: { put: (_table, rows) => { bytes += encode(rows); return Promise.resolve(); } },
+    queue: new PQueue({ concurrency: cfg.hbase.concurrency }),
+    tables: { data: tables.data, index: tables.index },
+    chunk: { maxRows: cfg.batch.maxRows, maxBytes: cfg.batch.maxBytes },
+    retry: { baseMs: 1, maxMs: 1 },
+    isRetriable: () => false,
+    isRowRejection: () => false,
+    observer: writeObserver(metrics, spread, regionMap, hotIds),
+    marks: cfg.rollup.enabled ? { table: tables.rollup, planner: rollupMarks(cfg) } : undefined,
+  });
+  const accounting = ingestObserver(metrics);
+  return { writer, accounting, bytes: () => bytes, close: () => { spread.close(); hotIds.close(); regionMap.stop(); } };
+}
+
+for (const [name, encode] of encoders) {
+  const w = await writerFor(encode);
+  let perRound = 0;
+  await measure(`write ${name}`, async () => {
+    const before = w.bytes();
+    for (const p of plans) {
+      await w.writer.write(p);
+      // what the consumer does once a unit is committed
+      w.accounting.unit(p.events.length, 0);
+      w.accounting.accepted(p.events.map((e) => e.ts));
+      w.accounting.deadLettered(p.rejects);
+    }
+    perRound = w.bytes() - before;
+  }, () => perRound);
+  w.close();
+}
+
+const putRows: RowCellsLike[][] = [];
+await measure('rows', () => {
+  putRows.length = 0;
+  for (const p of plans) {
+    const chunk: RowCellsLike[] = [];
+    for (const e of p.events) {
+      chunk.push(toRowCells(e.data.row));
+      for (const ix of e.index) chunk.push(toRowCells(ix.row));
+    }
+    putRows.push(chunk);
+  }
+});
+if (putRows.length === 0) for (const p of plans) putRows.push(p.events.flatMap((e) => [toRowCells(e.data.row), ...e.index.map((ix) => toRowCells(ix.row))]));
+
+for (const [name, encode] of encoders) {
+  let bytes = 0;
+  await measure(`encode ${name}`, () => {
+    bytes = 0;
+    for (const rows of putRows) bytes += encode(rows);
+  }, () => bytes);
+}
+
+process.stdout.write(`\n${EVENTS} events, ${IDS} ids, index ${values.index}, B=${cfg.keys.saltBuckets}, units of ${cfg.batch.maxRows}, ` +
+  `best of ${ROUNDS} rounds, Node ${process.version}\n`);

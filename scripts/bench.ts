@@ -1,6 +1,11 @@
 // npm run bench -- [--events N] [--ids 10000] [--buckets 16] [--index none|2tags|both]
-//                  [--phases drain,ceiling,native,stall] [--stall-seconds 60] [--stall-rate 10000]
+//                  [--phases drain,latency,ceiling,native,skew,stall] [--stall-seconds 60] [--stall-rate 10000]
 //                  [--encoding protobuf|json] [--node-options '--max-old-space-size=…'] [--keep]
+//                  [--results-dir bench-results] [--benchmarks-md BENCHMARKS.md|none] [--set key=value ...]
+//                  [--backlog-age-hours 24]
+// Phases: drain (service drains the backlog: events/s, CPU, RSS, profile), latency (paced 50 % of the
+// drain rate; needs drain), ceiling (raw REST), native (Java client), skew (salted vs unsalted, index
+// off only), stall (REST gateway frozen). A phase not run is rendered "not run".
 // Per index scenario (none: data rows only; 2tags: index on `site` and `rack`, 3 rows per event):
 // fresh tables and topics, N generated events produced to Kafka, then the real service as its own
 // process drains them (events/s, CPU per 1,000 events from /proc, RSS sampled every 200 ms, a CPU
@@ -12,7 +17,7 @@
 import { parseArgs } from 'node:util';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Kafka, logLevel } from 'kafkajs';
 import { stackUp } from './lib/local-stack.ts';
@@ -22,11 +27,11 @@ import { JavaTableAdmin } from '../src/admin/java-admin.ts';
 import { planTables } from '../src/admin/table-plan.ts';
 import { HBaseRestClient } from '../src/hbase/index.ts';
 import { benchNames, cleanUp, createTables, createTopics, type BenchNames } from './lib/bench-setup.ts';
-import { produceAll, runService } from './lib/bench-service.ts';
+import { produceAll, runService, type ServiceRunResult } from './lib/bench-service.ts';
 import { plannedRows, writeRaw, writeRows, type GenParams } from './lib/bench-rows.ts';
 import { dumpRows, writeNative } from './lib/bench-native.ts';
 import { runStall } from './lib/bench-stall.ts';
-import { breakdown, readProfile } from './lib/bench-profile.ts';
+import { breakdown, readProfile, topFrames } from './lib/bench-profile.ts';
 import { machineInfo, updateBenchmarksMd, writeResults, type Figures, type ScenarioFigures } from './lib/bench-report.ts';
 
 const { values } = parseArgs({
@@ -36,7 +41,7 @@ const { values } = parseArgs({
     buckets: { type: 'string', default: '16' },
     'steady-events': { type: 'string', default: '50000' },
     index: { type: 'string', default: 'both' },
-    phases: { type: 'string', default: 'drain,ceiling,native,stall' },
+    phases: { type: 'string', default: 'drain,latency,ceiling,native,skew,stall' },
     'stall-seconds': { type: 'string', default: '60' },
     'stall-rate': { type: 'string', default: '10000' },
     'native-threads': { type: 'string', default: '4' },
@@ -44,6 +49,10 @@ const { values } = parseArgs({
     encoding: { type: 'string', default: 'protobuf' },
     'node-options': { type: 'string', default: '' },
     keep: { type: 'boolean', default: false },
+    'results-dir': { type: 'string', default: 'bench-results' },
+    'benchmarks-md': { type: 'string', default: 'BENCHMARKS.md' },
+    set: { type: 'string', multiple: true, default: [] },
+    'backlog-age-hours': { type: 'string', default: '24' },
   },
 });
 const say = (m: string): void => { process.stdout.write(`[bench] ${m}\n`); };
@@ -63,7 +72,12 @@ const buckets = intArg('buckets', values.buckets);
 const steadyEvents = intArg('steady-events', values['steady-events']);
 const port = intArg('port', values.port);
 const nativeThreads = intArg('native-threads', values['native-threads']);
-const phases = new Set(values.phases.split(','));
+const backlogAgeMs = values['backlog-age-hours'] === '0' ? 0 : intArg('backlog-age-hours', values['backlog-age-hours']) * 3_600_000;
+const PHASES = ['drain', 'latency', 'ceiling', 'native', 'skew', 'stall'];
+const phases = new Set(values.phases.split(',').map((p) => p.trim()).filter((p) => p !== ''));
+for (const p of phases) if (!PHASES.includes(p)) throw new Error(`--phases: unknown phase ${p} (known: ${PHASES.join(', ')})`);
+if (phases.has('latency') && !phases.has('drain')) throw new Error('--phases: latency needs drain (its rate is 50 % of the drain rate)');
+const scenarioPhases = ['drain', 'ceiling', 'native', 'skew'].filter((p) => phases.has(p));
 const modes = values.index === 'both' ? ['none', '2tags'] : [values.index];
 for (const m of modes) if (m !== 'none' && m !== '2tags') throw new Error(`--index must be none, 2tags or both, got ${m}`);
 
@@ -75,12 +89,25 @@ function setsFor(n: BenchNames, tags: readonly string[]): string[] {
     `kafka.topic=${n.topic}`, `kafka.dlqTopic=${n.dlq}`, `kafka.groupId=${n.group}`, `kafka.clientId=${n.run}`,
     `keys.saltBuckets=${buckets}`, `index.tags=${JSON.stringify(tags)}`, 'log.level=warn', 'rollup.intervalMs=3600000',
     `hbase.putEncoding=${values.encoding}`,
+    ...values.set, // --set key=value: service settings under test (e.g. kafka.partitionsConsumedConcurrently=8)
   ];
 }
 
 function configFor(ep: Env, sets: readonly string[]): { cfg: Config; env: NodeJS.ProcessEnv } {
   const env = { ...process.env, TSI_KAFKA_BROKERS: ep.brokers, TSI_HBASE_REST_URL: ep.restUrl, TSI_ADMIN_COMMAND: ep.adminCommand, NODE_OPTIONS: values['node-options'] };
   return { cfg: loadConfig({ env, sets: [...sets, 'http.port=0'] }), env };
+}
+
+type Profile = Pick<ScenarioFigures, 'profileTop'> & { charged: Record<string, number>; self: Record<string, number> };
+
+/** The service's CPU profile per 1,000 of the events it wrote: by category, and its top frames by self time. */
+function profileOf(dir: string, events: number, mode: string): Profile {
+  const p = readProfile(dir);
+  const b = breakdown(p);
+  const per1000 = (m: Map<string, number>): Record<string, number> => Object.fromEntries([...m].map(([k, v]) => [k, (v / events) * 1000]));
+  const top = topFrames(p, 25).map((f) => ({ ...f, ms: (f.ms / events) * 1000 }));
+  say(`[${mode}] top frames by self time (ms per 1,000 events): ${top.slice(0, 10).map((f) => `${f.fn || '(anonymous)'}@${f.url.replace(/^.*\/(node_modules|src)\//, '$1/')} ${f.ms.toFixed(2)}`).join('; ')}`);
+  return { charged: per1000(b.charged), self: per1000(b.self), profileTop: top };
 }
 
 async function scenario(ep: Env, mode: string, kafka: Kafka, rest: HBaseRestClient, report: { unsalted?: Figures['unsalted']; compression: string; produce: number }): Promise<ScenarioFigures> {
@@ -99,20 +126,22 @@ async function scenario(ep: Env, mode: string, kafka: Kafka, rest: HBaseRestClie
     if (plannedData === undefined) throw new Error('no data table planned');
     await admin.ensureTable({ ...plannedData.request, table: nativeTable, familyAttrs: { ...plannedData.request.familyAttrs, COMPRESSION: tables.compression } });
     report.compression = tables.compression;
-    await createTopics(kafka, n, PARTITIONS);
-    const gen: GenParams = { count: events, ids, startTs: Date.now() - events, stepMs: 1, seed: 42, ...(tags.length > 0 ? { racks: 40 } : {}) };
-    const produced = await produceAll(kafka, n.topic, gen);
-    report.produce = produced.eventsPerSec;
-    say(`[${mode}] produced ${events} events in ${produced.seconds.toFixed(1)} s`);
-
-    const profDir = mode === 'none' ? join(work, 'prof') : undefined;
-    const svc = await runService({ env, sets, port, topic: n.topic, dataTable: n.data, kafka, events, steadyEvents, steadyFraction: 0.5, ids, dataRegions: buckets, say, ...(profDir === undefined ? {} : { cpuProfDir: profDir }) });
-    say(`[${mode}] steady p50 ${(svc.steady.p50 * 1000).toFixed(0)} ms, p99 ${(svc.steady.p99 * 1000).toFixed(0)} ms`);
-    let profile: Record<string, number> | undefined;
-    if (profDir !== undefined) {
-      const b = breakdown(readProfile(profDir));
-      const total = events + steadyEvents; // the profile covers the whole service process
-      profile = Object.fromEntries([...b].map(([k, v]) => [k, (v / total) * 1000]));
+    // The backlog is stamped from --backlog-age-hours ago at 1 ms steps (default a day: every rollup window
+    // closed, i.e. catching up after an outage, the costly case for rollup markers), so the result
+    // does not depend on the time of day; 0 = ending now.
+    const gen: GenParams = { count: events, ids, startTs: Date.now() - Math.max(events, backlogAgeMs), stepMs: 1, seed: 42, ...(tags.length > 0 ? { racks: 40 } : {}) };
+    let svc: ServiceRunResult | undefined;
+    let profile: Profile | undefined;
+    if (phases.has('drain')) {
+      await createTopics(kafka, n, PARTITIONS);
+      const produced = await produceAll(kafka, n.topic, gen);
+      report.produce = produced.eventsPerSec;
+      say(`[${mode}] produced ${events} events in ${produced.seconds.toFixed(1)} s`);
+      const profDir = mode === 'none' ? join(work, 'prof') : undefined;
+      const steady = phases.has('latency') ? steadyEvents : 0;
+      svc = await runService({ env, sets, port, topic: n.topic, dataTable: n.data, kafka, events, steadyEvents: steady, steadyFraction: 0.5, ids, dataRegions: buckets, say, ...(profDir === undefined ? {} : { cpuProfDir: profDir }) });
+      if (steady > 0) say(`[${mode}] steady p50 ${(svc.steady.p50 * 1000).toFixed(0)} ms, p99 ${(svc.steady.p99 * 1000).toFixed(0)} ms`);
+      if (profDir !== undefined) profile = profileOf(profDir, events + steady, mode); // the profile covers the whole service process
     }
 
     const settings = planSettings(cfg)();
@@ -132,7 +161,7 @@ async function scenario(ep: Env, mode: string, kafka: Kafka, rest: HBaseRestClie
       nativeEventsPerSec = nat.rowsPerSec / rowsPerEvent;
       say(`[${mode}] native writer: ${nat.rows} rows (${dumped} dumped) in ${nat.seconds.toFixed(1)} s = ${Math.round(nativeEventsPerSec)} events/s`);
     }
-    if (mode === 'none' && phases.has('ceiling')) {
+    if (mode === 'none' && phases.has('skew')) {
       const raw = { client: rest, family: cfg.tables.data.family, gen, maxRows: cfg.batch.maxRows, maxBytes: cfg.batch.maxBytes, concurrency: cfg.hbase.concurrency };
       const salted = await writeRaw({ ...raw, table: nativeTable, buckets });
       const unsalted = await writeRaw({ ...raw, table: n.unsalted, buckets: 1 });
@@ -141,11 +170,12 @@ async function scenario(ep: Env, mode: string, kafka: Kafka, rest: HBaseRestClie
     return {
       label: mode === 'none' ? 'index off' : `2 index tags (${tags.join(', ')})`,
       indexTags: tags, rowsPerEvent,
-      serviceEventsPerSec: svc.mainEventsPerSec, serviceSeconds: svc.mainSeconds, cpuMsPer1000: svc.cpuMsPer1000,
-      peakRssMiB: svc.peakRssBytes / 2 ** 20, hwmMiB: svc.hwmBytes / 2 ** 20,
-      ceilingEventsPerSec, nativeEventsPerSec, nativeThreads, steady: svc.steady,
-      skew: { serviceRun: svc.runSkew, serviceWindow: svc.windowSkew },
-      ...(profile === undefined ? {} : { profile }),
+      serviceEventsPerSec: svc?.mainEventsPerSec ?? NaN, serviceSeconds: svc?.mainSeconds ?? NaN, cpuMsPer1000: svc?.cpuMsPer1000 ?? NaN,
+      peakRssMiB: (svc?.peakRssBytes ?? NaN) / 2 ** 20, hwmMiB: (svc?.hwmBytes ?? NaN) / 2 ** 20,
+      ceilingEventsPerSec, nativeEventsPerSec, nativeThreads,
+      steady: svc?.steady ?? { events: 0, targetRate: NaN, achievedRate: NaN, p50: NaN, p99: NaN, samples: 0 },
+      skew: { serviceRun: svc?.runSkew ?? NaN, serviceWindow: svc?.windowSkew ?? NaN },
+      ...(profile === undefined ? {} : { profile: profile.charged, profileSelf: profile.self, profileTop: profile.profileTop }),
     };
   } finally {
     rmSync(work, { recursive: true, force: true });
@@ -181,7 +211,7 @@ async function main(): Promise<number> {
   const report: { unsalted?: Figures['unsalted']; compression: string; produce: number } = { compression: '?', produce: NaN };
   try {
     const scenarios: ScenarioFigures[] = [];
-    for (const mode of modes) scenarios.push(await scenario(ep, mode, kafka, rest, report));
+    if (scenarioPhases.length > 0) for (const mode of modes) scenarios.push(await scenario(ep, mode, kafka, rest, report));
     const stallFigures = phases.has('stall') ? await stall(ep, kafka, rest) : undefined;
     const figures: Figures = {
       date: new Date().toISOString(),
@@ -192,9 +222,10 @@ async function main(): Promise<number> {
       ...(report.unsalted === undefined ? {} : { unsalted: report.unsalted }),
       ...(stallFigures === undefined ? {} : { stall: stallFigures }),
     };
-    const out = writeResults(root, figures);
-    updateBenchmarksMd(root, figures, out.json.slice(root.length + 1));
-    say(`results: ${out.json} and ${out.md}; BENCHMARKS.md updated`);
+    const out = writeResults(resolve(root, values['results-dir']), figures);
+    const md = values['benchmarks-md'];
+    if (md !== 'none') updateBenchmarksMd(resolve(root, md), figures, relative(root, out.json));
+    say(`results: ${out.json} and ${out.md}; ${md === 'none' ? 'no BENCHMARKS.md update' : `${md} updated`}`);
     return 0;
   } finally {
     await rest.close();

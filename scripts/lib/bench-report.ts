@@ -44,8 +44,12 @@ export interface ScenarioFigures {
   readonly nativeThreads: number;
   readonly steady: { readonly events: number; readonly targetRate: number; readonly achievedRate: number; readonly p50: number; readonly p99: number; readonly samples: number };
   readonly skew: { readonly serviceRun: number; readonly serviceWindow: number };
-  /** CPU self time per 1,000 events by category, from the service's --cpu-prof (ms) */
+  /** CPU time per 1,000 events by category from the service's --cpu-prof (ms), built-ins charged to their caller */
   readonly profile?: Readonly<Record<string, number>>;
+  /** the same, strictly by the top frame (self time) */
+  readonly profileSelf?: Readonly<Record<string, number>>;
+  /** the frames with the most self time, ms per 1,000 events (JSON only) */
+  readonly profileTop?: readonly { readonly fn: string; readonly url: string; readonly category: string; readonly ms: number }[];
 }
 
 export interface StallFigures {
@@ -78,43 +82,57 @@ const f0 = (n: number): string => Math.round(n).toLocaleString('en-US');
 const f1 = (n: number): string => n.toFixed(1);
 const f2 = (n: number): string => n.toFixed(2);
 const ms = (s: number): string => `${(s * 1000).toFixed(0)} ms`;
+/** A phase that was not run leaves NaN (null once through JSON): rendered as such, not as "NaN". */
+const ran = (...ns: (number | null | undefined)[]): boolean => ns.every((n) => typeof n === 'number' && Number.isFinite(n));
+const NOT_RUN = 'not run';
 
 export function markdownTable(r: Figures): string {
   const sc = r.scenarios;
   const row = (name: string, cell: (x: ScenarioFigures) => string): string => `| ${name} | ${sc.map(cell).join(' | ')} |`;
+  const heads = sc.length > 0 ? sc.map((x) => x.label) : ['value']; // --phases stall alone: no scenario columns
+  const pad = heads.slice(1).map(() => ' |').join('');
   const lines = [
-    `| figure | ${sc.map((x) => x.label).join(' | ')} |`,
-    `|---|${sc.map(() => '---').join('|')}|`,
-    row('rows per event', (x) => String(x.rowsPerEvent)),
-    row('service throughput (own process, backlog drain)', (x) => `${f0(x.serviceEventsPerSec)} events/s (${f1(x.serviceSeconds)} s)`),
-    row('raw REST ceiling (same rows, same client and encoding, no Kafka)', (x) => `${f0(x.ceilingEventsPerSec)} events/s`),
-    row('**service / REST ceiling** (target ≥ 0.85)', (x) => f2(x.serviceEventsPerSec / x.ceilingEventsPerSec)),
-    row('native Java client (BufferedMutator, same rows)', (x) => `${f0(x.nativeEventsPerSec)} events/s (${x.nativeThreads} threads)`),
-    row('**service / native** (target ≥ 0.6)', (x) => f2(x.serviceEventsPerSec / x.nativeEventsPerSec)),
-    row('REST ceiling / native', (x) => f2(x.ceilingEventsPerSec / x.nativeEventsPerSec)),
-    row('service CPU per 1,000 events (user + system, /proc)', (x) => `${f1(x.cpuMsPer1000)} ms`),
-    row('**e2e latency at 50 % load, p50 / p99** (target p99 ≤ 250 ms)', (x) => `${ms(x.steady.p50)} / ${ms(x.steady.p99)} (${f0(x.steady.achievedRate)}/s)`),
-    row('**service RSS peak while draining** (target ≤ 300 MB)', (x) => `${f0(x.peakRssMiB)} MiB (VmHWM ${f0(x.hwmMiB)} MiB)`),
-    row('region write skew, service run (60 s gauge at end)', (x) => `${f2(x.skew.serviceRun)} (${f2(x.skew.serviceWindow)})`),
+    `| figure | ${heads.join(' | ')} |`,
+    `|---|${heads.map(() => '---').join('|')}|`,
   ];
+  if (sc.length > 0) lines.push(
+    row('rows per event', (x) => String(x.rowsPerEvent)),
+    row('service throughput (own process, backlog drain)', (x) => (ran(x.serviceEventsPerSec) ? `${f0(x.serviceEventsPerSec)} events/s (${f1(x.serviceSeconds)} s)` : NOT_RUN)),
+    row('raw REST ceiling (same rows, same client and encoding, no Kafka)', (x) => (ran(x.ceilingEventsPerSec) ? `${f0(x.ceilingEventsPerSec)} events/s` : NOT_RUN)),
+    row('**service / REST ceiling** (target ≥ 0.85)', (x) => (ran(x.serviceEventsPerSec, x.ceilingEventsPerSec) ? f2(x.serviceEventsPerSec / x.ceilingEventsPerSec) : NOT_RUN)),
+    row('native Java client (BufferedMutator, same rows)', (x) => (ran(x.nativeEventsPerSec) ? `${f0(x.nativeEventsPerSec)} events/s (${x.nativeThreads} threads)` : NOT_RUN)),
+    row('**service / native** (target ≥ 0.6)', (x) => (ran(x.serviceEventsPerSec, x.nativeEventsPerSec) ? f2(x.serviceEventsPerSec / x.nativeEventsPerSec) : NOT_RUN)),
+    row('REST ceiling / native', (x) => (ran(x.ceilingEventsPerSec, x.nativeEventsPerSec) ? f2(x.ceilingEventsPerSec / x.nativeEventsPerSec) : NOT_RUN)),
+    row('service CPU per 1,000 events (user + system, /proc)', (x) => (ran(x.cpuMsPer1000) ? `${f1(x.cpuMsPer1000)} ms` : NOT_RUN)),
+    row('**e2e latency at 50 % load, p50 / p99** (target p99 ≤ 250 ms)', (x) => (ran(x.steady.p50, x.steady.p99) ? `${ms(x.steady.p50)} / ${ms(x.steady.p99)} (${f0(x.steady.achievedRate)}/s)` : NOT_RUN)),
+    row('**service RSS peak while draining** (target ≤ 300 MB)', (x) => (ran(x.peakRssMiB) ? `${f0(x.peakRssMiB)} MiB (VmHWM ${f0(x.hwmMiB)} MiB)` : NOT_RUN)),
+    row('region write skew, service run (60 s gauge at end)', (x) => (ran(x.skew.serviceRun) ? `${f2(x.skew.serviceRun)} (${f2(x.skew.serviceWindow)})` : NOT_RUN)),
+  );
   if (r.stall !== undefined) {
     const st = r.stall;
-    lines.push(`| **service RSS peak, REST gateway stalled ${st.stallSeconds} s** (target ≤ 300 MB) | ${f0(st.peakRssMiB)} MiB (VmHWM ${f0(st.hwmMiB)} MiB); ${f0(st.produced)} events produced at ${f0(st.rate)}/s, ${f0(st.rowsCounted)} rows counted by scan, caught up ${f1(st.recoverSeconds)} s after the producer stopped |${sc.slice(1).map(() => ' |').join('')}`);
+    lines.push(`| **service RSS peak, REST gateway stalled ${st.stallSeconds} s** (target ≤ 300 MB) | ${f0(st.peakRssMiB)} MiB (VmHWM ${f0(st.hwmMiB)} MiB); ${f0(st.produced)} events produced at ${f0(st.rate)}/s, ${f0(st.rowsCounted)} rows counted by scan (${st.rowsCounted === st.produced ? 'all present' : `**${f0(st.produced - st.rowsCounted)} missing**`}), caught up ${f1(st.recoverSeconds)} s after the producer stopped |${pad}`);
   }
   if (r.unsalted !== undefined) {
-    lines.push(`| region write skew, same rows via REST: salted B=${r.buckets} vs unsalted B=1 | ${f2(r.unsalted.saltedSkew)} vs ${f2(r.unsalted.unsaltedSkew)} (${r.unsalted.unsaltedRegions} id-prefix regions) |${sc.slice(1).map(() => ' |').join('')}`);
+    lines.push(`| region write skew, same rows via REST: salted B=${r.buckets} vs unsalted B=1 | ${f2(r.unsalted.saltedSkew)} vs ${f2(r.unsalted.unsaltedSkew)} (${r.unsalted.unsaltedRegions} id-prefix regions) |${pad}`);
   }
   const profiled = sc.filter((x) => x.profile !== undefined);
   const out = [
-    `${f0(r.events)} events per scenario, ${f0(r.ids)} ids (Zipf s=1.1), B=${r.buckets}, topic ${r.partitions} partitions, put bodies ${r.putEncoding}; produce rate ${f0(r.produceEventsPerSec)} events/s.`,
+    `${f0(r.events)} events per scenario, ${f0(r.ids)} ids (Zipf s=1.1), B=${r.buckets}, topic ${r.partitions} partitions, put bodies ${r.putEncoding}${ran(r.produceEventsPerSec) ? `; produce rate ${f0(r.produceEventsPerSec)} events/s` : ''}.`,
     '',
     ...lines,
   ];
   for (const x of profiled) {
     const prof = x.profile ?? {};
+    const self = x.profileSelf ?? {};
     const total = Object.values(prof).reduce((a, v) => a + v, 0);
-    out.push('', `CPU profile of the service while draining (${x.label}; self time per 1,000 events, \`--cpu-prof\`, idle excluded; total ${f1(total)} ms):`, '', '| category | ms per 1,000 events | share |', '|---|---|---|');
-    for (const [k, v] of Object.entries(prof).sort((a, b) => b[1] - a[1])) out.push(`| ${k} | ${f2(v)} | ${((v / total) * 100).toFixed(0)} % |`);
+    out.push(
+      '',
+      `CPU profile of the service process (${x.label}; \`--cpu-prof\` over its whole life, divided by all the events it wrote — backlog and, when run, the 50 % phase; idle excluded; total ${f1(total)} ms per 1,000 events). Node/V8 built-in frames are charged to their nearest caller in a category; "self" charges every sample to the top frame only:`,
+      '',
+      '| category | ms per 1,000 events | share | self ms per 1,000 events |',
+      '|---|---|---|---|',
+    );
+    for (const [k, v] of Object.entries(prof).sort((a, b) => b[1] - a[1])) out.push(`| ${k} | ${f2(v)} | ${((v / total) * 100).toFixed(0)} % | ${ran(self[k]) ? f2(self[k] ?? 0) : '–'} |`);
   }
   return out.join('\n');
 }
@@ -123,8 +141,8 @@ export function machineLine(m: MachineInfo): string {
   return `${m.nproc} CPU (${m.cpuModel}), ${m.ramGiB} GiB RAM, Node ${m.node}, HBase ${m.hbase} (standalone + REST gateway), Kafka ${m.kafka} (single broker)`;
 }
 
-export function writeResults(root: string, r: Figures): { json: string; md: string } {
-  const dir = `${root}/bench-results`;
+/** Writes `<dir>/<date>.json` and `.md` (dir: bench-results/ of the project unless --results-dir). */
+export function writeResults(dir: string, r: Figures): { json: string; md: string } {
   mkdirSync(dir, { recursive: true });
   const stamp = r.date.replace(/[:.]/g, '-');
   const json = `${dir}/${stamp}.json`;
@@ -137,9 +155,8 @@ export function writeResults(root: string, r: Figures): { json: string; md: stri
 const BEGIN = '<!-- bench:results:begin -->';
 const END = '<!-- bench:results:end -->';
 
-/** Replaces the generated block of BENCHMARKS.md (between the markers); the rest of the file is hand-written. */
-export function updateBenchmarksMd(root: string, r: Figures, resultsPath: string): void {
-  const path = `${root}/BENCHMARKS.md`;
+/** Replaces the generated block of BENCHMARKS.md at `path` (between the markers); the rest of the file is hand-written. */
+export function updateBenchmarksMd(path: string, r: Figures, resultsPath: string): void {
   const block = `${BEGIN}\nLatest run: ${r.date} — \`${r.command}\` — results file \`${resultsPath}\`\n\nMachine: ${machineLine(r.machine)}\n\n${markdownTable(r)}\n${END}`;
   const text = existsSync(path) ? readFileSync(path, 'utf8') : `# Benchmarks\n\n${BEGIN}\n${END}\n`;
   const start = text.indexOf(BEGIN);

@@ -134,7 +134,7 @@ async function paced(kafka: Kafka, topic: string, o: { events: number; rate: num
   }
 }
 
-/** Starts the service as its own process on a backlog of `events`, times the drain, then a paced phase. */
+/** Starts the service as its own process on a backlog of `events`, times the drain, then a paced phase (skipped when steadyEvents is 0). */
 export async function runService(o: {
   env: NodeJS.ProcessEnv;
   sets: readonly string[];
@@ -171,20 +171,15 @@ export async function runService(o: {
     o.say(`service drained ${o.events} events in ${mainSeconds.toFixed(1)} s (${Math.round(mainEventsPerSec)} events/s), ${cpuMsPer1000.toFixed(1)} CPU ms per 1000 events, RSS peak ${(drainPeak.sampled / 2 ** 20).toFixed(0)} MiB (VmHWM ${(drainPeak.hwm / 2 ** 20).toFixed(0)} MiB)`);
 
     const targetRate = Math.max(100, Math.round(mainEventsPerSec * o.steadyFraction));
+    const base = { mainSeconds, mainEventsPerSec, cpuMsPer1000, peakRssBytes: drainPeak.sampled, hwmBytes: drainPeak.hwm, windowSkew, runSkew: computeSkew(regionCounts), regionCounts };
+    if (o.steadyEvents === 0) return { ...base, steady: { events: 0, targetRate, achievedRate: NaN, p50: NaN, p99: NaN, samples: 0 } };
     o.say(`steady phase: ${o.steadyEvents} events at ${targetRate} events/s, ts = produce time`);
     const before = latencySnapshot(await child.scrape());
     const achievedRate = await paced(o.kafka, o.topic, { events: o.steadyEvents, rate: targetRate, ids: o.ids, seed: 7 });
     await waitWritten(child, o.events + o.steadyEvents, 600_000, () => undefined);
     const after = latencySnapshot(await child.scrape());
     return {
-      mainSeconds,
-      mainEventsPerSec,
-      cpuMsPer1000,
-      peakRssBytes: drainPeak.sampled,
-      hwmBytes: drainPeak.hwm,
-      windowSkew,
-      runSkew: computeSkew(regionCounts),
-      regionCounts,
+      ...base,
       steady: { events: o.steadyEvents, targetRate, achievedRate, p50: quantile(after, before, 0.5), p99: quantile(after, before, 0.99), samples: after.count - before.count },
     };
   } finally {
