@@ -1,6 +1,6 @@
 // npm run bench -- [--events N] [--ids 10000] [--buckets 16] [--index none|2tags|both]
 //                  [--phases drain,latency,ceiling,native,skew,stall] [--stall-seconds 60] [--stall-rate 10000]
-//                  [--encoding protobuf|json] [--node-options '--max-old-space-size=…'] [--keep]
+//                  [--encoding protobuf|json] [--node-options='…' (default: the service's, src/runtime/node-options.ts)] [--keep]
 //                  [--results-dir bench-results] [--benchmarks-md BENCHMARKS.md|none] [--set key=value ...]
 //                  [--backlog-age-hours 24]
 // Phases: drain (service drains the backlog: events/s, CPU, RSS, profile), latency (paced 50 % of the
@@ -21,6 +21,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Kafka, logLevel } from 'kafkajs';
 import { stackUp } from './lib/local-stack.ts';
+import { SERVICE_NODE_OPTIONS } from '../src/runtime/node-options.ts';
 import { loadConfig, type Config } from '../src/runtime/config.ts';
 import { planSettings } from '../src/service/settings.ts';
 import { JavaTableAdmin } from '../src/admin/java-admin.ts';
@@ -47,7 +48,7 @@ const { values } = parseArgs({
     'native-threads': { type: 'string', default: '4' },
     port: { type: 'string', default: '19464' },
     encoding: { type: 'string', default: 'protobuf' },
-    'node-options': { type: 'string', default: '' },
+    'node-options': { type: 'string', default: SERVICE_NODE_OPTIONS },
     keep: { type: 'boolean', default: false },
     'results-dir': { type: 'string', default: 'bench-results' },
     'benchmarks-md': { type: 'string', default: 'BENCHMARKS.md' },

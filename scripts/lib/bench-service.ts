@@ -158,7 +158,11 @@ export async function runService(o: {
     await waitWritten(child, o.events, 1_800_000, (n) => {
       if (Date.now() - lastSay > 10_000) {
         lastSay = Date.now();
-        o.say(`  … ${n} written, service RSS peak ${(child.peak().sampled / 2 ** 20).toFixed(0)} MiB`);
+        // Where the memory is: V8 heap vs memory outside it (Buffers), from the service's own metrics.
+        void child.scrape().then((m) => {
+          const mib = (name: string): string => (sumOf(m, name) / 2 ** 20).toFixed(0);
+          o.say(`  … ${n} written, service RSS peak ${(child.peak().sampled / 2 ** 20).toFixed(0)} MiB; now heap ${mib('tsingest_nodejs_heap_size_used_bytes')}/${mib('tsingest_nodejs_heap_size_total_bytes')} MiB used/total, external ${mib('tsingest_nodejs_external_memory_bytes')} MiB, queue ${sumOf(m, 'tsingest_queue_depth')}`);
+        }, () => undefined);
       }
     });
     const mainSeconds = (performance.now() - t0) / 1000;

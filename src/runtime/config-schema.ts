@@ -56,7 +56,7 @@ export const configSchema = z
         sessionTimeoutMs: z.number().int().min(6000).default(30_000).describe('Consumer group session timeout (ms)'),
         heartbeatIntervalMs: z.number().int().min(500).default(3000)
           .describe('Consumer heartbeat interval (ms), kept up while a flush unit is being written'),
-        maxBytesPerPartition: z.number().int().min(1024).default(1_048_576)
+        maxBytesPerPartition: z.number().int().min(1024).default(524_288)
           .describe('Most bytes fetched per partition; with partitionsConsumedConcurrently it bounds memory'),
         maxWaitTimeMs: z.number().int().min(10).default(500)
           .describe('Longest a fetch waits for more records (ms); each fetched batch is flushed whole, so this is the time-based flush'),
@@ -171,7 +171,7 @@ export const configSchema = z
       .object({
         maxRows: z.number().int().min(1).max(100_000).default(2000).describe('Records per flush unit and rows per REST write chunk'),
         maxBytes: z.number().int().min(1024).default(4 * 1024 * 1024).describe('Bytes per flush unit and per REST write chunk (about)'),
-        maxQueuedRows: z.number().int().min(1).default(50_000)
+        maxQueuedRows: z.number().int().min(1).default(16_000)
           .describe('Most records taken from Kafka and not yet committed, over all partitions in flight (tsingest_queue_depth); a unit waits and fetching pauses at the bound. Must be >= batch.maxRows'),
       })
       .strict()

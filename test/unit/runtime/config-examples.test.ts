@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadConfig } from '../../../src/runtime/config.ts';
+import { SERVICE_NODE_OPTIONS } from '../../../src/runtime/node-options.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..', '..');
 const CONFIG_DIR = join(ROOT, 'config');
@@ -55,4 +56,10 @@ test('the k8s manifests mount config/k8s.json as the file TSI_CONFIG names', () 
   const deployment = read('deploy/k8s/deployment.yaml');
   assert.match(deployment, /name: TSI_CONFIG\s+value: \/etc\/tsingest\/ingest\.json/);
   assert.match(deployment, /mountPath: \/etc\/tsingest/);
+});
+
+test('the image and the k8s deployment run the service with the heap flags of src/runtime/node-options.ts', () => {
+  assert.ok(read('deploy/service/Dockerfile').includes(`NODE_OPTIONS="${SERVICE_NODE_OPTIONS}"`), 'Dockerfile ENV NODE_OPTIONS');
+  assert.match(read('deploy/k8s/deployment.yaml'), new RegExp(`- name: NODE_OPTIONS\\n\\s+value: ${SERVICE_NODE_OPTIONS.replaceAll('-', '\\-')}\\n`));
+  assert.doesNotMatch(read('docker-compose.yml'), /NODE_OPTIONS/, 'compose inherits the image ENV');
 });
