@@ -45,7 +45,9 @@ void test('SIGTERM mid-stream: exit 0, committed = written, DLQ once per bad rec
   });
   const bad = messages.length - events.length;
   const group = uniqueName('it-drain-g');
-  const extra = [`kafka.groupId=${group}`, 'batch.maxRows=500', 'kafka.partitionsConsumedConcurrently=3'];
+  // A small queue bound: units of a batch are pipelined, so without it the first fetch would put every
+  // record in flight before the SIGTERM and the drain would (rightly) finish them all.
+  const extra = [`kafka.groupId=${group}`, 'batch.maxRows=500', 'batch.maxQueuedRows=1000', 'kafka.partitionsConsumedConcurrently=3'];
 
   const first = startChild(h, extra, await freePort());
   const producing = (async () => {
