@@ -60,9 +60,10 @@ export const BATCH_BYTES_BUCKETS = [256, 1024, 4096, 16384, 65536, 262144, 10485
 export const HBASE_DURATION_BUCKETS = [
   0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
 ] as const;
-/** Event timestamp → write acknowledged: 5 ms … 10 min. */
+/** Event timestamp → write acknowledged: 5 ms … 10 min, finer between 100 ms and 1 s, where a
+ *  healthy service's p50 and p99 lie (a quantile is interpolated inside its bucket). */
 export const END_TO_END_BUCKETS = [
-  0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600,
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.75, 1, 2.5, 5, 10, 30, 60, 120, 300, 600,
 ] as const;
 
 export interface Metrics {

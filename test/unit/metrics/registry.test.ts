@@ -48,6 +48,9 @@ void describe('createMetrics', () => {
     assert.equal(BATCH_ROWS_BUCKETS.at(-1), 10000);
     assert.equal(END_TO_END_BUCKETS[0], 0.005);
     assert.equal(END_TO_END_BUCKETS.at(-1), 600);
+    assert.ok(END_TO_END_BUCKETS.every((b, i) => i === 0 || b > (END_TO_END_BUCKETS[i - 1] as number)), 'strictly increasing');
+    // The 250 ms latency target is a bound, with neighbours within 50 ms, so p99 around it is read closely.
+    for (const b of [0.2, 0.25, 0.3]) assert.ok((END_TO_END_BUCKETS as readonly number[]).includes(b), `bucket ${b}`);
     const metrics = createMetrics(undefined, { defaultMetrics: false });
     metrics.batchRows.observe(500);
     metrics.hbaseRequestDuration.observe({ table: 't', op: 'put', status: '200' }, 0.02);
