@@ -33,7 +33,7 @@ import { plannedRows, writeRaw, writeRows, type GenParams } from './lib/bench-ro
 import { dumpRows, writeNative } from './lib/bench-native.ts';
 import { runStall } from './lib/bench-stall.ts';
 import { breakdown, readProfile, topFrames } from './lib/bench-profile.ts';
-import { machineInfo, updateBenchmarksMd, writeResults, type Figures, type ScenarioFigures } from './lib/bench-report.ts';
+import { machineInfo, NO_STEADY, updateBenchmarksMd, writeResults, type Figures, type ScenarioFigures } from './lib/bench-report.ts';
 
 const { values } = parseArgs({
   options: {
@@ -141,7 +141,7 @@ async function scenario(ep: Env, mode: string, kafka: Kafka, rest: HBaseRestClie
       const profDir = mode === 'none' ? join(work, 'prof') : undefined;
       const steady = phases.has('latency') ? steadyEvents : 0;
       svc = await runService({ env, sets, port, topic: n.topic, dataTable: n.data, kafka, events, steadyEvents: steady, steadyFraction: 0.5, ids, dataRegions: buckets, say, ...(profDir === undefined ? {} : { cpuProfDir: profDir }) });
-      if (steady > 0) say(`[${mode}] steady p50 ${(svc.steady.p50 * 1000).toFixed(0)} ms, p99 ${(svc.steady.p99 * 1000).toFixed(0)} ms`);
+      if (steady > 0) say(`[${mode}] steady p50 ${(svc.steady.p50 * 1000).toFixed(0)} ms, p99 ${(svc.steady.p99 * 1000).toFixed(0)} ms; one REST put p50 ${(svc.steady.putP50 * 1000).toFixed(0)} ms, p99 ${(svc.steady.putP99 * 1000).toFixed(0)} ms; ${svc.steady.units} units of ${svc.steady.eventsPerUnit.toFixed(0)} events`);
       if (profDir !== undefined) profile = profileOf(profDir, events + steady, mode); // the profile covers the whole service process
     }
 
@@ -174,7 +174,7 @@ async function scenario(ep: Env, mode: string, kafka: Kafka, rest: HBaseRestClie
       serviceEventsPerSec: svc?.mainEventsPerSec ?? NaN, serviceSeconds: svc?.mainSeconds ?? NaN, cpuMsPer1000: svc?.cpuMsPer1000 ?? NaN,
       peakRssMiB: (svc?.peakRssBytes ?? NaN) / 2 ** 20, hwmMiB: (svc?.hwmBytes ?? NaN) / 2 ** 20,
       ceilingEventsPerSec, nativeEventsPerSec, nativeThreads,
-      steady: svc?.steady ?? { events: 0, targetRate: NaN, achievedRate: NaN, p50: NaN, p99: NaN, samples: 0 },
+      steady: svc?.steady ?? NO_STEADY,
       skew: { serviceRun: svc?.runSkew ?? NaN, serviceWindow: svc?.windowSkew ?? NaN },
       ...(profile === undefined ? {} : { profile: profile.charged, profileSelf: profile.self, profileTop: profile.profileTop }),
     };

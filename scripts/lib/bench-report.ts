@@ -42,7 +42,7 @@ export interface ScenarioFigures {
   readonly ceilingEventsPerSec: number;
   readonly nativeEventsPerSec: number;
   readonly nativeThreads: number;
-  readonly steady: { readonly events: number; readonly targetRate: number; readonly achievedRate: number; readonly p50: number; readonly p99: number; readonly samples: number };
+  readonly steady: SteadyFigures;
   readonly skew: { readonly serviceRun: number; readonly serviceWindow: number };
   /** CPU time per 1,000 events by category from the service's --cpu-prof (ms), built-ins charged to their caller */
   readonly profile?: Readonly<Record<string, number>>;
@@ -51,6 +51,25 @@ export interface ScenarioFigures {
   /** the frames with the most self time, ms per 1,000 events (JSON only) */
   readonly profileTop?: readonly { readonly fn: string; readonly url: string; readonly category: string; readonly ms: number }[];
 }
+
+/** The 50 % load phase: end-to-end latency and what it is made of (seconds; NaN when not run). */
+export interface SteadyFigures {
+  readonly events: number;
+  readonly targetRate: number;
+  readonly achievedRate: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly samples: number;
+  /** one REST put request (any table), acknowledged */
+  readonly putP50: number;
+  readonly putP99: number;
+  readonly puts: number;
+  /** flush units written, and their mean size */
+  readonly units: number;
+  readonly eventsPerUnit: number;
+}
+
+export const NO_STEADY: SteadyFigures = { events: 0, targetRate: NaN, achievedRate: NaN, p50: NaN, p99: NaN, samples: 0, putP50: NaN, putP99: NaN, puts: 0, units: 0, eventsPerUnit: NaN };
 
 export interface StallFigures {
   readonly rate: number;
@@ -105,6 +124,7 @@ export function markdownTable(r: Figures): string {
     row('REST ceiling / native', (x) => (ran(x.ceilingEventsPerSec, x.nativeEventsPerSec) ? f2(x.ceilingEventsPerSec / x.nativeEventsPerSec) : NOT_RUN)),
     row('service CPU per 1,000 events (user + system, /proc)', (x) => (ran(x.cpuMsPer1000) ? `${f1(x.cpuMsPer1000)} ms` : NOT_RUN)),
     row('**e2e latency at 50 % load, p50 / p99** (target p99 ≤ 250 ms)', (x) => (ran(x.steady.p50, x.steady.p99) ? `${ms(x.steady.p50)} / ${ms(x.steady.p99)} (${f0(x.steady.achievedRate)}/s)` : NOT_RUN)),
+    row('at 50 % load: one REST put, p50 / p99; flush units (mean events each)', (x) => (ran(x.steady.putP50, x.steady.putP99) ? `${ms(x.steady.putP50)} / ${ms(x.steady.putP99)}; ${f0(x.steady.units)} units (${f0(x.steady.eventsPerUnit)})` : NOT_RUN)),
     row('**service RSS peak while draining** (target ≤ 300 MB)', (x) => (ran(x.peakRssMiB) ? `${f0(x.peakRssMiB)} MiB (VmHWM ${f0(x.hwmMiB)} MiB)` : NOT_RUN)),
     row('region write skew, service run (60 s gauge at end)', (x) => (ran(x.skew.serviceRun) ? `${f2(x.skew.serviceRun)} (${f2(x.skew.serviceWindow)})` : NOT_RUN)),
   );

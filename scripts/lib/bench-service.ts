@@ -6,6 +6,7 @@ import { startServiceChild, sumOf, type Sample, type ServiceChild } from './benc
 import { generateEvents } from '../../src/demo/generate.ts';
 import { computeSkew } from '../../src/metrics/write-spread.ts';
 import type { GenParams } from './bench-rows.ts';
+import { NO_STEADY, type SteadyFigures } from './bench-report.ts';
 
 const SEND_BATCH = 10_000;
 const SENDS_IN_FLIGHT = 4;
@@ -56,16 +57,32 @@ async function waitWritten(child: ServiceChild, target: number, timeoutMs: numbe
 export interface HistogramSnapshot {
   readonly buckets: ReadonlyMap<number, number>; // le → cumulative count
   readonly count: number;
+  readonly sum: number;
 }
 
-function latencySnapshot(samples: readonly Sample[]): HistogramSnapshot {
+/** A histogram summed over the label sets `keep` accepts (all by default). */
+export function histogramSnapshot(samples: readonly Sample[], name: string, keep: (labels: Readonly<Record<string, string>>) => boolean = () => true): HistogramSnapshot {
   const buckets = new Map<number, number>();
+  let count = 0;
+  let sum = 0;
   for (const v of samples) {
-    if (v.name !== 'tsingest_end_to_end_latency_seconds_bucket') continue;
-    const le = v.labels['le'] === '+Inf' ? Infinity : Number(v.labels['le']);
-    buckets.set(le, (buckets.get(le) ?? 0) + v.value);
+    if (!keep(v.labels)) continue;
+    if (v.name === `${name}_bucket`) {
+      const le = v.labels['le'] === '+Inf' ? Infinity : Number(v.labels['le']);
+      buckets.set(le, (buckets.get(le) ?? 0) + v.value);
+    } else if (v.name === `${name}_count`) count += v.value;
+    else if (v.name === `${name}_sum`) sum += v.value;
   }
-  return { buckets, count: sumOf(samples, 'tsingest_end_to_end_latency_seconds_count') };
+  return { buckets, count, sum };
+}
+
+/** What the 50 % phase's latency is made of: each REST put (all tables) and the rows per flush unit. */
+function steadySnapshots(samples: readonly Sample[]): { e2e: HistogramSnapshot; put: HistogramSnapshot; unitRows: HistogramSnapshot } {
+  return {
+    e2e: histogramSnapshot(samples, 'tsingest_end_to_end_latency_seconds'),
+    put: histogramSnapshot(samples, 'tsingest_hbase_request_duration_seconds', (l) => l['op'] === 'put' && l['status'] === '200'),
+    unitRows: histogramSnapshot(samples, 'tsingest_batch_rows'),
+  };
 }
 
 /** Quantile of the difference of two cumulative histograms, linear interpolation inside the bucket. */
@@ -100,7 +117,7 @@ export interface ServiceRunResult {
   readonly windowSkew: number;
   readonly runSkew: number;
   readonly regionCounts: readonly number[];
-  readonly steady: { readonly events: number; readonly targetRate: number; readonly achievedRate: number; readonly p50: number; readonly p99: number; readonly samples: number };
+  readonly steady: SteadyFigures;
 }
 
 function regionWriteCounts(samples: readonly Sample[], table: string, regionCount: number): number[] {
@@ -176,15 +193,21 @@ export async function runService(o: {
 
     const targetRate = Math.max(100, Math.round(mainEventsPerSec * o.steadyFraction));
     const base = { mainSeconds, mainEventsPerSec, cpuMsPer1000, peakRssBytes: drainPeak.sampled, hwmBytes: drainPeak.hwm, windowSkew, runSkew: computeSkew(regionCounts), regionCounts };
-    if (o.steadyEvents === 0) return { ...base, steady: { events: 0, targetRate, achievedRate: NaN, p50: NaN, p99: NaN, samples: 0 } };
+    if (o.steadyEvents === 0) return { ...base, steady: { ...NO_STEADY, targetRate } };
     o.say(`steady phase: ${o.steadyEvents} events at ${targetRate} events/s, ts = produce time`);
-    const before = latencySnapshot(await child.scrape());
+    const before = steadySnapshots(await child.scrape());
     const achievedRate = await paced(o.kafka, o.topic, { events: o.steadyEvents, rate: targetRate, ids: o.ids, seed: 7 });
     await waitWritten(child, o.events + o.steadyEvents, 600_000, () => undefined);
-    const after = latencySnapshot(await child.scrape());
+    const after = steadySnapshots(await child.scrape());
+    const units = after.unitRows.count - before.unitRows.count;
     return {
       ...base,
-      steady: { events: o.steadyEvents, targetRate, achievedRate, p50: quantile(after, before, 0.5), p99: quantile(after, before, 0.99), samples: after.count - before.count },
+      steady: {
+        events: o.steadyEvents, targetRate, achievedRate,
+        p50: quantile(after.e2e, before.e2e, 0.5), p99: quantile(after.e2e, before.e2e, 0.99), samples: after.e2e.count - before.e2e.count,
+        putP50: quantile(after.put, before.put, 0.5), putP99: quantile(after.put, before.put, 0.99), puts: after.put.count - before.put.count,
+        units, eventsPerUnit: units > 0 ? (after.unitRows.sum - before.unitRows.sum) / units : NaN,
+      },
     };
   } finally {
     await child.stop();

@@ -4,14 +4,14 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { markdownTable, updateBenchmarksMd, type Figures, type ScenarioFigures } from '../../../scripts/lib/bench-report.ts';
+import { markdownTable, NO_STEADY, updateBenchmarksMd, type Figures, type ScenarioFigures } from '../../../scripts/lib/bench-report.ts';
 
 const machine = { nproc: 2, cpuModel: 'cpu', ramGiB: 4, node: 'v24', hbase: '2.6.1', kafka: '3.9.1' };
 const scenario: ScenarioFigures = {
   label: 'index off', indexTags: [], rowsPerEvent: 1,
   serviceEventsPerSec: 20_000, serviceSeconds: 5, cpuMsPer1000: 40, peakRssMiB: 200, hwmMiB: 210,
   ceilingEventsPerSec: 25_000, nativeEventsPerSec: NaN, nativeThreads: 4,
-  steady: { events: 0, targetRate: 10_000, achievedRate: NaN, p50: NaN, p99: NaN, samples: 0 },
+  steady: { ...NO_STEADY, targetRate: 10_000 },
   skew: { serviceRun: 1.2, serviceWindow: 1.3 },
   profile: { 'HTTP (undici, REST transport)': 30, other: 10 },
   profileSelf: { 'HTTP (undici, REST transport)': 20, other: 20 },
@@ -58,4 +58,11 @@ test('only the block between the markers of BENCHMARKS.md is replaced', () => {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('the 50 % phase renders its latency and what it is made of', () => {
+  const steady = { ...NO_STEADY, events: 50_000, targetRate: 10_000, achievedRate: 9_950, p50: 0.1, p99: 0.24, samples: 50_000, putP50: 0.02, putP99: 0.09, puts: 700, units: 350, eventsPerUnit: 142.9 };
+  const md = markdownTable({ ...figures, scenarios: [{ ...scenario, steady }] });
+  assert.match(md, /\| \*\*e2e latency at 50 % load, p50 \/ p99\*\* \(target p99 ≤ 250 ms\) \| 100 ms \/ 240 ms \(9,950\/s\) \|/);
+  assert.match(md, /\| at 50 % load: one REST put, p50 \/ p99; flush units \(mean events each\) \| 20 ms \/ 90 ms; 350 units \(143\) \|/);
 });
