@@ -5,6 +5,7 @@ import { CompressionTypes } from 'kafkajs';
 import { startServiceChild, sumOf, type Sample, type ServiceChild } from './bench-child.ts';
 import { generateEvents } from '../../src/demo/generate.ts';
 import { computeSkew } from '../../src/metrics/write-spread.ts';
+import { METRIC_NAMES } from '../../src/metrics/registry.ts';
 import type { GenParams } from './bench-rows.ts';
 import { NO_STEADY, type SteadyFigures } from './bench-report.ts';
 
@@ -79,9 +80,9 @@ export function histogramSnapshot(samples: readonly Sample[], name: string, keep
 /** What the 50 % phase's latency is made of: each REST put (all tables) and the rows per flush unit. */
 function steadySnapshots(samples: readonly Sample[]): { e2e: HistogramSnapshot; put: HistogramSnapshot; unitRows: HistogramSnapshot } {
   return {
-    e2e: histogramSnapshot(samples, 'tsingest_end_to_end_latency_seconds'),
-    put: histogramSnapshot(samples, 'tsingest_hbase_request_duration_seconds', (l) => l['op'] === 'put' && l['status'] === '200'),
-    unitRows: histogramSnapshot(samples, 'tsingest_batch_rows'),
+    e2e: histogramSnapshot(samples, METRIC_NAMES.endToEndLatency),
+    put: histogramSnapshot(samples, METRIC_NAMES.hbaseRequestDuration, (l) => l['op'] === 'put' && l['status'] === '200'),
+    unitRows: histogramSnapshot(samples, METRIC_NAMES.batchRows),
   };
 }
 
