@@ -25,7 +25,8 @@ import { WriteSpread } from '../src/metrics/write-spread.ts';
 import { loadConfig } from '../src/runtime/config.ts';
 import { ingestObserver, writeObserver } from '../src/service/observers.ts';
 import { planSettings, rollupMarks, tableNames } from '../src/service/settings.ts';
-import { HotIds } from '../src/ui/hot-ids.ts';
+import { keyspaceOf } from '../src/service/keyspace.ts';
+import { HotIds } from '../src/metrics/hot-ids.ts';
 
 const { values } = parseArgs({
   options: {
@@ -46,7 +47,8 @@ const runs = (stage: string): boolean => only === undefined || only.has(stage);
 
 const twoTags = values.index === '2tags';
 const cfg = loadConfig({ env: {}, sets: [`index.tags=${twoTags ? '["site","rack"]' : '[]'}`] });
-const settings = planSettings(cfg);
+const keyspace = keyspaceOf(cfg);
+const settings = planSettings(cfg, keyspace);
 const tables = tableNames(cfg);
 
 // ---- input: the records a Kafka fetch hands over --------------------------------------------
@@ -111,7 +113,7 @@ async function writerFor(encode: Encoder): Promise<{ writer: DualWriter; account
   const regionMap = new RegionMap({ source: { regions: (t) => Promise.resolve(regionsOf(t)) }, tables: tables.mapped, log, metrics });
   await Promise.all(tables.mapped.map((t) => regionMap.refresh(t)));
   const spread = new WriteSpread({ metrics, regionMap, windowMs: cfg.metrics.skewWindowMs });
-  const hotIds = new HotIds({ registry: metrics.registry, table: tables.data, buckets: cfg.keys.saltBuckets, format: cfg.keys.format, regions: regionMap });
+  const hotIds = new HotIds({ registry: metrics.registry, table: tables.data, keyspace, regions: regionMap });
   let bytes = 0;
   const writer = new DualWriter({
     sink: { put: (_table, rows) => { bytes += encode(rows); return Promise.resolve(); } },
@@ -122,7 +124,7 @@ async function writerFor(encode: Encoder): Promise<{ writer: DualWriter; account
     isRetriable: () => false,
     isRowRejection: () => false,
     observer: writeObserver(metrics, spread, regionMap, hotIds),
-    marks: cfg.rollup.enabled ? { table: tables.rollup, planner: rollupMarks(cfg) } : undefined,
+    marks: cfg.rollup.enabled ? { table: tables.rollup, planner: rollupMarks(cfg, keyspace) } : undefined,
   });
   const accounting = ingestObserver(metrics);
   return { writer, accounting, bytes: () => bytes, close: () => { spread.close(); hotIds.close(); regionMap.stop(); } };

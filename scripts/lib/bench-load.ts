@@ -11,6 +11,7 @@ import { RollupMarks } from '../../src/ingest/rollup-marks.ts';
 import { parseWindows } from '../../src/rollup/windows.ts';
 import type { Config } from '../../src/runtime/config.ts';
 import { planSettings } from '../../src/service/settings.ts';
+import { keyspaceOf } from '../../src/service/keyspace.ts';
 import type { DataRow } from '../../src/events/index.ts';
 import type { GenParams } from './bench-rows.ts';
 
@@ -26,11 +27,12 @@ export interface LoadResult {
 
 /** `dataless`: write only the markers (re-mark data already loaded). */
 export async function loadEvents(client: HBaseRestClient, cfg: Config, gen: GenParams, o: { markers: boolean; dataless?: boolean; concurrency?: number }): Promise<LoadResult> {
-  const settings = planSettings(cfg);
+  const keyspace = keyspaceOf(cfg);
+  const settings = planSettings(cfg, keyspace);
   const queue = new PQueue({ concurrency: o.concurrency ?? cfg.hbase.concurrency });
   const finest = parseWindows(cfg.rollup.windows)[0];
   const marks = o.markers && finest !== undefined
-    ? new RollupMarks({ window: finest, graceMs: cfg.rollup.graceMs, buckets: cfg.keys.saltBuckets, family: cfg.tables.rollup.family, cacheSize: 0 })
+    ? new RollupMarks({ window: finest, graceMs: cfg.rollup.graceMs, keyspace, family: cfg.tables.rollup.family, cacheSize: 0 })
     : undefined;
   // Retried like the service's writes (a keep-alive socket the gateway closed, a 503 under load).
   const put = (table: string, rows: readonly DataRow[]): Promise<void> =>

@@ -1,5 +1,5 @@
 // tsingest index verify|rebuild
-import { HBaseRestClient } from '../hbase/index.ts';
+import type { HBaseRestClient } from '../hbase/index.ts';
 import { fileCheckpointStore } from '../index/checkpoint-file.ts';
 import { ProgressTracker } from '../index/progress.ts';
 import { startProgressReporter } from '../index/progress-reporter.ts';
@@ -9,6 +9,8 @@ import { dataUnits, indexUnits, settingsOf, type IndexToolSettings } from '../in
 import { TokenBucket, throttleOf } from '../index/token-bucket.ts';
 import { verifyIndex } from '../index/verify.ts';
 import type { Config } from '../runtime/config.ts';
+import { createHBaseClient } from '../service/clients.ts';
+import { keyspaceOf } from '../service/keyspace.ts';
 import { UsageError, configOf, intFlag, out, parseCommand, stringFlag, timeFlag, type FlagValues } from './args.ts';
 
 export const INDEX_USAGE =
@@ -49,7 +51,7 @@ function settingsFrom(cfg: Config, values: FlagValues): IndexToolSettings {
   const from = stringFlag(values, 'from') === undefined ? undefined : timeFlag(values, 'from');
   const to = stringFlag(values, 'to') === undefined ? undefined : timeFlag(values, 'to');
   try {
-    return settingsOf(cfg, { tag: stringFlag(values, 'tag'), from, to });
+    return settingsOf(cfg, keyspaceOf(cfg), { tag: stringFlag(values, 'tag'), from, to });
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
@@ -108,7 +110,7 @@ export async function indexCommand(argv: readonly string[]): Promise<number> {
   const rate = rateOf(values);
   const checkpointPath = stringFlag(values, 'checkpoint');
   if (checkpointPath === '') throw new UsageError('--checkpoint needs a file path');
-  const rest = new HBaseRestClient({ baseUrl: cfg.hbase.restUrl, defaultDeadlineMs: cfg.hbase.requestDeadlineMs, connections: cfg.hbase.connections, putEncoding: cfg.hbase.putEncoding });
+  const rest = createHBaseClient(cfg, 'tool');
   const progress = new ProgressTracker(dataUnits(s).length + indexUnits(s).length, Date.now());
   const reporter = startProgressReporter(process.stderr, () => progress.snapshot(Date.now()), { label: `index ${sub}` });
   try {

@@ -1,11 +1,13 @@
 // tsingest query latest|range|by-tag|rollups — the same parameter rules and read paths as the HTTP
 // read API (src/query). A human table by default; --json prints one JSON object per line: the items,
 // then {"next": cursor|null, "limit": n[, "dangling": n]}.
-import { HBaseRestClient, isHBaseError } from '../hbase/index.ts';
+import { isHBaseError } from '../hbase/index.ts';
 import type { QueryKind } from '../metrics/read-metrics.ts';
 import { createQueries } from '../query/queries.ts';
 import { QueryError } from '../query/query-error.ts';
 import type { EventItem, PageEnd, QueryItem, RollupItem } from '../query/types.ts';
+import { createHBaseClient } from '../service/clients.ts';
+import { keyspaceOf } from '../service/keyspace.ts';
 import { UsageError, configOf, out, parseCommand, stringFlag } from './args.ts';
 
 export const QUERY_USAGE =
@@ -54,9 +56,9 @@ export async function queryCommand(argv: readonly string[]): Promise<number> {
   }
   const json = values['json'] === true;
   const cfg = configOf(values);
-  const hbase = new HBaseRestClient({ baseUrl: cfg.hbase.restUrl, defaultDeadlineMs: cfg.hbase.requestDeadlineMs });
+  const hbase = createHBaseClient(cfg, 'tool');
   try {
-    const queries = createQueries({ cfg, hbase });
+    const queries = createQueries({ cfg, hbase, keyspace: keyspaceOf(cfg) });
     let spec;
     try {
       spec = queries.parse(kind, raw, (p) => `--${p}`);

@@ -1,7 +1,6 @@
 // tsingest rollup run | rollup backfill
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
-import { HBaseRestClient } from '../hbase/index.ts';
 import { encodeId } from '../keys/index.ts';
 import { createReadMetrics } from '../metrics/read-metrics.ts';
 import { runBackfill, type BackfillResult } from '../rollup/backfill.ts';
@@ -11,6 +10,8 @@ import { ProgressReporter } from '../rollup/progress.ts';
 import { rollupSettings } from '../rollup/settings.ts';
 import { TokenBucket } from '../rollup/throttle.ts';
 import { createLogger } from '../runtime/logger.ts';
+import { createHBaseClient } from '../service/clients.ts';
+import { keyspaceOf } from '../service/keyspace.ts';
 import type { Config } from '../runtime/config.ts';
 import { UsageError, configOf, out, parseCommand, stringFlag, timeFlag, type FlagValues } from './args.ts';
 
@@ -30,10 +31,6 @@ function abortOnSignals(): { signal: AbortSignal; release: () => void } {
   process.on('SIGINT', handler);
   process.on('SIGTERM', handler);
   return { signal: ac.signal, release: () => { process.off('SIGINT', handler); process.off('SIGTERM', handler); } };
-}
-
-function restClient(cfg: Config): HBaseRestClient {
-  return new HBaseRestClient({ baseUrl: cfg.hbase.restUrl, defaultDeadlineMs: cfg.hbase.requestDeadlineMs, connections: cfg.hbase.connections, putEncoding: cfg.hbase.putEncoding });
 }
 
 export async function rollupCommand(argv: readonly string[]): Promise<number> {
@@ -56,10 +53,10 @@ export async function rollupCommand(argv: readonly string[]): Promise<number> {
 
 async function rollupRun(cfg: Config): Promise<number> {
   const log = createLogger({ level: cfg.log.level, destination: pino.destination({ dest: 2, sync: true }) });
-  const hbase = restClient(cfg);
+  const hbase = createHBaseClient(cfg, 'tool');
   const { signal, release } = abortOnSignals();
   try {
-    const job = new RollupJob({ store: hbase, settings: rollupSettings(cfg), metrics: createReadMetrics(new Registry(), cfg.rollup.windows), log });
+    const job = new RollupJob({ store: hbase, settings: rollupSettings(cfg, keyspaceOf(cfg)), metrics: createReadMetrics(new Registry(), cfg.rollup.windows), log });
     const report = await job.run(signal);
     out(formatRunReport(report));
     return report.ok ? 0 : 1;
@@ -107,8 +104,8 @@ async function rollupBackfill(values: FlagValues): Promise<number> {
   const ids = idFlags(values);
   const checkpoint = stringFlag(values, 'checkpoint');
   const cfg = configOf(values);
-  const settings = rollupSettings(cfg);
-  const hbase = restClient(cfg);
+  const settings = rollupSettings(cfg, keyspaceOf(cfg));
+  const hbase = createHBaseClient(cfg, 'tool');
   const progress = new ProgressReporter(process.stderr);
   const { signal, release } = abortOnSignals();
   try {

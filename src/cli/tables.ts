@@ -1,7 +1,7 @@
 // tsingest tables apply|check
 import { applyTables, checkTables } from '../admin/apply-tables.ts';
 import { JavaTableAdmin } from '../admin/java-admin.ts';
-import { HBaseRestClient } from '../hbase/index.ts';
+import { createHBaseClient } from '../service/clients.ts';
 import { UsageError, configOf, out, parseCommand } from './args.ts';
 
 export const TABLES_USAGE = 'tsingest tables apply | tables check';
@@ -10,7 +10,7 @@ export async function tablesCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parseCommand(argv, {});
   const sub = positionals[0];
   const cfg = configOf(values);
-  const rest = new HBaseRestClient({ baseUrl: cfg.hbase.restUrl, defaultDeadlineMs: cfg.hbase.requestDeadlineMs });
+  const rest = createHBaseClient(cfg, 'tool');
   try {
     if (sub === 'check') {
       const problems = await checkTables(cfg, rest);

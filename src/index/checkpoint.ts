@@ -58,9 +58,9 @@ export function runOf(s: IndexToolSettings): CheckpointRun {
   return {
     dataTable: s.dataTable,
     indexTable: s.indexTable,
-    buckets: s.buckets,
-    keyFormat: s.keyFormat,
-    saltMode: s.saltMode,
+    buckets: s.keyspace.buckets,
+    keyFormat: s.keyspace.format,
+    saltMode: s.keyspace.indexSaltMode,
     tags: [...s.tags],
     from: s.window?.from ?? null,
     to: s.window?.to ?? null,

@@ -3,9 +3,9 @@
 // it should have ("missing"). Expected index rows come from the ingest's own row builder.
 import { TAGS_QUALIFIER, decodeTags } from '../events/cells.ts';
 import { buildIndexRows } from '../ingest/batch-plan.ts';
-import { decodeIndexKey, type IndexEntry } from '../keys/index.ts';
+import type { IndexEntry } from '../keys/index.ts';
 import type { Cell, Row } from '../hbase/types.ts';
-import { dataKeyOf, decodeDataRowKey, type IndexToolSettings } from './settings.ts';
+import type { IndexToolSettings } from './settings.ts';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
@@ -13,6 +13,8 @@ export interface DataFacts {
   readonly key: Buffer;
   readonly id: string;
   readonly ts: number;
+  /** the spread offset j of the row (its index rows carry the same j) */
+  readonly offset: number;
   readonly metrics: readonly string[];
   readonly tags: Readonly<Record<string, string>>;
 }
@@ -20,6 +22,8 @@ export interface DataFacts {
 export interface IndexFacts {
   readonly key: Buffer;
   readonly entry: IndexEntry;
+  /** the data row the index row points at (same id, ts and spread offset j) */
+  readonly dataKey: Buffer;
   /** Metric names the index row's qualifiers list. */
   readonly metrics: readonly string[];
 }
@@ -36,9 +40,17 @@ function metricName(q: Buffer): string {
   }
 }
 
-/** Metric names (qualifiers not starting 0x00) and tags of a data row; throws when malformed. */
+/**
+ * Metric names (qualifiers not starting 0x00) and tags of a data row; throws when malformed, or when
+ * the row is not in the bucket the spread registry assigns to its (id, ts) (misplaced: readers of the
+ * id would not look there).
+ */
 export function dataFactsOf(row: Row, s: IndexToolSettings): DataFacts {
-  const { id, ts } = decodeDataRowKey(row.row, s);
+  const d = s.keyspace.decodeDataKey(row.row);
+  if (!s.keyspace.fits(d)) {
+    throw new RangeError(`misplaced: the row is in spread bucket offset ${d.offset}, the registry puts (${JSON.stringify(d.id)}, ${d.ts}) at offset ${s.keyspace.offsetOf(d.id, d.ts)}`);
+  }
+  const { id, ts, offset } = d;
   const metrics: string[] = [];
   let tags: Readonly<Record<string, string>> = {};
   for (const c of familyCells(row.cells, s.dataFamily)) {
@@ -48,15 +60,18 @@ export function dataFactsOf(row: Row, s: IndexToolSettings): DataFacts {
     }
     metrics.push(metricName(c.qualifier));
   }
-  return { key: row.row, id, ts, metrics, tags };
+  return { key: row.row, id, ts, offset, metrics, tags };
 }
 
-/** The decoded, salt-checked key and metric qualifiers of an index row; throws when malformed. */
+/** The decoded key, the data key it points at and the metric qualifiers of an index row; throws when malformed or misplaced. */
 export function indexFactsOf(row: Row, s: IndexToolSettings): IndexFacts {
-  const d = decodeIndexKey(row.row, s.buckets, s.saltMode);
+  const d = s.keyspace.decodeIndexKey(row.row);
+  if (!s.keyspace.fits(d)) {
+    throw new RangeError(`misplaced: the index row is in spread bucket offset ${d.offset}, the registry puts (${JSON.stringify(d.id)}, ${d.ts}) at offset ${s.keyspace.offsetOf(d.id, d.ts)}`);
+  }
   const entry: IndexEntry = { indexName: d.indexName, value: d.value, ts: d.ts, id: d.id };
   const metrics = familyCells(row.cells, s.indexFamily).map((c) => metricName(c.qualifier));
-  return { key: row.row, entry, metrics };
+  return { key: row.row, entry, dataKey: d.dataKey, metrics };
 }
 
 export type DanglingReason = 'no_data_row' | 'tag_mismatch' | 'metrics_missing';
@@ -69,11 +84,6 @@ export interface Dangling {
   readonly extraMetrics: readonly string[];
   /** For tag_mismatch: the data row's value of the tag (undefined = the tag is absent). */
   readonly dataValue?: string | undefined;
-}
-
-/** The data key an index entry points at. */
-export function dataKeyOfEntry(entry: IndexEntry, s: IndexToolSettings): Buffer {
-  return dataKeyOf(entry.id, entry.ts, s);
 }
 
 /** Why this index row does not match its data row, or null when it does. */
@@ -98,11 +108,11 @@ export interface ExpectedIndexRow {
 /** The index rows a data row should have for the checked tags (the ingest's row builder). */
 export function expectedIndexRows(data: DataFacts, s: IndexToolSettings): ExpectedIndexRow[] {
   const rows = buildIndexRows(
-    { id: data.id, ts: data.ts, tags: data.tags, metrics: data.metrics },
-    { buckets: s.buckets, indexFamily: s.indexFamily, indexTags: s.tags, indexSaltMode: s.saltMode },
+    { id: data.id, ts: data.ts, tags: data.tags, metrics: data.metrics, offset: data.offset },
+    { keyspace: s.keyspace, indexFamily: s.indexFamily, indexTags: s.tags },
   );
   return rows.map((r) => {
-    const d = decodeIndexKey(r.key);
+    const d = s.keyspace.decodeIndexKey(r.key);
     return {
       key: r.key,
       entry: { indexName: d.indexName, value: d.value, ts: d.ts, id: d.id },

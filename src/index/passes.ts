@@ -10,7 +10,6 @@ import {
   checkExpectedRow,
   checkIndexRow,
   dataFactsOf,
-  dataKeyOfEntry,
   expectedIndexRows,
   indexFactsOf,
   type DataFacts,
@@ -95,7 +94,7 @@ async function checkIndexRows(store: IndexStore, s: IndexToolSettings, rows: rea
   for (const row of rows) {
     try {
       const facts = indexFactsOf(row, s);
-      entries.push({ facts, dataKey: dataKeyOfEntry(facts.entry, s) });
+      entries.push({ facts, dataKey: facts.dataKey });
     } catch (err) {
       malformed.push({ table: s.indexTable, key: row.row.toString('hex'), message: errorText(err) });
     }

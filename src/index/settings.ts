@@ -1,17 +1,8 @@
 // Pure: what `tsingest index verify|rebuild` work on — tables, families, key layout, the tags checked
 // and the event-time window — and the key arithmetic over it (scan units per salt bucket, data keys
 // of index entries, position of a key inside its unit for progress).
+import type { Keyspace, ScanRange } from '../keys/index.ts';
 import { prefixRange } from '../keys/key-bytes.ts';
-import {
-  decodeDataKey,
-  decodePrintableDataKey,
-  encodeDataKey,
-  encodePrintableDataKey,
-  type DecodedDataKey,
-  type IndexSaltMode,
-  type KeyFormat,
-  type ScanRange,
-} from '../keys/index.ts';
 import type { Config } from '../runtime/config.ts';
 
 /** Half-open event-time window [from, to) in epoch ms (cell timestamps are event timestamps). */
@@ -25,9 +16,8 @@ export interface IndexToolSettings {
   readonly dataFamily: string;
   readonly indexTable: string;
   readonly indexFamily: string;
-  readonly buckets: number;
-  readonly keyFormat: KeyFormat;
-  readonly saltMode: IndexSaltMode;
+  /** the key layout (B, data key format, index salt mode) and the spread registry's view */
+  readonly keyspace: Keyspace;
   /** Tags verified / rebuilt (a subset of index.tags). */
   readonly tags: readonly string[];
   /** null = all of time (no timeRange on the scans). */
@@ -42,7 +32,7 @@ export interface SettingsInput {
 }
 
 /** Throws a RangeError naming the flag or config key at fault. */
-export function settingsOf(cfg: Config, input: SettingsInput = {}): IndexToolSettings {
+export function settingsOf(cfg: Config, keyspace: Keyspace, input: SettingsInput = {}): IndexToolSettings {
   const configured = cfg.index.tags;
   let tags: readonly string[] = configured;
   if (input.tag !== undefined) {
@@ -57,9 +47,7 @@ export function settingsOf(cfg: Config, input: SettingsInput = {}): IndexToolSet
     dataFamily: cfg.tables.data.family,
     indexTable: cfg.tables.index.name,
     indexFamily: cfg.tables.index.family,
-    buckets: cfg.keys.saltBuckets,
-    keyFormat: cfg.keys.format,
-    saltMode: cfg.index.saltMode,
+    keyspace,
     tags,
     window: windowOf(input.from, input.to),
   };
@@ -85,39 +73,20 @@ export interface ScanUnit {
   readonly range: ScanRange;
 }
 
-function dataSaltPrefix(bucket: number, format: KeyFormat): Buffer {
-  return format === 'binary' ? Buffer.from([bucket]) : Buffer.from(bucket.toString(16).padStart(2, '0'), 'latin1');
-}
-
 export function dataUnits(s: IndexToolSettings): ScanUnit[] {
-  return Array.from({ length: s.buckets }, (_, bucket) => ({
-    id: `data/${bucket}`,
-    kind: 'data' as const,
-    bucket,
-    tag: null,
-    range: prefixRange(dataSaltPrefix(bucket, s.keyFormat)),
-  }));
+  return s.keyspace.allBuckets().map((bucket) => ({ id: `data/${bucket}`, kind: 'data' as const, bucket, tag: null, range: s.keyspace.bucketRange(bucket) }));
 }
 
 /** Index rows of one tag in one bucket: salt' ‖ tag ‖ 0x00 … (every value). */
 export function indexUnits(s: IndexToolSettings): ScanUnit[] {
   const units: ScanUnit[] = [];
-  for (let bucket = 0; bucket < s.buckets; bucket++) {
+  for (const bucket of s.keyspace.allBuckets()) {
     for (const tag of s.tags) {
       const prefix = Buffer.concat([Buffer.from([bucket]), Buffer.from(tag, 'utf8'), Buffer.from([0x00])]);
       units.push({ id: `index/${bucket}/${tag}`, kind: 'index', bucket, tag, range: prefixRange(prefix) });
     }
   }
   return units;
-}
-
-export function dataKeyOf(id: string, ts: number, s: Pick<IndexToolSettings, 'buckets' | 'keyFormat'>): Buffer {
-  return s.keyFormat === 'binary' ? encodeDataKey({ id, ts }, s.buckets) : encodePrintableDataKey({ id, ts }, s.buckets);
-}
-
-/** Decodes (and salt-checks) a data key in the configured format; throws a KeyError when malformed. */
-export function decodeDataRowKey(key: Buffer, s: Pick<IndexToolSettings, 'buckets' | 'keyFormat'>): DecodedDataKey {
-  return s.keyFormat === 'binary' ? decodeDataKey(key, s.buckets) : decodePrintableDataKey(key, s.buckets);
 }
 
 /** The smallest key after `key` (resume a scan just past the last completed row). */

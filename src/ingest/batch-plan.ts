@@ -1,6 +1,6 @@
 // Pure: turns a run of Kafka records into the rows to write (data rows, index rows) and the records
 // to dead-letter, and cuts work into flush units and write chunks. No I/O.
-import { encodeDataKey, encodeIndexKey, encodePrintableDataKey, type IndexSaltMode, type KeyFormat } from '../keys/index.ts';
+import type { Keyspace } from '../keys/index.ts';
 import { buildEventCells, describeReject, parseEventCells, type DataCell, type DataRow, type EventLimits, type FieldMapping, type ParseRejected, type TsEvent } from '../events/index.ts';
 import type { RejectReason } from '../events/index.ts';
 
@@ -14,12 +14,11 @@ export interface SourceRecord {
 export interface PlanSettings {
   readonly mapping: FieldMapping;
   readonly limits: EventLimits;
-  readonly buckets: number;
-  readonly keyFormat: KeyFormat;
+  /** the key layout and the spread registry's view (src/keys/keyspace.ts) */
+  readonly keyspace: Keyspace;
   readonly dataFamily: string;
   readonly indexFamily: string;
   readonly indexTags: readonly string[];
-  readonly indexSaltMode: IndexSaltMode;
 }
 
 export interface Rejected {
@@ -51,19 +50,22 @@ export interface BatchPlan {
 
 const EMPTY = Buffer.alloc(0);
 
-/** What index rows are built from: one data row's id, ts, tags and the metric names it holds. */
+/** What index rows are built from: one data row's id, ts, tags, the metric names it holds and its spread offset j. */
 export interface IndexSource {
   readonly id: string;
   readonly ts: number;
   readonly tags: Readonly<Record<string, string>>;
   readonly metrics: readonly string[];
+  /** the spread offset j of the data row (its index rows carry the same j) */
+  readonly offset: number;
 }
 
-export type IndexRowSettings = Pick<PlanSettings, 'buckets' | 'indexFamily' | 'indexTags' | 'indexSaltMode'>;
+export type IndexRowSettings = Pick<PlanSettings, 'keyspace' | 'indexFamily' | 'indexTags'>;
 
 /**
  * The index rows pointing at one data row (shared by ingest and `tsingest index rebuild`): one per
- * indexed tag it carries, key (tag, value, ts, id), one empty cell per metric, cell timestamp = ts.
+ * indexed tag it carries, key (tag, value, ts, id) in bucket salt' + j, one empty cell per metric,
+ * cell timestamp = ts.
  */
 export function buildIndexRows(src: IndexSource, s: IndexRowSettings): DataRow[] {
   const rows: DataRow[] = [];
@@ -73,7 +75,7 @@ export function buildIndexRows(src: IndexSource, s: IndexRowSettings): DataRow[]
     const value = src.tags[indexName];
     if (value === undefined) continue;
     rows.push({
-      key: encodeIndexKey({ indexName, value, ts: src.ts, id: src.id }, s.buckets, s.indexSaltMode),
+      key: s.keyspace.indexKey({ indexName, value, ts: src.ts, id: src.id }, src.offset),
       cells: src.metrics.map((metric) => ({ family: s.indexFamily, qualifier: Buffer.from(metric, 'utf8'), value: EMPTY, timestamp: src.ts })),
     });
   }
@@ -81,7 +83,7 @@ export function buildIndexRows(src: IndexSource, s: IndexRowSettings): DataRow[]
 }
 
 /** Index rows of one event, each with its bucket: salt' is the first byte of an index key. */
-function indexRowsOf(event: TsEvent, s: PlanSettings): PlannedRow[] {
+function indexRowsOf(event: TsEvent, offset: number, s: PlanSettings): PlannedRow[] {
   const rows: PlannedRow[] = [];
   if (s.indexTags.length === 0) return rows;
   let cells: DataCell[] | undefined;
@@ -89,7 +91,7 @@ function indexRowsOf(event: TsEvent, s: PlanSettings): PlannedRow[] {
     if (!Object.hasOwn(event.tags, indexName)) continue;
     const value = event.tags[indexName];
     if (value === undefined) continue;
-    const key = encodeIndexKey({ indexName, value, ts: event.ts, id: event.id }, s.buckets, s.indexSaltMode);
+    const key = s.keyspace.indexKey({ indexName, value, ts: event.ts, id: event.id }, offset);
     // The same empty metric cell for every index row of the event (cells are never mutated).
     cells ??= [{ family: s.indexFamily, qualifier: Buffer.from(event.metric, 'utf8'), value: EMPTY, timestamp: event.ts }];
     rows.push({ row: { key, cells }, bucket: key[0] as number });
@@ -99,11 +101,6 @@ function indexRowsOf(event: TsEvent, s: PlanSettings): PlannedRow[] {
 
 function reject(record: SourceRecord, r: ParseRejected): Rejected {
   return { record, reason: r.reason, field: r.field, detail: describeReject(r) };
-}
-
-/** The salt bucket a data key starts with (binary: its first byte; printable: two hex chars). */
-function dataBucket(key: Buffer, format: KeyFormat): number {
-  return format === 'binary' ? (key[0] as number) : Number.parseInt(key.toString('latin1', 0, 2), 16);
 }
 
 export function planBatch(records: readonly SourceRecord[], s: PlanSettings): BatchPlan {
@@ -122,13 +119,14 @@ export function planBatch(records: readonly SourceRecord[], s: PlanSettings): Ba
     let key: Buffer;
     let index: PlannedRow[];
     try {
-      key = s.keyFormat === 'binary' ? encodeDataKey(event, s.buckets) : encodePrintableDataKey(event, s.buckets);
-      index = indexRowsOf(event, s);
+      const offset = s.keyspace.offsetOf(event.id, event.ts);
+      key = s.keyspace.dataKey(event.id, event.ts, offset);
+      index = indexRowsOf(event, offset, s);
     } catch (err) {
       plan.rejects.push({ record, reason: 'key_invalid', detail: `key_invalid: ${(err as Error).message}` });
       continue;
     }
-    const data = { row: { key, cells: buildEventCells(event, s.dataFamily, parsed.tagsCell) }, bucket: dataBucket(key, s.keyFormat) };
+    const data = { row: { key, cells: buildEventCells(event, s.dataFamily, parsed.tagsCell) }, bucket: s.keyspace.dataBucket(key) };
     plan.events.push({ record, id: event.id, ts: event.ts, data, index });
   }
   return plan;

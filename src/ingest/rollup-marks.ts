@@ -9,6 +9,7 @@
 // Both end early by a clock margin (job and ingest hosts may disagree). Past that every touch
 // re-marks, so late events are never missed. Pure apart from the clock.
 import type { DataRow } from '../events/index.ts';
+import type { Keyspace } from '../keys/index.ts';
 import { markerRow, stampClock } from '../rollup/marker.ts';
 import { windowStartOf, type WindowSize } from '../rollup/windows.ts';
 
@@ -18,7 +19,7 @@ export interface RollupMarksOptions {
   readonly graceMs: number;
   /** rollup.markerSettleMs: the job leaves markers younger than this; 0 (default) = no settle period */
   readonly settleMs?: number;
-  readonly buckets: number;
+  readonly keyspace: Keyspace;
   readonly family: string;
   /** Entries kept in the "already marked" cache; 0 disables it. */
   readonly cacheSize: number;
@@ -79,7 +80,7 @@ export class RollupMarks {
       seen.add(cacheKey);
       const until = this.#marked.get(cacheKey);
       if (until !== undefined && now < until) continue;
-      const row = markerRow({ id, windowSec: this.#o.window.seconds, windowStart }, { buckets: this.#o.buckets, family: this.#o.family, stamp });
+      const row = markerRow({ id, windowSec: this.#o.window.seconds, windowStart }, { keyspace: this.#o.keyspace, family: this.#o.family, stamp });
       rows.push({ cacheKey, id, windowStart, stamp, row });
     }
     return rows;

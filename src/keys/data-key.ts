@@ -55,11 +55,10 @@ const BINARY_REVERSE_TS_LEAD = 0x7f;
 
 /**
  * salt ‖ id ‖ 0x00 written into a new Buffer with `tail` more bytes after it (for the reverse ts):
- * one allocation per key, the id's salt from the memo in salt.ts.
+ * one allocation per key. `salt` is the bucket the key goes to (0 … 255).
  */
-function writePrefix(id: string, buckets: number, format: KeyFormat, tail: number): { key: Buffer; end: number } {
+function writePrefix(id: string, salt: number, format: KeyFormat, tail: number): { key: Buffer; end: number } {
   const n = idByteLength(id);
-  const salt = saltOf(id, buckets);
   const saltBytes = format === 'binary' ? 1 : 2;
   const key = Buffer.allocUnsafe(saltBytes + n + 1 + tail);
   if (format === 'binary') key[0] = salt;
@@ -71,21 +70,33 @@ function writePrefix(id: string, buckets: number, format: KeyFormat, tail: numbe
 
 /** salt ‖ id ‖ 0x00 in the given format — the scan prefix for "latest N of an id". */
 export function idPrefix(id: string, buckets: number, format: KeyFormat = 'binary'): Buffer {
-  return writePrefix(id, buckets, format, 0).key;
+  return writePrefix(id, saltOf(id, buckets), format, 0).key;
+}
+
+/** salt ‖ id ‖ 0x00 with an explicit salt (a spread id's other buckets). */
+export function idPrefixAt(id: string, salt: number, format: KeyFormat): Buffer {
+  return writePrefix(id, salt, format, 0).key;
+}
+
+/** The data key of (id, ts) in bucket `salt` (the plain key when salt = saltOf(id, B)). */
+export function encodeDataKeyAt(parts: DataKeyParts, salt: number, format: KeyFormat): Buffer {
+  assertTs(parts.ts);
+  if (format === 'binary') {
+    const { key, end } = writePrefix(parts.id, salt, 'binary', REVERSE_TS_BYTES);
+    writeReverseTsAt(key, end, parts.ts);
+    return key;
+  }
+  const { key, end } = writePrefix(parts.id, salt, 'printable', REVERSE_TS_DIGITS);
+  writeReverseTsDecimal(parts.ts).copy(key, end);
+  return key;
 }
 
 export function encodeDataKey(parts: DataKeyParts, buckets: number): Buffer {
-  assertTs(parts.ts);
-  const { key, end } = writePrefix(parts.id, buckets, 'binary', REVERSE_TS_BYTES);
-  writeReverseTsAt(key, end, parts.ts);
-  return key;
+  return encodeDataKeyAt(parts, saltOf(parts.id, buckets), 'binary');
 }
 
 export function encodePrintableDataKey(parts: DataKeyParts, buckets: number): Buffer {
-  assertTs(parts.ts);
-  const { key, end } = writePrefix(parts.id, buckets, 'printable', REVERSE_TS_DIGITS);
-  writeReverseTsDecimal(parts.ts).copy(key, end);
-  return key;
+  return encodeDataKeyAt(parts, saltOf(parts.id, buckets), 'printable');
 }
 
 /** All rows of one id (newest first): [salt‖id‖0x00, salt‖id‖0x01). */

@@ -90,11 +90,15 @@ export function indexSaltOf(
   return memoBucket(saltText(entry.indexName, entry.value, saltMode === 'entry' ? entry.id : null), buckets);
 }
 
-/** One allocation per key; salt' from the memo in salt.ts. */
+/**
+ * One allocation per key; salt' from the memo in salt.ts. `offset` is the spread offset j of the
+ * event (docs/KEYS.md, spread keys): the key goes to bucket (salt' + j) mod B; 0 for a plain id.
+ */
 export function encodeIndexKey(
   entry: IndexEntry,
   buckets: number,
   saltMode: IndexSaltMode = DEFAULT_INDEX_SALT_MODE,
+  offset = 0,
 ): Buffer {
   assertSaltMode(saltMode);
   assertTs(entry.ts);
@@ -102,7 +106,7 @@ export function encodeIndexKey(
   const nameLen = checkPart(indexName, 'indexName');
   const valueLen = checkPart(value, 'value');
   const idLen = idByteLength(id);
-  const salt = memoBucket(saltText(indexName, value, saltMode === 'entry' ? id : null), buckets);
+  const salt = (memoBucket(saltText(indexName, value, saltMode === 'entry' ? id : null), buckets) + offset) % buckets;
   const key = Buffer.allocUnsafe(1 + nameLen + 1 + valueLen + 1 + REVERSE_TS_BYTES + idLen);
   key[0] = salt;
   let pos = 1 + key.write(indexName, 1, 'utf8');

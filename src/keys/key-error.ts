@@ -12,6 +12,7 @@ export const KEY_ERROR_CODES = [
   'invalid_index_part',
   'invalid_regions',
   'invalid_salt_mode',
+  'invalid_spread',
   'invalid_window',
   'malformed_key',
 ] as const;

@@ -9,16 +9,16 @@
  */
 import type { Logger } from 'pino';
 import { column } from '../hbase/codec.ts';
-import type { Row } from '../hbase/types.ts';
-import { indexScanRanges, type ScanRange } from '../keys/index.ts';
+import type { ScanRange } from '../keys/index.ts';
 import type { ReadMetrics } from '../metrics/read-metrics.ts';
 import { encodeCursor } from './cursor.ts';
-import { createLimiter, limitIterator } from './limiter.ts';
-import { mergeSorted } from './merge.ts';
+import { createLimiter } from '../walk/limiter.ts';
+import { bucketPageRows, mergedRows, resumeRanges } from '../walk/merged-scan.ts';
 import { identityOf } from './params.ts';
-import { MAX_PAGE_ROWS, resumeRange } from './scan-reads.ts';
 import type { ByTagQuery, EventItem, PageStream, QueryStore, ReadSettings } from './types.ts';
 import { hitOf, mayRepair, verifyHits, type IndexHit } from './verify.ts';
+
+export { bucketPageRows } from '../walk/merged-scan.ts';
 
 export interface ByTagContext {
   readonly now: () => number;
@@ -28,18 +28,8 @@ export interface ByTagContext {
 
 /** The per-bucket scan ranges of a by-tag page, each resumed after the cursor position. */
 export function byTagRanges(q: ByTagQuery, s: ReadSettings): ScanRange[] {
-  const ranges = indexScanRanges(q.tag, q.value, s.buckets, s.saltMode, { fromTs: q.from, toTs: q.to - 1 });
-  const { after } = q;
-  const resumed = after === null ? ranges : ranges.map((r) => resumeRange(r, Buffer.concat([r.startRow.subarray(0, 1), after])));
-  return resumed.filter((r) => r.stopRow.length === 0 || Buffer.compare(r.startRow, r.stopRow) < 0);
+  return resumeRanges(s.keyspace.indexRanges(q.tag, q.value, { fromTs: q.from, toTs: q.to - 1 }), 1, q.after);
 }
-
-/** Rows per scanner page of one bucket: about twice its share of the page, at least 16. */
-export function bucketPageRows(limit: number, buckets: number): number {
-  return Math.min(limit + 1, MAX_PAGE_ROWS, Math.max(16, 2 * Math.ceil((limit + 1) / Math.max(1, buckets))));
-}
-
-const byMergePosition = (a: Row, b: Row): number => Buffer.compare(a.row.subarray(1), b.row.subarray(1));
 
 async function settle(store: QueryStore, q: ByTagQuery, s: ReadSettings, ctx: ByTagContext, hits: readonly IndexHit[]): Promise<void> {
   if (hits.length === 0) return;
@@ -59,12 +49,12 @@ async function settle(store: QueryStore, q: ByTagQuery, s: ReadSettings, ctx: By
 export async function* readByTag(store: QueryStore, q: ByTagQuery, s: ReadSettings, ctx: ByTagContext): PageStream<EventItem> {
   if (q.from >= q.to) return { next: null, dangling: 0 };
   const ranges = byTagRanges(q, s);
-  const limiter = createLimiter(s.bucketConcurrency);
-  const pageRows = bucketPageRows(q.limit, ranges.length);
-  const sources = ranges.map((r) =>
-    limitIterator(store.scan(s.index.name, { startRow: r.startRow, stopRow: r.stopRow, pageRows, filter: { type: 'FirstKeyOnlyFilter' } }), limiter),
-  );
-  const merged = mergeSorted(sources, byMergePosition);
+  const merged = mergedRows(store, s.index.name, ranges, {
+    saltBytes: 1,
+    pageRows: bucketPageRows(q.limit, ranges.length),
+    shape: { filter: { type: 'FirstKeyOnlyFilter' } },
+    limiter: createLimiter(s.bucketConcurrency),
+  });
   const dataColumns = [column(s.data.family)];
   let emitted = 0;
   let dangling = 0;
@@ -79,11 +69,11 @@ export async function* readByTag(store: QueryStore, q: ByTagQuery, s: ReadSettin
       while (chunk.length < want) {
         const r = await merged.next();
         if (r.done === true) break;
-        chunk.push(hitOf(r.value.row, s.keyFormat, s.buckets, s.saltMode));
+        chunk.push(hitOf(r.value.row, s.keyspace));
       }
       if (chunk.length === 0) break;
       const rows = await store.multiGet(s.data.name, chunk.map((h) => h.dataKey), { columns: dataColumns });
-      const verdicts = verifyHits(chunk, rows, q.tag, q.value, s.keyFormat, s.buckets);
+      const verdicts = verifyHits(chunk, rows, q.tag, q.value, s.keyspace);
       for (const [i, v] of verdicts.entries()) {
         const hit = chunk[i] as IndexHit;
         if (!v.ok) {

@@ -1,9 +1,11 @@
 /**
  * Pure: the opaque page cursor. base64url of a small versioned JSON:
  *   {"v":1,"k":kind,"q":fingerprint,"f":from,"t":to,"p":base64url(position)}
- * - position: the last row key of the page for single-scan reads (latest, range, rollups); for
- *   by-tag reads the last merge position, i.e. the index key after its salt byte
- *   (name ‖ 0x00 ‖ value ‖ 0x00 ‖ reverse ts ‖ id), which is the same in every bucket.
+ * - position: the merge position of the page's last row, i.e. its key after the salt, which is the
+ *   same in every bucket: id ‖ 0x00 ‖ reverse ts for latest / range (an id's rows may be in several
+ *   buckets, docs/KEYS.md spread keys), id ‖ 0x00 ‖ window ‖ reverse start for rollups,
+ *   name ‖ 0x00 ‖ value ‖ 0x00 ‖ reverse ts ‖ id for by-tag. (Version 1 cursors held the whole key
+ *   of latest / range / rollup rows; they are refused.)
  * - fingerprint: a hash of what the query asks (kind, id / tag / value, from, to, metric, window), so
  *   a cursor used with another query is rejected instead of silently reading the wrong rows.
  * - from / to are carried so that a default `to` (now + 1 day) stays the same across pages.
@@ -12,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { QUERY_KINDS, type QueryKind } from '../metrics/read-metrics.ts';
 import { QueryError } from './query-error.ts';
 
-export const CURSOR_VERSION = 1;
+export const CURSOR_VERSION = 2;
 /** A cursor longer than this is not one of ours (the position is at most a few hundred bytes). */
 const MAX_CURSOR_CHARS = 4096;
 

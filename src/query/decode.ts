@@ -1,7 +1,7 @@
 // Pure: HBase rows → result items (data rows → events, summary rows → rollups).
 import { decodeDataRow } from '../events/cells.ts';
 import type { Row } from '../hbase/types.ts';
-import { decodeDataKey, decodePrintableDataKey, decodeRollupKey, type KeyFormat } from '../keys/index.ts';
+import type { Keyspace } from '../keys/index.ts';
 import { decodeSummary, meanOf } from '../rollup/summary.ts';
 import type { WindowSize } from '../rollup/windows.ts';
 import type { EventItem, MetricRollup, RollupItem } from './types.ts';
@@ -11,20 +11,16 @@ export function isoOf(ms: number): string {
   return Number.isNaN(d.getTime()) ? String(ms) : d.toISOString();
 }
 
-export function decodeAnyDataKey(key: Buffer, format: KeyFormat, buckets: number): { id: string; ts: number } {
-  return format === 'printable' ? decodePrintableDataKey(key, buckets) : decodeDataKey(key, buckets);
-}
-
 /** A data row as an event item (all metrics of the row and its tags). */
-export function eventItemOf(row: Row, format: KeyFormat, buckets: number): EventItem {
-  const { id, ts } = decodeAnyDataKey(row.row, format, buckets);
+export function eventItemOf(row: Row, keyspace: Keyspace): EventItem {
+  const { id, ts } = keyspace.decodeDataKey(row.row);
   const { metrics, tags } = decodeDataRow(row.cells);
   return { id, ts, time: isoOf(ts), metrics, tags };
 }
 
 /** A summary row as a rollup item; null when it holds no metric cell (or not the asked one). */
-export function rollupItemOf(row: Row, window: WindowSize, buckets: number, metric: string | null): RollupItem | null {
-  const key = decodeRollupKey(row.row, buckets);
+export function rollupItemOf(row: Row, window: WindowSize, keyspace: Keyspace, metric: string | null): RollupItem | null {
+  const key = keyspace.decodeRollupKey(row.row);
   const metrics: [string, MetricRollup][] = [];
   for (const cell of row.cells) {
     if (cell.qualifier[0] === 0x00) continue; // reserved row-level cells

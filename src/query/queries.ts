@@ -2,11 +2,12 @@
  * The read side's one entry point, shared by the CLI (`tsingest query`) and the HTTP read API:
  * `parse` turns raw parameters into a query (same rules for both), `run` streams one page of it.
  *
- *   const q = createQueries({ cfg, hbase });
+ *   const q = createQueries({ cfg, hbase, keyspace });
  *   const page = q.run(q.parse('range', { id: 'dev1', from: '2024-11-22T00:00:00Z' }));
  *   for (;;) { const r = await page.next(); if (r.done) { r.value.next; break; } use(r.value); }
  */
 import type { Logger } from 'pino';
+import type { Keyspace, SpreadEntry } from '../keys/index.ts';
 import type { ReadMetrics } from '../metrics/read-metrics.ts';
 import type { Config } from '../runtime/config.ts';
 import { parseWindows, type WindowSize } from '../rollup/windows.ts';
@@ -18,6 +19,9 @@ import type { ItemOf, PageEnd, PageStream, QueryKind, QuerySpec, QueryStore, Rea
 export interface QueryDeps {
   readonly cfg: Config;
   readonly hbase: QueryStore;
+  readonly keyspace: Keyspace;
+  /** an id's current spread entry for reads by id (the registry row); default: the keyspace's view */
+  readonly entryFor?: ((id: string) => Promise<SpreadEntry | undefined>) | undefined;
   readonly metrics?: ReadMetrics | undefined;
   readonly log?: Pick<Logger, 'warn'> | undefined;
   /** the clock (default Date.now): default `to`, the repair grace period */
@@ -32,15 +36,14 @@ export interface Queries {
   run<S extends QuerySpec>(spec: S): PageStream<ItemOf<S>>;
 }
 
-export function readSettingsOf(cfg: Config): ReadSettings {
+export function readSettingsOf(cfg: Config, keyspace: Keyspace, entryFor?: (id: string) => Promise<SpreadEntry | undefined>): ReadSettings {
   const { tables, query } = cfg;
   return {
-    buckets: cfg.keys.saltBuckets,
-    keyFormat: cfg.keys.format,
+    keyspace,
+    entryFor: entryFor ?? ((id) => Promise.resolve(keyspace.entryOf(id))),
     data: { name: tables.data.name, family: tables.data.family },
     index: { name: tables.index.name, family: tables.index.family },
     rollup: { name: tables.rollup.name, family: tables.rollup.family },
-    saltMode: cfg.index.saltMode,
     bucketConcurrency: query.bucketConcurrency,
     verifyChunk: query.verifyChunk,
     repairDangling: query.repairDangling,
@@ -60,7 +63,7 @@ async function* timed<T>(inner: PageStream<T>, kind: QueryKind, metrics: ReadMet
 export function createQueries(deps: QueryDeps): Queries {
   const { cfg, hbase, metrics, log } = deps;
   const now = deps.now ?? Date.now;
-  const settings = readSettingsOf(cfg);
+  const settings = readSettingsOf(cfg, deps.keyspace, deps.entryFor);
   const windows: readonly WindowSize[] = parseWindows(cfg.rollup.windows);
   const stream = (spec: QuerySpec): PageStream<ItemOf<QuerySpec>> => {
     switch (spec.kind) {

@@ -1,7 +1,7 @@
 // Types shared by the read paths: the parsed queries, the result items, the end-of-page record and
 // the small I/O port (three calls of the HBase REST client) the reads go through.
 import type { HBaseRestClient } from '../hbase/index.ts';
-import type { IndexSaltMode, KeyFormat } from '../keys/index.ts';
+import type { Keyspace, SpreadEntry } from '../keys/index.ts';
 import type { WindowSize } from '../rollup/windows.ts';
 
 export type { QueryKind } from '../metrics/read-metrics.ts';
@@ -102,12 +102,15 @@ export interface TableRef {
 
 /** Settings the reads take from the configuration. */
 export interface ReadSettings {
-  readonly buckets: number;
-  readonly keyFormat: KeyFormat;
+  readonly keyspace: Keyspace;
+  /**
+   * An id's spread epochs as of now, for reads by id (the registry row itself, not a snapshot, so a
+   * read never misses a bucket a promotion just added).
+   */
+  readonly entryFor: (id: string) => Promise<SpreadEntry | undefined>;
   readonly data: TableRef;
   readonly index: TableRef;
   readonly rollup: TableRef;
-  readonly saltMode: IndexSaltMode;
   readonly bucketConcurrency: number;
   readonly verifyChunk: number;
   readonly repairDangling: boolean;

@@ -4,7 +4,7 @@
  * wins). Dangling hits are dropped and counted; old enough ones may be repaired (deleted).
  */
 import type { Row } from '../hbase/types.ts';
-import { decodeIndexKey, encodeDataKey, encodePrintableDataKey, type IndexSaltMode, type KeyFormat } from '../keys/index.ts';
+import type { Keyspace } from '../keys/index.ts';
 import { eventItemOf } from './decode.ts';
 import type { EventItem } from './types.ts';
 
@@ -23,11 +23,10 @@ export type Verdict =
   | { readonly ok: true; readonly item: EventItem }
   | { readonly ok: false; readonly reason: 'missing' | 'tag_changed' };
 
-export function hitOf(indexKey: Buffer, format: KeyFormat, buckets: number, saltMode: IndexSaltMode): IndexHit {
-  const k = decodeIndexKey(indexKey, buckets, saltMode);
-  const parts = { id: k.id, ts: k.ts };
-  const dataKey = format === 'printable' ? encodePrintableDataKey(parts, buckets) : encodeDataKey(parts, buckets);
-  return { indexKey, position: indexKey.subarray(1), id: k.id, ts: k.ts, dataKey };
+/** An index row as a hit: its id, ts and the data key it points at (same spread offset j, no registry needed). */
+export function hitOf(indexKey: Buffer, keyspace: Keyspace): IndexHit {
+  const k = keyspace.decodeIndexKey(indexKey);
+  return { indexKey, position: indexKey.subarray(1), id: k.id, ts: k.ts, dataKey: k.dataKey };
 }
 
 /** `rows` aligned with `hits` (null = no such data row), as multi-get returns them. */
@@ -36,13 +35,12 @@ export function verifyHits(
   rows: readonly (Row | null)[],
   tag: string,
   value: string,
-  format: KeyFormat,
-  buckets: number,
+  keyspace: Keyspace,
 ): Verdict[] {
   return hits.map((_, i) => {
     const row = rows[i] ?? null;
     if (row === null || row.cells.length === 0) return { ok: false, reason: 'missing' };
-    const item = eventItemOf(row, format, buckets);
+    const item = eventItemOf(row, keyspace);
     return item.tags[tag] === value ? { ok: true, item } : { ok: false, reason: 'tag_changed' };
   });
 }

@@ -1,34 +1,25 @@
-// Pure parts of the backfill: bucket key ranges, the checkpoint identity, and the summary rows of one
+// Pure parts of the backfill: the checkpoint identity, and the summary rows of one
 // id built in memory (finest size from its events, each coarser size from the finer summaries, merged
 // newest window first exactly like the job's scan of the finer summaries).
-import { encodeRollupKey, idPrefix, prefixStopRow, type KeyFormat, type ScanRange } from '../keys/index.ts';
 import { mergeSummaries, summaryPutRow, type PutRow, type Summaries } from './fold.ts';
 import type { MetricSummary } from './summary.ts';
 import type { RollupSettings } from './settings.ts';
 import { windowStartOf } from './windows.ts';
 
-function saltBytes(salt: number, format: KeyFormat): Buffer {
-  return format === 'binary' ? Buffer.from([salt]) : Buffer.from(salt.toString(16).padStart(2, '0'), 'latin1');
-}
-
-/** Every data row of one salt bucket, from just after `afterId`'s rows when given. */
-export function bucketRange(salt: number, format: KeyFormat, buckets: number, afterId?: string | null): ScanRange {
-  const startRow = afterId === undefined || afterId === null ? saltBytes(salt, format) : prefixStopRow(idPrefix(afterId, buckets, format));
-  return { startRow, stopRow: salt >= 255 ? Buffer.alloc(0) : saltBytes(salt + 1, format) };
-}
-
 /** What a checkpoint must match for a rerun to continue it. */
-export function backfillIdentity(s: RollupSettings, from: number, to: number, ids: readonly string[] | undefined): Record<string, unknown> {
+export function backfillIdentity(s: RollupSettings, from: number, to: number, ids: readonly string[] | undefined, spreadIds: readonly string[] = []): Record<string, unknown> {
   return {
     from,
     to,
     ids: ids ?? null,
     windows: s.windows.map((w) => w.seconds),
-    buckets: s.buckets,
-    keyFormat: s.keyFormat,
+    buckets: s.keyspace.buckets,
+    keyFormat: s.keyspace.format,
     dataTable: s.dataTable,
     rollupTable: s.rollupTable,
     rollupFamily: s.rollupFamily,
+    // bucket mode: the spread ids read as units of their own (a changed list is another backfill)
+    ...(spreadIds.length === 0 ? {} : { spreadIds }),
   };
 }
 
@@ -58,7 +49,7 @@ export function idSummaryRows(id: string, fine: ReadonlyMap<number, Summaries>, 
     let n = 0;
     for (const start of [...level.keys()].sort((a, b) => b - a)) {
       const sums = level.get(start);
-      const row = sums === undefined ? undefined : summaryPutRow(encodeRollupKey({ id, windowSec: w.seconds, windowStart: start }, s.buckets), sums, s.rollupFamily, timestamp);
+      const row = sums === undefined ? undefined : summaryPutRow(s.keyspace.rollupKey({ id, windowSec: w.seconds, windowStart: start }), sums, s.rollupFamily, timestamp);
       if (row !== undefined) {
         rows.push(row);
         n++;

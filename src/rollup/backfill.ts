@@ -2,16 +2,20 @@
  * Backfill: the summaries of every window overlapping [from, to) computed directly from the data
  * table, for history the markers never covered (docs/ROLLUPS.md). [from, to) is widened outward to
  * whole windows of the coarsest size, so every window written is complete.
- *   - with ids: one scan per id (its rows in the widened range);
+ *   - with ids: one scan per id (its rows in the widened range, merged over the buckets of its spread
+ *     epochs);
  *   - without: one scan per salt bucket with the cell time range [from, to) (cell timestamps are event
  *     timestamps); rows arrive in key order, so one id's rows are consecutive and only that id's
- *     windows are held in memory.
+ *     windows are held in memory. A spread id's rows are in several buckets, so a bucket scan skips
+ *     them and every spread id (per the registry) is a unit of its own after the buckets, read as in
+ *     id mode: a summary is only ever computed from all of the window's rows.
  * Summary cells get the time the id's rows started to be read as timestamp, as in the job, so a job
  * run and a backfill never overwrite a fresher result. Resumable (checkpoint.ts), throttled.
  */
-import { decodeDataKey, decodePrintableDataKey, idTimeRange, type ScanRange } from '../keys/index.ts';
+import type { ScanRange } from '../keys/index.ts';
 import type { TimeRange } from '../hbase/index.ts';
-import { backfillIdentity, bucketRange, idSummaryRows } from './backfill-plan.ts';
+import { mergedRows } from '../walk/merged-scan.ts';
+import { backfillIdentity, idSummaryRows } from './backfill-plan.ts';
 import { identityMismatch, CheckpointError, memoryCheckpoint, type Checkpoint, type CheckpointStore } from './checkpoint.ts';
 import { foldDataRow, type Summaries } from './fold.ts';
 import type { MetricSummary } from './summary.ts';
@@ -61,6 +65,19 @@ export interface BackfillResult {
 const SAVE_EVERY_MS = 1000;
 const PUT_ROWS = 200;
 
+/** Groups a row stream into pages (a merged scan has no pages of its own). */
+async function* rowPages<T>(rows: AsyncIterable<T>, size: number): AsyncGenerator<T[], void, undefined> {
+  let page: T[] = [];
+  for await (const row of rows) {
+    page.push(row);
+    if (page.length >= size) {
+      yield page;
+      page = [];
+    }
+  }
+  if (page.length > 0) yield page;
+}
+
 class IdWindows {
   readonly fine = new Map<number, Summaries>();
   readonly id: string;
@@ -84,6 +101,8 @@ class Backfill {
   readonly #finest: WindowSize;
   readonly #range: { from: number; to: number };
   readonly #ids: readonly string[] | undefined;
+  /** bucket mode: the spread ids (their own units after the buckets; bucket scans skip their rows) */
+  readonly #spreadIds: readonly string[];
   readonly #cp: CheckpointStore;
   readonly #throttle: Throttle;
   #state!: Checkpoint;
@@ -103,18 +122,24 @@ class Backfill {
     this.#range = wholeWindows(o.params.from, o.params.to, coarsest);
     const ids = o.params.ids === undefined || o.params.ids.length === 0 ? undefined : [...new Set(o.params.ids)];
     this.#ids = ids;
+    this.#spreadIds = ids === undefined ? this.#s.keyspace.spreadIdsBefore(this.#range.to) : [];
     this.#cp = o.checkpoint ?? memoryCheckpoint();
     this.#throttle = o.throttle ?? UNTHROTTLED;
     for (const w of o.settings.windows) this.#written[w.name] = 0;
   }
 
   get #units(): number {
-    return this.#ids === undefined ? this.#s.buckets : this.#ids.length;
+    return this.#ids === undefined ? this.#s.keyspace.buckets + this.#spreadIds.length : this.#ids.length;
+  }
+
+  /** The id a unit stands for (id mode, or a spread id after the buckets); undefined for a bucket. */
+  #idOfUnit(unit: number): string | undefined {
+    return this.#ids === undefined ? this.#spreadIds[unit - this.#s.keyspace.buckets] : this.#ids[unit];
   }
 
   async run(): Promise<BackfillResult> {
     this.#startedAt = this.#now();
-    const identity = backfillIdentity(this.#s, this.#range.from, this.#range.to, this.#ids);
+    const identity = backfillIdentity(this.#s, this.#range.from, this.#range.to, this.#ids, this.#spreadIds);
     const saved = await this.#cp.load();
     if (saved !== undefined) {
       const diff = identityMismatch(saved.identity, identity);
@@ -126,7 +151,7 @@ class Backfill {
     this.#startFraction = this.#state.unit / this.#units;
     let completed = true;
     while (completed && this.#state.unit < this.#units) {
-      const id = this.#ids?.[this.#state.unit];
+      const id = this.#idOfUnit(this.#state.unit);
       // id mode: a checkpoint taken right after the id's summaries were written names it as lastId
       if (id !== undefined && this.#state.lastId === id) completed = true;
       else completed = id === undefined ? await this.#bucket(this.#state.unit) : await this.#id(this.#state.unit, id);
@@ -154,31 +179,35 @@ class Backfill {
   }
 
   #bucket(salt: number): Promise<boolean> {
-    const { keyFormat, buckets } = this.#s;
-    const whole = bucketRange(salt, keyFormat, buckets);
-    const range = bucketRange(salt, keyFormat, buckets, this.#state.lastId);
-    return this.#stream(salt, range, { from: this.#range.from, to: this.#range.to }, (key) => keyFraction(key, whole.startRow, whole.stopRow));
+    const { keyspace } = this.#s;
+    const whole = keyspace.bucketRange(salt);
+    const range = this.#state.lastId === null ? whole : keyspace.bucketRangeAfter(salt, this.#state.lastId);
+    const skip = new Set(this.#spreadIds);
+    return this.#stream(salt, [range], { from: this.#range.from, to: this.#range.to }, (key) => keyFraction(key, whole.startRow, whole.stopRow), skip);
   }
 
   #id(index: number, id: string): Promise<boolean> {
     const { from, to } = this.#range;
-    const range = idTimeRange(id, from, to - 1, this.#s.buckets, this.#s.keyFormat);
+    const ranges = this.#s.keyspace.dataRanges(id, from, to - 1).map((b) => b.range);
     // Newest first: the position is how far back from `to` the scan got.
-    return this.#stream(index, range, undefined, (_key, ts) => (to - ts) / (to - from));
+    return this.#stream(index, ranges, undefined, (_key, ts) => (to - ts) / (to - from));
   }
 
   /** Streams one unit's rows; false when aborted (the id in progress is dropped, redone on resume). */
-  async #stream(unit: number, range: ScanRange, timeRange: TimeRange | undefined, where: (key: Buffer, ts: number) => number): Promise<boolean> {
+  async #stream(unit: number, ranges: readonly ScanRange[], timeRange: TimeRange | undefined, where: (key: Buffer, ts: number) => number, skip?: ReadonlySet<string>): Promise<boolean> {
     const { signal } = this.#o;
-    const decode = this.#s.keyFormat === 'binary' ? decodeDataKey : decodePrintableDataKey;
+    const { keyspace } = this.#s;
     let cur: IdWindows | undefined;
     let readAt = this.#now();
-    const scan = { ...range, pageRows: this.#s.pageRows, batch: 1000, ...(timeRange === undefined ? {} : { timeRange }) };
-    for await (const page of scanPages(this.#o.store, this.#s.dataTable, scan)) {
+    const pages = ranges.length === 1
+      ? scanPages(this.#o.store, this.#s.dataTable, { ...(ranges[0] as ScanRange), pageRows: this.#s.pageRows, batch: 1000, ...(timeRange === undefined ? {} : { timeRange }) })
+      : rowPages(mergedRows(this.#o.store, this.#s.dataTable, ranges, { saltBytes: keyspace.dataSaltBytes, shape: { batch: 1000 } }), this.#s.pageRows);
+    for await (const page of pages) {
       for (const row of page) {
         await this.#throttle.take(1, signal);
         if (signal?.aborted === true) return false;
-        const k = decode(row.row);
+        const k = keyspace.decodeDataKey(row.row);
+        if (skip?.has(k.id) === true) continue;
         if (cur?.id !== k.id) {
           if (cur !== undefined) await this.#finishId(unit, cur);
           cur = new IdWindows(k.id, readAt);

@@ -5,7 +5,6 @@
  * instance and the backfill add the same floating-point numbers in the same order and write
  * bit-identical sums for the same data.
  */
-import { decodeDataKey, decodePrintableDataKey, type KeyFormat } from '../keys/index.ts';
 import { decodeDataRow, type DataRow, type StoredCell } from '../events/index.ts';
 import { addEvent, decodeSummary, encodeSummary, mergeSummary, type MetricSummary } from './summary.ts';
 
@@ -19,16 +18,6 @@ export interface PutRow {
 }
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-
-/** The event ts a data rowkey encodes. */
-export function dataRowTs(key: Buffer, format: KeyFormat): number {
-  return (format === 'binary' ? decodeDataKey(key) : decodePrintableDataKey(key)).ts;
-}
-
-/** The id a data rowkey encodes. */
-export function dataRowId(key: Buffer, format: KeyFormat): string {
-  return (format === 'binary' ? decodeDataKey(key) : decodePrintableDataKey(key)).id;
-}
 
 /** Adds every metric of one data row (event ts `ts`) to `acc`; the tags cell is ignored. */
 export function foldDataRow(acc: Summaries, ts: number, cells: readonly StoredCell[]): void {

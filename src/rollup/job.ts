@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import type { ReadMetrics, RollupErrorStage } from '../metrics/read-metrics.ts';
 import { stampClock } from './marker.ts';
 import { closedMarkerRange, lagSeconds, parseMarker, type FoundMarker } from './plan.ts';
-import { forEachLimit, range } from './pool.ts';
+import { forEachLimit } from './pool.ts';
 import { RollupStageError, recomputeWindow, type RecomputeContext } from './recompute.ts';
 import type { RollupSettings } from './settings.ts';
 import { scanPages, type RollupStore } from './store.ts';
@@ -95,10 +95,10 @@ export class RollupJob {
     for (const w of s.windows) {
       let oldest: number | undefined;
       const scan = { failed: false };
-      await forEachLimit(range(s.buckets), s.concurrency, async (salt) => {
+      await forEachLimit(s.keyspace.allBuckets(), s.concurrency, async (salt) => {
         try {
-          for await (const row of store.scan(s.rollupTable, { ...closedMarkerRange(salt, w, s.graceMs, now, s.buckets), limit: 1 })) {
-            const m = parseMarker(row.row, row.cells, s.buckets);
+          for await (const row of store.scan(s.rollupTable, { ...closedMarkerRange(salt, w, s.graceMs, now, s.keyspace), limit: 1 })) {
+            const m = parseMarker(row.row, row.cells, s.keyspace);
             if (m !== undefined) oldest = Math.min(oldest ?? Infinity, m.parts.windowStart);
           }
         } catch (err) {
@@ -126,9 +126,9 @@ export class RollupJob {
     const settleMs = w === s.windows[0] ? s.markerSettleMs : 0;
     const settling = (m: FoundMarker): boolean => settleMs > 0 && m.stamp > now - settleMs;
     const queue = new PQueue({ concurrency: s.concurrency });
-    await forEachLimit(range(s.buckets), s.concurrency, async (salt) => {
+    await forEachLimit(s.keyspace.allBuckets(), s.concurrency, async (salt) => {
       try {
-        for await (const page of scanPages(store, s.rollupTable, { ...closedMarkerRange(salt, w, s.graceMs, now, s.buckets), pageRows: s.pageRows })) {
+        for await (const page of scanPages(store, s.rollupTable, { ...closedMarkerRange(salt, w, s.graceMs, now, s.keyspace), pageRows: s.pageRows })) {
           for (const row of page) {
             if (signal?.aborted === true) {
               complete = false;
@@ -136,7 +136,7 @@ export class RollupJob {
             }
             let m: FoundMarker | undefined;
             try {
-              m = parseMarker(row.row, row.cells, s.buckets);
+              m = parseMarker(row.row, row.cells, s.keyspace);
             } catch (err) {
               rep.errors++;
               this.#error('scan_markers', err, { window: w.name, row: row.row.toString('hex') });

@@ -11,7 +11,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { DataRow } from '../events/index.ts';
-import { encodeMarkerKey, type RollupKeyParts } from '../keys/index.ts';
+import type { Keyspace, RollupKeyParts } from '../keys/index.ts';
 
 /** 0x00 "m": reserved (0x00-led) qualifier, cannot be a metric name. */
 export const MARKER_QUALIFIER: Buffer = Buffer.from('\u0000m', 'latin1');
@@ -30,7 +30,7 @@ export function markerWrittenAt(value: Uint8Array): number | undefined {
 }
 
 export interface MarkerRowOptions {
-  readonly buckets: number;
+  readonly keyspace: Keyspace;
   /** the rollup table's family */
   readonly family: string;
   /** cell timestamp and writtenAt of the value (ms); keep it strictly increasing per writer */
@@ -44,7 +44,7 @@ export interface MarkerRowOptions {
  */
 export function markerRow(parts: RollupKeyParts, opts: MarkerRowOptions): DataRow {
   return {
-    key: encodeMarkerKey(parts, opts.buckets),
+    key: opts.keyspace.markerKey(parts),
     cells: [{ family: opts.family, qualifier: MARKER_QUALIFIER, value: newMarkerValue(opts.stamp), timestamp: opts.stamp }],
   };
 }

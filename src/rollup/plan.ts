@@ -2,15 +2,7 @@
  * Pure planning of the rollup job: what to read to recompute a marked window, the coarser window a
  * recompute re-marks, the markers of a bucket as rows, rollup lag, and the backfill's whole windows.
  */
-import {
-  decodeMarkerKey,
-  idTimeRange,
-  markerScanRange,
-  rollupScanRange,
-  type DecodedRollupKey,
-  type KeyFormat,
-  type ScanRange,
-} from '../keys/index.ts';
+import type { DecodedRollupKey, Keyspace, ScanRange, SpreadEntry } from '../keys/index.ts';
 import { MARKER_QUALIFIER } from './marker.ts';
 import { firstOpenStart, windowStartOf, type WindowSize } from './windows.ts';
 
@@ -28,9 +20,12 @@ export interface FoundMarker {
   readonly stamp: number;
 }
 
-/** Where a window's summary comes from: the data table (finest size) or the finer size's summaries. */
+/**
+ * Where a window's summary comes from: the data table (finest size: the id's rows in the window, one
+ * range per bucket its spread epochs use there) or the finer size's summaries (one range).
+ */
 export type WindowSource =
-  | { readonly kind: 'data'; readonly range: ScanRange }
+  | { readonly kind: 'data'; readonly ranges: readonly ScanRange[] }
   | { readonly kind: 'summaries'; readonly finer: WindowSize; readonly range: ScanRange };
 
 /** sizes are finest first (parseWindows). */
@@ -40,12 +35,12 @@ export function indexOfSize(sizes: readonly WindowSize[], windowSec: number): nu
   return i;
 }
 
-export function sourceOf(sizes: readonly WindowSize[], id: string, windowSec: number, start: number, buckets: number, format: KeyFormat): WindowSource {
+export function sourceOf(sizes: readonly WindowSize[], id: string, windowSec: number, start: number, keyspace: Keyspace, entry: SpreadEntry | undefined = keyspace.entryOf(id)): WindowSource {
   const i = indexOfSize(sizes, windowSec);
   const w = sizes[i] as WindowSize;
-  if (i === 0) return { kind: 'data', range: idTimeRange(id, start, start + w.ms - 1, buckets, format) };
+  if (i === 0) return { kind: 'data', ranges: keyspace.dataRanges(id, start, start + w.ms - 1, entry).map((b) => b.range) };
   const finer = sizes[i - 1] as WindowSize;
-  return { kind: 'summaries', finer, range: rollupScanRange(id, finer.seconds, start, start + w.ms - finer.ms, buckets) };
+  return { kind: 'summaries', finer, range: keyspace.rollupRange(id, finer.seconds, start, start + w.ms - finer.ms) };
 }
 
 /** The enclosing window of the next coarser size, or undefined for the coarsest size. */
@@ -55,15 +50,15 @@ export function coarserWindow(sizes: readonly WindowSize[], windowSec: number, s
 }
 
 /** The closed-marker scan of one bucket and size at `now`. */
-export function closedMarkerRange(salt: number, w: WindowSize, graceMs: number, now: number, buckets: number): ScanRange {
-  return markerScanRange(salt, w.seconds, firstOpenStart(w, graceMs, now), buckets);
+export function closedMarkerRange(salt: number, w: WindowSize, graceMs: number, now: number, keyspace: Keyspace): ScanRange {
+  return keyspace.markerRange(salt, w.seconds, firstOpenStart(w, graceMs, now));
 }
 
 /** A marker row → FoundMarker; undefined when the row has no marker cell (e.g. a deleted one). */
-export function parseMarker(key: Buffer, cells: readonly MarkerCellLike[], buckets: number): FoundMarker | undefined {
+export function parseMarker(key: Buffer, cells: readonly MarkerCellLike[], keyspace: Keyspace): FoundMarker | undefined {
   const cell = cells.find((c) => c.qualifier.equals(MARKER_QUALIFIER));
   if (cell === undefined) return undefined;
-  return { key, parts: decodeMarkerKey(key, buckets), value: cell.value, stamp: cell.timestamp };
+  return { key, parts: keyspace.decodeMarkerKey(key), value: cell.value, stamp: cell.timestamp };
 }
 
 /** now − end of the oldest closed window still marked, in seconds; 0 when none. */

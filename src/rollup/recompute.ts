@@ -11,9 +11,9 @@
  *      ingest re-marked the window during the recompute (superseded: the marker stays for the next
  *      run; with several runners it also means another runner finished the window first).
  */
-import { encodeRollupKey } from '../keys/index.ts';
 import type { RollupErrorStage } from '../metrics/read-metrics.ts';
-import { columnOf, dataRowTs, foldDataRow, foldSummaryRow, putRowOf, summaryPutRow, type Summaries } from './fold.ts';
+import { mergedRows } from '../walk/merged-scan.ts';
+import { columnOf, foldDataRow, foldSummaryRow, putRowOf, summaryPutRow, type Summaries } from './fold.ts';
 import { MARKER_QUALIFIER, markerRow } from './marker.ts';
 import { coarserWindow, sourceOf, type FoundMarker } from './plan.ts';
 import type { RollupSettings } from './settings.ts';
@@ -52,15 +52,19 @@ async function stage<T>(name: RollupErrorStage, fn: () => Promise<T>): Promise<T
   }
 }
 
-/** The summaries of one window, read from its source (see sourceOf). */
+/**
+ * The summaries of one window, read from its source (see sourceOf). A spread id's rows come from
+ * several buckets, merged by their key after the salt (time order, newest first: the order one bucket
+ * would have), so the fold adds the same numbers in the same order whatever K.
+ */
 export async function computeWindow(store: RollupStore, s: RollupSettings, id: string, windowSec: number, start: number): Promise<Summaries> {
-  const src = sourceOf(s.windows, id, windowSec, start, s.buckets, s.keyFormat);
+  const src = sourceOf(s.windows, id, windowSec, start, s.keyspace);
   const acc: Summaries = new Map();
-  const scan = { startRow: src.range.startRow, stopRow: src.range.stopRow, batch: 1000 };
   if (src.kind === 'data') {
-    for await (const row of store.scan(s.dataTable, scan)) foldDataRow(acc, dataRowTs(row.row, s.keyFormat), row.cells);
+    const rows = mergedRows(store, s.dataTable, src.ranges, { saltBytes: s.keyspace.dataSaltBytes, shape: { batch: 1000 } });
+    for await (const row of rows) foldDataRow(acc, s.keyspace.decodeDataKey(row.row).ts, row.cells);
   } else {
-    for await (const row of store.scan(s.rollupTable, scan)) foldSummaryRow(acc, row.cells);
+    for await (const row of store.scan(s.rollupTable, { startRow: src.range.startRow, stopRow: src.range.stopRow, batch: 1000 })) foldSummaryRow(acc, row.cells);
   }
   return acc;
 }
@@ -70,12 +74,12 @@ export async function recomputeWindow(ctx: RecomputeContext, m: FoundMarker): Pr
   const { id, windowSec, windowStart } = m.parts;
   const t = ctx.now();
   const summaries = await stage('compute', () => computeWindow(store, s, id, windowSec, windowStart));
-  const row = summaryPutRow(encodeRollupKey({ id, windowSec, windowStart }, s.buckets), summaries, s.rollupFamily, t);
+  const row = summaryPutRow(s.keyspace.rollupKey({ id, windowSec, windowStart }), summaries, s.rollupFamily, t);
   if (row !== undefined) {
     // The summary and the coarser window's marker in one multi-row put (both before the marker delete;
     // a failed put fails both and the marker stays for the next run).
     const coarser = coarserWindow(s.windows, windowSec, windowStart);
-    const mark = coarser === undefined ? [] : [putRowOf(markerRow({ id, windowSec: coarser.size.seconds, windowStart: coarser.start }, { buckets: s.buckets, family: s.rollupFamily, stamp: ctx.stamp() }))];
+    const mark = coarser === undefined ? [] : [putRowOf(markerRow({ id, windowSec: coarser.size.seconds, windowStart: coarser.start }, { keyspace: s.keyspace, family: s.rollupFamily, stamp: ctx.stamp() }))];
     await stage('write', () => store.put(s.rollupTable, [row, ...mark]));
   }
   // Every marker version up to the one read (a family delete at its timestamp: the marker row holds

@@ -7,6 +7,7 @@
 import { Registry } from 'prom-client';
 import type { Logger } from 'pino';
 import type { HBaseRestClient } from '../hbase/index.ts';
+import type { Keyspace } from '../keys/index.ts';
 import { createReadMetrics, type ReadMetrics } from '../metrics/read-metrics.ts';
 import type { Config } from '../runtime/config.ts';
 import { RollupJob, type RunReport } from './job.ts';
@@ -89,6 +90,7 @@ export class RollupScheduler {
 export interface RollupSchedulerDeps {
   readonly cfg: Config;
   readonly hbase: HBaseRestClient | RollupStore;
+  readonly keyspace: Keyspace;
   /** read metrics on the service's registry; a private registry when omitted */
   readonly metrics?: ReadMetrics | undefined;
   readonly log: Logger;
@@ -98,6 +100,6 @@ export interface RollupSchedulerDeps {
 export function createRollupScheduler(deps: RollupSchedulerDeps): RollupScheduler {
   const { cfg, log } = deps;
   const metrics = deps.metrics ?? createReadMetrics(new Registry(), cfg.rollup.windows);
-  const job = new RollupJob({ store: deps.hbase, settings: rollupSettings(cfg), metrics, log: log.child({ module: 'rollup' }) });
+  const job = new RollupJob({ store: deps.hbase, settings: rollupSettings(cfg, deps.keyspace), metrics, log: log.child({ module: 'rollup' }) });
   return new RollupScheduler({ job, intervalMs: cfg.rollup.intervalMs, log });
 }

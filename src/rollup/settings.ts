@@ -1,5 +1,5 @@
 // The part of the configuration the rollup job and the backfill use, resolved once.
-import type { KeyFormat } from '../keys/index.ts';
+import type { Keyspace } from '../keys/index.ts';
 import type { Config } from '../runtime/config.ts';
 import { parseWindows, type WindowSize } from './windows.ts';
 
@@ -11,8 +11,8 @@ export interface RollupSettings {
   readonly markerSettleMs: number;
   /** windows recomputed at once (also: bucket scans at once) */
   readonly concurrency: number;
-  readonly buckets: number;
-  readonly keyFormat: KeyFormat;
+  /** the key layout and the spread registry's view */
+  readonly keyspace: Keyspace;
   readonly dataTable: string;
   readonly rollupTable: string;
   readonly rollupFamily: string;
@@ -20,14 +20,13 @@ export interface RollupSettings {
   readonly pageRows: number;
 }
 
-export function rollupSettings(cfg: Config, pageRows = 500): RollupSettings {
+export function rollupSettings(cfg: Config, keyspace: Keyspace, pageRows = 500): RollupSettings {
   return {
     windows: parseWindows(cfg.rollup.windows),
     graceMs: cfg.rollup.graceMs,
     markerSettleMs: cfg.rollup.markerSettleMs,
     concurrency: cfg.rollup.concurrency,
-    buckets: cfg.keys.saltBuckets,
-    keyFormat: cfg.keys.format,
+    keyspace,
     dataTable: cfg.tables.data.name,
     rollupTable: cfg.tables.rollup.name,
     rollupFamily: cfg.tables.rollup.family,

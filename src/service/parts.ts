@@ -3,7 +3,8 @@
 import { Kafka, Partitioners, type Producer } from 'kafkajs';
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
-import { HBaseRestClient, isHBaseError, isRetriable } from '../hbase/index.ts';
+import { isHBaseError, isRetriable, type HBaseRestClient } from '../hbase/index.ts';
+import type { Keyspace } from '../keys/index.ts';
 import type { Metrics } from '../metrics/registry.ts';
 import { RegionMap } from '../metrics/region-map.ts';
 import { WriteSpread } from '../metrics/write-spread.ts';
@@ -18,10 +19,6 @@ import { ingestObserver, lagSink, writeObserver, type HotIdFeed } from './observ
 import { adminOffsetsSource } from './kafka-parts.ts';
 import type { Closers } from './shutdown.ts';
 import { LAG_POLL_MS, consumerConfig, planSettings, rollupMarks, tableNames } from './settings.ts';
-
-export function hbaseClient(cfg: Config): HBaseRestClient {
-  return new HBaseRestClient({ baseUrl: cfg.hbase.restUrl, defaultDeadlineMs: cfg.hbase.requestDeadlineMs, connections: cfg.hbase.connections, putEncoding: cfg.hbase.putEncoding });
-}
 
 /** Region map (refreshed on a timer) and the write-spread metrics over it. */
 export async function writeSpread(cfg: Config, hbase: HBaseRestClient, metrics: Metrics, log: Logger, closers: Closers): Promise<{ regionMap: RegionMap; spread: WriteSpread }> {
@@ -52,7 +49,7 @@ export interface WriteSide {
   readonly writer: DualWriter;
 }
 
-export function writeSide(cfg: Config, hbase: HBaseRestClient, metrics: Metrics, spread: { regionMap: RegionMap; spread: WriteSpread }, signal: AbortSignal, closers: Closers, hotIds?: HotIdFeed): WriteSide {
+export function writeSide(cfg: Config, hbase: HBaseRestClient, metrics: Metrics, spread: { regionMap: RegionMap; spread: WriteSpread }, keyspace: Keyspace, signal: AbortSignal, closers: Closers, hotIds?: HotIdFeed): WriteSide {
   const t = tableNames(cfg);
   const watch = new OutageWatch({ deadlineMs: cfg.hbase.outageDeadlineMs });
   watch.start();
@@ -66,7 +63,7 @@ export function writeSide(cfg: Config, hbase: HBaseRestClient, metrics: Metrics,
     isRetriable,
     isRowRejection: (err) => isHBaseError(err, 'BAD_REQUEST'),
     observer: writeObserver(metrics, spread.spread, spread.regionMap, hotIds),
-    marks: cfg.rollup.enabled ? { table: t.rollup, planner: rollupMarks(cfg) } : undefined,
+    marks: cfg.rollup.enabled ? { table: t.rollup, planner: rollupMarks(cfg, keyspace) } : undefined,
     watch,
     signal,
   });
@@ -84,6 +81,7 @@ export function consumeSide(
   kafka: Kafka,
   producer: Producer,
   write: WriteSide,
+  keyspace: Keyspace,
   metrics: Metrics,
   log: Logger,
   hooks: { readonly signal: AbortSignal; readonly onFatal: (err: unknown) => void; readonly onPoll: (ok: boolean, err?: unknown) => void },
@@ -98,7 +96,7 @@ export function consumeSide(
     heartbeatIntervalMs: cfg.kafka.heartbeatIntervalMs,
     unit: { maxRows: cfg.batch.maxRows, maxBytes: cfg.batch.maxBytes },
     maxQueuedRows: cfg.batch.maxQueuedRows,
-    settings: planSettings(cfg),
+    settings: planSettings(cfg, keyspace),
     writer: write.writer,
     dlq: new KafkaDlq(producer, cfg.kafka.dlqTopic),
     observer: ingestObserver(metrics),

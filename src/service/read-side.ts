@@ -2,7 +2,8 @@
 // the periodic rollup job. It has its own HBase REST client (its own connection pool), so reads and
 // the rollup job never queue behind ingest writes, and it is stopped before the write side closes.
 import type { Logger } from 'pino';
-import { HBaseRestClient } from '../hbase/index.ts';
+import type { Keyspace, SpreadEntry } from '../keys/index.ts';
+import type { HotIds } from '../metrics/hot-ids.ts';
 import { createReadMetrics, type ReadMetrics } from '../metrics/read-metrics.ts';
 import type { Metrics } from '../metrics/registry.ts';
 import type { RegionMap } from '../metrics/region-map.ts';
@@ -11,50 +12,51 @@ import { createRollupScheduler, type RollupScheduler } from '../rollup/scheduler
 import type { Config } from '../runtime/config.ts';
 import type { RouteHandler } from '../runtime/http.ts';
 import { startUi, uiRoutes } from '../ui/page.ts';
-import type { HotIdFeed } from './observers.ts';
+import { createHBaseClient } from './clients.ts';
 
 export interface ReadSideDeps {
   readonly cfg: Config;
   readonly log: Logger;
   readonly metrics: Metrics;
   readonly regionMap: RegionMap;
+  readonly keyspace: Keyspace;
+  /** an id's current spread entry (reads by id); default: the keyspace's view */
+  readonly entryFor?: ((id: string) => Promise<SpreadEntry | undefined>) | undefined;
+  /** the service's hot ids (the page shows them) */
+  readonly hotIds: HotIds;
 }
 
 export interface ReadSide {
   /** /api/v1/… and /ui routes for the service's HTTP server */
   readonly routes: RouteHandler;
-  /** the write path feeds acknowledged data keys here (hot ids) */
-  readonly hotIds: HotIdFeed;
   readonly readMetrics: ReadMetrics;
   /** stops the rollup job (waiting for a run in progress), the page's sampler and the read client */
   stop(): Promise<void>;
 }
 
 export function startReadSide(deps: ReadSideDeps): ReadSide {
-  const { cfg, log, metrics } = deps;
-  const hbase = new HBaseRestClient({ baseUrl: cfg.hbase.restUrl, defaultDeadlineMs: cfg.hbase.requestDeadlineMs, connections: Math.max(4, cfg.query.bucketConcurrency) });
+  const { cfg, log, metrics, keyspace } = deps;
+  const hbase = createHBaseClient(cfg, 'read');
   const readMetrics = createReadMetrics(metrics.registry, cfg.rollup.windows);
-  const api = createReadApi({ cfg, hbase, metrics: readMetrics, log: log.child({ module: 'read-api' }) });
+  const api = createReadApi({ cfg, hbase, keyspace, entryFor: deps.entryFor, metrics: readMetrics, log: log.child({ module: 'read-api' }) });
   const ui = startUi({
     metrics,
     regionMap: deps.regionMap,
     table: cfg.tables.data.name,
-    buckets: cfg.keys.saltBuckets,
-    format: cfg.keys.format,
-    windowMs: cfg.metrics.hotIdsWindowMs,
+    buckets: keyspace.buckets,
+    hotIds: deps.hotIds,
     sampleMs: cfg.metrics.heatmapSampleMs,
     onError: (err) => { log.warn({ err }, 'hot-spots heatmap sample failed'); },
   });
   const page = uiRoutes({ snapshot: () => ui.snapshot() });
   let rollup: RollupScheduler | undefined;
   if (cfg.rollup.enabled) {
-    rollup = createRollupScheduler({ cfg, hbase, metrics: readMetrics, log });
+    rollup = createRollupScheduler({ cfg, hbase, keyspace, metrics: readMetrics, log });
     rollup.start();
   }
   let stopping: Promise<void> | undefined;
   return {
     routes: async (req, res, url) => (await page(req, res, url)) || (await api(req, res, url)),
-    hotIds: ui.hotIds,
     readMetrics,
     stop: () => {
       stopping ??= (async () => {

@@ -11,7 +11,10 @@ import { startHttpServer, type RouteHandler } from '../runtime/http.ts';
 import { Lifecycle } from '../runtime/lifecycle.ts';
 import { brokerHealth, consumerHealth, wireHBaseHealth } from './health.ts';
 import { requireTopics, watchConsumer } from './kafka-parts.ts';
-import { consumeSide, dlqProducer, hbaseClient, kafkaClient, writeSide, writeSpread } from './parts.ts';
+import { HotIds } from '../metrics/hot-ids.ts';
+import { createHBaseClient } from './clients.ts';
+import { keyspaceOf } from './keyspace.ts';
+import { consumeSide, dlqProducer, kafkaClient, writeSide, writeSpread } from './parts.ts';
 import { startReadSide } from './read-side.ts';
 import { StartupError, tableNames } from './settings.ts';
 import { Closers, withGrace } from './shutdown.ts';
@@ -74,15 +77,19 @@ export async function startService(cfg: Config, log: Logger, options: StartOptio
   let ingest: IngestConsumer | undefined;
   try {
     checkStart();
-    const hbase = hbaseClient(cfg);
+    const hbase = createHBaseClient(cfg, 'write');
     closers.add('HBase client', () => hbase.close());
     const problems = await checkTables(cfg, hbase);
     if (problems.length > 0) throw new StartupError(`refusing to start:\n  ${problems.join('\n  ')}`);
     checkStart();
     const spread = await writeSpread(cfg, hbase, metrics, log, closers);
     closers.add('known series', initKnownSeries(metrics, { tables: tableNames(cfg).mapped, regions: spread.regionMap }));
+    const keyspace = keyspaceOf(cfg);
+    // Hot ids: the write path feeds them, the page and the gauges show them.
+    const hotIds = new HotIds({ registry: metrics.registry, table: cfg.tables.data.name, keyspace, regions: spread.regionMap, windowMs: cfg.metrics.hotIdsWindowMs });
+    closers.add('hot ids', () => { hotIds.close(); });
     // The read side (read API, hot-spots page, rollup job) runs beside ingest and stops before the drain.
-    const read = startReadSide({ cfg, log, metrics, regionMap: spread.regionMap });
+    const read = startReadSide({ cfg, log, metrics, regionMap: spread.regionMap, keyspace, hotIds });
     extra.routes = read.routes;
     extra.stopFirst.push(() => read.stop());
     closers.add('read side', () => read.stop());
@@ -90,10 +97,10 @@ export async function startService(cfg: Config, log: Logger, options: StartOptio
     await requireTopics(kafka, [cfg.kafka.topic, cfg.kafka.dlqTopic]);
     checkStart();
     const producer = await dlqProducer(kafka, closers);
-    const write = writeSide(cfg, hbase, metrics, spread, abort.signal, closers, read.hotIds);
+    const write = writeSide(cfg, hbase, metrics, spread, keyspace, abort.signal, closers, hotIds);
 
     let fail: (err: unknown) => void = () => undefined;
-    const side = consumeSide(cfg, kafka, producer, write, metrics, log, {
+    const side = consumeSide(cfg, kafka, producer, write, keyspace, metrics, log, {
       signal: abort.signal,
       onFatal: (err) => { fail(err); },
       onPoll: brokerHealth(lifecycle, log),

@@ -5,7 +5,7 @@ import { eventLimitsFor, resolveFieldMapping } from '../events/index.ts';
 import type { PlanSettings } from '../ingest/batch-plan.ts';
 import { RollupMarks } from '../ingest/rollup-marks.ts';
 import { parseWindows } from '../rollup/windows.ts';
-import type { KeyFormat } from '../keys/index.ts';
+import type { KeyFormat, Keyspace } from '../keys/index.ts';
 import type { Config } from '../runtime/config.ts';
 import { ServiceError } from '../errors.ts';
 
@@ -24,24 +24,22 @@ export class StartupError extends ServiceError {
 }
 
 /** Parse and key settings per flush unit (limits re-read the clock when events.maxFutureSkewMs is set). */
-export function planSettings(cfg: Config): () => PlanSettings {
+export function planSettings(cfg: Config, keyspace: Keyspace): () => PlanSettings {
   const base = {
     mapping: resolveFieldMapping(cfg.events.mapping),
-    buckets: cfg.keys.saltBuckets,
-    keyFormat: cfg.keys.format,
+    keyspace,
     dataFamily: cfg.tables.data.family,
     indexFamily: cfg.tables.index.family,
     indexTags: cfg.index.tags,
-    indexSaltMode: cfg.index.saltMode,
   };
   const limits = eventLimitsFor(cfg.events);
   return () => ({ ...base, limits: limits() });
 }
 
-export function rollupMarks(cfg: Config): RollupMarks {
+export function rollupMarks(cfg: Config, keyspace: Keyspace): RollupMarks {
   const finest = parseWindows(cfg.rollup.windows)[0];
   if (finest === undefined) throw new StartupError('rollup.windows is empty');
-  return new RollupMarks({ window: finest, graceMs: cfg.rollup.graceMs, settleMs: cfg.rollup.markerSettleMs, buckets: cfg.keys.saltBuckets, family: cfg.tables.rollup.family, cacheSize: cfg.rollup.markerCacheSize });
+  return new RollupMarks({ window: finest, graceMs: cfg.rollup.graceMs, settleMs: cfg.rollup.markerSettleMs, keyspace, family: cfg.tables.rollup.family, cacheSize: cfg.rollup.markerCacheSize });
 }
 
 export interface TableNames {

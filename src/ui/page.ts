@@ -6,16 +6,15 @@
  * HEAD is accepted wherever GET is; other methods get 405. Other paths are not handled (false), so
  * the host server answers them.
  *
- * `startUi` builds the parts once per service (hot-ids sketch + gauges, heatmap sampler) from the
- * service's metrics and region map; `uiRoutes` only needs a snapshot function, so it can be mounted
+ * `startUi` starts the heatmap sampler once per service from its metrics and region map (the hot-ids
+ * sketch is the service's own, src/metrics/hot-ids.ts); `uiRoutes` only needs a snapshot function, so it can be mounted
  * before the parts exist (it answers 503 until then).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Counter, Registry } from 'prom-client';
-import type { KeyFormat } from '../keys/index.ts';
 import type { RegionInfo } from '../metrics/region-source.ts';
 import { HeatmapSampler, regionCountersFromMetrics } from './heatmap-data.ts';
-import { HotIds } from './hot-ids.ts';
+import type { HotIds } from '../metrics/hot-ids.ts';
 import { renderPage, type UiSnapshot } from './render.ts';
 
 export type { UiSnapshot } from './render.ts';
@@ -70,49 +69,35 @@ export function uiRoutes(options: UiRoutesOptions): RouteHandler {
 }
 
 export interface StartUiOptions {
-  /** The service's registry (the hot-id gauges go there) and its per-region write counter. */
+  /** The service's registry and its per-region write counter. */
   readonly metrics: { readonly registry: Registry; readonly regionWrites: Pick<Counter<'table' | 'region' | 'server'>, 'get'> };
   /** The service's region map (RegionMap). */
   readonly regionMap: {
     regions(table: string): readonly RegionInfo[] | undefined;
     locate(table: string, rowKey: Buffer): RegionInfo | undefined;
   };
-  /** The data table, its salt buckets and key format. */
+  /** The data table and its salt bucket count. */
   readonly table: string;
   readonly buckets: number;
-  readonly format: KeyFormat;
+  /** The service's hot-ids sketch (src/metrics/hot-ids.ts): the page shows it, the write path feeds it. */
+  readonly hotIds: HotIds;
   /** Heatmap sampling period (default 5000 ms) and ring length (default 120 samples). */
   readonly sampleMs?: number;
   readonly maxSamples?: number;
-  /** Hot ids shown and exported (default 10), sketch counters (64) and window (60 000 ms). */
-  readonly topIds?: number;
-  readonly capacity?: number;
-  readonly windowMs?: number;
   /** Told when a heatmap sample fails (the next one tries again). */
   readonly onError?: (err: unknown) => void;
 }
 
 export interface Ui {
-  /** Feed of the write path: `hotIds.recordDataKeys(keys)` or `hotIds.recordIds(ids)`. */
-  readonly hotIds: HotIds;
   readonly sampler: HeatmapSampler;
   snapshot(): UiSnapshot;
-  /** Stops the sampler and removes the hot-id gauges; idempotent. */
+  /** Stops the sampler; idempotent. */
   close(): void;
 }
 
-/** Creates the hot-ids sketch (with its gauges) and starts the heatmap sampler. */
+/** Starts the heatmap sampler; the page shows it with the service's hot ids. */
 export function startUi(o: StartUiOptions): Ui {
-  const hotIds = new HotIds({
-    registry: o.metrics.registry,
-    table: o.table,
-    buckets: o.buckets,
-    format: o.format,
-    regions: o.regionMap,
-    ...(o.topIds === undefined ? {} : { top: o.topIds }),
-    ...(o.capacity === undefined ? {} : { capacity: o.capacity }),
-    ...(o.windowMs === undefined ? {} : { windowMs: o.windowMs }),
-  });
+  const { hotIds } = o;
   const sampler = new HeatmapSampler({
     source: regionCountersFromMetrics(o.metrics.regionWrites, o.regionMap, o.table),
     ...(o.sampleMs === undefined ? {} : { sampleMs: o.sampleMs }),
@@ -122,14 +107,12 @@ export function startUi(o: StartUiOptions): Ui {
   sampler.start();
   let closed = false;
   return {
-    hotIds,
     sampler,
     snapshot: () => ({ generatedAt: Date.now(), table: o.table, buckets: o.buckets, heatmap: sampler.snapshot(), hotIds: hotIds.snapshot() }),
     close() {
       if (closed) return;
       closed = true;
       sampler.stop();
-      hotIds.close();
     },
   };
 }

@@ -5,7 +5,7 @@
  * content, so there is one renderer to keep right.
  */
 import type { HeatmapRow, HeatmapSnapshot } from './heatmap-data.ts';
-import type { HotIdsSnapshot } from './hot-ids.ts';
+import type { HotIdsSnapshot } from '../metrics/hot-ids.ts';
 
 export interface UiSnapshot {
   /** Wall-clock time of the snapshot (epoch ms). */

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { decodeCheckpoint } from '../../../src/index/checkpoint.ts';
 import { fileCheckpointStore } from '../../../src/index/checkpoint-file.ts';
 import { rebuildIndex } from '../../../src/index/rebuild.ts';
+import { keyspaceOf } from '../../../src/service/keyspace.ts';
 import { settingsOf } from '../../../src/index/settings.ts';
 import { countIndexed, createHarness, makeEvents } from '../../support/service-harness.ts';
 import { expectedIndex, indexCli, indexSnapshot, ingestThroughService, jsonOf } from './helpers.ts';
@@ -34,7 +35,7 @@ void test('rebuild --tag backfills a newly indexed tag; an interrupted run resum
   const cfg = h.config([BOTH, 'kafka.groupId=unused']);
   const ac = new AbortController();
   let chunks = 0;
-  const first = await rebuildIndex(h.rest, settingsOf(cfg, { tag: 'rack' }), {
+  const first = await rebuildIndex(h.rest, settingsOf(cfg, keyspaceOf(cfg), { tag: 'rack' }), {
     chunkSize: 10,
     concurrency: 1,
     sampleSize: 5,

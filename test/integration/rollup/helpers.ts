@@ -3,7 +3,8 @@
 // read-back of summaries and markers from the real rollup table.
 import { Registry } from 'prom-client';
 import { pino } from 'pino';
-import { buildDataRow } from '../../../src/events/index.ts';
+import { buildEventCells } from '../../../src/events/index.ts';
+import { keyspaceOf } from '../../../src/service/keyspace.ts';
 import { createReadMetrics } from '../../../src/metrics/read-metrics.ts';
 import { putRowOf } from '../../../src/rollup/fold.ts';
 import { RollupJob } from '../../../src/rollup/job.ts';
@@ -27,11 +28,11 @@ export interface RollupHarness {
 export async function rollupHarness(t: { after(fn: () => Promise<void>): void }, prefix: string): Promise<RollupHarness> {
   const h = await createHarness(t, { prefix, partitions: 1, sets: [...ROLLUP_SETS] });
   const cfg = h.config(['kafka.groupId=unused']);
-  return { h, cfg, s: rollupSettings(cfg) };
+  return { h, cfg, s: rollupSettings(cfg, keyspaceOf(cfg)) };
 }
 
 export async function writeEvents(r: RollupHarness, events: readonly Ev[]): Promise<void> {
-  const rows = events.map((e) => putRowOf(buildDataRow({ id: e.id, ts: e.ts, metric: e.metric, value: e.value, tags: {} }, r.s.buckets, r.cfg.tables.data.family)));
+  const rows = events.map((e) => putRowOf({ key: r.s.keyspace.dataKey(e.id, e.ts), cells: buildEventCells({ id: e.id, ts: e.ts, metric: e.metric, value: e.value, tags: {} }, r.cfg.tables.data.family) }));
   for (let i = 0; i < rows.length; i += 500) {
     const chunk = rows.slice(i, i + 500);
     await retryingRest('put events', () => r.h.rest.put(r.s.dataTable, chunk));
@@ -49,7 +50,7 @@ export async function markEvents(r: RollupHarness, events: readonly Ev[]): Promi
     const windowStart = e.ts - (e.ts % finest.ms);
     seen.set(`${e.id}|${windowStart}`, { id: e.id, windowStart });
   }
-  const rows = [...seen.values()].map((m) => putRowOf(markerRow({ id: m.id, windowSec: finest.seconds, windowStart: m.windowStart }, { buckets: r.s.buckets, family: r.s.rollupFamily, stamp: stamp() })));
+  const rows = [...seen.values()].map((m) => putRowOf(markerRow({ id: m.id, windowSec: finest.seconds, windowStart: m.windowStart }, { keyspace: r.s.keyspace, family: r.s.rollupFamily, stamp: stamp() })));
   for (let i = 0; i < rows.length; i += 500) {
     const chunk = rows.slice(i, i + 500);
     await retryingRest('put markers', () => r.h.rest.put(r.s.rollupTable, chunk));

@@ -3,7 +3,6 @@
 // duplicates, window edges; a marker re-marked during a run survives it; two runners at once.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { encodeMarkerKey } from '../../../src/keys/index.ts';
 import { MARKER_QUALIFIER, markerRow } from '../../../src/rollup/marker.ts';
 import { putRowOf } from '../../../src/rollup/fold.ts';
 import type { RollupStore } from '../../../src/rollup/store.ts';
@@ -95,7 +94,7 @@ void test('a marker re-marked while its window is recomputed is left (superseded
         const rows = [];
         for await (const row of real) rows.push(row);
         await writeEvents(r, [lateEv]);
-        const mark = markerRow({ id: 'racy', windowSec: 60, windowStart: start }, { buckets: r.s.buckets, family: r.s.rollupFamily, stamp: Date.now() });
+        const mark = markerRow({ id: 'racy', windowSec: 60, windowStart: start }, { keyspace: r.s.keyspace, family: r.s.rollupFamily, stamp: Date.now() });
         newValue = mark.cells[0]?.value;
         await r.h.rest.put(r.s.rollupTable, [putRowOf(mark)]);
         yield* rows;
@@ -109,7 +108,7 @@ void test('a marker re-marked while its window is recomputed is left (superseded
   assert.equal(one.sizes[0]?.superseded, 1);
   assert.equal(one.ok, true, 'superseded is not an error');
   let table = await readRollupTable(r);
-  const key = encodeMarkerKey({ id: 'racy', windowSec: 60, windowStart: start }, r.s.buckets);
+  const key = r.s.keyspace.markerKey({ id: 'racy', windowSec: 60, windowStart: start });
   assert.deepEqual(table.markers.map((k) => k.toString('hex')), [key.toString('hex')], 'only the re-marked window keeps a marker');
   const cell = (await r.h.rest.get(r.s.rollupTable, key))?.cells.find((c) => c.qualifier.equals(MARKER_QUALIFIER));
   assert.ok(newValue !== undefined && cell?.value.equals(newValue) === true, 'the marker holds the re-mark');

@@ -8,7 +8,6 @@ import {
   checkExpectedRow,
   checkIndexRow,
   dataFactsOf,
-  dataKeyOfEntry,
   expectedIndexRows,
   indexFactsOf,
   type DataFacts,
@@ -25,8 +24,9 @@ function rowOf(key: Buffer, family: string, cells: [Buffer, Buffer][], ts = BASE
   return { row: key, cells: cells.map(([q, v]) => ({ column: column(family, q), family: Buffer.from(family), qualifier: q, value: v, timestamp: ts })) };
 }
 
-const data = (over: Partial<DataFacts> = {}): DataFacts => ({ key: Buffer.from('k'), id: 'dev-1', ts: BASE_TS, metrics: ['temp', 'hum'], tags: { site: 's1' }, ...over });
-const idx = (metrics: string[]): IndexFacts => ({ key: idxKey, entry, metrics });
+const data = (over: Partial<DataFacts> = {}): DataFacts => ({ key: Buffer.from('k'), id: 'dev-1', ts: BASE_TS, offset: 0, metrics: ['temp', 'hum'], tags: { site: 's1' }, ...over });
+const dataKey = encodeDataKey({ id: 'dev-1', ts: BASE_TS }, 4);
+const idx = (metrics: string[]): IndexFacts => ({ key: idxKey, entry, dataKey, metrics });
 
 void test('an index row matching its data row is fine; each way of not matching has its reason', () => {
   assert.equal(checkIndexRow(idx(['temp']), data()), null);
@@ -40,9 +40,9 @@ void test('an index row matching its data row is fine; each way of not matching 
 
 void test('a tag named like an Object.prototype member is not found on a data row without it', () => {
   const e = { ...entry, indexName: 'constructor' };
-  const f: IndexFacts = { key: encodeIndexKey(e, 4), entry: e, metrics: ['temp'] };
+  const f: IndexFacts = { key: encodeIndexKey(e, 4), entry: e, dataKey, metrics: ['temp'] };
   assert.equal(checkIndexRow(f, data())?.reason, 'tag_mismatch');
-  assert.deepEqual(buildIndexRows({ id: 'a', ts: 1, tags: {}, metrics: ['m'] }, { buckets: 4, indexFamily: 'd', indexTags: ['constructor', 'toString'], indexSaltMode: 'entry' }), []);
+  assert.deepEqual(buildIndexRows({ id: 'a', ts: 1, tags: {}, metrics: ['m'], offset: 0 }, { keyspace: s.keyspace, indexFamily: 'd', indexTags: ['constructor', 'toString'] }), []);
 });
 
 void test('expected index rows: one per checked tag the row carries, every metric as a qualifier', () => {
@@ -70,13 +70,13 @@ void test('data facts from HBase cells (binary and printable keys), other famili
   const cells = buildEventCells(ev).map((c) => [c.qualifier, c.value] as [Buffer, Buffer]);
   const row = rowOf(encodeDataKey(ev, 4), 'd', [...cells, [Buffer.from('\u0000future', 'latin1'), Buffer.from('x')]]);
   row.cells.push({ column: column('x', 'hum'), family: Buffer.from('x'), qualifier: Buffer.from('hum'), value: Buffer.alloc(8), timestamp: BASE_TS });
-  assert.deepEqual(dataFactsOf(row, s), { key: row.row, id: 'dev-1', ts: BASE_TS, metrics: ['temp'], tags: { site: 's1', rack: 'r0' } });
+  assert.deepEqual(dataFactsOf(row, s), { key: row.row, id: 'dev-1', ts: BASE_TS, offset: 0, metrics: ['temp'], tags: { site: 's1', rack: 'r0' } });
 
   const ps = toolSettings(configOf(['keys.format=printable']));
   const prow = rowOf(encodePrintableDataKey(ev, 4), 'd', cells);
   assert.equal(dataFactsOf(prow, ps).id, 'dev-1');
-  assert.throws(() => dataFactsOf(prow, s), /key|terminator|0x00/, 'a printable key is not a binary key');
-  assert.deepEqual(dataKeyOfEntry({ indexName: 'site', value: 's1', ts: BASE_TS, id: 'dev-1' }, ps), encodePrintableDataKey(ev, 4));
+  assert.throws(() => dataFactsOf(prow, s), /printable data key, the table holds binary/, 'a printable key is not a binary key');
+  assert.deepEqual(indexFactsOf(rowOf(idxKey, 'd', [[Buffer.from('temp'), Buffer.alloc(0)]]), ps).dataKey, encodePrintableDataKey(ev, 4), 'an index hit points at the data key in the table format');
 });
 
 void test('malformed rows throw with what is wrong', () => {
@@ -84,8 +84,8 @@ void test('malformed rows throw with what is wrong', () => {
   assert.throws(() => dataFactsOf(bad, s), /tags cell is not UTF-8 JSON/);
   const wrongSalt = Buffer.from(idxKey);
   wrongSalt[0] = ((wrongSalt[0] ?? 0) + 1) % 4;
-  assert.throws(() => indexFactsOf(rowOf(wrongSalt, 'd', [[Buffer.from('temp'), Buffer.alloc(0)]]), s), /salt \d does not match/);
+  assert.throws(() => indexFactsOf(rowOf(wrongSalt, 'd', [[Buffer.from('temp'), Buffer.alloc(0)]]), s), /misplaced: the index row is in spread bucket offset 1/);
   const ok = indexFactsOf(rowOf(idxKey, 'd', [[Buffer.from('temp'), Buffer.alloc(0)], [Buffer.from('hum'), Buffer.alloc(0)]]), s);
-  assert.deepEqual(ok, { key: idxKey, entry, metrics: ['temp', 'hum'] });
+  assert.deepEqual(ok, { key: idxKey, entry, dataKey, metrics: ['temp', 'hum'] });
   assert.throws(() => indexFactsOf(rowOf(idxKey, 'd', [[Buffer.from([0xff, 0xfe]), Buffer.alloc(0)]]), s), /not valid UTF-8/);
 });

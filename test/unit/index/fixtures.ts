@@ -6,6 +6,7 @@ import type { CheckpointStore } from '../../../src/index/checkpoint-file.ts';
 import { settingsOf, type IndexToolSettings } from '../../../src/index/settings.ts';
 import { encodeIndexKey } from '../../../src/keys/index.ts';
 import { loadConfig, type Config } from '../../../src/runtime/config.ts';
+import { keyspaceOf } from '../../../src/service/keyspace.ts';
 import type { FakeStore } from './fake-store.ts';
 
 export interface Ev {
@@ -23,7 +24,7 @@ export function configOf(sets: readonly string[] = []): Config {
 }
 
 export function toolSettings(cfg: Config, input: { tag?: string; from?: number; to?: number } = {}): IndexToolSettings {
-  return settingsOf(cfg, input);
+  return settingsOf(cfg, keyspaceOf(cfg), input);
 }
 
 /** `n` events; even ones carry site + rack; every 7th (id, ts) also gets a second metric. */
@@ -43,12 +44,10 @@ export function ingest(store: FakeStore, cfg: Config, events: readonly Ev[], ind
   const settings: PlanSettings = {
     mapping: DEFAULT_FIELD_MAPPING,
     limits: DEFAULT_EVENT_LIMITS,
-    buckets: cfg.keys.saltBuckets,
-    keyFormat: cfg.keys.format,
+    keyspace: keyspaceOf(cfg),
     dataFamily: cfg.tables.data.family,
     indexFamily: cfg.tables.index.family,
     indexTags,
-    indexSaltMode: cfg.index.saltMode,
   };
   const records = events.map((e, i) => ({ offset: String(i), key: null, value: Buffer.from(JSON.stringify(e)), timestamp: '0' }));
   const plan = planBatch(records, settings);

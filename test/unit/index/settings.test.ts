@@ -1,14 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { dataUnits, indexUnits, keyAfter, positionInRange, settingsOf, windowOf } from '../../../src/index/settings.ts';
+import { dataUnits, indexUnits, keyAfter, positionInRange, windowOf } from '../../../src/index/settings.ts';
 import { encodeDataKey, encodeIndexKey, encodePrintableDataKey } from '../../../src/keys/index.ts';
-import { configOf } from './fixtures.ts';
+import { configOf, toolSettings as settingsOf } from './fixtures.ts';
 
 const inRange = (key: Buffer, r: { startRow: Buffer; stopRow: Buffer }): boolean => key.compare(r.startRow) >= 0 && (r.stopRow.length === 0 || key.compare(r.stopRow) < 0);
 
 void test('settings from the config; --tag must be an indexed tag; some tag is needed', () => {
-  const s = settingsOf(configOf(['tables.data.family=x', 'index.saltMode=value']));
-  assert.deepEqual(s, { dataTable: 'd', dataFamily: 'x', indexTable: 'i', indexFamily: 'd', buckets: 4, keyFormat: 'binary', saltMode: 'value', tags: ['site', 'rack'], window: null });
+  const { keyspace, ...s } = settingsOf(configOf(['tables.data.family=x', 'index.saltMode=value']));
+  assert.deepEqual(s, { dataTable: 'd', dataFamily: 'x', indexTable: 'i', indexFamily: 'd', tags: ['site', 'rack'], window: null });
+  assert.deepEqual(keyspace.layout, { buckets: 4, format: 'binary', indexSaltMode: 'value', spreading: false });
   assert.deepEqual(settingsOf(configOf(), { tag: 'rack' }).tags, ['rack']);
   assert.throws(() => settingsOf(configOf(), { tag: 'zone' }), /--tag zone is not one of index\.tags \(\["site","rack"\]\)/);
   assert.throws(() => settingsOf(configOf(['index.tags=[]'])), /index\.tags is empty/);

@@ -25,7 +25,7 @@ function writer(sink: FakeSink, opts: { marks?: boolean; chunkRows?: number; wat
     isRowRejection: (e) => e instanceof RowRefused,
     observer: rec.observer,
     marks: opts.marks === true
-      ? { table: 'r_t', planner: new RollupMarks({ window: parseWindow('1h'), graceMs: 60_000, buckets: SETTINGS.buckets, family: 'd', cacheSize: 0 }) }
+      ? { table: 'r_t', planner: new RollupMarks({ window: parseWindow('1h'), graceMs: 60_000, keyspace: SETTINGS.keyspace, family: 'd', cacheSize: 0 }) }
       : undefined,
     watch: opts.watch,
   });
@@ -47,7 +47,7 @@ void test('every data row is acknowledged before any index row or marker is sent
   assert.ok(lastData >= 0 && firstOther > lastData, `data first, then the rest: ${order.join(',')}`);
   assert.equal(sink.keys(TABLES.data).length, 10);
   assert.equal(sink.keys(TABLES.index).length, 10, 'one index row per event with a site tag');
-  const markerIds = new Set(sink.keys('r_t').map((k) => decodeMarkerKey(Buffer.from(k, 'hex'), SETTINGS.buckets).id));
+  const markerIds = new Set(sink.keys('r_t').map((k) => decodeMarkerKey(Buffer.from(k, 'hex'), SETTINGS.keyspace.buckets).id));
   assert.deepEqual([...markerIds].sort(), [...new Set(ids(10))].sort(), 'one marker per id touched (all in one hour)');
 });
 
@@ -66,7 +66,7 @@ void test('a 400 is bisected to the offending row; it gets no index row and no m
   assert.equal(sink.keys(TABLES.data).length, 15, 'every other row of the chunk was written');
   const indexed = plan.events.filter((e) => e.record.offset !== '5').flatMap((e) => e.index.map((r) => r.row.key.toString('hex')));
   assert.deepEqual(sink.keys(TABLES.index).sort(), indexed.sort(), 'index rows only for written events');
-  const markerIds = sink.keys('r_t').map((k) => decodeMarkerKey(Buffer.from(k, 'hex'), SETTINGS.buckets).id);
+  const markerIds = sink.keys('r_t').map((k) => decodeMarkerKey(Buffer.from(k, 'hex'), SETTINGS.keyspace.buckets).id);
   assert.ok(!markerIds.includes('lonely'), 'no marker for the refused event');
   assert.ok(markerIds.includes('dev-0'), 'markers for the written ones');
   // Bisection halves the chunk: 1 + 2·log2(16) tries, not one per row.
@@ -81,15 +81,15 @@ void test('written rows carry the salt bucket the planner computed', async () =>
   const byKey = new Map(rec.written.flatMap((x) => x.rows.map((r) => [`${x.table}:${r.key.toString('hex')}`, r.bucket] as const)));
   const plan = planBatch(events.map((e, i) => record(i, e)), SETTINGS);
   for (const e of plan.events) {
-    assert.equal(byKey.get(`${TABLES.data}:${e.data.row.key.toString('hex')}`), saltOf(e.id, SETTINGS.buckets));
+    assert.equal(byKey.get(`${TABLES.data}:${e.data.row.key.toString('hex')}`), saltOf(e.id, SETTINGS.keyspace.buckets));
     for (const r of e.index) {
       const site = (events[Number(e.record.offset)]?.['tags'] as { site: string }).site;
-      assert.equal(byKey.get(`${TABLES.index}:${r.row.key.toString('hex')}`), indexSaltOf({ indexName: 'site', value: site, id: e.id }, SETTINGS.buckets, 'entry'));
+      assert.equal(byKey.get(`${TABLES.index}:${r.row.key.toString('hex')}`), indexSaltOf({ indexName: 'site', value: site, id: e.id }, SETTINGS.keyspace.buckets, 'entry'));
     }
   }
   for (const k of sink.keys('r_t')) {
-    const id = decodeMarkerKey(Buffer.from(k, 'hex'), SETTINGS.buckets).id;
-    assert.equal(byKey.get(`r_t:${k}`), saltOf(id, SETTINGS.buckets), 'marker rows keep their id bucket');
+    const id = decodeMarkerKey(Buffer.from(k, 'hex'), SETTINGS.keyspace.buckets).id;
+    assert.equal(byKey.get(`r_t:${k}`), saltOf(id, SETTINGS.keyspace.buckets), 'marker rows keep their id bucket');
   }
 });
 

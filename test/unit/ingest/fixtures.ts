@@ -2,17 +2,16 @@
 // and source records built from events.
 import { resolveEventLimits, resolveFieldMapping } from '../../../src/events/index.ts';
 import type { PlanSettings, SourceRecord } from '../../../src/ingest/batch-plan.ts';
+import { Keyspace } from '../../../src/keys/index.ts';
 import type { RowCellsLike, RowSink, WriteObserver, WrittenRow } from '../../../src/ingest/dual-writer.ts';
 
 export const SETTINGS: PlanSettings = {
   mapping: resolveFieldMapping({}),
   limits: resolveEventLimits({ maxCellBytes: 4096 }),
-  buckets: 4,
-  keyFormat: 'binary',
+  keyspace: new Keyspace({ buckets: 4, format: 'binary', indexSaltMode: 'entry' }),
   dataFamily: 'd',
   indexFamily: 'i',
   indexTags: ['site'],
-  indexSaltMode: 'entry',
 };
 
 export interface Put {

@@ -4,12 +4,13 @@ import { RollupMarks } from '../../../src/ingest/rollup-marks.ts';
 import { decodeMarkerKey } from '../../../src/keys/index.ts';
 import { MARKER_QUALIFIER, markerWrittenAt } from '../../../src/rollup/marker.ts';
 import { parseWindow } from '../../../src/rollup/windows.ts';
+import { testKeyspace } from '../../support/keyspace.ts';
 
 const HOUR = parseWindow('1h');
 const T0 = Date.UTC(2026, 10, 22, 10, 0, 0); // 10:00 UTC, a window start
 
 function marks(now: { t: number }, cacheSize = 100, graceMs = 300_000): RollupMarks {
-  return new RollupMarks({ window: HOUR, graceMs, buckets: 16, family: 'd', cacheSize, now: () => now.t });
+  return new RollupMarks({ window: HOUR, graceMs, keyspace: testKeyspace(16), family: 'd', cacheSize, now: () => now.t });
 }
 
 test('one marker per distinct (id, window), keyed and valued as the job expects', () => {
@@ -74,7 +75,7 @@ test('the cache is bounded and cacheSize 0 disables it', () => {
 test('with a settle period, a closed window is re-marked once per settle period, not per touch', () => {
   // Catching up two days late: every window is closed, only the settle period keeps the marker in place.
   const now = { t: T0 + 2 * 86_400_000 };
-  const m = new RollupMarks({ window: HOUR, graceMs: 300_000, settleMs: 120_000, buckets: 16, family: 'd', cacheSize: 100, now: () => now.t });
+  const m = new RollupMarks({ window: HOUR, graceMs: 300_000, settleMs: 120_000, keyspace: testKeyspace(16), family: 'd', cacheSize: 100, now: () => now.t });
   const first = m.rowsFor([{ id: 'late', ts: T0 + 5 }]);
   assert.equal(first.length, 1);
   assert.equal(first[0]?.stamp, first[0]?.row.cells[0]?.timestamp, 'the stamp is the cell timestamp');

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertCursorFor, decodeCursor, encodeCursor, fingerprintOf, type QueryIdentity } from '../../../src/query/cursor.ts';
+import { CURSOR_VERSION, assertCursorFor, decodeCursor, encodeCursor, fingerprintOf, type QueryIdentity } from '../../../src/query/cursor.ts';
 import { QueryError } from '../../../src/query/query-error.ts';
 
 const range: QueryIdentity = { kind: 'range', id: 'dev1', from: 1000, to: 5000, metric: 'temp' };
@@ -45,14 +45,15 @@ test('fingerprints separate fields that concatenate alike', () => {
 
 test('malformed cursors are 400s naming cursor', () => {
   const b64 = (o: unknown): string => Buffer.from(JSON.stringify(o)).toString('base64url');
-  const good = { v: 1, k: 'latest', q: fingerprintOf({ kind: 'latest', id: 'a' }), p: 'AA' };
+  const good = { v: CURSOR_VERSION, k: 'latest', q: fingerprintOf({ kind: 'latest', id: 'a' }), p: 'AA' };
   for (const text of [
     '',
     'not a cursor!',
     'x'.repeat(5000),
     Buffer.from('not json').toString('base64url'),
     b64([1, 2]),
-    b64({ ...good, v: 2 }),
+    b64({ ...good, v: 1 }), // version 1 positions were whole keys, not merge positions
+    b64({ ...good, v: 3 }),
     b64({ ...good, k: 'drop' }),
     b64({ ...good, q: '' }),
     b64({ ...good, p: '' }),

@@ -13,13 +13,14 @@ import { loadConfig } from '../../../src/runtime/config.ts';
 import { startHttpServer } from '../../../src/runtime/http.ts';
 import { Lifecycle } from '../../../src/runtime/lifecycle.ts';
 import { createLogger } from '../../../src/runtime/logger.ts';
+import { keyspaceOf } from '../../../src/service/keyspace.ts';
 import { FakeStore } from './fake-store.ts';
 
 const log = createLogger({ level: 'silent' });
 const cfg = loadConfig({ env: {}, sets: ['keys.saltBuckets=4', 'index.tags=["site"]', 'query.maxLimit=50'] });
 
 async function serve(t: TestContext, hbase: QueryStore): Promise<string> {
-  const server = await startHttpServer({ host: '127.0.0.1', port: 0, registry: new Registry(), lifecycle: new Lifecycle({ log }), log, routes: createReadApi({ cfg, hbase, log }) });
+  const server = await startHttpServer({ host: '127.0.0.1', port: 0, registry: new Registry(), lifecycle: new Lifecycle({ log }), log, routes: createReadApi({ cfg, hbase, keyspace: keyspaceOf(cfg), log }) });
   t.after(() => server.close());
   return `http://127.0.0.1:${server.port}`;
 }

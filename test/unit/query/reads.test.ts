@@ -7,6 +7,7 @@ import { buildDataRow, buildEventCells, encodeTags, TAGS_QUALIFIER } from '../..
 import { encodeDataKey, encodeIndexKey, encodePrintableDataKey, encodeRollupKey, indexSaltOf } from '../../../src/keys/index.ts';
 import { createReadMetrics } from '../../../src/metrics/read-metrics.ts';
 import { collectPage, createQueries, type Queries } from '../../../src/query/queries.ts';
+import { keyspaceOf } from '../../../src/service/keyspace.ts';
 import type { EventItem, QueryItem, QueryKind, RollupItem } from '../../../src/query/types.ts';
 import { encodeSummary, summaryOf } from '../../../src/rollup/summary.ts';
 import { loadConfig } from '../../../src/runtime/config.ts';
@@ -23,7 +24,7 @@ function setup(sets: string[] = []): { store: FakeStore; queries: Queries; metri
   const cfg = loadConfig({ env: {}, sets: [`keys.saltBuckets=${B}`, 'index.tags=["site"]', 'query.verifyChunk=3', 'query.bucketConcurrency=2', ...sets] });
   const store = new FakeStore();
   const metrics = createReadMetrics(new Registry());
-  return { store, queries: createQueries({ cfg, hbase: store, metrics, now: () => NOW }), metrics };
+  return { store, queries: createQueries({ cfg, hbase: store, keyspace: keyspaceOf(cfg), metrics, now: () => NOW }), metrics };
 }
 
 function write(store: FakeStore, e: Ev): void {

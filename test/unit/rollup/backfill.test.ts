@@ -3,13 +3,13 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { idSummaryRows, bucketRange } from '../../../src/rollup/backfill-plan.ts';
+import { idSummaryRows } from '../../../src/rollup/backfill-plan.ts';
 import { runBackfill } from '../../../src/rollup/backfill.ts';
 import { CheckpointError, fileCheckpoint, memoryCheckpoint } from '../../../src/rollup/checkpoint.ts';
 import { RollupJob } from '../../../src/rollup/job.ts';
 import { wholeWindows } from '../../../src/rollup/plan.ts';
 import { parseWindow } from '../../../src/rollup/windows.ts';
-import { encodeDataKey, encodePrintableDataKey } from '../../../src/keys/index.ts';
+import { testKeyspace } from '../../support/keyspace.ts';
 import { bruteSummaries, sorted, summariesOfRows, type Ev } from './brute.ts';
 import { FakeStore } from './fake-store.ts';
 import { B, DAY0, HOUR, markEvents, randomEvents, readMetrics, settings, silentLog, writeEvents } from './job-fixture.ts';
@@ -23,18 +23,18 @@ void test('wholeWindows widens outward to the coarsest size and names a bad rang
   assert.throws(() => wholeWindows(DAY0, DAY0, day), /--from .* must be before --to/);
 });
 
-void test('bucketRange covers exactly one bucket, resuming after an id', () => {
+void test('a bucket range covers exactly one bucket; bucketRangeAfter resumes after an id', () => {
   const inR = (k: Buffer, r: { startRow: Buffer; stopRow: Buffer }): boolean => Buffer.compare(k, r.startRow) >= 0 && (r.stopRow.length === 0 || Buffer.compare(k, r.stopRow) < 0);
   for (const format of ['binary', 'printable'] as const) {
-    const enc = format === 'binary' ? encodeDataKey : encodePrintableDataKey;
+    const ks = testKeyspace(B, format);
     for (const id of ['a', 'dev-1', 'dev-10', '设备']) {
-      const key = enc({ id, ts: 5 }, B);
-      const salt = format === 'binary' ? (key[0] as number) : Number.parseInt(key.toString('latin1', 0, 2), 16);
-      for (let b = 0; b < B; b++) assert.equal(inR(key, bucketRange(b, format, B)), b === salt, `${format} ${id} bucket ${b}`);
-      assert.equal(inR(key, bucketRange(salt, format, B, id)), false, 'after its own id');
+      const key = ks.dataKey(id, 5);
+      const salt = ks.dataBucket(key);
+      for (let b = 0; b < B; b++) assert.equal(inR(key, ks.bucketRange(b)), b === salt, `${format} ${id} bucket ${b}`);
+      assert.equal(inR(key, ks.bucketRangeAfter(salt, id)), false, 'after its own id');
     }
   }
-  assert.equal(bucketRange(255, 'binary', 256).stopRow.length, 0, 'the last bucket of 256 runs to the end');
+  assert.equal(testKeyspace(256).bucketRange(255).stopRow.length, 0, 'the last bucket of 256 runs to the end');
 });
 
 void test('idSummaryRows builds every size in memory, merging newest window first', () => {

@@ -2,12 +2,13 @@
 // finest-window markers as ingest writes them.
 import { Registry } from 'prom-client';
 import { pino } from 'pino';
-import { buildDataRow } from '../../../src/events/index.ts';
+import { buildEventCells } from '../../../src/events/index.ts';
 import { createReadMetrics, type ReadMetrics } from '../../../src/metrics/read-metrics.ts';
 import { putRowOf } from '../../../src/rollup/fold.ts';
 import { markerRow } from '../../../src/rollup/marker.ts';
 import type { RollupSettings } from '../../../src/rollup/settings.ts';
 import { parseWindows } from '../../../src/rollup/windows.ts';
+import { testKeyspace } from '../../support/keyspace.ts';
 import { prng, type Ev } from './brute.ts';
 import type { FakeStore } from './fake-store.ts';
 
@@ -17,7 +18,7 @@ export const MIN = 60_000;
 export const HOUR = 3_600_000;
 
 export function settings(windows: readonly string[] = ['1m', '1h'], extra: Partial<RollupSettings> = {}): RollupSettings {
-  return { windows: parseWindows(windows), graceMs: 0, markerSettleMs: 0, concurrency: 3, buckets: B, keyFormat: 'binary', dataTable: 'd', rollupTable: 'r', rollupFamily: 'r', pageRows: 7, ...extra };
+  return { windows: parseWindows(windows), graceMs: 0, markerSettleMs: 0, concurrency: 3, keyspace: testKeyspace(B), dataTable: 'd', rollupTable: 'r', rollupFamily: 'r', pageRows: 7, ...extra };
 }
 
 export const silentLog = pino({ level: 'silent' });
@@ -28,7 +29,10 @@ export function readMetrics(s: RollupSettings): { registry: Registry; metrics: R
 }
 
 export async function writeEvents(store: FakeStore, s: RollupSettings, events: readonly Ev[]): Promise<void> {
-  for (const e of events) await store.put(s.dataTable, [putRowOf(buildDataRow({ id: e.id, ts: e.ts, metric: e.metric, value: e.value, tags: {} }, s.buckets))]);
+  for (const e of events) {
+    const event = { id: e.id, ts: e.ts, metric: e.metric, value: e.value, tags: {} };
+    await store.put(s.dataTable, [putRowOf({ key: s.keyspace.dataKey(e.id, e.ts), cells: buildEventCells(event) })]);
+  }
 }
 
 let stamp = 1;
@@ -42,7 +46,7 @@ export async function markEvents(store: FakeStore, s: RollupSettings, events: re
     const k = `${e.id}|${windowStart}`;
     if (seen.has(k)) continue;
     seen.add(k);
-    await store.put(s.rollupTable, [putRowOf(markerRow({ id: e.id, windowSec: finest.seconds, windowStart }, { buckets: s.buckets, family: s.rollupFamily, stamp: stamp++ }))]);
+    await store.put(s.rollupTable, [putRowOf(markerRow({ id: e.id, windowSec: finest.seconds, windowStart }, { keyspace: s.keyspace, family: s.rollupFamily, stamp: stamp++ }))]);
   }
   return seen.size;
 }

@@ -123,7 +123,7 @@ void test('a marker re-marked during the recompute is not deleted (superseded) a
           const rows = [];
           for await (const r of store.scan(table, opts)) rows.push(r);
           await writeEvents(store, s, [lateEv]);
-          await store.put(s.rollupTable, [putRowOf(markerRow({ id: 'late', windowSec: 60, windowStart: t0 }, { buckets: B, family: s.rollupFamily, stamp: 10_000_000 }))]);
+          await store.put(s.rollupTable, [putRowOf(markerRow({ id: 'late', windowSec: 60, windowStart: t0 }, { keyspace: s.keyspace, family: s.rollupFamily, stamp: 10_000_000 }))]);
           yield* rows;
         })();
       }

@@ -20,7 +20,7 @@ void test('the job leaves ingest markers younger than markerSettleMs for a later
   ]);
   // Both windows are closed; one marker was stamped 200 s ago, the other 30 s ago (ingest catching up).
   const mark = (id: string, stamp: number): Promise<void> =>
-    store.put(s.rollupTable, [putRowOf(markerRow({ id, windowSec: 60, windowStart: t0 }, { buckets: s.buckets, family: s.rollupFamily, stamp }))]);
+    store.put(s.rollupTable, [putRowOf(markerRow({ id, windowSec: 60, windowStart: t0 }, { keyspace: s.keyspace, family: s.rollupFamily, stamp }))]);
   await mark('old', NOW - 200_000);
   await mark('fresh', NOW - 30_000);
   let now = NOW;

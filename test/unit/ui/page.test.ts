@@ -7,8 +7,9 @@ import { createMetrics } from '../../../src/metrics/registry.ts';
 import { RegionMap, encodedRegionName } from '../../../src/metrics/region-map.ts';
 import { encodeDataKey } from '../../../src/keys/index.ts';
 import type { HeatmapSnapshot } from '../../../src/ui/heatmap-data.ts';
-import type { HotIdsSnapshot } from '../../../src/ui/hot-ids.ts';
-import { HOT_ID_METRICS } from '../../../src/ui/hot-ids.ts';
+import type { HotIdsSnapshot } from '../../../src/metrics/hot-ids.ts';
+import { HOT_ID_METRICS, HotIds } from '../../../src/metrics/hot-ids.ts';
+import { testKeyspace } from '../../support/keyspace.ts';
 import { IDLE_COLOR, esc, heatColor, renderHeatmap, renderPage, ringSkew, type UiSnapshot } from '../../../src/ui/render.ts';
 import { startUi, uiRoutes, type RouteHandler } from '../../../src/ui/page.ts';
 import { startHttpServer } from '../../../src/runtime/http.ts';
@@ -34,7 +35,7 @@ function snapshot(): UiSnapshot {
     capacity: 64,
     errorBound: 45 / 64,
     undecodable: 0,
-    ids: [{ id: '<dev&"1">', events: 30, error: 0, share: 30 / 45, bucket: 1, region: 'bbbb', server: 'rs1:16020' }],
+    ids: [{ id: '<dev&"1">', events: 30, error: 0, share: 30 / 45, bucket: 1, k: 4, epoch: { since: 1_700_000_000_000, k: 4 }, region: 'bbbb', server: 'rs1:16020' }],
   };
   return { generatedAt: 1_700_000_010_500, table: 'tsi_data', buckets: 2, heatmap, hotIds };
 }
@@ -146,17 +147,18 @@ void describe('uiRoutes', () => {
 });
 
 void describe('startUi', () => {
-  void it('composes the sketch, its gauges and the sampler over the service metrics and region map', async () => {
+  void it('composes the service hot ids and the sampler over the service metrics and region map', async () => {
     const metrics = createMetrics(undefined, { defaultMetrics: false });
     const source = new FakeSource();
     const regions = saltedRegions('d', 2);
     source.answer = regions;
     const regionMap = new RegionMap({ source, log: silentLog });
     await regionMap.refresh('d');
-    const ui = startUi({ metrics, regionMap, table: 'd', buckets: 2, format: 'binary', sampleMs: 60_000 });
+    const hotIds = new HotIds({ registry: metrics.registry, table: 'd', keyspace: testKeyspace(2), regions: regionMap });
+    const ui = startUi({ metrics, regionMap, table: 'd', buckets: 2, hotIds, sampleMs: 60_000 });
     const r1 = encodedRegionName(regions[1]?.name ?? '');
     metrics.regionWrites.inc({ table: 'd', region: r1, server: 'rs1:16020' }, 12);
-    ui.hotIds.recordDataKeys([encodeDataKey({ id: 'x', ts: 1 }, 2), encodeDataKey({ id: 'x', ts: 2 }, 2)]);
+    hotIds.recordDataKeys([encodeDataKey({ id: 'x', ts: 1 }, 2), encodeDataKey({ id: 'x', ts: 2 }, 2)]);
     await ui.sampler.sample();
     const snap = ui.snapshot();
     assert.deepEqual(snap.heatmap.rows.map((r) => r.total), [0, 12]);
@@ -164,6 +166,7 @@ void describe('startUi', () => {
     assert.match(await metrics.registry.metrics(), /tsingest_hot_id_events\{id="x"\} 2/);
     ui.close();
     ui.close();
+    hotIds.close();
     assert.equal(metrics.registry.getSingleMetric(HOT_ID_METRICS.events), undefined);
   });
 });

@@ -1,19 +1,21 @@
 /**
- * Hot ids of the data table: a windowed heavy-hitters sketch (src/metrics/heavy-hitters.ts) fed with
- * the ids of acknowledged data rows, exported as bounded top-K gauges and as the table of the /ui page.
- * One instance per service (created at the composition root, never global).
+ * Hot ids of the data table: a windowed heavy-hitters sketch (heavy-hitters.ts) fed with the ids of
+ * acknowledged data rows. It feeds the spread promoter's decisions (src/spread/) and is exported as
+ * bounded top-K gauges and as the table of the /ui page. One instance per service (created at the
+ * composition root, never global).
  *
  * Gauges (only the current top K series exist; every scrape rebuilds them, so ids that fell out of
  * the top K disappear and the cardinality stays ≤ K):
- *   tsingest_hot_id_events{id}                    estimated events of the id in the window (upper estimate)
- *   tsingest_hot_id_info{id,bucket,region,server} 1 per hot id: its salt bucket and the region its newest rows go to
- *   tsingest_hot_ids_window_events                exact events counted in the window (the share's denominator)
+ *   tsingest_hot_id_events{id}                      estimated events of the id in the window (upper estimate)
+ *   tsingest_hot_id_info{id,bucket,k,region,server} 1 per hot id: its base salt bucket, the buckets K its
+ *                                                   events spread over now, the region of its base bucket
+ *   tsingest_hot_ids_window_events                  exact events counted in the window (the share's denominator)
  */
 import { Gauge, type Registry } from 'prom-client';
-import { WindowedHeavyHitters } from '../metrics/heavy-hitters.ts';
-import { decodeDataKey, decodePrintableDataKey, idPrefix, saltOf, type KeyFormat } from '../keys/index.ts';
-import { encodedRegionName } from '../metrics/region-map.ts';
-import type { RegionInfo } from '../metrics/region-source.ts';
+import { idPrefixAt, kAt, type Keyspace, type SpreadEpoch } from '../keys/index.ts';
+import { WindowedHeavyHitters } from './heavy-hitters.ts';
+import { encodedRegionName } from './region-map.ts';
+import type { RegionInfo } from './region-source.ts';
 
 export const HOT_ID_METRICS = {
   events: 'tsingest_hot_id_events',
@@ -26,8 +28,8 @@ export interface HotIdsOptions {
   readonly registry: Registry;
   /** The data table (for the region lookup). */
   readonly table: string;
-  readonly buckets: number;
-  readonly format: KeyFormat;
+  /** The key layout and the spread registry's view (bucket, K). */
+  readonly keyspace: Keyspace;
   /** Where an id's rows live (RegionMap implements it); without it, region is left empty. */
   readonly regions?: { locate(table: string, rowKey: Buffer): RegionInfo | undefined };
   /** Ids exported as gauge series and shown on the page (K), default 10. */
@@ -37,8 +39,10 @@ export interface HotIdsOptions {
   /** Window length, default 60 000 ms in 12 slots. */
   readonly windowMs?: number;
   readonly slots?: number;
-  /** Milliseconds clock, default `performance.now`. */
+  /** Milliseconds clock of the sketch, default `performance.now`. */
   readonly now?: () => number;
+  /** Wall clock (epoch ms) for the K in effect, default `Date.now`. */
+  readonly wallClock?: () => number;
 }
 
 export interface HotId {
@@ -49,8 +53,13 @@ export interface HotId {
   readonly error: number;
   /** events / window total, 0…1. */
   readonly share: number;
+  /** The id's base salt bucket (its plain key's bucket). */
   readonly bucket: number;
-  /** Encoded name of the region holding the id's newest rows ('' when unknown). */
+  /** Salt buckets its events spread over now (1: the plain key; docs/HOT-IDS.md). */
+  readonly k: number;
+  /** Its newest spread epoch (K from `since` on; maybe still to come), or null. */
+  readonly epoch: SpreadEpoch | null;
+  /** Encoded name of the region holding the id's base bucket ('' when unknown). */
   readonly region: string;
   readonly server: string;
 }
@@ -73,6 +82,7 @@ export class HotIds {
   readonly #sketch: WindowedHeavyHitters;
   readonly #now: () => number;
   readonly #top: number;
+  readonly #wall: () => number;
   #undecodable = 0;
 
   constructor(options: HotIdsOptions) {
@@ -82,6 +92,7 @@ export class HotIds {
     this.#o = options;
     this.#top = top;
     this.#now = options.now ?? (() => performance.now());
+    this.#wall = options.wallClock ?? Date.now;
     this.#sketch = new WindowedHeavyHitters({
       capacity,
       ...(options.windowMs === undefined ? {} : { windowMs: options.windowMs }),
@@ -106,10 +117,9 @@ export class HotIds {
   /** Counts acknowledged data rows by the id decoded from each key (undecodable keys are only counted). */
   recordDataKeys(keys: readonly Buffer[]): void {
     const ids: string[] = [];
-    const decode = this.#o.format === 'binary' ? decodeDataKey : decodePrintableDataKey;
     for (const key of keys) {
       try {
-        ids.push(decode(key).id);
+        ids.push(this.#o.keyspace.decodeDataKey(key).id);
       } catch {
         this.#undecodable += 1;
       }
@@ -120,14 +130,20 @@ export class HotIds {
   /** The current top K with bucket and region of each id. */
   snapshot(): HotIdsSnapshot {
     const { hitters, total, errorBound } = this.#sketch.top(this.#now(), this.#top);
+    const { keyspace } = this.#o;
+    const wall = this.#wall();
     const ids = hitters.map((h): HotId => {
-      const region = this.#o.regions?.locate(this.#o.table, idPrefix(h.id, this.#o.buckets, this.#o.format));
+      const bucket = keyspace.baseSalt(h.id);
+      const entry = keyspace.entryOf(h.id);
+      const region = this.#o.regions?.locate(this.#o.table, idPrefixAt(h.id, bucket, keyspace.format));
       return {
         id: h.id,
         events: h.count,
         error: h.error,
         share: total > 0 ? h.count / total : 0,
-        bucket: saltOf(h.id, this.#o.buckets),
+        bucket,
+        k: kAt(entry, wall),
+        epoch: entry?.epochs.at(-1) ?? null,
         region: region === undefined ? '' : encodedRegionName(region.name),
         server: region?.server ?? '',
       };
@@ -155,12 +171,12 @@ function registerGauges(registry: Registry, snapshotOf: () => HotIdsSnapshot, sc
   });
   new Gauge({
     name: HOT_ID_METRICS.info,
-    help: 'Salt bucket and region (encoded name, server) of each current hot id; value 1',
-    labelNames: ['id', 'bucket', 'region', 'server'] as const,
+    help: 'Base salt bucket, salt buckets K its events spread over now, and the region (encoded name, server) of the base bucket of each current hot id; value 1',
+    labelNames: ['id', 'bucket', 'k', 'region', 'server'] as const,
     registers,
     collect() {
       this.reset();
-      for (const h of snapshotOf().ids) this.set({ id: h.id, bucket: String(h.bucket), region: h.region, server: h.server }, 1);
+      for (const h of snapshotOf().ids) this.set({ id: h.id, bucket: String(h.bucket), k: String(h.k), region: h.region, server: h.server }, 1);
     },
   });
   new Gauge({

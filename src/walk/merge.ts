@@ -1,7 +1,7 @@
 /**
  * Pure (over injected async iterators): k-way merge of sorted sources into one sorted stream that
- * stops at `limit`. Heads sit in a binary min-heap; equal items come out in source order, so the
- * result is deterministic. The next item of a source is only requested when its previous item was
+ * stops at `limit`, optionally dropping duplicates. Heads sit in a binary min-heap; equal items come
+ * out in source order, so the result is deterministic. The next item of a source is only requested when its previous item was
  * taken, so with lazy sources (scanners reading small pages) nothing is read far ahead. On exit
  * (exhausted, limit, consumer stopped early, or error) every source is closed with return().
  */
@@ -59,15 +59,27 @@ class MinHeap<T> {
   }
 }
 
+export interface MergeOptions {
+  /** Yield at most this many items (default: all). */
+  readonly limit?: number;
+  /**
+   * Drop an item that compares equal to the item yielded before it (the first source wins). The
+   * readers merge one id's rows from several salt buckets by their key after the salt: the same
+   * (id, ts) in two buckets is one event written twice, and only one copy is returned.
+   */
+  readonly distinct?: boolean;
+}
+
 /**
- * Merges sources that are each sorted by `compare` (ascending). Yields at most `limit` items.
- * The first item of every source is requested at once (in parallel); later ones one at a time.
+ * Merges sources that are each sorted by `compare` (ascending). The first item of every source is
+ * requested at once (in parallel); later ones one at a time. A number as third argument is the limit.
  */
 export async function* mergeSorted<T>(
   sources: readonly AsyncIterator<T>[],
   compare: (a: T, b: T) => number,
-  limit: number = Number.POSITIVE_INFINITY,
+  options: number | MergeOptions = {},
 ): AsyncGenerator<T, void, undefined> {
+  const { limit = Number.POSITIVE_INFINITY, distinct = false } = typeof options === 'number' ? { limit: options } : options;
   const heap = new MinHeap<T>(compare);
   try {
     if (limit <= 0) return;
@@ -76,9 +88,13 @@ export async function* mergeSorted<T>(
       if (r.done !== true) heap.push({ value: r.value, src });
     });
     let n = 0;
+    let last: { value: T } | undefined;
     for (let top = heap.pop(); top !== undefined; top = heap.pop()) {
-      yield top.value;
-      if (++n >= limit) return;
+      if (!distinct || last === undefined || compare(last.value, top.value) !== 0) {
+        yield top.value;
+        last = { value: top.value };
+        if (++n >= limit) return;
+      }
       const source = sources[top.src];
       const r = source === undefined ? undefined : await source.next();
       if (r !== undefined && r.done !== true) heap.push({ value: r.value, src: top.src });

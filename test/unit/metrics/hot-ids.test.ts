@@ -4,7 +4,8 @@ import { createHash } from 'node:crypto';
 import { Registry } from 'prom-client';
 import { encodeDataKey, encodePrintableDataKey } from '../../../src/keys/index.ts';
 import { RegionMap, encodedRegionName } from '../../../src/metrics/region-map.ts';
-import { HOT_ID_METRICS, HotIds } from '../../../src/ui/hot-ids.ts';
+import { HOT_ID_METRICS, HotIds } from '../../../src/metrics/hot-ids.ts';
+import { testKeyspace } from '../../support/keyspace.ts';
 import { createMetrics } from '../../../src/metrics/registry.ts';
 import { WriteSpread } from '../../../src/metrics/write-spread.ts';
 import { writeObserver } from '../../../src/service/observers.ts';
@@ -34,7 +35,7 @@ async function setup(extra: { top?: number; windowMs?: number } = {}): Promise<{
   const map = new RegionMap({ source, log: silentLog });
   await map.refresh(TABLE);
   const clock = { t: 1_000_000 };
-  const hot = new HotIds({ registry, table: TABLE, buckets: B, format: 'binary', regions: map, capacity: 16, now: () => clock.t, ...extra });
+  const hot = new HotIds({ registry, table: TABLE, keyspace: testKeyspace(B), regions: map, capacity: 16, now: () => clock.t, ...extra });
   return { registry, hot, clock, regions };
 }
 
@@ -54,13 +55,13 @@ void describe('HotIds', () => {
     assert.equal(snap.errorBound, 100 / 16);
     const [first, second] = snap.ids;
     const regionOf = (id: string): string => encodedRegionName(regions[md5Salt(id)]?.name ?? '');
-    assert.deepEqual(first, { id: 'pump-7', events: 50, error: 0, share: 0.5, bucket: md5Salt('pump-7'), region: regionOf('pump-7'), server: 'rs1:16020' });
-    assert.deepEqual(second, { id: 'valve-2', events: 20, error: 0, share: 0.2, bucket: md5Salt('valve-2'), region: regionOf('valve-2'), server: 'rs1:16020' });
+    assert.deepEqual(first, { id: 'pump-7', events: 50, error: 0, share: 0.5, bucket: md5Salt('pump-7'), k: 1, epoch: null, region: regionOf('pump-7'), server: 'rs1:16020' });
+    assert.deepEqual(second, { id: 'valve-2', events: 20, error: 0, share: 0.2, bucket: md5Salt('valve-2'), k: 1, epoch: null, region: regionOf('valve-2'), server: 'rs1:16020' });
     assert.equal(snap.ids.length, 3);
   });
 
   void it('decodes printable keys when the table uses them', () => {
-    const hot = new HotIds({ registry: new Registry(), table: TABLE, buckets: B, format: 'printable' });
+    const hot = new HotIds({ registry: new Registry(), table: TABLE, keyspace: testKeyspace(B, 'printable') });
     hot.recordDataKeys([encodePrintableDataKey({ id: 'dev-1', ts: 5 }, B), encodePrintableDataKey({ id: 'dev-1', ts: 6 }, B)]);
     assert.deepEqual(hot.snapshot().ids.map((h) => [h.id, h.events, h.region]), [['dev-1', 2, '']]);
   });
@@ -95,7 +96,7 @@ void describe('HotIds', () => {
     const map = new RegionMap({ source, log: silentLog });
     await map.refresh(TABLE);
     const spread = new WriteSpread({ metrics, regionMap: map });
-    const hot = new HotIds({ registry: metrics.registry, table: TABLE, buckets: B, format: 'binary' });
+    const hot = new HotIds({ registry: metrics.registry, table: TABLE, keyspace: testKeyspace(B) });
     const observer = writeObserver(metrics, spread, map, hot);
     const rows = (id: string, n: number): { key: Buffer; bucket: number }[] => Array.from({ length: n }, (_, i) => ({ key: encodeDataKey({ id, ts: 1000 + i }, B), bucket: md5Salt(id) }));
     observer.written(TABLE, [...rows('a', 3), ...rows('b', 1)], 0.01);
@@ -108,6 +109,6 @@ void describe('HotIds', () => {
     const { registry, hot } = await setup();
     hot.close();
     for (const name of Object.values(HOT_ID_METRICS)) assert.equal(registry.getSingleMetric(name), undefined);
-    assert.throws(() => new HotIds({ registry, table: TABLE, buckets: B, format: 'binary', top: 20, capacity: 10 }), /top must be an integer in 1…capacity \(10\), got 20/);
+    assert.throws(() => new HotIds({ registry, table: TABLE, keyspace: testKeyspace(B), top: 20, capacity: 10 }), /top must be an integer in 1…capacity \(10\), got 20/);
   });
 });

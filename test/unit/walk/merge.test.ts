@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setImmediate as tick } from 'node:timers/promises';
-import { createLimiter, limitIterator } from '../../../src/query/limiter.ts';
-import { mergeSorted } from '../../../src/query/merge.ts';
+import { createLimiter, limitIterator } from '../../../src/walk/limiter.ts';
+import { mergeSorted } from '../../../src/walk/merge.ts';
 import { prng } from '../../../src/demo/generate.ts';
 
 interface Tracked<T> {
@@ -120,4 +120,19 @@ test('merging through a limiter bounds the sources stepped at once', async () =>
   const merged = await collect(mergeSorted(lists.map((l) => limitIterator(slow(l), limiter)), num));
   assert.deepEqual(merged, lists.flat().sort(num));
   assert.equal(peak, 2);
+});
+
+test('distinct: an item equal to the one yielded before it is dropped (the first source wins)', async () => {
+  type Row = { readonly pos: number; readonly from: string };
+  const a = source<Row>([{ pos: 1, from: 'a' }, { pos: 3, from: 'a' }, { pos: 5, from: 'a' }]);
+  const b = source<Row>([{ pos: 3, from: 'b' }, { pos: 4, from: 'b' }, { pos: 5, from: 'b' }]);
+  const by = (x: Row, y: Row): number => x.pos - y.pos;
+  const merged = await collect(mergeSorted([a.it, b.it], by, { distinct: true }));
+  assert.deepEqual(merged, [{ pos: 1, from: 'a' }, { pos: 3, from: 'a' }, { pos: 4, from: 'b' }, { pos: 5, from: 'a' }]);
+  const c = source([1, 1, 2]);
+  const d = source([1, 2, 2]);
+  assert.deepEqual(await collect(mergeSorted([c.it, d.it], num)), [1, 1, 1, 2, 2, 2], 'without distinct every item comes out');
+  const e = source([1, 2, 3]);
+  const f = source([1, 2, 3]);
+  assert.deepEqual(await collect(mergeSorted([e.it, f.it], num, { distinct: true, limit: 2 })), [1, 2], 'the limit counts distinct items');
 });
