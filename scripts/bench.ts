@@ -87,7 +87,7 @@ interface Env { restUrl: string; brokers: string; adminCommand: string }
 
 function setsFor(n: BenchNames, tags: readonly string[]): string[] {
   return [
-    `tables.data.name=${n.data}`, `tables.index.name=${n.index}`, `tables.rollup.name=${n.rollup}`,
+    `tables.data.name=${n.data}`, `tables.index.name=${n.index}`, `tables.rollup.name=${n.rollup}`, `tables.meta.name=${n.meta}`,
     `kafka.topic=${n.topic}`, `kafka.dlqTopic=${n.dlq}`, `kafka.groupId=${n.group}`, `kafka.clientId=${n.run}`,
     `keys.saltBuckets=${buckets}`, `index.tags=${JSON.stringify(tags)}`, 'log.level=warn', 'rollup.intervalMs=3600000',
     `hbase.putEncoding=${values.encoding}`,

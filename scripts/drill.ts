@@ -29,7 +29,7 @@ async function main(): Promise<number> {
   const port = 19464;
   const sets = [
     `kafka.brokers=${ep.kafkaBrokers}`, `hbase.restUrl=${ep.restUrl}`, `hbase.adminCommand=${JSON.stringify(ep.adminCommand)}`,
-    `tables.data.name=${run}_d`, `tables.index.name=${run}_i`, `tables.rollup.name=${run}_r`,
+    `tables.data.name=${run}_d`, `tables.index.name=${run}_i`, `tables.rollup.name=${run}_r`, `tables.meta.name=${run}_m`,
     `kafka.topic=${topic}`, `kafka.dlqTopic=${topic}-dlq`, `kafka.groupId=${group}`, `http.port=${port}`,
     'hbase.outageDeadlineMs=10000', 'log.level=info',
   ];
@@ -113,7 +113,7 @@ async function main(): Promise<number> {
   for (const p of committed) process.stdout.write(`| ${p.partition} | ${String(p.committed)} | ${p.logEnd} |\n`);
   process.stdout.write(`\nsum of committed offsets ${sumCommitted}; data rows in HBase ${dataRows}; produced ${produced}\n`);
   process.stdout.write(sumCommitted === dataRows ? 'committed = written: every written unit is committed and nothing uncommitted was written\n' : `MISMATCH: ${dataRows - sumCommitted} rows written beyond the committed offsets\n`);
-  for (const t of [`${run}_d`, `${run}_i`, `${run}_r`]) await rest.deleteTable(t, { ignoreMissing: true, deadlineMs: 120_000 }).catch(() => undefined);
+  for (const t of [`${run}_d`, `${run}_i`, `${run}_r`, `${run}_m`]) await rest.deleteTable(t, { ignoreMissing: true, deadlineMs: 120_000 }).catch(() => undefined);
   await rest.close();
   await admin.deleteTopics({ topics: [topic, `${topic}-dlq`] }).catch(() => undefined);
   await admin.disconnect();

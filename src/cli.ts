@@ -3,12 +3,14 @@
 //   tsingest run                       the long-running ingest service
 //   tsingest tables apply|check        create/reconcile the tables; verify them against the config
 //   tsingest keys encode|decode        data rowkeys by hand
+//   tsingest spread list|set           the spread registry (hot ids over several buckets)
 import { UsageError } from './cli/args.ts';
 import { INDEX_USAGE, indexCommand } from './cli/index-cmd.ts';
 import { KEYS_USAGE, keysCommand } from './cli/keys.ts';
 import { QUERY_USAGE, queryCommand } from './cli/query.ts';
 import { ROLLUP_USAGE, rollupCommand } from './cli/rollup.ts';
 import { runCommand } from './cli/run.ts';
+import { SPREAD_USAGE, spreadCommand } from './cli/spread.ts';
 import { TABLES_USAGE, tablesCommand } from './cli/tables.ts';
 
 type Command = (argv: readonly string[]) => number | Promise<number>;
@@ -20,6 +22,7 @@ const COMMANDS: Readonly<Record<string, { readonly run: Command; readonly usage:
   rollup: { run: rollupCommand, usage: ROLLUP_USAGE },
   query: { run: queryCommand, usage: QUERY_USAGE },
   index: { run: indexCommand, usage: INDEX_USAGE },
+  spread: { run: spreadCommand, usage: SPREAD_USAGE },
 };
 
 export function usage(): string {

@@ -41,10 +41,10 @@ const DAY = 24 * HOUR;
 
 function config(ctx: Ctx, prefix: string, sets: readonly string[]): Config {
   const t = `${ctx.run}_${prefix}`;
-  ctx.created.tables.push(`${t}_d`, `${t}_i`, `${t}_r`);
+  ctx.created.tables.push(`${t}_d`, `${t}_i`, `${t}_r`, `${t}_m`);
   return loadConfig({
     env: { TSI_KAFKA_BROKERS: ctx.ep.brokers, TSI_HBASE_REST_URL: ctx.ep.restUrl, TSI_ADMIN_COMMAND: ctx.ep.adminCommand },
-    sets: [`tables.data.name=${t}_d`, `tables.index.name=${t}_i`, `tables.rollup.name=${t}_r`, `keys.saltBuckets=${ctx.buckets}`, 'http.port=0', 'log.level=warn', ...sets, ...ctx.sets],
+    sets: [`tables.data.name=${t}_d`, `tables.index.name=${t}_i`, `tables.rollup.name=${t}_r`, `tables.meta.name=${t}_m`, `keys.saltBuckets=${ctx.buckets}`, 'http.port=0', 'log.level=warn', ...sets, ...ctx.sets],
   });
 }
 

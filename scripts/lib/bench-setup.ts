@@ -13,6 +13,7 @@ export interface BenchNames {
   readonly data: string;
   readonly index: string;
   readonly rollup: string;
+  readonly meta: string;
   readonly ceiling: string;
   readonly unsalted: string;
   readonly topic: string;
@@ -27,6 +28,7 @@ export function benchNames(): BenchNames {
     data: `${run}_data`,
     index: `${run}_index`,
     rollup: `${run}_rollup`,
+    meta: `${run}_meta`,
     ceiling: `${run}_ceiling`,
     unsalted: `${run}_unsalted`,
     topic: `${run}-events`,
@@ -74,7 +76,7 @@ export async function createTopics(kafka: Kafka, n: BenchNames, partitions: numb
 }
 
 export async function cleanUp(kafka: Kafka, n: BenchNames, rest: HBaseRestClient, say: (m: string) => void): Promise<void> {
-  for (const t of [n.data, n.index, n.rollup, n.ceiling, n.unsalted]) {
+  for (const t of [n.data, n.index, n.rollup, n.meta, n.ceiling, n.unsalted]) {
     await rest.deleteTable(t, { ignoreMissing: true, deadlineMs: 120_000 }).catch((err: unknown) => { say(`could not drop ${t}: ${String(err)}`); });
   }
   const admin = kafka.admin();

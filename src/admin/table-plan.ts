@@ -1,5 +1,6 @@
-// Pure: from the configuration to the tables we want — one short family each, pre-split on the salt
-// boundaries, with the salt bucket count and key format recorded in the table's metadata.
+// Pure: from the configuration to the tables we want — one short family each, the data, index and
+// rollup tables pre-split on the salt boundaries, the meta table (the spread registry) in one region,
+// with the salt bucket count and key format recorded in each table's metadata.
 import { planSaltSplits, type KeyFormat } from '../keys/index.ts';
 import type { Config, TableConfig } from '../runtime/config.ts';
 import type { EnsureTableRequest, FamilyAttrs } from './table-admin-port.ts';
@@ -13,10 +14,12 @@ export const TABLE_META = {
 /** Version of the key layout, written next to B; bump it if the layout ever changes. */
 export const KEY_LAYOUT_VERSION = 'v1';
 
-export type TableRole = 'data' | 'index' | 'rollup';
+export type TableRole = 'data' | 'index' | 'rollup' | 'meta';
 
 export function keyFormatTag(role: TableRole, format: KeyFormat): string {
   // Index and rollup keys are always binary (salt byte first); only the data key follows keys.format.
+  // The meta table's rows are the spread registry's own layout (docs/KEYS.md), valid for one B.
+  if (role === 'meta') return `${KEY_LAYOUT_VERSION}:spread-registry`;
   return `${KEY_LAYOUT_VERSION}:${role === 'data' ? format : 'binary'}`;
 }
 
@@ -33,9 +36,10 @@ function familyAttrs(role: TableRole, t: TableConfig, compression: string): Fami
     BLOOMFILTER: t.bloomFilter,
     COMPRESSION: compression,
     DATA_BLOCK_ENCODING: t.dataBlockEncoding,
-    // Index rows (repair, rebuild) and rollup markers/summaries are deleted and later re-written with
-    // cell timestamps at or below the delete's; with HBase's classic semantics the delete marker would
-    // hide the re-written cells until a major compaction. Data rows are never deleted by the service.
+    // Index rows (repair, rebuild), rollup markers/summaries and the meta table's load rows are deleted
+    // and later re-written with cell timestamps at or below the delete's; with HBase's classic semantics
+    // the delete marker would hide the re-written cells until a major compaction. Data rows are never
+    // deleted by the service.
     ...(role === 'data' ? {} : { NEW_VERSION_BEHAVIOR: true }),
   };
 }
@@ -43,7 +47,7 @@ function familyAttrs(role: TableRole, t: TableConfig, compression: string): Fami
 /** `compression` resolves 'auto' per table (the caller probes the cluster); explicit codecs pass through. */
 export function planTables(cfg: Config, compression: (role: TableRole, t: TableConfig) => string = (_r, t) => (t.compression === 'auto' ? 'NONE' : t.compression)): PlannedTable[] {
   const B = cfg.keys.saltBuckets;
-  const roles: TableRole[] = ['data', 'index', 'rollup'];
+  const roles: TableRole[] = ['data', 'index', 'rollup', 'meta'];
   return roles.map((role) => {
     const t = cfg.tables[role];
     const format: KeyFormat = role === 'data' ? cfg.keys.format : 'binary';
@@ -53,7 +57,7 @@ export function planTables(cfg: Config, compression: (role: TableRole, t: TableC
       request: {
         table: t.name,
         family: t.family,
-        splits: planSaltSplits(B, format),
+        splits: role === 'meta' ? [] : planSaltSplits(B, format),
         familyAttrs: familyAttrs(role, t, compression(role, t)),
         tableAttrs: { [TABLE_META.buckets]: String(B), [TABLE_META.keyFormat]: keyFormatTag(role, cfg.keys.format), [TABLE_META.role]: role },
         immutableTableAttrs: [TABLE_META.buckets, TABLE_META.keyFormat],

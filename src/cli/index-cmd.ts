@@ -10,7 +10,7 @@ import { TokenBucket, throttleOf } from '../index/token-bucket.ts';
 import { verifyIndex } from '../index/verify.ts';
 import type { Config } from '../runtime/config.ts';
 import { createHBaseClient } from '../service/clients.ts';
-import { keyspaceOf } from '../service/keyspace.ts';
+import { keyspaceOf, openKeyspace } from '../service/keyspace.ts';
 import { UsageError, configOf, intFlag, out, parseCommand, stringFlag, timeFlag, type FlagValues } from './args.ts';
 
 export const INDEX_USAGE =
@@ -99,7 +99,7 @@ export async function indexCommand(argv: readonly string[]): Promise<number> {
     for (const f of ['rate', 'checkpoint', 'grace-ms']) if (values[f] !== undefined) throw new UsageError(`--${f} applies to index rebuild only`);
   }
   const cfg = configOf(values);
-  const s = settingsFrom(cfg, values);
+  const flags = settingsFrom(cfg, values); // flag errors before any HBase call
   const common = {
     chunkSize: boundedInt(values, 'chunk', cfg.query.verifyChunk, 1, 10_000),
     concurrency: boundedInt(values, 'concurrency', cfg.query.bucketConcurrency, 1, 256),
@@ -111,9 +111,11 @@ export async function indexCommand(argv: readonly string[]): Promise<number> {
   const checkpointPath = stringFlag(values, 'checkpoint');
   if (checkpointPath === '') throw new UsageError('--checkpoint needs a file path');
   const rest = createHBaseClient(cfg, 'tool');
-  const progress = new ProgressTracker(dataUnits(s).length + indexUnits(s).length, Date.now());
+  const progress = new ProgressTracker(dataUnits(flags).length + indexUnits(flags).length, Date.now());
   const reporter = startProgressReporter(process.stderr, () => progress.snapshot(Date.now()), { label: `index ${sub}` });
   try {
+    // Rows are checked against the spread registry as it is now (a row outside its bucket is misplaced).
+    const s: IndexToolSettings = { ...flags, keyspace: (await openKeyspace(cfg, rest)).keyspace };
     if (sub === 'verify') {
       const r = await interruptible((signal) => verifyIndex(rest, s, { ...common, signal, progress }));
       reporter.stop();

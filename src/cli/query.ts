@@ -7,7 +7,7 @@ import { createQueries } from '../query/queries.ts';
 import { QueryError } from '../query/query-error.ts';
 import type { EventItem, PageEnd, QueryItem, RollupItem } from '../query/types.ts';
 import { createHBaseClient } from '../service/clients.ts';
-import { keyspaceOf } from '../service/keyspace.ts';
+import { openKeyspace } from '../service/keyspace.ts';
 import { UsageError, configOf, out, parseCommand, stringFlag } from './args.ts';
 
 export const QUERY_USAGE =
@@ -58,7 +58,8 @@ export async function queryCommand(argv: readonly string[]): Promise<number> {
   const cfg = configOf(values);
   const hbase = createHBaseClient(cfg, 'tool');
   try {
-    const queries = createQueries({ cfg, hbase, keyspace: keyspaceOf(cfg) });
+    const { keyspace, registry } = await openKeyspace(cfg, hbase);
+    const queries = createQueries({ cfg, hbase, keyspace, entryFor: (id) => registry.fetch(id) });
     let spec;
     try {
       spec = queries.parse(kind, raw, (p) => `--${p}`);

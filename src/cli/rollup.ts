@@ -11,7 +11,7 @@ import { rollupSettings } from '../rollup/settings.ts';
 import { TokenBucket } from '../rollup/throttle.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { createHBaseClient } from '../service/clients.ts';
-import { keyspaceOf } from '../service/keyspace.ts';
+import { openKeyspace } from '../service/keyspace.ts';
 import type { Config } from '../runtime/config.ts';
 import { UsageError, configOf, out, parseCommand, stringFlag, timeFlag, type FlagValues } from './args.ts';
 
@@ -56,7 +56,8 @@ async function rollupRun(cfg: Config): Promise<number> {
   const hbase = createHBaseClient(cfg, 'tool');
   const { signal, release } = abortOnSignals();
   try {
-    const job = new RollupJob({ store: hbase, settings: rollupSettings(cfg, keyspaceOf(cfg)), metrics: createReadMetrics(new Registry(), cfg.rollup.windows), log });
+    const { keyspace } = await openKeyspace(cfg, hbase);
+    const job = new RollupJob({ store: hbase, settings: rollupSettings(cfg, keyspace), metrics: createReadMetrics(new Registry(), cfg.rollup.windows), log });
     const report = await job.run(signal);
     out(formatRunReport(report));
     return report.ok ? 0 : 1;
@@ -104,11 +105,12 @@ async function rollupBackfill(values: FlagValues): Promise<number> {
   const ids = idFlags(values);
   const checkpoint = stringFlag(values, 'checkpoint');
   const cfg = configOf(values);
-  const settings = rollupSettings(cfg, keyspaceOf(cfg));
   const hbase = createHBaseClient(cfg, 'tool');
   const progress = new ProgressReporter(process.stderr);
   const { signal, release } = abortOnSignals();
   try {
+    // The registry as it is now: spread ids are read as units of their own.
+    const settings = rollupSettings(cfg, (await openKeyspace(cfg, hbase)).keyspace);
     const result = await runBackfill({
       store: hbase,
       settings,

@@ -19,6 +19,11 @@ export interface PlanSettings {
   readonly dataFamily: string;
   readonly indexFamily: string;
   readonly indexTags: readonly string[];
+  /**
+   * Events with ts ≥ this (the writer's fence horizon, src/spread/timing.ts) are only planned once
+   * their id's fence covers them; the plan lists what to raise. Omitted: no fences (no registry).
+   */
+  readonly fenceFrom?: number | undefined;
 }
 
 export interface Rejected {
@@ -46,6 +51,8 @@ export interface PlannedEvent {
 export interface BatchPlan {
   readonly events: PlannedEvent[];
   readonly rejects: Rejected[];
+  /** id → the largest far-future ts whose fence is not yet raised (plan again once it is) */
+  readonly fences: Map<string, number>;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -104,7 +111,8 @@ function reject(record: SourceRecord, r: ParseRejected): Rejected {
 }
 
 export function planBatch(records: readonly SourceRecord[], s: PlanSettings): BatchPlan {
-  const plan: BatchPlan = { events: [], rejects: [] };
+  const plan: BatchPlan = { events: [], rejects: [], fences: new Map() };
+  const fenceFrom = s.fenceFrom ?? Number.POSITIVE_INFINITY;
   for (const record of records) {
     if (record.value === null) {
       plan.rejects.push({ record, reason: 'invalid_json', detail: 'invalid_json: the record has no value (tombstone)' });
@@ -118,6 +126,9 @@ export function planBatch(records: readonly SourceRecord[], s: PlanSettings): Ba
     const event = parsed.event;
     let key: Buffer;
     let index: PlannedRow[];
+    if (event.ts >= fenceFrom && (s.keyspace.entryOf(event.id)?.fence ?? -1) < event.ts) {
+      plan.fences.set(event.id, Math.max(plan.fences.get(event.id) ?? 0, event.ts));
+    }
     try {
       const offset = s.keyspace.offsetOf(event.id, event.ts);
       key = s.keyspace.dataKey(event.id, event.ts, offset);

@@ -12,7 +12,8 @@ import type { Logger } from 'pino';
 import { ServiceError, classifyError, errorMessage } from '../errors.ts';
 import type { DlqRecord, DlqSink } from './dlq.ts';
 import type { DualWriter } from './dual-writer.ts';
-import { chunkRows, planBatch, recordBytes, type BatchPlan, type PlanSettings, type Rejected, type SourceRecord } from './batch-plan.ts';
+import { chunkRows, recordBytes, type BatchPlan, type Rejected, type SourceRecord } from './batch-plan.ts';
+import type { UnitPlanner } from './unit-planner.ts';
 import { FlowControl, type HoldReason } from './flow-control.ts';
 
 export interface IngestObserver {
@@ -52,8 +53,8 @@ export interface IngestConsumerOptions {
   readonly heartbeatIntervalMs: number;
   readonly unit: { readonly maxRows: number; readonly maxBytes: number };
   readonly maxQueuedRows: number;
-  /** read per flush unit, so limits that depend on the clock (future skew) stay current */
-  readonly settings: () => PlanSettings;
+  /** plans each flush unit (unit-planner.ts: the parse limits and the spread registry stay current) */
+  readonly plan: UnitPlanner;
   readonly writer: Pick<DualWriter, 'write'>;
   readonly dlq: DlqSink;
   readonly observer: IngestObserver;
@@ -224,7 +225,7 @@ export class IngestConsumer {
   /** Plans a unit and writes it (HBase and DLQ); resolves with what HBase refused (dead-lettered). */
   async #write(payload: BatchPayload, records: readonly SourceRecord[]): Promise<{ plan: BatchPlan; refused: Rejected[] }> {
     const { topic, partition } = payload.batch;
-    const plan = planBatch(records, this.#o.settings());
+    const plan = await this.#o.plan(records);
     const [refused] = await Promise.all([
       this.#o.writer.write(plan),
       this.#o.dlq.send(plan.rejects.map((r) => toDlq(topic, partition, r))),

@@ -7,6 +7,7 @@ export {
   REVERSE_TS_BYTES,
   REVERSE_TS_DIGITS,
   encodeId,
+  prefixRange,
   prefixStopRow,
   type ScanRange,
 } from './key-bytes.ts';
@@ -72,6 +73,7 @@ export {
 export {
   Keyspace,
   NO_SPREAD,
+  fixedLookup,
   type BucketRange,
   type DecodedData,
   type DecodedIndex,

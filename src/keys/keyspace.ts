@@ -30,8 +30,6 @@ export interface KeyLayout {
   readonly buckets: number;
   readonly format: KeyFormat;
   readonly indexSaltMode: IndexSaltMode;
-  /** Spreading may be in use (keys.spread.maxK > 1, or spread ids exist): value-mode index reads scan every bucket. */
-  readonly spreading?: boolean;
 }
 
 /** Where the keyspace looks up an id's spread epochs (the registry snapshot; none in unit tests). */
@@ -42,6 +40,12 @@ export interface SpreadLookup {
 }
 
 export const NO_SPREAD: SpreadLookup = { entryOf: () => undefined, spreadIds: () => [] };
+
+/** A registry view over fixed entries (one id's entry read by a tool; tests). */
+export function fixedLookup(entries: Readonly<Record<string, SpreadEntry>>): SpreadLookup {
+  const map = new Map(Object.entries(entries));
+  return { entryOf: (id) => map.get(id), spreadIds: () => [...map].filter(([, e]) => e.epochs.length > 0).map(([id]) => id) };
+}
 
 /** One bucket's share of an id's rows: the salt bucket, its spread offset j and the scan range in it. */
 export interface BucketRange {
@@ -68,7 +72,6 @@ export class Keyspace {
   readonly buckets: number;
   readonly format: KeyFormat;
   readonly indexSaltMode: IndexSaltMode;
-  readonly spreading: boolean;
   readonly spread: SpreadLookup;
 
   constructor(layout: KeyLayout, spread: SpreadLookup = NO_SPREAD) {
@@ -76,12 +79,11 @@ export class Keyspace {
     this.buckets = layout.buckets;
     this.format = layout.format;
     this.indexSaltMode = layout.indexSaltMode;
-    this.spreading = layout.spreading ?? false;
     this.spread = spread;
   }
 
   get layout(): KeyLayout {
-    return { buckets: this.buckets, format: this.format, indexSaltMode: this.indexSaltMode, spreading: this.spreading };
+    return { buckets: this.buckets, format: this.format, indexSaltMode: this.indexSaltMode };
   }
 
   /** The same layout over another registry view (tools that read the registry themselves). */
@@ -189,11 +191,11 @@ export class Keyspace {
   }
 
   /**
-   * Scans for `indexName = value`: one per bucket ('entry' salting, or 'value' salting while spreading
-   * is on, since a spread id's rows leave the value's bucket), else the value's one bucket.
+   * Scans for `indexName = value`: one per bucket ('entry' salting, or 'value' salting once any id is
+   * spread, since a spread id's index rows leave the value's bucket), else the value's one bucket.
    */
   indexRanges(indexName: string, value: string, bounds?: TsBounds): ScanRange[] {
-    const mode: IndexSaltMode = this.indexSaltMode === 'value' && this.spreading ? 'entry' : this.indexSaltMode;
+    const mode: IndexSaltMode = this.indexSaltMode === 'value' && this.spread.spreadIds().length > 0 ? 'entry' : this.indexSaltMode;
     return indexScanRanges(indexName, value, this.buckets, mode, bounds);
   }
 

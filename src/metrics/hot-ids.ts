@@ -127,6 +127,15 @@ export class HotIds {
     this.recordIds(ids);
   }
 
+  /**
+   * The window's total and its `limit` largest ids with their guaranteed counts (sketch count − error):
+   * what this instance reports to the others for automatic spreading (src/spread/promoter.ts).
+   */
+  load(limit: number): { readonly windowMs: number; readonly total: number; readonly top: [string, number][] } {
+    const { hitters, total } = this.#sketch.top(this.#now(), limit);
+    return { windowMs: this.#sketch.windowMs, total, top: hitters.map((h): [string, number] => [h.id, h.count - h.error]).filter(([, n]) => n > 0) };
+  }
+
   /** The current top K with bucket and region of each id. */
   snapshot(): HotIdsSnapshot {
     const { hitters, total, errorBound } = this.#sketch.top(this.#now(), this.#top);

@@ -20,6 +20,8 @@ export interface RunnableJob {
 
 export interface RollupSchedulerOptions {
   readonly job: RunnableJob;
+  /** awaited before each run: the job's keyspace looks ids up in a fresh spread registry snapshot */
+  readonly before?: ((signal: AbortSignal) => Promise<void>) | undefined;
   readonly intervalMs: number;
   readonly log: Logger;
   /** called after each run (tests, status) */
@@ -69,6 +71,7 @@ export class RollupScheduler {
 
   async #runOnce(): Promise<void> {
     try {
+      await this.#o.before?.(this.#abort.signal);
       const report = await this.#o.job.run(this.#abort.signal);
       this.#runs++;
       this.#o.onRun?.(report);
@@ -91,6 +94,8 @@ export interface RollupSchedulerDeps {
   readonly cfg: Config;
   readonly hbase: HBaseRestClient | RollupStore;
   readonly keyspace: Keyspace;
+  /** the spread registry the keyspace looks ids up in (a fresh snapshot before each run) */
+  readonly spread?: { ready(signal?: AbortSignal): Promise<void> } | undefined;
   /** read metrics on the service's registry; a private registry when omitted */
   readonly metrics?: ReadMetrics | undefined;
   readonly log: Logger;
@@ -101,5 +106,6 @@ export function createRollupScheduler(deps: RollupSchedulerDeps): RollupSchedule
   const { cfg, log } = deps;
   const metrics = deps.metrics ?? createReadMetrics(new Registry(), cfg.rollup.windows);
   const job = new RollupJob({ store: deps.hbase, settings: rollupSettings(cfg, deps.keyspace), metrics, log: log.child({ module: 'rollup' }) });
-  return new RollupScheduler({ job, intervalMs: cfg.rollup.intervalMs, log });
+  const spread = deps.spread;
+  return new RollupScheduler({ job, intervalMs: cfg.rollup.intervalMs, log, before: spread === undefined ? undefined : (signal) => spread.ready(signal) });
 }

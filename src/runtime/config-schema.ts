@@ -90,6 +90,28 @@ export const configSchema = z
           .describe('Salt buckets B of data, index and rollup keys; recorded in table metadata, the service refuses to start when config and table disagree'),
         format: z.enum(['binary', 'printable']).default('binary')
           .describe('Data rowkey format: binary, or printable (hex salt, decimal reverse ts; see docs/KEYS.md)'),
+        spread: z
+          .object({
+            auto: z.boolean().default(true)
+              .describe('Promote hot ids automatically: every instance publishes its write shares to the registry, and an id whose share over all instances reaches minShare gets a new epoch with more buckets (docs/HOT-IDS.md). Off: only `tsingest spread set` promotes; epochs in the registry are always followed'),
+            minShare: z.number().gt(0).max(1).default(0.003)
+              .describe('Share of all writes (over metrics.hotIdsWindowMs, summed over the instances) from which an id is spread; relative to a fair bucket it is minShare × B (0.003 × 16 ≈ 5 %)'),
+            kFactor: z.number().min(1).max(1024).default(64)
+              .describe('K of a promoted id: the smallest power of two ≥ share × B × kFactor (each of its buckets then gets at most 1/kFactor of a fair bucket\'s writes from it), at least 2, at most maxK'),
+            maxK: z.number().int().min(1).max(256).nullable().default(null)
+              .describe('Most buckets one id may spread over (null: B; 1: no new epochs, existing ones are still followed)'),
+            minEvents: z.number().int().min(1).default(10_000)
+              .describe('Writes (over all instances, in the window) needed before any automatic promotion is decided'),
+            leadMs: z.number().int().min(1000).default(60_000)
+              .describe('A new epoch starts this far ahead of the promotion (its since): every instance refreshes the registry in between, so no event is written under an epoch that can still change (docs/KEYS.md). Must exceed 3 × refreshMs + 2 × clockToleranceMs'),
+            refreshMs: z.number().int().min(100).default(2000)
+              .describe('Registry refresh period of each instance; a snapshot older than 3 × refreshMs is not used to plan writes (the unit waits for a refresh)'),
+            clockToleranceMs: z.number().int().min(0).default(5000)
+              .describe('Largest difference between the hosts\' clocks the epoch timing tolerates'),
+          })
+          .strict()
+          .prefault({})
+          .describe('Spread ids: a hot id\'s events over several salt buckets (docs/HOT-IDS.md, docs/KEYS.md)'),
       })
       .strict()
       .prefault({})
@@ -99,6 +121,7 @@ export const configSchema = z
         data: tableSchema('tsdata', 'Data table: one row per (id, ts), a cell per metric (docs/KEYS.md)'),
         index: tableSchema('tsindex', 'Secondary index table: one row per (tag, value, ts, id)'),
         rollup: tableSchema('tsrollup', 'Rollup table: summary rows and rollup markers'),
+        meta: tableSchema('tsmeta', 'Meta table: the spread registry (epochs of spread ids) and the instances\' write shares; one region'),
       })
       .strict()
       .prefault({})
@@ -191,7 +214,9 @@ export const configSchema = z
         regionRefreshMs: z.number().int().min(1000).default(30_000)
           .describe("Interval (ms) between refreshes of each table's region map (GET /<table>/regions)"),
         skewWindowMs: z.number().int().min(1000).default(60_000).describe('Sliding window (ms) of the region write skew gauge'),
-        hotIdsWindowMs: z.number().int().min(1000).default(60_000).describe('Window (ms) of the hot-ids sketch (tsingest_hot_id_events, the /ui hot ids table)'),
+        hotIdsWindowMs: z.number().int().min(1000).default(60_000).describe('Window (ms) of the hot-ids sketch (tsingest_hot_id_events, the /ui hot ids table, automatic spreading)'),
+        hotIdsCapacity: z.number().int().min(16).max(10_000).default(1024)
+          .describe('Counters per time slot of the hot-ids sketch: an id\'s count is at most (window events) / capacity too high, so keep it well above 1 / keys.spread.minShare'),
         heatmapSampleMs: z.number().int().min(100).default(5000).describe('How often (ms) the /ui heatmap samples the per-region write counters (it keeps the last 120 samples)'),
       })
       .strict()

@@ -1,6 +1,7 @@
 // Reads the configuration once at start: file → environment → flags, later sources win, then one
 // validation whose errors name the offending key (`kafka.brokers.0: host:port`).
 import { readFileSync } from 'node:fs';
+import { spreadTiming } from '../spread/timing.ts';
 import { configSchema, type Config } from './config-schema.ts';
 
 export type { Config, TableConfig } from './config-schema.ts';
@@ -91,5 +92,12 @@ export function loadConfig(sources: ConfigSources = {}): Config {
   const cfg = result.data;
   if (cfg.hbase.retryBaseMs > cfg.hbase.retryMaxMs) throw new ConfigError('hbase.retryBaseMs must not exceed hbase.retryMaxMs');
   for (const t of cfg.index.tags) if (t.includes('\u0000')) throw new ConfigError(`index.tags: "${t}" contains NUL`);
+  const sp = cfg.keys.spread;
+  try {
+    spreadTiming(sp);
+  } catch (err) {
+    throw new ConfigError(`${(err as Error).message}: every instance must see an epoch before its first event`);
+  }
+  if (sp.maxK !== null && sp.maxK > cfg.keys.saltBuckets) throw new ConfigError(`keys.spread.maxK (${sp.maxK}) must not exceed keys.saltBuckets (${cfg.keys.saltBuckets})`);
   return cfg;
 }

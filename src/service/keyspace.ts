@@ -1,9 +1,39 @@
-// The one place a Keyspace is built from the configuration (the service, every CLI command, the
-// benchmarks and the tests call this): B, the data key format and the index salt mode, over the spread
-// registry's view when the caller has one.
+// The one place a Keyspace and the spread registry are built from the configuration (the service,
+// every CLI command, the benchmarks and the tests call these): B, the data key format and the index
+// salt mode, over the registry's view when the caller has one.
 import { Keyspace, NO_SPREAD, type SpreadLookup } from '../keys/index.ts';
 import type { Config } from '../runtime/config.ts';
+import { SpreadRegistry, type SpreadObserver } from '../spread/registry.ts';
+import { RegistryStore, type RegistryPort } from '../spread/store.ts';
+import { spreadTiming } from '../spread/timing.ts';
+
+/** The largest K an id may get: keys.spread.maxK, or B. */
+export function spreadMaxK(cfg: Config): number {
+  return Math.min(cfg.keys.spread.maxK ?? cfg.keys.saltBuckets, cfg.keys.saltBuckets);
+}
 
 export function keyspaceOf(cfg: Config, spread: SpreadLookup = NO_SPREAD): Keyspace {
   return new Keyspace({ buckets: cfg.keys.saltBuckets, format: cfg.keys.format, indexSaltMode: cfg.index.saltMode }, spread);
+}
+
+export function registryStore(cfg: Config, port: RegistryPort): RegistryStore {
+  return new RegistryStore(port, { table: cfg.tables.meta.name, family: cfg.tables.meta.family, buckets: cfg.keys.saltBuckets });
+}
+
+export function spreadRegistryOf(cfg: Config, port: RegistryPort, hooks: { observer?: SpreadObserver; onRefreshError?: (err: unknown) => void } = {}): SpreadRegistry {
+  return new SpreadRegistry({
+    store: registryStore(cfg, port),
+    timing: spreadTiming(cfg.keys.spread),
+    buckets: cfg.keys.saltBuckets,
+    maxK: spreadMaxK(cfg),
+    observer: hooks.observer,
+    onRefreshError: hooks.onRefreshError,
+  });
+}
+
+/** For a command-line tool: the registry read once, and the keyspace over it. */
+export async function openKeyspace(cfg: Config, port: RegistryPort): Promise<{ keyspace: Keyspace; registry: SpreadRegistry }> {
+  const registry = spreadRegistryOf(cfg, port);
+  await registry.refresh();
+  return { keyspace: keyspaceOf(cfg, registry), registry };
 }

@@ -5,6 +5,8 @@ import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import { isHBaseError, isRetriable, type HBaseRestClient } from '../hbase/index.ts';
 import type { Keyspace } from '../keys/index.ts';
+import type { SpreadRegistry } from '../spread/registry.ts';
+import { unitPlanner } from '../ingest/unit-planner.ts';
 import type { Metrics } from '../metrics/registry.ts';
 import { RegionMap } from '../metrics/region-map.ts';
 import { WriteSpread } from '../metrics/write-spread.ts';
@@ -82,6 +84,7 @@ export function consumeSide(
   producer: Producer,
   write: WriteSide,
   keyspace: Keyspace,
+  registry: SpreadRegistry,
   metrics: Metrics,
   log: Logger,
   hooks: { readonly signal: AbortSignal; readonly onFatal: (err: unknown) => void; readonly onPoll: (ok: boolean, err?: unknown) => void },
@@ -96,7 +99,7 @@ export function consumeSide(
     heartbeatIntervalMs: cfg.kafka.heartbeatIntervalMs,
     unit: { maxRows: cfg.batch.maxRows, maxBytes: cfg.batch.maxBytes },
     maxQueuedRows: cfg.batch.maxQueuedRows,
-    settings: planSettings(cfg, keyspace),
+    plan: unitPlanner(planSettings(cfg, keyspace), registry, hooks.signal),
     writer: write.writer,
     dlq: new KafkaDlq(producer, cfg.kafka.dlqTopic),
     observer: ingestObserver(metrics),

@@ -2,7 +2,8 @@
 // the periodic rollup job. It has its own HBase REST client (its own connection pool), so reads and
 // the rollup job never queue behind ingest writes, and it is stopped before the write side closes.
 import type { Logger } from 'pino';
-import type { Keyspace, SpreadEntry } from '../keys/index.ts';
+import type { Keyspace } from '../keys/index.ts';
+import type { SpreadRegistry } from '../spread/registry.ts';
 import type { HotIds } from '../metrics/hot-ids.ts';
 import { createReadMetrics, type ReadMetrics } from '../metrics/read-metrics.ts';
 import type { Metrics } from '../metrics/registry.ts';
@@ -13,6 +14,7 @@ import type { Config } from '../runtime/config.ts';
 import type { RouteHandler } from '../runtime/http.ts';
 import { startUi, uiRoutes } from '../ui/page.ts';
 import { createHBaseClient } from './clients.ts';
+import { registryStore } from './keyspace.ts';
 
 export interface ReadSideDeps {
   readonly cfg: Config;
@@ -20,8 +22,8 @@ export interface ReadSideDeps {
   readonly metrics: Metrics;
   readonly regionMap: RegionMap;
   readonly keyspace: Keyspace;
-  /** an id's current spread entry (reads by id); default: the keyspace's view */
-  readonly entryFor?: ((id: string) => Promise<SpreadEntry | undefined>) | undefined;
+  /** the spread registry: reads by id ask it for the id's entry as it is now; the rollup job waits for a fresh snapshot */
+  readonly registry: Pick<SpreadRegistry, 'ready'>;
   /** the service's hot ids (the page shows them) */
   readonly hotIds: HotIds;
 }
@@ -38,7 +40,10 @@ export function startReadSide(deps: ReadSideDeps): ReadSide {
   const { cfg, log, metrics, keyspace } = deps;
   const hbase = createHBaseClient(cfg, 'read');
   const readMetrics = createReadMetrics(metrics.registry, cfg.rollup.windows);
-  const api = createReadApi({ cfg, hbase, keyspace, entryFor: deps.entryFor, metrics: readMetrics, log: log.child({ module: 'read-api' }) });
+  // Reads by id ask the registry row through the read side's own client (not the write path's pool).
+  const store = registryStore(cfg, hbase);
+  const entryFor = async (id: string) => (await store.entry(id))?.entry;
+  const api = createReadApi({ cfg, hbase, keyspace, entryFor, metrics: readMetrics, log: log.child({ module: 'read-api' }) });
   const ui = startUi({
     metrics,
     regionMap: deps.regionMap,
@@ -51,7 +56,7 @@ export function startReadSide(deps: ReadSideDeps): ReadSide {
   const page = uiRoutes({ snapshot: () => ui.snapshot() });
   let rollup: RollupScheduler | undefined;
   if (cfg.rollup.enabled) {
-    rollup = createRollupScheduler({ cfg, hbase, keyspace, metrics: readMetrics, log });
+    rollup = createRollupScheduler({ cfg, hbase, keyspace, spread: deps.registry, metrics: readMetrics, log });
     rollup.start();
   }
   let stopping: Promise<void> | undefined;

@@ -15,6 +15,7 @@ import { HotIds } from '../metrics/hot-ids.ts';
 import { createHBaseClient } from './clients.ts';
 import { keyspaceOf } from './keyspace.ts';
 import { consumeSide, dlqProducer, kafkaClient, writeSide, writeSpread } from './parts.ts';
+import { startPromoter, startRegistry } from './spread-side.ts';
 import { startReadSide } from './read-side.ts';
 import { StartupError, tableNames } from './settings.ts';
 import { Closers, withGrace } from './shutdown.ts';
@@ -84,12 +85,15 @@ export async function startService(cfg: Config, log: Logger, options: StartOptio
     checkStart();
     const spread = await writeSpread(cfg, hbase, metrics, log, closers);
     closers.add('known series', initKnownSeries(metrics, { tables: tableNames(cfg).mapped, regions: spread.regionMap }));
-    const keyspace = keyspaceOf(cfg);
+    const { registry, metrics: spreadMetrics } = await startRegistry(cfg, hbase, metrics, log, closers);
+    checkStart();
+    const keyspace = keyspaceOf(cfg, registry);
     // Hot ids: the write path feeds them, the page and the gauges show them.
-    const hotIds = new HotIds({ registry: metrics.registry, table: cfg.tables.data.name, keyspace, regions: spread.regionMap, windowMs: cfg.metrics.hotIdsWindowMs });
+    const hotIds = new HotIds({ registry: metrics.registry, table: cfg.tables.data.name, keyspace, regions: spread.regionMap, windowMs: cfg.metrics.hotIdsWindowMs, capacity: cfg.metrics.hotIdsCapacity });
     closers.add('hot ids', () => { hotIds.close(); });
+    startPromoter(cfg, hbase, registry, hotIds, spreadMetrics, log, closers);
     // The read side (read API, hot-spots page, rollup job) runs beside ingest and stops before the drain.
-    const read = startReadSide({ cfg, log, metrics, regionMap: spread.regionMap, keyspace, hotIds });
+    const read = startReadSide({ cfg, log, metrics, regionMap: spread.regionMap, keyspace, registry, hotIds });
     extra.routes = read.routes;
     extra.stopFirst.push(() => read.stop());
     closers.add('read side', () => read.stop());
@@ -100,7 +104,7 @@ export async function startService(cfg: Config, log: Logger, options: StartOptio
     const write = writeSide(cfg, hbase, metrics, spread, keyspace, abort.signal, closers, hotIds);
 
     let fail: (err: unknown) => void = () => undefined;
-    const side = consumeSide(cfg, kafka, producer, write, keyspace, metrics, log, {
+    const side = consumeSide(cfg, kafka, producer, write, keyspace, registry, metrics, log, {
       signal: abort.signal,
       onFatal: (err) => { fail(err); },
       onPoll: brokerHealth(lifecycle, log),

@@ -32,7 +32,7 @@ export interface Harness {
   readonly kafka: Kafka;
   readonly admin: Admin;
   readonly rest: HBaseRestClient;
-  readonly names: { readonly data: string; readonly index: string; readonly rollup: string; readonly topic: string; readonly dlq: string };
+  readonly names: { readonly data: string; readonly index: string; readonly rollup: string; readonly meta: string; readonly topic: string; readonly dlq: string };
   /** `--set` pairs of the base config (no groupId / http.port) */
   readonly baseSets: readonly string[];
   /** a config for this harness's tables and topics; `extra` pairs win */
@@ -46,7 +46,7 @@ export interface HarnessOptions {
   readonly sets?: readonly string[];
 }
 
-/** Creates tables (data/index/rollup, 4 salt buckets, index on tag "site") and topics; cleanup registered. */
+/** Creates tables (data/index/rollup/meta, 4 salt buckets, index on tag "site") and topics; cleanup registered. */
 export async function createHarness(t: { after(fn: () => Promise<void>): void }, opts: HarnessOptions): Promise<Harness> {
   const env = testEnv();
   if (env.adminCommand.length === 0) throw new Error('service integration tests need TSI_ADMIN_COMMAND (a JSON argv running the table admin tool)');
@@ -56,6 +56,7 @@ export async function createHarness(t: { after(fn: () => Promise<void>): void },
     data: uniqueName(`it_${p}_d`),
     index: uniqueName(`it_${p}_i`),
     rollup: uniqueName(`it_${p}_r`),
+    meta: uniqueName(`it_${p}_m`),
     topic: uniqueName(`it-${p}`),
     dlq: uniqueName(`it-${p}-dlq`),
   };
@@ -77,9 +78,11 @@ export async function createHarness(t: { after(fn: () => Promise<void>): void },
     `tables.data.name=${names.data}`,
     `tables.index.name=${names.index}`,
     `tables.rollup.name=${names.rollup}`,
+    `tables.meta.name=${names.meta}`,
     'tables.data.compression=NONE',
     'tables.index.compression=NONE',
     'tables.rollup.compression=NONE',
+    'tables.meta.compression=NONE',
     'index.tags=["site"]',
     'batch.maxRows=500',
     'batch.maxBytes=262144',
@@ -99,7 +102,7 @@ export async function createHarness(t: { after(fn: () => Promise<void>): void },
 
   const cfg = config(['kafka.groupId=unused']);
   // Register the drops first, so a half-failed apply still cleans up what it created.
-  for (const table of [names.data, names.index, names.rollup]) defer(() => retryingRest(`drop ${table}`, () => rest.deleteTable(table, { ignoreMissing: true })));
+  for (const table of [names.data, names.index, names.rollup, names.meta]) defer(() => retryingRest(`drop ${table}`, () => rest.deleteTable(table, { ignoreMissing: true })));
   const tableAdmin = new JavaTableAdmin({ command: env.adminCommand });
   const applied = await retryingRest('apply tables', () => applyTables(cfg, tableAdmin, rest));
   for (const a of applied) if (!a.splitsVerified) throw new Error(`table ${a.result.table}: region splits not as planned (${a.restRegionStarts.join(',')})`);

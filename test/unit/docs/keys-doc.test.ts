@@ -20,8 +20,15 @@ import {
   encodeRollupKey,
   indexSaltOf,
   saltOf,
+  Keyspace,
+  decodeEntry,
+  encodeEntry,
+  fixedLookup,
+  spreadOffset,
   type IndexSaltMode,
+  type SpreadEntry,
 } from '../../../src/keys/index.ts';
+import { entryRow } from '../../../src/spread/rows.ts';
 
 const DOC = readFileSync(new URL('../../../docs/KEYS.md', import.meta.url), 'utf8');
 
@@ -172,5 +179,63 @@ void test('rollup summary and marker key vectors', () => {
     assert.equal(`${salt}00${window}${BigInt(windowStart).toString(16).padStart(16, '0')}${utf8Hex(id)}`, marker, 'reference marker');
     assert.deepEqual(decodeRollupKey(Buffer.from(summary, 'hex'), b), { salt: saltOf(id, b), ...parts });
     assert.deepEqual(decodeMarkerKey(Buffer.from(marker, 'hex'), b), { salt: saltOf(id, b), ...parts });
+  }
+});
+
+// --- spread keys and the registry ---
+/** j(ts, K) by the page's formula, independently: MD5 of int64_BE(ts) with BigInt. */
+function refOffset(ts: number, k: number): number {
+  if (k === 1) return 0;
+  const digest = createHash('md5').update(Buffer.from(BigInt(ts).toString(16).padStart(16, '0'), 'hex')).digest('hex');
+  return Number(BigInt(`0x${digest.slice(0, 8)}`) % BigInt(k));
+}
+
+const SPREAD_ENTRY: SpreadEntry = { epochs: [{ since: 1732262400000, k: 4 }, { since: 1732266000000, k: 16 }], fence: null };
+
+void test('KEYS.md spread offsets j(ts, K) equal the code and the independent MD5 computation', () => {
+  for (const row of table(['ts', 'j (K = 2)', 'j (K = 4)', 'j (K = 16)'])) {
+    const ts = int(row, 'ts');
+    for (const k of [2, 4, 16]) {
+      const j = int(row, `j (K = ${k})`);
+      assert.equal(spreadOffset(ts, k), j, `code: ts ${ts} K ${k}`);
+      assert.equal(refOffset(ts, k), j, `reference: ts ${ts} K ${k}`);
+    }
+  }
+});
+
+void test('KEYS.md spread key vectors: data keys (both formats) and index keys of sensor-0042 over its epochs', () => {
+  const lookup = fixedLookup({ 'sensor-0042': SPREAD_ENTRY });
+  const bin = new Keyspace({ buckets: 16, format: 'binary', indexSaltMode: 'entry' }, lookup);
+  const prn = new Keyspace({ buckets: 16, format: 'printable', indexSaltMode: 'entry' }, lookup);
+  const rows = table(['ts', 'K', 'j', 'salt', 'key (hex)', 'printable key (hex)', 'index key (hex)']);
+  assert.ok(rows.some((r) => int(r, 'K') === 1) && rows.some((r) => int(r, 'K') === 16), 'vectors before and in each epoch');
+  for (const row of rows) {
+    const ts = int(row, 'ts');
+    const j = int(row, 'j');
+    const salt = int(row, 'salt');
+    assert.equal(refOffset(ts, int(row, 'K')), j);
+    assert.equal(bin.offsetOf('sensor-0042', ts), j);
+    assert.equal((md5Salt(utf8Hex('sensor-0042'), 16) + j) % 16, salt, 'salt = (salt(id) + j) mod B');
+    const plain = refDataKey('sensor-0042', ts, 16);
+    assert.equal(cell(row, 'key (hex)'), `${hexByte(salt)}${plain.slice(2)}`, 'the plain key with the spread salt');
+    assert.equal(bin.dataKey('sensor-0042', ts).toString('hex'), cell(row, 'key (hex)'));
+    assert.equal(prn.dataKey('sensor-0042', ts).toString('hex'), cell(row, 'printable key (hex)'));
+    assert.equal(prn.dataKey('sensor-0042', ts).toString('hex').slice(4), refPrintableKey('sensor-0042', ts, 16).slice(4));
+    const entry = { indexName: 'site', value: 'sh-01', ts, id: 'sensor-0042' };
+    assert.equal(bin.indexKey(entry, j).toString('hex'), cell(row, 'index key (hex)'));
+    assert.equal(Number.parseInt(cell(row, 'index key (hex)').slice(0, 2), 16), (indexSaltOf(entry, 16, 'entry') + j) % 16);
+    const hit = new Keyspace({ buckets: 16, format: 'binary', indexSaltMode: 'entry' }).decodeIndexKey(Buffer.from(cell(row, 'index key (hex)'), 'hex'));
+    assert.equal(hit.dataKey.toString('hex'), cell(row, 'key (hex)'), 'the index hit gives back the data key without the registry');
+  }
+});
+
+void test('KEYS.md registry rows: row keys and entry cells', () => {
+  for (const row of table(['id', 'row key (hex)', 'cell value (text)'])) {
+    const id = cell(row, 'id');
+    assert.equal(entryRow(id).toString('hex'), cell(row, 'row key (hex)'));
+    assert.equal(cell(row, 'row key (hex)'), `${utf8Hex('spread/')}${utf8Hex(id)}`);
+    const entry = decodeEntry(Buffer.from(cell(row, 'cell value (text)'), 'utf8'), 16);
+    assert.equal(encodeEntry(entry).toString('utf8'), cell(row, 'cell value (text)'), 'canonical');
+    if (id === 'sensor-0042') assert.deepEqual(entry, SPREAD_ENTRY, 'the entry of the key vectors');
   }
 });

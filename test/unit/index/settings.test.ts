@@ -9,7 +9,7 @@ const inRange = (key: Buffer, r: { startRow: Buffer; stopRow: Buffer }): boolean
 void test('settings from the config; --tag must be an indexed tag; some tag is needed', () => {
   const { keyspace, ...s } = settingsOf(configOf(['tables.data.family=x', 'index.saltMode=value']));
   assert.deepEqual(s, { dataTable: 'd', dataFamily: 'x', indexTable: 'i', indexFamily: 'd', tags: ['site', 'rack'], window: null });
-  assert.deepEqual(keyspace.layout, { buckets: 4, format: 'binary', indexSaltMode: 'value', spreading: false });
+  assert.deepEqual(keyspace.layout, { buckets: 4, format: 'binary', indexSaltMode: 'value' });
   assert.deepEqual(settingsOf(configOf(), { tag: 'rack' }).tags, ['rack']);
   assert.throws(() => settingsOf(configOf(), { tag: 'zone' }), /--tag zone is not one of index\.tags \(\["site","rack"\]\)/);
   assert.throws(() => settingsOf(configOf(['index.tags=[]'])), /index\.tags is empty/);

@@ -7,6 +7,7 @@ import type { KafkaMessage } from 'kafkajs';
 import { IngestConsumer, type BatchPayload, type ConsumerPort } from '../../../src/ingest/consumer.ts';
 import type { BatchPlan, Rejected } from '../../../src/ingest/batch-plan.ts';
 import type { DlqRecord } from '../../../src/ingest/dlq.ts';
+import { unitPlanner } from '../../../src/ingest/unit-planner.ts';
 import { createLogger } from '../../../src/runtime/logger.ts';
 import { SETTINGS, event } from './fixtures.ts';
 
@@ -76,7 +77,7 @@ function consumer(o: { writer: GatedWriter | { write: (p: BatchPlan) => Promise<
     heartbeatIntervalMs: 60_000,
     unit: { maxRows: o.maxRows ?? 5, maxBytes: 1 << 20 },
     maxQueuedRows: o.maxQueuedRows ?? 100,
-    settings: () => SETTINGS,
+    plan: unitPlanner(() => SETTINGS),
     writer: o.writer,
     dlq: { send: o.dlq ?? (() => Promise.resolve()) },
     observer: { unit: () => undefined, accepted: () => undefined, deadLettered: () => undefined, queued: (n) => { queued.push(n); } },

@@ -1,0 +1,68 @@
+// The service's spread parts (docs/HOT-IDS.md): the registry, read once before anything consumes (the
+// Keyspace of every part looks ids up in it) and refreshed every keys.spread.refreshMs; its metrics;
+// and, with keys.spread.auto, the promoter that publishes this instance's write shares and promotes
+// the ids hot over all instances.
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { HBaseRestClient } from '../hbase/index.ts';
+import type { HotIds } from '../metrics/hot-ids.ts';
+import type { Metrics } from '../metrics/registry.ts';
+import { createSpreadMetrics, removeSpreadMetrics, spreadObserver, type SpreadMetrics } from '../metrics/spread-metrics.ts';
+import type { Config } from '../runtime/config.ts';
+import type { PromotionPolicy } from '../spread/load.ts';
+import { Promoter } from '../spread/promoter.ts';
+import type { SpreadRegistry } from '../spread/registry.ts';
+import { registryStore, spreadMaxK, spreadRegistryOf } from './keyspace.ts';
+import type { Closers } from './shutdown.ts';
+
+export function promotionPolicy(cfg: Config): PromotionPolicy {
+  const s = cfg.keys.spread;
+  return { minShare: s.minShare, minEvents: s.minEvents, kFactor: s.kFactor, buckets: cfg.keys.saltBuckets, maxK: spreadMaxK(cfg) };
+}
+
+export async function startRegistry(cfg: Config, hbase: HBaseRestClient, metrics: Metrics, log: Logger, closers: Closers): Promise<{ registry: SpreadRegistry; metrics: SpreadMetrics }> {
+  let age = (): number => Number.POSITIVE_INFINITY;
+  const spreadMetrics = createSpreadMetrics(metrics.registry, () => age());
+  closers.add('spread metrics', () => { removeSpreadMetrics(metrics.registry); });
+  let warnedAt = Number.NEGATIVE_INFINITY;
+  const registry = spreadRegistryOf(cfg, hbase, {
+    observer: spreadObserver(spreadMetrics),
+    onRefreshError: (err) => {
+      if (Date.now() - warnedAt < 30_000) return; // one line per 30 s while HBase is away
+      warnedAt = Date.now();
+      log.warn({ err }, 'spread registry refresh failed (writes wait once the snapshot is older than 3 × keys.spread.refreshMs)');
+    },
+  });
+  age = () => registry.ageMs / 1000;
+  await registry.refresh();
+  registry.start();
+  closers.add('spread registry', () => { registry.stop(); });
+  return { registry, metrics: spreadMetrics };
+}
+
+/** With keys.spread.auto: this instance's promoter (stopped before the registry). */
+export function startPromoter(cfg: Config, hbase: HBaseRestClient, registry: SpreadRegistry, hotIds: HotIds, m: SpreadMetrics, log: Logger, closers: Closers): Promoter | undefined {
+  if (!cfg.keys.spread.auto) return undefined;
+  const s = cfg.keys.spread;
+  const promoter = new Promoter({
+    instance: `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
+    registry,
+    store: registryStore(cfg, hbase),
+    hotIds,
+    policy: promotionPolicy(cfg),
+    everyMs: s.refreshMs,
+    staleMs: 3 * s.refreshMs + s.clockToleranceMs,
+    onRound: (r) => {
+      m.decisions.inc({ outcome: r.outcome });
+      if (r.outcome === 'error') log.warn({ err: r.error }, 'spread promotion round failed (the next one tries again)');
+      for (const p of r.promoted) {
+        const epoch = registry.entryOf(p.id)?.epochs.at(-1);
+        log.info({ id: p.id, k: p.k, share: p.share, since: epoch?.since, instances: r.instances }, 'spread id promoted');
+      }
+    },
+  });
+  promoter.start();
+  closers.add('spread promoter', () => promoter.stop());
+  return promoter;
+}
