@@ -6,13 +6,13 @@
 // scanned; after every chunk the unit's last key goes to the checkpoint, so a rerun continues.
 import { column } from '../hbase/codec.ts';
 import type { RowCells } from '../hbase/types.ts';
+import { runLimited } from '../walk/pool.ts';
 import type { Checkpoint, UnitPosition } from './checkpoint.ts';
 import { finished, newCheckpoint, runMismatch, runOf, withUnit } from './checkpoint.ts';
 import type { CheckpointStore } from './checkpoint-file.ts';
 import type { Dangling, Missing } from './compare.ts';
 import { unitChunks, type IndexStore } from './passes.ts';
 import type { ProgressTracker } from './progress.ts';
-import { runLimited } from './run-limited.ts';
 import { dataUnits, indexUnits, type IndexToolSettings, type ScanUnit } from './settings.ts';
 import { Tally, type Counts, type Samples } from './tally.ts';
 import type { Throttle } from './token-bucket.ts';
