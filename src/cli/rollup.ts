@@ -8,12 +8,12 @@ import { fileCheckpoint } from '../rollup/checkpoint.ts';
 import { RollupJob, formatRunReport } from '../rollup/job.ts';
 import { ProgressReporter } from '../rollup/progress.ts';
 import { rollupSettings } from '../rollup/settings.ts';
-import { TokenBucket } from '../rollup/throttle.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { createHBaseClient } from '../service/clients.ts';
 import { keyspaceOf } from '../service/keyspace.ts';
+import { createThrottle } from '../walk/throttle.ts';
 import type { Config } from '../runtime/config.ts';
-import { UsageError, configOf, out, parseCommand, stringFlag, timeFlag, type FlagValues } from './args.ts';
+import { UsageError, configOf, out, parseCommand, rateFlag, stringFlag, timeFlag, type FlagValues } from './args.ts';
 
 export const ROLLUP_USAGE =
   'tsingest rollup run | rollup backfill --from T --to T [--id ID …] [--rate ROWS_PER_S] [--checkpoint FILE]   (T: epoch ms or ISO-8601)';
@@ -66,14 +66,6 @@ async function rollupRun(cfg: Config): Promise<number> {
   }
 }
 
-function rateFlag(values: FlagValues): number | undefined {
-  const raw = stringFlag(values, 'rate');
-  if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(n) || n <= 0) throw new UsageError(`--rate must be a positive number of rows per second, got "${raw}"`);
-  return n;
-}
-
 function idFlags(values: FlagValues): string[] {
   const raw = values['id'];
   const ids = Array.isArray(raw) ? raw.filter((v): v is string => typeof v === 'string') : [];
@@ -114,7 +106,7 @@ async function rollupBackfill(values: FlagValues): Promise<number> {
       settings,
       params: { from, to, ids },
       checkpoint: checkpoint === undefined ? undefined : fileCheckpoint(checkpoint),
-      throttle: rate === undefined ? undefined : new TokenBucket({ ratePerSec: rate }),
+      throttle: rate === undefined ? undefined : createThrottle({ ratePerSec: rate }),
       onProgress: (p) => { progress.update(p); },
       signal,
     });

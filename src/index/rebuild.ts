@@ -7,6 +7,7 @@
 import { column } from '../hbase/codec.ts';
 import type { RowCells } from '../hbase/types.ts';
 import { runLimited } from '../walk/pool.ts';
+import type { Throttle } from '../walk/throttle.ts';
 import type { Checkpoint, UnitPosition } from './checkpoint.ts';
 import { finished, newCheckpoint, runMismatch, runOf, withUnit } from './checkpoint.ts';
 import type { CheckpointStore } from './checkpoint-file.ts';
@@ -15,7 +16,6 @@ import { unitChunks, type IndexStore } from './passes.ts';
 import type { ProgressTracker } from './progress.ts';
 import { dataUnits, indexUnits, type IndexToolSettings, type ScanUnit } from './settings.ts';
 import { Tally, type Counts, type Samples } from './tally.ts';
-import type { Throttle } from './token-bucket.ts';
 import { tallyChunk } from './verify.ts';
 
 export interface RebuildOptions {
@@ -25,7 +25,7 @@ export interface RebuildOptions {
   readonly graceMs: number;
   readonly sampleSize: number;
   readonly now: () => number;
-  /** Called with the rows each chunk scanned; resolves when the run may go on (`--rate`). */
+  /** Takes the rows each chunk scanned; resolves when the run may go on (`--rate`). */
   readonly throttle?: Throttle | undefined;
   readonly checkpoint?: CheckpointStore | undefined;
   /** Minimum ms between checkpoint writes within a unit (a finished unit is always written). */
@@ -158,7 +158,7 @@ export async function rebuildIndex(store: IndexStore, s: IndexToolSettings, opts
       progress?.add({ rowsScanned: chunk.scanned, indexRowsWritten: written, danglingDeleted: deleted, dangling: chunk.dangling.length, missing: chunk.missing.length });
       progress?.advance(unit.id, chunk.position);
       if (chunk.done) progress?.unitDone(unit.id);
-      await opts.throttle?.(chunk.scanned);
+      await opts.throttle?.take(chunk.scanned, signal);
       if (signal?.aborted === true) return;
     }
   };

@@ -15,6 +15,7 @@
 import type { ScanRange } from '../keys/index.ts';
 import type { TimeRange } from '../hbase/index.ts';
 import { mergedRows } from '../walk/merged-scan.ts';
+import { UNTHROTTLED, type Throttle } from '../walk/throttle.ts';
 import { backfillIdentity, idSummaryRows } from './backfill-plan.ts';
 import { identityMismatch, CheckpointError, memoryCheckpoint, type Checkpoint, type CheckpointStore } from './checkpoint.ts';
 import { foldDataRow, type Summaries } from './fold.ts';
@@ -23,7 +24,6 @@ import { wholeWindows } from './plan.ts';
 import { keyFraction, type BackfillProgress } from './progress.ts';
 import type { RollupSettings } from './settings.ts';
 import { scanPages, type RollupStore } from './store.ts';
-import { UNTHROTTLED, type Throttle } from './throttle.ts';
 import { windowStartOf, type WindowSize } from './windows.ts';
 
 export interface BackfillParams {

@@ -43,9 +43,11 @@ void test('rebuild --tag backfills a newly indexed tag; an interrupted run resum
     now: Date.now,
     checkpoint: fileCheckpointStore(checkpoint),
     signal: ac.signal,
-    throttle: (rows) => {
-      if (rows > 0 && ++chunks === 3) ac.abort();
-      return Promise.resolve();
+    throttle: {
+      take: (rows) => {
+        if (rows > 0 && ++chunks === 3) ac.abort();
+        return Promise.resolve();
+      },
     },
   });
   assert.equal(first.status, 'interrupted');

@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RunReport } from '../../../src/rollup/job.ts';
 import { RollupScheduler } from '../../../src/rollup/scheduler.ts';
-import { TokenBucket } from '../../../src/rollup/throttle.ts';
 import { ProgressReporter, etaMs, formatDuration, formatProgress, fractionDone, keyFraction, type BackfillProgress } from '../../../src/rollup/progress.ts';
 import { silentLog } from './job-fixture.ts';
 
@@ -48,21 +47,6 @@ void test('scheduler survives a run that throws', async () => {
   while (runs < 2) await sleep(5);
   await sched.stop();
   assert.ok(runs >= 2);
-});
-
-void test('token bucket: a burst, then the configured rate', async () => {
-  let now = 0;
-  const sleptMs: { total: number } = { total: 0 };
-  const slept = (): number => sleptMs.total;
-  const bucket = new TokenBucket({ ratePerSec: 5, now: () => now, sleep: (ms) => { now += ms; sleptMs.total += ms; return Promise.resolve(); } });
-  for (let i = 0; i < 5; i++) await bucket.take();
-  assert.equal(slept(), 0, 'one second of burst');
-  for (let i = 0; i < 10; i++) await bucket.take();
-  assert.ok(slept() >= 2000 && slept() <= 2010, `10 more tokens at 5/s ≈ 2 s (slept ${slept()})`);
-  const ac = new AbortController();
-  ac.abort();
-  await bucket.take(1, ac.signal); // returns on abort without waiting forever
-  assert.throws(() => new TokenBucket({ ratePerSec: 0 }), /rate must be a positive number/);
 });
 
 const p = (o: Partial<BackfillProgress>): BackfillProgress => ({ rowsScanned: 0, windowsWritten: 0, unitsDone: 0, unitsTotal: 4, unitFraction: 0, elapsedMs: 0, rowsThisRun: 0, startFraction: 0, ...o });
