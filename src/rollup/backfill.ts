@@ -15,6 +15,7 @@
 import type { ScanRange } from '../keys/index.ts';
 import type { TimeRange } from '../hbase/index.ts';
 import { mergedRows } from '../walk/merged-scan.ts';
+import { pagesOf, scanPages } from '../walk/paged-scan.ts';
 import { UNTHROTTLED, type Throttle } from '../walk/throttle.ts';
 import { backfillIdentity, idSummaryRows } from './backfill-plan.ts';
 import { identityMismatch, CheckpointError, memoryCheckpoint, type Checkpoint, type CheckpointStore } from './checkpoint.ts';
@@ -23,7 +24,7 @@ import type { MetricSummary } from './summary.ts';
 import { wholeWindows } from './plan.ts';
 import { keyFraction, type BackfillProgress } from './progress.ts';
 import type { RollupSettings } from './settings.ts';
-import { scanPages, type RollupStore } from './store.ts';
+import type { RollupStore } from './store.ts';
 import { windowStartOf, type WindowSize } from './windows.ts';
 
 export interface BackfillParams {
@@ -64,19 +65,6 @@ export interface BackfillResult {
 
 const SAVE_EVERY_MS = 1000;
 const PUT_ROWS = 200;
-
-/** Groups a row stream into pages (a merged scan has no pages of its own). */
-async function* rowPages<T>(rows: AsyncIterable<T>, size: number): AsyncGenerator<T[], void, undefined> {
-  let page: T[] = [];
-  for await (const row of rows) {
-    page.push(row);
-    if (page.length >= size) {
-      yield page;
-      page = [];
-    }
-  }
-  if (page.length > 0) yield page;
-}
 
 class IdWindows {
   readonly fine = new Map<number, Summaries>();
@@ -201,7 +189,7 @@ class Backfill {
     let readAt = this.#now();
     const pages = ranges.length === 1
       ? scanPages(this.#o.store, this.#s.dataTable, { ...(ranges[0] as ScanRange), pageRows: this.#s.pageRows, batch: 1000, ...(timeRange === undefined ? {} : { timeRange }) })
-      : rowPages(mergedRows(this.#o.store, this.#s.dataTable, ranges, { saltBytes: keyspace.dataSaltBytes, shape: { batch: 1000 } }), this.#s.pageRows);
+      : pagesOf(mergedRows(this.#o.store, this.#s.dataTable, ranges, { saltBytes: keyspace.dataSaltBytes, shape: { batch: 1000 } }), this.#s.pageRows);
     for await (const page of pages) {
       for (const row of page) {
         await this.#throttle.take(1, signal);

@@ -8,12 +8,13 @@
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import type { ReadMetrics, RollupErrorStage } from '../metrics/read-metrics.ts';
+import { scanPages } from '../walk/paged-scan.ts';
 import { runLimited } from '../walk/pool.ts';
 import { stampClock } from './marker.ts';
 import { closedMarkerRange, lagSeconds, parseMarker, type FoundMarker } from './plan.ts';
 import { RollupStageError, recomputeWindow, type RecomputeContext } from './recompute.ts';
 import type { RollupSettings } from './settings.ts';
-import { scanPages, type RollupStore } from './store.ts';
+import type { RollupStore } from './store.ts';
 import type { WindowSize } from './windows.ts';
 
 export interface SizeReport {
