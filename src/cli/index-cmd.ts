@@ -1,6 +1,6 @@
 // tsingest index verify|rebuild
 import type { HBaseRestClient } from '../hbase/index.ts';
-import { fileCheckpointStore } from '../index/checkpoint-file.ts';
+import { rebuildCheckpointFile } from '../index/checkpoint.ts';
 import { ProgressTracker } from '../index/progress.ts';
 import { startProgressReporter } from '../index/progress-reporter.ts';
 import { rebuildIndex, type RebuildReport } from '../index/rebuild.ts';
@@ -120,7 +120,7 @@ export async function indexCommand(argv: readonly string[]): Promise<number> {
         now: Date.now,
         // a chunk's rows are taken at once: the burst holds at least one chunk
         throttle: rate === undefined ? undefined : createThrottle({ ratePerSec: rate, burst: Math.max(rate, common.chunkSize) }),
-        checkpoint: checkpointPath === undefined ? undefined : fileCheckpointStore(checkpointPath),
+        checkpoint: checkpointPath === undefined ? undefined : rebuildCheckpointFile(checkpointPath),
         signal,
         progress,
       }),

@@ -4,7 +4,7 @@ import { Registry } from 'prom-client';
 import { encodeId } from '../keys/index.ts';
 import { createReadMetrics } from '../metrics/read-metrics.ts';
 import { runBackfill, type BackfillResult } from '../rollup/backfill.ts';
-import { fileCheckpoint } from '../rollup/checkpoint.ts';
+import { backfillCheckpointFile } from '../rollup/checkpoint.ts';
 import { RollupJob, formatRunReport } from '../rollup/job.ts';
 import { ProgressReporter } from '../rollup/progress.ts';
 import { rollupSettings } from '../rollup/settings.ts';
@@ -105,7 +105,7 @@ async function rollupBackfill(values: FlagValues): Promise<number> {
       store: hbase,
       settings,
       params: { from, to, ids },
-      checkpoint: checkpoint === undefined ? undefined : fileCheckpoint(checkpoint),
+      checkpoint: checkpoint === undefined ? undefined : backfillCheckpointFile(checkpoint),
       throttle: rate === undefined ? undefined : createThrottle({ ratePerSec: rate }),
       onProgress: (p) => { progress.update(p); },
       signal,

@@ -6,11 +6,11 @@
 // scanned; after every chunk the unit's last key goes to the checkpoint, so a rerun continues.
 import { column } from '../hbase/codec.ts';
 import type { RowCells } from '../hbase/types.ts';
+import { CheckpointError, type CheckpointStore } from '../walk/checkpoint.ts';
 import { runLimited } from '../walk/pool.ts';
 import type { Throttle } from '../walk/throttle.ts';
 import type { Checkpoint, UnitPosition } from './checkpoint.ts';
 import { finished, newCheckpoint, runMismatch, runOf, withUnit } from './checkpoint.ts';
-import type { CheckpointStore } from './checkpoint-file.ts';
 import type { Dangling, Missing } from './compare.ts';
 import { unitChunks, type IndexStore } from './passes.ts';
 import type { ProgressTracker } from './progress.ts';
@@ -27,7 +27,7 @@ export interface RebuildOptions {
   readonly now: () => number;
   /** Takes the rows each chunk scanned; resolves when the run may go on (`--rate`). */
   readonly throttle?: Throttle | undefined;
-  readonly checkpoint?: CheckpointStore | undefined;
+  readonly checkpoint?: CheckpointStore<Checkpoint> | undefined;
   /** Minimum ms between checkpoint writes within a unit (a finished unit is always written). */
   readonly checkpointEveryMs?: number | undefined;
   /** Deletes run at once per chunk. */
@@ -56,12 +56,12 @@ const EMPTY = Buffer.alloc(0);
 /** Serialises checkpoint writes and spaces them out. */
 class CheckpointKeeper {
   #c: Checkpoint;
-  readonly #store: CheckpointStore | undefined;
+  readonly #store: CheckpointStore<Checkpoint> | undefined;
   readonly #everyMs: number;
   #chain: Promise<void> = Promise.resolve();
   #lastSave = Number.NEGATIVE_INFINITY;
 
-  constructor(c: Checkpoint, store: CheckpointStore | undefined, everyMs: number) {
+  constructor(c: Checkpoint, store: CheckpointStore<Checkpoint> | undefined, everyMs: number) {
     this.#c = c;
     this.#store = store;
     this.#everyMs = everyMs;
@@ -114,7 +114,7 @@ export async function rebuildIndex(store: IndexStore, s: IndexToolSettings, opts
   const saved = (await opts.checkpoint?.load()) ?? null;
   if (saved !== null) {
     const why = runMismatch(saved.run, run);
-    if (why !== null) throw new Error(`checkpoint ${opts.checkpoint?.where ?? ''} belongs to another run (${why}); use another --checkpoint file or delete it`);
+    if (why !== null) throw new CheckpointError('other_run', `checkpoint ${opts.checkpoint?.where ?? ''} belongs to another run (${why}); use another --checkpoint file or delete it`);
   }
   const keeper = new CheckpointKeeper(saved ?? newCheckpoint(run, opts.now()), opts.checkpoint, opts.checkpointEveryMs ?? 1000);
   const tally = new Tally(opts.sampleSize);

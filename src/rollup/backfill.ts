@@ -14,11 +14,12 @@
  */
 import type { ScanRange } from '../keys/index.ts';
 import type { TimeRange } from '../hbase/index.ts';
+import { CheckpointError, identityDiff, memoryCheckpointStore, type CheckpointStore } from '../walk/checkpoint.ts';
 import { mergedRows } from '../walk/merged-scan.ts';
 import { pagesOf, scanPages } from '../walk/paged-scan.ts';
 import { UNTHROTTLED, type Throttle } from '../walk/throttle.ts';
 import { backfillIdentity, idSummaryRows } from './backfill-plan.ts';
-import { identityMismatch, CheckpointError, memoryCheckpoint, type Checkpoint, type CheckpointStore } from './checkpoint.ts';
+import type { Checkpoint } from './checkpoint.ts';
 import { foldDataRow, type Summaries } from './fold.ts';
 import type { MetricSummary } from './summary.ts';
 import { wholeWindows } from './plan.ts';
@@ -38,7 +39,7 @@ export interface BackfillOptions {
   readonly store: RollupStore;
   readonly settings: RollupSettings;
   readonly params: BackfillParams;
-  readonly checkpoint?: CheckpointStore | undefined;
+  readonly checkpoint?: CheckpointStore<Checkpoint> | undefined;
   readonly throttle?: Throttle | undefined;
   readonly onProgress?: ((p: BackfillProgress) => void) | undefined;
   /** after each id's summaries are written (tests use it to stop a run part-way) */
@@ -91,7 +92,7 @@ class Backfill {
   readonly #ids: readonly string[] | undefined;
   /** bucket mode: the spread ids (their own units after the buckets; bucket scans skip their rows) */
   readonly #spreadIds: readonly string[];
-  readonly #cp: CheckpointStore;
+  readonly #cp: CheckpointStore<Checkpoint>;
   readonly #throttle: Throttle;
   #state!: Checkpoint;
   readonly #written: Record<string, number> = {};
@@ -111,7 +112,7 @@ class Backfill {
     const ids = o.params.ids === undefined || o.params.ids.length === 0 ? undefined : [...new Set(o.params.ids)];
     this.#ids = ids;
     this.#spreadIds = ids === undefined ? this.#s.keyspace.spreadIdsBefore(this.#range.to) : [];
-    this.#cp = o.checkpoint ?? memoryCheckpoint();
+    this.#cp = o.checkpoint ?? memoryCheckpointStore<Checkpoint>();
     this.#throttle = o.throttle ?? UNTHROTTLED;
     for (const w of o.settings.windows) this.#written[w.name] = 0;
   }
@@ -130,8 +131,11 @@ class Backfill {
     const identity = backfillIdentity(this.#s, this.#range.from, this.#range.to, this.#ids, this.#spreadIds);
     const saved = await this.#cp.load();
     if (saved !== undefined) {
-      const diff = identityMismatch(saved.identity, identity);
-      if (diff !== undefined) throw new CheckpointError(`--checkpoint ${this.#cp.where} belongs to a backfill with other parameters (${diff}); use another file or remove it`);
+      const d = identityDiff(saved.identity, identity);
+      if (d !== undefined) {
+        const diff = `${d.field}: checkpoint ${d.saved ?? 'absent'} ≠ now ${d.now ?? 'absent'}`;
+        throw new CheckpointError('other_run', `--checkpoint ${this.#cp.where} belongs to a backfill with other parameters (${diff}); use another file or remove it`);
+      }
     }
     const resumed = saved !== undefined;
     this.#state = saved ?? { version: 1, identity, unit: 0, lastId: null, finished: false, rowsScanned: 0, windowsWritten: 0, updatedAt: new Date(this.#startedAt).toISOString() };
