@@ -6,7 +6,7 @@
 // scanned; after every chunk the unit's last key goes to the checkpoint, so a rerun continues.
 import { column } from '../hbase/codec.ts';
 import type { RowCells } from '../hbase/types.ts';
-import { CheckpointError, type CheckpointStore } from '../walk/checkpoint.ts';
+import { CheckpointError, CheckpointWriter, type CheckpointStore } from '../walk/checkpoint.ts';
 import { runLimited } from '../walk/pool.ts';
 import type { Throttle } from '../walk/throttle.ts';
 import type { Checkpoint, UnitPosition } from './checkpoint.ts';
@@ -53,27 +53,24 @@ export interface RebuildReport {
 
 const EMPTY = Buffer.alloc(0);
 
-/** Serialises checkpoint writes and spaces them out. */
+/** The run's checkpoint state; its writes spaced out and serialised (CheckpointWriter). */
 class CheckpointKeeper {
   #c: Checkpoint;
-  readonly #store: CheckpointStore<Checkpoint> | undefined;
-  readonly #everyMs: number;
-  #chain: Promise<void> = Promise.resolve();
-  #lastSave = Number.NEGATIVE_INFINITY;
+  readonly #writer: CheckpointWriter<Checkpoint> | undefined;
 
   constructor(c: Checkpoint, store: CheckpointStore<Checkpoint> | undefined, everyMs: number) {
     this.#c = c;
-    this.#store = store;
-    this.#everyMs = everyMs;
+    this.#writer = store === undefined ? undefined : new CheckpointWriter(store, everyMs);
   }
 
   get current(): Checkpoint {
     return this.#c;
   }
 
+  /** A finished unit is always written. */
   update(unitId: string, pos: UnitPosition, now: number): Promise<void> {
     this.#c = withUnit(this.#c, unitId, pos, now);
-    return pos.done || now - this.#lastSave >= this.#everyMs ? this.save(now) : Promise.resolve();
+    return this.#write(now, pos.done);
   }
 
   finish(now: number): Promise<void> {
@@ -82,11 +79,11 @@ class CheckpointKeeper {
   }
 
   save(now: number): Promise<void> {
-    const store = this.#store;
-    if (store === undefined) return Promise.resolve();
-    this.#lastSave = now;
-    this.#chain = this.#chain.then(() => store.save(this.#c));
-    return this.#chain;
+    return this.#write(now, true);
+  }
+
+  #write(now: number, force: boolean): Promise<void> {
+    return this.#writer?.write(this.#c, now, force) ?? Promise.resolve();
   }
 }
 

@@ -14,7 +14,7 @@
  */
 import type { ScanRange } from '../keys/index.ts';
 import type { TimeRange } from '../hbase/index.ts';
-import { CheckpointError, identityDiff, memoryCheckpointStore, type CheckpointStore } from '../walk/checkpoint.ts';
+import { CheckpointError, CheckpointWriter, identityDiff, memoryCheckpointStore, type CheckpointStore } from '../walk/checkpoint.ts';
 import { mergedRows } from '../walk/merged-scan.ts';
 import { pagesOf, scanPages } from '../walk/paged-scan.ts';
 import { UNTHROTTLED, type Throttle } from '../walk/throttle.ts';
@@ -93,6 +93,7 @@ class Backfill {
   /** bucket mode: the spread ids (their own units after the buckets; bucket scans skip their rows) */
   readonly #spreadIds: readonly string[];
   readonly #cp: CheckpointStore<Checkpoint>;
+  readonly #writer: CheckpointWriter<Checkpoint>;
   readonly #throttle: Throttle;
   #state!: Checkpoint;
   readonly #written: Record<string, number> = {};
@@ -100,7 +101,6 @@ class Backfill {
   #rowsThisRun = 0;
   #startedAt = 0;
   #startFraction = 0;
-  #savedAt = 0;
 
   constructor(o: BackfillOptions) {
     this.#o = o;
@@ -113,6 +113,7 @@ class Backfill {
     this.#ids = ids;
     this.#spreadIds = ids === undefined ? this.#s.keyspace.spreadIdsBefore(this.#range.to) : [];
     this.#cp = o.checkpoint ?? memoryCheckpointStore<Checkpoint>();
+    this.#writer = new CheckpointWriter(this.#cp, SAVE_EVERY_MS);
     this.#throttle = o.throttle ?? UNTHROTTLED;
     for (const w of o.settings.windows) this.#written[w.name] = 0;
   }
@@ -244,9 +245,7 @@ class Backfill {
 
   async #save(force: boolean): Promise<void> {
     const now = this.#now();
-    if (!force && now - this.#savedAt < SAVE_EVERY_MS) return;
-    this.#savedAt = now;
     this.#state = { ...this.#state, updatedAt: new Date(now).toISOString() };
-    await this.#cp.save(this.#state);
+    await this.#writer.write(this.#state, now, force);
   }
 }

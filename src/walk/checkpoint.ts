@@ -114,6 +114,32 @@ export function memoryCheckpointStore<T>(initial?: T): MemoryCheckpointStore<T> 
   return store;
 }
 
+/**
+ * Writes a walk's state to its store as the walk goes: at most once every `everyMs` (a forced write —
+ * a unit finished, the walk stopped or done — always goes), one write at a time and in call order, so
+ * concurrent units never interleave two writes of one file.
+ */
+export class CheckpointWriter<T> {
+  readonly #store: CheckpointStore<T>;
+  readonly #everyMs: number;
+  #chain: Promise<void> = Promise.resolve();
+  #lastAt = Number.NEGATIVE_INFINITY;
+
+  constructor(store: CheckpointStore<T>, everyMs: number) {
+    if (!(everyMs >= 0)) throw new RangeError(`everyMs must be >= 0, got ${everyMs}`);
+    this.#store = store;
+    this.#everyMs = everyMs;
+  }
+
+  /** Writes `state` (at time `now`, ms) when forced or due; resolves once written, at once when skipped. */
+  write(state: T, now: number, force = false): Promise<void> {
+    if (!force && now - this.#lastAt < this.#everyMs) return Promise.resolve();
+    this.#lastAt = now;
+    this.#chain = this.#chain.then(() => this.#store.save(state));
+    return this.#chain;
+  }
+}
+
 /** The first identity field whose value differs between a checkpoint and this run. */
 export interface IdentityDiff {
   readonly field: string;

@@ -4,7 +4,7 @@ import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { CheckpointError, decodeCheckpoint, encodeCheckpoint, fileCheckpointStore, identityDiff, memoryCheckpointStore, type CheckpointFormat } from '../../../src/walk/checkpoint.ts';
+import { CheckpointError, CheckpointWriter, decodeCheckpoint, encodeCheckpoint, fileCheckpointStore, identityDiff, memoryCheckpointStore, type CheckpointFormat } from '../../../src/walk/checkpoint.ts';
 
 const schema = z.object({ version: z.literal(1), position: z.string().regex(/^[0-9a-f]*$/, 'hex'), count: z.number().int() }).strict();
 type State = z.infer<typeof schema>;
@@ -64,4 +64,32 @@ void test('identityDiff names the first field that differs, by JSON value, with 
   assert.deepEqual(identityDiff(a, { ...a, tags: ['x', 'y'], from: 5 }), { field: 'tags', saved: '["x"]', now: '["x","y"]' }, 'the checkpoint\'s field order decides which is first');
   assert.deepEqual(identityDiff(a, { ...a, extra: 1 }), { field: 'extra', saved: undefined, now: '1' });
   assert.deepEqual(identityDiff({ ...a, gone: true }, a), { field: 'gone', saved: 'true', now: undefined });
+});
+
+void test('the writer spaces writes out, always writes a forced one, and writes one at a time in call order', async () => {
+  const written: number[] = [];
+  let inFlight = 0;
+  let peak = 0;
+  const store = {
+    where: 'slow',
+    load: () => Promise.resolve(undefined),
+    async save(s: State) {
+      inFlight++;
+      peak = Math.max(peak, inFlight);
+      await new Promise((r) => setImmediate(r));
+      written.push(s.count);
+      inFlight--;
+    },
+  };
+  const w = new CheckpointWriter<State>(store, 1000);
+  await w.write({ ...state, count: 1 }, 0);
+  await w.write({ ...state, count: 2 }, 500);
+  await w.write({ ...state, count: 3 }, 999, true);
+  await w.write({ ...state, count: 4 }, 1500);
+  await w.write({ ...state, count: 5 }, 2000);
+  assert.deepEqual(written, [1, 3, 5], 'the first write goes at once; the next ones every 1000 ms from the last one, or forced');
+  await Promise.all([6, 7, 8].map((count) => w.write({ ...state, count }, 5000, true)));
+  assert.deepEqual(written.slice(3), [6, 7, 8]);
+  assert.equal(peak, 1, 'never two writes at once');
+  assert.throws(() => new CheckpointWriter(store, -1), /everyMs/);
 });
