@@ -1,4 +1,4 @@
-// Shared pieces of the command modules: usage errors, output, flag parsing (integers, times).
+// Shared pieces of the command modules: usage errors, output, flag parsing (integers, times, rates).
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { parseTimeSetting } from '../events/timestamp.ts';
 import { loadConfig, type Config } from '../runtime/config.ts';
@@ -58,6 +58,15 @@ export function intFlag(name: string, raw: string | undefined, fallback?: number
   }
   const n = Number(raw);
   if (raw.trim() === '' || !Number.isSafeInteger(n)) throw new UsageError(`--${name} must be an integer, got "${raw}"`);
+  return n;
+}
+
+/** `--rate ROWS_PER_S` of the resumable tools (rollup backfill, index rebuild); undefined = not throttled. */
+export function rateFlag(values: FlagValues): number | undefined {
+  const raw = stringFlag(values, 'rate');
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(n) || n <= 0) throw new UsageError(`--rate must be a positive number of rows per second, got "${raw}"`);
   return n;
 }
 

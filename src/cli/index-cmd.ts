@@ -1,17 +1,17 @@
 // tsingest index verify|rebuild
 import type { HBaseRestClient } from '../hbase/index.ts';
-import { fileCheckpointStore } from '../index/checkpoint-file.ts';
+import { rebuildCheckpointFile } from '../index/checkpoint.ts';
 import { ProgressTracker } from '../index/progress.ts';
 import { startProgressReporter } from '../index/progress-reporter.ts';
 import { rebuildIndex, type RebuildReport } from '../index/rebuild.ts';
 import { rebuildJson, rebuildText, verifyJson, verifyText } from '../index/report.ts';
 import { dataUnits, indexUnits, settingsOf, type IndexToolSettings } from '../index/settings.ts';
-import { TokenBucket, throttleOf } from '../index/token-bucket.ts';
 import { verifyIndex } from '../index/verify.ts';
 import type { Config } from '../runtime/config.ts';
 import { createHBaseClient } from '../service/clients.ts';
 import { keyspaceOf, openKeyspace } from '../service/keyspace.ts';
-import { UsageError, configOf, intFlag, out, parseCommand, stringFlag, timeFlag, type FlagValues } from './args.ts';
+import { createThrottle } from '../walk/throttle.ts';
+import { UsageError, configOf, intFlag, out, parseCommand, rateFlag, stringFlag, timeFlag, type FlagValues } from './args.ts';
 
 export const INDEX_USAGE =
   'tsingest index verify [--tag NAME] [--from T --to T] [--json] | ' +
@@ -36,14 +36,6 @@ const OPTIONS = {
 function boundedInt(values: FlagValues, name: string, fallback: number, min: number, max: number): number {
   const n = intFlag(name, stringFlag(values, name), fallback);
   if (n < min || n > max) throw new UsageError(`--${name} must be between ${min} and ${max}, got ${n}`);
-  return n;
-}
-
-function rateOf(values: FlagValues): number | undefined {
-  const raw = stringFlag(values, 'rate');
-  if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(n) || n <= 0) throw new UsageError(`--rate must be a positive number of rows per second, got "${raw}"`);
   return n;
 }
 
@@ -107,7 +99,7 @@ export async function indexCommand(argv: readonly string[]): Promise<number> {
   };
   const json = values['json'] === true;
   const graceMs = boundedInt(values, 'grace-ms', cfg.query.danglingGraceMs, 0, Number.MAX_SAFE_INTEGER);
-  const rate = rateOf(values);
+  const rate = rateFlag(values);
   const checkpointPath = stringFlag(values, 'checkpoint');
   if (checkpointPath === '') throw new UsageError('--checkpoint needs a file path');
   const rest = createHBaseClient(cfg, 'tool');
@@ -123,14 +115,14 @@ export async function indexCommand(argv: readonly string[]): Promise<number> {
       else for (const line of verifyText(r, s)) out(line);
       return r.interrupted ? EXIT_INTERRUPTED : r.consistent ? 0 : 1;
     }
-    const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
     const r: RebuildReport = await interruptible((signal) =>
       rebuildIndex(rest, s, {
         ...common,
         graceMs,
         now: Date.now,
-        throttle: rate === undefined ? undefined : throttleOf(new TokenBucket(rate, Date.now(), Math.max(rate, common.chunkSize)), Date.now, sleep),
-        checkpoint: checkpointPath === undefined ? undefined : fileCheckpointStore(checkpointPath),
+        // a chunk's rows are taken at once: the burst holds at least one chunk
+        throttle: rate === undefined ? undefined : createThrottle({ ratePerSec: rate, burst: Math.max(rate, common.chunkSize) }),
+        checkpoint: checkpointPath === undefined ? undefined : rebuildCheckpointFile(checkpointPath),
         signal,
         progress,
       }),

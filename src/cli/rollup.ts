@@ -4,16 +4,16 @@ import { Registry } from 'prom-client';
 import { encodeId } from '../keys/index.ts';
 import { createReadMetrics } from '../metrics/read-metrics.ts';
 import { runBackfill, type BackfillResult } from '../rollup/backfill.ts';
-import { fileCheckpoint } from '../rollup/checkpoint.ts';
+import { backfillCheckpointFile } from '../rollup/checkpoint.ts';
 import { RollupJob, formatRunReport } from '../rollup/job.ts';
 import { ProgressReporter } from '../rollup/progress.ts';
 import { rollupSettings } from '../rollup/settings.ts';
-import { TokenBucket } from '../rollup/throttle.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { createHBaseClient } from '../service/clients.ts';
 import { openKeyspace } from '../service/keyspace.ts';
+import { createThrottle } from '../walk/throttle.ts';
 import type { Config } from '../runtime/config.ts';
-import { UsageError, configOf, out, parseCommand, stringFlag, timeFlag, type FlagValues } from './args.ts';
+import { UsageError, configOf, out, parseCommand, rateFlag, stringFlag, timeFlag, type FlagValues } from './args.ts';
 
 export const ROLLUP_USAGE =
   'tsingest rollup run | rollup backfill --from T --to T [--id ID …] [--rate ROWS_PER_S] [--checkpoint FILE]   (T: epoch ms or ISO-8601)';
@@ -67,14 +67,6 @@ async function rollupRun(cfg: Config): Promise<number> {
   }
 }
 
-function rateFlag(values: FlagValues): number | undefined {
-  const raw = stringFlag(values, 'rate');
-  if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(n) || n <= 0) throw new UsageError(`--rate must be a positive number of rows per second, got "${raw}"`);
-  return n;
-}
-
 function idFlags(values: FlagValues): string[] {
   const raw = values['id'];
   const ids = Array.isArray(raw) ? raw.filter((v): v is string => typeof v === 'string') : [];
@@ -115,8 +107,8 @@ async function rollupBackfill(values: FlagValues): Promise<number> {
       store: hbase,
       settings,
       params: { from, to, ids },
-      checkpoint: checkpoint === undefined ? undefined : fileCheckpoint(checkpoint),
-      throttle: rate === undefined ? undefined : new TokenBucket({ ratePerSec: rate }),
+      checkpoint: checkpoint === undefined ? undefined : backfillCheckpointFile(checkpoint),
+      throttle: rate === undefined ? undefined : createThrottle({ ratePerSec: rate }),
       onProgress: (p) => { progress.update(p); },
       signal,
     });

@@ -1,6 +1,8 @@
-// Pure: the rebuild checkpoint — what run it belongs to (tables, key layout, tags, time window) and,
-// per scan unit, the last completed rowkey and whether the unit is done. JSON, keys as hex.
+// The rebuild checkpoint — what run it belongs to (tables, key layout, tags, time window) and, per
+// scan unit, the last completed rowkey and whether the unit is done. JSON, keys as hex, stored through
+// the walk's checkpoint store (src/walk/checkpoint.ts: validated on read, written atomically).
 import { z } from 'zod';
+import { fileCheckpointStore, identityDiff, type CheckpointFormat, type CheckpointStore } from '../walk/checkpoint.ts';
 import type { IndexToolSettings } from './settings.ts';
 
 export const CHECKPOINT_VERSION = 1;
@@ -73,34 +75,15 @@ export function newCheckpoint(run: CheckpointRun, now: number): Checkpoint {
 
 /** Why a checkpoint cannot continue this run (which setting differs), or null when it can. */
 export function runMismatch(saved: CheckpointRun, current: CheckpointRun): string | null {
-  const keys = Object.keys(current) as (keyof CheckpointRun)[];
-  for (const k of keys) {
-    const a = JSON.stringify(saved[k]);
-    const b = JSON.stringify(current[k]);
-    if (a !== b) return `${k} is ${a} in the checkpoint but ${b} now`;
-  }
-  return null;
+  const d = identityDiff(saved, current);
+  return d === undefined ? null : `${d.field} is ${d.saved ?? 'absent'} in the checkpoint but ${d.now ?? 'absent'} now`;
 }
 
-export function encodeCheckpoint(c: Checkpoint): string {
-  return `${JSON.stringify(c, null, 2)}\n`;
-}
+export const REBUILD_CHECKPOINT: CheckpointFormat<Checkpoint> = { schema: checkpointSchema };
 
-/** Parses and validates a checkpoint; errors name the source and the field. */
-export function decodeCheckpoint(text: string, source: string): Checkpoint {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (cause) {
-    throw new Error(`checkpoint ${source} is not JSON`, { cause });
-  }
-  const parsed = checkpointSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue === undefined || issue.path.length === 0 ? '(root)' : issue.path.join('.');
-    throw new Error(`checkpoint ${source}: ${where}: ${issue?.message ?? 'invalid'}`);
-  }
-  return parsed.data;
+/** `--checkpoint FILE` of `tsingest index rebuild`. */
+export function rebuildCheckpointFile(path: string): CheckpointStore<Checkpoint> {
+  return fileCheckpointStore(path, REBUILD_CHECKPOINT);
 }
 
 export function withUnit(c: Checkpoint, unitId: string, pos: UnitPosition, now: number): Checkpoint {

@@ -1,11 +1,12 @@
 // The two checks as scans through a small port: a data unit (one salt bucket of the data table)
 // checks each data row's expected index rows with multi-gets of the index table; an index unit (one
 // tag in one salt bucket of the index table) checks each index row's data row with multi-gets of
-// the data table. Each chunk is a fresh bounded scanner (`limit` rows from just past the previous
-// chunk), so a throttled run never holds a server-side scanner open long enough for its lease to
-// expire, and the last key of a chunk is a resumable position.
+// the data table. The chunks are the pages of a paged scan (src/walk/paged-scan.ts): each a fresh
+// bounded scanner from just past the previous chunk, so a throttled run never holds a server-side
+// scanner open long enough for its lease to expire, and the last key of a chunk is a resumable position.
 import type { HBaseRestClient } from '../hbase/index.ts';
 import type { Row } from '../hbase/types.ts';
+import { rowAfter, scanPages } from '../walk/paged-scan.ts';
 import {
   checkExpectedRow,
   checkIndexRow,
@@ -18,7 +19,7 @@ import {
   type IndexFacts,
   type Missing,
 } from './compare.ts';
-import { keyAfter, positionInRange, type IndexToolSettings, type ScanUnit } from './settings.ts';
+import { positionInRange, type IndexToolSettings, type ScanUnit } from './settings.ts';
 import type { MalformedSample } from './tally.ts';
 
 /** The HBase calls the index tools make. */
@@ -48,19 +49,6 @@ export interface PassOptions {
 
 function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
-}
-
-async function scanChunk(store: IndexStore, table: string, family: string, s: IndexToolSettings, unit: ScanUnit, start: Buffer, limit: number): Promise<Row[]> {
-  const rows: Row[] = [];
-  const opts = {
-    startRow: start,
-    stopRow: unit.range.stopRow,
-    columns: [Buffer.from(family, 'utf8')],
-    limit,
-    ...(s.window === null ? {} : { timeRange: { from: s.window.from, to: s.window.to } }),
-  };
-  for await (const row of store.scan(table, opts)) rows.push(row);
-  return rows;
 }
 
 /** Data rows → their expected index rows → what the index lacks. */
@@ -127,25 +115,26 @@ async function checkIndexRows(store: IndexStore, s: IndexToolSettings, rows: rea
   return { dangling, malformed };
 }
 
-/** The unit's chunks in key order, each already checked. */
+/** The unit's chunks in key order, each already checked; the last one is `done` (empty when no rows were left). */
 export async function* unitChunks(store: IndexStore, s: IndexToolSettings, unit: ScanUnit, opts: PassOptions): AsyncGenerator<ChunkOutcome, void, undefined> {
   if (!Number.isSafeInteger(opts.chunkSize) || opts.chunkSize < 1) throw new RangeError(`chunkSize must be a positive integer, got ${opts.chunkSize}`);
   const table = unit.kind === 'data' ? s.dataTable : s.indexTable;
   const family = unit.kind === 'data' ? s.dataFamily : s.indexFamily;
-  let start = opts.after === null ? unit.range.startRow : keyAfter(opts.after);
-  for (;;) {
-    const rows = await scanChunk(store, table, family, s, unit, start, opts.chunkSize);
-    const last = rows.at(-1);
-    if (last === undefined) {
-      yield { unit, scanned: 0, dangling: [], missing: [], malformed: [], lastKey: null, position: 1, done: true };
-      return;
-    }
+  const chunks = scanPages(store, table, {
+    startRow: opts.after === null ? unit.range.startRow : rowAfter(opts.after),
+    stopRow: unit.range.stopRow,
+    pageRows: opts.chunkSize,
+    columns: [Buffer.from(family, 'utf8')],
+    ...(s.window === null ? {} : { timeRange: { from: s.window.from, to: s.window.to } }),
+  });
+  for await (const rows of chunks) {
+    const last = rows[rows.length - 1] as Row;
     const done = rows.length < opts.chunkSize;
     const checked = unit.kind === 'data'
       ? { dangling: [], ...(await checkDataRows(store, s, rows)) }
       : { missing: [], ...(await checkIndexRows(store, s, rows)) };
     yield { unit, scanned: rows.length, ...checked, lastKey: last.row, position: done ? 1 : positionInRange(last.row, unit.range), done };
     if (done) return;
-    start = keyAfter(last.row);
   }
+  yield { unit, scanned: 0, dangling: [], missing: [], malformed: [], lastKey: null, position: 1, done: true };
 }

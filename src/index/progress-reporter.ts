@@ -1,11 +1,7 @@
 // Shows a ProgressTracker while a run works: a bar redrawn in place on a TTY, else one log line every
 // few seconds (stderr in the CLI). Timers are unref'd, so they never keep the process alive.
+import type { ProgressSink } from '../walk/progress.ts';
 import { formatProgress, formatProgressBar, type ProgressSnapshot } from './progress.ts';
-
-export interface ProgressSink {
-  readonly isTTY: boolean;
-  write(text: string): void;
-}
 
 export interface ProgressReporterOptions {
   readonly label: string;
@@ -22,10 +18,10 @@ export interface ProgressReporter {
 
 export function startProgressReporter(sink: ProgressSink, snapshot: () => ProgressSnapshot, opts: ProgressReporterOptions): ProgressReporter {
   const draw = (): void => {
-    if (sink.isTTY) sink.write(`\r\x1b[2K${opts.label} ${formatProgressBar(snapshot())}`);
+    if (sink.isTTY === true) sink.write(`\r\x1b[2K${opts.label} ${formatProgressBar(snapshot())}`);
     else sink.write(`${opts.label}: ${formatProgress(snapshot())}\n`);
   };
-  const timer = setInterval(draw, sink.isTTY ? (opts.ttyEveryMs ?? 250) : (opts.logEveryMs ?? 5000));
+  const timer = setInterval(draw, sink.isTTY === true ? (opts.ttyEveryMs ?? 250) : (opts.logEveryMs ?? 5000));
   timer.unref();
   let stopped = false;
   return {
@@ -34,7 +30,7 @@ export function startProgressReporter(sink: ProgressSink, snapshot: () => Progre
       stopped = true;
       clearInterval(timer);
       draw();
-      if (sink.isTTY) sink.write('\n');
+      if (sink.isTTY === true) sink.write('\n');
     },
   };
 }

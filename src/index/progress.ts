@@ -1,5 +1,7 @@
 // Pure: progress of a verify/rebuild run — units done, the position inside running units, counters,
-// rate and ETA — and its one-line rendering (a bar on a TTY, a plain log line otherwise).
+// rate and ETA (the walk's progress arithmetic, src/walk/progress.ts) — and its one-line rendering
+// (a bar on a TTY, a plain log line otherwise).
+import { etaOf, formatDuration, fractionOf, ratePerSec } from '../walk/progress.ts';
 
 export interface ProgressCounters {
   rowsScanned: number;
@@ -57,10 +59,9 @@ export class ProgressTracker {
   }
 
   fraction(): number {
-    if (this.#total === 0) return 1;
     let partial = 0;
     for (const p of this.#running.values()) partial += p;
-    return Math.min(1, (this.#done + partial) / this.#total);
+    return fractionOf(this.#done, partial, this.#total);
   }
 
   snapshot(now: number): ProgressSnapshot {
@@ -71,27 +72,11 @@ export class ProgressTracker {
       unitsDone: this.#done,
       fraction,
       elapsedMs,
-      ratePerSec: elapsedMs > 0 ? (this.counters.rowsScanned * 1000) / elapsedMs : 0,
+      ratePerSec: ratePerSec(this.counters.rowsScanned, elapsedMs),
       etaMs: etaOf(this.#baseline, fraction, elapsedMs),
       counters: { ...this.counters },
     };
   }
-}
-
-/** Time left at the pace of this run: elapsed × (1 − f) / (f − f0); null before any progress. */
-export function etaOf(baseline: number, fraction: number, elapsedMs: number): number | null {
-  if (fraction >= 1) return 0;
-  const gained = fraction - baseline;
-  if (!(gained > 0) || elapsedMs <= 0) return null;
-  return Math.round((elapsedMs * (1 - fraction)) / gained);
-}
-
-export function formatDuration(ms: number): string {
-  const s = Math.round(ms / 1000);
-  if (s < 60) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m${String(s % 60).padStart(2, '0')}s`;
-  return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
 }
 
 const fmt = new Intl.NumberFormat('en-US');
@@ -105,7 +90,7 @@ export function formatProgress(p: ProgressSnapshot): string {
     `${fmt.format(c.indexRowsWritten)} written`,
     `${fmt.format(c.danglingDeleted)} deleted`,
     `${fmt.format(Math.round(p.ratePerSec))} rows/s`,
-    `ETA ${p.etaMs === null ? '?' : formatDuration(p.etaMs)}`,
+    `ETA ${formatDuration(p.etaMs)}`,
   ].join(' · ');
 }
 

@@ -6,16 +6,16 @@
 // scanned; after every chunk the unit's last key goes to the checkpoint, so a rerun continues.
 import { column } from '../hbase/codec.ts';
 import type { RowCells } from '../hbase/types.ts';
+import { CheckpointError, CheckpointWriter, type CheckpointStore } from '../walk/checkpoint.ts';
+import { runLimited } from '../walk/pool.ts';
+import type { Throttle } from '../walk/throttle.ts';
 import type { Checkpoint, UnitPosition } from './checkpoint.ts';
 import { finished, newCheckpoint, runMismatch, runOf, withUnit } from './checkpoint.ts';
-import type { CheckpointStore } from './checkpoint-file.ts';
 import type { Dangling, Missing } from './compare.ts';
 import { unitChunks, type IndexStore } from './passes.ts';
 import type { ProgressTracker } from './progress.ts';
-import { runLimited } from './run-limited.ts';
 import { dataUnits, indexUnits, type IndexToolSettings, type ScanUnit } from './settings.ts';
 import { Tally, type Counts, type Samples } from './tally.ts';
-import type { Throttle } from './token-bucket.ts';
 import { tallyChunk } from './verify.ts';
 
 export interface RebuildOptions {
@@ -25,9 +25,9 @@ export interface RebuildOptions {
   readonly graceMs: number;
   readonly sampleSize: number;
   readonly now: () => number;
-  /** Called with the rows each chunk scanned; resolves when the run may go on (`--rate`). */
+  /** Takes the rows each chunk scanned; resolves when the run may go on (`--rate`). */
   readonly throttle?: Throttle | undefined;
-  readonly checkpoint?: CheckpointStore | undefined;
+  readonly checkpoint?: CheckpointStore<Checkpoint> | undefined;
   /** Minimum ms between checkpoint writes within a unit (a finished unit is always written). */
   readonly checkpointEveryMs?: number | undefined;
   /** Deletes run at once per chunk. */
@@ -53,27 +53,24 @@ export interface RebuildReport {
 
 const EMPTY = Buffer.alloc(0);
 
-/** Serialises checkpoint writes and spaces them out. */
+/** The run's checkpoint state; its writes spaced out and serialised (CheckpointWriter). */
 class CheckpointKeeper {
   #c: Checkpoint;
-  readonly #store: CheckpointStore | undefined;
-  readonly #everyMs: number;
-  #chain: Promise<void> = Promise.resolve();
-  #lastSave = Number.NEGATIVE_INFINITY;
+  readonly #writer: CheckpointWriter<Checkpoint> | undefined;
 
-  constructor(c: Checkpoint, store: CheckpointStore | undefined, everyMs: number) {
+  constructor(c: Checkpoint, store: CheckpointStore<Checkpoint> | undefined, everyMs: number) {
     this.#c = c;
-    this.#store = store;
-    this.#everyMs = everyMs;
+    this.#writer = store === undefined ? undefined : new CheckpointWriter(store, everyMs);
   }
 
   get current(): Checkpoint {
     return this.#c;
   }
 
+  /** A finished unit is always written. */
   update(unitId: string, pos: UnitPosition, now: number): Promise<void> {
     this.#c = withUnit(this.#c, unitId, pos, now);
-    return pos.done || now - this.#lastSave >= this.#everyMs ? this.save(now) : Promise.resolve();
+    return this.#write(now, pos.done);
   }
 
   finish(now: number): Promise<void> {
@@ -82,11 +79,11 @@ class CheckpointKeeper {
   }
 
   save(now: number): Promise<void> {
-    const store = this.#store;
-    if (store === undefined) return Promise.resolve();
-    this.#lastSave = now;
-    this.#chain = this.#chain.then(() => store.save(this.#c));
-    return this.#chain;
+    return this.#write(now, true);
+  }
+
+  #write(now: number, force: boolean): Promise<void> {
+    return this.#writer?.write(this.#c, now, force) ?? Promise.resolve();
   }
 }
 
@@ -114,7 +111,7 @@ export async function rebuildIndex(store: IndexStore, s: IndexToolSettings, opts
   const saved = (await opts.checkpoint?.load()) ?? null;
   if (saved !== null) {
     const why = runMismatch(saved.run, run);
-    if (why !== null) throw new Error(`checkpoint ${opts.checkpoint?.where ?? ''} belongs to another run (${why}); use another --checkpoint file or delete it`);
+    if (why !== null) throw new CheckpointError('other_run', `checkpoint ${opts.checkpoint?.where ?? ''} belongs to another run (${why}); use another --checkpoint file or delete it`);
   }
   const keeper = new CheckpointKeeper(saved ?? newCheckpoint(run, opts.now()), opts.checkpoint, opts.checkpointEveryMs ?? 1000);
   const tally = new Tally(opts.sampleSize);
@@ -158,7 +155,7 @@ export async function rebuildIndex(store: IndexStore, s: IndexToolSettings, opts
       progress?.add({ rowsScanned: chunk.scanned, indexRowsWritten: written, danglingDeleted: deleted, dangling: chunk.dangling.length, missing: chunk.missing.length });
       progress?.advance(unit.id, chunk.position);
       if (chunk.done) progress?.unitDone(unit.id);
-      await opts.throttle?.(chunk.scanned);
+      await opts.throttle?.take(chunk.scanned, signal);
       if (signal?.aborted === true) return;
     }
   };

@@ -89,11 +89,6 @@ export function indexUnits(s: IndexToolSettings): ScanUnit[] {
   return units;
 }
 
-/** The smallest key after `key` (resume a scan just past the last completed row). */
-export function keyAfter(key: Buffer): Buffer {
-  return Buffer.concat([key, Buffer.from([0x00])]);
-}
-
 /**
  * Where `key` lies inside `range`, in [0, 1]: the three bytes after the shared prefix read as a
  * fraction of the key space. Only an estimate (ids are not uniform bytes) for progress and ETA.

@@ -1,8 +1,8 @@
 // `tsingest index verify`: both directions over every scan unit (data buckets and index buckets per
 // tag), bounded parallelism, read-only. Consistent = no dangling and no missing index rows.
+import { runLimited } from '../walk/pool.ts';
 import { unitChunks, type ChunkOutcome, type IndexStore } from './passes.ts';
 import type { ProgressTracker } from './progress.ts';
-import { runLimited } from './run-limited.ts';
 import { dataUnits, indexUnits, type IndexToolSettings } from './settings.ts';
 import { Tally, type Counts, type Samples } from './tally.ts';
 

@@ -98,8 +98,3 @@ export function assertCursorFor(c: DecodedCursor, q: QueryIdentity, param = 'cur
     throw new QueryError('bad_cursor', 'cursor', `${param} belongs to a different query (it was issued for another kind, id, tag, value, from, to, metric or window)`);
   }
 }
-
-/** The smallest row key after `key`: where the next page's scan starts. */
-export function rowAfter(key: Buffer): Buffer {
-  return Buffer.concat([key, Buffer.from([0x00])]);
-}

@@ -14,16 +14,18 @@
  */
 import type { ScanRange } from '../keys/index.ts';
 import type { TimeRange } from '../hbase/index.ts';
+import { CheckpointError, CheckpointWriter, identityDiff, memoryCheckpointStore, type CheckpointStore } from '../walk/checkpoint.ts';
 import { mergedRows } from '../walk/merged-scan.ts';
+import { pagesOf, scanPages } from '../walk/paged-scan.ts';
+import { UNTHROTTLED, type Throttle } from '../walk/throttle.ts';
 import { backfillIdentity, idSummaryRows } from './backfill-plan.ts';
-import { identityMismatch, CheckpointError, memoryCheckpoint, type Checkpoint, type CheckpointStore } from './checkpoint.ts';
+import type { Checkpoint } from './checkpoint.ts';
 import { foldDataRow, type Summaries } from './fold.ts';
 import type { MetricSummary } from './summary.ts';
 import { wholeWindows } from './plan.ts';
 import { keyFraction, type BackfillProgress } from './progress.ts';
 import type { RollupSettings } from './settings.ts';
-import { scanPages, type RollupStore } from './store.ts';
-import { UNTHROTTLED, type Throttle } from './throttle.ts';
+import type { RollupStore } from './store.ts';
 import { windowStartOf, type WindowSize } from './windows.ts';
 
 export interface BackfillParams {
@@ -37,7 +39,7 @@ export interface BackfillOptions {
   readonly store: RollupStore;
   readonly settings: RollupSettings;
   readonly params: BackfillParams;
-  readonly checkpoint?: CheckpointStore | undefined;
+  readonly checkpoint?: CheckpointStore<Checkpoint> | undefined;
   readonly throttle?: Throttle | undefined;
   readonly onProgress?: ((p: BackfillProgress) => void) | undefined;
   /** after each id's summaries are written (tests use it to stop a run part-way) */
@@ -65,19 +67,6 @@ export interface BackfillResult {
 const SAVE_EVERY_MS = 1000;
 const PUT_ROWS = 200;
 
-/** Groups a row stream into pages (a merged scan has no pages of its own). */
-async function* rowPages<T>(rows: AsyncIterable<T>, size: number): AsyncGenerator<T[], void, undefined> {
-  let page: T[] = [];
-  for await (const row of rows) {
-    page.push(row);
-    if (page.length >= size) {
-      yield page;
-      page = [];
-    }
-  }
-  if (page.length > 0) yield page;
-}
-
 class IdWindows {
   readonly fine = new Map<number, Summaries>();
   readonly id: string;
@@ -103,7 +92,8 @@ class Backfill {
   readonly #ids: readonly string[] | undefined;
   /** bucket mode: the spread ids (their own units after the buckets; bucket scans skip their rows) */
   readonly #spreadIds: readonly string[];
-  readonly #cp: CheckpointStore;
+  readonly #cp: CheckpointStore<Checkpoint>;
+  readonly #writer: CheckpointWriter<Checkpoint>;
   readonly #throttle: Throttle;
   #state!: Checkpoint;
   readonly #written: Record<string, number> = {};
@@ -111,7 +101,6 @@ class Backfill {
   #rowsThisRun = 0;
   #startedAt = 0;
   #startFraction = 0;
-  #savedAt = 0;
 
   constructor(o: BackfillOptions) {
     this.#o = o;
@@ -123,7 +112,8 @@ class Backfill {
     const ids = o.params.ids === undefined || o.params.ids.length === 0 ? undefined : [...new Set(o.params.ids)];
     this.#ids = ids;
     this.#spreadIds = ids === undefined ? this.#s.keyspace.spreadIdsBefore(this.#range.to) : [];
-    this.#cp = o.checkpoint ?? memoryCheckpoint();
+    this.#cp = o.checkpoint ?? memoryCheckpointStore<Checkpoint>();
+    this.#writer = new CheckpointWriter(this.#cp, SAVE_EVERY_MS);
     this.#throttle = o.throttle ?? UNTHROTTLED;
     for (const w of o.settings.windows) this.#written[w.name] = 0;
   }
@@ -142,8 +132,11 @@ class Backfill {
     const identity = backfillIdentity(this.#s, this.#range.from, this.#range.to, this.#ids, this.#spreadIds);
     const saved = await this.#cp.load();
     if (saved !== undefined) {
-      const diff = identityMismatch(saved.identity, identity);
-      if (diff !== undefined) throw new CheckpointError(`--checkpoint ${this.#cp.where} belongs to a backfill with other parameters (${diff}); use another file or remove it`);
+      const d = identityDiff(saved.identity, identity);
+      if (d !== undefined) {
+        const diff = `${d.field}: checkpoint ${d.saved ?? 'absent'} ≠ now ${d.now ?? 'absent'}`;
+        throw new CheckpointError('other_run', `--checkpoint ${this.#cp.where} belongs to a backfill with other parameters (${diff}); use another file or remove it`);
+      }
     }
     const resumed = saved !== undefined;
     this.#state = saved ?? { version: 1, identity, unit: 0, lastId: null, finished: false, rowsScanned: 0, windowsWritten: 0, updatedAt: new Date(this.#startedAt).toISOString() };
@@ -201,7 +194,7 @@ class Backfill {
     let readAt = this.#now();
     const pages = ranges.length === 1
       ? scanPages(this.#o.store, this.#s.dataTable, { ...(ranges[0] as ScanRange), pageRows: this.#s.pageRows, batch: 1000, ...(timeRange === undefined ? {} : { timeRange }) })
-      : rowPages(mergedRows(this.#o.store, this.#s.dataTable, ranges, { saltBytes: keyspace.dataSaltBytes, shape: { batch: 1000 } }), this.#s.pageRows);
+      : pagesOf(mergedRows(this.#o.store, this.#s.dataTable, ranges, { saltBytes: keyspace.dataSaltBytes, shape: { batch: 1000 } }), this.#s.pageRows);
     for await (const page of pages) {
       for (const row of page) {
         await this.#throttle.take(1, signal);
@@ -252,9 +245,7 @@ class Backfill {
 
   async #save(force: boolean): Promise<void> {
     const now = this.#now();
-    if (!force && now - this.#savedAt < SAVE_EVERY_MS) return;
-    this.#savedAt = now;
     this.#state = { ...this.#state, updatedAt: new Date(now).toISOString() };
-    await this.#cp.save(this.#state);
+    await this.#writer.write(this.#state, now, force);
   }
 }

@@ -8,12 +8,13 @@
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import type { ReadMetrics, RollupErrorStage } from '../metrics/read-metrics.ts';
+import { scanPages } from '../walk/paged-scan.ts';
+import { runLimited } from '../walk/pool.ts';
 import { stampClock } from './marker.ts';
 import { closedMarkerRange, lagSeconds, parseMarker, type FoundMarker } from './plan.ts';
-import { forEachLimit } from './pool.ts';
 import { RollupStageError, recomputeWindow, type RecomputeContext } from './recompute.ts';
 import type { RollupSettings } from './settings.ts';
-import { scanPages, type RollupStore } from './store.ts';
+import type { RollupStore } from './store.ts';
 import type { WindowSize } from './windows.ts';
 
 export interface SizeReport {
@@ -95,7 +96,7 @@ export class RollupJob {
     for (const w of s.windows) {
       let oldest: number | undefined;
       const scan = { failed: false };
-      await forEachLimit(s.keyspace.allBuckets(), s.concurrency, async (salt) => {
+      await runLimited(s.keyspace.allBuckets(), s.concurrency, async (salt) => {
         try {
           for await (const row of store.scan(s.rollupTable, { ...closedMarkerRange(salt, w, s.graceMs, now, s.keyspace), limit: 1 })) {
             const m = parseMarker(row.row, row.cells, s.keyspace);
@@ -126,7 +127,7 @@ export class RollupJob {
     const settleMs = w === s.windows[0] ? s.markerSettleMs : 0;
     const settling = (m: FoundMarker): boolean => settleMs > 0 && m.stamp > now - settleMs;
     const queue = new PQueue({ concurrency: s.concurrency });
-    await forEachLimit(s.keyspace.allBuckets(), s.concurrency, async (salt) => {
+    await runLimited(s.keyspace.allBuckets(), s.concurrency, async (salt) => {
       try {
         for await (const page of scanPages(store, s.rollupTable, { ...closedMarkerRange(salt, w, s.graceMs, now, s.keyspace), pageRows: s.pageRows })) {
           for (const row of page) {

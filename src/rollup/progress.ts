@@ -1,6 +1,7 @@
 // Backfill progress: the numbers, the ETA (from units — buckets or ids — done plus the position inside
 // the current unit), one rendered line, and a reporter that redraws a bar on a TTY or logs a line
-// every few seconds otherwise.
+// every few seconds otherwise. The arithmetic is the walk's (src/walk/progress.ts).
+import { etaOf, formatDuration, fractionOf, ratePerSec, type ProgressSink } from '../walk/progress.ts';
 
 export interface BackfillProgress {
   readonly rowsScanned: number;
@@ -18,25 +19,12 @@ export interface BackfillProgress {
 }
 
 export function fractionDone(p: BackfillProgress): number {
-  if (p.unitsTotal === 0) return 1;
-  return Math.min(1, (p.unitsDone + Math.min(1, Math.max(0, p.unitFraction))) / p.unitsTotal);
+  return fractionOf(p.unitsDone, Math.min(1, Math.max(0, p.unitFraction)), p.unitsTotal);
 }
 
 /** ms left, estimated from the progress this run made so far; undefined before any. */
 export function etaMs(p: BackfillProgress): number | undefined {
-  const f = fractionDone(p);
-  const gained = f - p.startFraction;
-  if (f >= 1) return 0;
-  if (gained <= 0 || p.elapsedMs <= 0) return undefined;
-  return (p.elapsedMs * (1 - f)) / gained;
-}
-
-export function formatDuration(ms: number | undefined): string {
-  if (ms === undefined || !Number.isFinite(ms)) return '?';
-  const s = Math.round(ms / 1000);
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
-  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+  return etaOf(p.startFraction, fractionDone(p), p.elapsedMs) ?? undefined;
 }
 
 /** Where in [lo, hi) a key sits, from the first bytes after their common prefix (an estimate). */
@@ -55,14 +43,9 @@ export function keyFraction(key: Buffer, lo: Buffer, hi: Buffer): number {
 export function formatProgress(p: BackfillProgress, barWidth = 20): string {
   const f = fractionDone(p);
   const filled = Math.round(f * barWidth);
-  const rate = p.elapsedMs > 0 ? Math.round((p.rowsThisRun * 1000) / p.elapsedMs) : 0;
+  const rate = Math.round(ratePerSec(p.rowsThisRun, p.elapsedMs));
   const pct = `${(f * 100).toFixed(1)}%`.padStart(6);
   return `[${'#'.repeat(filled)}${'.'.repeat(barWidth - filled)}] ${pct} rows ${p.rowsScanned} | windows ${p.windowsWritten} | ${rate} rows/s | ETA ${formatDuration(etaMs(p))}`;
-}
-
-export interface ProgressSink {
-  readonly isTTY?: boolean | undefined;
-  write(text: string): unknown;
 }
 
 /** Redraws a bar at most every 200 ms on a TTY; otherwise writes a line every `logEveryMs`. */

@@ -12,11 +12,7 @@ import type { ScanOptions } from '../hbase/scanner.ts';
 import type { ScanRange } from '../keys/index.ts';
 import { limitIterator, type Limiter } from './limiter.ts';
 import { mergeSorted } from './merge.ts';
-
-/** The one HBase call a merged scan needs (HBaseRestClient.scan fits). */
-export interface ScanPort {
-  scan(table: string, opts: ScanOptions): AsyncIterable<Row>;
-}
+import { rowAfter, type ScanPort } from './paged-scan.ts';
 
 /** Rows asked per scanner page at most (a page of the read may need more pages). */
 export const MAX_PAGE_ROWS = 1000;
@@ -27,11 +23,6 @@ export type ScanShape = Omit<ScanOptions, 'startRow' | 'stopRow' | 'limit' | 'pa
 export function bucketPageRows(limit: number, ranges: number): number {
   if (ranges <= 1) return Math.min(limit + 1, MAX_PAGE_ROWS);
   return Math.min(limit + 1, MAX_PAGE_ROWS, Math.max(16, 2 * Math.ceil((limit + 1) / ranges)));
-}
-
-/** The smallest row key after `key`. */
-function rowAfter(key: Buffer): Buffer {
-  return Buffer.concat([key, Buffer.from([0x00])]);
 }
 
 function isEmpty(r: ScanRange): boolean {

@@ -7,11 +7,11 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeCheckpoint } from '../../../src/index/checkpoint.ts';
-import { fileCheckpointStore } from '../../../src/index/checkpoint-file.ts';
+import { REBUILD_CHECKPOINT, rebuildCheckpointFile } from '../../../src/index/checkpoint.ts';
 import { rebuildIndex } from '../../../src/index/rebuild.ts';
 import { keyspaceOf } from '../../../src/service/keyspace.ts';
 import { settingsOf } from '../../../src/index/settings.ts';
+import { decodeCheckpoint } from '../../../src/walk/checkpoint.ts';
 import { countIndexed, createHarness, makeEvents } from '../../support/service-harness.ts';
 import { expectedIndex, indexCli, indexSnapshot, ingestThroughService, jsonOf } from './helpers.ts';
 
@@ -41,16 +41,18 @@ void test('rebuild --tag backfills a newly indexed tag; an interrupted run resum
     sampleSize: 5,
     graceMs: cfg.query.danglingGraceMs,
     now: Date.now,
-    checkpoint: fileCheckpointStore(checkpoint),
+    checkpoint: rebuildCheckpointFile(checkpoint),
     signal: ac.signal,
-    throttle: (rows) => {
-      if (rows > 0 && ++chunks === 3) ac.abort();
-      return Promise.resolve();
+    throttle: {
+      take: (rows) => {
+        if (rows > 0 && ++chunks === 3) ac.abort();
+        return Promise.resolve();
+      },
     },
   });
   assert.equal(first.status, 'interrupted');
   assert.ok(first.found.dataRowsChecked > 0 && first.found.dataRowsChecked <= 30);
-  const saved = decodeCheckpoint(await readFile(checkpoint, 'utf8'), checkpoint);
+  const saved = decodeCheckpoint(await readFile(checkpoint, 'utf8'), checkpoint, REBUILD_CHECKPOINT);
   assert.equal(saved.finishedAt, null);
   assert.ok(Object.values(saved.units).some((u) => u.after !== null), 'positions recorded');
   const partial = (await indexSnapshot(h, 'rack')).size;

@@ -3,10 +3,11 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeCheckpoint, encodeCheckpoint, finished, newCheckpoint, runMismatch, runOf, withUnit } from '../../../src/index/checkpoint.ts';
-import { fileCheckpointStore } from '../../../src/index/checkpoint-file.ts';
+import { REBUILD_CHECKPOINT, finished, newCheckpoint, rebuildCheckpointFile, runMismatch, runOf, withUnit, type Checkpoint } from '../../../src/index/checkpoint.ts';
+import { decodeCheckpoint as decodeAny, encodeCheckpoint } from '../../../src/walk/checkpoint.ts';
 import { configOf, toolSettings } from './fixtures.ts';
 
+const decodeCheckpoint = (text: string, source: string): Checkpoint => decodeAny(text, source, REBUILD_CHECKPOINT);
 const run = runOf(toolSettings(configOf(), { tag: 'rack', from: 1000, to: 2000 }));
 
 void test('the run records tables, key layout, tags and window', () => {
@@ -44,8 +45,8 @@ void test('the file store: a missing file is a fresh run; saves replace the file
   const dir = await mkdtemp(join(tmpdir(), 'tsi-cp-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
   const path = join(dir, 'cp.json');
-  const store = fileCheckpointStore(path);
-  assert.equal(await store.load(), null);
+  const store = rebuildCheckpointFile(path);
+  assert.equal(await store.load(), undefined);
   const c = withUnit(newCheckpoint(run, 0), 'index/2/rack', { done: false, after: '02ff' }, 5);
   await store.save(c);
   await store.save(finished(c, 9));

@@ -2,11 +2,11 @@
 import { DEFAULT_EVENT_LIMITS, DEFAULT_FIELD_MAPPING } from '../../../src/events/index.ts';
 import { planBatch, type PlanSettings } from '../../../src/ingest/batch-plan.ts';
 import type { Checkpoint } from '../../../src/index/checkpoint.ts';
-import type { CheckpointStore } from '../../../src/index/checkpoint-file.ts';
 import { settingsOf, type IndexToolSettings } from '../../../src/index/settings.ts';
 import { encodeIndexKey } from '../../../src/keys/index.ts';
 import { loadConfig, type Config } from '../../../src/runtime/config.ts';
 import { keyspaceOf } from '../../../src/service/keyspace.ts';
+import type { CheckpointStore } from '../../../src/walk/checkpoint.ts';
 import type { FakeStore } from './fake-store.ts';
 
 export interface Ev {
@@ -76,13 +76,13 @@ export function distinctRows(events: readonly Ev[]): number {
   return new Set(events.map((e) => `${e.id}\u0000${e.ts}`)).size;
 }
 
-export class MemoryCheckpoints implements CheckpointStore {
+export class MemoryCheckpoints implements CheckpointStore<Checkpoint> {
   readonly where = 'memory';
   saved: Checkpoint | null = null;
   saves = 0;
 
-  load(): Promise<Checkpoint | null> {
-    return Promise.resolve(this.saved);
+  load(): Promise<Checkpoint | undefined> {
+    return Promise.resolve(this.saved ?? undefined);
   }
 
   save(c: Checkpoint): Promise<void> {

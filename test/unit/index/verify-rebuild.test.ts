@@ -137,7 +137,7 @@ void test('an interrupted rebuild resumes from its checkpoint to the same result
     if (rows > 0 && ++chunks === 3) ac.abort();
     return Promise.resolve();
   };
-  const first = await rebuildIndex(store, toolSettings(cfg), ropts({ concurrency: 1, checkpoint: cp, signal: ac.signal, throttle: stopAfter3 }));
+  const first = await rebuildIndex(store, toolSettings(cfg), ropts({ concurrency: 1, checkpoint: cp, signal: ac.signal, throttle: { take: stopAfter3 } }));
   assert.equal(first.status, 'interrupted');
   assert.ok(first.found.dataRowsChecked > 14 && first.found.dataRowsChecked <= 3 * 7, `three chunks of at most 7 rows, got ${first.found.dataRowsChecked}`);
   const saved = cp.saved;

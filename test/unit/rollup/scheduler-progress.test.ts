@@ -3,8 +3,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RunReport } from '../../../src/rollup/job.ts';
 import { RollupScheduler } from '../../../src/rollup/scheduler.ts';
-import { TokenBucket } from '../../../src/rollup/throttle.ts';
-import { ProgressReporter, etaMs, formatDuration, formatProgress, fractionDone, keyFraction, type BackfillProgress } from '../../../src/rollup/progress.ts';
+import { ProgressReporter, etaMs, formatProgress, fractionDone, keyFraction, type BackfillProgress } from '../../../src/rollup/progress.ts';
 import { silentLog } from './job-fixture.ts';
 
 const report = (aborted: boolean): RunReport => ({ startedAt: 0, durationMs: 0, sizes: [], written: 0, superseded: 0, errors: 0, aborted, ok: !aborted });
@@ -50,21 +49,6 @@ void test('scheduler survives a run that throws', async () => {
   assert.ok(runs >= 2);
 });
 
-void test('token bucket: a burst, then the configured rate', async () => {
-  let now = 0;
-  const sleptMs: { total: number } = { total: 0 };
-  const slept = (): number => sleptMs.total;
-  const bucket = new TokenBucket({ ratePerSec: 5, now: () => now, sleep: (ms) => { now += ms; sleptMs.total += ms; return Promise.resolve(); } });
-  for (let i = 0; i < 5; i++) await bucket.take();
-  assert.equal(slept(), 0, 'one second of burst');
-  for (let i = 0; i < 10; i++) await bucket.take();
-  assert.ok(slept() >= 2000 && slept() <= 2010, `10 more tokens at 5/s ≈ 2 s (slept ${slept()})`);
-  const ac = new AbortController();
-  ac.abort();
-  await bucket.take(1, ac.signal); // returns on abort without waiting forever
-  assert.throws(() => new TokenBucket({ ratePerSec: 0 }), /rate must be a positive number/);
-});
-
 const p = (o: Partial<BackfillProgress>): BackfillProgress => ({ rowsScanned: 0, windowsWritten: 0, unitsDone: 0, unitsTotal: 4, unitFraction: 0, elapsedMs: 0, rowsThisRun: 0, startFraction: 0, ...o });
 
 void test('progress: fraction from units done + position in the unit, ETA from this run, one line', () => {
@@ -73,9 +57,6 @@ void test('progress: fraction from units done + position in the unit, ETA from t
   assert.equal(etaMs(p({ unitsDone: 2, elapsedMs: 10_000, startFraction: 0.25 })), 20_000, 'a resumed run counts only its own progress');
   assert.equal(etaMs(p({ elapsedMs: 1000 })), undefined);
   assert.equal(etaMs(p({ unitsDone: 4 })), 0);
-  assert.equal(formatDuration(65_000), '1m05s');
-  assert.equal(formatDuration(3_725_000), '1h02m');
-  assert.equal(formatDuration(undefined), '?');
   const line = formatProgress(p({ unitsDone: 2, rowsScanned: 1234, rowsThisRun: 1000, windowsWritten: 56, elapsedMs: 2000 }), 10);
   assert.equal(line, '[#####.....]  50.0% rows 1234 | windows 56 | 500 rows/s | ETA 2s');
   assert.equal(keyFraction(Buffer.from([5, 0x80]), Buffer.from([5]), Buffer.from([6])), 0.5);

@@ -1,6 +1,9 @@
-// Runs `fn` over items with at most `limit` in flight; stops starting new ones once `signal` aborts or
-// one fails (the first failure is rethrown after the running ones settle).
-
+/**
+ * Pure: bounded parallelism over a list. `fn` runs over the items in list order with at most `limit`
+ * calls in flight. No new item starts once `signal` aborts or a call has failed; the calls already
+ * running are let finish, then the first failure is rethrown. Next to the limiter (limiter.ts), which
+ * bounds tasks that are not known up front.
+ */
 export async function runLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>, signal?: AbortSignal): Promise<void> {
   if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`concurrency must be a positive integer, got ${limit}`);
   let next = 0;
