@@ -12,7 +12,7 @@ import { createLogger } from '../src/runtime/logger.ts';
 import { main as cli } from '../src/cli.ts';
 import { runDemo } from './lib/demo.ts';
 
-const { values } = parseArgs({ options: { events: { type: 'string', default: '20000' }, serve: { type: 'boolean', default: false }, set: { type: 'string', multiple: true } } });
+const { values } = parseArgs({ options: { events: { type: 'string', default: '20000' }, live: { type: 'string', default: '10000' }, serve: { type: 'boolean', default: false }, set: { type: 'string', multiple: true } } });
 const say = (m: string): void => { process.stdout.write(`[start] ${m}\n`); };
 const DEMO_CONFIG = 'config/local.json';
 
@@ -32,7 +32,7 @@ async function main(): Promise<number> {
   const rc = await cli(['tables', 'apply', ...cliArgs]);
   if (rc !== 0) return rc;
   const kafka = new Kafka({ clientId: 'tsingest-demo', brokers: cfg.kafka.brokers, logLevel: logLevel.NOTHING });
-  return runDemo({ cfg, kafka, events: Number(values.events), serve: values.serve, say, log: createLogger({ level: cfg.log.level }), cli: (argv) => cli([...argv, ...cliArgs]) });
+  return runDemo({ cfg, kafka, events: Number(values.events), live: Number(values.live), serve: values.serve, say, log: createLogger({ level: cfg.log.level }), cli: (argv) => cli([...argv, ...cliArgs]) });
 }
 
 main().then(

@@ -154,15 +154,38 @@ const spread: Section = {
       min: 0,
       orientation: 'horizontal',
     })),
-    sized(24, 8, barGauge({
+    sized(12, 8, barGauge({
       title: 'Hot ids (events in the last minute)',
       description:
         'The 10 ids with the most events in the sliding window, all instances summed (tsingest_hot_id_events{id}, a bounded top-K upper estimate per instance). ' +
-        'A hot id writes all its rows into one salt bucket, so this explains a single hot region on the heatmap.',
+        'A plain id writes all its rows into one salt bucket, so this explains a single hot region on the heatmap; a spread id (next panel) writes into K buckets.',
       targets: [{ expr: `topk(10, sum by (id) (tsingest_hot_id_events{${JOB}}))`, legendFormat: '{{id}}', instant: true }],
       unit: 'short',
       min: 0,
       orientation: 'horizontal',
+    })),
+    sized(6, 8, barGauge({
+      title: 'Hot ids: salt buckets K',
+      description:
+        'Salt buckets each current hot id spreads its events over now (tsingest_hot_id_buckets{id}, the largest any instance reports): 1 is a plain id in one bucket; ' +
+        'a promoted id gets K from its epoch on (docs/HOT-IDS.md).',
+      targets: [{ expr: `topk(10, max by (id) (tsingest_hot_id_buckets{${JOB}}))`, legendFormat: '{{id}}', instant: true }],
+      unit: 'short',
+      decimals: 0,
+      min: 0,
+      orientation: 'horizontal',
+    })),
+    sized(6, 8, timeSeries({
+      title: 'Spread ids and promotions',
+      description:
+        'Ids spread over several salt buckets in the registry (tsingest_spread_ids, the largest instance view) and the epochs added per 10 minutes by the instances (tsingest_spread_promotions_total, automatic and manual).',
+      targets: [
+        { expr: `max(tsingest_spread_ids{${JOB}})`, legendFormat: 'spread ids' },
+        { expr: `sum by (origin) (increase(tsingest_spread_promotions_total{${JOB}}[10m]))`, legendFormat: 'promotions ({{origin}}) / 10 min' },
+      ],
+      unit: 'short',
+      decimals: 0,
+      min: 0,
     })),
   ],
 };

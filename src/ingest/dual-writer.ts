@@ -26,6 +26,8 @@ export interface WrittenRow {
   readonly bucket: number;
   /** Set by the writer (a marker row carries the id it marks), so nothing decodes it from the key. */
   readonly id?: string;
+  /** the event's ts (a marker row: its id's first event in the unit) */
+  readonly ts?: number;
 }
 
 export interface WriteObserver {
@@ -167,7 +169,7 @@ export class DualWriter {
             throw err;
           }
           watch?.acknowledged();
-          observer.written(table, chunk.map((e) => ({ key: e.row.key, bucket: e.bucket, id: e.event.id })), (performance.now() - t0) / 1000);
+          observer.written(table, chunk.map((e) => ({ key: e.row.key, bucket: e.bucket, id: e.event.id, ts: e.event.ts })), (performance.now() - t0) / 1000);
         },
         {
           ...this.#o.retry,

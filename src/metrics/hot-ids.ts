@@ -6,10 +6,10 @@
  *
  * Gauges (only the current top K series exist; every scrape rebuilds them, so ids that fell out of
  * the top K disappear and the cardinality stays ≤ K):
- *   tsingest_hot_id_events{id}                      estimated events of the id in the window (upper estimate)
- *   tsingest_hot_id_info{id,bucket,k,region,server} 1 per hot id: its base salt bucket, the buckets K its
- *                                                   events spread over now, the region of its base bucket
- *   tsingest_hot_ids_window_events                  exact events counted in the window (the share's denominator)
+ *   tsingest_hot_id_events{id}                    estimated events of the id in the window (upper estimate)
+ *   tsingest_hot_id_buckets{id}                   salt buckets K its events spread over now (1: a plain id)
+ *   tsingest_hot_id_info{id,bucket,region,server} 1 per hot id: its base salt bucket and that bucket's region
+ *   tsingest_hot_ids_window_events                exact events counted in the window (the share's denominator)
  */
 import { Gauge, type Registry } from 'prom-client';
 import { idPrefixAt, kAt, type Keyspace, type SpreadEpoch } from '../keys/index.ts';
@@ -19,6 +19,7 @@ import type { RegionInfo } from './region-source.ts';
 
 export const HOT_ID_METRICS = {
   events: 'tsingest_hot_id_events',
+  buckets: 'tsingest_hot_id_buckets',
   info: 'tsingest_hot_id_info',
   windowEvents: 'tsingest_hot_ids_window_events',
 } as const;
@@ -80,6 +81,8 @@ export interface HotIdsSnapshot {
 export class HotIds {
   readonly #o: HotIdsOptions;
   readonly #sketch: WindowedHeavyHitters;
+  /** writes whose event time is within the window of now: what automatic spreading decides on */
+  readonly #live: WindowedHeavyHitters;
   readonly #now: () => number;
   readonly #top: number;
   readonly #wall: () => number;
@@ -93,11 +96,13 @@ export class HotIds {
     this.#top = top;
     this.#now = options.now ?? (() => performance.now());
     this.#wall = options.wallClock ?? Date.now;
-    this.#sketch = new WindowedHeavyHitters({
+    const sketch = (): WindowedHeavyHitters => new WindowedHeavyHitters({
       capacity,
       ...(options.windowMs === undefined ? {} : { windowMs: options.windowMs }),
       ...(options.slots === undefined ? {} : { slots: options.slots }),
     });
+    this.#sketch = sketch();
+    this.#live = sketch();
     registerGauges(options.registry, () => this.snapshot(), `over the last ${this.#sketch.windowMs / 1000}s (top ${top} only; upper estimate, error ≤ window events / ${capacity})`);
   }
 
@@ -106,33 +111,50 @@ export class HotIds {
     return this.#o.table;
   }
 
-  /** Counts one event per id (e.g. the ids of the accepted events of a committed unit). */
-  recordIds(ids: readonly string[]): void {
+  /**
+   * Counts one event per id (e.g. the ids of the written events of a chunk). With the events' ts, the
+   * live ones (event time within the window of now) are also counted for automatic spreading.
+   */
+  recordIds(ids: readonly string[], ts?: readonly number[]): void {
     if (ids.length === 0) return;
     const perId = new Map<string, number>();
-    for (const id of ids) perId.set(id, (perId.get(id) ?? 0) + 1);
-    this.#sketch.addAll(this.#now(), perId);
+    const live = new Map<string, number>();
+    const oldest = this.#wall() - this.#sketch.windowMs;
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i] as string;
+      perId.set(id, (perId.get(id) ?? 0) + 1);
+      const t = ts?.[i];
+      if (t !== undefined && t >= oldest) live.set(id, (live.get(id) ?? 0) + 1);
+    }
+    const now = this.#now();
+    this.#sketch.addAll(now, perId);
+    if (live.size > 0) this.#live.addAll(now, live);
   }
 
   /** Counts acknowledged data rows by the id decoded from each key (undecodable keys are only counted). */
   recordDataKeys(keys: readonly Buffer[]): void {
     const ids: string[] = [];
+    const ts: number[] = [];
     for (const key of keys) {
       try {
-        ids.push(this.#o.keyspace.decodeDataKey(key).id);
+        const d = this.#o.keyspace.decodeDataKey(key);
+        ids.push(d.id);
+        ts.push(d.ts);
       } catch {
         this.#undecodable += 1;
       }
     }
-    this.recordIds(ids);
+    this.recordIds(ids, ts);
   }
 
   /**
-   * The window's total and its `limit` largest ids with their guaranteed counts (sketch count − error):
-   * what this instance reports to the others for automatic spreading (src/spread/promoter.ts).
+   * The window's live writes (event time within the window of now) and their `limit` largest ids with
+   * guaranteed counts (sketch count − error): what this instance reports to the others for automatic
+   * spreading (src/spread/promoter.ts). A backlog being caught up is not counted: spreading only
+   * changes events from now on, and a catch-up reads partitions unevenly, so its shares would lie.
    */
   load(limit: number): { readonly windowMs: number; readonly total: number; readonly top: [string, number][] } {
-    const { hitters, total } = this.#sketch.top(this.#now(), limit);
+    const { hitters, total } = this.#live.top(this.#now(), limit);
     return { windowMs: this.#sketch.windowMs, total, top: hitters.map((h): [string, number] => [h.id, h.count - h.error]).filter(([, n]) => n > 0) };
   }
 
@@ -180,12 +202,22 @@ function registerGauges(registry: Registry, snapshotOf: () => HotIdsSnapshot, sc
   });
   new Gauge({
     name: HOT_ID_METRICS.info,
-    help: 'Base salt bucket, salt buckets K its events spread over now, and the region (encoded name, server) of the base bucket of each current hot id; value 1',
-    labelNames: ['id', 'bucket', 'k', 'region', 'server'] as const,
+    help: 'Base salt bucket and its region (encoded name, server) of each current hot id; value 1',
+    labelNames: ['id', 'bucket', 'region', 'server'] as const,
     registers,
     collect() {
       this.reset();
-      for (const h of snapshotOf().ids) this.set({ id: h.id, bucket: String(h.bucket), k: String(h.k), region: h.region, server: h.server }, 1);
+      for (const h of snapshotOf().ids) this.set({ id: h.id, bucket: String(h.bucket), region: h.region, server: h.server }, 1);
+    },
+  });
+  new Gauge({
+    name: HOT_ID_METRICS.buckets,
+    help: 'Salt buckets each current hot id spreads its events over now (1: one bucket; docs/HOT-IDS.md)',
+    labelNames: ['id'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const h of snapshotOf().ids) this.set({ id: h.id }, h.k);
     },
   });
   new Gauge({

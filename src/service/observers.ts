@@ -15,8 +15,8 @@ function statusOf(err: unknown): string {
 /** Where the ids of acknowledged data-table rows go to find the hot ids (src/ui/hot-ids.ts `HotIds`). */
 export interface HotIdFeed {
   readonly table: string;
-  /** One event per id; the writer hands over the ids of the planned events, nothing is decoded. */
-  recordIds(ids: readonly string[]): void;
+  /** One event per id; the writer hands over the ids (and event ts) of the planned events, nothing is decoded. */
+  recordIds(ids: readonly string[], ts?: readonly number[]): void;
   /** For rows that come without their id: the id is decoded from the data key. */
   recordDataKeys(keys: readonly Buffer[]): void;
 }
@@ -50,12 +50,15 @@ export function writeObserver(m: Metrics, spread: WriteSpread, regions: RegionMa
 
 function feedHotIds(hotIds: HotIdFeed, rows: readonly WrittenRow[]): void {
   const ids: string[] = [];
+  const ts: number[] = [];
   let keys: Buffer[] | undefined;
   for (const r of rows) {
-    if (r.id !== undefined) ids.push(r.id);
-    else (keys ??= []).push(r.key);
+    if (r.id !== undefined && r.ts !== undefined) {
+      ids.push(r.id);
+      ts.push(r.ts);
+    } else (keys ??= []).push(r.key);
   }
-  hotIds.recordIds(ids);
+  hotIds.recordIds(ids, ts);
   if (keys !== undefined) hotIds.recordDataKeys(keys);
 }
 

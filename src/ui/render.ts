@@ -127,7 +127,12 @@ export function ringSkew(hm: HeatmapSnapshot): number {
   return sum > 0 ? Math.max(...totals) / (sum / totals.length) : 0;
 }
 
-/** The hot ids as an HTML table (`tr.hot-id` rows with `data-id`). */
+/** " → K from hh:mm:ss" when the id's newest epoch has not started yet (a promotion waiting for its lead). */
+function pendingEpoch(h: HotIdsSnapshot['ids'][number]): string {
+  return h.epoch !== null && h.epoch.k > h.k ? ` <small>→ ${h.epoch.k} from ${hhmmss(h.epoch.since)}</small>` : '';
+}
+
+/** The hot ids as an HTML table (`tr.hot-id` rows with `data-id` and `data-k`). */
 export function renderHotIds(hot: HotIdsSnapshot, rows: readonly HeatmapRow[]): string {
   const win = fmt(hot.windowMs / 1000);
   if (hot.ids.length === 0) return `<p id="hot-ids-empty">No events in the last ${win} s.</p>`;
@@ -135,13 +140,13 @@ export function renderHotIds(hot: HotIdsSnapshot, rows: readonly HeatmapRow[]): 
   const body = hot.ids.map((h, i) => {
     const start = startOf.get(h.region);
     const region = h.region === '' ? '?' : `${start === undefined ? '' : esc(start === '' ? '(first region)' : start)} <small>${esc(h.region.slice(0, 8))}</small>`;
-    return `<tr class="hot-id" data-id="${esc(h.id)}" data-events="${h.events}"><td>${i + 1}</td><td class="id">${esc(h.id)}</td>` +
+    return `<tr class="hot-id" data-id="${esc(h.id)}" data-events="${h.events}" data-k="${h.k}"><td>${i + 1}</td><td class="id">${esc(h.id)}</td>` +
       `<td class="num">${fmt(h.events)}${h.error > 0 ? ` <small>(≥ ${fmt(h.events - h.error)})</small>` : ''}</td>` +
       `<td class="num">${fmt(h.events / (hot.windowMs / 1000))}</td>` +
       `<td><span class="share" style="width:${(h.share * 100).toFixed(1)}px"></span> ${(h.share * 100).toFixed(1)}%</td>` +
-      `<td class="num">${h.bucket}</td><td>${region}</td><td>${esc(h.server)}</td></tr>`;
+      `<td class="num">${h.bucket}</td><td class="num k">${h.k}${pendingEpoch(h)}</td><td>${region}</td><td>${esc(h.server)}</td></tr>`;
   });
-  return `<table id="hot-ids"><thead><tr><th>#</th><th>id</th><th>events (${win} s)</th><th>avg/s</th><th>share</th><th>salt bucket</th><th>region (start key)</th><th>server</th></tr></thead><tbody>${body.join('')}</tbody></table>` +
+  return `<table id="hot-ids"><thead><tr><th>#</th><th>id</th><th>events (${win} s)</th><th>avg/s</th><th>share</th><th>salt bucket</th><th title="salt buckets its events spread over now (docs/HOT-IDS.md)">K</th><th>region (start key)</th><th>server</th></tr></thead><tbody>${body.join('')}</tbody></table>` +
     `<p class="note">Top ${hot.ids.length} of ${hot.total} events in the last ${win} s, from a Space-Saving sketch of ${hot.capacity} counters per slot: counts are upper estimates, at most ${fmt(hot.errorBound)} too high (events / ${hot.capacity}); "≥" shows the guaranteed lower bound where it differs.${hot.undecodable > 0 ? ` ${hot.undecodable} undecodable keys were not counted.` : ''}</p>`;
 }
 

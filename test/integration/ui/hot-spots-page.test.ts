@@ -112,8 +112,9 @@ void test('the /ui page shows each region of the data table and the dominant hot
   assert.match(hotRow?.text ?? '', new RegExp(`hot: ${HOT}`), 'the dominant id is marked on its region');
   for (const r of rows) if (r.region !== hotRegion) assert.doesNotMatch(r.text, new RegExp(HOT));
 
-  const firstHot = /<tr class="hot-id" data-id="([^"]*)" data-events="([^"]*)">/.exec(dom);
+  const firstHot = /<tr class="hot-id" data-id="([^"]*)" data-events="([^"]*)" data-k="([^"]*)">/.exec(dom);
   assert.equal(firstHot?.[1], HOT, 'the dominant id heads the hot ids table');
+  assert.equal(firstHot[3], '1', 'its events are two years old: spreading is decided on live writes, so it stays in one bucket');
   const data = await snapshot();
   const top = data.hotIds.ids[0];
   assert.equal(top?.id, HOT);

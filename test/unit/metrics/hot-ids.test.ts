@@ -60,6 +60,21 @@ void describe('HotIds', () => {
     assert.equal(snap.ids.length, 3);
   });
 
+  void it('reports only live writes (event time within the window) for automatic spreading; the page counts all', async () => {
+    const { hot } = await setup();
+    const now = Date.now();
+    // A backlog two days old for "old", live events for "live" and "mixed".
+    hot.recordIds(['old', 'old', 'old', 'live', 'mixed', 'mixed'], [now - 172_800_000, now - 172_800_000, now - 172_800_000, now - 1000, now, now - 172_800_000]);
+    assert.deepEqual(hot.snapshot().ids.map((h) => [h.id, h.events]), [['old', 3], ['mixed', 2], ['live', 1]]);
+    const load = hot.load(10);
+    assert.equal(load.total, 2);
+    assert.deepEqual(load.top, [['live', 1], ['mixed', 1]]);
+    hot.recordIds(['no-ts']);
+    assert.equal(hot.load(10).total, 2, 'ids without their ts are not live writes');
+    hot.recordDataKeys([testKeyspace(B).dataKey('k', now - 500)]);
+    assert.deepEqual(hot.load(10).top.map(([id]) => id).sort(), ['k', 'live', 'mixed'], 'a decoded key brings its ts');
+  });
+
   void it('decodes printable keys when the table uses them', () => {
     const hot = new HotIds({ registry: new Registry(), table: TABLE, keyspace: testKeyspace(B, 'printable') });
     hot.recordDataKeys([encodePrintableDataKey({ id: 'dev-1', ts: 5 }, B), encodePrintableDataKey({ id: 'dev-1', ts: 6 }, B)]);

@@ -9,6 +9,8 @@ import { DASHBOARD_FILE, VARIABLES, buildDashboard, renderDashboard } from '../.
 import { layout, panelQueries, sized, text, type Json, type JsonObject } from '../../../scripts/dashboard/grafana.ts';
 import { METRIC_NAMES } from '../../../src/metrics/registry.ts';
 import { READ_METRIC_NAMES } from '../../../src/metrics/read-metrics.ts';
+import { HOT_ID_METRICS } from '../../../src/metrics/hot-ids.ts';
+import { SPREAD_METRIC_NAMES } from '../../../src/metrics/spread-metrics.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..', '..');
 
@@ -25,8 +27,8 @@ const num = (v: Json | undefined): number => {
   return v as number;
 };
 
-/** Metrics whose series come from elsewhere: Prometheus itself, and the hot-ids top-K gauge of src/ui/hot-ids.ts. */
-const EXTERNAL = ['up', 'tsingest_hot_id_events'];
+/** Metrics whose series come from elsewhere: Prometheus itself, and the hot-ids top-K gauges of src/metrics/hot-ids.ts. */
+const EXTERNAL = ['up', ...Object.values(HOT_ID_METRICS)];
 
 function recordingRules(): Set<string> {
   const text = readFileSync(join(ROOT, 'deploy/prometheus/rules/tsingest-recording.yml'), 'utf8');
@@ -80,7 +82,7 @@ void describe('dashboard region-write-spread', () => {
   });
 
   void it('queries use only metrics the service exports or the recording rules define', () => {
-    const known = new Set<string>([...Object.values(METRIC_NAMES), ...Object.values(READ_METRIC_NAMES), ...recordingRules(), ...EXTERNAL]);
+    const known = new Set<string>([...Object.values(METRIC_NAMES), ...Object.values(READ_METRIC_NAMES), ...Object.values(SPREAD_METRIC_NAMES), ...recordingRules(), ...EXTERNAL]);
     for (const q of panelQueries(dashboard)) {
       const withoutStrings = q.expr.replace(/"[^"]*"/g, '""');
       const used = [...withoutStrings.matchAll(/\b(tsingest_[a-z_]+|[a-z_]+:[a-z_]+:[a-z0-9_]+|up)\b(?=\s*[{[)]|\s*$)/g)].map((m) => m[1] ?? '');

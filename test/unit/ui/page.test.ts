@@ -66,10 +66,16 @@ void describe('render', () => {
     assert.equal(ringSkew(s.heatmap), 40 / 20);
   });
 
-  void it('renders the hot ids table with escaped ids, shares and the error bound', () => {
+  void it('renders the hot ids table with escaped ids, shares, K and the error bound', () => {
     const html = renderPage(snapshot(), 5000);
     assert.match(html, /^<!doctype html>/);
-    assert.match(html, /<tr class="hot-id" data-id="&lt;dev&amp;&quot;1&quot;&gt;" data-events="30">/);
+    assert.match(html, /<tr class="hot-id" data-id="&lt;dev&amp;&quot;1&quot;&gt;" data-events="30" data-k="4">/);
+    assert.match(html, /<td class="num k">4<\/td>/, 'K in effect, no epoch to come');
+    const s = snapshot();
+    const [first] = s.hotIds.ids;
+    assert.ok(first !== undefined);
+    const pending = renderPage({ ...s, hotIds: { ...s.hotIds, ids: [{ ...first, k: 1, epoch: { since: 1_700_000_060_000, k: 8 } }] } }, 5000);
+    assert.match(pending, /<td class="num k">1 <small>→ 8 from 22:14:20<\/small><\/td>/, 'a promotion whose epoch has not started yet');
     assert.match(html, /66\.7%/);
     assert.match(html, /at most 0\.7 too high/);
     assert.match(html, /const every=5000;/);
