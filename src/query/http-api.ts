@@ -6,7 +6,11 @@
  *   GET /api/v1/index/{tag}/{value}/events?from=&to=&limit=&cursor=
  *   GET /api/v1/ids/{id}/rollups/{window}?from=&to=&metric=&limit=&cursor=
  *
- * Path segments are percent-decoded (`/api/v1/ids/%E8%AE%BE%E5%A4%87-7/latest`). 200 answers
+ * Routes match the path as sent (src/query/request-path.ts), never the URL-normalised one: it is
+ * split on `/` first, then each segment is percent-decoded (`/api/v1/ids/%E8%AE%BE%E5%A4%87-7/latest`),
+ * so `%2F` is a `/` inside an id, `+` is a plus, and `.`/`..` segments (literal or `%2E`-encoded) are
+ * the ids `.`/`..`: no dot segment is removed. Every path starting with /api/ (as sent or once
+ * normalised) is answered here. The query string is parsed by URLSearchParams. 200 answers
  * `{"items":[…],"next":cursor|null,"limit":n}` (+ `"dangling":n` for by-tag reads), streamed: each
  * item is written as it is read. Errors: 400 `{error, parameter, message}` for a bad parameter or
  * cursor, 404 for an unknown index (tag) or window, 503 when HBase is unavailable (retriable, with
@@ -19,6 +23,7 @@ import { isHBaseError, isRetriable } from '../hbase/errors.ts';
 import type { QueryKind } from '../metrics/read-metrics.ts';
 import { createQueries, type QueryDeps } from './queries.ts';
 import { QueryError } from './query-error.ts';
+import { requestPath } from './request-path.ts';
 import type { PageEnd, QueryItem } from './types.ts';
 
 export const API_PREFIX = '/api/v1/';
@@ -50,7 +55,10 @@ function sendJson(res: ServerResponse, status: number, body: Record<string, unkn
   res.end(text);
 }
 
-/** Matches a path (segments after /api/v1/) → the route and its raw (percent-decoded) path params. */
+/**
+ * Matches a path split on `/` as sent (segments after /api/v1/, still percent-encoded) → the route
+ * and its path params, each percent-decoded (UTF-8; `+` stays a plus). Literal segments compare as sent.
+ */
 export function matchRoute(segments: readonly string[]): { route: Route; params: Record<string, string> } | null {
   for (const route of ROUTES) {
     if (route.pattern.length !== segments.length) continue;
@@ -85,17 +93,17 @@ function queryParams(url: URL, pathParams: Readonly<Record<string, string>>): Re
   return raw;
 }
 
-function sendError(res: ServerResponse, err: unknown, log: ReadApiDeps['log'], url: URL): void {
+function sendError(res: ServerResponse, err: unknown, log: ReadApiDeps['log'], path: string): void {
   if (err instanceof QueryError) {
     sendJson(res, err.status, { error: err.code, parameter: err.parameter, message: err.message });
     return;
   }
   if (isHBaseError(err) && isRetriable(err)) {
-    log.warn({ err, path: url.pathname }, 'read API: HBase unavailable');
+    log.warn({ err, path }, 'read API: HBase unavailable');
     sendJson(res, 503, { error: 'unavailable', message: `HBase is unavailable, retry later: ${err.message}` }, { 'retry-after': '1' });
     return;
   }
-  log.error({ err, path: url.pathname }, 'read API: query failed');
+  log.error({ err, path }, 'read API: query failed');
   sendJson(res, 500, { error: 'internal', message: isHBaseError(err) ? err.message : 'the query failed' });
 }
 
@@ -123,7 +131,8 @@ export function createReadApi(deps: ReadApiDeps): ReadApiHandler {
   const queries = createQueries(deps);
   const { log } = deps;
   return async (req, res, url) => {
-    if (!url.pathname.startsWith('/api/')) return false;
+    const path = requestPath(req.url ?? '/');
+    if (!path.startsWith('/api/') && !url.pathname.startsWith('/api/')) return false;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       sendJson(res, 405, { error: 'method_not_allowed', message: `${req.method ?? ''} is not allowed; the read API is GET only` }, { allow: 'GET, HEAD' });
       return true;
@@ -132,9 +141,9 @@ export function createReadApi(deps: ReadApiDeps): ReadApiHandler {
     let first;
     let limit: number;
     try {
-      const matched = url.pathname.startsWith(API_PREFIX) ? matchRoute(url.pathname.slice(API_PREFIX.length).split('/')) : null;
+      const matched = path.startsWith(API_PREFIX) ? matchRoute(path.slice(API_PREFIX.length).split('/')) : null;
       if (matched === null) {
-        sendJson(res, 404, { error: 'not_found', message: `no read API route ${url.pathname} (see docs/QUERIES.md)` });
+        sendJson(res, 404, { error: 'not_found', message: `no read API route ${path} (see docs/QUERIES.md)` });
         return true;
       }
       const spec = queries.parse(matched.route.kind, queryParams(url, matched.params));
@@ -142,7 +151,7 @@ export function createReadApi(deps: ReadApiDeps): ReadApiHandler {
       page = queries.run(spec);
       first = await page.next(); // errors before any byte is sent still get a proper status
     } catch (err) {
-      sendError(res, err, log, url);
+      sendError(res, err, log, path);
       return true;
     }
     const conn = { closed: false };
@@ -163,7 +172,7 @@ export function createReadApi(deps: ReadApiDeps): ReadApiHandler {
       }
       res.end(trailer(r.value, limit));
     } catch (err) {
-      log.error({ err, path: url.pathname }, 'read API: query failed after the response started');
+      log.error({ err, path }, 'read API: query failed after the response started');
       res.destroy();
     }
     return true;

@@ -14,7 +14,11 @@ import type { Lifecycle } from './lifecycle.ts';
 
 export type HealthSource = Pick<Lifecycle, 'state' | 'reason' | 'ready' | 'live'>;
 
-/** Extra routes: resolves true when it answered the request, false to fall through to the 404. */
+/**
+ * Extra routes: resolves true when it answered the request, false to fall through to the 404. `url` is
+ * the WHATWG-parsed request URL, whose pathname has its dot segments removed (also `%2E`-encoded ones);
+ * a handler that must see the path as sent reads `req.url` (the read API does).
+ */
 export type RouteHandler = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<boolean>;
 
 export interface HttpServerOptions {

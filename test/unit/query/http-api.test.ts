@@ -30,6 +30,8 @@ test('routes match their segments and percent-decode ids and values', () => {
   assert.equal(matchRoute(['ids', 'a', 'latest'])?.route.kind, 'latest');
   assert.equal(matchRoute(['ids', 'a', 'events'])?.route.kind, 'range');
   assert.deepEqual(matchRoute(['index', 'site', 'a%2Fb', 'events'])?.params, { tag: 'site', value: 'a/b' });
+  assert.deepEqual(matchRoute(['ids', 'a+b%20c', 'latest'])?.params, { id: 'a+b c' }, 'in a path + is a plus');
+  assert.deepEqual(matchRoute(['ids', '..', 'rollups', '%2E'])?.params, { id: '..', window: '.' });
   assert.deepEqual(matchRoute(['ids', 'a', 'rollups', '1h'])?.params, { id: 'a', window: '1h' });
   assert.equal(matchRoute(['ids', 'a']), null);
   assert.equal(matchRoute(['ids', 'a', 'latest', 'x']), null);
