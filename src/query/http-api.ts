@@ -6,6 +6,11 @@
  *   GET /api/v1/index/{tag}/{value}/events?from=&to=&limit=&cursor=
  *   GET /api/v1/ids/{id}/rollups/{window}?from=&to=&metric=&limit=&cursor=
  *
+ * and the same reads with the id, tag and value in the query string instead (every id reachable from
+ * every client: WHATWG URL clients, fetch and browsers, drop the path segments `.`/`..`, encoded too):
+ *
+ *   GET /api/v1/latest?id=…   /api/v1/events?id=…   /api/v1/tag-events?tag=…&value=…   /api/v1/rollups/{window}?id=…
+ *
  * Routes match the path as sent (src/query/request-path.ts), never the URL-normalised one: it is
  * split on `/` first, then each segment is percent-decoded (`/api/v1/ids/%E8%AE%BE%E5%A4%87-7/latest`),
  * so `%2F` is a `/` inside an id, `+` is a plus, and `.`/`..` segments (literal or `%2E`-encoded) are
@@ -47,6 +52,11 @@ const ROUTES: readonly Route[] = [
   { kind: 'range', pattern: ['ids', p('id'), 'events'] },
   { kind: 'by_tag', pattern: ['index', p('tag'), p('value'), 'events'] },
   { kind: 'rollups', pattern: ['ids', p('id'), 'rollups', p('window')] },
+  // The query-string forms: id, tag and value are query parameters.
+  { kind: 'latest', pattern: ['latest'] },
+  { kind: 'range', pattern: ['events'] },
+  { kind: 'by_tag', pattern: ['tag-events'] },
+  { kind: 'rollups', pattern: ['rollups', p('window')] },
 ];
 
 function sendJson(res: ServerResponse, status: number, body: Record<string, unknown>, headers: Record<string, string> = {}): void {

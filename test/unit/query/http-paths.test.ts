@@ -99,6 +99,31 @@ test('latest, range and rollups read exactly the id each raw path segment names'
   assert.deepEqual(absolute.items?.map((x) => x.id), ['..', '..'], 'absolute-form target');
 });
 
+test('the query-string forms read any id, tag and value, also through fetch (which drops . and .. path segments)', async (t) => {
+  const { port, events } = await serve(t);
+  for (const { id } of AWKWARD_IDS) {
+    const own = events.filter((e) => e.id === id).sort(newestFirst).map(idTs);
+    const q = `id=${encodeURIComponent(id)}`;
+    const get = async (path: string): Promise<Page> => {
+      const res = await fetch(`http://127.0.0.1:${port}${path}`);
+      assert.equal(res.status, 200, path);
+      return (await res.json()) as Page;
+    };
+    assert.deepEqual((await get(`/api/v1/latest?${q}`)).items?.map(idTs), own, `latest ${JSON.stringify(id)}`);
+    assert.deepEqual((await get(`/api/v1/events?${q}&from=${BASE}&to=${BASE + HOUR}`)).items?.map(idTs), own, `range ${JSON.stringify(id)}`);
+    assert.deepEqual((await get(`/api/v1/rollups/1h?${q}`)).items?.map((x) => x.id), [id], `rollups ${JSON.stringify(id)}`);
+  }
+  for (const { id: value } of AWKWARD_VALUES) {
+    const expected = events.filter((e) => e.tags['..'] === value).sort(newestFirst).map(idTs);
+    const res = await fetch(`http://127.0.0.1:${port}/api/v1/tag-events?tag=${encodeURIComponent('..')}&value=${encodeURIComponent(value)}`);
+    assert.deepEqual(((await res.json()) as Page).items?.map(idTs), expected, `by-tag .. = ${JSON.stringify(value)}`);
+  }
+  const missing = await getRaw(port, '/api/v1/latest');
+  assert.deepEqual([missing.status, (missing.body as Page).parameter], [400, 'id']);
+  const both = await getRaw(port, '/api/v1/ids/a/latest?id=b');
+  assert.deepEqual([both.status, (both.body as Page).parameter], [400, 'id'], 'an id in the path and in the query is refused');
+});
+
 test('by-tag reads exactly the tag name and value each raw segment names', async (t) => {
   const { port, events } = await serve(t);
   for (const tag of TAGS) {
