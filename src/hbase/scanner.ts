@@ -7,6 +7,7 @@
 // boundary, so consecutive chunks of one row are merged here before yielding.
 import { decodeCellSet, encodeScanner, protocolError, type ScannerSpec } from './codec.ts';
 import { tablePath } from './paths.ts';
+import { tableScanPath } from './table-scan.ts';
 import { withContext, type RestCaller } from './rest-caller.ts';
 import { headerValue } from './transport.ts';
 import type { Row } from './types.ts';
@@ -22,6 +23,8 @@ export interface ScanOptions extends Omit<ScannerSpec, 'batch' | 'maxVersions'> 
   pageRows?: number;
   /** Deadline per HTTP round trip (open, each page, close). */
   deadlineMs?: number;
+  /** Always a stateful scanner (no stateless first page; table-scan.ts). */
+  stateful?: boolean;
 }
 
 export const DEFAULT_SCAN_BATCH = 1000;
@@ -50,6 +53,19 @@ export async function* scanRows(
       throw new RangeError(`pageRows must be a positive integer, got ${pageRows}`);
     }
     if (limit === 0) return;
+    // A bounded scan whose bounds the stateless endpoint can take: its first page is one request
+    // (table-scan.ts); a scanner is opened only when the read wants more than that page.
+    const first = pageRows === undefined ? limit : Math.min(pageRows, limit ?? pageRows);
+    const statelessPath = first === undefined || opts.stateful === true ? null : tableScanPath(table, opts, first);
+    if (first !== undefined && statelessPath !== null) {
+      const res = await caller.call({ method: 'GET', path: statelessPath, deadlineMs, ok: [200, 204], notFound: 'TABLE_NOT_FOUND' });
+      const rows = res.status === 204 ? [] : decodeCellSet(res.body);
+      for (const r of rows) yield r;
+      const last = rows.at(-1);
+      if (last === undefined || rows.length < first || (limit !== undefined && rows.length >= limit)) return;
+      yield* scanRows(caller, table, { ...opts, startRow: Buffer.concat([last.row, Buffer.from([0x00])]), ...(limit === undefined ? {} : { limit: limit - rows.length }), stateful: true });
+      return;
+    }
     // Region-server caching (rows per RPC) follows the rows we will ask for: left unset, HBase 2 fills
     // the first RPC up to its 2 MB result size, so opening a scanner on a big range reads thousands of
     // rows that a bounded read never uses.

@@ -147,7 +147,9 @@ export class Keyspace {
   /**
    * The scans covering an id's rows with fromTs ≤ ts ≤ toTs: one per bucket its epochs use, each
    * restricted to the times that bucket is in use (bucket offset j from the first epoch with K > j).
-   * Newest first within each; ordered by offset. A plain id has one range.
+   * Newest first within each; ordered by offset. A plain id has one range. Over all time (a latest
+   * read) each is the id's whole prefix in its bucket: the id has no rows in bucket j before its epoch,
+   * and a prefix range is what the one-request scan takes (src/hbase/table-scan.ts).
    */
   dataRanges(id: string, fromTs = 0, toTs: number = MAX_TS, entry: SpreadEntry | undefined = this.spread.entryOf(id)): BucketRange[] {
     const base = saltOf(id, this.buckets);
@@ -159,7 +161,7 @@ export class Keyspace {
       const from = Math.max(fromTs, since);
       const bucket = (base + j) % this.buckets;
       const prefix = idPrefixAt(id, bucket, this.format);
-      const range = from === 0 && toTs === MAX_TS ? prefixRange(prefix) : timeRange(prefix, from, toTs, this.format === 'printable');
+      const range = fromTs === 0 && toTs === MAX_TS ? prefixRange(prefix) : timeRange(prefix, from, toTs, this.format === 'printable');
       out.push({ bucket, offset: j, range });
     }
     return out;

@@ -171,7 +171,7 @@ test('scan deletes the scanner on early break, on limit and on error', async () 
 
   const limited = scannerFake([page(['r1', 'a'], ['r2', 'a']), page(['r3', 'a'])]);
   const got = [];
-  for await (const r of limited.c.scan('t', { limit: 2 })) got.push(r.row.toString());
+  for await (const r of limited.c.scan('t', { limit: 2, stateful: true })) got.push(r.row.toString());
   assert.deepEqual(got, ['r1', 'r2']);
   assert.equal(limited.fake.requests[1]?.path, '/t/scanner/17953abc?n=2');
   assert.equal(limited.fake.requests.at(-1)?.method, 'DELETE');
@@ -186,7 +186,7 @@ test('scan deletes the scanner on early break, on limit and on error', async () 
 test('scan pageRows asks ?n= rows per page, capped by what the limit still needs', async () => {
   const paged = scannerFake([page(['r1', 'a'], ['r2', 'a']), page(['r3', 'a'], ['r4', 'a']), page(['r5', 'a'])]);
   const got = [];
-  for await (const r of paged.c.scan('t', { pageRows: 2, limit: 5 })) got.push(r.row.toString());
+  for await (const r of paged.c.scan('t', { pageRows: 2, limit: 5, stateful: true })) got.push(r.row.toString());
   assert.deepEqual(got, ['r1', 'r2', 'r3', 'r4', 'r5']);
   const gets = paged.fake.requests.filter((r) => r.method === 'GET').map((r) => r.path);
   // the last row of a page is held back until the next page shows it is whole: the page after r5
@@ -196,13 +196,13 @@ test('scan pageRows asks ?n= rows per page, capped by what the limit still needs
   assert.deepEqual(JSON.parse(String(paged.fake.requests[0]?.body)), { batch: 1000, caching: 2, maxVersions: 1 });
 
   const unlimited = scannerFake([page(['r1', 'a']), 204]);
-  for await (const r of unlimited.c.scan('t', { pageRows: 3 })) assert.equal(r.row.toString(), 'r1');
+  for await (const r of unlimited.c.scan('t', { pageRows: 3, stateful: true })) assert.equal(r.row.toString(), 'r1');
   assert.deepEqual(unlimited.fake.requests.filter((r) => r.method === 'GET').map((r) => r.path), ['/t/scanner/17953abc?n=3', '/t/scanner/17953abc?n=3']);
   const limited = scannerFake([page(['r1', 'a']), 204]);
-  for await (const r of limited.c.scan('t', { limit: 5000 })) assert.equal(r.row.toString(), 'r1');
+  for await (const r of limited.c.scan('t', { limit: 5000, stateful: true })) assert.equal(r.row.toString(), 'r1');
   assert.equal((JSON.parse(String(limited.fake.requests[0]?.body)) as { caching?: number }).caching, 1000, 'a limit alone caps caching at 1000');
   const explicit = scannerFake([page(['r1', 'a']), 204]);
-  for await (const r of explicit.c.scan('t', { limit: 5, caching: 50 })) assert.equal(r.row.toString(), 'r1');
+  for await (const r of explicit.c.scan('t', { limit: 5, caching: 50, stateful: true })) assert.equal(r.row.toString(), 'r1');
   assert.equal((JSON.parse(String(explicit.fake.requests[0]?.body)) as { caching?: number }).caching, 50, 'an explicit caching wins');
 
   const bad = scannerFake([]);
@@ -210,6 +210,29 @@ test('scan pageRows asks ?n= rows per page, capped by what the limit still needs
     for await (const r of bad.c.scan('t', { pageRows: 0 })) assert.fail(`unexpected row ${r.row.toString()}`);
   }, (e: unknown) => e instanceof HBaseError && e.code === 'INVALID_ARGUMENT' && /pageRows/.test(e.message));
   assert.equal(bad.fake.requests.length, 0);
+});
+
+test('a bounded scan with UTF-8 bounds: one stateless GET; a full first page continues with a scanner after its last row', async () => {
+  const short = client((req) => ({ status: 200, body: json(req.method === 'GET' ? page(['r1', 'a']) : '') }));
+  const one = [];
+  for await (const r of short.c.scan('t', { startRow: Buffer.from('r'), stopRow: Buffer.from('s'), pageRows: 4 })) one.push(r.row.toString());
+  assert.deepEqual(one, ['r1']);
+  assert.deepEqual(short.fake.requests.map((r) => `${r.method} ${r.path}`), ['GET /t/*?startrow=r&endrow=s&maxversions=1&limit=4'], 'one request, no scanner');
+
+  let n = 0;
+  const full = client((req): Partial<HttpResponse> & { status: number } => {
+    if (req.method === 'GET' && req.path.startsWith('/t/*')) return { status: 200, body: json(page(['r1', 'a'], ['r2', 'a'])) };
+    if (req.method === 'PUT') return { status: 201, headers: { location: '/t/scanner/9' } };
+    if (req.method === 'DELETE') return { status: 200 };
+    return n++ === 0 ? { status: 200, body: json(page(['r3', 'a'])) } : { status: 204, body: json('') };
+  });
+  const rows = [];
+  for await (const r of full.c.scan('t', { startRow: Buffer.from('r'), stopRow: Buffer.from('s'), pageRows: 2, limit: 5 })) rows.push(r.row.toString());
+  assert.deepEqual(rows, ['r1', 'r2', 'r3']);
+  const [first, open] = full.fake.requests;
+  assert.equal(first?.path, '/t/*?startrow=r&endrow=s&maxversions=1&limit=2');
+  assert.equal((JSON.parse(String(open?.body)) as { startRow?: string }).startRow, Buffer.from('r2\u0000').toString('base64'), 'the scanner starts right after r2');
+  assert.equal(full.fake.requests.at(-1)?.method, 'DELETE');
 });
 
 test('close() only closes a transport the client created', async () => {
