@@ -4,8 +4,9 @@
 //                  [--results-dir bench-results] [--benchmarks-md BENCHMARKS.md|none] [--set key=value ...]
 //                  [--backlog-age-hours 24]
 // Phases: drain (service drains the backlog: events/s, CPU, RSS, profile), latency (paced 50 % of the
-// drain rate; needs drain), ceiling (raw REST), native (Java client), skew (salted vs unsalted, index
-// off only), stall (REST gateway frozen). A phase not run is rendered "not run".
+// drain rate; needs drain), ceiling (raw REST), native (Java client), skew (hot ids: the workload
+// streamed live with spreading on and off, then unsalted; scripts/lib/bench-spread.ts), stall (REST
+// gateway frozen). A phase not run is rendered "not run".
 // Per index scenario (none: data rows only; 2tags: index on `site` and `rack`, 3 rows per event):
 // fresh tables and topics, N generated events produced to Kafka, then the real service as its own
 // process drains them (events/s, CPU per 1,000 events from /proc, RSS sampled every 200 ms, a CPU
@@ -30,7 +31,8 @@ import { planTables } from '../src/admin/table-plan.ts';
 import { HBaseRestClient } from '../src/hbase/index.ts';
 import { benchNames, cleanUp, createTables, createTopics, type BenchNames } from './lib/bench-setup.ts';
 import { produceAll, runService, type ServiceRunResult } from './lib/bench-service.ts';
-import { plannedRows, writeRaw, writeRows, type GenParams } from './lib/bench-rows.ts';
+import { plannedRows, writeRows, type GenParams } from './lib/bench-rows.ts';
+import { skewPhase } from './lib/bench-skew.ts';
 import { dumpRows, writeNative } from './lib/bench-native.ts';
 import { runStall } from './lib/bench-stall.ts';
 import { breakdown, readProfile, topFrames } from './lib/bench-profile.ts';
@@ -55,6 +57,8 @@ const { values } = parseArgs({
     'benchmarks-md': { type: 'string', default: 'BENCHMARKS.md' },
     set: { type: 'string', multiple: true, default: [] },
     'backlog-age-hours': { type: 'string', default: '24' },
+    'skew-rate': { type: 'string', default: '5000' },
+    'skew-drain-events': { type: 'string', default: '500000' },
   },
 });
 const say = (m: string): void => { process.stdout.write(`[bench] ${m}\n`); };
@@ -79,7 +83,7 @@ const PHASES = ['drain', 'latency', 'ceiling', 'native', 'skew', 'stall'];
 const phases = new Set(values.phases.split(',').map((p) => p.trim()).filter((p) => p !== ''));
 for (const p of phases) if (!PHASES.includes(p)) throw new Error(`--phases: unknown phase ${p} (known: ${PHASES.join(', ')})`);
 if (phases.has('latency') && !phases.has('drain')) throw new Error('--phases: latency needs drain (its rate is 50 % of the drain rate)');
-const scenarioPhases = ['drain', 'ceiling', 'native', 'skew'].filter((p) => phases.has(p));
+const scenarioPhases = ['drain', 'ceiling', 'native'].filter((p) => phases.has(p));
 const modes = values.index === 'both' ? ['none', '2tags'] : [values.index];
 for (const m of modes) if (m !== 'none' && m !== '2tags') throw new Error(`--index must be none, 2tags or both, got ${m}`);
 
@@ -112,7 +116,7 @@ function profileOf(dir: string, events: number, mode: string): Profile {
   return { charged: per1000(b.charged), self: per1000(b.self), profileTop: top };
 }
 
-async function scenario(ep: Env, mode: string, kafka: Kafka, rest: HBaseRestClient, report: { unsalted?: Figures['unsalted']; compression: string; produce: number }): Promise<ScenarioFigures> {
+async function scenario(ep: Env, mode: string, kafka: Kafka, rest: HBaseRestClient, report: { compression: string; produce: number }): Promise<ScenarioFigures> {
   const tags = mode === 'none' ? [] : TWO_TAGS;
   const n = benchNames();
   const sets = setsFor(n, tags);
@@ -163,12 +167,6 @@ async function scenario(ep: Env, mode: string, kafka: Kafka, rest: HBaseRestClie
       nativeEventsPerSec = nat.rowsPerSec / rowsPerEvent;
       say(`[${mode}] native writer: ${nat.rows} rows (${dumped} dumped) in ${nat.seconds.toFixed(1)} s = ${Math.round(nativeEventsPerSec)} events/s`);
     }
-    if (mode === 'none' && phases.has('skew')) {
-      const raw = { client: rest, family: cfg.tables.data.family, gen, maxRows: cfg.batch.maxRows, maxBytes: cfg.batch.maxBytes, concurrency: cfg.hbase.concurrency };
-      const salted = await writeRaw({ ...raw, table: nativeTable, buckets });
-      const unsalted = await writeRaw({ ...raw, table: n.unsalted, buckets: 1 });
-      report.unsalted = { saltedSkew: salted.skew, unsaltedSkew: unsalted.skew, unsaltedRegions: unsalted.regions };
-    }
     return {
       label: mode === 'none' ? 'index off' : `2 index tags (${tags.join(', ')})`,
       indexTags: tags, rowsPerEvent,
@@ -210,10 +208,13 @@ async function main(): Promise<number> {
   const { cfg } = configFor(ep, [`hbase.putEncoding=${values.encoding}`]);
   const rest = new HBaseRestClient({ baseUrl: ep.restUrl, defaultDeadlineMs: 60_000, connections: cfg.hbase.connections, putEncoding: cfg.hbase.putEncoding });
   const kafka = new Kafka({ clientId: 'tsi-bench', brokers: [ep.brokers], logLevel: logLevel.NOTHING });
-  const report: { unsalted?: Figures['unsalted']; compression: string; produce: number } = { compression: '?', produce: NaN };
+  const report: { compression: string; produce: number } = { compression: '?', produce: NaN };
   try {
     const scenarios: ScenarioFigures[] = [];
     if (scenarioPhases.length > 0) for (const mode of modes) scenarios.push(await scenario(ep, mode, kafka, rest, report));
+    const spread = phases.has('skew')
+      ? await skewPhase({ kafka, rest, events, ids, rate: intArg('skew-rate', values['skew-rate']), drainEvents: intArg('skew-drain-events', values['skew-drain-events']), port, say }, (n, tags) => { const sets = setsFor(n, tags); return { ...configFor(ep, sets), sets }; }, buckets, values.keep)
+      : undefined;
     const stallFigures = phases.has('stall') ? await stall(ep, kafka, rest) : undefined;
     const figures: Figures = {
       date: new Date().toISOString(),
@@ -221,7 +222,7 @@ async function main(): Promise<number> {
       machine: machineInfo(root),
       events, ids, buckets, partitions: PARTITIONS, putEncoding: cfg.hbase.putEncoding,
       produceEventsPerSec: report.produce, scenarios, compression: report.compression,
-      ...(report.unsalted === undefined ? {} : { unsalted: report.unsalted }),
+      ...(spread === undefined ? {} : { spread }),
       ...(stallFigures === undefined ? {} : { stall: stallFigures }),
     };
     const out = writeResults(resolve(root, values['results-dir']), figures);

@@ -1,6 +1,7 @@
 // Benchmark output: the JSON results file, a Markdown summary, and the figures block of BENCHMARKS.md.
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
+import type { SpreadFigures } from './bench-spread.ts';
 
 export interface MachineInfo {
   readonly nproc: number;
@@ -92,7 +93,8 @@ export interface Figures {
   readonly putEncoding: string;
   readonly produceEventsPerSec: number;
   readonly scenarios: readonly ScenarioFigures[];
-  readonly unsalted?: { readonly saltedSkew: number; readonly unsaltedSkew: number; readonly unsaltedRegions: number };
+  /** the skew phase: hot ids with spreading on and off, and unsalted */
+  readonly spread?: SpreadFigures;
   readonly stall?: StallFigures;
   readonly compression: string;
 }
@@ -132,15 +134,13 @@ export function markdownTable(r: Figures): string {
     const st = r.stall;
     lines.push(`| **service RSS peak, REST gateway stalled ${st.stallSeconds} s** (target ≤ 300 MB) | ${f0(st.peakRssMiB)} MiB (VmHWM ${f0(st.hwmMiB)} MiB); ${f0(st.produced)} events produced at ${f0(st.rate)}/s, ${f0(st.rowsCounted)} rows counted by scan (${st.rowsCounted === st.produced ? 'all present' : `**${f0(st.produced - st.rowsCounted)} missing**`}), caught up ${f1(st.recoverSeconds)} s after the producer stopped |${pad}`);
   }
-  if (r.unsalted !== undefined) {
-    lines.push(`| region write skew, same rows via REST: salted B=${r.buckets} vs unsalted B=1 | ${f2(r.unsalted.saltedSkew)} vs ${f2(r.unsalted.unsaltedSkew)} (${r.unsalted.unsaltedRegions} id-prefix regions) |${pad}`);
-  }
   const profiled = sc.filter((x) => x.profile !== undefined);
   const out = [
     `${f0(r.events)} events per scenario, ${f0(r.ids)} ids (Zipf s=1.1), B=${r.buckets}, topic ${r.partitions} partitions, put bodies ${r.putEncoding}${ran(r.produceEventsPerSec) ? `; produce rate ${f0(r.produceEventsPerSec)} events/s` : ''}.`,
     '',
     ...lines,
   ];
+  if (r.spread !== undefined) out.push('', ...spreadTable(r.spread, r.buckets));
   for (const x of profiled) {
     const prof = x.profile ?? {};
     const self = x.profileSelf ?? {};
@@ -155,6 +155,27 @@ export function markdownTable(r: Figures): string {
     for (const [k, v] of Object.entries(prof).sort((a, b) => b[1] - a[1])) out.push(`| ${k} | ${f2(v)} | ${((v / total) * 100).toFixed(0)} % | ${ran(self[k]) ? f2(self[k] ?? 0) : '–'} |`);
   }
   return out.join('\n');
+}
+
+/** The skew phase's table: skew on / off / unsalted, what the promoter did, latest-100, drain throughput. */
+export function spreadTable(s: SpreadFigures, buckets: number): string[] {
+  const k = Object.entries(s.on.promoted.byK).sort((a, b) => Number(b[0]) - Number(a[0])).map(([kk, n]) => `${n} × K ${kk}`).join(', ');
+  const ratio = s.latest.spread.p50 / s.latest.plain.p50;
+  const drainRatio = s.on.drain.eventsPerSec / s.off.drain.eventsPerSec;
+  return [
+    `Hot ids (skew phase): the same workload streamed live at ${f0(s.rate)} events/s (ts = produce time; ${f0(s.events)} events, index on site and rack), B=${buckets}, the registry empty at the start; skew = max / mean rows written per region, over the whole stream from a cold start and over its second half.`,
+    '',
+    '| figure | spreading on | spreading off | unsalted (B=1, prefix splits) |',
+    '|---|---|---|---|',
+    `| data table skew, whole stream | ${f2(s.on.data.whole)} | ${f2(s.off.data.whole)} | ${f2(s.unsalted.data)} (${s.unsalted.dataRegions} regions) |`,
+    `| **data table skew, second half** (target ≤ 1.25) | **${f2(s.on.data.secondHalf)}** | ${f2(s.off.data.secondHalf)} | |`,
+    `| index table skew, whole stream | ${f2(s.on.index.whole)} | ${f2(s.off.index.whole)} | ${f2(s.unsalted.index)} (${s.unsalted.indexRegions} regions) |`,
+    `| **index table skew, second half** | **${f2(s.on.index.secondHalf)}** | ${f2(s.off.index.secondHalf)} | |`,
+    `| ids promoted (automatic) | ${s.on.promoted.ids}: ${k === '' ? '-' : k}; epochs began ${s.on.promoted.firstEpochS === null ? '-' : `${f0(s.on.promoted.firstEpochS)}–${f0(s.on.promoted.lastEpochS ?? 0)} s`} into the stream, half of it written at ${f0(s.on.promoted.halfAtS)} s | ${s.off.promoted.ids} | |`,
+    `| live stream rate achieved | ${f0(s.on.live.rate)} events/s | ${f0(s.off.live.rate)} events/s | |`,
+    `| **drain throughput**, ${f0(s.drainEvents)}-event backlog inside the epochs, fresh process (target on ≥ 0.95 × off) | ${f0(s.on.drain.eventsPerSec)} events/s (${f1(s.on.drain.cpuMsPer1000)} CPU ms / 1,000) | ${f0(s.off.drain.eventsPerSec)} events/s (${f1(s.off.drain.cpuMsPer1000)} CPU ms / 1,000) | on / off = **${f2(drainRatio)}** |`,
+    `| **latest-100, p50 / p99** (${s.latest.queries} each, alternating; target spread ≤ 2 × plain at p50) | ${s.latest.spreadId} (K ${s.latest.spreadK}): ${s.latest.spread.p50.toFixed(1)} / ${s.latest.spread.p99.toFixed(1)} ms | ${s.latest.plainId} (plain): ${s.latest.plain.p50.toFixed(1)} / ${s.latest.plain.p99.toFixed(1)} ms | spread / plain p50 = **${f2(ratio)}** |`,
+  ];
 }
 
 export function machineLine(m: MachineInfo): string {

@@ -10,7 +10,7 @@ import { planBatch, rowBytes, type PlanSettings } from '../../src/ingest/batch-p
 import { locateIn } from '../../src/metrics/region-map.ts';
 import type { RegionInfo } from '../../src/metrics/region-source.ts';
 import { computeSkew } from '../../src/metrics/write-spread.ts';
-import { generateEvents } from '../../src/demo/generate.ts';
+import { generateEvents, type GeneratedEvent } from '../../src/demo/generate.ts';
 
 export interface GenParams {
   readonly count: number;
@@ -39,7 +39,10 @@ export async function regionsOf(client: HBaseRestClient, table: string): Promise
     .sort((a, b) => Buffer.compare(a.startKey, b.startKey));
 }
 
-/** Regenerates the events (deterministic) and writes their data rows with `buckets` salt buckets. */
+/**
+ * Regenerates the events (deterministic) and writes their rows: the data rows with `buckets` salt
+ * buckets, or what `rowsOf` builds from each event (e.g. its index rows).
+ */
 export async function writeRaw(o: {
   client: HBaseRestClient;
   table: string;
@@ -49,6 +52,7 @@ export async function writeRaw(o: {
   maxRows: number;
   maxBytes: number;
   concurrency: number;
+  rowsOf?: (e: GeneratedEvent) => readonly DataRow[];
 }): Promise<RawWriteResult> {
   const regions = await regionsOf(o.client, o.table);
   const index = new Map(regions.map((r, i) => [r.name, i]));
@@ -65,20 +69,23 @@ export async function writeRaw(o: {
     queue.add(() => o.client.put(o.table, body)).catch((err: unknown) => { failure ??= err; });
   };
   const t0 = performance.now();
+  const rowsOf = o.rowsOf ?? ((e: GeneratedEvent): DataRow[] => [{ key: encodeDataKey(e, o.buckets), cells: buildEventCells(e, o.family) }]);
   for (const e of generateEvents(o.gen)) {
-    const row: DataRow = { key: encodeDataKey(e, o.buckets), cells: buildEventCells(e, o.family) };
-    const size = rowBytes(row);
-    if (chunk.length > 0 && (chunk.length >= o.maxRows || chunkBytes + size > o.maxBytes)) {
-      flush();
-      if (queue.size >= o.concurrency) await queue.onSizeLessThan(o.concurrency);
-      if (failure !== undefined) break;
+    for (const row of rowsOf(e)) {
+      const size = rowBytes(row);
+      if (chunk.length > 0 && (chunk.length >= o.maxRows || chunkBytes + size > o.maxBytes)) {
+        flush();
+        if (queue.size >= o.concurrency) await queue.onSizeLessThan(o.concurrency);
+        if (failure !== undefined) break;
+      }
+      chunk.push(row);
+      chunkBytes += size;
+      rows++;
+      const region = locateIn(regions, row.key);
+      const i = region === undefined ? undefined : index.get(region.name);
+      if (i !== undefined) counts[i] = (counts[i] ?? 0) + 1;
     }
-    chunk.push(row);
-    chunkBytes += size;
-    rows++;
-    const region = locateIn(regions, row.key);
-    const i = region === undefined ? undefined : index.get(region.name);
-    if (i !== undefined) counts[i] = (counts[i] ?? 0) + 1;
+    if (failure !== undefined) break;
   }
   if (chunk.length > 0 && failure === undefined) flush();
   await queue.onIdle();

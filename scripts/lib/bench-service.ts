@@ -3,7 +3,7 @@
 import type { Kafka, Message, Producer } from 'kafkajs';
 import { CompressionTypes } from 'kafkajs';
 import { startServiceChild, sumOf, type Sample, type ServiceChild } from './bench-child.ts';
-import { generateEvents } from '../../src/demo/generate.ts';
+import { generateEvents, type GeneratedEvent } from '../../src/demo/generate.ts';
 import { computeSkew } from '../../src/metrics/write-spread.ts';
 import { METRIC_NAMES } from '../../src/metrics/registry.ts';
 import type { GenParams } from './bench-rows.ts';
@@ -16,8 +16,9 @@ async function send(producer: Producer, topic: string, messages: Message[]): Pro
   await producer.send({ topic, acks: -1, compression: CompressionTypes.None, messages });
 }
 
-/** Produces the generated events; returns seconds taken (acks -1, no compression, large batches). */
-export async function produceAll(kafka: Kafka, topic: string, gen: GenParams): Promise<{ seconds: number; eventsPerSec: number }> {
+/** Produces the generated events (or any events); returns seconds taken (acks -1, no compression, large batches). */
+export async function produceAll(kafka: Kafka, topic: string, gen: GenParams | Iterable<GeneratedEvent>): Promise<{ seconds: number; eventsPerSec: number }> {
+  const events = Symbol.iterator in gen ? gen : generateEvents(gen);
   const producer = kafka.producer();
   await producer.connect();
   try {
@@ -31,14 +32,16 @@ export async function produceAll(kafka: Kafka, topic: string, gen: GenParams): P
       void p.finally(() => inFlight.delete(p)).catch(() => undefined);
       if (inFlight.size >= SENDS_IN_FLIGHT) await Promise.race(inFlight);
     };
-    for (const e of generateEvents(gen)) {
+    let count = 0;
+    for (const e of events) {
+      count++;
       batch.push({ key: e.id, value: JSON.stringify(e) });
       if (batch.length >= SEND_BATCH) await flush();
     }
     if (batch.length > 0) await flush();
     await Promise.all(inFlight);
     const seconds = (performance.now() - t0) / 1000;
-    return { seconds, eventsPerSec: gen.count / seconds };
+    return { seconds, eventsPerSec: count / seconds };
   } finally {
     await producer.disconnect();
   }

@@ -91,14 +91,16 @@ void test('a hot id spread mid-stream by two instances: one row per event, a rep
   });
 
   const before = { data: await tableRows(h, h.names.data), index: await tableRows(h, h.names.index) };
-  await t.test('a replay from the earliest offset after the promotion leaves the tables unchanged, row for row', async () => {
+  await t.test('a replay from the earliest offset after the promotion leaves the tables unchanged, row for row', async (t) => {
     await a.stop('replay test');
     await b.stop('replay test');
     const c = await startInProcess(h, [`kafka.groupId=${uniqueName('it-spr-replay')}`, 'http.port=0']);
     await waitFor(`the replay of ${all.length} events`, 120_000, async () => (await processed([c])) >= all.length);
     await c.stop('replayed');
-    assert.deepEqual(await tableRows(h, h.names.data), before.data, 'data: same rows, same cells');
-    assert.deepEqual(await tableRows(h, h.names.index), before.index, 'index: same rows, same cells');
+    const after = { data: await tableRows(h, h.names.data), index: await tableRows(h, h.names.index) };
+    t.diagnostic(`replay of ${all.length} events across the promotion: data rows ${before.data.keys.length} → ${after.data.keys.length} (cells ${before.data.cells} → ${after.data.cells}), index rows ${before.index.keys.length} → ${after.index.keys.length}`);
+    assert.deepEqual(after.data, before.data, 'data: same rows, same cells');
+    assert.deepEqual(after.index, before.index, 'index: same rows, same cells');
   });
 
   const q = createQueries({ cfg, hbase: h.rest, keyspace: ks, entryFor: (id) => registry.fetch(id), metrics: createReadMetrics(new Registry()) });
