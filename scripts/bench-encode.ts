@@ -1,4 +1,4 @@
-// npm run bench:encode -- [--events 100000] [--ids 10000] [--index none|2tags] [--rounds 5] [--only STAGE,…]
+// npm run bench:encode -- [--events 100000] [--ids 10000] [--index none|2tags] [--spread 0] [--rounds 5] [--only STAGE,…]
 //
 // The service's per-event CPU without Kafka or HTTP, stage by stage, on its own code: generated events
 // (src/demo/generate.ts, Zipf ids) as the JSON records Kafka would hand over, cut into flush units of
@@ -8,6 +8,10 @@
 //             service's real write observer (Prometheus metrics, write spread over a 16-region map,
 //             hot ids), rollup markers and the consumer's per-unit accounting; once per body format
 //   encode    the put bodies alone (rows already converted), per body format; plus bytes per event
+//   scrape    one Prometheus scrape of the write side's registry after the writes (µs per scrape, not
+//             per event; the hot-ids sketch at its configured capacity, full)
+// --spread N spreads the N most frequent ids (a fixed registry view: an epoch from the first event on,
+// K sized from each id's share as the promoter would) to measure what spreading costs per event.
 // CPU is this process's user + system time (process.cpuUsage, so other load on the machine changes it
 // little) per 1,000 events; each stage runs --rounds times and the fastest round is reported (the first
 // rounds pay for JIT warm-up). Heap and GC are included, as in the service.
@@ -27,6 +31,8 @@ import { ingestObserver, writeObserver } from '../src/service/observers.ts';
 import { planSettings, rollupMarks, tableNames } from '../src/service/settings.ts';
 import { keyspaceOf } from '../src/service/keyspace.ts';
 import { HotIds } from '../src/metrics/hot-ids.ts';
+import { fixedLookup, type SpreadEntry } from '../src/keys/index.ts';
+import { sizeK } from '../src/spread/load.ts';
 
 const { values } = parseArgs({
   options: {
@@ -34,30 +40,38 @@ const { values } = parseArgs({
     ids: { type: 'string', default: '10000' },
     index: { type: 'string', default: 'none' },
     rounds: { type: 'string', default: '5' },
+    spread: { type: 'string', default: '0' },
     only: { type: 'string' },
   },
 });
 const EVENTS = Number(values.events);
 const IDS = Number(values.ids);
 const ROUNDS = Number(values.rounds);
+const SPREAD = Number(values.spread);
 if (!(EVENTS > 0 && IDS > 0 && ROUNDS > 0)) throw new Error('--events, --ids and --rounds must be positive');
+if (!(Number.isInteger(SPREAD) && SPREAD >= 0)) throw new Error('--spread is a count of ids ≥ 0');
 if (values.index !== 'none' && values.index !== '2tags') throw new Error('--index is none or 2tags');
 const only = values.only === undefined ? undefined : new Set(values.only.split(','));
 const runs = (stage: string): boolean => only === undefined || only.has(stage);
 
 const twoTags = values.index === '2tags';
 const cfg = loadConfig({ env: {}, sets: [`index.tags=${twoTags ? '["site","rack"]' : '[]'}`] });
-const keyspace = keyspaceOf(cfg);
-const settings = planSettings(cfg, keyspace);
 const tables = tableNames(cfg);
 
 // ---- input: the records a Kafka fetch hands over --------------------------------------------
 // Recent events, as in a live stream (open rollup windows: the marker cache skips re-marks).
 const startTs = Date.now() - EVENTS;
 const records: SourceRecord[] = [];
+const perId = new Map<string, number>();
 for (const e of generateEvents({ count: EVENTS, ids: IDS, startTs, stepMs: 1, seed: 42, ...(twoTags ? { racks: 13 } : {}) })) {
   records.push({ offset: String(records.length), key: null, value: Buffer.from(JSON.stringify(e)), timestamp: String(e.ts) });
+  perId.set(e.id, (perId.get(e.id) ?? 0) + 1);
 }
+const policy = { buckets: cfg.keys.saltBuckets, kFactor: cfg.keys.spread.kFactor, maxK: cfg.keys.spread.maxK ?? cfg.keys.saltBuckets };
+const spreadEntries = Object.fromEntries([...perId].sort((a, b) => b[1] - a[1]).slice(0, SPREAD)
+  .map(([id, n]): [string, SpreadEntry] => [id, { epochs: [{ since: startTs, k: Math.max(2, sizeK(n / EVENTS, policy)) }], fence: null }]));
+const keyspace = keyspaceOf(cfg, fixedLookup(spreadEntries));
+const settings = planSettings(cfg, keyspace);
 const units: SourceRecord[][] = [];
 for (let i = 0; i < records.length; i += cfg.batch.maxRows) units.push(records.slice(i, i + cfg.batch.maxRows));
 
@@ -100,7 +114,7 @@ const encoders: readonly (readonly [string, Encoder])[] = [
 ];
 
 /** The service's write side over a sink that only encodes: real observer, spread, hot ids, markers. */
-async function writerFor(encode: Encoder): Promise<{ writer: DualWriter; accounting: ReturnType<typeof ingestObserver>; bytes: () => number; close: () => void }> {
+async function writerFor(encode: Encoder): Promise<{ writer: DualWriter; accounting: ReturnType<typeof ingestObserver>; bytes: () => number; scrape: () => Promise<string>; close: () => void }> {
   const metrics = createMetrics(new Registry(), { defaultMetrics: false });
   const log = { warn: () => undefined, error: () => undefined, debug: () => undefined };
   const regionsOf = (table: string): { name: string; startKey: Buffer; endKey: Buffer; server: string }[] =>
@@ -113,7 +127,7 @@ async function writerFor(encode: Encoder): Promise<{ writer: DualWriter; account
   const regionMap = new RegionMap({ source: { regions: (t) => Promise.resolve(regionsOf(t)) }, tables: tables.mapped, log, metrics });
   await Promise.all(tables.mapped.map((t) => regionMap.refresh(t)));
   const spread = new WriteSpread({ metrics, regionMap, windowMs: cfg.metrics.skewWindowMs });
-  const hotIds = new HotIds({ registry: metrics.registry, table: tables.data, keyspace, regions: regionMap });
+  const hotIds = new HotIds({ registry: metrics.registry, table: tables.data, keyspace, regions: regionMap, windowMs: cfg.metrics.hotIdsWindowMs, capacity: cfg.metrics.hotIdsCapacity });
   let bytes = 0;
   const writer = new DualWriter({
     sink: { put: (_table, rows) => { bytes += encode(rows); return Promise.resolve(); } },
@@ -127,7 +141,7 @@ async function writerFor(encode: Encoder): Promise<{ writer: DualWriter; account
     marks: cfg.rollup.enabled ? { table: tables.rollup, planner: rollupMarks(cfg, keyspace) } : undefined,
   });
   const accounting = ingestObserver(metrics);
-  return { writer, accounting, bytes: () => bytes, close: () => { spread.close(); hotIds.close(); regionMap.stop(); } };
+  return { writer, accounting, bytes: () => bytes, scrape: () => metrics.registry.metrics(), close: () => { spread.close(); hotIds.close(); regionMap.stop(); } };
 }
 
 for (const [name, encode] of encoders) {
@@ -144,6 +158,20 @@ for (const [name, encode] of encoders) {
     }
     perRound = w.bytes() - before;
   }, () => perRound);
+  if (name === 'protobuf' && runs('scrape')) {
+    // the sketch is full now; a write between scrapes (as while draining) keeps it from reusing a top
+    const scrapes = 20;
+    let us = 0;
+    for (let i = 0; i < scrapes; i++) {
+      const p = plans[i % plans.length];
+      if (p !== undefined) await w.writer.write(p);
+      const t0 = process.cpuUsage();
+      await w.scrape();
+      const u = process.cpuUsage(t0);
+      us += u.user + u.system;
+    }
+    process.stdout.write(`${'scrape'.padEnd(18)} ${(us / scrapes).toFixed(0).padStart(7)} µs CPU per scrape (a unit written before each)\n`);
+  }
   w.close();
 }
 
@@ -169,5 +197,5 @@ for (const [name, encode] of encoders) {
   }, () => bytes);
 }
 
-process.stdout.write(`\n${EVENTS} events, ${IDS} ids, index ${values.index}, B=${cfg.keys.saltBuckets}, units of ${cfg.batch.maxRows}, ` +
+process.stdout.write(`\n${EVENTS} events, ${IDS} ids, index ${values.index}, B=${cfg.keys.saltBuckets}, spread ids ${SPREAD}, units of ${cfg.batch.maxRows}, ` +
   `best of ${ROUNDS} rounds, Node ${process.version}\n`);

@@ -119,6 +119,11 @@ export class SpaceSaving {
     return this.#heap.map((c) => ({ id: c.id, count: c.count, error: c.error })).sort(byCountDesc).slice(0, Math.max(0, n));
   }
 
+  /** Visits every monitored entry, in no particular order (no copies, no sort). */
+  forEach(visit: (id: string, count: number, error: number) => void): void {
+    for (const c of this.#heap) visit(c.id, c.count, c.error);
+  }
+
   clear(): void {
     this.#heap.length = 0;
     this.#pos.clear();
@@ -191,6 +196,9 @@ export class WindowedHeavyHitters {
   readonly windowMs: number;
   readonly slotMs: number;
   readonly #slots: Slot[];
+  /** bumped by every add: a memoized top is valid while it and the slot epoch are unchanged */
+  #version = 0;
+  #memo: { readonly epoch: number; readonly version: number; readonly n: number; readonly top: WindowTop } | undefined;
 
   constructor(options: WindowedHeavyHittersOptions = {}) {
     const capacity = options.capacity ?? 64;
@@ -210,6 +218,7 @@ export class WindowedHeavyHitters {
     assertWeight(n);
     if (n === 0) return;
     this.#slotFor(now).sketch.add(id, n);
+    this.#version += 1;
   }
 
   /**
@@ -223,29 +232,45 @@ export class WindowedHeavyHitters {
     batch.sort((a, b) => b[1] - a[1]);
     const sketch = this.#slotFor(now).sketch;
     for (const [id, n] of batch) if (n > 0) sketch.add(id, n);
+    this.#version += 1;
   }
 
-  /** The `n` largest ids over the window ending at `now`, with the window total and error bound. */
+  /**
+   * The `n` largest ids over the window ending at `now`, with the window total and error bound. The
+   * result is kept until the next add or the next slot: scrapes and decisions between writes reuse it.
+   */
   top(now: number, n: number = this.capacity): WindowTop {
+    const epoch = this.#epochOf(now);
+    const memo = this.#memo;
+    if (memo !== undefined && memo.epoch === epoch && memo.version === this.#version && memo.n === n) return memo.top;
+    const top = this.#top(now, n);
+    this.#memo = { epoch, version: this.#version, n, top };
+    return top;
+  }
+
+  #top(now: number, n: number): WindowTop {
     const live = this.#live(now);
     let total = 0;
-    const candidates = new Set<string>();
+    let floors = 0;
+    // per id: summed counts and errors of the slots monitoring it, and the floors of those slots
+    const acc = new Map<string, { count: number; error: number; floorsSeen: number }>();
     for (const slot of live) {
       total += slot.sketch.total;
-      for (const h of slot.sketch.top()) candidates.add(h.id);
+      const floor = slot.sketch.floor();
+      floors += floor;
+      slot.sketch.forEach((id, count, error) => {
+        const a = acc.get(id);
+        if (a === undefined) acc.set(id, { count, error, floorsSeen: floor });
+        else {
+          a.count += count;
+          a.error += error;
+          a.floorsSeen += floor;
+        }
+      });
     }
+    // a slot that does not monitor the id adds its floor to both count and error
     const merged: HeavyHitter[] = [];
-    for (const id of candidates) {
-      let count = 0;
-      let error = 0;
-      for (const slot of live) {
-        const h = slot.sketch.get(id);
-        const floor = h === undefined ? slot.sketch.floor() : 0;
-        count += (h?.count ?? 0) + floor;
-        error += (h?.error ?? 0) + floor;
-      }
-      merged.push({ id, count, error });
-    }
+    for (const [id, a] of acc) merged.push({ id, count: a.count + floors - a.floorsSeen, error: a.error + floors - a.floorsSeen });
     return { hitters: merged.sort(byCountDesc).slice(0, Math.max(0, n)), total, errorBound: total / this.capacity };
   }
 

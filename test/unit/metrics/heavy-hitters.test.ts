@@ -161,6 +161,19 @@ void describe('WindowedHeavyHitters', () => {
     assert.deepEqual(w.top(5900).hitters.map((h) => [h.id, h.count]), [['a', 2], ['b', 1], ['c', 1]]);
   });
 
+  void it('reuses a top until the next add or the next slot, never a stale one', () => {
+    const w = new WindowedHeavyHitters({ capacity: 4, windowMs: 10_000, slots: 10 });
+    w.add(500, 'a', 2);
+    const first = w.top(600);
+    assert.equal(w.top(900), first, 'same slot, no add: the same result');
+    assert.notEqual(w.top(900, 1), first, 'another n is another result');
+    w.add(700, 'b', 5);
+    assert.deepEqual(w.top(900).hitters.map((h) => [h.id, h.count]), [['b', 5], ['a', 2]], 'an add is seen at once');
+    w.addAll(800, [['a', 4]]);
+    assert.deepEqual(w.top(900).hitters.map((h) => [h.id, h.count]), [['a', 6], ['b', 5]]);
+    assert.deepEqual(w.top(10_500).hitters, [], 'the next slot drops what left the window');
+  });
+
   void it('rejects bad options, naming them', () => {
     assert.throws(() => new WindowedHeavyHitters({ capacity: -3 }), /capacity must be/);
     assert.throws(() => new WindowedHeavyHitters({ windowMs: 0 }), /windowMs must be a positive number, got 0/);
