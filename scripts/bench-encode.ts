@@ -9,7 +9,8 @@
 //             hot ids), rollup markers and the consumer's per-unit accounting; once per body format
 //   encode    the put bodies alone (rows already converted), per body format; plus bytes per event
 //   scrape    one Prometheus scrape of the write side's registry after the writes (µs per scrape, not
-//             per event; the hot-ids sketch at its configured capacity, full)
+//             per event; the hot-ids sketch at its configured capacity, every slot of its window
+//             filled: its clock advances one window per round of writes)
 // --spread N spreads the N most frequent ids (a fixed registry view: an epoch from the first event on,
 // K sized from each id's share as the promoter would) to measure what spreading costs per event.
 // CPU is this process's user + system time (process.cpuUsage, so other load on the machine changes it
@@ -114,6 +115,9 @@ const encoders: readonly (readonly [string, Encoder])[] = [
 ];
 
 /** The service's write side over a sink that only encodes: real observer, spread, hot ids, markers. */
+const clock = { ms: 0 };
+const tickPerUnit = (): number => cfg.metrics.hotIdsWindowMs / Math.max(1, plans.length);
+
 async function writerFor(encode: Encoder): Promise<{ writer: DualWriter; accounting: ReturnType<typeof ingestObserver>; bytes: () => number; scrape: () => Promise<string>; close: () => void }> {
   const metrics = createMetrics(new Registry(), { defaultMetrics: false });
   const log = { warn: () => undefined, error: () => undefined, debug: () => undefined };
@@ -127,7 +131,9 @@ async function writerFor(encode: Encoder): Promise<{ writer: DualWriter; account
   const regionMap = new RegionMap({ source: { regions: (t) => Promise.resolve(regionsOf(t)) }, tables: tables.mapped, log, metrics });
   await Promise.all(tables.mapped.map((t) => regionMap.refresh(t)));
   const spread = new WriteSpread({ metrics, regionMap, windowMs: cfg.metrics.skewWindowMs });
-  const hotIds = new HotIds({ registry: metrics.registry, table: tables.data, keyspace, regions: regionMap, windowMs: cfg.metrics.hotIdsWindowMs, capacity: cfg.metrics.hotIdsCapacity });
+  // The sketch's clock advances by one window per round of writes, so after a round every slot of the
+  // window is filled, as in a service that has run for a window (the scrape stage prices that).
+  const hotIds = new HotIds({ registry: metrics.registry, table: tables.data, keyspace, regions: regionMap, windowMs: cfg.metrics.hotIdsWindowMs, capacity: cfg.metrics.hotIdsCapacity, now: () => clock.ms });
   let bytes = 0;
   const writer = new DualWriter({
     sink: { put: (_table, rows) => { bytes += encode(rows); return Promise.resolve(); } },
@@ -150,6 +156,7 @@ for (const [name, encode] of encoders) {
   await measure(`write ${name}`, async () => {
     const before = w.bytes();
     for (const p of plans) {
+      clock.ms += tickPerUnit();
       await w.writer.write(p);
       // what the consumer does once a unit is committed
       w.accounting.unit(p.events.length, 0);
@@ -164,6 +171,7 @@ for (const [name, encode] of encoders) {
     let us = 0;
     for (let i = 0; i < scrapes; i++) {
       const p = plans[i % plans.length];
+      clock.ms += tickPerUnit();
       if (p !== undefined) await w.writer.write(p);
       const t0 = process.cpuUsage();
       await w.scrape();
