@@ -5,7 +5,7 @@ import * as admin from './admin-ops.ts';
 import { decodeCellSet, encodeCellSet } from './codec.ts';
 import { encodeCellSetProto } from './protobuf.ts';
 import { isValidTableName, rowPath, tablePath } from './paths.ts';
-import { RestCaller, withContext } from './rest-caller.ts';
+import { RestCaller, withContext, type Authorization } from './rest-caller.ts';
 import * as rowOps from './row-ops.ts';
 import { scanRows, type ScanOptions } from './scanner.ts';
 import type { HttpTransport } from './transport.ts';
@@ -20,7 +20,7 @@ import type {
   TableSchema,
   TableSchemaInput,
 } from './types.ts';
-import { UndiciTransport } from './undici-transport.ts';
+import { UndiciTransport, type TransportTls } from './undici-transport.ts';
 
 export interface HBaseRestClientOptions {
   /** e.g. http://127.0.0.1:8080 (a path prefix such as /hbase is kept). */
@@ -37,6 +37,10 @@ export interface HBaseRestClientOptions {
    * on either side) or `json`.
    */
   putEncoding?: PutEncoding;
+  /** TLS of the default transport (an https baseUrl): CA, client certificate; verification is always on. */
+  tls?: TransportTls;
+  /** Authorization header per request (Basic or Bearer, for Knox or an authenticating proxy). */
+  authorization?: Authorization;
 }
 
 export type PutEncoding = 'protobuf' | 'json';
@@ -63,8 +67,8 @@ export class HBaseRestClient {
     }
     const conn = opts.connections === undefined ? {} : { connections: opts.connections };
     this.#ownsTransport = opts.transport === undefined;
-    this.#transport = opts.transport ?? new UndiciTransport({ origin: url.origin, ...conn });
-    this.#caller = new RestCaller(this.#transport, url.pathname, opts.defaultDeadlineMs);
+    this.#transport = opts.transport ?? new UndiciTransport({ origin: url.origin, ...conn, ...(opts.tls === undefined ? {} : { tls: opts.tls }) });
+    this.#caller = new RestCaller(this.#transport, url.pathname, opts.defaultDeadlineMs, opts.authorization);
     this.#putEncoding = opts.putEncoding ?? 'protobuf';
     this.#namespace = opts.namespace;
   }

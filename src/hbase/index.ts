@@ -23,5 +23,6 @@ export type { ScanFilter, Comparator, CompareOp, RowRange } from './filters.ts';
 export { encodeRowKeySegment, rowSpec, rowPath, multiGetPath, tablePath, toB64Url, isValidTableName } from './paths.ts';
 export type { HttpTransport, HttpRequest, HttpResponse, HttpMethod } from './transport.ts';
 export { UndiciTransport } from './undici-transport.ts';
-export type { UndiciTransportOptions } from './undici-transport.ts';
+export type { TransportTls, UndiciTransportOptions } from './undici-transport.ts';
+export type { Authorization } from './rest-caller.ts';
 export type * from './types.ts';

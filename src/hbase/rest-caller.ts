@@ -26,20 +26,27 @@ export function bodySnippet(body: string, max = 300): string {
   return s.length > max ? `${s.slice(0, max)}…` : s;
 }
 
+/** The Authorization header value for the next request (read per request: tokens rotate), or undefined. */
+export type Authorization = () => string | undefined;
+
 export class RestCaller {
   readonly #transport: HttpTransport;
   readonly #prefix: string;
   readonly #defaultDeadlineMs: number;
+  readonly #authorization: Authorization | undefined;
 
-  constructor(transport: HttpTransport, prefix: string, defaultDeadlineMs: number) {
+  constructor(transport: HttpTransport, prefix: string, defaultDeadlineMs: number, authorization?: Authorization) {
     this.#transport = transport;
     this.#prefix = prefix.replace(/\/+$/, '');
     this.#defaultDeadlineMs = defaultDeadlineMs;
+    this.#authorization = authorization;
   }
 
   async call(spec: CallSpec): Promise<HttpResponse> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (spec.body !== undefined) headers['content-type'] = spec.contentType ?? 'application/json';
+    const auth = this.#authorization?.();
+    if (auth !== undefined) headers['authorization'] = auth;
     const res = await this.#transport.request({
       method: spec.method,
       path: this.#prefix + spec.path,
@@ -52,7 +59,11 @@ export class RestCaller {
     let { code, retriable } = classifyHttpStatus(res.status, text);
     if (res.status === 404 && spec.notFound !== undefined) code = spec.notFound;
     if (res.status >= 200 && res.status < 300) ({ code, retriable } = { code: 'PROTOCOL', retriable: false });
-    const snippet = bodySnippet(text);
+    // An auth proxy's 401/403 page says nothing useful; name what to check instead.
+    const sent = this.#authorization === undefined ? 'none sent: hbase.auth' : 'hbase.auth';
+    const snippet = res.status === 401 ? `the gateway refused the request's credentials (${sent}, hbase.tls)`
+      : res.status === 403 ? `the gateway forbids the request (credentials or permissions: ${sent}, hbase.tls; a read-only gateway forbids writes)`
+        : bodySnippet(text);
     throw new HBaseError({
       code,
       retriable,

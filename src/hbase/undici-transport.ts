@@ -13,6 +13,18 @@ export interface UndiciTransportOptions {
   keepAliveTimeoutMs?: number;
   /** Requests pipelined per socket. Default 1 (no pipelining). */
   pipelining?: number;
+  /** TLS for an https origin; the server's certificate is always verified. */
+  tls?: TransportTls;
+}
+
+/** PEM material for TLS: a CA bundle to trust instead of the system's, and a client certificate (mTLS). */
+export interface TransportTls {
+  readonly ca?: string | Buffer;
+  readonly cert?: string | Buffer;
+  readonly key?: string | Buffer;
+  readonly passphrase?: string;
+  /** Name the certificate must carry when the origin is an IP address or an alias (SNI too). */
+  readonly servername?: string;
 }
 
 function describe(err: unknown): string {
@@ -32,10 +44,13 @@ export class UndiciTransport implements HttpTransport {
   constructor(opts: UndiciTransportOptions) {
     const url = new URL(opts.origin);
     this.#origin = url.origin;
+    const tls = opts.tls;
+    if (tls !== undefined && url.protocol !== 'https:') throw new RangeError(`TLS settings need an https origin, got ${this.#origin}`);
     this.#pool = new Pool(this.#origin, {
       connections: opts.connections ?? 16,
       keepAliveTimeout: opts.keepAliveTimeoutMs ?? 30_000,
       pipelining: opts.pipelining ?? 1,
+      ...(tls === undefined ? {} : { connect: { ...tls, rejectUnauthorized: true } }),
     });
   }
 

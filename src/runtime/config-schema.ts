@@ -80,6 +80,35 @@ export const configSchema = z
           .describe('When no write has been acknowledged for this long (ms), counted from the oldest unacknowledged write, the service pauses consumption and reports not ready until HBase answers again'),
         adminCommand: z.array(z.string()).default([])
           .describe('argv that runs the table admin tool (deploy/admin/TableAdmin.java), needed by tables apply; the env variable takes a JSON array'),
+        tls: z
+          .object({
+            caFile: z.string().min(1).nullable().default(null)
+              .describe('PEM file of the CA(s) that signed the gateway\'s (or the proxy\'s) certificate, instead of the system\'s trust store; the certificate is always verified'),
+            certFile: z.string().min(1).nullable().default(null).describe('PEM client certificate for mutual TLS (with keyFile)'),
+            keyFile: z.string().min(1).nullable().default(null).describe('PEM private key of certFile'),
+            keyPassphraseFile: z.string().min(1).nullable().default(null).describe('File holding the passphrase of an encrypted keyFile'),
+            serverName: z.string().min(1).nullable().default(null)
+              .describe('Name the gateway\'s certificate must carry (and SNI), when restUrl names it by IP address or by another name'),
+          })
+          .strict()
+          .prefault({})
+          .describe('TLS to the REST gateway (an https restUrl); docs/SECURITY.md'),
+        auth: z
+          .object({
+            type: z.enum(['none', 'basic', 'bearer']).default('none')
+              .describe('Authorization header sent with every request: HTTP Basic (Apache Knox, an authenticating proxy) or a Bearer token'),
+            username: z.string().min(1).nullable().default(null).describe('Basic auth user'),
+            password: z.string().min(1).nullable().default(null)
+              .describe('Basic auth password; prefer passwordFile or the environment (TSI_HBASE_PASSWORD) to a config file. Never logged'),
+            passwordFile: z.string().min(1).nullable().default(null).describe('File holding the Basic auth password (a Kubernetes secret); read at start'),
+            token: z.string().min(1).nullable().default(null)
+              .describe('Bearer token; prefer tokenFile or the environment (TSI_HBASE_TOKEN). Never logged'),
+            tokenFile: z.string().min(1).nullable().default(null)
+              .describe('File holding the Bearer token; read again when it changes (rotated tokens)'),
+          })
+          .strict()
+          .prefault({})
+          .describe('Credentials for the REST gateway or the proxy in front of it; docs/SECURITY.md'),
       })
       .strict()
       .prefault({})

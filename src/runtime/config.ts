@@ -18,11 +18,17 @@ export const ENV_KEYS: Readonly<Record<string, string>> = {
   TSI_KAFKA_DLQ_TOPIC: 'kafka.dlqTopic',
   TSI_HBASE_REST_URL: 'hbase.restUrl',
   TSI_ADMIN_COMMAND: 'hbase.adminCommand',
+  TSI_HBASE_USERNAME: 'hbase.auth.username',
+  TSI_HBASE_PASSWORD: 'hbase.auth.password',
+  TSI_HBASE_TOKEN: 'hbase.auth.token',
   TSI_SALT_BUCKETS: 'keys.saltBuckets',
   TSI_HTTP_HOST: 'http.host',
   TSI_HTTP_PORT: 'http.port',
   TSI_LOG_LEVEL: 'log.level',
 };
+
+/** Keys taken verbatim from the environment and --set (never parsed as JSON). */
+const RAW_STRING_KEYS = new Set(['hbase.auth.username', 'hbase.auth.password', 'hbase.auth.token']);
 
 type Tree = Record<string, unknown>;
 
@@ -40,6 +46,7 @@ function setPath(tree: Tree, path: string, value: unknown): void {
 /** "16" → 16, "true" → true, '["a"]' → ["a"]; anything else stays a string. Lists may be comma-separated. */
 function coerce(key: string, raw: string): unknown {
   if (key === 'kafka.brokers') return raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (RAW_STRING_KEYS.has(key)) return raw; // a password of digits stays a string
   try {
     return JSON.parse(raw) as unknown;
   } catch {
@@ -98,6 +105,27 @@ export function loadConfig(sources: ConfigSources = {}): Config {
   } catch (err) {
     throw new ConfigError(`${(err as Error).message}: every instance must see an epoch before its first event`);
   }
+  checkHBaseSecurity(cfg.hbase);
   if (sp.maxK !== null && sp.maxK > cfg.keys.saltBuckets) throw new ConfigError(`keys.spread.maxK (${sp.maxK}) must not exceed keys.saltBuckets (${cfg.keys.saltBuckets})`);
   return cfg;
+}
+
+/** Settings that only make sense together; each error names the key to fix. */
+function checkHBaseSecurity(h: Config['hbase']): void {
+  const tlsSet = Object.entries(h.tls).filter(([, v]) => v !== null).map(([k]) => `hbase.tls.${k}`);
+  if (tlsSet.length > 0 && !h.restUrl.startsWith('https:')) throw new ConfigError(`${tlsSet.join(', ')} set, but hbase.restUrl is not https: ${h.restUrl}`);
+  if ((h.tls.certFile === null) !== (h.tls.keyFile === null)) throw new ConfigError('hbase.tls.certFile and hbase.tls.keyFile go together (mutual TLS)');
+  if (h.tls.keyPassphraseFile !== null && h.tls.keyFile === null) throw new ConfigError('hbase.tls.keyPassphraseFile set without hbase.tls.keyFile');
+  const a = h.auth;
+  const one = (x: string | null, y: string | null, what: string): void => {
+    if ((x === null) === (y === null)) throw new ConfigError(`hbase.auth.type is ${a.type}: set exactly one of hbase.auth.${what} and hbase.auth.${what}File`);
+  };
+  if (a.type === 'basic') {
+    if (a.username === null) throw new ConfigError('hbase.auth.type is basic: hbase.auth.username is required');
+    one(a.password, a.passwordFile, 'password');
+  }
+  if (a.type === 'bearer') one(a.token, a.tokenFile, 'token');
+  const unused = (['username', 'password', 'passwordFile', 'token', 'tokenFile'] as const)
+    .filter((k) => a[k] !== null && (a.type === 'none' || (a.type === 'basic') !== (k === 'username' || k.startsWith('password'))));
+  if (unused.length > 0) throw new ConfigError(`hbase.auth.${unused[0] ?? ''} is set but hbase.auth.type is ${a.type}`);
 }

@@ -62,7 +62,10 @@ export function writeSide(cfg: Config, hbase: HBaseRestClient, metrics: Metrics,
     tables: { data: t.data, index: t.index },
     chunk: { maxRows: cfg.batch.maxRows, maxBytes: cfg.batch.maxBytes },
     retry: { baseMs: cfg.hbase.retryBaseMs, maxMs: cfg.hbase.retryMaxMs },
-    isRetriable,
+    // Refused credentials (401/403) are an outage of the write path, not a bad row: retried with
+    // backoff, so the outage watch pauses consumption and reports not ready, and nothing is committed
+    // until the gateway takes the credentials again (rotated secret, fixed proxy).
+    isRetriable: (err) => isRetriable(err) || isHBaseError(err, 'FORBIDDEN'),
     isRowRejection: (err) => isHBaseError(err, 'BAD_REQUEST'),
     observer: writeObserver(metrics, spread.spread, spread.regionMap, hotIds),
     marks: cfg.rollup.enabled ? { table: t.rollup, planner: rollupMarks(cfg, keyspace) } : undefined,

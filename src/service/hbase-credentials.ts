@@ -1,0 +1,75 @@
+// TLS material and the Authorization header of the REST client, from the configuration: files are
+// read here (Kubernetes secrets mount as files), once at start, except a Bearer token file, which is
+// read again when it changes (projected tokens rotate). Every error names the setting, never a secret.
+import { readFileSync, statSync } from 'node:fs';
+import type { Authorization, TransportTls } from '../hbase/index.ts';
+import { ConfigError, type Config } from '../runtime/config.ts';
+
+type HBaseSettings = Config['hbase'];
+
+/** A secret or PEM file's text; a trailing newline (as `echo` and kubectl write) is dropped. */
+export function readSecretFile(key: string, path: string): string {
+  try {
+    return readFileSync(path, 'utf8').replace(/\r?\n$/, '');
+  } catch (err) {
+    throw new ConfigError(`${key}: cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
+
+/** TLS options for the transport, or undefined for plain http or the system trust store alone. */
+export function restTls(h: HBaseSettings): TransportTls | undefined {
+  const t = h.tls;
+  if (t.caFile === null && t.certFile === null && t.serverName === null) return undefined;
+  return {
+    ...(t.caFile === null ? {} : { ca: readSecretFile('hbase.tls.caFile', t.caFile) }),
+    ...(t.certFile === null ? {} : { cert: readSecretFile('hbase.tls.certFile', t.certFile) }),
+    ...(t.keyFile === null ? {} : { key: readSecretFile('hbase.tls.keyFile', t.keyFile) }),
+    ...(t.keyPassphraseFile === null ? {} : { passphrase: readSecretFile('hbase.tls.keyPassphraseFile', t.keyPassphraseFile) }),
+    ...(t.serverName === null ? {} : { servername: t.serverName }),
+  };
+}
+
+/** A token file read again when its mtime or size changes, checked at most once per `everyMs`. */
+function rotatingFile(key: string, path: string, everyMs: number, now: () => number): () => string {
+  let value = readSecretFile(key, path);
+  let stamp = fileStamp(path);
+  let checkedAt = now();
+  return () => {
+    if (now() - checkedAt < everyMs) return value;
+    checkedAt = now();
+    const next = fileStamp(path);
+    if (next !== stamp && next !== '') {
+      value = readSecretFile(key, path);
+      stamp = next;
+    }
+    return value;
+  };
+}
+
+function fileStamp(path: string): string {
+  try {
+    const s = statSync(path);
+    return `${s.mtimeMs}:${s.size}:${s.ino}`;
+  } catch {
+    return ''; // mid-rotation (the symlink swapped): keep the last token
+  }
+}
+
+/** The Authorization header per request, or undefined for hbase.auth.type none. */
+export function restAuthorization(h: HBaseSettings, now: () => number = Date.now): Authorization | undefined {
+  const a = h.auth;
+  if (a.type === 'basic') {
+    const password = a.password ?? readSecretFile('hbase.auth.passwordFile', a.passwordFile ?? '');
+    const header = `Basic ${Buffer.from(`${a.username ?? ''}:${password}`, 'utf8').toString('base64')}`;
+    return () => header;
+  }
+  if (a.type === 'bearer') {
+    if (a.token !== null) {
+      const header = `Bearer ${a.token}`;
+      return () => header;
+    }
+    const token = rotatingFile('hbase.auth.tokenFile', a.tokenFile ?? '', 1000, now);
+    return () => `Bearer ${token()}`;
+  }
+  return undefined;
+}
