@@ -4,11 +4,13 @@
 //   tsingest tables apply|check        create/reconcile the tables; verify them against the config
 //   tsingest keys encode|decode        data rowkeys by hand
 //   tsingest spread list|set           the spread registry (hot ids over several buckets)
+//   tsingest produce --file F          JSON events (one per line) to kafka.topic, checked first
 import { UsageError } from './cli/args.ts';
 import { INDEX_USAGE, indexCommand } from './cli/index-cmd.ts';
 import { KEYS_USAGE, keysCommand } from './cli/keys.ts';
 import { QUERY_USAGE, queryCommand } from './cli/query.ts';
 import { ROLLUP_USAGE, rollupCommand } from './cli/rollup.ts';
+import { PRODUCE_USAGE, produceCommand } from './cli/produce.ts';
 import { runCommand } from './cli/run.ts';
 import { SPREAD_USAGE, spreadCommand } from './cli/spread.ts';
 import { TABLES_USAGE, tablesCommand } from './cli/tables.ts';
@@ -23,6 +25,7 @@ const COMMANDS: Readonly<Record<string, { readonly run: Command; readonly usage:
   query: { run: queryCommand, usage: QUERY_USAGE },
   index: { run: indexCommand, usage: INDEX_USAGE },
   spread: { run: spreadCommand, usage: SPREAD_USAGE },
+  produce: { run: produceCommand, usage: PRODUCE_USAGE },
 };
 
 export function usage(): string {

@@ -131,14 +131,22 @@ export function serviceSpecs(layout: StackLayout, libs: Libs): ServiceSpec[] {
 
 function kafkaServerProperties(dataDir: string, port: number, controllerPort: number): string {
   return [
+    ...kraftSingleNode(dataDir, controllerPort),
+    `listeners=PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`,
+    `advertised.listeners=PLAINTEXT://127.0.0.1:${port}`,
+    'listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
+    'inter.broker.listener.name=PLAINTEXT',
+    '',
+  ].join('\n');
+}
+
+/** server.properties lines of a one-node KRaft broker+controller on 127.0.0.1 (listeners left to the caller). */
+export function kraftSingleNode(dataDir: string, controllerPort: number): string[] {
+  return [
     'process.roles=broker,controller',
     'node.id=1',
     `controller.quorum.voters=1@127.0.0.1:${controllerPort}`,
-    `listeners=PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`,
-    `advertised.listeners=PLAINTEXT://127.0.0.1:${port}`,
     'controller.listener.names=CONTROLLER',
-    'listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
-    'inter.broker.listener.name=PLAINTEXT',
     `log.dirs=${dataDir}`,
     'num.partitions=1',
     'offsets.topic.replication.factor=1',
@@ -147,8 +155,7 @@ function kafkaServerProperties(dataDir: string, port: number, controllerPort: nu
     'transaction.state.log.min.isr=1',
     'group.initial.rebalance.delay.ms=0',
     'auto.create.topics.enable=false',
-    '',
-  ].join('\n');
+  ];
 }
 
 async function zkOk(port: number): Promise<boolean> {

@@ -60,6 +60,34 @@ export const configSchema = z
           .describe('Most bytes fetched per partition; with partitionsConsumedConcurrently it bounds memory'),
         maxWaitTimeMs: z.number().int().min(10).default(500)
           .describe('Longest a fetch waits for more records (ms); each fetched batch is flushed whole, so this is the time-based flush'),
+        tls: z
+          .object({
+            enabled: z.boolean().default(false).describe('Connect to the brokers over TLS (SSL or SASL_SSL listeners); the brokers\' certificates are always verified'),
+            caFile: z.string().min(1).nullable().default(null).describe('PEM file of the CA(s) that signed the brokers\' certificates, instead of the system trust store'),
+            certFile: z.string().min(1).nullable().default(null).describe('PEM client certificate for mutual TLS (with keyFile)'),
+            keyFile: z.string().min(1).nullable().default(null).describe('PEM private key of certFile'),
+            keyPassphraseFile: z.string().min(1).nullable().default(null).describe('File holding the passphrase of an encrypted keyFile'),
+            serverName: z.string().min(1).nullable().default(null).describe('Name the brokers\' certificates must carry (and SNI), when they are reached by IP or another name'),
+          })
+          .strict()
+          .prefault({})
+          .describe('TLS to the Kafka brokers; docs/SECURITY.md'),
+        sasl: z
+          .object({
+            mechanism: z.enum(['none', 'plain', 'scram-sha-256', 'scram-sha-512', 'oauthbearer']).default('none')
+              .describe('SASL mechanism of the consumer, the DLQ producer, the lag monitor and every CLI command that talks to Kafka'),
+            username: z.string().min(1).nullable().default(null).describe('SASL user (plain, scram-*)'),
+            password: z.string().min(1).nullable().default(null)
+              .describe('SASL password; prefer passwordFile or the environment (TSI_KAFKA_PASSWORD) to a config file. Never logged'),
+            passwordFile: z.string().min(1).nullable().default(null).describe('File holding the SASL password (a Kubernetes secret); read at start'),
+            oauthTokenFile: z.string().min(1).nullable().default(null)
+              .describe('OAUTHBEARER: file holding the token, read at every (re)authentication'),
+            oauthTokenCommand: z.array(z.string().min(1)).min(1).nullable().default(null)
+              .describe('OAUTHBEARER: argv of a command that prints a token on stdout, run at every (re)authentication (10 s deadline)'),
+          })
+          .strict()
+          .prefault({})
+          .describe('SASL authentication to the Kafka brokers; docs/SECURITY.md'),
       })
       .strict()
       .prefault({})

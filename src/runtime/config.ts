@@ -16,6 +16,8 @@ export const ENV_KEYS: Readonly<Record<string, string>> = {
   TSI_KAFKA_TOPIC: 'kafka.topic',
   TSI_KAFKA_GROUP_ID: 'kafka.groupId',
   TSI_KAFKA_DLQ_TOPIC: 'kafka.dlqTopic',
+  TSI_KAFKA_USERNAME: 'kafka.sasl.username',
+  TSI_KAFKA_PASSWORD: 'kafka.sasl.password',
   TSI_HBASE_REST_URL: 'hbase.restUrl',
   TSI_ADMIN_COMMAND: 'hbase.adminCommand',
   TSI_HBASE_USERNAME: 'hbase.auth.username',
@@ -28,7 +30,7 @@ export const ENV_KEYS: Readonly<Record<string, string>> = {
 };
 
 /** Keys taken verbatim from the environment and --set (never parsed as JSON). */
-const RAW_STRING_KEYS = new Set(['hbase.auth.username', 'hbase.auth.password', 'hbase.auth.token']);
+const RAW_STRING_KEYS = new Set(['hbase.auth.username', 'hbase.auth.password', 'hbase.auth.token', 'kafka.sasl.username', 'kafka.sasl.password']);
 
 type Tree = Record<string, unknown>;
 
@@ -106,6 +108,7 @@ export function loadConfig(sources: ConfigSources = {}): Config {
     throw new ConfigError(`${(err as Error).message}: every instance must see an epoch before its first event`);
   }
   checkHBaseSecurity(cfg.hbase);
+  checkKafkaSecurity(cfg.kafka);
   if (sp.maxK !== null && sp.maxK > cfg.keys.saltBuckets) throw new ConfigError(`keys.spread.maxK (${sp.maxK}) must not exceed keys.saltBuckets (${cfg.keys.saltBuckets})`);
   return cfg;
 }
@@ -128,4 +131,23 @@ function checkHBaseSecurity(h: Config['hbase']): void {
   const unused = (['username', 'password', 'passwordFile', 'token', 'tokenFile'] as const)
     .filter((k) => a[k] !== null && (a.type === 'none' || (a.type === 'basic') !== (k === 'username' || k.startsWith('password'))));
   if (unused.length > 0) throw new ConfigError(`hbase.auth.${unused[0] ?? ''} is set but hbase.auth.type is ${a.type}`);
+}
+
+function checkKafkaSecurity(k: Config['kafka']): void {
+  const files = (['caFile', 'certFile', 'keyFile', 'keyPassphraseFile', 'serverName'] as const).filter((f) => k.tls[f] !== null);
+  if (files.length > 0 && !k.tls.enabled) throw new ConfigError(`kafka.tls.${files[0] ?? ''} is set but kafka.tls.enabled is false`);
+  if ((k.tls.certFile === null) !== (k.tls.keyFile === null)) throw new ConfigError('kafka.tls.certFile and kafka.tls.keyFile go together (mutual TLS)');
+  if (k.tls.keyPassphraseFile !== null && k.tls.keyFile === null) throw new ConfigError('kafka.tls.keyPassphraseFile set without kafka.tls.keyFile');
+  const s = k.sasl;
+  const userPass = s.mechanism === 'plain' || s.mechanism.startsWith('scram');
+  if (userPass) {
+    if (s.username === null) throw new ConfigError(`kafka.sasl.mechanism is ${s.mechanism}: kafka.sasl.username is required`);
+    if ((s.password === null) === (s.passwordFile === null)) throw new ConfigError(`kafka.sasl.mechanism is ${s.mechanism}: set exactly one of kafka.sasl.password and kafka.sasl.passwordFile`);
+  }
+  if (s.mechanism === 'oauthbearer' && (s.oauthTokenFile === null) === (s.oauthTokenCommand === null)) {
+    throw new ConfigError('kafka.sasl.mechanism is oauthbearer: set exactly one of kafka.sasl.oauthTokenFile and kafka.sasl.oauthTokenCommand');
+  }
+  const unused = (['username', 'password', 'passwordFile', 'oauthTokenFile', 'oauthTokenCommand'] as const)
+    .filter((f) => s[f] !== null && (f.startsWith('oauth') ? s.mechanism !== 'oauthbearer' : !userPass));
+  if (unused.length > 0) throw new ConfigError(`kafka.sasl.${unused[0] ?? ''} is set but kafka.sasl.mechanism is ${s.mechanism}`);
 }

@@ -1,20 +1,11 @@
 // TLS material and the Authorization header of the REST client, from the configuration: files are
 // read here (Kubernetes secrets mount as files), once at start, except a Bearer token file, which is
 // read again when it changes (projected tokens rotate). Every error names the setting, never a secret.
-import { readFileSync, statSync } from 'node:fs';
 import type { Authorization, TransportTls } from '../hbase/index.ts';
-import { ConfigError, type Config } from '../runtime/config.ts';
+import type { Config } from '../runtime/config.ts';
+import { readSecretFile, rotatingFile } from './secrets.ts';
 
 type HBaseSettings = Config['hbase'];
-
-/** A secret or PEM file's text; a trailing newline (as `echo` and kubectl write) is dropped. */
-export function readSecretFile(key: string, path: string): string {
-  try {
-    return readFileSync(path, 'utf8').replace(/\r?\n$/, '');
-  } catch (err) {
-    throw new ConfigError(`${key}: cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-  }
-}
 
 /** TLS options for the transport, or undefined for plain http or the system trust store alone. */
 export function restTls(h: HBaseSettings): TransportTls | undefined {
@@ -27,32 +18,6 @@ export function restTls(h: HBaseSettings): TransportTls | undefined {
     ...(t.keyPassphraseFile === null ? {} : { passphrase: readSecretFile('hbase.tls.keyPassphraseFile', t.keyPassphraseFile) }),
     ...(t.serverName === null ? {} : { servername: t.serverName }),
   };
-}
-
-/** A token file read again when its mtime or size changes, checked at most once per `everyMs`. */
-function rotatingFile(key: string, path: string, everyMs: number, now: () => number): () => string {
-  let value = readSecretFile(key, path);
-  let stamp = fileStamp(path);
-  let checkedAt = now();
-  return () => {
-    if (now() - checkedAt < everyMs) return value;
-    checkedAt = now();
-    const next = fileStamp(path);
-    if (next !== stamp && next !== '') {
-      value = readSecretFile(key, path);
-      stamp = next;
-    }
-    return value;
-  };
-}
-
-function fileStamp(path: string): string {
-  try {
-    const s = statSync(path);
-    return `${s.mtimeMs}:${s.size}:${s.ino}`;
-  } catch {
-    return ''; // mid-rotation (the symlink swapped): keep the last token
-  }
 }
 
 /** The Authorization header per request, or undefined for hbase.auth.type none. */

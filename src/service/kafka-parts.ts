@@ -4,9 +4,19 @@ import type { Admin, Consumer, Kafka } from 'kafkajs';
 import type { OffsetsSource } from '../ingest/lag-monitor.ts';
 import { StartupError } from './settings.ts';
 
-export async function requireTopics(kafka: Kafka, topics: readonly string[]): Promise<void> {
+/**
+ * The first connection of the service: the topics must exist. A failure that `explain` recognises
+ * (refused credentials, a TLS mismatch) becomes a start-up error naming the setting to fix.
+ */
+export async function requireTopics(kafka: Kafka, topics: readonly string[], explain: (err: unknown) => string | undefined = () => undefined): Promise<void> {
   const admin = kafka.admin();
-  await admin.connect();
+  try {
+    await admin.connect();
+  } catch (err) {
+    const why = explain(err);
+    if (why === undefined) throw err;
+    throw new StartupError(why, err);
+  }
   try {
     const existing = new Set(await admin.listTopics());
     const missing = topics.filter((t) => !existing.has(t));

@@ -1,6 +1,6 @@
 // Builders of the service's parts, each from the validated Config and the parts it depends on. No
 // wiring of failure or health here (service.ts and health.ts do that).
-import { Kafka, Partitioners, type Producer } from 'kafkajs';
+import { Partitioners, type Kafka, type Producer } from 'kafkajs';
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import { isHBaseError, isRetriable, type HBaseRestClient } from '../hbase/index.ts';
@@ -16,7 +16,6 @@ import { KafkaDlq } from '../ingest/dlq.ts';
 import { IngestConsumer } from '../ingest/consumer.ts';
 import { LagMonitor } from '../ingest/lag-monitor.ts';
 import type { Config } from '../runtime/config.ts';
-import { kafkaLogCreator } from './kafka-logging.ts';
 import { ingestObserver, lagSink, writeObserver, type HotIdFeed } from './observers.ts';
 import { adminOffsetsSource } from './kafka-parts.ts';
 import type { Closers } from './shutdown.ts';
@@ -32,10 +31,6 @@ export async function writeSpread(cfg: Config, hbase: HBaseRestClient, metrics: 
   const spread = new WriteSpread({ metrics, regionMap, windowMs: cfg.metrics.skewWindowMs });
   closers.add('region map', () => { regionMap.stop(); spread.close(); });
   return { regionMap, spread };
-}
-
-export function kafkaClient(cfg: Config, log: Logger): Kafka {
-  return new Kafka({ clientId: cfg.kafka.clientId, brokers: cfg.kafka.brokers, logCreator: kafkaLogCreator(log) });
 }
 
 export async function dlqProducer(kafka: Kafka, closers: Closers): Promise<Producer> {

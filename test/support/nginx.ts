@@ -5,9 +5,10 @@
 // nginx comes from scripts/lib/ensure-tools.ts (`npm test` installs it).
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
+import { freePort } from './service-harness.ts';
+import { supervise, waitReady } from './child-server.ts';
 import type { TestCerts } from './tls.ts';
 
 export interface NginxProxyOptions {
@@ -33,16 +34,6 @@ export interface NginxProxy {
 const START_TIMEOUT_MS = 10_000;
 const STOP_GRACE_MS = 5_000;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => { resolve(port); });
-    });
-  });
-}
 
 function htpasswdLine(user: string, password: string): string {
   const res = spawnSync('openssl', ['passwd', '-apr1', '-stdin'], { input: password, encoding: 'utf8' });
@@ -129,34 +120,9 @@ export async function startNginxProxy(o: NginxProxyOptions): Promise<NginxProxy>
   const collect = (b: Buffer): void => { output = (output + b.toString()).slice(-4000); };
   child.stdout.on('data', collect);
   child.stderr.on('data', collect);
-  // A test process that dies without running its cleanup must not leave nginx behind.
-  const killOnExit = (): void => { child.kill('SIGTERM'); };
-  process.once('exit', killOnExit);
-  const state = { exited: false };
-  const exit = new Promise<void>((resolve) => {
-    const done = (): void => { state.exited = true; process.removeListener('exit', killOnExit); resolve(); };
-    child.once('error', (err) => { output += `\n${err.message}`; done(); });
-    child.once('exit', done);
-  });
-
-  const stop = async (): Promise<void> => {
-    if (state.exited) return;
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => { child.kill('SIGKILL'); }, STOP_GRACE_MS);
-    await exit;
-    clearTimeout(timer);
-  };
-
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  for (;;) {
-    if (state.exited) throw new Error(`nginx exited before accepting TLS on 127.0.0.1:${port}: ${output.trim()}\n${readLog(errorLog)}`);
-    if (await tlsAnswers(port)) break;
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`nginx did not accept TLS on 127.0.0.1:${port} within ${START_TIMEOUT_MS} ms: ${output.trim()}\n${readLog(errorLog)}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const s = supervise(child, STOP_GRACE_MS);
+  const stop = (): Promise<void> => s.stop();
+  await waitReady(`nginx on 127.0.0.1:${port}`, s, () => tlsAnswers(port), START_TIMEOUT_MS, 100, () => `${output.trim()}\n${readLog(errorLog)}`);
   const setBasicAuth = (user: string, password: string): void => {
     if (o.basicAuth === undefined) throw new Error('setBasicAuth: the proxy was started without basicAuth');
     writeFileSync(join(o.dir, 'htpasswd'), htpasswdLine(user, password));

@@ -44,6 +44,8 @@ export interface HarnessOptions {
   readonly partitions?: number;
   /** extra `--set` pairs applied to every config (e.g. events.maxCellBytes=2048) */
   readonly sets?: readonly string[];
+  /** another broker for the topics, the test's producer and admin (e.g. a secured broker's plaintext listener) */
+  readonly brokers?: string;
 }
 
 /** Creates tables (data/index/rollup/meta, 4 salt buckets, index on tag "site") and topics; cleanup registered. */
@@ -52,6 +54,7 @@ export async function createHarness(t: { after(fn: () => Promise<void>): void },
   if (env.adminCommand.length === 0) throw new Error('service integration tests need TSI_ADMIN_COMMAND (a JSON argv running the table admin tool)');
   const defer = deferrer(t);
   const p = opts.prefix;
+  const brokers = opts.brokers ?? env.kafkaBrokers;
   const names = {
     data: uniqueName(`it_${p}_d`),
     index: uniqueName(`it_${p}_i`),
@@ -61,7 +64,7 @@ export async function createHarness(t: { after(fn: () => Promise<void>): void },
     dlq: uniqueName(`it-${p}-dlq`),
   };
   const baseSets = [
-    `kafka.brokers=${env.kafkaBrokers}`,
+    `kafka.brokers=${brokers}`,
     `kafka.clientId=${uniqueName(`it-${p}`)}`,
     `kafka.topic=${names.topic}`,
     `kafka.dlqTopic=${names.dlq}`,
@@ -95,7 +98,7 @@ export async function createHarness(t: { after(fn: () => Promise<void>): void },
 
   const rest = new HBaseRestClient({ baseUrl: env.restUrl, defaultDeadlineMs: 30_000 });
   defer(() => rest.close());
-  const kafka = new Kafka({ clientId: uniqueName(`it-${p}-h`), brokers: env.kafkaBrokers.split(','), logLevel: logLevel.NOTHING });
+  const kafka = new Kafka({ clientId: uniqueName(`it-${p}-h`), brokers: brokers.split(','), logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
   await admin.connect();
   defer(() => admin.disconnect());

@@ -3,23 +3,16 @@
 // sent with every request while a refused credential names hbase.auth, never the gateway's page.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, renameSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HBaseError, HBaseRestClient } from '../../../src/hbase/index.ts';
 import type { HttpRequest, HttpResponse, HttpTransport } from '../../../src/hbase/index.ts';
 import { ConfigError, loadConfig } from '../../../src/runtime/config.ts';
+import { assertRefused, tempFiles } from '../../support/config-files.ts';
 import { restAuthorization, restTls } from '../../../src/service/hbase-credentials.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'tsi-sec-'));
-const file = (name: string, text: string): string => {
-  const p = join(dir, name);
-  writeFileSync(p, text);
-  return p;
-};
-const refused = (sets: string[], key: RegExp): void => {
-  assert.throws(() => loadConfig({ env: {}, sets }), (e: unknown) => e instanceof ConfigError && key.test(e.message), `${sets.join(' ')} → ${String(key)}`);
-};
+const { dir, file } = tempFiles('tsi-sec-');
+const refused = assertRefused;
 
 void test('config: every half-set or contradictory security setting is an error naming its key', () => {
   refused(['hbase.tls.caFile=/ca.pem'], /hbase\.tls\.caFile set, but hbase\.restUrl is not https/);
