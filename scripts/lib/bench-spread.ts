@@ -86,8 +86,11 @@ function regionCounts(samples: readonly Sample[], table: string, regions: number
   return out;
 }
 
-function skewOf(after: ReadonlyMap<string, number>, before: ReadonlyMap<string, number> = new Map()): number {
-  return computeSkew([...after].map(([r, n]) => n - (before.get(r) ?? 0)));
+/** Skew of the rows written between two readings; no rows at all is an error, never a skew of 0. */
+function skewOf(what: string, after: ReadonlyMap<string, number>, before: ReadonlyMap<string, number> = new Map()): number {
+  const counts = [...after].map(([r, n]) => n - (before.get(r) ?? 0));
+  if (!(counts.reduce((a, b) => a + b, 0) > 0)) throw new Error(`[skew] ${what}: no rows counted per region (tsingest_region_writes_total)`);
+  return computeSkew(counts);
 }
 
 /** Streams `count` events at `rate` per second with ts = now (one event per ms at most per id stream). */
@@ -171,7 +174,7 @@ export async function runMode(ctx: SpreadContext, setup: ModeSetup, mode: 'on' |
   }
   const pair = (table: string): SkewPair => {
     const e = regionCounts(end, table, regions);
-    return { whole: skewOf(e), secondHalf: skewOf(e, regionCounts(half, table, regions)) };
+    return { whole: skewOf(`${table} whole`, e), secondHalf: skewOf(`${table} second half`, e, regionCounts(half, table, regions)) };
   };
   const { registry } = await openKeyspace(setup.cfg, ctx.rest);
   const epochs = registry.spreadIds().flatMap((id) => registry.entryOf(id)?.epochs ?? []);
@@ -264,6 +267,7 @@ export async function unsaltedSkew(ctx: SpreadContext, cfg: Config, tables: { da
     buckets: 1,
     rowsOf: (e) => Object.entries(e.tags).map(([indexName, value]) => ({ key: plain.indexKey({ indexName, value, ts: e.ts, id: e.id }), cells: [{ family: cfg.tables.index.family, qualifier: Buffer.from(e.metric), value: Buffer.alloc(0), timestamp: e.ts }] })),
   });
+  if (!(data.rows > 0 && index.rows > 0)) throw new Error(`[skew unsalted] no rows written (data ${data.rows}, index ${index.rows})`);
   ctx.say(`[skew unsalted] data ${data.skew.toFixed(2)} over ${data.regions} regions, index ${index.skew.toFixed(2)} over ${index.regions} regions`);
   return { data: data.skew, index: index.skew, dataRegions: data.regions, indexRegions: index.regions };
 }
