@@ -3,7 +3,7 @@
 // read again when it changes (projected tokens rotate). Every error names the setting, never a secret.
 import type { Authorization, TransportTls } from '../hbase/index.ts';
 import type { Config } from '../runtime/config.ts';
-import { readSecretFile, rotatingFile } from './secrets.ts';
+import { readSecretFile, rotatingFile, tlsFromFiles } from './secrets.ts';
 
 type HBaseSettings = Config['hbase'];
 
@@ -11,13 +11,7 @@ type HBaseSettings = Config['hbase'];
 export function restTls(h: HBaseSettings): TransportTls | undefined {
   const t = h.tls;
   if (t.caFile === null && t.certFile === null && t.serverName === null) return undefined;
-  return {
-    ...(t.caFile === null ? {} : { ca: readSecretFile('hbase.tls.caFile', t.caFile) }),
-    ...(t.certFile === null ? {} : { cert: readSecretFile('hbase.tls.certFile', t.certFile) }),
-    ...(t.keyFile === null ? {} : { key: readSecretFile('hbase.tls.keyFile', t.keyFile) }),
-    ...(t.keyPassphraseFile === null ? {} : { passphrase: readSecretFile('hbase.tls.keyPassphraseFile', t.keyPassphraseFile) }),
-    ...(t.serverName === null ? {} : { servername: t.serverName }),
-  };
+  return tlsFromFiles('hbase.tls', t);
 }
 
 /** The Authorization header per request, or undefined for hbase.auth.type none. */

@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import type { ConnectionOptions } from 'node:tls';
 import type { SASLOptions } from 'kafkajs';
 import { ConfigError, type Config } from '../runtime/config.ts';
-import { readSecretFile } from './secrets.ts';
+import { readSecretFile, tlsFromFiles } from './secrets.ts';
 
 type KafkaSettings = Config['kafka'];
 
@@ -13,16 +13,9 @@ const TOKEN_COMMAND_DEADLINE_MS = 10_000;
 
 /** TLS options for kafkajs (`ssl`), or undefined for plaintext listeners. Verification is always on. */
 export function kafkaTls(k: KafkaSettings): ConnectionOptions | undefined {
-  const t = k.tls;
-  if (!t.enabled) return undefined;
-  return {
-    rejectUnauthorized: true,
-    ...(t.caFile === null ? {} : { ca: [readSecretFile('kafka.tls.caFile', t.caFile)] }),
-    ...(t.certFile === null ? {} : { cert: readSecretFile('kafka.tls.certFile', t.certFile) }),
-    ...(t.keyFile === null ? {} : { key: readSecretFile('kafka.tls.keyFile', t.keyFile) }),
-    ...(t.keyPassphraseFile === null ? {} : { passphrase: readSecretFile('kafka.tls.keyPassphraseFile', t.keyPassphraseFile) }),
-    ...(t.serverName === null ? {} : { servername: t.serverName }),
-  };
+  if (!k.tls.enabled) return undefined;
+  const { ca, ...rest } = tlsFromFiles('kafka.tls', k.tls);
+  return { rejectUnauthorized: true, ...(ca === undefined ? {} : { ca: [ca] }), ...rest };
 }
 
 /** Runs argv and returns its stdout, trimmed; failures name kafka.sasl.oauthTokenCommand. */

@@ -38,3 +38,28 @@ function fileStamp(path: string): string {
   }
 }
 
+
+/** The PEM settings both clients take (hbase.tls, kafka.tls). */
+export interface TlsFileSettings {
+  readonly caFile: string | null;
+  readonly certFile: string | null;
+  readonly keyFile: string | null;
+  readonly keyPassphraseFile: string | null;
+  readonly serverName: string | null;
+}
+
+/** Node TLS options from PEM files; each read error names `${prefix}.<key>`. */
+export function tlsFromFiles(prefix: string, t: TlsFileSettings): { ca?: string; cert?: string; key?: string; passphrase?: string; servername?: string } {
+  const read = (key: keyof TlsFileSettings, path: string | null): string | undefined => (path === null ? undefined : readSecretFile(`${prefix}.${key}`, path));
+  const ca = read('caFile', t.caFile);
+  const cert = read('certFile', t.certFile);
+  const key = read('keyFile', t.keyFile);
+  const passphrase = read('keyPassphraseFile', t.keyPassphraseFile);
+  return {
+    ...(ca === undefined ? {} : { ca }),
+    ...(cert === undefined ? {} : { cert }),
+    ...(key === undefined ? {} : { key }),
+    ...(passphrase === undefined ? {} : { passphrase }),
+    ...(t.serverName === null ? {} : { servername: t.serverName }),
+  };
+}
