@@ -51,16 +51,22 @@ function renderHBaseSite(layout: StackLayout): void {
 
 
 function hbaseJava(layout: StackLayout, libs: Libs, heap: string, mainClass: string, logName: string): string[] {
-  const conf = hbaseConfDir(layout);
+  return hbaseJavaArgs({ confDir: hbaseConfDir(layout), logDir: layout.logDir, hbaseLib: libs.hbaseLib }, heap, mainClass, logName);
+}
+
+/** The java argv of an HBase process (`<mainClass> start`) with its conf folder first on the classpath. */
+export function hbaseJavaArgs(where: { confDir: string; logDir: string; hbaseLib: string }, heap: string, mainClass: string, logName: string, jvmProps: readonly string[] = []): string[] {
+  const conf = where.confDir;
   return [
     `-Xmx${heap}`,
     ...JDK17_OPENS,
-    `-Dhbase.log.dir=${layout.logDir}`,
+    ...jvmProps,
+    `-Dhbase.log.dir=${where.logDir}`,
     `-Dhbase.log.file=${logName}`,
     `-Dlog4j2.configurationFile=${join(conf, 'log4j2.properties')}`,
     '-Djava.net.preferIPv4Stack=true',
     '-cp',
-    hbaseClasspath(conf, libs.hbaseLib),
+    hbaseClasspath(conf, where.hbaseLib),
     mainClass,
     'start',
   ];

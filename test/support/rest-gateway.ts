@@ -1,0 +1,100 @@
+// An extra HBase REST gateway (org.apache.hadoop.hbase.rest.RESTServer) for integration tests: a
+// second gateway in front of the same cluster, one with its own TLS (hbase.rest.ssl.*) or one with
+// Kerberos (SPNEGO) authentication. It runs from the local stack's jars with the local stack's
+// hbase-site.xml (so it finds the same ZooKeeper) plus the test's properties, as its own java child
+// process that a test can stop, kill -9 or freeze. Only the local stack has a ZooKeeper this process
+// can reach (the container stack publishes the gateway port alone); on another stack this throws.
+import { spawn } from 'node:child_process';
+import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { resolveJars } from '../../scripts/lib/artifacts.ts';
+import { hbaseRestAnswers } from '../../scripts/lib/probes.ts';
+import { hbaseConfDir, hbaseJavaArgs } from '../../scripts/lib/services.ts';
+import { stackLayout } from '../../scripts/lib/stack-config.ts';
+import { supervise, waitReady } from './child-server.ts';
+import { freePort } from './service-harness.ts';
+
+export interface RestGatewayOptions {
+  /** config, log; created if missing */
+  readonly dir: string;
+  /** hbase-site.xml properties set on top of the local stack's (hbase.rest.port is chosen here) */
+  readonly site?: Readonly<Record<string, string>>;
+  /** extra JVM -D options (e.g. -Djava.security.krb5.conf=…) */
+  readonly jvmProps?: readonly string[];
+  /** extra environment (e.g. KRB5_CONFIG) */
+  readonly env?: Readonly<Record<string, string>>;
+  /** https when the site turns on hbase.rest.ssl.enabled */
+  readonly scheme?: 'http' | 'https';
+  /** "answers" probe; default: the plain-HTTP stack probe (version, namespace, meta online) */
+  readonly ready?: (url: string) => Promise<boolean>;
+  readonly startTimeoutMs?: number;
+}
+
+export interface RestGateway {
+  readonly url: string;
+  readonly port: number;
+  readonly pid: number;
+  readonly logFile: string;
+  /** SIGTERM, then SIGKILL after a grace period */
+  stop(): Promise<void>;
+  /** a signal straight to the JVM (SIGKILL for kill -9, SIGSTOP/SIGCONT to freeze) */
+  signal(sig: NodeJS.Signals): void;
+}
+
+function xmlEscape(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** The local stack's hbase-site.xml with `props` appended (a later property wins in Hadoop's Configuration). */
+function siteXml(props: Readonly<Record<string, string>>): string {
+  const base = readFileSync(join(hbaseConfDir(stackLayout()), 'hbase-site.xml'), 'utf8');
+  const extra = Object.entries(props).map(([k, v]) => `  <property><name>${xmlEscape(k)}</name><value>${xmlEscape(v)}</value></property>\n`).join('');
+  const at = base.lastIndexOf('</configuration>');
+  if (at < 0) throw new Error('rest gateway: the local stack hbase-site.xml has no </configuration>');
+  return `${base.slice(0, at)}${extra}${base.slice(at)}`;
+}
+
+function tail(file: string, lines = 60): string {
+  try {
+    return readFileSync(file, 'utf8').split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no gateway log)';
+  }
+}
+
+export async function startRestGateway(o: RestGatewayOptions): Promise<RestGateway> {
+  if (process.env['TSI_STACK_KIND'] === 'docker') throw new Error('an extra REST gateway needs the local stack (its ZooKeeper); the container stack publishes only its gateway');
+  const layout = stackLayout();
+  if (!existsSync(join(hbaseConfDir(layout), 'hbase-site.xml'))) throw new Error(`rest gateway: no local stack configuration under ${hbaseConfDir(layout)} (start the stack with npm test or npm run stack:up)`);
+  const confDir = join(o.dir, 'conf');
+  mkdirSync(confDir, { recursive: true });
+  const port = await freePort();
+  writeFileSync(join(confDir, 'hbase-site.xml'), siteXml({ 'hbase.rest.port': String(port), 'hbase.rest.info.port': '-1', ...o.site }), { mode: 0o600 });
+  const log4j = join(hbaseConfDir(layout), 'log4j2.properties');
+  if (existsSync(log4j)) copyFileSync(log4j, join(confDir, 'log4j2.properties'));
+  const hbaseLib = await resolveJars(layout.cacheDir, 'hbase', (m) => { process.stderr.write(`[rest-gateway] ${m}\n`); });
+  const logFile = join(o.dir, 'rest.log');
+  const argv = hbaseJavaArgs({ confDir, logDir: o.dir, hbaseLib }, '384m', 'org.apache.hadoop.hbase.rest.RESTServer', 'rest.log', o.jvmProps ?? []);
+  const fd = openSync(join(o.dir, 'rest.out'), 'a');
+  const child = (() => {
+    try {
+      return spawn('java', argv, { stdio: ['ignore', fd, fd], env: { ...process.env, ...o.env } });
+    } finally {
+      closeSync(fd);
+    }
+  })();
+  const s = supervise(child, 10_000);
+  const url = `${o.scheme ?? 'http'}://127.0.0.1:${port}`;
+  const ready = o.ready ?? hbaseRestAnswers;
+  await waitReady(`REST gateway on ${url}`, s, () => ready(url), o.startTimeoutMs ?? 120_000, 250,
+    () => `${logFile}:\n${tail(logFile)}\n${join(o.dir, 'rest.out')}:\n${tail(join(o.dir, 'rest.out'), 20)}`);
+  const pid = child.pid ?? -1;
+  return {
+    url,
+    port,
+    pid,
+    logFile,
+    stop: () => s.stop(),
+    signal: (sig) => { if (s.exitedWith() === undefined) child.kill(sig); },
+  };
+}
