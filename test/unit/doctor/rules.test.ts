@@ -1,0 +1,140 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ColumnFamilySchema } from '../../../src/hbase/index.ts';
+import { planSaltSplits } from '../../../src/keys/index.ts';
+import { diagnose } from '../../../src/doctor/diagnose.ts';
+import type { ClusterFacts, RegionFacts, SampleFacts, ServiceLayout, TableFacts } from '../../../src/doctor/facts.ts';
+import { exitStatus } from '../../../src/doctor/finding.ts';
+import { layoutFromAttributes } from '../../../src/doctor/layout.ts';
+import { regionReachable } from '../../../src/doctor/rules/keyspace.ts';
+
+const OUR_FAMILY: ColumnFamilySchema = { name: 'd', attributes: { VERSIONS: '1', BLOOMFILTER: 'ROW', COMPRESSION: 'SNAPPY', DATA_BLOCK_ENCODING: 'FAST_DIFF', TTL: 'FOREVER', MIN_VERSIONS: '0' } };
+const LAYOUT: ServiceLayout = { role: 'data', buckets: 16, saltFormat: 'binary' };
+
+function regionsFrom(table: string, splits: readonly Buffer[], extra: Partial<RegionFacts> = {}): RegionFacts[] {
+  const bounds = [Buffer.alloc(0), ...splits, Buffer.alloc(0)];
+  return splits.concat([Buffer.alloc(0)]).map((_s, i) => ({
+    name: `${table},${(bounds[i] ?? Buffer.alloc(0)).toString('hex')},1.r${i}.`,
+    startKey: bounds[i] ?? Buffer.alloc(0),
+    endKey: bounds[i + 1] ?? Buffer.alloc(0),
+    server: 'rs1:16020',
+    ...extra,
+  }));
+}
+
+type TableOver = { [K in keyof TableFacts]?: TableFacts[K] | undefined } & { families?: ColumnFamilySchema[] };
+
+function table(over: TableOver = {}): TableFacts {
+  const name = over.name ?? 't';
+  return {
+    name,
+    schema: { name, families: over.families ?? [OUR_FAMILY], attributes: {} },
+    regions: over.regions ?? regionsFrom(name, planSaltSplits(16, 'binary')),
+    ...('layout' in over ? (over.layout === undefined ? {} : { layout: over.layout }) : { layout: LAYOUT }),
+    ...(over.sample === undefined ? {} : { sample: over.sample }),
+    ...(over.writesSinceLastCheck === undefined ? {} : { writesSinceLastCheck: over.writesSinceLastCheck }),
+  };
+}
+
+function cluster(tables: TableFacts[], over: Partial<ClusterFacts> = {}): ClusterFacts {
+  return {
+    servers: [{ name: 'rs1:16020', maxHeapMB: 32_768, regions: 60, stores: 60 }],
+    tables,
+    settings: { memstoreFlushSizeMB: 128, globalMemstoreFraction: 0.4, source: 'HBase defaults' },
+    ...over,
+  };
+}
+
+const rules = (facts: ClusterFacts): string[] => diagnose(facts).map((f) => `${f.severity} ${f.rule} ${f.subject}`);
+
+test('a table as tables apply makes it: no findings at all', () => {
+  assert.deepEqual(rules(cluster([table()])), []);
+});
+
+test('four families with long names: the family count and each long name, nothing else', () => {
+  const fam = (name: string): ColumnFamilySchema => ({ name, attributes: OUR_FAMILY.attributes });
+  const got = rules(cluster([table({ name: 'wide', layout: undefined, regions: regionsFrom('wide', []), families: [fam('measurements'), fam('metadata'), fam('tags'), fam('x')] })]));
+  assert.deepEqual(got, [
+    'warn families.count table wide',
+    'warn families.name-length table wide family measurements',
+    'warn families.name-length table wide family metadata',
+    'warn families.name-length table wide family tags',
+  ]);
+});
+
+test('VERSIONS 5 on a service table, MIN_VERSIONS with a TTL, MIN_VERSIONS without one, MIN_VERSIONS ≥ VERSIONS', () => {
+  const f = (name: string, a: Record<string, string>): ColumnFamilySchema => ({ name, attributes: { ...OUR_FAMILY.attributes, ...a } });
+  assert.deepEqual(rules(cluster([table({ families: [f('d', { VERSIONS: '5' })] })])), ['warn versions.service-table table t family d']);
+  assert.deepEqual(rules(cluster([table({ layout: undefined, regions: regionsFrom('t', []), families: [f('d', { VERSIONS: '3', MIN_VERSIONS: '1', TTL: '86400 SECONDS (1 DAY)' })] })])),
+    ['warn versions.min-with-ttl table t family d']);
+  assert.deepEqual(rules(cluster([table({ layout: undefined, regions: regionsFrom('t', []), families: [f('d', { VERSIONS: '3', MIN_VERSIONS: '1' })] })])),
+    ['warn versions.min-without-ttl table t family d']);
+  assert.deepEqual(rules(cluster([table({ layout: undefined, regions: regionsFrom('t', []), families: [f('d', { VERSIONS: '1', MIN_VERSIONS: '1', TTL: '60' })] })])),
+    ['error versions.min-above-max table t family d', 'warn versions.min-with-ttl table t family d']);
+});
+
+test('no bloom filter; no compression and no block encoding are info only; a codec the servers lack is an error', () => {
+  const f = (a: Record<string, string>): ColumnFamilySchema[] => [{ name: 'd', attributes: { ...OUR_FAMILY.attributes, ...a } }];
+  assert.deepEqual(rules(cluster([table({ families: f({ BLOOMFILTER: 'NONE' }) })])), ['warn storage.bloom table t family d']);
+  assert.deepEqual(rules(cluster([table({ families: f({ COMPRESSION: 'NONE', DATA_BLOCK_ENCODING: 'NONE' }) })])),
+    ['info storage.block-encoding table t family d', 'info storage.compression table t family d']);
+  const facts = cluster([table({ families: f({ COMPRESSION: 'LZO' }) })], { codecsUsable: ['NONE', 'GZ', 'SNAPPY'] });
+  assert.deepEqual(rules(facts), ['error storage.codec-missing table t family d']);
+  assert.equal(exitStatus(diagnose(facts)), 1);
+});
+
+test('hex-string split points on the binary salt: every region but the first is unreachable, an error each', () => {
+  // RegionSplitter's HexStringSplit for 16 regions: "10000000" … "f0000000" as ASCII.
+  const hex = Array.from({ length: 15 }, (_v, i) => Buffer.from(`${(i + 1).toString(16)}0000000`, 'latin1'));
+  const found = diagnose(cluster([table({ regions: regionsFrom('t', hex) })]));
+  assert.equal(found.length, 15);
+  assert.ok(found.every((f) => f.rule === 'keyspace.unreachable-region' && f.severity === 'error'));
+  assert.match(found[0]?.measured ?? '', /holds no key of the binary salt 0–15/);
+  // The same splits are right for the printable salt up to bucket 0xf0 … and the planner's own printable splits all reachable.
+  assert.deepEqual(rules(cluster([table({ layout: { ...LAYOUT, saltFormat: 'printable' }, regions: regionsFrom('t', planSaltSplits(16, 'printable')) })])), []);
+});
+
+test('regionReachable at the edges of a bucket', () => {
+  const l = { buckets: 16, saltFormat: 'binary' as const };
+  assert.equal(regionReachable(Buffer.from([5]), Buffer.from([5, 0]), l), false); // only the bare prefix sorts there
+  assert.equal(regionReachable(Buffer.from([5]), Buffer.from([5, 1]), l), true);
+  assert.equal(regionReachable(Buffer.from([16]), Buffer.alloc(0), l), false); // past the last bucket
+  assert.equal(regionReachable(Buffer.from([15, 0xff, 0xff]), Buffer.alloc(0), l), true);
+  assert.equal(regionReachable(Buffer.alloc(0), Buffer.from([0, 0]), l), false);
+});
+
+test('memstores beyond the heap (the sizing formula) and salt buckets against servers', () => {
+  const small = cluster([table()], { servers: [{ name: 'rs1:16020', maxHeapMB: 1024, regions: 70, stores: 70 }] });
+  const f = diagnose(small).find((x) => x.rule === 'servers.memstore-heap');
+  assert.ok(f);
+  assert.match(f.threshold, /= 3 regions as a starting point/);
+  const many = cluster([table()], { servers: Array.from({ length: 20 }, (_v, i) => ({ name: `rs${i}:16020`, maxHeapMB: 32_768, regions: 10, stores: 10 })) });
+  assert.deepEqual(rules(many), ['warn keyspace.buckets-vs-servers table t']);
+  const six = cluster([table()], { servers: Array.from({ length: 6 }, (_v, i) => ({ name: `rs${i}:16020`, maxHeapMB: 32_768, regions: 10, stores: 10 })) });
+  assert.deepEqual(rules(six), ['info keyspace.buckets-vs-servers table t']);
+});
+
+test('write spread: a hot region and idle regions since the last check', () => {
+  const regions = regionsFrom('t', planSaltSplits(4, 'binary'));
+  const writes = new Map(regions.map((r, i) => [r.name, [100, 100, 600, 0][i] ?? 0]));
+  const got = diagnose(cluster([table({ layout: { ...LAYOUT, buckets: 4 }, regions, writesSinceLastCheck: writes })]));
+  assert.deepEqual(got.map((x) => x.rule), ['spread.idle-regions', 'spread.skew']);
+  assert.match(got[1]?.measured ?? '', /write skew 3\.00/);
+  // Too few writes to say anything.
+  const few = new Map(regions.map((r) => [r.name, 1]));
+  assert.deepEqual(rules(cluster([table({ layout: { ...LAYOUT, buckets: 4 }, regions, writesSinceLastCheck: few })])), []);
+});
+
+test('cells of several MB warn, over 10 MB is an error; long row keys warn', () => {
+  const sample = (maxCellBytes: number, avgKey = 30): SampleFacts => ({ rows: 10, cells: 40, maxCellBytes, cellsOver1MB: maxCellBytes >= 1 << 20 ? 1 : 0, rowKeyBytes: { avg: avgKey, max: avgKey * 2 }, qualifierBytes: { avg: 2, max: 4 } });
+  assert.deepEqual(rules(cluster([table({ sample: sample(3 << 20) })])), ['warn cells.size table t']);
+  assert.deepEqual(rules(cluster([table({ sample: sample(12 << 20) })])), ['error cells.size table t']);
+  assert.deepEqual(rules(cluster([table({ sample: sample(100, 180) })])), ['warn rowkeys.length table t']);
+});
+
+test('the layout comes from the attributes tables apply writes', () => {
+  assert.deepEqual(layoutFromAttributes({ 'tsingest.salt.buckets': '16', 'tsingest.key.format': 'v1:printable', 'tsingest.table.role': 'data' }), { role: 'data', buckets: 16, saltFormat: 'printable' });
+  assert.deepEqual(layoutFromAttributes({ 'tsingest.salt.buckets': '8', 'tsingest.key.format': 'v1:spread-registry' }), { role: 'meta', buckets: 8, saltFormat: 'binary' });
+  assert.equal(layoutFromAttributes({ 'tsingest.salt.buckets': 'x', 'tsingest.key.format': 'v1:binary' }), undefined);
+  assert.equal(layoutFromAttributes({}), undefined);
+});
