@@ -5,7 +5,9 @@
 //   tsingest keys encode|decode        data rowkeys by hand
 //   tsingest spread list|set           the spread registry (hot ids over several buckets)
 //   tsingest produce --file F          JSON events (one per line) to kafka.topic, checked first
+//   tsingest doctor                    HBase's schema rules checked on the live cluster
 import { UsageError } from './cli/args.ts';
+import { DOCTOR_USAGE, doctorCommand } from './cli/doctor.ts';
 import { INDEX_USAGE, indexCommand } from './cli/index-cmd.ts';
 import { KEYS_USAGE, keysCommand } from './cli/keys.ts';
 import { QUERY_USAGE, queryCommand } from './cli/query.ts';
@@ -26,6 +28,7 @@ const COMMANDS: Readonly<Record<string, { readonly run: Command; readonly usage:
   index: { run: indexCommand, usage: INDEX_USAGE },
   spread: { run: spreadCommand, usage: SPREAD_USAGE },
   produce: { run: produceCommand, usage: PRODUCE_USAGE },
+  doctor: { run: doctorCommand, usage: DOCTOR_USAGE },
 };
 
 export function usage(): string {

@@ -1,0 +1,61 @@
+// tsingest doctor: HBase's schema rules of thumb checked on the live cluster (docs/DOCTOR.md).
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { diagnose } from '../doctor/diagnose.ts';
+import { exitStatus } from '../doctor/finding.ts';
+import { gatherFacts, writeCounters } from '../doctor/gather.ts';
+import { renderJson, renderText } from '../doctor/render.ts';
+import { createHBaseClient } from '../service/clients.ts';
+import { UsageError, configOf, intFlag, out, parseCommand, stringFlag } from './args.ts';
+
+export const DOCTOR_USAGE = 'tsingest doctor [--table T … | --all] [--json] [--sample-rows N] [--since FILE] [--flush-size-mb N] [--memstore-fraction F]';
+
+/** HBase's defaults for the sizing formula (hbase.hregion.memstore.flush.size, hbase.regionserver.global.memstore.size). */
+const DEFAULT_FLUSH_MB = 128;
+const DEFAULT_MEMSTORE_FRACTION = 0.4;
+
+function readSince(file: string | undefined): Map<string, Map<string, number>> | undefined {
+  if (file === undefined || !existsSync(file)) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new UsageError(`--since ${file}: not the JSON a previous doctor run wrote (${(err as Error).message})`);
+  }
+  const tables = (parsed as { writes?: Record<string, Record<string, number>> }).writes ?? {};
+  return new Map(Object.entries(tables).map(([t, m]) => [t, new Map(Object.entries(m))]));
+}
+
+export async function doctorCommand(argv: readonly string[]): Promise<number> {
+  const { values } = parseCommand(argv, {
+    table: { type: 'string', multiple: true }, all: { type: 'boolean' }, json: { type: 'boolean' },
+    'sample-rows': { type: 'string' }, since: { type: 'string' }, 'flush-size-mb': { type: 'string' }, 'memstore-fraction': { type: 'string' },
+  });
+  const cfg = configOf(values);
+  const named = (values['table'] as string[] | undefined) ?? [];
+  if (named.length > 0 && values['all'] === true) throw new UsageError('--table and --all exclude each other');
+  const fraction = Number(stringFlag(values, 'memstore-fraction') ?? DEFAULT_MEMSTORE_FRACTION);
+  if (!(fraction > 0 && fraction < 1)) throw new UsageError('--memstore-fraction must be between 0 and 1 (hbase.regionserver.global.memstore.size)');
+  const flush = intFlag('flush-size-mb', stringFlag(values, 'flush-size-mb'), DEFAULT_FLUSH_MB);
+  const custom = values['flush-size-mb'] !== undefined || values['memstore-fraction'] !== undefined;
+  const since = stringFlag(values, 'since');
+  const rest = createHBaseClient(cfg, 'tool');
+  try {
+    const tables = values['all'] === true ? await rest.listTables()
+      : named.length > 0 ? named : [cfg.tables.data.name, cfg.tables.index.name, cfg.tables.rollup.name, cfg.tables.meta.name];
+    const previous = readSince(since);
+    const facts = await gatherFacts(rest, {
+      tables,
+      sampleRowsPerRegion: intFlag('sample-rows', stringFlag(values, 'sample-rows'), 20),
+      settings: { memstoreFlushSizeMB: flush, globalMemstoreFraction: fraction, source: custom ? 'as given on the command line' : 'HBase defaults; pass --flush-size-mb / --memstore-fraction for your servers' },
+      ...(previous === undefined ? {} : { previousWrites: previous }),
+    });
+    const findings = diagnose(facts);
+    const checked = { tables, servers: facts.servers.length };
+    if (values['json'] === true) out(renderJson(findings, checked));
+    else for (const line of renderText(findings, checked)) out(line);
+    if (since !== undefined) writeFileSync(since, JSON.stringify({ at: new Date().toISOString(), writes: writeCounters(facts) }));
+    return exitStatus(findings);
+  } finally {
+    await rest.close();
+  }
+}

@@ -1,0 +1,99 @@
+// I/O: the facts the doctor's rules read, from the REST gateway: the cluster status (servers, heap,
+// per-region loads), each checked table's schema and region map, and a bounded sample scan (the
+// first rows of every region, so a large table costs the same as a small one).
+import type { ClusterStatus, HBaseRestClient, Region, RegionLoad } from '../hbase/index.ts';
+import type { ClusterFacts, RegionFacts, ServerFacts, TableFacts } from './facts.ts';
+import { layoutFromAttributes } from './layout.ts';
+import { SampleAccumulator } from './sample.ts';
+
+export interface GatherOptions {
+  readonly tables: readonly string[];
+  /** rows read from the start of each region (0: no sample) */
+  readonly sampleRowsPerRegion: number;
+  readonly settings: ClusterFacts['settings'];
+  /** per table, writes per region at the previous run (by encoded region name) */
+  readonly previousWrites?: ReadonlyMap<string, ReadonlyMap<string, number>>;
+}
+
+/** The encoded name (32 hex) at the end of a full region name `table,start,id.<encoded>.`, or the name itself. */
+export function encodedRegionName(name: string): string {
+  return /\.([0-9a-f]{32})\.$/.exec(name)?.[1] ?? name;
+}
+
+function loadsByRegion(status: ClusterStatus): Map<string, RegionLoad> {
+  const out = new Map<string, RegionLoad>();
+  for (const node of status.liveNodes) for (const r of node.regions) out.set(encodedRegionName(r.name.toString('latin1')), r);
+  return out;
+}
+
+function serversOf(status: ClusterStatus): ServerFacts[] {
+  return status.liveNodes.map((n) => ({
+    name: n.name,
+    maxHeapMB: n.maxHeapSizeMB,
+    regions: n.regions.length,
+    stores: n.regions.reduce((a, r) => a + r.stores, 0),
+  }));
+}
+
+function regionFacts(r: Region, load: RegionLoad | undefined): RegionFacts {
+  return {
+    name: r.name,
+    startKey: r.startKey,
+    endKey: r.endKey,
+    server: r.location,
+    ...(load === undefined ? {} : { storefileSizeMB: load.storefileSizeMB, writeRequests: load.writeRequestsCount }),
+  };
+}
+
+async function sampleOf(rest: HBaseRestClient, table: string, regions: readonly Region[], rows: number): Promise<TableFacts['sample']> {
+  if (rows <= 0) return undefined;
+  const acc = new SampleAccumulator();
+  for (const r of regions) {
+    const scan = rest.scan(table, { startRow: r.startKey, ...(r.endKey.length === 0 ? {} : { stopRow: r.endKey }), limit: rows, pageRows: rows, batch: 100 });
+    for await (const row of scan) acc.add(row);
+  }
+  return acc.facts();
+}
+
+/** Writes per region since the previous run; a region that split, merged or reopened since is left out. */
+function writesSince(regions: readonly RegionFacts[], previous: ReadonlyMap<string, number> | undefined): Map<string, number> | undefined {
+  if (previous === undefined) return undefined;
+  const out = new Map<string, number>();
+  for (const r of regions) {
+    const before = previous.get(encodedRegionName(r.name));
+    if (before === undefined || r.writeRequests === undefined || r.writeRequests < before) return undefined;
+    out.set(r.name, r.writeRequests - before);
+  }
+  return out;
+}
+
+export async function gatherFacts(rest: HBaseRestClient, o: GatherOptions): Promise<ClusterFacts> {
+  const status = await rest.clusterStatus();
+  const loads = loadsByRegion(status);
+  const tables: TableFacts[] = [];
+  for (const name of o.tables) {
+    const [schema, regions] = await Promise.all([rest.getSchema(name), rest.regions(name)]);
+    const facts = regions.map((r) => regionFacts(r, loads.get(encodedRegionName(r.name))));
+    const layout = layoutFromAttributes(schema.attributes);
+    const sample = await sampleOf(rest, name, regions, o.sampleRowsPerRegion);
+    const since = writesSince(facts, o.previousWrites?.get(name));
+    tables.push({
+      name, schema, regions: facts,
+      ...(layout === undefined ? {} : { layout }),
+      ...(sample === undefined ? {} : { sample }),
+      ...(since === undefined ? {} : { writesSinceLastCheck: since }),
+    });
+  }
+  return { servers: serversOf(status), tables, settings: o.settings };
+}
+
+/** What the next run compares against: writes per region (encoded name) per table. */
+export function writeCounters(facts: ClusterFacts): Record<string, Record<string, number>> {
+  const out: Record<string, Record<string, number>> = {};
+  for (const t of facts.tables) {
+    const m: Record<string, number> = {};
+    for (const r of t.regions) if (r.writeRequests !== undefined) m[encodedRegionName(r.name)] = r.writeRequests;
+    out[t.name] = m;
+  }
+  return out;
+}
