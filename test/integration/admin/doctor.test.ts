@@ -1,0 +1,76 @@
+// tsingest doctor on the real stack: tables deliberately designed wrong each give exactly the
+// findings their design earns, and the project's own tables, as `tables apply` makes them, give no
+// error. The CLI runs as a user runs it (a child process, --json, its exit status).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { JavaTableAdmin } from '../../../src/admin/java-admin.ts';
+import { TABLE_META } from '../../../src/admin/table-plan.ts';
+import type { Finding } from '../../../src/doctor/finding.ts';
+import { uniqueName } from '../../support/env.ts';
+import { NODE_BIN, REPO_ROOT, createHarness } from '../../support/service-harness.ts';
+
+const run = promisify(execFile);
+const OURS = { [TABLE_META.buckets]: '16', [TABLE_META.keyFormat]: 'v1:binary', [TABLE_META.role]: 'data' };
+const GOOD = { BLOOMFILTER: 'ROW', VERSIONS: '1', DATA_BLOCK_ENCODING: 'FAST_DIFF' };
+
+interface Report { readonly counts: Record<string, number>; readonly findings: Finding[] }
+
+void test('tsingest doctor: each wrongly designed table gives exactly its findings; the tables apply makes give no error', async (t) => {
+  const h = await createHarness(t, { prefix: 'doc' });
+  const name = (what: string): string => {
+    const n = uniqueName(`it_doc_${what}`);
+    h.defer(() => h.rest.deleteTable(n, { ignoreMissing: true }));
+    return n;
+  };
+  const wide = name('wide');
+  const versions = name('versions');
+  const nobloom = name('nobloom');
+  const hex = name('hexsplit');
+  const bigcell = name('bigcell');
+  const fam = (n: string, attrs: Record<string, string> = {}): { name: string; attributes: Record<string, string> } => ({ name: n, attributes: { ...GOOD, ...attrs } });
+  await h.rest.createTable({ name: wide, families: [fam('measurements'), fam('metadata'), fam('tags'), fam('x')] });
+  await h.rest.createTable({ name: versions, families: [fam('d', { VERSIONS: '5', MIN_VERSIONS: '1', TTL: '86400' })], attributes: OURS });
+  await h.rest.createTable({ name: nobloom, families: [fam('d', { BLOOMFILTER: 'NONE' })] });
+  await h.rest.createTable({ name: bigcell, families: [fam('d')] });
+  // RegionSplitter's HexStringSplit for 16 regions ("10000000" … "f0000000") on the binary salt.
+  const hexSplits = Array.from({ length: 15 }, (_v, i) => Buffer.from(`${(i + 1).toString(16)}0000000`, 'latin1'));
+  await new JavaTableAdmin({ command: h.env.adminCommand }).ensureTable({ table: hex, family: 'd', splits: hexSplits, familyAttrs: { BLOOMFILTER: 'ROW', VERSIONS: 1, DATA_BLOCK_ENCODING: 'FAST_DIFF' }, tableAttrs: OURS });
+  await h.rest.put(bigcell, [{ row: Buffer.from('r1'), cells: [{ column: Buffer.from('d:blob'), value: Buffer.alloc(3 << 20, 7) }] }]);
+
+  const doctor = async (tables: readonly string[]): Promise<{ code: number; report: Report; text: string }> => {
+    const args = ['src/cli.ts', 'doctor', ...tables.flatMap((x) => ['--table', x]), ...h.baseSets.flatMap((s) => ['--set', s])];
+    const cli = (argv: string[]): Promise<{ code: number; stdout: string }> => run(NODE_BIN, argv, { cwd: REPO_ROOT, maxBuffer: 16 << 20 }).then(
+      (r) => ({ code: 0, stdout: r.stdout }),
+      (e: unknown) => ({ code: (e as { code: number }).code, stdout: (e as { stdout: string }).stdout }),
+    );
+    const [json, text] = await Promise.all([cli([...args, '--json']), cli(args)]);
+    return { code: json.code, report: JSON.parse(json.stdout) as Report, text: text.stdout };
+  };
+  const of = (r: Report, table: string): string[] => r.findings
+    .filter((f) => f.severity !== 'info' && (f.subject === `table ${table}` || f.subject.startsWith(`table ${table} `) || f.subject.startsWith(`region ${table},`)))
+    .map((f) => `${f.severity} ${f.rule} ${f.subject.replace(table, 'T').replace(/^region T,.*$/, 'region')}`)
+    .sort();
+
+  const bad = await doctor([wide, versions, nobloom, hex, bigcell]);
+  assert.equal(bad.code, 1, 'an error-level finding exits 1');
+  assert.deepEqual(of(bad.report, wide), ['warn families.count table T', 'warn families.name-length table T family measurements', 'warn families.name-length table T family metadata', 'warn families.name-length table T family tags']);
+  assert.deepEqual(of(bad.report, versions), ['warn versions.min-with-ttl table T family d', 'warn versions.service-table table T family d']);
+  assert.deepEqual(of(bad.report, nobloom), ['warn storage.bloom table T family d']);
+  assert.deepEqual(of(bad.report, hex), Array.from({ length: 15 }, () => 'error keyspace.unreachable-region region'));
+  assert.deepEqual(of(bad.report, bigcell), ['warn cells.size table T']);
+  const big = bad.report.findings.find((f) => f.rule === 'cells.size');
+  assert.match(big?.measured ?? '', /largest sampled cell 3\.00 MB at row 0x7231 column d:blob/);
+  for (const f of bad.report.findings) {
+    assert.match(f.source, /^https:\/\/hbase\.apache\.org\/book\.html#/, `${f.rule} names its source`);
+    assert.ok(f.measured !== '' && f.threshold !== '' && f.fix !== '', `${f.rule} has measured, threshold, fix`);
+  }
+  assert.match(bad.text, /✗ ERROR keyspace\.unreachable-region {2}region /);
+  assert.match(bad.text, /15 error\(s\)/);
+
+  const own = await doctor([h.names.data, h.names.index, h.names.rollup, h.names.meta]);
+  assert.equal(own.code, 0, own.text);
+  assert.equal(own.report.counts['error'], 0);
+  for (const table of [h.names.data, h.names.index, h.names.rollup, h.names.meta]) assert.deepEqual(of(own.report, table), [], `${table}: no warnings either`);
+});
