@@ -27,6 +27,8 @@ export interface HBaseRestClientOptions {
   baseUrl: string;
   /** Defaults to an UndiciTransport (keep-alive pool) that the client owns and closes. */
   transport?: HttpTransport;
+  /** The given `transport` is handed over: close() closes it too (default: only a transport the client built). */
+  closeTransport?: boolean;
   defaultDeadlineMs: number;
   /** Namespace applied to table names without an `ns:` prefix. */
   namespace?: string;
@@ -66,7 +68,7 @@ export class HBaseRestClient {
       throw new RangeError(`invalid namespace '${opts.namespace}'`);
     }
     const conn = opts.connections === undefined ? {} : { connections: opts.connections };
-    this.#ownsTransport = opts.transport === undefined;
+    this.#ownsTransport = opts.transport === undefined || opts.closeTransport === true;
     this.#transport = opts.transport ?? new UndiciTransport({ origin: url.origin, ...conn, ...(opts.tls === undefined ? {} : { tls: opts.tls }) });
     this.#caller = new RestCaller(this.#transport, url.pathname, opts.defaultDeadlineMs, opts.authorization);
     this.#putEncoding = opts.putEncoding ?? 'protobuf';
@@ -206,7 +208,7 @@ export class HBaseRestClient {
     return this.#run('clusterStatus', undefined, () => admin.clusterStatus(this.#caller, opts.deadlineMs));
   }
 
-  /** Closes the transport if the client created it. */
+  /** Closes the transport if the client created it or was handed it (closeTransport). */
   async close(): Promise<void> {
     if (this.#ownsTransport) await this.#transport.close();
   }

@@ -20,6 +20,7 @@ export const HBaseErrorCode = {
   CHECK_FAILED: 'CHECK_FAILED', // 304 from check=put/delete (the client API returns false instead)
   INVALID_ARGUMENT: 'INVALID_ARGUMENT', // rejected client-side before sending
   CLOSED: 'CLOSED', // transport already closed
+  GATEWAY_LOST: 'GATEWAY_LOST', // the one gateway holding a session's state (a REST scanner) failed: start over
 } as const;
 export type HBaseErrorCode = (typeof HBaseErrorCode)[keyof typeof HBaseErrorCode];
 
@@ -40,6 +41,7 @@ const DEFAULT_RETRIABLE: ReadonlySet<HBaseErrorCode> = new Set<HBaseErrorCode>([
   'UNAVAILABLE',
   'TIMEOUT',
   'NETWORK',
+  'GATEWAY_LOST',
 ]);
 
 export class HBaseError extends ServiceError<HBaseErrorCode> {

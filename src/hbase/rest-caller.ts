@@ -42,6 +42,12 @@ export class RestCaller {
     this.#authorization = authorization;
   }
 
+  /** A caller whose requests all go to one server (transport.ts `session`): for a REST scanner. */
+  session(): RestCaller {
+    const pinned = this.#transport.session?.() ?? this.#transport;
+    return new RestCaller(pinned, this.#prefix, this.#defaultDeadlineMs, this.#authorization);
+  }
+
   async call(spec: CallSpec): Promise<HttpResponse> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (spec.body !== undefined) headers['content-type'] = spec.contentType ?? 'application/json';

@@ -45,6 +45,8 @@ export async function* scanRows(
 ): AsyncGenerator<Row, void, undefined> {
   const { limit, pageRows, deadlineMs } = opts;
   let scannerPath: string | undefined;
+  // The scanner lives on the gateway that created it: its pages and its delete all go there.
+  let session: RestCaller | undefined;
   try {
     if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 0)) {
       throw new RangeError(`limit must be a non-negative integer, got ${limit}`);
@@ -72,7 +74,8 @@ export async function* scanRows(
     const caching = opts.caching ?? pageRows ?? (limit === undefined ? undefined : Math.min(limit, MAX_DEFAULT_CACHING));
     const body = encodeScanner({ ...opts, caching, batch: opts.batch ?? DEFAULT_SCAN_BATCH, maxVersions: opts.maxVersions ?? 1 });
     const base = `${tablePath(table)}/scanner`;
-    const created = await caller.call({ method: 'PUT', path: base, body, deadlineMs, ok: [201], notFound: 'TABLE_NOT_FOUND' });
+    session = caller.session();
+    const created = await session.call({ method: 'PUT', path: base, body, deadlineMs, ok: [201], notFound: 'TABLE_NOT_FOUND' });
     const location = headerValue(created, 'location');
     if (location === undefined) throw protocolError('scanner created without a Location header');
     scannerPath = `${base}/${encodeURIComponent(scannerIdFrom(location))}`;
@@ -82,7 +85,7 @@ export async function* scanRows(
     for (;;) {
       const rows = limit === undefined ? pageRows : Math.min(limit - yielded, pageRows ?? Number.MAX_SAFE_INTEGER);
       const n = rows === undefined ? '' : `?n=${rows}`;
-      const page = await caller.call({ method: 'GET', path: scannerPath + n, deadlineMs, ok: [200, 204] });
+      const page = await session.call({ method: 'GET', path: scannerPath + n, deadlineMs, ok: [200, 204] });
       if (page.status === 204) break;
       const decoded = decodeCellSet(page.body);
       if (decoded.length === 0) break;
@@ -102,9 +105,9 @@ export async function* scanRows(
   } catch (err) {
     throw withContext(err, 'scan', table);
   } finally {
-    if (scannerPath !== undefined) {
+    if (scannerPath !== undefined && session !== undefined) {
       // Best effort: a failure here only leaves the scanner to the server's expiry.
-      await caller.call({ method: 'DELETE', path: scannerPath, deadlineMs, ok: [200, 404] }).catch(() => undefined);
+      await session.call({ method: 'DELETE', path: scannerPath, deadlineMs, ok: [200, 404] }).catch(() => undefined);
     }
   }
 }

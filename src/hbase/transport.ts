@@ -26,6 +26,12 @@ export interface HttpResponse {
  */
 export interface HttpTransport {
   request(req: HttpRequest): Promise<HttpResponse>;
+  /**
+   * A transport for requests that share state held by ONE server (a REST scanner: create, pages,
+   * delete). A transport over several gateways pins it to the gateway that answers its first request;
+   * absent, the transport itself serves sessions. Closing a session closes nothing shared.
+   */
+  session?(): HttpTransport;
   close(): Promise<void>;
 }
 

@@ -94,7 +94,9 @@ export const configSchema = z
       .describe('Kafka consumer and dead-letter producer'),
     hbase: z
       .object({
-        restUrl: z.url().default('http://127.0.0.1:8080').describe('Base URL of the HBase REST gateway'),
+        restUrl: z.url().default('http://127.0.0.1:8080').describe('Base URL of the HBase REST gateway (the one-gateway form of restUrls)'),
+        restUrls: z.array(z.url()).default([])
+          .describe('Base URLs of several REST gateways in front of one cluster (empty: restUrl alone): requests go to the healthy one with the fewest in flight, a gateway whose connections fail leaves the rotation until it answers a probe; all the same scheme and path; hbase.tls and hbase.auth apply to each (docs/ARCHITECTURE.md, *Several REST gateways*). Env: comma-separated'),
         requestDeadlineMs: z.number().int().min(100).default(30_000).describe('Deadline of one REST request (ms)'),
         connections: z.number().int().min(1).max(256).default(16).describe('HTTP connections kept to the REST gateway'),
         putEncoding: z.enum(['protobuf', 'json']).default('protobuf')

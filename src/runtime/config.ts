@@ -19,6 +19,7 @@ export const ENV_KEYS: Readonly<Record<string, string>> = {
   TSI_KAFKA_USERNAME: 'kafka.sasl.username',
   TSI_KAFKA_PASSWORD: 'kafka.sasl.password',
   TSI_HBASE_REST_URL: 'hbase.restUrl',
+  TSI_HBASE_REST_URLS: 'hbase.restUrls',
   TSI_ADMIN_COMMAND: 'hbase.adminCommand',
   TSI_HBASE_USERNAME: 'hbase.auth.username',
   TSI_HBASE_PASSWORD: 'hbase.auth.password',
@@ -47,7 +48,8 @@ function setPath(tree: Tree, path: string, value: unknown): void {
 
 /** "16" → 16, "true" → true, '["a"]' → ["a"]; anything else stays a string. Lists may be comma-separated. */
 function coerce(key: string, raw: string): unknown {
-  if (key === 'kafka.brokers') return raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const list = key === 'kafka.brokers' || key === 'hbase.restUrls';
+  if (list && !raw.trimStart().startsWith('[')) return raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
   if (RAW_STRING_KEYS.has(key)) return raw; // a password of digits stays a string
   try {
     return JSON.parse(raw) as unknown;
@@ -79,20 +81,47 @@ export interface ConfigSources {
   readonly sets?: readonly string[];
 }
 
+/** hbase.restUrl and hbase.restUrls are two forms of one setting: within one source only one may be
+ * given; a later source's form replaces an earlier one's (env TSI_HBASE_REST_URL, then --set hbase.restUrls). */
+const GATEWAY_KEYS = ['restUrl', 'restUrls'] as const;
+
+function gatewayForms(tree: Tree): string[] {
+  const h = tree['hbase'];
+  if (typeof h !== 'object' || h === null) return [];
+  return GATEWAY_KEYS.filter((k) => (h as Tree)[k] !== undefined);
+}
+
+function applySource(tree: Tree, source: string, pairs: readonly (readonly [string, unknown])[]): void {
+  const forms = new Set(pairs.map(([key]) => key).filter((key) => key === 'hbase.restUrl' || key === 'hbase.restUrls'));
+  if (forms.size > 1) throw new ConfigError(`${source}: set one of hbase.restUrl and hbase.restUrls`);
+  if (forms.size === 1) {
+    const h = tree['hbase'];
+    if (typeof h === 'object' && h !== null) {
+      delete (h as Tree)['restUrl'];
+      delete (h as Tree)['restUrls'];
+    }
+  }
+  for (const [key, value] of pairs) setPath(tree, key, value);
+}
+
 export function loadConfig(sources: ConfigSources = {}): Config {
   const env = sources.env ?? {};
   const file = sources.file ?? env['TSI_CONFIG'];
   const tree: Tree = file === undefined || file === '' ? {} : readFile(file);
-  for (const [name, key] of Object.entries(ENV_KEYS)) {
+  if (gatewayForms(tree).length > 1) throw new ConfigError(`config file ${file ?? ''}: set one of hbase.restUrl and hbase.restUrls`);
+  const fromEnv = Object.entries(ENV_KEYS).flatMap(([name, key]) => {
     const raw = env[name];
-    if (raw !== undefined && raw !== '') setPath(tree, key, coerce(key, raw));
-  }
-  for (const pair of sources.sets ?? []) {
+    return raw === undefined || raw === '' ? [] : [[key, coerce(key, raw)] as const];
+  });
+  applySource(tree, 'environment', fromEnv);
+  const fromSets = (sources.sets ?? []).map((pair) => {
     const eq = pair.indexOf('=');
     if (eq <= 0) throw new ConfigError(`--set ${pair}: expected key=value`);
     const key = pair.slice(0, eq);
-    setPath(tree, key, coerce(key, pair.slice(eq + 1)));
-  }
+    return [key, coerce(key, pair.slice(eq + 1))] as const;
+  });
+  // flags apply in order, so a later --set of the other form wins
+  for (const pair of fromSets) applySource(tree, '--set', [pair]);
   const result = configSchema.safeParse(tree);
   if (!result.success) {
     const lines = result.error.issues.map((i) => `  ${i.path.join('.') || '(root)'}: ${i.message}`);
@@ -113,10 +142,35 @@ export function loadConfig(sources: ConfigSources = {}): Config {
   return cfg;
 }
 
+/** The REST gateways: hbase.restUrls, or the one hbase.restUrl. */
+export function hbaseRestUrls(h: Pick<Config['hbase'], 'restUrl' | 'restUrls'>): string[] {
+  return h.restUrls.length > 0 ? [...h.restUrls] : [h.restUrl];
+}
+
+/** Every gateway the same scheme and path (one client prefix, one TLS setting), none twice (one metric label each). */
+function checkGateways(h: Config['hbase']): void {
+  const key = h.restUrls.length > 0 ? 'hbase.restUrls' : 'hbase.restUrl';
+  const urls = hbaseRestUrls(h).map((u) => new URL(u));
+  const [first] = urls;
+  if (first === undefined) return;
+  for (const u of urls) {
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(`${key}: ${u.origin} is not http or https`);
+    if (u.protocol !== first.protocol) throw new ConfigError(`${key}: every gateway must use the same scheme (${first.protocol} and ${u.protocol})`);
+    if (u.pathname.replace(/\/+$/, '') !== first.pathname.replace(/\/+$/, '')) throw new ConfigError(`${key}: every gateway must have the same path (${first.pathname} and ${u.pathname})`);
+    if (u.search !== '' || u.hash !== '') throw new ConfigError(`${key}: ${u.origin}${u.pathname}: no query or fragment`);
+  }
+  const origins = urls.map((u) => u.origin);
+  const twice = origins.find((o, i) => origins.indexOf(o) !== i);
+  if (twice !== undefined) throw new ConfigError(`${key}: ${twice} is listed twice`);
+}
+
 /** Settings that only make sense together; each error names the key to fix. */
 function checkHBaseSecurity(h: Config['hbase']): void {
+  checkGateways(h);
   const tlsSet = Object.entries(h.tls).filter(([, v]) => v !== null).map(([k]) => `hbase.tls.${k}`);
-  if (tlsSet.length > 0 && !h.restUrl.startsWith('https:')) throw new ConfigError(`${tlsSet.join(', ')} set, but hbase.restUrl is not https: ${h.restUrl}`);
+  const key = h.restUrls.length > 0 ? 'hbase.restUrls' : 'hbase.restUrl';
+  const plain = hbaseRestUrls(h).find((u) => !u.startsWith('https:'));
+  if (tlsSet.length > 0 && plain !== undefined) throw new ConfigError(`${tlsSet.join(', ')} set, but ${key} is not https: ${plain}`);
   if ((h.tls.certFile === null) !== (h.tls.keyFile === null)) throw new ConfigError('hbase.tls.certFile and hbase.tls.keyFile go together (mutual TLS)');
   if (h.tls.keyPassphraseFile !== null && h.tls.keyFile === null) throw new ConfigError('hbase.tls.keyPassphraseFile set without hbase.tls.keyFile');
   const a = h.auth;

@@ -2,11 +2,14 @@
 // service, every CLI command, the rollup job). Each HBase role gets its own pool:
 // the write path's puts, the read side (read API, rollup job: its own connections, so reads never
 // queue behind ingest writes; at least B, as a spread id's latest read opens up to B bucket scans at
-// once), and a command-line tool. TLS and credentials (hbase.tls, hbase.auth) come with every client.
+// once), and a command-line tool. TLS and credentials (hbase.tls, hbase.auth) come with every client
+// and apply to every gateway of hbase.restUrls: each client talks through a gateway set
+// (src/hbase/gateway-set.ts) over one transport per gateway, built by `gatewayTransport`.
 import { Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
-import { HBaseRestClient } from '../hbase/index.ts';
-import type { Config } from '../runtime/config.ts';
+import { GatewaySetTransport, HBaseRestClient, UndiciTransport, type HttpTransport, type TransportTls } from '../hbase/index.ts';
+import { gatewayObserver, type GatewayMetrics } from '../metrics/gateway-metrics.ts';
+import { hbaseRestUrls, type Config } from '../runtime/config.ts';
 import { restAuthorization, restTls } from './hbase-credentials.ts';
 import { kafkaLogCreator } from './kafka-logging.ts';
 import { kafkaSasl, kafkaTls } from './kafka-security.ts';
@@ -26,16 +29,40 @@ export function kafkaClient(cfg: Config, log: Logger): Kafka {
 
 export type HBaseClientRole = 'write' | 'read' | 'tool';
 
-export function createHBaseClient(cfg: Config, role: HBaseClientRole): HBaseRestClient {
+/** What every gateway's transport of one client shares. */
+export interface GatewaySettings {
+  /** sockets kept to this gateway */
+  readonly connections: number;
+  readonly tls: TransportTls | undefined;
+}
+
+/**
+ * One gateway's transport: the one place a per-gateway transport is built (a per-gateway decorator,
+ * e.g. authentication, wraps it here). `url` is one entry of hbase.restUrls.
+ */
+export function gatewayTransport(_cfg: Config, url: string, s: GatewaySettings): HttpTransport {
+  return new UndiciTransport({ origin: new URL(url).origin, connections: s.connections, ...(s.tls === undefined ? {} : { tls: s.tls }) });
+}
+
+/** `metrics`: per-gateway series labelled with this client's role (the service's clients). */
+export function createHBaseClient(cfg: Config, role: HBaseClientRole, metrics?: GatewayMetrics): HBaseRestClient {
   const connections = role === 'read' ? Math.max(4, cfg.query.bucketConcurrency, cfg.keys.saltBuckets) : cfg.hbase.connections;
-  const tls = restTls(cfg.hbase);
+  const settings: GatewaySettings = { connections, tls: restTls(cfg.hbase) };
   const authorization = restAuthorization(cfg.hbase);
+  const urls = hbaseRestUrls(cfg.hbase);
+  const base = new URL(urls[0] ?? cfg.hbase.restUrl);
+  const transport = new GatewaySetTransport({
+    gateways: urls.map((url) => ({ url, transport: gatewayTransport(cfg, url, settings) })),
+    // every gateway has the same path prefix (config.ts checks it)
+    probePath: `${base.pathname.replace(/\/+$/, '')}/version/cluster`,
+    ...(metrics === undefined ? {} : { observer: gatewayObserver(metrics, role, urls) }),
+  });
   return new HBaseRestClient({
-    baseUrl: cfg.hbase.restUrl,
+    baseUrl: urls[0] ?? cfg.hbase.restUrl,
+    transport,
+    closeTransport: true,
     defaultDeadlineMs: cfg.hbase.requestDeadlineMs,
-    connections,
     putEncoding: cfg.hbase.putEncoding,
-    ...(tls === undefined ? {} : { tls }),
     ...(authorization === undefined ? {} : { authorization }),
   });
 }

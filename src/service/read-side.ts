@@ -4,6 +4,7 @@
 import type { Logger } from 'pino';
 import type { Keyspace } from '../keys/index.ts';
 import type { SpreadRegistry } from '../spread/registry.ts';
+import type { GatewayMetrics } from '../metrics/gateway-metrics.ts';
 import type { HotIds } from '../metrics/hot-ids.ts';
 import { createReadMetrics, type ReadMetrics } from '../metrics/read-metrics.ts';
 import type { Metrics } from '../metrics/registry.ts';
@@ -26,6 +27,8 @@ export interface ReadSideDeps {
   readonly registry: Pick<SpreadRegistry, 'ready'>;
   /** the service's hot ids (the page shows them) */
   readonly hotIds: HotIds;
+  /** per-gateway series of the read client */
+  readonly gatewayMetrics?: GatewayMetrics;
 }
 
 export interface ReadSide {
@@ -38,7 +41,7 @@ export interface ReadSide {
 
 export function startReadSide(deps: ReadSideDeps): ReadSide {
   const { cfg, log, metrics, keyspace } = deps;
-  const hbase = createHBaseClient(cfg, 'read');
+  const hbase = createHBaseClient(cfg, 'read', deps.gatewayMetrics);
   const readMetrics = createReadMetrics(metrics.registry, cfg.rollup.windows);
   // Reads by id ask the registry row through the read side's own client (not the write path's pool).
   const store = registryStore(cfg, hbase);

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { checkTables } from '../admin/apply-tables.ts';
 import { errorMessage } from '../errors.ts';
 import type { IngestConsumer } from '../ingest/consumer.ts';
+import { createGatewayMetrics } from '../metrics/gateway-metrics.ts';
 import { createMetrics, initKnownSeries, type Metrics } from '../metrics/registry.ts';
 import type { Config } from '../runtime/config.ts';
 import { startHttpServer, type RouteHandler } from '../runtime/http.ts';
@@ -79,7 +80,8 @@ export async function startService(cfg: Config, log: Logger, options: StartOptio
   let ingest: IngestConsumer | undefined;
   try {
     checkStart();
-    const hbase = createHBaseClient(cfg, 'write');
+    const gatewayMetrics = createGatewayMetrics(metrics.registry);
+    const hbase = createHBaseClient(cfg, 'write', gatewayMetrics);
     closers.add('HBase client', () => hbase.close());
     const problems = await checkTables(cfg, hbase);
     if (problems.length > 0) throw new StartupError(`refusing to start:\n  ${problems.join('\n  ')}`);
@@ -94,7 +96,7 @@ export async function startService(cfg: Config, log: Logger, options: StartOptio
     closers.add('hot ids', () => { hotIds.close(); });
     startPromoter(cfg, hbase, registry, hotIds, spreadMetrics, log, closers);
     // The read side (read API, hot-spots page, rollup job) runs beside ingest and stops before the drain.
-    const read = startReadSide({ cfg, log, metrics, regionMap: spread.regionMap, keyspace, registry, hotIds });
+    const read = startReadSide({ cfg, log, metrics, regionMap: spread.regionMap, keyspace, registry, hotIds, gatewayMetrics });
     extra.routes = read.routes;
     extra.stopFirst.push(() => read.stop());
     closers.add('read side', () => read.stop());

@@ -28,6 +28,8 @@ export interface RestGatewayOptions {
   /** "answers" probe; default: the plain-HTTP stack probe (version, namespace, meta online) */
   readonly ready?: (url: string) => Promise<boolean>;
   readonly startTimeoutMs?: number;
+  /** listen on this port (e.g. a gateway restarted on its old URL); default: a free one */
+  readonly port?: number;
 }
 
 export interface RestGateway {
@@ -68,7 +70,7 @@ export async function startRestGateway(o: RestGatewayOptions): Promise<RestGatew
   if (!existsSync(join(hbaseConfDir(layout), 'hbase-site.xml'))) throw new Error(`rest gateway: no local stack configuration under ${hbaseConfDir(layout)} (start the stack with npm test or npm run stack:up)`);
   const confDir = join(o.dir, 'conf');
   mkdirSync(confDir, { recursive: true });
-  const port = await freePort();
+  const port = o.port ?? await freePort();
   writeFileSync(join(confDir, 'hbase-site.xml'), siteXml({ 'hbase.rest.port': String(port), 'hbase.rest.info.port': '-1', ...o.site }), { mode: 0o600 });
   const log4j = join(hbaseConfDir(layout), 'log4j2.properties');
   if (existsSync(log4j)) copyFileSync(log4j, join(confDir, 'log4j2.properties'));
