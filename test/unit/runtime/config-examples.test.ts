@@ -19,9 +19,18 @@ test('config/ holds the local, compose and k8s examples', () => {
   assert.deepEqual(examples, ['compose.json', 'k8s.json', 'local.json']);
 });
 
+/** The TSI_* variables deploy/k8s gives the pod besides the config file (configMapGenerator literals and env values of the Deployment). */
+function podEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const m of read('deploy/k8s/kustomization.yaml').matchAll(/^\s+- (TSI_[A-Z_]+)=(\S+)$/gm)) env[m[1] ?? ''] = m[2] ?? '';
+  for (const m of read('deploy/k8s/deployment.yaml').matchAll(/- name: (TSI_[A-Z_]+)\n\s+value: "?([^"\n]+)"?\n/g)) env[m[1] ?? ''] = m[2] ?? '';
+  return env;
+}
+
 for (const file of examples) {
-  test(`config/${file} passes the config schema with no environment`, () => {
-    const cfg = loadConfig({ file: join(CONFIG_DIR, file), env: {} });
+  const k8s = file === 'k8s.json';
+  test(`config/${file} passes the config schema with ${k8s ? "the pod's environment from deploy/k8s" : 'no environment'}`, () => {
+    const cfg = loadConfig({ file: join(CONFIG_DIR, file), env: k8s ? podEnv() : {} });
     assert.ok(cfg.kafka.topic.length > 0);
     assert.ok(cfg.tables.data.name.length > 0);
   });
@@ -62,4 +71,48 @@ test('the image and the k8s deployment run the service with the heap flags of sr
   assert.ok(read('deploy/service/Dockerfile').includes(`NODE_OPTIONS="${SERVICE_NODE_OPTIONS}"`), 'Dockerfile ENV NODE_OPTIONS');
   assert.match(read('deploy/k8s/deployment.yaml'), new RegExp(`- name: NODE_OPTIONS\\n\\s+value: ${SERVICE_NODE_OPTIONS.replaceAll('-', '\\-')}\\n`));
   assert.doesNotMatch(read('docker-compose.yml'), /NODE_OPTIONS/, 'compose inherits the image ENV');
+});
+
+/** name → mountPath of the Deployment's volumeMounts; name → { secretName, item paths } of its secret volumes. */
+function k8sVolumes(): { mounts: Map<string, string>; secrets: Map<string, { secretName: string; paths: string[] }> } {
+  const deployment = read('deploy/k8s/deployment.yaml');
+  const mounts = new Map([...deployment.matchAll(/- name: (\S+)\n\s+mountPath: (\S+)/g)].map((m) => [m[1] ?? '', m[2] ?? '']));
+  const volumes = deployment.slice(deployment.indexOf('\n      volumes:\n'));
+  const secrets = new Map<string, { secretName: string; paths: string[] }>();
+  for (const chunk of volumes.split(/\n {8}- name: /).slice(1)) {
+    const secretName = /secretName: (\S+)/.exec(chunk)?.[1];
+    if (secretName === undefined) continue;
+    secrets.set(chunk.split('\n')[0] ?? '', { secretName, paths: [...chunk.matchAll(/- key: \S+\n\s+path: (\S+)/g)].map((m) => m[1] ?? '') });
+  }
+  return { mounts, secrets };
+}
+
+/** Every non-null setting whose key ends in File, as [dotted key, path]. */
+function fileSettings(node: unknown, prefix = ''): [string, string][] {
+  if (typeof node !== 'object' || node === null || Array.isArray(node)) return [];
+  return Object.entries(node).flatMap(([k, v]): [string, string][] => (k.endsWith('File') && typeof v === 'string' ? [[`${prefix}${k}`, v]] : fileSettings(v, `${prefix}${k}.`)));
+}
+
+test('k8s: SASL_SSL Kafka and an HTTPS gateway with credentials from files that Secret volumes mount, nothing secret in the ConfigMaps', () => {
+  const cfg = loadConfig({ file: join(CONFIG_DIR, 'k8s.json'), env: podEnv() });
+  assert.equal(cfg.kafka.tls.enabled, true);
+  assert.equal(cfg.kafka.sasl.mechanism, 'scram-sha-512');
+  assert.match(cfg.hbase.restUrl, /^https:\/\//);
+  assert.equal(cfg.hbase.auth.type, 'basic');
+  assert.equal(cfg.kafka.sasl.password, null, 'no password in the config file or the environment');
+  assert.equal(cfg.hbase.auth.password, null, 'no password in the config file or the environment');
+  assert.doesNotMatch(read('deploy/k8s/kustomization.yaml') + read('deploy/k8s/deployment.yaml'), /TSI_(KAFKA|HBASE)_(PASSWORD|TOKEN)/);
+
+  const files = fileSettings(cfg);
+  assert.deepEqual(files.map(([k]) => k).sort(), ['hbase.auth.passwordFile', 'hbase.tls.caFile', 'kafka.sasl.passwordFile', 'kafka.tls.caFile']);
+  const { mounts, secrets } = k8sVolumes();
+  for (const [key, path] of files) {
+    const at = path.lastIndexOf('/');
+    const volume = [...mounts].find(([, mountPath]) => mountPath === path.slice(0, at))?.[0];
+    assert.ok(volume !== undefined, `${key} (${path}): no volumeMount at ${path.slice(0, at)}`);
+    const secret = secrets.get(volume);
+    assert.ok(secret !== undefined, `${key} (${path}): volume ${volume} is not a Secret volume`);
+    assert.ok(secret.paths.includes(path.slice(at + 1)), `${key} (${path}): Secret ${secret.secretName} (volume ${volume}) has no item with path ${path.slice(at + 1)}`);
+  }
+  assert.deepEqual([...secrets.values()].map((v) => v.secretName).sort(), ['tsingest-hbase', 'tsingest-kafka']);
 });
