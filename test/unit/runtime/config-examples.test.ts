@@ -15,8 +15,8 @@ const read = (rel: string): string => readFileSync(join(ROOT, rel), 'utf8');
 
 const examples = readdirSync(CONFIG_DIR).filter((f) => f.endsWith('.json')).sort();
 
-test('config/ holds the local, compose and k8s examples', () => {
-  assert.deepEqual(examples, ['compose.json', 'k8s.json', 'local.json']);
+test('config/ holds the local, compose, secured compose and k8s examples', () => {
+  assert.deepEqual(examples, ['compose-secure.json', 'compose.json', 'k8s.json', 'local.json']);
 });
 
 /** The TSI_* variables deploy/k8s gives the pod besides the config file (configMapGenerator literals and env values of the Deployment). */
@@ -27,10 +27,22 @@ function podEnv(): Record<string, string> {
   return env;
 }
 
+/** The TSI_* variables docker-compose.secure.yml gives the ingest service (the defaults of its ${VAR:-default}). */
+function secureComposeEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const m of read('docker-compose.secure.yml').matchAll(/^\s+(TSI_[A-Z_]+): (?:\$\{[A-Z_]+:-([^}]+)\}|(\S+))$/gm)) env[m[1] ?? ''] = m[2] ?? m[3] ?? '';
+  return env;
+}
+
+const ENVIRONMENTS: Readonly<Record<string, { readonly what: string; readonly env: () => Record<string, string> }>> = {
+  'k8s.json': { what: "the pod's environment from deploy/k8s", env: podEnv },
+  'compose-secure.json': { what: 'the environment of docker-compose.secure.yml', env: secureComposeEnv },
+};
+
 for (const file of examples) {
-  const k8s = file === 'k8s.json';
-  test(`config/${file} passes the config schema with ${k8s ? "the pod's environment from deploy/k8s" : 'no environment'}`, () => {
-    const cfg = loadConfig({ file: join(CONFIG_DIR, file), env: k8s ? podEnv() : {} });
+  const source = ENVIRONMENTS[file];
+  test(`config/${file} passes the config schema with ${source?.what ?? 'no environment'}`, () => {
+    const cfg = loadConfig({ file: join(CONFIG_DIR, file), env: source?.env() ?? {} });
     assert.ok(cfg.kafka.topic.length > 0);
     assert.ok(cfg.tables.data.name.length > 0);
   });
@@ -115,4 +127,25 @@ test('k8s: SASL_SSL Kafka and an HTTPS gateway with credentials from files that 
     assert.ok(secret.paths.includes(path.slice(at + 1)), `${key} (${path}): Secret ${secret.secretName} (volume ${volume}) has no item with path ${path.slice(at + 1)}`);
   }
   assert.deepEqual([...secrets.values()].map((v) => v.secretName).sort(), ['tsingest-hbase', 'tsingest-kafka']);
+});
+
+test('docker-compose.secure.yml: SASL_SSL Kafka and an HTTPS gateway, every …File of config/compose-secure.json a compose secret of the ingest service', () => {
+  const override = read('docker-compose.secure.yml');
+  assert.equal(secureComposeEnv()['TSI_CONFIG'], '/app/config/compose-secure.json');
+  const cfg = loadConfig({ file: join(CONFIG_DIR, 'compose-secure.json'), env: secureComposeEnv() });
+  assert.equal(cfg.kafka.tls.enabled, true);
+  assert.equal(cfg.kafka.sasl.mechanism, 'scram-sha-512');
+  assert.match(cfg.hbase.restUrl, /^https:\/\//);
+  assert.equal(cfg.hbase.auth.type, 'basic');
+  assert.doesNotMatch(override, /TSI_(KAFKA|HBASE)_(PASSWORD|TOKEN)/);
+  const service = override.slice(override.indexOf('\n    secrets:\n'), override.indexOf('\nsecrets:\n'));
+  const mounted = new Set([...service.matchAll(/^ {6}- (\S+)$/gm)].map((m) => m[1]));
+  const defined = new Set([...override.slice(override.indexOf('\nsecrets:\n')).matchAll(/^ {2}(\S+):\n {4}file: /gm)].map((m) => m[1]));
+  const files = fileSettings(cfg);
+  assert.equal(files.length, 4);
+  for (const [key, path] of files) {
+    const name = path.replace(/^\/run\/secrets\//, '');
+    assert.ok(path.startsWith('/run/secrets/') && mounted.has(name) && defined.has(name), `${key} (${path}): not a compose secret of the ingest service`);
+  }
+  assert.match(read('.gitignore'), /^\/secrets\/$/m, 'the secrets folder of the example is ignored by git');
 });
