@@ -32,3 +32,25 @@ export function restAuthorization(h: HBaseSettings, now: () => number = Date.now
   }
   return undefined;
 }
+
+// Node's certificate verification and TLS handshake failures (the code on the socket error), and
+// OpenSSL's own (a client key that does not decrypt with its passphrase, a key that does not match).
+const TLS_FAILURE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|ERR_TLS|ERR_SSL|ERR_OSSL|EPROTO/;
+
+/** A failure to reach the gateway explained by hbase.tls (untrusted certificate, wrong name, handshake, client key), or undefined when it is not one. */
+export function explainHBaseTlsFailure(h: HBaseSettings, err: unknown): string | undefined {
+  const seen = new Set<unknown>();
+  for (let e: unknown = err; e instanceof Error && !seen.has(e); e = e.cause) {
+    seen.add(e);
+    const code = (e as { code?: unknown }).code;
+    if (typeof code !== 'string' || !TLS_FAILURE.test(code)) continue;
+    const t = h.tls;
+    if (code.startsWith('ERR_OSSL') && t.keyFile !== null) {
+      return `TLS to the HBase REST gateway failed: the client key could not be used: check hbase.tls.keyFile (${t.keyFile}), hbase.tls.keyPassphraseFile and hbase.tls.certFile: ${e.message}`;
+    }
+    const trust = t.caFile === null ? 'the system trust store (hbase.tls.caFile not set)' : `hbase.tls.caFile ${t.caFile}`;
+    const name = t.serverName === null ? `the host of hbase.restUrl (${h.restUrl})` : `hbase.tls.serverName ${t.serverName}`;
+    return `TLS to the HBase REST gateway failed: check hbase.tls against the gateway's certificate (trusted CAs: ${trust}; name checked: ${name}): ${e.message}`;
+  }
+  return undefined;
+}

@@ -14,6 +14,7 @@ import { brokerHealth, consumerHealth, wireHBaseHealth } from './health.ts';
 import { requireTopics, watchConsumer } from './kafka-parts.ts';
 import { HotIds } from '../metrics/hot-ids.ts';
 import { createHBaseClient, kafkaClient } from './clients.ts';
+import { explainHBaseTlsFailure } from './hbase-credentials.ts';
 import { explainKafkaFailure } from './kafka-security.ts';
 import { keyspaceOf } from './keyspace.ts';
 import { consumeSide, dlqProducer, writeSide, writeSpread } from './parts.ts';
@@ -83,7 +84,10 @@ export async function startService(cfg: Config, log: Logger, options: StartOptio
     const gatewayMetrics = createGatewayMetrics(metrics.registry);
     const hbase = createHBaseClient(cfg, 'write', gatewayMetrics);
     closers.add('HBase client', () => hbase.close());
-    const problems = await checkTables(cfg, hbase);
+    const problems = await checkTables(cfg, hbase).catch((err: unknown) => {
+      const why = explainHBaseTlsFailure(cfg.hbase, err);
+      throw why === undefined ? err : new StartupError(why, err);
+    });
     if (problems.length > 0) throw new StartupError(`refusing to start:\n  ${problems.join('\n  ')}`);
     checkStart();
     const spread = await writeSpread(cfg, hbase, metrics, log, closers);

@@ -4,9 +4,11 @@
 // hbase-site.xml (so it finds the same ZooKeeper) plus the test's properties, as its own java child
 // process that a test can stop, kill -9 or freeze. Only the local stack has a ZooKeeper this process
 // can reach (the container stack publishes the gateway port alone); on another stack this throws.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Agent, request } from 'undici';
 import { resolveJars } from '../../scripts/lib/artifacts.ts';
 import { hbaseRestAnswers } from '../../scripts/lib/probes.ts';
 import { hbaseConfDir, hbaseJavaArgs } from '../../scripts/lib/services.ts';
@@ -98,5 +100,65 @@ export async function startRestGateway(o: RestGatewayOptions): Promise<RestGatew
     logFile,
     stop: () => s.stop(),
     signal: (sig) => { if (s.exitedWith() === undefined) child.kill(sig); },
+  };
+}
+
+/** hbase-site.xml properties that turn on the gateway's own TLS (RESTServer, HBase 2.6). */
+export interface RestTlsSite {
+  readonly site: Readonly<Record<string, string>>;
+  readonly keystore: string;
+  readonly truststore: string;
+}
+
+function run(cmd: string, args: readonly string[]): void {
+  const res = spawnSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  if (res.error !== undefined || res.status !== 0) throw new Error(`${cmd} ${args[0] ?? ''} failed (${res.error?.message ?? `exit ${String(res.status)}: ${res.stderr.trim()}`})`);
+}
+
+/**
+ * A PKCS12 keystore with the test server certificate (openssl pkcs12 -export) and a PKCS12 truststore
+ * with the test CA (keytool), in `dir`, and the hbase.rest.ssl.* properties naming them. The names
+ * are RESTServer's (org.apache.hadoop.hbase.rest.Constants in hbase-rest 2.6.1).
+ */
+export function restTlsSite(certs: { readonly caFile: string; readonly serverCertFile: string; readonly serverKeyFile: string }, dir: string): RestTlsSite {
+  mkdirSync(dir, { recursive: true });
+  const password = randomBytes(12).toString('hex');
+  const keystore = join(dir, 'rest-keystore.p12');
+  const truststore = join(dir, 'rest-truststore.p12');
+  run('openssl', ['pkcs12', '-export', '-in', certs.serverCertFile, '-inkey', certs.serverKeyFile, '-certfile', certs.caFile, '-name', 'rest', '-out', keystore, '-passout', `pass:${password}`]);
+  run('keytool', ['-importcert', '-noprompt', '-storetype', 'PKCS12', '-keystore', truststore, '-storepass', password, '-alias', 'test-ca', '-file', certs.caFile]);
+  return {
+    keystore,
+    truststore,
+    site: {
+      'hbase.rest.ssl.enabled': 'true',
+      'hbase.rest.ssl.keystore.store': keystore,
+      'hbase.rest.ssl.keystore.type': 'PKCS12',
+      'hbase.rest.ssl.keystore.password': password,
+      'hbase.rest.ssl.keystore.keypassword': password, // PKCS12 keeps one password for the store and its keys
+      'hbase.rest.ssl.truststore.store': truststore,
+      'hbase.rest.ssl.truststore.type': 'PKCS12',
+      'hbase.rest.ssl.truststore.password': password,
+    },
+  };
+}
+
+/** A `ready` probe for an https gateway: /version/cluster and /namespaces/default answer 200 over TLS verified against `caFile`. */
+export function httpsRestAnswers(caFile: string): (url: string) => Promise<boolean> {
+  const ca = readFileSync(caFile);
+  return async (url) => {
+    const dispatcher = new Agent({ connect: { ca, rejectUnauthorized: true } });
+    try {
+      for (const path of ['/version/cluster', '/namespaces/default']) {
+        const res = await request(`${url}${path}`, { dispatcher, headers: { accept: 'application/json' }, headersTimeout: 3000, bodyTimeout: 3000 });
+        await res.body.text();
+        if (res.statusCode !== 200) return false;
+      }
+      return true;
+    } catch {
+      return false;
+    } finally {
+      await dispatcher.close();
+    }
   };
 }

@@ -15,13 +15,34 @@ const read = (rel: string): string => readFileSync(join(ROOT, rel), 'utf8');
 
 const examples = readdirSync(CONFIG_DIR).filter((f) => f.endsWith('.json')).sort();
 
-test('config/ holds the local, compose and k8s examples', () => {
-  assert.deepEqual(examples, ['compose.json', 'k8s.json', 'local.json']);
+test('config/ holds the local, compose, secured compose and k8s examples', () => {
+  assert.deepEqual(examples, ['compose-secure.json', 'compose.json', 'k8s.json', 'local.json']);
 });
 
+/** The TSI_* variables deploy/k8s gives the pod besides the config file (configMapGenerator literals and env values of the Deployment). */
+function podEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const m of read('deploy/k8s/kustomization.yaml').matchAll(/^\s+- (TSI_[A-Z_]+)=(\S+)$/gm)) env[m[1] ?? ''] = m[2] ?? '';
+  for (const m of read('deploy/k8s/deployment.yaml').matchAll(/- name: (TSI_[A-Z_]+)\n\s+value: "?([^"\n]+)"?\n/g)) env[m[1] ?? ''] = m[2] ?? '';
+  return env;
+}
+
+/** The TSI_* variables docker-compose.secure.yml gives the ingest service (the defaults of its ${VAR:-default}). */
+function secureComposeEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const m of read('docker-compose.secure.yml').matchAll(/^\s+(TSI_[A-Z_]+): (?:\$\{[A-Z_]+:-([^}]+)\}|(\S+))$/gm)) env[m[1] ?? ''] = m[2] ?? m[3] ?? '';
+  return env;
+}
+
+const ENVIRONMENTS: Readonly<Record<string, { readonly what: string; readonly env: () => Record<string, string> }>> = {
+  'k8s.json': { what: "the pod's environment from deploy/k8s", env: podEnv },
+  'compose-secure.json': { what: 'the environment of docker-compose.secure.yml', env: secureComposeEnv },
+};
+
 for (const file of examples) {
-  test(`config/${file} passes the config schema with no environment`, () => {
-    const cfg = loadConfig({ file: join(CONFIG_DIR, file), env: {} });
+  const source = ENVIRONMENTS[file];
+  test(`config/${file} passes the config schema with ${source?.what ?? 'no environment'}`, () => {
+    const cfg = loadConfig({ file: join(CONFIG_DIR, file), env: source?.env() ?? {} });
     assert.ok(cfg.kafka.topic.length > 0);
     assert.ok(cfg.tables.data.name.length > 0);
   });
@@ -62,4 +83,69 @@ test('the image and the k8s deployment run the service with the heap flags of sr
   assert.ok(read('deploy/service/Dockerfile').includes(`NODE_OPTIONS="${SERVICE_NODE_OPTIONS}"`), 'Dockerfile ENV NODE_OPTIONS');
   assert.match(read('deploy/k8s/deployment.yaml'), new RegExp(`- name: NODE_OPTIONS\\n\\s+value: ${SERVICE_NODE_OPTIONS.replaceAll('-', '\\-')}\\n`));
   assert.doesNotMatch(read('docker-compose.yml'), /NODE_OPTIONS/, 'compose inherits the image ENV');
+});
+
+/** name → mountPath of the Deployment's volumeMounts; name → { secretName, item paths } of its secret volumes. */
+function k8sVolumes(): { mounts: Map<string, string>; secrets: Map<string, { secretName: string; paths: string[] }> } {
+  const deployment = read('deploy/k8s/deployment.yaml');
+  const mounts = new Map([...deployment.matchAll(/- name: (\S+)\n\s+mountPath: (\S+)/g)].map((m) => [m[1] ?? '', m[2] ?? '']));
+  const volumes = deployment.slice(deployment.indexOf('\n      volumes:\n'));
+  const secrets = new Map<string, { secretName: string; paths: string[] }>();
+  for (const chunk of volumes.split(/\n {8}- name: /).slice(1)) {
+    const secretName = /secretName: (\S+)/.exec(chunk)?.[1];
+    if (secretName === undefined) continue;
+    secrets.set(chunk.split('\n')[0] ?? '', { secretName, paths: [...chunk.matchAll(/- key: \S+\n\s+path: (\S+)/g)].map((m) => m[1] ?? '') });
+  }
+  return { mounts, secrets };
+}
+
+/** Every non-null setting whose key ends in File, as [dotted key, path]. */
+function fileSettings(node: unknown, prefix = ''): [string, string][] {
+  if (typeof node !== 'object' || node === null || Array.isArray(node)) return [];
+  return Object.entries(node).flatMap(([k, v]): [string, string][] => (k.endsWith('File') && typeof v === 'string' ? [[`${prefix}${k}`, v]] : fileSettings(v, `${prefix}${k}.`)));
+}
+
+test('k8s: SASL_SSL Kafka and an HTTPS gateway with credentials from files that Secret volumes mount, nothing secret in the ConfigMaps', () => {
+  const cfg = loadConfig({ file: join(CONFIG_DIR, 'k8s.json'), env: podEnv() });
+  assert.equal(cfg.kafka.tls.enabled, true);
+  assert.equal(cfg.kafka.sasl.mechanism, 'scram-sha-512');
+  assert.match(cfg.hbase.restUrl, /^https:\/\//);
+  assert.equal(cfg.hbase.auth.type, 'basic');
+  assert.equal(cfg.kafka.sasl.password, null, 'no password in the config file or the environment');
+  assert.equal(cfg.hbase.auth.password, null, 'no password in the config file or the environment');
+  assert.doesNotMatch(read('deploy/k8s/kustomization.yaml') + read('deploy/k8s/deployment.yaml'), /TSI_(KAFKA|HBASE)_(PASSWORD|TOKEN)/);
+
+  const files = fileSettings(cfg);
+  assert.deepEqual(files.map(([k]) => k).sort(), ['hbase.auth.passwordFile', 'hbase.tls.caFile', 'kafka.sasl.passwordFile', 'kafka.tls.caFile']);
+  const { mounts, secrets } = k8sVolumes();
+  for (const [key, path] of files) {
+    const at = path.lastIndexOf('/');
+    const volume = [...mounts].find(([, mountPath]) => mountPath === path.slice(0, at))?.[0];
+    assert.ok(volume !== undefined, `${key} (${path}): no volumeMount at ${path.slice(0, at)}`);
+    const secret = secrets.get(volume);
+    assert.ok(secret !== undefined, `${key} (${path}): volume ${volume} is not a Secret volume`);
+    assert.ok(secret.paths.includes(path.slice(at + 1)), `${key} (${path}): Secret ${secret.secretName} (volume ${volume}) has no item with path ${path.slice(at + 1)}`);
+  }
+  assert.deepEqual([...secrets.values()].map((v) => v.secretName).sort(), ['tsingest-hbase', 'tsingest-kafka']);
+});
+
+test('docker-compose.secure.yml: SASL_SSL Kafka and an HTTPS gateway, every …File of config/compose-secure.json a compose secret of the ingest service', () => {
+  const override = read('docker-compose.secure.yml');
+  assert.equal(secureComposeEnv()['TSI_CONFIG'], '/app/config/compose-secure.json');
+  const cfg = loadConfig({ file: join(CONFIG_DIR, 'compose-secure.json'), env: secureComposeEnv() });
+  assert.equal(cfg.kafka.tls.enabled, true);
+  assert.equal(cfg.kafka.sasl.mechanism, 'scram-sha-512');
+  assert.match(cfg.hbase.restUrl, /^https:\/\//);
+  assert.equal(cfg.hbase.auth.type, 'basic');
+  assert.doesNotMatch(override, /TSI_(KAFKA|HBASE)_(PASSWORD|TOKEN)/);
+  const service = override.slice(override.indexOf('\n    secrets:\n'), override.indexOf('\nsecrets:\n'));
+  const mounted = new Set([...service.matchAll(/^ {6}- (\S+)$/gm)].map((m) => m[1]));
+  const defined = new Set([...override.slice(override.indexOf('\nsecrets:\n')).matchAll(/^ {2}(\S+):\n {4}file: /gm)].map((m) => m[1]));
+  const files = fileSettings(cfg);
+  assert.equal(files.length, 4);
+  for (const [key, path] of files) {
+    const name = path.replace(/^\/run\/secrets\//, '');
+    assert.ok(path.startsWith('/run/secrets/') && mounted.has(name) && defined.has(name), `${key} (${path}): not a compose secret of the ingest service`);
+  }
+  assert.match(read('.gitignore'), /^\/secrets\/$/m, 'the secrets folder of the example is ignored by git');
 });

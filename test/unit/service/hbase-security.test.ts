@@ -9,7 +9,7 @@ import { HBaseError, HBaseRestClient } from '../../../src/hbase/index.ts';
 import type { HttpRequest, HttpResponse, HttpTransport } from '../../../src/hbase/index.ts';
 import { ConfigError, loadConfig } from '../../../src/runtime/config.ts';
 import { assertRefused, tempFiles } from '../../support/config-files.ts';
-import { restAuthorization, restTls } from '../../../src/service/hbase-credentials.ts';
+import { explainHBaseTlsFailure, restAuthorization, restTls } from '../../../src/service/hbase-credentials.ts';
 
 const { dir, file } = tempFiles('tsi-sec-');
 const refused = assertRefused;
@@ -91,4 +91,22 @@ void test('the Authorization header goes with every request; a 401 names hbase.a
     && /refused the request's credentials \(hbase\.auth, hbase\.tls\)/.test(e.message) && !e.message.includes('nginx') && !e.message.includes('c2VjcmV0'));
   const none = new HBaseRestClient({ baseUrl: 'https://gw:8443', transport: new Recorder(403), defaultDeadlineMs: 1000 });
   await assert.rejects(none.version(), /forbids the request \(credentials or permissions: none sent: hbase\.auth/);
+});
+
+void test('a TLS verification failure anywhere in the cause chain is explained by hbase.tls; other failures are not', () => {
+  const cfg = loadConfig({ env: {}, sets: ['hbase.restUrl=https://10.0.0.7:8443', 'hbase.tls.caFile=/etc/ca.pem', 'hbase.tls.serverName=rest.example'] });
+  const tlsErr = (code: string): Error => Object.assign(new Error(`${code}: certificate says no`), { code });
+  const wrapped = new HBaseError({ code: 'NETWORK', message: 'GET https://10.0.0.7:8443/t/exists failed', cause: tlsErr('ERR_TLS_CERT_ALTNAME_INVALID') });
+  const m = explainHBaseTlsFailure(cfg.hbase, wrapped) ?? '';
+  assert.match(m, /check hbase\.tls/);
+  assert.match(m, /hbase\.tls\.caFile \/etc\/ca\.pem/);
+  assert.match(m, /hbase\.tls\.serverName rest\.example/);
+  assert.match(m, /certificate says no/);
+  for (const code of ['SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'CERT_HAS_EXPIRED', 'ERR_SSL_WRONG_VERSION_NUMBER']) assert.ok(explainHBaseTlsFailure(cfg.hbase, tlsErr(code)), code);
+  const plain = loadConfig({ env: {}, sets: ['hbase.restUrl=https://rest.example:8443'] });
+  assert.match(explainHBaseTlsFailure(plain.hbase, tlsErr('DEPTH_ZERO_SELF_SIGNED_CERT')) ?? '', /system trust store.*host of hbase\.restUrl \(https:\/\/rest\.example:8443\)/);
+  const mtls = loadConfig({ env: {}, sets: ['hbase.restUrl=https://rest.example:8443', 'hbase.tls.certFile=/c.pem', 'hbase.tls.keyFile=/k.pem', 'hbase.tls.keyPassphraseFile=/pp'] });
+  assert.match(explainHBaseTlsFailure(mtls.hbase, tlsErr('ERR_OSSL_BAD_DECRYPT')) ?? '', /client key could not be used: check hbase\.tls\.keyFile \(\/k\.pem\), hbase\.tls\.keyPassphraseFile/);
+  assert.equal(explainHBaseTlsFailure(cfg.hbase, Object.assign(new Error('refused'), { code: 'ECONNREFUSED' })), undefined);
+  assert.equal(explainHBaseTlsFailure(cfg.hbase, new HBaseError({ code: 'FORBIDDEN', message: 'hbase.auth' })), undefined);
 });
