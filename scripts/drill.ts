@@ -1,4 +1,5 @@
 // npm run drill -- [--rate 3000] [--stall-s 60]
+// npm run drill -- --instances 3 [--rate 1000]: the scale-out drill instead (scripts/lib/drill-instances.ts).
 // An operator drill on the local stack, checked with Apache Kafka's own tools: the real service (a
 // child process, config/local.json with its own tables and topic) under a steady produce load; the
 // REST gateway frozen (SIGSTOP) for --stall-s seconds; every 5 s the service's tsingest_consumer_lag
@@ -15,10 +16,10 @@ import { describeGroup } from './lib/kafka-tools.ts';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const { values } = parseArgs({ options: { rate: { type: 'string', default: '3000' }, 'stall-s': { type: 'string', default: '60' } } });
+const { values } = parseArgs({ options: { rate: { type: 'string' }, 'stall-s': { type: 'string', default: '60' }, instances: { type: 'string' } } });
 const say = (m: string): void => { process.stdout.write(`[drill] ${m}\n`); };
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-const rate = Number(values.rate);
+const rate = Number(values.rate ?? '3000');
 const stallMs = Number(values['stall-s']) * 1000;
 
 async function main(): Promise<number> {
@@ -120,4 +121,10 @@ async function main(): Promise<number> {
   return code === 0 && sumCommitted === dataRows ? 0 : 1;
 }
 
-main().then((code) => { process.exit(code); }, (err: unknown) => { process.stderr.write(`[drill] error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`); process.exit(1); });
+async function instancesDrill(n: number): Promise<number> {
+  if (!Number.isInteger(n) || n < 1 || n > 8) throw new Error('--instances: a whole number from 1 to 8 (the topic has 8 partitions)');
+  const { runInstancesDrill } = await import('./lib/drill-instances.ts');
+  return runInstancesDrill({ instances: n, rate: Number(values.rate ?? '1000'), say });
+}
+
+(values.instances === undefined ? main() : instancesDrill(Number(values.instances))).then((code) => { process.exit(code); }, (err: unknown) => { process.stderr.write(`[drill] error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`); process.exit(1); });

@@ -54,6 +54,8 @@ export interface ServiceChild {
   cpuMs(): number;
   /** SIGTERM (the service drains), wait for exit; resolves with the exit code */
   stop(): Promise<number | null>;
+  /** SIGKILL (kill -9: no drain), wait for exit */
+  kill(): Promise<void>;
 }
 
 export async function startServiceChild(o: { env: NodeJS.ProcessEnv; sets: readonly string[]; port: number; cpuProfDir?: string; say: (m: string) => void }): Promise<ServiceChild> {
@@ -112,6 +114,10 @@ export async function startServiceChild(o: { env: NodeJS.ProcessEnv; sets: reado
       const code = await exited;
       if (code !== 0) o.say(`service exited ${String(code)}; last stderr:\n${stderr.slice(-2000)}`);
       return code;
+    },
+    kill: async () => {
+      child.kill('SIGKILL');
+      await exited;
     },
   };
 }

@@ -18,6 +18,9 @@ export interface GroupPartition {
   readonly committed: number | null;
   readonly logEnd: number;
   readonly lag: number | null;
+  /** the member that owns the partition now (null while the group has none for it, e.g. rebalancing) */
+  readonly consumerId: string | null;
+  readonly clientId: string | null;
 }
 
 /** org.apache.kafka:kafka-tools of the broker's version, from the Maven repository (fetched once). */
@@ -38,7 +41,7 @@ async function toolsClasspath(log: (m: string) => void): Promise<string> {
   return `${jar}:${lib}/*`;
 }
 
-/** `kafka-consumer-groups --describe --group G`: committed offset, log end and lag per partition. */
+/** `kafka-consumer-groups --describe --group G`: committed offset, log end, lag and owning member per partition. */
 export async function describeGroup(brokers: string, group: string, log: (m: string) => void): Promise<GroupPartition[]> {
   const cp = await toolsClasspath(log);
   const { stdout } = await run('java', ['-cp', cp, 'org.apache.kafka.tools.consumer.group.ConsumerGroupCommand', '--bootstrap-server', brokers, '--describe', '--group', group], { maxBuffer: 16 << 20 });
@@ -48,7 +51,8 @@ export async function describeGroup(brokers: string, group: string, log: (m: str
     // GROUP TOPIC PARTITION CURRENT-OFFSET LOG-END-OFFSET LAG CONSUMER-ID HOST CLIENT-ID
     if (f.length < 6 || f[0] !== group || !/^\d+$/.test(f[2] ?? '')) continue;
     const num = (s: string | undefined): number | null => (s === undefined || s === '-' ? null : Number(s));
-    rows.push({ topic: f[1] ?? '', partition: Number(f[2]), committed: num(f[3]), logEnd: Number(f[4]), lag: num(f[5]) });
+    const text = (x: string | undefined): string | null => (x === undefined || x === '-' ? null : x);
+    rows.push({ topic: f[1] ?? '', partition: Number(f[2]), committed: num(f[3]), logEnd: Number(f[4]), lag: num(f[5]), consumerId: text(f[6]), clientId: text(f[8]) });
   }
   return rows;
 }

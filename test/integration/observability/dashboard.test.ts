@@ -74,7 +74,7 @@ void describe('observability against a real Prometheus', () => {
   void it('every panel query of the generated dashboard returns data; the rules load, evaluate and fire', async (t) => {
     const h = await createHarness(t, { prefix: 'obs', partitions: 2 });
     const svc = await startInProcess(h, [`kafka.groupId=${uniqueName('it-obs')}`, 'http.port=0', 'rollup.intervalMs=2000']);
-    const prom = await startPrometheus({ job: JOB, target: `127.0.0.1:${svc.httpPort}`, defer: h.defer });
+    const prom = await startPrometheus({ job: JOB, targets: [`127.0.0.1:${svc.httpPort}`], defer: h.defer });
 
     const producer = h.kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
     await producer.connect();

@@ -1,5 +1,5 @@
-// A real Prometheus for integration tests: scrapes one target every second with the project's rule
-// files, on a free port with a temporary data directory; killed and removed by the registered cleanup.
+// A real Prometheus for integration tests: scrapes its targets (one job) every second with the
+// project's rule files, on a free port with a temporary data directory; killed and removed by the registered cleanup.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,8 +33,8 @@ export interface PromAlert {
 
 export interface Prometheus {
   readonly url: string;
-  /** instant query at "now"; throws with Prometheus' error text when the query is invalid */
-  query(expr: string): Promise<PromSample[]>;
+  /** instant query at "now" (or at `time`, epoch seconds); throws with Prometheus' error text when the query is invalid */
+  query(expr: string, time?: number): Promise<PromSample[]>;
   ruleGroups(): Promise<PromRuleGroup[]>;
   alerts(): Promise<PromAlert[]>;
   /** the last lines Prometheus logged */
@@ -56,8 +56,8 @@ async function api<T>(url: string): Promise<T> {
 
 export interface StartPrometheusOptions {
   readonly job: string;
-  /** host:port of the /metrics endpoint to scrape */
-  readonly target: string;
+  /** host:port of each /metrics endpoint to scrape (one job, one `instance` label each) */
+  readonly targets: readonly string[];
   readonly defer: (fn: () => unknown) => void;
 }
 
@@ -75,7 +75,7 @@ export async function startPrometheus(opts: StartPrometheusOptions): Promise<Pro
     'scrape_configs:',
     `  - job_name: ${JSON.stringify(opts.job)}`,
     '    static_configs:',
-    `      - targets: [${JSON.stringify(opts.target)}]`,
+    `      - targets: [${opts.targets.map((x) => JSON.stringify(x)).join(', ')}]`,
     '',
   ].join('\n');
   const configFile = join(dir, 'prometheus.yml');
@@ -118,7 +118,7 @@ export async function startPrometheus(opts: StartPrometheusOptions): Promise<Pro
   });
   return {
     url,
-    query: (expr) => api<{ result: PromSample[] }>(`${url}/api/v1/query?query=${encodeURIComponent(expr)}`).then((d) => d.result),
+    query: (expr, time) => api<{ result: PromSample[] }>(`${url}/api/v1/query?query=${encodeURIComponent(expr)}${time === undefined ? '' : `&time=${time}`}`).then((d) => d.result),
     ruleGroups: () => api<{ groups: PromRuleGroup[] }>(`${url}/api/v1/rules`).then((d) => d.groups),
     alerts: () => api<{ alerts: PromAlert[] }>(`${url}/api/v1/alerts`).then((d) => d.alerts),
     output: () => out,
