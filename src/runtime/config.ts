@@ -155,6 +155,8 @@ function checkGateways(h: Config['hbase']): void {
   if (first === undefined) return;
   for (const u of urls) {
     if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(`${key}: ${u.origin} is not http or https`);
+    // Never echo them: the message names the gateway by origin only.
+    if (u.username !== '' || u.password !== '') throw new ConfigError(`${key}: ${u.origin}: credentials in the URL are refused (URLs end up in logs, errors and metric labels); use hbase.auth (username with passwordFile or TSI_HBASE_PASSWORD)`);
     if (u.protocol !== first.protocol) throw new ConfigError(`${key}: every gateway must use the same scheme (${first.protocol} and ${u.protocol})`);
     if (u.pathname.replace(/\/+$/, '') !== first.pathname.replace(/\/+$/, '')) throw new ConfigError(`${key}: every gateway must have the same path (${first.pathname} and ${u.pathname})`);
     if (u.search !== '' || u.hash !== '') throw new ConfigError(`${key}: ${u.origin}${u.pathname}: no query or fragment`);
