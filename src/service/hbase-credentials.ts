@@ -2,7 +2,7 @@
 // read here (Kubernetes secrets mount as files), once at start, except a Bearer token file, which is
 // read again when it changes (projected tokens rotate). Every error names the setting, never a secret.
 import type { Authorization, TransportTls } from '../hbase/index.ts';
-import type { Config } from '../runtime/config.ts';
+import { hbaseRestUrls, type Config } from '../runtime/config.ts';
 import { readSecretFile, rotatingFile, tlsFromFiles } from './secrets.ts';
 
 type HBaseSettings = Config['hbase'];
@@ -49,7 +49,7 @@ export function explainHBaseTlsFailure(h: HBaseSettings, err: unknown): string |
       return `TLS to the HBase REST gateway failed: the client key could not be used: check hbase.tls.keyFile (${t.keyFile}), hbase.tls.keyPassphraseFile and hbase.tls.certFile: ${e.message}`;
     }
     const trust = t.caFile === null ? 'the system trust store (hbase.tls.caFile not set)' : `hbase.tls.caFile ${t.caFile}`;
-    const name = t.serverName === null ? `the host of hbase.restUrl (${h.restUrl})` : `hbase.tls.serverName ${t.serverName}`;
+    const name = t.serverName === null ? `the host of each gateway (${hbaseRestUrls(h).join(', ')})` : `hbase.tls.serverName ${t.serverName}`;
     return `TLS to the HBase REST gateway failed: check hbase.tls against the gateway's certificate (trusted CAs: ${trust}; name checked: ${name}): ${e.message}`;
   }
   return undefined;

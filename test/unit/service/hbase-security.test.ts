@@ -104,7 +104,7 @@ void test('a TLS verification failure anywhere in the cause chain is explained b
   assert.match(m, /certificate says no/);
   for (const code of ['SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'CERT_HAS_EXPIRED', 'ERR_SSL_WRONG_VERSION_NUMBER']) assert.ok(explainHBaseTlsFailure(cfg.hbase, tlsErr(code)), code);
   const plain = loadConfig({ env: {}, sets: ['hbase.restUrl=https://rest.example:8443'] });
-  assert.match(explainHBaseTlsFailure(plain.hbase, tlsErr('DEPTH_ZERO_SELF_SIGNED_CERT')) ?? '', /system trust store.*host of hbase\.restUrl \(https:\/\/rest\.example:8443\)/);
+  assert.match(explainHBaseTlsFailure(plain.hbase, tlsErr('DEPTH_ZERO_SELF_SIGNED_CERT')) ?? '', /system trust store.*host of each gateway \(https:\/\/rest\.example:8443\)/);
   const mtls = loadConfig({ env: {}, sets: ['hbase.restUrl=https://rest.example:8443', 'hbase.tls.certFile=/c.pem', 'hbase.tls.keyFile=/k.pem', 'hbase.tls.keyPassphraseFile=/pp'] });
   assert.match(explainHBaseTlsFailure(mtls.hbase, tlsErr('ERR_OSSL_BAD_DECRYPT')) ?? '', /client key could not be used: check hbase\.tls\.keyFile \(\/k\.pem\), hbase\.tls\.keyPassphraseFile/);
   assert.equal(explainHBaseTlsFailure(cfg.hbase, Object.assign(new Error('refused'), { code: 'ECONNREFUSED' })), undefined);
