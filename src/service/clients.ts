@@ -2,12 +2,13 @@
 // service, every CLI command, the rollup job). Each HBase role gets its own pool:
 // the write path's puts, the read side (read API, rollup job: its own connections, so reads never
 // queue behind ingest writes; at least B, as a spread id's latest read opens up to B bucket scans at
-// once), and a command-line tool. TLS and credentials (hbase.tls, hbase.auth) come with every client.
+// once), and a command-line tool. TLS and credentials (hbase.tls, hbase.auth: a header, or SPNEGO as
+// a decorator of each gateway's transport) come with every client.
 import { Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
 import { HBaseRestClient } from '../hbase/index.ts';
 import type { Config } from '../runtime/config.ts';
-import { restAuthorization, restTls } from './hbase-credentials.ts';
+import { restAuthTransport, restAuthorization, restTls } from './hbase-credentials.ts';
 import { kafkaLogCreator } from './kafka-logging.ts';
 import { kafkaSasl, kafkaTls } from './kafka-security.ts';
 
@@ -30,6 +31,7 @@ export function createHBaseClient(cfg: Config, role: HBaseClientRole): HBaseRest
   const connections = role === 'read' ? Math.max(4, cfg.query.bucketConcurrency, cfg.keys.saltBuckets) : cfg.hbase.connections;
   const tls = restTls(cfg.hbase);
   const authorization = restAuthorization(cfg.hbase);
+  const authTransport = restAuthTransport(cfg.hbase);
   return new HBaseRestClient({
     baseUrl: cfg.hbase.restUrl,
     defaultDeadlineMs: cfg.hbase.requestDeadlineMs,
@@ -37,5 +39,6 @@ export function createHBaseClient(cfg: Config, role: HBaseClientRole): HBaseRest
     putEncoding: cfg.hbase.putEncoding,
     ...(tls === undefined ? {} : { tls }),
     ...(authorization === undefined ? {} : { authorization }),
+    ...(authTransport === undefined ? {} : { authTransport }),
   });
 }

@@ -1,7 +1,8 @@
 // TLS material and the Authorization header of the REST client, from the configuration: files are
 // read here (Kubernetes secrets mount as files), once at start, except a Bearer token file, which is
-// read again when it changes (projected tokens rotate). Every error names the setting, never a secret.
-import type { Authorization, TransportTls } from '../hbase/index.ts';
+// read again when it changes (projected tokens rotate). SPNEGO is a per-gateway transport decorator
+// instead of a header (it keeps the gateway's cookie). Every error names the setting, never a secret.
+import { SpnegoTransport, gssServiceName, kerberosToken, loadKerberos, type Authorization, type HttpTransport, type TransportTls } from '../hbase/index.ts';
 import type { Config } from '../runtime/config.ts';
 import { readSecretFile, rotatingFile, tlsFromFiles } from './secrets.ts';
 
@@ -31,4 +32,19 @@ export function restAuthorization(h: HBaseSettings, now: () => number = Date.now
     return () => `Bearer ${token()}`;
   }
   return undefined;
+}
+
+/**
+ * hbase.auth.type spnego: the decorator of each gateway's transport (SpnegoTransport with Kerberos
+ * tokens for hbase.auth.servicePrincipal, default HTTP@<gateway host>), or undefined for other types.
+ * Throws at once when the optional `kerberos` package is missing.
+ */
+export function restAuthTransport(h: HBaseSettings): ((transport: HttpTransport, origin: string) => HttpTransport) | undefined {
+  if (h.auth.type !== 'spnego') return undefined;
+  const krb = loadKerberos();
+  const principal = h.auth.servicePrincipal;
+  return (transport, origin) => {
+    const service = principal === null ? `HTTP@${new URL(origin).hostname}` : gssServiceName(principal);
+    return new SpnegoTransport(transport, { token: kerberosToken(service, krb) });
+  };
 }
