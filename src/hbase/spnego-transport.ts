@@ -14,7 +14,7 @@ export type NegotiateToken = () => Promise<string>;
 
 export interface SpnegoTransportOptions {
   readonly token: NegotiateToken;
-  /** Negotiate again this long before the cookie's expiry (ms). Default 60 s. */
+  /** Negotiate again this long before the cookie's expiry (ms), at most a tenth of its lifetime. Default 60 s. */
   readonly renewBeforeMs?: number;
   readonly now?: () => number;
 }
@@ -53,7 +53,7 @@ export class SpnegoTransport implements HttpTransport {
   readonly #token: NegotiateToken;
   readonly #renewBeforeMs: number;
   readonly #now: () => number;
-  #cookie: AuthCookie | undefined;
+  #cookie: { readonly header: string; readonly renewAt: number } | undefined;
   #handshake: Promise<unknown> | undefined;
   #negotiations = 0;
 
@@ -87,14 +87,20 @@ export class SpnegoTransport implements HttpTransport {
     await this.#inner.close();
   }
 
-  #usable(): AuthCookie | undefined {
+  #usable(): { readonly header: string } | undefined {
     const c = this.#cookie;
-    return c !== undefined && this.#now() < c.expiresAt - this.#renewBeforeMs ? c : undefined;
+    return c !== undefined && this.#now() < c.renewAt ? c : undefined;
   }
 
   #remember(res: HttpResponse): void {
     const c = authCookie(res);
-    if (c !== undefined) this.#cookie = c ?? undefined;
+    if (c === undefined) return;
+    if (c === null) {
+      this.#cookie = undefined;
+      return;
+    }
+    const now = this.#now();
+    this.#cookie = { header: c.header, renewAt: c.expiresAt - Math.min(this.#renewBeforeMs, (c.expiresAt - now) / 10) };
   }
 
   async #negotiate(req: HttpRequest): Promise<HttpResponse> {

@@ -67,6 +67,18 @@ void test('negotiates again shortly before the cookie expires, without a 401 fir
   assert.equal(gw.seen.length, 2);
 });
 
+void test('a short-lived cookie is renewed a tenth of its lifetime before it expires, not renewBeforeMs', async () => {
+  const { gw, spnego, tokens } = setup();
+  gw.validityMs = 2000; // renewBeforeMs is 1000: that would renew half-way
+  await spnego.request(get());
+  gw.now += 1500;
+  await spnego.request(get());
+  assert.equal(tokens(), 1);
+  gw.now += 350; // 150 ms before expiry, inside the last tenth
+  await spnego.request(get());
+  assert.equal(tokens(), 2);
+});
+
 void test('a 401 to the cookie (gateway restarted with a new secret) → one new handshake, the request sent again with its body', async () => {
   const { gw, spnego, tokens } = setup();
   await spnego.request(get());
