@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { globSync } from 'node:fs';
 import { acquireTestStack } from './lib/test-stack.ts';
-import { ensureTools } from './lib/ensure-tools.ts';
+import { ensureKerberosClient, ensureTools } from './lib/ensure-tools.ts';
 import { projectRoot } from './lib/stack-config.ts';
 
 const log = (m: string): void => { process.stdout.write(`[test] ${m}\n`); };
@@ -37,7 +37,8 @@ async function main(): Promise<number> {
     if ((await step('typecheck', process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json', '--noEmit'])) !== 0) return 1;
     if ((await step('lint', process.execPath, ['node_modules/eslint/bin/eslint.js', '--max-warnings=0', '.'])) !== 0) return 1;
   }
-  ensureTools(log); // promtool + prometheus (deploy/prometheus tests, dashboard test)
+  ensureTools(log); // promtool + prometheus (deploy/prometheus tests, dashboard test), nginx, a KDC, …
+  ensureKerberosClient(log); // the optional `kerberos` package, when npm ci had no libkrb5-dev to build it
   const t0 = Date.now();
   const stack = await acquireTestStack(log, docker ? 'docker' : undefined);
   log(`stack (${stack.kind}) ready in ${((Date.now() - t0) / 1000).toFixed(1)}s`);

@@ -43,6 +43,14 @@ export interface HBaseRestClientOptions {
   tls?: TransportTls;
   /** Authorization header per request (Basic or Bearer, for Knox or an authenticating proxy). */
   authorization?: Authorization;
+  /**
+   * Wraps the default transport of a gateway (its origin given) in a decorator that authenticates
+   * requests itself and keeps per-gateway state, such as SpnegoTransport and its cookie. The client
+   * owns and closes the result. Not applied to a `transport` given by the caller (decorate it there,
+   * per gateway, as clients.ts does); given anyway, it tells the client's errors that the transport
+   * authenticates the requests.
+   */
+  authTransport?: (transport: HttpTransport, origin: string) => HttpTransport;
 }
 
 export type PutEncoding = 'protobuf' | 'json';
@@ -52,6 +60,11 @@ export interface DeleteRowOptions extends CallOptions {
   columns?: readonly Buffer[];
   /** Only delete versions <= timestamp. */
   timestamp?: number;
+}
+
+function defaultTransport(origin: string, conn: { connections?: number }, opts: HBaseRestClientOptions): HttpTransport {
+  const pool = new UndiciTransport({ origin, ...conn, ...(opts.tls === undefined ? {} : { tls: opts.tls }) });
+  return opts.authTransport === undefined ? pool : opts.authTransport(pool, origin);
 }
 
 export class HBaseRestClient {
@@ -69,8 +82,8 @@ export class HBaseRestClient {
     }
     const conn = opts.connections === undefined ? {} : { connections: opts.connections };
     this.#ownsTransport = opts.transport === undefined || opts.closeTransport === true;
-    this.#transport = opts.transport ?? new UndiciTransport({ origin: url.origin, ...conn, ...(opts.tls === undefined ? {} : { tls: opts.tls }) });
-    this.#caller = new RestCaller(this.#transport, url.pathname, opts.defaultDeadlineMs, opts.authorization);
+    this.#transport = opts.transport ?? defaultTransport(url.origin, conn, opts);
+    this.#caller = new RestCaller(this.#transport, url.pathname, opts.defaultDeadlineMs, opts.authorization, opts.authTransport !== undefined);
     this.#putEncoding = opts.putEncoding ?? 'protobuf';
     this.#namespace = opts.namespace;
   }

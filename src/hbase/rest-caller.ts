@@ -34,12 +34,15 @@ export class RestCaller {
   readonly #prefix: string;
   readonly #defaultDeadlineMs: number;
   readonly #authorization: Authorization | undefined;
+  readonly #transportAuthenticates: boolean;
 
-  constructor(transport: HttpTransport, prefix: string, defaultDeadlineMs: number, authorization?: Authorization) {
+  /** `transportAuthenticates`: the transport adds credentials itself (SPNEGO), for the wording of a 401/403. */
+  constructor(transport: HttpTransport, prefix: string, defaultDeadlineMs: number, authorization?: Authorization, transportAuthenticates = false) {
     this.#transport = transport;
     this.#prefix = prefix.replace(/\/+$/, '');
     this.#defaultDeadlineMs = defaultDeadlineMs;
     this.#authorization = authorization;
+    this.#transportAuthenticates = transportAuthenticates;
   }
 
   /** A caller whose requests all go to one server (transport.ts `session`): for a REST scanner. */
@@ -66,7 +69,7 @@ export class RestCaller {
     if (res.status === 404 && spec.notFound !== undefined) code = spec.notFound;
     if (res.status >= 200 && res.status < 300) ({ code, retriable } = { code: 'PROTOCOL', retriable: false });
     // An auth proxy's 401/403 page says nothing useful; name what to check instead.
-    const sent = this.#authorization === undefined ? 'none sent: hbase.auth' : 'hbase.auth';
+    const sent = this.#authorization === undefined && !this.#transportAuthenticates ? 'none sent: hbase.auth' : 'hbase.auth';
     const snippet = res.status === 401 ? `the gateway refused the request's credentials (${sent}, hbase.tls)`
       : res.status === 403 ? `the gateway forbids the request (credentials or permissions: ${sent}, hbase.tls; a read-only gateway forbids writes)`
         : bodySnippet(text);

@@ -125,8 +125,8 @@ export const configSchema = z
           .describe('TLS to the REST gateway (an https restUrl); docs/SECURITY.md'),
         auth: z
           .object({
-            type: z.enum(['none', 'basic', 'bearer']).default('none')
-              .describe('Authorization header sent with every request: HTTP Basic (Apache Knox, an authenticating proxy) or a Bearer token'),
+            type: z.enum(['none', 'basic', 'bearer', 'spnego']).default('none')
+              .describe('Authorization header sent with every request: HTTP Basic (Apache Knox, an authenticating proxy), a Bearer token, or spnego: Kerberos (Authorization: Negotiate) to a gateway with hbase.rest.authentication.type=kerberos, its hadoop.auth cookie reused until it expires; the ticket cache (KRB5CCNAME) or client keytab (KRB5_CLIENT_KTNAME) comes from the environment'),
             username: z.string().min(1).nullable().default(null).describe('Basic auth user'),
             password: z.string().min(1).nullable().default(null)
               .describe('Basic auth password; prefer passwordFile or the environment (TSI_HBASE_PASSWORD) to a config file. Never logged'),
@@ -135,6 +135,8 @@ export const configSchema = z
               .describe('Bearer token; prefer tokenFile or the environment (TSI_HBASE_TOKEN). Never logged'),
             tokenFile: z.string().min(1).nullable().default(null)
               .describe('File holding the Bearer token; read again when it changes (rotated tokens)'),
+            servicePrincipal: z.string().regex(/^[^/@\s]+(@[^/@\s]+|\/[^/@\s]+(@[^/@\s]+)?)$/, 'HTTP@host, HTTP/host or HTTP/host@REALM').nullable().default(null)
+              .describe('spnego: the gateway\'s Kerberos principal, as HTTP@host or HTTP/host@REALM; default HTTP@<host of restUrl>. Set it when restUrl names the gateway by IP address or by an alias'),
           })
           .strict()
           .prefault({})

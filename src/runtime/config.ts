@@ -184,8 +184,10 @@ function checkHBaseSecurity(h: Config['hbase']): void {
     one(a.password, a.passwordFile, 'password');
   }
   if (a.type === 'bearer') one(a.token, a.tokenFile, 'token');
-  const unused = (['username', 'password', 'passwordFile', 'token', 'tokenFile'] as const)
-    .filter((k) => a[k] !== null && (a.type === 'none' || (a.type === 'basic') !== (k === 'username' || k.startsWith('password'))));
+  const usedBy = (k: 'username' | 'password' | 'passwordFile' | 'token' | 'tokenFile' | 'servicePrincipal'): string =>
+    k === 'servicePrincipal' ? 'spnego' : k.startsWith('token') ? 'bearer' : 'basic';
+  const unused = (['username', 'password', 'passwordFile', 'token', 'tokenFile', 'servicePrincipal'] as const)
+    .filter((k) => a[k] !== null && usedBy(k) !== a.type);
   if (unused.length > 0) throw new ConfigError(`hbase.auth.${unused[0] ?? ''} is set but hbase.auth.type is ${a.type}`);
 }
 

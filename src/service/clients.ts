@@ -2,15 +2,15 @@
 // service, every CLI command, the rollup job). Each HBase role gets its own pool:
 // the write path's puts, the read side (read API, rollup job: its own connections, so reads never
 // queue behind ingest writes; at least B, as a spread id's latest read opens up to B bucket scans at
-// once), and a command-line tool. TLS and credentials (hbase.tls, hbase.auth) come with every client
-// and apply to every gateway of hbase.restUrls: each client talks through a gateway set
+// once), and a command-line tool. TLS and credentials (hbase.tls, hbase.auth: a header, or SPNEGO as
+// a decorator of each gateway's transport) come with every client and apply to every gateway of hbase.restUrls: each client talks through a gateway set
 // (src/hbase/gateway-set.ts) over one transport per gateway, built by `gatewayTransport`.
 import { Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
 import { GatewaySetTransport, HBaseRestClient, UndiciTransport, type HttpTransport, type TransportTls } from '../hbase/index.ts';
 import { gatewayObserver, type GatewayMetrics } from '../metrics/gateway-metrics.ts';
 import { hbaseRestUrls, type Config } from '../runtime/config.ts';
-import { restAuthorization, restTls } from './hbase-credentials.ts';
+import { restAuthTransport, restAuthorization, restTls } from './hbase-credentials.ts';
 import { kafkaLogCreator } from './kafka-logging.ts';
 import { kafkaSasl, kafkaTls } from './kafka-security.ts';
 
@@ -34,25 +34,30 @@ export interface GatewaySettings {
   /** sockets kept to this gateway */
   readonly connections: number;
   readonly tls: TransportTls | undefined;
+  /** a per-gateway authenticating decorator (SPNEGO: its cookie is per gateway) */
+  readonly auth: ((transport: HttpTransport, origin: string) => HttpTransport) | undefined;
 }
 
 /**
  * One gateway's transport: the one place a per-gateway transport is built (a per-gateway decorator,
  * e.g. authentication, wraps it here). `url` is one entry of hbase.restUrls.
  */
-export function gatewayTransport(_cfg: Config, url: string, s: GatewaySettings): HttpTransport {
-  return new UndiciTransport({ origin: new URL(url).origin, connections: s.connections, ...(s.tls === undefined ? {} : { tls: s.tls }) });
+export function gatewayTransport(url: string, s: GatewaySettings): HttpTransport {
+  const origin = new URL(url).origin;
+  const pool = new UndiciTransport({ origin, connections: s.connections, ...(s.tls === undefined ? {} : { tls: s.tls }) });
+  return s.auth === undefined ? pool : s.auth(pool, origin);
 }
 
 /** `metrics`: per-gateway series labelled with this client's role (the service's clients). */
 export function createHBaseClient(cfg: Config, role: HBaseClientRole, metrics?: GatewayMetrics): HBaseRestClient {
   const connections = role === 'read' ? Math.max(4, cfg.query.bucketConcurrency, cfg.keys.saltBuckets) : cfg.hbase.connections;
-  const settings: GatewaySettings = { connections, tls: restTls(cfg.hbase) };
+  const authTransport = restAuthTransport(cfg.hbase);
+  const settings: GatewaySettings = { connections, tls: restTls(cfg.hbase), auth: authTransport };
   const authorization = restAuthorization(cfg.hbase);
   const urls = hbaseRestUrls(cfg.hbase);
   const base = new URL(urls[0] ?? cfg.hbase.restUrl);
   const transport = new GatewaySetTransport({
-    gateways: urls.map((url) => ({ url, transport: gatewayTransport(cfg, url, settings) })),
+    gateways: urls.map((url) => ({ url, transport: gatewayTransport(url, settings) })),
     // every gateway has the same path prefix (config.ts checks it)
     probePath: `${base.pathname.replace(/\/+$/, '')}/version/cluster`,
     ...(metrics === undefined ? {} : { observer: gatewayObserver(metrics, role, urls) }),
@@ -64,5 +69,7 @@ export function createHBaseClient(cfg: Config, role: HBaseClientRole, metrics?: 
     defaultDeadlineMs: cfg.hbase.requestDeadlineMs,
     putEncoding: cfg.hbase.putEncoding,
     ...(authorization === undefined ? {} : { authorization }),
+    // already applied per gateway by gatewayTransport; given here for the wording of a refusal
+    ...(authTransport === undefined ? {} : { authTransport }),
   });
 }

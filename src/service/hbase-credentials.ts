@@ -1,7 +1,8 @@
 // TLS material and the Authorization header of the REST client, from the configuration: files are
 // read here (Kubernetes secrets mount as files), once at start, except a Bearer token file, which is
-// read again when it changes (projected tokens rotate). Every error names the setting, never a secret.
-import type { Authorization, TransportTls } from '../hbase/index.ts';
+// read again when it changes (projected tokens rotate). SPNEGO is a per-gateway transport decorator
+// instead of a header (it keeps the gateway's cookie). Every error names the setting, never a secret.
+import { SpnegoTransport, gssServiceName, kerberosToken, loadKerberos, type Authorization, type HttpTransport, type TransportTls } from '../hbase/index.ts';
 import { hbaseRestUrls, type Config } from '../runtime/config.ts';
 import { readSecretFile, rotatingFile, tlsFromFiles } from './secrets.ts';
 
@@ -53,4 +54,19 @@ export function explainHBaseTlsFailure(h: HBaseSettings, err: unknown): string |
     return `TLS to the HBase REST gateway failed: check hbase.tls against the gateway's certificate (trusted CAs: ${trust}; name checked: ${name}): ${e.message}`;
   }
   return undefined;
+}
+
+/**
+ * hbase.auth.type spnego: the decorator of each gateway's transport (SpnegoTransport with Kerberos
+ * tokens for hbase.auth.servicePrincipal, default HTTP@<gateway host>), or undefined for other types.
+ * Throws at once when the optional `kerberos` package is missing.
+ */
+export function restAuthTransport(h: HBaseSettings): ((transport: HttpTransport, origin: string) => HttpTransport) | undefined {
+  if (h.auth.type !== 'spnego') return undefined;
+  const krb = loadKerberos();
+  const principal = h.auth.servicePrincipal;
+  return (transport, origin) => {
+    const service = principal === null ? `HTTP@${new URL(origin).hostname}` : gssServiceName(principal);
+    return new SpnegoTransport(transport, { token: kerberosToken(service, krb) });
+  };
 }

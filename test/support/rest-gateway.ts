@@ -21,6 +21,11 @@ export interface RestGatewayOptions {
   readonly dir: string;
   /** hbase-site.xml properties set on top of the local stack's (hbase.rest.port is chosen here) */
   readonly site?: Readonly<Record<string, string>>;
+  /**
+   * core-site.xml properties (written only when given). Hadoop's UserGroupInformation reads
+   * hadoop.security.authentication from core-site.xml, not hbase-site.xml; a Kerberos gateway needs it.
+   */
+  readonly coreSite?: Readonly<Record<string, string>>;
   /** extra JVM -D options (e.g. -Djava.security.krb5.conf=…) */
   readonly jvmProps?: readonly string[];
   /** extra environment (e.g. KRB5_CONFIG) */
@@ -58,6 +63,11 @@ function siteXml(props: Readonly<Record<string, string>>): string {
   return `${base.slice(0, at)}${extra}${base.slice(at)}`;
 }
 
+function propertiesXml(props: Readonly<Record<string, string>>): string {
+  const body = Object.entries(props).map(([k, v]) => `  <property><name>${xmlEscape(k)}</name><value>${xmlEscape(v)}</value></property>\n`).join('');
+  return `<?xml version="1.0"?>\n<configuration>\n${body}</configuration>\n`;
+}
+
 function tail(file: string, lines = 60): string {
   try {
     return readFileSync(file, 'utf8').split('\n').slice(-lines).join('\n');
@@ -74,6 +84,7 @@ export async function startRestGateway(o: RestGatewayOptions): Promise<RestGatew
   mkdirSync(confDir, { recursive: true });
   const port = o.port ?? await freePort();
   writeFileSync(join(confDir, 'hbase-site.xml'), siteXml({ 'hbase.rest.port': String(port), 'hbase.rest.info.port': '-1', ...o.site }), { mode: 0o600 });
+  if (o.coreSite !== undefined) writeFileSync(join(confDir, 'core-site.xml'), propertiesXml(o.coreSite), { mode: 0o600 });
   const log4j = join(hbaseConfDir(layout), 'log4j2.properties');
   if (existsSync(log4j)) copyFileSync(log4j, join(confDir, 'log4j2.properties'));
   const hbaseLib = await resolveJars(layout.cacheDir, 'hbase', (m) => { process.stderr.write(`[rest-gateway] ${m}\n`); });

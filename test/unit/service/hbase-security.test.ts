@@ -9,7 +9,7 @@ import { HBaseError, HBaseRestClient } from '../../../src/hbase/index.ts';
 import type { HttpRequest, HttpResponse, HttpTransport } from '../../../src/hbase/index.ts';
 import { ConfigError, loadConfig } from '../../../src/runtime/config.ts';
 import { assertRefused, tempFiles } from '../../support/config-files.ts';
-import { explainHBaseTlsFailure, restAuthorization, restTls } from '../../../src/service/hbase-credentials.ts';
+import { explainHBaseTlsFailure, restAuthTransport, restAuthorization, restTls } from '../../../src/service/hbase-credentials.ts';
 
 const { dir, file } = tempFiles('tsi-sec-');
 const refused = assertRefused;
@@ -25,6 +25,9 @@ void test('config: every half-set or contradictory security setting is an error 
   refused(['hbase.auth.password=x'], /hbase\.auth\.password is set but hbase\.auth\.type is none/);
   refused(['hbase.auth.type=bearer', 'hbase.auth.token=t', 'hbase.auth.username=u'], /hbase\.auth\.username is set but hbase\.auth\.type is bearer/);
   refused(['hbase.auth.type=digest'], /hbase\.auth\.type/);
+  refused(['hbase.auth.servicePrincipal=HTTP@gw'], /hbase\.auth\.servicePrincipal is set but hbase\.auth\.type is none/);
+  refused(['hbase.auth.type=spnego', 'hbase.auth.servicePrincipal=HTTP'], /hbase\.auth\.servicePrincipal/);
+  refused(['hbase.auth.type=spnego', 'hbase.auth.token=t'], /hbase\.auth\.token is set but hbase\.auth\.type is spnego/);
 });
 
 void test('config: secrets from the environment stay strings, and the error of a bad one does not print it', () => {
@@ -109,4 +112,15 @@ void test('a TLS verification failure anywhere in the cause chain is explained b
   assert.match(explainHBaseTlsFailure(mtls.hbase, tlsErr('ERR_OSSL_BAD_DECRYPT')) ?? '', /client key could not be used: check hbase\.tls\.keyFile \(\/k\.pem\), hbase\.tls\.keyPassphraseFile/);
   assert.equal(explainHBaseTlsFailure(cfg.hbase, Object.assign(new Error('refused'), { code: 'ECONNREFUSED' })), undefined);
   assert.equal(explainHBaseTlsFailure(cfg.hbase, new HBaseError({ code: 'FORBIDDEN', message: 'hbase.auth' })), undefined);
+});
+
+void test('spnego: no header, a decorator per gateway instead; its 401 does not claim that nothing was sent', async () => {
+  const cfg = loadConfig({ env: {}, sets: ['hbase.restUrl=http://gw.example:8080', 'hbase.auth.type=spnego'] });
+  assert.equal(restAuthorization(cfg.hbase), undefined);
+  assert.equal(restAuthTransport(loadConfig({ env: {} }).hbase), undefined);
+  assert.ok(restAuthTransport(cfg.hbase) !== undefined, 'spnego builds the decorator (the kerberos package loads)');
+  // With an authTransport the credentials travel in the transport: a 401 names hbase.auth, not "none sent".
+  const denied = new HBaseRestClient({ baseUrl: 'http://gw:8080', defaultDeadlineMs: 1000, authTransport: () => new Recorder(401) });
+  await assert.rejects(denied.version(), (e: unknown) => e instanceof HBaseError && e.code === 'FORBIDDEN' && /refused the request's credentials \(hbase\.auth, hbase\.tls\)/.test(e.message));
+  await denied.close();
 });
