@@ -1,5 +1,6 @@
 // tsingest doctor: HBase's schema rules of thumb checked on the live cluster (docs/DOCTOR.md).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { z } from 'zod';
 import { diagnose } from '../doctor/diagnose.ts';
 import { exitStatus } from '../doctor/finding.ts';
 import { gatherFacts, writeCounters } from '../doctor/gather.ts';
@@ -13,16 +14,18 @@ export const DOCTOR_USAGE = 'tsingest doctor [--table T … | --all] [--json] [-
 const DEFAULT_FLUSH_MB = 128;
 const DEFAULT_MEMSTORE_FRACTION = 0.4;
 
+/** What --since FILE holds: write counters per table and region (encoded name), from the previous run. */
+const SinceFile = z.object({ at: z.string(), writes: z.record(z.string(), z.record(z.string(), z.number().int().nonnegative())) });
+
 function readSince(file: string | undefined): Map<string, Map<string, number>> | undefined {
   if (file === undefined || !existsSync(file)) return undefined;
-  let parsed: unknown;
+  let parsed: z.infer<typeof SinceFile>;
   try {
-    parsed = JSON.parse(readFileSync(file, 'utf8'));
+    parsed = SinceFile.parse(JSON.parse(readFileSync(file, 'utf8')));
   } catch (err) {
-    throw new UsageError(`--since ${file}: not the JSON a previous doctor run wrote (${(err as Error).message})`);
+    throw new UsageError(`--since ${file}: not the file a previous doctor run wrote (${(err as Error).message.slice(0, 200)})`);
   }
-  const tables = (parsed as { writes?: Record<string, Record<string, number>> }).writes ?? {};
-  return new Map(Object.entries(tables).map(([t, m]) => [t, new Map(Object.entries(m))]));
+  return new Map(Object.entries(parsed.writes).map(([t, m]) => [t, new Map(Object.entries(m))]));
 }
 
 export async function doctorCommand(argv: readonly string[]): Promise<number> {

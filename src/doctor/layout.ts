@@ -1,6 +1,7 @@
 // Pure: a table's own record of this service's layout (written by `tsingest tables apply`), so the
 // doctor checks the key-space rules on any table that carries it, by whatever name.
 import { TABLE_META } from '../admin/table-plan.ts';
+import { MAX_BUCKETS, MIN_BUCKETS } from '../keys/index.ts';
 import type { ServiceLayout } from './facts.ts';
 
 const ROLES = ['data', 'index', 'rollup', 'meta'] as const;
@@ -9,7 +10,7 @@ const ROLES = ['data', 'index', 'rollup', 'meta'] as const;
 export function layoutFromAttributes(attrs: Readonly<Record<string, string>>): ServiceLayout | undefined {
   const buckets = Number(attrs[TABLE_META.buckets]);
   const format = attrs[TABLE_META.keyFormat];
-  if (!Number.isInteger(buckets) || buckets < 1 || buckets > 256 || format === undefined) return undefined;
+  if (!Number.isInteger(buckets) || buckets < MIN_BUCKETS || buckets > MAX_BUCKETS || format === undefined) return undefined;
   const roleAttr = attrs[TABLE_META.role];
   const role = ROLES.find((r) => r === roleAttr) ?? (format.endsWith(':spread-registry') ? 'meta' : 'data');
   return { role, buckets, saltFormat: format.endsWith(':printable') ? 'printable' : 'binary' };

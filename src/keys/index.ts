@@ -29,7 +29,7 @@ export {
   type DecodedDataKey,
   type KeyFormat,
 } from './data-key.ts';
-export { bucketOfKey, planIdPrefixSplits, planSaltSplits } from './split-planner.ts';
+export { bucketOfKey, planIdPrefixSplits, planSaltSplits, saltPrefix } from './split-planner.ts';
 export {
   DEFAULT_INDEX_SALT_MODE,
   INDEX_SALT_MODES,

@@ -23,7 +23,7 @@ import {
   type RollupKeyParts,
 } from './rollup-key.ts';
 import { assertBuckets, saltOf } from './salt.ts';
-import { planSaltSplits } from './split-planner.ts';
+import { planSaltSplits, saltPrefix } from './split-planner.ts';
 import { bucketSince, kAt, maxK, spreadOffset, type SpreadEntry } from './spread.ts';
 
 export interface KeyLayout {
@@ -175,16 +175,12 @@ export class Keyspace {
 
   /** Every data row of one salt bucket. */
   bucketRange(bucket: number): ScanRange {
-    return prefixRange(this.#saltPrefix(bucket));
+    return prefixRange(saltPrefix(bucket, this.format));
   }
 
   /** The rest of one bucket after `id`'s rows in it (resume a bucket scan after a completed id). */
   bucketRangeAfter(bucket: number, id: string): ScanRange {
     return { startRow: prefixStopRow(idPrefixAt(id, bucket, this.format)), stopRow: this.bucketRange(bucket).stopRow };
-  }
-
-  #saltPrefix(bucket: number): Buffer {
-    return this.format === 'binary' ? Buffer.from([bucket]) : Buffer.from(bucket.toString(16).padStart(2, '0'), 'latin1');
   }
 
   /** The index key of an entry; `offset` is the spread offset j of its event (the data row's). */

@@ -13,12 +13,13 @@ import type { KeyFormat } from './data-key.ts';
 export function planSaltSplits(buckets: number, format: KeyFormat = 'binary'): Buffer[] {
   assertBuckets(buckets);
   const splits: Buffer[] = [];
-  for (let salt = 1; salt < buckets; salt++) {
-    splits.push(
-      format === 'binary' ? Buffer.from([salt]) : Buffer.from(salt.toString(16).padStart(2, '0'), 'latin1'),
-    );
-  }
+  for (let salt = 1; salt < buckets; salt++) splits.push(saltPrefix(salt, format));
   return splits;
+}
+
+/** A bucket's salt as keys spell it: one byte (binary) or two lowercase hex characters (printable). */
+export function saltPrefix(bucket: number, format: KeyFormat): Buffer {
+  return format === 'binary' ? Buffer.from([bucket]) : Buffer.from(bucket.toString(16).padStart(2, '0'), 'latin1');
 }
 
 /** The salt bucket a data or index key belongs to. */

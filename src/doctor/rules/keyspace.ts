@@ -1,33 +1,17 @@
 // Pure: for this service's tables (their metadata records B and how the salt is spelled), region
 // boundaries the key space can actually reach — the reference guide's hex-split lesson: a pre-split
 // whose regions no key sorts into leaves them empty and the others hot — and B against the servers.
+import { prefixStopRow, saltPrefix } from '../../keys/index.ts';
 import type { ServiceLayout, TableFacts } from '../facts.ts';
 import { book, type Finding } from '../finding.ts';
-
-/** The salt spelled as the key spells it. */
-export function saltPrefix(bucket: number, format: ServiceLayout['saltFormat']): Buffer {
-  return format === 'binary' ? Buffer.from([bucket]) : Buffer.from(bucket.toString(16).padStart(2, '0'), 'latin1');
-}
-
-/** The first key after every key that starts with `p`, or undefined when there is none (all 0xff). */
-function prefixEnd(p: Buffer): Buffer | undefined {
-  const out = Buffer.from(p);
-  for (let i = out.length - 1; i >= 0; i--) {
-    if ((out[i] ?? 0) < 0xff) {
-      out[i] = (out[i] ?? 0) + 1;
-      return out.subarray(0, i + 1);
-    }
-  }
-  return undefined;
-}
 
 /** Does some key `P(s) ‖ rest` (rest non-empty, s < buckets) sort into [start, end)? */
 export function regionReachable(start: Buffer, end: Buffer, layout: Pick<ServiceLayout, 'buckets' | 'saltFormat'>): boolean {
   for (let s = 0; s < layout.buckets; s++) {
     const p = saltPrefix(s, layout.saltFormat);
     const lowest = Buffer.concat([p, Buffer.from([0])]);
-    const after = prefixEnd(p);
-    const startOk = after === undefined || Buffer.compare(start, after) < 0;
+    const after = prefixStopRow(p); // empty: no key after the prefix's (all 0xff)
+    const startOk = after.length === 0 || Buffer.compare(start, after) < 0;
     const endOk = end.length === 0 || Buffer.compare(end, lowest) > 0;
     if (startOk && endOk) return true;
   }
