@@ -6,6 +6,7 @@
 //   tsingest spread list|set           the spread registry (hot ids over several buckets)
 //   tsingest produce --file F          JSON events (one per line) to kafka.topic, checked first
 //   tsingest doctor                    HBase's schema rules checked on the live cluster
+//   tsingest whatif --file F           candidate key layouts' write spread predicted from a sample
 import { UsageError } from './cli/args.ts';
 import { DOCTOR_USAGE, doctorCommand } from './cli/doctor.ts';
 import { INDEX_USAGE, indexCommand } from './cli/index-cmd.ts';
@@ -16,6 +17,7 @@ import { PRODUCE_USAGE, produceCommand } from './cli/produce.ts';
 import { runCommand } from './cli/run.ts';
 import { SPREAD_USAGE, spreadCommand } from './cli/spread.ts';
 import { TABLES_USAGE, tablesCommand } from './cli/tables.ts';
+import { WHATIF_USAGE, whatifCommand } from './cli/whatif.ts';
 
 type Command = (argv: readonly string[]) => number | Promise<number>;
 
@@ -29,6 +31,7 @@ const COMMANDS: Readonly<Record<string, { readonly run: Command; readonly usage:
   spread: { run: spreadCommand, usage: SPREAD_USAGE },
   produce: { run: produceCommand, usage: PRODUCE_USAGE },
   doctor: { run: doctorCommand, usage: DOCTOR_USAGE },
+  whatif: { run: whatifCommand, usage: WHATIF_USAGE },
 };
 
 export function usage(): string {
