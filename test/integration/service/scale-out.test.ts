@@ -21,6 +21,7 @@ import { expectedDataKeys, expectedIndexKeys, registryNow, tableRows } from '../
 import { copyRows, rollupRun, skewPoints, tableCells, type SkewPoint } from './scale-out-checks.ts';
 import { Instances, startStream, waitForGroup, waitForLagOwners, waitForWrites, type GroupView } from './scale-out-helpers.ts';
 
+const exact = (p: SkewPoint): boolean => Math.abs(p.recorded - p.computed) <= 1e-9 * p.computed;
 const JOB = 'tsingest-scale-out';
 const PARTITIONS = 8;
 // 1 m and 1 h windows, closed at once (the stream's events are hours old).
@@ -73,7 +74,7 @@ void test('three instances of one group on 8 partitions: rebalances, kill -9, re
   await waitFor('a recorded skew over the writes of all three instances', 120_000, async () => {
     inst.check();
     points = (await skewPoints(prom, JOB, h.names.data, 15)).filter((p) => p.instances === 3);
-    return points.length >= 3;
+    return points.filter(exact).length >= 3;
   }, 2000);
 
   const events = await stream.stop();
@@ -88,8 +89,13 @@ void test('three instances of one group on 8 partitions: rebalances, kill -9, re
   });
 
   await t.test('the cluster-wide skew rule over the three instances equals the value computed from their raw series', () => {
-    for (const p of points) assert.ok(Math.abs(p.recorded - p.computed) <= 1e-9 * p.computed, `at ${p.at}: recorded ${p.recorded}, computed ${p.computed}`);
+    // A scrape is stamped with its start time but stored when it ends: when that falls across a rule
+    // evaluation (both every 1 s here), the rule saw the series without the sample the later query
+    // sees, and that one point differs. A wrong rule differs at every point.
+    const off = points.filter((p) => !exact(p));
     t.diagnostic(`skew (recorded = computed over 3 instances, ${points[0]?.regions ?? 0} regions): ${points.map((p) => p.recorded.toFixed(4)).join(', ')}`);
+    if (off.length > 0) t.diagnostic(`differing (a scrape stored after the evaluation): ${off.map((p) => `at ${p.at} recorded ${p.recorded.toFixed(4)} computed ${p.computed.toFixed(4)}`).join('; ')}`);
+    assert.ok(points.length - off.length >= 3 && off.length <= points.length / 4, `${off.length} of ${points.length} points differ`);
   });
 
   const perInstance = await Promise.all(inst.live().map(async (i) => `${i.name} ${(await written(i.port)) ?? 'n/a'}`));
