@@ -10,13 +10,16 @@
  *    "dryRun":false}
  *   {"op":"describe","table":"t"}  {"op":"drop","table":"t"}
  *   {"op":"split","table":"t","splitPoint":"CIA="}  {"op":"ping"}
+ *   {"op":"codecs"}: every Compression.Algorithm tested in this JVM, no cluster connection
+ *     (CodecProbe.java): {"codecs":[{"name":"GZ","usable":true},
+ *     {"name":"LZO","usable":false,"error":"..."},...]}
  * Optional on every request: "zk":"host[:port][,host[:port]]", "zkParent":"/hbase",
  *   "timeoutMs":120000 (whole-call deadline), "conf":{"hbase.key":"value"}.
  * Response: {"ok":true,"op":...,...} exit 0, or {"ok":false,"op":...,"code":...,"error":...,
  *   "table":...,"field":...} exit 1. Codes: BAD_REQUEST TABLE_NOT_FOUND UNSUPPORTED_COMPRESSION
  *   IMMUTABLE_ATTR_CONFLICT SPLIT_FAILED TIMEOUT UNAVAILABLE HBASE_ERROR INTERNAL.
  *
- * Build:  javac -cp "/tmp/stk/hbase-lib/*" -d /tmp/stk/admin-classes deploy/admin/TableAdmin.java
+ * Build:  javac -cp "/tmp/stk/hbase-lib/*" -d /tmp/stk/admin-classes deploy/admin/*.java
  * Run (JDK 17; the --add-opens/--add-exports are HBase bin/hbase's JDK 11+ flags plus the JDK 17
  * test flags; the exact argv used for verification, one argument per line):
  *   java
@@ -192,9 +195,12 @@ public final class TableAdmin {
       case "split":
       case "ping":
         break;
+      case "codecs":
+        // Tests the codecs in this JVM; no cluster connection (works while HBase is down).
+        return CodecProbe.probeAll();
       default:
         throw new AdminException("BAD_REQUEST", "op", "request: unknown op '" + req.op
-            + "' (expected ensureTable, describe, drop, split or ping)");
+            + "' (expected ensureTable, describe, drop, split, ping or codecs)");
     }
     // Validate everything that needs no cluster before connecting.
     TableName tn = req.op.equals("ping") ? null : tableName(req);

@@ -3,9 +3,11 @@
 // `command` is the argv prefix that starts the tool, e.g.
 //   ['java', ...jvmFlags, '-cp', '<classes>:<hbase-lib>/*:<conf>', 'tsingest.admin.TableAdmin']
 //   ['docker', 'exec', '-i', '<container>', 'table-admin']
-// Buffers become base64 at this boundary and nowhere else.
+// Buffers become base64 at this boundary and nowhere else. The same tool answers the codec probe
+// (CodecProbePort): `codecs` tests HBase's codecs in the tool's JVM, without a cluster connection.
 import { spawn } from 'node:child_process';
 import { z } from 'zod';
+import type { CodecProbe, CodecProbePort } from './codec-probe-port.ts';
 import { TableAdminError, isTableAdminErrorCode } from './table-admin-port.ts';
 import type {
   EnsureTableRequest,
@@ -91,8 +93,17 @@ const pingSchema = z.object({
   master: z.string().nullable(),
   liveServers: z.array(z.string()),
 });
+/** A codec that is not usable says why; every codec has a name. */
+const codecsSchema = z.object({
+  codecs: z.array(
+    z.discriminatedUnion('usable', [
+      z.object({ name: z.string().min(1), usable: z.literal(true) }),
+      z.object({ name: z.string().min(1), usable: z.literal(false), error: z.string().min(1) }),
+    ]),
+  ),
+});
 
-export class JavaTableAdmin implements TableAdminPort {
+export class JavaTableAdmin implements TableAdminPort, CodecProbePort {
   readonly #command: readonly string[];
   readonly #timeoutMs: number;
   readonly #connection: Readonly<Record<string, unknown>>;
@@ -154,6 +165,12 @@ export class JavaTableAdmin implements TableAdminPort {
   async ping(): Promise<PingResult> {
     const body = await this.#call('ping', undefined, {});
     return this.#parse('ping', undefined, pingSchema, body);
+  }
+
+  /** Every codec HBase knows, tested in the tool's JVM (its jars, native libraries, hbase-site.xml). */
+  async codecs(): Promise<readonly CodecProbe[]> {
+    const body = await this.#call('codecs', undefined, {});
+    return this.#parse('codecs', undefined, codecsSchema, body).codecs;
   }
 
   async #call(op: string, table: string | undefined, fields: Record<string, unknown>): Promise<unknown> {

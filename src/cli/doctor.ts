@@ -1,18 +1,33 @@
 // tsingest doctor: HBase's schema rules of thumb checked on the live cluster (docs/DOCTOR.md).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
+import { usableCodecs } from '../admin/codec-probe-port.ts';
+import { JavaTableAdmin } from '../admin/java-admin.ts';
 import { diagnose } from '../doctor/diagnose.ts';
 import { exitStatus } from '../doctor/finding.ts';
 import { gatherFacts, writeCounters } from '../doctor/gather.ts';
 import { renderJson, renderText } from '../doctor/render.ts';
+import type { Config } from '../runtime/config.ts';
 import { createHBaseClient } from '../service/clients.ts';
 import { UsageError, configOf, intFlag, out, parseCommand, stringFlag } from './args.ts';
 
-export const DOCTOR_USAGE = 'tsingest doctor [--table T … | --all] [--json] [--sample-rows N] [--since FILE] [--flush-size-mb N] [--memstore-fraction F]';
+export const DOCTOR_USAGE = 'tsingest doctor [--table T … | --all] [--json] [--sample-rows N] [--since FILE] [--flush-size-mb N] [--memstore-fraction F] [--no-codec-probe]';
 
 /** HBase's defaults for the sizing formula (hbase.hregion.memstore.flush.size, hbase.regionserver.global.memstore.size). */
 const DEFAULT_FLUSH_MB = 128;
 const DEFAULT_MEMSTORE_FRACTION = 0.4;
+
+/** The codec probe starts a JVM (~1.5 s); a probe that has not answered by then is reported, not waited for. */
+const CODEC_PROBE_TIMEOUT_MS = 30_000;
+
+/** The usable codecs as the admin tool's `codecs` op finds them in its JVM (docs/DOCTOR.md). */
+function codecProbe(cfg: Config): () => Promise<readonly string[]> {
+  if (cfg.hbase.adminCommand.length === 0) {
+    return () => Promise.reject(new Error('hbase.adminCommand (env TSI_ADMIN_COMMAND) is not set, so there is no admin tool to run'));
+  }
+  const admin = new JavaTableAdmin({ command: cfg.hbase.adminCommand, timeoutMs: CODEC_PROBE_TIMEOUT_MS });
+  return async () => usableCodecs(await admin.codecs());
+}
 
 /** What --since FILE holds: write counters per table and region (encoded name), from the previous run. */
 const SinceFile = z.object({ at: z.string(), writes: z.record(z.string(), z.record(z.string(), z.number().int().nonnegative())) });
@@ -32,6 +47,7 @@ export async function doctorCommand(argv: readonly string[]): Promise<number> {
   const { values } = parseCommand(argv, {
     table: { type: 'string', multiple: true }, all: { type: 'boolean' }, json: { type: 'boolean' },
     'sample-rows': { type: 'string' }, since: { type: 'string' }, 'flush-size-mb': { type: 'string' }, 'memstore-fraction': { type: 'string' },
+    'no-codec-probe': { type: 'boolean' },
   });
   const cfg = configOf(values);
   const named = (values['table'] as string[] | undefined) ?? [];
@@ -51,6 +67,7 @@ export async function doctorCommand(argv: readonly string[]): Promise<number> {
       sampleRowsPerRegion: intFlag('sample-rows', stringFlag(values, 'sample-rows'), 20),
       settings: { memstoreFlushSizeMB: flush, globalMemstoreFraction: fraction, source: custom ? 'as given on the command line' : 'HBase defaults; pass --flush-size-mb / --memstore-fraction for your servers' },
       ...(previous === undefined ? {} : { previousWrites: previous }),
+      ...(values['no-codec-probe'] === true ? {} : { codecs: codecProbe(cfg) }),
     });
     const findings = diagnose(facts);
     const checked = { tables, servers: facts.servers.length };

@@ -6,7 +6,7 @@ import { keyspaceFindings } from './rules/keyspace.ts';
 import { serverFindings, tableRegionFindings } from './rules/regions.ts';
 import { sampleFindings } from './rules/sample.ts';
 import { spreadFindings } from './rules/spread.ts';
-import { storageFindings } from './rules/storage.ts';
+import { codecProbeFindings, storageFindings } from './rules/storage.ts';
 import { versionFindings } from './rules/versions.ts';
 
 export function diagnose(facts: ClusterFacts): Finding[] {
@@ -21,5 +21,5 @@ export function diagnose(facts: ClusterFacts): Finding[] {
     ...sampleFindings(t),
   ]);
   const perServer = facts.servers.flatMap((s) => serverFindings(s, facts));
-  return sortFindings([...perTable, ...perServer]);
+  return sortFindings([...perTable, ...perServer, ...codecProbeFindings(facts)]);
 }

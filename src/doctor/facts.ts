@@ -65,6 +65,11 @@ export interface ClusterFacts {
     /** where these came from, e.g. "HBase defaults" or "hbase-site.xml of the admin tool" */
     readonly source: string;
   };
-  /** compression codecs the cluster's servers can use (upper case), when probed */
+  /**
+   * compression codecs the codec probe found usable (upper case), when probed: tested in the admin
+   * tool's JVM, so the servers' codecs only where the tool runs with the servers' HBase installation
+   */
   readonly codecsUsable?: readonly string[];
+  /** why the codec probe failed, when one was asked for and failed (codecsUsable is then left out) */
+  readonly codecProbeFailure?: string;
 }

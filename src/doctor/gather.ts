@@ -1,6 +1,7 @@
 // I/O: the facts the doctor's rules read, from the REST gateway: the cluster status (servers, heap,
 // per-region loads), each checked table's schema and region map, and a bounded sample scan (the
-// first rows of every region, so a large table costs the same as a small one).
+// first rows of every region, so a large table costs the same as a small one); and, when given a
+// probe, the usable compression codecs.
 import type { ClusterStatus, HBaseRestClient, Region, RegionLoad } from '../hbase/index.ts';
 import type { ClusterFacts, RegionFacts, ServerFacts, TableFacts } from './facts.ts';
 import { layoutFromAttributes } from './layout.ts';
@@ -13,6 +14,21 @@ export interface GatherOptions {
   readonly settings: ClusterFacts['settings'];
   /** per table, writes per region at the previous run (by encoded region name) */
   readonly previousWrites?: ReadonlyMap<string, ReadonlyMap<string, number>>;
+  /** the usable compression codecs (any case), e.g. the admin tool's `codecs` op; left out: not probed */
+  readonly codecs?: () => Promise<readonly string[]>;
+}
+
+type CodecFacts = Pick<ClusterFacts, 'codecsUsable' | 'codecProbeFailure'>;
+
+/** The probe's answer, or why it failed (first line, bounded): a failed probe never fails the doctor. */
+export async function probeCodecs(codecs: (() => Promise<readonly string[]>) | undefined): Promise<CodecFacts> {
+  if (codecs === undefined) return {};
+  try {
+    return { codecsUsable: (await codecs()).map((c) => c.toUpperCase()) };
+  } catch (err) {
+    const text = (err instanceof Error ? err.message : String(err)).split('\n')[0]?.trim() ?? '';
+    return { codecProbeFailure: text === '' ? 'no reason given' : text.slice(0, 300) };
+  }
 }
 
 /** The encoded name (32 hex) at the end of a full region name `table,start,id.<encoded>.`, or the name itself. */
@@ -68,6 +84,7 @@ function writesSince(regions: readonly RegionFacts[], previous: ReadonlyMap<stri
 }
 
 export async function gatherFacts(rest: HBaseRestClient, o: GatherOptions): Promise<ClusterFacts> {
+  const codecs = probeCodecs(o.codecs); // a JVM start: runs while the gateway is read
   const status = await rest.clusterStatus();
   const loads = loadsByRegion(status);
   const tables: TableFacts[] = [];
@@ -84,7 +101,7 @@ export async function gatherFacts(rest: HBaseRestClient, o: GatherOptions): Prom
       ...(since === undefined ? {} : { writesSinceLastCheck: since }),
     });
   }
-  return { servers: serversOf(status), tables, settings: o.settings };
+  return { servers: serversOf(status), tables, settings: o.settings, ...(await codecs) };
 }
 
 /** What the next run compares against: writes per region (encoded name) per table. */

@@ -1,6 +1,8 @@
 // tsingest doctor on the real stack: tables deliberately designed wrong each give exactly the
 // findings their design earns, and the project's own tables, as `tables apply` makes them, give no
-// error. The CLI runs as a user runs it (a child process, --json, its exit status).
+// error; the codec probe (the admin tool's codecs op) answers on the real stack, and a broken admin
+// command is an info note, not a failure. The CLI runs as a user runs it (a child process, --json,
+// its exit status).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -17,7 +19,7 @@ const GOOD = { BLOOMFILTER: 'ROW', VERSIONS: '1', DATA_BLOCK_ENCODING: 'FAST_DIF
 
 interface Report { readonly counts: Record<string, number>; readonly findings: Finding[] }
 
-void test('tsingest doctor: each wrongly designed table gives exactly its findings; the tables apply makes give no error', async (t) => {
+void test('tsingest doctor: each wrongly designed table gives exactly its findings; the tables apply makes give no error; the codec probe answers, and one that cannot run is a note', async (t) => {
   const h = await createHarness(t, { prefix: 'doc' });
   const name = (what: string): string => {
     const n = uniqueName(`it_doc_${what}`);
@@ -39,8 +41,8 @@ void test('tsingest doctor: each wrongly designed table gives exactly its findin
   await new JavaTableAdmin({ command: h.env.adminCommand }).ensureTable({ table: hex, family: 'd', splits: hexSplits, familyAttrs: { BLOOMFILTER: 'ROW', VERSIONS: 1, DATA_BLOCK_ENCODING: 'FAST_DIFF' }, tableAttrs: OURS });
   await h.rest.put(bigcell, [{ row: Buffer.from('r1'), cells: [{ column: Buffer.from('d:blob'), value: Buffer.alloc(3 << 20, 7) }] }]);
 
-  const doctor = async (tables: readonly string[]): Promise<{ code: number; report: Report; text: string }> => {
-    const args = ['src/cli.ts', 'doctor', ...tables.flatMap((x) => ['--table', x]), ...h.baseSets.flatMap((s) => ['--set', s])];
+  const doctor = async (tables: readonly string[], extra: readonly string[] = []): Promise<{ code: number; report: Report; text: string }> => {
+    const args = ['src/cli.ts', 'doctor', ...tables.flatMap((x) => ['--table', x]), ...h.baseSets.flatMap((s) => ['--set', s]), ...extra];
     const cli = (argv: string[]): Promise<{ code: number; stdout: string }> => run(NODE_BIN, argv, { cwd: REPO_ROOT, maxBuffer: 16 << 20 }).then(
       (r) => ({ code: 0, stdout: r.stdout }),
       (e: unknown) => ({ code: (e as { code: number }).code, stdout: (e as { stdout: string }).stdout }),
@@ -73,4 +75,21 @@ void test('tsingest doctor: each wrongly designed table gives exactly its findin
   assert.equal(own.code, 0, own.text);
   assert.equal(own.report.counts['error'], 0);
   for (const table of [h.names.data, h.names.index, h.names.rollup, h.names.meta]) assert.deepEqual(of(own.report, table), [], `${table}: no warnings either`);
+  // The codec probe (the admin tool's codecs op) worked in both runs: no storage.codec-probe note,
+  // and the codecs tables apply chose are ones it found usable (no storage.codec-missing).
+  for (const r of [bad.report, own.report]) {
+    assert.deepEqual(r.findings.filter((f) => f.rule.startsWith('storage.codec-')), [], 'the probe answered and every codec in use is usable');
+  }
+
+  // A probe that cannot run is a note on the cluster, never an error; --no-codec-probe skips it.
+  const broken = ['--set', 'hbase.adminCommand=["/nonexistent/table-admin"]'];
+  const noTool = await doctor([h.names.meta], broken);
+  assert.equal(noTool.code, 0, noTool.text);
+  const notes = noTool.report.findings.filter((f) => f.rule === 'storage.codec-probe');
+  assert.deepEqual(notes.map((f) => `${f.severity} ${f.subject}`), ['info cluster']);
+  assert.match(notes[0]?.measured ?? '', /codec probe failed, so storage\.codec-missing was not checked: .*\/nonexistent\/table-admin/);
+  assert.match(noTool.text, /· INFO {2}storage\.codec-probe {2}cluster/);
+  const skipped = await doctor([h.names.meta], [...broken, '--no-codec-probe']);
+  assert.equal(skipped.code, 0, skipped.text);
+  assert.deepEqual(skipped.report.findings.filter((f) => f.rule.startsWith('storage.codec-')), []);
 });

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { JavaTableAdmin } from '../../../src/admin/java-admin.ts';
+import { usableCodecs } from '../../../src/admin/codec-probe-port.ts';
 import { TableAdminError } from '../../../src/admin/table-admin-port.ts';
 import type { EnsureTableRequest } from '../../../src/admin/table-admin-port.ts';
 
@@ -177,4 +178,47 @@ void test('JavaTableAdmin: pre-split create, describe, idempotent ensure, alter,
     assert.equal(d.exists, false);
     assert.deepEqual(d.regions, []);
   });
+});
+
+void test('JavaTableAdmin.codecs: every HBase codec named, NONE and GZ usable, an unusable one says why; the master refuses what the probe cannot use', { timeout: 120_000 }, async (t) => {
+  const env = adminEnv();
+  const codecs = await new JavaTableAdmin({ command: env.command }).codecs();
+  t.diagnostic(JSON.stringify(codecs));
+  assert.ok(codecs.length >= 5, `all of Compression.Algorithm, got ${codecs.length}`);
+  for (const c of codecs) {
+    assert.match(c.name, /^[A-Z0-9]+$/, 'named as in a schema');
+    if (!c.usable) assert.ok(c.error.length > 0, `${c.name}: an unusable codec says why`);
+  }
+  const usable = usableCodecs(codecs);
+  assert.ok(usable.includes('NONE') && usable.includes('GZ'), `NONE and GZ are usable everywhere: ${usable.join(', ')}`);
+
+  // No cluster connection: the same answer with a ZooKeeper quorum nothing listens on.
+  const offline = await new JavaTableAdmin({ command: env.command, zk: '127.0.0.1:1', timeoutMs: 30_000 }).codecs();
+  assert.deepEqual(usableCodecs(offline), usable);
+
+  // The master's own check (TableDescriptorChecker.checkCompression, before any region exists)
+  // agrees on a codec the probe cannot use: a create through the REST gateway, not through the
+  // tool, is refused and leaves nothing behind (the gateway answers 503; its log has the master's
+  // DoNotRetryIOException naming the codec class). Standalone HBase runs master and region server
+  // in one JVM, so a codec the master accepted would also open.
+  const missing = codecs.find((c) => !c.usable && c.name === 'LZO') ?? codecs.find((c) => !c.usable);
+  assert.ok(missing !== undefined, 'the stack lacks at least one codec (LZO is GPL and never bundled)');
+  const table = `it_codec_${randomBytes(5).toString('hex')}`;
+  const schemaStatus = async (): Promise<number> => {
+    const r = await fetch(`${env.restUrl}/${table}/schema`, { headers: { Accept: 'application/json' } });
+    await r.body?.cancel();
+    return r.status;
+  };
+  t.after(async () => {
+    if ((await schemaStatus()) === 200) await fetch(`${env.restUrl}/${table}/schema`, { method: 'DELETE' }).then((r) => r.body?.cancel());
+  });
+  const res = await fetch(`${env.restUrl}/${table}/schema`, {
+    method: 'PUT',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+    body: JSON.stringify({ name: table, ColumnSchema: [{ name: 'd', COMPRESSION: missing.name }] }),
+  });
+  const text = await res.text();
+  t.diagnostic(`create with ${missing.name}: HTTP ${res.status} ${text.slice(0, 300)}`);
+  assert.ok(res.status >= 400, `the master refused COMPRESSION ${missing.name} (HTTP ${res.status})`);
+  assert.equal(await schemaStatus(), 404, 'nothing was created');
 });

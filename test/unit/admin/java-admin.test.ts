@@ -5,6 +5,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JavaTableAdmin, stderrTail } from '../../../src/admin/java-admin.ts';
+import { usableCodecs } from '../../../src/admin/codec-probe-port.ts';
 import { TableAdminError } from '../../../src/admin/table-admin-port.ts';
 
 // argv: <request file> <stdout text> <exit code> <stderr text> <mode: normal|hang>
@@ -142,6 +143,30 @@ void test('split sends the split point as base64; drop sends the table', async (
   await d.admin.drop('t1');
   assert.equal(d.request()['op'], 'drop');
   assert.equal(d.request()['table'], 't1');
+});
+
+void test('codecs sends {"op":"codecs"}, keeps every codec with its error text; usableCodecs names the usable ones upper case', async () => {
+  const lzo = 'CompressionTest failed: ClassNotFoundException: com.hadoop.compression.lzo.LzoCodec';
+  const { admin, request } = fake({
+    ok: true,
+    op: 'codecs',
+    codecs: [{ name: 'LZO', usable: false, error: lzo }, { name: 'GZ', usable: true }, { name: 'NONE', usable: true }, { name: 'snappy', usable: true }],
+  });
+  const codecs = await admin.codecs();
+  assert.deepEqual(request(), { op: 'codecs', timeoutMs: 15_000 });
+  assert.deepEqual(codecs, [{ name: 'LZO', usable: false, error: lzo }, { name: 'GZ', usable: true }, { name: 'NONE', usable: true }, { name: 'snappy', usable: true }]);
+  assert.deepEqual(usableCodecs(codecs), ['GZ', 'NONE', 'SNAPPY']);
+});
+
+void test('a codec answer without a name, or unusable without an error text, is a PROTOCOL error', async () => {
+  const answer = (codecs: unknown): JavaTableAdmin => fake({ ok: true, op: 'codecs', codecs }).admin;
+  await assert.rejects(answer([{ name: 'LZO', usable: false }]).codecs(), isAdminError('PROTOCOL', (e) => e.message.includes('codecs')));
+  await assert.rejects(answer([{ name: 'LZO', usable: false, error: '' }]).codecs(), isAdminError('PROTOCOL'));
+  await assert.rejects(answer([{ usable: true }]).codecs(), isAdminError('PROTOCOL'));
+  await assert.rejects(answer([{ name: 'GZ', usable: 'yes' }]).codecs(), isAdminError('PROTOCOL'));
+  await assert.rejects(fake({ ok: true, op: 'codecs' }).admin.codecs(), isAdminError('PROTOCOL'));
+  const failed = fake({ ok: false, op: 'codecs', code: 'INTERNAL', error: 'NoClassDefFoundError: org/apache/hadoop/hbase/util/CompressionTest' }, { code: 1 });
+  await assert.rejects(failed.admin.codecs(), isAdminError('INTERNAL', (e) => e.message.includes('CompressionTest')));
 });
 
 void test('ok:false maps to a typed error with code, table, field and the stderr tail', async () => {

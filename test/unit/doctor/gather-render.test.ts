@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { encodedRegionName } from '../../../src/doctor/gather.ts';
+import { encodedRegionName, probeCodecs } from '../../../src/doctor/gather.ts';
 import { renderJson, renderText } from '../../../src/doctor/render.ts';
 import { SampleAccumulator } from '../../../src/doctor/sample.ts';
 import type { Finding } from '../../../src/doctor/finding.ts';
@@ -35,4 +35,14 @@ test('text output names every part of a finding and counts them; JSON carries th
   const json = JSON.parse(renderJson([f], { tables: ['t'], servers: 1 })) as { counts: Record<string, number>; findings: Finding[] };
   assert.deepEqual(json.counts, { error: 0, warn: 1, info: 0 });
   assert.deepEqual(json.findings, [f]);
+});
+
+test('the codec probe: its answer upper case; a failure becomes its first line (bounded), never a rejection; no probe, no facts', async () => {
+  assert.deepEqual(await probeCodecs(() => Promise.resolve(['gz', 'NONE', 'Snappy'])), { codecsUsable: ['GZ', 'NONE', 'SNAPPY'] });
+  assert.deepEqual(await probeCodecs(undefined), {});
+  const timeout = await probeCodecs(() => Promise.reject(new Error('codecs: admin tool did not answer within 30000 ms (killed)\n--- admin tool stderr (tail) ---\nstarting')));
+  assert.deepEqual(timeout, { codecProbeFailure: 'codecs: admin tool did not answer within 30000 ms (killed)' });
+  const long = await probeCodecs(() => Promise.reject(new Error('x'.repeat(1000))));
+  assert.equal(long.codecProbeFailure?.length, 300);
+  assert.deepEqual(await probeCodecs(() => Promise.reject(new Error(''))), { codecProbeFailure: 'no reason given' });
 });

@@ -83,6 +83,22 @@ test('no bloom filter; no compression and no block encoding are info only; a cod
   assert.equal(exitStatus(diagnose(facts)), 1);
 });
 
+test('the codec probe: a usable codec (any case) is fine; not probed, nothing is said; a failed probe is one info note on the cluster', () => {
+  const f = (codec: string): ColumnFamilySchema[] => [{ name: 'd', attributes: { ...OUR_FAMILY.attributes, COMPRESSION: codec } }];
+  assert.deepEqual(rules(cluster([table({ families: f('gz') })], { codecsUsable: ['NONE', 'GZ'] })), []);
+  assert.deepEqual(rules(cluster([table({ families: f('LZO') })])), [], 'no probe: codec-missing is not checked');
+  const missing = diagnose(cluster([table({ families: f('ZSTD') })], { codecsUsable: [] })).find((x) => x.rule === 'storage.codec-missing');
+  assert.match(missing?.measured ?? '', /COMPRESSION ZSTD, which the codec probe could not use \(usable there: none\)/);
+  assert.match(missing?.threshold ?? '', /admin tool's JVM .* only where the tool runs with their HBase installation/);
+  const failed = cluster([table({ families: f('LZO') })], { codecProbeFailure: "codecs: cannot run admin tool 'java': spawn java ENOENT" });
+  assert.deepEqual(rules(failed), ['info storage.codec-probe cluster']);
+  assert.equal(exitStatus(diagnose(failed)), 0, 'a failed probe is no error');
+  const [note] = diagnose(failed);
+  assert.match(note?.measured ?? '', /codec probe failed, so storage\.codec-missing was not checked: codecs: cannot run admin tool 'java'/);
+  assert.match(note?.fix ?? '', /--no-codec-probe/);
+  assert.match(note?.source ?? '', /book\.html#compression$/);
+});
+
 test('hex-string split points on the binary salt: every region but the first is unreachable, an error each', () => {
   // RegionSplitter's HexStringSplit for 16 regions: "10000000" … "f0000000" as ASCII.
   const hex = Array.from({ length: 15 }, (_v, i) => Buffer.from(`${(i + 1).toString(16)}0000000`, 'latin1'));
