@@ -1,4 +1,4 @@
-// tsingest whatif: a sample of events (a JSON-lines file, or the oldest records of a topic) against
+// tsingest whatif: a sample of events (a JSON-lines file, or a topic's first records by time) against
 // candidate key layouts: the write spread each would give (skew, hottest region, idle regions), its
 // read fan-out and key size; a comparison table, an SVG heatmap and a recommendation (docs/DOCTOR.md).
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -57,7 +57,7 @@ async function readSample(cfg: Config, file: string | undefined, topic: string |
   }
   const log = createLogger({ level: 'warn', destination: pino.destination({ dest: 2, sync: true }) });
   const values = await readTopic(cfg, log, topic ?? cfg.kafka.topic, max);
-  return { sample: sampleOf(values, parse, max), from: `topic ${topic ?? cfg.kafka.topic} (oldest ${values.length} records)` };
+  return { sample: sampleOf(values, parse, max), from: `topic ${topic ?? cfg.kafka.topic} (first ${values.length} records by time)` };
 }
 
 export async function whatifCommand(argv: readonly string[]): Promise<number> {

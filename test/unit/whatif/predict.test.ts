@@ -7,7 +7,7 @@ import { computeSkew } from '../../../src/metrics/write-spread.ts';
 import { loadConfig } from '../../../src/runtime/config.ts';
 import { candidateGrid, candidateName, type Candidate } from '../../../src/whatif/layouts.ts';
 import { predict, predictAll, regionsFromSplits, steadyPromotions, type SampleEvent } from '../../../src/whatif/predict.ts';
-import { linesOf, sampleOf, topIdsOf } from '../../../src/whatif/sample.ts';
+import { firstByTime, linesOf, sampleOf, topIdsOf } from '../../../src/whatif/sample.ts';
 
 const POLICY = { minShare: 0.003, kFactor: 64, maxK: null };
 const sample: SampleEvent[] = [...generateEvents({ count: 20_000, ids: 500, startTs: 1_700_000_000_000, stepMs: 1, seed: 3, racks: 10 })];
@@ -94,4 +94,10 @@ void test('a sample is parsed as the service parses it: bad lines are counted an
   assert.equal(sampleOf(linesOf(text), parse, 2).events.length, 2, '--max');
   assert.deepEqual(topIdsOf(s.events, 1), [['a', 2]]);
   assert.equal(DEFAULT_BUCKETS, cfg.keys.saltBuckets);
+});
+
+void test('a topic sample is the first records by time over all partitions', () => {
+  const v = (s: string): Uint8Array => Buffer.from(s);
+  const got = firstByTime([{ ts: 5, partition: 0, offset: 0, value: v('a') }, { ts: 1, partition: 1, offset: 0, value: v('b') }, { ts: 5, partition: 1, offset: 1, value: v('c') }, { ts: 9, partition: 0, offset: 1, value: v('d') }], 3);
+  assert.deepEqual(got.map((x) => Buffer.from(x).toString()), ['b', 'a', 'c']);
 });
