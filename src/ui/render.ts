@@ -6,6 +6,9 @@
  */
 import type { HeatmapRow, HeatmapSnapshot } from './heatmap-data.ts';
 import type { HotIdsSnapshot } from '../metrics/hot-ids.ts';
+import { esc, fmt, hhmmss } from './html.ts';
+
+export { esc } from './html.ts';
 
 export interface UiSnapshot {
   /** Wall-clock time of the snapshot (epoch ms). */
@@ -22,19 +25,6 @@ const SIDE_W = 260;
 const AXIS_H = 26;
 const BAR_W = 90;
 const MIN_COLUMNS = 24;
-
-const ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-/** Escapes text for HTML content and attribute values; C0 controls and DEL become visible `\xNN`. */
-export function esc(text: string): string {
-  let out = '';
-  for (const c of text) {
-    const code = c.charCodeAt(0);
-    if (code < 0x20 || code === 0x7f) out += `\\x${code.toString(16).toUpperCase().padStart(2, '0')}`;
-    else out += ENTITIES[c] ?? c;
-  }
-  return out;
-}
 
 const STOPS: readonly (readonly [number, number, number])[] = [
   [255, 237, 160],
@@ -56,8 +46,6 @@ export function heatColor(value: number, max: number): string {
   return `rgb(${mix(0)},${mix(1)},${mix(2)})`;
 }
 
-const hhmmss = (t: number): string => new Date(t).toISOString().slice(11, 19);
-const fmt = (n: number): string => (Number.isInteger(n) ? String(n) : Math.abs(n) >= 10 ? n.toFixed(1) : String(Number(n.toFixed(2))));
 /** An id shortened for the narrow heatmap margin (the table shows it whole). */
 const shortId = (id: string): string => (id.length > 24 ? `${id.slice(0, 23)}…` : id);
 const rowName = (r: HeatmapRow): string => (r.state === 'unknown' ? 'outside known regions' : r.start === '' ? '(first region)' : r.start);
