@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
 import { usableCodecs } from '../admin/codec-probe-port.ts';
 import { JavaTableAdmin } from '../admin/java-admin.ts';
-import { HBASE_DEFAULTS, checkCluster, serviceTables } from '../doctor/check.ts';
+import { HBASE_DEFAULTS, checkCluster, previousWritesOf, serviceTables } from '../doctor/check.ts';
 import { exitStatus } from '../doctor/finding.ts';
 import { writeCounters } from '../doctor/gather.ts';
 import { renderJson, renderText } from '../doctor/render.ts';
@@ -36,7 +36,7 @@ function readSince(file: string | undefined): Map<string, Map<string, number>> |
   } catch (err) {
     throw new UsageError(`--since ${file}: not the file a previous doctor run wrote (${(err as Error).message.slice(0, 200)})`);
   }
-  return new Map(Object.entries(parsed.writes).map(([t, m]) => [t, new Map(Object.entries(m))]));
+  return previousWritesOf(parsed.writes);
 }
 
 export async function doctorCommand(argv: readonly string[]): Promise<number> {

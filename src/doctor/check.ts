@@ -31,6 +31,11 @@ export function serviceTables(cfg: Pick<Config, 'tables'>): string[] {
   return [cfg.tables.data.name, cfg.tables.index.name, cfg.tables.rollup.name, cfg.tables.meta.name];
 }
 
+/** GatherOptions.previousWrites from write counters as `writeCounters` (gather.ts) returns them and --since FILE keeps them. */
+export function previousWritesOf(writes: Readonly<Record<string, Readonly<Record<string, number>>>>): Map<string, Map<string, number>> {
+  return new Map(Object.entries(writes).map(([t, m]) => [t, new Map(Object.entries(m))]));
+}
+
 export async function checkCluster(rest: HBaseRestClient, options: GatherOptions): Promise<CheckResult> {
   const facts = await gatherFacts(rest, options);
   return { findings: diagnose(facts), checked: { tables: options.tables, servers: facts.servers.length }, facts };
