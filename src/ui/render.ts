@@ -6,6 +6,8 @@
  */
 import type { HeatmapRow, HeatmapSnapshot } from './heatmap-data.ts';
 import type { HotIdsSnapshot } from '../metrics/hot-ids.ts';
+import type { DoctorSnapshot } from '../doctor/scheduler.ts';
+import { renderDoctor } from './doctor-section.ts';
 import { esc, fmt, hhmmss } from './html.ts';
 
 export { esc } from './html.ts';
@@ -17,6 +19,8 @@ export interface UiSnapshot {
   readonly buckets: number;
   readonly heatmap: HeatmapSnapshot;
   readonly hotIds: HotIdsSnapshot;
+  /** The schema doctor's last runs and findings on the service's tables (docs/DOCTOR.md). */
+  readonly doctor: DoctorSnapshot;
 }
 
 const LABEL_W = 130;
@@ -146,14 +150,17 @@ export function renderContent(s: UiSnapshot): string {
     : renderHeatmap(hm, s.hotIds) + legend(hm);
   return `<div id="content" data-generated="${s.generatedAt}">` +
     `<p class="meta">table <b>${esc(s.table)}</b> · ${s.buckets} salt buckets · ${hm.rows.length} regions · updated ${hhmmss(s.generatedAt)} UTC · max/mean rows per region over the samples shown: <b id="skew">${ringSkew(hm).toFixed(2)}</b></p>` +
-    `<h2>Writes per region over time</h2>${heat}<h2>Hot ids</h2>${renderHotIds(s.hotIds, hm.rows)}</div>`;
+    `<h2>Writes per region over time</h2>${heat}<h2>Hot ids</h2>${renderHotIds(s.hotIds, hm.rows)}${renderDoctor(s.doctor, s.generatedAt)}</div>`;
 }
 
 const STYLE = `body{font:14px/1.4 system-ui,sans-serif;margin:16px 24px;color:#1d2330}h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:18px 0 6px}
 .meta,.note,.legend{color:#555}svg text{font:12px ui-monospace,monospace;fill:#333}svg .gone{fill:#999}svg .axis{fill:#666;font-size:11px}
 .total-bar{fill:#7a8699}.hot-mark{fill:#c0262d;font-weight:bold}.swatch{display:inline-block;width:14px;height:12px;vertical-align:middle;border:1px solid #ccc}
 table{border-collapse:collapse}th,td{padding:3px 10px;border-bottom:1px solid #e3e6eb;text-align:left}td.num{text-align:right}td.id{font-family:ui-monospace,monospace;font-weight:bold}
-.share{display:inline-block;height:10px;background:#f03b20;vertical-align:middle}small{color:#777}a{color:#2457a8}`;
+.share{display:inline-block;height:10px;background:#f03b20;vertical-align:middle}small{color:#777}a{color:#2457a8}
+#doctor-findings td{vertical-align:top;max-width:320px}#doctor-findings td.rule{font-family:ui-monospace,monospace;white-space:nowrap}
+.sev{display:inline-block;padding:0 6px;border-radius:3px;font-size:12px;font-weight:bold}.sev-error{background:#c0262d;color:#fff}.sev-warn{background:#f3b33d;color:#3a2a00}.sev-info{background:#dde6f3;color:#1d3b66}
+.failed{color:#c0262d}`;
 
 /** The whole document; `refreshMs` 0 disables the refresh script. */
 export function renderPage(s: UiSnapshot, refreshMs: number): string {
@@ -161,6 +168,6 @@ export function renderPage(s: UiSnapshot, refreshMs: number): string {
     ? `<script>(()=>{const every=${Math.round(refreshMs)};const tick=async()=>{if(document.getElementById('pause').checked)return;try{const r=await fetch(location.href,{cache:'no-store'});if(!r.ok)return;const d=new DOMParser().parseFromString(await r.text(),'text/html');const next=d.getElementById('content');const cur=document.getElementById('content');if(next&&cur)cur.replaceWith(next);}catch(e){}};setInterval(tick,every);})();</script>`
     : '';
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>tsingest · write hot spots</title><meta name="viewport" content="width=device-width,initial-scale=1"><style>${STYLE}</style></head>` +
-    `<body><h1>Write hot spots</h1><p class="meta">Data: <a href="ui/data.json">ui/data.json</a> · <a href="metrics">metrics</a>${refreshMs > 0 ? ` · refreshes every ${fmt(refreshMs / 1000)} s <label><input type="checkbox" id="pause"> pause</label>` : ''}</p>` +
+    `<body><h1>Write hot spots</h1><p class="meta">Data: <a href="ui/data.json">ui/data.json</a> · <a href="metrics">metrics</a> · <a href="#doctor">schema doctor</a>${refreshMs > 0 ? ` · refreshes every ${fmt(refreshMs / 1000)} s <label><input type="checkbox" id="pause"> pause</label>` : ''}</p>` +
     `${renderContent(s)}${script}</body></html>`;
 }
