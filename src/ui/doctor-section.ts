@@ -17,8 +17,8 @@ export function duration(ms: number): string {
   return `${fmt(ms / 1000)} s`;
 }
 
-/** " (3 min ago)" relative to the snapshot's time; nothing for a time not in the past. */
-const ago = (t: number, now: number): string => (now > t ? ` (${duration(now - t)} ago)` : '');
+/** " (3 min ago)" relative to the snapshot's time, in whole seconds; nothing for a time not in the past. */
+const ago = (t: number, now: number): string => (now - t >= 1000 ? ` (${duration(Math.round((now - t) / 1000) * 1000)} ago)` : '');
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
@@ -35,13 +35,13 @@ function findingRow(f: Finding): string {
 }
 
 function counts(r: DoctorReport): string {
-  const parts = (['error', 'warn', 'info'] as const).map((s) => `<span class="sev sev-${s}" data-count="${r.counts[s]}">${plural(r.counts[s], LABEL[s])}</span>`);
+  const parts = (['error', 'warn', 'info'] as const).map((s) => `<span class="sev sev-${r.counts[s] > 0 ? s : 'none'}" data-severity="${s}" data-count="${r.counts[s]}">${plural(r.counts[s], LABEL[s])}</span>`);
   return `<p id="doctor-counts">${parts.join(' ')}</p>`;
 }
 
 function findings(r: DoctorReport): string {
   if (r.findings.length === 0) return '<p id="doctor-none">✓ no findings</p>';
-  return `<table id="doctor-findings"><thead><tr><th>severity</th><th>rule</th><th>subject</th><th>measured</th><th>threshold</th><th>fix</th><th>source</th></tr></thead>` +
+  return `<table id="doctor-findings"><colgroup><col class="c-sev"><col class="c-rule"><col class="c-subject"><col><col><col><col class="c-source"></colgroup><thead><tr><th>severity</th><th>rule</th><th>subject</th><th>measured</th><th>threshold</th><th>fix</th><th>source</th></tr></thead>` +
     `<tbody>${r.findings.map(findingRow).join('')}</tbody></table>`;
 }
 
@@ -77,6 +77,6 @@ export function renderDoctor(d: DoctorSnapshot, now: number): string {
   }
   if (d.report !== null) out.push(counts(d.report), findings(d.report));
   else if (last === null) out.push('<p id="doctor-pending">Not run yet.</p>');
-  out.push('<p class="note">HBase\'s schema rules of thumb on this service\'s tables, each with the reference guide section that states it (docs/DOCTOR.md). Write spread is counted since the previous run.</p></section>');
+  out.push('<p class="note">HBase\'s schema rules of thumb on this service\'s tables, each with the reference guide section that states it (docs/DOCTOR.md). Write spread is counted since the previous run (in the first, since the regions opened).</p></section>');
   return out.join('');
 }

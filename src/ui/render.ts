@@ -158,8 +158,9 @@ const STYLE = `body{font:14px/1.4 system-ui,sans-serif;margin:16px 24px;color:#1
 .total-bar{fill:#7a8699}.hot-mark{fill:#c0262d;font-weight:bold}.swatch{display:inline-block;width:14px;height:12px;vertical-align:middle;border:1px solid #ccc}
 table{border-collapse:collapse}th,td{padding:3px 10px;border-bottom:1px solid #e3e6eb;text-align:left}td.num{text-align:right}td.id{font-family:ui-monospace,monospace;font-weight:bold}
 .share{display:inline-block;height:10px;background:#f03b20;vertical-align:middle}small{color:#777}a{color:#2457a8}
-#doctor-findings td{vertical-align:top;max-width:320px}#doctor-findings td.rule{font-family:ui-monospace,monospace;white-space:nowrap}
-.sev{display:inline-block;padding:0 6px;border-radius:3px;font-size:12px;font-weight:bold}.sev-error{background:#c0262d;color:#fff}.sev-warn{background:#f3b33d;color:#3a2a00}.sev-info{background:#dde6f3;color:#1d3b66}
+#doctor-findings{table-layout:fixed;width:100%;max-width:1400px}#doctor-findings td{vertical-align:top;overflow-wrap:break-word;font-size:13px}#doctor-findings td.rule{font-family:ui-monospace,monospace}
+#doctor-findings .c-sev{width:72px}#doctor-findings .c-rule{width:185px}#doctor-findings .c-subject{width:170px}#doctor-findings .c-source{width:150px}
+.sev{display:inline-block;padding:0 6px;border-radius:3px;font-size:12px;font-weight:bold}.sev-error{background:#c0262d;color:#fff}.sev-warn{background:#f3b33d;color:#3a2a00}.sev-info{background:#dde6f3;color:#1d3b66}.sev-none{background:#eef1f5;color:#777}
 .failed{color:#c0262d}`;
 
 /** The whole document; `refreshMs` 0 disables the refresh script. */

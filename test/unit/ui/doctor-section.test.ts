@@ -21,7 +21,7 @@ void describe('the schema doctor section', () => {
     const html = renderDoctor(ok, T + 180_000);
     assert.match(html, /^<section id="doctor" data-state="ok"><h2>Schema doctor<\/h2>/);
     assert.match(html, /last run 22:13:20 UTC \(3 min ago\), took 0\.4 s · 2 tables \(t, i\) on 1 region server · next run at 22:23:20 UTC · every 10 min \(doctor\.everyMs\)/);
-    assert.match(html, /<span class="sev sev-error" data-count="1">1 error<\/span> <span class="sev sev-warn" data-count="1">1 warning<\/span> <span class="sev sev-info" data-count="1">1 note<\/span>/);
+    assert.match(html, /<span class="sev sev-error" data-severity="error" data-count="1">1 error<\/span> <span class="sev sev-warn" data-severity="warn" data-count="1">1 warning<\/span> <span class="sev sev-info" data-severity="info" data-count="1">1 note<\/span>/);
     assert.equal(count(html, /<tr class="finding"/g), 3);
     assert.match(html, /<tr class="finding" data-severity="error" data-rule="keyspace.unreachable-region" data-subject="region t,&lt;x&gt;,1">/);
     assert.match(html, /<td>starts at &quot;10000000&quot;<\/td>/);
@@ -51,7 +51,7 @@ void describe('the schema doctor section', () => {
     assert.match(renderDoctor({ ...ok, running: true, nextRunAt: null }, T), /took 0\.4 s · 2 tables \(t, i\) on 1 region server · running now · every/);
     const clean = renderDoctor({ ...ok, report: { ...report, counts: { error: 0, warn: 0, info: 0 }, findings: [] } }, T);
     assert.match(clean, /<p id="doctor-none">✓ no findings<\/p>/);
-    assert.match(clean, /0 errors/);
+    assert.match(clean, /<span class="sev sev-none" data-severity="error" data-count="0">0 errors<\/span>/, 'a zero count is not coloured');
     const off = renderDoctor(DOCTOR_OFF, T);
     assert.match(off, /data-state="off"/);
     assert.match(off, /doctor\.everyMs 0/);
