@@ -3,19 +3,15 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
 import { usableCodecs } from '../admin/codec-probe-port.ts';
 import { JavaTableAdmin } from '../admin/java-admin.ts';
-import { diagnose } from '../doctor/diagnose.ts';
+import { HBASE_DEFAULTS, checkCluster, previousWritesOf, serviceTables } from '../doctor/check.ts';
 import { exitStatus } from '../doctor/finding.ts';
-import { gatherFacts, writeCounters } from '../doctor/gather.ts';
+import { writeCounters } from '../doctor/gather.ts';
 import { renderJson, renderText } from '../doctor/render.ts';
 import type { Config } from '../runtime/config.ts';
 import { createHBaseClient } from '../service/clients.ts';
 import { UsageError, configOf, intFlag, out, parseCommand, stringFlag } from './args.ts';
 
 export const DOCTOR_USAGE = 'tsingest doctor [--table T … | --all] [--json] [--sample-rows N] [--since FILE] [--flush-size-mb N] [--memstore-fraction F] [--no-codec-probe]';
-
-/** HBase's defaults for the sizing formula (hbase.hregion.memstore.flush.size, hbase.regionserver.global.memstore.size). */
-const DEFAULT_FLUSH_MB = 128;
-const DEFAULT_MEMSTORE_FRACTION = 0.4;
 
 /** The codec probe starts a JVM (~1.5 s); a probe that has not answered by then is reported, not waited for. */
 const CODEC_PROBE_TIMEOUT_MS = 30_000;
@@ -40,7 +36,7 @@ function readSince(file: string | undefined): Map<string, Map<string, number>> |
   } catch (err) {
     throw new UsageError(`--since ${file}: not the file a previous doctor run wrote (${(err as Error).message.slice(0, 200)})`);
   }
-  return new Map(Object.entries(parsed.writes).map(([t, m]) => [t, new Map(Object.entries(m))]));
+  return previousWritesOf(parsed.writes);
 }
 
 export async function doctorCommand(argv: readonly string[]): Promise<number> {
@@ -52,25 +48,23 @@ export async function doctorCommand(argv: readonly string[]): Promise<number> {
   const cfg = configOf(values);
   const named = (values['table'] as string[] | undefined) ?? [];
   if (named.length > 0 && values['all'] === true) throw new UsageError('--table and --all exclude each other');
-  const fraction = Number(stringFlag(values, 'memstore-fraction') ?? DEFAULT_MEMSTORE_FRACTION);
+  const fraction = Number(stringFlag(values, 'memstore-fraction') ?? HBASE_DEFAULTS.globalMemstoreFraction);
   if (!(fraction > 0 && fraction < 1)) throw new UsageError('--memstore-fraction must be between 0 and 1 (hbase.regionserver.global.memstore.size)');
-  const flush = intFlag('flush-size-mb', stringFlag(values, 'flush-size-mb'), DEFAULT_FLUSH_MB);
+  const flush = intFlag('flush-size-mb', stringFlag(values, 'flush-size-mb'), HBASE_DEFAULTS.memstoreFlushSizeMB);
   const custom = values['flush-size-mb'] !== undefined || values['memstore-fraction'] !== undefined;
   const since = stringFlag(values, 'since');
   const rest = createHBaseClient(cfg, 'tool');
   try {
     const tables = values['all'] === true ? await rest.listTables()
-      : named.length > 0 ? named : [cfg.tables.data.name, cfg.tables.index.name, cfg.tables.rollup.name, cfg.tables.meta.name];
+      : named.length > 0 ? named : serviceTables(cfg);
     const previous = readSince(since);
-    const facts = await gatherFacts(rest, {
+    const { findings, checked, facts } = await checkCluster(rest, {
       tables,
       sampleRowsPerRegion: intFlag('sample-rows', stringFlag(values, 'sample-rows'), 20),
       settings: { memstoreFlushSizeMB: flush, globalMemstoreFraction: fraction, source: custom ? 'as given on the command line' : 'HBase defaults; pass --flush-size-mb / --memstore-fraction for your servers' },
       ...(previous === undefined ? {} : { previousWrites: previous }),
       ...(values['no-codec-probe'] === true ? {} : { codecs: codecProbe(cfg) }),
     });
-    const findings = diagnose(facts);
-    const checked = { tables, servers: facts.servers.length };
     if (values['json'] === true) out(renderJson(findings, checked));
     else for (const line of renderText(findings, checked)) out(line);
     if (since !== undefined) writeFileSync(since, JSON.stringify({ at: new Date().toISOString(), writes: writeCounters(facts) }));

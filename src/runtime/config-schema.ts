@@ -283,6 +283,17 @@ export const configSchema = z
       .strict()
       .prefault({})
       .describe('Region write spread and hot-spot metrics'),
+    doctor: z
+      .object({
+        everyMs: z.number().int().min(0).refine((v) => v === 0 || v >= 1000, 'must be 0 (off) or at least 1000')
+          .default(600_000)
+          .describe('The service runs the schema doctor on its own tables shortly after start and then this long (ms) after each run ended; the findings are on /ui and /ui/data.json (docs/DOCTOR.md). 0: off'),
+        sampleRows: z.number().int().min(0).max(1000).default(5)
+          .describe('Rows the service\'s doctor reads from the start of every region of its tables (cell and key size rules; 0: no sample)'),
+      })
+      .strict()
+      .prefault({})
+      .describe('The schema doctor inside the service; `tsingest doctor` runs it by hand'),
     log: z
       .object({
         level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info').describe('Log level of the service (pino)'),

@@ -1,6 +1,7 @@
-// The read side of the service: the HTTP read API (/api/v1/…), the built-in hot-spots page (/ui) and
-// the periodic rollup job. It has its own HBase REST client (its own connection pool), so reads and
-// the rollup job never queue behind ingest writes, and it is stopped before the write side closes.
+// The read side of the service: the HTTP read API (/api/v1/…), the built-in hot-spots page (/ui), the
+// periodic rollup job and the periodic schema doctor (its findings on /ui). It has its own HBase REST
+// client (its own connection pool), so reads, the rollup job and the doctor never queue behind ingest
+// writes, and it is stopped before the write side closes.
 import type { Logger } from 'pino';
 import type { Keyspace } from '../keys/index.ts';
 import type { SpreadRegistry } from '../spread/registry.ts';
@@ -15,6 +16,7 @@ import type { Config } from '../runtime/config.ts';
 import type { RouteHandler } from '../runtime/http.ts';
 import { startUi, uiRoutes } from '../ui/page.ts';
 import { createHBaseClient } from './clients.ts';
+import { startDoctor } from './doctor-side.ts';
 import { registryStore } from './keyspace.ts';
 
 export interface ReadSideDeps {
@@ -35,7 +37,7 @@ export interface ReadSide {
   /** /api/v1/… and /ui routes for the service's HTTP server */
   readonly routes: RouteHandler;
   readonly readMetrics: ReadMetrics;
-  /** stops the rollup job (waiting for a run in progress), the page's sampler and the read client */
+  /** stops the doctor (abandoning a run in progress), the rollup job (waiting for a run in progress), the page's sampler and the read client */
   stop(): Promise<void>;
 }
 
@@ -47,12 +49,14 @@ export function startReadSide(deps: ReadSideDeps): ReadSide {
   const store = registryStore(cfg, hbase);
   const entryFor = async (id: string) => (await store.entry(id))?.entry;
   const api = createReadApi({ cfg, hbase, keyspace, entryFor, metrics: readMetrics, log: log.child({ module: 'read-api' }) });
+  const doctor = startDoctor(cfg, hbase, metrics, log.child({ module: 'doctor' }));
   const ui = startUi({
     metrics,
     regionMap: deps.regionMap,
     table: cfg.tables.data.name,
     buckets: keyspace.buckets,
     hotIds: deps.hotIds,
+    doctor: () => doctor.snapshot(),
     sampleMs: cfg.metrics.heatmapSampleMs,
     onError: (err) => { log.warn({ err }, 'hot-spots heatmap sample failed'); },
   });
@@ -68,6 +72,7 @@ export function startReadSide(deps: ReadSideDeps): ReadSide {
     readMetrics,
     stop: () => {
       stopping ??= (async () => {
+        doctor.stop();
         try {
           await rollup?.stop();
         } finally {

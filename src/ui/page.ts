@@ -1,6 +1,7 @@
 /**
  * The built-in hot-spot page for users without Grafana, as route handlers on the service's HTTP port:
- *   GET /ui            HTML: region × time heatmap of writes to the data table and the hot ids table
+ *   GET /ui            HTML: region × time heatmap of writes to the data table, the hot ids table and
+ *                      the schema doctor's findings on the service's tables
  *   GET /ui/data.json  the same snapshot as JSON (UiSnapshot)
  *   GET /ui/           redirects to /ui
  * HEAD is accepted wherever GET is; other methods get 405. Other paths are not handled (false), so
@@ -15,6 +16,7 @@ import type { Counter, Registry } from 'prom-client';
 import type { RegionInfo } from '../metrics/region-source.ts';
 import { HeatmapSampler, regionCountersFromMetrics } from './heatmap-data.ts';
 import type { HotIds } from '../metrics/hot-ids.ts';
+import { DOCTOR_OFF, type DoctorSnapshot } from '../doctor/scheduler.ts';
 import { renderPage, type UiSnapshot } from './render.ts';
 
 export type { UiSnapshot } from './render.ts';
@@ -81,6 +83,8 @@ export interface StartUiOptions {
   readonly buckets: number;
   /** The service's hot-ids sketch (src/metrics/hot-ids.ts): the page shows it, the write path feeds it. */
   readonly hotIds: HotIds;
+  /** The service's schema doctor (src/service/doctor-side.ts); without it the section says the doctor is off. */
+  readonly doctor?: () => DoctorSnapshot;
   /** Heatmap sampling period (default 5000 ms) and ring length (default 120 samples). */
   readonly sampleMs?: number;
   readonly maxSamples?: number;
@@ -98,6 +102,7 @@ export interface Ui {
 /** Starts the heatmap sampler; the page shows it with the service's hot ids. */
 export function startUi(o: StartUiOptions): Ui {
   const { hotIds } = o;
+  const doctor = o.doctor ?? ((): DoctorSnapshot => DOCTOR_OFF);
   const sampler = new HeatmapSampler({
     source: regionCountersFromMetrics(o.metrics.regionWrites, o.regionMap, o.table),
     ...(o.sampleMs === undefined ? {} : { sampleMs: o.sampleMs }),
@@ -108,7 +113,7 @@ export function startUi(o: StartUiOptions): Ui {
   let closed = false;
   return {
     sampler,
-    snapshot: () => ({ generatedAt: Date.now(), table: o.table, buckets: o.buckets, heatmap: sampler.snapshot(), hotIds: hotIds.snapshot() }),
+    snapshot: () => ({ generatedAt: Date.now(), table: o.table, buckets: o.buckets, heatmap: sampler.snapshot(), hotIds: hotIds.snapshot(), doctor: doctor() }),
     close() {
       if (closed) return;
       closed = true;

@@ -6,6 +6,11 @@
  */
 import type { HeatmapRow, HeatmapSnapshot } from './heatmap-data.ts';
 import type { HotIdsSnapshot } from '../metrics/hot-ids.ts';
+import type { DoctorSnapshot } from '../doctor/scheduler.ts';
+import { renderDoctor } from './doctor-section.ts';
+import { esc, fmt, hhmmss } from './html.ts';
+
+export { esc } from './html.ts';
 
 export interface UiSnapshot {
   /** Wall-clock time of the snapshot (epoch ms). */
@@ -14,6 +19,8 @@ export interface UiSnapshot {
   readonly buckets: number;
   readonly heatmap: HeatmapSnapshot;
   readonly hotIds: HotIdsSnapshot;
+  /** The schema doctor's last runs and findings on the service's tables (docs/DOCTOR.md). */
+  readonly doctor: DoctorSnapshot;
 }
 
 const LABEL_W = 130;
@@ -22,19 +29,6 @@ const SIDE_W = 260;
 const AXIS_H = 26;
 const BAR_W = 90;
 const MIN_COLUMNS = 24;
-
-const ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-/** Escapes text for HTML content and attribute values; C0 controls and DEL become visible `\xNN`. */
-export function esc(text: string): string {
-  let out = '';
-  for (const c of text) {
-    const code = c.charCodeAt(0);
-    if (code < 0x20 || code === 0x7f) out += `\\x${code.toString(16).toUpperCase().padStart(2, '0')}`;
-    else out += ENTITIES[c] ?? c;
-  }
-  return out;
-}
 
 const STOPS: readonly (readonly [number, number, number])[] = [
   [255, 237, 160],
@@ -56,8 +50,6 @@ export function heatColor(value: number, max: number): string {
   return `rgb(${mix(0)},${mix(1)},${mix(2)})`;
 }
 
-const hhmmss = (t: number): string => new Date(t).toISOString().slice(11, 19);
-const fmt = (n: number): string => (Number.isInteger(n) ? String(n) : Math.abs(n) >= 10 ? n.toFixed(1) : String(Number(n.toFixed(2))));
 /** An id shortened for the narrow heatmap margin (the table shows it whole). */
 const shortId = (id: string): string => (id.length > 24 ? `${id.slice(0, 23)}…` : id);
 const rowName = (r: HeatmapRow): string => (r.state === 'unknown' ? 'outside known regions' : r.start === '' ? '(first region)' : r.start);
@@ -158,14 +150,18 @@ export function renderContent(s: UiSnapshot): string {
     : renderHeatmap(hm, s.hotIds) + legend(hm);
   return `<div id="content" data-generated="${s.generatedAt}">` +
     `<p class="meta">table <b>${esc(s.table)}</b> · ${s.buckets} salt buckets · ${hm.rows.length} regions · updated ${hhmmss(s.generatedAt)} UTC · max/mean rows per region over the samples shown: <b id="skew">${ringSkew(hm).toFixed(2)}</b></p>` +
-    `<h2>Writes per region over time</h2>${heat}<h2>Hot ids</h2>${renderHotIds(s.hotIds, hm.rows)}</div>`;
+    `<h2>Writes per region over time</h2>${heat}<h2>Hot ids</h2>${renderHotIds(s.hotIds, hm.rows)}${renderDoctor(s.doctor, s.generatedAt)}</div>`;
 }
 
 const STYLE = `body{font:14px/1.4 system-ui,sans-serif;margin:16px 24px;color:#1d2330}h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:18px 0 6px}
 .meta,.note,.legend{color:#555}svg text{font:12px ui-monospace,monospace;fill:#333}svg .gone{fill:#999}svg .axis{fill:#666;font-size:11px}
 .total-bar{fill:#7a8699}.hot-mark{fill:#c0262d;font-weight:bold}.swatch{display:inline-block;width:14px;height:12px;vertical-align:middle;border:1px solid #ccc}
 table{border-collapse:collapse}th,td{padding:3px 10px;border-bottom:1px solid #e3e6eb;text-align:left}td.num{text-align:right}td.id{font-family:ui-monospace,monospace;font-weight:bold}
-.share{display:inline-block;height:10px;background:#f03b20;vertical-align:middle}small{color:#777}a{color:#2457a8}`;
+.share{display:inline-block;height:10px;background:#f03b20;vertical-align:middle}small{color:#777}a{color:#2457a8}
+#doctor-findings{table-layout:fixed;width:100%;max-width:1400px}#doctor-findings td{vertical-align:top;overflow-wrap:break-word;font-size:13px}#doctor-findings td.rule{font-family:ui-monospace,monospace}
+#doctor-findings .c-sev{width:72px}#doctor-findings .c-rule{width:185px}#doctor-findings .c-subject{width:170px}#doctor-findings .c-source{width:150px}
+.sev{display:inline-block;padding:0 6px;border-radius:3px;font-size:12px;font-weight:bold}.sev-error{background:#c0262d;color:#fff}.sev-warn{background:#f3b33d;color:#3a2a00}.sev-info{background:#dde6f3;color:#1d3b66}.sev-none{background:#eef1f5;color:#777}
+.failed{color:#c0262d}`;
 
 /** The whole document; `refreshMs` 0 disables the refresh script. */
 export function renderPage(s: UiSnapshot, refreshMs: number): string {
@@ -173,6 +169,6 @@ export function renderPage(s: UiSnapshot, refreshMs: number): string {
     ? `<script>(()=>{const every=${Math.round(refreshMs)};const tick=async()=>{if(document.getElementById('pause').checked)return;try{const r=await fetch(location.href,{cache:'no-store'});if(!r.ok)return;const d=new DOMParser().parseFromString(await r.text(),'text/html');const next=d.getElementById('content');const cur=document.getElementById('content');if(next&&cur)cur.replaceWith(next);}catch(e){}};setInterval(tick,every);})();</script>`
     : '';
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>tsingest · write hot spots</title><meta name="viewport" content="width=device-width,initial-scale=1"><style>${STYLE}</style></head>` +
-    `<body><h1>Write hot spots</h1><p class="meta">Data: <a href="ui/data.json">ui/data.json</a> · <a href="metrics">metrics</a>${refreshMs > 0 ? ` · refreshes every ${fmt(refreshMs / 1000)} s <label><input type="checkbox" id="pause"> pause</label>` : ''}</p>` +
+    `<body><h1>Write hot spots</h1><p class="meta">Data: <a href="ui/data.json">ui/data.json</a> · <a href="metrics">metrics</a> · <a href="#doctor">schema doctor</a>${refreshMs > 0 ? ` · refreshes every ${fmt(refreshMs / 1000)} s <label><input type="checkbox" id="pause"> pause</label>` : ''}</p>` +
     `${renderContent(s)}${script}</body></html>`;
 }

@@ -38,6 +38,12 @@ test('errors name the bad key', () => {
   assert.throws(() => loadConfig({ sets: ['tables.data.family=longname'] }), /tables\.data\.family/);
 });
 
+test('the service doctor: every 10 minutes, 5 rows per region; 0 turns it off, a shorter period than 1 s is refused', () => {
+  assert.deepEqual(loadConfig({ env: {} }).doctor, { everyMs: 600_000, sampleRows: 5 });
+  assert.equal(loadConfig({ env: {}, sets: ['doctor.everyMs=0'] }).doctor.everyMs, 0);
+  assert.throws(() => loadConfig({ env: {}, sets: ['doctor.everyMs=500'] }), (e: unknown) => e instanceof ConfigError && /doctor\.everyMs/.test(e.message) && /0 \(off\) or at least 1000/.test(e.message));
+});
+
 test('unreadable or invalid files are reported with their path', () => {
   assert.throws(() => loadConfig({ file: '/nonexistent/x.json' }), /\/nonexistent\/x\.json/);
   const bad = file('{not json');

@@ -12,6 +12,7 @@ import { HOT_ID_METRICS, HotIds } from '../../../src/metrics/hot-ids.ts';
 import { testKeyspace } from '../../support/keyspace.ts';
 import { IDLE_COLOR, esc, heatColor, renderHeatmap, renderPage, ringSkew, type UiSnapshot } from '../../../src/ui/render.ts';
 import { startUi, uiRoutes, type RouteHandler } from '../../../src/ui/page.ts';
+import { DOCTOR_OFF } from '../../../src/doctor/scheduler.ts';
 import { startHttpServer } from '../../../src/runtime/http.ts';
 import { Lifecycle } from '../../../src/runtime/lifecycle.ts';
 import { FakeSource, saltedRegions, silentLog } from '../metrics/fixtures.ts';
@@ -37,7 +38,7 @@ function snapshot(): UiSnapshot {
     undecodable: 0,
     ids: [{ id: '<dev&"1">', events: 30, error: 0, share: 30 / 45, bucket: 1, k: 4, epoch: { since: 1_700_000_000_000, k: 4 }, region: 'bbbb', server: 'rs1:16020' }],
   };
-  return { generatedAt: 1_700_000_010_500, table: 'tsi_data', buckets: 2, heatmap, hotIds };
+  return { generatedAt: 1_700_000_010_500, table: 'tsi_data', buckets: 2, heatmap, hotIds, doctor: DOCTOR_OFF };
 }
 
 void describe('render', () => {
@@ -169,6 +170,7 @@ void describe('startUi', () => {
     const snap = ui.snapshot();
     assert.deepEqual(snap.heatmap.rows.map((r) => r.total), [0, 12]);
     assert.deepEqual(snap.hotIds.ids.map((h) => [h.id, h.events]), [['x', 2]]);
+    assert.deepEqual(snap.doctor, DOCTOR_OFF, 'without a doctor the snapshot says it is off');
     assert.match(await metrics.registry.metrics(), /tsingest_hot_id_events\{id="x"\} 2/);
     ui.close();
     ui.close();
