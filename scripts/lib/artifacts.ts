@@ -14,11 +14,11 @@ function hashOf(...parts: (string | Buffer)[]): string {
 }
 
 /** Resolves the runtime dependencies of deploy/local/<name>/pom.xml into a cached lib folder. */
-export async function resolveJars(cacheDir: string, name: 'hbase' | 'kafka', log: (m: string) => void): Promise<string> {
+export async function resolveJars(cacheDir: string, name: 'hbase' | 'kafka' | 'opentsdb', log: (m: string) => void): Promise<string> {
   const pom = join(projectRoot, 'deploy/local', name, 'pom.xml');
   const target = join(cacheDir, `${name}-lib-${hashOf(readFileSync(pom))}`);
   if (existsSync(join(target, '.complete'))) return target;
-  await requireCommand('mvn', ['-v'], 'Maven (mvn) is required to fetch HBase and Kafka from Maven Central; install it (e.g. apt-get install maven)');
+  await requireCommand('mvn', ['-v'], 'Maven (mvn) is required to fetch HBase, Kafka and OpenTSDB from Maven Central; install it (e.g. apt-get install maven)');
   log(`fetching ${name} jars from Maven Central (first run only) …`);
   const tmp = `${target}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
