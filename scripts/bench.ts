@@ -2,11 +2,14 @@
 //                  [--phases drain,latency,ceiling,native,skew,stall] [--stall-seconds 60] [--stall-rate 10000]
 //                  [--encoding protobuf|json] [--node-options='…' (default: the service's, src/runtime/node-options.ts)] [--keep]
 //                  [--results-dir bench-results] [--benchmarks-md BENCHMARKS.md|none] [--set key=value ...]
-//                  [--backlog-age-hours 24]
+//                  [--backlog-age-hours 24] [--tsd-port 14242] [--opentsdb-batch 500] [--opentsdb-in-flight 8]
+//                  [--opentsdb-queries 30]
 // Phases: drain (service drains the backlog: events/s, CPU, RSS, profile), latency (paced 50 % of the
 // drain rate; needs drain), ceiling (raw REST), native (Java client), skew (hot ids: the workload
 // streamed live with spreading on and off, then unsalted; scripts/lib/bench-spread.ts), stall (REST
-// gateway frozen). A phase not run is rendered "not run".
+// gateway frozen), opentsdb (OpenTSDB 2.4.1's TSD on the same HBase, the same points through its
+// /api/put, cold and warm, then reads against ours; scripts/lib/bench-opentsdb.ts). A phase not run is
+// rendered "not run".
 // Per index scenario (none: data rows only; 2tags: index on `site` and `rack`, 3 rows per event):
 // fresh tables and topics, N generated events produced to Kafka, then the real service as its own
 // process drains them (events/s, CPU per 1,000 events from /proc, RSS sampled every 200 ms, a CPU
@@ -35,6 +38,9 @@ import { plannedRows, writeRows, type GenParams } from './lib/bench-rows.ts';
 import { skewPhase } from './lib/bench-skew.ts';
 import { dumpRows, writeNative } from './lib/bench-native.ts';
 import { runStall } from './lib/bench-stall.ts';
+import { openTsdbPhase } from './lib/bench-opentsdb.ts';
+import { stackLayout } from './lib/stack-config.ts';
+import { readPid } from './lib/proc.ts';
 import { breakdown, readProfile, topFrames } from './lib/bench-profile.ts';
 import { machineInfo, NO_STEADY, updateBenchmarksMd, writeResults, type Figures, type ScenarioFigures } from './lib/bench-report.ts';
 
@@ -45,7 +51,7 @@ const { values } = parseArgs({
     buckets: { type: 'string', default: '16' },
     'steady-events': { type: 'string', default: '50000' },
     index: { type: 'string', default: 'both' },
-    phases: { type: 'string', default: 'drain,latency,ceiling,native,skew,stall' },
+    phases: { type: 'string', default: 'drain,latency,ceiling,native,skew,stall,opentsdb' },
     'stall-seconds': { type: 'string', default: '60' },
     'stall-rate': { type: 'string', default: '10000' },
     'native-threads': { type: 'string', default: '4' },
@@ -59,6 +65,10 @@ const { values } = parseArgs({
     'backlog-age-hours': { type: 'string', default: '24' },
     'skew-rate': { type: 'string', default: '5000' },
     'skew-drain-events': { type: 'string', default: '500000' },
+    'tsd-port': { type: 'string', default: '14242' },
+    'opentsdb-batch': { type: 'string', default: '500' },
+    'opentsdb-in-flight': { type: 'string', default: '8' },
+    'opentsdb-queries': { type: 'string', default: '30' },
   },
 });
 const say = (m: string): void => { process.stdout.write(`[bench] ${m}\n`); };
@@ -79,7 +89,7 @@ const steadyEvents = intArg('steady-events', values['steady-events']);
 const port = intArg('port', values.port);
 const nativeThreads = intArg('native-threads', values['native-threads']);
 const backlogAgeMs = values['backlog-age-hours'] === '0' ? 0 : intArg('backlog-age-hours', values['backlog-age-hours']) * 3_600_000;
-const PHASES = ['drain', 'latency', 'ceiling', 'native', 'skew', 'stall'];
+const PHASES = ['drain', 'latency', 'ceiling', 'native', 'skew', 'stall', 'opentsdb'];
 const phases = new Set(values.phases.split(',').map((p) => p.trim()).filter((p) => p !== ''));
 for (const p of phases) if (!PHASES.includes(p)) throw new Error(`--phases: unknown phase ${p} (known: ${PHASES.join(', ')})`);
 if (phases.has('latency') && !phases.has('drain')) throw new Error('--phases: latency needs drain (its rate is 50 % of the drain rate)');
@@ -88,6 +98,14 @@ const modes = values.index === 'both' ? ['none', '2tags'] : [values.index];
 for (const m of modes) if (m !== 'none' && m !== '2tags') throw new Error(`--index must be none, 2tags or both, got ${m}`);
 
 interface Env { restUrl: string; brokers: string; adminCommand: string }
+
+/** pids of the local stack's HBase process and REST gateway (their CPU is read over the drain and the opentsdb phase) */
+function stackPids(): { hbase?: number; rest?: number } {
+  const run = stackLayout().runDir;
+  const hbase = readPid(join(run, 'hbase.pid'));
+  const rest = readPid(join(run, 'rest.pid'));
+  return { ...(hbase === undefined ? {} : { hbase }), ...(rest === undefined ? {} : { rest }) };
+}
 
 function setsFor(n: BenchNames, tags: readonly string[]): string[] {
   return [
@@ -145,7 +163,7 @@ async function scenario(ep: Env, mode: string, kafka: Kafka, rest: HBaseRestClie
       say(`[${mode}] produced ${events} events in ${produced.seconds.toFixed(1)} s`);
       const profDir = mode === 'none' ? join(work, 'prof') : undefined;
       const steady = phases.has('latency') ? steadyEvents : 0;
-      svc = await runService({ env, sets, port, topic: n.topic, dataTable: n.data, kafka, events, steadyEvents: steady, steadyFraction: 0.5, ids, dataRegions: buckets, say, ...(profDir === undefined ? {} : { cpuProfDir: profDir }) });
+      svc = await runService({ env, sets, port, topic: n.topic, dataTable: n.data, kafka, events, steadyEvents: steady, steadyFraction: 0.5, ids, dataRegions: buckets, say, watchPids: stackPids(), ...(profDir === undefined ? {} : { cpuProfDir: profDir }) });
       if (steady > 0) say(`[${mode}] steady p50 ${(svc.steady.p50 * 1000).toFixed(0)} ms, p99 ${(svc.steady.p99 * 1000).toFixed(0)} ms; one REST put p50 ${(svc.steady.putP50 * 1000).toFixed(0)} ms, p99 ${(svc.steady.putP99 * 1000).toFixed(0)} ms; ${svc.steady.units} units of ${svc.steady.eventsPerUnit.toFixed(0)} events`);
       if (profDir !== undefined) profile = profileOf(profDir, events + steady, mode); // the profile covers the whole service process
     }
@@ -171,6 +189,7 @@ async function scenario(ep: Env, mode: string, kafka: Kafka, rest: HBaseRestClie
       label: mode === 'none' ? 'index off' : `2 index tags (${tags.join(', ')})`,
       indexTags: tags, rowsPerEvent,
       serviceEventsPerSec: svc?.mainEventsPerSec ?? NaN, serviceSeconds: svc?.mainSeconds ?? NaN, cpuMsPer1000: svc?.cpuMsPer1000 ?? NaN,
+      stackCpuMsPer1000: { hbase: svc?.watchedCpuMsPer1000['hbase'], rest: svc?.watchedCpuMsPer1000['rest'] },
       peakRssMiB: (svc?.peakRssBytes ?? NaN) / 2 ** 20, hwmMiB: (svc?.hwmBytes ?? NaN) / 2 ** 20,
       ceilingEventsPerSec, nativeEventsPerSec, nativeThreads,
       steady: svc?.steady ?? NO_STEADY,
@@ -201,6 +220,21 @@ async function stall(ep: Env, kafka: Kafka, rest: HBaseRestClient): Promise<Figu
   }
 }
 
+/** OpenTSDB's TSD on the same HBase, fed the points the index-off drain consumed (same generator, seed and step). */
+async function openTsdb(ep: Env, zkQuorum: string, rest: HBaseRestClient): Promise<Figures['opentsdb']> {
+  const n = benchNames();
+  const { cfg } = configFor(ep, [...setsFor(n, ['site']), 'query.maxLimit=100000']);
+  const hbasePid = stackPids().hbase;
+  if (hbasePid === undefined) throw new Error('opentsdb phase: no HBase pid file in the local stack\'s run directory');
+  return openTsdbPhase({
+    rest, admin: new JavaTableAdmin({ command: cfg.hbase.adminCommand }), run: n.run, ourConfig: cfg, zkQuorum,
+    cacheDir: stackLayout().cacheDir, hbasePid, port: intArg('tsd-port', values['tsd-port']),
+    gen: { count: events, ids, startTs: Date.now() - Math.max(events, backlogAgeMs), stepMs: 1, seed: 42 },
+    buckets, batch: intArg('opentsdb-batch', values['opentsdb-batch']), inFlight: intArg('opentsdb-in-flight', values['opentsdb-in-flight']),
+    queries: intArg('opentsdb-queries', values['opentsdb-queries']), keep: values.keep, say,
+  });
+}
+
 async function main(): Promise<number> {
   say('using the local stack (started if needed)');
   const st = await stackUp(say);
@@ -216,6 +250,7 @@ async function main(): Promise<number> {
       ? await skewPhase({ kafka, rest, events, ids, rate: intArg('skew-rate', values['skew-rate']), drainEvents: intArg('skew-drain-events', values['skew-drain-events']), port, say }, (n, tags) => { const sets = setsFor(n, tags); return { ...configFor(ep, sets), sets }; }, buckets, values.keep)
       : undefined;
     const stallFigures = phases.has('stall') ? await stall(ep, kafka, rest) : undefined;
+    const opentsdb = phases.has('opentsdb') ? await openTsdb(ep, st.zkQuorum, rest) : undefined;
     const figures: Figures = {
       date: new Date().toISOString(),
       command: `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim(),
@@ -224,6 +259,7 @@ async function main(): Promise<number> {
       produceEventsPerSec: report.produce, scenarios, compression: report.compression,
       ...(spread === undefined ? {} : { spread }),
       ...(stallFigures === undefined ? {} : { stall: stallFigures }),
+      ...(opentsdb === undefined ? {} : { opentsdb }),
     };
     const out = writeResults(resolve(root, values['results-dir']), figures);
     const md = values['benchmarks-md'];

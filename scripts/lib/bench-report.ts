@@ -2,6 +2,8 @@
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import type { SpreadFigures } from './bench-spread.ts';
+import type { OpenTsdbFigures } from './bench-opentsdb.ts';
+import { openTsdbTable } from './bench-opentsdb-report.ts';
 
 export interface MachineInfo {
   readonly nproc: number;
@@ -38,6 +40,8 @@ export interface ScenarioFigures {
   readonly serviceEventsPerSec: number;
   readonly serviceSeconds: number;
   readonly cpuMsPer1000: number;
+  /** CPU of the HBase process and of the REST gateway over the drain, per 1,000 events (ms) */
+  readonly stackCpuMsPer1000?: { readonly hbase?: number | undefined; readonly rest?: number | undefined };
   readonly peakRssMiB: number;
   readonly hwmMiB: number;
   readonly ceilingEventsPerSec: number;
@@ -96,6 +100,8 @@ export interface Figures {
   /** the skew phase: hot ids with spreading on and off, and unsalted */
   readonly spread?: SpreadFigures;
   readonly stall?: StallFigures;
+  /** the opentsdb phase: OpenTSDB's TSD on the same HBase, same points */
+  readonly opentsdb?: OpenTsdbFigures;
   readonly compression: string;
 }
 
@@ -125,6 +131,7 @@ export function markdownTable(r: Figures): string {
     row('**service / native** (target ≥ 0.6)', (x) => (ran(x.serviceEventsPerSec, x.nativeEventsPerSec) ? f2(x.serviceEventsPerSec / x.nativeEventsPerSec) : NOT_RUN)),
     row('REST ceiling / native', (x) => (ran(x.ceilingEventsPerSec, x.nativeEventsPerSec) ? f2(x.ceilingEventsPerSec / x.nativeEventsPerSec) : NOT_RUN)),
     row('service CPU per 1,000 events (user + system, /proc)', (x) => (ran(x.cpuMsPer1000) ? `${f1(x.cpuMsPer1000)} ms` : NOT_RUN)),
+    row('HBase process / REST gateway CPU per 1,000 events over the drain', (x) => (ran(x.stackCpuMsPer1000?.hbase, x.stackCpuMsPer1000?.rest) ? `${f1(x.stackCpuMsPer1000?.hbase ?? NaN)} / ${f1(x.stackCpuMsPer1000?.rest ?? NaN)} ms` : NOT_RUN)),
     row('**e2e latency at 50 % load, p50 / p99** (target p99 ≤ 250 ms)', (x) => (ran(x.steady.p50, x.steady.p99) ? `${ms(x.steady.p50)} / ${ms(x.steady.p99)} (${f0(x.steady.achievedRate)}/s)` : NOT_RUN)),
     row('at 50 % load: one REST put, p50 / p99; flush units (mean events each)', (x) => (ran(x.steady.putP50, x.steady.putP99) ? `${ms(x.steady.putP50)} / ${ms(x.steady.putP99)}; ${f0(x.steady.units)} units (${f0(x.steady.eventsPerUnit)})` : NOT_RUN)),
     row('**service RSS peak while draining** (target ≤ 300 MB)', (x) => (ran(x.peakRssMiB) ? `${f0(x.peakRssMiB)} MiB (VmHWM ${f0(x.hwmMiB)} MiB)` : NOT_RUN)),
@@ -141,6 +148,10 @@ export function markdownTable(r: Figures): string {
     ...lines,
   ];
   if (r.spread !== undefined) out.push('', ...spreadTable(r.spread, r.buckets));
+  if (r.opentsdb !== undefined) {
+    const drains = sc.map((x) => ({ label: x.label, eventsPerSec: x.serviceEventsPerSec, cpuMsPer1000: x.cpuMsPer1000, hbaseCpuMsPer1000: x.stackCpuMsPer1000?.hbase, restCpuMsPer1000: x.stackCpuMsPer1000?.rest }));
+    out.push('', ...openTsdbTable(r.opentsdb, drains));
+  }
   for (const x of profiled) {
     const prof = x.profile ?? {};
     const self = x.profileSelf ?? {};

@@ -2,7 +2,7 @@
 // the backlog, and a paced steady-state phase for end-to-end latency.
 import type { Kafka, Message, Producer } from 'kafkajs';
 import { CompressionTypes } from 'kafkajs';
-import { startServiceChild, sumOf, type Sample, type ServiceChild } from './bench-child.ts';
+import { cpuMs, startServiceChild, sumOf, type Sample, type ServiceChild } from './bench-child.ts';
 import { generateEvents, type GeneratedEvent } from '../../src/demo/generate.ts';
 import { computeSkew } from '../../src/metrics/write-spread.ts';
 import { METRIC_NAMES } from '../../src/metrics/registry.ts';
@@ -115,6 +115,8 @@ export interface ServiceRunResult {
   readonly mainEventsPerSec: number;
   /** CPU time of the service process per 1,000 events while draining (ms) */
   readonly cpuMsPer1000: number;
+  /** the same for each process in `watchPids` (e.g. HBase, the REST gateway), by name */
+  readonly watchedCpuMsPer1000: Readonly<Record<string, number>>;
   /** peak RSS of the service process while draining: 200 ms samples and the kernel's VmHWM */
   readonly peakRssBytes: number;
   readonly hwmBytes: number;
@@ -169,12 +171,17 @@ export async function runService(o: {
   ids: number;
   dataRegions: number;
   cpuProfDir?: string;
+  /** other processes whose CPU time over the drain is reported per 1,000 events (name → pid) */
+  watchPids?: Readonly<Record<string, number>>;
   say: (m: string) => void;
 }): Promise<ServiceRunResult> {
+  const watched = Object.entries(o.watchPids ?? {});
+  const watchedCpu = (): number[] => watched.map(([, pid]) => { try { return cpuMs(pid); } catch { return NaN; } });
   const t0 = performance.now();
   const child = await startServiceChild({ env: o.env, sets: o.sets, port: o.port, say: o.say, ...(o.cpuProfDir === undefined ? {} : { cpuProfDir: o.cpuProfDir }) });
   try {
     const cpu0 = child.cpuMs();
+    const watched0 = watchedCpu();
     let lastSay = Date.now();
     await waitWritten(child, o.events, 1_800_000, (n) => {
       if (Date.now() - lastSay > 10_000) {
@@ -188,15 +195,17 @@ export async function runService(o: {
     });
     const mainSeconds = (performance.now() - t0) / 1000;
     const cpuMsPer1000 = ((child.cpuMs() - cpu0) / o.events) * 1000;
+    const watched1 = watchedCpu();
+    const watchedCpuMsPer1000 = Object.fromEntries(watched.map(([name], i) => [name, (((watched1[i] ?? NaN) - (watched0[i] ?? NaN)) / o.events) * 1000]));
     const drainPeak = child.peak();
     const mainEventsPerSec = o.events / mainSeconds;
     const samples = await child.scrape();
     const windowSkew = samples.find((v) => v.name === 'tsingest_instance_region_write_skew' && v.labels['table'] === o.dataTable)?.value ?? NaN;
     const regionCounts = regionWriteCounts(samples, o.dataTable, o.dataRegions);
-    o.say(`service drained ${o.events} events in ${mainSeconds.toFixed(1)} s (${Math.round(mainEventsPerSec)} events/s), ${cpuMsPer1000.toFixed(1)} CPU ms per 1000 events, RSS peak ${(drainPeak.sampled / 2 ** 20).toFixed(0)} MiB (VmHWM ${(drainPeak.hwm / 2 ** 20).toFixed(0)} MiB)`);
+    o.say(`service drained ${o.events} events in ${mainSeconds.toFixed(1)} s (${Math.round(mainEventsPerSec)} events/s), ${cpuMsPer1000.toFixed(1)} CPU ms per 1000 events${watched.map(([name]) => ` (${name} ${(watchedCpuMsPer1000[name] ?? NaN).toFixed(1)})`).join('')}, RSS peak ${(drainPeak.sampled / 2 ** 20).toFixed(0)} MiB (VmHWM ${(drainPeak.hwm / 2 ** 20).toFixed(0)} MiB)`);
 
     const targetRate = Math.max(100, Math.round(mainEventsPerSec * o.steadyFraction));
-    const base = { mainSeconds, mainEventsPerSec, cpuMsPer1000, peakRssBytes: drainPeak.sampled, hwmBytes: drainPeak.hwm, windowSkew, runSkew: computeSkew(regionCounts), regionCounts };
+    const base = { mainSeconds, mainEventsPerSec, cpuMsPer1000, watchedCpuMsPer1000, peakRssBytes: drainPeak.sampled, hwmBytes: drainPeak.hwm, windowSkew, runSkew: computeSkew(regionCounts), regionCounts };
     if (o.steadyEvents === 0) return { ...base, steady: { ...NO_STEADY, targetRate } };
     o.say(`steady phase: ${o.steadyEvents} events at ${targetRate} events/s, ts = produce time`);
     const before = steadySnapshots(await child.scrape());
