@@ -26,6 +26,7 @@ import { projectRoot } from './stack-config.ts';
 
 const DAY = 86_400_000;
 const METRICS = ['temp', 'hum', 'load'];
+const IDLE_MS = 5000;
 
 export interface PassFigures {
   readonly points: number;
@@ -44,6 +45,8 @@ export interface OpenTsdbFigures {
   readonly buckets: number;
   readonly cold: PassFigures;
   readonly warm: PassFigures;
+  /** the HBase process's CPU ms per second over 5 s before the cold pass, nothing of this run writing (other users of the stack) */
+  readonly hbaseIdleCpuMsPerSec: number;
   readonly load: { readonly events: number; readonly dataRows: number; readonly indexRows: number; readonly seconds: number };
   /** one id (Zipf ranks 20–99), one metric (temp), one day */
   readonly idDay: ReadPair;
@@ -139,12 +142,16 @@ export async function openTsdbPhase(ctx: OpenTsdbContext): Promise<OpenTsdbFigur
     ctx.say(`[opentsdb] tables ${tables.data} (pre-split on ${ctx.buckets} salt buckets), ${tables.uid} (id, name), ${tables.tree}, ${tables.meta}`);
     await createTsdTables(ctx.admin, tables, ctx.buckets);
     const tsd = await startTsd({ cacheDir: ctx.cacheDir, workDir: work, zkQuorum: ctx.zkQuorum, port: ctx.port, tables, buckets: ctx.buckets, heap: '1g', say: ctx.say });
-    let tsdSide: { cold: PassFigures; warm: PassFigures; idDay: ReadLatency; bySite: ReadLatency; version: string };
+    let tsdSide: { cold: PassFigures; warm: PassFigures; idDay: ReadLatency; bySite: ReadLatency; version: string; hbaseIdleCpuMsPerSec: number };
     try {
       // the jar's /api/version says "BuildData" for its version; the pom names it, the TSD its revision
       const revision = await fetch(`${tsd.url}/api/version`).then(async (r) => ((await r.json()) as { short_revision?: string }).short_revision ?? '?');
       const version = `${pomVersion()} (revision ${revision})`;
       ctx.say(`[opentsdb] TSD up (pid ${tsd.pid}); cold pass: ${ctx.gen.count} points, ${ctx.batch} per /api/put, ${ctx.inFlight} in flight`);
+      const idle0 = cpuMs(ctx.hbasePid);
+      await new Promise((r) => setTimeout(r, IDLE_MS));
+      const hbaseIdleCpuMsPerSec = ((cpuMs(ctx.hbasePid) - idle0) / IDLE_MS) * 1000;
+      ctx.say(`[opentsdb] HBase process with nothing of this run writing: ${hbaseIdleCpuMsPerSec.toFixed(0)} CPU ms/s`);
       const cold = await pass(ctx, tsd.url, tsd.pid, 0);
       ctx.say(`[opentsdb] cold: ${Math.round(cold.pointsPerSec)} points/s; CPU per 1,000 points: TSD ${cold.tsdCpuMsPer1000.toFixed(1)} ms, HBase ${cold.hbaseCpuMsPer1000.toFixed(1)} ms`);
       const warm = await pass(ctx, tsd.url, tsd.pid, -DAY);
@@ -152,7 +159,7 @@ export async function openTsdbPhase(ctx: OpenTsdbContext): Promise<OpenTsdbFigur
       const idDay = await timed(ctx.queries, (i) => queryPoints(tsd.url, queryPath({ aggregator: 'sum', metrics: ['temp'], filter: { id: plan.ids[i] ?? '' }, start: plan.from, end: plan.to - 1 })));
       const bySite = await timed(siteRuns, (i) => queryPoints(tsd.url, queryPath({ aggregator: 'none', metrics: METRICS, filter: { site: `site-${i % 7}` }, start: plan.from, end: plan.to - 1 })));
       ctx.say(`[opentsdb] TSD reads p50/p99: id day ${idDay.p50.toFixed(1)}/${idDay.p99.toFixed(1)} ms (${idDay.meanItems.toFixed(0)} points), by site ${bySite.p50.toFixed(1)}/${bySite.p99.toFixed(1)} ms (${bySite.meanItems.toFixed(0)} points)`);
-      tsdSide = { cold, warm, idDay, bySite, version };
+      tsdSide = { cold, warm, idDay, bySite, version, hbaseIdleCpuMsPerSec };
     } finally {
       await tsd.stop();
     }
@@ -160,7 +167,7 @@ export async function openTsdbPhase(ctx: OpenTsdbContext): Promise<OpenTsdbFigur
     ctx.say(`[opentsdb] our reads p50/p99: id day ${ours.idDay.p50.toFixed(1)}/${ours.idDay.p99.toFixed(1)} ms (${ours.idDay.meanItems.toFixed(0)} events), by site ${ours.bySite.p50.toFixed(1)}/${ours.bySite.p99.toFixed(1)} ms (${ours.bySite.meanItems.toFixed(0)} events)`);
     return {
       version: tsdSide.version, points: ctx.gen.count, batch: ctx.batch, inFlight: ctx.inFlight, buckets: ctx.buckets,
-      cold: tsdSide.cold, warm: tsdSide.warm, load: ours.load,
+      cold: tsdSide.cold, warm: tsdSide.warm, hbaseIdleCpuMsPerSec: tsdSide.hbaseIdleCpuMsPerSec, load: ours.load,
       idDay: { tsd: tsdSide.idDay, ours: ours.idDay }, bySite: { tsd: tsdSide.bySite, ours: ours.bySite },
     };
   } finally {
