@@ -37,7 +37,7 @@ export function openTsdbTable(o: OpenTsdbFigures, drains: readonly DrainColumn[]
     '| figure | OpenTSDB | ours |',
     '|---|---|---|',
     `| writes, cold | ${passCell(o.cold)} | ${oursCell} |`,
-    `| writes, warm | ${passCell(o.warm)} | |`,
+    `| writes, warm | ${passCell(o.warm)} | ${ours.length === 0 ? '' : 'no dictionary: every pass as above'} |`,
     `| one id, one metric, one day (Zipf ranks 20–99), p50 / p99 | ${readCell(o.idDay.tsd, 'points')} | ${readCell(o.idDay.ours, 'events')} |`,
     `| every point of one site (site-0..6), one day, p50 / p99 | ${readCell(o.bySite.tsd, 'points')} | ${readCell(o.bySite.ours, 'events')} |`,
     `| HBase process CPU with nothing of this run writing (5 s before the cold pass: other users of the stack) | ${f0(o.hbaseIdleCpuMsPerSec)} ms/s | |`,
