@@ -224,11 +224,11 @@ async function stall(ep: Env, kafka: Kafka, rest: HBaseRestClient): Promise<Figu
 async function openTsdb(ep: Env, zkQuorum: string, rest: HBaseRestClient): Promise<Figures['opentsdb']> {
   const n = benchNames();
   const { cfg } = configFor(ep, [...setsFor(n, ['site']), 'query.maxLimit=100000']);
-  const hbasePid = stackPids().hbase;
+  const { hbase: hbasePid, rest: restPid } = stackPids();
   if (hbasePid === undefined) throw new Error('opentsdb phase: no HBase pid file in the local stack\'s run directory');
   return openTsdbPhase({
     rest, admin: new JavaTableAdmin({ command: cfg.hbase.adminCommand }), run: n.run, ourConfig: cfg, zkQuorum,
-    cacheDir: stackLayout().cacheDir, hbasePid, port: intArg('tsd-port', values['tsd-port']),
+    cacheDir: stackLayout().cacheDir, hbasePid, restPid: restPid === undefined ? {} : { rest: restPid }, port: intArg('tsd-port', values['tsd-port']),
     gen: { count: events, ids, startTs: Date.now() - Math.max(events, backlogAgeMs), stepMs: 1, seed: 42 },
     buckets, batch: intArg('opentsdb-batch', values['opentsdb-batch']), inFlight: intArg('opentsdb-in-flight', values['opentsdb-in-flight']),
     queries: intArg('opentsdb-queries', values['opentsdb-queries']), keep: values.keep, say,

@@ -16,7 +16,8 @@ const f1 = (n: number): string => (typeof n === 'number' && Number.isFinite(n) ?
 const ok = (n: number | null | undefined): n is number => typeof n === 'number' && Number.isFinite(n);
 
 function readCell(r: ReadLatency, unit: string): string {
-  return `${f1(r.p50)} / ${f1(r.p99)} ms (${r.n} reads, ${f0(r.meanItems)} ${unit} each)`;
+  const cpu = Object.entries(r.cpuMsPerRead).filter(([, v]) => ok(v)).map(([k, v]) => `${k} ${f1(v)}`).join(', ');
+  return `${f1(r.p50)} / ${f1(r.p99)} ms (${r.n} reads, ${f0(r.meanItems)} ${unit} each)${cpu === '' ? '' : `; CPU ms per read: ${cpu}`}`;
 }
 
 function passCell(p: PassFigures): string {

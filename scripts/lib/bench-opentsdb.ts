@@ -35,7 +35,14 @@ export interface PassFigures {
   readonly tsdCpuMsPer1000: number;
   readonly hbaseCpuMsPer1000: number;
 }
-export interface ReadLatency { readonly p50: number; readonly p99: number; readonly n: number; readonly meanItems: number }
+export interface ReadLatency {
+  readonly p50: number;
+  readonly p99: number;
+  readonly n: number;
+  readonly meanItems: number;
+  /** CPU ms per read of the processes involved (warm-up reads included): tsd, hbase, rest, bench (this process: our read API and both HTTP clients) */
+  readonly cpuMsPerRead: Readonly<Record<string, number>>;
+}
 export interface ReadPair { readonly tsd: ReadLatency; readonly ours: ReadLatency }
 export interface OpenTsdbFigures {
   readonly version: string;
@@ -63,6 +70,8 @@ export interface OpenTsdbContext {
   readonly zkQuorum: string;
   readonly cacheDir: string;
   readonly hbasePid: number;
+  /** the REST gateway's pid ({ rest: pid }), when known: its CPU per read on our side */
+  readonly restPid: { readonly rest?: number };
   readonly port: number;
   readonly gen: GenParams;
   readonly buckets: number;
@@ -86,11 +95,29 @@ async function pass(ctx: OpenTsdbContext, url: string, tsdPid: number, shiftMs: 
   return { ...r, tsdCpuMsPer1000: cpuMsPer1000(c0.tsd, c1.tsd, r.points), hbaseCpuMsPer1000: cpuMsPer1000(c0.hbase, c1.hbase, r.points) };
 }
 
-async function timed(n: number, fn: (i: number) => Promise<number>): Promise<ReadLatency> {
+const WARMUP = 3;
+
+function cpuNow(pids: Readonly<Record<string, number>>): Record<string, number> {
+  const u = process.cpuUsage();
+  const out: Record<string, number> = { bench: (u.user + u.system) / 1000 };
+  for (const [name, pid] of Object.entries(pids)) {
+    try {
+      out[name] = cpuMs(pid);
+    } catch {
+      out[name] = Number.NaN;
+    }
+  }
+  return out;
+}
+
+async function timed(n: number, pids: Readonly<Record<string, number>>, fn: (i: number) => Promise<number>): Promise<ReadLatency> {
   const items: number[] = [];
-  const sorted = await timeRuns(n, 3, async (i) => { items.push(await fn(i)); });
-  const timedItems = items.slice(3);
-  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), n: sorted.length, meanItems: timedItems.reduce((a, b) => a + b, 0) / Math.max(1, timedItems.length) };
+  const c0 = cpuNow(pids);
+  const sorted = await timeRuns(n, WARMUP, async (i) => { items.push(await fn(i)); });
+  const c1 = cpuNow(pids);
+  const cpuMsPerRead = Object.fromEntries(Object.keys(c0).map((k) => [k, ((c1[k] ?? Number.NaN) - (c0[k] ?? Number.NaN)) / (n + WARMUP)]));
+  const timedItems = items.slice(WARMUP);
+  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), n: sorted.length, meanItems: timedItems.reduce((a, b) => a + b, 0) / Math.max(1, timedItems.length), cpuMsPerRead };
 }
 
 interface ReadPlan { readonly from: number; readonly to: number; readonly ids: readonly string[] }
@@ -125,8 +152,8 @@ async function ourReads(ctx: OpenTsdbContext, plan: ReadPlan, siteRuns: number):
   const base = await listen(server);
   try {
     const win = `from=${plan.from}&to=${plan.to}&limit=${cfg.query.maxLimit}`;
-    const idDay = await timed(ctx.queries, (i) => readAllPages(base, `/api/v1/ids/${plan.ids[i] ?? ''}/events?metric=temp&${win}`));
-    const bySite = await timed(siteRuns, (i) => readAllPages(base, `/api/v1/index/site/site-${i % 7}/events?${win}`));
+    const idDay = await timed(ctx.queries, { hbase: ctx.hbasePid, ...ctx.restPid }, (i) => readAllPages(base, `/api/v1/ids/${plan.ids[i] ?? ''}/events?metric=temp&${win}`));
+    const bySite = await timed(siteRuns, { hbase: ctx.hbasePid, ...ctx.restPid }, (i) => readAllPages(base, `/api/v1/index/site/site-${i % 7}/events?${win}`));
     return { load: { events: load.events, dataRows: load.dataRows, indexRows: load.indexRows, seconds: load.seconds }, idDay, bySite };
   } finally {
     await new Promise<void>((res) => { server.close(() => { res(); }); server.closeAllConnections(); });
@@ -156,8 +183,8 @@ export async function openTsdbPhase(ctx: OpenTsdbContext): Promise<OpenTsdbFigur
       ctx.say(`[opentsdb] cold: ${Math.round(cold.pointsPerSec)} points/s; CPU per 1,000 points: TSD ${cold.tsdCpuMsPer1000.toFixed(1)} ms, HBase ${cold.hbaseCpuMsPer1000.toFixed(1)} ms`);
       const warm = await pass(ctx, tsd.url, tsd.pid, -DAY);
       ctx.say(`[opentsdb] warm: ${Math.round(warm.pointsPerSec)} points/s; CPU per 1,000 points: TSD ${warm.tsdCpuMsPer1000.toFixed(1)} ms, HBase ${warm.hbaseCpuMsPer1000.toFixed(1)} ms`);
-      const idDay = await timed(ctx.queries, (i) => queryPoints(tsd.url, queryPath({ aggregator: 'sum', metrics: ['temp'], filter: { id: plan.ids[i] ?? '' }, start: plan.from, end: plan.to - 1 })));
-      const bySite = await timed(siteRuns, (i) => queryPoints(tsd.url, queryPath({ aggregator: 'none', metrics: METRICS, filter: { site: `site-${i % 7}` }, start: plan.from, end: plan.to - 1 })));
+      const idDay = await timed(ctx.queries, { hbase: ctx.hbasePid, tsd: tsd.pid }, (i) => queryPoints(tsd.url, queryPath({ aggregator: 'sum', metrics: ['temp'], filter: { id: plan.ids[i] ?? '' }, start: plan.from, end: plan.to - 1 })));
+      const bySite = await timed(siteRuns, { hbase: ctx.hbasePid, tsd: tsd.pid }, (i) => queryPoints(tsd.url, queryPath({ aggregator: 'none', metrics: METRICS, filter: { site: `site-${i % 7}` }, start: plan.from, end: plan.to - 1 })));
       ctx.say(`[opentsdb] TSD reads p50/p99: id day ${idDay.p50.toFixed(1)}/${idDay.p99.toFixed(1)} ms (${idDay.meanItems.toFixed(0)} points), by site ${bySite.p50.toFixed(1)}/${bySite.p99.toFixed(1)} ms (${bySite.meanItems.toFixed(0)} points)`);
       tsdSide = { cold, warm, idDay, bySite, version, hbaseIdleCpuMsPerSec };
     } finally {
