@@ -1,5 +1,6 @@
 /**
- * Recomputes one marked window and removes its marker (docs/ROLLUPS.md):
+ * Recomputes one marked window on its own and removes its marker (docs/ROLLUPS.md) — a spread window
+ * whose rows are in several buckets, or a window of a batch that failed (batch.ts):
  *   1. T = now, just before reading the source;
  *   2. finest size: one bounded scan of the id's data rows in the window, every event folded in;
  *      coarser size: one bounded scan of the finer size's summaries inside the window, merged;
