@@ -29,14 +29,18 @@ export interface BatchOptions {
   readonly onBatchError: (err: unknown, windows: number) => void;
 }
 
-/** Every window of the page, reported through `o.done`; resolves when all are done. */
-export async function recomputeBatch(ctx: RecomputeContext, markers: readonly FoundMarker[], o: BatchOptions): Promise<void> {
+/**
+ * Every window of the page, reported through `o.done`. Resolves once the batch's scan and put are done
+ * (or failed) with `rest`: the marker deletes and single windows still in flight, so the caller can
+ * read the next page meanwhile.
+ */
+export async function recomputeBatch(ctx: RecomputeContext, markers: readonly FoundMarker[], o: BatchOptions): Promise<{ readonly rest: Promise<void> }> {
+  const all = (ps: readonly Promise<void>[]): { rest: Promise<void> } => ({ rest: Promise.all(ps).then(() => undefined) });
   const s = ctx.settings;
   const plan = planBatch(s.windows, markers, s.keyspace);
   const singles = plan.singles.map((m) => one(ctx, m, o));
   if (plan.scan === undefined) {
-    await Promise.all(singles);
-    return;
+    return all(singles);
   }
   let written: { windows: readonly BatchWindow[]; sums: readonly Summaries[] };
   try {
@@ -54,8 +58,7 @@ export async function recomputeBatch(ctx: RecomputeContext, markers: readonly Fo
     written = { windows: plan.windows, sums };
   } catch (err) {
     o.onBatchError(err, plan.windows.length);
-    await Promise.all([...singles, ...plan.windows.map((w) => one(ctx, w.marker, o))]);
-    return;
+    return all([...singles, ...plan.windows.map((w) => one(ctx, w.marker, o))]);
   }
   const deletes = written.windows.map(async (w, i) => {
     const m = w.marker;
@@ -66,7 +69,7 @@ export async function recomputeBatch(ctx: RecomputeContext, markers: readonly Fo
       o.done(m, { error: new RollupStageError('delete_marker', err) });
     }
   });
-  await Promise.all([...singles, ...deletes]);
+  return all([...singles, ...deletes]);
 }
 
 async function one(ctx: RecomputeContext, m: FoundMarker, o: BatchOptions): Promise<void> {
@@ -84,7 +87,7 @@ async function scanBatch(ctx: RecomputeContext, scan: BatchScan, windows: readon
   const at = rangeCursor(windows.map((w) => w.range));
   const fold = sourceFolder(scan.source, s.keyspace);
   const table = scan.source === 'data' ? s.dataTable : s.rollupTable;
-  const opts = { startRow: scan.startRow, stopRow: scan.stopRow, filter: scan.filter, batch: SCAN_BATCH, ...(scan.timeRange === undefined ? {} : { timeRange: scan.timeRange }) };
+  const opts = { startRow: scan.startRow, stopRow: scan.stopRow, filter: scan.filter, batch: SCAN_BATCH };
   for await (const row of ctx.store.scan(table, opts)) {
     const i = at(row.row);
     if (i !== undefined) fold(sums[i] as Summaries, row);

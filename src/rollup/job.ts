@@ -3,7 +3,8 @@
  * (bucket scans in parallel, at most `rollup.concurrency` at once, oldest window first) are read a
  * page at a time and each page is recomputed as one batch (batch.ts: one scan of the windows'
  * sources, one put, then one check-and-delete per marker, REQUESTS_PER_SLOT × rollup.concurrency in
- * flight over the run). A failing window never stops the others: it is counted by stage, its marker
+ * flight over the run). A bucket reads its next page while the deletes of its last batch run (at most
+ * rollup.concurrency batches' deletes outstanding); a size ends when all its deletes are done. A failing window never stops the others: it is counted by stage, its marker
  * stays, and the next run redoes it. Safe to run on several instances at once and to kill at any
  * point (docs/ROLLUPS.md).
  */
@@ -135,6 +136,7 @@ export class RollupJob {
     // such a marker is taken only once it is that old. Coarser markers are the job's own.
     const settleMs = w === s.windows[0] ? s.markerSettleMs : 0;
     const settling = (m: FoundMarker): boolean => settleMs > 0 && m.stamp > now - settleMs;
+    const outstanding = new Set<Promise<void>>();
     await runLimited(s.keyspace.allBuckets(), s.concurrency, async (salt) => {
       try {
         for await (const page of scanPages(store, s.rollupTable, { ...closedMarkerRange(salt, w, s.graceMs, now, s.keyspace), pageRows: s.pageRows })) {
@@ -161,11 +163,15 @@ export class RollupJob {
               ready.push(m);
             }
           }
-          await recomputeBatch(this.#ctx, ready, {
+          // At most rollup.concurrency batches' deletes outstanding: then wait for the oldest to finish.
+          while (outstanding.size >= s.concurrency) await Promise.race(outstanding);
+          const { rest } = await recomputeBatch(this.#ctx, ready, {
             limiter: this.#limiter,
             done: (m, out) => { this.#count(w, m, out, rep, left); },
             onBatchError: (err, windows) => { log.warn({ err, window: w.name, salt, windows }, 'rollup batch failed: its windows are redone one by one'); },
           });
+          outstanding.add(rest);
+          void rest.then(() => outstanding.delete(rest));
         }
       } catch (err) {
         complete = false;
@@ -173,6 +179,8 @@ export class RollupJob {
         this.#error('scan_markers', err, { window: w.name, salt });
       }
     });
+    // every delete of this size is done before the next size reads the cascade markers
+    await Promise.all(outstanding);
     metrics.rollupPendingMarkers.set({ window: w.name }, rep.pending);
     if (complete) metrics.rollupLag.set({ window: w.name }, lagSeconds(this.#now(), oldestLeft, w));
     return rep;
