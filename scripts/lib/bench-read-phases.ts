@@ -4,7 +4,7 @@
 import { Kafka, logLevel } from 'kafkajs';
 import { applyTables } from '../../src/admin/apply-tables.ts';
 import type { TableAdminPort } from '../../src/admin/table-admin-port.ts';
-import { prng } from '../../src/demo/generate.ts';
+import { generateEvents, prng } from '../../src/demo/generate.ts';
 import type { HBaseRestClient } from '../../src/hbase/index.ts';
 import { createReadMetrics } from '../../src/metrics/read-metrics.ts';
 import { collectPage, createQueries } from '../../src/query/queries.ts';
@@ -18,6 +18,7 @@ import { createLogger } from '../../src/runtime/logger.ts';
 import { startService } from '../../src/service/service.ts';
 import { Registry } from 'prom-client';
 import { loadEvents, percentile, timeRuns, type LoadResult } from './bench-load.ts';
+import type { GenParams } from './bench-rows.ts';
 import { produceAll } from './bench-service.ts';
 
 export interface Endpoints { readonly restUrl: string; readonly brokers: string; readonly adminCommand: string }
@@ -84,13 +85,17 @@ export async function queryPhase(ctx: Ctx, events: number, queries: number): Pro
   const day = await timeRuns(Math.max(20, Math.floor(queries / 4)), 3, () => run('day', 'range', { id: id(pick(20, 100)), from: String(yesterday), to: String(yesterday + DAY), limit: '100000' }));
   const tag = await timeRuns(queries, 10, () => run('tag', 'by_tag', { tag: 'site', value: `site-${pick(0, 7)}`, limit: '100' }));
   const rack = await timeRuns(Math.max(20, Math.floor(queries / 4)), 3, () => run('rack', 'by_tag', { tag: 'rack', value: `rack-${pick(0, 13)}`, limit: '100' }));
-  return {
+  const figures = {
     load,
     latest100: latencyOf(latest, items['latest'] ?? []),
     idDay: latencyOf(day, items['day'] ?? []),
     byTag: latencyOf(tag, items['tag'] ?? []),
     byTagRack: latencyOf(rack, items['rack'] ?? []),
   };
+  // A phase that read nothing measured nothing: fail rather than report a latency.
+  if (load.dataRows !== events) throw new Error(`query phase: loaded ${load.dataRows} of ${events} events`);
+  for (const [name, l] of Object.entries(figures)) if ('meanItems' in l && !(l.meanItems > 0)) throw new Error(`query phase: ${name} queries returned no items`);
+  return figures;
 }
 
 export interface RollupCost { readonly historyRows: number; readonly newEvents: number; readonly markers: number; readonly windows: number; readonly seconds: number; readonly rounds: readonly number[] }
@@ -100,25 +105,43 @@ interface RollupTable { readonly cfg: Config; readonly history: number; readonly
 
 const ROUNDS = 3;
 
+/** The new events of the rollup phase: `fresh` events over the one closed hour from `hourStart`. */
+function freshGen(ctx: Ctx, fresh: number, hourStart: number): GenParams {
+  return { count: fresh, ids: ctx.ids, startTs: hourStart, stepMs: HOUR / fresh, seed: 2 };
+}
+
+/** Distinct (id, hour) pairs of the new events: the 1 h windows each timed job run must write. */
+export function expectedHourWindows(gen: GenParams): number {
+  const seen = new Set<string>();
+  for (const e of generateEvents(gen)) seen.add(`${e.id}|${e.ts - (e.ts % HOUR)}`);
+  return seen.size;
+}
+
 async function rollupTable(ctx: Ctx, prefix: string, history: number, fresh: number, hourStart: number): Promise<RollupTable> {
-  const cfg = config(ctx, prefix, ['index.tags=[]', 'rollup.graceMs=0']);
+  // markerSettleMs 0: the markers of each round are written just before its run, and the job would
+  // leave markers younger than the settle period (120 s by default) alone — as `npm start`'s demo does.
+  const cfg = config(ctx, prefix, ['index.tags=[]', 'rollup.graceMs=0', 'rollup.markerSettleMs=0']);
   await tables(ctx, cfg);
   const now = Date.now();
   // history: 2–30 days ago, no markers (already rolled up as far as this run is concerned)
   const h = await loadEvents(ctx.rest, cfg, { count: history, ids: ctx.ids, startTs: now - 30 * DAY, stepMs: Math.max(1, Math.floor((28 * DAY) / history)), seed: 1 }, { markers: false });
   // the same new data on both tables: one closed hour (its markers are written before each timed run)
-  const n = await loadEvents(ctx.rest, cfg, { count: fresh, ids: ctx.ids, startTs: hourStart, stepMs: HOUR / fresh, seed: 2 }, { markers: false });
+  const n = await loadEvents(ctx.rest, cfg, freshGen(ctx, fresh, hourStart), { markers: false });
+  if (h.dataRows !== history || n.dataRows !== fresh) throw new Error(`rollup phase: loaded ${h.dataRows}/${history} history and ${n.dataRows}/${fresh} new rows`);
   return { cfg, history: h.dataRows, fresh: n };
 }
 
-async function timedRun(ctx: Ctx, t: RollupTable, fresh: number, hourStart: number): Promise<{ seconds: number; windows: number; markers: number }> {
-  const marks = await loadEvents(ctx.rest, t.cfg, { count: fresh, ids: ctx.ids, startTs: hourStart, stepMs: HOUR / fresh, seed: 2 }, { markers: true, dataless: true });
+async function timedRun(ctx: Ctx, t: RollupTable, fresh: number, hourStart: number, expected: number): Promise<{ seconds: number; windows: number; markers: number }> {
+  const marks = await loadEvents(ctx.rest, t.cfg, freshGen(ctx, fresh, hourStart), { markers: true, dataless: true });
   const job = new RollupJob({ store: ctx.rest, settings: rollupSettings(t.cfg, keyspaceOf(t.cfg)), metrics: createReadMetrics(new Registry(), t.cfg.rollup.windows), log: createLogger({ level: 'warn' }) });
   const t0 = performance.now();
   const report = await job.run(new AbortController().signal);
   const seconds = (performance.now() - t0) / 1000;
   if (!report.ok) throw new Error(`rollup run had errors: ${JSON.stringify(report)}`);
-  return { seconds, windows: report.sizes[0]?.written ?? 0, markers: marks.markerRows };
+  const fine = report.sizes[0];
+  // A run that did not do the work must not report a cost (it once timed 0 windows, all settling).
+  if (fine?.written !== expected) throw new Error(`rollup run wrote ${fine?.written ?? 0} windows of ${fine?.window ?? '?'}, expected ${expected}: ${JSON.stringify(report.sizes)}`);
+  return { seconds, windows: fine.written, markers: marks.markerRows };
 }
 
 function median(xs: readonly number[]): number {
@@ -130,27 +153,30 @@ function median(xs: readonly number[]): number {
  * The same new hour of data rolled up on a table with `history` rows and on one with 10× that. Both
  * tables are loaded first; then ROUNDS rounds re-mark the new hour on both and time one job run on
  * each, alternating which goes first (background flushes and compactions after the loads hit both
- * alike); the figure is the median run.
+ * alike); the figure is the median run. Every run must write one 1 h window per distinct id of the
+ * new events, or the phase fails.
  */
 export async function rollupPhase(ctx: Ctx, history: number, fresh: number): Promise<RollupFigures> {
   ctx.say(`rollup phase: ${history} and ${history * 10} history rows, the same ${fresh} new events each, ${ROUNDS} alternating rounds`);
   const hourStart = Math.floor(Date.now() / HOUR) * HOUR - 2 * HOUR;
+  const expected = expectedHourWindows(freshGen(ctx, fresh, hourStart));
   const small = await rollupTable(ctx, 'r1', history, fresh, hourStart);
   const large = await rollupTable(ctx, 'r10', history * 10, fresh, hourStart);
   const runs: { small: number[]; large: number[]; windows: number; markers: number } = { small: [], large: [], windows: 0, markers: 0 };
   for (let round = 0; round < ROUNDS; round++) {
     const order: ['small' | 'large', RollupTable][] = round % 2 === 0 ? [['small', small], ['large', large]] : [['large', large], ['small', small]];
     for (const [name, t] of order) {
-      const r = await timedRun(ctx, t, fresh, hourStart);
+      const r = await timedRun(ctx, t, fresh, hourStart, expected);
       runs[name].push(r.seconds);
       runs.windows = r.windows;
       runs.markers = r.markers;
-      ctx.say(`round ${round + 1}, ${name} table: ${r.windows} windows in ${r.seconds.toFixed(2)} s`);
+      ctx.say(`round ${round + 1}, ${name} table: ${r.windows} windows in ${r.seconds.toFixed(2)} s (${Math.round(r.windows / r.seconds)} windows/s)`);
     }
   }
   const cost = (t: RollupTable, xs: number[]): RollupCost => ({ historyRows: t.history, newEvents: t.fresh.events, markers: runs.markers, windows: runs.windows, seconds: median(xs), rounds: xs });
   const s = cost(small, runs.small);
   const l = cost(large, runs.large);
+  ctx.say(`rollup: ${s.windows} windows; median ${s.seconds.toFixed(2)} s (${Math.round(s.windows / s.seconds)} windows/s) vs ${l.seconds.toFixed(2)} s on the 10× table; ratio ${(l.seconds / s.seconds).toFixed(2)}`);
   return { small: s, large: l, ratio: l.seconds / s.seconds };
 }
 

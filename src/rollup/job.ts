@@ -1,21 +1,28 @@
 /**
  * One rollup job run: for each window size, finest first, the closed markers of every salt bucket
- * (bucket scans in parallel, oldest window first) are recomputed at most `rollup.concurrency` at a
- * time (recompute.ts). A failing window never stops the others: it is counted by stage, its marker
+ * (bucket scans in parallel, at most `rollup.concurrency` at once, oldest window first) are read a
+ * page at a time and each page is recomputed as one batch (batch.ts: one scan of the windows'
+ * sources, one put, then one check-and-delete per marker, REQUESTS_PER_SLOT × rollup.concurrency in
+ * flight over the run). A bucket reads its next page while the deletes of its last batch run (at most
+ * rollup.concurrency batches' deletes outstanding); a size ends when all its deletes are done. A failing window never stops the others: it is counted by stage, its marker
  * stays, and the next run redoes it. Safe to run on several instances at once and to kill at any
  * point (docs/ROLLUPS.md).
  */
-import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import type { ReadMetrics, RollupErrorStage } from '../metrics/read-metrics.ts';
 import { scanPages } from '../walk/paged-scan.ts';
+import { createLimiter, type Limiter } from '../walk/limiter.ts';
 import { runLimited } from '../walk/pool.ts';
+import { recomputeBatch } from './batch.ts';
 import { stampClock } from './marker.ts';
 import { closedMarkerRange, lagSeconds, parseMarker, type FoundMarker } from './plan.ts';
-import { RollupStageError, recomputeWindow, type RecomputeContext } from './recompute.ts';
+import { RollupStageError, type RecomputeContext, type RecomputeOutcome } from './recompute.ts';
 import type { RollupSettings } from './settings.ts';
 import type { RollupStore } from './store.ts';
 import type { WindowSize } from './windows.ts';
+
+/** Per-window requests (marker deletes) in flight per unit of rollup.concurrency. */
+export const REQUESTS_PER_SLOT = 4;
 
 export interface SizeReport {
   readonly window: string;
@@ -56,11 +63,14 @@ export class RollupJob {
   readonly #o: RollupJobOptions;
   readonly #now: () => number;
   readonly #ctx: RecomputeContext;
+  /** marker deletes and single-window recomputes in flight over the whole run */
+  readonly #limiter: Limiter;
 
   constructor(options: RollupJobOptions) {
     this.#o = options;
     this.#now = options.now ?? Date.now;
     this.#ctx = { store: options.store, settings: options.settings, now: this.#now, stamp: stampClock(this.#now) };
+    this.#limiter = createLimiter(options.settings.concurrency * REQUESTS_PER_SLOT);
   }
 
   async run(signal?: AbortSignal): Promise<RunReport> {
@@ -116,7 +126,7 @@ export class RollupJob {
   }
 
   async #runSize(w: WindowSize, lagKnown: ReadonlySet<string>, signal: AbortSignal | undefined): Promise<SizeReport> {
-    const { store, settings: s, metrics } = this.#o;
+    const { store, settings: s, metrics, log } = this.#o;
     const now = this.#now();
     const rep: SizeReport = { window: w.name, pending: 0, settling: 0, written: 0, empty: 0, superseded: 0, errors: 0 };
     let oldestLeft: number | undefined;
@@ -126,15 +136,16 @@ export class RollupJob {
     // such a marker is taken only once it is that old. Coarser markers are the job's own.
     const settleMs = w === s.windows[0] ? s.markerSettleMs : 0;
     const settling = (m: FoundMarker): boolean => settleMs > 0 && m.stamp > now - settleMs;
-    const queue = new PQueue({ concurrency: s.concurrency });
+    const outstanding = new Set<Promise<void>>();
     await runLimited(s.keyspace.allBuckets(), s.concurrency, async (salt) => {
       try {
         for await (const page of scanPages(store, s.rollupTable, { ...closedMarkerRange(salt, w, s.graceMs, now, s.keyspace), pageRows: s.pageRows })) {
+          if (signal?.aborted === true) {
+            complete = false;
+            return;
+          }
+          const ready: FoundMarker[] = [];
           for (const row of page) {
-            if (signal?.aborted === true) {
-              complete = false;
-              return;
-            }
             let m: FoundMarker | undefined;
             try {
               m = parseMarker(row.row, row.cells, s.keyspace);
@@ -148,12 +159,19 @@ export class RollupJob {
             if (settling(m)) {
               rep.settling++;
               left(m.parts.windowStart);
-              continue;
+            } else {
+              ready.push(m);
             }
-            await queue.onSizeLessThan(s.concurrency);
-            const marker = m;
-            void queue.add(() => this.#one(w, marker, rep, left));
           }
+          // At most rollup.concurrency batches' deletes outstanding: then wait for the oldest to finish.
+          while (outstanding.size >= s.concurrency) await Promise.race(outstanding);
+          const { rest } = await recomputeBatch(this.#ctx, ready, {
+            limiter: this.#limiter,
+            done: (m, out) => { this.#count(w, m, out, rep, left); },
+            onBatchError: (err, windows) => { log.warn({ err, window: w.name, salt, windows }, 'rollup batch failed: its windows are redone one by one'); },
+          });
+          outstanding.add(rest);
+          void rest.then(() => outstanding.delete(rest));
         }
       } catch (err) {
         complete = false;
@@ -161,31 +179,32 @@ export class RollupJob {
         this.#error('scan_markers', err, { window: w.name, salt });
       }
     });
-    await queue.onIdle();
+    // every delete of this size is done before the next size reads the cascade markers
+    await Promise.all(outstanding);
     metrics.rollupPendingMarkers.set({ window: w.name }, rep.pending);
     if (complete) metrics.rollupLag.set({ window: w.name }, lagSeconds(this.#now(), oldestLeft, w));
     return rep;
   }
 
-  async #one(w: WindowSize, m: FoundMarker, rep: SizeReport, left: (start: number) => void): Promise<void> {
+  #count(w: WindowSize, m: FoundMarker, out: RecomputeOutcome | { readonly error: unknown }, rep: SizeReport, left: (start: number) => void): void {
     const { metrics } = this.#o;
-    try {
-      const out = await recomputeWindow(this.#ctx, m);
-      if (out.written) {
-        rep.written++;
-        metrics.rollupWindows.inc({ window: w.name });
-      } else {
-        rep.empty++;
-      }
-      if (!out.deleted) {
-        rep.superseded++;
-        metrics.rollupSuperseded.inc({ window: w.name });
-        left(m.parts.windowStart);
-      }
-    } catch (err) {
+    if ('error' in out) {
       rep.errors++;
       left(m.parts.windowStart);
+      const err = out.error;
       this.#error(err instanceof RollupStageError ? err.stage : 'compute', err, { window: w.name, id: m.parts.id, windowStart: m.parts.windowStart });
+      return;
+    }
+    if (out.written) {
+      rep.written++;
+      metrics.rollupWindows.inc({ window: w.name });
+    } else {
+      rep.empty++;
+    }
+    if (!out.deleted) {
+      rep.superseded++;
+      metrics.rollupSuperseded.inc({ window: w.name });
+      left(m.parts.windowStart);
     }
   }
 }

@@ -1,5 +1,6 @@
 /**
- * Recomputes one marked window and removes its marker (docs/ROLLUPS.md):
+ * Recomputes one marked window on its own and removes its marker (docs/ROLLUPS.md) — a spread window
+ * whose rows are in several buckets, or a window of a batch that failed (batch.ts):
  *   1. T = now, just before reading the source;
  *   2. finest size: one bounded scan of the id's data rows in the window, every event folded in;
  *      coarser size: one bounded scan of the finer size's summaries inside the window, merged;
@@ -11,6 +12,8 @@
  *      ingest re-marked the window during the recompute (superseded: the marker stays for the next
  *      run; with several runners it also means another runner finished the window first).
  */
+import type { Row } from '../hbase/index.ts';
+import type { Keyspace } from '../keys/index.ts';
 import type { RollupErrorStage } from '../metrics/read-metrics.ts';
 import { mergedRows } from '../walk/merged-scan.ts';
 import { columnOf, foldDataRow, foldSummaryRow, putRowOf, summaryPutRow, type Summaries } from './fold.ts';
@@ -60,13 +63,20 @@ async function stage<T>(name: RollupErrorStage, fn: () => Promise<T>): Promise<T
 export async function computeWindow(store: RollupStore, s: RollupSettings, id: string, windowSec: number, start: number): Promise<Summaries> {
   const src = sourceOf(s.windows, id, windowSec, start, s.keyspace);
   const acc: Summaries = new Map();
-  if (src.kind === 'data') {
-    const rows = mergedRows(store, s.dataTable, src.ranges, { saltBytes: s.keyspace.dataSaltBytes, shape: { batch: 1000 } });
-    for await (const row of rows) foldDataRow(acc, s.keyspace.decodeDataKey(row.row).ts, row.cells);
-  } else {
-    for await (const row of store.scan(s.rollupTable, { startRow: src.range.startRow, stopRow: src.range.stopRow, batch: 1000 })) foldSummaryRow(acc, row.cells);
-  }
+  const fold = sourceFolder(src.kind, s.keyspace);
+  const rows = src.kind === 'data'
+    ? mergedRows(store, s.dataTable, src.ranges, { saltBytes: s.keyspace.dataSaltBytes, shape: { batch: SCAN_BATCH } })
+    : store.scan(s.rollupTable, { startRow: src.range.startRow, stopRow: src.range.stopRow, batch: SCAN_BATCH });
+  for await (const row of rows) fold(acc, row);
   return acc;
+}
+
+/** Cells per scan response of a window's source. */
+export const SCAN_BATCH = 1000;
+
+/** How one source row is added to a window's summaries: a data row's events, or a finer summary row. */
+export function sourceFolder(kind: 'data' | 'summaries', keyspace: Keyspace): (acc: Summaries, row: Row) => void {
+  return kind === 'data' ? (acc, row) => { foldDataRow(acc, keyspace.decodeDataKey(row.row).ts, row.cells); } : (acc, row) => { foldSummaryRow(acc, row.cells); };
 }
 
 export async function recomputeWindow(ctx: RecomputeContext, m: FoundMarker): Promise<RecomputeOutcome> {
@@ -82,12 +92,17 @@ export async function recomputeWindow(ctx: RecomputeContext, m: FoundMarker): Pr
     const mark = coarser === undefined ? [] : [putRowOf(markerRow({ id, windowSec: coarser.size.seconds, windowStart: coarser.start }, { keyspace: s.keyspace, family: s.rollupFamily, stamp: ctx.stamp() }))];
     await stage('write', () => store.put(s.rollupTable, [row, ...mark]));
   }
-  // Every marker version up to the one read (a family delete at its timestamp: the marker row holds
-  // nothing else). Deleting only that version would let older versions, still kept until a flush or
-  // compaction, resurface as markers; a re-mark with a later timestamp is not touched.
-  const markerColumn = columnOf(s.rollupFamily, MARKER_QUALIFIER);
-  const deleted = await stage('delete_marker', () =>
-    store.checkAndDelete(s.rollupTable, m.key, { column: markerColumn, value: m.value }, [{ column: Buffer.from(s.rollupFamily, 'utf8'), timestamp: m.stamp }]),
-  );
+  const deleted = await stage('delete_marker', () => deleteMarker(ctx, m));
   return { written: row !== undefined, deleted };
+}
+
+/**
+ * Check-and-delete of a marker as read: if its cell still holds the value read, every marker version
+ * up to the one read goes (a family delete at its timestamp: the marker row holds nothing else).
+ * Deleting only that version would let older versions, still kept until a flush or compaction,
+ * resurface as markers; a re-mark with a later timestamp is not touched.
+ */
+export function deleteMarker(ctx: RecomputeContext, m: FoundMarker): Promise<boolean> {
+  const s = ctx.settings;
+  return ctx.store.checkAndDelete(s.rollupTable, m.key, { column: columnOf(s.rollupFamily, MARKER_QUALIFIER), value: m.value }, [{ column: Buffer.from(s.rollupFamily, 'utf8'), timestamp: m.stamp }]);
 }

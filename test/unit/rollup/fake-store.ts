@@ -1,6 +1,6 @@
 // An in-memory stand-in for the rollup job's HBase port (RollupStore), for unit tests of the job's
 // logic only: rows sorted by key, one version per column (VERSIONS 1: the newest timestamp wins),
-// scans with start/stop row, limit and cell time range, check-and-delete of one version.
+// scans with start/stop row, limit, cell time range and MultiRowRangeFilter, check-and-delete of one version.
 import type { CheckSpec, DeleteCell, Row, ScanOptions } from '../../../src/hbase/index.ts';
 import type { PutRow } from '../../../src/rollup/fold.ts';
 import type { RollupStore } from '../../../src/rollup/store.ts';
@@ -8,6 +8,18 @@ import type { RollupStore } from '../../../src/rollup/store.ts';
 interface StoredCell { value: Buffer; timestamp: number }
 
 const COLON = 0x3a;
+
+/** A MultiRowRangeFilter (the one filter the rollup code uses) as a key test; other filters are not modelled. */
+function rangeFilter(filter: ScanOptions['filter']): (key: Buffer) => boolean {
+  if (filter === undefined || typeof filter === 'string' || filter.type !== 'MultiRowRangeFilter') return () => true;
+  const { ranges } = filter;
+  return (key) => ranges.some((r) => {
+    const afterStart = Buffer.compare(key, r.startRow) > 0 || (Buffer.compare(key, r.startRow) === 0 && r.startRowInclusive !== false);
+    const c = Buffer.compare(key, r.stopRow);
+    const beforeStop = r.stopRow.length === 0 || c < 0 || (c === 0 && r.stopRowInclusive === true);
+    return afterStart && beforeStop;
+  });
+}
 
 export class FakeStore implements RollupStore {
   readonly tables = new Map<string, Map<string, Map<string, StoredCell>>>();
@@ -55,8 +67,10 @@ export class FakeStore implements RollupStore {
       else hi = mid;
     }
     let n = 0;
+    const inRanges = rangeFilter(opts.filter);
     for (const { hex, key } of keys.slice(lo)) {
       if (opts.stopRow !== undefined && opts.stopRow.length > 0 && Buffer.compare(key, opts.stopRow) >= 0) break;
+      if (!inRanges(key)) continue;
       const cols = this.#table(table).get(hex) ?? new Map<string, StoredCell>();
       const cells = [...cols.entries()]
         .sort(([a], [b]) => Buffer.compare(Buffer.from(a, 'hex'), Buffer.from(b, 'hex')))

@@ -7,6 +7,7 @@ import { createReadMetrics, type ReadMetrics } from '../../../src/metrics/read-m
 import { putRowOf } from '../../../src/rollup/fold.ts';
 import { markerRow } from '../../../src/rollup/marker.ts';
 import type { RollupSettings } from '../../../src/rollup/settings.ts';
+import type { RollupStore } from '../../../src/rollup/store.ts';
 import { parseWindows } from '../../../src/rollup/windows.ts';
 import { testKeyspace } from '../../support/keyspace.ts';
 import { prng, type Ev } from './brute.ts';
@@ -64,4 +65,33 @@ export function randomEvents(seed: number, n: number, ids: number, base: number,
 
 export function markerRows(store: FakeStore, s: RollupSettings): Buffer[] {
   return store.rows(s.rollupTable).filter((r) => r.key[1] === 0x00).map((r) => r.key);
+}
+
+export interface Call {
+  readonly op: 'scan' | 'put' | 'checkAndDelete';
+  readonly table: string;
+  /** put: the rows' keys; checkAndDelete: the row; scan: its start row */
+  readonly keys: readonly Buffer[];
+}
+
+/** The store with every call logged (in the order they are made) before it runs. */
+export function recording(store: RollupStore): { store: RollupStore; log: Call[] } {
+  const log: Call[] = [];
+  return {
+    log,
+    store: {
+      scan: (table, opts) => {
+        log.push({ op: 'scan', table, keys: opts.startRow === undefined ? [] : [opts.startRow] });
+        return store.scan(table, opts);
+      },
+      put: (table, rows) => {
+        log.push({ op: 'put', table, keys: rows.map((r) => r.row) });
+        return store.put(table, rows);
+      },
+      checkAndDelete: (table, row, check, cells) => {
+        log.push({ op: 'checkAndDelete', table, keys: [row] });
+        return store.checkAndDelete(table, row, check, cells);
+      },
+    },
+  };
 }
