@@ -1,4 +1,5 @@
 // Shared pieces of the command modules: usage errors, output, flag parsing (integers, times, rates).
+import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { parseTimeSetting } from '../events/timestamp.ts';
 import { loadConfig, type Config } from '../runtime/config.ts';
@@ -88,4 +89,13 @@ export function timeFlag(values: FlagValues, name: string, fallback?: number): n
   const t = parseTimeParam(`--${name}`, raw);
   if (!t.ok) throw new UsageError(t.message);
   return t.ms;
+}
+
+/** The text of `--file FILE` (`-` = stdin); an unreadable file is a UsageError naming it. */
+export function readFileFlag(file: string): string {
+  try {
+    return readFileSync(file === '-' ? 0 : file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`--file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
 }

@@ -2,27 +2,18 @@
 // kafka.topic with the service's own Kafka client, keyed by id. Every line is checked with the
 // service's parser first: a line it would dead-letter stops the command before anything is sent,
 // naming the line and the field (`--allow-invalid` sends such lines anyway, to see the DLQ work).
-import { readFileSync } from 'node:fs';
 import { Partitioners } from 'kafkajs';
 import { eventLimitsFor, parseEvent, resolveFieldMapping } from '../events/index.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { kafkaClient } from '../service/clients.ts';
 import { explainKafkaFailure } from '../service/kafka-security.ts';
-import { UsageError, configOf, out, parseCommand, requiredString } from './args.ts';
+import { UsageError, configOf, out, parseCommand, readFileFlag, requiredString } from './args.ts';
 import { planLines } from './produce-lines.ts';
 
 export const PRODUCE_USAGE = 'tsingest produce --file FILE|- [--allow-invalid]   (JSON events, one per line, to kafka.topic)';
 
 const CHUNK = 1000;
 const SHOWN_REJECTS = 20;
-
-function readInput(file: string): string {
-  try {
-    return readFileSync(file === '-' ? 0 : file, 'utf8');
-  } catch (err) {
-    throw new UsageError(`--file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-  }
-}
 
 export async function produceCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parseCommand(argv, { file: { type: 'string' }, 'allow-invalid': { type: 'boolean' } });
@@ -32,7 +23,7 @@ export async function produceCommand(argv: readonly string[]): Promise<number> {
   const allowInvalid = values['allow-invalid'] === true;
   const mapping = resolveFieldMapping(cfg.events.mapping);
   const limits = eventLimitsFor(cfg.events);
-  const plan = planLines(readInput(file), (raw) => parseEvent(raw, mapping, limits()), allowInvalid);
+  const plan = planLines(readFileFlag(file), (raw) => parseEvent(raw, mapping, limits()), allowInvalid);
   if (plan.rejects.length > 0) {
     for (const r of plan.rejects.slice(0, SHOWN_REJECTS)) process.stderr.write(`${file}:${r.line}: ${r.why}\n`);
     if (plan.rejects.length > SHOWN_REJECTS) process.stderr.write(`… and ${plan.rejects.length - SHOWN_REJECTS} more\n`);

@@ -1,10 +1,10 @@
 // tsingest whatif: a sample of events (a JSON-lines file, or a topic's first records by time) against
 // candidate key layouts: the write spread each would give (skew, hottest region, idle regions), its
 // read fan-out and key size; a comparison table, an SVG heatmap and a recommendation (docs/DOCTOR.md).
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import pino from 'pino';
 import { eventLimitsFor, parseEvent, resolveFieldMapping } from '../events/index.ts';
-import { INDEX_SALT_MODES, KEY_FORMATS, type IndexSaltMode, type KeyFormat } from '../keys/index.ts';
+import { INDEX_SALT_MODES, KEY_FORMATS, MAX_BUCKETS, MIN_BUCKETS, type IndexSaltMode, type KeyFormat } from '../keys/index.ts';
 import type { Config } from '../runtime/config.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { renderHeatmapSvg } from '../whatif/heatmap-svg.ts';
@@ -13,7 +13,7 @@ import { predictAll } from '../whatif/predict.ts';
 import { recommend } from '../whatif/recommend.ts';
 import { renderJson, renderText, type WhatIfReport } from '../whatif/render.ts';
 import { linesOf, sampleOf, topIdsOf, type Sample } from '../whatif/sample.ts';
-import { UsageError, configOf, intFlag, out, parseCommand, stringFlag } from './args.ts';
+import { UsageError, configOf, intFlag, out, parseCommand, readFileFlag, stringFlag } from './args.ts';
 import { readTopic } from './whatif-topic.ts';
 
 export const WHATIF_USAGE = 'tsingest whatif --file F | --topic T [--max N] [--buckets 8,16,…] [--formats binary,printable] [--spread on,off] [--index-salt entry,value] [--index-tags a,b] [--no-unsalted] [--svg FILE] [--json]';
@@ -33,7 +33,7 @@ function bucketsFlag(raw: string | undefined, fallback: number): number[] {
   if (raw === undefined) return [fallback];
   return raw.split(',').map((s) => {
     const n = Number(s.trim());
-    if (!Number.isInteger(n) || n < 1 || n > 256) throw new UsageError(`--buckets takes integers in 1 … 256; got "${s}"`);
+    if (!Number.isInteger(n) || n < MIN_BUCKETS || n > MAX_BUCKETS) throw new UsageError(`--buckets takes integers in ${MIN_BUCKETS} … ${MAX_BUCKETS}; got "${s}"`);
     return n;
   });
 }
@@ -47,12 +47,7 @@ async function readSample(cfg: Config, file: string | undefined, topic: string |
   const limits = eventLimitsFor(cfg.events)();
   const parse = (raw: Uint8Array): ReturnType<typeof parseEvent> => parseEvent(raw, mapping, limits);
   if (file !== undefined) {
-    let text: string;
-    try {
-      text = readFileSync(file === '-' ? 0 : file, 'utf8');
-    } catch (err) {
-      throw new UsageError(`--file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-    }
+    const text = readFileFlag(file);
     return { sample: sampleOf(linesOf(text), parse, max), from: file === '-' ? 'stdin' : file };
   }
   const log = createLogger({ level: 'warn', destination: pino.destination({ dest: 2, sync: true }) });
