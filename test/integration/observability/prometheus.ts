@@ -16,6 +16,8 @@ export interface PromSample {
 export interface PromRule {
   readonly name: string;
   readonly type: 'recording' | 'alerting';
+  /** the rule's PromQL expression */
+  readonly query: string;
   readonly health: string;
   readonly lastError?: string;
 }

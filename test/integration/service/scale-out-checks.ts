@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import type { RowCells } from '../../../src/hbase/index.ts';
 import { NODE_BIN, REPO_ROOT, retryingRest, type Harness } from '../../support/service-harness.ts';
-import type { Prometheus, PromSample } from '../observability/prometheus.ts';
+import type { Prometheus, PromRule, PromSample } from '../observability/prometheus.ts';
 
 export const SKEW_RULE = 'table:tsingest_region_write_skew:ratio1m';
 
@@ -12,6 +12,8 @@ export interface SkewPoint {
   /** evaluation time of the recorded sample (epoch seconds) */
   readonly at: number;
   readonly recorded: number;
+  /** the rule's expression (recording rules it reads expanded) evaluated by a query at `at` */
+  readonly evaluated: number;
   /** the same value computed here from the raw per-instance series at `at` */
   readonly computed: number;
   /** instances whose region write rate at `at` is > 0 */
@@ -43,15 +45,39 @@ export function clusterSkew(rates: readonly PromSample[], regionCounts: readonly
   return { skew: (Math.max(...perRegion.values()) * regions) / total, instances: instances.size, regions };
 }
 
-/** The recorded samples of the last `seconds` s, each with the value recomputed from the raw series at its time. */
+/**
+ * A recording rule's expression with every recording rule it reads replaced by that rule's own
+ * expression (recursively), so one instant query computes it from the raw series alone.
+ */
+export function expandRule(name: string, rules: readonly PromRule[]): string {
+  const recorded = new Map(rules.filter((r) => r.type === 'recording').map((r) => [r.name, r.query]));
+  const root = recorded.get(name);
+  if (root === undefined) throw new Error(`no recording rule ${name} is loaded`);
+  const names = [...recorded.keys()].map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const re = new RegExp(`(?<![\\w:])(${names.join('|')})(?![\\w:])`, 'g');
+  let expr = root;
+  for (let depth = 0; ; depth++) {
+    const next = expr.replace(re, (n) => `(${recorded.get(n) ?? n})`);
+    if (next === expr) return expr;
+    if (depth > 10) throw new Error(`recording rules around ${name} refer to each other in a cycle`);
+    expr = next;
+  }
+}
+
+/**
+ * The recorded samples of the last `seconds` s, each with the rule's expression evaluated by a query
+ * at its time and the value recomputed here from the raw series at that time.
+ */
 export async function skewPoints(prom: Prometheus, job: string, table: string, seconds: number): Promise<SkewPoint[]> {
   const [series] = await matrix(prom, `${SKEW_RULE}{table="${table}"}[${seconds}s]`);
+  const expr = expandRule(SKEW_RULE, (await prom.ruleGroups()).flatMap((g) => g.rules));
   const out: SkewPoint[] = [];
   for (const [at, v] of series?.values ?? []) {
+    const evaluated = (await prom.query(expr, at)).find((s) => s.metric['table'] === table);
     const rates = await prom.query(`rate(tsingest_region_writes_total{job="${job}",table="${table}",region!="unknown"}[1m])`, at);
     const counts = await prom.query(`tsingest_region_count{job="${job}",table="${table}"}`, at);
     const c = clusterSkew(rates, counts);
-    out.push({ at, recorded: Number(v), computed: c.skew, instances: c.instances, regions: c.regions });
+    out.push({ at, recorded: Number(v), evaluated: evaluated === undefined ? Number.NaN : Number(evaluated.value[1]), computed: c.skew, instances: c.instances, regions: c.regions });
   }
   return out;
 }
