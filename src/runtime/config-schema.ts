@@ -257,6 +257,8 @@ export const configSchema = z
         maxBytes: z.number().int().min(1024).default(4 * 1024 * 1024).describe('Bytes per flush unit and per REST write chunk (about)'),
         maxQueuedRows: z.number().int().min(1).default(16_000)
           .describe('Most records taken from Kafka and not yet committed, over all partitions in flight (tsingest_queue_depth); a unit waits and fetching pauses at the bound. Must be >= batch.maxRows'),
+        lingerMs: z.number().int().min(0).max(1000).nullable().default(5)
+          .describe('Longest a flush unit waits for the units of other partitions, to be written with them in one write (at most batch.maxRows × hbase.concurrency rows); null: each unit is written alone'),
       })
       .strict()
       .refine((b) => b.maxQueuedRows >= b.maxRows, { message: 'must be >= batch.maxRows (a flush unit must fit in the queue)', path: ['maxQueuedRows'] })

@@ -14,6 +14,7 @@ import { DualWriter } from '../ingest/dual-writer.ts';
 import { OutageWatch } from '../ingest/outage-watch.ts';
 import { KafkaDlq } from '../ingest/dlq.ts';
 import { IngestConsumer } from '../ingest/consumer.ts';
+import { WriteCoalescer } from '../ingest/write-coalescer.ts';
 import { LagMonitor } from '../ingest/lag-monitor.ts';
 import type { Config } from '../runtime/config.ts';
 import { ingestObserver, lagSink, writeObserver, type HotIdFeed } from './observers.ts';
@@ -98,7 +99,7 @@ export function consumeSide(
     unit: { maxRows: cfg.batch.maxRows, maxBytes: cfg.batch.maxBytes },
     maxQueuedRows: cfg.batch.maxQueuedRows,
     plan: unitPlanner(planSettings(cfg, keyspace), registry, hooks.signal),
-    writer: write.writer,
+    writer: cfg.batch.lingerMs === null ? write.writer : new WriteCoalescer({ writer: write.writer, lingerMs: cfg.batch.lingerMs, maxRows: cfg.batch.maxRows * cfg.hbase.concurrency }),
     dlq: new KafkaDlq(producer, cfg.kafka.dlqTopic),
     observer: ingestObserver(metrics),
     log,
