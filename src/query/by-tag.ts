@@ -2,13 +2,16 @@
  * Events by an indexed tag value in [from, to): one index scan per salt bucket ('entry' salting; one
  * scan for 'value' salting), merged newest first by the index key after the salt byte (reverse ts,
  * then id: the same order in every bucket, unique per entry), stopping as soon as the page is full.
- * Each hit is verified against the data table with multi-gets of query.verifyChunk rows; dangling
+ * Each hit is verified against the data table with multi-gets of query.verifyChunk rows (a page of
+ * more than that many: chunks of query.verifyScanChunk hits read by range scans, one per data bucket,
+ * since the REST gateway turns a multi-get into one Get per row); dangling
  * hits are dropped, counted and, when query.repairDangling is on and the event is older than
  * query.danglingGraceMs, deleted from the index. At most query.bucketConcurrency scanner requests are
  * in flight; each bucket reads small pages, so a page of N items reads about N index rows in total.
  */
 import type { Logger } from 'pino';
 import { column } from '../hbase/codec.ts';
+import type { Row } from '../hbase/types.ts';
 import type { ScanRange } from '../keys/index.ts';
 import type { ReadMetrics } from '../metrics/read-metrics.ts';
 import { encodeCursor } from './cursor.ts';
@@ -16,9 +19,12 @@ import { createLimiter } from '../walk/limiter.ts';
 import { bucketPageRows, mergedRows, resumeRanges } from '../walk/merged-scan.ts';
 import { identityOf } from './params.ts';
 import type { ByTagQuery, EventItem, PageStream, QueryStore, ReadSettings } from './types.ts';
-import { hitOf, mayRepair, verifyHits, type IndexHit } from './verify.ts';
+import { alignRows, hitOf, mayRepair, verifyHits, verifyScans, type IndexHit } from './verify.ts';
 
 export { bucketPageRows } from '../walk/merged-scan.ts';
+
+/** rows per scanner batch of a verification scan */
+const VERIFY_SCAN_BATCH = 1000;
 
 export interface ByTagContext {
   readonly now: () => number;
@@ -46,6 +52,20 @@ async function settle(store: QueryStore, q: ByTagQuery, s: ReadSettings, ctx: By
   }
 }
 
+/** The data rows of a large chunk of hits, by one range scan per data bucket (verifyScans), aligned with the hits. */
+async function scannedRows(store: QueryStore, s: ReadSettings, hits: readonly IndexHit[], columns: readonly Buffer[]): Promise<(Row | null)[]> {
+  const limit = createLimiter(s.bucketConcurrency);
+  const read = await Promise.all(verifyScans(hits, s.keyspace).map((scan) => limit.run(async () => {
+    const first = scan.ranges[0] as ScanRange;
+    const last = scan.ranges.at(-1) as ScanRange;
+    const rows: Row[] = [];
+    const filter = scan.ranges.length === 1 ? undefined : { type: 'MultiRowRangeFilter' as const, ranges: scan.ranges };
+    for await (const row of store.scan(s.data.name, { startRow: first.startRow, stopRow: last.stopRow, columns, batch: VERIFY_SCAN_BATCH, ...(filter === undefined ? {} : { filter }) })) rows.push(row);
+    return rows;
+  })));
+  return alignRows(hits, read.flat());
+}
+
 export async function* readByTag(store: QueryStore, q: ByTagQuery, s: ReadSettings, ctx: ByTagContext): PageStream<EventItem> {
   if (q.from >= q.to) return { next: null, dangling: 0 };
   const ranges = byTagRanges(q, s);
@@ -64,7 +84,7 @@ export async function* readByTag(store: QueryStore, q: ByTagQuery, s: ReadSettin
   let pending: IndexHit[] = [];
   try {
     for (;;) {
-      const want = Math.min(s.verifyChunk, q.limit + 1 - emitted);
+      const want = Math.min(q.limit > s.verifyChunk ? s.verifyScanChunk : s.verifyChunk, q.limit + 1 - emitted);
       const chunk: IndexHit[] = [];
       while (chunk.length < want) {
         const r = await merged.next();
@@ -72,7 +92,9 @@ export async function* readByTag(store: QueryStore, q: ByTagQuery, s: ReadSettin
         chunk.push(hitOf(r.value.row, s.keyspace));
       }
       if (chunk.length === 0) break;
-      const rows = await store.multiGet(s.data.name, chunk.map((h) => h.dataKey), { columns: dataColumns });
+      const rows = chunk.length > s.verifyChunk
+        ? await scannedRows(store, s, chunk, dataColumns)
+        : await store.multiGet(s.data.name, chunk.map((h) => h.dataKey), { columns: dataColumns });
       const verdicts = verifyHits(chunk, rows, q.tag, q.value, s.keyspace);
       for (const [i, v] of verdicts.entries()) {
         const hit = chunk[i] as IndexHit;

@@ -46,6 +46,7 @@ export function readSettingsOf(cfg: Config, keyspace: Keyspace, entryFor?: (id: 
     rollup: { name: tables.rollup.name, family: tables.rollup.family },
     bucketConcurrency: query.bucketConcurrency,
     verifyChunk: query.verifyChunk,
+    verifyScanChunk: query.verifyScanChunk,
     repairDangling: query.repairDangling,
     danglingGraceMs: query.danglingGraceMs,
   };

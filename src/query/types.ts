@@ -113,6 +113,8 @@ export interface ReadSettings {
   readonly rollup: TableRef;
   readonly bucketConcurrency: number;
   readonly verifyChunk: number;
+  /** hits verified per chunk by range scans when a page holds more than verifyChunk */
+  readonly verifyScanChunk: number;
   readonly repairDangling: boolean;
   readonly danglingGraceMs: number;
 }

@@ -4,9 +4,11 @@
  * wins). Dangling hits are dropped and counted; old enough ones may be repaired (deleted).
  */
 import type { Row } from '../hbase/types.ts';
-import type { Keyspace } from '../keys/index.ts';
+import type { Keyspace, ScanRange } from '../keys/index.ts';
 import { eventItemOf } from './decode.ts';
 import type { EventItem } from './types.ts';
+
+const ZERO = Buffer.from([0x00]);
 
 export interface IndexHit {
   /** the full index row key (what a repair deletes) */
@@ -48,4 +50,50 @@ export function verifyHits(
 /** Whether a dangling hit may be deleted: repair is on and the event is older than the grace period. */
 export function mayRepair(hit: IndexHit, repair: boolean, graceMs: number, now: number): boolean {
   return repair && hit.ts < now - graceMs;
+}
+
+/** The data rows of a chunk of hits as sorted, disjoint key ranges, grouped by data table bucket. */
+export interface VerifyScan {
+  readonly bucket: number;
+  /** sorted, disjoint; one per run of hits on one id in this bucket: [its first key, just after its last] */
+  readonly ranges: readonly ScanRange[];
+}
+
+/**
+ * Range scans that read every data row a chunk of hits points at, for a chunk too large for
+ * multi-gets (the REST gateway turns a multi-get into one Get per row): the hits' data keys sorted,
+ * and each run of keys of one id in one bucket covered by one range from its first to just after its
+ * last key (an id's rows are contiguous, newest first, so the range holds that id's rows between the
+ * two times, which are mostly hits themselves). One scan per bucket with a MultiRowRangeFilter over its
+ * ranges.
+ */
+export function verifyScans(hits: readonly IndexHit[], keyspace: Keyspace): VerifyScan[] {
+  const keyed = hits.map((h) => ({ key: h.dataKey, id: h.id, bucket: keyspace.dataBucket(h.dataKey) }));
+  keyed.sort((a, b) => Buffer.compare(a.key, b.key));
+  const out: { bucket: number; ranges: ScanRange[] }[] = [];
+  let run: { first: Buffer; last: Buffer; id: string; bucket: number } | undefined;
+  const close = (): void => {
+    if (run === undefined) return;
+    const range = { startRow: run.first, stopRow: Buffer.concat([run.last, ZERO]) };
+    const group = out.at(-1);
+    if (group?.bucket === run.bucket) group.ranges.push(range);
+    else out.push({ bucket: run.bucket, ranges: [range] });
+  };
+  for (const k of keyed) {
+    if (run !== undefined && run.bucket === k.bucket && run.id === k.id) {
+      run.last = k.key;
+      continue;
+    }
+    close();
+    run = { first: k.key, last: k.key, id: k.id, bucket: k.bucket };
+  }
+  close();
+  return out;
+}
+
+/** Rows read by verifyScans aligned with the hits (null = no such data row), as multi-get returns them. */
+export function alignRows(hits: readonly IndexHit[], rows: Iterable<Row>): (Row | null)[] {
+  const byKey = new Map<string, Row>();
+  for (const r of rows) byKey.set(r.row.toString('latin1'), r);
+  return hits.map((h) => byKey.get(h.dataKey.toString('latin1')) ?? null);
 }

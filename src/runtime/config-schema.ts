@@ -202,6 +202,8 @@ export const configSchema = z
         maxLimit: z.number().int().min(1).max(100_000).default(10_000).describe('Most rows one page may hold; larger asks are capped'),
         bucketConcurrency: z.number().int().min(1).max(256).default(8).describe('Scans (one per salt bucket) a by-tag read runs at once'),
         verifyChunk: z.number().int().min(1).max(1000).default(100).describe('Index hits verified against the data table per multi-get'),
+        verifyScanChunk: z.number().int().min(1).max(100_000).default(5000)
+          .describe('A by-tag page of more than query.verifyChunk items verifies its hits in chunks of this many by range scans of the data table (one per bucket) instead of multi-gets'),
         repairDangling: z.boolean().default(false)
           .describe('Delete dangling index rows that reads find (only those older than query.danglingGraceMs)'),
         danglingGraceMs: z.number().int().min(0).default(600_000)

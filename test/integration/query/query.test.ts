@@ -9,7 +9,7 @@ import { collectPage, createQueries, type Queries } from '../../../src/query/que
 import { keyspaceOf } from '../../../src/service/keyspace.ts';
 import { rangeShape } from '../../../src/query/scan-reads.ts';
 import type { EventItem, QueryItem, QueryKind, RollupItem } from '../../../src/query/types.ts';
-import { BASE, HOUR, ROLLUP_FROM, ROLLUP_WINDOWS, danglingOf, expectedByTag, expectedRange, followPages, plain, readFixture, type Paged } from './fixture.ts';
+import { BASE, HOUR, ROLLUP_FROM, ROLLUP_WINDOWS, danglingOf, expectedByTag, expectedRange, followPages, plain, readFixture, type Paged, type ReadFixture } from './fixture.ts';
 
 const isEvent = (x: QueryItem): x is EventItem => 'ts' in x;
 const isRollup = (x: QueryItem): x is RollupItem => 'windowStart' in x;
@@ -25,6 +25,18 @@ async function eventPages(q: Queries, kind: QueryKind, raw: Record<string, strin
   const p = await pagesOf(q, kind, raw);
   assert.ok(p.items.every(isEvent));
   return { ...p, items: p.items.filter(isEvent) };
+}
+
+/** By-tag reads of the site whose rows moved there (whole rows back) and of an hq time window (from in, to out). */
+async function movedAndWindow(q: Queries, f: ReadFixture, extra: Record<string, string>): Promise<void> {
+  const moved = await eventPages(q, 'by_tag', { tag: 'site', value: 'moved', ...extra });
+  assert.deepEqual(moved.items.map(plain), expectedByTag(f, 'moved').map(plain));
+  assert.deepEqual(Object.keys(moved.items[0]?.metrics ?? {}).sort(), ['load', 'temp'], 'the whole data row comes back');
+  const from = BASE + 60_000;
+  const to = BASE + 70_300;
+  const window = await eventPages(q, 'by_tag', { tag: 'site', value: 'hq', from: String(from), to: String(to), limit: '5' });
+  assert.deepEqual(window.items.map(plain), expectedByTag(f, 'hq', from, to).map(plain));
+  assert.ok(window.items.some((x) => x.ts === from) && window.items.every((x) => x.ts !== to));
 }
 
 void test('query layer: latest, range, by-tag and rollups read back what ingest wrote', async (t) => {
@@ -85,14 +97,16 @@ void test('query layer: latest, range, by-tag and rollups read back what ingest 
     assert.equal(counted, 2);
     const unicode = await eventPages(q, 'by_tag', { tag: 'site', value: '工厂-1' });
     assert.deepEqual(unicode.items.map(plain), expectedByTag(f, '工厂-1').map(plain));
-    const moved = await eventPages(q, 'by_tag', { tag: 'site', value: 'moved' });
-    assert.deepEqual(moved.items.map(plain), expectedByTag(f, 'moved').map(plain));
-    assert.deepEqual(Object.keys(moved.items[0]?.metrics ?? {}).sort(), ['load', 'temp'], 'the whole data row comes back');
-    const from = BASE + 60_000;
-    const to = BASE + 70_300;
-    const window = await eventPages(q, 'by_tag', { tag: 'site', value: 'hq', from: String(from), to: String(to), limit: '5' });
-    assert.deepEqual(window.items.map(plain), expectedByTag(f, 'hq', from, to).map(plain));
-    assert.ok(window.items.some((x) => x.ts === from) && window.items.every((x) => x.ts !== to));
+    await movedAndWindow(q, f, {});
+  });
+
+  await t.test('by-tag pages larger than query.verifyChunk verify their hits by range scans: the same items and dangling counts', async () => {
+    const cfg = { ...f.cfg, query: { ...f.cfg.query, verifyChunk: 2, verifyScanChunk: 7 } };
+    const scanning = createQueries({ cfg, hbase: f.h.rest, keyspace: keyspaceOf(cfg), metrics: createReadMetrics(new Registry()) });
+    const hq = await eventPages(scanning, 'by_tag', { tag: 'site', value: 'hq', limit: '10' });
+    assert.deepEqual(hq.items.map(plain), expectedByTag(f, 'hq').map(plain));
+    assert.equal(hq.dangling, 2, 'the lost row and the row whose tags moved');
+    await movedAndWindow(scanning, f, { limit: '10' });
   });
 
   await t.test('rollups: summary rows of one id and window size, newest first, paged, metric filter', async () => {
