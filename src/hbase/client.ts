@@ -2,8 +2,9 @@
 // row keys, columns (`family:qualifier`) and values are Buffers. Every call has a deadline
 // (defaultDeadlineMs unless overridden) and fails with an HBaseError naming the op and table.
 import * as admin from './admin-ops.ts';
-import { decodeCellSet, encodeCellSet } from './codec.ts';
+import { encodeCellSet } from './codec.ts';
 import { encodeCellSetProto } from './protobuf.ts';
+import { PROTOBUF, decodeCellSetResponse } from './protobuf-decode.ts';
 import { isValidTableName, rowPath, tablePath } from './paths.ts';
 import { RestCaller, withContext, type Authorization } from './rest-caller.ts';
 import * as rowOps from './row-ops.ts';
@@ -123,9 +124,9 @@ export class HBaseRestClient {
     return this.#run('get', table, async (t) => {
       const v = opts.maxVersions === undefined ? [] : [`v=${rowOps.positiveInt(opts.maxVersions, 'maxVersions')}`];
       const path = rowPath(t, row, { columns: opts.columns, timeRange: opts.timeRange }, v);
-      const res = await this.#caller.call({ method: 'GET', path, deadlineMs: opts.deadlineMs, ok: [200, 404] });
+      const res = await this.#caller.call({ method: 'GET', path, accept: PROTOBUF, deadlineMs: opts.deadlineMs, ok: [200, 404] });
       if (res.status === 404) return null;
-      return decodeCellSet(res.body).find((r) => r.row.equals(row)) ?? null;
+      return decodeCellSetResponse(res).find((r) => r.row.equals(row)) ?? null;
     });
   }
 

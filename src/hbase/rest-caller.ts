@@ -9,6 +9,8 @@ export interface CallSpec {
   body?: string | Buffer | undefined;
   /** Content type of `body` (default application/json). */
   contentType?: string;
+  /** Accept header (default application/json). */
+  accept?: string;
   deadlineMs?: number | undefined;
   /** Statuses handed back to the caller; anything else becomes an HBaseError. */
   ok: readonly number[];
@@ -52,7 +54,7 @@ export class RestCaller {
   }
 
   async call(spec: CallSpec): Promise<HttpResponse> {
-    const headers: Record<string, string> = { accept: 'application/json' };
+    const headers: Record<string, string> = { accept: spec.accept ?? 'application/json' };
     if (spec.body !== undefined) headers['content-type'] = spec.contentType ?? 'application/json';
     const auth = this.#authorization?.();
     if (auth !== undefined) headers['authorization'] = auth;

@@ -1,5 +1,6 @@
 // Row-level calls: multi-get and check-and-mutate.
-import { decodeCellSet, encodeCellSet, type WireCell } from './codec.ts';
+import { encodeCellSet, type WireCell } from './codec.ts';
+import { PROTOBUF, decodeCellSetResponse } from './protobuf-decode.ts';
 import { multiGetPath, rowPath, rowSpec, toB64Url } from './paths.ts';
 import type { RestCaller } from './rest-caller.ts';
 import type { CellInput, GetOptions, Row } from './types.ts';
@@ -58,9 +59,9 @@ export async function multiGet(
     chunks.map(async (chunk) => {
       const path = multiGetPath(t, chunk, maxVersions);
       // 404 "No rows found." when none of the chunk's rows exist.
-      const res = await caller.call({ method: 'GET', path, deadlineMs: opts.deadlineMs, ok: [200, 404] });
+      const res = await caller.call({ method: 'GET', path, accept: PROTOBUF, deadlineMs: opts.deadlineMs, ok: [200, 404] });
       if (res.status === 404) return;
-      for (const row of decodeCellSet(res.body)) found.set(row.row.toString('hex'), row);
+      for (const row of decodeCellSetResponse(res)) found.set(row.row.toString('hex'), row);
     }),
   );
   return rows.map((r) => found.get(r.toString('hex')) ?? null);

@@ -6,6 +6,7 @@
 // `batch` caps *cells* per GET response and the server cuts rows across responses at that
 // boundary, so consecutive chunks of one row are merged here before yielding.
 import { decodeCellSet, encodeScanner, protocolError, type ScannerSpec } from './codec.ts';
+import { PROTOBUF, decodeCellSetResponse } from './protobuf-decode.ts';
 import { tablePath } from './paths.ts';
 import { tableScanPath } from './table-scan.ts';
 import { withContext, type RestCaller } from './rest-caller.ts';
@@ -85,9 +86,9 @@ export async function* scanRows(
     for (;;) {
       const rows = limit === undefined ? pageRows : Math.min(limit - yielded, pageRows ?? Number.MAX_SAFE_INTEGER);
       const n = rows === undefined ? '' : `?n=${rows}`;
-      const page = await session.call({ method: 'GET', path: scannerPath + n, deadlineMs, ok: [200, 204] });
+      const page = await session.call({ method: 'GET', path: scannerPath + n, accept: PROTOBUF, deadlineMs, ok: [200, 204] });
       if (page.status === 204) break;
-      const decoded = decodeCellSet(page.body);
+      const decoded = decodeCellSetResponse(page);
       if (decoded.length === 0) break;
       for (const r of decoded) {
         if (pending?.row.equals(r.row) === true) {
