@@ -55,66 +55,67 @@ class Reader {
   }
 }
 
-function decodeCell(buf: Buffer, start: number, end: number): Cell {
+const LEN = 2;
+const VARINT = 0;
+
+/**
+ * Walks the fields of the message in buf[start, end): `on` gets each field's number and wire type
+ * and reads it from the reader, returning true; a field it returns false for is skipped.
+ */
+function eachField(buf: Buffer, start: number, end: number, on: (field: number, wire: number, r: Reader) => boolean): void {
   const r = new Reader(buf, start, end);
+  while (r.pos < end) {
+    const key = r.varint();
+    if (!on(key >>> 3, key & 7, r)) r.skip(key & 7);
+  }
+}
+
+/** A length-delimited field's payload as a view into the body. */
+function payload(r: Reader): Buffer {
+  const [s, e] = r.bytes();
+  return r.buf.subarray(s, e);
+}
+
+function decodeCell(buf: Buffer, start: number, end: number): Cell {
   let column: Buffer = EMPTY;
   let value: Buffer = EMPTY;
   let timestamp = 0;
-  while (r.pos < end) {
-    const key = r.varint();
-    const field = key >>> 3;
-    const wire = key & 7;
-    if (field === 2 && wire === 2) {
-      const [s, e] = r.bytes();
-      column = buf.subarray(s, e);
-    } else if (field === 3 && wire === 0) {
-      timestamp = r.varint();
-    } else if (field === 4 && wire === 2) {
-      const [s, e] = r.bytes();
-      value = buf.subarray(s, e);
-    } else {
-      r.skip(wire);
-    }
-  }
+  eachField(buf, start, end, (field, wire, r) => {
+    if (field === 2 && wire === LEN) column = payload(r);
+    else if (field === 3 && wire === VARINT) timestamp = r.varint();
+    else if (field === 4 && wire === LEN) value = payload(r);
+    else return false;
+    return true;
+  });
   const { family, qualifier } = splitColumn(column);
   return { column, family, qualifier, timestamp, value };
 }
 
 function decodeRow(buf: Buffer, start: number, end: number): Row {
-  const r = new Reader(buf, start, end);
   let row: Buffer | undefined;
   const cells: Cell[] = [];
-  while (r.pos < end) {
-    const key = r.varint();
-    const field = key >>> 3;
-    const wire = key & 7;
-    if (field === 1 && wire === 2) {
-      const [s, e] = r.bytes();
-      row = buf.subarray(s, e);
-    } else if (field === 2 && wire === 2) {
+  eachField(buf, start, end, (field, wire, r) => {
+    if (wire !== LEN) return false;
+    if (field === 1) row = payload(r);
+    else if (field === 2) {
       const [s, e] = r.bytes();
       cells.push(decodeCell(buf, s, e));
-    } else {
-      r.skip(wire);
-    }
-  }
+    } else return false;
+    return true;
+  });
   if (row === undefined) throw protocolError('protobuf CellSet: a row without its key');
   return { row, cells };
 }
 
 /** The rows of a protobuf CellSet body, in body order. */
 export function decodeCellSetProto(body: Buffer): Row[] {
-  const r = new Reader(body, 0, body.length);
   const rows: Row[] = [];
-  while (r.pos < body.length) {
-    const key = r.varint();
-    if (key >>> 3 === 1 && (key & 7) === 2) {
-      const [s, e] = r.bytes();
-      rows.push(decodeRow(body, s, e));
-    } else {
-      r.skip(key & 7);
-    }
-  }
+  eachField(body, 0, body.length, (field, wire, r) => {
+    if (field !== 1 || wire !== LEN) return false;
+    const [s, e] = r.bytes();
+    rows.push(decodeRow(body, s, e));
+    return true;
+  });
   return rows;
 }
 

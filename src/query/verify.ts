@@ -7,8 +7,7 @@ import type { Row } from '../hbase/types.ts';
 import type { Keyspace, ScanRange } from '../keys/index.ts';
 import { eventItemOf } from './decode.ts';
 import type { EventItem } from './types.ts';
-
-const ZERO = Buffer.from([0x00]);
+import { rowAfter } from '../walk/paged-scan.ts';
 
 export interface IndexHit {
   /** the full index row key (what a repair deletes) */
@@ -74,7 +73,7 @@ export function verifyScans(hits: readonly IndexHit[], keyspace: Keyspace): Veri
   let run: { first: Buffer; last: Buffer; id: string; bucket: number } | undefined;
   const close = (): void => {
     if (run === undefined) return;
-    const range = { startRow: run.first, stopRow: Buffer.concat([run.last, ZERO]) };
+    const range = { startRow: run.first, stopRow: rowAfter(run.last) };
     const group = out.at(-1);
     if (group?.bucket === run.bucket) group.ranges.push(range);
     else out.push({ bucket: run.bucket, ranges: [range] });

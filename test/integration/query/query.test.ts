@@ -105,6 +105,7 @@ void test('query layer: latest, range, by-tag and rollups read back what ingest 
     const scanning = createQueries({ cfg, hbase: f.h.rest, keyspace: keyspaceOf(cfg), metrics: createReadMetrics(new Registry()) });
     const hq = await eventPages(scanning, 'by_tag', { tag: 'site', value: 'hq', limit: '10' });
     assert.deepEqual(hq.items.map(plain), expectedByTag(f, 'hq').map(plain));
+    assert.ok(hq.items.length > 7, `${hq.items.length} items: more than one verification chunk of 7`);
     assert.equal(hq.dangling, 2, 'the lost row and the row whose tags moved');
     await movedAndWindow(scanning, f, { limit: '10' });
   });
