@@ -22,6 +22,8 @@ export interface LoadResult {
   readonly dataRows: number;
   readonly indexRows: number;
   readonly markerRows: number;
+  /** (id, window) pairs marked in those rows */
+  readonly marks: number;
   readonly seconds: number;
 }
 
@@ -37,7 +39,7 @@ export async function loadEvents(client: HBaseRestClient, cfg: Config, gen: GenP
   // Retried like the service's writes (a keep-alive socket the gateway closed, a 503 under load).
   const put = (table: string, rows: readonly DataRow[]): Promise<void> =>
     queue.add(() => retrying(() => client.put(table, rows.map(toRowCells)), { baseMs: 100, maxMs: 2000, isRetriable }));
-  const result = { events: 0, dataRows: 0, indexRows: 0, markerRows: 0 };
+  const result = { events: 0, dataRows: 0, indexRows: 0, markerRows: 0, marks: 0 };
   const t0 = performance.now();
   let records: SourceRecord[] = [];
   const flush = async (): Promise<void> => {
@@ -47,7 +49,8 @@ export async function loadEvents(client: HBaseRestClient, cfg: Config, gen: GenP
     const index = plan.events.flatMap((e) => e.index.map((r) => r.row));
     // data before index and markers, as the service writes them
     if (o.dataless !== true) await put(cfg.tables.data.name, data);
-    const markerRows = marks === undefined ? [] : marks.rowsFor(plan.events).map((m) => m.row);
+    const marked = marks === undefined ? [] : marks.rowsFor(plan.events);
+    const markerRows = marked.map((m) => m.row);
     const after: Promise<void>[] = [];
     if (o.dataless !== true) for (let i = 0; i < index.length; i += UNIT) after.push(put(cfg.tables.index.name, index.slice(i, i + UNIT)));
     for (let i = 0; i < markerRows.length; i += UNIT) after.push(put(cfg.tables.rollup.name, markerRows.slice(i, i + UNIT)));
@@ -56,6 +59,7 @@ export async function loadEvents(client: HBaseRestClient, cfg: Config, gen: GenP
     result.dataRows += data.length;
     result.indexRows += index.length;
     result.markerRows += markerRows.length;
+    result.marks += marked.reduce((n, m) => n + m.ids.length, 0);
   };
   const inFlight = new Set<Promise<void>>();
   let n = 0;

@@ -98,7 +98,7 @@ export async function queryPhase(ctx: Ctx, events: number, queries: number): Pro
   return figures;
 }
 
-export interface RollupCost { readonly historyRows: number; readonly newEvents: number; readonly markers: number; readonly windows: number; readonly seconds: number; readonly rounds: readonly number[] }
+export interface RollupCost { readonly historyRows: number; readonly newEvents: number; readonly markers: number; readonly marks: number; readonly windows: number; readonly seconds: number; readonly rounds: readonly number[] }
 export interface RollupFigures { readonly small: RollupCost; readonly large: RollupCost; readonly ratio: number }
 
 interface RollupTable { readonly cfg: Config; readonly history: number; readonly fresh: LoadResult }
@@ -131,7 +131,7 @@ async function rollupTable(ctx: Ctx, prefix: string, history: number, fresh: num
   return { cfg, history: h.dataRows, fresh: n };
 }
 
-async function timedRun(ctx: Ctx, t: RollupTable, fresh: number, hourStart: number, expected: number): Promise<{ seconds: number; windows: number; markers: number }> {
+async function timedRun(ctx: Ctx, t: RollupTable, fresh: number, hourStart: number, expected: number): Promise<{ seconds: number; windows: number; markers: number; marks: number }> {
   const marks = await loadEvents(ctx.rest, t.cfg, freshGen(ctx, fresh, hourStart), { markers: true, dataless: true });
   const job = new RollupJob({ store: ctx.rest, settings: rollupSettings(t.cfg, keyspaceOf(t.cfg)), metrics: createReadMetrics(new Registry(), t.cfg.rollup.windows), log: createLogger({ level: 'warn' }) });
   const t0 = performance.now();
@@ -141,7 +141,7 @@ async function timedRun(ctx: Ctx, t: RollupTable, fresh: number, hourStart: numb
   const fine = report.sizes[0];
   // A run that did not do the work must not report a cost (it once timed 0 windows, all settling).
   if (fine?.written !== expected) throw new Error(`rollup run wrote ${fine?.written ?? 0} windows of ${fine?.window ?? '?'}, expected ${expected}: ${JSON.stringify(report.sizes)}`);
-  return { seconds, windows: fine.written, markers: marks.markerRows };
+  return { seconds, windows: fine.written, markers: marks.markerRows, marks: marks.marks };
 }
 
 function median(xs: readonly number[]): number {
@@ -162,7 +162,7 @@ export async function rollupPhase(ctx: Ctx, history: number, fresh: number): Pro
   const expected = expectedHourWindows(freshGen(ctx, fresh, hourStart));
   const small = await rollupTable(ctx, 'r1', history, fresh, hourStart);
   const large = await rollupTable(ctx, 'r10', history * 10, fresh, hourStart);
-  const runs: { small: number[]; large: number[]; windows: number; markers: number } = { small: [], large: [], windows: 0, markers: 0 };
+  const runs: { small: number[]; large: number[]; windows: number; markers: number; marks: number } = { small: [], large: [], windows: 0, markers: 0, marks: 0 };
   for (let round = 0; round < ROUNDS; round++) {
     const order: ['small' | 'large', RollupTable][] = round % 2 === 0 ? [['small', small], ['large', large]] : [['large', large], ['small', small]];
     for (const [name, t] of order) {
@@ -170,10 +170,11 @@ export async function rollupPhase(ctx: Ctx, history: number, fresh: number): Pro
       runs[name].push(r.seconds);
       runs.windows = r.windows;
       runs.markers = r.markers;
+      runs.marks = r.marks;
       ctx.say(`round ${round + 1}, ${name} table: ${r.windows} windows in ${r.seconds.toFixed(2)} s (${Math.round(r.windows / r.seconds)} windows/s)`);
     }
   }
-  const cost = (t: RollupTable, xs: number[]): RollupCost => ({ historyRows: t.history, newEvents: t.fresh.events, markers: runs.markers, windows: runs.windows, seconds: median(xs), rounds: xs });
+  const cost = (t: RollupTable, xs: number[]): RollupCost => ({ historyRows: t.history, newEvents: t.fresh.events, markers: runs.markers, marks: runs.marks, windows: runs.windows, seconds: median(xs), rounds: xs });
   const s = cost(small, runs.small);
   const l = cost(large, runs.large);
   ctx.say(`rollup: ${s.windows} windows; median ${s.seconds.toFixed(2)} s (${Math.round(s.windows / s.seconds)} windows/s) vs ${l.seconds.toFixed(2)} s on the 10× table; ratio ${(l.seconds / s.seconds).toFixed(2)}`);

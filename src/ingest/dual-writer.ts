@@ -24,7 +24,7 @@ export interface RowSink {
 export interface WrittenRow {
   readonly key: Buffer;
   readonly bucket: number;
-  /** Set by the writer (a marker row carries the id it marks), so nothing decodes it from the key. */
+  /** Set by the writer (a marker row: its first marked id), so nothing decodes it from the key. */
   readonly id?: string;
   /** the event's ts (a marker row: its id's first event in the unit) */
   readonly ts?: number;
@@ -118,13 +118,13 @@ export class DualWriter {
     if (marks === undefined || events.length === 0) return;
     const marked = marks.planner.rowsFor(events);
     if (marked.length === 0) return; // the usual case: every (id, window) is known to be marked
-    // Each marker row is paired with its id's first event, so it keeps the id's salt bucket (a marker
-    // key is salted like the data key).
+    // A marker row (one per bucket and window) is paired with the first event of its first id; its
+    // bucket is its key's salt byte (an id's base bucket, also for a spread id).
     const firstOf = new Map<string, PlannedEvent>();
     for (const e of events) if (!firstOf.has(e.id)) firstOf.set(e.id, e);
     const planned = marked.map((mark) => {
-      const first = firstOf.get(mark.id) as PlannedEvent;
-      return { mark, entry: { event: first, row: mark.row, bucket: first.data.bucket } };
+      const first = firstOf.get(mark.ids[0] as string) as PlannedEvent;
+      return { mark, entry: { event: first, row: mark.row, bucket: mark.row.key[0] as number } };
     });
     // A marker row stands for many events; HBase refusing one is not any event's fault, so it is not
     // bisected into the DLQ: the error fails the unit (uncommitted, replayed).

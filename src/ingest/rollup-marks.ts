@@ -1,5 +1,6 @@
-// Rollup markers written by ingest: one row per (id, finest rollup window) a flush unit touched, put
-// after the unit's data rows are acknowledged and before its offsets are committed (docs/ROLLUPS.md).
+// Rollup markers written by ingest: one id cell per (id, finest rollup window) a flush unit touched, in
+// one marker row per (salt bucket, window) (src/rollup/marker.ts), put after the unit's data rows are
+// acknowledged and before its offsets are committed (docs/ROLLUPS.md).
 // A bounded cache skips re-marking an (id, window) this process already marked while that marker is
 // certain to still be in place, i.e. not yet taken by a rollup job:
 //   - while the window is open (the job only takes markers of closed windows), and
@@ -10,7 +11,7 @@
 // re-marks, so late events are never missed. Pure apart from the clock.
 import type { DataRow } from '../events/index.ts';
 import type { Keyspace } from '../keys/index.ts';
-import { markerRow, stampClock } from '../rollup/marker.ts';
+import { markerPuts, stampClock } from '../rollup/marker.ts';
 import { windowStartOf, type WindowSize } from '../rollup/windows.ts';
 
 export interface RollupMarksOptions {
@@ -31,13 +32,14 @@ export interface MarkTouch {
   readonly ts: number;
 }
 
-/** A marker row with the cache key it stands for (to remember once acknowledged). */
+/** A marker row to put, with the ids it marks and the cache keys it stands for (to remember once acknowledged). */
 export interface MarkRow {
   readonly row: DataRow;
-  readonly cacheKey: string;
-  readonly id: string;
+  /** the marked ids, in order of first touch */
+  readonly ids: readonly string[];
+  readonly cacheKeys: readonly string[];
   readonly windowStart: number;
-  /** the marker cell's timestamp */
+  /** the timestamp of every cell of the row */
   readonly stamp: number;
 }
 
@@ -68,11 +70,8 @@ export class RollupMarks {
   /** Marker rows for the distinct (id, window) pairs of `touches` that need (re-)marking now. */
   rowsFor(touches: Iterable<MarkTouch>): MarkRow[] {
     const now = this.#now();
-    // Strictly increasing cell timestamps: the job deletes every marker version up to the one it read,
-    // so a re-mark must carry a later stamp.
-    const stamp = this.#stamp();
     const seen = new Set<string>();
-    const rows: MarkRow[] = [];
+    const marks: { id: string; windowSec: number; windowStart: number }[] = [];
     for (const { id, ts } of touches) {
       const windowStart = windowStartOf(ts, this.#o.window);
       const cacheKey = `${windowStart}\u0000${id}`;
@@ -80,10 +79,17 @@ export class RollupMarks {
       seen.add(cacheKey);
       const until = this.#marked.get(cacheKey);
       if (until !== undefined && now < until) continue;
-      const row = markerRow({ id, windowSec: this.#o.window.seconds, windowStart }, { keyspace: this.#o.keyspace, family: this.#o.family, stamp });
-      rows.push({ cacheKey, id, windowStart, stamp, row });
+      marks.push({ id, windowSec: this.#o.window.seconds, windowStart });
     }
-    return rows;
+    if (marks.length === 0) return [];
+    // Strictly increasing cell timestamps: the job deletes a marker row up to the newest stamp it took,
+    // so a re-mark must carry a later stamp.
+    const stamp = this.#stamp();
+    return markerPuts(marks, { keyspace: this.#o.keyspace, family: this.#o.family, stamp }).map((p) => {
+      const ids = p.marks.map((m) => m.id);
+      const windowStart = (p.marks[0] as { windowStart: number }).windowStart;
+      return { row: p.row, ids, cacheKeys: ids.map((id) => `${windowStart}\u0000${id}`), windowStart, stamp };
+    });
   }
 
   /** Call once the rows' puts were acknowledged by HBase. */
@@ -93,8 +99,10 @@ export class RollupMarks {
     for (const r of rows) {
       const until = this.#skipUntil(r.windowStart, r.stamp);
       if (until <= now) continue;
-      this.#marked.delete(r.cacheKey); // re-insert: Map order = insertion order, oldest evicted first
-      this.#marked.set(r.cacheKey, until);
+      for (const k of r.cacheKeys) {
+        this.#marked.delete(k); // re-insert: Map order = insertion order, oldest evicted first
+        this.#marked.set(k, until);
+      }
     }
     this.#evict(now);
   }

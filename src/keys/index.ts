@@ -45,13 +45,17 @@ export {
 export {
   MAX_WINDOW_SEC,
   assertWindow,
+  MARKER_ROW_BYTES,
+  decodeMarkedId,
   decodeMarkerKey,
   decodeRollupKey,
+  encodeIdMarkerKey,
   encodeMarkerKey,
   encodeRollupKey,
   markerScanRange,
   rollupPrefix,
   rollupScanRange,
+  type DecodedMarkerKey,
   type DecodedRollupKey,
   type RollupKeyParts,
 } from './rollup-key.ts';

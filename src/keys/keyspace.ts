@@ -13,12 +13,14 @@ import { decodeIndexKey, encodeIndexKey, indexSaltOf, indexScanRanges, type Deco
 import { MAX_TS, prefixRange, prefixStopRow, timeRange, type ScanRange } from './key-bytes.ts';
 import { KeyError } from './key-error.ts';
 import {
+  decodeMarkedId,
   decodeMarkerKey,
   decodeRollupKey,
   encodeMarkerKey,
   encodeRollupKey,
   markerScanRange,
   rollupScanRange,
+  type DecodedMarkerKey,
   type DecodedRollupKey,
   type RollupKeyParts,
 } from './rollup-key.ts';
@@ -218,6 +220,7 @@ export class Keyspace {
     return decodeRollupKey(key, this.buckets);
   }
 
+  /** The marker row of (id's base bucket, window size, window): its cells name the marked ids. */
   markerKey(parts: RollupKeyParts): Buffer {
     return encodeMarkerKey(parts, this.buckets);
   }
@@ -226,8 +229,13 @@ export class Keyspace {
     return markerScanRange(salt, windowSec, startBefore, this.buckets);
   }
 
-  decodeMarkerKey(key: Buffer): DecodedRollupKey {
+  decodeMarkerKey(key: Buffer): DecodedMarkerKey {
     return decodeMarkerKey(key, this.buckets);
+  }
+
+  /** The id an id cell of a marker row names, checked against the row's bucket. */
+  markedId(qualifier: Buffer, salt: number): string {
+    return decodeMarkedId(qualifier, salt, this.buckets);
   }
 
   /** Pre-split points of a table: one region per salt bucket (printable data keys: hex salts). */

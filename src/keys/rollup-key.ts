@@ -7,12 +7,19 @@
  *     bucket as its events, and "one id, one window size, a time range" is one short forward scan,
  *     newest window first (like the data table).
  *
- * Marker of one (id, window) that ingest touched and the rollup job has not yet recomputed:
- *   key = salt(id) ‖ 0x00 ‖ uint32_BE(windowSeconds) ‖ int64_BE(windowStartMs) ‖ UTF-8(id)
+ * Marker row of one salt bucket, window size and window: "these ids of the bucket received events in
+ * this window since it was last rolled up".
+ *   key = salt ‖ 0x00 ‖ uint32_BE(windowSeconds) ‖ int64_BE(windowStartMs)            (14 bytes)
+ *   - one cell per marked id (qualifier = UTF-8(id)), plus a version cell rewritten by every put
+ *     (src/rollup/marker.ts), so the job removes a whole row with ONE check-and-delete.
  *   - byte 1 is 0x00, which no summary key has there (ids are non-empty and contain no NUL), so
  *     markers sit at the front of each bucket, apart from the summaries.
  *   - oldest window first, so the job's scan per (bucket, window size) stops at the first window that
  *     is not closed yet: its cost follows the markers pending, not the table size.
+ *
+ * Per-id marker (written by earlier versions; still read and removed by the job):
+ *   key = salt(id) ‖ 0x00 ‖ uint32_BE(windowSeconds) ‖ int64_BE(windowStartMs) ‖ UTF-8(id)
+ *   It sorts right after the marker row of its window, so one scan reads both kinds.
  */
 import { REVERSE_TS_BYTES, assertTs, decodeUtf8, encodeId, readReverseTs, writeReverseTs, type ScanRange } from './key-bytes.ts';
 import { KeyError } from './key-error.ts';
@@ -20,12 +27,15 @@ import { assertBuckets, saltOf } from './salt.ts';
 
 export type RollupKeyParts = { readonly id: string; readonly windowSec: number; readonly windowStart: number };
 export type DecodedRollupKey = RollupKeyParts & { readonly salt: number };
+/** A marker key: a marker row (id null) or a per-id marker of an earlier version (its id). */
+export type DecodedMarkerKey = { readonly salt: number; readonly windowSec: number; readonly windowStart: number; readonly id: string | null };
 
 const NUL = Buffer.from([0x00]);
 const WINDOW_BYTES = 4;
 /** 0x00 + window + reverse start */
 const SUMMARY_TAIL = 1 + WINDOW_BYTES + REVERSE_TS_BYTES;
-const MARKER_HEAD = 2 + WINDOW_BYTES + 8;
+/** salt ‖ 0x00 ‖ window ‖ start: the whole key of a marker row, the head of a per-id marker */
+export const MARKER_ROW_BYTES = 2 + WINDOW_BYTES + 8;
 /** The largest window: uint32 seconds. */
 export const MAX_WINDOW_SEC = 0xffff_ffff;
 
@@ -96,24 +106,47 @@ export function rollupScanRange(id: string, windowSec: number, fromStart: number
   return { startRow: Buffer.concat([prefix, writeReverseTs(toStart)]), stopRow: Buffer.concat([prefix, writeReverseTs(fromStart, 1)]) };
 }
 
-export function encodeMarkerKey(parts: RollupKeyParts, buckets: number): Buffer {
-  assertWindow(parts.windowSec, parts.windowStart);
-  const idBytes = encodeId(parts.id);
-  return Buffer.concat([Buffer.from([saltOf(idBytes, buckets), 0x00]), windowBytes(parts.windowSec), startBytes(parts.windowStart), idBytes]);
+function markerHead(salt: number, windowSec: number, windowStart: number): Buffer {
+  return Buffer.concat([Buffer.from([salt, 0x00]), windowBytes(windowSec), startBytes(windowStart)]);
 }
 
-export function decodeMarkerKey(key: Buffer, buckets?: number): DecodedRollupKey {
+/** The marker row that marks (id, window): the row of the id's base bucket, size and window. */
+export function encodeMarkerKey(parts: RollupKeyParts, buckets: number): Buffer {
+  assertWindow(parts.windowSec, parts.windowStart);
+  return markerHead(saltOf(encodeId(parts.id), buckets), parts.windowSec, parts.windowStart);
+}
+
+/** A per-id marker key as earlier versions wrote it (kept to test that the job still reads them). */
+export function encodeIdMarkerKey(parts: RollupKeyParts, buckets: number): Buffer {
+  assertWindow(parts.windowSec, parts.windowStart);
+  const idBytes = encodeId(parts.id);
+  return Buffer.concat([markerHead(saltOf(idBytes, buckets), parts.windowSec, parts.windowStart), idBytes]);
+}
+
+/** A marker row key (id null) or a per-id marker key (its id, whose salt must match for `buckets`). */
+export function decodeMarkerKey(key: Buffer, buckets?: number): DecodedMarkerKey {
   const hex = key.toString('hex');
-  if (key.length <= MARKER_HEAD || key[1] !== 0x00) throw new KeyError('malformed_key', `marker key ${hex} is too short or not a marker`);
-  const idBytes = key.subarray(MARKER_HEAD);
-  if (idBytes.includes(0x00)) throw new KeyError('malformed_key', `marker key ${hex}: id contains 0x00`);
+  if (key.length < MARKER_ROW_BYTES || key[1] !== 0x00) throw new KeyError('malformed_key', `marker key ${hex} is too short or not a marker`);
   const windowStart = Number(key.readBigUInt64BE(2 + WINDOW_BYTES));
-  const decoded = { salt: key[0] ?? 0, id: decodeUtf8(idBytes, `id of marker key ${hex}`), windowSec: key.readUInt32BE(2), windowStart };
-  assertTs(decoded.windowStart, 'windowStart');
-  if (buckets !== undefined && saltOf(idBytes, buckets) !== decoded.salt) {
+  assertTs(windowStart, 'windowStart');
+  const salt = key[0] ?? 0;
+  if (buckets !== undefined && salt >= buckets) throw new KeyError('malformed_key', `marker key ${hex}: salt ${salt} is not a bucket of B=${buckets}`);
+  const head = { salt, windowSec: key.readUInt32BE(2), windowStart };
+  if (key.length === MARKER_ROW_BYTES) return { ...head, id: null };
+  const idBytes = key.subarray(MARKER_ROW_BYTES);
+  if (idBytes.includes(0x00)) throw new KeyError('malformed_key', `marker key ${hex}: id contains 0x00`);
+  if (buckets !== undefined && saltOf(idBytes, buckets) !== salt) {
     throw new KeyError('malformed_key', `marker key ${hex}: salt does not match the id for buckets=${buckets}`);
   }
-  return decoded;
+  return { ...head, id: decodeUtf8(idBytes, `id of marker key ${hex}`) };
+}
+
+/** The id an id cell of the marker row in bucket `salt` names (its qualifier), checked like a key's id. */
+export function decodeMarkedId(qualifier: Buffer, salt: number, buckets: number): string {
+  const what = `marked id ${qualifier.toString('hex')}`;
+  if (qualifier.length === 0 || qualifier.includes(0x00)) throw new KeyError('malformed_key', `${what} is empty or contains 0x00`);
+  if (saltOf(qualifier, buckets) !== salt) throw new KeyError('malformed_key', `${what} is not of bucket ${salt} for buckets=${buckets}`);
+  return decodeUtf8(qualifier, what);
 }
 
 /**

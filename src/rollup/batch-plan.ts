@@ -10,7 +10,7 @@
  */
 import type { ScanFilter } from '../hbase/index.ts';
 import type { Keyspace, ScanRange } from '../keys/index.ts';
-import { markerRow } from './marker.ts';
+import { markerPuts } from './marker.ts';
 import { coarserWindow, sourceOf, type FoundMarker } from './plan.ts';
 import { putRowOf, type PutRow } from './fold.ts';
 import type { WindowSize } from './windows.ts';
@@ -76,20 +76,16 @@ export function rangeCursor(ranges: readonly ScanRange[]): (key: Buffer) => numb
 }
 
 /**
- * The markers of the coarser windows enclosing the given windows of one size, one per coarser
- * window (stamped in order by `stamp`); none for the coarsest size.
+ * The marker rows of the coarser windows enclosing the given windows of one size (one cell per
+ * (id, coarser window), one row per (bucket, coarser window), one stamp for them all); none for the
+ * coarsest size.
  */
 export function cascadeMarkers(sizes: readonly WindowSize[], windows: readonly FoundMarker[], o: { keyspace: Keyspace; family: string; stamp: () => number }): PutRow[] {
-  const seen = new Set<string>();
-  const rows: PutRow[] = [];
+  const marks = [];
   for (const m of windows) {
-    const { id, windowSec, windowStart } = m.parts;
-    const c = coarserWindow(sizes, windowSec, windowStart);
-    if (c === undefined) continue;
-    const k = `${id}\u0000${c.start}`;
-    if (seen.has(k)) continue;
-    seen.add(k);
-    rows.push(putRowOf(markerRow({ id, windowSec: c.size.seconds, windowStart: c.start }, { keyspace: o.keyspace, family: o.family, stamp: o.stamp() })));
+    const c = coarserWindow(sizes, m.parts.windowSec, m.parts.windowStart);
+    if (c !== undefined) marks.push({ id: m.parts.id, windowSec: c.size.seconds, windowStart: c.start });
   }
-  return rows;
+  if (marks.length === 0) return [];
+  return markerPuts(marks, { keyspace: o.keyspace, family: o.family, stamp: o.stamp() }).map((p) => putRowOf(p.row));
 }

@@ -1,28 +1,27 @@
 /**
- * Recomputes the closed markers of one marker page (one bucket, one size) in a few requests
- * (docs/ROLLUPS.md, *The job*):
+ * Recomputes a chunk of marked windows of one bucket and size in a few requests (docs/ROLLUPS.md,
+ * *The job*):
  *   1. T = now, just before reading the source;
  *   2. ONE scan reads the sources of all windows that have a single source range (batch-plan.ts),
  *      each row folded into its window in key order — what the window's own scan would fold;
- *   3. ONE multi-row put writes their summaries (cell timestamp T) and the markers of the coarser
- *      windows enclosing the windows written — all before any marker of the page is deleted;
- *   4. then one check-and-delete per marker (REST has no multi-row check-and-delete), run
- *      concurrently through the job's limiter: false = superseded, exactly as one window alone.
- * A window whose source is several ranges (spread id) goes through recomputeWindow on its own. When
- * the batch scan or put fails (e.g. one window's bad row), every window of the batch is redone one
- * by one by recomputeWindow, so a failing window never stops the others.
+ *   3. ONE multi-row put writes their summaries (cell timestamp T) and the marker rows of the
+ *      coarser windows enclosing the windows written.
+ * Removing the marker rows is the job's, once every window of a row is done (job.ts). A window whose
+ * source is several ranges (spread id) goes through recomputeWindow on its own. When the batch scan
+ * or put fails (e.g. one window's bad row), every window of the batch is redone one by one by
+ * recomputeWindow, so a failing window never stops the others.
  */
 import type { Limiter } from '../walk/limiter.ts';
 import { cascadeMarkers, planBatch, rangeCursor, type BatchScan, type BatchWindow } from './batch-plan.ts';
 import { summaryPutRow, type PutRow, type Summaries } from './fold.ts';
 import type { FoundMarker } from './plan.ts';
-import { RollupStageError, SCAN_BATCH, deleteMarker, recomputeWindow, sourceFolder, type RecomputeContext, type RecomputeOutcome } from './recompute.ts';
+import { SCAN_BATCH, recomputeWindow, sourceFolder, type RecomputeContext, type RecomputeOutcome } from './recompute.ts';
 
 /** The outcome of one window, as recomputeWindow reports it, or its error (a RollupStageError). */
 export type WindowDone = (m: FoundMarker, outcome: RecomputeOutcome | { readonly error: unknown }) => void;
 
 export interface BatchOptions {
-  /** bounds the per-window requests (marker deletes, single recomputes) over the whole run */
+  /** bounds the per-window requests (single recomputes, marker row deletes) over the whole run */
   readonly limiter: Limiter;
   readonly done: WindowDone;
   /** a batch failure that the per-window path redoes (logged, not an error of any window) */
@@ -30,9 +29,9 @@ export interface BatchOptions {
 }
 
 /**
- * Every window of the page, reported through `o.done`. Resolves once the batch's scan and put are done
- * (or failed) with `rest`: the marker deletes and single windows still in flight, so the caller can
- * read the next page meanwhile.
+ * Every window of the chunk, reported through `o.done`. Resolves once the batch's scan and put are
+ * done (its windows reported) or failed, with `rest`: the single windows still in flight, so the
+ * caller can read on meanwhile.
  */
 export async function recomputeBatch(ctx: RecomputeContext, markers: readonly FoundMarker[], o: BatchOptions): Promise<{ readonly rest: Promise<void> }> {
   const all = (ps: readonly Promise<void>[]): { rest: Promise<void> } => ({ rest: Promise.all(ps).then(() => undefined) });
@@ -42,10 +41,10 @@ export async function recomputeBatch(ctx: RecomputeContext, markers: readonly Fo
   if (plan.scan === undefined) {
     return all(singles);
   }
-  let written: { windows: readonly BatchWindow[]; sums: readonly Summaries[] };
+  let sums: Summaries[];
   try {
     const t = ctx.now();
-    const sums = await scanBatch(ctx, plan.scan, plan.windows);
+    sums = await scanBatch(ctx, plan.scan, plan.windows);
     const rows: PutRow[] = [];
     plan.windows.forEach((w, i) => {
       const { id, windowSec, windowStart } = w.marker.parts;
@@ -55,21 +54,12 @@ export async function recomputeBatch(ctx: RecomputeContext, markers: readonly Fo
     const withData = plan.windows.filter((_, i) => (sums[i] as Summaries).size > 0).map((w) => w.marker);
     rows.push(...cascadeMarkers(s.windows, withData, { keyspace: s.keyspace, family: s.rollupFamily, stamp: ctx.stamp }));
     if (rows.length > 0) await ctx.store.put(s.rollupTable, rows);
-    written = { windows: plan.windows, sums };
   } catch (err) {
     o.onBatchError(err, plan.windows.length);
     return all([...singles, ...plan.windows.map((w) => one(ctx, w.marker, o))]);
   }
-  const deletes = written.windows.map(async (w, i) => {
-    const m = w.marker;
-    try {
-      const deleted = await o.limiter.run(() => deleteMarker(ctx, m));
-      o.done(m, { written: (written.sums[i] as Summaries).size > 0, deleted });
-    } catch (err) {
-      o.done(m, { error: new RollupStageError('delete_marker', err) });
-    }
-  });
-  return all([...singles, ...deletes]);
+  plan.windows.forEach((w, i) => { o.done(w.marker, { written: (sums[i] as Summaries).size > 0 }); });
+  return all(singles);
 }
 
 async function one(ctx: RecomputeContext, m: FoundMarker, o: BatchOptions): Promise<void> {

@@ -1,12 +1,13 @@
 /**
- * One rollup job run: for each window size, finest first, the closed markers of every salt bucket
+ * One rollup job run: for each window size, finest first, the closed marker rows of every salt bucket
  * (bucket scans in parallel, at most `rollup.concurrency` at once, oldest window first) are read a
- * page at a time and each page is recomputed as one batch (batch.ts: one scan of the windows'
- * sources, one put, then one check-and-delete per marker, REQUESTS_PER_SLOT × rollup.concurrency in
- * flight over the run). A bucket reads its next page while the deletes of its last batch run (at most
- * rollup.concurrency batches' deletes outstanding); a size ends when all its deletes are done. A failing window never stops the others: it is counted by stage, its marker
- * stays, and the next run redoes it. Safe to run on several instances at once and to kill at any
- * point (docs/ROLLUPS.md).
+ * page at a time (whole rows, about `pageRows` marked windows a page), and the page's windows are
+ * recomputed in chunks of `pageRows`, each chunk one batch (batch.ts: one scan of the windows'
+ * sources, one put). Once every window a marker row names is done, the row goes with ONE
+ * check-and-delete (REQUESTS_PER_SLOT × rollup.concurrency requests in flight over the run); a size
+ * ends when all its rows are settled. A failing window never stops the others: it is counted by
+ * stage, its row stays, and the next run redoes the row. Safe to run on several instances at once and
+ * to kill at any point (docs/ROLLUPS.md).
  */
 import type { Logger } from 'pino';
 import type { ReadMetrics, RollupErrorStage } from '../metrics/read-metrics.ts';
@@ -15,20 +16,33 @@ import { createLimiter, type Limiter } from '../walk/limiter.ts';
 import { runLimited } from '../walk/pool.ts';
 import { recomputeBatch } from './batch.ts';
 import { stampClock } from './marker.ts';
-import { closedMarkerRange, lagSeconds, parseMarker, type FoundMarker } from './plan.ts';
-import { RollupStageError, type RecomputeContext, type RecomputeOutcome } from './recompute.ts';
+import { closedMarkerRange, lagSeconds, parseMarkerRow, type FoundMarker, type FoundMarkerRow } from './plan.ts';
+import { RollupStageError, removeMarkerRow, type RecomputeContext, type RecomputeOutcome } from './recompute.ts';
 import type { RollupSettings } from './settings.ts';
 import type { RollupStore } from './store.ts';
 import type { WindowSize } from './windows.ts';
 
-/** Per-window requests (marker deletes) in flight per unit of rollup.concurrency. */
+/** Per-window requests (single recomputes, marker row deletes) in flight per unit of rollup.concurrency. */
 export const REQUESTS_PER_SLOT = 4;
+/** Marker scans: cells per HTTP response, and (partial) rows per response, so wide rows stay bounded. */
+const MARKER_SCAN_BATCH = 1000;
+const MARKER_FETCH_ROWS = 16;
+
+/** A marker row being worked on: removed once its last taken window is done, unless one failed. */
+interface RowWork {
+  readonly row: FoundMarkerRow;
+  /** delete the family up to this timestamp: every cell taken, none of the settling ones */
+  readonly upTo: number;
+  readonly taken: number;
+  open: number;
+  failed: boolean;
+}
 
 export interface SizeReport {
   readonly window: string;
-  /** closed markers found */
+  /** closed marked windows found (one per id cell of a marker row) */
   pending: number;
-  /** of those, ingest markers younger than rollup.markerSettleMs: left for a later run */
+  /** of those, marked by ingest less than rollup.markerSettleMs ago: left for a later run */
   settling: number;
   /** summary rows written */
   written: number;
@@ -108,9 +122,9 @@ export class RollupJob {
       const scan = { failed: false };
       await runLimited(s.keyspace.allBuckets(), s.concurrency, async (salt) => {
         try {
-          for await (const row of store.scan(s.rollupTable, { ...closedMarkerRange(salt, w, s.graceMs, now, s.keyspace), limit: 1 })) {
-            const m = parseMarker(row.row, row.cells, s.keyspace);
-            if (m !== undefined) oldest = Math.min(oldest ?? Infinity, m.parts.windowStart);
+          // only the key matters: the first cell of the first row (a marker row may be wide)
+          for await (const row of store.scan(s.rollupTable, { ...closedMarkerRange(salt, w, s.graceMs, now, s.keyspace), limit: 1, filter: { type: 'FirstKeyOnlyFilter' } })) {
+            oldest = Math.min(oldest ?? Infinity, s.keyspace.decodeMarkerKey(row.row).windowStart);
           }
         } catch (err) {
           scan.failed = true;
@@ -133,45 +147,48 @@ export class RollupJob {
     const left = (start: number): void => { oldestLeft = Math.min(oldestLeft ?? Infinity, start); };
     let complete = lagKnown.has(w.name);
     // Ingest marks only the finest size and skips re-marks for the settle period (src/ingest/rollup-marks.ts):
-    // such a marker is taken only once it is that old. Coarser markers are the job's own.
+    // its mark is taken only once it is that old. Coarser marks are the job's own.
     const settleMs = w === s.windows[0] ? s.markerSettleMs : 0;
-    const settling = (m: FoundMarker): boolean => settleMs > 0 && m.stamp > now - settleMs;
+    const cutoff = settleMs > 0 ? now - settleMs : Infinity;
+    // batches' single windows in flight (at most rollup.concurrency), and marker row deletes
     const outstanding = new Set<Promise<void>>();
+    const removals = new Set<Promise<void>>();
+    const track = (set: Set<Promise<void>>, p: Promise<void>): void => {
+      set.add(p);
+      void p.then(() => set.delete(p));
+    };
+    const finish = (work: RowWork): void => { track(removals, this.#remove(w, work, rep, left)); };
+    const range = (salt: number): ReturnType<typeof closedMarkerRange> => closedMarkerRange(salt, w, s.graceMs, now, s.keyspace);
     await runLimited(s.keyspace.allBuckets(), s.concurrency, async (salt) => {
       try {
-        for await (const page of scanPages(store, s.rollupTable, { ...closedMarkerRange(salt, w, s.graceMs, now, s.keyspace), pageRows: s.pageRows })) {
+        const pages = scanPages(store, s.rollupTable, { ...range(salt), pageRows: s.pageRows, pageCells: s.pageRows, rowsPerFetch: MARKER_FETCH_ROWS, batch: MARKER_SCAN_BATCH });
+        for await (const page of pages) {
           if (signal?.aborted === true) {
             complete = false;
             return;
           }
-          const ready: FoundMarker[] = [];
-          for (const row of page) {
-            let m: FoundMarker | undefined;
-            try {
-              m = parseMarker(row.row, row.cells, s.keyspace);
-            } catch (err) {
-              rep.errors++;
-              this.#error('scan_markers', err, { window: w.name, row: row.row.toString('hex') });
-              continue;
-            }
-            if (m === undefined) continue;
-            rep.pending++;
-            if (settling(m)) {
-              rep.settling++;
-              left(m.parts.windowStart);
-            } else {
-              ready.push(m);
-            }
+          const windows: FoundMarker[] = [];
+          const rowOf = new Map<FoundMarker, RowWork>();
+          for (const r of page) {
+            const work = this.#take(w, r, cutoff, rep, left);
+            if (work === undefined) continue;
+            if (work.taken === 0) finish(work);
+            for (const m of work.row.windows) if (m.stamp <= cutoff) { windows.push(m); rowOf.set(m, work); }
           }
-          // At most rollup.concurrency batches' deletes outstanding: then wait for the oldest to finish.
-          while (outstanding.size >= s.concurrency) await Promise.race(outstanding);
-          const { rest } = await recomputeBatch(this.#ctx, ready, {
-            limiter: this.#limiter,
-            done: (m, out) => { this.#count(w, m, out, rep, left); },
-            onBatchError: (err, windows) => { log.warn({ err, window: w.name, salt, windows }, 'rollup batch failed: its windows are redone one by one'); },
-          });
-          outstanding.add(rest);
-          void rest.then(() => outstanding.delete(rest));
+          for (let i = 0; i < windows.length; i += s.pageRows) {
+            while (outstanding.size >= s.concurrency) await Promise.race(outstanding);
+            const { rest } = await recomputeBatch(this.#ctx, windows.slice(i, i + s.pageRows), {
+              limiter: this.#limiter,
+              done: (m, out) => {
+                this.#count(w, m, out, rep, left);
+                const work = rowOf.get(m) as RowWork;
+                if ('error' in out) work.failed = true;
+                if (--work.open === 0) finish(work);
+              },
+              onBatchError: (err, n) => { log.warn({ err, window: w.name, salt, windows: n }, 'rollup batch failed: its windows are redone one by one'); },
+            });
+            track(outstanding, rest);
+          }
         }
       } catch (err) {
         complete = false;
@@ -179,11 +196,62 @@ export class RollupJob {
         this.#error('scan_markers', err, { window: w.name, salt });
       }
     });
-    // every delete of this size is done before the next size reads the cascade markers
-    await Promise.all(outstanding);
+    // every row of this size is settled before the next size reads the cascade markers
+    while (outstanding.size + removals.size > 0) await Promise.all([...outstanding, ...removals]);
     metrics.rollupPendingMarkers.set({ window: w.name }, rep.pending);
     if (complete) metrics.rollupLag.set({ window: w.name }, lagSeconds(this.#now(), oldestLeft, w));
     return rep;
+  }
+
+  /** A marker row as read → the work on it (what is taken, what to delete up to); undefined: nothing to do. */
+  #take(w: WindowSize, r: { readonly row: Buffer; readonly cells: readonly { qualifier: Buffer; value: Buffer; timestamp: number }[] }, cutoff: number, rep: SizeReport, left: (start: number) => void): RowWork | undefined {
+    let row: FoundMarkerRow | undefined;
+    try {
+      row = parseMarkerRow(r.row, r.cells, this.#o.settings.keyspace);
+    } catch (err) {
+      rep.errors++;
+      this.#error('scan_markers', err, { window: w.name, row: r.row.toString('hex') });
+      return undefined;
+    }
+    if (row === undefined) return undefined;
+    let taken = 0;
+    let newestTaken = -Infinity;
+    for (const m of row.windows) {
+      if (m.stamp > cutoff) continue;
+      taken++;
+      newestTaken = Math.max(newestTaken, m.stamp);
+    }
+    const settling = row.windows.length - taken;
+    rep.pending += row.windows.length;
+    rep.settling += settling;
+    if (settling > 0) {
+      left(row.windows[0]?.parts.windowStart ?? 0);
+      // nothing ready: the row waits whole for a later run
+      if (taken === 0) return undefined;
+    }
+    // (a row with no window at all, only its version cell, is removed as it is)
+    return { row, upTo: settling === 0 ? row.newest : newestTaken, taken, open: taken, failed: false };
+  }
+
+  /** Deletes a row whose windows are all done (checked: false = re-marked since the read, superseded). */
+  async #remove(w: WindowSize, work: RowWork, rep: SizeReport, left: (start: number) => void): Promise<void> {
+    const start = work.row.windows[0]?.parts.windowStart;
+    const keep = (): void => { if (start !== undefined) left(start); };
+    if (work.failed) {
+      keep(); // a window of it failed (counted): the row stays, the next run redoes it
+      return;
+    }
+    try {
+      const deleted = await this.#limiter.run(() => removeMarkerRow(this.#ctx, work.row, work.upTo));
+      if (deleted) return;
+      rep.superseded += work.taken;
+      this.#o.metrics.rollupSuperseded.inc({ window: w.name }, work.taken);
+      keep();
+    } catch (err) {
+      rep.errors++;
+      keep();
+      this.#error('delete_marker', err, { window: w.name, row: work.row.key.toString('hex') });
+    }
   }
 
   #count(w: WindowSize, m: FoundMarker, out: RecomputeOutcome | { readonly error: unknown }, rep: SizeReport, left: (start: number) => void): void {
@@ -200,11 +268,6 @@ export class RollupJob {
       metrics.rollupWindows.inc({ window: w.name });
     } else {
       rep.empty++;
-    }
-    if (!out.deleted) {
-      rep.superseded++;
-      metrics.rollupSuperseded.inc({ window: w.name });
-      left(m.parts.windowStart);
     }
   }
 }

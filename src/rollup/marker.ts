@@ -1,21 +1,32 @@
 /**
- * Pure: the marker cell. A marker row says "(id, window) received events since it was last rolled
- * up". Its one cell (qualifier MARKER_QUALIFIER) holds a value unique to each write:
- *   int64_BE(writtenAtMs) ‖ 8 random bytes
- * so the job's check-and-delete on the value it read fails when ingest re-marked the window while
- * the job was recomputing it, and the window is recomputed on the next run.
+ * Pure: marker rows. A marker row (key: rollup-key.ts, one per salt bucket, window size and window)
+ * says "these ids of the bucket received events in this window since it was last rolled up":
+ *   - one cell per marked id: qualifier = UTF-8(id) (never 0x00-led: ids contain no NUL), empty
+ *     value, timestamp = the writer's stamp (the job's settle rule reads it);
+ *   - the version cell, qualifier VERSION_QUALIFIER (0x00 "v"), rewritten by EVERY put of the row
+ *     with a value unique to that put: int64_BE(writtenAtMs) ‖ 8 random bytes.
+ * The job reads a row, recomputes its ids' windows, then removes the row with ONE check-and-delete:
+ * check the version value it read, delete the family up to the newest stamp it took. Any put since
+ * the read changed the version, so the delete fails and nothing marked after the read is lost
+ * (docs/ROLLUPS.md).
  *
- * The cell timestamp is the writer's `stamp` (strictly increasing per writer). The job deletes the
- * marker versions up to the one it read (a family delete at that timestamp), so a re-mark with a
- * later timestamp is never hidden by the job's delete (docs/ROLLUPS.md, clock assumptions).
+ * Cell timestamps are the writer's `stamp` (strictly increasing per writer), so a re-mark by the
+ * same writer is never at or below a stamp the job deletes up to.
+ *
+ * Earlier versions wrote one row per (id, window) (a per-id marker key) with one cell, LEGACY_QUALIFIER
+ * (0x00 "m"), holding the unique value; the job still reads and removes those (plan.ts).
  */
 import { randomBytes } from 'node:crypto';
 import type { DataRow } from '../events/index.ts';
 import type { Keyspace, RollupKeyParts } from '../keys/index.ts';
 
-/** 0x00 "m": reserved (0x00-led) qualifier, cannot be a metric name. */
-export const MARKER_QUALIFIER: Buffer = Buffer.from('\u0000m', 'latin1');
+/** 0x00 "v": the version cell of a marker row (0x00-led: cannot be an id). */
+export const VERSION_QUALIFIER: Buffer = Buffer.from('\u0000v', 'latin1');
+/** 0x00 "m": the one cell of a per-id marker written by earlier versions. */
+export const LEGACY_QUALIFIER: Buffer = Buffer.from('\u0000m', 'latin1');
 export const MARKER_VALUE_BYTES = 16;
+
+const EMPTY = Buffer.alloc(0);
 
 export function newMarkerValue(nowMs: number): Buffer {
   const out = Buffer.alloc(MARKER_VALUE_BYTES);
@@ -24,29 +35,52 @@ export function newMarkerValue(nowMs: number): Buffer {
   return out;
 }
 
-export function markerWrittenAt(value: Uint8Array): number | undefined {
-  if (value.length !== MARKER_VALUE_BYTES) return undefined;
-  return Number(Buffer.from(value.buffer, value.byteOffset, value.byteLength).readBigInt64BE(0));
-}
-
 export interface MarkerRowOptions {
   readonly keyspace: Keyspace;
   /** the rollup table's family */
   readonly family: string;
-  /** cell timestamp and writtenAt of the value (ms); keep it strictly increasing per writer */
+  /** timestamp of every cell and writtenAt of the version (ms); keep it strictly increasing per writer */
   readonly stamp: number;
 }
 
+/** A marker row to put and the marks (id, window) it carries. */
+export interface MarkerPut {
+  readonly row: DataRow;
+  readonly marks: readonly RollupKeyParts[];
+}
+
 /**
- * The marker row of one (id, window size, window): key encodeMarkerKey(parts), one cell
- * family:MARKER_QUALIFIER = newMarkerValue(stamp) at timestamp `stamp`. Shared by ingest, the job's
- * cascade to the coarser size, and tests.
+ * The marker rows marking the given (id, window) pairs: one row per (base bucket, size, window),
+ * one cell per distinct id, one version cell each. Rows in order of first appearance. Shared by
+ * ingest, the job's cascade to the coarser size, and tests.
  */
+export function markerPuts(marks: Iterable<RollupKeyParts>, opts: MarkerRowOptions): MarkerPut[] {
+  const rows = new Map<string, { key: Buffer; ids: Set<string>; marks: RollupKeyParts[] }>();
+  for (const m of marks) {
+    const key = opts.keyspace.markerKey(m);
+    const hex = key.toString('latin1');
+    let r = rows.get(hex);
+    if (r === undefined) rows.set(hex, (r = { key, ids: new Set(), marks: [] }));
+    if (r.ids.has(m.id)) continue;
+    r.ids.add(m.id);
+    r.marks.push(m);
+  }
+  const { family, stamp } = opts;
+  return [...rows.values()].map((r) => ({
+    marks: r.marks,
+    row: {
+      key: r.key,
+      cells: [
+        ...[...r.ids].map((id) => ({ family, qualifier: Buffer.from(id, 'utf8'), value: EMPTY, timestamp: stamp })),
+        { family, qualifier: VERSION_QUALIFIER, value: newMarkerValue(stamp), timestamp: stamp },
+      ],
+    },
+  }));
+}
+
+/** The marker row of one (id, window): markerPuts of that one mark. */
 export function markerRow(parts: RollupKeyParts, opts: MarkerRowOptions): DataRow {
-  return {
-    key: opts.keyspace.markerKey(parts),
-    cells: [{ family: opts.family, qualifier: MARKER_QUALIFIER, value: newMarkerValue(opts.stamp), timestamp: opts.stamp }],
-  };
+  return (markerPuts([parts], opts)[0] as MarkerPut).row;
 }
 
 /** Strictly increasing stamps from a clock: max(now, last + 1). */

@@ -3,7 +3,7 @@
  * recompute re-marks, the markers of a bucket as rows, rollup lag, and the backfill's whole windows.
  */
 import type { DecodedRollupKey, Keyspace, ScanRange, SpreadEntry } from '../keys/index.ts';
-import { MARKER_QUALIFIER } from './marker.ts';
+import { LEGACY_QUALIFIER, VERSION_QUALIFIER } from './marker.ts';
 import { firstOpenStart, windowStartOf, type WindowSize } from './windows.ts';
 
 export interface MarkerCellLike {
@@ -12,12 +12,23 @@ export interface MarkerCellLike {
   readonly timestamp: number;
 }
 
-/** A marker as read: its key, what it stands for, and the value + version the job checks and deletes. */
+/** One marked window as read: what it stands for, and its cell's timestamp (the settle rule reads it). */
 export interface FoundMarker {
-  readonly key: Buffer;
   readonly parts: DecodedRollupKey;
-  readonly value: Buffer;
   readonly stamp: number;
+}
+
+/**
+ * A marker row as read: the windows it marks and how to remove it unless it was re-marked since the
+ * read — check that `check.qualifier` still holds `check.value` (null: is still absent), then delete
+ * the family up to a timestamp (job.ts picks it).
+ */
+export interface FoundMarkerRow {
+  readonly key: Buffer;
+  readonly windows: readonly FoundMarker[];
+  readonly check: { readonly qualifier: Buffer; readonly value: Buffer | null };
+  /** the newest timestamp of any cell read */
+  readonly newest: number;
 }
 
 /**
@@ -54,11 +65,28 @@ export function closedMarkerRange(salt: number, w: WindowSize, graceMs: number, 
   return keyspace.markerRange(salt, w.seconds, firstOpenStart(w, graceMs, now));
 }
 
-/** A marker row → FoundMarker; undefined when the row has no marker cell (e.g. a deleted one). */
-export function parseMarker(key: Buffer, cells: readonly MarkerCellLike[], keyspace: Keyspace): FoundMarker | undefined {
-  const cell = cells.find((c) => c.qualifier.equals(MARKER_QUALIFIER));
-  if (cell === undefined) return undefined;
-  return { key, parts: keyspace.decodeMarkerKey(key), value: cell.value, stamp: cell.timestamp };
+/**
+ * A marker row (or a per-id marker of an earlier version) → FoundMarkerRow; undefined when it holds
+ * no marker cell. Throws a KeyError when its key or an id cell is malformed.
+ */
+export function parseMarkerRow(key: Buffer, cells: readonly MarkerCellLike[], keyspace: Keyspace): FoundMarkerRow | undefined {
+  const k = keyspace.decodeMarkerKey(key);
+  const head = { salt: k.salt, windowSec: k.windowSec, windowStart: k.windowStart };
+  let newest = -Infinity;
+  for (const c of cells) newest = Math.max(newest, c.timestamp);
+  if (k.id !== null) {
+    const cell = cells.find((c) => c.qualifier.equals(LEGACY_QUALIFIER));
+    if (cell === undefined) return undefined;
+    return { key, windows: [{ parts: { ...head, id: k.id }, stamp: cell.timestamp }], check: { qualifier: LEGACY_QUALIFIER, value: cell.value }, newest };
+  }
+  let version: Buffer | null = null;
+  const windows: FoundMarker[] = [];
+  for (const c of cells) {
+    if (c.qualifier.equals(VERSION_QUALIFIER)) version = c.value;
+    else if (c.qualifier[0] !== 0x00) windows.push({ parts: { ...head, id: keyspace.markedId(c.qualifier, k.salt) }, stamp: c.timestamp });
+  }
+  if (windows.length === 0 && version === null) return undefined;
+  return { key, windows, check: { qualifier: VERSION_QUALIFIER, value: version }, newest };
 }
 
 /** now − end of the oldest closed window still marked, in seconds; 0 when none. */

@@ -1,24 +1,22 @@
 /**
- * Recomputes one marked window on its own and removes its marker (docs/ROLLUPS.md) — a spread window
- * whose rows are in several buckets, or a window of a batch that failed (batch.ts):
+ * Recomputes one marked window on its own (docs/ROLLUPS.md) — a spread window whose rows are in
+ * several buckets, or a window of a batch that failed (batch.ts):
  *   1. T = now, just before reading the source;
  *   2. finest size: one bounded scan of the id's data rows in the window, every event folded in;
  *      coarser size: one bounded scan of the finer size's summaries inside the window, merged;
  *   3. the summary row is put with cell timestamp T (VERSIONS 1: the newest recompute wins whatever
  *      the write order); a window without data writes nothing (an existing summary is left as is);
- *   4. below the coarsest size, the enclosing coarser window is marked BEFORE this marker goes, so
- *      a kill between the two leaves work, never loses it;
- *   5. check-and-delete on the value read, deleting the marker versions up to the one read: false =
- *      ingest re-marked the window during the recompute (superseded: the marker stays for the next
- *      run; with several runners it also means another runner finished the window first).
+ *   4. below the coarsest size, the enclosing coarser window is marked in the same put, so it is
+ *      marked BEFORE the marker row of this window goes (removeMarkerRow, once every window of that
+ *      row is done): a kill between the two leaves work, never loses it.
  */
 import type { Row } from '../hbase/index.ts';
 import type { Keyspace } from '../keys/index.ts';
 import type { RollupErrorStage } from '../metrics/read-metrics.ts';
 import { mergedRows } from '../walk/merged-scan.ts';
 import { columnOf, foldDataRow, foldSummaryRow, putRowOf, summaryPutRow, type Summaries } from './fold.ts';
-import { MARKER_QUALIFIER, markerRow } from './marker.ts';
-import { coarserWindow, sourceOf, type FoundMarker } from './plan.ts';
+import { markerRow } from './marker.ts';
+import { coarserWindow, sourceOf, type FoundMarker, type FoundMarkerRow } from './plan.ts';
 import type { RollupSettings } from './settings.ts';
 import type { RollupStore } from './store.ts';
 
@@ -43,8 +41,6 @@ export interface RecomputeContext {
 export interface RecomputeOutcome {
   /** a summary row was written */
   readonly written: boolean;
-  /** the marker was deleted (false = superseded) */
-  readonly deleted: boolean;
 }
 
 async function stage<T>(name: RollupErrorStage, fn: () => Promise<T>): Promise<T> {
@@ -92,17 +88,17 @@ export async function recomputeWindow(ctx: RecomputeContext, m: FoundMarker): Pr
     const mark = coarser === undefined ? [] : [putRowOf(markerRow({ id, windowSec: coarser.size.seconds, windowStart: coarser.start }, { keyspace: s.keyspace, family: s.rollupFamily, stamp: ctx.stamp() }))];
     await stage('write', () => store.put(s.rollupTable, [row, ...mark]));
   }
-  const deleted = await stage('delete_marker', () => deleteMarker(ctx, m));
-  return { written: row !== undefined, deleted };
+  return { written: row !== undefined };
 }
 
 /**
- * Check-and-delete of a marker as read: if its cell still holds the value read, every marker version
- * up to the one read goes (a family delete at its timestamp: the marker row holds nothing else).
- * Deleting only that version would let older versions, still kept until a flush or compaction,
- * resurface as markers; a re-mark with a later timestamp is not touched.
+ * Removes a marker row as read, once every window it marks was recomputed: check-and-delete that
+ * checks the cell `row.check` names (a marker row's version, rewritten by every put; a per-id
+ * marker's unique value) and deletes the family up to `upTo`, so older versions still kept until a
+ * flush or compaction cannot resurface. False = superseded: the row was re-marked since it was read
+ * (or another runner removed it first); it stays for the next run.
  */
-export function deleteMarker(ctx: RecomputeContext, m: FoundMarker): Promise<boolean> {
+export function removeMarkerRow(ctx: RecomputeContext, row: FoundMarkerRow, upTo: number): Promise<boolean> {
   const s = ctx.settings;
-  return ctx.store.checkAndDelete(s.rollupTable, m.key, { column: columnOf(s.rollupFamily, MARKER_QUALIFIER), value: m.value }, [{ column: Buffer.from(s.rollupFamily, 'utf8'), timestamp: m.stamp }]);
+  return ctx.store.checkAndDelete(s.rollupTable, row.key, { column: columnOf(s.rollupFamily, row.check.qualifier), value: row.check.value }, [{ column: Buffer.from(s.rollupFamily, 'utf8'), timestamp: upTo }]);
 }

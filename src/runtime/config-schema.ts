@@ -220,7 +220,7 @@ export const configSchema = z
           .describe('Window sizes, finest first; each a whole multiple of the previous one (15m, 1h, 1d)'),
         graceMs: z.number().int().min(0).default(300_000).describe('A window is closed (and rolled up) once window end + graceMs <= now (ms)'),
         intervalMs: z.number().int().min(1000).default(60_000).describe('Pause between rollup job runs (ms)'),
-        concurrency: z.number().int().min(1).max(64).default(4).describe('Marker pages (one batch each: one source scan, one put) recomputed at once; marker check-and-deletes in flight: 4 × this'),
+        concurrency: z.number().int().min(1).max(64).default(4).describe('Salt buckets whose marker rows are read and recomputed at once (chunks of windows, one batch each: one source scan, one put); marker row check-and-deletes in flight: 4 × this'),
         markerCacheSize: z.number().int().min(0).default(100_000)
           .describe('(id, window) pairs remembered as marked, so a hot id does not re-mark an open window per flush unit'),
         markerSettleMs: z.number().int().min(0).default(120_000)

@@ -23,24 +23,39 @@ export interface PagedScanOptions extends Omit<ScanOptions, 'startRow' | 'limit'
   readonly startRow: Buffer;
   /** rows per page: the limit of each page's scanner */
   readonly pageRows: number;
+  /** also end a page (after a whole row) once it holds this many cells: for pages of wide rows */
+  readonly pageCells?: number;
+  /** rows (partial rows, with `batch`) per HTTP round trip of each page's scanner */
+  readonly rowsPerFetch?: number;
 }
 
 /**
- * Pages of at most `pageRows` rows in key order over [startRow, stopRow) (an empty or absent stopRow:
- * to the end of the table). Every page is non-empty; a page shorter than `pageRows` is the last one.
- * The next page is only read when the caller asks for it.
+ * Pages of at most `pageRows` rows (and, with `pageCells`, ending after the row that reaches that many
+ * cells) in key order over [startRow, stopRow) (an empty or absent stopRow: to the end of the table).
+ * Rows are whole. Every page is non-empty; the last one is shorter than the limits. The next page is
+ * only read when the caller asks for it.
  */
 export async function* scanPages(store: ScanPort, table: string, opts: PagedScanOptions): AsyncGenerator<Row[], void, undefined> {
-  const { pageRows, ...scan } = opts;
+  const { pageRows, pageCells, rowsPerFetch, ...scan } = opts;
   if (!Number.isSafeInteger(pageRows) || pageRows < 1) throw new RangeError(`pageRows must be a positive integer, got ${pageRows}`);
+  if (pageCells !== undefined && (!Number.isSafeInteger(pageCells) || pageCells < 1)) throw new RangeError(`pageCells must be a positive integer, got ${pageCells}`);
   let startRow = opts.startRow;
   for (;;) {
     const page: Row[] = [];
-    for await (const row of store.scan(table, { ...scan, startRow, limit: pageRows })) page.push(row);
+    let cells = 0;
+    let full = false;
+    for await (const row of store.scan(table, { ...scan, startRow, limit: pageRows, ...(rowsPerFetch === undefined ? {} : { pageRows: rowsPerFetch }) })) {
+      page.push(row);
+      cells += row.cells.length;
+      if (pageCells !== undefined && cells >= pageCells) {
+        full = true;
+        break; // closes this page's scanner
+      }
+    }
     const last = page.at(-1);
     if (last === undefined) return;
     yield page;
-    if (page.length < pageRows) return;
+    if (!full && page.length < pageRows) return;
     startRow = rowAfter(last.row);
   }
 }

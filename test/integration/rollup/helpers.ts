@@ -8,7 +8,8 @@ import { keyspaceOf } from '../../../src/service/keyspace.ts';
 import { createReadMetrics } from '../../../src/metrics/read-metrics.ts';
 import { putRowOf } from '../../../src/rollup/fold.ts';
 import { RollupJob } from '../../../src/rollup/job.ts';
-import { markerRow, stampClock } from '../../../src/rollup/marker.ts';
+import { markerPuts, stampClock } from '../../../src/rollup/marker.ts';
+import { parseMarkerRow } from '../../../src/rollup/plan.ts';
 import { rollupSettings, type RollupSettings } from '../../../src/rollup/settings.ts';
 import type { RollupStore } from '../../../src/rollup/store.ts';
 import type { Config } from '../../../src/runtime/config.ts';
@@ -41,36 +42,39 @@ export async function writeEvents(r: RollupHarness, events: readonly Ev[]): Prom
 
 const stamp = stampClock();
 
-/** One marker per distinct (id, finest window) touched, as ingest writes them; returns how many. */
+/** One mark per distinct (id, finest window) touched, in marker rows as ingest writes them; returns how many marks. */
 export async function markEvents(r: RollupHarness, events: readonly Ev[]): Promise<number> {
   const finest = r.s.windows[0];
   if (finest === undefined) throw new Error('no rollup windows');
-  const seen = new Map<string, { id: string; windowStart: number }>();
+  const seen = new Map<string, { id: string; windowSec: number; windowStart: number }>();
   for (const e of events) {
     const windowStart = e.ts - (e.ts % finest.ms);
-    seen.set(`${e.id}|${windowStart}`, { id: e.id, windowStart });
+    seen.set(`${e.id}|${windowStart}`, { id: e.id, windowSec: finest.seconds, windowStart });
   }
-  const rows = [...seen.values()].map((m) => putRowOf(markerRow({ id: m.id, windowSec: finest.seconds, windowStart: m.windowStart }, { keyspace: r.s.keyspace, family: r.s.rollupFamily, stamp: stamp() })));
+  const rows = markerPuts(seen.values(), { keyspace: r.s.keyspace, family: r.s.rollupFamily, stamp: stamp() }).map((p) => putRowOf(p.row));
   for (let i = 0; i < rows.length; i += 500) {
     const chunk = rows.slice(i, i + 500);
     await retryingRest('put markers', () => r.h.rest.put(r.s.rollupTable, chunk));
   }
-  return rows.length;
+  return seen.size;
 }
 
 export interface RollupTableState {
   readonly summaries: SummaryMap;
   /** marker rows (key byte 1 = 0x00) */
   readonly markers: Buffer[];
+  /** the (id, window) pairs they mark, `id|windowSec|windowStart`, sorted */
+  readonly marks: string[];
   readonly summaryRows: number;
 }
 
 export function readRollupTable(r: RollupHarness): Promise<RollupTableState> {
   return retryingRest('scan rollup table', async () => {
-    const rows: { key: Buffer; cells: { qualifier: Buffer; value: Buffer }[] }[] = [];
+    const rows: { key: Buffer; cells: { qualifier: Buffer; value: Buffer; timestamp: number }[] }[] = [];
     for await (const row of r.h.rest.scan(r.s.rollupTable, { batch: 5000 })) rows.push({ key: row.row, cells: row.cells });
-    const markers = rows.filter((x) => x.key[1] === 0x00).map((x) => x.key);
-    return { summaries: summariesOfRows(rows), markers, summaryRows: rows.length - markers.length };
+    const markerRows = rows.filter((x) => x.key[1] === 0x00);
+    const marks = markerRows.flatMap((x) => (parseMarkerRow(x.key, x.cells, r.s.keyspace)?.windows ?? []).map((m) => `${m.parts.id}|${m.parts.windowSec}|${m.parts.windowStart}`)).sort();
+    return { summaries: summariesOfRows(rows), markers: markerRows.map((x) => x.key), marks, summaryRows: rows.length - markerRows.length };
   });
 }
 

@@ -3,9 +3,14 @@
 // duplicates, window edges; a marker re-marked during a run survives it; two runners at once.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MARKER_QUALIFIER, markerRow } from '../../../src/rollup/marker.ts';
+import { encodeIdMarkerKey, saltOf } from '../../../src/keys/index.ts';
+import { LEGACY_QUALIFIER, VERSION_QUALIFIER, markerRow, newMarkerValue } from '../../../src/rollup/marker.ts';
 import { putRowOf } from '../../../src/rollup/fold.ts';
 import type { RollupStore } from '../../../src/rollup/store.ts';
+import { Registry } from 'prom-client';
+import { pino } from 'pino';
+import { createReadMetrics } from '../../../src/metrics/read-metrics.ts';
+import { RollupJob } from '../../../src/rollup/job.ts';
 import { bruteSummaries, prng, sorted, type Ev } from '../../unit/rollup/brute.ts';
 import { WINDOW_SECS, markEvents, newJob, readRollupTable, rollupHarness, writeEvents } from './helpers.ts';
 
@@ -75,27 +80,30 @@ void test('rollups = brute force, with late events, duplicates and window edges'
   assert.equal((await job.run()).written, 0, 'nothing left to do');
 });
 
-void test('a marker re-marked while its window is recomputed is left (superseded); the next run includes the late event', async (t) => {
+void test('a marker row re-marked while its windows are recomputed is left (superseded); the next run includes the late event', async (t) => {
   const r = await rollupHarness(t, 'rsup');
   const start = MIDNIGHT - 3 * HOUR;
-  const early: Ev[] = [{ id: 'racy', ts: start + 1000, metric: 'v', value: 1 }, { id: 'calm', ts: start + 2000, metric: 'v', value: 2 }];
+  // 'calm' shares racy's marker row (same bucket and minute): the whole row stays when racy is re-marked
+  const buckets = r.s.keyspace.buckets;
+  const calm = Array.from({ length: 1000 }, (_, i) => `calm-${i}`).find((id) => saltOf(id, buckets) === saltOf('racy', buckets)) as string;
+  const early: Ev[] = [{ id: 'racy', ts: start + 1000, metric: 'v', value: 1 }, { id: calm, ts: start + 2000, metric: 'v', value: 2 }, { id: 'other', ts: start + MIN + 5, metric: 'v', value: 3 }];
   const lateEv: Ev = { id: 'racy', ts: start + 3000, metric: 'v', value: 100 };
   await writeEvents(r, early);
   await markEvents(r, early);
   let raced = false;
-  let newValue: Buffer | undefined;
+  let newVersion: Buffer | undefined;
   // Ingest writes a late event and re-marks the window right after the job read the window's data.
   const racing: RollupStore = {
     scan: (table, opts) => {
       const real = r.h.rest.scan(table, opts);
-      if (table !== r.s.dataTable || raced || opts.startRow?.includes(Buffer.from('racy')) !== true) return real;
+      if (table !== r.s.dataTable || raced || opts.startRow?.[0] !== saltOf('racy', buckets)) return real;
       raced = true;
       return (async function* () {
         const rows = [];
         for await (const row of real) rows.push(row);
         await writeEvents(r, [lateEv]);
         const mark = markerRow({ id: 'racy', windowSec: 60, windowStart: start }, { keyspace: r.s.keyspace, family: r.s.rollupFamily, stamp: Date.now() });
-        newValue = mark.cells[0]?.value;
+        newVersion = mark.cells.find((c) => c.qualifier.equals(VERSION_QUALIFIER))?.value;
         await r.h.rest.put(r.s.rollupTable, [putRowOf(mark)]);
         yield* rows;
       })();
@@ -105,13 +113,14 @@ void test('a marker re-marked while its window is recomputed is left (superseded
   };
   const one = await newJob(r, racing).run();
   assert.equal(raced, true);
-  assert.equal(one.sizes[0]?.superseded, 1);
+  assert.equal(one.sizes[0]?.superseded, 2, "racy's and calm's windows: their row was re-marked");
   assert.equal(one.ok, true, 'superseded is not an error');
   let table = await readRollupTable(r);
   const key = r.s.keyspace.markerKey({ id: 'racy', windowSec: 60, windowStart: start });
-  assert.deepEqual(table.markers.map((k) => k.toString('hex')), [key.toString('hex')], 'only the re-marked window keeps a marker');
-  const cell = (await r.h.rest.get(r.s.rollupTable, key))?.cells.find((c) => c.qualifier.equals(MARKER_QUALIFIER));
-  assert.ok(newValue !== undefined && cell?.value.equals(newValue) === true, 'the marker holds the re-mark');
+  assert.deepEqual(table.markers.map((k) => k.toString('hex')), [key.toString('hex')], "only the re-marked row is left (other's went)");
+  assert.deepEqual(table.marks, [`${calm}|60|${start}`, `racy|60|${start}`].sort(), 'both marks of the row are kept');
+  const version = (await r.h.rest.get(r.s.rollupTable, key))?.cells.find((c) => c.qualifier.equals(VERSION_QUALIFIER));
+  assert.ok(newVersion !== undefined && version?.value.equals(newVersion) === true, 'the row holds the re-mark');
   assert.equal(table.summaries.get(`racy|60|${start}|v`)?.count, 1, 'the raced recompute missed the late event');
 
   const two = await newJob(r).run();
@@ -119,6 +128,40 @@ void test('a marker re-marked while its window is recomputed is left (superseded
   table = await readRollupTable(r);
   assert.deepEqual(table.markers, []);
   assert.deepEqual(sorted(table.summaries), sorted(bruteSummaries([...early, lateEv], WINDOW_SECS)));
+});
+
+void test('marker rows on the real gateway: settling ids survive the delete, per-id markers of earlier versions and version-less rows are removed', async (t) => {
+  const r = await rollupHarness(t, 'rrow');
+  const start = MIDNIGHT - 5 * HOUR;
+  const buckets = r.s.keyspace.buckets;
+  const [settled, settling, legacy] = Array.from({ length: 3000 }, (_, i) => `row-${i}`).filter((id) => saltOf(id, buckets) === saltOf('row-0', buckets)).slice(0, 3) as [string, string, string];
+  const evs: Ev[] = [settled, settling, legacy].map((id, i) => ({ id, ts: start + 10 + i, metric: 'v', value: i + 1 }));
+  await writeEvents(r, evs);
+  const now = Date.now();
+  const settleMs = 120_000;
+  const put = (id: string, stamp: number): Promise<void> => r.h.rest.put(r.s.rollupTable, [putRowOf(markerRow({ id, windowSec: 60, windowStart: start }, { keyspace: r.s.keyspace, family: r.s.rollupFamily, stamp }))]);
+  await put(settled, now - 300_000);
+  await put(settling, now - 10_000);
+  // a per-id marker as earlier versions wrote it, and a marker row that lost its version cell
+  const legacyKey = encodeIdMarkerKey({ id: legacy, windowSec: 60, windowStart: start }, buckets);
+  await r.h.rest.put(r.s.rollupTable, [{ row: legacyKey, cells: [{ column: Buffer.concat([Buffer.from(`${r.s.rollupFamily}:`), LEGACY_QUALIFIER]), value: newMarkerValue(now - 400_000), timestamp: now - 400_000 }] }]);
+  const bare = r.s.keyspace.markerKey({ id: legacy, windowSec: 60, windowStart: start - MIN });
+  await r.h.rest.put(r.s.rollupTable, [{ row: bare, cells: [{ column: Buffer.from(`${r.s.rollupFamily}:${legacy}`), value: Buffer.alloc(0), timestamp: now - 500_000 }] }]);
+  const job = (): ReturnType<RollupJob['run']> => new RollupJob({ store: r.h.rest, settings: { ...r.s, markerSettleMs: settleMs }, metrics: createReadMetrics(new Registry(), r.cfg.rollup.windows), log: pino({ level: 'warn' }) }).run();
+  const one = await job();
+  assert.equal(one.ok, true, JSON.stringify(one));
+  assert.deepEqual([one.sizes[0]?.pending, one.sizes[0]?.settling], [4, 1]);
+  let table = await readRollupTable(r);
+  assert.deepEqual(table.marks, [`${settling}|60|${start}`], 'only the settling mark is left');
+  assert.equal(table.summaries.get(`${settled}|60|${start}|v`)?.sum, 1);
+  assert.equal(table.summaries.get(`${legacy}|60|${start}|v`)?.sum, 3, 'the per-id marker was rolled up');
+  assert.equal(table.summaries.has(`${settling}|60|${start}|v`), false);
+  // once it has settled
+  const two = await new RollupJob({ store: r.h.rest, settings: { ...r.s, markerSettleMs: settleMs }, metrics: createReadMetrics(new Registry(), r.cfg.rollup.windows), log: pino({ level: 'warn' }), now: () => Date.now() + settleMs }).run();
+  assert.equal(two.ok, true);
+  table = await readRollupTable(r);
+  assert.deepEqual(table.markers, []);
+  assert.deepEqual(sorted(table.summaries), sorted(bruteSummaries(evs, WINDOW_SECS)));
 });
 
 void test('two job runners at once give the summaries one runner gives', async (t) => {

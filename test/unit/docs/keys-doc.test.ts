@@ -14,6 +14,7 @@ import {
   decodePrintableDataKey,
   decodeRollupKey,
   encodeDataKey,
+  encodeIdMarkerKey,
   encodeIndexKey,
   encodeMarkerKey,
   encodePrintableDataKey,
@@ -164,21 +165,24 @@ void test('index key vectors, in both salt modes', () => {
   }
 });
 
-void test('rollup summary and marker key vectors', () => {
-  const columns = ['id', 'window (s)', 'window start', 'window start (UTC)', 'B', 'summary key (hex)', 'marker key (hex)'];
+void test('rollup summary, marker row and per-id marker key vectors', () => {
+  const columns = ['id', 'window (s)', 'window start', 'window start (UTC)', 'B', 'summary key (hex)', 'marker row key (hex)', 'per-id marker key (hex)'];
   for (const row of table(columns)) {
     const [id, windowSec, windowStart, b] = [cell(row, 'id'), int(row, 'window (s)'), int(row, 'window start'), int(row, 'B')];
     const parts = { id, windowSec, windowStart };
-    const [summary, marker] = [cell(row, 'summary key (hex)'), cell(row, 'marker key (hex)')];
+    const [summary, marker, idMarker] = [cell(row, 'summary key (hex)'), cell(row, 'marker row key (hex)'), cell(row, 'per-id marker key (hex)')];
     assert.equal(new Date(windowStart).toISOString(), cell(row, 'window start (UTC)'));
     assert.equal(encodeRollupKey(parts, b).toString('hex'), summary, `summary ${id} ${windowSec}`);
-    assert.equal(encodeMarkerKey(parts, b).toString('hex'), marker, `marker ${id} ${windowSec}`);
+    assert.equal(encodeMarkerKey(parts, b).toString('hex'), marker, `marker row ${id} ${windowSec}`);
+    assert.equal(encodeIdMarkerKey(parts, b).toString('hex'), idMarker, `per-id marker ${id} ${windowSec}`);
     const salt = hexByte(md5Salt(utf8Hex(id), b));
     const window = windowSec.toString(16).padStart(8, '0');
     assert.equal(`${salt}${utf8Hex(id)}00${window}${reverseHex(windowStart)}`, summary, 'reference summary');
-    assert.equal(`${salt}00${window}${BigInt(windowStart).toString(16).padStart(16, '0')}${utf8Hex(id)}`, marker, 'reference marker');
+    assert.equal(`${salt}00${window}${BigInt(windowStart).toString(16).padStart(16, '0')}`, marker, 'reference marker row');
+    assert.equal(`${marker}${utf8Hex(id)}`, idMarker, 'reference per-id marker');
     assert.deepEqual(decodeRollupKey(Buffer.from(summary, 'hex'), b), { salt: saltOf(id, b), ...parts });
-    assert.deepEqual(decodeMarkerKey(Buffer.from(marker, 'hex'), b), { salt: saltOf(id, b), ...parts });
+    assert.deepEqual(decodeMarkerKey(Buffer.from(marker, 'hex'), b), { salt: saltOf(id, b), windowSec, windowStart, id: null });
+    assert.deepEqual(decodeMarkerKey(Buffer.from(idMarker, 'hex'), b), { salt: saltOf(id, b), ...parts });
   }
 });
 

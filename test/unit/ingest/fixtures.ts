@@ -39,6 +39,14 @@ export class FakeSink implements RowSink {
   keys(table: string): string[] {
     return this.puts.filter((p) => p.table === table).flatMap((p) => p.rows.map((r) => r.row.toString('hex')));
   }
+
+  /** The ids marked in a rollup table's marker rows: their id cells' qualifiers (not 0x00-led). */
+  markedIds(table: string): string[] {
+    return this.puts.filter((p) => p.table === table).flatMap((p) => p.rows.flatMap((r) => r.cells
+      .map((c) => c.column.subarray(c.column.indexOf(0x3a) + 1))
+      .filter((q) => q[0] !== 0x00)
+      .map((q) => q.toString('utf8'))));
+  }
 }
 
 export class RowRefused extends Error {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RollupMarks } from '../../../src/ingest/rollup-marks.ts';
-import { decodeMarkerKey } from '../../../src/keys/index.ts';
-import { MARKER_QUALIFIER, markerWrittenAt } from '../../../src/rollup/marker.ts';
+import { decodeMarkerKey, saltOf } from '../../../src/keys/index.ts';
+import { VERSION_QUALIFIER } from '../../../src/rollup/marker.ts';
 import { parseWindow } from '../../../src/rollup/windows.ts';
 import { testKeyspace } from '../../support/keyspace.ts';
 
@@ -13,26 +13,42 @@ function marks(now: { t: number }, cacheSize = 100, graceMs = 300_000): RollupMa
   return new RollupMarks({ window: HOUR, graceMs, keyspace: testKeyspace(16), family: 'd', cacheSize, now: () => now.t });
 }
 
-test('one marker per distinct (id, window), keyed and valued as the job expects', () => {
+test('one id cell per distinct (id, window), one row per (bucket, window) with a version cell unique to the put', () => {
   const now = { t: T0 + 30 * 60_000 };
-  const rows = marks(now).rowsFor([
+  const ids = Array.from({ length: 40 }, (_, i) => `dev${i}`);
+  const touches = [
     { id: 'dev1', ts: T0 + 1 },
     { id: 'dev1', ts: T0 + 3_599_999 }, // same window (last ms)
     { id: 'dev1', ts: T0 + 3_600_000 }, // next window (its first ms)
-    { id: 'dev10', ts: T0 },
-  ]);
-  const decoded = rows.map((r) => decodeMarkerKey(r.row.key, 16));
-  assert.deepEqual(
-    decoded.map((d) => [d.id, d.windowSec, d.windowStart]),
-    [['dev1', 3600, T0], ['dev1', 3600, T0 + 3_600_000], ['dev10', 3600, T0]],
-  );
-  for (const r of rows) {
-    assert.equal(r.row.cells.length, 1);
-    const cell = r.row.cells[0];
-    assert.ok(cell !== undefined && cell.qualifier.equals(MARKER_QUALIFIER));
-    assert.equal(markerWrittenAt(cell.value), cell.timestamp);
+    ...ids.map((id) => ({ id, ts: T0 + 17 })),
+  ];
+  const rows = marks(now).rowsFor(touches);
+  // expected: the distinct (id, window) pairs, grouped by (salt(id), window)
+  const want = new Map<string, Set<string>>();
+  for (const [id, start] of [['dev1', T0 + 3_600_000] as const, ...ids.map((id) => [id, T0] as const)]) {
+    const k = `${saltOf(id, 16)}|${start}`;
+    want.set(k, (want.get(k) ?? new Set()).add(id));
   }
-  assert.equal(new Set(rows.map((r) => r.row.cells[0]?.value.toString('hex'))).size, rows.length, 'every marker value is unique');
+  const got = new Map<string, Set<string>>();
+  for (const r of rows) {
+    const d = decodeMarkerKey(r.row.key, 16);
+    assert.equal(d.id, null, 'a marker row key names no id');
+    assert.equal(d.windowSec, 3600);
+    assert.equal(r.windowStart, d.windowStart);
+    const idCells = r.row.cells.filter((c) => c.qualifier[0] !== 0x00);
+    const version = r.row.cells.filter((c) => c.qualifier.equals(VERSION_QUALIFIER));
+    assert.equal(version.length, 1, 'one version cell');
+    assert.equal(version[0]?.value.readBigInt64BE(0), BigInt(r.stamp), 'the version holds writtenAt');
+    for (const c of r.row.cells) assert.equal(c.timestamp, r.stamp);
+    assert.deepEqual(idCells.map((c) => c.qualifier.toString('utf8')), [...r.ids]);
+    assert.deepEqual(r.cacheKeys, r.ids.map((id) => `${d.windowStart}\u0000${id}`));
+    got.set(`${d.salt}|${d.windowStart}`, new Set(r.ids));
+  }
+  assert.deepEqual(got, want);
+  assert.equal(rows.length, want.size, 'one row per (bucket, window)');
+  const versions = rows.map((r) => r.row.cells.find((c) => c.qualifier.equals(VERSION_QUALIFIER))?.value.toString('hex'));
+  assert.equal(new Set(versions).size, rows.length, 'every version value is unique');
+  assert.deepEqual(marks(now).rowsFor([]), [], 'nothing touched: no row');
 });
 
 test('cell timestamps strictly increase even when the clock stands still', () => {

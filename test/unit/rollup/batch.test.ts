@@ -6,24 +6,27 @@ import assert from 'node:assert/strict';
 import { cascadeMarkers, planBatch, rangeCursor } from '../../../src/rollup/batch-plan.ts';
 import { RollupJob } from '../../../src/rollup/job.ts';
 import { putRowOf } from '../../../src/rollup/fold.ts';
-import { parseMarker, sourceOf, type FoundMarker } from '../../../src/rollup/plan.ts';
+import { parseMarkerRow, sourceOf, type FoundMarker } from '../../../src/rollup/plan.ts';
 import { markerRow } from '../../../src/rollup/marker.ts';
 import type { RollupSettings } from '../../../src/rollup/settings.ts';
 import { fixedSpread, testKeyspace } from '../../support/keyspace.ts';
 import { bruteSummaries, sorted, summariesOfRows, type Ev } from './brute.ts';
 import { FakeStore } from './fake-store.ts';
-import { B, DAY0, HOUR, MIN, markEvents, markerRows, randomEvents, readMetrics, settings, silentLog, writeEvents } from './job-fixture.ts';
+import { B, DAY0, HOUR, MIN, markEvents, marksIn, randomEvents, readMetrics, settings, silentLog, writeEvents } from './job-fixture.ts';
 
 function found(s: RollupSettings, id: string, windowSec: number, windowStart: number, stamp = 5): FoundMarker {
   const row = markerRow({ id, windowSec, windowStart }, { keyspace: s.keyspace, family: s.rollupFamily, stamp });
-  const m = parseMarker(row.key, row.cells, s.keyspace);
+  const m = parseMarkerRow(row.key, row.cells, s.keyspace)?.windows[0];
   assert.ok(m !== undefined);
   return m;
 }
 
-function parts(s: RollupSettings, marker: Buffer): { id: string; windowSec: number; windowStart: number } {
-  const { id, windowSec, windowStart } = s.keyspace.decodeMarkerKey(marker);
-  return { id, windowSec, windowStart };
+/** The (id, window) marks of put rows, as `id|windowSec|windowStart` in row order, then cell order. */
+function marksOf(s: RollupSettings, rows: readonly { row: Buffer; cells: readonly { column: Buffer; value: Buffer; timestamp?: number }[] }[]): string[] {
+  return rows.flatMap((r) => {
+    const cells = r.cells.map((c) => ({ qualifier: c.column.subarray(c.column.indexOf(0x3a) + 1), value: c.value, timestamp: c.timestamp ?? 0 }));
+    return (parseMarkerRow(r.row, cells, s.keyspace)?.windows ?? []).map((m) => `${m.parts.id}|${m.parts.windowSec}|${m.parts.windowStart}`);
+  });
 }
 
 const key = (b: number, ...rest: number[]): Buffer => Buffer.from([b, ...rest]);
@@ -70,17 +73,19 @@ void test('planBatch: a coarser size reads finer summaries; spread windows stay 
   assert.equal(planBatch(s.windows, [after], s.keyspace).scan, undefined);
 });
 
-void test('cascadeMarkers: one marker per enclosing coarser window, none for the coarsest size', () => {
+void test('cascadeMarkers: one mark per enclosing coarser window, one row per (bucket, coarser window), none for the coarsest size', () => {
   const s = settings(['1m', '1h', '1d']);
   let stamp = 100;
   const o = { keyspace: s.keyspace, family: s.rollupFamily, stamp: () => stamp++ };
-  const rows = cascadeMarkers(s.windows, [found(s, 'a', 60, DAY0), found(s, 'a', 60, DAY0 + MIN), found(s, 'a', 60, DAY0 + HOUR), found(s, 'b', 60, DAY0)], o);
-  assert.deepEqual(rows.map((r) => parts(s, r.row)), [
-    { id: 'a', windowSec: 3600, windowStart: DAY0 },
-    { id: 'a', windowSec: 3600, windowStart: DAY0 + HOUR },
-    { id: 'b', windowSec: 3600, windowStart: DAY0 },
-  ]);
-  assert.deepEqual(rows.map((r) => r.cells[0]?.timestamp), [100, 101, 102]);
+  const ids = Array.from({ length: 12 }, (_, i) => `dev-${i}`);
+  const windows = [found(s, 'a', 60, DAY0), found(s, 'a', 60, DAY0 + MIN), found(s, 'a', 60, DAY0 + HOUR), ...ids.map((id) => found(s, id, 60, DAY0))];
+  const rows = cascadeMarkers(s.windows, windows, o);
+  assert.deepEqual(marksOf(s, rows).sort(), [`a|3600|${DAY0}`, `a|3600|${DAY0 + HOUR}`, ...ids.map((id) => `${id}|3600|${DAY0}`)].sort());
+  const keys = rows.map((r) => r.row.toString('hex'));
+  assert.equal(new Set(keys).size, keys.length, 'one row per (bucket, window)');
+  assert.ok(rows.length < ids.length + 2, `ids of a bucket share its row (${B} buckets)`);
+  assert.deepEqual(new Set(rows.flatMap((r) => r.cells.map((c) => c.timestamp))), new Set([100]), 'one stamp for the whole cascade');
+  assert.equal(stamp, 101);
   assert.deepEqual(cascadeMarkers(s.windows, [found(s, 'a', 86_400, DAY0)], o), []);
 });
 
@@ -98,6 +103,6 @@ void test('a bad row in one window\'s source fails that window only (the batch i
   const report = await new RollupJob({ store, settings: s, metrics, log: silentLog, now: () => DAY0 + 10 * 24 * HOUR }).run();
   assert.equal(report.errors, 1);
   assert.equal(report.sizes[0]?.errors, 1);
-  assert.deepEqual(markerRows(store, s).map((k) => parts(s, k)), [{ id: bad.id, windowSec: 60, windowStart: bad.ts - (bad.ts % MIN) }], 'only the bad window keeps its marker');
+  assert.deepEqual(marksIn(store, s), [`${bad.id}|60|${bad.ts - (bad.ts % MIN)}`], 'only the bad window keeps its mark');
   assert.deepEqual(sorted(summariesOfRows(store.rows(s.rollupTable))), sorted(bruteSummaries(events, [60, 3600])), 'every other window is exact');
 });

@@ -1,6 +1,7 @@
 // An in-memory stand-in for the rollup job's HBase port (RollupStore), for unit tests of the job's
 // logic only: rows sorted by key, one version per column (VERSIONS 1: the newest timestamp wins),
-// scans with start/stop row, limit, cell time range and MultiRowRangeFilter, check-and-delete of one version.
+// scans with start/stop row, limit, cell time range and MultiRowRangeFilter, check-and-delete (a family
+// up to a timestamp, or one version of a column).
 import type { CheckSpec, DeleteCell, Row, ScanOptions } from '../../../src/hbase/index.ts';
 import type { PutRow } from '../../../src/rollup/fold.ts';
 import type { RollupStore } from '../../../src/rollup/store.ts';
@@ -109,7 +110,10 @@ export class FakeStore implements RollupStore {
     this.#maybeFail('checkAndDelete', table);
     const cols = this.#table(table).get(row.toString('hex'));
     const cell = cols?.get(check.column.toString('hex'));
-    if (cols === undefined || cell === undefined || check.value === null || !cell.value.equals(check.value)) return Promise.resolve(false);
+    // a null value checks that the cell is absent (HBase: an empty value matches a missing column)
+    const holds = check.value === null ? cell === undefined : cell !== undefined && cell.value.equals(check.value);
+    if (!holds) return Promise.resolve(false);
+    if (cols === undefined) return Promise.resolve(true);
     for (const d of deleteCells) {
       if (!d.column.includes(COLON)) {
         // a family: every column of it up to the timestamp

@@ -6,6 +6,7 @@ import { buildEventCells } from '../../../src/events/index.ts';
 import { createReadMetrics, type ReadMetrics } from '../../../src/metrics/read-metrics.ts';
 import { putRowOf } from '../../../src/rollup/fold.ts';
 import { markerRow } from '../../../src/rollup/marker.ts';
+import { parseMarkerRow } from '../../../src/rollup/plan.ts';
 import type { RollupSettings } from '../../../src/rollup/settings.ts';
 import type { RollupStore } from '../../../src/rollup/store.ts';
 import { parseWindows } from '../../../src/rollup/windows.ts';
@@ -65,6 +66,17 @@ export function randomEvents(seed: number, n: number, ids: number, base: number,
 
 export function markerRows(store: FakeStore, s: RollupSettings): Buffer[] {
   return store.rows(s.rollupTable).filter((r) => r.key[1] === 0x00).map((r) => r.key);
+}
+
+/** The (id, window) pairs still marked, as `id|windowSec|windowStart`, sorted: marker rows' id cells and per-id markers. */
+export function marksIn(store: FakeStore, s: RollupSettings): string[] {
+  const out: string[] = [];
+  for (const r of store.rows(s.rollupTable)) {
+    if (r.key[1] !== 0x00) continue;
+    const found = parseMarkerRow(r.key, r.cells, s.keyspace);
+    for (const m of found?.windows ?? []) out.push(`${m.parts.id}|${m.parts.windowSec}|${m.parts.windowStart}`);
+  }
+  return out.sort();
 }
 
 export interface Call {

@@ -3,8 +3,10 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import {
   KeyError,
+  decodeMarkedId,
   decodeMarkerKey,
   decodeRollupKey,
+  encodeIdMarkerKey,
   encodeMarkerKey,
   encodeRollupKey,
   markerScanRange,
@@ -25,25 +27,29 @@ const VECTORS = [
   {
     parts: { id: 'sensor-0042', windowSec: 3600, windowStart: 1_732_262_400_000 },
     summary: '0973656e736f722d303034320000000e107ffffe6cad1d6fff',
-    marker: '090000000e100000019352e2900073656e736f722d30303432',
+    marker: '090000000e100000019352e29000',
+    idMarker: '090000000e100000019352e2900073656e736f722d30303432',
   },
   {
     parts: { id: 'dev-1', windowSec: 86_400, windowStart: 0 },
     summary: '0a6465762d3100000151807fffffffffffffff',
-    marker: '0a000001518000000000000000006465762d31',
+    marker: '0a00000151800000000000000000',
+    idMarker: '0a000001518000000000000000006465762d31',
   },
 ];
 
-void test('summary and marker keys: documented vectors = their definition (B = 16)', () => {
+void test('summary, marker row and per-id marker keys: documented vectors = their definition (B = 16)', () => {
   for (const v of VECTORS) {
     const { id, windowSec, windowStart } = v.parts;
     const salt = md5Mod(id, 16).toString(16).padStart(2, '0');
     const summary = `${salt}${hex(id)}00${u32(windowSec)}${i64(MAX - BigInt(windowStart))}`;
-    const marker = `${salt}00${u32(windowSec)}${i64(BigInt(windowStart))}${hex(id)}`;
+    const marker = `${salt}00${u32(windowSec)}${i64(BigInt(windowStart))}`;
     assert.equal(summary, v.summary);
     assert.equal(marker, v.marker);
+    assert.equal(`${marker}${hex(id)}`, v.idMarker);
     assert.equal(encodeRollupKey(v.parts, 16).toString('hex'), v.summary);
     assert.equal(encodeMarkerKey(v.parts, 16).toString('hex'), v.marker);
+    assert.equal(encodeIdMarkerKey(v.parts, 16).toString('hex'), v.idMarker);
   }
 });
 
@@ -55,7 +61,9 @@ void test('round trips, including unicode ids and ids with 0x01/0xff-like charac
         const parts = { id, windowSec, windowStart };
         const salt = md5Mod(id, b);
         assert.deepEqual(decodeRollupKey(encodeRollupKey(parts, b), b), { ...parts, salt });
-        assert.deepEqual(decodeMarkerKey(encodeMarkerKey(parts, b), b), { ...parts, salt });
+        assert.deepEqual(decodeMarkerKey(encodeMarkerKey(parts, b), b), { windowSec, windowStart, salt, id: null });
+        assert.deepEqual(decodeMarkerKey(encodeIdMarkerKey(parts, b), b), { ...parts, salt });
+        assert.equal(decodeMarkedId(Buffer.from(id, 'utf8'), salt, b), id);
       }
     }
   }
@@ -64,16 +72,17 @@ void test('round trips, including unicode ids and ids with 0x01/0xff-like charac
 void test('a marker key never decodes as a summary key and vice versa', () => {
   for (const v of VECTORS) {
     const summary = Buffer.from(v.summary, 'hex');
-    const marker = Buffer.from(v.marker, 'hex');
-    assert.throws(() => decodeRollupKey(marker, 16), KeyError);
+    for (const marker of [Buffer.from(v.marker, 'hex'), Buffer.from(v.idMarker, 'hex')]) assert.throws(() => decodeRollupKey(marker, 16), KeyError);
     assert.throws(() => decodeMarkerKey(summary, 16), KeyError);
   }
   // Exhaustively over many ids: byte 1 is 0x00 exactly for markers.
   for (let i = 0; i < 300; i++) {
     const parts = { id: `id-${i}`, windowSec: 60, windowStart: i * 60_000 };
     assert.equal(encodeMarkerKey(parts, 8)[1], 0x00);
+    assert.equal(encodeIdMarkerKey(parts, 8)[1], 0x00);
     assert.notEqual(encodeRollupKey(parts, 8)[1], 0x00);
     assert.throws(() => decodeRollupKey(encodeMarkerKey(parts, 8)), KeyError);
+    assert.throws(() => decodeRollupKey(encodeIdMarkerKey(parts, 8)), KeyError);
     assert.throws(() => decodeMarkerKey(encodeRollupKey(parts, 8)), KeyError);
   }
 });
@@ -86,6 +95,15 @@ void test('invalid windows and keys are rejected with a reason', () => {
   assert.throws(() => decodeRollupKey(k, 7), /salt does not match/);
   assert.throws(() => decodeRollupKey(k.subarray(0, 5)), /too short/);
   assert.throws(() => markerScanRange(16, 60, 0, 16), /salt 16 is not a bucket of 16/);
+  const m = encodeMarkerKey({ id: 'sensor-0042', windowSec: 3600, windowStart: 0 }, 16);
+  assert.throws(() => decodeMarkerKey(m.subarray(0, 13)), /too short/);
+  assert.throws(() => decodeMarkerKey(m, 8), /salt 9 is not a bucket of B=8/);
+  assert.throws(() => decodeMarkerKey(encodeIdMarkerKey({ id: 'sensor-0042', windowSec: 3600, windowStart: 0 }, 16), 15), /salt does not match/);
+  // an id cell must name an id of the row's bucket, non-empty, without NUL, valid UTF-8
+  assert.throws(() => decodeMarkedId(Buffer.from('sensor-0042'), 3, 16), /not of bucket 3/);
+  assert.throws(() => decodeMarkedId(Buffer.alloc(0), 0, 1), /empty/);
+  assert.throws(() => decodeMarkedId(Buffer.from('a\u0000b'), 0, 1), /0x00/);
+  assert.throws(() => decodeMarkedId(Buffer.from([0xc3, 0x28]), 0, 1), /UTF-8/);
 });
 
 void test('rollupScanRange includes exactly the windows starting in [from, to] of one id and size', () => {
@@ -105,7 +123,7 @@ void test('rollupScanRange includes exactly the windows starting in [from, to] o
   assert.throws(() => rollupScanRange(id, 3600, from + H, from, 16), /fromStart/);
 });
 
-void test('markerScanRange: closed markers of one bucket and size, oldest first; never summaries', () => {
+void test('markerScanRange: closed marker rows (and per-id markers) of one bucket and size, oldest first; never summaries', () => {
   const b = 4;
   const startBefore = 1_732_262_400_000;
   const ids = Array.from({ length: 40 }, (_, i) => `m-${i}`);
@@ -113,18 +131,20 @@ void test('markerScanRange: closed markers of one bucket and size, oldest first;
     const salt = md5Mod(id, b);
     const r = markerScanRange(salt, 3600, startBefore, b);
     for (const [offset, expected] of [[-2 * H, true], [-H, true], [0, false], [H, false]] as const) {
-      const key = encodeMarkerKey({ id, windowSec: 3600, windowStart: startBefore + offset }, b);
-      assert.equal(inRange(key, r), expected, `${id} ${offset}`);
+      for (const key of [encodeMarkerKey({ id, windowSec: 3600, windowStart: startBefore + offset }, b), encodeIdMarkerKey({ id, windowSec: 3600, windowStart: startBefore + offset }, b)]) {
+        assert.equal(inRange(key, r), expected, `${id} ${offset}`);
+      }
     }
     assert.equal(inRange(encodeMarkerKey({ id, windowSec: 60, windowStart: 0 }, b), r), false, 'other size');
     assert.equal(inRange(encodeRollupKey({ id, windowSec: 3600, windowStart: 0 }, b), r), false, 'summary');
     const other = markerScanRange((salt + 1) % b, 3600, startBefore, b);
     assert.equal(inRange(encodeMarkerKey({ id, windowSec: 3600, windowStart: 0 }, b), other), false, 'other bucket');
   }
-  // Oldest first: key order of markers = window order.
+  // Oldest first: key order of markers = window order; a window's per-id markers right after its row.
   const older = encodeMarkerKey({ id: 'zzz', windowSec: 60, windowStart: 60_000 }, 1);
+  const olderId = encodeIdMarkerKey({ id: 'zzz', windowSec: 60, windowStart: 60_000 }, 1);
   const newer = encodeMarkerKey({ id: 'aaa', windowSec: 60, windowStart: 120_000 }, 1);
-  assert.ok(Buffer.compare(older, newer) < 0);
+  assert.ok(Buffer.compare(older, olderId) < 0 && Buffer.compare(olderId, newer) < 0);
   // Nothing closed yet: an empty range.
   const none = markerScanRange(0, 60, 0, 1);
   assert.equal(inRange(encodeMarkerKey({ id: 'a', windowSec: 60, windowStart: 0 }, 1), none), false);
