@@ -193,6 +193,7 @@ public final class TableAdmin {
       case "describe":
       case "drop":
       case "split":
+      case "compact":
       case "ping":
         break;
       case "codecs":
@@ -200,7 +201,7 @@ public final class TableAdmin {
         return CodecProbe.probeAll();
       default:
         throw new AdminException("BAD_REQUEST", "op", "request: unknown op '" + req.op
-            + "' (expected ensureTable, describe, drop, split, ping or codecs)");
+            + "' (expected ensureTable, describe, drop, split, compact, ping or codecs)");
     }
     // Validate everything that needs no cluster before connecting.
     TableName tn = req.op.equals("ping") ? null : tableName(req);
@@ -217,6 +218,8 @@ public final class TableAdmin {
           return Ops.drop(admin, tn);
         case "split":
           return Ops.split(conn, admin, tn, splitPoint, req);
+        case "compact":
+          return Ops.compact(admin, tn, req);
         default:
           return Ops.ping(admin);
       }
@@ -1002,6 +1005,44 @@ public final class TableAdmin {
       }
       admin.deleteTable(tn);
       o.addProperty("dropped", true);
+      return o;
+    }
+
+    /**
+     * Flushes the table's memstores, runs a major compaction and waits until no compaction is
+     * running or queued for it (TIMEOUT when the request's deadline passes first): every region
+     * then has one store file per family, as a settled table does.
+     */
+    static JsonObject compact(Admin admin, TableName tn, Request req) throws Exception {
+      String table = tn.getNameAsString();
+      if (!admin.tableExists(tn)) {
+        throw new AdminException("TABLE_NOT_FOUND", "table", "compact: table '" + table
+            + "' does not exist");
+      }
+      long t0 = System.nanoTime();
+      admin.flush(tn);
+      admin.majorCompact(tn);
+      // The request is queued asynchronously: wait until the state is seen as started, then NONE.
+      boolean seen = false;
+      long quietSince = System.nanoTime();
+      while (true) {
+        if (req.remainingMs() <= 0) {
+          throw new AdminException("TIMEOUT", null, "compact: table '" + table
+              + "' still compacting at the deadline");
+        }
+        boolean busy = admin.getCompactionState(tn) != org.apache.hadoop.hbase.client.CompactionState.NONE;
+        seen |= busy;
+        if (busy) {
+          quietSince = System.nanoTime();
+        } else if (seen || System.nanoTime() - quietSince > TimeUnit.SECONDS.toNanos(3)) {
+          break;
+        }
+        Thread.sleep(200);
+      }
+      JsonObject o = new JsonObject();
+      o.addProperty("table", table);
+      o.addProperty("compacted", true);
+      o.addProperty("ms", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
       return o;
     }
 

@@ -99,7 +99,7 @@ export async function queryPhase(ctx: Ctx, events: number, queries: number): Pro
 }
 
 export interface RollupCost { readonly historyRows: number; readonly newEvents: number; readonly markers: number; readonly marks: number; readonly windows: number; readonly seconds: number; readonly rounds: readonly number[] }
-export interface RollupFigures { readonly small: RollupCost; readonly large: RollupCost; readonly ratio: number }
+export interface RollupFigures { readonly small: RollupCost; readonly large: RollupCost; readonly ratio: number; /** flush + major compaction of both data tables before the rounds */ readonly settleSeconds: number }
 
 interface RollupTable { readonly cfg: Config; readonly history: number; readonly fresh: LoadResult }
 
@@ -151,10 +151,11 @@ function median(xs: readonly number[]): number {
 
 /**
  * The same new hour of data rolled up on a table with `history` rows and on one with 10× that. Both
- * tables are loaded first; then ROUNDS rounds re-mark the new hour on both and time one job run on
- * each, alternating which goes first (background flushes and compactions after the loads hit both
- * alike); the figure is the median run. Every run must write one 1 h window per distinct id of the
- * new events, or the phase fails.
+ * tables are loaded first, then settled: flushed and major-compacted through the admin tool, which
+ * waits until no compaction is running or queued, so neither run pays for the loads' compactions.
+ * Then ROUNDS rounds re-mark the new hour on both and time one job run on each, alternating which
+ * goes first; the figure is the median run. Every run must write one 1 h window per distinct id of
+ * the new events, or the phase fails.
  */
 export async function rollupPhase(ctx: Ctx, history: number, fresh: number): Promise<RollupFigures> {
   ctx.say(`rollup phase: ${history} and ${history * 10} history rows, the same ${fresh} new events each, ${ROUNDS} alternating rounds`);
@@ -162,6 +163,10 @@ export async function rollupPhase(ctx: Ctx, history: number, fresh: number): Pro
   const expected = expectedHourWindows(freshGen(ctx, fresh, hourStart));
   const small = await rollupTable(ctx, 'r1', history, fresh, hourStart);
   const large = await rollupTable(ctx, 'r10', history * 10, fresh, hourStart);
+  const t0 = performance.now();
+  for (const t of [small, large]) await ctx.admin.compact(t.cfg.tables.data.name);
+  const settleSeconds = (performance.now() - t0) / 1000;
+  ctx.say(`both data tables flushed and major-compacted in ${settleSeconds.toFixed(1)} s`);
   const runs: { small: number[]; large: number[]; windows: number; markers: number; marks: number } = { small: [], large: [], windows: 0, markers: 0, marks: 0 };
   for (let round = 0; round < ROUNDS; round++) {
     const order: ['small' | 'large', RollupTable][] = round % 2 === 0 ? [['small', small], ['large', large]] : [['large', large], ['small', small]];
@@ -178,7 +183,7 @@ export async function rollupPhase(ctx: Ctx, history: number, fresh: number): Pro
   const s = cost(small, runs.small);
   const l = cost(large, runs.large);
   ctx.say(`rollup: ${s.windows} windows; median ${s.seconds.toFixed(2)} s (${Math.round(s.windows / s.seconds)} windows/s) vs ${l.seconds.toFixed(2)} s on the 10× table; ratio ${(l.seconds / s.seconds).toFixed(2)}`);
-  return { small: s, large: l, ratio: l.seconds / s.seconds };
+  return { small: s, large: l, ratio: l.seconds / s.seconds, settleSeconds };
 }
 
 export interface IngestRun { readonly tags: readonly string[]; readonly eventsPerSec: number; readonly seconds: number }

@@ -161,6 +161,11 @@ export class JavaTableAdmin implements TableAdminPort, CodecProbePort {
     await this.#call('split', table, { splitPoint: splitPoint.toString('base64') });
   }
 
+  /** Flush, major-compact and wait until the table has no compaction running or queued. */
+  async compact(table: string): Promise<void> {
+    await this.#call('compact', table, {});
+  }
+
   /** Cluster id, version and live region servers: a cheap check that the admin path works. */
   async ping(): Promise<PingResult> {
     const body = await this.#call('ping', undefined, {});

@@ -155,4 +155,6 @@ export interface TableAdminPort {
   describe(table: string): Promise<TableDescription>;
   drop(table: string): Promise<void>;
   split(table: string, splitPoint: Buffer): Promise<void>;
+  /** Flush, major-compact and wait until no compaction is running or queued (benchmarks, operators). */
+  compact(table: string): Promise<void>;
 }

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { JavaTableAdmin } from '../../../src/admin/java-admin.ts';
+import { HBaseRestClient } from '../../../src/hbase/index.ts';
 import { usableCodecs } from '../../../src/admin/codec-probe-port.ts';
 import { TableAdminError } from '../../../src/admin/table-admin-port.ts';
 import type { EnsureTableRequest } from '../../../src/admin/table-admin-port.ts';
@@ -169,6 +170,31 @@ void test('JavaTableAdmin: pre-split create, describe, idempotent ensure, alter,
     const regions = await restRegions(env.restUrl, table);
     assert.equal(regions.length, 17);
     assert.ok(regions.some((r) => Buffer.from(r.startKey, 'base64').equals(Buffer.from([0x08, 0x80]))));
+  });
+
+  await t.test('compact flushes and major-compacts: every region with data ends with one store file; the rows stay', async () => {
+    const rest = new HBaseRestClient({ baseUrl: env.restUrl, defaultDeadlineMs: 30_000 });
+    const rows = [0x02, 0x05, 0x09].map((b) => Buffer.from([b, 0x61]));
+    // three puts, each flushed by a compact call's flush: store files pile up, then one compaction merges them
+    for (let i = 0; i < rows.length; i++) {
+      await rest.put(table, rows.slice(0, i + 1).map((r) => ({ row: r, cells: [{ column: Buffer.from('d:q'), value: Buffer.from([i]) }] })));
+      await admin.compact(table);
+    }
+    const storeFiles = async (): Promise<number[]> => {
+      const status = await rest.clusterStatus();
+      return status.liveNodes.flatMap((n) => n.regions).filter((r) => r.name.toString('latin1').startsWith(`${table},`)).map((r) => r.storefiles);
+    };
+    // the master's view follows the region servers' reports (every few seconds)
+    let files: number[] = [];
+    for (let i = 0; i < 40; i++) {
+      files = await storeFiles();
+      if (files.filter((n) => n > 0).length === rows.length && files.every((n) => n <= 1)) break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    assert.equal(files.filter((n) => n === 1).length, rows.length, `one store file in each region with data: ${JSON.stringify(files)}`);
+    assert.ok(files.every((n) => n <= 1), JSON.stringify(files));
+    for (const row of rows) assert.ok((await rest.get(table, row)) !== null, 'the row is still there');
+    await assert.rejects(admin.compact(`${table}_missing`), isAdminError('TABLE_NOT_FOUND', 'table'));
   });
 
   await t.test('drop removes the table', async () => {
