@@ -97,8 +97,26 @@ export function decodeTags(bytes: Uint8Array): Readonly<Record<string, string>> 
  * The cells of one event: its metric cell, plus the tags cell when it has tags. `tagsCell` is
  * `encodeTags(event.tags)` when the caller already has it (parseEventCells does).
  */
+/**
+ * Metric name → its qualifier bytes, shared by every event of that metric (one Buffer per name, not
+ * per event; writers may also key caches on the Buffer). Bounded: a stream of ever-new metric names
+ * starts over rather than growing it.
+ */
+const QUALIFIERS = new Map<string, Buffer>();
+const MAX_QUALIFIERS = 4096;
+
+export function metricQualifier(metric: string): Buffer {
+  let q = QUALIFIERS.get(metric);
+  if (q === undefined) {
+    if (QUALIFIERS.size >= MAX_QUALIFIERS) QUALIFIERS.clear();
+    q = Buffer.from(metric, 'utf8');
+    QUALIFIERS.set(metric, q);
+  }
+  return q;
+}
+
 export function buildEventCells(event: TsEvent, family: string = DATA_FAMILY, tagsCell?: Buffer): DataCell[] {
-  const metric = { family, qualifier: Buffer.from(event.metric, 'utf8'), value: encodeMetricValue(event.value), timestamp: event.ts };
+  const metric = { family, qualifier: metricQualifier(event.metric), value: encodeMetricValue(event.value), timestamp: event.ts };
   const tags = tagsCell ?? (Object.keys(event.tags).length > 0 ? encodeTags(event.tags) : undefined);
   return tags === undefined ? [metric] : [metric, { family, qualifier: TAGS_QUALIFIER, value: tags, timestamp: event.ts }];
 }

@@ -36,6 +36,7 @@ export {
   TAGS_QUALIFIER,
   buildDataRow,
   buildEventCells,
+  metricQualifier,
   decodeDataRow,
   decodeMetricValue,
   decodeTags,

@@ -1,7 +1,7 @@
 // Pure: turns a run of Kafka records into the rows to write (data rows, index rows) and the records
 // to dead-letter, and cuts work into flush units and write chunks. No I/O.
 import type { Keyspace } from '../keys/index.ts';
-import { buildEventCells, describeReject, parseEventCells, type DataCell, type DataRow, type EventLimits, type FieldMapping, type ParseRejected, type TsEvent } from '../events/index.ts';
+import { buildEventCells, describeReject, metricQualifier, parseEventCells, type DataCell, type DataRow, type EventLimits, type FieldMapping, type ParseRejected, type TsEvent } from '../events/index.ts';
 import type { RejectReason } from '../events/index.ts';
 
 export interface SourceRecord {
@@ -83,7 +83,7 @@ export function buildIndexRows(src: IndexSource, s: IndexRowSettings): DataRow[]
     if (value === undefined) continue;
     rows.push({
       key: s.keyspace.indexKey({ indexName, value, ts: src.ts, id: src.id }, src.offset),
-      cells: src.metrics.map((metric) => ({ family: s.indexFamily, qualifier: Buffer.from(metric, 'utf8'), value: EMPTY, timestamp: src.ts })),
+      cells: src.metrics.map((metric) => ({ family: s.indexFamily, qualifier: metricQualifier(metric), value: EMPTY, timestamp: src.ts })),
     });
   }
   return rows;
@@ -100,7 +100,7 @@ function indexRowsOf(event: TsEvent, offset: number, s: PlanSettings): PlannedRo
     if (value === undefined) continue;
     const key = s.keyspace.indexKey({ indexName, value, ts: event.ts, id: event.id }, offset);
     // The same empty metric cell for every index row of the event (cells are never mutated).
-    cells ??= [{ family: s.indexFamily, qualifier: Buffer.from(event.metric, 'utf8'), value: EMPTY, timestamp: event.ts }];
+    cells ??= [{ family: s.indexFamily, qualifier: metricQualifier(event.metric), value: EMPTY, timestamp: event.ts }];
     rows.push({ row: { key, cells }, bucket: key[0] as number });
   }
   return rows;

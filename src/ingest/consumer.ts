@@ -1,12 +1,16 @@
 // The Kafka side: a consumer-group member that takes each fetched batch, cuts it into flush units,
-// writes each unit (data, then index) and dead-letters its bad records, and only then commits the
-// unit's offsets (units of a batch are written concurrently, committed in order). Nothing is committed past an unacknowledged write; on any failure the batch is
-// left uncommitted and will be replayed (writes are idempotent).
+// writes each unit (data, then index) and dead-letters its bad records, and resolves the unit's last
+// offset once its writes and those of every unit before it are acknowledged (units of a batch are
+// written concurrently, resolved in order). The batch is done once its units are resolved; their
+// commit is the OffsetCommitter's, off the consume cycle: one request at a time for every partition's
+// resolved offsets. Nothing is committed past an unacknowledged write; on any failure the batch is
+// left unresolved from the failed unit on and will be replayed (writes are idempotent).
 //
 // Flow control lives here: fetching pauses while HBase is down, while the queued-record budget
 // (batch.maxQueuedRows) is exhausted, and for the drain. The drain pauses fetching, lets the units in
-// flight finish and commit *while the consumer still runs* (kafkajs silently drops commits once
-// stop() has begun), and only then stops the consumer; a unit it could not commit fails the drain.
+// flight finish, commits everything resolved *while the consumer still runs* (kafkajs silently drops
+// commits once stop() has begun), and only then stops the consumer; an offset it could not commit
+// fails the drain.
 import type { Batch, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
 import { ServiceError, classifyError, errorMessage } from '../errors.ts';
@@ -15,6 +19,7 @@ import type { DualWriter } from './dual-writer.ts';
 import { chunkRows, recordBytes, type BatchPlan, type Rejected, type SourceRecord } from './batch-plan.ts';
 import type { UnitPlanner } from './unit-planner.ts';
 import { FlowControl, type HoldReason } from './flow-control.ts';
+import { OffsetCommitter } from './offset-committer.ts';
 
 export interface IngestObserver {
   unit(rows: number, bytes: number): void;
@@ -41,7 +46,7 @@ export interface ConsumerPort {
 }
 
 /** The parts of kafkajs's eachBatch payload used here. */
-export type BatchPayload = Pick<EachBatchPayload, 'resolveOffset' | 'heartbeat' | 'commitOffsetsIfNecessary' | 'isRunning' | 'isStale'> & {
+export type BatchPayload = Pick<EachBatchPayload, 'resolveOffset' | 'heartbeat' | 'commitOffsetsIfNecessary' | 'uncommittedOffsets' | 'isRunning' | 'isStale'> & {
   readonly batch: Pick<Batch, 'topic' | 'partition' | 'messages'>;
 };
 
@@ -63,6 +68,8 @@ export interface IngestConsumerOptions {
   readonly signal: AbortSignal;
   /** a failure that replaying cannot fix (e.g. the table is gone): the service must stop */
   readonly onFatal: (err: unknown) => void;
+  /** pause before a failed offset commit is tried again when nothing else asks for one (ms) */
+  readonly commitRetryMs?: number;
 }
 
 function toSource(m: KafkaMessage): SourceRecord {
@@ -89,9 +96,15 @@ export class IngestConsumer {
   #draining = false;
   /** units the drain could not commit (written or partly written, then abandoned or commit failed) */
   readonly #uncommitted: { range: UnitRange; reason: string }[] = [];
+  readonly #committer: OffsetCommitter;
 
   constructor(options: IngestConsumerOptions) {
     this.#o = options;
+    this.#committer = new OffsetCommitter({
+      topic: options.topic,
+      retryMs: options.commitRetryMs ?? 1000,
+      onError: (err) => { options.log.warn({ err, topic: options.topic }, 'offset commit failed; it is retried (nothing past an acknowledged write is committed)'); },
+    });
     this.#flow = new FlowControl({
       maxQueuedRows: options.maxQueuedRows,
       onPausedChange: (paused, reasons) => { this.#applyPause(paused, reasons); },
@@ -146,6 +159,12 @@ export class IngestConsumer {
     }
     if (this.#inflight > 0) await new Promise<void>((resolve) => { this.#idle.push(resolve); });
     try {
+      await this.#committer.flush();
+    } catch (err) {
+      for (const r of this.#committer.pending) this.#uncommitted.push({ range: r, reason: errorMessage(err) });
+    }
+    this.#committer.close();
+    try {
       await this.#o.consumer.stop();
     } finally {
       await this.#o.consumer.disconnect();
@@ -186,9 +205,10 @@ export class IngestConsumer {
 
   /**
    * The units of one batch are pipelined: each is written as soon as it gets queue budget (the
-   * shared p-queue bounds the requests in flight), while commits follow in offset order — a unit is
-   * committed only after its own writes and every earlier unit's commit. The first failure stops
-   * taking new units; the units after it are not committed (replayed).
+   * shared p-queue bounds the requests in flight), while resolving follows in offset order — a unit
+   * is resolved (and handed to the committer) only after its own writes and every earlier unit's
+   * resolution. The first failure stops taking new units; the units after it are not resolved, so
+   * kafkajs fetches them again (replayed).
    */
   async #batch(payload: BatchPayload): Promise<void> {
     const { batch } = payload;
@@ -199,7 +219,7 @@ export class IngestConsumer {
     const beat = setInterval(() => {
       payload.heartbeat().catch((err: unknown) => { log.debug({ err, topic, partition }, 'heartbeat failed during a batch'); });
     }, this.#o.heartbeatIntervalMs);
-    let committed: Promise<void> = Promise.resolve();
+    let resolved: Promise<void> = Promise.resolve();
     const state = { failed: false };
     try {
       for (const unit of units) {
@@ -211,10 +231,10 @@ export class IngestConsumer {
         }
         const records = unit.map(toSource);
         const written = this.#write(payload, records);
-        committed = this.#commitAfter(committed, written, payload, records);
-        committed.catch(() => { state.failed = true; });
+        resolved = this.#resolveAfter(resolved, written, payload, records);
+        resolved.catch(() => { state.failed = true; });
       }
-      await committed;
+      await resolved;
     } catch (err) {
       if (this.#failed(err, topic, partition)) throw err;
     } finally {
@@ -234,9 +254,12 @@ export class IngestConsumer {
     return { plan, refused };
   }
 
-  /** Commits a unit once its writes and the previous unit's commit are done; gives its budget back. */
-  async #commitAfter(previous: Promise<void>, written: Promise<{ plan: BatchPlan; refused: Rejected[] }>, payload: BatchPayload, records: readonly SourceRecord[]): Promise<void> {
-    const { topic, partition } = payload.batch;
+  /**
+   * Resolves a unit once its writes and the previous unit's resolution are done (the offset is then
+   * safe to commit: the committer takes it from here); gives its budget back.
+   */
+  async #resolveAfter(previous: Promise<void>, written: Promise<{ plan: BatchPlan; refused: Rejected[] }>, payload: BatchPayload, records: readonly SourceRecord[]): Promise<void> {
+    const { partition } = payload.batch;
     const first = records[0] as SourceRecord;
     const last = records[records.length - 1] as SourceRecord;
     try {
@@ -245,12 +268,9 @@ export class IngestConsumer {
       if (before.status === 'rejected') throw before.reason;
       if (mine.status === 'rejected') throw mine.reason;
       const { plan, refused } = mine.value;
-      // Every write and dead-letter up to `last` is acknowledged: now, and only now, commit. The
-      // payload's commit goes straight to the group coordinator; consumer.commitOffsets() would
-      // return without committing once kafkajs considers the consumer stopped.
-      const offset = (BigInt(last.offset) + 1n).toString();
-      await payload.commitOffsetsIfNecessary({ topics: [{ topic, partitions: [{ partition, offset }] }] });
+      // Every write and dead-letter up to `last` is acknowledged: now, and only now, may it be committed.
       payload.resolveOffset(last.offset);
+      this.#committer.resolved(payload, partition, first.offset, last.offset);
       const { observer } = this.#o;
       observer.unit(records.length, records.reduce((n, r) => n + recordBytes(r), 0));
       const refusedRecords = new Set(refused.map((r) => r.record));
@@ -262,7 +282,6 @@ export class IngestConsumer {
     } finally {
       this.#flow.giveBack(records.length);
     }
-    await payload.heartbeat().catch(() => undefined);
   }
 
   /** Logs a failed batch; false when it was abandoned by shutdown (nothing to tell kafkajs). */

@@ -71,8 +71,17 @@ function unlessAborted<T>(p: Promise<T>, signal: AbortSignal | undefined): Promi
 
 /** `family:` as bytes, per family name (a handful per process). */
 const familyPrefixes = new Map<string, Buffer>();
+/**
+ * family → qualifier Buffer → `family:qualifier`: qualifiers shared by many rows (a metric's, the
+ * tags cell's: src/events/cells.ts) get their column built once; others are collected with them.
+ */
+const columns = new Map<string, WeakMap<Buffer, Buffer>>();
 
 function columnOf(family: string, qualifier: Buffer): Buffer {
+  let byQualifier = columns.get(family);
+  if (byQualifier === undefined) columns.set(family, (byQualifier = new WeakMap()));
+  const known = byQualifier.get(qualifier);
+  if (known !== undefined) return known;
   let prefix = familyPrefixes.get(family);
   if (prefix === undefined) {
     prefix = Buffer.from(`${family}:`, 'utf8');
@@ -81,6 +90,7 @@ function columnOf(family: string, qualifier: Buffer): Buffer {
   const column = Buffer.allocUnsafe(prefix.length + qualifier.length);
   prefix.copy(column, 0);
   qualifier.copy(column, prefix.length);
+  byQualifier.set(qualifier, column);
   return column;
 }
 

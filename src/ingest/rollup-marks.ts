@@ -70,14 +70,16 @@ export class RollupMarks {
   /** Marker rows for the distinct (id, window) pairs of `touches` that need (re-)marking now. */
   rowsFor(touches: Iterable<MarkTouch>): MarkRow[] {
     const now = this.#now();
-    const seen = new Set<string>();
+    // (window → ids seen): no string is built for a pair this call has already seen (most touches)
+    const seen = new Map<number, Set<string>>();
     const marks: { id: string; windowSec: number; windowStart: number }[] = [];
     for (const { id, ts } of touches) {
       const windowStart = windowStartOf(ts, this.#o.window);
-      const cacheKey = `${windowStart}\u0000${id}`;
-      if (seen.has(cacheKey)) continue;
-      seen.add(cacheKey);
-      const until = this.#marked.get(cacheKey);
+      let ids = seen.get(windowStart);
+      if (ids === undefined) seen.set(windowStart, (ids = new Set()));
+      if (ids.has(id)) continue;
+      ids.add(id);
+      const until = this.#marked.get(`${windowStart}\u0000${id}`);
       if (until !== undefined && now < until) continue;
       marks.push({ id, windowSec: this.#o.window.seconds, windowStart });
     }

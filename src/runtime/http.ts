@@ -2,7 +2,7 @@
  * The operational HTTP endpoints, on plain node:http (no framework):
  *   GET /healthz  200 {"status":"ok","state":…} while live, else 503 {"status":"down",…}
  *   GET /readyz   200 {"status":"ready","state":"running"} when ready, else 503 with state and reason
- *   GET /metrics  Prometheus text exposition of the injected registry
+ *   GET /metrics  Prometheus text exposition of the injected registry (`?name=…`: only those metrics)
  * HEAD is accepted wherever GET is; other methods on these paths get 405, other paths 404.
  * An optional `routes` handler (e.g. the read API) is offered every other path before the 404.
  */
@@ -25,7 +25,7 @@ export interface HttpServerOptions {
   readonly host: string;
   /** 0 picks a free port (see the returned `port`). */
   readonly port: number;
-  readonly registry: Pick<Registry, 'metrics' | 'contentType'>;
+  readonly registry: Pick<Registry, 'metrics' | 'contentType' | 'getSingleMetric' | 'getSingleMetricAsString'>;
   readonly lifecycle: HealthSource;
   readonly log: Pick<Logger, 'info' | 'warn' | 'error'>;
   /** On close, connections still open after this long are cut. Default 2000 ms. */
@@ -80,8 +80,19 @@ async function handle(options: HttpServerOptions, req: IncomingMessage, res: Ser
       else sendJson(res, 503, { status: 'not_ready', state: lifecycle.state, reason: lifecycle.reason });
       return;
     default:
-      send(res, 200, options.registry.contentType, await options.registry.metrics());
+      send(res, 200, options.registry.contentType, await metricsText(options.registry, url.searchParams.getAll('name')));
   }
+}
+
+/**
+ * The exposition text: every metric, or only the named ones (`/metrics?name=a&name=b`, for pollers
+ * that watch one counter: a full scrape runs every collect hook, e.g. the hot-ids sketch's top list).
+ * An unknown name renders nothing.
+ */
+async function metricsText(registry: HttpServerOptions['registry'], names: readonly string[]): Promise<string> {
+  if (names.length === 0) return registry.metrics();
+  const parts = await Promise.all(names.filter((n) => registry.getSingleMetric(n) !== undefined).map((n) => registry.getSingleMetricAsString(n)));
+  return parts.map((p) => `${p}\n`).join('');
 }
 
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServerHandle> {

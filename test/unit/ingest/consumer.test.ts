@@ -1,6 +1,8 @@
 // IngestConsumer with fakes for kafkajs, the writer and the DLQ: no commit without acknowledgement,
-// a failed DLQ send means no commit, the drain commits what was written before the consumer stops,
-// a drain that cannot commit fails loudly, and the queued-record bound holds across batches.
+// a failed DLQ send means no commit, commits follow the batch (one request for every partition
+// resolved meanwhile; a failed one is retried), the drain commits what was written before the
+// consumer stops, a drain that cannot commit fails loudly, and the queued-record bound holds across
+// batches.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KafkaMessage } from 'kafkajs';
@@ -51,22 +53,52 @@ function messages(from: number, n: number, bad: readonly number[] = []): KafkaMe
   });
 }
 
-function payload(partition: number, msgs: KafkaMessage[], commits: string[], opts: { commitFails?: Error } = {}): BatchPayload {
-  return {
-    batch: { topic: 't', partition, messages: msgs },
-    resolveOffset: () => undefined,
-    heartbeat: () => Promise.resolve(),
-    commitOffsetsIfNecessary: (offsets) => {
-      if (opts.commitFails !== undefined) return Promise.reject(opts.commitFails);
-      for (const t of offsets?.topics ?? []) for (const p of t.partitions) commits.push(`${p.partition}@${p.offset}`);
-      return Promise.resolve();
-    },
-    isRunning: () => true,
-    isStale: () => false,
-  };
+/**
+ * kafkajs's consumer group as far as commits go: resolved and committed offsets per partition, shared
+ * by every payload it hands out (kafkajs's payload functions act on the group, not on the batch).
+ */
+class FakeGroup {
+  readonly resolved = new Map<number, string>();
+  readonly committed = new Map<number, string>();
+  /** every commit request, as `partition@offset` lists */
+  readonly requests: string[][] = [];
+  commitFails: Error | undefined;
+  /** the next commits wait for this gate, when set */
+  gate: Promise<void> | undefined;
+
+  payload(partition: number, msgs: KafkaMessage[]): BatchPayload {
+    return {
+      batch: { topic: 't', partition, messages: msgs },
+      resolveOffset: (offset) => { this.resolved.set(partition, (BigInt(offset) + 1n).toString()); },
+      heartbeat: () => Promise.resolve(),
+      uncommittedOffsets: () => {
+        const partitions = [...this.resolved].filter(([p, o]) => this.committed.get(p) !== o).map(([p, offset]) => ({ partition: p, offset }));
+        return { topics: partitions.length === 0 ? [] : [{ topic: 't', partitions }] };
+      },
+      commitOffsetsIfNecessary: async (offsets) => {
+        await this.gate;
+        if (this.commitFails !== undefined) throw this.commitFails;
+        const request: string[] = [];
+        for (const t of offsets?.topics ?? []) {
+          for (const p of t.partitions) {
+            this.committed.set(p.partition, p.offset);
+            request.push(`${p.partition}@${p.offset}`);
+          }
+        }
+        this.requests.push(request);
+      },
+      isRunning: () => true,
+      isStale: () => false,
+    };
+  }
+
+  /** every partition@offset committed, in request order */
+  get commits(): string[] {
+    return this.requests.flat();
+  }
 }
 
-function consumer(o: { writer: GatedWriter | { write: (p: BatchPlan) => Promise<Rejected[]> }; dlq?: (r: readonly DlqRecord[]) => Promise<void>; maxRows?: number; maxQueuedRows?: number; fatal?: unknown[] }): { ingest: IngestConsumer; port: FakeConsumer; queued: number[] } {
+function consumer(o: { writer: GatedWriter | { write: (p: BatchPlan) => Promise<Rejected[]> }; dlq?: (r: readonly DlqRecord[]) => Promise<void>; maxRows?: number; maxQueuedRows?: number; fatal?: unknown[]; commitRetryMs?: number }): { ingest: IngestConsumer; port: FakeConsumer; queued: number[] } {
   const port = new FakeConsumer();
   const queued: number[] = [];
   const ingest = new IngestConsumer({
@@ -84,37 +116,83 @@ function consumer(o: { writer: GatedWriter | { write: (p: BatchPlan) => Promise<
     log,
     signal: new AbortController().signal,
     onFatal: (err) => { o.fatal?.push(err); },
+    ...(o.commitRetryMs === undefined ? {} : { commitRetryMs: o.commitRetryMs }),
   });
   return { ingest, port, queued };
 }
 
 const tick = (): Promise<void> => new Promise((r) => setImmediate(r));
 
-void test('no commit until the unit is acknowledged; then exactly last + 1', async () => {
+async function until(what: string, cond: () => boolean): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    if (cond()) return;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  assert.fail(`timed out waiting for ${what}`);
+}
+
+void test('no commit until the unit is acknowledged; then exactly last + 1, after the batch', async () => {
   const writer = new GatedWriter();
   const { ingest } = consumer({ writer, maxRows: 5 });
-  const commits: string[] = [];
-  const done = ingest.eachBatch(payload(0, messages(10, 5), commits));
+  const group = new FakeGroup();
+  const done = ingest.eachBatch(group.payload(0, messages(10, 5)));
   await writer.started.promise;
   await tick();
-  assert.deepEqual(commits, [], 'nothing committed while the write is pending');
+  assert.equal(group.commits.length, 0, 'nothing committed while the write is pending');
+  assert.equal(group.resolved.size, 0, 'nor resolved (kafkajs would fetch past it)');
   writer.pending[0]?.gate.resolve([]);
   await done;
-  assert.deepEqual(commits, ['0@15']);
+  assert.equal(group.resolved.get(0), '15', 'resolved once written');
+  await until('the commit', () => group.commits.length > 0);
+  assert.deepEqual(group.commits, ['0@15']);
+});
+
+void test('commits leave the batch: the partitions resolved while one is in flight share the next request', async () => {
+  const { ingest } = consumer({ writer: { write: () => Promise.resolve([]) }, maxRows: 5 });
+  const group = new FakeGroup();
+  let open: () => void = () => undefined;
+  group.gate = new Promise((r) => { open = r; });
+  await ingest.eachBatch(group.payload(0, messages(0, 5)));
+  // the first commit hangs; three more batches finish meanwhile
+  await ingest.eachBatch(group.payload(1, messages(0, 5)));
+  await ingest.eachBatch(group.payload(2, messages(0, 5)));
+  await ingest.eachBatch(group.payload(0, messages(5, 5)));
+  assert.equal(group.requests.length, 0, 'the batches did not wait for their commits');
+  open();
+  await until('two requests', () => group.requests.length === 2);
+  assert.deepEqual(group.requests[0], ['0@5']);
+  assert.deepEqual([...(group.requests[1] ?? [])].sort(), ['0@10', '1@5', '2@5'], 'one request for all that was resolved meanwhile');
+  await tick();
+  assert.equal(group.requests.length, 2);
+});
+
+void test('a failed commit is retried, by its timer when nothing else asks', async () => {
+  const { ingest } = consumer({ writer: { write: () => Promise.resolve([]) }, maxRows: 5, commitRetryMs: 20 });
+  const group = new FakeGroup();
+  group.commitFails = Object.assign(new Error('coordinator moving'), { name: 'KafkaJSProtocolError' });
+  await ingest.eachBatch(group.payload(4, messages(0, 5)));
+  await tick();
+  assert.equal(group.commits.length, 0);
+  group.commitFails = undefined;
+  await until('the retried commit', () => group.commits.length > 0);
+  assert.deepEqual(group.commits, ['4@5']);
 });
 
 void test('a failed DLQ send means no commit; a Kafka error is left to kafkajs, others are fatal', async () => {
   const kafkaErr = Object.assign(new Error('broker gone'), { name: 'KafkaJSConnectionError' });
   const fatal: unknown[] = [];
   const { ingest } = consumer({ writer: { write: () => Promise.resolve([]) }, dlq: () => Promise.reject(kafkaErr), fatal });
-  const commits: string[] = [];
-  await assert.rejects(ingest.eachBatch(payload(0, messages(0, 5, [2]), commits)), /broker gone/);
-  assert.deepEqual(commits, []);
+  const group = new FakeGroup();
+  await assert.rejects(ingest.eachBatch(group.payload(0, messages(0, 5, [2]))), /broker gone/);
+  await tick();
+  assert.equal(group.commits.length, 0);
+  assert.equal(group.resolved.size, 0);
   assert.deepEqual(fatal, [], 'kafkajs recovers from its own errors (replay)');
 
   const other = consumer({ writer: { write: () => Promise.reject(new Error('table missing')) }, fatal });
-  await assert.rejects(other.ingest.eachBatch(payload(0, messages(0, 5), commits)), /table missing/);
-  assert.deepEqual(commits, []);
+  await assert.rejects(other.ingest.eachBatch(group.payload(0, messages(0, 5))), /table missing/);
+  await tick();
+  assert.equal(group.commits.length, 0);
   assert.equal(fatal.length, 1, 'a non-Kafka failure cannot heal by replaying: fatal');
 });
 
@@ -122,8 +200,8 @@ void test('drain: pauses fetching, lets the units in flight commit in order, sta
   const writer = new GatedWriter();
   // three units; the budget holds two, so the third waits
   const { ingest, port } = consumer({ writer, maxRows: 5, maxQueuedRows: 10 });
-  const commits: string[] = [];
-  const batch = ingest.eachBatch(payload(1, messages(0, 15), commits));
+  const group = new FakeGroup();
+  const batch = ingest.eachBatch(group.payload(1, messages(0, 15)));
   await writer.started.promise;
   await tick();
   assert.equal(writer.pending.length, 2, 'units of one batch are written concurrently, up to the budget');
@@ -133,11 +211,14 @@ void test('drain: pauses fetching, lets the units in flight commit in order, sta
   assert.ok(!port.calls.includes('stop'), 'the consumer keeps running while units are in flight');
   writer.pending[1]?.gate.resolve([]);
   await tick();
-  assert.deepEqual(commits, [], 'the second unit waits for the first one before it commits');
+  assert.equal(group.commits.length, 0, 'the second unit waits for the first one before it is resolved');
+  assert.equal(group.resolved.size, 0);
   writer.pending[0]?.gate.resolve([]);
   await draining;
   await batch;
-  assert.deepEqual(commits, ['1@5', '1@10'], 'both written units committed, in offset order; the third never started');
+  assert.equal(group.commits.at(-1), '1@10', 'both written units committed before the consumer stopped; the third never started');
+  const offsets = group.requests.flat().map((c) => Number(c.split('@')[1]));
+  assert.deepEqual(offsets, [...offsets].sort((a, b) => a - b), 'in offset order');
   assert.equal(writer.pending.length, 2);
   assert.ok(port.calls.indexOf('stop') > port.calls.indexOf('pause'));
   assert.equal(port.calls.at(-1), 'disconnect');
@@ -146,27 +227,29 @@ void test('drain: pauses fetching, lets the units in flight commit in order, sta
 void test('a failed unit is not committed, nor is any unit after it, even when written', async () => {
   const writer = new GatedWriter();
   const { ingest } = consumer({ writer, maxRows: 5 });
-  const commits: string[] = [];
-  const batch = ingest.eachBatch(payload(3, messages(0, 10), commits));
+  const group = new FakeGroup();
+  const batch = ingest.eachBatch(group.payload(3, messages(0, 10)));
   await writer.started.promise;
   await tick();
   assert.equal(writer.pending.length, 2);
   writer.pending[1]?.gate.resolve([]);
   writer.pending[0]?.gate.reject(Object.assign(new Error('table gone'), { code: 'TABLE_NOT_FOUND' }));
   await assert.rejects(batch, /table gone/);
-  assert.deepEqual(commits, [], 'nothing committed: the second unit would skip the first one');
+  await tick();
+  assert.equal(group.commits.length, 0, 'nothing committed: the second unit would skip the first one');
+  assert.equal(group.resolved.size, 0, 'nor resolved: kafkajs fetches both again');
 });
 
 void test('drain fails loudly when a written unit cannot be committed', async () => {
   const writer = new GatedWriter();
   const { ingest } = consumer({ writer, maxRows: 5 });
-  const commits: string[] = [];
-  const rebalancing = Object.assign(new Error('rebalance in progress'), { name: 'KafkaJSProtocolError' });
-  const batch = ingest.eachBatch(payload(2, messages(20, 5), commits, { commitFails: rebalancing }));
+  const group = new FakeGroup();
+  group.commitFails = Object.assign(new Error('rebalance in progress'), { name: 'KafkaJSProtocolError' });
+  const batch = ingest.eachBatch(group.payload(2, messages(20, 5)));
   await writer.started.promise;
   const draining = ingest.drain();
   writer.pending[0]?.gate.resolve([]);
-  await assert.rejects(batch, /rebalance/);
+  await batch;
   await assert.rejects(draining, (err: unknown) => {
     assert.equal((err as { code?: string }).code, 'DRAIN_FAILED');
     assert.match((err as Error).message, /partition 2 offsets 20–24/);
@@ -177,9 +260,9 @@ void test('drain fails loudly when a written unit cannot be committed', async ()
 void test('queued records never exceed batch.maxQueuedRows across concurrent batches', async () => {
   const writer = new GatedWriter();
   const { ingest, port, queued } = consumer({ writer, maxRows: 5, maxQueuedRows: 5 });
-  const commits: string[] = [];
-  const a = ingest.eachBatch(payload(0, messages(0, 5), commits));
-  const b = ingest.eachBatch(payload(1, messages(100, 5), commits));
+  const group = new FakeGroup();
+  const a = ingest.eachBatch(group.payload(0, messages(0, 5)));
+  const b = ingest.eachBatch(group.payload(1, messages(100, 5)));
   await tick();
   assert.equal(writer.pending.length, 1, 'the second unit waits for budget');
   assert.ok(port.calls.includes('pause'), 'fetching paused while the queue is full');
@@ -189,7 +272,8 @@ void test('queued records never exceed batch.maxQueuedRows across concurrent bat
   assert.equal(writer.pending.length, 2, 'admitted once the first committed');
   writer.pending[1]?.gate.resolve([]);
   await b;
-  assert.deepEqual(commits.sort(), ['0@5', '1@105']);
+  await until('both commits', () => group.committed.size === 2);
+  assert.deepEqual([...group.committed].sort(), [[0, '5'], [1, '105']]);
   assert.ok(Math.max(...queued) <= 5, `queue depth stayed within the bound: ${queued.join(',')}`);
   assert.equal(queued.at(-1), 0);
   assert.equal(port.calls.at(-1), 'resume', 'fetching resumed once the queue drained');

@@ -90,6 +90,20 @@ void describe('startHttpServer', () => {
     assert.match(text, /^tsingest_process_cpu_user_seconds_total /m);
   });
 
+  void it('/metrics?name=… renders only the named metrics (unknown names nothing)', async (t) => {
+    const { base, metrics } = await start(t);
+    metrics.events.inc({ outcome: 'written' }, 7);
+    const res = await fetch(`${base}/metrics?name=tsingest_events_total&name=tsingest_state&name=no_such_metric`);
+    assert.equal(res.status, 200);
+    const text = await res.text();
+    assert.match(text, /^tsingest_events_total\{outcome="written"\} 7$/m);
+    assert.match(text, /^tsingest_state\{state="starting"\} 1$/m);
+    const families = [...text.matchAll(/^# TYPE (\S+)/gm)].map((m) => m[1]);
+    assert.deepEqual(families, ['tsingest_events_total', 'tsingest_state'], 'nothing else');
+    const full = await (await fetch(`${base}/metrics`)).text();
+    assert.ok([...full.matchAll(/^# TYPE /gm)].length > 10, 'without a name: everything');
+  });
+
   void it('answers 404 for other paths, 405 for other methods, and HEAD without a body', async (t) => {
     const { base } = await start(t);
     const notFound = await fetch(`${base}/nope`);

@@ -1,0 +1,124 @@
+// Commits Kafka offsets off the consume cycle. The consumer resolves a unit's last offset only after
+// every write of the unit and of the units before it is acknowledged (consumer.ts), so a resolved
+// offset is always safe to commit; this committer commits them — kafkajs's uncommittedOffsets(), for
+// every partition at once — in one OffsetCommit request at a time: a request asked for while one is
+// in flight is merged into the next. A failed commit is retried (after a pause) by the next request
+// or by its own timer; nothing is lost by a commit that never lands (a rebalance resets kafkajs's
+// resolved offsets to the committed ones, so those records are replayed, and writes are idempotent).
+// flush() commits everything resolved so far and fails when it cannot: the drain uses it before it
+// stops the consumer (kafkajs drops commits once stop() has begun).
+import type { EachBatchPayload } from 'kafkajs';
+
+/** The parts of a kafkajs eachBatch payload that commit (any payload: they act on the consumer group). */
+export type CommitPort = Pick<EachBatchPayload, 'uncommittedOffsets' | 'commitOffsetsIfNecessary'>;
+
+/** Offsets resolved but not (known to be) committed, per partition: what flush() could not commit. */
+export interface PendingRange {
+  readonly partition: number;
+  readonly first: string;
+  readonly last: string;
+}
+
+export interface OffsetCommitterOptions {
+  readonly topic: string;
+  /** pause before a failed commit is retried by the timer (ms) */
+  readonly retryMs: number;
+  readonly onError: (err: unknown) => void;
+}
+
+export class OffsetCommitter {
+  readonly #o: OffsetCommitterOptions;
+  #port: CommitPort | undefined;
+  #running: Promise<void> | undefined;
+  #again = false;
+  #lastError: unknown;
+  #retry: NodeJS.Timeout | undefined;
+  /** resolved, not yet committed ranges per partition (for the drain's report) */
+  readonly #pending = new Map<number, { first: string; last: string }>();
+
+  constructor(options: OffsetCommitterOptions) {
+    this.#o = options;
+  }
+
+  /** A unit's records [first, last] of `partition` were resolved through `port`: commit them soon. */
+  resolved(port: CommitPort, partition: number, first: string, last: string): void {
+    this.#port = port;
+    const p = this.#pending.get(partition);
+    this.#pending.set(partition, { first: p?.first ?? first, last });
+    this.request();
+  }
+
+  /** Starts a commit, or marks one to follow the commit in flight. */
+  request(): void {
+    if (this.#running !== undefined) {
+      this.#again = true;
+      return;
+    }
+    this.#running = this.#loop().finally(() => { this.#running = undefined; });
+  }
+
+  /** Commits everything resolved so far; rejects with the last commit error when some remain. */
+  async flush(): Promise<void> {
+    clearTimeout(this.#retry);
+    this.request();
+    while (this.#running !== undefined) await this.#running;
+    if (this.#pending.size > 0) {
+      const e = this.#lastError;
+      throw e instanceof Error ? e : new Error(`offsets not committed: ${String(e)}`);
+    }
+  }
+
+  /** What flush() left uncommitted. */
+  get pending(): readonly PendingRange[] {
+    return [...this.#pending].map(([partition, r]) => ({ partition, ...r }));
+  }
+
+  /** Stops the retry timer (the consumer is gone). */
+  close(): void {
+    clearTimeout(this.#retry);
+  }
+
+  async #loop(): Promise<void> {
+    for (;;) {
+      this.#again = false;
+      const port = this.#port;
+      if (port === undefined) return;
+      const offsets = port.uncommittedOffsets();
+      const mine = offsets.topics.filter((t) => t.topic === this.#o.topic);
+      if (mine.length === 0) {
+        this.#pending.clear(); // kafkajs has nothing resolved past its committed offsets (or rejoined)
+      } else {
+        try {
+          await port.commitOffsetsIfNecessary({ topics: mine });
+          this.#lastError = undefined;
+          this.#forget(mine);
+        } catch (err) {
+          this.#lastError = err;
+          this.#o.onError(err);
+          clearTimeout(this.#retry);
+          this.#retry = setTimeout(() => { this.request(); }, this.#o.retryMs);
+          this.#retry.unref();
+          return;
+        }
+      }
+      if (!this.#askedAgain()) return;
+    }
+  }
+
+  /** Whether a commit was asked for while the last one ran (a method: the flag changes across awaits). */
+  #askedAgain(): boolean {
+    return this.#again;
+  }
+
+  /** Drops the pending ranges a commit covered (offset = next to read). */
+  #forget(committed: readonly { partitions: readonly { partition: number; offset: string }[] }[]): void {
+    for (const t of committed) {
+      for (const { partition, offset } of t.partitions) {
+        const p = this.#pending.get(partition);
+        if (p === undefined) continue;
+        if (BigInt(p.last) < BigInt(offset)) this.#pending.delete(partition);
+        else this.#pending.set(partition, { first: offset, last: p.last });
+      }
+    }
+  }
+}
