@@ -110,10 +110,14 @@ export class OffsetCommitter {
     return this.#again;
   }
 
-  /** Drops the pending ranges a commit covered (offset = next to read). */
-  #forget(committed: readonly { partitions: readonly { partition: number; offset: string }[] }[]): void {
+  /**
+   * Drops the pending ranges a commit covered (offset = next to read). kafkajs's uncommittedOffsets()
+   * names partitions by its object keys: strings, despite its types.
+   */
+  #forget(committed: readonly { partitions: readonly { partition: number | string; offset: string }[] }[]): void {
     for (const t of committed) {
-      for (const { partition, offset } of t.partitions) {
+      for (const { partition: named, offset } of t.partitions) {
+        const partition = Number(named);
         const p = this.#pending.get(partition);
         if (p === undefined) continue;
         if (BigInt(p.last) < BigInt(offset)) this.#pending.delete(partition);

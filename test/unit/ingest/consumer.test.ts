@@ -72,7 +72,8 @@ class FakeGroup {
       resolveOffset: (offset) => { this.resolved.set(partition, (BigInt(offset) + 1n).toString()); },
       heartbeat: () => Promise.resolve(),
       uncommittedOffsets: () => {
-        const partitions = [...this.resolved].filter(([p, o]) => this.committed.get(p) !== o).map(([p, offset]) => ({ partition: p, offset }));
+        // kafkajs builds this list from object keys: its partitions are strings, whatever its types say
+        const partitions = [...this.resolved].filter(([p, o]) => this.committed.get(p) !== o).map(([p, offset]) => ({ partition: String(p) as unknown as number, offset }));
         return { topics: partitions.length === 0 ? [] : [{ topic: 't', partitions }] };
       },
       commitOffsetsIfNecessary: async (offsets) => {
@@ -81,7 +82,7 @@ class FakeGroup {
         const request: string[] = [];
         for (const t of offsets?.topics ?? []) {
           for (const p of t.partitions) {
-            this.committed.set(p.partition, p.offset);
+            this.committed.set(Number.parseInt(String(p.partition), 10), p.offset);
             request.push(`${p.partition}@${p.offset}`);
           }
         }
