@@ -5,6 +5,9 @@
 //   and on error. A 404 on DELETE (already expired) is fine.
 // `batch` caps *cells* per GET response and the server cuts rows across responses at that
 // boundary, so consecutive chunks of one row are merged here before yielding.
+// A page ends only when the scanner is exhausted, at `batch` cells or at `?n=` rows
+// (ScannerInstanceResource.get), so a page with fewer cells than `batch` ends on a whole row, and
+// one with fewer rows than asked as well is the last: no further GET (and no 204) is needed.
 import { decodeCellSet, encodeScanner, protocolError, type ScannerSpec } from './codec.ts';
 import { PROTOBUF, decodeCellSetResponse } from './protobuf-decode.ts';
 import { tablePath } from './paths.ts';
@@ -29,6 +32,13 @@ export interface ScanOptions extends Omit<ScannerSpec, 'batch' | 'maxVersions'> 
 }
 
 export const DEFAULT_SCAN_BATCH = 1000;
+/** Cells per row a page of `pageRows` rows has room for before the cell cap cuts it. */
+export const PAGE_CELLS_PER_ROW = 8;
+
+/** The cell cap per response: DEFAULT_SCAN_BATCH, or room for `pageRows` rows of up to PAGE_CELLS_PER_ROW cells. */
+export function scanBatchFor(pageRows: number | undefined): number {
+  return pageRows === undefined ? DEFAULT_SCAN_BATCH : Math.max(DEFAULT_SCAN_BATCH, pageRows * PAGE_CELLS_PER_ROW);
+}
 /** Upper bound of the caching derived from `limit` when neither `caching` nor `pageRows` is given. */
 export const MAX_DEFAULT_CACHING = 1000;
 
@@ -73,7 +83,8 @@ export async function* scanRows(
     // the first RPC up to its 2 MB result size, so opening a scanner on a big range reads thousands of
     // rows that a bounded read never uses.
     const caching = opts.caching ?? pageRows ?? (limit === undefined ? undefined : Math.min(limit, MAX_DEFAULT_CACHING));
-    const body = encodeScanner({ ...opts, caching, batch: opts.batch ?? DEFAULT_SCAN_BATCH, maxVersions: opts.maxVersions ?? 1 });
+    const batch = opts.batch ?? scanBatchFor(pageRows);
+    const body = encodeScanner({ ...opts, caching, batch, maxVersions: opts.maxVersions ?? 1 });
     const base = `${tablePath(table)}/scanner`;
     session = caller.session();
     const created = await session.call({ method: 'PUT', path: base, body, deadlineMs, ok: [201], notFound: 'TABLE_NOT_FOUND' });
@@ -90,7 +101,9 @@ export async function* scanRows(
       if (page.status === 204) break;
       const decoded = decodeCellSetResponse(page);
       if (decoded.length === 0) break;
+      let cells = 0;
       for (const r of decoded) {
+        cells += r.cells.length;
         if (pending?.row.equals(r.row) === true) {
           pending.cells.push(...r.cells);
           continue;
@@ -101,6 +114,15 @@ export async function* scanRows(
         }
         pending = r;
       }
+      if (cells >= batch) continue; // cut at the cell cap: the last row may go on in the next page
+      // the last row is whole: yield it now (a limit may be reached without another page)
+      if (pending !== undefined) {
+        const whole: Row = pending;
+        pending = undefined;
+        yield whole;
+        if (limit !== undefined && ++yielded >= limit) return;
+      }
+      if (rows === undefined || decoded.length < rows) return; // fewer rows than asked: exhausted
     }
     if (pending !== undefined) yield pending;
   } catch (err) {
