@@ -108,14 +108,14 @@ export function buildDataRow(event: TsEvent, buckets: number, family: string = D
   return { key: encodeDataKey({ id: event.id, ts: event.ts }, buckets), cells: buildEventCells(event, family) };
 }
 
-/** Cells of one data row (one family) → metric values and tags, for readers. */
-export function decodeDataRow(cells: readonly StoredCell[]): DecodedDataRow {
+/** Cells of one data row (one family) → metric values and tags, for readers (`tagsOf`: decodeTags or a memo of it). */
+export function decodeDataRow(cells: readonly StoredCell[], tagsOf: (bytes: Uint8Array) => Readonly<Record<string, string>> = decodeTags): DecodedDataRow {
   const metrics: [string, number][] = [];
   let tags: Readonly<Record<string, string>> = Object.freeze({});
   for (const cell of cells) {
     const qualifier = Buffer.from(cell.qualifier.buffer, cell.qualifier.byteOffset, cell.qualifier.byteLength);
     if (qualifier[0] === 0x00) {
-      if (qualifier.equals(TAGS_QUALIFIER)) tags = decodeTags(cell.value);
+      if (qualifier.equals(TAGS_QUALIFIER)) tags = tagsOf(cell.value);
       continue;
     }
     let name: string;

@@ -192,6 +192,12 @@ function isoOf(ts: number): string | null {
 
 /** Recognises a binary or printable data key and decodes it (for `keys decode`). */
 export function decodeAnyKey(key: Buffer, buckets?: number): DecodedAnyKey {
+  const decoded = decodeKeyOfEitherFormat(key, buckets);
+  return { ...decoded, iso: isoOf(decoded.ts) };
+}
+
+/** decodeAnyKey without the ISO time (readers decoding many keys). */
+export function decodeKeyOfEitherFormat(key: Buffer, buckets?: number): DecodedDataKey & { readonly format: KeyFormat } {
   if (key.length < REVERSE_TS_BYTES + 3) {
     throw new KeyError('malformed_key', `key is ${key.length} bytes, too short to be a data key`);
   }
@@ -206,5 +212,5 @@ export function decodeAnyKey(key: Buffer, buckets?: number): DecodedAnyKey {
     );
   }
   const decoded = format === 'binary' ? decodeDataKey(key, buckets) : decodePrintableDataKey(key, buckets);
-  return { format, ...decoded, iso: isoOf(decoded.ts) };
+  return { format, salt: decoded.salt, id: decoded.id, ts: decoded.ts };
 }

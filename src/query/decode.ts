@@ -1,5 +1,5 @@
-// Pure: HBase rows → result items (data rows → events, summary rows → rollups).
-import { decodeDataRow } from '../events/cells.ts';
+// Pure (but for a memo of the last tags cell): HBase rows → result items (data rows → events, summary rows → rollups).
+import { decodeDataRow, decodeTags } from '../events/cells.ts';
 import type { Row } from '../hbase/types.ts';
 import type { Keyspace } from '../keys/index.ts';
 import { decodeSummary, meanOf } from '../rollup/summary.ts';
@@ -11,10 +11,24 @@ export function isoOf(ms: number): string {
   return Number.isNaN(d.getTime()) ? String(ms) : d.toISOString();
 }
 
+// The tags cell of consecutive rows is mostly the same bytes (one id's rows, one site's events): the
+// last one decoded is kept (a copy of its bytes, not a view that would keep a whole response alive).
+let lastTagsBytes: Buffer | null = null;
+let lastTags: Readonly<Record<string, string>> = Object.freeze({});
+
+/** decodeTags, answered from the last call when the bytes are the same (its result is frozen). */
+export function tagsOfCell(bytes: Uint8Array): Readonly<Record<string, string>> {
+  if (lastTagsBytes?.equals(bytes) === true) return lastTags;
+  const tags = decodeTags(bytes);
+  lastTagsBytes = Buffer.from(bytes);
+  lastTags = tags;
+  return tags;
+}
+
 /** A data row as an event item (all metrics of the row and its tags). */
 export function eventItemOf(row: Row, keyspace: Keyspace): EventItem {
   const { id, ts } = keyspace.decodeDataKey(row.row);
-  const { metrics, tags } = decodeDataRow(row.cells);
+  const { metrics, tags } = decodeDataRow(row.cells, tagsOfCell);
   return { id, ts, time: isoOf(ts), metrics, tags };
 }
 
