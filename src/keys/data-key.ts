@@ -118,7 +118,19 @@ export function idTimeRange(
   return timeRange(idPrefix(id, buckets, format), fromTs, toTs, format === 'printable');
 }
 
+// Readers decode many keys of one id in a row: the last id decoded is kept (a copy of its bytes).
+let lastIdBytes: Buffer | null = null;
+let lastId = '';
+
 function decodeIdBytes(idBytes: Buffer, key: Buffer): string {
+  if (lastIdBytes?.equals(idBytes) === true) return lastId;
+  const id = checkIdBytes(idBytes, key);
+  lastIdBytes = Buffer.from(idBytes);
+  lastId = id;
+  return id;
+}
+
+function checkIdBytes(idBytes: Buffer, key: Buffer): string {
   if (idBytes.length === 0) {
     throw new KeyError('malformed_key', `key ${key.toString('hex')} has an empty id`);
   }

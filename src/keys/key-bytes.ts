@@ -110,6 +110,10 @@ export function tsFromReverse(rev: bigint): number {
 }
 
 export function readReverseTs(buf: Buffer, offset: number): number {
+  // MAX − rev in two 32-bit halves (no borrow: the low half of MAX is all ones), exact in a double
+  // when the high half of ts is at most 21 bits (ts ≤ 2^53−1); anything else takes the checked path.
+  const tsHi = 0x7fff_ffff - buf.readUInt32BE(offset);
+  if (tsHi >= 0 && tsHi <= 0x1f_ffff) return tsHi * 0x1_0000_0000 + (0xffff_ffff - buf.readUInt32BE(offset + 4));
   return tsFromReverse(buf.readBigUInt64BE(offset));
 }
 

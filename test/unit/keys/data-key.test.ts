@@ -147,6 +147,21 @@ void test('decodeDataKey reports malformed keys clearly', () => {
   }
 });
 
+void test('decodeDataKey: the reverse ts read in two halves and the id kept from the last key agree with the checked path', () => {
+  for (const ts of [0, 1, 2 ** 32 - 1, 2 ** 32, 1732262400000, 2 ** 53 - 2, 2 ** 53 - 1]) {
+    for (const id of ['dev-1', 'dev-1', '设备-7']) {
+      const key = encodeDataKey({ id, ts }, 16);
+      assert.deepEqual(decodeDataKey(key, 16), { salt: key[0], id, ts });
+    }
+  }
+  const good = encodeDataKey({ id: 'dev-1', ts: 5 }, 16);
+  decodeDataKey(good);
+  const sameLengthBadId = Buffer.from(good);
+  sameLengthBadId[3] = 0xff; // the kept id's bytes are compared, not trusted
+  assert.throws(() => decodeDataKey(sameLengthBadId), /not valid UTF-8/);
+  assert.throws(() => decodeDataKey(sameLengthBadId), /not valid UTF-8/, 'a bad id is never kept');
+});
+
 void test('printable format: exact layout and malformed input', () => {
   const key = encodePrintableDataKey({ id: 'sensor-0042', ts: 1732262400000 }, 16);
   assert.equal(key.toString('latin1'), '09sensor-0042\u00009223370304592375807');
