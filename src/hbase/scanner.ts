@@ -56,6 +56,8 @@ export async function* scanRows(
 ): AsyncGenerator<Row, void, undefined> {
   const { limit, pageRows, deadlineMs } = opts;
   let scannerPath: string | undefined;
+  // the scanner's delete, once sent (with the last page, before its rows are yielded)
+  let closing: Promise<unknown> | undefined;
   // The scanner lives on the gateway that created it: its pages and its delete all go there.
   let session: RestCaller | undefined;
   try {
@@ -102,8 +104,12 @@ export async function* scanRows(
       const decoded = decodeCellSetResponse(page);
       if (decoded.length === 0) break;
       let cells = 0;
+      for (const r of decoded) cells += r.cells.length;
+      const cut = cells >= batch; // cut at the cell cap: the last row may go on in the next page
+      const last = !cut && (rows === undefined || decoded.length < rows); // fewer rows than asked too: exhausted
+      // the last page: the scanner's delete goes out while its rows are handed on
+      if (last) closing = deleteScanner(session, scannerPath, deadlineMs);
       for (const r of decoded) {
-        cells += r.cells.length;
         if (pending?.row.equals(r.row) === true) {
           pending.cells.push(...r.cells);
           continue;
@@ -114,7 +120,7 @@ export async function* scanRows(
         }
         pending = r;
       }
-      if (cells >= batch) continue; // cut at the cell cap: the last row may go on in the next page
+      if (cut) continue;
       // the last row is whole: yield it now (a limit may be reached without another page)
       if (pending !== undefined) {
         const whole: Row = pending;
@@ -122,15 +128,17 @@ export async function* scanRows(
         yield whole;
         if (limit !== undefined && ++yielded >= limit) return;
       }
-      if (rows === undefined || decoded.length < rows) return; // fewer rows than asked: exhausted
+      if (last) return;
     }
     if (pending !== undefined) yield pending;
   } catch (err) {
     throw withContext(err, 'scan', table);
   } finally {
-    if (scannerPath !== undefined && session !== undefined) {
-      // Best effort: a failure here only leaves the scanner to the server's expiry.
-      await session.call({ method: 'DELETE', path: scannerPath, deadlineMs, ok: [200, 404] }).catch(() => undefined);
-    }
+    if (scannerPath !== undefined && session !== undefined) await (closing ?? deleteScanner(session, scannerPath, deadlineMs));
   }
+}
+
+/** Best effort: a failure here only leaves the scanner to the server's expiry. */
+function deleteScanner(session: RestCaller, path: string, deadlineMs: number | undefined): Promise<unknown> {
+  return session.call({ method: 'DELETE', path, deadlineMs, ok: [200, 404] }).catch(() => undefined);
 }

@@ -182,6 +182,14 @@ test('a page with fewer cells than batch ends on a whole row; with fewer rows th
   for await (const r of cut.c.scan('t', { batch: 2 })) whole.push(`${r.row.toString()}:${r.cells.length}`);
   assert.deepEqual(whole, ['r1:1', 'r2:2']);
   assert.deepEqual(cut.fake.requests.map((r) => r.method), ['PUT', 'GET', 'GET', 'DELETE']);
+  // the delete goes out with the last page, before its rows are handed on, and only once
+  const overlap = scannerFake([page(['r1', 'a'], ['r2', 'a'])]);
+  const it = overlap.c.scan('t')[Symbol.asyncIterator]();
+  assert.equal((await it.next()).value?.row.toString(), 'r1');
+  assert.equal(overlap.fake.requests.at(-1)?.method, 'DELETE');
+  assert.equal((await it.next()).value?.row.toString(), 'r2');
+  assert.equal((await it.next()).done, true);
+  assert.deepEqual(overlap.fake.requests.map((r) => r.method), ['PUT', 'GET', 'DELETE']);
   // pageRows sizes the cell cap: room for 8 cells a row
   assert.equal((JSON.parse(String(paged.fake.requests[0]?.body)) as { batch?: number }).batch, 1000);
   const big = scannerFake([page(['r1', 'a'])]);
