@@ -137,7 +137,7 @@ function checkIdBytes(idBytes: Buffer, key: Buffer): string {
   if (idBytes.includes(0x00)) {
     throw new KeyError('malformed_key', `key ${key.toString('hex')}: id contains 0x00`);
   }
-  return decodeUtf8(idBytes, `id of key ${key.toString('hex')}`);
+  return decodeUtf8(idBytes, () => `id of key ${key.toString('hex')}`);
 }
 
 function checkSalt(decoded: DecodedDataKey, buckets: number | undefined, key: Buffer): DecodedDataKey {

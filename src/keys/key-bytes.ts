@@ -59,11 +59,12 @@ export function encodeId(id: string): Buffer {
 }
 
 /** Strict UTF-8 decode; throws a `malformed_key` KeyError naming `what` on invalid bytes. */
-export function decodeUtf8(bytes: Uint8Array, what: string): string {
+/** Strict UTF-8; `what` names the bytes in the error (a function: built only when it is thrown). */
+export function decodeUtf8(bytes: Uint8Array, what: string | (() => string)): string {
   try {
     return strictUtf8.decode(bytes);
   } catch (cause) {
-    throw new KeyError('malformed_key', `${what} is not valid UTF-8`, { cause });
+    throw new KeyError('malformed_key', `${typeof what === 'string' ? what : what()} is not valid UTF-8`, { cause });
   }
 }
 
