@@ -43,7 +43,7 @@ export function decodeMetricValue(bytes: Uint8Array, qualifier = 'metric'): numb
   if (bytes.length !== METRIC_VALUE_BYTES) {
     throw new EventError('malformed_cell', qualifier, `cell ${qualifier} is ${bytes.length} bytes, expected an 8-byte double`);
   }
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).readDoubleBE(0);
+  return (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)).readDoubleBE(0);
 }
 
 /**
@@ -126,23 +126,43 @@ export function buildDataRow(event: TsEvent, buckets: number, family: string = D
   return { key: encodeDataKey({ id: event.id, ts: event.ts }, buckets), cells: buildEventCells(event, family) };
 }
 
-/** Cells of one data row (one family) → metric values and tags, for readers. */
-export function decodeDataRow(cells: readonly StoredCell[]): DecodedDataRow {
-  const metrics: [string, number][] = [];
-  let tags: Readonly<Record<string, string>> = Object.freeze({});
+/** Cells of one data row (one family) → metric values and tags, for readers (`tagsOf`: decodeTags or a memo of it). */
+export function decodeDataRow(cells: readonly StoredCell[], tagsOf: (bytes: Uint8Array) => Readonly<Record<string, string>> = decodeTags): DecodedDataRow {
+  const metrics: Record<string, number> = {};
+  let tags: Readonly<Record<string, string>> = NO_TAGS;
   for (const cell of cells) {
-    const qualifier = Buffer.from(cell.qualifier.buffer, cell.qualifier.byteOffset, cell.qualifier.byteLength);
+    const q = cell.qualifier;
+    const qualifier: Buffer = Buffer.isBuffer(q) ? q : Buffer.from(q.buffer, q.byteOffset, q.byteLength);
     if (qualifier[0] === 0x00) {
-      if (qualifier.equals(TAGS_QUALIFIER)) tags = decodeTags(cell.value);
+      if (qualifier.equals(TAGS_QUALIFIER)) tags = tagsOf(cell.value);
       continue;
     }
-    let name: string;
-    try {
-      name = strictUtf8.decode(qualifier);
-    } catch (cause) {
-      throw new EventError('malformed_cell', qualifier.toString('hex'), 'metric qualifier is not valid UTF-8', { cause });
-    }
-    metrics.push([name, decodeMetricValue(cell.value, name)]);
+    const name = metricName(qualifier);
+    const value = decodeMetricValue(cell.value, name);
+    // an own property even for the name __proto__ (as Object.fromEntries makes it)
+    if (name === '__proto__') Object.defineProperty(metrics, name, { value, enumerable: true, writable: true, configurable: true });
+    else metrics[name] = value;
   }
-  return { metrics: Object.freeze(Object.fromEntries(metrics)), tags };
+  return { metrics: Object.freeze(metrics), tags };
+}
+
+const NO_TAGS: Readonly<Record<string, string>> = Object.freeze({});
+// The last metric names decoded (a row holds few; a read meets the same ones again and again).
+const names = new Map<string, string>();
+const NAMES_KEPT = 64;
+
+/** A metric qualifier as its name (strict UTF-8), kept for the next rows. */
+function metricName(qualifier: Buffer): string {
+  const key = qualifier.toString('latin1');
+  const known = names.get(key);
+  if (known !== undefined) return known;
+  let name: string;
+  try {
+    name = strictUtf8.decode(qualifier);
+  } catch (cause) {
+    throw new EventError('malformed_cell', qualifier.toString('hex'), 'metric qualifier is not valid UTF-8', { cause });
+  }
+  if (names.size >= NAMES_KEPT) names.clear();
+  names.set(key, name);
+  return name;
 }

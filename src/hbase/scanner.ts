@@ -5,6 +5,9 @@
 //   and on error. A 404 on DELETE (already expired) is fine.
 // `batch` caps *cells* per GET response and the server cuts rows across responses at that
 // boundary, so consecutive chunks of one row are merged here before yielding.
+// A page ends only when the scanner is exhausted, at `batch` cells or at `?n=` rows
+// (ScannerInstanceResource.get), so a page with fewer cells than `batch` ends on a whole row, and
+// one with fewer rows than asked as well is the last: no further GET (and no 204) is needed.
 import { decodeCellSet, encodeScanner, protocolError, type ScannerSpec } from './codec.ts';
 import { PROTOBUF, decodeCellSetResponse } from './protobuf-decode.ts';
 import { tablePath } from './paths.ts';
@@ -29,6 +32,13 @@ export interface ScanOptions extends Omit<ScannerSpec, 'batch' | 'maxVersions'> 
 }
 
 export const DEFAULT_SCAN_BATCH = 1000;
+/** Cells per row a page of `pageRows` rows has room for before the cell cap cuts it. */
+export const PAGE_CELLS_PER_ROW = 8;
+
+/** The cell cap per response: DEFAULT_SCAN_BATCH, or room for `pageRows` rows of up to PAGE_CELLS_PER_ROW cells. */
+export function scanBatchFor(pageRows: number | undefined): number {
+  return pageRows === undefined ? DEFAULT_SCAN_BATCH : Math.max(DEFAULT_SCAN_BATCH, pageRows * PAGE_CELLS_PER_ROW);
+}
 /** Upper bound of the caching derived from `limit` when neither `caching` nor `pageRows` is given. */
 export const MAX_DEFAULT_CACHING = 1000;
 
@@ -46,6 +56,8 @@ export async function* scanRows(
 ): AsyncGenerator<Row, void, undefined> {
   const { limit, pageRows, deadlineMs } = opts;
   let scannerPath: string | undefined;
+  // the scanner's delete, once sent (with the last page, before its rows are yielded)
+  let closing: Promise<unknown> | undefined;
   // The scanner lives on the gateway that created it: its pages and its delete all go there.
   let session: RestCaller | undefined;
   try {
@@ -73,7 +85,8 @@ export async function* scanRows(
     // the first RPC up to its 2 MB result size, so opening a scanner on a big range reads thousands of
     // rows that a bounded read never uses.
     const caching = opts.caching ?? pageRows ?? (limit === undefined ? undefined : Math.min(limit, MAX_DEFAULT_CACHING));
-    const body = encodeScanner({ ...opts, caching, batch: opts.batch ?? DEFAULT_SCAN_BATCH, maxVersions: opts.maxVersions ?? 1 });
+    const batch = opts.batch ?? scanBatchFor(pageRows);
+    const body = encodeScanner({ ...opts, caching, batch, maxVersions: opts.maxVersions ?? 1 });
     const base = `${tablePath(table)}/scanner`;
     session = caller.session();
     const created = await session.call({ method: 'PUT', path: base, body, deadlineMs, ok: [201], notFound: 'TABLE_NOT_FOUND' });
@@ -90,6 +103,12 @@ export async function* scanRows(
       if (page.status === 204) break;
       const decoded = decodeCellSetResponse(page);
       if (decoded.length === 0) break;
+      let cells = 0;
+      for (const r of decoded) cells += r.cells.length;
+      const cut = cells >= batch; // cut at the cell cap: the last row may go on in the next page
+      const last = !cut && (rows === undefined || decoded.length < rows); // fewer rows than asked too: exhausted
+      // the last page: the scanner's delete goes out while its rows are handed on
+      if (last) closing = deleteScanner(session, scannerPath, deadlineMs);
       for (const r of decoded) {
         if (pending?.row.equals(r.row) === true) {
           pending.cells.push(...r.cells);
@@ -101,14 +120,25 @@ export async function* scanRows(
         }
         pending = r;
       }
+      if (cut) continue;
+      // the last row is whole: yield it now (a limit may be reached without another page)
+      if (pending !== undefined) {
+        const whole: Row = pending;
+        pending = undefined;
+        yield whole;
+        if (limit !== undefined && ++yielded >= limit) return;
+      }
+      if (last) return;
     }
     if (pending !== undefined) yield pending;
   } catch (err) {
     throw withContext(err, 'scan', table);
   } finally {
-    if (scannerPath !== undefined && session !== undefined) {
-      // Best effort: a failure here only leaves the scanner to the server's expiry.
-      await session.call({ method: 'DELETE', path: scannerPath, deadlineMs, ok: [200, 404] }).catch(() => undefined);
-    }
+    if (scannerPath !== undefined && session !== undefined) await (closing ?? deleteScanner(session, scannerPath, deadlineMs));
   }
+}
+
+/** Best effort: a failure here only leaves the scanner to the server's expiry. */
+function deleteScanner(session: RestCaller, path: string, deadlineMs: number | undefined): Promise<unknown> {
+  return session.call({ method: 'DELETE', path, deadlineMs, ok: [200, 404] }).catch(() => undefined);
 }

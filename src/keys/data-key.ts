@@ -118,14 +118,26 @@ export function idTimeRange(
   return timeRange(idPrefix(id, buckets, format), fromTs, toTs, format === 'printable');
 }
 
+// Readers decode many keys of one id in a row: the last id decoded is kept (a copy of its bytes).
+let lastIdBytes: Buffer | null = null;
+let lastId = '';
+
 function decodeIdBytes(idBytes: Buffer, key: Buffer): string {
+  if (lastIdBytes?.equals(idBytes) === true) return lastId;
+  const id = checkIdBytes(idBytes, key);
+  lastIdBytes = Buffer.from(idBytes);
+  lastId = id;
+  return id;
+}
+
+function checkIdBytes(idBytes: Buffer, key: Buffer): string {
   if (idBytes.length === 0) {
     throw new KeyError('malformed_key', `key ${key.toString('hex')} has an empty id`);
   }
   if (idBytes.includes(0x00)) {
     throw new KeyError('malformed_key', `key ${key.toString('hex')}: id contains 0x00`);
   }
-  return decodeUtf8(idBytes, `id of key ${key.toString('hex')}`);
+  return decodeUtf8(idBytes, () => `id of key ${key.toString('hex')}`);
 }
 
 function checkSalt(decoded: DecodedDataKey, buckets: number | undefined, key: Buffer): DecodedDataKey {
@@ -192,6 +204,12 @@ function isoOf(ts: number): string | null {
 
 /** Recognises a binary or printable data key and decodes it (for `keys decode`). */
 export function decodeAnyKey(key: Buffer, buckets?: number): DecodedAnyKey {
+  const decoded = decodeKeyOfEitherFormat(key, buckets);
+  return { ...decoded, iso: isoOf(decoded.ts) };
+}
+
+/** decodeAnyKey without the ISO time (readers decoding many keys). */
+export function decodeKeyOfEitherFormat(key: Buffer, buckets?: number): DecodedDataKey & { readonly format: KeyFormat } {
   if (key.length < REVERSE_TS_BYTES + 3) {
     throw new KeyError('malformed_key', `key is ${key.length} bytes, too short to be a data key`);
   }
@@ -206,5 +224,5 @@ export function decodeAnyKey(key: Buffer, buckets?: number): DecodedAnyKey {
     );
   }
   const decoded = format === 'binary' ? decodeDataKey(key, buckets) : decodePrintableDataKey(key, buckets);
-  return { format, ...decoded, iso: isoOf(decoded.ts) };
+  return { format, salt: decoded.salt, id: decoded.id, ts: decoded.ts };
 }

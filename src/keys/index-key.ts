@@ -124,36 +124,36 @@ export function decodeIndexKey(
   buckets?: number,
   saltMode: IndexSaltMode = DEFAULT_INDEX_SALT_MODE,
 ): DecodedIndexKey {
-  const hex = key.toString('hex');
+  const hex = (): string => key.toString('hex'); // for error messages only
   const nameEnd = key.indexOf(0x00, 1);
   if (key.length < 1 || nameEnd <= 1) {
-    throw new KeyError('malformed_key', `index key ${hex}: missing or empty indexName before 0x00`);
+    throw new KeyError('malformed_key', `index key ${hex()}: missing or empty indexName before 0x00`);
   }
   const valueEnd = key.indexOf(0x00, nameEnd + 1);
   if (valueEnd < 0) {
-    throw new KeyError('malformed_key', `index key ${hex}: no 0x00 terminator after the value`);
+    throw new KeyError('malformed_key', `index key ${hex()}: no 0x00 terminator after the value`);
   }
   const idStart = valueEnd + 1 + REVERSE_TS_BYTES;
   if (key.length <= idStart) {
-    throw new KeyError('malformed_key', `index key ${hex}: too short for an 8-byte reverse ts and an id`);
+    throw new KeyError('malformed_key', `index key ${hex()}: too short for an 8-byte reverse ts and an id`);
   }
   const idBytes = key.subarray(idStart);
   if (idBytes.includes(0x00)) {
-    throw new KeyError('malformed_key', `index key ${hex}: id contains 0x00`);
+    throw new KeyError('malformed_key', `index key ${hex()}: id contains 0x00`);
   }
   const decoded: DecodedIndexKey = {
     salt: key[0] ?? 0,
-    indexName: decodeUtf8(key.subarray(1, nameEnd), `indexName of index key ${hex}`),
-    value: decodeUtf8(key.subarray(nameEnd + 1, valueEnd), `value of index key ${hex}`),
+    indexName: decodeUtf8(key.subarray(1, nameEnd), () => `indexName of index key ${hex()}`),
+    value: decodeUtf8(key.subarray(nameEnd + 1, valueEnd), () => `value of index key ${hex()}`),
     ts: readReverseTs(key, valueEnd + 1),
-    id: decodeUtf8(idBytes, `id of index key ${hex}`),
+    id: decodeUtf8(idBytes, () => `id of index key ${hex()}`),
   };
   if (buckets !== undefined) {
     const expected = indexSaltOf(decoded, buckets, saltMode);
     if (expected !== decoded.salt) {
       throw new KeyError(
         'malformed_key',
-        `index key ${hex}: salt ${decoded.salt} does not match ${expected} (buckets=${buckets}, saltMode=${saltMode})`,
+        `index key ${hex()}: salt ${decoded.salt} does not match ${expected} (buckets=${buckets}, saltMode=${saltMode})`,
       );
     }
   }

@@ -59,11 +59,12 @@ export function encodeId(id: string): Buffer {
 }
 
 /** Strict UTF-8 decode; throws a `malformed_key` KeyError naming `what` on invalid bytes. */
-export function decodeUtf8(bytes: Uint8Array, what: string): string {
+/** Strict UTF-8; `what` names the bytes in the error (a function: built only when it is thrown). */
+export function decodeUtf8(bytes: Uint8Array, what: string | (() => string)): string {
   try {
     return strictUtf8.decode(bytes);
   } catch (cause) {
-    throw new KeyError('malformed_key', `${what} is not valid UTF-8`, { cause });
+    throw new KeyError('malformed_key', `${typeof what === 'string' ? what : what()} is not valid UTF-8`, { cause });
   }
 }
 
@@ -110,6 +111,10 @@ export function tsFromReverse(rev: bigint): number {
 }
 
 export function readReverseTs(buf: Buffer, offset: number): number {
+  // MAX − rev in two 32-bit halves (no borrow: the low half of MAX is all ones), exact in a double
+  // when the high half of ts is at most 21 bits (ts ≤ 2^53−1); anything else takes the checked path.
+  const tsHi = 0x7fff_ffff - buf.readUInt32BE(offset);
+  if (tsHi >= 0 && tsHi <= 0x1f_ffff) return tsHi * 0x1_0000_0000 + (0xffff_ffff - buf.readUInt32BE(offset + 4));
   return tsFromReverse(buf.readBigUInt64BE(offset));
 }
 

@@ -8,7 +8,7 @@
  * its epochs use); the data key an index hit points at; the index and rollup keys and ranges.
  * docs/KEYS.md is the specification; the codecs it wraps are data-key.ts, index-key.ts, rollup-key.ts.
  */
-import { decodeAnyKey, encodeDataKeyAt, idPrefixAt, type DecodedAnyKey, type KeyFormat } from './data-key.ts';
+import { decodeKeyOfEitherFormat, encodeDataKeyAt, idPrefixAt, type DecodedDataKey, type KeyFormat } from './data-key.ts';
 import { decodeIndexKey, encodeIndexKey, indexSaltOf, indexScanRanges, type DecodedIndexKey, type IndexEntry, type IndexSaltMode, type TsBounds } from './index-key.ts';
 import { MAX_TS, prefixRange, prefixStopRow, timeRange, type ScanRange } from './key-bytes.ts';
 import { KeyError } from './key-error.ts';
@@ -56,7 +56,8 @@ export interface BucketRange {
   readonly range: ScanRange;
 }
 
-export type DecodedData = DecodedAnyKey & {
+export type DecodedData = DecodedDataKey & {
+  readonly format: KeyFormat;
   /** (salt − salt(id)) mod B: 0 for the plain key */
   readonly offset: number;
 };
@@ -135,10 +136,10 @@ export class Keyspace {
 
   /** Decodes a data key of this format; `offset` says which spread bucket of the id it is in. */
   decodeDataKey(key: Buffer): DecodedData {
-    const d = decodeAnyKey(key);
+    const d = decodeKeyOfEitherFormat(key);
     if (d.format !== this.format) throw new KeyError('malformed_key', `key ${key.toString('hex')} is a ${d.format} data key, the table holds ${this.format} keys`);
     if (d.salt >= this.buckets) throw new KeyError('malformed_key', `key ${key.toString('hex')}: salt ${d.salt} is not a bucket of B=${this.buckets}`);
-    return { ...d, offset: (d.salt - saltOf(d.id, this.buckets) + this.buckets) % this.buckets };
+    return { format: d.format, salt: d.salt, id: d.id, ts: d.ts, offset: (d.salt - saltOf(d.id, this.buckets) + this.buckets) % this.buckets };
   }
 
   /** Whether a decoded key sits where the registry puts (id, ts): offset j = j(ts, K of its epoch). */

@@ -6,7 +6,6 @@
  * reads limit + 1 rows: the extra row only tells whether a next page exists; its cursor is the merge
  * position of the page's last row, so the next page resumes every bucket right after it.
  */
-import { TAGS_QUALIFIER } from '../events/cells.ts';
 import { column } from '../hbase/codec.ts';
 import type { Row } from '../hbase/types.ts';
 import type { ScanRange } from '../keys/index.ts';
@@ -58,15 +57,25 @@ export async function* readLatest(store: QueryStore, q: LatestQuery, s: ReadSett
   return yield* pagedScan(store, s.data.name, ranges, { saltBytes: s.keyspace.dataSaltBytes, shape }, q, (row) => eventItemOf(row, s.keyspace));
 }
 
-/** The scan shape of a range read: with a metric, only that metric's cell and the tags cell. */
+/**
+ * The scan shape of a range read: the whole family; with a metric, the region server drops the rows
+ * without that metric's cell (the filter) and the reader drops the row's other metrics. Naming the
+ * two columns instead (the metric and the tags cell) makes the region server seek column by column
+ * in every row, which cost HBase more than reading the few other cells of a row and skipping them.
+ */
 export function rangeShape(metric: string | null, family: string): ScanShape {
   if (metric === null) return { columns: [column(family)] };
-  const qualifier = Buffer.from(metric, 'utf8');
   return {
-    columns: [column(family, qualifier), column(family, TAGS_QUALIFIER)],
-    // rows that carry only the tags cell are dropped by the region server already
-    filter: { type: 'SingleColumnValueFilter', family: Buffer.from(family), qualifier, op: 'NOT_EQUAL', comparator: { type: 'BinaryComparator', value: Buffer.alloc(0) }, ifMissing: true, latestVersion: true },
+    columns: [column(family)],
+    filter: { type: 'SingleColumnValueFilter', family: Buffer.from(family), qualifier: Buffer.from(metric, 'utf8'), op: 'NOT_EQUAL', comparator: { type: 'BinaryComparator', value: Buffer.alloc(0) }, ifMissing: true, latestVersion: true },
   };
+}
+
+/** The event with only `metric` among its metrics, or null when it lacks it. */
+function withMetric(item: EventItem, metric: string): EventItem | null {
+  const value = item.metrics[metric];
+  if (value === undefined || !Object.hasOwn(item.metrics, metric)) return null;
+  return Object.keys(item.metrics).length === 1 ? item : { ...item, metrics: { [metric]: value } };
 }
 
 export async function* readRange(store: QueryStore, q: RangeQuery, s: ReadSettings): PageStream<EventItem> {
@@ -74,7 +83,7 @@ export async function* readRange(store: QueryStore, q: RangeQuery, s: ReadSettin
   const ranges = await idRanges(s, q.id, q.from, q.to - 1);
   return yield* pagedScan(store, s.data.name, ranges, { saltBytes: s.keyspace.dataSaltBytes, shape: rangeShape(q.metric, s.data.family) }, q, (row) => {
     const item = eventItemOf(row, s.keyspace);
-    return q.metric === null || Object.hasOwn(item.metrics, q.metric) ? item : null;
+    return q.metric === null ? item : withMetric(item, q.metric);
   });
 }
 

@@ -84,6 +84,8 @@ void test('decodeDataRow rejects malformed cells', () => {
   const malformed = (e: unknown) => e instanceof EventError && e.code === 'malformed_cell';
   assert.throws(() => decodeDataRow([{ qualifier: Buffer.from('temp'), value: Buffer.alloc(7) }]), malformed);
   assert.throws(() => decodeDataRow([{ qualifier: Buffer.from([0xff]), value: Buffer.alloc(8) }]), malformed);
+  assert.throws(() => decodeDataRow([{ qualifier: Buffer.from([0xff]), value: Buffer.alloc(8) }]), malformed, 'a bad name is never kept');
+  assert.deepEqual(decodeDataRow([{ qualifier: new Uint8Array([0x74]), value: new Uint8Array(Buffer.alloc(8)) }]).metrics, { t: 0 }, 'plain Uint8Arrays too');
   assert.throws(() => decodeDataRow([{ qualifier: TAGS_QUALIFIER, value: Buffer.from('[1]') }]), malformed);
   assert.throws(() => decodeDataRow([{ qualifier: TAGS_QUALIFIER, value: Buffer.from('{"a":1}') }]), /tag a is not a string/);
   assert.throws(() => decodeDataRow([{ qualifier: TAGS_QUALIFIER, value: Buffer.from('{') }]), malformed);

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { HBaseError, HBaseRestClient, column, encodeCellSet, encodeCellSetProto } from '../../../src/hbase/index.ts';
-import type { HttpRequest, HttpResponse, HttpTransport } from '../../../src/hbase/index.ts';
+import type { HttpRequest, HttpResponse, HttpTransport, WireRow } from '../../../src/hbase/index.ts';
 
 type Handler = (req: HttpRequest) => Partial<HttpResponse> & { status: number };
 
@@ -149,16 +149,52 @@ const page = (...rows: [string, string][]): string =>
   encodeCellSet(rows.map(([k, q]) => ({ row: Buffer.from(k), cells: [{ column: column('cf', q), value: Buffer.from(q), timestamp: 1 }] })));
 
 test('scan merges rows split across pages and deletes the scanner after 204', async () => {
+  // batch 2: the gateway cuts each response at 2 cells, here in the middle of r2
   const { c, fake } = scannerFake([page(['r1', 'a'], ['r2', 'a']), page(['r2', 'b'], ['r3', 'a']), 204]);
   const rows = [];
-  for await (const r of c.scan('t', { startRow: Buffer.from('r'), filter: { type: 'KeyOnlyFilter' } })) rows.push(r);
+  for await (const r of c.scan('t', { startRow: Buffer.from('r'), filter: { type: 'KeyOnlyFilter' }, batch: 2 })) rows.push(r);
   assert.deepEqual(rows.map((r) => [r.row.toString(), r.cells.map((x) => x.qualifier.toString()).join('')]), [['r1', 'a'], ['r2', 'ab'], ['r3', 'a']]);
   const [open] = fake.requests;
   assert.equal(open?.path, '/t/scanner');
-  assert.deepEqual(JSON.parse(String(open.body)), { startRow: 'cg==', batch: 1000, maxVersions: 1, filter: '{"type":"KeyOnlyFilter"}' });
+  assert.deepEqual(JSON.parse(String(open.body)), { startRow: 'cg==', batch: 2, maxVersions: 1, filter: '{"type":"KeyOnlyFilter"}' });
   assert.deepEqual(fake.requests.slice(1).map((r) => `${r.method} ${r.path}`), [
     'GET /t/scanner/17953abc', 'GET /t/scanner/17953abc', 'GET /t/scanner/17953abc', 'DELETE /t/scanner/17953abc',
   ]);
+});
+
+test('a page with fewer cells than batch ends on a whole row; with fewer rows than asked too, it is the last (no 204 asked)', async () => {
+  const cells = (k: string, ...qs: string[]): WireRow => ({ row: Buffer.from(k), cells: qs.map((q) => ({ column: column('cf', q), value: Buffer.from(q), timestamp: 1 })) });
+  // no ?n=: a page under the cell cap is the end of the scan
+  const last = scannerFake([encodeCellSet([cells('r1', 'a', 'b'), cells('r2', 'a')]), page(['r9', 'a'])]);
+  const got = [];
+  for await (const r of last.c.scan('t', { batch: 4 })) got.push(`${r.row.toString()}:${r.cells.length}`);
+  assert.deepEqual(got, ['r1:2', 'r2:1']);
+  assert.deepEqual(last.fake.requests.map((r) => r.method), ['PUT', 'GET', 'DELETE']);
+  // ?n=2 answered with 2 whole rows: not the end; the next, shorter page is
+  const paged = scannerFake([page(['r1', 'a'], ['r2', 'a']), page(['r3', 'a']), page(['r9', 'a'])]);
+  const rows = [];
+  for await (const r of paged.c.scan('t', { pageRows: 2, stateful: true })) rows.push(r.row.toString());
+  assert.deepEqual(rows, ['r1', 'r2', 'r3']);
+  assert.deepEqual(paged.fake.requests.map((r) => `${r.method} ${r.path}`), ['PUT /t/scanner', 'GET /t/scanner/17953abc?n=2', 'GET /t/scanner/17953abc?n=2', 'DELETE /t/scanner/17953abc']);
+  // a page of exactly batch cells may end inside a row: that row waits for the next page
+  const cut = scannerFake([encodeCellSet([cells('r1', 'a'), cells('r2', 'a')]), encodeCellSet([cells('r2', 'b')])]);
+  const whole = [];
+  for await (const r of cut.c.scan('t', { batch: 2 })) whole.push(`${r.row.toString()}:${r.cells.length}`);
+  assert.deepEqual(whole, ['r1:1', 'r2:2']);
+  assert.deepEqual(cut.fake.requests.map((r) => r.method), ['PUT', 'GET', 'GET', 'DELETE']);
+  // the delete goes out with the last page, before its rows are handed on, and only once
+  const overlap = scannerFake([page(['r1', 'a'], ['r2', 'a'])]);
+  const it = overlap.c.scan('t')[Symbol.asyncIterator]();
+  assert.equal((await it.next()).value?.row.toString(), 'r1');
+  assert.equal(overlap.fake.requests.at(-1)?.method, 'DELETE');
+  assert.equal((await it.next()).value?.row.toString(), 'r2');
+  assert.equal((await it.next()).done, true);
+  assert.deepEqual(overlap.fake.requests.map((r) => r.method), ['PUT', 'GET', 'DELETE']);
+  // pageRows sizes the cell cap: room for 8 cells a row
+  assert.equal((JSON.parse(String(paged.fake.requests[0]?.body)) as { batch?: number }).batch, 1000);
+  const big = scannerFake([page(['r1', 'a'])]);
+  for await (const r of big.c.scan('t', { pageRows: 500, stateful: true })) assert.equal(r.row.toString(), 'r1');
+  assert.equal((JSON.parse(String(big.fake.requests[0]?.body)) as { batch?: number }).batch, 4000);
 });
 
 test('scan deletes the scanner on early break, on limit and on error', async () => {
@@ -178,7 +214,7 @@ test('scan deletes the scanner on early break, on limit and on error', async () 
 
   const failing = scannerFake([page(['r1', 'a']), 503]);
   await assert.rejects(async () => {
-    for await (const r of failing.c.scan('t')) assert.ok(r.row.length > 0);
+    for await (const r of failing.c.scan('t', { batch: 1 })) assert.ok(r.row.length > 0);
   }, (e: unknown) => e instanceof HBaseError && e.code === 'UNAVAILABLE' && e.op === 'scan' && e.table === 't');
   assert.equal(failing.fake.requests.at(-1)?.method, 'DELETE');
 });
@@ -189,15 +225,14 @@ test('scan pageRows asks ?n= rows per page, capped by what the limit still needs
   for await (const r of paged.c.scan('t', { pageRows: 2, limit: 5, stateful: true })) got.push(r.row.toString());
   assert.deepEqual(got, ['r1', 'r2', 'r3', 'r4', 'r5']);
   const gets = paged.fake.requests.filter((r) => r.method === 'GET').map((r) => r.path);
-  // the last row of a page is held back until the next page shows it is whole: the page after r5
-  // asks only for the one row the limit still needs (and gets 204)
-  assert.deepEqual(gets, ['/t/scanner/17953abc?n=2', '/t/scanner/17953abc?n=2', '/t/scanner/17953abc?n=2', '/t/scanner/17953abc?n=1']);
+  // pages under the cell cap end on whole rows: the last page asks only for the one row the limit still needs
+  assert.deepEqual(gets, ['/t/scanner/17953abc?n=2', '/t/scanner/17953abc?n=2', '/t/scanner/17953abc?n=1']);
   // region-server caching follows the page size (unset, HBase fills the first RPC up to 2 MB)
   assert.deepEqual(JSON.parse(String(paged.fake.requests[0]?.body)), { batch: 1000, caching: 2, maxVersions: 1 });
 
   const unlimited = scannerFake([page(['r1', 'a']), 204]);
   for await (const r of unlimited.c.scan('t', { pageRows: 3, stateful: true })) assert.equal(r.row.toString(), 'r1');
-  assert.deepEqual(unlimited.fake.requests.filter((r) => r.method === 'GET').map((r) => r.path), ['/t/scanner/17953abc?n=3', '/t/scanner/17953abc?n=3']);
+  assert.deepEqual(unlimited.fake.requests.filter((r) => r.method === 'GET').map((r) => r.path), ['/t/scanner/17953abc?n=3'], 'one row of 3 asked: the end');
   const limited = scannerFake([page(['r1', 'a']), 204]);
   for await (const r of limited.c.scan('t', { limit: 5000, stateful: true })) assert.equal(r.row.toString(), 'r1');
   assert.equal((JSON.parse(String(limited.fake.requests[0]?.body)) as { caching?: number }).caching, 1000, 'a limit alone caps caching at 1000');

@@ -94,7 +94,7 @@ test('a check-and-put on a reset connection is not sent again; a refused one is'
   await Promise.all([client.close(), second.client.close()]);
 });
 
-/** A gateway with REST scanners: PUT creates one named after the gateway, GET pages it (one row, then 204). */
+/** A gateway with REST scanners: PUT creates one named after the gateway, GET pages it (one row, then 204); the scans ask batch 1, so each page may go on. */
 function scanning(name: string): FakeGateway {
   const pages = new Map<string, number>();
   return new FakeGateway(name, (req) => {
@@ -118,8 +118,8 @@ test('every page and the delete of a scanner go to the gateway that created it',
   const b = scanning('b');
   const { client } = setOf([a, b]);
   // two scans interleaved, so round-robin alone would mix the gateways
-  const s1 = client.scan('t', { stateful: true });
-  const s2 = client.scan('t', { stateful: true });
+  const s1 = client.scan('t', { stateful: true, batch: 1 });
+  const s2 = client.scan('t', { stateful: true, batch: 1 });
   const got: string[] = [];
   for (let i = 0; i < 3; i++) {
     for (const s of [s1, s2]) {
@@ -139,7 +139,7 @@ test('the scanner\'s gateway dying mid-scan: GATEWAY_LOST (retriable), never ano
   const a = scanning('a');
   const b = scanning('b');
   const { client } = setOf([a, b]);
-  const scan = client.scan('t', { stateful: true });
+  const scan = client.scan('t', { stateful: true, batch: 1 });
   const first = await scan.next();
   if (first.done === true) throw new Error('the scan yielded nothing');
   const owner = first.value.cells[0]?.value.toString().startsWith('a') === true ? a : b;
@@ -156,7 +156,7 @@ test('a scanner whose creation was refused is created on another gateway and sta
   a.down = 'ECONNREFUSED';
   const { client } = setOf([a, b]);
   const got: string[] = [];
-  for await (const r of client.scan('t', { stateful: true })) got.push(r.cells[0]?.value.toString() ?? '');
+  for await (const r of client.scan('t', { stateful: true, batch: 1 })) got.push(r.cells[0]?.value.toString() ?? '');
   assert.deepEqual(got, ['b0', 'b0', 'b0']);
   await client.close();
 });

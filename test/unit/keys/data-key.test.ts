@@ -132,7 +132,7 @@ void test('decodeDataKey reports malformed keys clearly', () => {
   const nulInId = Buffer.concat([Buffer.from([3, 0x61, 0x00, 0x62]), good.subarray(good.length - 9)]);
   assert.throws(() => decodeDataKey(nulInId), /id contains 0x00/);
   const badUtf8 = Buffer.concat([Buffer.from([3, 0xff, 0xfe]), good.subarray(good.length - 9)]);
-  assert.throws(() => decodeDataKey(badUtf8), /not valid UTF-8/);
+  assert.throws(() => decodeDataKey(badUtf8), { message: `id of key ${badUtf8.toString('hex')} is not valid UTF-8` });
   const topBit = Buffer.from(good);
   topBit[good.length - 8] = 0x80;
   assert.throws(() => decodeDataKey(topBit), /exceeds 0x7FFFFFFFFFFFFFFF/);
@@ -145,6 +145,21 @@ void test('decodeDataKey reports malformed keys clearly', () => {
   for (const key of [Buffer.alloc(0), noTerminator, nulInId, badUtf8, topBit]) {
     assert.throws(() => decodeDataKey(key), malformed);
   }
+});
+
+void test('decodeDataKey: the reverse ts read in two halves and the id kept from the last key agree with the checked path', () => {
+  for (const ts of [0, 1, 2 ** 32 - 1, 2 ** 32, 1732262400000, 2 ** 53 - 2, 2 ** 53 - 1]) {
+    for (const id of ['dev-1', 'dev-1', '设备-7']) {
+      const key = encodeDataKey({ id, ts }, 16);
+      assert.deepEqual(decodeDataKey(key, 16), { salt: key[0], id, ts });
+    }
+  }
+  const good = encodeDataKey({ id: 'dev-1', ts: 5 }, 16);
+  decodeDataKey(good);
+  const sameLengthBadId = Buffer.from(good);
+  sameLengthBadId[3] = 0xff; // the kept id's bytes are compared, not trusted
+  assert.throws(() => decodeDataKey(sameLengthBadId), /not valid UTF-8/);
+  assert.throws(() => decodeDataKey(sameLengthBadId), /not valid UTF-8/, 'a bad id is never kept');
 });
 
 void test('printable format: exact layout and malformed input', () => {

@@ -113,3 +113,50 @@ test('HBase failures: 503 + Retry-After when retriable, 500 otherwise, a cut con
   assert.equal(res.status, 200, 'the status went out with the first item');
   await assert.rejects(res.text(), 'the body is cut, never a complete-looking page');
 });
+
+/** A store whose scans read their rows at once (like one HBase response) but stop before the third until `open()` is called. */
+class GatedStore extends FakeStore {
+  readonly #gate: Promise<void>;
+  readonly open: () => void;
+  constructor() {
+    super();
+    let open = (): void => undefined;
+    this.#gate = new Promise<void>((resolve) => { open = resolve; });
+    this.open = open;
+  }
+
+  override scan(table: string, opts: ScanOptions = {}): AsyncGenerator<Row, void, undefined> {
+    const inner = super.scan(table, opts);
+    const gate = this.#gate;
+    return (async function* gated() {
+      const rows: Row[] = [];
+      for await (const r of inner) rows.push(r);
+      for (const [i, r] of rows.entries()) {
+        if (i === 2) await gate;
+        yield r;
+      }
+    })();
+  }
+}
+
+test('items stream: those read so far go out (in one write) while the read waits for more', async (t) => {
+  const store = new GatedStore();
+  for (let i = 0; i < 5; i++) {
+    const row = buildDataRow({ id: 'a', ts: 1000 + i, metric: 'temp', value: i, tags: { site: 'x' } }, 4, 'd');
+    store.put('tsdata', row.key, row.cells);
+  }
+  const base = await serve(t, store);
+  const res = await fetch(`${base}/api/v1/ids/a/latest?limit=10`);
+  assert.equal(res.status, 200);
+  const reader = (res.body ?? assert.fail('no body')).getReader() as ReadableStreamDefaultReader<Uint8Array>;
+  const utf8 = new TextDecoder();
+  const first = await reader.read();
+  const sent = utf8.decode(first.value);
+  assert.equal(sent, `{"items":[${[1004, 1003].map((ts) => JSON.stringify({ id: 'a', ts, time: new Date(ts).toISOString(), metrics: { temp: ts - 1000 }, tags: { site: 'x' } })).join(',')}`);
+  store.open();
+  let text = sent;
+  for (let r = await reader.read(); !r.done; r = await reader.read()) text += utf8.decode(r.value);
+  const body = JSON.parse(text) as { items: { ts: number }[]; next: string | null; limit: number };
+  assert.deepEqual(body.items.map((x) => x.ts), [1004, 1003, 1002, 1001, 1000]);
+  assert.deepEqual([body.next, body.limit], [null, 10]);
+});

@@ -124,6 +124,13 @@ test('latest and range: pages of a single scan; a metric filter drops rows witho
   const temps = eventPages(await allPages(queries, 'range', { id: 'dev1', metric: 'temp', limit: '2' }));
   assert.deepEqual(temps.items.map((x) => [x.ts, x.metrics]), mine.filter((e) => e.metric === 'temp').map((e) => [e.ts, { temp: e.value }]));
   assert.ok(temps.items.every((x) => x.tags['site'] === 's'), 'tags come along with a metric filter');
+  // a row with two metrics (two events at one ts): with a metric the item keeps only that one
+  write(store, { id: 'dev2', ts: NOW, metric: 'temp', value: 1, tags: { site: 's' } });
+  write(store, { id: 'dev2', ts: NOW, metric: 'hum', value: 2, tags: { site: 's' } });
+  const metricsOf = async (raw: Record<string, string>): Promise<unknown[]> => (await collectPage(queries.run(queries.parse('range', raw)))).items.map((x) => ('ts' in x ? x.metrics : null));
+  assert.deepEqual(await metricsOf({ id: 'dev2', metric: 'hum' }), [{ hum: 2 }]);
+  assert.deepEqual(await metricsOf({ id: 'dev2' }), [{ temp: 1, hum: 2 }]);
+  assert.deepEqual(await metricsOf({ id: 'dev2', metric: 'load' }), []);
   const first = mine[mine.length - 1]?.ts ?? 0;
   const last = mine[0]?.ts ?? 0;
   const bounded = await collectPage(queries.run(queries.parse('range', { id: 'dev1', from: String(first), to: String(last) })));
