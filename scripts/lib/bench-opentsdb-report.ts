@@ -33,7 +33,7 @@ export function openTsdbTable(o: OpenTsdbFigures, drains: readonly DrainColumn[]
   const ours = drains.filter((d) => ok(d.eventsPerSec));
   const oursCell = ours.length === 0 ? 'drain not run' : ours.map(drainCell).join('<br>');
   return [
-    `OpenTSDB side by side (phase \`opentsdb\`): OpenTSDB ${o.version}'s TSD on the same HBase, ${f0(o.points)} generated points per pass through \`/api/put?sync=true\`, ${o.batch} points per request, ${o.inFlight} in flight; \`tsdb\` pre-split on ${o.buckets} salt buckets (salt width 1), compaction and appends off. Cold: first pass, every metric and tag value new (UIDs assigned). Warm: the same series a day earlier. Ours: the service draining the same points from Kafka earlier in this run. Reads over one day; ours through our HTTP read API (REST gateway behind it) on the same points loaded into fresh tables (index on \`site\`).`,
+    `OpenTSDB side by side (phase \`opentsdb\`): OpenTSDB ${o.version}'s TSD on the same HBase, ${f0(o.points)} generated points per pass through \`/api/put?sync=true\`, ${o.batch} points per request, ${o.inFlight} in flight; \`tsdb\` pre-split on ${o.buckets} salt buckets (salt width 1), compaction and appends off. Cold: first pass, every metric and tag value new (UIDs assigned). Warm: the same series a day earlier. Ours: the service draining the same points from Kafka earlier in this run. Reads over one day, each side's tables flushed and major-compacted first (the admin tool waits until no compaction runs); ours through our HTTP read API (REST gateway behind it) on the same points loaded into fresh tables (index on \`site\`).`,
     '',
     '| figure | OpenTSDB | ours |',
     '|---|---|---|',

@@ -137,6 +137,16 @@ async function listen(server: Server): Promise<string> {
   return `http://127.0.0.1:${a.port}`;
 }
 
+/**
+ * Before either side's reads: its tables flushed and major-compacted, and no compaction running or
+ * queued (the admin tool waits), so neither side reads while HBase digests the other's writes.
+ */
+async function settle(ctx: OpenTsdbContext, tables: readonly string[]): Promise<void> {
+  const t0 = performance.now();
+  for (const t of tables) await ctx.admin.compact(t);
+  ctx.say(`[opentsdb] ${tables.join(', ')} flushed and major-compacted in ${((performance.now() - t0) / 1000).toFixed(1)} s before the reads`);
+}
+
 /** Our side of the reads: the same points loaded (data + site index rows), read through our HTTP read API. */
 async function ourReads(ctx: OpenTsdbContext, plan: ReadPlan, siteRuns: number): Promise<{ load: OpenTsdbFigures['load']; idDay: ReadLatency; bySite: ReadLatency }> {
   const cfg = ctx.ourConfig;
@@ -144,6 +154,7 @@ async function ourReads(ctx: OpenTsdbContext, plan: ReadPlan, siteRuns: number):
   if (!applied.every((a) => a.splitsVerified)) throw new Error('our tables: pre-split regions not as planned');
   const load = await loadEvents(ctx.rest, cfg, ctx.gen, { markers: false });
   ctx.say(`[opentsdb] ours: loaded ${load.dataRows} data rows + ${load.indexRows} index rows in ${load.seconds.toFixed(1)} s (for the reads)`);
+  await settle(ctx, [cfg.tables.data.name, cfg.tables.index.name]);
   const api = createReadApi({ cfg, hbase: ctx.rest, keyspace: keyspaceOf(cfg), log: createLogger({ level: 'warn' }) });
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
@@ -183,6 +194,7 @@ export async function openTsdbPhase(ctx: OpenTsdbContext): Promise<OpenTsdbFigur
       ctx.say(`[opentsdb] cold: ${Math.round(cold.pointsPerSec)} points/s; CPU per 1,000 points: TSD ${cold.tsdCpuMsPer1000.toFixed(1)} ms, HBase ${cold.hbaseCpuMsPer1000.toFixed(1)} ms`);
       const warm = await pass(ctx, tsd.url, tsd.pid, -DAY);
       ctx.say(`[opentsdb] warm: ${Math.round(warm.pointsPerSec)} points/s; CPU per 1,000 points: TSD ${warm.tsdCpuMsPer1000.toFixed(1)} ms, HBase ${warm.hbaseCpuMsPer1000.toFixed(1)} ms`);
+      await settle(ctx, [tables.data]);
       const idDay = await timed(ctx.queries, { hbase: ctx.hbasePid, tsd: tsd.pid }, (i) => queryPoints(tsd.url, queryPath({ aggregator: 'sum', metrics: ['temp'], filter: { id: plan.ids[i] ?? '' }, start: plan.from, end: plan.to - 1 })));
       const bySite = await timed(siteRuns, { hbase: ctx.hbasePid, tsd: tsd.pid }, (i) => queryPoints(tsd.url, queryPath({ aggregator: 'none', metrics: METRICS, filter: { site: `site-${i % 7}` }, start: plan.from, end: plan.to - 1 })));
       ctx.say(`[opentsdb] TSD reads p50/p99: id day ${idDay.p50.toFixed(1)}/${idDay.p99.toFixed(1)} ms (${idDay.meanItems.toFixed(0)} points), by site ${bySite.p50.toFixed(1)}/${bySite.p99.toFixed(1)} ms (${bySite.meanItems.toFixed(0)} points)`);
