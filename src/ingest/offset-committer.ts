@@ -85,9 +85,10 @@ export class OffsetCommitter {
       if (port === undefined) return;
       const offsets = port.uncommittedOffsets();
       const mine = offsets.topics.filter((t) => t.topic === this.#o.topic);
-      if (mine.length === 0) {
-        this.#pending.clear(); // kafkajs has nothing resolved past its committed offsets (or rejoined)
-      } else {
+      // A partition kafkajs no longer lists has nothing left to commit: committed, or reset by a
+      // rejoin (its records are replayed by whoever owns it now).
+      this.#keepOnly(mine);
+      if (mine.length > 0) {
         try {
           await port.commitOffsetsIfNecessary({ topics: mine });
           this.#lastError = undefined;
@@ -108,6 +109,11 @@ export class OffsetCommitter {
   /** Whether a commit was asked for while the last one ran (a method: the flag changes across awaits). */
   #askedAgain(): boolean {
     return this.#again;
+  }
+
+  #keepOnly(listed: readonly { partitions: readonly { partition: number | string }[] }[]): void {
+    const keep = new Set(listed.flatMap((t) => t.partitions.map((p) => Number(p.partition))));
+    for (const partition of [...this.#pending.keys()]) if (!keep.has(partition)) this.#pending.delete(partition);
   }
 
   /**

@@ -179,6 +179,20 @@ void test('a failed commit is retried, by its timer when nothing else asks', asy
   assert.deepEqual(group.commits, ['4@5']);
 });
 
+void test('after a rejoin, a partition kafkajs no longer lists is neither committed nor reported by the drain', async () => {
+  const { ingest } = consumer({ writer: { write: () => Promise.resolve([]) }, maxRows: 5, commitRetryMs: 60_000 });
+  const group = new FakeGroup();
+  group.commitFails = Object.assign(new Error('rebalance in progress'), { name: 'KafkaJSProtocolError' });
+  await ingest.eachBatch(group.payload(5, messages(0, 5)));
+  await tick();
+  // the rejoin: kafkajs's new offset manager has nothing resolved; this instance now has partition 1
+  group.resolved.clear();
+  group.commitFails = undefined;
+  await ingest.eachBatch(group.payload(1, messages(0, 5)));
+  await ingest.drain();
+  assert.deepEqual([...group.committed], [[1, '5']], 'partition 5 is replayed by its new owner, not committed from here');
+});
+
 void test('a failed DLQ send means no commit; a Kafka error is left to kafkajs, others are fatal', async () => {
   const kafkaErr = Object.assign(new Error('broker gone'), { name: 'KafkaJSConnectionError' });
   const fatal: unknown[] = [];
