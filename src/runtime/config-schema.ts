@@ -51,13 +51,13 @@ export const configSchema = z
         dlqTopic: z.string().min(1).default('ts-events-dlq')
           .describe('Dead-letter topic: rejected records with their original key and bytes and tsingest-* reason headers'),
         fromBeginning: z.boolean().default(true).describe('A group without committed offsets starts at the earliest record (false: at the latest)'),
-        partitionsConsumedConcurrently: z.number().int().min(1).max(64).default(4)
-          .describe('Partitions whose batches are processed at the same time'),
+        partitionsConsumedConcurrently: z.number().int().min(1).max(64).default(16)
+          .describe('Partitions whose batches are processed at the same time; at least the partitions one instance owns, so a fetch is handled in one wave (kafkajs fetches again only after its last batch)'),
         sessionTimeoutMs: z.number().int().min(6000).default(30_000).describe('Consumer group session timeout (ms)'),
         heartbeatIntervalMs: z.number().int().min(500).default(3000)
           .describe('Consumer heartbeat interval (ms), kept up while a flush unit is being written'),
         maxBytesPerPartition: z.number().int().min(1024).default(524_288)
-          .describe('Most bytes fetched per partition; with partitionsConsumedConcurrently it bounds memory'),
+          .describe('Most bytes fetched per partition; times the partitions an instance owns, it bounds a fetch response (one per broker at a time)'),
         maxWaitTimeMs: z.number().int().min(10).default(500)
           .describe('Longest a fetch waits for more records (ms); each fetched batch is flushed whole, so this is the time-based flush'),
         tls: z
