@@ -58,9 +58,9 @@ export function markerPuts(marks: Iterable<RollupKeyParts>, opts: MarkerRowOptio
   const rows = new Map<string, { key: Buffer; ids: Set<string>; marks: RollupKeyParts[] }>();
   for (const m of marks) {
     const key = opts.keyspace.markerKey(m);
-    const hex = key.toString('latin1');
-    let r = rows.get(hex);
-    if (r === undefined) rows.set(hex, (r = { key, ids: new Set(), marks: [] }));
+    const k = key.toString('latin1');
+    let r = rows.get(k);
+    if (r === undefined) rows.set(k, (r = { key, ids: new Set(), marks: [] }));
     if (r.ids.has(m.id)) continue;
     r.ids.add(m.id);
     r.marks.push(m);

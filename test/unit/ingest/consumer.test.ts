@@ -167,12 +167,23 @@ void test('commits leave the batch: the partitions resolved while one is in flig
   assert.equal(group.requests.length, 2);
 });
 
-void test('a failed commit is retried, by its timer when nothing else asks', async () => {
-  const { ingest } = consumer({ writer: { write: () => Promise.resolve([]) }, maxRows: 5, commitRetryMs: 20 });
+/** A Kafka-side commit failure, named as kafkajs names it. */
+function commitError(message: string): Error {
+  return Object.assign(new Error(message), { name: 'KafkaJSProtocolError' });
+}
+
+/** A consumer whose writes succeed, a group whose commits fail, and one unit (offsets 0–4) of `partition` handled. */
+async function afterFailedCommit(partition: number, message: string, commitRetryMs: number): Promise<{ ingest: IngestConsumer; group: FakeGroup }> {
+  const { ingest } = consumer({ writer: { write: () => Promise.resolve([]) }, maxRows: 5, commitRetryMs });
   const group = new FakeGroup();
-  group.commitFails = Object.assign(new Error('coordinator moving'), { name: 'KafkaJSProtocolError' });
-  await ingest.eachBatch(group.payload(4, messages(0, 5)));
+  group.commitFails = commitError(message);
+  await ingest.eachBatch(group.payload(partition, messages(0, 5)));
   await tick();
+  return { ingest, group };
+}
+
+void test('a failed commit is retried, by its timer when nothing else asks', async () => {
+  const { group } = await afterFailedCommit(4, 'coordinator moving', 20);
   assert.equal(group.commits.length, 0);
   group.commitFails = undefined;
   await until('the retried commit', () => group.commits.length > 0);
@@ -180,11 +191,7 @@ void test('a failed commit is retried, by its timer when nothing else asks', asy
 });
 
 void test('after a rejoin, a partition kafkajs no longer lists is neither committed nor reported by the drain', async () => {
-  const { ingest } = consumer({ writer: { write: () => Promise.resolve([]) }, maxRows: 5, commitRetryMs: 60_000 });
-  const group = new FakeGroup();
-  group.commitFails = Object.assign(new Error('rebalance in progress'), { name: 'KafkaJSProtocolError' });
-  await ingest.eachBatch(group.payload(5, messages(0, 5)));
-  await tick();
+  const { ingest, group } = await afterFailedCommit(5, 'rebalance in progress', 60_000);
   // the rejoin: kafkajs's new offset manager has nothing resolved; this instance now has partition 1,
   // whose first commit fails too; the drain's commits succeed
   group.resolved.clear();
@@ -261,7 +268,7 @@ void test('drain fails loudly when a written unit cannot be committed', async ()
   const writer = new GatedWriter();
   const { ingest } = consumer({ writer, maxRows: 5 });
   const group = new FakeGroup();
-  group.commitFails = Object.assign(new Error('rebalance in progress'), { name: 'KafkaJSProtocolError' });
+  group.commitFails = commitError('rebalance in progress');
   const batch = ingest.eachBatch(group.payload(2, messages(20, 5)));
   await writer.started.promise;
   const draining = ingest.drain();
