@@ -82,7 +82,10 @@ const RETRIABLE_MARKERS = [
   'MultiActionResultTooLarge',
   'RpcThrottlingException',
 ];
-// Exception names that make an otherwise-retriable 5xx permanent.
+// Exception names that make a 500 permanent. They do not count in a 502/503/504: the gateway answers
+// 503 for every IOException it has no better status for, and while HBase recovers it relays
+// `DoNotRetryIOException: Zookeeper LIST could not be completed` in a 503; what the request itself
+// got wrong has a status of its own (400 bad request, 403 denied, 404 no such table or family).
 const PERMANENT_MARKERS = [
   'DoNotRetryIOException',
   'FailedSanityCheckException',
@@ -98,7 +101,11 @@ export interface HttpClassification {
   retriable: boolean;
 }
 
-/** Classifies an HTTP error status (plus the text body HBase sends) into a code + retriable flag. */
+/**
+ * Classifies an HTTP error status (plus the text body HBase sends) into a code + retriable flag: the
+ * status first (docs/ARCHITECTURE.md "Errors: outage or permanent"). 502/503/504 and 429 are an
+ * outage whatever the body says; only a 500 is read for exception names.
+ */
 export function classifyHttpStatus(status: number, body = ''): HttpClassification {
   const has = (markers: readonly string[]): boolean => markers.some((m) => body.includes(m));
   if (status === 400) return { code: 'BAD_REQUEST', retriable: false };
@@ -111,9 +118,7 @@ export function classifyHttpStatus(status: number, body = ''): HttpClassificatio
   if (status === 429) return { code: 'UNAVAILABLE', retriable: true };
   if (status === 304) return { code: 'CHECK_FAILED', retriable: false };
   if (status >= 400 && status < 500) return { code: 'HTTP_4XX', retriable: false };
-  if (status === 502 || status === 503 || status === 504) {
-    return { code: 'UNAVAILABLE', retriable: !has(PERMANENT_MARKERS) };
-  }
+  if (status === 502 || status === 503 || status === 504) return { code: 'UNAVAILABLE', retriable: true };
   if (status === 500) {
     const retriable = has(RETRIABLE_MARKERS) && !has(PERMANENT_MARKERS);
     return { code: retriable ? 'UNAVAILABLE' : 'SERVER_ERROR', retriable };

@@ -25,7 +25,7 @@ test('HTTP status classification', () => {
     [501, '', 'SERVER_ERROR', false],
     [502, '', 'UNAVAILABLE', true],
     [503, 'Unavailable\r\njava.io.IOException: x', 'UNAVAILABLE', true],
-    [503, 'Unavailable\r\norg.apache.hadoop.hbase.DoNotRetryIOException: x', 'UNAVAILABLE', false],
+    [503, 'Unavailable\r\norg.apache.hadoop.hbase.DoNotRetryIOException: x', 'UNAVAILABLE', true],
     [504, '', 'UNAVAILABLE', true],
   ];
   for (const [status, body, code, retriable] of cases) {
@@ -94,4 +94,15 @@ test('withContext names op and table and keeps code / retriable / cause', () => 
   assert.equal(net.code, 'NETWORK');
   assert.equal(net.retriable, true);
   assert.match(net.message, /^HBase version failed/);
+});
+
+interface GatewayAnswer { name: string; status: number; body: string; code: string; retriable: boolean }
+
+test('recorded gateway answers: the status decides an outage (a 503 relaying DoNotRetryIOException is one), a missing table or family and a bad request are permanent', async () => {
+  const { readFile } = await import('node:fs/promises');
+  const answers = JSON.parse(await readFile(new URL('./fixtures/gateway-answers.json', import.meta.url), 'utf8')) as GatewayAnswer[];
+  assert.ok(answers.length >= 6);
+  for (const a of answers) assert.deepEqual(classifyHttpStatus(a.status, a.body), { code: a.code, retriable: a.retriable }, a.name);
+  const outage = answers.find((a) => a.status === 503);
+  assert.ok(outage?.body.includes('DoNotRetryIOException'), 'the 503 of issue 31 is among them');
 });
