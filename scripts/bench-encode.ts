@@ -24,6 +24,7 @@ import { encodeCellSet } from '../src/hbase/index.ts';
 import { encodeCellSetProto } from '../src/hbase/protobuf.ts';
 import { planBatch, type BatchPlan, type SourceRecord } from '../src/ingest/batch-plan.ts';
 import { DualWriter, toRowCells, type RowCellsLike } from '../src/ingest/dual-writer.ts';
+import { OutagePolicy } from '../src/ingest/outage-policy.ts';
 import { createMetrics } from '../src/metrics/registry.ts';
 import { RegionMap } from '../src/metrics/region-map.ts';
 import { WriteSpread } from '../src/metrics/write-spread.ts';
@@ -140,8 +141,7 @@ async function writerFor(encode: Encoder): Promise<{ writer: DualWriter; account
     queue: new PQueue({ concurrency: cfg.hbase.concurrency }),
     tables: { data: tables.data, index: tables.index },
     chunk: { maxRows: cfg.batch.maxRows, maxBytes: cfg.batch.maxBytes },
-    retry: { baseMs: 1, maxMs: 1 },
-    isRetriable: () => false,
+    policy: new OutagePolicy({ retry: { baseMs: 1, maxMs: 1 }, isRetriable: () => false }),
     isRowRejection: () => false,
     observer: writeObserver(metrics, spread, regionMap, hotIds),
     marks: cfg.rollup.enabled ? { table: tables.rollup, planner: rollupMarks(cfg, keyspace) } : undefined,

@@ -6,8 +6,8 @@
 import type PQueue from 'p-queue';
 import type { DataRow } from '../events/index.ts';
 import { chunkRows, rowBytes, type BatchPlan, type PlannedEvent, type PlannedRow, type Rejected } from './batch-plan.ts';
-import type { OutageWatch } from './outage-watch.ts';
-import { RetryAbortedError, retrying } from './retry.ts';
+import type { OutagePolicy } from './outage-policy.ts';
+import { RetryAbortedError } from './retry.ts';
 import type { RollupMarks } from './rollup-marks.ts';
 
 export interface RowCellsLike {
@@ -41,32 +41,17 @@ export interface DualWriterOptions {
   readonly queue: PQueue;
   readonly tables: { readonly data: string; readonly index: string };
   readonly chunk: { readonly maxRows: number; readonly maxBytes: number };
-  readonly retry: { readonly baseMs: number; readonly maxMs: number };
-  readonly isRetriable: (err: unknown) => boolean;
+  /** the ingest path's outage policy: retries, the outage watch, the shutdown signal */
+  readonly policy: OutagePolicy;
   /** a malformed-request error (HTTP 400): the rows, not the service, are at fault */
   readonly isRowRejection: (err: unknown) => boolean;
   readonly observer: WriteObserver;
   /** Rollup markers: written with the index rows, after the data rows (omitted = rollups off). */
   readonly marks?: { readonly table: string; readonly planner: RollupMarks } | undefined;
-  /** told when each write starts, fails and is acknowledged (omitted: nobody watches) */
-  readonly watch?: OutageWatch | undefined;
-  /** abandons queued and retrying writes (shutdown past its deadline) */
-  readonly signal?: AbortSignal | undefined;
 }
 
 interface Entry extends PlannedRow {
   readonly event: PlannedEvent;
-}
-
-/** Resolves or rejects with `p`, or rejects as soon as `signal` aborts (the call itself runs on). */
-function unlessAborted<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (signal === undefined) return p;
-  if (signal.aborted) return Promise.reject(new RetryAbortedError('write abandoned', { cause: signal.reason }));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => { reject(new RetryAbortedError('write abandoned', { cause: signal.reason })); };
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(resolve, reject).finally(() => { signal.removeEventListener('abort', onAbort); });
-  });
 }
 
 /** `family:` as bytes, per family name (a handful per process). */
@@ -145,49 +130,25 @@ export class DualWriter {
   async #writeAll(table: string, entries: readonly Entry[], refused: Map<PlannedEvent, Rejected>, bisect = true): Promise<void> {
     if (entries.length === 0) return;
     const chunks = chunkRows(entries, this.#o.chunk.maxRows, this.#o.chunk.maxBytes, (e) => rowBytes(e.row));
-    const { queue, watch } = this.#o;
-    await Promise.all(
-      chunks.map((chunk) =>
-        queue.add(async () => {
-          const token = watch?.begin();
-          try {
-            await this.#writeChunk(table, chunk, refused, bisect);
-          } finally {
-            if (token !== undefined) watch?.end(token);
-          }
-        }, { signal: this.#o.signal }),
-      ),
-    );
+    const { queue, policy } = this.#o;
+    await Promise.all(chunks.map((chunk) => queue.add(() => this.#writeChunk(table, chunk, refused, bisect), { signal: policy.signal })));
   }
 
   async #writeChunk(table: string, chunk: readonly Entry[], refused: Map<PlannedEvent, Rejected>, bisect: boolean): Promise<void> {
-    const { observer, watch, signal } = this.#o;
+    const { observer, policy } = this.#o;
     const rows = chunk.map((e) => toRowCells(e.row));
     try {
-      await retrying(
-        async () => {
-          const t0 = performance.now();
-          try {
-            await unlessAborted(this.#o.sink.put(table, rows), signal);
-          } catch (err) {
-            if (!(err instanceof RetryAbortedError)) {
-              observer.failed(table, err, (performance.now() - t0) / 1000);
-              // A refused row is an answer, not an outage: HBase is up.
-              if (this.#o.isRowRejection(err)) watch?.acknowledged();
-              else watch?.failed(err);
-            }
-            throw err;
-          }
-          watch?.acknowledged();
-          observer.written(table, chunk.map((e) => ({ key: e.row.key, bucket: e.bucket, id: e.event.id, ts: e.event.ts })), (performance.now() - t0) / 1000);
-        },
-        {
-          ...this.#o.retry,
-          isRetriable: this.#o.isRetriable,
-          signal,
-          hooks: { onRetry: (err) => { observer.retried(table, err); } },
-        },
-      );
+      // A refused row is an answer, not an outage: the policy's isAnswer says so to the watch.
+      await policy.run(async () => {
+        const t0 = performance.now();
+        try {
+          await this.#o.sink.put(table, rows);
+        } catch (err) {
+          if (!(err instanceof RetryAbortedError)) observer.failed(table, err, (performance.now() - t0) / 1000);
+          throw err;
+        }
+        observer.written(table, chunk.map((e) => ({ key: e.row.key, bucket: e.bucket, id: e.event.id, ts: e.event.ts })), (performance.now() - t0) / 1000);
+      }, (err) => { observer.retried(table, err); });
     } catch (err) {
       if (!bisect || !this.#o.isRowRejection(err)) throw err;
       if (chunk.length === 1) {

@@ -1,8 +1,13 @@
 // Plans one flush unit (records → rows) with the spread registry in the loop: only with a registry
 // snapshot younger than its validity, and an event far enough ahead of the clock that a promotion
 // could still give its ts a new epoch is planned only after its id's fence covers it (src/spread/,
-// docs/KEYS.md). Without a registry it is planBatch as is.
+// docs/KEYS.md). Without a registry it is planBatch as is. Both waits go through the ingest path's
+// outage policy, as the writes do: retried while HBase is away, reported to the outage watch (so a
+// registry that cannot be read or fenced pauses consumption and turns the service not ready), and
+// never the end of the service for a transient error.
+import { ServiceError } from '../errors.ts';
 import { planBatch, type BatchPlan, type PlanSettings, type SourceRecord } from './batch-plan.ts';
+import type { OutagePolicy } from './outage-policy.ts';
 
 /** What the planner needs from the spread registry (src/spread/registry.ts SpreadRegistry fits). */
 export interface SpreadGate {
@@ -13,17 +18,18 @@ export interface SpreadGate {
 
 export type UnitPlanner = (records: readonly SourceRecord[]) => Promise<BatchPlan>;
 
-export function unitPlanner(settings: () => PlanSettings, gate?: SpreadGate, signal?: AbortSignal): UnitPlanner {
+export function unitPlanner(settings: () => PlanSettings, gate?: SpreadGate, policy?: OutagePolicy): UnitPlanner {
   if (gate === undefined) return (records) => Promise.resolve(planBatch(records, settings()));
+  const run = <T>(call: () => Promise<T>): Promise<T> => (policy === undefined ? call() : policy.run(call));
   return async (records) => {
-    await gate.ready(signal);
+    await run(() => gate.ready(policy?.signal));
     const s: PlanSettings = { ...settings(), fenceFrom: gate.fenceHorizon() };
     const plan = planBatch(records, s);
     if (plan.fences.size === 0) return plan;
-    await gate.raiseFences(plan.fences);
+    await run(() => gate.raiseFences(plan.fences));
     // The snapshot now holds the raised fences, and any epoch the check-and-put found.
     const again = planBatch(records, s);
-    if (again.fences.size > 0) throw new Error(`spread registry fences of ${[...again.fences.keys()].slice(0, 3).join(', ')} were not raised`);
+    if (again.fences.size > 0) throw new ServiceError({ code: 'INTERNAL', message: `spread registry fences of ${[...again.fences.keys()].slice(0, 3).join(', ')} were not raised` });
     return again;
   };
 }

@@ -3,6 +3,7 @@
 import { Partitioners, type Kafka, type Producer } from 'kafkajs';
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
+import { classifyError } from '../errors.ts';
 import { isHBaseError, isRetriable, type HBaseRestClient } from '../hbase/index.ts';
 import type { Keyspace } from '../keys/index.ts';
 import type { SpreadRegistry } from '../spread/registry.ts';
@@ -11,6 +12,7 @@ import type { Metrics } from '../metrics/registry.ts';
 import { RegionMap } from '../metrics/region-map.ts';
 import { WriteSpread } from '../metrics/write-spread.ts';
 import { DualWriter } from '../ingest/dual-writer.ts';
+import { OutagePolicy } from '../ingest/outage-policy.ts';
 import { OutageWatch } from '../ingest/outage-watch.ts';
 import { KafkaDlq } from '../ingest/dlq.ts';
 import { IngestConsumer } from '../ingest/consumer.ts';
@@ -42,33 +44,51 @@ export async function dlqProducer(kafka: Kafka, closers: Closers): Promise<Produ
   return producer;
 }
 
-export interface WriteSide {
+/** The ingest path's one outage policy (src/ingest/outage-policy.ts) and the watch it reports to. */
+export interface Outage {
   readonly watch: OutageWatch;
-  readonly writer: DualWriter;
+  readonly policy: OutagePolicy;
 }
 
-export function writeSide(cfg: Config, hbase: HBaseRestClient, metrics: Metrics, spread: { regionMap: RegionMap; spread: WriteSpread }, keyspace: Keyspace, signal: AbortSignal, closers: Closers, hotIds?: HotIdFeed): WriteSide {
-  const t = tableNames(cfg);
+const isRowRejection = (err: unknown): boolean => isHBaseError(err, 'BAD_REQUEST');
+
+/**
+ * Every HBase call the ingest path waits for retries what can heal: a transient HBase error (the
+ * gateway's status decides, src/hbase/errors.ts), refused credentials (401/403: an outage of the
+ * write path, not a bad row — retried until the gateway takes them again, a rotated secret or a
+ * fixed proxy) and any ServiceError that says it is retriable (a lost registry race).
+ */
+export function ingestRetriable(err: unknown): boolean {
+  return isRetriable(err) || isHBaseError(err, 'FORBIDDEN') || classifyError(err).retriable;
+}
+
+export function outage(cfg: Config, signal: AbortSignal, closers: Closers): Outage {
   const watch = new OutageWatch({ deadlineMs: cfg.hbase.outageDeadlineMs });
   watch.start();
   closers.add('outage watch', () => { watch.stop(); });
-  const writer = new DualWriter({
+  const policy = new OutagePolicy({
+    retry: { baseMs: cfg.hbase.retryBaseMs, maxMs: cfg.hbase.retryMaxMs },
+    isRetriable: ingestRetriable,
+    // HBase answered: a refused row (bisected into the DLQ), a lost check-and-put race (read again).
+    isAnswer: (err) => isRowRejection(err) || classifyError(err).code === 'REGISTRY_CONFLICT',
+    watch,
+    signal,
+  });
+  return { watch, policy };
+}
+
+export function writeSide(cfg: Config, hbase: HBaseRestClient, metrics: Metrics, spread: { regionMap: RegionMap; spread: WriteSpread }, keyspace: Keyspace, outage: Outage, hotIds?: HotIdFeed): DualWriter {
+  const t = tableNames(cfg);
+  return new DualWriter({
     sink: hbase,
     queue: new PQueue({ concurrency: cfg.hbase.concurrency }),
     tables: { data: t.data, index: t.index },
     chunk: { maxRows: cfg.batch.maxRows, maxBytes: cfg.batch.maxBytes },
-    retry: { baseMs: cfg.hbase.retryBaseMs, maxMs: cfg.hbase.retryMaxMs },
-    // Refused credentials (401/403) are an outage of the write path, not a bad row: retried with
-    // backoff, so the outage watch pauses consumption and reports not ready, and nothing is committed
-    // until the gateway takes the credentials again (rotated secret, fixed proxy).
-    isRetriable: (err) => isRetriable(err) || isHBaseError(err, 'FORBIDDEN'),
-    isRowRejection: (err) => isHBaseError(err, 'BAD_REQUEST'),
+    policy: outage.policy,
+    isRowRejection,
     observer: writeObserver(metrics, spread.spread, spread.regionMap, hotIds),
     marks: cfg.rollup.enabled ? { table: t.rollup, planner: rollupMarks(cfg, keyspace) } : undefined,
-    watch,
-    signal,
   });
-  return { watch, writer };
 }
 
 export interface ConsumeSide {
@@ -81,7 +101,8 @@ export function consumeSide(
   cfg: Config,
   kafka: Kafka,
   producer: Producer,
-  write: WriteSide,
+  writer: DualWriter,
+  outage: Outage,
   keyspace: Keyspace,
   registry: SpreadRegistry,
   metrics: Metrics,
@@ -98,8 +119,8 @@ export function consumeSide(
     heartbeatIntervalMs: cfg.kafka.heartbeatIntervalMs,
     unit: { maxRows: cfg.batch.maxRows, maxBytes: cfg.batch.maxBytes },
     maxQueuedRows: cfg.batch.maxQueuedRows,
-    plan: unitPlanner(planSettings(cfg, keyspace), registry, hooks.signal),
-    writer: cfg.batch.lingerMs === null ? write.writer : new WriteCoalescer({ writer: write.writer, lingerMs: cfg.batch.lingerMs, maxRows: cfg.batch.maxRows * cfg.hbase.concurrency }),
+    plan: unitPlanner(planSettings(cfg, keyspace), registry, outage.policy),
+    writer: cfg.batch.lingerMs === null ? writer : new WriteCoalescer({ writer, lingerMs: cfg.batch.lingerMs, maxRows: cfg.batch.maxRows * cfg.hbase.concurrency }),
     dlq: new KafkaDlq(producer, cfg.kafka.dlqTopic),
     observer: ingestObserver(metrics),
     log,

@@ -17,7 +17,7 @@ import { createHBaseClient, kafkaClient } from './clients.ts';
 import { explainHBaseTlsFailure } from './hbase-credentials.ts';
 import { explainKafkaFailure } from './kafka-security.ts';
 import { keyspaceOf } from './keyspace.ts';
-import { consumeSide, dlqProducer, writeSide, writeSpread } from './parts.ts';
+import { consumeSide, dlqProducer, outage, writeSide, writeSpread } from './parts.ts';
 import { startPromoter, startRegistry } from './spread-side.ts';
 import { startReadSide } from './read-side.ts';
 import { StartupError, tableNames } from './settings.ts';
@@ -92,7 +92,9 @@ export async function startService(cfg: Config, log: Logger, options: StartOptio
     checkStart();
     const spread = await writeSpread(cfg, hbase, metrics, log, closers);
     closers.add('known series', initKnownSeries(metrics, { tables: tableNames(cfg).mapped, regions: spread.regionMap }));
-    const { registry, metrics: spreadMetrics } = await startRegistry(cfg, hbase, metrics, log, closers);
+    // One outage policy for every HBase call the ingest path waits for: writes and registry alike.
+    const out = outage(cfg, abort.signal, closers);
+    const { registry, metrics: spreadMetrics } = await startRegistry(cfg, hbase, metrics, log, closers, out.watch);
     checkStart();
     const keyspace = keyspaceOf(cfg, registry);
     // Hot ids: the write path feeds them, the page and the gauges show them.
@@ -108,16 +110,16 @@ export async function startService(cfg: Config, log: Logger, options: StartOptio
     await requireTopics(kafka, [cfg.kafka.topic, cfg.kafka.dlqTopic], (err) => explainKafkaFailure(cfg.kafka, err));
     checkStart();
     const producer = await dlqProducer(kafka, closers);
-    const write = writeSide(cfg, hbase, metrics, spread, keyspace, abort.signal, closers, hotIds);
+    const writer = writeSide(cfg, hbase, metrics, spread, keyspace, out, hotIds);
 
     let fail: (err: unknown) => void = () => undefined;
-    const side = consumeSide(cfg, kafka, producer, write, keyspace, registry, metrics, log, {
+    const side = consumeSide(cfg, kafka, producer, writer, out, keyspace, registry, metrics, log, {
       signal: abort.signal,
       onFatal: (err) => { fail(err); },
       onPoll: brokerHealth(lifecycle, log),
     }, closers);
     ingest = side.ingest;
-    closers.add('HBase health', wireHBaseHealth(write.watch, side.ingest, lifecycle, log));
+    closers.add('HBase health', wireHBaseHealth(out.watch, side.ingest, lifecycle, log));
     closers.add('consumer events', watchConsumer(side.consumer, cfg.kafka.topic, consumerHealth({ lifecycle, log, ingest: side.ingest, lag: side.lag, fail: (err) => { fail(err); } })));
     await side.ingest.start();
     side.lag.start();

@@ -6,6 +6,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { HBaseRestClient } from '../hbase/index.ts';
+import type { OutageWatch } from '../ingest/outage-watch.ts';
 import type { HotIds } from '../metrics/hot-ids.ts';
 import type { Metrics } from '../metrics/registry.ts';
 import { createSpreadMetrics, removeSpreadMetrics, spreadObserver, type SpreadMetrics } from '../metrics/spread-metrics.ts';
@@ -21,7 +22,11 @@ export function promotionPolicy(cfg: Config): PromotionPolicy {
   return { minShare: s.minShare, minEvents: s.minEvents, kFactor: s.kFactor, buckets: cfg.keys.saltBuckets, maxK: spreadMaxK(cfg) };
 }
 
-export async function startRegistry(cfg: Config, hbase: HBaseRestClient, metrics: Metrics, log: Logger, closers: Closers): Promise<{ registry: SpreadRegistry; metrics: SpreadMetrics }> {
+/**
+ * The registry's refresh failures are told to the outage watch too (`watch`): while the ingest path
+ * waits for a valid snapshot, its wait is pending there, and the failure is what the outage reports.
+ */
+export async function startRegistry(cfg: Config, hbase: HBaseRestClient, metrics: Metrics, log: Logger, closers: Closers, watch?: Pick<OutageWatch, 'failed'>): Promise<{ registry: SpreadRegistry; metrics: SpreadMetrics }> {
   let age = (): number => Number.POSITIVE_INFINITY;
   const spreadMetrics = createSpreadMetrics(metrics.registry, () => age());
   closers.add('spread metrics', () => { removeSpreadMetrics(metrics.registry); });
@@ -29,6 +34,7 @@ export async function startRegistry(cfg: Config, hbase: HBaseRestClient, metrics
   const registry = spreadRegistryOf(cfg, hbase, {
     observer: spreadObserver(spreadMetrics),
     onRefreshError: (err) => {
+      watch?.failed(err);
       if (Date.now() - warnedAt < 30_000) return; // one line per 30 s while HBase is away
       warnedAt = Date.now();
       log.warn({ err }, 'spread registry refresh failed (writes wait once the snapshot is older than 3 × keys.spread.refreshMs)');

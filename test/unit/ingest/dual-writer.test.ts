@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import PQueue from 'p-queue';
 import { planBatch } from '../../../src/ingest/batch-plan.ts';
 import { DualWriter } from '../../../src/ingest/dual-writer.ts';
+import { OutagePolicy } from '../../../src/ingest/outage-policy.ts';
 import { OutageWatch } from '../../../src/ingest/outage-watch.ts';
 import { RollupMarks } from '../../../src/ingest/rollup-marks.ts';
 import { decodeMarkerKey, indexSaltOf, saltOf } from '../../../src/keys/index.ts';
@@ -20,14 +21,12 @@ function writer(sink: FakeSink, opts: { marks?: boolean; chunkRows?: number; wat
     queue: new PQueue({ concurrency: 2 }),
     tables: TABLES,
     chunk: { maxRows: opts.chunkRows ?? 100, maxBytes: 1 << 20 },
-    retry: { baseMs: 1, maxMs: 2 },
-    isRetriable: (e) => e instanceof Transient,
+    policy: new OutagePolicy({ retry: { baseMs: 1, maxMs: 2 }, isRetriable: (e) => e instanceof Transient, isAnswer: (e) => e instanceof RowRefused, watch: opts.watch }),
     isRowRejection: (e) => e instanceof RowRefused,
     observer: rec.observer,
     marks: opts.marks === true
       ? { table: 'r_t', planner: new RollupMarks({ window: parseWindow('1h'), graceMs: 60_000, keyspace: SETTINGS.keyspace, family: 'd', cacheSize: 0 }) }
       : undefined,
-    watch: opts.watch,
   });
   return { w, rec };
 }

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import PQueue from 'p-queue';
 import { planBatch, type BatchPlan } from '../../../src/ingest/batch-plan.ts';
 import { DualWriter } from '../../../src/ingest/dual-writer.ts';
+import { OutagePolicy } from '../../../src/ingest/outage-policy.ts';
 import { WriteCoalescer, mergePlans, splitRefused } from '../../../src/ingest/write-coalescer.ts';
 import { FakeSink, RowRefused, SETTINGS, event, record, recordingObserver } from './fixtures.ts';
 
@@ -17,8 +18,7 @@ function dual(sink: FakeSink): DualWriter {
     queue: new PQueue({ concurrency: 4 }),
     tables: TABLES,
     chunk: { maxRows: 1000, maxBytes: 1 << 20 },
-    retry: { baseMs: 1, maxMs: 2 },
-    isRetriable: () => false,
+    policy: new OutagePolicy({ retry: { baseMs: 1, maxMs: 2 }, isRetriable: () => false }),
     isRowRejection: (e) => e instanceof RowRefused,
     observer: recordingObserver().observer,
   });
