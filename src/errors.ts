@@ -10,6 +10,7 @@ export const SERVICE_ERROR_CODES = [
   'DRAIN_FAILED', // shutdown could not commit what was written (or had to abandon in-flight writes)
   'STARTUP', // the service refuses to start (config/table mismatch, topic missing, start aborted)
   'CONSUMER_CRASHED', // kafkajs gave up on the consumer and will not restart it
+  'REGISTRY_CONFLICT', // a spread registry update lost its check-and-put race on every attempt: try again
   'INTERNAL', // anything else: a bug or an unexpected failure
 ] as const;
 export type ServiceErrorCode = (typeof SERVICE_ERROR_CODES)[number];

@@ -4,6 +4,7 @@
  * instance and `tsingest spread set`) that change one id at once cannot both win: the loser reads
  * the entry again and decides anew (`update`). Entries are never deleted (K never shrinks).
  */
+import { ServiceError } from '../errors.ts';
 import { column } from '../hbase/codec.ts';
 import type { HBaseRestClient } from '../hbase/index.ts';
 import { decodeEntry, encodeEntry, type SpreadEntry } from '../keys/index.ts';
@@ -27,10 +28,17 @@ export interface RegistryStoreOptions {
   readonly maxAttempts?: number;
 }
 
-export class RegistryConflictError extends Error {
+/**
+ * An update lost its check-and-put race more often than it tries: the entry keeps changing under it.
+ * Transient (HBase answered every time): the caller tries the update again; on the ingest path the
+ * outage policy does, so a race on a hot id's fence never stops the service.
+ */
+export class RegistryConflictError extends ServiceError {
   override readonly name = 'RegistryConflictError';
-  readonly code = 'REGISTRY_CONFLICT';
-  readonly retriable = true;
+
+  constructor(message: string) {
+    super({ code: 'REGISTRY_CONFLICT', message, retriable: true, fatal: false });
+  }
 }
 
 export class RegistryStore {

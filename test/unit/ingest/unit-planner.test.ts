@@ -1,13 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { classifyError } from '../../../src/errors.ts';
+import { column } from '../../../src/hbase/codec.ts';
 import { classifyHttpStatus, HBaseError } from '../../../src/hbase/errors.ts';
 import { OutagePolicy } from '../../../src/ingest/outage-policy.ts';
 import { OutageWatch } from '../../../src/ingest/outage-watch.ts';
 import { unitPlanner } from '../../../src/ingest/unit-planner.ts';
 import { ingestRetriable } from '../../../src/service/parts.ts';
-import { Keyspace, saltOf, spreadOffset } from '../../../src/keys/index.ts';
+import { Keyspace, encodeEntry, saltOf, spreadOffset } from '../../../src/keys/index.ts';
 import { SpreadRegistry } from '../../../src/spread/registry.ts';
-import { RegistryStore } from '../../../src/spread/store.ts';
+import { ENTRY_QUALIFIER, entryRow } from '../../../src/spread/rows.ts';
+import { RegistryConflictError, RegistryStore } from '../../../src/spread/store.ts';
 import { spreadTiming } from '../../../src/spread/timing.ts';
 import { FakePort } from '../spread/fake-port.ts';
 import { SETTINGS, record } from './fixtures.ts';
@@ -121,4 +124,25 @@ void test('a stale snapshot that cannot be refreshed keeps the unit waiting as a
   assert.equal(p.events.length, 1);
   assert.ok(Number.isFinite(reg.ageMs), 'the snapshot was read');
   assert.deepEqual(heard.filter((h) => h !== 'failing'), ['outage', 'recovered']);
+});
+
+void test('a lost check-and-put race on a fence (RegistryConflictError after every attempt) is retried by the ingest path, not fatal', async () => {
+  const { policy, heard } = watchedPolicy(250);
+  const port = new FakePort();
+  const { plan, store } = setup(port, policy);
+  const far = NOW + 10 * 86_400_000;
+  // Another writer changes the entry between each read and check-and-put, for more than one update's attempts.
+  let raced = 0;
+  port.beforeSwap = () => {
+    if (raced >= 12) return;
+    raced++;
+    port.set(entryRow('clocky'), column('d', ENTRY_QUALIFIER), encodeEntry({ epochs: [], fence: NOW + raced }));
+  };
+  const p = await plan([record(0, ev('clocky', far))]);
+  assert.equal(raced, 12);
+  assert.equal(p.events.length, 1, 'planned once the race was won');
+  assert.equal((await store.entry('clocky'))?.entry.fence, far + TIMING.fenceAheadMs);
+  assert.ok(!heard.includes('outage'), 'a lost race is HBase answering, not an outage');
+  const c = classifyError(new RegistryConflictError('x'));
+  assert.deepEqual({ retriable: c.retriable, fatal: c.fatal, code: c.code }, { retriable: true, fatal: false, code: 'REGISTRY_CONFLICT' });
 });
