@@ -1,13 +1,22 @@
 // tsingest run: the long-running ingest service. Signal handlers are installed before anything
 // starts: a SIGTERM during start-up aborts the start cleanly (exit 0), one after it drains the
-// service (exit 0 when everything written was committed, 1 when the drain failed), a second forces.
+// service (exit 0 when everything written was committed, 1 when the drain failed), a second forces
+// (130). A service that stops on its own stops for a fatal error and exits with that error's code:
+// 3 configuration, 4 a lost dependency, 5 internal (src/runtime/exit-codes.ts, README "Operations").
+import { EXIT, exitCodeOf } from '../runtime/exit-codes.ts';
 import { installSignalHandlers } from '../runtime/signals.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { startService, type Service } from '../service/service.ts';
 import { configOf, parseCommand } from './args.ts';
 
 export async function runCommand(argv: readonly string[]): Promise<number> {
-  const cfg = configOf(parseCommand(argv, {}).values);
+  let cfg;
+  try {
+    cfg = configOf(parseCommand(argv, {}).values);
+  } catch (err) {
+    process.stderr.write(`tsingest: ${err instanceof Error ? err.message : String(err)}\n`);
+    return exitCodeOf(err);
+  }
   const log = createLogger({ level: cfg.log.level });
   const startAbort = new AbortController();
   const start: { promise?: Promise<Service> } = {};
@@ -28,11 +37,20 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   } catch (err) {
     if (startAbort.signal.aborted) {
       log.info('start-up aborted by a signal');
-      return 0;
+      return EXIT.OK;
     }
-    throw err;
+    const code = exitCodeOf(err);
+    log.fatal({ err, exitCode: code }, 'tsingest could not start');
+    return code;
   }
   log.info({ http: service.httpPort }, 'tsingest running');
-  await service.finished;
-  return 0;
+  try {
+    await service.finished;
+  } catch (err) {
+    // Stopped for a fatal error (a drain for a signal exits through the signal handler instead).
+    const code = exitCodeOf(err);
+    log.fatal({ err, exitCode: code }, 'tsingest stopped by a fatal error');
+    process.exit(code); // explicitly, as the signal handler does: a stray handle must not keep a failed service up
+  }
+  return EXIT.OK;
 }

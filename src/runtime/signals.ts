@@ -4,6 +4,7 @@
  * starts `onDrain()` (abort the start, or drain the running service), a second one forces the exit.
  */
 import type { Logger } from 'pino';
+import { EXIT, exitCodeOf } from './exit-codes.ts';
 
 /** Where signals come from (`process` by default; an EventEmitter in tests). */
 export interface SignalSource {
@@ -22,14 +23,15 @@ export interface SignalHandlerOptions {
   readonly source?: SignalSource;
 }
 
-export const EXIT_DRAINED = 0;
-export const EXIT_DRAIN_FAILED = 1;
-export const EXIT_FORCED = 130;
+export const EXIT_DRAINED = EXIT.OK;
+export const EXIT_DRAIN_FAILED = EXIT.DRAIN_FAILED;
+export const EXIT_FORCED = EXIT.FORCED;
 
 /**
  * First SIGTERM/SIGINT: start `onDrain()` with an unref'd watchdog that forces exit(1) after
  * `drainTimeoutMs`; the drain resolving exits 0 (explicitly, so a stray handle cannot keep the process
- * up), rejecting exits 1. A second signal exits 130 at once. `exit` is called at most once.
+ * up), rejecting exits with the error's code (1 for a drain that left work uncommitted; see
+ * exit-codes.ts). A second signal exits 130 at once. `exit` is called at most once.
  * Returns a function that removes the handlers (and the watchdog).
  */
 export function installSignalHandlers(options: SignalHandlerOptions): () => void {
@@ -74,7 +76,10 @@ export function installSignalHandlers(options: SignalHandlerOptions): () => void
       },
       (err: unknown) => {
         log.error({ err }, 'drain failed');
-        finish(EXIT_DRAIN_FAILED);
+        // A classified fatal failure during the drain (a table gone, the consumer lost) keeps its own
+        // code; anything else is a failed drain (1).
+        const code = exitCodeOf(err);
+        finish(code === EXIT.OK || code === EXIT.INTERNAL ? EXIT_DRAIN_FAILED : code);
       },
     );
   };

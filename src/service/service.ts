@@ -126,6 +126,8 @@ export async function startService(cfg: Config, log: Logger, options: StartOptio
     checkStart();
 
     let stopping: Promise<void> | undefined;
+    /** the fatal error the service stops for (set before the stop begins): `finished` rejects with it */
+    let failure: { readonly err: unknown } | undefined;
     const stop = (reason: string): Promise<void> => {
       stopping ??= (async () => {
         if (lifecycle.state !== 'draining' && lifecycle.live) lifecycle.transition('draining', reason);
@@ -146,20 +148,23 @@ export async function startService(cfg: Config, log: Logger, options: StartOptio
           finished.reject(drainErr);
           throw drainErr instanceof Error ? drainErr : new Error(errorMessage(drainErr));
         }
+        if (failure !== undefined) {
+          // A fatal stop is a failure even when its drain committed everything: `finished` says so,
+          // and `tsingest run` exits non-zero (src/runtime/exit-codes.ts).
+          if (lifecycle.live) lifecycle.transition('failed', errorMessage(failure.err));
+          finished.reject(failure.err);
+          throw failure.err instanceof Error ? failure.err : new Error(errorMessage(failure.err));
+        }
         if (lifecycle.state === 'draining') lifecycle.transition('stopped', reason);
         finished.resolve();
       })();
       return stopping;
     };
-    let failing = false;
     fail = (err) => {
-      if (failing) return;
-      failing = true;
+      if (failure !== undefined) return;
+      failure = { err }; // also during a drain for a signal: the stop then fails with it
       log.fatal({ err }, 'ingest failed');
-      void stop('failure').catch(() => undefined).finally(() => {
-        if (lifecycle.live) lifecycle.transition('failed', errorMessage(err));
-        finished.reject(err);
-      });
+      void stop('failure').catch(() => undefined);
     };
     lifecycle.started('consuming');
     return { lifecycle, metrics, httpPort: http.port, stop, finished: finished.promise };

@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
+import { HBaseError } from '../../../src/hbase/errors.ts';
 import { installSignalHandlers } from '../../../src/runtime/signals.ts';
 import type { SignalSource } from '../../../src/runtime/signals.ts';
 import { createLogger } from '../../../src/runtime/logger.ts';
@@ -91,6 +92,16 @@ void describe('installSignalHandlers', () => {
       assert.equal(await first, 1);
       uninstall();
     }
+  });
+
+  void it('a fatal failure during the drain exits with its own code (a lost dependency: 4)', async () => {
+    const source = emitter();
+    const { exit, first } = fakeExit();
+    const gone = new HBaseError({ code: 'TABLE_NOT_FOUND', status: 404, message: 'no such table' });
+    const uninstall = installSignalHandlers({ onDrain: () => Promise.reject(gone), drainTimeoutMs: 10_000, log, exit, source });
+    source.emit('SIGTERM', 'SIGTERM');
+    assert.equal(await first, 4);
+    uninstall();
   });
 
   void it('the watchdog forces exit 1 when the drain outlasts drainTimeoutMs', async () => {

@@ -1,0 +1,55 @@
+// The exit codes of `tsingest run`, so that a supervisor can tell a clean stop from a failure, and a
+// failure that a restart may heal from one it cannot (README "Operations": systemd and k8s settings).
+import { classifyError } from '../errors.ts';
+
+export const EXIT = {
+  /** stopped cleanly: a drain after SIGTERM/SIGINT committed everything written, or a signal aborted the start */
+  OK: 0,
+  /** the drain left written work uncommitted (it is replayed on restart), or ran past shutdown.drainTimeoutMs */
+  DRAIN_FAILED: 1,
+  /** a wrong command line */
+  USAGE: 2,
+  /** the configuration is wrong or does not match the cluster (tables, topics): a restart alone cannot heal it */
+  CONFIG: 3,
+  /** a dependency refused for good: Kafka's consumer crashed and kafkajs will not restart it, HBase answered that a table or family is gone, or refused the service at start-up */
+  DEPENDENCY: 4,
+  /** anything else: a bug or an unexpected failure */
+  INTERNAL: 5,
+  /** a second signal forced the exit during a drain */
+  FORCED: 130,
+} as const;
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+function isConfigError(err: unknown): boolean {
+  return err instanceof Error && (err.name === 'ConfigError' || err.name === 'WindowConfigError');
+}
+
+/** Codes of the HBase client that mean our own request was wrong or our client closed: a bug, not HBase. */
+const CLIENT_SIDE = new Set(['INVALID_ARGUMENT', 'CLOSED']);
+
+/**
+ * The exit code for the error that stopped the service (or its start). A refusal to start
+ * (StartupError: tables or topics that do not match, TLS or credentials that do not fit) names what to
+ * change in the configuration; a fatal HBase answer (a table or family gone) and a consumer kafkajs
+ * will not restart are lost dependencies; anything unclassified is internal.
+ */
+export function exitCodeOf(err: unknown): ExitCode {
+  if (err instanceof Error && err.name === 'UsageError') return EXIT.USAGE;
+  if (isConfigError(err)) return EXIT.CONFIG;
+  const c = classifyError(err);
+  switch (c.code) {
+    case 'STARTUP':
+      return EXIT.CONFIG;
+    case 'DRAIN_FAILED':
+      return EXIT.DRAIN_FAILED;
+    case 'ABORTED':
+      return EXIT.OK;
+    case 'CONSUMER_CRASHED':
+    case 'KAFKA':
+      return EXIT.DEPENDENCY;
+    case 'INTERNAL':
+      return EXIT.INTERNAL;
+    default:
+      return c.source === 'service' && !CLIENT_SIDE.has(c.code) ? EXIT.DEPENDENCY : EXIT.INTERNAL;
+  }
+}

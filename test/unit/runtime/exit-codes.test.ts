@@ -1,0 +1,38 @@
+// The exit codes of `tsingest run`: each kind of stop has its own, so a supervisor can tell a clean
+// stop (0) from a failure, and a failure a restart may heal (4) from one it cannot (3).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ServiceError } from '../../../src/errors.ts';
+import { HBaseError } from '../../../src/hbase/errors.ts';
+import { UsageError } from '../../../src/cli/args.ts';
+import { ConfigError } from '../../../src/runtime/config.ts';
+import { EXIT, exitCodeOf } from '../../../src/runtime/exit-codes.ts';
+import { StartupError } from '../../../src/service/settings.ts';
+import { RegistryConflictError } from '../../../src/spread/store.ts';
+
+void test('every kind of stop has its code, and only a clean one is 0', () => {
+  const kafkaCrash = Object.assign(new Error('The group is rebalancing'), { name: 'KafkaJSNumberOfRetriesExceeded' });
+  const cases: [string, unknown, number][] = [
+    ['a wrong command line', new UsageError('unknown flag --x'), EXIT.USAGE],
+    ['a configuration that does not validate', new ConfigError('hbase.restUrl: required'), EXIT.CONFIG],
+    ['a refusal to start (tables or topics that do not match)', new StartupError('refusing to start: table t has B=8, config 16'), EXIT.CONFIG],
+    ['kafkajs gave up on the consumer', new ServiceError({ code: 'CONSUMER_CRASHED', message: 'crashed', cause: kafkaCrash }), EXIT.DEPENDENCY],
+    ['a kafkajs error that reached the top', kafkaCrash, EXIT.DEPENDENCY],
+    ['HBase says the table is gone', new HBaseError({ code: 'TABLE_NOT_FOUND', status: 404, message: 'no such table' }), EXIT.DEPENDENCY],
+    ['HBase refused the credentials at start-up', new HBaseError({ code: 'FORBIDDEN', status: 401, message: 'refused' }), EXIT.DEPENDENCY],
+    ['a request our client refused to send', new HBaseError({ code: 'INVALID_ARGUMENT', message: 'bad key' }), EXIT.INTERNAL],
+    ['a drain that left work uncommitted', new ServiceError({ code: 'DRAIN_FAILED', message: 'left 1 unit' }), EXIT.DRAIN_FAILED],
+    ['an abort', new ServiceError({ code: 'ABORTED', message: 'draining', fatal: false }), EXIT.OK],
+    ['a bug', new TypeError('x is undefined'), EXIT.INTERNAL],
+    ['something thrown that is not an Error', 'boom', EXIT.INTERNAL],
+  ];
+  for (const [what, err, code] of cases) assert.equal(exitCodeOf(err), code, what);
+  const codes = new Set(Object.values(EXIT));
+  assert.equal(codes.size, Object.keys(EXIT).length, 'the codes are distinct');
+});
+
+void test('a retriable error is never fatal, so it never picks an exit code on the ingest path (the registry race of issue 29)', () => {
+  const e = new RegistryConflictError('kept changing');
+  assert.equal(e.fatal, false);
+  assert.equal(e.retriable, true);
+});
