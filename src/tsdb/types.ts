@@ -21,6 +21,12 @@ export interface TagFilter {
   /** the filter expression as given, e.g. `web01|web02`, `web*`, `^web[0-9]+$` */
   readonly filter: string;
   readonly groupBy: boolean;
+  /**
+   * Added for the query language: true only for the legacy shortcut `host=web*` (a `tags` value or
+   * `{…}` group with an asterisk and no `type(…)`), for which OpenTSDB builds a CASE-INSENSITIVE
+   * wildcard that still reports type `wildcard`. Absent otherwise (the type alone says it).
+   */
+  readonly caseInsensitive?: boolean;
 }
 
 export const FILL_POLICIES = ['none', 'nan', 'null', 'zero'] as const;
