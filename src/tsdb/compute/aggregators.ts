@@ -2,10 +2,12 @@
 //
 // Every value we aggregate is a double: our cells are IEEE-754 doubles, and OpenTSDB's downsampled and
 // rate values are doubles too. OpenTSDB also has a `runLong` path, taken only when EVERY value at a
-// timestamp was written as an integer (not representable in our storage); see the report/README in
-// this folder for that divergence.
+// timestamp was written as an integer: aggregators-long.ts, used only when the caller says which
+// values are integers (compute.ts options).
 
 import type { AggregatorName } from '../types.ts';
+import { getLongAggregator } from './aggregators-long.ts';
+import type { LongAggregateFn } from './aggregators-long.ts';
 import { percentile } from './percentile.ts';
 
 /** Aggregators.Interpolation: what a series without a point at a timestamp contributes. */
@@ -162,6 +164,8 @@ export interface AggregatorSpec {
   readonly name: AggregatorName;
   readonly interpolation: Interpolation;
   readonly run: AggregateFn;
+  /** the runLong path (aggregators-long.ts) */
+  readonly runLong: LongAggregateFn;
 }
 
 const P = (p: number): AggregateFn => percentileAgg(p);
@@ -207,5 +211,5 @@ const TABLE: Readonly<Record<AggregatorName, readonly [Interpolation, AggregateF
 
 export function getAggregator(name: AggregatorName): AggregatorSpec {
   const [interpolation, run] = TABLE[name];
-  return { name, interpolation, run };
+  return { name, interpolation, run, runLong: getLongAggregator(name) };
 }

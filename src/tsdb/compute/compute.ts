@@ -28,6 +28,17 @@ export interface QueryRange {
   readonly endMs: number;
 }
 
+export interface ComputeOptions {
+  /**
+   * Treat raw values that are safe integers as OpenTSDB longs. The TSD stores a value written without
+   * '.', 'e' or 'E' as a long (Tags.looksLikeInteger) and, where every point at a timestamp is a long
+   * and there is neither downsampling nor rate, aggregates in integer arithmetic (avg truncates, LERP
+   * truncates, percentiles use the ep*r3/ep*r7 estimation). Our cells are doubles and cannot tell 42
+   * from 42.0, so this is a guess the caller opts into; default false: every value is a double.
+   */
+  readonly integerValues?: boolean;
+}
+
 /** A bucketed series already holds one value per bucket: the downsampler only places it. */
 const takeBucketValue: AggregateFn = (values) => values[0] ?? Number.NaN;
 
@@ -48,8 +59,8 @@ function clip(s: SeriesInput, scan: ScanRange): SeriesInput {
 }
 
 /** The per-series view: the span, downsampled (bucketed input: placed in its buckets), then rate. */
-export function seriesView(sub: SubQuery, s: SeriesInput, scan: ScanRange, range: QueryRange): SeekableView {
-  let view: SeekableView = new SpanView(s.ts, s.values);
+export function seriesView(sub: SubQuery, s: SeriesInput, scan: ScanRange, range: QueryRange, options: ComputeOptions = {}): SeekableView {
+  let view: SeekableView = new SpanView(s.ts, s.values, s.kind === 'raw' && options.integerValues === true);
   const ds = sub.downsample;
   if (s.kind === 'buckets') {
     if (ds === undefined) throw new Error('bucketed series need a downsample specification');
@@ -66,14 +77,14 @@ export function seriesView(sub: SubQuery, s: SeriesInput, scan: ScanRange, range
   return view;
 }
 
-export function computeSubQuery(sub: SubQuery, range: QueryRange, series: readonly SeriesInput[]): ResultSeries[] {
+export function computeSubQuery(sub: SubQuery, range: QueryRange, series: readonly SeriesInput[], options: ComputeOptions = {}): ResultSeries[] {
   const aggregator = getAggregator(sub.aggregator);
   const scan = scanRange(sub.downsample, range.startMs, range.endMs);
   const inScan = series.map((s) => clip(s, scan)).filter((s) => s.ts.length > 0);
   const nullFill = sub.downsample?.fill === 'null';
   const out: ResultSeries[] = [];
   for (const group of groupSeries(inScan, sub.filters, sub.aggregator === 'none')) {
-    const views = group.series.map((s) => seriesView(sub, s, scan, range));
+    const views = group.series.map((s) => seriesView(sub, s, scan, range, options));
     const points = aggregate(views, scan.startMs, scan.endMs, aggregator, sub.rate);
     const dps: [number, number | null][] = [];
     for (const [ts, v] of points) {

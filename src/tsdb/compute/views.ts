@@ -6,6 +6,8 @@ import type { RateOptions } from '../types.ts';
 export interface Point {
   readonly ts: number;
   readonly value: number;
+  /** a long in OpenTSDB (written as an integer literal); absent: a double */
+  readonly integer?: boolean;
 }
 
 /** net.opentsdb.core.SeekableView: hasNext / next / seek(first point at or after ts). */
@@ -19,11 +21,14 @@ export interface SeekableView {
 export class SpanView implements SeekableView {
   readonly #ts: readonly number[];
   readonly #values: readonly number[];
+  readonly #integers: boolean;
   #i = 0;
 
-  constructor(ts: readonly number[], values: readonly number[]) {
+  /** integers: treat every value that is a safe integer as an OpenTSDB long (see compute.ts) */
+  constructor(ts: readonly number[], values: readonly number[], integers = false) {
     this.#ts = ts;
     this.#values = values;
+    this.#integers = integers;
   }
 
   hasNext(): boolean {
@@ -35,7 +40,7 @@ export class SpanView implements SeekableView {
     const value = this.#values[this.#i];
     if (ts === undefined || value === undefined) throw new RangeError('no more data points in span');
     this.#i++;
-    return { ts, value };
+    return this.#integers && Number.isSafeInteger(value) ? { ts, value, integer: true } : { ts, value };
   }
 
   seek(ts: number): void {
@@ -113,6 +118,7 @@ export class RateSpan implements SeekableView {
       const t1 = nextData.ts;
       if (t1 <= t0) throw new Error(`Next timestamp (${t1}) is supposed to be strictly greater than the previous one (${t0})`);
       const dt = (t1 - t0) / 1000;
+      // (the long branch of 2.4.1 subtracts as longs: the same numbers below 2^53)
       let difference = nextData.value - prevData.value;
       if (o.counter && difference < 0) {
         if (o.dropResets) continue;

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { aggregate } from '../../../src/tsdb/compute/aggregation-iterator.ts';
 import { getAggregator } from '../../../src/tsdb/compute/aggregators.ts';
 import { Downsampler } from '../../../src/tsdb/compute/downsampler.ts';
-import { RateSpan } from '../../../src/tsdb/compute/views.ts';
+import { RateSpan, SpanView } from '../../../src/tsdb/compute/views.ts';
 import type { RateOptions } from '../../../src/tsdb/types.ts';
 import { assertPoints, drainView, spec, view } from './compute-helpers.ts';
 
@@ -98,4 +98,36 @@ test('AggregationIterator with rate: first rate never emitted, a series between 
   const bogusB = 100 / ((B + 5000) / 1000);
   assertPoints(aggregate([a, b], START, END, getAggregator('sum'), true),
     [[B + 10000, 1 + bogusB], [B + 15000, 1 + 10], [B + 20000, 2]]); // b ended at +15 s: skipped after
+});
+
+test('TestAggregationIterator.testAggregate_doubleSpans on longs: integer LERP (60) and avg truncation (runLong)', () => {
+  const ints = (pts: readonly (readonly [number, number])[]): SpanView => new SpanView(pts.map((p) => p[0]), pts.map((p) => p[1]), true);
+  assertPoints(aggregate([ints(P1), ints(P2)], START, END, getAggregator('sum'), false),
+    [[B, 40], [B + 10000, 87], [B + 20000, 108], [B + 30000, 70]]);
+  // avg of 50 and 37 is 43 (long division), of LERP 60 and 48 is 54
+  assertPoints(aggregate([ints(P1), ints(P2)], START, END, getAggregator('avg'), false),
+    [[B, 40], [B + 10000, 43], [B + 20000, 54], [B + 30000, 70]]);
+  // LERP truncates: between 0 and 10 over 3 s, at +1 s → 3 (not 3.33); the double path gives 10/3
+  const a = [[B, 0], [B + 3000, 10]] as const;
+  const b = [[B + 1000, 1]] as const;
+  assertPoints(aggregate([ints(a), ints(b)], START, END, getAggregator('sum'), false), [[B, 0], [B + 1000, 4], [B + 3000, 10]]);
+  assertPoints(aggregate([view(a), view(b)], START, END, getAggregator('sum'), false), [[B, 0], [B + 1000, 1 + 10 / 3], [B + 3000, 10]]);
+  // one double anywhere in the current/next slots → the double path
+  const mixed = [[B + 1000, 1.5]] as const;
+  assertPoints(aggregate([ints(a), view(mixed)], START, END, getAggregator('sum'), false), [[B, 0], [B + 1000, 1.5 + 10 / 3], [B + 3000, 10]]);
+});
+
+test('TestAggregators.testPercentiles on longs: ep*r3 / ep*r7 use their estimation types, results truncated', () => {
+  const values = Array.from({ length: 1000 }, (_, i) => i + 1);
+  assert.equal(getAggregator('p50').runLong(values), 500); // (long) 500.5
+  assert.equal(getAggregator('ep50r3').runLong(values), 500);
+  assert.equal(getAggregator('ep50r7').runLong(values), 500);
+  assert.equal(getAggregator('p999').runLong(values), 999);
+  assert.equal(getAggregator('ep999r3').runLong(values), 999);
+  assert.equal(getAggregator('ep999r7').runLong(values), 999);
+  assert.equal(getAggregator('ep75r3').runLong([1, 2, 3, 4]), 3); // rint(3) → sorted[2]
+  assert.equal(getAggregator('p75').runLong([1, 2, 3, 4]), 3); // legacy 3.75 → 3
+  assert.equal(getAggregator('ep75r7').runLong([1, 2, 3, 4]), 3); // R_7 3.25 → 3
+  assert.equal(getAggregator('dev').runLong(Array.from({ length: 10000 }, (_, i) => i)), 2886); // TestAggregators.testStdDevKnownValues
+  assert.equal(getAggregator('median').runLong([5, 2, -1, 400, 3, -42]), 3); // TestAggregators.testMedian
 });

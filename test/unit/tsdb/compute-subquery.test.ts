@@ -153,3 +153,12 @@ test('bucketed input (rollups) takes the same fill and range rules as raw points
   assert.ok(r !== undefined);
   assertPoints(r.dps, [[T0, 4], [T0 + 300000, null], [T0 + 600000, 6], [T0 + 900000, null]]);
 });
+
+test('integerValues option: raw whole numbers aggregate as OpenTSDB longs without downsampling, as doubles with it', () => {
+  const a = raw({ host: 'a' }, [[T0, 1], [T0 + 60000, 2]]);
+  const b = raw({ host: 'b' }, [[T0, 2], [T0 + 60000, 2]]);
+  const range = { startMs: T0, endMs: T0 + 120000 };
+  assertPoints(computeSubQuery(sub('avg'), range, [a, b], { integerValues: true })[0]?.dps ?? [], [[T0, 1], [T0 + 60000, 2]]);
+  assertPoints(computeSubQuery(sub('avg'), range, [a, b])[0]?.dps ?? [], [[T0, 1.5], [T0 + 60000, 2]]);
+  assertPoints(computeSubQuery(sub('avg', ds(1, 'm', 'avg')), range, [a, b], { integerValues: true })[0]?.dps ?? [], [[T0, 1.5], [T0 + 60000, 2]]);
+});
