@@ -122,11 +122,21 @@ export function previousInterval(ts: number, interval: number, unit: IntervalUni
       if (interval !== 1) f.mo = 0;
       break;
     case 'w': {
-      // Both branches of 2.4.1 anchor on a Sunday 00:00 ≤ ts and then step by 7 days (the requested
-      // interval is ignored here; Downsampler adds interval × 7 days between buckets).
+      // 1w/2w: the Sunday of ts's week; otherwise the Sunday of the same WEEK_OF_MONTH in January
+      // (lenient Calendar resolution of MONTH=0 + DAY_OF_WEEK). Either way it steps by 7 days; the
+      // requested interval is ignored here (Downsampler adds interval × 7 days between buckets). The
+      // January anchor matters only when the stepping crosses a DST gap at midnight.
       f.s = 0; f.mi = 0; f.h = 0;
       const dow = new Date(Date.UTC(f.y, f.mo, f.d)).getUTCDay();
-      f.d -= dow;
+      if (2 % interval === 0) {
+        f.d -= dow;
+      } else {
+        const firstDow = new Date(Date.UTC(f.y, f.mo, 1)).getUTCDay();
+        const weekOfMonth = Math.floor((f.d - 1 + firstDow) / 7) + 1;
+        const janFirstDow = new Date(Date.UTC(f.y, 0, 1)).getUTCDay();
+        f.mo = 0;
+        f.d = 1 - janFirstDow + 7 * (weekOfMonth - 1);
+      }
       stepUnit = 'd';
       step = 7;
       break;

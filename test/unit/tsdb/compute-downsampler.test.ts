@@ -99,3 +99,10 @@ test('DateTime.previousInterval: 1d in Asia/Shanghai at 16:00 UTC, weeks on Sund
   assert.equal(previousInterval(Date.UTC(2024, 4, 15, 0, 20), 7, 'm', 'UTC'), Date.UTC(2024, 4, 15, 0, 14));
   assert.equal(previousInterval(Date.UTC(2024, 4, 15, 5, 20), 6, 'h', 'Asia/Kabul'), Date.UTC(2024, 4, 15, 1, 30)); // 09:50 +04:30 → 06:00 local
 });
+
+test('DateTime.previousInterval across DST, values from java.util.Calendar (JDK 17, en locale) running 2.4.1\'s code', () => {
+  // 3w steps 7 days from a January anchor; the Oct 18 2015 midnight DST gap in Sao Paulo moves it to 01:00
+  assert.equal(previousInterval(1450233375568, 3, 'w', 'America/Sao_Paulo'), 1449975600000);
+  // 1dc in Pacific/Fiji over its Jan 2016 DST end (TestFillingDownsampler's FJ zone)
+  assert.equal(previousInterval(1450137600000, 1, 'd', 'Pacific/Fiji'), 1450090800000);
+});
