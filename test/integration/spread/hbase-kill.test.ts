@@ -90,7 +90,7 @@ void test('HBase killed twice under a running service (spread ids, far-future ev
   const sinceA = (await (await registryNow(h, cfg)).registry.promote(SPREAD, 4, 'manual'))?.since ?? Number.NaN;
   assert.ok(Number.isFinite(sinceA));
   const svc = startChild(h, [`kafka.groupId=${group}`], await freePort());
-  const seen = logCounter(svc, { fatal: /"level":60/, paused: /pausing consumption until it returns/, resumed: /HBase answers again: resuming consumption/ });
+  const seen = logCounter(svc, { fatal: /"level":"fatal"/, paused: /pausing consumption until it returns/, resumed: /HBase answers again: resuming consumption/ });
   await waitFor('service ready', 90_000, async () => (await readyzStatus(svc.port).catch(() => 0)) === 200);
   await waitFor('the spread id\'s epoch under way', 30_000, () => Date.now() > sinceA + 1000);
   const before = evenEvents(840, 0);
