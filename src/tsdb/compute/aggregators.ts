@@ -16,16 +16,22 @@ export type Interpolation = 'LERP' | 'ZIM' | 'MAX' | 'MIN' | 'PREV';
 /** One aggregator's double function over the values of one bucket or one timestamp (never empty). */
 export type AggregateFn = (values: readonly number[]) => number;
 
-const sum: AggregateFn = (values) => {
-  let result = 0;
+/** The sum of the values that are not NaN, and how many there are (OpenTSDB skips NaN). */
+function sumOfNumbers(values: readonly number[]): { readonly total: number; readonly n: number } {
+  let total = 0;
   let n = 0;
   for (const v of values) {
     if (!Number.isNaN(v)) {
-      result += v;
+      total += v;
       n++;
     }
   }
-  return n === 0 ? Number.NaN : result;
+  return { total, n };
+}
+
+const sum: AggregateFn = (values) => {
+  const { total, n } = sumOfNumbers(values);
+  return n === 0 ? Number.NaN : total;
 };
 
 const squareSum: AggregateFn = (values) => {
@@ -61,15 +67,8 @@ const max: AggregateFn = (values) => {
 };
 
 const avg: AggregateFn = (values) => {
-  let result = 0;
-  let n = 0;
-  for (const v of values) {
-    if (!Number.isNaN(v)) {
-      result += v;
-      n++;
-    }
-  }
-  return n === 0 ? Number.NaN : result / n;
+  const { total, n } = sumOfNumbers(values);
+  return n === 0 ? Number.NaN : total / n;
 };
 
 /** Median: the upper median (element size/2 of the sorted non-NaN values), no averaging. */
