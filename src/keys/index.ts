@@ -53,6 +53,7 @@ export {
   encodeMarkerKey,
   encodeRollupKey,
   markerScanRange,
+  markerWindowRange,
   rollupPrefix,
   rollupScanRange,
   type DecodedMarkerKey,

@@ -19,6 +19,7 @@ import {
   encodeMarkerKey,
   encodeRollupKey,
   markerScanRange,
+  markerWindowRange,
   rollupScanRange,
   type DecodedMarkerKey,
   type DecodedRollupKey,
@@ -228,6 +229,11 @@ export class Keyspace {
 
   markerRange(salt: number, windowSec: number, startBefore: number): ScanRange {
     return markerScanRange(salt, windowSec, startBefore, this.buckets);
+  }
+
+  /** Markers of one bucket and size whose window starts in [fromStart, startBefore). */
+  markerWindowRange(salt: number, windowSec: number, fromStart: number, startBefore: number): ScanRange {
+    return markerWindowRange(salt, windowSec, fromStart, startBefore, this.buckets);
   }
 
   decodeMarkerKey(key: Buffer): DecodedMarkerKey {

@@ -150,6 +150,16 @@ export function decodeMarkedId(qualifier: Buffer, salt: number, buckets: number)
 }
 
 /**
+ * Markers of one bucket and window size whose window starts in [fromStart, startBefore): the marks
+ * a read of those windows must know of (the series API reads such windows raw).
+ */
+export function markerWindowRange(salt: number, windowSec: number, fromStart: number, startBefore: number, buckets: number): ScanRange {
+  const all = markerScanRange(salt, windowSec, startBefore, buckets);
+  assertTs(fromStart, 'fromStart');
+  return { startRow: Buffer.concat([all.startRow, startBytes(fromStart)]), stopRow: all.stopRow };
+}
+
+/**
  * Markers of one bucket and window size whose window starts before `startBefore` (exclusive),
  * oldest first: the closed windows when startBefore = the first start that is not closed yet.
  */

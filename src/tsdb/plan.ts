@@ -1,0 +1,85 @@
+// Pure: where each sub-query's points come from (docs/SERIES-API.md "The planner").
+//
+// `raw`: every point of each series in the TSD's scan range (compute/range.ts), one range scan per
+// series (per spread bucket for a spread id), no index hit to verify.
+// `rollup`: when the downsample is exact from window summaries (compute/rollup-exact.ts: a fixed
+// interval that a configured rollup window divides, an aggregator computable from count, sum, min,
+// max, first and last), each downsample bucket is the merge of its windows' summaries, EXCEPT the
+// buckets holding a window the job has not summarised for good, which are computed from the raw
+// points of that bucket and merged in, so an answer is never stale:
+//   - a window still open or within the grace period (the job only takes closed windows),
+//   - a window with a pending marker at its size or a finer one (late data since its summary, or the
+//     job not yet run; ingest marks the finest size, the job cascades to coarser ones),
+//   - a window not wholly inside the scan range (its summary would hold points the TSD does not see),
+//   - a window older than the rollup table's TTL (its summary may be gone while raw points are not).
+// An id with more than one series of the metric (its tags changed) is read raw: its summaries do not
+// tell its series apart.
+import { isRollupExact } from './compute/rollup-exact.ts';
+import { scanRange, type ScanRange } from './compute/range.ts';
+import type { SubQuery } from './types.ts';
+
+export interface RollupTier {
+  /** configured window sizes, finest first (ms) */
+  readonly windowsMs: readonly number[];
+  readonly graceMs: number;
+  /** the rollup table's TTL (ms), or null for none */
+  readonly ttlMs: number | null;
+}
+
+export type SubQueryPlan =
+  | { readonly path: 'raw'; readonly scan: ScanRange; readonly reason: string }
+  | { readonly path: 'rollup'; readonly scan: ScanRange; readonly windowMs: number; readonly intervalMs: number };
+
+export function planSubQuery(sub: SubQuery, range: { readonly startMs: number; readonly endMs: number }, tier: RollupTier | undefined): SubQueryPlan {
+  const scan = scanRange(sub.downsample, range.startMs, range.endMs);
+  if (tier === undefined) return { path: 'raw', scan, reason: 'rollups off' };
+  const choice = isRollupExact(sub, tier.windowsMs);
+  if (!choice.exact) return { path: 'raw', scan, reason: choice.reason };
+  return { path: 'rollup', scan, windowMs: choice.windowMs, intervalMs: (sub.downsample as NonNullable<SubQuery['downsample']>).intervalMs };
+}
+
+/** The window sizes whose pending markers make a window of `windowMs` unsummarised: it and the finer ones. */
+export function markerSizes(tier: RollupTier, windowMs: number): number[] {
+  return tier.windowsMs.filter((w) => w <= windowMs && windowMs % w === 0);
+}
+
+/**
+ * The downsample buckets (starts, ms) of a rollup plan that must come from raw points: those holding
+ * a window that is open, marked (`marked`: starts of marked windows of any size in markerSizes), not
+ * wholly in the scan range, or older than the TTL. Every other bucket in the scan range is answered
+ * from summaries.
+ */
+export function rawBuckets(plan: Extract<SubQueryPlan, { path: 'rollup' }>, tier: RollupTier, marked: Iterable<{ readonly startMs: number; readonly sizeMs: number }>, now: number): Set<number> {
+  const { scan, windowMs, intervalMs } = plan;
+  const bucketOf = (ts: number): number => ts - (((ts % intervalMs) + intervalMs) % intervalMs);
+  const raw = new Set<number>();
+  for (const m of marked) {
+    // A marked window of a finer size lies inside one window of this size, and so in one bucket.
+    for (let t = m.startMs; t < m.startMs + m.sizeMs; t += windowMs) raw.add(bucketOf(t));
+  }
+  const firstBucket = bucketOf(scan.startMs);
+  for (let b = firstBucket; b < scan.endMs; b += intervalMs) {
+    for (let w = b; w < b + intervalMs; w += windowMs) {
+      const open = w + windowMs + tier.graceMs > now;
+      const outside = w < scan.startMs || w + windowMs > scan.endMs;
+      const expired = tier.ttlMs !== null && w < now - tier.ttlMs;
+      if (open || outside || expired) {
+        raw.add(b);
+        break;
+      }
+    }
+  }
+  return raw;
+}
+
+/** Coalesces bucket starts into [from, to) ranges of consecutive buckets, ascending. */
+export function bucketRanges(buckets: Iterable<number>, intervalMs: number): { from: number; to: number }[] {
+  const sorted = [...buckets].sort((a, b) => a - b);
+  const out: { from: number; to: number }[] = [];
+  for (const b of sorted) {
+    const last = out.at(-1);
+    if (last !== undefined && last.to === b) last.to = b + intervalMs;
+    else out.push({ from: b, to: b + intervalMs });
+  }
+  return out;
+}
