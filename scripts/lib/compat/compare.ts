@@ -114,15 +114,21 @@ function comparePoints(query: string, key: string, ref: readonly Point[], ours: 
   return out;
 }
 
-/** The showQuery echo's fields that matter: filters as a set; rateOptions, downsample, aggregator, … as given. */
+/**
+ * The showQuery echo's fields that matter, as OpenTSDB 2.4.1 spells them: aggregator, metric,
+ * downsample, rate, index, explicitTags, rateOptions (null without rate), filters as a set (each
+ * `{tagk, filter, group_by, type}`: `group_by`, not `groupBy`) and `tags` (the group-by filters as
+ * `tagk → type(filter)`). Left out: filterTagKs (UIDs), useMultiGets, rollup and histogram flags.
+ */
 export function echoDigest(q: Record<string, unknown>): string {
   const filters = Array.isArray(q['filters'])
-    ? (q['filters'] as unknown[]).filter(isRecord).map((x) => `${String(x['type'])}:${String(x['tagk'])}=${String(x['filter'])}${x['groupBy'] === true ? '+g' : ''}`).sort()
+    ? (q['filters'] as unknown[]).filter(isRecord).map((x) => JSON.stringify([x['type'], x['tagk'], x['filter'], x['group_by']])).sort()
     : [];
   const r = q['rateOptions'];
-  const rate = isRecord(r) ? ['counter', 'counterMax', 'resetValue', 'dropResets'].map((k) => `${k}=${String(r[k])}`).join(',') : '-';
+  const rate = isRecord(r) ? ['counter', 'counterMax', 'resetValue', 'dropResets'].map((k) => `${k}=${JSON.stringify(r[k])}`).join(',') : JSON.stringify(r ?? null);
   return ['aggregator', 'metric', 'downsample', 'rate', 'index', 'explicitTags']
-    .map((k) => `${k}=${JSON.stringify(q[k] ?? null)}`).concat([`rateOptions=${rate}`, `filters=${filters.join(';')}`]).join(' ');
+    .map((k) => `${k}=${JSON.stringify(q[k] ?? null)}`)
+    .concat([`rateOptions=${rate}`, `filters=${filters.join(';')}`, `tags={${sortedEntries(q['tags'])}}`]).join(' ');
 }
 
 function errorCode(body: unknown): unknown {

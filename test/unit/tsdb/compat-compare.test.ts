@@ -74,12 +74,15 @@ test('ours not an array of series: body-shape', () => {
 
 test('showQuery echo: the fields that matter, filters as a set; index keys the series', () => {
   const q = { aggregator: 'sum', metric: 'temp', index: 0, downsample: '1h-avg', rate: false, explicitTags: false, rateOptions: null,
-    filters: [{ type: 'literal_or', tagk: 'site', filter: 'north', groupBy: false }, { type: 'wildcard', tagk: 'id', filter: '*', groupBy: true }], tsuids: [], percentiles: [] };
-  const reordered = { ...q, filters: [...q.filters].reverse(), useMultiGets: true };
+    filters: [{ type: 'literal_or', tagk: 'site', filter: 'north', group_by: false }, { type: 'wildcard', tagk: 'id', filter: '*', group_by: true }],
+    tags: { id: 'wildcard(*)' }, tsuids: null, filterTagKs: ['AAAB'] };
+  const reordered = { ...q, filters: [...q.filters].reverse(), useMultiGets: true, filterTagKs: [] };
   assert.equal(echoDigest(q), echoDigest(reordered));
   assert.deepEqual(compareAnswers('q', ok(series({}, { 1: 1 }, { query: q })), ok(series({}, { 1: 1 }, { query: reordered }))), []);
   const d = compareAnswers('q', ok(series({}, { 1: 1 }, { query: q })), ok(series({}, { 1: 1 }, { query: { ...q, downsample: '1h-sum' } })));
   assert.deepEqual(d.map((x) => x.kind), ['query-echo']);
+  const camel = { ...q, filters: q.filters.map(({ group_by: g, ...rest }) => ({ ...rest, groupBy: g })) };
+  assert.notEqual(echoDigest(camel), echoDigest(q), 'OpenTSDB spells it group_by');
   const other = compareAnswers('q', ok(series({}, { 1: 1 }, { query: q })), ok(series({}, { 1: 1 }, { query: { ...q, index: 1 } })));
   assert.deepEqual(other.map((x) => x.kind), ['series-missing', 'series-extra']);
 });
