@@ -1,23 +1,25 @@
-// npm run compat:opentsdb -- [--small] [--record [DIR]] [--ours URL] [--reps 5] [--only PATTERN]
-//                            [--endpoints FILE] [--divergences FILE]
+// npm run compat:opentsdb -- [--small] [--record [DIR]] [--ours URL [--produce TOPIC] [--ours-wait S]]
+//                            [--reps 5] [--only PATTERN] [--endpoints FILE] [--divergences FILE]
 // OpenTSDB 2.4.1's TSD, side by side with our /api/query (docs/SERIES-API.md, "Side by side with
 // OpenTSDB"): the TSD on the running local stack (tables named for this run, dropped at the end), the
 // deterministic data set put into it, then
 //  --record DIR  the TSD's answer to every suite query, recorded (default test/fixtures/opentsdb-answers/);
 //  --ours URL    every query sent to both, compared; exit 1 on any difference not documented in
 //                docs/SERIES-API-DIVERGENCES.json; p50/p99 per shape for both sides.
-// Our side must already hold the same data set (dataset.ts `events`); this loads only the TSD.
+// Our side must hold the same data set (dataset.ts `events`): `--produce TOPIC` sends the events to
+// our service's Kafka topic first; either way the comparison starts only once ours counts every point.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { projectRoot } from './lib/stack-config.ts';
-import { DEFAULT_DATASET, SMALL_DATASET, points } from './lib/compat/dataset.ts';
+import { DEFAULT_DATASET, SMALL_DATASET, events, points } from './lib/compat/dataset.ts';
+import { produceEvents } from './lib/compat/ours-load.ts';
 import { suite, type CompatQuery } from './lib/compat/suite.ts';
 import type { Answer } from './lib/compat/compare.ts';
 import { parseDivergences } from './lib/compat/divergences.ts';
 import { sendToTsd } from './lib/compat/http.ts';
 import { countAnswer, writeRecording } from './lib/compat/recording.ts';
-import { openTsd, readEndpoints } from './lib/compat/tsd-session.ts';
+import { openTsd, readEndpoints, waitForAll } from './lib/compat/tsd-session.ts';
 import { compareWithOurs } from './lib/compat/side-by-side.ts';
 
 const DEFAULT_RECORD_DIR = join(projectRoot, 'test/fixtures/opentsdb-answers');
@@ -32,6 +34,8 @@ const { values } = parseArgs({
     small: { type: 'boolean', default: false },
     record: { type: 'string' },
     ours: { type: 'string' },
+    produce: { type: 'string' },
+    'ours-wait': { type: 'string', default: '300' },
     reps: { type: 'string', default: '5' },
     only: { type: 'string' },
     endpoints: { type: 'string' },
@@ -57,6 +61,7 @@ async function main(): Promise<number> {
   const dataset = values.small ? SMALL_DATASET : DEFAULT_DATASET;
   const queries = selected(suite(dataset));
   if (values.record !== undefined && values.only !== undefined) throw new Error('--record records the whole suite; drop --only');
+  if (!(Number(values['ours-wait']) >= 0)) throw new Error(`--ours-wait must be seconds ≥ 0, got ${values['ours-wait']}`);
   const ep = readEndpoints(values.endpoints);
   const run = `compat_${Date.now().toString(36)}`;
   say(`data set ${dataset.name}: ${dataset.hours} h from ${new Date(dataset.startMs).toISOString()}, ${points(dataset).length} points; ${queries.length} queries; run ${run}`);
@@ -81,7 +86,10 @@ async function main(): Promise<number> {
       say(`recorded ${answers.length} answers in ${where}`);
     }
     if (values.ours !== undefined) {
-      const ok = await compareWithOurs({ tsdUrl: tsd.url, oursUrl: values.ours.replace(/\/+$/, ''), queries, divergences, reps, say });
+      const oursUrl = values.ours.replace(/\/+$/, '');
+      if (values.produce !== undefined) await produceEvents(ep.kafkaBrokers, values.produce, events(dataset), say);
+      await waitForAll(oursUrl, dataset, say, Number(values['ours-wait']) * 1000, `ours (${oursUrl})`);
+      const ok = await compareWithOurs({ tsdUrl: tsd.url, oursUrl, queries, divergences, reps, say });
       if (!ok) code = 1;
     }
     return code;

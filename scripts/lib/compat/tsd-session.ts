@@ -16,6 +16,7 @@ import { countsByMetric, endMs, METRICS, points, type DatasetParams } from './da
 
 export interface StackEndpoints {
   readonly restUrl: string;
+  readonly kafkaBrokers: string;
   readonly zkQuorum: string;
   readonly adminCommand: readonly string[];
 }
@@ -25,11 +26,11 @@ export function readEndpoints(file: string | undefined): StackEndpoints {
   const path = file ?? stackLayout().endpointsFile;
   if (!existsSync(path)) throw new Error(`no stack endpoints at ${path}: start the local stack (npm run stack:up) or pass --endpoints <…/.stack/run/endpoints.json>`);
   const ep = JSON.parse(readFileSync(path, 'utf8')) as Partial<Record<keyof StackEndpoints, unknown>>;
-  const { restUrl, zkQuorum, adminCommand } = ep;
-  if (typeof restUrl !== 'string' || typeof zkQuorum !== 'string' || !Array.isArray(adminCommand) || adminCommand.length === 0) {
-    throw new Error(`${path}: expected restUrl, zkQuorum and adminCommand`);
+  const { restUrl, kafkaBrokers, zkQuorum, adminCommand } = ep;
+  if (typeof restUrl !== 'string' || typeof kafkaBrokers !== 'string' || typeof zkQuorum !== 'string' || !Array.isArray(adminCommand) || adminCommand.length === 0) {
+    throw new Error(`${path}: expected restUrl, kafkaBrokers, zkQuorum and adminCommand`);
   }
-  return { restUrl, zkQuorum, adminCommand: adminCommand.map(String) };
+  return { restUrl, kafkaBrokers, zkQuorum, adminCommand: adminCommand.map(String) };
 }
 
 /** Throws unless HBase's REST gateway answers (retried for `waitMs`: HBase may be restarting). */
@@ -112,7 +113,7 @@ export async function openTsd(o: { ep: StackEndpoints; dataset: DatasetParams; r
       await retried(`put of points ${i}..${i + chunk.length}`, say, () => putPoints(tsd.url, chunk, 500, 4));
     }
     say(`put ${all.length} points in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-    await waitForAll(tsd.url, dataset, say);
+    await waitForAll(tsd.url, dataset, say, 300_000, 'the TSD');
     return { url: tsd.url, version, close };
   } catch (err) {
     await close();
@@ -120,18 +121,18 @@ export async function openTsd(o: { ep: StackEndpoints; dataset: DatasetParams; r
   }
 }
 
-/** Until a raw `none` query per metric over the whole set counts every point of the data set. */
-async function waitForAll(url: string, dataset: DatasetParams, say: (m: string) => void): Promise<void> {
+/** Until a raw `none` query per metric over the whole set counts every point of the data set at `url` (the TSD or ours). */
+export async function waitForAll(url: string, dataset: DatasetParams, say: (m: string) => void, waitMs: number, who: string): Promise<void> {
   const want = countsByMetric(dataset);
-  const deadline = Date.now() + 300_000;
+  const deadline = Date.now() + waitMs;
   for (const metric of METRICS) {
     for (;;) {
       const path = queryPath({ aggregator: 'none', metrics: [metric], filter: {}, start: dataset.startMs, end: endMs(dataset) - 1 });
       const got = await queryPoints(url, path).catch((err: unknown) => { say(`reading ${metric} back: ${String(err).slice(0, 200)}`); return -1; });
       if (got === want[metric]) break;
-      if (Date.now() > deadline) throw new Error(`the TSD reads ${got} ${metric} points back, the data set has ${want[metric]}`);
+      if (Date.now() > deadline) throw new Error(`${who} reads ${got} ${metric} points back, the data set has ${want[metric]}`);
       await new Promise((r) => setTimeout(r, 5000));
     }
   }
-  say(`the TSD reads back every point (${Object.entries(want).map(([m, n]) => `${m} ${n}`).join(', ')})`);
+  say(`${who} reads back every point (${Object.entries(want).map(([m, n]) => `${m} ${n}`).join(', ')})`);
 }
