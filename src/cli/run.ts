@@ -30,6 +30,14 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
     log,
     exit: (code) => process.exit(code),
   });
+  // Whatever escapes every handler is a bug: say so with the internal code, not Node's bare 1 (which
+  // means an uncommitted drain here).
+  const internal = (err: unknown): void => {
+    log.fatal({ err, exitCode: EXIT.INTERNAL }, 'unexpected failure outside every handler');
+    process.exit(EXIT.INTERNAL);
+  };
+  process.once('unhandledRejection', internal);
+  process.once('uncaughtException', internal);
   start.promise = startService(cfg, log, { signal: startAbort.signal });
   let service: Service;
   try {

@@ -63,7 +63,8 @@ export class Promoter {
     this.#stopped = false;
     const tick = (): void => {
       this.#timer = setTimeout(() => {
-        this.#round = this.round().then((r) => { this.#o.onRound?.(r); }).finally(() => {
+        // The hook only reports: its failure must neither stop the rounds nor escape as an unhandled rejection.
+        this.#round = this.round().then((r) => { try { this.#o.onRound?.(r); } catch { /* reporting only */ } }).finally(() => {
           this.#round = undefined;
           if (!this.#stopped) tick();
         });

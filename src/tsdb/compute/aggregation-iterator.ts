@@ -1,0 +1,186 @@
+// Pure: OpenTSDB 2.4.1's AggregationIterator (src/core/AggregationIterator.java), the double path,
+// ported slot for slot: for each series i, slot i holds its "current" point (the last one at or before
+// the emitted timestamp; ts 0 = none yet / ended) and slot size+i its next point (MAX = ended).
+//
+// - Output timestamps: the union of the series' timestamps within [startTime, endTime] (the SCAN
+//   bounds, see range.ts; the serializer later keeps only [query start, query end]).
+// - At each timestamp, a series with a point there gives its value; a series between two points gives
+//   its interpolation (LERP / 0 / ±Double.MAX_VALUE / previous); a series before its first point or
+//   after its last gives nothing.
+// - With rate, a series between points gives its PREVIOUS rate (y0, no interpolation, whatever the
+//   aggregator), and the first rate of each series (RateSpan's rate from the fake (0, 0) point) is
+//   never emitted at its own timestamp but is the series' previous value until its second rate point.
+// - Long path: when no slot (current or next, any series) holds a double and there is no rate, the TSD
+//   calls runLong (aggregators-long.ts) and LERP is integer arithmetic truncated toward zero; ZIM 0,
+//   MAX/MIN Long.MAX_VALUE/Long.MIN_VALUE. Downsampled and rate values are always doubles.
+// - doubleValue() of the TSD throws on ±Infinity (a 500); we return the value instead.
+
+import type { AggregatorSpec } from './aggregators.ts';
+import type { SeekableView } from './views.ts';
+
+const ENDED = Number.MAX_VALUE;
+const LONG_MAX = Number(2n ** 63n - 1n); // Long.MAX_VALUE, as the nearest double
+const LONG_MIN = -(2 ** 63); // Long.MIN_VALUE
+
+/** (x − x0) × (y1 − y0) / (x1 − x0) in Java long arithmetic (exact through BigInt). */
+function longLerpDelta(x: number, x0: number, x1: number, y0: number, y1: number): number {
+  return Number((BigInt(x - x0) * (BigInt(y1) - BigInt(y0))) / BigInt(x1 - x0));
+}
+
+/** Runs the iterator to the end: the aggregated [ts, value] points in ascending ts. */
+export function aggregate(
+  views: readonly SeekableView[],
+  startTime: number,
+  endTime: number,
+  aggregator: AggregatorSpec,
+  rate: boolean,
+): [number, number][] {
+  const size = views.length;
+  const iterators: (SeekableView | null)[] = [...views];
+  const timestamps = new Array<number>(size * 2).fill(0);
+  const values = new Array<number>(size * 2).fill(0);
+  const isFloat = new Array<boolean>(size * 2).fill(false);
+  const put = (k: number, dp: { ts: number; value: number; integer?: boolean }): void => {
+    timestamps[k] = dp.ts;
+    values[k] = dp.value;
+    isFloat[k] = dp.integer !== true;
+  };
+
+  const endReached = (i: number): void => {
+    timestamps[size + i] = ENDED;
+    isFloat[size + i] = false;
+    iterators[i] = null;
+  };
+  const moveToNext = (i: number): void => {
+    const next = size + i;
+    timestamps[i] = timestamps[next] ?? 0;
+    values[i] = values[next] ?? 0;
+    isFloat[i] = isFloat[next] ?? false;
+    const it = iterators[i];
+    if (it?.hasNext() === true) {
+      put(next, it.next());
+    } else {
+      endReached(i);
+    }
+  };
+
+  for (let i = 0; i < size; i++) {
+    const it = iterators[i];
+    if (it === null || it === undefined) continue;
+    it.seek(startTime);
+    if (!it.hasNext()) {
+      endReached(i);
+      continue;
+    }
+    let dp: { ts: number; value: number; integer?: boolean } | null = it.next();
+    while (dp !== null && dp.ts < startTime) dp = it.hasNext() ? it.next() : null;
+    if (dp === null) {
+      endReached(i);
+      continue;
+    }
+    put(size + i, dp);
+    if (rate) {
+      if (it.hasNext()) moveToNext(i);
+      else endReached(i);
+    }
+  }
+
+  const out: [number, number][] = [];
+  let current = 0;
+  const ts = (i: number): number => timestamps[i] ?? 0;
+  const val = (i: number): number => values[i] ?? 0;
+  /** nextLongValue() over every series with a current point */
+  const longValues = (x: number, cur: number): number[] => {
+    const vals: number[] = [];
+    for (let pos = 0; pos < size; pos++) {
+      if (ts(pos) === 0) continue;
+      const y0 = val(pos);
+      const x0 = ts(pos);
+      if (pos === cur || x === x0) {
+        vals.push(y0);
+        continue;
+      }
+      const y1 = val(pos + size);
+      const x1 = ts(pos + size);
+      if (x === x1) {
+        vals.push(y1);
+        continue;
+      }
+      switch (aggregator.interpolation) {
+        case 'LERP': vals.push(y0 + longLerpDelta(x, x0, x1, y0, y1)); break;
+        case 'ZIM': vals.push(0); break;
+        case 'MAX': vals.push(LONG_MAX); break;
+        case 'MIN': vals.push(LONG_MIN); break;
+        case 'PREV': vals.push(y0); break;
+      }
+    }
+    return vals;
+  };
+  for (;;) {
+    // hasNext()
+    let any = false;
+    for (let i = 0; i < size; i++) if (ts(size + i) <= endTime) any = true;
+    if (!any) break;
+    // next()
+    for (let i = current; i < size; i++) {
+      if (ts(i + size) === ENDED) {
+        timestamps[i] = 0;
+        isFloat[i] = false;
+      }
+    }
+    current = -1;
+    let minTs = Number.POSITIVE_INFINITY;
+    let multiple = false;
+    for (let i = 0; i < size; i++) {
+      const t = ts(size + i);
+      if (t <= endTime) {
+        if (t < minTs) {
+          minTs = t;
+          current = i;
+          multiple = false;
+        } else if (t === minTs) {
+          multiple = true;
+        }
+      }
+    }
+    if (current < 0) break;
+    moveToNext(current);
+    if (multiple) for (let i = current + 1; i < size; i++) if (ts(size + i) === minTs) moveToNext(i);
+
+    const x = ts(current);
+    if (!rate && !isFloat.includes(true)) {
+      out.push([x, aggregator.runLong(longValues(x, current))]);
+      continue;
+    }
+    // doubleValue(): the aggregator over every series with a current point
+    const vals: number[] = [];
+    for (let pos = 0; pos < size; pos++) {
+      if (ts(pos) === 0) continue;
+      const y0 = val(pos);
+      if (pos === current || rate) {
+        vals.push(y0);
+        continue;
+      }
+      const x0 = ts(pos);
+      if (x === x0) {
+        vals.push(y0);
+        continue;
+      }
+      const y1 = val(pos + size);
+      const x1 = ts(pos + size);
+      if (x === x1) {
+        vals.push(y1);
+        continue;
+      }
+      switch (aggregator.interpolation) {
+        case 'LERP': vals.push(y0 + ((x - x0) * (y1 - y0)) / (x1 - x0)); break;
+        case 'ZIM': vals.push(0); break;
+        case 'MAX': vals.push(Number.MAX_VALUE); break;
+        case 'MIN': vals.push(-Number.MAX_VALUE); break;
+        case 'PREV': vals.push(y0); break;
+      }
+    }
+    out.push([x, aggregator.run(vals)]);
+  }
+  return out;
+}

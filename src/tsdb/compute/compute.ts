@@ -1,0 +1,98 @@
+// Pure: one OpenTSDB 2.4.1 sub-query's computation — matching stored series in, result series out.
+//
+// The pipeline, as TsdbQuery → SpanGroup → AggregationIterator → HttpJsonSerializer run it:
+//   1. each series is cut to the scan range [scanStart, scanEnd) (range.ts) and dropped when empty;
+//   2. series are grouped (group.ts; `none`: one group per series);
+//   3. per series: downsample (Downsampler, or FillingDownsampler for nan/null/zero fills), THEN rate
+//      (RateSpan wraps the downsampler: AggregationIterator.create);
+//   4. per group: cross-series aggregation over [scanStart, scanEnd] (aggregation-iterator.ts);
+//   5. the serializer keeps points with query start ≤ ts ≤ query end and renders NaN as null when the
+//      fill policy is null.
+// A group whose series all have data in the scan range but none in the query range is returned with
+// no dps, as the TSD returns it.
+
+import { getAggregator } from './aggregators.ts';
+import type { AggregateFn } from './aggregators.ts';
+import { aggregate } from './aggregation-iterator.ts';
+import { Downsampler, FillingDownsampler } from './downsampler.ts';
+import type { DownsampleSpec } from './downsampler.ts';
+import { groupSeries, groupTags } from './group.ts';
+import { scanRange, specIntervalMs } from './range.ts';
+import type { ScanRange } from './range.ts';
+import { RateSpan, SpanView } from './views.ts';
+import type { SeekableView } from './views.ts';
+import type { Downsample, ResultSeries, SeriesInput, SubQuery } from '../types.ts';
+
+export interface QueryRange {
+  readonly startMs: number;
+  readonly endMs: number;
+}
+
+export interface ComputeOptions {
+  /**
+   * Treat raw values that are safe integers as OpenTSDB longs. The TSD stores a value written without
+   * '.', 'e' or 'E' as a long (Tags.looksLikeInteger) and, where every point at a timestamp is a long
+   * and there is neither downsampling nor rate, aggregates in integer arithmetic (avg truncates, LERP
+   * truncates, percentiles use the ep*r3/ep*r7 estimation). Our cells are doubles and cannot tell 42
+   * from 42.0, so this is a guess the caller opts into; default false: every value is a double.
+   */
+  readonly integerValues?: boolean;
+}
+
+/** A bucketed series already holds one value per bucket: the downsampler only places it. */
+const takeBucketValue: AggregateFn = (values) => values[0] ?? Number.NaN;
+
+export function downsampleSpec(ds: Downsample, fn: AggregateFn): DownsampleSpec {
+  return {
+    all: ds.all, calendar: ds.calendar, intervalMs: specIntervalMs(ds), count: ds.count, unit: ds.unit,
+    timezone: ds.timezone, fn, fill: ds.fill,
+  };
+}
+
+function clip(s: SeriesInput, scan: ScanRange): SeriesInput {
+  let lo = 0;
+  while (lo < s.ts.length && (s.ts[lo] ?? 0) < scan.startMs) lo++;
+  let hi = lo;
+  while (hi < s.ts.length && (s.ts[hi] ?? 0) < scan.endMs) hi++;
+  if (lo === 0 && hi === s.ts.length) return s;
+  return { ...s, ts: s.ts.slice(lo, hi), values: s.values.slice(lo, hi) };
+}
+
+/** The per-series view: the span, downsampled (bucketed input: placed in its buckets), then rate. */
+export function seriesView(sub: SubQuery, s: SeriesInput, scan: ScanRange, range: QueryRange, options: ComputeOptions = {}): SeekableView {
+  let view: SeekableView = new SpanView(s.ts, s.values, s.kind === 'raw' && options.integerValues === true);
+  const ds = sub.downsample;
+  if (s.kind === 'buckets') {
+    if (ds === undefined) throw new Error('bucketed series need a downsample specification');
+    if (ds.all) throw new Error('bucketed series cannot answer a 0all downsample');
+  }
+  if (ds !== undefined) {
+    const fn = s.kind === 'buckets' ? takeBucketValue : getAggregator(ds.aggregator).run;
+    const spec = downsampleSpec(ds, fn);
+    view = ds.fill === 'none'
+      ? new Downsampler(view, spec, range.startMs, range.endMs)
+      : new FillingDownsampler(view, scan.startMs, scan.endMs, spec, range.startMs, range.endMs);
+  }
+  if (sub.rate) view = new RateSpan(view, sub.rateOptions);
+  return view;
+}
+
+export function computeSubQuery(sub: SubQuery, range: QueryRange, series: readonly SeriesInput[], options: ComputeOptions = {}): ResultSeries[] {
+  const aggregator = getAggregator(sub.aggregator);
+  const scan = scanRange(sub.downsample, range.startMs, range.endMs);
+  const inScan = series.map((s) => clip(s, scan)).filter((s) => s.ts.length > 0);
+  const nullFill = sub.downsample?.fill === 'null';
+  const out: ResultSeries[] = [];
+  for (const group of groupSeries(inScan, sub.filters, sub.aggregator === 'none')) {
+    const views = group.series.map((s) => seriesView(sub, s, scan, range, options));
+    const points = aggregate(views, scan.startMs, scan.endMs, aggregator, sub.rate);
+    const dps: [number, number | null][] = [];
+    for (const [ts, v] of points) {
+      if (ts < range.startMs || ts > range.endMs) continue;
+      dps.push([ts, nullFill && Number.isNaN(v) ? null : v]);
+    }
+    const { tags, aggregateTags } = groupTags(group.series);
+    out.push({ metric: sub.metric, tags, aggregateTags, dps });
+  }
+  return out;
+}

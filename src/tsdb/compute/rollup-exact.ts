@@ -1,0 +1,117 @@
+// Pure: when a sub-query's downsampling can be answered EXACTLY from rollup window summaries, and
+// how to turn the summaries into one downsample value per bucket (a BucketedSeries for compute.ts).
+//
+// Exactness argument:
+// - Fixed (non-calendar, not `all`, not `n`/`y`) intervals bucket raw points into [k·I, (k+1)·I) on
+//   epoch multiples (Downsampler.alignTimestamp). Rollup windows of length w are epoch-aligned too,
+//   so when w divides I every bucket is the union of I/w whole windows.
+// - The bucket value of sum, count, min, max, avg, first, last, zimsum, mimmin and mimmax is then a
+//   function of the windows' {count, sum, min, max, first, last}: sums add, counts add, min of mins,
+//   max of maxes, avg = Σsum / Σcount, first of the earliest window, last of the latest. (avg and sum
+//   add partial sums in another order than the raw sequential sum: equal to within a few ulps, far
+//   inside the 1e-9 relative tolerance.) dev, median, mult, diff, squareSum and the percentiles need
+//   more than these summaries; `none` is not a downsampler.
+// - The buckets that can reach the answer are all inside the TSD's scan range (range.ts: scanStart
+//   is a bucket boundary or earlier-and-skipped by Downsampler.seek; the last bucket stamped ≤ end
+//   ends at or before scanEnd), so whole-window buckets equal the raw path's buckets.
+// - Rate stays exact: 2.4.1 computes rate AFTER downsampling (AggregationIterator.create wraps each
+//   span's downsampler in a RateSpan), so it only ever sees bucket values.
+// Assumes the window summaries were built like OpenTSDB's aggregators treat values: NaN values are
+// not counted in count/sum/min/max (our cells never hold NaN; if they did, first/last would differ:
+// OpenTSDB's first/last keep a NaN).
+
+import type { AggregatorName, SubQuery } from '../types.ts';
+
+export const ROLLUP_EXACT_AGGREGATORS = ['sum', 'count', 'min', 'max', 'avg', 'first', 'last', 'zimsum', 'mimmin', 'mimmax'] as const;
+type RollupAggregator = (typeof ROLLUP_EXACT_AGGREGATORS)[number];
+
+function isRollupAggregator(name: AggregatorName): name is RollupAggregator {
+  return (ROLLUP_EXACT_AGGREGATORS as readonly string[]).includes(name);
+}
+
+export type RollupChoice =
+  | { readonly exact: true; readonly windowMs: number }
+  | { readonly exact: false; readonly reason: string };
+
+/** The largest rollup window that answers this sub-query exactly, or why none does. */
+export function isRollupExact(sub: SubQuery, windowMs: readonly number[]): RollupChoice {
+  const ds = sub.downsample;
+  if (ds === undefined) return { exact: false, reason: 'no downsampling' };
+  if (ds.all) return { exact: false, reason: '0all: one bucket over the query range, not window-aligned' };
+  if (ds.calendar) return { exact: false, reason: 'calendar buckets' };
+  if (!(ds.intervalMs > 0)) return { exact: false, reason: 'no fixed interval length' };
+  if (!isRollupAggregator(ds.aggregator)) return { exact: false, reason: `${ds.aggregator} is not computable from count/sum/min/max/first/last` };
+  let best = 0;
+  for (const w of windowMs) if (w > 0 && Number.isInteger(w) && ds.intervalMs % w === 0 && w > best) best = w;
+  if (best === 0) return { exact: false, reason: `no rollup window divides ${ds.intervalMs} ms` };
+  return { exact: true, windowMs: best };
+}
+
+/** One rollup window of one series: start (epoch ms, a multiple of the window) and its summary. */
+export interface WindowSummary {
+  readonly startMs: number;
+  readonly count: number;
+  readonly sum: number;
+  readonly min: number;
+  readonly max: number;
+  /** value at the window's earliest ts */
+  readonly first: number;
+  /** value at the window's latest ts */
+  readonly last: number;
+}
+
+/**
+ * Merges window summaries (ascending by startMs) into one value per downsample bucket of intervalMs
+ * for the aggregator: the `ts`/`values` of a BucketedSeries. Windows with count 0 are ignored (a
+ * bucket exists only where raw points exist, as in the raw path).
+ */
+export function bucketsFromSummaries(windows: readonly WindowSummary[], intervalMs: number, aggregator: AggregatorName): { ts: number[]; values: number[] } {
+  if (!isRollupAggregator(aggregator)) throw new Error(`${aggregator} cannot be computed from window summaries`);
+  const ts: number[] = [];
+  const values: number[] = [];
+  let cur: { start: number; count: number; sum: number; min: number; max: number; first: number; last: number } | undefined;
+  const flush = (): void => {
+    if (cur === undefined) return;
+    ts.push(cur.start);
+    values.push(valueOf(cur, aggregator));
+  };
+  for (const w of windows) {
+    if (w.count <= 0) continue;
+    const start = w.startMs - (w.startMs % intervalMs);
+    if (cur !== undefined && cur.start === start) {
+      cur.count += w.count;
+      cur.sum += w.sum;
+      if (w.min < cur.min) cur.min = w.min;
+      if (w.max > cur.max) cur.max = w.max;
+      cur.last = w.last;
+    } else {
+      if (cur !== undefined && start < cur.start) throw new Error('window summaries must be ascending by startMs');
+      flush();
+      cur = { start, count: w.count, sum: w.sum, min: w.min, max: w.max, first: w.first, last: w.last };
+    }
+  }
+  flush();
+  return { ts, values };
+}
+
+function valueOf(b: { count: number; sum: number; min: number; max: number; first: number; last: number }, agg: RollupAggregator): number {
+  switch (agg) {
+    case 'sum':
+    case 'zimsum':
+      return b.sum;
+    case 'count':
+      return b.count;
+    case 'min':
+    case 'mimmin':
+      return b.min;
+    case 'max':
+    case 'mimmax':
+      return b.max;
+    case 'avg':
+      return b.sum / b.count;
+    case 'first':
+      return b.first;
+    case 'last':
+      return b.last;
+  }
+}
