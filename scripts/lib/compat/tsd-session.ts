@@ -1,0 +1,138 @@
+// The reference side of the side-by-side check: OpenTSDB 2.4.1's TSD on the running local stack,
+// with four tables named for this run, fed the data set (sync puts, retried while HBase restarts),
+// and ready only once a raw query per metric counts every point. Fails loudly when the stack is not
+// there: this never starts a stack, nor skips.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { JavaTableAdmin } from '../../../src/admin/java-admin.ts';
+import { HBaseRestClient } from '../../../src/hbase/index.ts';
+import { putPoints, queryPoints } from '../opentsdb-io.ts';
+import { queryPath, tsdTables, type OpenTsdbPoint } from '../opentsdb-plan.ts';
+import { createTsdTables, dropTsdTables, startTsd } from '../opentsdb-tsd.ts';
+import { projectRoot, stackLayout } from '../stack-config.ts';
+import { countsByMetric, endMs, METRICS, points, type DatasetParams } from './dataset.ts';
+
+export interface StackEndpoints {
+  readonly restUrl: string;
+  readonly kafkaBrokers: string;
+  readonly zkQuorum: string;
+  readonly adminCommand: readonly string[];
+}
+
+/** The running stack's endpoints: `file`, else the local stack's run/endpoints.json; an error says how to fix a missing one. */
+export function readEndpoints(file: string | undefined): StackEndpoints {
+  const path = file ?? stackLayout().endpointsFile;
+  if (!existsSync(path)) throw new Error(`no stack endpoints at ${path}: start the local stack (npm run stack:up) or pass --endpoints <…/.stack/run/endpoints.json>`);
+  const ep = JSON.parse(readFileSync(path, 'utf8')) as Partial<Record<keyof StackEndpoints, unknown>>;
+  const { restUrl, kafkaBrokers, zkQuorum, adminCommand } = ep;
+  if (typeof restUrl !== 'string' || typeof kafkaBrokers !== 'string' || typeof zkQuorum !== 'string' || !Array.isArray(adminCommand) || adminCommand.length === 0) {
+    throw new Error(`${path}: expected restUrl, kafkaBrokers, zkQuorum and adminCommand`);
+  }
+  return { restUrl, kafkaBrokers, zkQuorum, adminCommand: adminCommand.map(String) };
+}
+
+/** Throws unless HBase's REST gateway answers (retried for `waitMs`: HBase may be restarting). */
+export async function requireStack(ep: StackEndpoints, say: (m: string) => void, waitMs = 180_000): Promise<void> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const r = await fetch(`${ep.restUrl}/version/cluster`, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(5000) })
+      .then((x) => (x.ok ? '' : `HTTP ${x.status}`), (err: unknown) => String(err));
+    if (r === '') return;
+    if (Date.now() > deadline) throw new Error(`HBase's REST gateway at ${ep.restUrl} is not answering (${r}): is the local stack running?`);
+    say(`HBase at ${ep.restUrl} not answering (${r}); waiting`);
+    await new Promise((res) => setTimeout(res, 5000));
+  }
+}
+
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((res) => srv.listen(0, '127.0.0.1', res));
+  const a = srv.address();
+  await new Promise<void>((res) => { srv.close(() => { res(); }); });
+  if (a === null || typeof a === 'string') throw new Error('no free port');
+  return a.port;
+}
+
+function pomVersion(): string {
+  const pom = readFileSync(join(projectRoot, 'deploy/local/opentsdb/pom.xml'), 'utf8');
+  return /<opentsdb\.version>([^<]+)</.exec(pom)?.[1] ?? '?';
+}
+
+async function retried<T>(what: string, say: (m: string) => void, fn: () => Promise<T>, attempts = 18, waitMs = 10_000): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (i >= attempts) throw err;
+      say(`${what}: ${err instanceof Error ? err.message.slice(0, 200) : String(err)}; retrying in ${waitMs / 1000} s (HBase restarting?)`);
+      await new Promise((r) => setTimeout(r, waitMs));
+    }
+  }
+}
+
+export interface CompatTsd {
+  readonly url: string;
+  /** e.g. `2.4.1 (revision …)`: the pom names the version, the TSD its revision */
+  readonly version: string;
+  /** stops the TSD and drops its tables (idempotent) */
+  close(): Promise<void>;
+}
+
+/** Starts the TSD on the stack with tables `<run>_tsdb…`, puts `dataset`, waits until every point reads back. */
+export async function openTsd(o: { ep: StackEndpoints; dataset: DatasetParams; run: string; say: (m: string) => void }): Promise<CompatTsd> {
+  const { ep, dataset, say } = o;
+  await requireStack(ep, say);
+  const rest = new HBaseRestClient({ baseUrl: ep.restUrl, defaultDeadlineMs: 60_000 });
+  const admin = new JavaTableAdmin({ command: ep.adminCommand });
+  const tables = tsdTables(o.run);
+  const work = mkdtempSync(join(tmpdir(), 'tsi-compat-'));
+  let stopTsd: (() => Promise<void>) | undefined;
+  let closed = false;
+  const close = async (): Promise<void> => {
+    if (closed) return;
+    closed = true;
+    if (stopTsd !== undefined) await stopTsd();
+    await dropTsdTables(rest, tables, say);
+    rmSync(work, { recursive: true, force: true });
+    say(`TSD stopped, tables ${o.run}_tsdb* dropped`);
+  };
+  try {
+    say(`tables ${tables.data}, ${tables.uid}, ${tables.tree}, ${tables.meta}`);
+    await retried('creating the TSD tables', say, () => createTsdTables(admin, tables, 4));
+    const tsd = await startTsd({ cacheDir: stackLayout().cacheDir, workDir: work, zkQuorum: ep.zkQuorum, port: await freePort(), tables, buckets: 4, heap: '1g', say });
+    stopTsd = () => tsd.stop();
+    const revision = await fetch(`${tsd.url}/api/version`).then(async (r) => ((await r.json()) as { short_revision?: string }).short_revision ?? '?');
+    const version = `${pomVersion()} (revision ${revision})`;
+    const all: OpenTsdbPoint[] = points(dataset);
+    say(`TSD ${version} up at ${tsd.url} (pid ${tsd.pid}); putting ${all.length} points (sync)`);
+    const t0 = performance.now();
+    for (let i = 0; i < all.length; i += 5000) {
+      const chunk = all.slice(i, i + 5000);
+      await retried(`put of points ${i}..${i + chunk.length}`, say, () => putPoints(tsd.url, chunk, 500, 4));
+    }
+    say(`put ${all.length} points in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    await waitForAll(tsd.url, dataset, say, 300_000, 'the TSD');
+    return { url: tsd.url, version, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+/** Until a raw `none` query per metric over the whole set counts every point of the data set at `url` (the TSD or ours). */
+export async function waitForAll(url: string, dataset: DatasetParams, say: (m: string) => void, waitMs: number, who: string): Promise<void> {
+  const want = countsByMetric(dataset);
+  const deadline = Date.now() + waitMs;
+  for (const metric of METRICS) {
+    for (;;) {
+      const path = queryPath({ aggregator: 'none', metrics: [metric], filter: {}, start: dataset.startMs, end: endMs(dataset) - 1 });
+      const got = await queryPoints(url, path).catch((err: unknown) => { say(`reading ${metric} back: ${String(err).slice(0, 200)}`); return -1; });
+      if (got === want[metric]) break;
+      if (Date.now() > deadline) throw new Error(`${who} reads ${got} ${metric} points back, the data set has ${want[metric]}`);
+      await new Promise((r) => setTimeout(r, 5000));
+    }
+  }
+  say(`${who} reads back every point (${Object.entries(want).map(([m, n]) => `${m} ${n}`).join(', ')})`);
+}
