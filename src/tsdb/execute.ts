@@ -1,0 +1,233 @@
+// Runs a parsed /api/query: per sub-query, the series from the catalog (never a scan of the data
+// table), the planner's path (plan.ts), the reads (series-store.ts) under the query's limits, and
+// OpenTSDB 2.4.1's computation (compute/). Every sub-query is answered before anything is sent, so a
+// name OpenTSDB would not know, a limit or a deadline is a clean error answer, never a cut stream.
+import { getAggregator } from './compute/aggregators.ts';
+import { computeSubQuery } from './compute/compute.ts';
+import { bucketsFromSummaries, type WindowSummary } from './compute/rollup-exact.ts';
+import { badQuery, TsdbQueryError } from './errors.ts';
+import { bucketRanges, markerSizes, planSubQuery, rawBuckets, type RollupTier, type SubQueryPlan } from './plan.ts';
+import { tagSetKey, type PointBudget, type TaggedPoints } from './series-store.ts';
+import type { ResultSeries, SeriesInput, SubQuery, TagFilter, TsdbQuery } from './types.ts';
+import { runLimited } from '../walk/pool.ts';
+
+/** A series as the catalog shows it: its tags include the id under the id tag key. */
+export interface CatalogSeries {
+  readonly metric: string;
+  readonly id: string;
+  readonly tags: Readonly<Record<string, string>>;
+}
+
+/** What a query needs of the series catalog (src/catalog/series-index.ts SeriesIndex fits). */
+export interface SeriesCatalog {
+  lookup(metric: string | undefined, filters: readonly TagFilter[], limit?: number): { readonly series: readonly CatalogSeries[]; readonly total: number };
+  metrics(prefix?: string, max?: number): string[];
+  tagKeys(prefix?: string, max?: number): string[];
+  tagValues(prefix?: string, max?: number): string[];
+}
+
+/** What a query needs of HBase (series-store.ts SeriesStore fits). */
+export interface SeriesReads {
+  rawPoints(id: string, metric: string, from: number, to: number, budget: PointBudget): Promise<Map<string, TaggedPoints>>;
+  summaries(id: string, metric: string, windowMs: number, from: number, to: number): Promise<WindowSummary[]>;
+  markedWindows(ids: readonly string[], sizesMs: readonly number[], from: number, to: number): Promise<Map<string, { startMs: number; sizeMs: number }[]>>;
+}
+
+export interface QueryLimits {
+  readonly maxSeries: number;
+  readonly maxPoints: number;
+  /** series read at once */
+  readonly concurrency: number;
+}
+
+export interface ExecuteDeps {
+  readonly catalog: SeriesCatalog;
+  readonly reads: SeriesReads;
+  readonly tier: RollupTier | undefined;
+  readonly idTagKey: string;
+  readonly limits: QueryLimits;
+  readonly now: () => number;
+  /** aborted at the query's deadline: reads stop, the query fails */
+  readonly signal: AbortSignal;
+  /** whole-number values take OpenTSDB's integer arithmetic (compute.ts ComputeOptions) */
+  readonly integerValues: boolean;
+}
+
+export interface SubQueryAnswer {
+  readonly sub: SubQuery;
+  readonly plan: SubQueryPlan;
+  readonly results: readonly ResultSeries[];
+  /** series matched in the catalog */
+  readonly series: number;
+  /** raw points read (summary windows are not counted) */
+  readonly points: number;
+  /** rollup plans: downsample buckets answered from raw points because their windows were not summarised for good */
+  readonly rawBuckets: number;
+}
+
+function has(list: readonly string[], name: string): boolean {
+  return list[0] === name;
+}
+
+/** OpenTSDB's 400 for a name it has no UID for ("No such name for 'tagv': 'x'"). */
+function checkNames(sub: SubQuery, catalog: SeriesCatalog): void {
+  const field = `queries[${sub.index}]`;
+  if (!has(catalog.metrics(sub.metric, 1), sub.metric)) throw badQuery(`No such name for 'metrics': '${sub.metric}'`, `${field}.metric`);
+  for (const f of sub.filters) {
+    if (!has(catalog.tagKeys(f.tagk, 1), f.tagk)) throw badQuery(`No such name for 'tagk': '${f.tagk}'`, `${field}.filters`);
+    if (f.type !== 'literal_or') continue;
+    for (const v of f.filter.split('|')) {
+      if (v !== '' && !has(catalog.tagValues(v, 1), v)) throw badQuery(`No such name for 'tagv': '${v}'`, `${field}.filters`);
+    }
+  }
+}
+
+function limitError(what: string, n: number, max: number, key: string): TsdbQueryError {
+  return badQuery(`Sorry, this query ${what} ${n}, more than the limit of ${max} (${key}). Please try filtering using more tags or decrease your time range.`, key);
+}
+
+/** The series of a sub-query: the catalog's matches, only those with exactly the filtered keys with explicitTags. */
+function seriesOf(sub: SubQuery, deps: ExecuteDeps): CatalogSeries[] {
+  const { series, total } = deps.catalog.lookup(sub.metric, sub.filters, deps.limits.maxSeries + 1);
+  if (total > deps.limits.maxSeries) throw limitError('matches series:', total, deps.limits.maxSeries, 'series.maxSeries');
+  if (!sub.explicitTags) return [...series];
+  const keys = new Set(sub.filters.map((f) => f.tagk));
+  return series.filter((s) => Object.keys(s.tags).length === keys.size && Object.keys(s.tags).every((k) => keys.has(k)));
+}
+
+class Budget implements PointBudget {
+  #used = 0;
+  readonly #max: number;
+  readonly #signal: AbortSignal;
+
+  constructor(max: number, signal: AbortSignal) {
+    this.#max = max;
+    this.#signal = signal;
+  }
+
+  get used(): number {
+    return this.#used;
+  }
+
+  take(n: number): void {
+    this.#used += n;
+    if (this.#used > this.#max) throw limitError('reads more points than that:', this.#used, this.#max, 'series.maxPoints');
+    if (this.#signal.aborted) throw this.#signal.reason instanceof Error ? this.#signal.reason : new Error('query deadline');
+  }
+}
+
+/** The series of one id under one sub-query: its catalog series, keyed by tag set. */
+function byId(series: readonly CatalogSeries[], idTagKey: string): Map<string, Map<string, CatalogSeries>> {
+  const out = new Map<string, Map<string, CatalogSeries>>();
+  for (const s of series) {
+    let sets = out.get(s.id);
+    if (sets === undefined) out.set(s.id, (sets = new Map<string, CatalogSeries>()));
+    sets.set(tagSetKey(s.tags, idTagKey), s);
+  }
+  return out;
+}
+
+/** Inputs collected as reads finish, put back in catalog order (an answer must not depend on timing). */
+class Inputs {
+  readonly #order: ReadonlyMap<CatalogSeries, number>;
+  readonly #got: { n: number; input: SeriesInput }[] = [];
+
+  constructor(series: readonly CatalogSeries[]) {
+    this.#order = new Map(series.map((s, n) => [s, n]));
+  }
+
+  add(s: CatalogSeries, input: SeriesInput): void {
+    this.#got.push({ n: this.#order.get(s) ?? 0, input });
+  }
+
+  ordered(): SeriesInput[] {
+    return this.#got.sort((a, b) => a.n - b.n).map((g) => g.input);
+  }
+}
+
+type IdSeries = ReadonlyMap<string, ReadonlyMap<string, CatalogSeries>>;
+
+async function readRaw(sub: SubQuery, scan: { startMs: number; endMs: number }, ids: IdSeries, deps: ExecuteDeps, budget: Budget, inputs: Inputs): Promise<void> {
+  await runLimited([...ids], deps.limits.concurrency, async ([id, sets]) => {
+    const found = await deps.reads.rawPoints(id, sub.metric, scan.startMs, scan.endMs, budget);
+    for (const [key, s] of sets) {
+      const points = found.get(key);
+      if (points !== undefined && points.ts.length > 0) inputs.add(s, { kind: 'raw', tags: s.tags, ts: points.ts, values: points.values });
+    }
+  }, deps.signal);
+}
+
+/** One id's buckets of a rollup plan: summaries where summarised for good, raw points elsewhere. */
+async function idBuckets(sub: SubQuery, plan: Extract<SubQueryPlan, { path: 'rollup' }>, id: string, raw: Set<number>, deps: ExecuteDeps, budget: Budget): Promise<{ ts: number[]; values: number[] }> {
+  const ds = sub.downsample as NonNullable<SubQuery['downsample']>;
+  const { scan, windowMs, intervalMs } = plan;
+  const windows = (await deps.reads.summaries(id, sub.metric, windowMs, scan.startMs, scan.endMs))
+    .filter((w) => !raw.has(w.startMs - (w.startMs % intervalMs)));
+  const fromSummaries = bucketsFromSummaries(windows, intervalMs, ds.aggregator);
+  const buckets = new Map<number, number>(fromSummaries.ts.map((t, i) => [t, fromSummaries.values[i] as number]));
+  const run = getAggregator(ds.aggregator).run;
+  for (const r of bucketRanges(raw, intervalMs)) {
+    const from = Math.max(r.from, scan.startMs);
+    const to = Math.min(r.to, scan.endMs);
+    const found = await deps.reads.rawPoints(id, sub.metric, from, to, budget);
+    for (const points of found.values()) {
+      // One series for this id (the planner reads ids with several tag sets raw): bucket its points.
+      let i = 0;
+      while (i < points.ts.length) {
+        const start = (points.ts[i] as number) - ((points.ts[i] as number) % intervalMs);
+        const values: number[] = [];
+        while (i < points.ts.length && (points.ts[i] as number) < start + intervalMs) values.push(points.values[i++] as number);
+        buckets.set(start, run(values));
+      }
+    }
+  }
+  const ts = [...buckets.keys()].sort((a, b) => a - b);
+  return { ts, values: ts.map((t) => buckets.get(t) as number) };
+}
+
+/** A rollup plan's reads; returns how many buckets came from raw points. */
+async function readRollup(sub: SubQuery, plan: Extract<SubQueryPlan, { path: 'rollup' }>, ids: IdSeries, deps: ExecuteDeps, budget: Budget, inputs: Inputs): Promise<number> {
+  const tier = deps.tier as RollupTier;
+  // An id whose metric has several tag sets has summaries that mix them: read it raw.
+  const mixed = new Map<string, ReadonlyMap<string, CatalogSeries>>();
+  const single: [string, CatalogSeries][] = [];
+  for (const [id, sets] of ids) {
+    const all = deps.catalog.lookup(sub.metric, [{ type: 'literal_or', tagk: deps.idTagKey, filter: id, groupBy: false }]).total;
+    const only = [...sets.values()][0];
+    if (all === 1 && sets.size === 1 && only !== undefined) single.push([id, only]);
+    else mixed.set(id, sets);
+  }
+  if (mixed.size > 0) await readRaw(sub, plan.scan, mixed, deps, budget, inputs);
+  const marked = await deps.reads.markedWindows(single.map(([id]) => id), markerSizes(tier, plan.windowMs), plan.scan.startMs, plan.scan.endMs);
+  const now = deps.now();
+  let rawCount = 0;
+  await runLimited(single, deps.limits.concurrency, async ([id, s]) => {
+    const raw = rawBuckets(plan, tier, marked.get(id) ?? [], now);
+    rawCount += raw.size;
+    const b = await idBuckets(sub, plan, id, raw, deps, budget);
+    if (b.ts.length > 0) inputs.add(s, { kind: 'buckets', tags: s.tags, ts: b.ts, values: b.values });
+  }, deps.signal);
+  return rawCount;
+}
+
+/** Answers every sub-query (names checked first, then series, reads and computation), in order. */
+export async function executeQuery(q: TsdbQuery, deps: ExecuteDeps): Promise<SubQueryAnswer[]> {
+  for (const sub of q.queries) checkNames(sub, deps.catalog);
+  const matched = q.queries.map((sub) => seriesOf(sub, deps));
+  const budget = new Budget(deps.limits.maxPoints, deps.signal);
+  const out: SubQueryAnswer[] = [];
+  for (const [i, sub] of q.queries.entries()) {
+    const series = matched[i] as CatalogSeries[];
+    const plan = planSubQuery(sub, q, deps.tier);
+    const ids = byId(series, deps.idTagKey);
+    const before = budget.used;
+    const inputs = new Inputs(series);
+    let raw = 0;
+    if (plan.path === 'raw') await readRaw(sub, plan.scan, ids, deps, budget, inputs);
+    else raw = await readRollup(sub, plan, ids, deps, budget, inputs);
+    if (deps.signal.aborted) throw deps.signal.reason instanceof Error ? deps.signal.reason : new Error('query deadline');
+    const results = computeSubQuery(sub, q, inputs.ordered(), { integerValues: deps.integerValues });
+    out.push({ sub, plan, results, series: series.length, points: budget.used - before, rawBuckets: raw });
+  }
+  return out;
+}
