@@ -7,7 +7,9 @@
 //   tsingest produce --file F          JSON events (one per line) to kafka.topic, checked first
 //   tsingest doctor                    HBase's schema rules checked on the live cluster
 //   tsingest whatif --file F           candidate key layouts' write spread predicted from a sample
+//   tsingest catalog backfill          the series catalog of data already written
 import { UsageError } from './cli/args.ts';
+import { CATALOG_USAGE, catalogCommand } from './cli/catalog.ts';
 import { DOCTOR_USAGE, doctorCommand } from './cli/doctor.ts';
 import { INDEX_USAGE, indexCommand } from './cli/index-cmd.ts';
 import { KEYS_USAGE, keysCommand } from './cli/keys.ts';
@@ -32,6 +34,7 @@ const COMMANDS: Readonly<Record<string, { readonly run: Command; readonly usage:
   produce: { run: produceCommand, usage: PRODUCE_USAGE },
   doctor: { run: doctorCommand, usage: DOCTOR_USAGE },
   whatif: { run: whatifCommand, usage: WHATIF_USAGE },
+  catalog: { run: catalogCommand, usage: CATALOG_USAGE },
 };
 
 export function usage(): string {

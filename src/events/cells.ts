@@ -51,7 +51,7 @@ export function decodeMetricValue(bytes: Uint8Array, qualifier = 'metric'): numb
  * them: UTF-16 units compare like code points except that surrogates (code points above U+FFFF) must
  * sort after U+E000–U+FFFF, so at the first difference both units are shifted into code point order.
  */
-function compareCodePoints(a: string, b: string): number {
+export function compareCodePoints(a: string, b: string): number {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
     let x = a.charCodeAt(i);

@@ -44,6 +44,11 @@ export interface PlannedEvent {
   readonly record: SourceRecord;
   readonly id: string;
   readonly ts: number;
+  /** the event's metric and tags (its series, for the series catalog) */
+  readonly metric: string;
+  readonly tags: Readonly<Record<string, string>>;
+  /** the encoded tags cell (canonical tags JSON), undefined without tags */
+  readonly tagsCell: Buffer | undefined;
   readonly data: PlannedRow;
   readonly index: readonly PlannedRow[];
 }
@@ -138,7 +143,7 @@ export function planBatch(records: readonly SourceRecord[], s: PlanSettings): Ba
       continue;
     }
     const data = { row: { key, cells: buildEventCells(event, s.dataFamily, parsed.tagsCell) }, bucket: s.keyspace.dataBucket(key) };
-    plan.events.push({ record, id: event.id, ts: event.ts, data, index });
+    plan.events.push({ record, id: event.id, ts: event.ts, metric: event.metric, tags: event.tags, tagsCell: parsed.tagsCell, data, index });
   }
   return plan;
 }

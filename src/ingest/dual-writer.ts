@@ -1,4 +1,5 @@
-// Writes a batch plan to HBase: every data row first, then every index row, in chunks through one
+// Writes a batch plan to HBase: every data row first, then every index row (with the rollup markers
+// and the series catalog rows of the unit), in chunks through one
 // shared bounded queue (p-queue), each chunk retried while its errors are retriable. Resolves only
 // when HBase acknowledged everything it returns as written; rows HBase refuses as malformed (400)
 // are isolated by bisection and handed back for the DLQ instead of blocking the stream. Each write
@@ -8,6 +9,7 @@ import type { DataRow } from '../events/index.ts';
 import { chunkRows, rowBytes, type BatchPlan, type PlannedEvent, type PlannedRow, type Rejected } from './batch-plan.ts';
 import type { OutagePolicy } from './outage-policy.ts';
 import { RetryAbortedError } from './retry.ts';
+import type { CatalogMarks, CatalogRow } from './catalog-marks.ts';
 import type { RollupMarks } from './rollup-marks.ts';
 
 export interface RowCellsLike {
@@ -34,6 +36,8 @@ export interface WriteObserver {
   written(table: string, rows: readonly WrittenRow[], seconds: number): void;
   failed(table: string, err: unknown, seconds: number): void;
   retried(table: string, err: unknown): void;
+  /** Series catalog rows acknowledged (instead of `written`: they are no data, index or marker rows). */
+  catalogWritten?(table: string, rows: number, seconds: number): void;
 }
 
 export interface DualWriterOptions {
@@ -48,7 +52,12 @@ export interface DualWriterOptions {
   readonly observer: WriteObserver;
   /** Rollup markers: written with the index rows, after the data rows (omitted = rollups off). */
   readonly marks?: { readonly table: string; readonly planner: RollupMarks } | undefined;
+  /** Series catalog rows: written with the index rows, after the data rows (omitted = catalog off). */
+  readonly catalog?: { readonly table: string; readonly planner: CatalogMarks } | undefined;
 }
+
+/** How a chunk's acknowledgement is reported: rows of the data/index/rollup tables, or catalog rows. */
+type Report = 'rows' | 'catalog';
 
 interface Entry extends PlannedRow {
   readonly event: PlannedEvent;
@@ -104,8 +113,21 @@ export class DualWriter {
     // never exist before the data it announces (the job could roll up without it and delete the mark).
     const written = plan.events.filter((e) => !refused.has(e));
     const index = written.flatMap((event) => event.index.map((r) => ({ event, ...r })));
-    await Promise.all([this.#writeAll(this.#o.tables.index, index, refused), this.#writeMarks(written)]);
+    await Promise.all([this.#writeAll(this.#o.tables.index, index, refused), this.#writeMarks(written), this.#writeCatalog(written)]);
     return [...refused.values()];
+  }
+
+  async #writeCatalog(events: readonly PlannedEvent[]): Promise<void> {
+    const catalog = this.#o.catalog;
+    if (catalog === undefined || events.length === 0) return;
+    const rows = catalog.planner.rowsFor(events);
+    if (rows.length === 0) return; // the usual case: every series of the unit is known to be written
+    const firstOf = new Map<string, PlannedEvent>();
+    for (const e of events) if (!firstOf.has(e.id)) firstOf.set(e.id, e);
+    const entries = rows.map((r: CatalogRow) => ({ event: firstOf.get(r.id) as PlannedEvent, row: r.row, bucket: 0 }));
+    // Like a marker, a catalog row refused is not one event's fault: the unit fails (replayed).
+    await this.#writeAll(catalog.table, entries, new Map(), false, 'catalog');
+    catalog.planner.acknowledged(rows);
   }
 
   async #writeMarks(events: readonly PlannedEvent[]): Promise<void> {
@@ -127,14 +149,14 @@ export class DualWriter {
     marks.planner.acknowledged(planned.map((p) => p.mark));
   }
 
-  async #writeAll(table: string, entries: readonly Entry[], refused: Map<PlannedEvent, Rejected>, bisect = true): Promise<void> {
+  async #writeAll(table: string, entries: readonly Entry[], refused: Map<PlannedEvent, Rejected>, bisect = true, report: Report = 'rows'): Promise<void> {
     if (entries.length === 0) return;
     const chunks = chunkRows(entries, this.#o.chunk.maxRows, this.#o.chunk.maxBytes, (e) => rowBytes(e.row));
     const { queue, policy } = this.#o;
-    await Promise.all(chunks.map((chunk) => queue.add(() => this.#writeChunk(table, chunk, refused, bisect), { signal: policy.signal })));
+    await Promise.all(chunks.map((chunk) => queue.add(() => this.#writeChunk(table, chunk, refused, bisect, report), { signal: policy.signal })));
   }
 
-  async #writeChunk(table: string, chunk: readonly Entry[], refused: Map<PlannedEvent, Rejected>, bisect: boolean): Promise<void> {
+  async #writeChunk(table: string, chunk: readonly Entry[], refused: Map<PlannedEvent, Rejected>, bisect: boolean, report: Report = 'rows'): Promise<void> {
     const { observer, policy } = this.#o;
     const rows = chunk.map((e) => toRowCells(e.row));
     try {
@@ -147,7 +169,9 @@ export class DualWriter {
           if (!(err instanceof RetryAbortedError)) observer.failed(table, err, (performance.now() - t0) / 1000);
           throw err;
         }
-        observer.written(table, chunk.map((e) => ({ key: e.row.key, bucket: e.bucket, id: e.event.id, ts: e.event.ts })), (performance.now() - t0) / 1000);
+        const seconds = (performance.now() - t0) / 1000;
+        if (report === 'catalog') observer.catalogWritten?.(table, chunk.length, seconds);
+        else observer.written(table, chunk.map((e) => ({ key: e.row.key, bucket: e.bucket, id: e.event.id, ts: e.event.ts })), seconds);
       }, (err) => { observer.retried(table, err); });
     } catch (err) {
       if (!bisect || !this.#o.isRowRejection(err)) throw err;

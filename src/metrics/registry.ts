@@ -30,6 +30,7 @@ export const METRIC_NAMES = {
   state: 'tsingest_state',
   queueDepth: 'tsingest_queue_depth',
   regionMapRefresh: 'tsingest_region_map_refresh_total',
+  catalogRowsWritten: 'tsingest_catalog_rows_written_total',
 } as const;
 
 /** `tsingest_events_total{outcome}`: an event was either written to HBase or sent to the DLQ. */
@@ -86,6 +87,7 @@ export interface Metrics {
   readonly state: Gauge<'state'>;
   readonly queueDepth: Gauge;
   readonly regionMapRefresh: Counter<'table' | 'outcome'>;
+  readonly catalogRowsWritten: Counter;
   /**
    * Registers a hook run synchronously right before `tsingest_instance_region_write_skew` and
    * `tsingest_region_count` are read at scrape time (so sliding-window values decay even when no
@@ -207,6 +209,11 @@ export function createMetrics(registry: Registry = new Registry(), options: Crea
       name: METRIC_NAMES.regionMapRefresh,
       help: 'Region map refreshes by table and outcome (ok | error)',
       labelNames: ['table', 'outcome'] as const,
+      registers,
+    }),
+    catalogRowsWritten: new Counter({
+      name: METRIC_NAMES.catalogRowsWritten,
+      help: 'Series catalog rows (docs/SERIES-API.md) acknowledged by HBase: series this instance had not written before or had evicted from catalog.cacheSize; about 0 in the steady state',
       registers,
     }),
     onScrape(hook) {

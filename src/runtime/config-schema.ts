@@ -182,7 +182,7 @@ export const configSchema = z
         data: tableSchema('tsdata', 'Data table: one row per (id, ts), a cell per metric (docs/KEYS.md)'),
         index: tableSchema('tsindex', 'Secondary index table: one row per (tag, value, ts, id)'),
         rollup: tableSchema('tsrollup', 'Rollup table: summary rows and rollup markers'),
-        meta: tableSchema('tsmeta', 'Meta table: the spread registry (epochs of spread ids) and the instances\' write shares; one region'),
+        meta: tableSchema('tsmeta', 'Meta table: the spread registry (epochs of spread ids), the instances\' write shares and the series catalog; one region'),
       })
       .strict()
       .prefault({})
@@ -229,6 +229,18 @@ export const configSchema = z
       .strict()
       .prefault({})
       .describe('Rollups: summary rows per id and window'),
+    catalog: z
+      .object({
+        enabled: z.boolean().default(true)
+          .describe('Write the series catalog: one meta-table row per series (metric, id, tag set), put after its data rows are acknowledged and before the offsets are committed; the series API (/api/suggest, /api/search/lookup, /api/query) finds series in it (docs/SERIES-API.md). `tsingest catalog backfill` fills it for data written without it'),
+        idTagKey: z.string().regex(/^[\p{L}\p{N}._/-]+$/u, 'an OpenTSDB tag key: letters, digits, - _ . /').default('id')
+          .describe('The tag key under which the series API shows the event id (the id is not stored in the catalog\'s tag JSON). An event tag of this name is shadowed by the id in the API (kept in the catalog row, not shown)'),
+        cacheSize: z.number().int().min(0).default(100_000)
+          .describe('Series each instance remembers as written (least recently seen forgotten first), so a series is written once, not per flush unit; a forgotten one is written again once (the same put). About 150 bytes + the tags JSON per series; 0: every flush unit writes its series'),
+      })
+      .strict()
+      .prefault({})
+      .describe('The series catalog in the meta table (docs/SERIES-API.md, docs/KEYS.md)'),
     events: z
       .object({
         mapping: z

@@ -45,6 +45,11 @@ export function writeObserver(m: Metrics, spread: WriteSpread, regions: RegionMa
     retried(table) {
       m.hbaseRetries.inc({ table, op: 'put' });
     },
+    catalogWritten(table, rows, seconds) {
+      m.hbaseRequestDuration.observe({ table, op: 'put', status: '200' }, seconds);
+      m.rowsWritten.inc({ table }, rows);
+      m.catalogRowsWritten.inc(rows);
+    },
   };
 }
 

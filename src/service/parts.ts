@@ -11,7 +11,7 @@ import { unitPlanner } from '../ingest/unit-planner.ts';
 import type { Metrics } from '../metrics/registry.ts';
 import { RegionMap } from '../metrics/region-map.ts';
 import { WriteSpread } from '../metrics/write-spread.ts';
-import { DualWriter } from '../ingest/dual-writer.ts';
+import { DualWriter, type DualWriterOptions } from '../ingest/dual-writer.ts';
 import { OutagePolicy } from '../ingest/outage-policy.ts';
 import { OutageWatch } from '../ingest/outage-watch.ts';
 import { KafkaDlq } from '../ingest/dlq.ts';
@@ -22,7 +22,7 @@ import type { Config } from '../runtime/config.ts';
 import { ingestObserver, lagSink, writeObserver, type HotIdFeed } from './observers.ts';
 import { adminOffsetsSource } from './kafka-parts.ts';
 import type { Closers } from './shutdown.ts';
-import { LAG_POLL_MS, consumerConfig, planSettings, rollupMarks, tableNames } from './settings.ts';
+import { LAG_POLL_MS, catalogMarks, consumerConfig, planSettings, rollupMarks, tableNames } from './settings.ts';
 
 /** Region map (refreshed on a timer) and the write-spread metrics over it. */
 export async function writeSpread(cfg: Config, hbase: HBaseRestClient, metrics: Metrics, log: Logger, closers: Closers): Promise<{ regionMap: RegionMap; spread: WriteSpread }> {
@@ -88,7 +88,13 @@ export function writeSide(cfg: Config, hbase: HBaseRestClient, metrics: Metrics,
     isRowRejection,
     observer: writeObserver(metrics, spread.spread, spread.regionMap, hotIds),
     marks: cfg.rollup.enabled ? { table: t.rollup, planner: rollupMarks(cfg, keyspace) } : undefined,
+    catalog: catalogOf(cfg),
   });
+}
+
+function catalogOf(cfg: Config): DualWriterOptions['catalog'] {
+  const planner = catalogMarks(cfg);
+  return planner === undefined ? undefined : { table: cfg.tables.meta.name, planner };
 }
 
 export interface ConsumeSide {

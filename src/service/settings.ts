@@ -3,6 +3,7 @@
 import type { ConsumerConfig } from 'kafkajs';
 import { eventLimitsFor, resolveFieldMapping } from '../events/index.ts';
 import type { PlanSettings } from '../ingest/batch-plan.ts';
+import { CatalogMarks } from '../ingest/catalog-marks.ts';
 import { RollupMarks } from '../ingest/rollup-marks.ts';
 import { parseWindows } from '../rollup/windows.ts';
 import type { KeyFormat, Keyspace } from '../keys/index.ts';
@@ -40,6 +41,11 @@ export function rollupMarks(cfg: Config, keyspace: Keyspace): RollupMarks {
   const finest = parseWindows(cfg.rollup.windows)[0];
   if (finest === undefined) throw new StartupError('rollup.windows is empty');
   return new RollupMarks({ window: finest, graceMs: cfg.rollup.graceMs, settleMs: cfg.rollup.markerSettleMs, keyspace, family: cfg.tables.rollup.family, cacheSize: cfg.rollup.markerCacheSize });
+}
+
+/** The series catalog's write planner (catalog.enabled), writing to the meta table's family. */
+export function catalogMarks(cfg: Config): CatalogMarks | undefined {
+  return cfg.catalog.enabled ? new CatalogMarks({ family: cfg.tables.meta.family, cacheSize: cfg.catalog.cacheSize }) : undefined;
 }
 
 export interface TableNames {

@@ -30,6 +30,7 @@ import {
   type SpreadEntry,
 } from '../../../src/keys/index.ts';
 import { entryRow } from '../../../src/spread/rows.ts';
+import { decodeSeriesRow, seriesRow } from '../../../src/catalog/rows.ts';
 
 const DOC = readFileSync(new URL('../../../docs/KEYS.md', import.meta.url), 'utf8');
 
@@ -230,6 +231,19 @@ void test('KEYS.md spread key vectors: data keys (both formats) and index keys o
     assert.equal(Number.parseInt(cell(row, 'index key (hex)').slice(0, 2), 16), (indexSaltOf(entry, 16, 'entry') + j) % 16);
     const hit = new Keyspace({ buckets: 16, format: 'binary', indexSaltMode: 'entry' }).decodeIndexKey(Buffer.from(cell(row, 'index key (hex)'), 'hex'));
     assert.equal(hit.dataKey.toString('hex'), cell(row, 'key (hex)'), 'the index hit gives back the data key without the registry');
+  }
+});
+
+void test('KEYS.md series catalog rows: keys (independent SHA-1) and cells', () => {
+  for (const row of table(['metric', 'id', 'tags', 'series row key (hex)', 'series cell (text)'])) {
+    const s = { metric: cell(row, 'metric'), id: cell(row, 'id'), tags: JSON.parse(cell(row, 'tags')) as Record<string, string> };
+    const r = seriesRow(s);
+    const text = cell(row, 'series cell (text)');
+    assert.equal(r.value.toString('utf8'), text);
+    const digest = createHash('sha1').update(text, 'utf8').digest('hex').slice(0, 16);
+    assert.equal(cell(row, 'series row key (hex)'), `${utf8Hex('series/')}${utf8Hex(s.metric)}00${utf8Hex(s.id)}00${digest}`);
+    assert.equal(r.key.toString('hex'), cell(row, 'series row key (hex)'));
+    assert.deepEqual(decodeSeriesRow(r.key, r.value), s);
   }
 });
 

@@ -1,0 +1,111 @@
+/**
+ * Pure: the series catalog rows of the meta table (docs/KEYS.md, "Series catalog"; docs/SERIES-API.md,
+ * "The series catalog"). One family (tables.meta.family), beside the spread registry's rows
+ * (src/spread/rows.ts). One row per series = (metric, id, tag set):
+ *
+ *   "series/" ‖ UTF-8(metric) ‖ 0x00 ‖ UTF-8(id) ‖ 0x00 ‖ digest8(T)
+ *                                qualifier "t": T, the canonical tags JSON of the series (without the id)
+ *
+ *   T        = the compact JSON object of the tags, keys sorted by their UTF-8 bytes, no whitespace:
+ *              the same bytes as the data table's tags cell (src/events/cells.ts encodeTags); `{}`
+ *              for a series without tags
+ *   digest8  = the first 8 bytes of SHA-1(T)
+ *
+ * Metric names and ids never contain NUL (src/events/parse.ts rejects them), so the first 0x00 after
+ * the prefix ends the metric, and the id runs up to the 0x00 before the 8 digest bytes (which may
+ * contain any byte, 0x00 included: the id is taken from the end). Tag keys and values may be any
+ * string without NUL; they live in the JSON cell, not in the key. The rows of one metric are one
+ * prefix scan (`metricRange`), all series one scan of "series/" (`SERIES_RANGE`).
+ */
+import { createHash } from 'node:crypto';
+import { encodeTags } from '../events/cells.ts';
+import { prefixRange, type ScanRange } from '../keys/index.ts';
+
+export const SERIES_PREFIX = Buffer.from('series/', 'latin1');
+export const SERIES_QUALIFIER = Buffer.from('t', 'latin1');
+export const DIGEST_BYTES = 8;
+
+export const SERIES_RANGE: ScanRange = prefixRange(SERIES_PREFIX);
+
+/** One series: a metric of one id with one tag set (the id is not among the tags). */
+export interface Series {
+  readonly metric: string;
+  readonly id: string;
+  readonly tags: Readonly<Record<string, string>>;
+}
+
+/** A series row: its key and the bytes of its one cell (the canonical tags JSON). */
+export interface SeriesRow {
+  readonly key: Buffer;
+  readonly value: Buffer;
+}
+
+/** The canonical JSON of a tag set (= the data table's tags cell; `{}` without tags). */
+export function canonicalTags(tags: Readonly<Record<string, string>>): Buffer {
+  return encodeTags(tags);
+}
+
+export function tagsDigest(canonical: Buffer): Buffer {
+  return createHash('sha1').update(canonical).digest().subarray(0, DIGEST_BYTES);
+}
+
+const NUL = Buffer.from([0x00]);
+
+/** The row of a series whose canonical tags JSON is `canonical` (a caller that has the bytes, e.g. the data row's tags cell, skips re-encoding). */
+export function seriesRowOf(metric: string, id: string, canonical: Buffer): SeriesRow {
+  if (metric.length === 0 || metric.includes('\u0000')) throw new RangeError('a series metric must be non-empty and free of NUL');
+  if (id.length === 0 || id.includes('\u0000')) throw new RangeError('a series id must be non-empty and free of NUL');
+  const key = Buffer.concat([SERIES_PREFIX, Buffer.from(metric, 'utf8'), NUL, Buffer.from(id, 'utf8'), NUL, tagsDigest(canonical)]);
+  return { key, value: canonical };
+}
+
+export function seriesRow(s: Series): SeriesRow {
+  return seriesRowOf(s.metric, s.id, canonicalTags(s.tags));
+}
+
+/** The scan range of one metric's series rows. */
+export function metricRange(metric: string): ScanRange {
+  return prefixRange(Buffer.concat([SERIES_PREFIX, Buffer.from(metric, 'utf8'), NUL]));
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+function parseTags(value: Uint8Array): Record<string, string> | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(strictUtf8.decode(value));
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
+  for (const v of Object.values(parsed)) if (typeof v !== 'string') return undefined;
+  return parsed as Record<string, string>;
+}
+
+/**
+ * The series of a row (key and cell value), or undefined for a row that is not a well-formed series
+ * row: another prefix, a missing separator, bad UTF-8, a cell that is not a JSON object of strings, or
+ * a digest that does not match the cell (a reader skips it rather than serving a wrong tag set).
+ */
+export function decodeSeriesRow(key: Buffer, value: Uint8Array): Series | undefined {
+  const p = SERIES_PREFIX.length;
+  if (key.length < p + 1 + 1 + 1 + 1 + DIGEST_BYTES || !key.subarray(0, p).equals(SERIES_PREFIX)) return undefined;
+  const end = key.length - DIGEST_BYTES - 1;
+  if (key[end] !== 0x00) return undefined;
+  const sep = key.indexOf(0x00, p);
+  if (sep <= p || sep + 1 >= end) return undefined;
+  const bytes = Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  if (!tagsDigest(bytes).equals(key.subarray(end + 1))) return undefined;
+  const tags = parseTags(bytes);
+  if (tags === undefined) return undefined;
+  let metric: string;
+  let id: string;
+  try {
+    metric = strictUtf8.decode(key.subarray(p, sep));
+    id = strictUtf8.decode(key.subarray(sep + 1, end));
+  } catch {
+    return undefined;
+  }
+  if (id.length === 0 || id.includes('\u0000')) return undefined;
+  return { metric, id, tags };
+}

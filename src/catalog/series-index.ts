@@ -1,0 +1,222 @@
+// Pure: the series catalog in memory, for the series API: /api/suggest (metric names, tag keys, tag
+// values by prefix), /api/search/lookup and the query planner (the series of a metric matching tag
+// filters, with OpenTSDB 2.4's filter semantics: src/tsdb/filters.ts). The id of a series is shown as
+// the tag `idTagKey` (catalog.idTagKey); an event tag of that name is shadowed by it.
+//
+// Speed (100k series: scripts/bench-catalog.ts): names for suggest are kept sorted (code point order =
+// UTF-8 byte order, as OpenTSDB's UID table), a prefix is a binary search; lookups start from the
+// smallest candidate list: a metric's series, or for a literal_or filter the series carrying one of
+// its values (postings per tag key and value). The sorted views are rebuilt on the first read after a
+// change (add, replace), so a stream of new series costs one rebuild per read, not per series.
+// refresh() rescans the catalog through an injected source (store.ts) and replaces the content.
+import { compareCodePoints } from '../events/cells.ts';
+import { matches } from '../tsdb/filters.ts';
+import type { TagFilter } from '../tsdb/types.ts';
+import { canonicalTags, type Series } from './rows.ts';
+
+/** OpenTSDB's default `max` of /api/suggest. */
+export const DEFAULT_SUGGEST_MAX = 25;
+
+/** A series as the API shows it: its tags include the id under idTagKey. */
+export interface IndexedSeries {
+  readonly metric: string;
+  readonly id: string;
+  readonly tags: Readonly<Record<string, string>>;
+}
+
+export interface LookupResult {
+  /** the first `limit` matches, ordered by metric, id, tags (code point order) */
+  readonly series: readonly IndexedSeries[];
+  /** every match */
+  readonly total: number;
+}
+
+interface Entry {
+  readonly metric: string;
+  readonly id: string;
+  readonly tags: Readonly<Record<string, string>>;
+  /** the canonical tags JSON: identity and order within (metric, id) */
+  readonly json: string;
+  /** position in the sorted order (set by the rebuild) */
+  ord: number;
+}
+
+interface Views {
+  readonly all: readonly Entry[];
+  readonly byMetric: ReadonlyMap<string, readonly Entry[]>;
+  /** tag key (idTagKey included) → value → series, each list in ord order */
+  readonly postings: ReadonlyMap<string, ReadonlyMap<string, readonly Entry[]>>;
+  readonly metrics: readonly string[];
+  readonly tagKeys: readonly string[];
+  readonly tagValues: readonly string[];
+}
+
+function compareEntries(a: Entry, b: Entry): number {
+  return compareCodePoints(a.metric, b.metric) || compareCodePoints(a.id, b.id) || compareCodePoints(a.json, b.json);
+}
+
+/** Index of the first name ≥ prefix in a sorted list. */
+function lowerBound(sorted: readonly string[], prefix: string): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compareCodePoints(sorted[mid] as string, prefix) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function suggestFrom(sorted: readonly string[], prefix: string, max: number): string[] {
+  const out: string[] = [];
+  for (let i = lowerBound(sorted, prefix); i < sorted.length && out.length < max; i++) {
+    const name = sorted[i] as string;
+    if (!name.startsWith(prefix)) break;
+    out.push(name);
+  }
+  return out;
+}
+
+/** Where refresh() reads the catalog from (CatalogStore fits). */
+export interface SeriesSource {
+  read(): Promise<{ readonly series: readonly Series[] }>;
+}
+
+export interface SeriesIndexOptions {
+  readonly idTagKey: string;
+  readonly source?: SeriesSource | undefined;
+}
+
+export class SeriesIndex {
+  readonly #idTagKey: string;
+  readonly #source: SeriesSource | undefined;
+  /** identity (metric ‖ 0 ‖ id ‖ 0 ‖ json) → entry */
+  #entries = new Map<string, Entry>();
+  #views: Views | undefined;
+
+  constructor(options: SeriesIndexOptions) {
+    this.#idTagKey = options.idTagKey;
+    this.#source = options.source;
+  }
+
+  /** Reads the whole catalog again and replaces the content with it; resolves to the series count. */
+  async refresh(): Promise<number> {
+    if (this.#source === undefined) throw new Error('this SeriesIndex has no source to refresh from');
+    const { series } = await this.#source.read();
+    this.replace(series);
+    return this.size;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** Adds a series (the local write path, a refresh); false when it was already there. */
+  add(s: Series): boolean {
+    const json = canonicalTags(s.tags).toString('utf8');
+    const key = `${s.metric}\u0000${s.id}\u0000${json}`;
+    if (this.#entries.has(key)) return false;
+    this.#entries.set(key, { metric: s.metric, id: s.id, tags: s.tags, json, ord: 0 });
+    this.#views = undefined;
+    return true;
+  }
+
+  /** Replaces the whole content (a refresh: the catalog as read just now). */
+  replace(series: Iterable<Series>): void {
+    this.#entries = new Map();
+    this.#views = undefined;
+    for (const s of series) this.add(s);
+  }
+
+  /** Metric names starting with `prefix`, sorted, at most `max`. */
+  metrics(prefix = '', max = DEFAULT_SUGGEST_MAX): string[] {
+    return suggestFrom(this.#view().metrics, prefix, max);
+  }
+
+  /** Tag keys (idTagKey among them) starting with `prefix`, sorted, at most `max`. */
+  tagKeys(prefix = '', max = DEFAULT_SUGGEST_MAX): string[] {
+    return suggestFrom(this.#view().tagKeys, prefix, max);
+  }
+
+  /** Tag values of any key (ids among them) starting with `prefix`, sorted, at most `max`. */
+  tagValues(prefix = '', max = DEFAULT_SUGGEST_MAX): string[] {
+    return suggestFrom(this.#view().tagValues, prefix, max);
+  }
+
+  /**
+   * The series of `metric` (undefined: of every metric) that every filter matches (OpenTSDB's
+   * match(): a series without the filter's tag key fails literal, wildcard and regexp filters and
+   * passes not_ ones; `wildcard(*)` = any value of that key), the first `limit` in order.
+   */
+  lookup(metric: string | undefined, filters: readonly TagFilter[], limit = Number.POSITIVE_INFINITY): LookupResult {
+    const v = this.#view();
+    let candidates: readonly Entry[] = metric === undefined ? v.all : (v.byMetric.get(metric) ?? []);
+    let sorted = true;
+    for (const f of filters) {
+      if (f.type !== 'literal_or') continue;
+      const values = v.postings.get(f.tagk);
+      // a superset of the filter's literals (Java's split drops trailing empties; matches() decides)
+      const lists = [...new Set(f.filter.split('|'))].map((value) => values?.get(value) ?? []);
+      const n = lists.reduce((s, l) => s + l.length, 0);
+      if (n < candidates.length) {
+        candidates = lists.length === 1 ? (lists[0] as readonly Entry[]) : lists.flat();
+        sorted = lists.length === 1;
+      }
+    }
+    const matched: Entry[] = [];
+    for (const e of candidates) {
+      if (metric !== undefined && e.metric !== metric) continue;
+      if (filters.every((f) => matches(f, this.#valueOf(e, f.tagk)))) matched.push(e);
+    }
+    if (!sorted) matched.sort((a, b) => a.ord - b.ord);
+    const series = matched.slice(0, Math.max(0, limit)).map((e) => this.#shown(e));
+    return { series, total: matched.length };
+  }
+
+  #valueOf(e: Entry, tagk: string): string | undefined {
+    if (tagk === this.#idTagKey) return e.id;
+    return Object.hasOwn(e.tags, tagk) ? e.tags[tagk] : undefined;
+  }
+
+  /** The series with the id under idTagKey; tag keys in code point order. */
+  #shown(e: Entry): IndexedSeries {
+    const keys = Object.keys(e.tags);
+    if (!Object.hasOwn(e.tags, this.#idTagKey)) keys.push(this.#idTagKey);
+    // fromEntries: own properties, also for a tag named __proto__
+    const tags = Object.fromEntries(keys.sort(compareCodePoints).map((k) => [k, k === this.#idTagKey ? e.id : (e.tags[k] as string)]));
+    return { metric: e.metric, id: e.id, tags };
+  }
+
+  #view(): Views {
+    if (this.#views !== undefined) return this.#views;
+    const all = [...this.#entries.values()].sort(compareEntries);
+    const byMetric = new Map<string, Entry[]>();
+    const postings = new Map<string, Map<string, Entry[]>>();
+    const post = (k: string, value: string, e: Entry): void => {
+      let values = postings.get(k);
+      if (values === undefined) postings.set(k, (values = new Map<string, Entry[]>()));
+      const list = values.get(value);
+      if (list === undefined) values.set(value, [e]);
+      else list.push(e);
+    };
+    all.forEach((e, i) => {
+      e.ord = i;
+      const list = byMetric.get(e.metric);
+      if (list === undefined) byMetric.set(e.metric, [e]);
+      else list.push(e);
+      post(this.#idTagKey, e.id, e);
+      for (const [k, value] of Object.entries(e.tags)) if (k !== this.#idTagKey) post(k, value, e);
+    });
+    const values = new Set<string>();
+    for (const m of postings.values()) for (const value of m.keys()) values.add(value);
+    this.#views = {
+      all,
+      byMetric,
+      postings,
+      metrics: [...byMetric.keys()].sort(compareCodePoints),
+      tagKeys: [...postings.keys()].sort(compareCodePoints),
+      tagValues: [...values].sort(compareCodePoints),
+    };
+    return this.#views;
+  }
+}

@@ -1,0 +1,86 @@
+// Series catalog rows written by ingest (docs/SERIES-API.md, "The series catalog"): one row per
+// series (metric, id, tag set) a flush unit carried, put after the unit's data rows are acknowledged
+// and before its offsets are committed, like the rollup markers (dual-writer.ts).
+// A bounded cache (least recently seen evicted first) remembers the series this process has written,
+// so the steady state writes nothing: a series already written is not written again, one evicted is
+// rewritten once (the same put: same key, same cell). Pure apart from the clock (cell timestamps).
+import { canonicalTags, seriesRowOf, SERIES_QUALIFIER } from '../catalog/rows.ts';
+import type { DataRow } from '../events/index.ts';
+
+export interface CatalogMarksOptions {
+  /** tables.meta.family */
+  readonly family: string;
+  /** Series remembered as written (catalog.cacheSize); 0 disables the cache: every unit writes its series. */
+  readonly cacheSize: number;
+  readonly now?: () => number;
+}
+
+/** What one event says about its series: its id, metric and tags (with their canonical JSON when known). */
+export interface SeriesTouch {
+  readonly id: string;
+  readonly metric: string;
+  readonly tags: Readonly<Record<string, string>>;
+  /** canonicalTags(tags), e.g. the tags cell the parser encoded (undefined: computed here; absent for no tags) */
+  readonly tagsCell?: Buffer | undefined;
+}
+
+/** A catalog row to put and the cache key it stands for (remembered once acknowledged). */
+export interface CatalogRow {
+  readonly row: DataRow;
+  /** the series' id (the writer pairs the row with an event of it) */
+  readonly id: string;
+  readonly cacheKey: string;
+}
+
+const NO_TAGS_JSON = Buffer.from('{}', 'utf8');
+
+export class CatalogMarks {
+  readonly #o: CatalogMarksOptions;
+  readonly #now: () => number;
+  /** cacheKey → true, in order of last use (Map order: re-inserted on use, oldest first) */
+  readonly #written = new Map<string, true>();
+
+  constructor(options: CatalogMarksOptions) {
+    if (!Number.isSafeInteger(options.cacheSize) || options.cacheSize < 0) throw new RangeError(`cacheSize must be an integer >= 0, got ${options.cacheSize}`);
+    this.#o = options;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** Rows for the distinct series of `touches` this process has not written (or has forgotten). */
+  rowsFor(touches: Iterable<SeriesTouch>): CatalogRow[] {
+    const seen = new Set<string>();
+    const rows: CatalogRow[] = [];
+    let stamp: number | undefined;
+    for (const t of touches) {
+      const json = t.tagsCell ?? (Object.keys(t.tags).length === 0 ? NO_TAGS_JSON : canonicalTags(t.tags));
+      const cacheKey = `${t.metric}\u0000${t.id}\u0000${json.toString('latin1')}`;
+      if (seen.has(cacheKey)) continue;
+      seen.add(cacheKey);
+      if (this.#written.has(cacheKey)) {
+        this.#written.delete(cacheKey); // touched: now the most recently used
+        this.#written.set(cacheKey, true);
+        continue;
+      }
+      const r = seriesRowOf(t.metric, t.id, json);
+      stamp ??= this.#now();
+      rows.push({ row: { key: r.key, cells: [{ family: this.#o.family, qualifier: SERIES_QUALIFIER, value: r.value, timestamp: stamp }] }, id: t.id, cacheKey });
+    }
+    return rows;
+  }
+
+  /** Call once the rows' puts were acknowledged by HBase. */
+  acknowledged(rows: readonly CatalogRow[]): void {
+    const max = this.#o.cacheSize;
+    if (max === 0) return;
+    for (const r of rows) this.#written.set(r.cacheKey, true);
+    if (this.#written.size <= max) return;
+    for (const k of this.#written.keys()) {
+      this.#written.delete(k);
+      if (this.#written.size <= max) break;
+    }
+  }
+
+  get cached(): number {
+    return this.#written.size;
+  }
+}

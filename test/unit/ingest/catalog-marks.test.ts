@@ -1,0 +1,82 @@
+// CatalogMarks: one row per distinct series of a unit, nothing for series already written, one row for
+// a new tag value, a rewrite after eviction, and nothing remembered before the acknowledgement.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { decodeSeriesRow, seriesRow } from '../../../src/catalog/rows.ts';
+import { CatalogMarks, type CatalogRow, type SeriesTouch } from '../../../src/ingest/catalog-marks.ts';
+
+const marks = (cacheSize = 1000): CatalogMarks => new CatalogMarks({ family: 'd', cacheSize, now: () => 1234 });
+
+function unit(n: number, site = 's'): SeriesTouch[] {
+  // n series (5 ids × metrics a/b …), each touched three times
+  const out: SeriesTouch[] = [];
+  for (let rep = 0; rep < 3; rep++) for (let i = 0; i < n; i++) out.push({ id: `dev-${i % 5}`, metric: `m${Math.floor(i / 5)}`, tags: { site, rack: `r${i % 5}` } });
+  return out;
+}
+
+const seriesOf = (rows: readonly CatalogRow[]) => rows.map((r) => decodeSeriesRow(r.row.key, r.row.cells[0]?.value ?? Buffer.alloc(0)));
+
+void test('first unit: one row per distinct series, the rows of the catalog codec, cell t in the meta family', () => {
+  const m = marks();
+  const rows = m.rowsFor(unit(20));
+  assert.equal(rows.length, 20);
+  for (const r of rows) {
+    assert.equal(r.row.cells.length, 1);
+    const c = r.row.cells[0];
+    assert.ok(c !== undefined);
+    assert.equal(c.family, 'd');
+    assert.equal(c.qualifier.toString(), 't');
+    assert.equal(c.timestamp, 1234);
+  }
+  const first = seriesOf(rows)[0];
+  assert.deepEqual(first, { metric: 'm0', id: 'dev-0', tags: { rack: 'r0', site: 's' } });
+  assert.deepEqual(rows[0]?.row.key, seriesRow({ metric: 'm0', id: 'dev-0', tags: { site: 's', rack: 'r0' } }).key);
+});
+
+void test('repeat units write nothing once acknowledged; a new tag value writes one row', () => {
+  const m = marks();
+  const rows = m.rowsFor(unit(20));
+  assert.equal(m.rowsFor(unit(20)).length, 20, 'not acknowledged yet: still to write');
+  m.acknowledged(rows);
+  assert.equal(m.cached, 20);
+  assert.equal(m.rowsFor(unit(20)).length, 0);
+  assert.equal(m.rowsFor(unit(20)).length, 0);
+  const changed = m.rowsFor([...unit(20), { id: 'dev-0', metric: 'm0', tags: { site: 's', rack: 'r9' } }]);
+  assert.deepEqual(seriesOf(changed), [{ metric: 'm0', id: 'dev-0', tags: { rack: 'r9', site: 's' } }]);
+});
+
+void test('the parser\'s tags cell stands for the tags; no tags = {}', () => {
+  const m = marks();
+  const a = m.rowsFor([{ id: 'x', metric: 'm', tags: { b: '2', a: '1' } }]);
+  const b = m.rowsFor([{ id: 'x', metric: 'm', tags: { a: '1', b: '2' }, tagsCell: Buffer.from('{"a":"1","b":"2"}') }]);
+  assert.deepEqual(a[0]?.row.key, b[0]?.row.key);
+  m.acknowledged(a);
+  assert.equal(m.rowsFor([{ id: 'x', metric: 'm', tags: { b: '2', a: '1' } }]).length, 0, 'both spellings are one cache entry');
+  const none = m.rowsFor([{ id: 'x', metric: 'm', tags: {} }]);
+  assert.equal(none[0]?.row.cells[0]?.value.toString(), '{}');
+});
+
+void test('eviction: the least recently seen series is forgotten and written again once', () => {
+  const m = marks(3);
+  const touch = (id: string): SeriesTouch => ({ id, metric: 'm', tags: {} });
+  m.acknowledged(m.rowsFor(['a', 'b', 'c'].map(touch)));
+  assert.equal(m.cached, 3);
+  assert.equal(m.rowsFor([touch('a')]).length, 0, 'a is known (and now the most recent)');
+  const d = m.rowsFor([touch('d')]);
+  m.acknowledged(d);
+  assert.equal(m.cached, 3);
+  assert.deepEqual(m.rowsFor(['a', 'c', 'd'].map(touch)).length, 0, 'b, the least recently seen, was evicted');
+  const again = m.rowsFor([touch('b')]);
+  assert.deepEqual(seriesOf(again).map((s) => s?.id), ['b'], 'b is written again');
+  m.acknowledged(again);
+  assert.equal(m.rowsFor([touch('b')]).length, 0, 'once');
+});
+
+void test('cacheSize 0: every unit writes its distinct series', () => {
+  const m = marks(0);
+  const rows = m.rowsFor(unit(10));
+  m.acknowledged(rows);
+  assert.equal(m.cached, 0);
+  assert.equal(m.rowsFor(unit(10)).length, 10);
+  assert.throws(() => new CatalogMarks({ family: 'd', cacheSize: -1 }), RangeError);
+});
