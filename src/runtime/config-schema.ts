@@ -212,6 +212,23 @@ export const configSchema = z
       .strict()
       .prefault({})
       .describe('Read paths'),
+    series: z
+      .object({
+        enabled: z.boolean().default(true)
+          .describe('The OpenTSDB-compatible series API on the service\'s HTTP port: /api/query, /api/suggest, /api/search/lookup, /api/aggregators, /api/config/filters, /api/version (docs/SERIES-API.md)'),
+        maxSeries: z.number().int().min(1).default(10_000).describe('Most series one sub-query may match; more is a 400 naming this key'),
+        maxPoints: z.number().int().min(1).default(2_000_000).describe('Most raw points one query may read (all its sub-queries); more is a 400 naming this key. Summary windows read from the rollups are not counted'),
+        deadlineMs: z.number().int().min(100).default(30_000).describe('A query still reading after this long is cancelled and answered 408, as OpenTSDB answers a timeout (ms)'),
+        concurrency: z.number().int().min(1).max(64).default(8).describe('Series (ids) a query reads at once'),
+        maxBodyBytes: z.number().int().min(1024).default(1_048_576).describe('Largest request body /api/query and /api/search/lookup accept (bytes); more is a 413'),
+        catalogRefreshMs: z.number().int().min(1000).default(30_000)
+          .describe('The read side rereads the series catalog this often (ms); a query or look-up naming a metric it does not know rereads it at once (at most every 2 s)'),
+        integerValues: z.boolean().default(true)
+          .describe('Treat whole-number values as OpenTSDB treats values written without a decimal point (its integer arithmetic where every value at a timestamp is one: truncating avg and interpolation). Our cells are doubles and cannot tell 42 from 42.0 (docs/SERIES-API.md, divergences)'),
+      })
+      .strict()
+      .prefault({})
+      .describe('The OpenTSDB-compatible series API (docs/SERIES-API.md)'),
     rollup: z
       .object({
         enabled: z.boolean().default(true)

@@ -1,5 +1,6 @@
-// The read side of the service: the HTTP read API (/api/v1/…), the built-in hot-spots page (/ui), the
-// periodic rollup job and the periodic schema doctor (its findings on /ui). It has its own HBase REST
+// The read side of the service: the HTTP read API (/api/v1/…), the OpenTSDB-compatible series API
+// (/api/query, /api/suggest, …: series-side.ts), the built-in hot-spots page (/ui), the periodic
+// rollup job and the periodic schema doctor (its findings on /ui). It has its own HBase REST
 // client (its own connection pool), so reads, the rollup job and the doctor never queue behind ingest
 // writes, and it is stopped before the write side closes.
 import type { Logger } from 'pino';
@@ -18,6 +19,7 @@ import { startUi, uiRoutes } from '../ui/page.ts';
 import { createHBaseClient } from './clients.ts';
 import { startDoctor } from './doctor-side.ts';
 import { registryStore } from './keyspace.ts';
+import { startSeriesSide } from './series-side.ts';
 
 export interface ReadSideDeps {
   readonly cfg: Config;
@@ -61,6 +63,8 @@ export function startReadSide(deps: ReadSideDeps): ReadSide {
     onError: (err) => { log.warn({ err }, 'hot-spots heatmap sample failed'); },
   });
   const page = uiRoutes({ snapshot: () => ui.snapshot() });
+  // The OpenTSDB-compatible series API answers its own /api/… paths before the read API claims /api/.
+  const series = cfg.series.enabled ? startSeriesSide(cfg, hbase, keyspace, entryFor, log.child({ module: 'series-api' })) : undefined;
   let rollup: RollupScheduler | undefined;
   if (cfg.rollup.enabled) {
     rollup = createRollupScheduler({ cfg, hbase, keyspace, spread: deps.registry, metrics: readMetrics, log });
@@ -68,12 +72,13 @@ export function startReadSide(deps: ReadSideDeps): ReadSide {
   }
   let stopping: Promise<void> | undefined;
   return {
-    routes: async (req, res, url) => (await page(req, res, url)) || (await api(req, res, url)),
+    routes: async (req, res, url) => (await page(req, res, url)) || (series !== undefined && (await series.routes(req, res, url))) || (await api(req, res, url)),
     readMetrics,
     stop: () => {
       stopping ??= (async () => {
         doctor.stop();
         try {
+          await series?.stop();
           await rollup?.stop();
         } finally {
           ui.close();

@@ -72,18 +72,18 @@ function has(list: readonly string[], name: string): boolean {
 /** OpenTSDB's 400 for a name it has no UID for ("No such name for 'tagv': 'x'"). */
 function checkNames(sub: SubQuery, catalog: SeriesCatalog): void {
   const field = `queries[${sub.index}]`;
-  if (!has(catalog.metrics(sub.metric, 1), sub.metric)) throw badQuery(`No such name for 'metrics': '${sub.metric}'`, `${field}.metric`);
+  if (!has(catalog.metrics(sub.metric, 1), sub.metric)) throw badQuery(`${field}.metric`, `No such name for 'metrics': '${sub.metric}'`);
   for (const f of sub.filters) {
-    if (!has(catalog.tagKeys(f.tagk, 1), f.tagk)) throw badQuery(`No such name for 'tagk': '${f.tagk}'`, `${field}.filters`);
+    if (!has(catalog.tagKeys(f.tagk, 1), f.tagk)) throw badQuery(`${field}.filters`, `No such name for 'tagk': '${f.tagk}'`);
     if (f.type !== 'literal_or') continue;
     for (const v of f.filter.split('|')) {
-      if (v !== '' && !has(catalog.tagValues(v, 1), v)) throw badQuery(`No such name for 'tagv': '${v}'`, `${field}.filters`);
+      if (v !== '' && !has(catalog.tagValues(v, 1), v)) throw badQuery(`${field}.filters`, `No such name for 'tagv': '${v}'`);
     }
   }
 }
 
 function limitError(what: string, n: number, max: number, key: string): TsdbQueryError {
-  return badQuery(`Sorry, this query ${what} ${n}, more than the limit of ${max} (${key}). Please try filtering using more tags or decrease your time range.`, key);
+  return badQuery(key, `Sorry, this query ${what} ${n}, more than the limit of ${max} (${key}). Please try filtering using more tags or decrease your time range.`);
 }
 
 /** The series of a sub-query: the catalog's matches, only those with exactly the filtered keys with explicitTags. */

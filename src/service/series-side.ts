@@ -1,0 +1,66 @@
+// The series API's parts on the read side (docs/SERIES-API.md): the series catalog in memory (read
+// from the meta table, reread on a timer and on a miss), the series store over the read side's HBase
+// client, the rollup tier the planner may answer from, and the HTTP routes.
+import type { Logger } from 'pino';
+import { LiveIndex } from '../catalog/live-index.ts';
+import { SeriesIndex } from '../catalog/series-index.ts';
+import { CatalogStore } from '../catalog/store.ts';
+import type { HBaseRestClient } from '../hbase/index.ts';
+import type { Keyspace, SpreadEntry } from '../keys/index.ts';
+import { parseWindows } from '../rollup/windows.ts';
+import type { Config } from '../runtime/config.ts';
+import type { RouteHandler } from '../runtime/http.ts';
+import { createSeriesApi } from '../tsdb/http-api.ts';
+import type { RollupTier } from '../tsdb/plan.ts';
+import { SeriesStore } from '../tsdb/series-store.ts';
+
+export interface SeriesSide {
+  readonly routes: RouteHandler;
+  readonly catalog: LiveIndex;
+  stop(): Promise<void>;
+}
+
+/** The rollup tier of the configuration: windows, grace and the rollup table's TTL (none when rollups are off). */
+export function rollupTier(cfg: Config): RollupTier | undefined {
+  if (!cfg.rollup.enabled) return undefined;
+  const ttl = cfg.tables.rollup.ttlSeconds;
+  return { windowsMs: parseWindows(cfg.rollup.windows).map((w) => w.ms), graceMs: cfg.rollup.graceMs, ttlMs: ttl === null ? null : ttl * 1000 };
+}
+
+export function startSeriesSide(cfg: Config, hbase: HBaseRestClient, keyspace: Keyspace, entryFor: (id: string) => Promise<SpreadEntry | undefined>, log: Logger): SeriesSide {
+  const index = new SeriesIndex({ idTagKey: cfg.catalog.idTagKey, source: new CatalogStore(hbase, { table: cfg.tables.meta.name }) });
+  let warnedAt = Number.NEGATIVE_INFINITY;
+  const catalog = new LiveIndex({
+    index,
+    refreshMs: cfg.series.catalogRefreshMs,
+    onError: (err) => {
+      if (Date.now() - warnedAt < 30_000) return;
+      warnedAt = Date.now();
+      log.warn({ err }, 'series catalog reread failed; answering from the last one read');
+    },
+  });
+  catalog.start();
+  void catalog.refresh();
+  const store = new SeriesStore(hbase, {
+    keyspace,
+    data: cfg.tables.data,
+    rollup: cfg.tables.rollup,
+    entryFor,
+    deadlineMs: cfg.hbase.requestDeadlineMs,
+    idTagKey: cfg.catalog.idTagKey,
+  });
+  const api = createSeriesApi({
+    catalog: index,
+    reads: store,
+    tier: rollupTier(cfg),
+    idTagKey: cfg.catalog.idTagKey,
+    limits: { maxSeries: cfg.series.maxSeries, maxPoints: cfg.series.maxPoints, concurrency: cfg.series.concurrency },
+    now: Date.now,
+    integerValues: cfg.series.integerValues,
+    ready: (metric) => catalog.ready(metric),
+    deadlineMs: cfg.series.deadlineMs,
+    maxBodyBytes: cfg.series.maxBodyBytes,
+    log,
+  });
+  return { routes: api, catalog, stop: () => catalog.stop() };
+}

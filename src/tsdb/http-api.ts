@@ -1,0 +1,157 @@
+// The OpenTSDB-compatible series API on the service's HTTP server (docs/SERIES-API.md), the endpoints
+// Grafana's built-in OpenTSDB datasource calls:
+//   POST|GET /api/query          GET|POST /api/suggest        GET|POST /api/search/lookup
+//   GET /api/aggregators         GET /api/config/filters      GET /api/version
+// A bad request is OpenTSDB's error shape {"error":{"code":400,"message":…,"details":…}}; a limit is a
+// 400 naming its key; a query past its deadline a 408 (as OpenTSDB answers a timeout); HBase away a
+// 503 with Retry-After. /api/query answers every sub-query before it sends, then streams the series
+// one by one; the response header X-Tsingest-Plan says where each sub-query's points came from
+// (`rollup:<window>` with the count of buckets read raw, or `raw`), and so does showQuery's echo.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import { isHBaseError, isRetriable } from '../hbase/errors.ts';
+import { errorBody, TsdbQueryError } from './errors.ts';
+import { executeQuery, type ExecuteDeps, type SubQueryAnswer } from './execute.ts';
+import { lookupAnswer, lookupFromBody, lookupFromQuery, suggestAnswer } from './lookup.ts';
+import { parseQueryString } from './parse-m.ts';
+import { parseQueryBody } from './parse-query.ts';
+import { seriesJson } from './render.ts';
+import { aggregatorsAnswer, filtersAnswer, versionAnswer } from './static-answers.ts';
+import type { TsdbQuery } from './types.ts';
+
+const JSON_TYPE = 'application/json; charset=UTF-8';
+
+export interface SeriesApiDeps extends Omit<ExecuteDeps, 'signal'> {
+  /** the catalog is loaded, and reread when `metric` is unknown to it */
+  readonly ready: (metric?: string) => Promise<void>;
+  readonly deadlineMs: number;
+  readonly maxBodyBytes: number;
+  readonly log: Pick<Logger, 'warn' | 'error'>;
+}
+
+class HttpError extends Error {
+  readonly status: number;
+  constructor(status: number, message: string) {
+    super(message);
+    this.status = status;
+  }
+}
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store', ...headers });
+  res.end(text);
+}
+
+function sendError(res: ServerResponse, status: number, message: string, details?: string, headers: Record<string, string> = {}): void {
+  send(res, status, { error: details === undefined ? { code: status, message } : { code: status, message, details } }, headers);
+}
+
+async function readBody(req: IncomingMessage, max: number): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > max) throw new HttpError(413, `The request body is larger than ${max} bytes (series.maxBodyBytes)`);
+    chunks.push(chunk);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') throw new TsdbQueryError({ field: 'body', message: 'Missing message content' });
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    throw new TsdbQueryError({ field: 'body', message: 'Unable to parse the given JSON', details: err instanceof Error ? err.message : String(err), cause: err });
+  }
+}
+
+function planHeader(answers: readonly SubQueryAnswer[]): string {
+  return answers.map((a) => (a.plan.path === 'raw' ? 'raw' : `rollup:${a.plan.windowMs / 1000}s;raw-buckets=${a.rawBuckets}`)).join(', ');
+}
+
+async function writeSeries(res: ServerResponse, q: TsdbQuery, answers: readonly SubQueryAnswer[], arrays: boolean): Promise<void> {
+  res.writeHead(200, { 'content-type': JSON_TYPE, 'cache-control': 'no-store', 'x-tsingest-plan': planHeader(answers) });
+  let first = true;
+  res.write('[');
+  for (const a of answers) {
+    const plan = a.plan.path === 'raw' ? 'raw' : `rollup:${a.plan.windowMs / 1000}s`;
+    for (const s of a.results) {
+      const text = (first ? '' : ',') + seriesJson(s, a.sub, q, arrays, plan);
+      first = false;
+      if (!res.write(text)) await new Promise<void>((resolve) => { res.once('drain', resolve); res.once('close', resolve); });
+      if (res.destroyed) return;
+    }
+  }
+  res.end(']');
+}
+
+async function answerQuery(req: IncomingMessage, res: ServerResponse, url: URL, deps: SeriesApiDeps): Promise<void> {
+  const now = deps.now();
+  const q = req.method === 'POST' ? parseQueryBody(await readBody(req, deps.maxBodyBytes), url.searchParams, now) : parseQueryString(url.searchParams, now);
+  for (const sub of q.queries) await deps.ready(sub.metric);
+  const signal = AbortSignal.timeout(deps.deadlineMs);
+  let answers: SubQueryAnswer[];
+  try {
+    answers = await executeQuery(q, { ...deps, signal });
+  } catch (err) {
+    if (signal.aborted && !(err instanceof TsdbQueryError)) throw new HttpError(408, `The query did not finish within ${deps.deadlineMs} ms (series.deadlineMs); its reads were cancelled`);
+    throw err;
+  }
+  await writeSeries(res, q, answers, url.searchParams.has('arrays'));
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
+
+function routes(deps: SeriesApiDeps): ReadonlyMap<string, { readonly methods: readonly string[]; readonly handle: Handler }> {
+  return new Map<string, { methods: string[]; handle: Handler }>([
+    ['/api/query', { methods: ['GET', 'POST'], handle: (req, res, url) => answerQuery(req, res, url, deps) }],
+    ['/api/suggest', {
+      methods: ['GET', 'POST'],
+      handle: async (req, res, url) => {
+        const params = req.method === 'POST' ? ((await readBody(req, deps.maxBodyBytes)) as Record<string, unknown>) : url.searchParams;
+        await deps.ready();
+        send(res, 200, suggestAnswer(params, deps.catalog));
+      },
+    }],
+    ['/api/search/lookup', {
+      methods: ['GET', 'POST'],
+      handle: async (req, res, url) => {
+        const started = deps.now();
+        const lookup = req.method === 'POST' ? lookupFromBody(await readBody(req, deps.maxBodyBytes)) : lookupFromQuery(url.searchParams);
+        await deps.ready(lookup.metric === '' ? undefined : lookup.metric);
+        send(res, 200, lookupAnswer(lookup, deps.catalog, started, deps.now()));
+      },
+    }],
+    ['/api/aggregators', { methods: ['GET', 'POST'], handle: (_req, res) => { send(res, 200, aggregatorsAnswer()); return Promise.resolve(); } }],
+    ['/api/config/filters', { methods: ['GET', 'POST'], handle: (_req, res) => { send(res, 200, filtersAnswer()); return Promise.resolve(); } }],
+    ['/api/version', { methods: ['GET', 'POST'], handle: (_req, res) => { send(res, 200, versionAnswer()); return Promise.resolve(); } }],
+  ]);
+}
+
+/** The series API as a route handler: true when it answered (one of its paths), false otherwise. */
+export function createSeriesApi(deps: SeriesApiDeps): (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<boolean> {
+  const table = routes(deps);
+  return async (req, res, url) => {
+    const path = url.pathname.length > 1 && url.pathname.endsWith('/') ? url.pathname.slice(0, -1) : url.pathname;
+    const route = table.get(path);
+    if (route === undefined) return false;
+    try {
+      if (!route.methods.includes(req.method ?? 'GET')) throw new HttpError(405, `Method not allowed: ${req.method ?? ''} (${route.methods.join(', ')})`);
+      await route.handle(req, res, url);
+    } catch (err) {
+      if (res.headersSent) {
+        res.destroy(err instanceof Error ? err : undefined);
+        return true;
+      }
+      if (err instanceof TsdbQueryError) send(res, 400, errorBody(err));
+      else if (err instanceof HttpError) sendError(res, err.status, err.message);
+      else if (isHBaseError(err) && isRetriable(err)) {
+        deps.log.warn({ err, path }, 'series API: HBase unavailable');
+        sendError(res, 503, 'HBase is unavailable, retry later', err.message, { 'retry-after': '1' });
+      } else {
+        deps.log.error({ err, path }, 'series API: request failed');
+        sendError(res, 500, 'The query failed', isHBaseError(err) ? err.message : undefined);
+      }
+    }
+    return true;
+  };
+}

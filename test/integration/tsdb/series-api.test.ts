@@ -1,0 +1,98 @@
+// The series API of the real service against the real stack: the compat data set (6 h, 3 sites × 4
+// ids, gauges with gaps and a counter) goes through Kafka into the service, the rollup job summarises
+// its windows, and every query of the compat suite is sent to the service's /api/query exactly as it
+// was sent to OpenTSDB 2.4.1; each answer must equal the one the TSD gave (recorded in
+// test/fixtures/opentsdb-answers/small/, `npm run compat:opentsdb -- --small --record`), series by
+// series and point by point, or be a documented divergence. Then: a late event into a summarised hour
+// is in the very next answer (the planner reads that bucket raw), suggest and look-up answer from the
+// catalog, and a query over the series limit is a 400 naming it.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { compareAnswers } from '../../../scripts/lib/compat/compare.ts';
+import { events, SMALL_DATASET } from '../../../scripts/lib/compat/dataset.ts';
+import { classify, parseDivergences } from '../../../scripts/lib/compat/divergences.ts';
+import { readManifest, readRecorded } from '../../../scripts/lib/compat/recording.ts';
+import { suite } from '../../../scripts/lib/compat/suite.ts';
+import { uniqueName } from '../../support/env.ts';
+import { createHarness, produceEvents, startInProcess, waitFor, waitForEvents } from '../../support/service-harness.ts';
+
+const ROOT = join(import.meta.dirname, '../../..');
+const DIR = join(ROOT, 'test/fixtures/opentsdb-answers');
+
+async function post(port: number, path: string, body: unknown): Promise<{ status: number; headers: Headers; body: unknown }> {
+  const res = await fetch(`http://127.0.0.1:${port}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(60_000) });
+  return { status: res.status, headers: res.headers, body: await res.json() };
+}
+
+void test('series API: the compat suite answered as OpenTSDB 2.4.1 answered it, from raw points and from rollups', async (t) => {
+  const h = await createHarness(t, {
+    prefix: 'tsdb',
+    partitions: 2,
+    sets: ['rollup.windows=["1h","1d"]', 'rollup.graceMs=0', 'rollup.markerSettleMs=0', 'rollup.intervalMs=2000', 'index.tags=["site"]', 'series.catalogRefreshMs=2000'],
+  });
+  const manifest = readManifest(DIR, 'small');
+  assert.deepEqual(manifest.dataset, SMALL_DATASET, 'the recording is of the small data set');
+  const data = events(SMALL_DATASET).map((e) => ({ id: e.id, ts: e.ts, metric: e.metric, value: e.value, tags: e.tags }));
+  const svc = await startInProcess(h, [`kafka.groupId=${uniqueName('it-tsdb')}`, 'http.port=0']);
+  await produceEvents(h, data);
+  await waitForEvents(svc, data.length, 180_000);
+  const port = svc.httpPort;
+  // Every closed hour summarised: the hourly mean of one site comes from the rollups with no bucket read raw.
+  const hourly = { start: SMALL_DATASET.startMs, end: SMALL_DATASET.startMs + 6 * 3_600_000 - 1, queries: [{ aggregator: 'avg', metric: 'temp', downsample: '1h-avg', filters: [{ type: 'literal_or', tagk: 'site', filter: 'north', groupBy: false }] }] };
+  await waitFor('the rollup job summarised the data set', 180_000, async () => (await post(port, '/api/query', hourly)).headers.get('x-tsingest-plan') === 'rollup:3600s;raw-buckets=0', 1000);
+
+  const divergences = parseDivergences(JSON.parse(readFileSync(join(ROOT, 'docs/SERIES-API-DIVERGENCES.json'), 'utf8')));
+  const failures: string[] = [];
+  let documented = 0;
+  const plans: string[] = [];
+  for (const q of suite(SMALL_DATASET)) {
+    const res = await fetch(`http://127.0.0.1:${port}${q.path}`, { method: q.method, ...(q.body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(q.body) }) });
+    const text = await res.text();
+    const ours = { status: res.status, body: JSON.parse(text) as unknown };
+    plans.push(`${q.name}=${res.headers.get('x-tsingest-plan') ?? '-'}`);
+    const c = classify(compareAnswers(q.name, readRecorded(DIR, 'small', q.name).answer, ours), divergences);
+    documented += c.documented.length;
+    failures.push(...c.failures.map((d) => `${d.query} ${d.kind} ${d.series ?? ''}: ${d.detail}`));
+  }
+  t.diagnostic(`plans: ${plans.join(' ')}`);
+  t.diagnostic(`documented differences: ${documented}`);
+  assert.deepEqual(failures, [], 'every answer equals OpenTSDB 2.4.1\'s');
+  assert.ok(plans.some((p) => p.includes('rollup:3600s')), 'some suite queries were answered from the rollups');
+  assert.ok(plans.some((p) => p.endsWith('=raw')), 'and some from raw points');
+
+  await t.test('a late event into a summarised hour is in the next answer (that bucket is read raw)', async () => {
+    const meanOfFirstHour = (body: unknown): number => (body as { dps: Record<string, number | undefined> }[])[0]?.dps[String(SMALL_DATASET.startMs / 1000)] ?? Number.NaN;
+    const before = meanOfFirstHour((await post(port, '/api/query', hourly)).body);
+    assert.ok(Number.isFinite(before));
+    const late = { id: 'n01', ts: SMALL_DATASET.startMs + 17, metric: 'temp', value: 1000, tags: { site: 'north' } };
+    await produceEvents(h, [late]);
+    await waitForEvents(svc, data.length + 1, 60_000);
+    const after = await post(port, '/api/query', hourly);
+    assert.match(after.headers.get('x-tsingest-plan') ?? '', /^rollup:3600s;raw-buckets=[1-9]/);
+    const moved = meanOfFirstHour(after.body);
+    assert.ok(moved > before, `the hour's mean took the late value in (${before} → ${moved})`);
+  });
+
+  await t.test('suggest and look-up answer from the catalog; Grafana\'s health check is a 200', async () => {
+    const suggest = await fetch(`http://127.0.0.1:${port}/api/suggest?type=metrics&q=&max=10`);
+    assert.deepEqual(await suggest.json(), ['bytes', 'hum', 'temp']);
+    const health = await fetch(`http://127.0.0.1:${port}/api/suggest?q=cpu&type=metrics`);
+    assert.equal(health.status, 200);
+    assert.deepEqual(await health.json(), []);
+    const tagv = await (await fetch(`http://127.0.0.1:${port}/api/suggest?type=tagv&q=n0&max=10`)).json();
+    assert.deepEqual(tagv, ['n01', 'n02', 'n03', 'n04']);
+    const lookup = (await (await fetch(`http://127.0.0.1:${port}/api/search/lookup?m=temp{site=*}&limit=100`)).json()) as { results: { tags: Record<string, string> }[]; totalResults: number };
+    assert.equal(lookup.totalResults, 12);
+    assert.deepEqual([...new Set(lookup.results.map((r) => r.tags['site']))].sort(), ['north', 'south', 'west']);
+  });
+
+  await t.test('limits: a sub-query over series.maxSeries is a 400 naming it', async () => {
+    const svc2 = await startInProcess(h, [`kafka.groupId=${uniqueName('it-tsdb-l')}`, 'http.port=0', 'series.maxSeries=3']);
+    t.after(() => svc2.stop('test'));
+    const r = await post(svc2.httpPort, '/api/query', { start: SMALL_DATASET.startMs, end: SMALL_DATASET.startMs + 3_600_000, queries: [{ aggregator: 'sum', metric: 'temp' }] });
+    assert.equal(r.status, 400);
+    assert.match(JSON.stringify(r.body), /series\.maxSeries/);
+  });
+});
