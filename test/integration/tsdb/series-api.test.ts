@@ -11,37 +11,23 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { compareAnswers } from '../../../scripts/lib/compat/compare.ts';
-import { events, SMALL_DATASET } from '../../../scripts/lib/compat/dataset.ts';
+import { SMALL_DATASET } from '../../../scripts/lib/compat/dataset.ts';
 import { classify, parseDivergences } from '../../../scripts/lib/compat/divergences.ts';
 import { readManifest, readRecorded } from '../../../scripts/lib/compat/recording.ts';
 import { suite } from '../../../scripts/lib/compat/suite.ts';
 import { uniqueName } from '../../support/env.ts';
-import { createHarness, produceEvents, startInProcess, waitFor, waitForEvents } from '../../support/service-harness.ts';
+import { produceEvents, startInProcess, waitForEvents } from '../../support/service-harness.ts';
+import { hourlyMean, post, serviceWithDataset } from './helpers.ts';
 
 const ROOT = join(import.meta.dirname, '../../..');
 const DIR = join(ROOT, 'test/fixtures/opentsdb-answers');
 
-async function post(port: number, path: string, body: unknown): Promise<{ status: number; headers: Headers; body: unknown }> {
-  const res = await fetch(`http://127.0.0.1:${port}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(60_000) });
-  return { status: res.status, headers: res.headers, body: await res.json() };
-}
-
 void test('series API: the compat suite answered as OpenTSDB 2.4.1 answered it, from raw points and from rollups', async (t) => {
-  const h = await createHarness(t, {
-    prefix: 'tsdb',
-    partitions: 2,
-    sets: ['rollup.windows=["1h","1d"]', 'rollup.graceMs=0', 'rollup.markerSettleMs=0', 'rollup.intervalMs=2000', 'index.tags=["site"]', 'series.catalogRefreshMs=2000'],
-  });
   const manifest = readManifest(DIR, 'small');
   assert.deepEqual(manifest.dataset, SMALL_DATASET, 'the recording is of the small data set');
-  const data = events(SMALL_DATASET).map((e) => ({ id: e.id, ts: e.ts, metric: e.metric, value: e.value, tags: e.tags }));
-  const svc = await startInProcess(h, [`kafka.groupId=${uniqueName('it-tsdb')}`, 'http.port=0']);
-  await produceEvents(h, data);
-  await waitForEvents(svc, data.length, 180_000);
+  const { h, svc, count } = await serviceWithDataset(t, 'tsdb', SMALL_DATASET);
   const port = svc.httpPort;
-  // Every closed hour summarised: the hourly mean of one site comes from the rollups with no bucket read raw.
-  const hourly = { start: SMALL_DATASET.startMs, end: SMALL_DATASET.startMs + 6 * 3_600_000 - 1, queries: [{ aggregator: 'avg', metric: 'temp', downsample: '1h-avg', filters: [{ type: 'literal_or', tagk: 'site', filter: 'north', groupBy: false }] }] };
-  await waitFor('the rollup job summarised the data set', 180_000, async () => (await post(port, '/api/query', hourly)).headers.get('x-tsingest-plan') === 'rollup:3600s;raw-buckets=0', 1000);
+  const hourly = hourlyMean(SMALL_DATASET);
 
   const divergences = parseDivergences(JSON.parse(readFileSync(join(ROOT, 'docs/SERIES-API-DIVERGENCES.json'), 'utf8')));
   const failures: string[] = [];
@@ -68,7 +54,7 @@ void test('series API: the compat suite answered as OpenTSDB 2.4.1 answered it, 
     assert.ok(Number.isFinite(before));
     const late = { id: 'n01', ts: SMALL_DATASET.startMs + 17, metric: 'temp', value: 1000, tags: { site: 'north' } };
     await produceEvents(h, [late]);
-    await waitForEvents(svc, data.length + 1, 60_000);
+    await waitForEvents(svc, count + 1, 60_000);
     const after = await post(port, '/api/query', hourly);
     assert.match(after.headers.get('x-tsingest-plan') ?? '', /^rollup:3600s;raw-buckets=[1-9]/);
     const moved = meanOfFirstHour(after.body);
