@@ -21,6 +21,9 @@ import { request } from 'node:http';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { events } from '../../../scripts/lib/compat/dataset.ts';
+import { OPENTSDB_DATASOURCE, buildStoredSeriesDashboard } from '../../../scripts/dashboard/stored-series.ts';
+import { browserQueryRequest, serverQueryRequests, variableRequest, type OpenTsdbTarget } from '../../support/grafana-opentsdb.ts';
+import { openTsdbDatasource, provisionedDatasources, type OpenTsdbDatasource } from '../../support/grafana-provisioning.ts';
 import { uniqueName } from '../../support/env.ts';
 import { createHarness, produceEvents, startInProcess, waitFor, waitForEvents } from '../../support/service-harness.ts';
 
@@ -164,6 +167,19 @@ function repeatedKeys(text: string): number {
   return repeated;
 }
 
+interface DashboardJson {
+  readonly templating: { readonly list: readonly { readonly name: string; readonly query: string; readonly includeAll: boolean; readonly current: { readonly value?: string | readonly string[] } }[] };
+  readonly panels: readonly { readonly title: string; readonly targets?: readonly OpenTsdbTarget[] }[];
+}
+
+/** What Grafana makes of a variable query's answer: suggest → the strings; tag_values → results[*].tags[key], de-duplicated. */
+function variableValues(query: string, body: unknown): string[] {
+  if (Array.isArray(body)) return body.filter((x): x is string => typeof x === 'string');
+  const key = /tag_values\((.*?),\s?(.*)\)/.exec(query)?.[2]?.split(',')[0]?.trim() ?? '';
+  const results = isObj(body) && Array.isArray(body['results']) ? (body['results'] as { tags: Record<string, string> }[]) : [];
+  return [...new Set(results.map((r) => r.tags[key]).filter((v): v is string => v !== undefined))];
+}
+
 function jsonOf(a: Answer): unknown {
   return JSON.parse(a.text) as unknown;
 }
@@ -262,5 +278,82 @@ void test('Grafana\'s OpenTSDB requests, replayed against the service', async (t
     for (const line of lines) t.diagnostic(line);
     assert.ok(fixtures.length >= 20);
     assert.deepEqual(failures, [], 'every fixture answered as Grafana needs');
+  });
+  const compose = join(ROOT, 'deploy/grafana/provisioning/datasources/opentsdb.yml');
+  let settings: OpenTsdbDatasource | undefined;
+  await t.test('the provisioning files parse: type opentsdb, the service\'s URL, jsonData as the datasource reads it', () => {
+    settings = openTsdbDatasource(compose);
+    assert.equal(settings.url, 'http://ingest:9464', 'compose: the ingest service, its HTTP port');
+    assert.equal(settings.uid, OPENTSDB_DATASOURCE['uid'], 'the uid the stored-series dashboard uses');
+    assert.equal(typeof settings.lookupLimit, 'number');
+    assert.deepEqual(provisionedDatasources(join(ROOT, 'deploy/grafana/provisioning/datasources/prometheus.yml')).map((d) => d['type']), ['prometheus'], 'the Prometheus datasource is kept');
+    const k8s = openTsdbDatasource(join(ROOT, 'deploy/grafana/k8s-datasources.yml'));
+    assert.equal(k8s.url, 'http://tsingest-metrics.tsingest.svc.cluster.local:9464');
+    assert.deepEqual({ ...k8s, url: '' }, { ...settings, url: '' }, 'Kubernetes: the same datasource');
+  });
+
+  await t.test('the stored-series dashboard: each variable and panel, as Grafana sends it on both paths, answers with data', async () => {
+    const ds = settings ?? openTsdbDatasource(compose);
+    const dashboard = buildStoredSeriesDashboard() as unknown as DashboardJson;
+    const failures: string[] = [];
+    const lines: string[] = [];
+    const vars: Record<string, string> = {};
+    for (const v of dashboard.templating.list) {
+      const answers: string[][] = [];
+      for (const route of ['browser', 'server'] as const) {
+        const req = variableRequest(v.query, { name: `variable ${v.name} (${route})`, route, lookupLimit: ds.lookupLimit, vars });
+        assert.ok(req !== null, `variable ${v.name}: ${v.query} is a query the datasource sends`);
+        const a = await send(port, req);
+        const values = a.status === 200 ? variableValues(v.query, JSON.parse(a.text) as unknown) : [];
+        lines.push(`${req.name}: ${req.method} ${req.path} -> ${a.status} ${JSON.stringify(values)}`);
+        if (a.status !== 200 || values.length === 0) failures.push(`${req.name}: ${a.status} no values (${a.text.slice(0, 200)})`);
+        answers.push(values);
+      }
+      assert.deepEqual(answers[0], answers[1], `variable ${v.name}: both paths give the same values`);
+      const values = answers[0] ?? [];
+      const current = v.current.value;
+      // All (a multi variable) = every value in Grafana's pipe format; otherwise the current value, or the first.
+      vars[v.name] = v.includeAll && Array.isArray(current) && current.includes('$__all') ? values.join('|') : typeof current === 'string' && values.includes(current) ? current : (values[0] ?? '');
+    }
+    assert.equal(vars['metric'], 'temp');
+    const ranges = { startMs: DATA.startMs, endMs };
+    for (const panel of dashboard.panels.filter((p) => p.targets !== undefined)) {
+      const targets = panel.targets ?? [];
+      const browser = browserQueryRequest(targets, { name: `${panel.title} (browser)`, tsdbVersion: ds.tsdbVersion, tsdbResolution: ds.tsdbResolution, startMs: ranges.startMs, endMs: ranges.endMs, interval: '1m', vars });
+      assert.ok(browser !== null);
+      const server = serverQueryRequests(targets, { name: `${panel.title} (server)`, tsdbVersion: ds.tsdbVersion, fromMs: ranges.startMs, toMs: ranges.endMs, intervalMs: 60_000, vars });
+      for (const req of [browser, ...server]) {
+        const a = await send(port, req);
+        const isBrowser = req === browser;
+        const unit = isBrowser && ds.tsdbResolution === 2 ? 'ms' : 's';
+        const scale = unit === 'ms' ? 1 : 1000;
+        const r = a.status === 200
+          ? seriesProblems(a.text, { subQueries: targets.length, arrays: req.path.includes('arrays=true'), unit, start: Math.trunc(ranges.startMs / scale), end: Math.trunc(ranges.endMs / scale), needsIndex: isBrowser && ds.tsdbVersion === 3, goDecoder: !isBrowser })
+          : { problems: [`status ${a.status}: ${a.text.slice(0, 300)}`], series: 0, points: 0, indexes: new Set<number>() };
+        lines.push(`${req.name}: ${req.body ?? ''} -> ${a.status} ${r.series} series ${r.points} points plan=${a.plan}`);
+        failures.push(...r.problems.map((p) => `${req.name}: ${p}`));
+        if (a.status !== 200) continue;
+        if (r.series === 0 || r.points === 0) failures.push(`${req.name}: no data`);
+        const series = JSON.parse(a.text) as { tags: Record<string, string>; dps: Record<string, number | null> | [number, number | null][] }[];
+        for (const t of targets) {
+          for (const m of (t.alias ?? '').matchAll(/\$tag_(\w+)/g)) {
+            if (!series.every((x) => typeof x.tags[m[1] ?? ''] === 'string')) failures.push(`${req.name}: alias ${t.alias ?? ''} needs tag ${m[1] ?? ''} in every series`);
+          }
+          if (t.downsampleInterval === '1h' && !a.plan.startsWith('rollup:3600s;raw-buckets=0')) failures.push(`${req.name}: 1h downsample not answered from the rollups alone (plan ${a.plan})`);
+        }
+        const total = series.reduce((sum, x) => sum + (Array.isArray(x.dps) ? x.dps.map((p) => p[1]) : Object.values(x.dps)).reduce<number>((s2, v) => s2 + (v ?? 0), 0), 0);
+        const first = targets[0];
+        if (first?.downsampleAggregator === 'count') {
+          const expected = data.filter((e) => e.metric === 'temp').length;
+          if (total !== expected) failures.push(`${req.name}: the hourly counts add up to ${total}, not the ${expected} temp events stored`);
+        }
+        if (first?.disableDownsampling === true) {
+          const expected = data.filter((e) => e.metric === 'temp' && e.id === vars['id']).length;
+          if (r.points !== expected) failures.push(`${req.name}: ${r.points} raw points for id ${vars['id'] ?? ''}, not the ${expected} events stored`);
+        }
+      }
+    }
+    for (const line of lines) t.diagnostic(line);
+    assert.deepEqual(failures, [], 'every variable and panel request answered with data');
   });
 });
