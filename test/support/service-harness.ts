@@ -227,13 +227,22 @@ export interface OffsetState {
   readonly committed: Readonly<Record<number, bigint>>;
 }
 
+/** The topic's end offsets and the group's committed ones; a retriable broker answer (a coordinator moving, NOT_COORDINATOR) is asked again. */
 export async function offsets(h: Harness, groupId: string): Promise<OffsetState> {
-  const end: Record<number, bigint> = {};
-  for (const p of await h.admin.fetchTopicOffsets(h.names.topic)) end[p.partition] = BigInt(p.high);
-  const committed: Record<number, bigint> = {};
-  const [topic] = await h.admin.fetchOffsets({ groupId, topics: [h.names.topic] });
-  for (const p of topic?.partitions ?? []) committed[p.partition] = BigInt(p.offset);
-  return { end, committed };
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const end: Record<number, bigint> = {};
+      for (const p of await h.admin.fetchTopicOffsets(h.names.topic)) end[p.partition] = BigInt(p.high);
+      const committed: Record<number, bigint> = {};
+      const [topic] = await h.admin.fetchOffsets({ groupId, topics: [h.names.topic] });
+      for (const p of topic?.partitions ?? []) committed[p.partition] = BigInt(p.offset);
+      return { end, committed };
+    } catch (err) {
+      const retriable = typeof err === 'object' && err !== null && (err as { retriable?: unknown }).retriable === true;
+      if (!retriable || attempt >= 10) throw err;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
 }
 
 export function committedAtEnd(o: OffsetState): boolean {
