@@ -9,7 +9,6 @@ import { badQuery, TsdbQueryError } from './errors.ts';
 import { bucketRanges, markerSizes, planSubQuery, rawBuckets, type RollupTier, type SubQueryPlan } from './plan.ts';
 import { tagSetKey, type PointBudget, type TaggedPoints } from './series-store.ts';
 import type { ResultSeries, SeriesInput, SubQuery, TagFilter, TsdbQuery } from './types.ts';
-import { runLimited } from '../walk/pool.ts';
 
 /** A series as the catalog shows it: its tags include the id under the id tag key. */
 export interface CatalogSeries {
@@ -28,8 +27,10 @@ export interface SeriesCatalog {
 
 /** What a query needs of HBase (series-store.ts SeriesStore fits). */
 export interface SeriesReads {
-  rawPoints(id: string, metric: string, from: number, to: number, budget: PointBudget): Promise<Map<string, TaggedPoints>>;
-  summaries(id: string, metric: string, windowMs: number, from: number, to: number): Promise<WindowSummary[]>;
+  /** every id's points, by id and tag set (one scan per salt bucket) */
+  rawPointsOf(ids: readonly string[], metric: string, from: number, to: number, budget: PointBudget, concurrency?: number): Promise<Map<string, Map<string, TaggedPoints>>>;
+  /** every id's window summaries, ascending, by id (one scan per salt bucket) */
+  summariesOf(ids: readonly string[], metric: string, windowMs: number, from: number, to: number, concurrency?: number): Promise<Map<string, WindowSummary[]>>;
   markedWindows(ids: readonly string[], sizesMs: readonly number[], from: number, to: number): Promise<Map<string, { startMs: number; sizeMs: number }[]>>;
 }
 
@@ -148,41 +149,58 @@ class Inputs {
 type IdSeries = ReadonlyMap<string, ReadonlyMap<string, CatalogSeries>>;
 
 async function readRaw(sub: SubQuery, scan: { startMs: number; endMs: number }, ids: IdSeries, deps: ExecuteDeps, budget: Budget, inputs: Inputs): Promise<void> {
-  await runLimited([...ids], deps.limits.concurrency, async ([id, sets]) => {
-    const found = await deps.reads.rawPoints(id, sub.metric, scan.startMs, scan.endMs, budget);
+  const found = await deps.reads.rawPointsOf([...ids.keys()], sub.metric, scan.startMs, scan.endMs, budget, deps.limits.concurrency);
+  for (const [id, sets] of ids) {
     for (const [key, s] of sets) {
-      const points = found.get(key);
+      const points = found.get(id)?.get(key);
       if (points !== undefined && points.ts.length > 0) inputs.add(s, { kind: 'raw', tags: s.tags, ts: points.ts, values: points.values });
     }
-  }, deps.signal);
+  }
 }
 
 /** One id's buckets of a rollup plan: summaries where summarised for good, raw points elsewhere. */
-async function idBuckets(sub: SubQuery, plan: Extract<SubQueryPlan, { path: 'rollup' }>, id: string, raw: Set<number>, deps: ExecuteDeps, budget: Budget): Promise<{ ts: number[]; values: number[] }> {
+/** One id's bucket values: from its summaries where summarised for good, from its raw points (`points`) in the `raw` buckets. */
+function idBuckets(sub: SubQuery, plan: Extract<SubQueryPlan, { path: 'rollup' }>, summaries: readonly WindowSummary[], raw: ReadonlySet<number>, points: readonly TaggedPoints[]): { ts: number[]; values: number[] } {
   const ds = sub.downsample as NonNullable<SubQuery['downsample']>;
-  const { scan, windowMs, intervalMs } = plan;
-  const windows = (await deps.reads.summaries(id, sub.metric, windowMs, scan.startMs, scan.endMs))
-    .filter((w) => !raw.has(w.startMs - (w.startMs % intervalMs)));
+  const { scan, intervalMs } = plan;
+  const windows = summaries.filter((w) => w.startMs >= scan.startMs && w.startMs < scan.endMs && !raw.has(w.startMs - (w.startMs % intervalMs)));
   const fromSummaries = bucketsFromSummaries(windows, intervalMs, ds.aggregator);
   const buckets = new Map<number, number>(fromSummaries.ts.map((t, i) => [t, fromSummaries.values[i] as number]));
   const run = getAggregator(ds.aggregator).run;
-  for (const r of bucketRanges(raw, intervalMs)) {
-    const from = Math.max(r.from, scan.startMs);
-    const to = Math.min(r.to, scan.endMs);
-    const found = await deps.reads.rawPoints(id, sub.metric, from, to, budget);
-    for (const points of found.values()) {
-      // One series for this id (the planner reads ids with several tag sets raw): bucket its points.
-      let i = 0;
-      while (i < points.ts.length) {
-        const start = (points.ts[i] as number) - ((points.ts[i] as number) % intervalMs);
-        const values: number[] = [];
-        while (i < points.ts.length && (points.ts[i] as number) < start + intervalMs) values.push(points.values[i++] as number);
-        buckets.set(start, run(values));
-      }
+  // One series for this id (ids with several tag sets are read raw): bucket its points.
+  for (const p of points) {
+    let i = 0;
+    while (i < p.ts.length) {
+      const start = (p.ts[i] as number) - ((p.ts[i] as number) % intervalMs);
+      const values: number[] = [];
+      while (i < p.ts.length && (p.ts[i] as number) < start + intervalMs) values.push(p.values[i++] as number);
+      if (raw.has(start)) buckets.set(start, run(values));
     }
   }
   const ts = [...buckets.keys()].sort((a, b) => a - b);
   return { ts, values: ts.map((t) => buckets.get(t) as number) };
+}
+
+/** The raw points of each id's unsummarised buckets: ids sharing a range are read together (one scan per salt bucket). */
+async function rawOfBuckets(sub: SubQuery, plan: Extract<SubQueryPlan, { path: 'rollup' }>, raw: ReadonlyMap<string, ReadonlySet<number>>, deps: ExecuteDeps, budget: Budget): Promise<Map<string, TaggedPoints[]>> {
+  const byRange = new Map<string, { from: number; to: number; ids: string[] }>();
+  for (const [id, buckets] of raw) {
+    for (const r of bucketRanges(buckets, plan.intervalMs)) {
+      const from = Math.max(r.from, plan.scan.startMs);
+      const to = Math.min(r.to, plan.scan.endMs);
+      if (from >= to) continue;
+      const key = `${from}-${to}`;
+      const group = byRange.get(key) ?? { from, to, ids: [] };
+      byRange.set(key, group);
+      group.ids.push(id);
+    }
+  }
+  const out = new Map<string, TaggedPoints[]>();
+  for (const g of byRange.values()) {
+    const found = await deps.reads.rawPointsOf(g.ids, sub.metric, g.from, g.to, budget, deps.limits.concurrency);
+    for (const [id, sets] of found) out.set(id, [...(out.get(id) ?? []), ...sets.values()]);
+  }
+  return out;
 }
 
 /** A rollup plan's reads; returns how many buckets came from raw points. */
@@ -198,15 +216,19 @@ async function readRollup(sub: SubQuery, plan: Extract<SubQueryPlan, { path: 'ro
     else mixed.set(id, sets);
   }
   if (mixed.size > 0) await readRaw(sub, plan.scan, mixed, deps, budget, inputs);
-  const marked = await deps.reads.markedWindows(single.map(([id]) => id), markerSizes(tier, plan.windowMs), plan.scan.startMs, plan.scan.endMs);
+  const singleIds = single.map(([id]) => id);
+  const marked = await deps.reads.markedWindows(singleIds, markerSizes(tier, plan.windowMs), plan.scan.startMs, plan.scan.endMs);
+  const summaries = await deps.reads.summariesOf(singleIds, sub.metric, plan.windowMs, plan.scan.startMs, plan.scan.endMs, deps.limits.concurrency);
   const now = deps.now();
+  const raw = new Map(singleIds.map((id) => [id, rawBuckets(plan, tier, marked.get(id) ?? [], now)]));
+  const points = await rawOfBuckets(sub, plan, raw, deps, budget);
   let rawCount = 0;
-  await runLimited(single, deps.limits.concurrency, async ([id, s]) => {
-    const raw = rawBuckets(plan, tier, marked.get(id) ?? [], now);
-    rawCount += raw.size;
-    const b = await idBuckets(sub, plan, id, raw, deps, budget);
+  for (const [id, s] of single) {
+    const dirty = raw.get(id) ?? new Set<number>();
+    rawCount += dirty.size;
+    const b = idBuckets(sub, plan, summaries.get(id) ?? [], dirty, points.get(id) ?? []);
     if (b.ts.length > 0) inputs.add(s, { kind: 'buckets', tags: s.tags, ts: b.ts, values: b.values });
-  }, deps.signal);
+  }
   return rawCount;
 }
 

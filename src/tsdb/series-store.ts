@@ -1,11 +1,15 @@
 // The series API's reads from HBase, through a small port it owns:
-//   - raw points of one id and metric in [from, to): one range scan per bucket the id's epochs use
-//     (one for a plain id), the metric's cell filtered by the region server, points split by the
-//     event's tag set (a series is metric + id + tags) and returned ascending;
-//   - window summaries of one id and metric for one rollup size;
+//   - raw points of many ids and one metric in [from, to): the ranges of every id (one per bucket its
+//     epochs use) grouped by salt bucket, one scan per bucket (per chunk of ranges) with a
+//     MultiRowRangeFilter that makes the region server seek from one id's range to the next, and
+//     the metric's cell filtered there too; points split by id and by the event's tag set (a series
+//     is metric + id + tags), ascending. (One scanner per id cost a REST round trip set per id: the
+//     gateway's CPU, not the points, was most of a site's read.)
+//   - window summaries of many ids and one metric for one rollup size, likewise per bucket;
 //   - the windows with a pending rollup marker, for the ids of a query (one scan per bucket and size).
 import { decodeTags, TAGS_QUALIFIER } from '../events/cells.ts';
 import { column } from '../hbase/codec.ts';
+import type { ScanFilter } from '../hbase/filters.ts';
 import type { ScanOptions } from '../hbase/scanner.ts';
 import type { Row } from '../hbase/types.ts';
 import type { Keyspace, ScanRange, SpreadEntry } from '../keys/index.ts';
@@ -14,6 +18,7 @@ import { decodeSummary } from '../rollup/summary.ts';
 import type { WindowSummary } from './compute/rollup-exact.ts';
 import { rangeShape } from '../query/scan-reads.ts';
 import type { ScanShape } from '../walk/merged-scan.ts';
+import { runLimited } from '../walk/pool.ts';
 
 /** What the series store needs of HBase (the REST client's scan fits). */
 export interface SeriesScanPort {
@@ -61,19 +66,22 @@ export class SeriesStore {
     this.#summaryFamily = column(options.rollup.family);
   }
 
-  /** The id's points of `metric` with from ≤ ts < to, by tag set. */
-  async rawPoints(id: string, metric: string, from: number, to: number, budget: PointBudget): Promise<Map<string, TaggedPoints>> {
-    const out = new Map<string, TaggedPoints>();
-    if (from >= to) return out;
+  /** The points of `metric` with from ≤ ts < to of every id, by id and tag set; `concurrency` bucket scans at once. */
+  async rawPointsOf(ids: readonly string[], metric: string, from: number, to: number, budget: PointBudget, concurrency = 4): Promise<Map<string, Map<string, TaggedPoints>>> {
+    const out = new Map<string, Map<string, TaggedPoints>>();
+    if (from >= to || ids.length === 0) return out;
     const { keyspace, data } = this.#o;
-    const entry = await this.#o.entryFor(id);
-    const ranges = keyspace.dataRanges(id, Math.max(0, from), to - 1, entry).map((b) => b.range);
+    const ranges: { bucket: number; range: ScanRange }[] = [];
+    for (const id of ids) {
+      const entry = await this.#o.entryFor(id);
+      for (const b of keyspace.dataRanges(id, Math.max(0, from), to - 1, entry)) ranges.push({ bucket: b.bucket, range: b.range });
+    }
     const metricQualifier = Buffer.from(metric, 'utf8');
     const shape = rangeShape(metric, data.family);
     let lastTagBytes: Buffer | null = null;
     let lastJson = '[]';
-    for (const range of ranges) {
-      for await (const row of this.#scan(data.name, range, shape)) {
+    await runLimited(bucketScans(ranges), concurrency, async (scan) => {
+      for await (const row of this.#scanMany(data.name, scan, shape)) {
         let value: number | undefined;
         let json = '[]';
         for (const cell of row.cells) {
@@ -89,31 +97,39 @@ export class SeriesStore {
         }
         if (value === undefined) continue;
         budget.take(1);
-        const { ts } = keyspace.decodeDataKey(row.row);
-        let series = out.get(json);
-        if (series === undefined) out.set(json, (series = { tagsJson: json, ts: [], values: [] }));
+        const { id, ts } = keyspace.decodeDataKey(row.row);
+        let sets = out.get(id);
+        if (sets === undefined) out.set(id, (sets = new Map<string, TaggedPoints>()));
+        let series = sets.get(json);
+        if (series === undefined) sets.set(json, (series = { tagsJson: json, ts: [], values: [] }));
         series.ts.push(ts);
         series.values.push(value);
       }
-    }
-    for (const s of out.values()) sortAscending(s);
+    });
+    for (const sets of out.values()) for (const s of sets.values()) sortAscending(s);
     return out;
   }
 
-  /** The id's summaries of `metric` for windows of `windowMs` starting in [from, to), ascending. */
-  async summaries(id: string, metric: string, windowMs: number, from: number, to: number): Promise<WindowSummary[]> {
-    if (from >= to) return [];
+  /** Every id's summaries of `metric` for windows of `windowMs` starting in [from, to), ascending, by id. */
+  async summariesOf(ids: readonly string[], metric: string, windowMs: number, from: number, to: number, concurrency = 4): Promise<Map<string, WindowSummary[]>> {
+    const out = new Map<string, WindowSummary[]>();
+    if (from >= to || ids.length === 0) return out;
     const { keyspace, rollup } = this.#o;
-    const range = keyspace.rollupRange(id, windowMs / 1000, Math.max(0, from), to - 1);
+    const ranges = ids.map((id) => ({ bucket: keyspace.baseSalt(id), range: keyspace.rollupRange(id, windowMs / 1000, Math.max(0, from), to - 1) }));
     const qualifier = Buffer.from(metric, 'utf8');
-    const out: WindowSummary[] = [];
-    for await (const row of this.#scan(rollup.name, range, { columns: [column(rollup.family, qualifier)] })) {
-      const cell = row.cells.find((c) => c.qualifier.equals(qualifier));
-      if (cell === undefined) continue;
-      const s = decodeSummary(cell.value, metric);
-      out.push({ startMs: keyspace.decodeRollupKey(row.row).windowStart, count: s.count, sum: s.sum, min: s.min, max: s.max, first: s.first, last: s.last });
-    }
-    return out.reverse(); // newest window first in the table
+    await runLimited(bucketScans(ranges), concurrency, async (scan) => {
+      for await (const row of this.#scanMany(rollup.name, scan, { columns: [column(rollup.family, qualifier)] })) {
+        const cell = row.cells.find((c) => c.qualifier.equals(qualifier));
+        if (cell === undefined) continue;
+        const s = decodeSummary(cell.value, metric);
+        const key = keyspace.decodeRollupKey(row.row);
+        let list = out.get(key.id);
+        if (list === undefined) out.set(key.id, (list = []));
+        list.push({ startMs: key.windowStart, count: s.count, sum: s.sum, min: s.min, max: s.max, first: s.first, last: s.last });
+      }
+    });
+    for (const list of out.values()) list.sort((a, b) => a.startMs - b.startMs); // newest window first in the table
+    return out;
   }
 
   /**
@@ -155,6 +171,38 @@ export class SeriesStore {
   #scan(table: string, range: ScanRange, shape: ScanShape): AsyncIterable<Row> {
     return this.#port.scan(table, { ...range, ...shape, pageRows: 1000, deadlineMs: this.#o.deadlineMs });
   }
+
+  /** One scan over sorted, disjoint ranges of one bucket: a MultiRowRangeFilter (with the shape's filter) seeks between them. */
+  async *#scanMany(table: string, ranges: readonly ScanRange[], shape: ScanShape): AsyncGenerator<Row, void, undefined> {
+    const first = ranges[0] as ScanRange;
+    const last = ranges.at(-1) as ScanRange;
+    if (ranges.length === 1 || typeof shape.filter === 'string') {
+      for (const r of ranges) yield* this.#scan(table, r, shape);
+      return;
+    }
+    const multi: ScanFilter = { type: 'MultiRowRangeFilter', ranges: ranges.map((r) => ({ startRow: r.startRow, stopRow: r.stopRow })) };
+    const filter: ScanFilter = shape.filter === undefined ? multi : { type: 'FilterList', op: 'MUST_PASS_ALL', filters: [multi, shape.filter] };
+    yield* this.#scan(table, { startRow: first.startRow, stopRow: last.stopRow }, { ...shape, filter });
+  }
+}
+
+/** Ranges per scanner at most: bounds the scanner spec the gateway parses. */
+const RANGES_PER_SCAN = 256;
+
+/** The ranges grouped by bucket, sorted, in chunks: one scan each. */
+export function bucketScans(ranges: readonly { readonly bucket: number; readonly range: ScanRange }[]): ScanRange[][] {
+  const byBucket = new Map<number, ScanRange[]>();
+  for (const r of ranges) {
+    let list = byBucket.get(r.bucket);
+    if (list === undefined) byBucket.set(r.bucket, (list = []));
+    list.push(r.range);
+  }
+  const out: ScanRange[][] = [];
+  for (const list of byBucket.values()) {
+    list.sort((a, b) => Buffer.compare(a.startRow, b.startRow));
+    for (let i = 0; i < list.length; i += RANGES_PER_SCAN) out.push(list.slice(i, i + RANGES_PER_SCAN));
+  }
+  return out;
 }
 
 /** Rows come newest first per bucket (one bucket: reversed); a spread id's buckets interleave (sorted). */
