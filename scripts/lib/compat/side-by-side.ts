@@ -33,8 +33,8 @@ const stats = (xs: number[]): { p50: number; p99: number } => {
   return { p50: percentile(s, 50), p99: percentile(s, 99) };
 };
 
-/** True when every difference is documented. */
-export async function compareWithOurs(o: SideBySideInput): Promise<boolean> {
+/** `ok`: every difference is documented; `rows`: each side's latency per shape. */
+export async function compareWithOurs(o: SideBySideInput): Promise<{ ok: boolean; rows: ShapeLatency[]; documented: number; failures: number }> {
   const diffs: Difference[] = [];
   const times = new Map<string, { n: number; tsd: number[]; ours: number[] }>();
   for (const q of o.queries) {
@@ -65,5 +65,5 @@ export async function compareWithOurs(o: SideBySideInput): Promise<boolean> {
   o.say(`latency over ${o.reps} repetition(s) per query:\n${latencyTable(rows)}`);
   const sameQueries = o.queries.filter((q) => !diffs.some((d) => d.query === q.name)).length;
   o.say(`${sameQueries} of ${o.queries.length} queries answer the same; ${documented.length} documented difference(s), ${failures.length} undocumented`);
-  return failures.length === 0;
+  return { ok: failures.length === 0, rows, documented: documented.length, failures: failures.length };
 }
