@@ -1,5 +1,6 @@
 // npm run bench:series -- [--phases compat,site,catalog,write] [--reps 10] [--site-events 1000000]
 //   [--site-ids 10000] [--site-reps 14] [--buckets 16] [--catalog-series 100000] [--catalog-requests 300]
+//   [--catalog-refresh-ms 30000]
 //   [--write-events 200000] [--write-rounds 2] [--profile] [--endpoints FILE] [--results-dir bench-results]
 // The series API (docs/SERIES-API.md) against OpenTSDB 2.4.1 on the same machine and HBase
 // (BENCHMARKS.md, "The series API against OpenTSDB"). Our service runs as its own process on fresh
@@ -37,6 +38,7 @@ const { values } = parseArgs({
     buckets: { type: 'string', default: '16' },
     'catalog-series': { type: 'string', default: '100000' },
     'catalog-requests': { type: 'string', default: '300' },
+    'catalog-refresh-ms': { type: 'string', default: '30000' },
     'write-events': { type: 'string', default: '200000' },
     'write-rounds': { type: 'string', default: '2' },
     profile: { type: 'boolean', default: false },
@@ -119,7 +121,7 @@ async function main(): Promise<void> {
     save();
   }
   if (phases.has('catalog')) {
-    result['catalog'] = await catalogPhase({ ep, run: `${run}k`, series: int('catalog-series', values['catalog-series']), requests: int('catalog-requests', values['catalog-requests']), say });
+    result['catalog'] = await catalogPhase({ ep, run: `${run}k`, series: int('catalog-series', values['catalog-series']), requests: int('catalog-requests', values['catalog-requests']), refreshMs: int('catalog-refresh-ms', values['catalog-refresh-ms']), say });
     save();
   }
   if (phases.has('write')) {
