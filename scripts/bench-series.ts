@@ -75,7 +75,7 @@ async function compatPhase(ep: StackEndpoints, run: string, reps: number): Promi
         const rss = rssSampler(svc.pid);
         const r = await compareWithOurs({ tsdUrl: tsd.url, oursUrl: svc.url, queries, divergences, reps, say });
         const peakRss = rss.stop();
-        return { dataset: ds, points: points(ds).length, tsdVersion: tsd.version, reps, queries: queries.length, ok: r.ok, documented: r.documented, failures: r.failures, shapes: r.rows, plans, oursPeakRssBytes: peakRss };
+        return { dataset: ds, points: points(ds).length, tsdVersion: tsd.version, reps, queries: queries.length, ok: r.ok, documented: r.documented, failures: r.failures, shapes: r.rows, perQuery: r.perQuery, plans, oursPeakRssBytes: peakRss };
       } finally {
         await tsd.close();
       }
