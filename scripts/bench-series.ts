@@ -24,6 +24,7 @@ import { suite } from './lib/compat/suite.ts';
 import { openTsd, readEndpoints, waitForAll, type StackEndpoints } from './lib/compat/tsd-session.ts';
 import { catalogPhase, writePhase } from './lib/bench-series-catalog.ts';
 import { createOurStack, rssSampler, startOurService, timedFetch, waitRollups } from './lib/bench-series-service.ts';
+import { profileSummary } from './lib/bench-series-profile.ts';
 import { sitePhase } from './lib/bench-series-site.ts';
 import { readPid } from './lib/proc.ts';
 import { projectRoot, stackLayout } from './lib/stack-config.ts';
@@ -53,12 +54,12 @@ const int = (name: string, v: string | undefined): number => {
   return n;
 };
 
-async function compatPhase(ep: StackEndpoints, run: string, reps: number): Promise<Record<string, unknown>> {
+async function compatPhase(ep: StackEndpoints, run: string, reps: number, profileDir: string | undefined): Promise<Record<string, unknown>> {
   const ds = DEFAULT_DATASET;
   const divergences = parseDivergences(JSON.parse(readFileSync(join(projectRoot, 'docs/SERIES-API-DIVERGENCES.json'), 'utf8')));
   const stack = await createOurStack(ep, run, 4, 2, [], say);
   try {
-    const svc = await startOurService(stack, `${run}-g`, [], say);
+    let svc = await startOurService(stack, `${run}-g`, [], say);
     try {
       const tsd = await openTsd({ ep, dataset: ds, run, say });
       try {
@@ -69,13 +70,25 @@ async function compatPhase(ep: StackEndpoints, run: string, reps: number): Promi
         await waitRollups(svc.url, hourly, 600_000);
         await waitRollups(svc.url, { ...hourly, queries: [{ aggregator: 'avg', metric: 'hum', downsample: '1h-avg' }] }, 600_000);
         say(`ours: every point read back and every hour summarised ${((performance.now() - t0) / 1000).toFixed(0)} s after producing`);
+        // ours again, fresh, for the queries only (shipped catalog reread interval; its profile is the queries')
+        await svc.stop();
+        let profDir: string | undefined;
+        if (profileDir !== undefined) {
+          profDir = join(profileDir, `compat-${run}`);
+          mkdirSync(profDir, { recursive: true });
+        }
+        svc = await startOurService(stack, `${run}-g`, ['series.catalogRefreshMs=30000'], say, profDir);
+        await waitForAll(svc.url, ds, say, 120_000, 'ours (restarted)');
         const queries = suite(ds);
         const plans: Record<string, string> = {};
         for (const q of queries) plans[q.name] = (await timedFetch(`${svc.url}${q.path}`, q.body === undefined ? {} : { body: q.body })).plan ?? '-';
         const rss = rssSampler(svc.pid);
         const r = await compareWithOurs({ tsdUrl: tsd.url, oursUrl: svc.url, queries, divergences, reps, say });
         const peakRss = rss.stop();
-        return { dataset: ds, points: points(ds).length, tsdVersion: tsd.version, reps, queries: queries.length, ok: r.ok, documented: r.documented, failures: r.failures, shapes: r.rows, perQuery: r.perQuery, plans, oursPeakRssBytes: peakRss };
+        await svc.stop();
+        const profile = profDir === undefined ? undefined : profileSummary(profDir);
+        return {
+          ...(profile === undefined ? {} : { profile }), dataset: ds, points: points(ds).length, tsdVersion: tsd.version, reps, queries: queries.length, ok: r.ok, documented: r.documented, failures: r.failures, shapes: r.rows, perQuery: r.perQuery, plans, oursPeakRssBytes: peakRss };
       } finally {
         await tsd.close();
       }
@@ -112,7 +125,7 @@ async function main(): Promise<void> {
   };
   const profileDir = values.profile ? join(values['results-dir'], `series-${stamp}-profiles`) : undefined;
   if (phases.has('compat')) {
-    result['compat'] = await compatPhase(ep, `${run}c`, int('reps', values.reps));
+    result['compat'] = await compatPhase(ep, `${run}c`, int('reps', values.reps), profileDir);
     say(`compat suite, per shape:\n${latencyTable((result['compat'] as { shapes: ShapeLatency[] }).shapes)}`);
     save();
   }
