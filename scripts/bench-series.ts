@@ -147,5 +147,6 @@ async function main(): Promise<void> {
 
 main().catch((err: unknown) => {
   process.stderr.write(`[bench:series] FAILED: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  process.exitCode = 1;
+  // a phase that failed half-way may leave a sampler timer or a client open; its finally blocks have run
+  process.exit(1);
 });
