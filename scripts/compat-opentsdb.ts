@@ -89,7 +89,7 @@ async function main(): Promise<number> {
       const oursUrl = values.ours.replace(/\/+$/, '');
       if (values.produce !== undefined) await produceEvents(ep.kafkaBrokers, values.produce, events(dataset), say);
       await waitForAll(oursUrl, dataset, say, Number(values['ours-wait']) * 1000, `ours (${oursUrl})`);
-      const ok = await compareWithOurs({ tsdUrl: tsd.url, oursUrl, queries, divergences, reps, say });
+      const { ok } = await compareWithOurs({ tsdUrl: tsd.url, oursUrl, queries, divergences, reps, say });
       if (!ok) code = 1;
     }
     return code;

@@ -33,9 +33,10 @@ const stats = (xs: number[]): { p50: number; p99: number } => {
   return { p50: percentile(s, 50), p99: percentile(s, 99) };
 };
 
-/** True when every difference is documented. */
-export async function compareWithOurs(o: SideBySideInput): Promise<boolean> {
+/** `ok`: every difference is documented; `rows`: each side's latency per shape. */
+export async function compareWithOurs(o: SideBySideInput): Promise<{ ok: boolean; rows: ShapeLatency[]; perQuery: { name: string; shape: string; tsd: { p50: number; p99: number }; ours: { p50: number; p99: number } }[]; documented: number; failures: number }> {
   const diffs: Difference[] = [];
+  const perQuery: { name: string; shape: string; tsd: { p50: number; p99: number }; ours: { p50: number; p99: number } }[] = [];
   const times = new Map<string, { n: number; tsd: number[]; ours: number[] }>();
   for (const q of o.queries) {
     const t = times.get(q.shape) ?? { n: 0, tsd: [], ours: [] };
@@ -43,12 +44,14 @@ export async function compareWithOurs(o: SideBySideInput): Promise<boolean> {
     t.n++;
     const ref = await sendToTsd(o.tsdUrl, q, o.say);
     const ours = await send(o.oursUrl, q).catch((err: unknown) => { throw new Error(`${q.name}: our service at ${o.oursUrl} did not answer: ${String(err)}`); });
-    t.tsd.push(ref.ms);
-    t.ours.push(ours.ms);
+    const mine = { tsd: [ref.ms], ours: [ours.ms] };
     for (let i = 1; i < o.reps; i++) {
-      t.tsd.push((await sendToTsd(o.tsdUrl, q, o.say)).ms);
-      t.ours.push((await send(o.oursUrl, q)).ms);
+      mine.tsd.push((await sendToTsd(o.tsdUrl, q, o.say)).ms);
+      mine.ours.push((await send(o.oursUrl, q)).ms);
     }
+    t.tsd.push(...mine.tsd);
+    t.ours.push(...mine.ours);
+    perQuery.push({ name: q.name, shape: q.shape, tsd: stats(mine.tsd), ours: stats(mine.ours) });
     let d: Difference[];
     try {
       d = compareAnswers(q.name, ref, ours);
@@ -65,5 +68,5 @@ export async function compareWithOurs(o: SideBySideInput): Promise<boolean> {
   o.say(`latency over ${o.reps} repetition(s) per query:\n${latencyTable(rows)}`);
   const sameQueries = o.queries.filter((q) => !diffs.some((d) => d.query === q.name)).length;
   o.say(`${sameQueries} of ${o.queries.length} queries answer the same; ${documented.length} documented difference(s), ${failures.length} undocumented`);
-  return failures.length === 0;
+  return { ok: failures.length === 0, rows, perQuery, documented: documented.length, failures: failures.length };
 }

@@ -1,0 +1,152 @@
+// npm run bench:series -- [--phases compat,site,catalog,write] [--reps 10] [--site-events 1000000]
+//   [--site-ids 10000] [--site-reps 14] [--buckets 16] [--catalog-series 100000] [--catalog-requests 300]
+//   [--catalog-refresh-ms 30000]
+//   [--write-events 200000] [--write-rounds 2] [--profile] [--endpoints FILE] [--results-dir bench-results]
+// The series API (docs/SERIES-API.md) against OpenTSDB 2.4.1 on the same machine and HBase
+// (BENCHMARKS.md, "The series API against OpenTSDB"). Our service runs as its own process on fresh
+// tables and topics (dropped at the end); the TSD on tables named for the run (dropped too).
+//  compat   the compat suite (scripts/lib/compat) on the default data set: our service fed through
+//           Kafka, waited on until every point reads back and the rollups summarised every hour,
+//           then every query to both sides `--reps` times (compare + per-shape p50/p99)
+//  site     a site's day raw and at 1h-avg, ~150k points per site-day (bench-series-site.ts)
+//  catalog  /api/suggest and /api/search/lookup with N series in the catalog (bench-series-catalog.ts)
+//  write    ingest CPU per event with catalog.enabled true vs false, A/B
+// Writes bench-results/series-<date>.json.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { DEFAULT_DATASET, endMs, events, points } from './lib/compat/dataset.ts';
+import { parseDivergences } from './lib/compat/divergences.ts';
+import { produceEvents } from './lib/compat/ours-load.ts';
+import { compareWithOurs, latencyTable, type ShapeLatency } from './lib/compat/side-by-side.ts';
+import { suite } from './lib/compat/suite.ts';
+import { openTsd, readEndpoints, waitForAll, type StackEndpoints } from './lib/compat/tsd-session.ts';
+import { catalogPhase, writePhase } from './lib/bench-series-catalog.ts';
+import { createOurStack, rssSampler, startOurService, timedFetch, waitRollups } from './lib/bench-series-service.ts';
+import { profileSummary } from './lib/bench-series-profile.ts';
+import { sitePhase } from './lib/bench-series-site.ts';
+import { readPid } from './lib/proc.ts';
+import { projectRoot, stackLayout } from './lib/stack-config.ts';
+
+const { values } = parseArgs({
+  options: {
+    phases: { type: 'string', default: 'compat,site,catalog,write' },
+    reps: { type: 'string', default: '10' },
+    'site-events': { type: 'string', default: '1000000' },
+    'site-ids': { type: 'string', default: '10000' },
+    'site-reps': { type: 'string', default: '14' },
+    buckets: { type: 'string', default: '16' },
+    'catalog-series': { type: 'string', default: '100000' },
+    'catalog-requests': { type: 'string', default: '300' },
+    'catalog-refresh-ms': { type: 'string', default: '30000' },
+    'write-events': { type: 'string', default: '200000' },
+    'write-rounds': { type: 'string', default: '2' },
+    profile: { type: 'boolean', default: false },
+    endpoints: { type: 'string' },
+    'results-dir': { type: 'string', default: join(projectRoot, 'bench-results') },
+  },
+});
+const say = (m: string): void => { process.stdout.write(`[bench:series] ${m}\n`); };
+const int = (name: string, v: string | undefined): number => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer, got ${String(v)}`);
+  return n;
+};
+
+async function compatPhase(ep: StackEndpoints, run: string, reps: number, profileDir: string | undefined): Promise<Record<string, unknown>> {
+  const ds = DEFAULT_DATASET;
+  const divergences = parseDivergences(JSON.parse(readFileSync(join(projectRoot, 'docs/SERIES-API-DIVERGENCES.json'), 'utf8')));
+  const stack = await createOurStack(ep, run, 4, 2, [], say);
+  try {
+    let svc = await startOurService(stack, `${run}-g`, [], say);
+    try {
+      const tsd = await openTsd({ ep, dataset: ds, run, say });
+      try {
+        const t0 = performance.now();
+        await produceEvents(ep.kafkaBrokers, stack.names.topic, events(ds), say);
+        await waitForAll(svc.url, ds, say, 600_000, 'ours');
+        const hourly = { start: ds.startMs, end: endMs(ds) - 1, queries: [{ aggregator: 'avg', metric: 'temp', downsample: '1h-avg' }] };
+        await waitRollups(svc.url, hourly, 600_000);
+        await waitRollups(svc.url, { ...hourly, queries: [{ aggregator: 'avg', metric: 'hum', downsample: '1h-avg' }] }, 600_000);
+        say(`ours: every point read back and every hour summarised ${((performance.now() - t0) / 1000).toFixed(0)} s after producing`);
+        // ours again, fresh, for the queries only (shipped catalog reread interval; its profile is the queries')
+        await svc.stop();
+        let profDir: string | undefined;
+        if (profileDir !== undefined) {
+          profDir = join(profileDir, `compat-${run}`);
+          mkdirSync(profDir, { recursive: true });
+        }
+        svc = await startOurService(stack, `${run}-g`, ['series.catalogRefreshMs=30000'], say, profDir);
+        await waitForAll(svc.url, ds, say, 120_000, 'ours (restarted)');
+        const queries = suite(ds);
+        const plans: Record<string, string> = {};
+        for (const q of queries) plans[q.name] = (await timedFetch(`${svc.url}${q.path}`, q.body === undefined ? {} : { body: q.body })).plan ?? '-';
+        const rss = rssSampler(svc.pid);
+        const r = await compareWithOurs({ tsdUrl: tsd.url, oursUrl: svc.url, queries, divergences, reps, say });
+        const peakRss = rss.stop();
+        await svc.stop();
+        const profile = profDir === undefined ? undefined : profileSummary(profDir);
+        return {
+          ...(profile === undefined ? {} : { profile }), dataset: ds, points: points(ds).length, tsdVersion: tsd.version, reps, queries: queries.length, ok: r.ok, documented: r.documented, failures: r.failures, shapes: r.rows, perQuery: r.perQuery, plans, oursPeakRssBytes: peakRss };
+      } finally {
+        await tsd.close();
+      }
+    } finally {
+      await svc.stop();
+    }
+  } finally {
+    await stack.drop();
+  }
+}
+
+async function main(): Promise<void> {
+  const phases = new Set(values.phases.split(',').map((s) => s.trim()).filter((s) => s !== ''));
+  for (const p of phases) if (!['compat', 'site', 'catalog', 'write'].includes(p)) throw new Error(`unknown phase ${p}`);
+  const endpointsFile = values.endpoints ?? stackLayout().endpointsFile;
+  const ep = readEndpoints(endpointsFile);
+  const runDir = dirname(endpointsFile);
+  const hbasePid = readPid(join(runDir, 'hbase.pid'));
+  const restPid = readPid(join(runDir, 'rest.pid'));
+  const run = `bser_${Date.now().toString(36)}`;
+  const started = new Date();
+  const argv = process.argv.slice(2).join(' ');
+  say(`run ${run}; phases ${[...phases].join(',')}; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  const result: Record<string, unknown> = {
+    startedAt: started.toISOString(),
+    command: `npm run bench:series${argv === '' ? '' : ` -- ${argv}`}`,
+    machine: { cpus: cpus().length, model: cpus()[0]?.model ?? '?', memBytes: totalmem(), node: process.version, loadAverageAtStart: loadavg() },
+  };
+  const stamp = started.toISOString().replace(/[:.]/g, '-');
+  const file = join(values['results-dir'], `series-${stamp}.json`);
+  const save = (): void => {
+    mkdirSync(values['results-dir'], { recursive: true });
+    writeFileSync(file, `${JSON.stringify({ ...result, loadAverageAtEnd: loadavg() }, null, 2)}\n`);
+  };
+  const profileDir = values.profile ? join(values['results-dir'], `series-${stamp}-profiles`) : undefined;
+  if (phases.has('compat')) {
+    result['compat'] = await compatPhase(ep, `${run}c`, int('reps', values.reps), profileDir);
+    say(`compat suite, per shape:\n${latencyTable((result['compat'] as { shapes: ShapeLatency[] }).shapes)}`);
+    save();
+  }
+  if (phases.has('site')) {
+    result['site'] = await sitePhase({ ep, run: `${run}s`, events: int('site-events', values['site-events']), ids: int('site-ids', values['site-ids']), reps: int('site-reps', values['site-reps']), buckets: int('buckets', values.buckets), hbasePid, restPid, profileDir, say });
+    save();
+  }
+  if (phases.has('catalog')) {
+    result['catalog'] = await catalogPhase({ ep, run: `${run}k`, series: int('catalog-series', values['catalog-series']), requests: int('catalog-requests', values['catalog-requests']), refreshMs: int('catalog-refresh-ms', values['catalog-refresh-ms']), say });
+    save();
+  }
+  if (phases.has('write')) {
+    result['write'] = await writePhase({ ep, run: `${run}w`, events: int('write-events', values['write-events']), ids: 10_000, rounds: int('write-rounds', values['write-rounds']), say });
+    save();
+  }
+  save();
+  say(`results in ${file}`);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`[bench:series] FAILED: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  // a phase that failed half-way may leave a sampler timer or a client open; its finally blocks have run
+  process.exit(1);
+});
