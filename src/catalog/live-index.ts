@@ -1,7 +1,11 @@
-// The read side's series catalog: a SeriesIndex reread from the meta table every `refreshMs`, and at
-// once (at most every `missMs`) when a query or look-up names a metric it does not know yet, so a
-// series written a moment ago is found without waiting for the timer. A failed reread keeps the last
-// content (the next one tries again).
+// The read side's series catalog: a SeriesIndex kept current from the meta table. Every `refreshMs`
+// it rereads what is new: the rows whose cell timestamp (the writer's clock) is at or after the start
+// of the last reread less `slackMs` (writers' clocks may run behind ours); every `fullEvery`-th
+// reread is whole, which also catches a row stamped further in the past than the slack. A query or
+// look-up naming a metric it does not know yet rereads what is new at once (at most every `missMs`),
+// so a series written a moment ago is found without waiting for the timer. A whole reread of 100,000
+// rows holds the event loop for about a second (BENCHMARKS.md); a reread of what is new costs what is
+// new. A failed reread keeps the last content (the next one tries again).
 import type { SeriesIndex } from './series-index.ts';
 
 export interface LiveIndexOptions {
@@ -9,6 +13,10 @@ export interface LiveIndexOptions {
   readonly refreshMs: number;
   /** shortest pause between two rereads for a miss (ms) */
   readonly missMs?: number;
+  /** every this many-th timed reread is a whole one (default 20) */
+  readonly fullEvery?: number;
+  /** how far behind our clock a writer's may be (ms, default 5 min) */
+  readonly slackMs?: number;
   readonly onError?: (err: unknown) => void;
   readonly now?: () => number;
 }
@@ -18,8 +26,10 @@ export class LiveIndex {
   readonly #now: () => number;
   #refreshing: Promise<void> | undefined;
   #lastAt = Number.NEGATIVE_INFINITY;
+  /** start of the last reread that succeeded (its rows are in), or undefined before the first whole one */
+  #since: number | undefined;
+  #rereads = 0;
   #timer: NodeJS.Timeout | undefined;
-  #loaded = false;
 
   constructor(options: LiveIndexOptions) {
     this.#o = options;
@@ -30,13 +40,16 @@ export class LiveIndex {
     return this.#o.index;
   }
 
-  /** Rereads the catalog (concurrent callers share one read); never rejects. */
-  refresh(): Promise<void> {
+  /** Rereads the catalog: whole when asked or never done, else what is new (concurrent callers share one); never rejects. */
+  refresh(whole = false): Promise<void> {
     this.#refreshing ??= (async () => {
-      this.#lastAt = this.#now();
+      const started = this.#now();
+      this.#lastAt = started;
       try {
-        await this.#o.index.refresh();
-        this.#loaded = true;
+        const since = this.#since;
+        if (whole || since === undefined) await this.#o.index.refresh();
+        else await this.#o.index.refreshSince(since - (this.#o.slackMs ?? 300_000));
+        this.#since = started;
       } catch (err) {
         this.#o.onError?.(err);
       } finally {
@@ -48,7 +61,7 @@ export class LiveIndex {
 
   /** Before answering: loaded at least once, and reread when `metric` is unknown (throttled). */
   async ready(metric?: string): Promise<void> {
-    if (!this.#loaded) {
+    if (this.#since === undefined) {
       await this.refresh();
       return;
     }
@@ -58,7 +71,10 @@ export class LiveIndex {
 
   start(): void {
     if (this.#timer !== undefined) return;
-    this.#timer = setInterval(() => { void this.refresh(); }, this.#o.refreshMs);
+    this.#timer = setInterval(() => {
+      this.#rereads++;
+      void this.refresh(this.#rereads % (this.#o.fullEvery ?? 20) === 0);
+    }, this.#o.refreshMs);
     this.#timer.unref();
   }
 

@@ -79,7 +79,8 @@ function suggestFrom(sorted: readonly string[], prefix: string, max: number): st
 
 /** Where refresh() reads the catalog from (CatalogStore fits). */
 export interface SeriesSource {
-  read(): Promise<{ readonly series: readonly Series[] }>;
+  /** every series; with `sinceMs`, those written at or after it (store.ts) */
+  read(metric?: undefined, sinceMs?: number): Promise<{ readonly series: readonly Series[] }>;
 }
 
 export interface SeriesIndexOptions {
@@ -105,6 +106,15 @@ export class SeriesIndex {
     const { series } = await this.#source.read();
     this.replace(series);
     return this.size;
+  }
+
+  /** Adds the series written at or after `sinceMs` (a cheap reread of what is new); resolves to how many were new. */
+  async refreshSince(sinceMs: number): Promise<number> {
+    if (this.#source === undefined) throw new Error('this SeriesIndex has no source to refresh from');
+    const { series } = await this.#source.read(undefined, sinceMs);
+    let added = 0;
+    for (const s of series) if (this.add(s)) added++;
+    return added;
   }
 
   get size(): number {

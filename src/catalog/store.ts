@@ -5,7 +5,7 @@ import { decodeSeriesRow, metricRange, SERIES_QUALIFIER, SERIES_RANGE, type Seri
 
 /** The one HBase read the catalog needs: a range scan of whole rows. */
 export interface CatalogScanPort {
-  scan(table: string, opts: { readonly startRow: Buffer; readonly stopRow: Buffer; readonly batch?: number }): AsyncIterable<CatalogScanRow>;
+  scan(table: string, opts: { readonly startRow: Buffer; readonly stopRow: Buffer; readonly batch?: number; readonly timeRange?: { readonly from: number; readonly to: number } }): AsyncIterable<CatalogScanRow>;
 }
 
 export interface CatalogScanRow {
@@ -36,12 +36,16 @@ export class CatalogStore {
     this.#table = options.table;
   }
 
-  /** Every series in the catalog, or those of one metric. */
-  async read(metric?: string): Promise<CatalogRead> {
+  /**
+   * Every series in the catalog, or those of one metric; with `sinceMs`, only the rows written (cell
+   * timestamp = the writer's clock) at or after it: a reread of what is new.
+   */
+  async read(metric?: string, sinceMs?: number): Promise<CatalogRead> {
     const range = metric === undefined ? SERIES_RANGE : metricRange(metric);
     const series: Series[] = [];
     let skipped = 0;
-    for await (const row of this.#port.scan(this.#table, { startRow: range.startRow, stopRow: range.stopRow, batch: SCAN_BATCH })) {
+    const timeRange = sinceMs === undefined ? {} : { timeRange: { from: Math.max(0, Math.floor(sinceMs)), to: Number.MAX_SAFE_INTEGER } };
+    for await (const row of this.#port.scan(this.#table, { startRow: range.startRow, stopRow: range.stopRow, batch: SCAN_BATCH, ...timeRange })) {
       const cell = row.cells.find((c) => c.qualifier.equals(SERIES_QUALIFIER));
       const s = cell === undefined ? undefined : decodeSeriesRow(row.row, cell.value);
       if (s === undefined) skipped++;

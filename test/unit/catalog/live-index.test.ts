@@ -1,0 +1,47 @@
+// The read side's catalog: loaded whole at first, then reread by what is new (cell time since the last
+// reread less the slack), whole again every fullEvery-th time; a miss rereads at once, throttled.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { LiveIndex } from '../../../src/catalog/live-index.ts';
+import { SeriesIndex, type SeriesSource } from '../../../src/catalog/series-index.ts';
+import type { Series } from '../../../src/catalog/rows.ts';
+
+/** A catalog whose rows carry the time they were written; reads honour `sinceMs` as a cell-time scan does. */
+class TimedSource implements SeriesSource {
+  readonly rows: { at: number; s: Series }[] = [];
+  readonly reads: (number | undefined)[] = [];
+
+  read(_metric?: undefined, sinceMs?: number): Promise<{ series: Series[] }> {
+    this.reads.push(sinceMs);
+    return Promise.resolve({ series: this.rows.filter((r) => sinceMs === undefined || r.at >= sinceMs).map((r) => r.s) });
+  }
+}
+
+void test('first a whole read, then only what is new; a miss rereads at once; a row written long ago is caught by the next whole read', async () => {
+  const clock = { ms: 1_000_000 };
+  const source = new TimedSource();
+  source.rows.push({ at: 900_000, s: { metric: 'temp', id: 'a', tags: {} } });
+  const live = new LiveIndex({ index: new SeriesIndex({ idTagKey: 'id', source }), refreshMs: 60_000, missMs: 2000, slackMs: 10_000, now: () => clock.ms });
+  await live.ready('temp');
+  assert.deepEqual(source.reads, [undefined], 'the first read is whole');
+  assert.deepEqual(live.index.metrics(), ['temp']);
+
+  clock.ms += 5000;
+  source.rows.push({ at: clock.ms, s: { metric: 'hum', id: 'a', tags: {} } });
+  await live.ready('hum');
+  assert.deepEqual(source.reads, [undefined, 1_000_000 - 10_000], 'a miss rereads what is new since the last read, less the slack');
+  assert.deepEqual(live.index.metrics(), ['hum', 'temp']);
+  await live.ready('hum');
+  assert.equal(source.reads.length, 2, 'a known metric rereads nothing');
+  await live.ready('load');
+  assert.equal(source.reads.length, 2, 'a miss within missMs of the last reread waits for the timer');
+
+  // A writer whose clock is far behind: its row is older than the slack, so only a whole read sees it.
+  source.rows.push({ at: 100, s: { metric: 'load', id: 'b', tags: {} } });
+  clock.ms += 3000;
+  await live.refresh();
+  assert.deepEqual(live.index.metrics(), ['hum', 'temp'], 'not in a reread of what is new');
+  await live.refresh(true);
+  assert.deepEqual(live.index.metrics(), ['hum', 'load', 'temp'], 'a whole reread catches it');
+  assert.equal(source.reads.filter((r) => typeof r !== 'number').length, 2, 'two whole reads in all');
+});
