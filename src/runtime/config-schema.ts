@@ -222,7 +222,7 @@ export const configSchema = z
         concurrency: z.number().int().min(1).max(64).default(8).describe('Series (ids) a query reads at once'),
         maxBodyBytes: z.number().int().min(1024).default(1_048_576).describe('Largest request body /api/query and /api/search/lookup accept (bytes); more is a 413'),
         catalogRefreshMs: z.number().int().min(1000).default(30_000)
-          .describe('The read side rereads the series catalog this often (ms); a query or look-up naming a metric it does not know rereads it at once (at most every 2 s)'),
+          .describe('The read side rereads what is new in the series catalog this often (ms; every 20th reread is whole); a query or look-up naming a metric it does not know rereads at once (at most every 2 s)'),
         integerValues: z.boolean().default(true)
           .describe('Treat whole-number values as OpenTSDB treats values written without a decimal point (its integer arithmetic where every value at a timestamp is one: truncating avg and interpolation). Our cells are doubles and cannot tell 42 from 42.0 (docs/SERIES-API.md, divergences)'),
       })
