@@ -3,13 +3,13 @@
 // (applyTables through the admin tool, a topic + DLQ), with rollups that summarise closed hours at
 // once (graceMs 0, markerSettleMs 0) and a catalog reread every 2 s; timed requests, and the wait
 // until the rollup job has summarised a window (X-Tsingest-Plan `rollup:3600s;raw-buckets=0`).
-import { createServer } from 'node:net';
 import { Kafka, logLevel } from 'kafkajs';
 import { applyTables } from '../../src/admin/apply-tables.ts';
 import { JavaTableAdmin } from '../../src/admin/java-admin.ts';
 import { HBaseRestClient } from '../../src/hbase/index.ts';
 import { loadConfig, type Config } from '../../src/runtime/config.ts';
 import { memory, startServiceChild, sumOf, type ServiceChild } from './bench-child.ts';
+import { freePort } from './probes.ts';
 import type { StackEndpoints } from './compat/tsd-session.ts';
 
 export interface OurTables {
@@ -55,14 +55,6 @@ export function ourSets(ep: StackEndpoints, names: OurTables, buckets: number, e
   ];
 }
 
-export async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((res) => srv.listen(0, '127.0.0.1', res));
-  const a = srv.address();
-  await new Promise<void>((res) => { srv.close(() => { res(); }); });
-  if (a === null || typeof a === 'string') throw new Error('no free port');
-  return a.port;
-}
 
 export interface OurStack {
   readonly names: OurTables;

@@ -18,7 +18,8 @@ import type { StackEndpoints } from './compat/tsd-session.ts';
 import { putPoints } from './opentsdb-io.ts';
 import { countPoints, toOpenTsdbPoint, tsdTables } from './opentsdb-plan.ts';
 import { createTsdTables, dropTsdTables, startTsd } from './opentsdb-tsd.ts';
-import { createOurStack, freePort, rssSampler, startOurService, timedFetch, waitRollups, waitUntil, type OurService } from './bench-series-service.ts';
+import { createOurStack, rssSampler, startOurService, timedFetch, waitRollups, waitUntil, type OurService } from './bench-series-service.ts';
+import { freePort } from './probes.ts';
 import { profileSummary, type ProfileSummary } from './bench-series-profile.ts';
 import { stackLayout } from './stack-config.ts';
 

@@ -1,4 +1,5 @@
 // "Does it really answer?" — shared by the local stack and the testcontainers stack.
+import { createServer } from 'node:net';
 import { Kafka, logLevel } from 'kafkajs';
 
 /** A real Kafka metadata round trip: a broker is registered and a controller is known. */
@@ -31,4 +32,17 @@ export async function hbaseRestAnswers(restUrl: string): Promise<boolean> {
   if (status === undefined) return false;
   const parsed = JSON.parse(status) as { LiveNodes?: { Region?: { name: string }[] }[] };
   return (parsed.LiveNodes ?? []).some((n) => (n.Region ?? []).some((r) => Buffer.from(r.name, 'base64').toString().startsWith('hbase:meta')));
+}
+
+/** A TCP port free on 127.0.0.1 right now (the OS picks it). */
+export async function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.once('error', rej);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr !== null ? addr.port : 0;
+      srv.close(() => { res(port); });
+    });
+  });
 }

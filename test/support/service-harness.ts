@@ -2,7 +2,6 @@
 // a config, producers, an in-process or child-process service, and read-back helpers (cell counts,
 // index rows, committed offsets, DLQ records). Everything created is registered for LIFO cleanup.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { Kafka, logLevel, type Admin, type IHeaders } from 'kafkajs';
 import { HBaseRestClient, isRetriable } from '../../src/hbase/index.ts';
@@ -298,17 +297,7 @@ function flattenHeaders(headers: IHeaders): Record<string, string> {
   return out;
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const srv = createServer();
-    srv.once('error', rej);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr !== null ? addr.port : 0;
-      srv.close(() => { res(port); });
-    });
-  });
-}
+export { freePort } from '../../scripts/lib/probes.ts';
 
 export interface ChildService {
   readonly child: ChildProcess;

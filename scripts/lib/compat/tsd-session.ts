@@ -3,7 +3,6 @@
 // and ready only once a raw query per metric counts every point. Fails loudly when the stack is not
 // there: this never starts a stack, nor skips.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JavaTableAdmin } from '../../../src/admin/java-admin.ts';
@@ -11,6 +10,7 @@ import { HBaseRestClient } from '../../../src/hbase/index.ts';
 import { putPoints, queryPoints } from '../opentsdb-io.ts';
 import { queryPath, tsdTables, type OpenTsdbPoint } from '../opentsdb-plan.ts';
 import { createTsdTables, dropTsdTables, startTsd } from '../opentsdb-tsd.ts';
+import { freePort } from '../probes.ts';
 import { projectRoot, stackLayout } from '../stack-config.ts';
 import { countsByMetric, endMs, METRICS, points, type DatasetParams } from './dataset.ts';
 
@@ -46,14 +46,6 @@ export async function requireStack(ep: StackEndpoints, say: (m: string) => void,
   }
 }
 
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((res) => srv.listen(0, '127.0.0.1', res));
-  const a = srv.address();
-  await new Promise<void>((res) => { srv.close(() => { res(); }); });
-  if (a === null || typeof a === 'string') throw new Error('no free port');
-  return a.port;
-}
 
 function pomVersion(): string {
   const pom = readFileSync(join(projectRoot, 'deploy/local/opentsdb/pom.xml'), 'utf8');
