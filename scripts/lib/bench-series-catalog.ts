@@ -91,6 +91,7 @@ export async function catalogPhase(o: { ep: StackEndpoints; run: string; series:
           const b = r.body as { totalResults?: number } | unknown[];
           results += Array.isArray(b) ? b.length : (b.totalResults ?? 0);
         }
+        if (results === 0) throw new Error(`[catalog] ${k.kind}: ${o.requests} requests found nothing: the catalog under test is empty`);
         const s = [...ms].sort((a, b) => a - b);
         const kl = { kind: k.kind, example, n: s.length, p50: percentile(s, 50), p99: percentile(s, 99), max: s.at(-1) ?? Number.NaN, meanResults: results / s.length };
         say(`[catalog] ${k.kind}: p50 ${kl.p50.toFixed(2)} ms, p99 ${kl.p99.toFixed(2)} ms, max ${kl.max.toFixed(1)} ms (${kl.n} requests, ${kl.meanResults.toFixed(0)} results on average; e.g. ${example})`);
@@ -139,6 +140,7 @@ export async function writePhase(o: { ep: StackEndpoints; run: string; events: n
           const steadySeconds = (performance.now() - s0) / 1000;
           const cpu2 = svc.child.cpuMs();
           const rows2 = await svc.counter('tsingest_catalog_rows_written_total');
+          if (catalog && rows1 === 0) throw new Error(`[write] round ${round}: the catalog was on and wrote no row: nothing of its cost was measured`);
           const r: WriteRun = { catalog, round, drainSeconds, cpuMsPer1000: (cpu1 / o.events) * 1000, rowsWritten: rows1, steadyCpuMsPer1000: ((cpu2 - cpu1) / o.events) * 1000, steadyRowsWritten: rows2 - rows1, steadySeconds };
           say(`[write] round ${round} catalog ${catalog ? 'on ' : 'off'}: drain ${drainSeconds.toFixed(1)} s, ${r.cpuMsPer1000.toFixed(1)} CPU ms per 1,000 events (start-up included), ${rows1} catalog rows; steady (same series a day later) ${r.steadyCpuMsPer1000.toFixed(1)} CPU ms per 1,000, ${r.steadyRowsWritten} catalog rows`);
           runs.push(r);

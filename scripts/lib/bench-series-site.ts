@@ -115,6 +115,8 @@ async function compareReads(o: { name: string; tsdUrl: string; ours: OurService;
     for (const side of order) await one(side, i, true);
   }
   const side = (acc: typeof t): SideStats => ({ ...stats(acc.ms), n: acc.ms.length, points: acc.points / Math.max(1, acc.ms.length), cpuMsPerRead: Object.fromEntries(Object.entries(acc.cpu).map(([k, v]) => [k, v / Math.max(1, acc.ms.length)])) });
+  // A figure measured on nothing is no figure: both sides must have answered points.
+  if (u.ms.length === 0 || t.points === 0 || u.points === 0) throw new Error(`${o.name}: no points read (TSD ${t.points}, ours ${u.points} over ${u.ms.length} reads): nothing was measured`);
   const pair = { query: o.pathOf(0), tsd: side(t), ours: side(u), oursPlans: [...plans], differences };
   o.say(`[site] ${o.name}: TSD p50/p99 ${pair.tsd.p50.toFixed(1)} / ${pair.tsd.p99.toFixed(1)} ms, ours ${pair.ours.p50.toFixed(1)} / ${pair.ours.p99.toFixed(1)} ms (${pair.ours.points.toFixed(0)} points; plans ${pair.oursPlans.join(' | ')})`);
   o.say(`[site] ${o.name}: CPU ms per read: TSD side ${JSON.stringify(pair.tsd.cpuMsPerRead)}, ours ${JSON.stringify(pair.ours.cpuMsPerRead)}`);

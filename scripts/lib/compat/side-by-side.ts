@@ -35,6 +35,7 @@ const stats = (xs: number[]): { p50: number; p99: number } => {
 
 /** `ok`: every difference is documented; `rows`: each side's latency per shape. */
 export async function compareWithOurs(o: SideBySideInput): Promise<{ ok: boolean; rows: ShapeLatency[]; perQuery: { name: string; shape: string; tsd: { p50: number; p99: number }; ours: { p50: number; p99: number } }[]; documented: number; failures: number }> {
+  if (o.queries.length === 0) throw new Error('no queries to compare: a comparison of nothing is no result');
   const diffs: Difference[] = [];
   const perQuery: { name: string; shape: string; tsd: { p50: number; p99: number }; ours: { p50: number; p99: number } }[] = [];
   const times = new Map<string, { n: number; tsd: number[]; ours: number[] }>();

@@ -42,6 +42,8 @@ void test('series API: the compat suite answered as OpenTSDB 2.4.1 answered it, 
     documented += c.documented.length;
     failures.push(...c.failures.map((d) => `${d.query} ${d.kind} ${d.series ?? ''}: ${d.detail}`));
   }
+  assert.equal(plans.length, manifest.queries.length, 'every recorded query was sent');
+  assert.ok(plans.length >= 30, `a suite of at least 30 queries (${plans.length})`);
   t.diagnostic(`plans: ${plans.join(' ')}`);
   t.diagnostic(`documented differences: ${documented}`);
   assert.deepEqual(failures, [], 'every answer equals OpenTSDB 2.4.1\'s');
