@@ -64,8 +64,13 @@ async function readBody(req: IncomingMessage, max: number): Promise<unknown> {
   }
 }
 
+/** Where a sub-query's points came from: `raw` or `rollup:<window>s` (the echo's rollupTable). */
+function planLabel(a: SubQueryAnswer): string {
+  return a.plan.path === 'raw' ? 'raw' : `rollup:${a.plan.windowMs / 1000}s`;
+}
+
 function planHeader(answers: readonly SubQueryAnswer[]): string {
-  return answers.map((a) => (a.plan.path === 'raw' ? 'raw' : `rollup:${a.plan.windowMs / 1000}s;raw-buckets=${a.rawBuckets}`)).join(', ');
+  return answers.map((a) => (a.plan.path === 'raw' ? 'raw' : `${planLabel(a)};raw-buckets=${a.rawBuckets}`)).join(', ');
 }
 
 async function writeSeries(res: ServerResponse, q: TsdbQuery, answers: readonly SubQueryAnswer[], arrays: boolean): Promise<void> {
@@ -73,7 +78,7 @@ async function writeSeries(res: ServerResponse, q: TsdbQuery, answers: readonly 
   let first = true;
   res.write('[');
   for (const a of answers) {
-    const plan = a.plan.path === 'raw' ? 'raw' : `rollup:${a.plan.windowMs / 1000}s`;
+    const plan = planLabel(a);
     for (const s of a.results) {
       const text = (first ? '' : ',') + seriesJson(s, a.sub, q, arrays, plan);
       first = false;
