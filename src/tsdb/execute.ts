@@ -1,12 +1,15 @@
 // Runs a parsed /api/query: per sub-query, the series from the catalog (never a scan of the data
 // table), the planner's path (plan.ts), the reads (series-store.ts) under the query's limits, and
-// OpenTSDB 2.4.1's computation (compute/). Every sub-query is answered before anything is sent, so a
-// name OpenTSDB would not know, a limit or a deadline is a clean error answer, never a cut stream.
+// OpenTSDB 2.4.1's computation (compute/). The sub-queries read concurrently, through read-batch.ts,
+// so those over the same ids and range share their scans; they are computed in order after. Every
+// sub-query is answered before anything is sent, so a name OpenTSDB would not know, a limit or a
+// deadline is a clean error answer, never a cut stream.
 import { getAggregator } from './compute/aggregators.ts';
 import { computeSubQuery } from './compute/compute.ts';
 import { bucketsFromSummaries, type WindowSummary } from './compute/rollup-exact.ts';
 import { badQuery, TsdbQueryError } from './errors.ts';
 import { bucketRanges, markerSizes, planSubQuery, rawBuckets, type RollupTier, type SubQueryPlan } from './plan.ts';
+import { batchedReads, type MetricReads, type SeriesReads } from './read-batch.ts';
 import { tagSetKey, type PointBudget, type TaggedPoints } from './series-store.ts';
 import type { ResultSeries, SeriesInput, SubQuery, TagFilter, TsdbQuery } from './types.ts';
 
@@ -23,15 +26,6 @@ export interface SeriesCatalog {
   metrics(prefix?: string, max?: number): string[];
   tagKeys(prefix?: string, max?: number): string[];
   tagValues(prefix?: string, max?: number): string[];
-}
-
-/** What a query needs of HBase (series-store.ts SeriesStore fits). */
-export interface SeriesReads {
-  /** every id's points, by id and tag set (one scan per salt bucket) */
-  rawPointsOf(ids: readonly string[], metric: string, from: number, to: number, budget: PointBudget, concurrency?: number): Promise<Map<string, Map<string, TaggedPoints>>>;
-  /** every id's window summaries, ascending, by id (one scan per salt bucket) */
-  summariesOf(ids: readonly string[], metric: string, windowMs: number, from: number, to: number, concurrency?: number): Promise<Map<string, WindowSummary[]>>;
-  markedWindows(ids: readonly string[], sizesMs: readonly number[], from: number, to: number): Promise<Map<string, { startMs: number; sizeMs: number }[]>>;
 }
 
 export interface QueryLimits {
@@ -106,14 +100,10 @@ class Budget implements PointBudget {
     this.#signal = signal;
   }
 
-  get used(): number {
-    return this.#used;
-  }
-
   take(n: number): void {
     this.#used += n;
     if (this.#used > this.#max) throw limitError('reads more points than that:', this.#used, this.#max, 'series.maxPoints');
-    if (this.#signal.aborted) throw this.#signal.reason instanceof Error ? this.#signal.reason : new Error('query deadline');
+    if (this.#signal.aborted) throw aborted(this.#signal);
   }
 }
 
@@ -148,17 +138,24 @@ class Inputs {
 
 type IdSeries = ReadonlyMap<string, ReadonlyMap<string, CatalogSeries>>;
 
-async function readRaw(sub: SubQuery, scan: { startMs: number; endMs: number }, ids: IdSeries, deps: ExecuteDeps, budget: Budget, inputs: Inputs): Promise<void> {
-  const found = await deps.reads.rawPointsOf([...ids.keys()], sub.metric, scan.startMs, scan.endMs, budget, deps.limits.concurrency);
+/** What one sub-query read: its series' inputs, raw points read, buckets a rollup plan took from raw points. */
+interface SubQueryReads {
+  readonly inputs: Inputs;
+  points: number;
+  rawBuckets: number;
+}
+
+async function readRaw(sub: SubQuery, scan: { startMs: number; endMs: number }, ids: IdSeries, reads: MetricReads, out: SubQueryReads): Promise<void> {
+  const found = await reads.rawPointsOf([...ids.keys()], sub.metric, scan.startMs, scan.endMs);
   for (const [id, sets] of ids) {
+    for (const points of found.get(id)?.values() ?? []) out.points += points.ts.length;
     for (const [key, s] of sets) {
       const points = found.get(id)?.get(key);
-      if (points !== undefined && points.ts.length > 0) inputs.add(s, { kind: 'raw', tags: s.tags, ts: points.ts, values: points.values });
+      if (points !== undefined && points.ts.length > 0) out.inputs.add(s, { kind: 'raw', tags: s.tags, ts: points.ts, values: points.values });
     }
   }
 }
 
-/** One id's buckets of a rollup plan: summaries where summarised for good, raw points elsewhere. */
 /** One id's bucket values: from its summaries where summarised for good, from its raw points (`points`) in the `raw` buckets. */
 function idBuckets(sub: SubQuery, plan: Extract<SubQueryPlan, { path: 'rollup' }>, summaries: readonly WindowSummary[], raw: ReadonlySet<number>, points: readonly TaggedPoints[]): { ts: number[]; values: number[] } {
   const ds = sub.downsample as NonNullable<SubQuery['downsample']>;
@@ -181,8 +178,8 @@ function idBuckets(sub: SubQuery, plan: Extract<SubQueryPlan, { path: 'rollup' }
   return { ts, values: ts.map((t) => buckets.get(t) as number) };
 }
 
-/** The raw points of each id's unsummarised buckets: ids sharing a range are read together (one scan per salt bucket). */
-async function rawOfBuckets(sub: SubQuery, plan: Extract<SubQueryPlan, { path: 'rollup' }>, raw: ReadonlyMap<string, ReadonlySet<number>>, deps: ExecuteDeps, budget: Budget): Promise<Map<string, TaggedPoints[]>> {
+/** The raw points of each id's unsummarised buckets: ids sharing a range are read together (and with other sub-queries' alike). */
+async function rawOfBuckets(sub: SubQuery, plan: Extract<SubQueryPlan, { path: 'rollup' }>, raw: ReadonlyMap<string, ReadonlySet<number>>, reads: MetricReads, out: SubQueryReads): Promise<Map<string, TaggedPoints[]>> {
   const byRange = new Map<string, { from: number; to: number; ids: string[] }>();
   for (const [id, buckets] of raw) {
     for (const r of bucketRanges(buckets, plan.intervalMs)) {
@@ -195,16 +192,19 @@ async function rawOfBuckets(sub: SubQuery, plan: Extract<SubQueryPlan, { path: '
       group.ids.push(id);
     }
   }
-  const out = new Map<string, TaggedPoints[]>();
-  for (const g of byRange.values()) {
-    const found = await deps.reads.rawPointsOf(g.ids, sub.metric, g.from, g.to, budget, deps.limits.concurrency);
-    for (const [id, sets] of found) out.set(id, [...(out.get(id) ?? []), ...sets.values()]);
+  const points = new Map<string, TaggedPoints[]>();
+  const found = await Promise.all([...byRange.values()].map((g) => reads.rawPointsOf(g.ids, sub.metric, g.from, g.to)));
+  for (const byId of found) {
+    for (const [id, sets] of byId) {
+      for (const p of sets.values()) out.points += p.ts.length;
+      points.set(id, [...(points.get(id) ?? []), ...sets.values()]);
+    }
   }
-  return out;
+  return points;
 }
 
-/** A rollup plan's reads; returns how many buckets came from raw points. */
-async function readRollup(sub: SubQuery, plan: Extract<SubQueryPlan, { path: 'rollup' }>, ids: IdSeries, deps: ExecuteDeps, budget: Budget, inputs: Inputs): Promise<number> {
+/** A rollup plan's reads. */
+async function readRollup(sub: SubQuery, plan: Extract<SubQueryPlan, { path: 'rollup' }>, ids: IdSeries, deps: ExecuteDeps, reads: MetricReads, out: SubQueryReads): Promise<void> {
   const tier = deps.tier as RollupTier;
   // An id whose metric has several tag sets has summaries that mix them: read it raw.
   const mixed = new Map<string, ReadonlyMap<string, CatalogSeries>>();
@@ -215,41 +215,54 @@ async function readRollup(sub: SubQuery, plan: Extract<SubQueryPlan, { path: 'ro
     if (all === 1 && sets.size === 1 && only !== undefined) single.push([id, only]);
     else mixed.set(id, sets);
   }
-  if (mixed.size > 0) await readRaw(sub, plan.scan, mixed, deps, budget, inputs);
   const singleIds = single.map(([id]) => id);
-  const marked = await deps.reads.markedWindows(singleIds, markerSizes(tier, plan.windowMs), plan.scan.startMs, plan.scan.endMs);
-  const summaries = await deps.reads.summariesOf(singleIds, sub.metric, plan.windowMs, plan.scan.startMs, plan.scan.endMs, deps.limits.concurrency);
   const now = deps.now();
+  // Buckets raw whatever the markers say (open, not wholly in range, expired) are read at once,
+  // beside the markers and summaries; the buckets that markers add, after.
+  const always = rawBuckets(plan, tier, [], now);
+  const [, marked, summaries, early] = await Promise.all([
+    mixed.size > 0 ? readRaw(sub, plan.scan, mixed, reads, out) : undefined,
+    reads.markedWindows(singleIds, markerSizes(tier, plan.windowMs), plan.scan.startMs, plan.scan.endMs),
+    reads.summariesOf(singleIds, sub.metric, plan.windowMs, plan.scan.startMs, plan.scan.endMs),
+    rawOfBuckets(sub, plan, new Map(singleIds.map((id) => [id, always])), reads, out),
+  ]);
   const raw = new Map(singleIds.map((id) => [id, rawBuckets(plan, tier, marked.get(id) ?? [], now)]));
-  const points = await rawOfBuckets(sub, plan, raw, deps, budget);
-  let rawCount = 0;
+  const late = await rawOfBuckets(sub, plan, new Map(singleIds.map((id) => [id, difference(raw.get(id) as Set<number>, always)])), reads, out);
+  const points = new Map([...early, ...late].map(([id]) => [id, [...(early.get(id) ?? []), ...(late.get(id) ?? [])]]));
   for (const [id, s] of single) {
     const dirty = raw.get(id) ?? new Set<number>();
-    rawCount += dirty.size;
+    out.rawBuckets += dirty.size;
     const b = idBuckets(sub, plan, summaries.get(id) ?? [], dirty, points.get(id) ?? []);
-    if (b.ts.length > 0) inputs.add(s, { kind: 'buckets', tags: s.tags, ts: b.ts, values: b.values });
+    if (b.ts.length > 0) out.inputs.add(s, { kind: 'buckets', tags: s.tags, ts: b.ts, values: b.values });
   }
-  return rawCount;
+}
+
+function difference(a: ReadonlySet<number>, b: ReadonlySet<number>): Set<number> {
+  return new Set([...a].filter((x) => !b.has(x)));
+}
+
+function aborted(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new Error('query deadline');
 }
 
 /** Answers every sub-query (names checked first, then series, reads and computation), in order. */
 export async function executeQuery(q: TsdbQuery, deps: ExecuteDeps): Promise<SubQueryAnswer[]> {
   for (const sub of q.queries) checkNames(sub, deps.catalog);
   const matched = q.queries.map((sub) => seriesOf(sub, deps));
-  const budget = new Budget(deps.limits.maxPoints, deps.signal);
-  const out: SubQueryAnswer[] = [];
-  for (const [i, sub] of q.queries.entries()) {
+  const reads = batchedReads(deps.reads, new Budget(deps.limits.maxPoints, deps.signal), deps.limits.concurrency);
+  const read = await Promise.all(q.queries.map(async (sub, i) => {
     const series = matched[i] as CatalogSeries[];
     const plan = planSubQuery(sub, q, deps.tier);
     const ids = byId(series, deps.idTagKey);
-    const before = budget.used;
-    const inputs = new Inputs(series);
-    let raw = 0;
-    if (plan.path === 'raw') await readRaw(sub, plan.scan, ids, deps, budget, inputs);
-    else raw = await readRollup(sub, plan, ids, deps, budget, inputs);
-    if (deps.signal.aborted) throw deps.signal.reason instanceof Error ? deps.signal.reason : new Error('query deadline');
-    const results = computeSubQuery(sub, q, inputs.ordered(), { integerValues: deps.integerValues });
-    out.push({ sub, plan, results, series: series.length, points: budget.used - before, rawBuckets: raw });
-  }
-  return out;
+    const got: SubQueryReads = { inputs: new Inputs(series), points: 0, rawBuckets: 0 };
+    if (plan.path === 'raw') await readRaw(sub, plan.scan, ids, reads, got);
+    else await readRollup(sub, plan, ids, deps, reads, got);
+    return { plan, got };
+  }));
+  if (deps.signal.aborted) throw aborted(deps.signal);
+  return q.queries.map((sub, i) => {
+    const { plan, got } = read[i] as (typeof read)[number];
+    const results = computeSubQuery(sub, q, got.inputs.ordered(), { integerValues: deps.integerValues });
+    return { sub, plan, results, series: (matched[i] as CatalogSeries[]).length, points: got.points, rawBuckets: got.rawBuckets };
+  });
 }

@@ -1,12 +1,16 @@
 // The series API's reads from HBase, through a small port it owns:
-//   - raw points of many ids and one metric in [from, to): the ranges of every id (one per bucket its
-//     epochs use) grouped by salt bucket, one scan per bucket (per chunk of ranges) with a
-//     MultiRowRangeFilter that makes the region server seek from one id's range to the next, and
-//     the metric's cell filtered there too; points split by id and by the event's tag set (a series
-//     is metric + id + tags), ascending. (One scanner per id cost a REST round trip set per id: the
-//     gateway's CPU, not the points, was most of a site's read.)
-//   - window summaries of many ids and one metric for one rollup size, likewise per bucket;
-//   - the windows with a pending rollup marker, for the ids of a query (one scan per bucket and size).
+//   - raw points of many ids and some metrics in [from, to): the ranges of every id (one per bucket
+//     its epochs use), sorted, one scan per chunk of 256 ranges with a MultiRowRangeFilter that makes
+//     the region server seek from one id's range to the next (across salt buckets too), and rows
+//     without one of the metrics dropped there; points split by metric, id and the event's tag set
+//     (a series is metric + id + tags), ascending. (One scanner per id, and later one per bucket,
+//     cost a REST round-trip set each: the gateway's CPU and the loopback writes, not the points,
+//     were most of a read.)
+//   - window summaries of many ids and some metrics for one rollup size, likewise;
+//   - the windows with a pending rollup marker, for the ids of a query (one scan for every bucket
+//     and size).
+// Asking for several metrics at once is how the sub-queries of one request share a scan
+// (read-batch.ts).
 import { decodeTags, TAGS_QUALIFIER } from '../events/cells.ts';
 import { column } from '../hbase/codec.ts';
 import type { ScanFilter } from '../hbase/filters.ts';
@@ -66,80 +70,94 @@ export class SeriesStore {
     this.#summaryFamily = column(options.rollup.family);
   }
 
-  /** The points of `metric` with from ≤ ts < to of every id, by id and tag set; `concurrency` bucket scans at once. */
-  async rawPointsOf(ids: readonly string[], metric: string, from: number, to: number, budget: PointBudget, concurrency = 4): Promise<Map<string, Map<string, TaggedPoints>>> {
-    const out = new Map<string, Map<string, TaggedPoints>>();
-    if (from >= to || ids.length === 0) return out;
+  /**
+   * The points of each of `metrics` with from ≤ ts < to of every id, by metric, id and tag set:
+   * one scan per chunk of ranges reads every metric asked (the sub-queries of one request share it),
+   * `concurrency` scans at once.
+   */
+  async rawPointsOf(ids: readonly string[], metrics: readonly string[], from: number, to: number, budget: PointBudget, concurrency = 4): Promise<Map<string, Map<string, Map<string, TaggedPoints>>>> {
+    const out = new Map<string, Map<string, Map<string, TaggedPoints>>>(metrics.map((m) => [m, new Map()]));
+    if (from >= to || ids.length === 0 || metrics.length === 0) return out;
     const { keyspace, data } = this.#o;
-    const ranges: { bucket: number; range: ScanRange }[] = [];
+    const ranges: ScanRange[] = [];
     for (const id of ids) {
       const entry = await this.#o.entryFor(id);
-      for (const b of keyspace.dataRanges(id, Math.max(0, from), to - 1, entry)) ranges.push({ bucket: b.bucket, range: b.range });
+      for (const b of keyspace.dataRanges(id, Math.max(0, from), to - 1, entry)) ranges.push(b.range);
     }
-    const metricQualifier = Buffer.from(metric, 'utf8');
-    const shape = rangeShape(metric, data.family);
+    const wanted = metrics.map((m) => ({ qualifier: Buffer.from(m, 'utf8'), byId: out.get(m) as Map<string, Map<string, TaggedPoints>> }));
+    const shape = metricsShape(metrics, data.family);
     let lastTagBytes: Buffer | null = null;
     let lastJson = '[]';
-    await runLimited(bucketScans(ranges), concurrency, async (scan) => {
+    await runLimited(scanChunks(ranges), concurrency, async (scan) => {
+      const found: { byId: Map<string, Map<string, TaggedPoints>>; value: number }[] = [];
       for await (const row of this.#scanMany(data.name, scan, shape)) {
-        let value: number | undefined;
+        found.length = 0;
         let json = '[]';
         for (const cell of row.cells) {
-          if (cell.qualifier.equals(metricQualifier)) value = cell.value.readDoubleBE(0);
-          else if (cell.qualifier.equals(TAGS_QUALIFIER)) {
+          if (cell.qualifier.equals(TAGS_QUALIFIER)) {
             const bytes = cell.value;
             if (lastTagBytes === null || !lastTagBytes.equals(bytes)) {
               lastTagBytes = Buffer.from(bytes);
               lastJson = tagSetKey(decodeTags(bytes), this.#o.idTagKey);
             }
             json = lastJson;
+            continue;
           }
+          const w = wanted.find((x) => x.qualifier.equals(cell.qualifier));
+          if (w !== undefined) found.push({ byId: w.byId, value: cell.value.readDoubleBE(0) });
         }
-        if (value === undefined) continue;
-        budget.take(1);
+        if (found.length === 0) continue;
+        budget.take(found.length);
         const { id, ts } = keyspace.decodeDataKey(row.row);
-        let sets = out.get(id);
-        if (sets === undefined) out.set(id, (sets = new Map<string, TaggedPoints>()));
-        let series = sets.get(json);
-        if (series === undefined) sets.set(json, (series = { tagsJson: json, ts: [], values: [] }));
-        series.ts.push(ts);
-        series.values.push(value);
+        for (const f of found) {
+          let sets = f.byId.get(id);
+          if (sets === undefined) f.byId.set(id, (sets = new Map<string, TaggedPoints>()));
+          let series = sets.get(json);
+          if (series === undefined) sets.set(json, (series = { tagsJson: json, ts: [], values: [] }));
+          series.ts.push(ts);
+          series.values.push(f.value);
+        }
       }
     });
-    for (const sets of out.values()) for (const s of sets.values()) sortAscending(s);
+    for (const byId of out.values()) for (const sets of byId.values()) for (const s of sets.values()) sortAscending(s);
     return out;
   }
 
-  /** Every id's summaries of `metric` for windows of `windowMs` starting in [from, to), ascending, by id. */
-  async summariesOf(ids: readonly string[], metric: string, windowMs: number, from: number, to: number, concurrency = 4): Promise<Map<string, WindowSummary[]>> {
-    const out = new Map<string, WindowSummary[]>();
-    if (from >= to || ids.length === 0) return out;
+  /** Every id's summaries of each of `metrics` for windows of `windowMs` starting in [from, to), ascending, by metric and id: one scan per chunk of ranges for all the metrics. */
+  async summariesOf(ids: readonly string[], metrics: readonly string[], windowMs: number, from: number, to: number, concurrency = 4): Promise<Map<string, Map<string, WindowSummary[]>>> {
+    const out = new Map<string, Map<string, WindowSummary[]>>(metrics.map((m) => [m, new Map()]));
+    if (from >= to || ids.length === 0 || metrics.length === 0) return out;
     const { keyspace, rollup } = this.#o;
-    const ranges = ids.map((id) => ({ bucket: keyspace.baseSalt(id), range: keyspace.rollupRange(id, windowMs / 1000, Math.max(0, from), to - 1) }));
-    const qualifier = Buffer.from(metric, 'utf8');
-    await runLimited(bucketScans(ranges), concurrency, async (scan) => {
-      for await (const row of this.#scanMany(rollup.name, scan, { columns: [column(rollup.family, qualifier)] })) {
-        const cell = row.cells.find((c) => c.qualifier.equals(qualifier));
-        if (cell === undefined) continue;
-        const s = decodeSummary(cell.value, metric);
-        const key = keyspace.decodeRollupKey(row.row);
-        let list = out.get(key.id);
-        if (list === undefined) out.set(key.id, (list = []));
-        list.push({ startMs: key.windowStart, count: s.count, sum: s.sum, min: s.min, max: s.max, first: s.first, last: s.last });
+    const ranges = ids.map((id) => keyspace.rollupRange(id, windowMs / 1000, Math.max(0, from), to - 1));
+    const wanted = metrics.map((m) => ({ metric: m, qualifier: Buffer.from(m, 'utf8'), byId: out.get(m) as Map<string, WindowSummary[]> }));
+    const columns = wanted.map((w) => column(rollup.family, w.qualifier));
+    await runLimited(scanChunks(ranges), concurrency, async (scan) => {
+      for await (const row of this.#scanMany(rollup.name, scan, { columns })) {
+        let key: ReturnType<Keyspace['decodeRollupKey']> | undefined;
+        for (const cell of row.cells) {
+          const w = wanted.find((x) => x.qualifier.equals(cell.qualifier));
+          if (w === undefined) continue;
+          key ??= keyspace.decodeRollupKey(row.row);
+          const s = decodeSummary(cell.value, w.metric);
+          let list = w.byId.get(key.id);
+          if (list === undefined) w.byId.set(key.id, (list = []));
+          list.push({ startMs: key.windowStart, count: s.count, sum: s.sum, min: s.min, max: s.max, first: s.first, last: s.last });
+        }
       }
     });
-    for (const list of out.values()) list.sort((a, b) => a.startMs - b.startMs); // newest window first in the table
+    for (const byId of out.values()) for (const list of byId.values()) list.sort((a, b) => a.startMs - b.startMs); // newest window first in the table
     return out;
   }
 
   /**
    * Windows of the given sizes starting in [from, to) with a pending marker for one of `ids`: per
    * id, the marked windows (start and size). Marker rows (one per bucket, size and window, an id per
-   * cell) and the per-id markers earlier versions wrote are both read.
+   * cell) and the per-id markers earlier versions wrote are both read, every bucket and size in one
+   * scan (a MultiRowRangeFilter seeks from one bucket's markers to the next).
    */
   async markedWindows(ids: readonly string[], sizesMs: readonly number[], from: number, to: number): Promise<Map<string, { startMs: number; sizeMs: number }[]>> {
     const out = new Map<string, { startMs: number; sizeMs: number }[]>();
-    if (ids.length === 0 || from >= to) return out;
+    if (ids.length === 0 || from >= to || sizesMs.length === 0) return out;
     const { keyspace, rollup } = this.#o;
     const wanted = new Set(ids);
     const buckets = [...new Set(ids.map((id) => keyspace.baseSalt(id)))];
@@ -149,19 +167,18 @@ export class SeriesStore {
       if (list === undefined) out.set(id, (list = []));
       list.push({ startMs, sizeMs });
     };
-    for (const bucket of buckets) {
-      for (const sizeMs of sizesMs) {
-        const range = keyspace.markerWindowRange(bucket, sizeMs / 1000, Math.max(0, from - (from % sizeMs)), to);
-        for await (const row of this.#scan(rollup.name, range, { columns: [this.#summaryFamily] })) {
-          const key = keyspace.decodeMarkerKey(row.row);
-          if (key.id !== null) {
-            note(key.id, key.windowStart, sizeMs);
-            continue;
-          }
-          for (const cell of row.cells) {
-            if (cell.qualifier[0] === 0x00 || cell.qualifier.equals(VERSION_QUALIFIER)) continue;
-            note(keyspace.markedId(cell.qualifier, bucket), key.windowStart, sizeMs);
-          }
+    const ranges = buckets.flatMap((bucket) => sizesMs.map((sizeMs) => keyspace.markerWindowRange(bucket, sizeMs / 1000, Math.max(0, from - (from % sizeMs)), to)));
+    for (const scan of scanChunks(ranges)) {
+      for await (const row of this.#scanMany(rollup.name, scan, { columns: [this.#summaryFamily] })) {
+        const key = keyspace.decodeMarkerKey(row.row);
+        const sizeMs = key.windowSec * 1000;
+        if (key.id !== null) {
+          note(key.id, key.windowStart, sizeMs);
+          continue;
+        }
+        for (const cell of row.cells) {
+          if (cell.qualifier[0] === 0x00 || cell.qualifier.equals(VERSION_QUALIFIER)) continue;
+          note(keyspace.markedId(cell.qualifier, key.salt), key.windowStart, sizeMs);
         }
       }
     }
@@ -169,7 +186,7 @@ export class SeriesStore {
   }
 
   #scan(table: string, range: ScanRange, shape: ScanShape): AsyncIterable<Row> {
-    return this.#port.scan(table, { ...range, ...shape, pageRows: 1000, deadlineMs: this.#o.deadlineMs });
+    return this.#port.scan(table, { ...range, ...shape, pageRows: PAGE_ROWS, deadlineMs: this.#o.deadlineMs });
   }
 
   /** One scan over sorted, disjoint ranges of one bucket: a MultiRowRangeFilter (with the shape's filter) seeks between them. */
@@ -186,23 +203,29 @@ export class SeriesStore {
   }
 }
 
+/** Rows per page of a scan: a site's day is ~150,000 rows, so fewer, larger pages (< 1 MB each) save round trips. */
+const PAGE_ROWS = 5000;
+
 /** Ranges per scanner at most: bounds the scanner spec the gateway parses. */
 const RANGES_PER_SCAN = 256;
 
-/** The ranges grouped by bucket, sorted, in chunks: one scan each. */
-export function bucketScans(ranges: readonly { readonly bucket: number; readonly range: ScanRange }[]): ScanRange[][] {
-  const byBucket = new Map<number, ScanRange[]>();
-  for (const r of ranges) {
-    let list = byBucket.get(r.bucket);
-    if (list === undefined) byBucket.set(r.bucket, (list = []));
-    list.push(r.range);
-  }
+/**
+ * The ranges sorted by key and cut into chunks of RANGES_PER_SCAN: one scan each, across salt
+ * buckets (the filter seeks from one bucket to the next), so a query over a few ids pays one
+ * scanner's round trips, not one set per bucket.
+ */
+export function scanChunks(ranges: readonly ScanRange[]): ScanRange[][] {
+  const sorted = [...ranges].sort((a, b) => Buffer.compare(a.startRow, b.startRow));
   const out: ScanRange[][] = [];
-  for (const list of byBucket.values()) {
-    list.sort((a, b) => Buffer.compare(a.startRow, b.startRow));
-    for (let i = 0; i < list.length; i += RANGES_PER_SCAN) out.push(list.slice(i, i + RANGES_PER_SCAN));
-  }
+  for (let i = 0; i < sorted.length; i += RANGES_PER_SCAN) out.push(sorted.slice(i, i + RANGES_PER_SCAN));
   return out;
+}
+
+/** The data table's cells of `metrics` and the tags, of rows holding at least one of them (the region server drops the rest). */
+function metricsShape(metrics: readonly string[], family: string): ScanShape {
+  if (metrics.length === 1) return rangeShape(metrics[0] as string, family);
+  const filters: ScanFilter[] = metrics.map((m) => rangeShape(m, family).filter as ScanFilter);
+  return { columns: [column(family)], filter: { type: 'FilterList', op: 'MUST_PASS_ONE', filters } };
 }
 
 /** Rows come newest first per bucket (one bucket: reversed); a spread id's buckets interleave (sorted). */
