@@ -219,7 +219,7 @@ export const configSchema = z
         maxSeries: z.number().int().min(1).default(10_000).describe('Most series one sub-query may match; more is a 400 naming this key'),
         maxPoints: z.number().int().min(1).default(2_000_000).describe('Most raw points one query may read (all its sub-queries); more is a 400 naming this key. Summary windows read from the rollups are not counted'),
         deadlineMs: z.number().int().min(100).default(30_000).describe('A query still reading after this long is cancelled and answered 408, as OpenTSDB answers a timeout (ms)'),
-        concurrency: z.number().int().min(1).max(64).default(8).describe('Series (ids) a query reads at once'),
+        concurrency: z.number().int().min(1).max(64).default(8).describe('Scans one read of a query runs at once (each scan covers up to 256 id ranges)'),
         maxBodyBytes: z.number().int().min(1024).default(1_048_576).describe('Largest request body /api/query and /api/search/lookup accept (bytes); more is a 413'),
         catalogRefreshMs: z.number().int().min(1000).default(30_000)
           .describe('The read side rereads what is new in the series catalog this often (ms; every 20th reread is whole); a query or look-up naming a metric it does not know rereads at once (at most every 2 s)'),

@@ -210,7 +210,7 @@ async function readRollup(sub: SubQuery, plan: Extract<SubQueryPlan, { path: 'ro
   const mixed = new Map<string, ReadonlyMap<string, CatalogSeries>>();
   const single: [string, CatalogSeries][] = [];
   for (const [id, sets] of ids) {
-    const all = deps.catalog.lookup(sub.metric, [{ type: 'literal_or', tagk: deps.idTagKey, filter: id, groupBy: false }]).total;
+    const all = deps.catalog.lookup(sub.metric, [{ type: 'literal_or', tagk: deps.idTagKey, filter: id, groupBy: false }], 0).total;
     const only = [...sets.values()][0];
     if (all === 1 && sets.size === 1 && only !== undefined) single.push([id, only]);
     else mixed.set(id, sets);
