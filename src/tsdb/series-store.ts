@@ -88,7 +88,7 @@ export class SeriesStore {
     const shape = metricsShape(metrics, data.family);
     let lastTagBytes: Buffer | null = null;
     let lastJson = '[]';
-    await runLimited(scanChunks(ranges), concurrency, async (scan) => {
+    await runLimited(scanChunks(ranges, scansFor(ids.length, concurrency)), concurrency, async (scan) => {
       const found: { byId: Map<string, Map<string, TaggedPoints>>; value: number }[] = [];
       for await (const row of this.#scanMany(data.name, scan, shape)) {
         found.length = 0;
@@ -131,7 +131,7 @@ export class SeriesStore {
     const ranges = ids.map((id) => keyspace.rollupRange(id, windowMs / 1000, Math.max(0, from), to - 1));
     const wanted = metrics.map((m) => ({ metric: m, qualifier: Buffer.from(m, 'utf8'), byId: out.get(m) as Map<string, WindowSummary[]> }));
     const columns = wanted.map((w) => column(rollup.family, w.qualifier));
-    await runLimited(scanChunks(ranges), concurrency, async (scan) => {
+    await runLimited(scanChunks(ranges, scansFor(ids.length, concurrency)), concurrency, async (scan) => {
       for await (const row of this.#scanMany(rollup.name, scan, { columns })) {
         let key: ReturnType<Keyspace['decodeRollupKey']> | undefined;
         for (const cell of row.cells) {
@@ -168,7 +168,7 @@ export class SeriesStore {
       list.push({ startMs, sizeMs });
     };
     const ranges = buckets.flatMap((bucket) => sizesMs.map((sizeMs) => keyspace.markerWindowRange(bucket, sizeMs / 1000, Math.max(0, from - (from % sizeMs)), to)));
-    for (const scan of scanChunks(ranges)) {
+    for (const scan of scanChunks(ranges, 1)) {
       for await (const row of this.#scanMany(rollup.name, scan, { columns: [this.#summaryFamily] })) {
         const key = keyspace.decodeMarkerKey(row.row);
         const sizeMs = key.windowSec * 1000;
@@ -209,15 +209,25 @@ const PAGE_ROWS = 5000;
 /** Ranges per scanner at most: bounds the scanner spec the gateway parses. */
 const RANGES_PER_SCAN = 256;
 
+/** Ids a scan takes before a read is split into scans that run side by side. */
+const IDS_PER_PARALLEL_SCAN = 4;
+
+/** How many scans a read of `ids` ids runs as: one for a few ids (fewest round trips), up to `concurrency` side by side for many. */
+export function scansFor(ids: number, concurrency: number): number {
+  return Math.max(1, Math.min(concurrency, Math.ceil(ids / IDS_PER_PARALLEL_SCAN)));
+}
+
 /**
- * The ranges sorted by key and cut into chunks of RANGES_PER_SCAN: one scan each, across salt
- * buckets (the filter seeks from one bucket to the next), so a query over a few ids pays one
- * scanner's round trips, not one set per bucket.
+ * The ranges sorted by key and cut into `parts` contiguous chunks of near-equal size (more when a
+ * chunk would pass RANGES_PER_SCAN): one scan each, across salt buckets (the filter seeks from one
+ * bucket to the next), so a query over a few ids pays one scanner's round trips, not one set per
+ * bucket, and a query over many still reads in parallel.
  */
-export function scanChunks(ranges: readonly ScanRange[]): ScanRange[][] {
+export function scanChunks(ranges: readonly ScanRange[], parts: number): ScanRange[][] {
   const sorted = [...ranges].sort((a, b) => Buffer.compare(a.startRow, b.startRow));
+  const n = Math.min(sorted.length, Math.max(parts, Math.ceil(sorted.length / RANGES_PER_SCAN)));
   const out: ScanRange[][] = [];
-  for (let i = 0; i < sorted.length; i += RANGES_PER_SCAN) out.push(sorted.slice(i, i + RANGES_PER_SCAN));
+  for (let i = 0; i < n; i++) out.push(sorted.slice(Math.floor((i * sorted.length) / n), Math.floor(((i + 1) * sorted.length) / n)));
   return out;
 }
 

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { batchedReads, type MarkedWindow, type SeriesReads } from '../../../src/tsdb/read-batch.ts';
-import { scanChunks, type PointBudget, type TaggedPoints } from '../../../src/tsdb/series-store.ts';
+import { scanChunks, scansFor, type PointBudget, type TaggedPoints } from '../../../src/tsdb/series-store.ts';
 import type { WindowSummary } from '../../../src/tsdb/compute/rollup-exact.ts';
 
 const budget: PointBudget = { take: () => undefined };
@@ -75,14 +75,24 @@ void test('a read asked in a later turn starts its own; a failed read fails ever
   assert.equal(inner.calls.length, 3);
 });
 
-void test('scan chunks: ranges sorted by start row across buckets, at most 256 a scan', () => {
+void test('scan chunks: ranges sorted by start row across buckets, in near-equal parts, at most 256 a scan', () => {
   const range = (salt: number, id: number): { startRow: Buffer; stopRow: Buffer } => ({ startRow: Buffer.from([salt, id]), stopRow: Buffer.from([salt, id, 0xff]) });
   const ranges = [];
   for (let id = 0; id < 200; id++) for (const salt of [3, 1]) ranges.push(range(salt, id));
-  const chunks = scanChunks(ranges);
-  assert.deepEqual(chunks.map((c) => c.length), [256, 144]);
-  const flat = chunks.flat();
+  const one = scanChunks(ranges, 1);
+  assert.deepEqual(one.map((c) => c.length), [200, 200], '400 ranges: two scans of at most 256');
+  const flat = one.flat();
   for (let i = 1; i < flat.length; i++) assert.ok(Buffer.compare((flat[i - 1] as { startRow: Buffer }).startRow, (flat[i] as { startRow: Buffer }).startRow) < 0);
-  assert.deepEqual((chunks[0] as { startRow: Buffer }[])[0]?.startRow, Buffer.from([1, 0]));
-  assert.deepEqual(scanChunks([]), []);
+  assert.deepEqual((one[0] as { startRow: Buffer }[])[0]?.startRow, Buffer.from([1, 0]));
+  assert.deepEqual(scanChunks(ranges, 8).map((c) => c.length), [50, 50, 50, 50, 50, 50, 50, 50]);
+  assert.deepEqual(scanChunks(ranges.slice(0, 3), 8).map((c) => c.length), [1, 1, 1], 'never an empty scan');
+  assert.deepEqual(scanChunks([], 4), []);
+});
+
+void test('a few ids are one scan; many are split up to the concurrency', () => {
+  assert.equal(scansFor(1, 8), 1);
+  assert.equal(scansFor(4, 8), 1);
+  assert.equal(scansFor(12, 8), 3);
+  assert.equal(scansFor(1430, 8), 8);
+  assert.equal(scansFor(1430, 1), 1);
 });
