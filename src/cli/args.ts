@@ -1,7 +1,7 @@
 // Shared pieces of the command modules: usage errors, output, flag parsing (integers, times, rates).
 import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
-import { parseTimeSetting } from '../events/timestamp.ts';
+import { parseTimeParam } from '../events/timestamp.ts';
 import { loadConfig, type Config } from '../runtime/config.ts';
 
 /** A wrong command line: printed as `tsingest: <message>`, exit code 2. */
@@ -71,15 +71,7 @@ export function rateFlag(values: FlagValues): number | undefined {
   return n;
 }
 
-/**
- * A point in time given as epoch milliseconds ("1732262400000") or ISO-8601 with a zone
- * ("2024-11-22T08:00:00Z") — the one parser of `parseTimeSetting` — with a message naming `name`.
- */
-export function parseTimeParam(name: string, raw: string): { ok: true; ms: number } | { ok: false; message: string } {
-  const t = parseTimeSetting(raw);
-  return t.ok ? t : { ok: false, message: `${name} ${t.detail.replace(/^expected /, 'must be ')}` };
-}
-
+/** The time flag `--name` (events/timestamp.ts parseTimeParam), or `fallback`; a usage error naming the flag. */
 export function timeFlag(values: FlagValues, name: string, fallback?: number): number {
   const raw = stringFlag(values, name);
   if (raw === undefined) {

@@ -86,3 +86,13 @@ export function parseTimeSetting(raw: unknown): TimestampParse {
   if (ms < 0) return { ok: false, detail: `${String(raw)} is before 1970-01-01T00:00:00Z` };
   return { ok: true, ms };
 }
+
+/**
+ * A point in time given as a parameter (a CLI flag, a query string's value) named `name`: epoch
+ * milliseconds ("1732262400000") or ISO-8601 with a zone ("2024-11-22T08:00:00Z") — the one parser
+ * of `parseTimeSetting` — with a message naming `name`.
+ */
+export function parseTimeParam(name: string, raw: string): { ok: true; ms: number } | { ok: false; message: string } {
+  const t = parseTimeSetting(raw);
+  return t.ok ? t : { ok: false, message: `${name} ${t.detail.replace(/^expected /, 'must be ')}` };
+}

@@ -8,7 +8,7 @@
  * - from / to: epoch ms or ISO-8601 with a zone; [from, to), from defaults to 0, to to now + 1 day.
  * - cursor: from a previous page of the same query; when from/to are omitted they come from it.
  */
-import { parseTimeParam } from '../cli/args.ts';
+import { parseTimeParam } from '../events/timestamp.ts';
 import { MAX_ID_BYTES } from '../keys/index.ts';
 import type { QueryKind } from '../metrics/read-metrics.ts';
 import { findWindow, type WindowSize } from '../rollup/windows.ts';
