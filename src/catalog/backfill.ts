@@ -10,7 +10,7 @@
  * which costs a cache hit at most.
  */
 import { decodeTags, TAGS_QUALIFIER } from '../events/cells.ts';
-import { CatalogMarks, type SeriesTouch } from '../ingest/catalog-marks.ts';
+import { CatalogMarks, type SeriesTouch } from './marks.ts';
 import type { Keyspace } from '../keys/index.ts';
 import { CheckpointError, CheckpointWriter, identityDiff, memoryCheckpointStore, type CheckpointStore } from '../walk/checkpoint.ts';
 import { rowAfter, scanPages, type ScanPort } from '../walk/paged-scan.ts';

@@ -9,7 +9,7 @@ import type { DataRow } from '../events/index.ts';
 import { chunkRows, rowBytes, type BatchPlan, type PlannedEvent, type PlannedRow, type Rejected } from './batch-plan.ts';
 import type { OutagePolicy } from './outage-policy.ts';
 import { RetryAbortedError } from './retry.ts';
-import type { CatalogMarks, CatalogRow } from './catalog-marks.ts';
+import type { CatalogMarks, CatalogRow } from '../catalog/marks.ts';
 import type { RollupMarks } from './rollup-marks.ts';
 
 export interface RowCellsLike {

@@ -3,7 +3,7 @@
 import type { ConsumerConfig } from 'kafkajs';
 import { eventLimitsFor, resolveFieldMapping } from '../events/index.ts';
 import type { PlanSettings } from '../ingest/batch-plan.ts';
-import { CatalogMarks } from '../ingest/catalog-marks.ts';
+import { CatalogMarks } from '../catalog/marks.ts';
 import { RollupMarks } from '../ingest/rollup-marks.ts';
 import { parseWindows } from '../rollup/windows.ts';
 import type { KeyFormat, Keyspace } from '../keys/index.ts';

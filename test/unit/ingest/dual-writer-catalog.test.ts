@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import PQueue from 'p-queue';
 import { decodeSeriesRow } from '../../../src/catalog/rows.ts';
 import { planBatch } from '../../../src/ingest/batch-plan.ts';
-import { CatalogMarks } from '../../../src/ingest/catalog-marks.ts';
+import { CatalogMarks } from '../../../src/catalog/marks.ts';
 import { DualWriter, type WriteObserver } from '../../../src/ingest/dual-writer.ts';
 import { OutagePolicy } from '../../../src/ingest/outage-policy.ts';
 import { FakeSink, RowRefused, SETTINGS, Transient, event, record } from './fixtures.ts';

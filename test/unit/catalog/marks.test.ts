@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { decodeSeriesRow, seriesRow } from '../../../src/catalog/rows.ts';
-import { CatalogMarks, type CatalogRow, type SeriesTouch } from '../../../src/ingest/catalog-marks.ts';
+import { CatalogMarks, type CatalogRow, type SeriesTouch } from '../../../src/catalog/marks.ts';
 
 const marks = (cacheSize = 1000): CatalogMarks => new CatalogMarks({ family: 'd', cacheSize, now: () => 1234 });
 
