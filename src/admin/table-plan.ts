@@ -1,15 +1,9 @@
 // Pure: from the configuration to the tables we want — one short family each, the data, index and
 // rollup tables pre-split on the salt boundaries, the meta table (the spread registry) in one region,
 // with the salt bucket count and key format recorded in each table's metadata.
-import { planSaltSplits, type KeyFormat } from '../keys/index.ts';
+import { planSaltSplits, TABLE_META, type KeyFormat } from '../keys/index.ts';
 import type { Config, TableConfig } from '../runtime/config.ts';
 import type { EnsureTableRequest, FamilyAttrs } from './table-admin-port.ts';
-
-export const TABLE_META = {
-  buckets: 'tsingest.salt.buckets',
-  keyFormat: 'tsingest.key.format',
-  role: 'tsingest.table.role',
-} as const;
 
 /** Version of the key layout, written next to B; bump it if the layout ever changes. */
 export const KEY_LAYOUT_VERSION = 'v1';

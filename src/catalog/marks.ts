@@ -1,4 +1,4 @@
-// Series catalog rows written by ingest (and by the backfill) (docs/SERIES-API.md, "The series catalog"): one row per
+// Series catalog rows written by ingest and by the backfill (docs/SERIES-API.md, "The series catalog"): one row per
 // series (metric, id, tag set) a flush unit carried, put after the unit's data rows are acknowledged
 // and before its offsets are committed, like the rollup markers (dual-writer.ts).
 // A bounded cache (least recently seen evicted first) remembers the series this process has written,

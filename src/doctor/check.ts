@@ -3,7 +3,6 @@
 // apply every rule. The options go to gatherFacts as they are, so a new gathering option (a probe)
 // reaches both users without a change here.
 import type { HBaseRestClient } from '../hbase/index.ts';
-import type { Config } from '../runtime/config.ts';
 import { diagnose } from './diagnose.ts';
 import type { ClusterFacts } from './facts.ts';
 import type { Finding } from './finding.ts';
@@ -26,8 +25,13 @@ export interface CheckResult {
 /** HBase's defaults for the sizing formula (hbase.hregion.memstore.flush.size, hbase.regionserver.global.memstore.size). */
 export const HBASE_DEFAULTS = { memstoreFlushSizeMB: 128, globalMemstoreFraction: 0.4 } as const;
 
+/** The table names the doctor checks, as the configuration's `tables` gives them. */
+export interface ServiceTableNames {
+  readonly tables: { readonly [role in 'data' | 'index' | 'rollup' | 'meta']: { readonly name: string } };
+}
+
 /** This service's tables, in the order the doctor checks them: data, index, rollup, meta. */
-export function serviceTables(cfg: Pick<Config, 'tables'>): string[] {
+export function serviceTables(cfg: ServiceTableNames): string[] {
   return [cfg.tables.data.name, cfg.tables.index.name, cfg.tables.rollup.name, cfg.tables.meta.name];
 }
 

@@ -1,7 +1,6 @@
 // Pure: a table's own record of this service's layout (written by `tsingest tables apply`), so the
 // doctor checks the key-space rules on any table that carries it, by whatever name.
-import { TABLE_META } from '../admin/table-plan.ts';
-import { MAX_BUCKETS, MIN_BUCKETS } from '../keys/index.ts';
+import { MAX_BUCKETS, MIN_BUCKETS, TABLE_META } from '../keys/index.ts';
 import type { ServiceLayout } from './facts.ts';
 
 const ROLES = ['data', 'index', 'rollup', 'meta'] as const;

@@ -86,3 +86,4 @@ export {
   type SpreadLookup,
   type TableRole,
 } from './keyspace.ts';
+export { TABLE_META } from './table-record.ts';

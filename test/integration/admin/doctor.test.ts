@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { JavaTableAdmin } from '../../../src/admin/java-admin.ts';
-import { TABLE_META } from '../../../src/admin/table-plan.ts';
+import { TABLE_META } from '../../../src/keys/index.ts';
 import type { Finding } from '../../../src/doctor/finding.ts';
 import { uniqueName } from '../../support/env.ts';
 import { NODE_BIN, REPO_ROOT, createHarness } from '../../support/service-harness.ts';
