@@ -4,7 +4,7 @@
 // option, so this only fits a scan whose bounds and columns are valid UTF-8 (an id's prefix range
 // under B ≤ 128 is; a bound with a reverse timestamp is not) and that has no filter (the endpoint
 // takes a different filter language). Otherwise null: the caller opens a scanner.
-import type { ScanOptions } from './scanner.ts';
+import type { ScannerSpec } from './codec.ts';
 import { tablePath } from './paths.ts';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -20,7 +20,7 @@ function utf8(bytes: Buffer): string | null {
 }
 
 /** The stateless scan path of the first `rows` rows, or null when the scan cannot be one request. */
-export function tableScanPath(table: string, opts: ScanOptions, rows: number): string | null {
+export function tableScanPath(table: string, opts: Omit<ScannerSpec, 'batch' | 'caching'>, rows: number): string | null {
   if (opts.filter !== undefined) return null;
   const params: string[] = [];
   const add = (name: string, value: string): void => { params.push(`${name}=${encodeURIComponent(value)}`); };

@@ -14,7 +14,7 @@
 import { Gauge, type Registry } from 'prom-client';
 import { idPrefixAt, kAt, type Keyspace, type SpreadEpoch } from '../keys/index.ts';
 import { WindowedHeavyHitters } from './heavy-hitters.ts';
-import { encodedRegionName } from './region-map.ts';
+import { encodedRegionName } from '../hbase/region-name.ts';
 import type { RegionInfo } from './region-source.ts';
 
 export const HOT_ID_METRICS = {

@@ -4,7 +4,6 @@
  * errors via `markStale`); listeners learn which regions appeared, vanished or moved to another
  * server so the per-region metric series of gone regions can be removed.
  */
-import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Metrics } from './registry.ts';
 import type { RegionInfo, RegionSource } from './region-source.ts';
@@ -37,17 +36,6 @@ export interface RegionMapOptions {
   readonly metrics?: Pick<Metrics, 'regionMapRefresh'>;
   /** Delay between `markStale(t)` and the refresh it triggers; repeated marks within it coalesce. */
   readonly staleDelayMs?: number;
-}
-
-/**
- * A short stable label for a region: the encoded name (the 32 hex chars HBase puts between the last
- * two dots of `table,startKey,regionId.ENCODED.`); for names without one, the first 32 hex chars of
- * MD5(name).
- */
-export function encodedRegionName(name: string): string {
-  const match = /\.([0-9a-f]{32})\.?$/i.exec(name);
-  if (match?.[1] !== undefined) return match[1].toLowerCase();
-  return createHash('md5').update(name, 'utf8').digest('hex');
 }
 
 /**

@@ -7,7 +7,7 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { REJECT_REASONS } from '../events/reject.ts';
-import { encodedRegionName } from './region-map.ts';
+import { encodedRegionName } from '../hbase/region-name.ts';
 
 export const METRIC_PREFIX = 'tsingest_';
 

@@ -12,7 +12,8 @@
  * `tsingest_rows_written_total` is NOT incremented here (the writer owns it), so nothing is counted twice.
  */
 import type { Metrics } from './registry.ts';
-import { UNKNOWN_REGION, encodedRegionName } from './region-map.ts';
+import { encodedRegionName } from '../hbase/region-name.ts';
+import { UNKNOWN_REGION } from './region-map.ts';
 import type { RegionChange, RegionChangeListener } from './region-map.ts';
 import type { RegionInfo } from './region-source.ts';
 import { SlidingWindow } from './sliding-window.ts';

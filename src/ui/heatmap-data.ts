@@ -9,7 +9,8 @@
  * moved server and started again) is read as a reset, as Prometheus does: the new value is the delta.
  */
 import type { Counter } from 'prom-client';
-import { UNKNOWN_REGION, encodedRegionName } from '../metrics/region-map.ts';
+import { encodedRegionName } from '../hbase/region-name.ts';
+import { UNKNOWN_REGION } from '../metrics/region-map.ts';
 import type { RegionInfo } from '../metrics/region-source.ts';
 
 /** What the sampler reads: the data table's regions and its cumulative rows per region. */

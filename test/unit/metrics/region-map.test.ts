@@ -1,10 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createMetrics } from '../../../src/metrics/registry.ts';
+import { encodedRegionName } from '../../../src/hbase/region-name.ts';
 import {
   RegionMap,
   diffRegions,
-  encodedRegionName,
   findRegionIndex,
   locateIn,
 } from '../../../src/metrics/region-map.ts';

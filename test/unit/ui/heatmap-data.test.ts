@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createMetrics } from '../../../src/metrics/registry.ts';
-import { encodedRegionName } from '../../../src/metrics/region-map.ts';
+import { encodedRegionName } from '../../../src/hbase/region-name.ts';
 import type { RegionInfo } from '../../../src/metrics/region-source.ts';
 import { HeatmapSampler, RegionHeatmap, displayKey, regionCountersFromMetrics } from '../../../src/ui/heatmap-data.ts';
 import { region, saltedRegions } from '../metrics/fixtures.ts';
