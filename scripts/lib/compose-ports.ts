@@ -98,12 +98,23 @@ export function portsToCheck(ports: ComposePorts, names: readonly PortName[], ow
   return names.filter((n) => !own.has(ports[n]));
 }
 
-/** What `up` says when ports are taken: each port, what it is for and the variable that moves it. */
-export function clashMessage(ports: ComposePorts, taken: readonly PortName[]): string {
+/** The published ports docker-compose's output says it could not bind (taken after the check). */
+export function portsRefusedBy(output: string, ports: ComposePorts): PortName[] {
+  const refused = new Set([...output.matchAll(/127\.0\.0\.1:(\d+): bind: address already in use/g)].map((m) => Number(m[1])));
+  return PORT_NAMES.filter((n) => refused.has(ports[n]));
+}
+
+/**
+ * What `up` says when ports are taken: each port, what it is for and the variable that moves it.
+ * `before`: found by the check, nothing started; `during`: taken while `up` was starting, what it had started removed.
+ */
+export function clashMessage(ports: ComposePorts, taken: readonly PortName[], when: 'before' | 'during' = 'before'): string {
   const lines = taken.map((n) => `  127.0.0.1:${ports[n]} (${PUBLISHED[n].what}, service ${PUBLISHED[n].service}) is taken: move it with ${PUBLISHED[n].variable}`);
   const example = taken.map((n) => `${PUBLISHED[n].variable}=${String(ports[n] + 10_000 > 65535 ? ports[n] - 1 : ports[n] + 10_000)}`).join(' ');
+  const many = taken.length > 1;
+  const head = `${many ? `${taken.length} ports` : 'a port'} of the compose stack ${many ? 'are' : 'is'} in use by something else`;
   return [
-    `${taken.length === 1 ? 'a port' : `${taken.length} ports`} of the compose stack ${taken.length === 1 ? 'is' : 'are'} in use by something else; nothing was started:`,
+    when === 'before' ? `${head}; nothing was started:` : `${head} (taken while up was starting); what up had started is removed:`,
     ...lines,
     `  e.g. ${example} npm run compose -- up   (the ports are kept in .env for the next commands)`,
   ].join('\n');

@@ -8,7 +8,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PORT_NAMES, PUBLISHED, clashMessage, portsToCheck, publishedHostPorts, type ComposePorts, type PortName } from './compose-ports.ts';
+import { PORT_NAMES, PUBLISHED, clashMessage, portsRefusedBy, portsToCheck, publishedHostPorts, type ComposePorts, type PortName } from './compose-ports.ts';
 import { buildImages } from './image-specs.ts';
 import { portFree } from './probes.ts';
 import { run, sleep } from './proc.ts';
@@ -123,10 +123,12 @@ export async function composeUp(p: ComposeProject, log: (m: string) => void): Pr
     await startStack(p, log);
   } catch (err) {
     if (existed) throw err;
-    for (const s of ['kafka', 'hbase', 'ingest']) await dumpLogs(p, s);
-    log(`up failed: removing what it created (down -v): ${err instanceof Error ? err.message.split('\n')[0] ?? '' : String(err)}`);
+    const message = err instanceof Error ? err.message : String(err);
+    const taken = portsRefusedBy(message, p.ports);
+    if (taken.length === 0) for (const s of ['kafka', 'hbase', 'ingest']) await dumpLogs(p, s);
+    log(`up failed: removing what it created (down -v): ${message.split('\n')[0] ?? ''}`);
     await composeDown(p, log).catch((e: unknown) => { log(`clean-up failed too: ${String(e)}`); });
-    throw err;
+    throw taken.length === 0 ? err : new ComposeRefused(clashMessage(p.ports, taken, 'during'), { cause: err });
   }
 }
 

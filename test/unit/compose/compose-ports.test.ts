@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  DEFAULT_PORTS, clashMessage, dotEnvValues, parseDotEnv, portsToCheck, publishedHostPorts, renderDotEnv, resolvePorts, resolveProject,
+  DEFAULT_PORTS, clashMessage, dotEnvValues, parseDotEnv, portsRefusedBy, portsToCheck, publishedHostPorts, renderDotEnv, resolvePorts, resolveProject,
 } from '../../../scripts/lib/compose-ports.ts';
 
 const none = new Map<string, string>();
@@ -60,4 +60,13 @@ void test('the clash message names each taken port, its service and the variable
     '  e.g. TSI_COMPOSE_KAFKA_PORT=19092 TSI_COMPOSE_REST_PORT=18080 npm run compose -- up   (the ports are kept in .env for the next commands)',
   ].join('\n'));
   assert.match(clashMessage({ ...DEFAULT_PORTS, http: 60000 }, ['http']), /^a port of the compose stack is in use[^]*TSI_COMPOSE_HTTP_PORT=59999 npm run/);
+});
+
+void test('a port taken after the check: found in docker-compose\'s output and named the same way', () => {
+  const out = 'ERROR: for prometheus  Cannot start service prometheus: driver failed programming external connectivity on endpoint tsingest_prometheus_1 (978836c0): '
+    + 'Error starting userland proxy: listen tcp4 127.0.0.1:19090: bind: address already in use\nEncountered errors while bringing up the project.';
+  const ports = { ...DEFAULT_PORTS, prometheus: 19090 };
+  assert.deepEqual(portsRefusedBy(out, ports), ['prometheus']);
+  assert.deepEqual(portsRefusedBy('compose up app failed (exit 1): something else', ports), []);
+  assert.match(clashMessage(ports, ['prometheus'], 'during'), /^a port of the compose stack is in use by something else \(taken while up was starting\); what up had started is removed:\n {2}127\.0\.0\.1:19090 \(Prometheus, service prometheus\) is taken: move it with TSI_COMPOSE_PROMETHEUS_PORT\n/);
 });
