@@ -26,7 +26,7 @@ export const APP_SERVICES = ['kafka-init', 'ingest', 'prometheus'] as const;
 /** The file Grafana's admin password is read from (a compose secret); `up` makes one when it is missing. */
 export const GRAFANA_SECRET = join(projectRoot, 'secrets', 'grafana-admin-password');
 
-/** A port-clash or other refusal found before anything was started. */
+/** A port clash: found by the check before anything started, or a port taken while `up` was starting. */
 export class ComposeRefused extends Error {
   override readonly name = 'ComposeRefused';
 }
