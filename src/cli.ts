@@ -8,7 +8,9 @@
 //   tsingest doctor                    HBase's schema rules checked on the live cluster
 //   tsingest whatif --file F           candidate key layouts' write spread predicted from a sample
 //   tsingest catalog backfill          the series catalog of data already written
+// `--help` (or -h) on any command or subcommand, and `tsingest help [CMD]`, print its usage (src/cli/help.ts).
 import { UsageError } from './cli/args.ts';
+import { helpFor, overallUsage, type CommandEntry } from './cli/help.ts';
 import { CATALOG_USAGE, catalogCommand } from './cli/catalog.ts';
 import { DOCTOR_USAGE, doctorCommand } from './cli/doctor.ts';
 import { INDEX_USAGE, indexCommand } from './cli/index-cmd.ts';
@@ -23,25 +25,31 @@ import { WHATIF_USAGE, whatifCommand } from './cli/whatif.ts';
 
 type Command = (argv: readonly string[]) => number | Promise<number>;
 
-const COMMANDS: Readonly<Record<string, { readonly run: Command; readonly usage: string }>> = {
-  run: { run: runCommand, usage: 'tsingest run [--config FILE] [--set key=value …]' },
-  tables: { run: tablesCommand, usage: TABLES_USAGE },
-  keys: { run: keysCommand, usage: KEYS_USAGE },
-  rollup: { run: rollupCommand, usage: ROLLUP_USAGE },
-  query: { run: queryCommand, usage: QUERY_USAGE },
-  index: { run: indexCommand, usage: INDEX_USAGE },
-  spread: { run: spreadCommand, usage: SPREAD_USAGE },
-  produce: { run: produceCommand, usage: PRODUCE_USAGE },
-  doctor: { run: doctorCommand, usage: DOCTOR_USAGE },
-  whatif: { run: whatifCommand, usage: WHATIF_USAGE },
-  catalog: { run: catalogCommand, usage: CATALOG_USAGE },
+/** The command tree: each command, its subcommands (as its usage names them) and how it runs. */
+export const COMMANDS: Readonly<Record<string, CommandEntry & { readonly run: Command }>> = {
+  run: { run: runCommand, usage: 'tsingest run [--config FILE] [--set key=value …]', subcommands: [] },
+  tables: { run: tablesCommand, usage: TABLES_USAGE, subcommands: ['apply', 'check'] },
+  keys: { run: keysCommand, usage: KEYS_USAGE, subcommands: ['encode', 'decode'] },
+  rollup: { run: rollupCommand, usage: ROLLUP_USAGE, subcommands: ['run', 'backfill'] },
+  query: { run: queryCommand, usage: QUERY_USAGE, subcommands: ['latest', 'range', 'by-tag', 'rollups'] },
+  index: { run: indexCommand, usage: INDEX_USAGE, subcommands: ['verify', 'rebuild'] },
+  spread: { run: spreadCommand, usage: SPREAD_USAGE, subcommands: ['list', 'set'] },
+  produce: { run: produceCommand, usage: PRODUCE_USAGE, subcommands: [] },
+  doctor: { run: doctorCommand, usage: DOCTOR_USAGE, subcommands: [] },
+  whatif: { run: whatifCommand, usage: WHATIF_USAGE, subcommands: [] },
+  catalog: { run: catalogCommand, usage: CATALOG_USAGE, subcommands: ['backfill'] },
 };
 
 export function usage(): string {
-  return ['usage:', ...Object.values(COMMANDS).map((c) => `  ${c.usage}`), '  (common flags: --config FILE, --set key=value)'].join('\n');
+  return overallUsage(COMMANDS);
 }
 
 export async function main(argv: readonly string[]): Promise<number> {
+  const help = helpFor(argv, COMMANDS);
+  if (help !== undefined) {
+    process.stdout.write(`${help}\n`);
+    return 0;
+  }
   const [name, ...rest] = argv;
   const command = name === undefined ? undefined : COMMANDS[name];
   if (command === undefined) throw new UsageError(usage());

@@ -1,27 +1,35 @@
 // docker-compose.yml driven from the host: images, Kafka + HBase, pre-split tables through the
 // table-admin tool inside the hbase container, then topics, the ingest service and Prometheus.
-// Used by `npm run compose -- up|down` and the compose smoke test (test/compose/). Works with
-// Debian's docker-compose 1.29 and with the compose v2 plugin (`docker compose`).
+// Used by `npm run compose -- up|down|ps|logs|produce` and the compose smoke test (test/compose/).
+// Works with Debian's docker-compose 1.29 and with the compose v2 plugin (`docker compose`).
+// `up` checks every port it publishes before it starts anything, and removes what it created when
+// it fails; the names and ports come from scripts/lib/compose-ports.ts.
 import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PORT_NAMES, PUBLISHED, clashMessage, portsRefusedBy, portsToCheck, publishedHostPorts, type ComposePorts, type PortName } from './compose-ports.ts';
 import { buildImages } from './image-specs.ts';
+import { portFree } from './probes.ts';
 import { run, sleep } from './proc.ts';
 import { projectRoot } from './stack-config.ts';
-
-export interface ComposePorts {
-  readonly kafka: number;
-  readonly rest: number;
-  readonly http: number;
-  readonly prometheus: number;
-}
 
 export interface ComposeProject {
   readonly name: string;
   readonly ports: ComposePorts;
+  /** also start Grafana (profile `grafana`: its image comes from a registry) */
+  readonly grafana?: boolean;
 }
 
-export const DEFAULT_PORTS: ComposePorts = { kafka: 9092, rest: 8080, http: 9464, prometheus: 9090 };
-/** Everything but Grafana, whose image comes from a registry (see docker-compose.yml). */
+/** The app services by name (profile `app`: all buildable offline); Grafana is profile `grafana`. */
 export const APP_SERVICES = ['kafka-init', 'ingest', 'prometheus'] as const;
+/** The file Grafana's admin password is read from (a compose secret); `up` makes one when it is missing. */
+export const GRAFANA_SECRET = join(projectRoot, 'secrets', 'grafana-admin-password');
+
+/** A port clash: found by the check before anything started, or a port taken while `up` was starting. */
+export class ComposeRefused extends Error {
+  override readonly name = 'ComposeRefused';
+}
 
 /** argv of the compose command: `docker-compose` (1.29) if present, else `docker compose` (v2). */
 export function composeCommand(): string[] {
@@ -33,14 +41,9 @@ export function composeCommand(): string[] {
   }
 }
 
-function composeEnv(p: ComposeProject): NodeJS.ProcessEnv {
-  return {
-    ...process.env,
-    TSI_COMPOSE_KAFKA_PORT: String(p.ports.kafka),
-    TSI_COMPOSE_REST_PORT: String(p.ports.rest),
-    TSI_COMPOSE_HTTP_PORT: String(p.ports.http),
-    TSI_COMPOSE_PROMETHEUS_PORT: String(p.ports.prometheus),
-  };
+/** The user's environment with the project's resolved ports (which beat `.env` in docker-compose too). */
+export function composeEnv(p: ComposeProject): NodeJS.ProcessEnv {
+  return { ...process.env, ...Object.fromEntries(PORT_NAMES.map((n) => [PUBLISHED[n].variable, String(p.ports[n])])) };
 }
 
 export function composeArgv(p: ComposeProject, ...args: string[]): string[] {
@@ -85,20 +88,65 @@ async function applyTables(p: ComposeProject, log: (m: string) => void): Promise
   for (const line of out.trim().split('\n')) log(`tables: ${line}`);
 }
 
+/** Fails, naming each taken port and its variable, when a port `up` publishes is in use by something other than this project. */
+export async function checkPorts(p: ComposeProject): Promise<void> {
+  const own = publishedHostPorts(await run('docker', ['ps', '--filter', `label=com.docker.compose.project=${p.name}`, '--format', '{{.Ports}}'], { what: 'docker ps' }));
+  const names: PortName[] = ['kafka', 'rest', 'http', 'prometheus', ...(p.grafana === true ? ['grafana' as const] : [])];
+  const taken: PortName[] = [];
+  for (const n of portsToCheck(p.ports, names, own)) if (!(await portFree(p.ports[n]))) taken.push(n);
+  if (taken.length > 0) throw new ComposeRefused(clashMessage(p.ports, taken));
+}
+
+/** Grafana's admin password file: made with a random password when missing (never a default password). */
+export function ensureGrafanaSecret(log: (m: string) => void): void {
+  if (existsSync(GRAFANA_SECRET)) return;
+  mkdirSync(join(GRAFANA_SECRET, '..'), { recursive: true, mode: 0o700 });
+  writeFileSync(GRAFANA_SECRET, randomBytes(18).toString('base64url'), { flag: 'wx' });
+  chmodSync(GRAFANA_SECRET, 0o444); // Grafana runs as uid 472; a bind-mounted secret keeps the host's mode
+  log(`Grafana admin password generated in ${GRAFANA_SECRET} (user admin)`);
+}
+
+async function projectExists(p: ComposeProject): Promise<boolean> {
+  return (await run('docker', ['ps', '-aq', '--filter', `label=com.docker.compose.project=${p.name}`], { what: 'docker ps' })).trim() !== '';
+}
+
+/**
+ * Checks the ports, then starts the stack. When it fails after starting something, and the project
+ * did not exist before, the logs of its services go to stderr and everything it created is removed
+ * (`down -v`): a failed first `up` leaves nothing behind.
+ */
 export async function composeUp(p: ComposeProject, log: (m: string) => void): Promise<void> {
+  await checkPorts(p);
+  ensureGrafanaSecret(log);
+  const existed = await projectExists(p);
+  try {
+    await startStack(p, log);
+  } catch (err) {
+    if (existed) throw err;
+    const message = err instanceof Error ? err.message : String(err);
+    const taken = portsRefusedBy(message, p.ports);
+    if (taken.length === 0) for (const s of ['kafka', 'hbase', 'ingest']) await dumpLogs(p, s);
+    log(`up failed: removing what it created (down -v): ${message.split('\n')[0] ?? ''}`);
+    await composeDown(p, log).catch((e: unknown) => { log(`clean-up failed too: ${String(e)}`); });
+    throw taken.length === 0 ? err : new ComposeRefused(clashMessage(p.ports, taken, 'during'), { cause: err });
+  }
+}
+
+async function startStack(p: ComposeProject, log: (m: string) => void): Promise<void> {
   await buildImages({ upstream: process.env['TSI_IMAGES_UPSTREAM'] === '1', force: false, only: ['hbase', 'kafka', 'service', 'prometheus'] }, log);
   log(`compose project ${p.name}: starting kafka and hbase`);
   await compose(p, ['up', '-d', 'kafka', 'hbase'], 'compose up kafka hbase');
   await waitHealthy(p, ['kafka', 'hbase'], 300_000, log);
   await applyTables(p, log);
-  log(`compose project ${p.name}: starting ${APP_SERVICES.join(', ')}`);
-  await compose(p, ['--profile', 'app', 'up', '-d', ...APP_SERVICES], 'compose up app');
+  const services = [...APP_SERVICES, ...(p.grafana === true ? ['grafana'] : [])];
+  log(`compose project ${p.name}: starting ${services.join(', ')}`);
+  await compose(p, ['--profile', 'app', ...(p.grafana === true ? ['--profile', 'grafana'] : []), 'up', '-d', ...services], 'compose up app');
   await waitHealthy(p, ['ingest'], 180_000, log);
 }
 
 export async function composeDown(p: ComposeProject, log: (m: string) => void): Promise<void> {
   log(`compose project ${p.name}: down -v`);
-  await compose(p, ['--profile', 'app', 'down', '-v', '--remove-orphans', '--timeout', '45'], 'compose down');
+  await compose(p, ['--profile', 'app', '--profile', 'grafana', 'down', '-v', '--remove-orphans', '--timeout', '45'], 'compose down');
 }
 
 /** Streams `compose logs` of a service to stderr (for a failing run). */

@@ -46,3 +46,12 @@ export async function freePort(): Promise<number> {
     });
   });
 }
+
+/** Whether `port` of 127.0.0.1 can be bound right now (false: something listens there, on it or on 0.0.0.0). */
+export async function portFree(port: number): Promise<boolean> {
+  return new Promise((res) => {
+    const srv = createServer();
+    srv.once('error', () => { res(false); });
+    srv.listen(port, '127.0.0.1', () => { srv.close(() => { res(true); }); });
+  });
+}

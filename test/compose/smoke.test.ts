@@ -1,30 +1,21 @@
 // Compose smoke test (`npm run test:compose`): docker-compose.yml brought up the way a user does it
 // (scripts/lib/compose.ts: the project's images, Kafka + HBase, tables through table-admin in the
-// hbase container, topics, the ingest service, Prometheus), on free ports of 127.0.0.1 and its own
-// project name. Events produced to Kafka must come back from HBase, Prometheus must be scraping the
-// service, and `down -v` must leave no container or volume of the project behind.
+// hbase container, topics, the ingest service, Prometheus), under its own project name on ports moved
+// with the TSI_COMPOSE_*_PORT variables while something else holds the default ones (the test holds
+// those that are free). Events produced to Kafka must come back from HBase, Prometheus must be
+// scraping the service, and `down -v` must leave no container, volume or network of the project.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { createServer } from 'node:net';
 import { Kafka, logLevel } from 'kafkajs';
 import { generateEvents } from '../../src/demo/generate.ts';
 import { HBaseRestClient } from '../../src/hbase/index.ts';
-import { composeDown, composeUp, dumpLogs, type ComposeProject } from '../../scripts/lib/compose.ts';
+import { composeDown, composeUp, type ComposeProject } from '../../scripts/lib/compose.ts';
+import { DEFAULT_PORTS, PORT_NAMES, PUBLISHED, resolvePorts } from '../../scripts/lib/compose-ports.ts';
+import { freePort } from '../../scripts/lib/probes.ts';
+import { holdPorts, projectLeftovers } from './project.ts';
 
 const EVENTS = 2000;
 const log = (m: string): void => { process.stdout.write(`[compose-smoke] ${m}\n`); };
-
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      srv.close(() => { resolvePort(typeof addr === 'object' && addr !== null ? addr.port : 0); });
-    });
-  });
-}
 
 async function eventually<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -55,29 +46,21 @@ async function promQuery(port: number, q: string): Promise<{ metric: Record<stri
   return body.data.result;
 }
 
-function projectLeftovers(name: string): { containers: string; volumes: string } {
-  const containers = execFileSync('docker', ['ps', '-aq', '--filter', `label=com.docker.compose.project=${name}`], { encoding: 'utf8' }).trim();
-  const volumes = execFileSync('docker', ['volume', 'ls', '-q', '--filter', `label=com.docker.compose.project=${name}`], { encoding: 'utf8' }).trim();
-  return { containers, volumes };
-}
-
 test('compose: events produced to Kafka land in HBase, Prometheus scrapes the service, down -v cleans up', { timeout: 1_200_000 }, async (t) => {
-  const project: ComposeProject = {
-    name: `tsismoke${Date.now().toString(36)}`,
-    ports: { kafka: await freePort(), rest: await freePort(), http: await freePort(), prometheus: await freePort() },
-  };
+  const defaults = await holdPorts(PORT_NAMES.map((n) => DEFAULT_PORTS[n]));
+  t.after(defaults.release);
+  log(`default ports held by this test: ${defaults.held.join(', ') || 'none'} (the others by something else)`);
+  const env: Record<string, string> = {};
+  for (const n of PORT_NAMES) env[PUBLISHED[n].variable] = String(await freePort());
+  const project: ComposeProject = { name: `tsismoke${Date.now().toString(36)}`, ports: resolvePorts(env, new Map()) };
+  for (const n of PORT_NAMES) assert.notEqual(project.ports[n], DEFAULT_PORTS[n], `${n} moved off its default port`);
   let down = false;
   t.after(async () => {
     if (!down) await composeDown(project, log).catch((e: unknown) => { log(`cleanup failed: ${String(e)}`); });
   });
 
   const t0 = Date.now();
-  try {
-    await composeUp(project, log);
-  } catch (e) {
-    for (const s of ['kafka', 'hbase', 'ingest']) await dumpLogs(project, s);
-    throw e;
-  }
+  await composeUp(project, log); // a failure prints the services' logs and removes the project
   log(`up in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 
   const kafka = new Kafka({ clientId: 'compose-smoke', brokers: [`127.0.0.1:${project.ports.kafka}`], logLevel: logLevel.NOTHING });
@@ -123,5 +106,5 @@ test('compose: events produced to Kafka land in HBase, Prometheus scrapes the se
   await composeDown(project, log);
   down = true;
   log(`down -v in ${((Date.now() - t1) / 1000).toFixed(1)} s`);
-  assert.deepEqual(projectLeftovers(project.name), { containers: '', volumes: '' }, 'no container or volume of the project left');
+  assert.deepEqual(projectLeftovers(project.name), { containers: '', volumes: '', networks: '' }, 'no container, volume or network of the project left');
 });

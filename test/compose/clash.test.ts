@@ -1,0 +1,29 @@
+// A port clash is caught before anything starts (`npm run compose -- up`, scripts/lib/compose.ts):
+// the message names the taken port and the variable that moves it, and the project leaves no
+// container, volume or network behind. Needs a Docker engine, not the images.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ComposeRefused, composeUp, type ComposeProject } from '../../scripts/lib/compose.ts';
+import { resolvePorts } from '../../scripts/lib/compose-ports.ts';
+import { freePort } from '../../scripts/lib/probes.ts';
+import { holdPorts, projectLeftovers } from './project.ts';
+
+test('compose up on a taken port: refused before starting anything, naming the port and its variable; nothing left behind', async (t) => {
+  const taken = await freePort();
+  const other = await holdPorts([taken]);
+  t.after(other.release);
+  assert.deepEqual(other.held, [taken]);
+  const env = { TSI_COMPOSE_KAFKA_PORT: String(taken), TSI_COMPOSE_REST_PORT: String(await freePort()), TSI_COMPOSE_HTTP_PORT: String(await freePort()), TSI_COMPOSE_PROMETHEUS_PORT: String(await freePort()) };
+  const project: ComposeProject = { name: `tsiclash${Date.now().toString(36)}`, ports: resolvePorts(env, new Map()) };
+  const lines: string[] = [];
+  const t0 = Date.now();
+  await assert.rejects(composeUp(project, (m) => lines.push(m)), (err: unknown) => {
+    assert.ok(err instanceof ComposeRefused, String(err));
+    assert.match(err.message, /^a port of the compose stack is in use by something else; nothing was started:/);
+    assert.match(err.message, new RegExp(`127\\.0\\.0\\.1:${taken} \\(Kafka, service kafka\\) is taken: move it with TSI_COMPOSE_KAFKA_PORT`));
+    return true;
+  });
+  assert.ok(Date.now() - t0 < 15_000, 'refused at once, before images or containers');
+  assert.deepEqual(lines, [], 'nothing was started or built');
+  assert.deepEqual(projectLeftovers(project.name), { containers: '', volumes: '', networks: '' });
+});
