@@ -6,7 +6,7 @@ import { isRetriable, type HBaseRestClient } from '../../src/hbase/index.ts';
 import { retrying } from '../../src/ingest/retry.ts';
 import { generateEvents } from '../../src/demo/generate.ts';
 import { planBatch, type SourceRecord } from '../../src/ingest/batch-plan.ts';
-import { toRowCells } from '../../src/ingest/dual-writer.ts';
+import { toRowCells } from '../../src/hbase/row-cells.ts';
 import { RollupMarks } from '../../src/ingest/rollup-marks.ts';
 import { parseWindows } from '../../src/rollup/windows.ts';
 import type { Config } from '../../src/runtime/config.ts';

@@ -5,7 +5,7 @@ import PQueue from 'p-queue';
 import type { HBaseRestClient, RowCells } from '../../src/hbase/index.ts';
 import { encodeDataKey } from '../../src/keys/index.ts';
 import { buildEventCells, type DataRow } from '../../src/events/index.ts';
-import { toRowCells } from '../../src/ingest/dual-writer.ts';
+import { toRowCells } from '../../src/hbase/row-cells.ts';
 import { planBatch, rowBytes, type PlanSettings } from '../../src/ingest/batch-plan.ts';
 import { locateIn } from '../../src/metrics/region-map.ts';
 import type { RegionInfo } from '../../src/metrics/region-source.ts';

@@ -47,3 +47,4 @@ export {
   type DecodedDataRow,
   type StoredCell,
 } from './cells.ts';
+export { buildIndexRows, type IndexRowSettings, type IndexSource } from './index-rows.ts';

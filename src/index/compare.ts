@@ -2,7 +2,7 @@
 // an index row against the data row it names ("dangling"), and a data row against the index rows
 // it should have ("missing"). Expected index rows come from the ingest's own row builder.
 import { TAGS_QUALIFIER, decodeTags } from '../events/cells.ts';
-import { buildIndexRows } from '../ingest/batch-plan.ts';
+import { buildIndexRows } from '../events/index.ts';
 import type { IndexEntry } from '../keys/index.ts';
 import type { Cell, Row } from '../hbase/types.ts';
 import type { IndexToolSettings } from './settings.ts';

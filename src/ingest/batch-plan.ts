@@ -1,7 +1,7 @@
 // Pure: turns a run of Kafka records into the rows to write (data rows, index rows) and the records
 // to dead-letter, and cuts work into flush units and write chunks. No I/O.
 import type { Keyspace } from '../keys/index.ts';
-import { buildEventCells, describeReject, metricQualifier, parseEventCells, type DataCell, type DataRow, type EventLimits, type FieldMapping, type ParseRejected, type TsEvent } from '../events/index.ts';
+import { buildEventCells, buildIndexRows, describeReject, parseEventCells, type DataRow, type EventLimits, type FieldMapping, type ParseRejected, type TsEvent } from '../events/index.ts';
 import type { RejectReason } from '../events/index.ts';
 
 export interface SourceRecord {
@@ -60,55 +60,11 @@ export interface BatchPlan {
   readonly fences: Map<string, number>;
 }
 
-const EMPTY = Buffer.alloc(0);
-
-/** What index rows are built from: one data row's id, ts, tags, the metric names it holds and its spread offset j. */
-export interface IndexSource {
-  readonly id: string;
-  readonly ts: number;
-  readonly tags: Readonly<Record<string, string>>;
-  readonly metrics: readonly string[];
-  /** the spread offset j of the data row (its index rows carry the same j) */
-  readonly offset: number;
-}
-
-export type IndexRowSettings = Pick<PlanSettings, 'keyspace' | 'indexFamily' | 'indexTags'>;
-
-/**
- * The index rows pointing at one data row (shared by ingest and `tsingest index rebuild`): one per
- * indexed tag it carries, key (tag, value, ts, id) in bucket salt' + j, one empty cell per metric,
- * cell timestamp = ts.
- */
-export function buildIndexRows(src: IndexSource, s: IndexRowSettings): DataRow[] {
-  const rows: DataRow[] = [];
-  if (src.metrics.length === 0) return rows;
-  for (const indexName of s.indexTags) {
-    if (!Object.hasOwn(src.tags, indexName)) continue;
-    const value = src.tags[indexName];
-    if (value === undefined) continue;
-    rows.push({
-      key: s.keyspace.indexKey({ indexName, value, ts: src.ts, id: src.id }, src.offset),
-      cells: src.metrics.map((metric) => ({ family: s.indexFamily, qualifier: metricQualifier(metric), value: EMPTY, timestamp: src.ts })),
-    });
-  }
-  return rows;
-}
 
 /** Index rows of one event, each with its bucket: salt' is the first byte of an index key. */
 function indexRowsOf(event: TsEvent, offset: number, s: PlanSettings): PlannedRow[] {
-  const rows: PlannedRow[] = [];
-  if (s.indexTags.length === 0) return rows;
-  let cells: DataCell[] | undefined;
-  for (const indexName of s.indexTags) {
-    if (!Object.hasOwn(event.tags, indexName)) continue;
-    const value = event.tags[indexName];
-    if (value === undefined) continue;
-    const key = s.keyspace.indexKey({ indexName, value, ts: event.ts, id: event.id }, offset);
-    // The same empty metric cell for every index row of the event (cells are never mutated).
-    cells ??= [{ family: s.indexFamily, qualifier: metricQualifier(event.metric), value: EMPTY, timestamp: event.ts }];
-    rows.push({ row: { key, cells }, bucket: key[0] as number });
-  }
-  return rows;
+  if (s.indexTags.length === 0) return [];
+  return buildIndexRows({ id: event.id, ts: event.ts, tags: event.tags, metrics: [event.metric], offset }, s).map((row) => ({ row, bucket: row.key[0] as number }));
 }
 
 function reject(record: SourceRecord, r: ParseRejected): Rejected {

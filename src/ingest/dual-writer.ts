@@ -5,17 +5,12 @@
 // are isolated by bisection and handed back for the DLQ instead of blocking the stream. Each write
 // reports to the OutageWatch (start, failures, acknowledgement), which decides when HBase is down.
 import type PQueue from 'p-queue';
-import type { DataRow } from '../events/index.ts';
 import { chunkRows, rowBytes, type BatchPlan, type PlannedEvent, type PlannedRow, type Rejected } from './batch-plan.ts';
+import { toRowCells, type RowCellsLike } from '../hbase/row-cells.ts';
 import type { OutagePolicy } from './outage-policy.ts';
 import { RetryAbortedError } from './retry.ts';
 import type { CatalogMarks, CatalogRow } from '../catalog/marks.ts';
 import type { RollupMarks } from './rollup-marks.ts';
-
-export interface RowCellsLike {
-  readonly row: Buffer;
-  readonly cells: readonly { readonly column: Buffer; readonly value: Buffer; readonly timestamp?: number }[];
-}
 
 /** The one HBase operation the writer needs (HBaseRestClient.put fits). */
 export interface RowSink {
@@ -61,40 +56,6 @@ type Report = 'rows' | 'catalog';
 
 interface Entry extends PlannedRow {
   readonly event: PlannedEvent;
-}
-
-/** `family:` as bytes, per family name (a handful per process). */
-const familyPrefixes = new Map<string, Buffer>();
-/**
- * family → qualifier Buffer → `family:qualifier`: qualifiers shared by many rows (a metric's, the
- * tags cell's: src/events/cells.ts) get their column built once; others are collected with them.
- */
-const columns = new Map<string, WeakMap<Buffer, Buffer>>();
-
-function columnOf(family: string, qualifier: Buffer): Buffer {
-  let byQualifier = columns.get(family);
-  if (byQualifier === undefined) columns.set(family, (byQualifier = new WeakMap()));
-  const known = byQualifier.get(qualifier);
-  if (known !== undefined) return known;
-  let prefix = familyPrefixes.get(family);
-  if (prefix === undefined) {
-    prefix = Buffer.from(`${family}:`, 'utf8');
-    familyPrefixes.set(family, prefix);
-  }
-  const column = Buffer.allocUnsafe(prefix.length + qualifier.length);
-  prefix.copy(column, 0);
-  qualifier.copy(column, prefix.length);
-  byQualifier.set(qualifier, column);
-  return column;
-}
-
-export function toRowCells(row: DataRow): RowCellsLike {
-  const cells = new Array<RowCellsLike['cells'][number]>(row.cells.length);
-  for (let i = 0; i < row.cells.length; i++) {
-    const c = row.cells[i] as DataRow['cells'][number];
-    cells[i] = { column: columnOf(c.family, c.qualifier), value: c.value, timestamp: c.timestamp };
-  }
-  return { row: row.key, cells };
 }
 
 export class DualWriter {

@@ -7,7 +7,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { HBaseRestClient } from '../../../src/hbase/index.ts';
 import { decodeDataKey, encodeDataKey, idPrefix } from '../../../src/keys/index.ts';
 import { buildDataRow, decodeDataRow, DEFAULT_EVENT_LIMITS, DEFAULT_FIELD_MAPPING, parseEvent } from '../../../src/events/index.ts';
-import { toRowCells } from '../../../src/ingest/dual-writer.ts';
+import { toRowCells } from '../../../src/hbase/row-cells.ts';
 import { deferrer, testEnv, uniqueName } from '../../support/env.ts';
 
 void test('events go Kafka → consumer → HBase under the salted rowkey and read back decoded', async (t) => {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { column } from '../../../src/hbase/codec.ts';
 import type { Row } from '../../../src/hbase/types.ts';
 import { buildEventCells, TAGS_QUALIFIER } from '../../../src/events/index.ts';
-import { buildIndexRows } from '../../../src/ingest/batch-plan.ts';
+import { buildIndexRows } from '../../../src/events/index.ts';
 import {
   checkExpectedRow,
   checkIndexRow,
