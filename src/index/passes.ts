@@ -4,7 +4,7 @@
 // the data table. The chunks are the pages of a paged scan (src/walk/paged-scan.ts): each a fresh
 // bounded scanner from just past the previous chunk, so a throttled run never holds a server-side
 // scanner open long enough for its lease to expire, and the last key of a chunk is a resumable position.
-import type { HBaseRestClient } from '../hbase/index.ts';
+import type { RowCells, ScanOptions } from '../hbase/index.ts';
 import type { Row } from '../hbase/types.ts';
 import { rowAfter, scanPages } from '../walk/paged-scan.ts';
 import {
@@ -23,7 +23,12 @@ import { positionInRange, type IndexToolSettings, type ScanUnit } from './settin
 import type { MalformedSample } from './tally.ts';
 
 /** The HBase calls the index tools make. */
-export type IndexStore = Pick<HBaseRestClient, 'scan' | 'multiGet' | 'put' | 'deleteRow'>;
+export interface IndexStore {
+  scan(table: string, options: ScanOptions): AsyncIterable<Row>;
+  multiGet(table: string, rows: readonly Buffer[], options: { readonly columns?: readonly Buffer[] }): Promise<(Row | null)[]>;
+  put(table: string, rows: readonly RowCells[]): Promise<void>;
+  deleteRow(table: string, row: Buffer, options: { readonly columns?: readonly Buffer[] }): Promise<void>;
+}
 
 export interface ChunkOutcome {
   readonly unit: ScanUnit;

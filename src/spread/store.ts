@@ -6,12 +6,19 @@
  */
 import { ServiceError } from '../errors.ts';
 import { column } from '../hbase/codec.ts';
-import type { HBaseRestClient } from '../hbase/index.ts';
+import type { CellInput, CheckSpec, Row, RowCells, ScanOptions } from '../hbase/index.ts';
 import { decodeEntry, encodeEntry, type SpreadEntry } from '../keys/index.ts';
 import { decodeLoad, encodeLoad, type LoadReport } from './load.ts';
 import { ENTRY_QUALIFIER, ENTRY_RANGE, LOAD_QUALIFIER, LOAD_RANGE, entryRow, idOfEntryRow, loadRow } from './rows.ts';
 
-export type RegistryPort = Pick<HBaseRestClient, 'scan' | 'get' | 'put' | 'checkAndPut' | 'deleteRow'>;
+/** The HBase calls the registry makes (the REST client fits; unit tests pass a fake). */
+export interface RegistryPort {
+  scan(table: string, options: ScanOptions): AsyncIterable<Row>;
+  get(table: string, row: Buffer, options: { readonly columns?: readonly Buffer[] }): Promise<Row | null>;
+  put(table: string, rows: readonly RowCells[]): Promise<void>;
+  checkAndPut(table: string, row: Buffer, cells: readonly CellInput[], check: CheckSpec): Promise<boolean>;
+  deleteRow(table: string, row: Buffer): Promise<void>;
+}
 
 export interface StoredEntry {
   readonly entry: SpreadEntry;
