@@ -33,7 +33,7 @@ import { JavaTableAdmin } from '../src/admin/java-admin.ts';
 import { planTables } from '../src/admin/table-plan.ts';
 import { HBaseRestClient } from '../src/hbase/index.ts';
 import { benchNames, cleanUp, createTables, createTopics, type BenchNames } from './lib/bench-setup.ts';
-import { produceAll, runService, type ServiceRunResult } from './lib/bench-service.ts';
+import { NO_STEADY, produceAll, runService, type ServiceRunResult } from './lib/bench-service.ts';
 import { plannedRows, writeRows, type GenParams } from './lib/bench-rows.ts';
 import { skewPhase } from './lib/bench-skew.ts';
 import { dumpRows, writeNative } from './lib/bench-native.ts';
@@ -42,7 +42,7 @@ import { openTsdbPhase } from './lib/bench-opentsdb.ts';
 import { stackLayout } from './lib/stack-config.ts';
 import { readPid } from './lib/proc.ts';
 import { breakdown, readProfile, topFrames } from './lib/bench-profile.ts';
-import { machineInfo, NO_STEADY, updateBenchmarksMd, writeResults, type Figures, type ScenarioFigures } from './lib/bench-report.ts';
+import { machineInfo, updateBenchmarksMd, writeResults, type Figures, type ScenarioFigures } from './lib/bench-report.ts';
 
 const { values } = parseArgs({
   options: {

@@ -1,6 +1,7 @@
 // Benchmark output: the JSON results file, a Markdown summary, and the figures block of BENCHMARKS.md.
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
+import type { SteadyFigures } from './bench-service.ts';
 import type { SpreadFigures } from './bench-spread.ts';
 import type { OpenTsdbFigures } from './bench-opentsdb.ts';
 import { openTsdbTable } from './bench-opentsdb-report.ts';
@@ -56,25 +57,6 @@ export interface ScenarioFigures {
   /** the frames with the most self time, ms per 1,000 events (JSON only) */
   readonly profileTop?: readonly { readonly fn: string; readonly url: string; readonly category: string; readonly ms: number }[];
 }
-
-/** The 50 % load phase: end-to-end latency and what it is made of (seconds; NaN when not run). */
-export interface SteadyFigures {
-  readonly events: number;
-  readonly targetRate: number;
-  readonly achievedRate: number;
-  readonly p50: number;
-  readonly p99: number;
-  readonly samples: number;
-  /** one REST put request (any table), acknowledged */
-  readonly putP50: number;
-  readonly putP99: number;
-  readonly puts: number;
-  /** flush units written, and their mean size */
-  readonly units: number;
-  readonly eventsPerUnit: number;
-}
-
-export const NO_STEADY: SteadyFigures = { events: 0, targetRate: NaN, achievedRate: NaN, p50: NaN, p99: NaN, samples: 0, putP50: NaN, putP99: NaN, puts: 0, units: 0, eventsPerUnit: NaN };
 
 export interface StallFigures {
   readonly rate: number;

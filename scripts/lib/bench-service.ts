@@ -7,7 +7,6 @@ import { generateEvents, type GeneratedEvent } from '../../src/demo/generate.ts'
 import { computeSkew } from '../../src/metrics/write-spread.ts';
 import { METRIC_NAMES } from '../../src/metrics/registry.ts';
 import type { GenParams } from './bench-rows.ts';
-import { NO_STEADY, type SteadyFigures } from './bench-report.ts';
 
 const SEND_BATCH = 10_000;
 const SENDS_IN_FLIGHT = 4;
@@ -17,6 +16,25 @@ async function send(producer: Producer, topic: string, messages: Message[]): Pro
 }
 
 /** Produces the generated events (or any events); returns seconds taken (acks -1, no compression, large batches). */
+/** The 50 % load phase: end-to-end latency and what it is made of (seconds; NaN when not run). */
+export interface SteadyFigures {
+  readonly events: number;
+  readonly targetRate: number;
+  readonly achievedRate: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly samples: number;
+  /** one REST put request (any table), acknowledged */
+  readonly putP50: number;
+  readonly putP99: number;
+  readonly puts: number;
+  /** flush units written, and their mean size */
+  readonly units: number;
+  readonly eventsPerUnit: number;
+}
+
+export const NO_STEADY: SteadyFigures = { events: 0, targetRate: NaN, achievedRate: NaN, p50: NaN, p99: NaN, samples: 0, putP50: NaN, putP99: NaN, puts: 0, units: 0, eventsPerUnit: NaN };
+
 export async function produceAll(kafka: Kafka, topic: string, gen: GenParams | Iterable<GeneratedEvent>): Promise<{ seconds: number; eventsPerSec: number }> {
   const events = Symbol.iterator in gen ? gen : generateEvents(gen);
   const producer = kafka.producer();
