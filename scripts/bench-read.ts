@@ -10,9 +10,9 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Kafka, logLevel } from 'kafkajs';
 import { stackUp } from './lib/local-stack.ts';
 import { JavaTableAdmin } from '../src/admin/java-admin.ts';
-import { HBaseRestClient } from '../src/hbase/index.ts';
 import { machineInfo, machineLine } from './lib/bench-report.ts';
 import { ingestPhase, queryPhase, rollupPhase, type Ctx, type Endpoints, type Latency } from './lib/bench-read-phases.ts';
+import { stackRestClient } from './lib/stack-client.ts';
 
 const { values } = parseArgs({
   options: {
@@ -58,7 +58,7 @@ const perK = (seconds: number, events: number): string => `${((seconds / events)
 async function main(): Promise<number> {
   const ep = await endpoints();
   const run = `bread_${Date.now().toString(36)}`;
-  const rest = new HBaseRestClient({ baseUrl: ep.restUrl, defaultDeadlineMs: 60_000, connections: 32 });
+  const rest = stackRestClient(ep.restUrl, ['hbase.connections=32']);
   const ctx: Ctx = { ep, run, buckets: intArg('buckets'), ids: intArg('ids'), rest, admin: new JavaTableAdmin({ command: JSON.parse(ep.adminCommand) as string[] }), say, created: { tables: [], topics: [] }, sets: values.set ?? [] };
   try {
     const phases = new Set(values.phases.split(','));

@@ -31,7 +31,7 @@ import { planSettings } from '../src/service/settings.ts';
 import { keyspaceOf } from '../src/service/keyspace.ts';
 import { JavaTableAdmin } from '../src/admin/java-admin.ts';
 import { planTables } from '../src/admin/table-plan.ts';
-import { HBaseRestClient } from '../src/hbase/index.ts';
+import type { HBaseRestClient } from '../src/hbase/index.ts';
 import { benchNames, cleanUp, createTables, createTopics, type BenchNames } from './lib/bench-setup.ts';
 import { NO_STEADY, produceAll, runService, type ServiceRunResult } from './lib/bench-service.ts';
 import { plannedRows, writeRows, type GenParams } from './lib/bench-rows.ts';
@@ -43,6 +43,7 @@ import { stackLayout } from './lib/stack-config.ts';
 import { readPid } from './lib/proc.ts';
 import { breakdown, readProfile, topFrames } from './lib/bench-profile.ts';
 import { machineInfo, updateBenchmarksMd, writeResults, type Figures, type ScenarioFigures } from './lib/bench-report.ts';
+import { stackRestClient } from './lib/stack-client.ts';
 
 const { values } = parseArgs({
   options: {
@@ -240,7 +241,7 @@ async function main(): Promise<number> {
   const st = await stackUp(say);
   const ep: Env = { restUrl: st.restUrl, brokers: st.kafkaBrokers, adminCommand: JSON.stringify(st.adminCommand) };
   const { cfg } = configFor(ep, [`hbase.putEncoding=${values.encoding}`]);
-  const rest = new HBaseRestClient({ baseUrl: ep.restUrl, defaultDeadlineMs: 60_000, connections: cfg.hbase.connections, putEncoding: cfg.hbase.putEncoding });
+  const rest = stackRestClient(ep.restUrl, [`hbase.connections=${cfg.hbase.connections}`, `hbase.putEncoding=${cfg.hbase.putEncoding}`]);
   const kafka = new Kafka({ clientId: 'tsi-bench', brokers: [ep.brokers], logLevel: logLevel.NOTHING });
   const report: { compression: string; produce: number } = { compression: '?', produce: NaN };
   try {

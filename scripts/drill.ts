@@ -8,13 +8,13 @@
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { Kafka, logLevel } from 'kafkajs';
-import { HBaseRestClient } from '../src/hbase/index.ts';
 import { main as cli } from '../src/cli.ts';
 import { stackUp } from './lib/local-stack.ts';
 import { stackLayout } from './lib/stack-config.ts';
 import { describeGroup } from './lib/kafka-tools.ts';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { stackRestClient } from './lib/stack-client.ts';
 
 const { values } = parseArgs({ options: { rate: { type: 'string' }, 'stall-s': { type: 'string', default: '60' }, instances: { type: 'string' } } });
 const say = (m: string): void => { process.stdout.write(`[drill] ${m}\n`); };
@@ -104,7 +104,7 @@ async function main(): Promise<number> {
   await produceLoop;
   await producer.disconnect();
   const committed = await describeGroup(ep.kafkaBrokers, group, say);
-  const rest = new HBaseRestClient({ baseUrl: ep.restUrl, defaultDeadlineMs: 60_000 });
+  const rest = stackRestClient(ep.restUrl);
   let dataRows = 0;
   for await (const row of rest.scan(`${run}_d`, { batch: 5000, filter: { type: 'FirstKeyOnlyFilter' } })) if (row.row.length > 0) dataRows++;
   const sumCommitted = committed.reduce((a, p) => a + (p.committed ?? 0), 0);

@@ -6,11 +6,12 @@
 import { Kafka, logLevel } from 'kafkajs';
 import { applyTables } from '../../src/admin/apply-tables.ts';
 import { JavaTableAdmin } from '../../src/admin/java-admin.ts';
-import { HBaseRestClient } from '../../src/hbase/index.ts';
+import type { HBaseRestClient } from '../../src/hbase/index.ts';
 import { loadConfig, type Config } from '../../src/runtime/config.ts';
 import { memory, startServiceChild, sumOf, type ServiceChild } from './bench-child.ts';
 import { freePort } from './probes.ts';
 import type { StackEndpoints } from './compat/tsd-session.ts';
+import { stackRestClient } from './stack-client.ts';
 
 export interface OurTables {
   readonly data: string;
@@ -74,7 +75,7 @@ export async function createOurStack(ep: StackEndpoints, run: string, buckets: n
   const names = ourNames(run);
   const sets = ourSets(ep, names, buckets, extra);
   const cfg = loadConfig({ env: {}, sets: [...sets, 'kafka.groupId=unused'] });
-  const rest = new HBaseRestClient({ baseUrl: ep.restUrl, defaultDeadlineMs: 60_000 });
+  const rest = stackRestClient(ep.restUrl);
   const admin = new JavaTableAdmin({ command: ep.adminCommand });
   const kafka = new Kafka({ clientId: run, brokers: ep.kafkaBrokers.split(','), logLevel: logLevel.NOTHING });
   const topics = [names.topic, names.dlq];

@@ -7,12 +7,13 @@
 // event is one data row and one index row), rows per (id, ts), committed offsets, lag series.
 import { Kafka, logLevel } from 'kafkajs';
 import { main as cli } from '../../src/cli.ts';
-import { HBaseRestClient } from '../../src/hbase/index.ts';
+import type { HBaseRestClient } from '../../src/hbase/index.ts';
 import { decodeDataKey } from '../../src/keys/index.ts';
 import { startServiceChild, type ServiceChild } from './bench-child.ts';
 import { Observer, formatLag, formatOwners, type DrillInstance, type Snapshot } from './drill-observe.ts';
 import { describeGroup } from './kafka-tools.ts';
 import { stackUp } from './local-stack.ts';
+import { stackRestClient } from './stack-client.ts';
 
 const PARTITIONS = 8;
 const IDS = 500;
@@ -87,7 +88,7 @@ export async function runInstancesDrill(o: InstancesDrillOptions): Promise<numbe
   const admin = kafka.admin();
   await admin.connect();
   await admin.createTopics({ topics: [{ topic, numPartitions: PARTITIONS }, { topic: `${topic}-dlq`, numPartitions: 1 }], waitForLeaders: true });
-  const rest = new HBaseRestClient({ baseUrl: ep.restUrl, defaultDeadlineMs: 60_000 });
+  const rest = stackRestClient(ep.restUrl);
 
   const instances: DrillInstance[] = Array.from({ length: o.instances }, (_v, k) => ({ name: `i${k + 1}`, clientId: `${run}-i${k + 1}`, port: 19471 + k, live: false }));
   const procs = new Map<string, ServiceChild>();

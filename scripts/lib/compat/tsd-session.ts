@@ -6,13 +6,13 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JavaTableAdmin } from '../../../src/admin/java-admin.ts';
-import { HBaseRestClient } from '../../../src/hbase/index.ts';
 import { putPoints, queryPoints } from '../opentsdb-io.ts';
 import { queryPath, tsdTables, type OpenTsdbPoint } from '../opentsdb-plan.ts';
 import { createTsdTables, dropTsdTables, startTsd } from '../opentsdb-tsd.ts';
 import { freePort } from '../probes.ts';
 import { projectRoot, stackLayout } from '../stack-config.ts';
 import { countsByMetric, endMs, METRICS, points, type DatasetParams } from './dataset.ts';
+import { stackRestClient } from '../stack-client.ts';
 
 export interface StackEndpoints {
   readonly restUrl: string;
@@ -76,7 +76,7 @@ export interface CompatTsd {
 export async function openTsd(o: { ep: StackEndpoints; dataset: DatasetParams; run: string; say: (m: string) => void }): Promise<CompatTsd> {
   const { ep, dataset, say } = o;
   await requireStack(ep, say);
-  const rest = new HBaseRestClient({ baseUrl: ep.restUrl, defaultDeadlineMs: 60_000 });
+  const rest = stackRestClient(ep.restUrl);
   const admin = new JavaTableAdmin({ command: ep.adminCommand });
   const tables = tsdTables(o.run);
   const work = mkdtempSync(join(tmpdir(), 'tsi-compat-'));
