@@ -8,8 +8,10 @@
 //   tsingest doctor                    HBase's schema rules checked on the live cluster
 //   tsingest whatif --file F           candidate key layouts' write spread predicted from a sample
 //   tsingest catalog backfill          the series catalog of data already written
+//   tsingest delete --id ID            one id's rows from every table (or those in --from/--to), verified
 import { UsageError } from './cli/args.ts';
 import { CATALOG_USAGE, catalogCommand } from './cli/catalog.ts';
+import { DELETE_USAGE, deleteCommand } from './cli/delete.ts';
 import { DOCTOR_USAGE, doctorCommand } from './cli/doctor.ts';
 import { INDEX_USAGE, indexCommand } from './cli/index-cmd.ts';
 import { KEYS_USAGE, keysCommand } from './cli/keys.ts';
@@ -35,6 +37,7 @@ const COMMANDS: Readonly<Record<string, { readonly run: Command; readonly usage:
   doctor: { run: doctorCommand, usage: DOCTOR_USAGE },
   whatif: { run: whatifCommand, usage: WHATIF_USAGE },
   catalog: { run: catalogCommand, usage: CATALOG_USAGE },
+  delete: { run: deleteCommand, usage: DELETE_USAGE },
 };
 
 export function usage(): string {
