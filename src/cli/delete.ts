@@ -5,6 +5,8 @@ import { eraseId, type EraseReport } from '../erase/erase.ts';
 import { EraseProgress, formatEraseProgress } from '../erase/progress.ts';
 import { eraseSettings, type EraseSettings } from '../erase/settings.ts';
 import { totalLeft, verifyErased, type Leftovers } from '../erase/verify.ts';
+import { classifyError } from '../errors.ts';
+import { retrying } from '../ingest/retry.ts';
 import { TOOL_EXIT } from '../runtime/exit-codes.ts';
 import { createHBaseClient } from '../service/clients.ts';
 import { keyspaceOf, openKeyspace } from '../service/keyspace.ts';
@@ -74,7 +76,8 @@ export async function deleteCommand(argv: readonly string[]): Promise<number> {
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
-  const rest = createHBaseClient(cfg, 'tool');
+  // one socket per delete in flight (up to the pool's bound)
+  const rest = createHBaseClient({ ...cfg, hbase: { ...cfg.hbase, connections: Math.min(256, Math.max(cfg.hbase.connections, concurrency)) } }, 'tool');
   const started = Date.now();
   const progress = new EraseProgress(started);
   const tty = process.stderr.isTTY;
@@ -100,7 +103,9 @@ export async function deleteCommand(argv: readonly string[]): Promise<number> {
     );
     clearInterval(timer);
     if (tty) process.stderr.write('\n');
-    const left = r.status === 'interrupted' || values['no-verify'] === true ? null : await verifyErased(rest, s, r.seen);
+    let attempts = 0;
+    const again = { baseMs: 500, maxMs: 5000, isRetriable: (err: unknown) => classifyError(err).retriable && ++attempts <= 5 };
+    const left = r.status === 'interrupted' || values['no-verify'] === true ? null : await retrying(() => verifyErased(rest, s, r.seen), again);
     const ms = Date.now() - started;
     if (values['json'] === true) out(JSON.stringify({ id, range, status: r.status, ms, units: r.units, unitsResumed: r.unitsResumed, deleted: r.deleted, left, clean: left === null ? null : totalLeft(left) === 0 }));
     else for (const line of reportLines(r, s, left, ms)) out(line);

@@ -16,6 +16,8 @@ import { RegistryConflictError } from '../spread/store.ts';
 import { CheckpointWriter, memoryCheckpointStore, type CheckpointStore } from '../walk/checkpoint.ts';
 import { createLimiter, type Limiter } from '../walk/limiter.ts';
 import { scanPages, type ScanPort } from '../walk/paged-scan.ts';
+import { classifyError } from '../errors.ts';
+import { RetryAbortedError, retrying } from '../ingest/retry.ts';
 import { runLimited } from '../walk/pool.ts';
 import type { Throttle } from '../walk/throttle.ts';
 import { continueRun, finishedCheckpoint, mergeSeen, withUnit, type EraseCheckpoint, type EraseUnit, type Seen } from './checkpoint.ts';
@@ -42,6 +44,8 @@ export interface EraseOptions {
   readonly throttle?: Throttle | undefined;
   readonly checkpoint?: CheckpointStore<EraseCheckpoint> | undefined;
   readonly checkpointEveryMs?: number | undefined;
+  /** retries of a unit that failed on a retriable error (default 8) */
+  readonly retries?: number | undefined;
   readonly signal?: AbortSignal | undefined;
   readonly progress?: EraseProgress | undefined;
 }
@@ -195,17 +199,24 @@ export async function eraseId(port: ErasePort, s: EraseSettings, opts: EraseOpti
     },
   };
 
+  // A unit that fails on a retriable error (a gateway answering 503, a deadline) runs again from its
+  // checkpoint position, a few times with backoff: every step is idempotent.
+  const again = (unit: () => Promise<void>): Promise<void> => {
+    let attempts = 0;
+    const isRetriable = (err: unknown): boolean => classifyError(err).retriable && ++attempts <= (opts.retries ?? 8);
+    return retrying(unit, { baseMs: 250, maxMs: 5000, isRetriable, signal });
+  };
   try {
-    await runLimited(dataScans(s.keyspace, s.id, s.range).filter((d) => !done(d.unit)), opts.bucketConcurrency, dataUnit, signal);
+    await runLimited(dataScans(s.keyspace, s.id, s.range).filter((d) => !done(d.unit)), opts.bucketConcurrency, (d) => again(() => dataUnit(d)), signal);
     for (const unit of LATE_UNITS) {
       if (stopped() || !units.includes(unit) || done(unit)) continue;
-      await lateUnit[unit]();
+      await again(lateUnit[unit]);
       await keeper.update(unit, { done: true, after: null }, [], null, null, opts.now());
       progress?.unitDone();
     }
   } catch (err) {
     await keeper.save(opts.now()).catch(() => undefined);
-    throw err;
+    if (!(err instanceof RetryAbortedError)) throw err;
   }
   if (stopped()) {
     await keeper.save(opts.now());
