@@ -20,7 +20,7 @@ import { classifyError } from '../errors.ts';
 import { RetryAbortedError, retrying } from '../ingest/retry.ts';
 import { runLimited } from '../walk/pool.ts';
 import type { Throttle } from '../walk/throttle.ts';
-import { continueRun, finishedCheckpoint, mergeSeen, withUnit, type EraseCheckpoint, type EraseUnit, type Seen } from './checkpoint.ts';
+import { continueRun, finishedCheckpoint, mergeSeen, newEraseCheckpoint, withUnit, type EraseCheckpoint, type EraseUnit, type Seen } from './checkpoint.ts';
 import { dataScans, indexRowsOf, markerAction, markerScan, recomputeMarks, summaryScans, type IndexedValue } from './plan.ts';
 import type { EraseProgress } from './progress.ts';
 import { eraseRunOf, type EraseSettings } from './settings.ts';
@@ -50,7 +50,7 @@ export interface EraseOptions {
   readonly progress?: EraseProgress | undefined;
 }
 
-export type EraseStatus = 'finished' | 'already_finished' | 'interrupted';
+export type EraseStatus = 'finished' | 'interrupted';
 
 /** Rows (cells, for markers) of the id per place: what a run deleted, or what the verification found left. */
 export interface PlaceCounts {
@@ -119,13 +119,15 @@ function deleteAll(port: ErasePort, limiter: Limiter, table: string, keys: reado
 
 export async function eraseId(port: ErasePort, s: EraseSettings, opts: EraseOptions): Promise<EraseReport> {
   const store = opts.checkpoint ?? memoryCheckpointStore<EraseCheckpoint>();
-  const keeper = new Keeper(continueRun(await store.load(), eraseRunOf(s), store.where, opts.now()), store, opts.checkpointEveryMs ?? 1000);
+  const saved = continueRun(await store.load(), eraseRunOf(s), store.where, opts.now());
+  // A finished checkpoint starts a new pass (rows written since are deleted too); what it saw is kept.
+  const start = saved.finishedAt === null ? saved : { ...newEraseCheckpoint(saved.run, opts.now()), seen: saved.seen };
+  const keeper = new Keeper(start, store, opts.checkpointEveryMs ?? 1000);
   const units = unitsOf(s);
   const done = (u: string): boolean => keeper.current.units[u]?.done === true;
   const resumed = units.filter(done).length;
   const deleted: Deleted = { dataRows: 0, indexRows: 0, summaries: 0, markerCells: 0, catalogRows: 0, registryEntries: 0, windowsMarked: 0 };
   const report = (status: EraseStatus): EraseReport => ({ status, units: units.length, unitsResumed: resumed, deleted: { ...deleted }, seen: keeper.current.seen });
-  if (keeper.current.finishedAt !== null) return report('already_finished');
   const { signal, progress } = opts;
   progress?.start(units.length, resumed);
   const limiter = createLimiter(opts.concurrency);
