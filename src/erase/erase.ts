@@ -197,7 +197,8 @@ export async function eraseId(port: ErasePort, s: EraseSettings, opts: EraseOpti
       }
     },
     'meta/registry': async () => {
-      deleted.registryEntries += await deleteEntry(port, s);
+      const n = await deleteEntry(port, s);
+      deleted.registryEntries += n;
     },
   };
 

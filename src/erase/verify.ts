@@ -29,20 +29,25 @@ export async function verifyErased(port: ErasePort, s: EraseSettings, seen: Seen
     return n;
   };
   await runLimited(dataScans(s.keyspace, s.id, s.range), concurrency, async (d) => {
-    left.dataRows += await count(s.data.table, d.range);
+    const n = await count(s.data.table, d.range); // read the total after the await: scans run side by side
+    left.dataRows += n;
   });
   if (seen.minTs !== null && seen.maxTs !== null) {
     const { minTs, maxTs } = seen;
     const ranges = seen.values.flatMap((v) => indexCheckRanges(s.keyspace, v, minTs, maxTs));
     const inRange = (ts: number): boolean => s.range === null || (ts >= s.range.from && ts < s.range.to);
     await runLimited(ranges, concurrency, async (r) => {
-      left.indexRows += await count(s.index.table, r, (row) => {
+      const n = await count(s.index.table, r, (row) => {
         const d = decodeIndexKey(row.row);
         return d.id === s.id && inRange(d.ts);
       });
+      left.indexRows += n;
     });
   }
-  for (const r of summaryScans(s.keyspace, s.id, s.windows, s.range)) left.summaries += await count(s.rollup.table, r);
+  for (const r of summaryScans(s.keyspace, s.id, s.windows, s.range)) {
+    const n = await count(s.rollup.table, r);
+    left.summaries += n;
+  }
   left.markerCells = await count(s.rollup.table, markerScan(s.keyspace, s.id), (row) => markerAction(s.keyspace, s.id, row.row, row.cells, s.windows, s.range) !== null);
   if (s.range === null) {
     left.catalogRows = await count(s.meta.table, SERIES_RANGE, (row) => seriesKeyId(row.row) === s.id);
