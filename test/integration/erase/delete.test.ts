@@ -12,6 +12,9 @@ import { eraseCheckpointFile } from '../../../src/erase/checkpoint.ts';
 import { eraseId } from '../../../src/erase/erase.ts';
 import { EraseProgress, type EraseCounts } from '../../../src/erase/progress.ts';
 import { eraseSettings } from '../../../src/erase/settings.ts';
+import { verifyErased } from '../../../src/erase/verify.ts';
+import { buildEventCells } from '../../../src/events/index.ts';
+import { putRowOf } from '../../../src/rollup/fold.ts';
 import { decodeIndexKey, saltOf } from '../../../src/keys/index.ts';
 import { idOfEntryRow } from '../../../src/spread/rows.ts';
 import { keyspaceOf, openKeyspace, registryStore } from '../../../src/service/keyspace.ts';
@@ -143,6 +146,19 @@ void test('delete: range, interrupted and resumed, verified; the neighbour id un
     assert.equal(j.deleted.registryEntries, 1);
     assert.deepEqual(await stateOf(h, HOT), { data: 0, dataTs: [], index: 0, summaries: 0, markerCells: 0, catalog: 0, registry: 0 });
     assert.deepEqual(await stateOf(h, OTHER), otherBefore, 'the neighbour id keeps every row, marker cell and catalog entry');
+  });
+
+  await t.test('an event written after the delete is there again: the verification finds it, a rerun removes it', async () => {
+    const { keyspace } = await openKeyspace(cfg, h.rest);
+    const s = eraseSettings(h.config(['kafka.groupId=unused', ...SETS]), keyspace, HOT, null);
+    const ts = BASE + 400 * MIN;
+    const row = putRowOf({ key: keyspace.dataKey(HOT, ts), cells: buildEventCells({ id: HOT, ts, metric: 'temp', value: 1, tags: {} }, cfg.tables.data.family) });
+    await retryingRest('put a late event', () => h.rest.put(h.names.data, [row]));
+    const left = await verifyErased(h.rest, s, { values: [], minTs: null, maxTs: null });
+    assert.deepEqual(left, { dataRows: 1, indexRows: 0, summaries: 0, markerCells: 0, catalogRows: 0, registryEntries: 0 });
+    const r = await tsingestCli(h, ['delete', '--id', HOT, '--json'], SETS);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.equal((jsonOf(r) as { deleted: { dataRows: number } }).deleted.dataRows, 1);
   });
 
   await t.test('a delete of an id with nothing left is a clean no-op', async () => {
