@@ -8,10 +8,12 @@
 //   tsingest doctor                    HBase's schema rules checked on the live cluster
 //   tsingest whatif --file F           candidate key layouts' write spread predicted from a sample
 //   tsingest catalog backfill          the series catalog of data already written
+//   tsingest delete --id ID            one id's rows from every table (or those in --from/--to), verified
 // `--help` (or -h) on any command or subcommand, and `tsingest help [CMD]`, print its usage (src/cli/help.ts).
 import { UsageError } from './cli/args.ts';
 import { helpFor, overallUsage, type CommandEntry } from './cli/help.ts';
 import { CATALOG_USAGE, catalogCommand } from './cli/catalog.ts';
+import { DELETE_USAGE, deleteCommand } from './cli/delete.ts';
 import { DOCTOR_USAGE, doctorCommand } from './cli/doctor.ts';
 import { INDEX_USAGE, indexCommand } from './cli/index-cmd.ts';
 import { KEYS_USAGE, keysCommand } from './cli/keys.ts';
@@ -38,6 +40,7 @@ export const COMMANDS: Readonly<Record<string, CommandEntry & { readonly run: Co
   doctor: { run: doctorCommand, usage: DOCTOR_USAGE, subcommands: [] },
   whatif: { run: whatifCommand, usage: WHATIF_USAGE, subcommands: [] },
   catalog: { run: catalogCommand, usage: CATALOG_USAGE, subcommands: ['backfill'] },
+  delete: { run: deleteCommand, usage: DELETE_USAGE, subcommands: [] },
 };
 
 export function usage(): string {

@@ -109,3 +109,17 @@ export function decodeSeriesRow(key: Buffer, value: Uint8Array): Series | undefi
   if (id.length === 0 || id.includes('\u0000')) return undefined;
   return { metric, id, tags };
 }
+
+/** The id a series row key names (key only, the cell unread), or undefined for another row. */
+export function seriesKeyId(key: Buffer): string | undefined {
+  const p = SERIES_PREFIX.length;
+  if (key.length < p + 4 + DIGEST_BYTES || !key.subarray(0, p).equals(SERIES_PREFIX)) return undefined;
+  const end = key.length - DIGEST_BYTES - 1;
+  const sep = key.indexOf(0x00, p);
+  if (key[end] !== 0x00 || sep <= p || sep + 1 >= end) return undefined;
+  try {
+    return strictUtf8.decode(key.subarray(sep + 1, end));
+  } catch {
+    return undefined;
+  }
+}

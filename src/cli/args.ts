@@ -91,3 +91,20 @@ export function readFileFlag(file: string): string {
     throw new UsageError(`--file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
 }
+
+/** An AbortSignal that fires on the first SIGINT/SIGTERM while `fn` runs. */
+export async function interruptible<T>(fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const ac = new AbortController();
+  const stop = (): void => {
+    process.stderr.write('\nstopping after the current chunks…\n');
+    ac.abort();
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    return await fn(ac.signal);
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+  }
+}

@@ -11,7 +11,7 @@ import type { Config } from '../runtime/config.ts';
 import { createHBaseClient } from '../service/clients.ts';
 import { keyspaceOf, openKeyspace } from '../service/keyspace.ts';
 import { createThrottle } from '../walk/throttle.ts';
-import { UsageError, configOf, intFlag, out, parseCommand, rateFlag, stringFlag, timeFlag, type FlagValues } from './args.ts';
+import { UsageError, configOf, interruptible, intFlag, out, parseCommand, rateFlag, stringFlag, timeFlag, type FlagValues } from './args.ts';
 
 export const INDEX_USAGE =
   'tsingest index verify [--tag NAME] [--from T --to T] [--json] | ' +
@@ -46,23 +46,6 @@ function settingsFrom(cfg: Config, values: FlagValues): IndexToolSettings {
     return settingsOf(cfg, keyspaceOf(cfg), { tag: stringFlag(values, 'tag'), from, to });
   } catch (err) {
     throw new UsageError((err as Error).message);
-  }
-}
-
-/** An AbortSignal that fires on the first SIGINT/SIGTERM while `fn` runs. */
-async function interruptible<T>(fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const ac = new AbortController();
-  const stop = (): void => {
-    process.stderr.write('\nstopping after the current chunks…\n');
-    ac.abort();
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  try {
-    return await fn(ac.signal);
-  } finally {
-    process.off('SIGINT', stop);
-    process.off('SIGTERM', stop);
   }
 }
 

@@ -177,6 +177,16 @@ export class Keyspace {
     return Array.from({ length: Math.min(maxK(entry), this.buckets) }, (_, j) => (base + j) % this.buckets);
   }
 
+  /**
+   * An id's rows in one salt bucket whatever the registry says (all of them, or fromTs ≤ ts ≤ toTs):
+   * for tools that must find every row of an id, also rows a stale registry copy put in a bucket.
+   */
+  idRangeIn(id: string, bucket: number, bounds?: TsBounds): ScanRange {
+    if (!Number.isInteger(bucket) || bucket < 0 || bucket >= this.buckets) throw new KeyError('invalid_buckets', `bucket ${bucket} is not a bucket of B=${this.buckets}`);
+    const prefix = idPrefixAt(id, bucket, this.format);
+    return bounds === undefined ? prefixRange(prefix) : timeRange(prefix, bounds.fromTs, bounds.toTs, this.format === 'printable');
+  }
+
   /** Every data row of one salt bucket. */
   bucketRange(bucket: number): ScanRange {
     return prefixRange(saltPrefix(bucket, this.format));

@@ -20,6 +20,17 @@ export const EXIT = {
 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
+/** The exit codes of the one-shot tools that check what they did (`tsingest delete`, `index verify`). */
+export const TOOL_EXIT = {
+  /** done, and the check found nothing wrong (delete: nothing of the id is left) */
+  OK: 0,
+  /** done, but the check found something (delete: rows of the id are left, e.g. written meanwhile) */
+  FOUND: 1,
+  USAGE: 2,
+  /** stopped by SIGINT/SIGTERM; a rerun with the same checkpoint continues */
+  INTERRUPTED: 130,
+} as const;
+
 function isConfigError(err: unknown): boolean {
   return err instanceof Error && (err.name === 'ConfigError' || err.name === 'WindowConfigError');
 }

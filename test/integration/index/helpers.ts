@@ -23,8 +23,13 @@ export interface CliResult {
 
 /** `node src/cli.ts index <args> --set <base sets + extra>`; resolves when it exits. */
 export function indexCli(h: Harness, args: readonly string[], extraSets: readonly string[] = []): Promise<CliResult> {
+  return tsingestCli(h, ['index', ...args], extraSets);
+}
+
+/** `node src/cli.ts <argv> --set <base sets + extra>`; resolves when it exits. */
+export function tsingestCli(h: Harness, argv: readonly string[], extraSets: readonly string[] = []): Promise<CliResult> {
   const sets = [...h.baseSets, ...extraSets].flatMap((s) => ['--set', s]);
-  const child = spawn(NODE_BIN, ['--disable-warning=TimeoutNegativeWarning', 'src/cli.ts', 'index', ...args, ...sets], {
+  const child = spawn(NODE_BIN, ['--disable-warning=TimeoutNegativeWarning', 'src/cli.ts', ...argv, ...sets], {
     cwd: REPO_ROOT,
     env: { ...process.env },
     stdio: ['ignore', 'pipe', 'pipe'],

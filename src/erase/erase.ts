@@ -1,0 +1,251 @@
+// `tsingest delete`: removes one id's rows from every place (plan.ts), resumably. Data buckets first,
+// a few at once: each page of data rows has its index rows deleted before the rows themselves (so a
+// kill never leaves an index row whose data row, the only way to find it, is gone), then the page's
+// last key goes to the checkpoint. Then the summaries, the markers (the id's cell only), and for a
+// whole-id delete the catalog rows and, last, the registry entry. Every step is a delete of what a
+// scan found now, so a rerun is idempotent: it finds less, or nothing.
+import { column } from '../hbase/codec.ts';
+import type { CheckSpec, DeleteCell } from '../hbase/row-ops.ts';
+import type { DeleteRowOptions } from '../hbase/client.ts';
+import type { Row, RowCells } from '../hbase/types.ts';
+import { SERIES_RANGE, seriesKeyId } from '../catalog/rows.ts';
+import { putRowOf } from '../rollup/fold.ts';
+import { markerPuts, stampClock } from '../rollup/marker.ts';
+import { ENTRY_QUALIFIER, entryRow } from '../spread/rows.ts';
+import { RegistryConflictError } from '../spread/store.ts';
+import { CheckpointWriter, memoryCheckpointStore, type CheckpointStore } from '../walk/checkpoint.ts';
+import { createLimiter, type Limiter } from '../walk/limiter.ts';
+import { scanPages, type ScanPort } from '../walk/paged-scan.ts';
+import { classifyError } from '../errors.ts';
+import { RetryAbortedError, retrying } from '../ingest/retry.ts';
+import { runLimited } from '../walk/pool.ts';
+import type { Throttle } from '../walk/throttle.ts';
+import { continueRun, finishedCheckpoint, mergeSeen, newEraseCheckpoint, withUnit, type EraseCheckpoint, type EraseUnit, type Seen } from './checkpoint.ts';
+import { dataScans, indexRowsOf, markerAction, markerScan, recomputeMarks, summaryScans, type IndexedValue } from './plan.ts';
+import type { EraseProgress } from './progress.ts';
+import { eraseRunOf, type EraseSettings } from './settings.ts';
+
+/** The HBase calls a delete makes (HBaseRestClient fits). */
+export interface ErasePort extends ScanPort {
+  deleteRow(table: string, row: Buffer, opts?: DeleteRowOptions): Promise<void>;
+  put(table: string, rows: readonly RowCells[]): Promise<void>;
+  get(table: string, row: Buffer, opts?: { columns?: readonly Buffer[] }): Promise<Row | null>;
+  checkAndDelete(table: string, row: Buffer, check: CheckSpec, deleteCells?: readonly DeleteCell[]): Promise<boolean>;
+}
+
+export interface EraseOptions {
+  /** data rows per page (one checkpoint position each) */
+  readonly pageRows: number;
+  /** row deletes in flight at once, over all buckets */
+  readonly concurrency: number;
+  /** data buckets walked at once */
+  readonly bucketConcurrency: number;
+  readonly now: () => number;
+  readonly throttle?: Throttle | undefined;
+  readonly checkpoint?: CheckpointStore<EraseCheckpoint> | undefined;
+  readonly checkpointEveryMs?: number | undefined;
+  /** retries of a unit that failed on a retriable error (default 8) */
+  readonly retries?: number | undefined;
+  readonly signal?: AbortSignal | undefined;
+  readonly progress?: EraseProgress | undefined;
+}
+
+export type EraseStatus = 'finished' | 'interrupted';
+
+/** Rows (cells, for markers) of the id per place: what a run deleted, or what the verification found left. */
+export interface PlaceCounts {
+  dataRows: number;
+  indexRows: number;
+  summaries: number;
+  markerCells: number;
+  catalogRows: number;
+  registryEntries: number;
+}
+
+export interface Deleted extends PlaceCounts {
+  /** windows a range delete cut, marked for the rollup job */
+  windowsMarked: number;
+}
+
+export interface EraseReport {
+  readonly status: EraseStatus;
+  readonly units: number;
+  readonly unitsResumed: number;
+  readonly deleted: Deleted;
+  /** what the deleted rows told over all runs of this checkpoint (the verification's index scans) */
+  readonly seen: Seen;
+}
+
+/** Unit names besides `data/<bucket>`, in the order they run. */
+export const LATE_UNITS = ['rollup/summaries', 'rollup/markers', 'meta/catalog', 'meta/registry'] as const;
+
+/** The units of a run: every data bucket, the rollup units, and the meta units for a whole-id delete. */
+export function unitsOf(s: EraseSettings): string[] {
+  const late = s.range === null ? LATE_UNITS : LATE_UNITS.filter((u) => !u.startsWith('meta/'));
+  return [...dataScans(s.keyspace, s.id, s.range).map((d) => d.unit), ...late];
+}
+
+class Keeper {
+  #c: EraseCheckpoint;
+  readonly #writer: CheckpointWriter<EraseCheckpoint>;
+
+  constructor(c: EraseCheckpoint, store: CheckpointStore<EraseCheckpoint>, everyMs: number) {
+    this.#c = c;
+    this.#writer = new CheckpointWriter(store, everyMs);
+  }
+
+  get current(): EraseCheckpoint {
+    return this.#c;
+  }
+
+  update(unit: string, pos: EraseUnit, values: readonly IndexedValue[], minTs: number | null, maxTs: number | null, now: number): Promise<void> {
+    this.#c = withUnit(this.#c, unit, pos, mergeSeen(this.#c.seen, values, minTs, maxTs), now);
+    return this.#writer.write(this.#c, now, pos.done);
+  }
+
+  finish(now: number): Promise<void> {
+    this.#c = finishedCheckpoint(this.#c, now);
+    return this.#writer.write(this.#c, now, true);
+  }
+
+  save(now: number): Promise<void> {
+    return this.#writer.write(this.#c, now, true);
+  }
+}
+
+function deleteAll(port: ErasePort, limiter: Limiter, table: string, keys: readonly Buffer[], opts?: DeleteRowOptions): Promise<unknown> {
+  return Promise.all(keys.map((k) => limiter.run(() => port.deleteRow(table, k, opts))));
+}
+
+export async function eraseId(port: ErasePort, s: EraseSettings, opts: EraseOptions): Promise<EraseReport> {
+  const store = opts.checkpoint ?? memoryCheckpointStore<EraseCheckpoint>();
+  const saved = continueRun(await store.load(), eraseRunOf(s), store.where, opts.now());
+  // A finished checkpoint starts a new pass (rows written since are deleted too); what it saw is kept.
+  const start = saved.finishedAt === null ? saved : { ...newEraseCheckpoint(saved.run, opts.now()), seen: saved.seen };
+  const keeper = new Keeper(start, store, opts.checkpointEveryMs ?? 1000);
+  const units = unitsOf(s);
+  const done = (u: string): boolean => keeper.current.units[u]?.done === true;
+  const resumed = units.filter(done).length;
+  const deleted: Deleted = { dataRows: 0, indexRows: 0, summaries: 0, markerCells: 0, catalogRows: 0, registryEntries: 0, windowsMarked: 0 };
+  const report = (status: EraseStatus): EraseReport => ({ status, units: units.length, unitsResumed: resumed, deleted: { ...deleted }, seen: keeper.current.seen });
+  const { signal, progress } = opts;
+  progress?.start(units.length, resumed);
+  const limiter = createLimiter(opts.concurrency);
+  const stopped = (): boolean => signal?.aborted === true;
+
+  const dataUnit = async (scan: ReturnType<typeof dataScans>[number]): Promise<void> => {
+    const after = keeper.current.units[scan.unit]?.after ?? null;
+    const startRow = after === null ? scan.range.startRow : Buffer.concat([Buffer.from(after, 'hex'), Buffer.from([0x00])]);
+    let last = after;
+    for await (const page of scanPages(port, s.data.table, { startRow, stopRow: scan.range.stopRow, pageRows: opts.pageRows })) {
+      const values: IndexedValue[] = [];
+      const indexKeys: Buffer[] = [];
+      let minTs: number | null = null;
+      let maxTs: number | null = null;
+      for (const row of page) {
+        const r = indexRowsOf(s.keyspace, s.indexTags, row.row, row.cells);
+        indexKeys.push(...r.keys);
+        values.push(...r.values);
+        minTs = Math.min(minTs ?? r.ts, r.ts);
+        maxTs = Math.max(maxTs ?? r.ts, r.ts);
+      }
+      await deleteAll(port, limiter, s.index.table, indexKeys);
+      await deleteAll(port, limiter, s.data.table, page.map((r) => r.row));
+      deleted.indexRows += indexKeys.length;
+      deleted.dataRows += page.length;
+      last = (page.at(-1) as Row).row.toString('hex');
+      await keeper.update(scan.unit, { done: false, after: last }, values, minTs, maxTs, opts.now());
+      progress?.add({ dataRows: page.length, indexRows: indexKeys.length });
+      await opts.throttle?.take(page.length, signal);
+      if (stopped()) return;
+    }
+    await keeper.update(scan.unit, { done: true, after: last }, [], null, null, opts.now());
+    progress?.unitDone();
+  };
+
+  const lateUnit: Record<(typeof LATE_UNITS)[number], () => Promise<void>> = {
+    'rollup/summaries': async () => {
+      for (const range of summaryScans(s.keyspace, s.id, s.windows, s.range)) {
+        for await (const page of scanPages(port, s.rollup.table, { ...range, pageRows: opts.pageRows })) {
+          await deleteAll(port, limiter, s.rollup.table, page.map((r) => r.row));
+          deleted.summaries += page.length;
+          progress?.add({ summaries: page.length });
+        }
+      }
+    },
+    'rollup/markers': async () => {
+      const range = markerScan(s.keyspace, s.id);
+      for await (const page of scanPages(port, s.rollup.table, { ...range, pageRows: opts.pageRows })) {
+        for (const row of page) {
+          const action = markerAction(s.keyspace, s.id, row.row, row.cells, s.windows, s.range);
+          if (action === null) continue;
+          // The id's cell only: the version cell and other ids' cells stay, and the rollup job removes
+          // a row left with its version cell alone (docs/ROLLUPS.md).
+          const cols = action.kind === 'cell' ? { columns: [column(s.rollup.family, action.qualifier)] } : {};
+          await limiter.run(() => port.deleteRow(s.rollup.table, row.row, cols));
+          deleted.markerCells++;
+        }
+        progress?.add({ markers: page.length });
+      }
+      if (s.range !== null) await markCutWindows(port, s, deleted);
+    },
+    'meta/catalog': async () => {
+      for await (const page of scanPages(port, s.meta.table, { ...SERIES_RANGE, pageRows: opts.pageRows, columns: [column(s.meta.family, 't')] })) {
+        const own = page.filter((r) => seriesKeyId(r.row) === s.id).map((r) => r.row);
+        await deleteAll(port, limiter, s.meta.table, own);
+        deleted.catalogRows += own.length;
+      }
+    },
+    'meta/registry': async () => {
+      const n = await deleteEntry(port, s);
+      deleted.registryEntries += n;
+    },
+  };
+
+  // A unit that fails on a retriable error (a gateway answering 503, a deadline) runs again from its
+  // checkpoint position, a few times with backoff: every step is idempotent.
+  const again = (unit: () => Promise<void>): Promise<void> => {
+    let attempts = 0;
+    const isRetriable = (err: unknown): boolean => classifyError(err).retriable && ++attempts <= (opts.retries ?? 8);
+    return retrying(unit, { baseMs: 250, maxMs: 5000, isRetriable, signal });
+  };
+  try {
+    await runLimited(dataScans(s.keyspace, s.id, s.range).filter((d) => !done(d.unit)), opts.bucketConcurrency, (d) => again(() => dataUnit(d)), signal);
+    for (const unit of LATE_UNITS) {
+      if (stopped() || !units.includes(unit) || done(unit)) continue;
+      await again(lateUnit[unit]);
+      await keeper.update(unit, { done: true, after: null }, [], null, null, opts.now());
+      progress?.unitDone();
+    }
+  } catch (err) {
+    await keeper.save(opts.now()).catch(() => undefined);
+    if (!(err instanceof RetryAbortedError)) throw err;
+  }
+  if (stopped()) {
+    await keeper.save(opts.now());
+    return report('interrupted');
+  }
+  await keeper.finish(opts.now());
+  return report('finished');
+}
+
+/** A range delete leaves the windows it cuts marked, so the rollup job recomputes them from the rows left. */
+async function markCutWindows(port: ErasePort, s: EraseSettings, deleted: Deleted): Promise<void> {
+  if (s.range === null) return;
+  const marks = recomputeMarks(s.id, s.windows, s.range);
+  const rows = markerPuts(marks, { keyspace: s.keyspace, family: s.rollup.family, stamp: stampClock()() }).map((m) => putRowOf(m.row));
+  if (rows.length > 0) await port.put(s.rollup.table, rows);
+  deleted.windowsMarked += marks.length;
+}
+
+/** Deletes the id's registry entry with a check on the bytes read (a promotion in between is read again). */
+async function deleteEntry(port: ErasePort, s: EraseSettings): Promise<number> {
+  const col = column(s.meta.family, ENTRY_QUALIFIER);
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const row = await port.get(s.meta.table, entryRow(s.id), { columns: [col] });
+    const cell = row?.cells.find((c) => c.column.equals(col));
+    if (cell === undefined) return 0;
+    if (await port.checkAndDelete(s.meta.table, entryRow(s.id), { column: col, value: cell.value })) return 1;
+  }
+  throw new RegistryConflictError(`the spread registry entry of ${JSON.stringify(s.id)} kept changing under 10 check-and-delete attempts; run the delete again`);
+}

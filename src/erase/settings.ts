@@ -1,0 +1,58 @@
+// What `tsingest delete` works on, resolved once from the configuration: the id, the range, the
+// tables and families, the key layout, the indexed tags and the rollup window sizes.
+import type { Keyspace } from '../keys/index.ts';
+import { parseWindows, type WindowSize } from '../rollup/windows.ts';
+import type { Config } from '../runtime/config.ts';
+import type { EraseRun } from './checkpoint.ts';
+import { assertRange, type EraseRange } from './plan.ts';
+
+export interface TableRef {
+  readonly table: string;
+  readonly family: string;
+}
+
+export interface EraseSettings {
+  readonly id: string;
+  readonly range: EraseRange;
+  readonly keyspace: Keyspace;
+  readonly indexTags: readonly string[];
+  /** rollup window sizes, finest first */
+  readonly windows: readonly WindowSize[];
+  readonly data: TableRef;
+  readonly index: TableRef;
+  readonly rollup: TableRef;
+  readonly meta: TableRef;
+}
+
+export function eraseSettings(cfg: Config, keyspace: Keyspace, id: string, range: EraseRange): EraseSettings {
+  if (id === '' || id.includes('\u0000')) throw new RangeError('--id must be a non-empty id without NUL');
+  assertRange(range);
+  const t = cfg.tables;
+  return {
+    id,
+    range,
+    keyspace,
+    indexTags: [...cfg.index.tags],
+    windows: parseWindows(cfg.rollup.windows),
+    data: { table: t.data.name, family: t.data.family },
+    index: { table: t.index.name, family: t.index.family },
+    rollup: { table: t.rollup.name, family: t.rollup.family },
+    meta: { table: t.meta.name, family: t.meta.family },
+  };
+}
+
+/** The identity of a run in its checkpoint: a rerun with another id, range or layout must not continue it. */
+export function eraseRunOf(s: EraseSettings): EraseRun {
+  return {
+    id: s.id,
+    from: s.range?.from ?? null,
+    to: s.range?.to ?? null,
+    dataTable: s.data.table,
+    indexTable: s.index.table,
+    rollupTable: s.rollup.table,
+    metaTable: s.meta.table,
+    buckets: s.keyspace.buckets,
+    keyFormat: s.keyspace.format,
+    indexTags: [...s.indexTags],
+  };
+}
