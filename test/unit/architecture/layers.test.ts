@@ -1,0 +1,87 @@
+// The house's shape, read from the import lines of src/ and scripts/: no file imports itself back
+// through others (no cycle of files), and the rooms of src/ (its folders, and src/cli.ts and
+// src/errors.ts) form no cycle either, so they stack in floors with every import pointing down — an
+// import that climbs to a room above would close a cycle of rooms. A failure names the loop.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+
+const ROOT = resolve(import.meta.dirname, '../../..');
+const IMPORT = /^\s*(?:import|export)\s[^'"]*?from\s+'(\.{1,2}\/[^']+)'/gm;
+
+function tsFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) return e.name === 'node_modules' ? [] : tsFiles(path);
+    return e.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** file → the project files it imports (relative specifiers only). */
+function importGraph(dirs: readonly string[]): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of dirs.flatMap((d) => tsFiles(join(ROOT, d)))) {
+    const text = readFileSync(file, 'utf8');
+    const targets = [...text.matchAll(IMPORT)].map((m) => relative(ROOT, resolve(dirname(file), m[1] as string)));
+    graph.set(relative(ROOT, file), [...new Set(targets)]);
+  }
+  return graph;
+}
+
+/** One cycle of the graph (its nodes in order, the first repeated at the end), or null. */
+function findCycle(graph: ReadonlyMap<string, readonly string[]>): string[] | null {
+  const state = new Map<string, 'open' | 'done'>();
+  const path: string[] = [];
+  const visit = (node: string): string[] | null => {
+    state.set(node, 'open');
+    path.push(node);
+    for (const next of graph.get(node) ?? []) {
+      if (next === node) continue;
+      if (state.get(next) === 'open') return [...path.slice(path.indexOf(next)), next];
+      if (state.get(next) === undefined) {
+        const found = visit(next);
+        if (found !== null) return found;
+      }
+    }
+    path.pop();
+    state.set(node, 'done');
+    return null;
+  };
+  for (const node of graph.keys()) {
+    if (state.get(node) !== undefined) continue;
+    const found = visit(node);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
+/** src/a/b.ts → src/a; src/cli.ts → src/cli.ts */
+function roomOf(file: string): string {
+  const parts = file.split('/');
+  return parts.length > 2 ? `${parts[0] ?? ''}/${parts[1] ?? ''}` : file;
+}
+
+void test('no file of src/ or scripts/ imports itself back through others', () => {
+  const graph = importGraph(['src', 'scripts']);
+  assert.ok(graph.size > 200, `read ${graph.size} files`);
+  assert.equal(findCycle(graph)?.join(' → ') ?? null, null);
+});
+
+void test('the rooms of src/ stack in floors: no cycle of rooms, so no import climbs', () => {
+  const files = importGraph(['src']);
+  const rooms = new Map<string, string[]>();
+  for (const [file, targets] of files) {
+    const room = roomOf(file);
+    const out = rooms.get(room) ?? [];
+    for (const t of targets) if (t.startsWith('src/') && roomOf(t) !== room && !out.includes(roomOf(t))) out.push(roomOf(t));
+    rooms.set(room, out);
+  }
+  assert.ok(rooms.size >= 15, `read ${rooms.size} rooms`);
+  assert.equal(findCycle(rooms)?.join(' → ') ?? null, null);
+});
+
+void test('the check finds a loop when there is one', () => {
+  assert.deepEqual(findCycle(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']]])), ['a', 'b', 'c', 'a']);
+  assert.equal(findCycle(new Map([['a', ['b', 'a']], ['b', []]])), null, 'a self-import is not a loop of rooms');
+});
