@@ -3,7 +3,7 @@
 // ingest would write — no Kafka, so loading history is fast. Chunked and concurrent like the service.
 import PQueue from 'p-queue';
 import { isRetriable, type HBaseRestClient } from '../../src/hbase/index.ts';
-import { retrying } from '../../src/ingest/retry.ts';
+import { retrying } from '../../src/walk/retry.ts';
 import { generateEvents } from '../../src/demo/generate.ts';
 import { planBatch, type SourceRecord } from '../../src/ingest/batch-plan.ts';
 import { toRowCells } from '../../src/hbase/row-cells.ts';

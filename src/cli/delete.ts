@@ -6,7 +6,7 @@ import { EraseProgress, formatEraseProgress } from '../erase/progress.ts';
 import { eraseSettings, type EraseSettings } from '../erase/settings.ts';
 import { totalLeft, verifyErased, type Leftovers } from '../erase/verify.ts';
 import { classifyError } from '../errors.ts';
-import { retrying } from '../ingest/retry.ts';
+import { retrying } from '../walk/retry.ts';
 import { TOOL_EXIT } from '../runtime/exit-codes.ts';
 import { createHBaseClient } from '../service/clients.ts';
 import { keyspaceOf, openKeyspace } from '../service/keyspace.ts';

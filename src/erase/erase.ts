@@ -17,7 +17,7 @@ import { CheckpointWriter, memoryCheckpointStore, type CheckpointStore } from '.
 import { createLimiter, type Limiter } from '../walk/limiter.ts';
 import { scanPages, type ScanPort } from '../walk/paged-scan.ts';
 import { classifyError } from '../errors.ts';
-import { RetryAbortedError, retrying } from '../ingest/retry.ts';
+import { RetryAbortedError, retrying } from '../walk/retry.ts';
 import { runLimited } from '../walk/pool.ts';
 import type { Throttle } from '../walk/throttle.ts';
 import { continueRun, finishedCheckpoint, mergeSeen, newEraseCheckpoint, withUnit, type EraseCheckpoint, type EraseUnit, type Seen } from './checkpoint.ts';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { backoffDelay, retrying, RetryAbortedError } from '../../../src/ingest/retry.ts';
+import { backoffDelay, retrying, RetryAbortedError } from '../../../src/walk/retry.ts';
 
 class Transient extends Error {}
 
