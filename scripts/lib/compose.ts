@@ -3,6 +3,8 @@
 // Used by `npm run compose -- up|down` and the compose smoke test (test/compose/). Works with
 // Debian's docker-compose 1.29 and with the compose v2 plugin (`docker compose`).
 import { execFileSync, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { ensureComposeSecrets } from './compose-secrets.ts';
 import { buildImages } from './image-specs.ts';
 import { run, sleep } from './proc.ts';
 import { projectRoot } from './stack-config.ts';
@@ -86,6 +88,8 @@ async function applyTables(p: ComposeProject, log: (m: string) => void): Promise
 }
 
 export async function composeUp(p: ComposeProject, log: (m: string) => void): Promise<void> {
+  const made = await ensureComposeSecrets(join(projectRoot, 'secrets'));
+  if (made.length > 0) log(`secrets of the service's port made in secrets/: ${made.join(', ')}`);
   await buildImages({ upstream: process.env['TSI_IMAGES_UPSTREAM'] === '1', force: false, only: ['hbase', 'kafka', 'service', 'prometheus'] }, log);
   log(`compose project ${p.name}: starting kafka and hbase`);
   await compose(p, ['up', '-d', 'kafka', 'hbase'], 'compose up kafka hbase');
