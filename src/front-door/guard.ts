@@ -30,7 +30,7 @@ export interface GuardDeps {
 
 export type Guard = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<RequestContext | undefined>;
 
-function reject(res: ServerResponse, status: number, error: string, reason: string, headers: Record<string, string> = {}): void {
+function reject(res: ServerResponse, status: number, error: string, reason: string, headers: Record<string, string | string[]> = {}): void {
   const body = JSON.stringify({ error, message: reason });
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store', ...headers });
   res.end(body);
@@ -58,7 +58,8 @@ function logPath(req: IncomingMessage): string {
  */
 export function createGuard(deps: GuardDeps): Guard {
   const realm = deps.realm ?? 'tsingest';
-  const challenge = `Bearer realm="${realm}", Basic realm="${realm}", charset="UTF-8"`;
+  // One header per scheme, Basic first: browsers answer the first challenge they support.
+  const challenge = [`Basic realm="${realm}", charset="UTF-8"`, `Bearer realm="${realm}"`];
   return async (req, res, url) => {
     const started = performance.now();
     const needed = scopesFor(url.pathname, req.url ?? '/');
