@@ -8,7 +8,9 @@
 //   tsingest doctor                    HBase's schema rules checked on the live cluster
 //   tsingest whatif --file F           candidate key layouts' write spread predicted from a sample
 //   tsingest catalog backfill          the series catalog of data already written
+//   tsingest auth hash --token         the stored (hashed) form of a credential of the service's port
 import { UsageError } from './cli/args.ts';
+import { AUTH_USAGE, authCommand } from './cli/auth.ts';
 import { CATALOG_USAGE, catalogCommand } from './cli/catalog.ts';
 import { DOCTOR_USAGE, doctorCommand } from './cli/doctor.ts';
 import { INDEX_USAGE, indexCommand } from './cli/index-cmd.ts';
@@ -35,6 +37,7 @@ const COMMANDS: Readonly<Record<string, { readonly run: Command; readonly usage:
   doctor: { run: doctorCommand, usage: DOCTOR_USAGE },
   whatif: { run: whatifCommand, usage: WHATIF_USAGE },
   catalog: { run: catalogCommand, usage: CATALOG_USAGE },
+  auth: { run: authCommand, usage: AUTH_USAGE },
 };
 
 export function usage(): string {

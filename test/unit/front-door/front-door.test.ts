@@ -3,12 +3,15 @@
 // rule that a non-loopback port needs credentials.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
 import { ANONYMOUS, Authenticator, decodeBasic, missingScopes } from '../../../src/front-door/authenticate.ts';
 import { hashPassword, hashToken, parseCredentials } from '../../../src/front-door/credentials.ts';
 import { QueryLimits } from '../../../src/front-door/limits.ts';
 import { scopesFor } from '../../../src/front-door/scopes.ts';
 import { isLoopback, loadConfig } from '../../../src/runtime/config.ts';
 
+const ROOT = resolve(import.meta.dirname, '..', '..', '..');
 const basic = (user: string, password: string): string => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
 async function creds(): Promise<ReturnType<typeof parseCredentials>> {
@@ -127,4 +130,21 @@ test('config: a non-loopback http.host needs credentials or an explicit http.aut
   assert.throws(() => loadConfig({ env: { TSI_HTTP_TLS_CERT_FILE: '/c.pem' } }), /http\.tls\.keyFile: certFile and keyFile go together/);
   assert.throws(() => loadConfig({ env: { TSI_HTTP_TLS_CLIENT_CA_FILE: '/ca.pem' } }), /client certificates need TLS/);
   assert.equal(loadConfig({ env: {} }).http.host, '127.0.0.1', 'the default stays loopback, anonymous');
+});
+
+test('tsingest auth hash: the secret from stdin, an entry the credentials file takes, never the secret', async () => {
+  const cli = (args: string[], input: string): { status: number | null; stdout: string; stderr: string } =>
+    spawnSync(process.execPath, ['src/cli.ts', 'auth', 'hash', ...args], { cwd: ROOT, input, encoding: 'utf8' });
+  const token = cli(['--token', '--name', 'prom', '--scopes', 'metrics'], 'tok-123\n');
+  assert.equal(token.status, 0, token.stderr);
+  assert.ok(!token.stdout.includes('tok-123'));
+  const pw = cli(['--password', '--name', 'grafana'], 'pw-456');
+  assert.equal(pw.status, 0, pw.stderr);
+  assert.ok(!pw.stdout.includes('pw-456'));
+  const creds = parseCredentials({ ...(JSON.parse(token.stdout) as object), ...(JSON.parse(pw.stdout) as object) });
+  const auth = new Authenticator(creds, { anonymous: false });
+  assert.ok((await auth.authenticate({ authorization: 'Bearer tok-123' })).ok);
+  assert.ok((await auth.authenticate({ authorization: basic('grafana', 'pw-456') })).ok);
+  assert.equal(cli(['--token', '--scopes', 'write'], 'x').status, 2);
+  assert.equal(cli(['--token'], '').status, 2);
 });
