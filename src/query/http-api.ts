@@ -24,7 +24,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { isHBaseError, isRetriable } from '../hbase/errors.ts';
+import { isAccessRefused, isHBaseError, isRetriable } from '../hbase/errors.ts';
 import type { QueryKind } from '../metrics/read-metrics.ts';
 import { createQueries, type QueryDeps } from './queries.ts';
 import { QueryError } from './query-error.ts';
@@ -116,6 +116,12 @@ function sendError(res: ServerResponse, err: unknown, log: ReadApiDeps['log'], p
   if (isHBaseError(err) && isRetriable(err)) {
     log.warn({ err, path }, 'read API: HBase unavailable');
     sendJson(res, 503, { error: 'unavailable', message: `HBase is unavailable, retry later: ${err.message}` }, { 'retry-after': '1' });
+    return;
+  }
+  if (isAccessRefused(err)) {
+    // The gateway refuses the service's own credentials: an outage for the caller, not its fault nor a bug.
+    log.warn({ err, path }, 'read API: HBase REST refused the service\'s credentials');
+    sendJson(res, 503, { error: 'unavailable', message: 'HBase is unavailable to the service (the gateway refused its credentials), retry later' }, { 'retry-after': '30' });
     return;
   }
   log.error({ err, path }, 'read API: query failed');

@@ -19,8 +19,8 @@ import { FakeStore } from './fake-store.ts';
 const log = createLogger({ level: 'silent' });
 const cfg = loadConfig({ env: {}, sets: ['keys.saltBuckets=4', 'index.tags=["site"]', 'query.maxLimit=50'] });
 
-async function serve(t: TestContext, hbase: QueryStore): Promise<string> {
-  const server = await startHttpServer({ host: '127.0.0.1', port: 0, registry: new Registry(), lifecycle: new Lifecycle({ log }), log, routes: createReadApi({ cfg, hbase, keyspace: keyspaceOf(cfg), log }) });
+async function serve(t: TestContext, hbase: QueryStore, config = cfg): Promise<string> {
+  const server = await startHttpServer({ host: '127.0.0.1', port: 0, registry: new Registry(), lifecycle: new Lifecycle({ log }), log, routes: createReadApi({ cfg: config, hbase, keyspace: keyspaceOf(config), log }) });
   t.after(() => server.close());
   return `http://127.0.0.1:${server.port}`;
 }
@@ -98,6 +98,15 @@ test('HBase failures: 503 + Retry-After when retriable, 500 otherwise, a cut con
   assert.equal(r503.headers.get('retry-after'), '1');
   assert.equal(((await r503.json()) as { error: string }).error, 'unavailable');
 
+  // The gateway refusing the service's own credentials is an outage for the caller, not a 500.
+  for (const code of ['UNAUTHORIZED', 'FORBIDDEN'] as const) {
+    const refused = await serve(t, new FailingStore(() => new HBaseError({ code, status: code === 'UNAUTHORIZED' ? 401 : 403, message: `HTTP 401 ${code}: the gateway refused the request's credentials` })));
+    const r = await fetch(`${refused}/api/v1/ids/a/latest`);
+    assert.equal(r.status, 503, code);
+    assert.equal(r.headers.get('retry-after'), '30');
+    assert.deepEqual(await r.json(), { error: 'unavailable', message: 'HBase is unavailable to the service (the gateway refused its credentials), retry later' });
+  }
+
   const broken = await serve(t, new FailingStore(() => new HBaseError({ code: 'TABLE_NOT_FOUND', message: 'no table' })));
   const r500 = await fetch(`${broken}/api/v1/ids/a/latest`);
   assert.equal(r500.status, 500);
@@ -159,4 +168,28 @@ test('items stream: those read so far go out (in one write) while the read waits
   const body = JSON.parse(text) as { items: { ts: number }[]; next: string | null; limit: number };
   assert.deepEqual(body.items.map((x) => x.ts), [1004, 1003, 1002, 1001, 1000]);
   assert.deepEqual([body.next, body.limit], [null, 10]);
+});
+
+test('a read past query.deadlineMs: 408, and the stalled scan is abandoned', async (t) => {
+  let scans = 0;
+  let gate = (): void => undefined;
+  const stalled = new Promise<void>((resolve) => { gate = resolve; });
+  class StalledStore extends FakeStore {
+    override scan(table: string, opts: ScanOptions = {}): AsyncGenerator<Row, void, undefined> {
+      const inner = super.scan(table, opts);
+      scans++;
+      return (async function* slow() {
+        await stalled;
+        yield* inner;
+      })();
+    }
+  }
+  const base = await serve(t, new StalledStore(), loadConfig({ env: {}, sets: ['keys.saltBuckets=4', 'query.deadlineMs=150'] }));
+  const started = Date.now();
+  const res = await fetch(`${base}/api/v1/ids/a/latest`);
+  gate();
+  assert.equal(res.status, 408);
+  assert.match(((await res.json()) as { message: string }).message, /did not finish within 150 ms \(query\.deadlineMs\)/);
+  assert.ok(Date.now() - started < 5000);
+  assert.ok(scans > 0, 'the read had started its scans');
 });
