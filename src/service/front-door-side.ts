@@ -94,7 +94,7 @@ export function frontDoor(cfg: Config, log: Logger): FrontDoor {
   } else if (anonymous) {
     log.info({ host: http.host }, 'http: no credentials configured; the loopback port is anonymous (read, ui, metrics; never admin)');
   } else {
-    log.info({ credentials: countCredentials(creds()) }, 'http: credentials required on every path but /healthz and /readyz');
+    log.info({ entries: countCredentials(creds()) }, 'http: credentials required on every path but /healthz and /readyz');
   }
   if (http.tls.keyFile !== null) readSecretFile('http.tls.keyFile', http.tls.keyFile);
   let auth = new Authenticator(creds(), { anonymous });
