@@ -112,6 +112,12 @@ void test('a TLS verification failure anywhere in the cause chain is explained b
   assert.match(explainHBaseTlsFailure(mtls.hbase, tlsErr('ERR_OSSL_BAD_DECRYPT')) ?? '', /client key could not be used: check hbase\.tls\.keyFile \(\/k\.pem\), hbase\.tls\.keyPassphraseFile/);
   assert.equal(explainHBaseTlsFailure(cfg.hbase, Object.assign(new Error('refused'), { code: 'ECONNREFUSED' })), undefined);
   assert.equal(explainHBaseTlsFailure(cfg.hbase, new HBaseError({ code: 'FORBIDDEN', message: 'hbase.auth' })), undefined);
+  // Two gateways, one with an untrusted certificate: the message names that one.
+  const two = loadConfig({ env: {}, sets: ['hbase.restUrls=https://gw-a.example:8443,https://gw-b.example:8443', 'hbase.tls.caFile=/etc/ca.pem'] });
+  const onB = new HBaseError({ code: 'NETWORK', message: 'GET https://gw-b.example:8443/version/cluster failed', cause: tlsErr('SELF_SIGNED_CERT_IN_CHAIN') });
+  const named = explainHBaseTlsFailure(two.hbase, onB) ?? '';
+  assert.match(named, /TLS to the HBase REST gateway of https:\/\/gw-b\.example:8443 failed/);
+  assert.doesNotMatch(named, /gw-a/);
 });
 
 void test('spnego: no header, a decorator per gateway instead; its 401 does not claim that nothing was sent', async () => {
