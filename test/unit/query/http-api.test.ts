@@ -4,6 +4,7 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { Registry } from 'prom-client';
 import { buildDataRow } from '../../../src/events/cells.ts';
+import { encodeIndexKey } from '../../../src/keys/index.ts';
 import { HBaseError } from '../../../src/hbase/errors.ts';
 import type { ScanOptions } from '../../../src/hbase/scanner.ts';
 import type { Row } from '../../../src/hbase/types.ts';
@@ -192,4 +193,32 @@ test('a read past query.deadlineMs: 408, and the stalled scan is abandoned', asy
   assert.match(((await res.json()) as { message: string }).message, /did not finish within 150 ms \(query\.deadlineMs\)/);
   assert.ok(Date.now() - started < 5000);
   assert.ok(scans > 0, 'the read had started its scans');
+});
+
+test('no writes behind a GET: dangling index rows are repaired only in a read whose caller has the admin scope', async (t) => {
+  const repairing = loadConfig({ env: {}, sets: ['keys.saltBuckets=4', 'index.tags=["site"]', 'query.repairDangling=true', 'query.danglingGraceMs=0'] });
+  const store = new FakeStore();
+  const ev = { id: 'gone', ts: 1_700_000_000_000, metric: 'temp', value: 1, tags: { site: 'x' } };
+  const indexKey = encodeIndexKey({ indexName: 'site', value: 'x', ts: ev.ts, id: ev.id }, 4);
+  store.put('tsindex', indexKey, [{ family: 'd', qualifier: Buffer.from('temp'), value: Buffer.alloc(0), timestamp: ev.ts }]);
+  // the data row is never written: the index row dangles
+  const api = createReadApi({ cfg: repairing, hbase: store, keyspace: keyspaceOf(repairing), log });
+  const serveAs = async (scopes: string[]): Promise<string> => {
+    const server = await startHttpServer({
+      host: '127.0.0.1', port: 0, registry: new Registry(), lifecycle: new Lifecycle({ log }), log, routes: api,
+      guard: () => Promise.resolve({ identity: { name: 'x', via: 'token', scopes: new Set(scopes) } }),
+    });
+    t.after(() => server.close());
+    return `http://127.0.0.1:${server.port}`;
+  };
+  const reader = await serveAs(['read']);
+  const page = (await (await fetch(`${reader}/api/v1/index/site/x/events`)).json()) as { dangling: number };
+  assert.equal(page.dangling, 1);
+  assert.equal(store.has('tsindex', indexKey), true, 'a read-scope GET wrote nothing');
+  const anonymous = await serve(t, store, repairing);
+  await (await fetch(`${anonymous}/api/v1/index/site/x/events`)).json();
+  assert.equal(store.has('tsindex', indexKey), true, 'an anonymous GET wrote nothing');
+  const admin = await serveAs(['read', 'admin']);
+  await (await fetch(`${admin}/api/v1/index/site/x/events`)).json();
+  assert.equal(store.has('tsindex', indexKey), false, 'the admin scope repairs');
 });
