@@ -1,4 +1,4 @@
-// npm run compose -- up [--grafana] | down | ps | logs [SERVICE…] [-f] | produce --file F|-
+// npm run compose -- up [--grafana] | down | ps | logs [SERVICE…] [-f] | produce --file F|- | secrets
 // One way in to docker-compose.yml, under one project name (COMPOSE_PROJECT_NAME, default tsingest)
 // and on ports that move (TSI_COMPOSE_*_PORT): both from the environment, then `.env`, then the
 // defaults; `up` writes what it used to `.env`, which docker-compose reads too, so by-hand
@@ -11,21 +11,25 @@
 //   ps       the containers, then the addresses on the host
 //   logs     docker-compose logs (any of its options: -f, --tail N, SERVICE…)
 //   produce  tsingest produce against the stack's Kafka (config/compose.json, the moved port)
+//   secrets  only makes the secrets of the service's HTTPS port in ./secrets
+//            (scripts/lib/compose-secrets.ts), which `up` does too when they are missing; by-hand
+//            `docker-compose up` needs them
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ComposeRefused, GRAFANA_SECRET, composeArgv, composeDown, composeEnv, composeUp, type ComposeProject } from './lib/compose.ts';
+import { ensureComposeSecrets } from './lib/compose-secrets.ts';
 import { dotEnvValues, parseDotEnv, renderDotEnv, resolvePorts, resolveProject } from './lib/compose-ports.ts';
 import { projectRoot } from './lib/stack-config.ts';
 
-const USAGE = 'usage: npm run compose -- up [--grafana] | down | ps | logs [SERVICE…] [-f] [--tail N] | produce --file FILE|- [--allow-invalid]';
+const USAGE = 'usage: npm run compose -- up [--grafana] | down | ps | logs [SERVICE…] [-f] [--tail N] | produce --file FILE|- [--allow-invalid] | secrets';
 const DOT_ENV = join(projectRoot, '.env');
 const log = (m: string): void => { process.stdout.write(`[compose] ${m}\n`); };
 
 function addresses(p: ComposeProject): string {
   const g = p.grafana === true ? ` · Grafana http://127.0.0.1:${p.ports.grafana} (admin, password in ${GRAFANA_SECRET})` : '';
-  return `ingest http://127.0.0.1:${p.ports.http}/ui · Prometheus http://127.0.0.1:${p.ports.prometheus} · REST http://127.0.0.1:${p.ports.rest} · Kafka 127.0.0.1:${p.ports.kafka}${g}`;
+  return `ingest https://127.0.0.1:${p.ports.http}/ui (CA secrets/http-ca.crt; curl -H "Authorization: Bearer $(cat secrets/operator-token)") · Prometheus http://127.0.0.1:${p.ports.prometheus} · REST http://127.0.0.1:${p.ports.rest} · Kafka 127.0.0.1:${p.ports.kafka}${g}`;
 }
 
 /** Runs a command with the terminal's stdin/stdout/stderr; resolves to its exit code. */
@@ -70,6 +74,12 @@ async function main(argv: readonly string[]): Promise<number> {
         [process.execPath, '--disable-warning=TimeoutNegativeWarning', 'src/cli.ts', 'produce', '--config', 'config/compose.json', ...rest],
         { ...process.env, TSI_KAFKA_BROKERS: `127.0.0.1:${project.ports.kafka}` },
       );
+    case 'secrets': {
+      parseArgs({ args: rest, options: {} });
+      const made = await ensureComposeSecrets(join(projectRoot, 'secrets'));
+      log(made.length === 0 ? 'secrets/http-credentials.json exists: nothing made' : `made in secrets/: ${made.join(', ')}`);
+      return 0;
+    }
     case '--help':
     case '-h':
     case 'help':

@@ -8,9 +8,11 @@
 //   tsingest doctor                    HBase's schema rules checked on the live cluster
 //   tsingest whatif --file F           candidate key layouts' write spread predicted from a sample
 //   tsingest catalog backfill          the series catalog of data already written
+//   tsingest auth hash --token         the stored (hashed) form of a credential of the service's port
 //   tsingest delete --id ID            one id's rows from every table (or those in --from/--to), verified
 // `--help` (or -h) on any command or subcommand, and `tsingest help [CMD]`, print its usage (src/cli/help.ts).
 import { UsageError } from './cli/args.ts';
+import { AUTH_USAGE, authCommand } from './cli/auth.ts';
 import { helpFor, overallUsage, type CommandEntry } from './cli/help.ts';
 import { CATALOG_USAGE, catalogCommand } from './cli/catalog.ts';
 import { DELETE_USAGE, deleteCommand } from './cli/delete.ts';
@@ -41,6 +43,7 @@ export const COMMANDS: Readonly<Record<string, CommandEntry & { readonly run: Co
   whatif: { run: whatifCommand, usage: WHATIF_USAGE, subcommands: [] },
   catalog: { run: catalogCommand, usage: CATALOG_USAGE, subcommands: ['backfill'] },
   delete: { run: deleteCommand, usage: DELETE_USAGE, subcommands: [] },
+  auth: { run: authCommand, usage: AUTH_USAGE, subcommands: ['hash'] },
 };
 
 export function usage(): string {

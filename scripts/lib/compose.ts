@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PORT_NAMES, PUBLISHED, clashMessage, portsRefusedBy, portsToCheck, publishedHostPorts, type ComposePorts, type PortName } from './compose-ports.ts';
+import { ensureComposeSecrets } from './compose-secrets.ts';
 import { buildImages } from './image-specs.ts';
 import { portFree } from './probes.ts';
 import { run, sleep } from './proc.ts';
@@ -118,6 +119,8 @@ async function projectExists(p: ComposeProject): Promise<boolean> {
 export async function composeUp(p: ComposeProject, log: (m: string) => void): Promise<void> {
   await checkPorts(p);
   ensureGrafanaSecret(log);
+  const made = await ensureComposeSecrets(join(projectRoot, 'secrets'));
+  if (made.length > 0) log(`secrets of the service's port made in secrets/: ${made.join(', ')}`);
   const existed = await projectExists(p);
   try {
     await startStack(p, log);

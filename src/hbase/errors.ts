@@ -6,7 +6,8 @@ import { ServiceError } from '../errors.ts';
 
 export const HBaseErrorCode = {
   BAD_REQUEST: 'BAD_REQUEST', // 400: malformed request / server-side RuntimeException
-  FORBIDDEN: 'FORBIDDEN', // 401/403: auth, read-only gateway
+  UNAUTHORIZED: 'UNAUTHORIZED', // 401: the gateway (or its proxy) refused the credentials
+  FORBIDDEN: 'FORBIDDEN', // 403: permissions, read-only gateway
   NOT_FOUND: 'NOT_FOUND', // 404: row / scanner / column family not found
   TABLE_NOT_FOUND: 'TABLE_NOT_FOUND', // 404 whose body names TableNotFoundException
   TABLE_EXISTS: 'TABLE_EXISTS', // createTable on an existing table (ifExists: 'error')
@@ -109,7 +110,8 @@ export interface HttpClassification {
 export function classifyHttpStatus(status: number, body = ''): HttpClassification {
   const has = (markers: readonly string[]): boolean => markers.some((m) => body.includes(m));
   if (status === 400) return { code: 'BAD_REQUEST', retriable: false };
-  if (status === 401 || status === 403) return { code: 'FORBIDDEN', retriable: false };
+  if (status === 401) return { code: 'UNAUTHORIZED', retriable: false };
+  if (status === 403) return { code: 'FORBIDDEN', retriable: false };
   if (status === 404) {
     return { code: body.includes('TableNotFoundException') ? 'TABLE_NOT_FOUND' : 'NOT_FOUND', retriable: false };
   }
@@ -217,4 +219,9 @@ export function isRetriable(err: unknown): boolean {
 
 export function isHBaseError(err: unknown, code?: HBaseErrorCode): err is HBaseError {
   return err instanceof HBaseError && (code === undefined || err.code === code);
+}
+
+/** The gateway refused the service (401 credentials, 403 permissions): an outage of the service's access, not a bad request. */
+export function isAccessRefused(err: unknown): err is HBaseError {
+  return isHBaseError(err, 'UNAUTHORIZED') || isHBaseError(err, 'FORBIDDEN');
 }

@@ -6,7 +6,7 @@ export type { CreateTableOptions, DeleteTableOptions } from './admin-ops.ts';
 export type { CheckSpec, DeleteCell, MultiGetOptions } from './row-ops.ts';
 export type { ScanOptions } from './scanner.ts';
 export { DEFAULT_SCAN_BATCH } from './scanner.ts';
-export { HBaseError, HBaseErrorCode, isRetriable, isHBaseError, classifyHttpStatus, classifyTransportError } from './errors.ts';
+export { HBaseError, HBaseErrorCode, isAccessRefused, isRetriable, isHBaseError, classifyHttpStatus, classifyTransportError } from './errors.ts';
 export type { HBaseErrorInit } from './errors.ts';
 export { column, splitColumn, encodeCellSet, decodeCellSet, encodeScanner, fromB64, toB64 } from './codec.ts';
 export type { ScannerSpec, WireCell, WireRow } from './codec.ts';

@@ -43,7 +43,7 @@ export function gssServiceName(principal: string): string {
 /**
  * A NegotiateToken for `service` (`HTTP@gateway-host`). Every call starts a new security context, so
  * every token carries a fresh authenticator. A failure (no ticket, expired ticket, KDC unreachable,
- * unknown service principal) is a FORBIDDEN HBaseError, handled like a gateway's 401: an outage for
+ * unknown service principal) is an UNAUTHORIZED HBaseError, handled like a gateway's 401: an outage for
  * the write path, never a bad row.
  */
 export function kerberosToken(service: string, krb: KerberosModule = loadKerberos()): NegotiateToken {
@@ -54,7 +54,7 @@ export function kerberosToken(service: string, krb: KerberosModule = loadKerbero
     } catch (err) {
       const detail = err instanceof Error ? err.message : String(err);
       throw new HBaseError({
-        code: 'FORBIDDEN',
+        code: 'UNAUTHORIZED',
         retriable: false,
         message: `SPNEGO: no Kerberos token for ${service} (hbase.auth: a ticket in KRB5CCNAME from kinit, or a keytab in KRB5_CLIENT_KTNAME; `
           + `hbase.auth.servicePrincipal names the gateway's HTTP principal): ${detail}`,

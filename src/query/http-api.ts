@@ -24,12 +24,12 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { isHBaseError, isRetriable } from '../hbase/errors.ts';
+import { isAccessRefused, isHBaseError, isRetriable } from '../hbase/errors.ts';
 import type { QueryKind } from '../metrics/read-metrics.ts';
 import { createQueries, type QueryDeps } from './queries.ts';
 import { QueryError } from './query-error.ts';
 import { requestPath } from './request-path.ts';
-import type { PageEnd, QueryItem } from './types.ts';
+import type { PageEnd, PageStream, QueryItem } from './types.ts';
 
 export const API_PREFIX = '/api/v1/';
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -38,7 +38,12 @@ export interface ReadApiDeps extends QueryDeps {
   readonly log: Pick<Logger, 'warn' | 'error'>;
 }
 
-export type ReadApiHandler = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<boolean>;
+export type ReadApiHandler = (req: IncomingMessage, res: ServerResponse, url: URL, ctx?: ReadContext) => Promise<boolean>;
+
+/** The caller, as the front door established it: only the admin scope lets a read repair dangling index rows. */
+export interface ReadContext {
+  readonly identity: { readonly scopes: ReadonlySet<string> };
+}
 
 interface Route {
   readonly kind: QueryKind;
@@ -113,6 +118,12 @@ function sendError(res: ServerResponse, err: unknown, log: ReadApiDeps['log'], p
     sendJson(res, 503, { error: 'unavailable', message: `HBase is unavailable, retry later: ${err.message}` }, { 'retry-after': '1' });
     return;
   }
+  if (isAccessRefused(err)) {
+    // The gateway refuses the service's own credentials: an outage for the caller, not its fault nor a bug.
+    log.warn({ err, path }, 'read API: HBase REST refused the service\'s credentials');
+    sendJson(res, 503, { error: 'unavailable', message: 'HBase is unavailable to the service (the gateway refused its credentials), retry later' }, { 'retry-after': '30' });
+    return;
+  }
   log.error({ err, path }, 'read API: query failed');
   sendJson(res, 500, { error: 'internal', message: isHBaseError(err) ? err.message : 'the query failed' });
 }
@@ -140,16 +151,17 @@ function trailer(end: PageEnd, limit: number): string {
 export function createReadApi(deps: ReadApiDeps): ReadApiHandler {
   const queries = createQueries(deps);
   const { log } = deps;
-  return async (req, res, url) => {
+  return async (req, res, url, ctx) => {
     const path = requestPath(req.url ?? '/');
     if (!path.startsWith('/api/') && !url.pathname.startsWith('/api/')) return false;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       sendJson(res, 405, { error: 'method_not_allowed', message: `${req.method ?? ''} is not allowed; the read API is GET only` }, { allow: 'GET, HEAD' });
       return true;
     }
-    let page;
+    let page: PageStream<QueryItem> | undefined;
     let first;
     let limit: number;
+    const deadline = new Deadline(deps.cfg.query.deadlineMs);
     try {
       const matched = path.startsWith(API_PREFIX) ? matchRoute(path.slice(API_PREFIX.length).split('/')) : null;
       if (matched === null) {
@@ -158,10 +170,16 @@ export function createReadApi(deps: ReadApiDeps): ReadApiHandler {
       }
       const spec = queries.parse(matched.route.kind, queryParams(url, matched.params));
       limit = spec.limit;
-      page = queries.run(spec);
-      first = await page.next(); // errors before any byte is sent still get a proper status
+      page = queries.run(spec, { repair: ctx?.identity.scopes.has('admin') === true });
+      first = await deadline.race(page.next()); // errors before any byte is sent still get a proper status
     } catch (err) {
-      sendError(res, err, log, path);
+      deadline.clear();
+      if (err instanceof DeadlinePassed) {
+        void page?.return({ next: null }).catch(() => undefined);
+        sendJson(res, 408, { error: 'deadline', message: `the read did not finish within ${deps.cfg.query.deadlineMs} ms (query.deadlineMs); its scans were cancelled. Ask for a smaller page or range` });
+      } else {
+        sendError(res, err, log, path);
+      }
       return true;
     }
     const conn = { closed: false };
@@ -175,17 +193,49 @@ export function createReadApi(deps: ReadApiDeps): ReadApiHandler {
           await page.return({ next: null });
           return true;
         }
-        if (!out.add(JSON.stringify(r.value))) await drained(res);
-        r = await page.next();
+        if (!out.add(JSON.stringify(r.value))) await deadline.race(drained(res));
+        r = await deadline.race(page.next());
       }
       out.end(trailer(r.value, limit));
     } catch (err) {
-      log.error({ err, path }, 'read API: query failed after the response started');
+      if (err instanceof DeadlinePassed) {
+        log.warn({ path, deadlineMs: deps.cfg.query.deadlineMs }, 'read API: deadline passed after the page started; connection cut');
+        void page.return({ next: null }).catch(() => undefined);
+      } else {
+        log.error({ err, path }, 'read API: query failed after the response started');
+      }
       out.discard();
       res.destroy();
+    } finally {
+      deadline.clear();
     }
     return true;
   };
+}
+
+class DeadlinePassed extends Error {
+  override readonly name = 'DeadlinePassed';
+}
+
+/** One request's deadline: `race` rejects with DeadlinePassed once it has passed. */
+class Deadline {
+  readonly #passed: Promise<never>;
+  readonly #timer: NodeJS.Timeout;
+
+  constructor(ms: number) {
+    let fire: (err: Error) => void = () => undefined;
+    this.#passed = new Promise<never>((_resolve, reject) => { fire = reject; });
+    this.#passed.catch(() => undefined);
+    this.#timer = setTimeout(() => { fire(new DeadlinePassed()); }, ms);
+  }
+
+  race<T>(p: Promise<T>): Promise<T> {
+    return Promise.race([p, this.#passed]);
+  }
+
+  clear(): void {
+    clearTimeout(this.#timer);
+  }
 }
 
 /** Bytes of items gathered before a write that does not wait for the event loop. */

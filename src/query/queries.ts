@@ -33,7 +33,16 @@ export interface Queries {
   /** Parses one read's parameters; throws QueryError naming the parameter. */
   parse(kind: QueryKind, raw: RawParams, label?: ParamLabel): QuerySpec;
   /** Streams one page: yields the items, returns { next, dangling? }. */
-  run<S extends QuerySpec>(spec: S): PageStream<ItemOf<S>>;
+  run<S extends QuerySpec>(spec: S, options?: RunOptions): PageStream<ItemOf<S>>;
+}
+
+export interface RunOptions {
+  /**
+   * false: never repair dangling index rows in this read, whatever query.repairDangling says (the HTTP
+   * read API passes false unless the caller has the admin scope: no writes behind an ordinary GET).
+   * Default true: query.repairDangling decides (the CLI, run by an operator).
+   */
+  readonly repair?: boolean;
 }
 
 export function readSettingsOf(cfg: Config, keyspace: Keyspace, entryFor?: (id: string) => Promise<SpreadEntry | undefined>): ReadSettings {
@@ -66,14 +75,14 @@ export function createQueries(deps: QueryDeps): Queries {
   const now = deps.now ?? Date.now;
   const settings = readSettingsOf(cfg, deps.keyspace, deps.entryFor);
   const windows: readonly WindowSize[] = parseWindows(cfg.rollup.windows);
-  const stream = (spec: QuerySpec): PageStream<ItemOf<QuerySpec>> => {
+  const stream = (spec: QuerySpec, repair: boolean): PageStream<ItemOf<QuerySpec>> => {
     switch (spec.kind) {
       case 'latest':
         return readLatest(hbase, spec, settings);
       case 'range':
         return readRange(hbase, spec, settings);
       case 'by_tag':
-        return readByTag(hbase, spec, settings, { now, metrics, log });
+        return readByTag(hbase, spec, repair ? settings : { ...settings, repairDangling: false }, { now, metrics, log });
       case 'rollups':
         return readRollups(hbase, spec, settings);
     }
@@ -82,7 +91,7 @@ export function createQueries(deps: QueryDeps): Queries {
     settings,
     parse: (kind, raw, label) =>
       parseQuery(kind, raw, { defaultLimit: cfg.query.defaultLimit, maxLimit: cfg.query.maxLimit, indexTags: cfg.index.tags, windows, now: now(), ...(label === undefined ? {} : { label }) }),
-    run: <S extends QuerySpec>(spec: S) => timed(stream(spec), spec.kind, metrics) as PageStream<ItemOf<S>>,
+    run: <S extends QuerySpec>(spec: S, options: RunOptions = {}) => timed(stream(spec, options.repair ?? true), spec.kind, metrics) as PageStream<ItemOf<S>>,
   };
 }
 

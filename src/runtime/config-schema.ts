@@ -4,6 +4,8 @@
 // run `npm run config:docs`.
 import { z } from 'zod';
 import { DEFAULT_MAX_TS, parseTimeSetting } from '../events/index.ts';
+import { httpSchema } from './config-http.ts';
+
 
 /** JSON Schema `format` of point-in-time keys (docs/CONFIG.md renders it and the default as a date). */
 export const POINT_IN_TIME_FORMAT = 'epoch-ms-or-iso-8601';
@@ -205,7 +207,9 @@ export const configSchema = z
         verifyScanChunk: z.number().int().min(1).max(100_000).default(5000)
           .describe('A by-tag page of more than query.verifyChunk items verifies its hits in chunks of this many by range scans of the data table (one per bucket) instead of multi-gets'),
         repairDangling: z.boolean().default(false)
-          .describe('Delete dangling index rows that reads find (only those older than query.danglingGraceMs)'),
+          .describe('Delete dangling index rows that by-tag reads find (only those older than query.danglingGraceMs), and only in reads by a caller with the admin scope: an anonymous or read-scope GET never writes. `tsingest index rebuild` repairs regardless'),
+        deadlineMs: z.number().int().min(100).default(30_000)
+          .describe('Longest one read API request (/api/v1/…) may take: past it the scan is cancelled and the caller gets 408 (or the connection is cut if the page had started)'),
         danglingGraceMs: z.number().int().min(0).default(600_000)
           .describe('Age (ms) an index row without its data row must reach before a read may repair it'),
       })
@@ -295,14 +299,7 @@ export const configSchema = z
       .refine((b) => b.maxQueuedRows >= b.maxRows, { message: 'must be >= batch.maxRows (a flush unit must fit in the queue)', path: ['maxQueuedRows'] })
       .prefault({})
       .describe('Flush units and write chunks (time-based flushing is the fetch wait, kafka.maxWaitTimeMs)'),
-    http: z
-      .object({
-        host: z.string().default('127.0.0.1').describe('Address the health and metrics HTTP server binds to'),
-        port: z.number().int().min(0).max(65535).default(9464).describe('Port of /healthz, /readyz and /metrics (0: any free port)'),
-      })
-      .strict()
-      .prefault({})
-      .describe('Health and metrics HTTP server'),
+    http: httpSchema,
     metrics: z
       .object({
         regionRefreshMs: z.number().int().min(1000).default(30_000)

@@ -5,6 +5,7 @@ import { spreadTiming } from '../spread/timing.ts';
 import { configSchema, type Config } from './config-schema.ts';
 
 export type { Config, TableConfig } from './config-schema.ts';
+export { isLoopback } from './config-http.ts';
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -27,6 +28,12 @@ export const ENV_KEYS: Readonly<Record<string, string>> = {
   TSI_SALT_BUCKETS: 'keys.saltBuckets',
   TSI_HTTP_HOST: 'http.host',
   TSI_HTTP_PORT: 'http.port',
+  TSI_HTTP_AUTH_MODE: 'http.auth.mode',
+  TSI_HTTP_CREDENTIALS_FILE: 'http.auth.credentialsFile',
+  TSI_HTTP_CREDENTIALS: 'http.auth.credentials',
+  TSI_HTTP_TLS_CERT_FILE: 'http.tls.certFile',
+  TSI_HTTP_TLS_KEY_FILE: 'http.tls.keyFile',
+  TSI_HTTP_TLS_CLIENT_CA_FILE: 'http.tls.clientCaFile',
   TSI_LOG_LEVEL: 'log.level',
 };
 

@@ -7,7 +7,9 @@
  * An optional `routes` handler (e.g. the read API) is offered every other path before the 404.
  */
 import { createServer } from 'node:http';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
+import { createServer as createTlsServer, type Server as TlsServer } from 'node:https';
+import type { SecureContextOptions } from 'node:tls';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Lifecycle } from './lifecycle.ts';
@@ -19,7 +21,25 @@ export type HealthSource = Pick<Lifecycle, 'state' | 'reason' | 'ready' | 'live'
  * the WHATWG-parsed request URL, whose pathname has its dot segments removed (also `%2E`-encoded ones);
  * a handler that must see the path as sent reads `req.url` (the read API does).
  */
-export type RouteHandler = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<boolean>;
+export type RouteHandler = (req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext) => Promise<boolean>;
+
+/** Who is calling, as the front door (src/front-door/guard.ts) established it. */
+export interface RequestContext {
+  readonly identity: { readonly name: string; readonly via: string; readonly scopes: ReadonlySet<string> };
+}
+
+/** Without a front door: the anonymous caller of a loopback port (never admin). */
+export const OPEN_CONTEXT: RequestContext = { identity: { name: 'anonymous', via: 'anonymous', scopes: new Set(['read', 'ui', 'metrics']) } };
+
+/** HTTPS: the first certificate, key and CA, and a hook that hands over new ones when the files change. */
+export interface HttpTls {
+  readonly context: SecureContextOptions;
+  /** ask for a client certificate (verified against context.ca); `rejectUnauthorized` refuses connections without one */
+  readonly requestCert: boolean;
+  readonly rejectUnauthorized: boolean;
+  /** calls `apply` with each new context; returns the stop function */
+  readonly watch?: (apply: (context: SecureContextOptions) => void) => () => void;
+}
 
 export interface HttpServerOptions {
   readonly host: string;
@@ -32,6 +52,10 @@ export interface HttpServerOptions {
   readonly closeTimeoutMs?: number;
   /** Tried for paths other than /healthz, /readyz and /metrics, before answering 404. */
   readonly routes?: RouteHandler;
+  /** Runs before every route: resolves the caller, or undefined when it answered (401, 403, 429). */
+  readonly guard?: (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<RequestContext | undefined>;
+  /** Serve HTTPS instead of HTTP. */
+  readonly tls?: HttpTls;
 }
 
 export interface HttpServerHandle {
@@ -59,7 +83,9 @@ function sendJson(res: ServerResponse, status: number, body: Record<string, unkn
 async function handle(options: HttpServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const { pathname } = url;
-  if (!ROUTES.has(pathname) && options.routes !== undefined && (await options.routes(req, res, url))) return;
+  const ctx = options.guard === undefined ? OPEN_CONTEXT : await options.guard(req, res, url);
+  if (ctx === undefined) return;
+  if (!ROUTES.has(pathname) && options.routes !== undefined && (await options.routes(req, res, url, ctx))) return;
   if (!ROUTES.has(pathname)) {
     sendJson(res, 404, { status: 'not_found', path: pathname });
     return;
@@ -70,14 +96,17 @@ async function handle(options: HttpServerOptions, req: IncomingMessage, res: Ser
     return;
   }
   const { lifecycle } = options;
+  // A probe without a credential on a port that needs one learns ready or not, and nothing else.
+  const detail = ctx.identity.scopes.size > 0;
+  const why = (body: Record<string, unknown>): Record<string, unknown> => (detail ? { ...body, state: lifecycle.state, reason: lifecycle.reason } : body);
   switch (pathname) {
     case '/healthz':
-      if (lifecycle.live) sendJson(res, 200, { status: 'ok', state: lifecycle.state });
-      else sendJson(res, 503, { status: 'down', state: lifecycle.state, reason: lifecycle.reason });
+      if (lifecycle.live) sendJson(res, 200, detail ? { status: 'ok', state: lifecycle.state } : { status: 'ok' });
+      else sendJson(res, 503, why({ status: 'down' }));
       return;
     case '/readyz':
-      if (lifecycle.ready) sendJson(res, 200, { status: 'ready', state: lifecycle.state });
-      else sendJson(res, 503, { status: 'not_ready', state: lifecycle.state, reason: lifecycle.reason });
+      if (lifecycle.ready) sendJson(res, 200, detail ? { status: 'ready', state: lifecycle.state } : { status: 'ready' });
+      else sendJson(res, 503, why({ status: 'not_ready' }));
       return;
     default:
       send(res, 200, options.registry.contentType, await metricsText(options.registry, url.searchParams.getAll('name')));
@@ -97,12 +126,25 @@ async function metricsText(registry: HttpServerOptions['registry'], names: reado
 
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServerHandle> {
   const { log } = options;
-  const server = createServer((req, res) => {
+  const listener: RequestListener = (req, res) => {
     handle(options, req, res).catch((err: unknown) => {
-      log.error({ err, url: req.url }, 'http handler failed');
+      log.error({ err, path: (req.url ?? '/').split('?')[0] }, 'http handler failed');
       if (!res.headersSent) sendJson(res, 500, { status: 'error' });
       else res.destroy();
     });
+  };
+  const { tls } = options;
+  const secure: TlsServer | undefined = tls === undefined
+    ? undefined
+    : createTlsServer({ ...tls.context, requestCert: tls.requestCert, rejectUnauthorized: tls.rejectUnauthorized }, listener);
+  const server: Server | TlsServer = secure ?? createServer(listener);
+  const unwatch = tls?.watch?.((context) => {
+    try {
+      secure?.setSecureContext(context);
+      log.info('http server: TLS certificate, key or CA reloaded');
+    } catch (err) {
+      log.error({ err }, 'http server: the new TLS files were not accepted; keeping the previous ones');
+    }
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -121,10 +163,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
 
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : options.port;
-  log.info({ host: options.host, port }, 'http server listening');
+  log.info({ host: options.host, port, tls: tls !== undefined }, 'http server listening');
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
+    unwatch?.();
     closing ??= new Promise<void>((resolve, reject) => {
       const cut = setTimeout(() => {
         server.closeAllConnections();

@@ -61,8 +61,8 @@ export class Lifecycle {
   readonly #listeners = new Set<TransitionListener>();
   #state: LifecycleState = 'starting';
   #reason = 'starting up';
-  /** failing health conditions: name → why */
-  readonly #failing = new Map<string, string>();
+  /** failing health conditions: name → why (a function: rendered each time it is read, e.g. an age) */
+  readonly #failing = new Map<string, string | (() => string)>();
 
   constructor(options: LifecycleOptions) {
     this.#log = options.log;
@@ -74,9 +74,9 @@ export class Lifecycle {
     return this.#state;
   }
 
-  /** Why the service entered the current state. */
+  /** Why the service entered the current state (while degraded: the failing conditions as of now). */
   get reason(): string {
-    return this.#reason;
+    return this.#state === 'degraded' && this.#failing.size > 0 ? this.#failingReason() : this.#reason;
   }
 
   /** Ready to take work: only in `running`. */
@@ -116,9 +116,9 @@ export class Lifecycle {
     return true;
   }
 
-  /** Failing health conditions (name → reason). */
+  /** Failing health conditions (name → reason as of now). */
   get failing(): ReadonlyMap<string, string> {
-    return this.#failing;
+    return new Map([...this.#failing].map(([name, why]) => [name, typeof why === 'string' ? why : why()]));
   }
 
   /**
@@ -126,7 +126,7 @@ export class Lifecycle {
    * `degraded` (not ready); when the last one recovers, `degraded` becomes `running` again. In other
    * states it is only recorded (`started` takes it into account).
    */
-  setCondition(name: string, ok: boolean, reason: string = name): void {
+  setCondition(name: string, ok: boolean, reason: string | (() => string) = name): void {
     if (ok) {
       if (!this.#failing.delete(name)) return;
     } else {
@@ -144,7 +144,7 @@ export class Lifecycle {
   }
 
   #failingReason(): string {
-    return [...this.#failing.values()].join('; ');
+    return [...this.#failing.values()].map((why) => (typeof why === 'string' ? why : why())).join('; ');
   }
 
   /** Subscribes to state changes; returns the unsubscribe function. */

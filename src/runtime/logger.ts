@@ -21,6 +21,19 @@ export interface LoggerOptions {
 
 export type { Logger };
 
+/**
+ * Paths pino blanks out ('[redacted]') in every record: the credential fields of the configuration
+ * and of HTTP requests, at the depths they are logged at. A second line of defence: no code path
+ * logs a secret on purpose (docs/SECURITY.md).
+ */
+export const REDACT_PATHS: readonly string[] = [
+  'password', 'token', 'authorization', 'credentials', 'passphrase',
+  '*.password', '*.token', '*.authorization', '*.credentials', '*.passphrase',
+  '*.*.password', '*.*.token', '*.*.authorization', '*.*.credentials',
+  'headers.authorization', 'headers.cookie', '*.headers.authorization', '*.headers.cookie', '*.headers["proxy-authorization"]',
+  'cfg.hbase.auth.password', 'cfg.hbase.auth.token', 'cfg.kafka.sasl.password', 'cfg.http.auth.credentials',
+];
+
 const OMIT_IN_PRETTY = new Set(['level', 'time', 'msg', 'name', 'pid', 'hostname']);
 
 /** One JSON log line → `2024-11-22T08:00:00.000Z INFO  message key=value …`. */
@@ -56,6 +69,7 @@ export function createLogger(options: LoggerOptions): Logger {
       level: options.level,
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
+      redact: { paths: [...REDACT_PATHS], censor: '[redacted]' },
     },
     options.pretty === true ? prettyStream(out) : out,
   );

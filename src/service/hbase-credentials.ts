@@ -41,8 +41,10 @@ const TLS_FAILURE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|ERR_
 /** A failure to reach the gateway explained by hbase.tls (untrusted certificate, wrong name, handshake, client key), or undefined when it is not one. */
 export function explainHBaseTlsFailure(h: HBaseSettings, err: unknown): string | undefined {
   const seen = new Set<unknown>();
+  const chain: string[] = [];
   for (let e: unknown = err; e instanceof Error && !seen.has(e); e = e.cause) {
     seen.add(e);
+    chain.push(e.message);
     const code = (e as { code?: unknown }).code;
     if (typeof code !== 'string' || !TLS_FAILURE.test(code)) continue;
     const t = h.tls;
@@ -50,8 +52,12 @@ export function explainHBaseTlsFailure(h: HBaseSettings, err: unknown): string |
       return `TLS to the HBase REST gateway failed: the client key could not be used: check hbase.tls.keyFile (${t.keyFile}), hbase.tls.keyPassphraseFile and hbase.tls.certFile: ${e.message}`;
     }
     const trust = t.caFile === null ? 'the system trust store (hbase.tls.caFile not set)' : `hbase.tls.caFile ${t.caFile}`;
-    const name = t.serverName === null ? `the host of each gateway (${hbaseRestUrls(h).join(', ')})` : `hbase.tls.serverName ${t.serverName}`;
-    return `TLS to the HBase REST gateway failed: check hbase.tls against the gateway's certificate (trusted CAs: ${trust}; name checked: ${name}): ${e.message}`;
+    const urls = hbaseRestUrls(h);
+    // The transport names the origin it called in its message (src/hbase/undici-transport.ts).
+    const failed = urls.filter((u) => chain.some((m) => m.includes(new URL(u).origin)));
+    const which = urls.length > 1 && failed.length > 0 ? ` of ${failed.join(', ')}` : '';
+    const name = t.serverName === null ? `the host of ${failed.length > 0 ? 'the gateway' : `each gateway (${urls.join(', ')})`}` : `hbase.tls.serverName ${t.serverName}`;
+    return `TLS to the HBase REST gateway${which} failed: check hbase.tls against the gateway's certificate (trusted CAs: ${trust}; name checked: ${name}): ${e.message}`;
   }
   return undefined;
 }

@@ -4,7 +4,7 @@
 // healthy again when it rejoins the group) and `kafka-broker` (the lag poll gets no answer).
 import type { Logger } from 'pino';
 import { ServiceError, errorMessage } from '../errors.ts';
-import { isHBaseError } from '../hbase/index.ts';
+import { isAccessRefused } from '../hbase/index.ts';
 import type { IngestConsumer } from '../ingest/consumer.ts';
 import type { LagMonitor } from '../ingest/lag-monitor.ts';
 import type { OutageWatch } from '../ingest/outage-watch.ts';
@@ -23,8 +23,10 @@ export function wireHBaseHealth(watch: OutageWatch, ingest: Pick<IngestConsumer,
     onOutage: (sinceMs, err) => {
       log.error({ err, sinceMs }, 'HBase unavailable past the outage deadline: pausing consumption until it returns');
       ingest.pause('hbase_outage');
-      const why = isHBaseError(err, 'FORBIDDEN') ? 'HBase REST refused the credentials (hbase.auth, hbase.tls)' : 'HBase unavailable';
-      lifecycle.setCondition('hbase', false, `${why}: no write acknowledged for ${Math.round(sinceMs / 1000)}s`);
+      const why = isAccessRefused(err) ? 'HBase REST refused the credentials (hbase.auth, hbase.tls)' : 'HBase unavailable';
+      const since = Date.now() - sinceMs;
+      // Rendered when read, so the age keeps counting while the outage lasts.
+      lifecycle.setCondition('hbase', false, () => `${why}: no write acknowledged for ${Math.round((Date.now() - since) / 1000)}s`);
     },
     onRecovered: () => {
       log.info('HBase answers again: resuming consumption');

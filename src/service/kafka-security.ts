@@ -59,8 +59,14 @@ export function explainKafkaFailure(k: KafkaSettings, err: unknown): string | un
     const who = k.sasl.mechanism === 'oauthbearer' ? 'kafka.sasl.oauthTokenFile / oauthTokenCommand' : `kafka.sasl.username (${k.sasl.username ?? ''}) and kafka.sasl.password / passwordFile`;
     return `Kafka refused the SASL ${k.sasl.mechanism} credentials: check ${who}: ${text}`;
   }
+  if (k.tls.enabled && /disconnected before secure TLS connection was established/i.test(text)) {
+    return `TLS to the Kafka brokers failed: kafka.tls.enabled is true but the listener does not speak TLS (a PLAINTEXT or SASL_PLAINTEXT listener?): check kafka.brokers and kafka.tls: ${text}`;
+  }
   if (/certificate|self.signed|unable to verify|ERR_TLS|SSL routines|wrong version number/i.test(text)) {
     return `TLS to the Kafka brokers failed: check kafka.tls (enabled ${String(k.tls.enabled)}, caFile, certFile/keyFile, serverName) against the listener: ${text}`;
+  }
+  if (!k.tls.enabled && /Closed connection|Connection closed|ECONNRESET/i.test(text)) {
+    return `the Kafka brokers closed the connection at once: if the listener is SSL or SASL_SSL, set kafka.tls.enabled (now false) and kafka.tls.caFile; if it is SASL, kafka.sasl: ${text}`;
   }
   return undefined;
 }

@@ -4,7 +4,7 @@ import { Partitioners, type Kafka, type Producer } from 'kafkajs';
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import { classifyError } from '../errors.ts';
-import { isHBaseError, isRetriable, type HBaseRestClient } from '../hbase/index.ts';
+import { isAccessRefused, isHBaseError, isRetriable, type HBaseRestClient } from '../hbase/index.ts';
 import type { Keyspace } from '../keys/index.ts';
 import type { SpreadRegistry } from '../spread/registry.ts';
 import { unitPlanner } from '../ingest/unit-planner.ts';
@@ -59,7 +59,7 @@ const isRowRejection = (err: unknown): boolean => isHBaseError(err, 'BAD_REQUEST
  * fixed proxy) and any ServiceError that says it is retriable (a lost registry race).
  */
 export function ingestRetriable(err: unknown): boolean {
-  return isRetriable(err) || isHBaseError(err, 'FORBIDDEN') || classifyError(err).retriable;
+  return isRetriable(err) || isAccessRefused(err) || classifyError(err).retriable;
 }
 
 export function outage(cfg: Config, signal: AbortSignal, closers: Closers): Outage {

@@ -72,7 +72,7 @@ export function startReadSide(deps: ReadSideDeps): ReadSide {
   }
   let stopping: Promise<void> | undefined;
   return {
-    routes: async (req, res, url) => (await page(req, res, url)) || (series !== undefined && (await series.routes(req, res, url))) || (await api(req, res, url)),
+    routes: async (req, res, url, ctx) => (await page(req, res, url)) || (series !== undefined && (await series.routes(req, res, url, ctx))) || (await api(req, res, url, ctx)),
     readMetrics,
     stop: () => {
       stopping ??= (async () => {

@@ -14,6 +14,7 @@ import { brokerHealth, consumerHealth, wireHBaseHealth } from './health.ts';
 import { requireTopics, watchConsumer } from './kafka-parts.ts';
 import { HotIds } from '../metrics/hot-ids.ts';
 import { createHBaseClient, kafkaClient } from './clients.ts';
+import { frontDoor } from './front-door-side.ts';
 import { explainHBaseTlsFailure } from './hbase-credentials.ts';
 import { explainKafkaFailure } from './kafka-security.ts';
 import { keyspaceOf } from './keyspace.ts';
@@ -64,13 +65,16 @@ export async function startService(cfg: Config, log: Logger, options: StartOptio
   // Extra HTTP routes and what must stop before the drain: the read side (read API, rollup
   // scheduler, hot-ids page; src/service/read-side.ts) plugs in here.
   const extra: { routes?: RouteHandler; stopFirst: (() => Promise<void>)[] } = { stopFirst: [] };
+  const door = frontDoor(cfg, log);
   const http = await startHttpServer({
     host: cfg.http.host,
     port: cfg.http.port,
     registry: metrics.registry,
     lifecycle,
     log,
-    routes: (req, res, url) => extra.routes?.(req, res, url) ?? Promise.resolve(false),
+    guard: door.guard,
+    ...(door.tls === undefined ? {} : { tls: door.tls }),
+    routes: (req, res, url, ctx) => extra.routes?.(req, res, url, ctx) ?? Promise.resolve(false),
   });
   closers.add('http server', () => http.close());
   const abort = new AbortController(); // abandons in-flight writes (drain deadline, failure)

@@ -9,7 +9,7 @@
 // (`rollup:<window>` with the count of buckets read raw, or `raw`), and so does showQuery's echo.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { isHBaseError, isRetriable } from '../hbase/errors.ts';
+import { isAccessRefused, isHBaseError, isRetriable } from '../hbase/errors.ts';
 import { errorBody, TsdbQueryError } from './errors.ts';
 import { executeQuery, type ExecuteDeps, type SubQueryAnswer } from './execute.ts';
 import { lookupAnswer, lookupFromBody, lookupFromQuery, suggestAnswer } from './lookup.ts';
@@ -164,6 +164,9 @@ export function createSeriesApi(deps: SeriesApiDeps): (req: IncomingMessage, res
       else if (isHBaseError(err) && isRetriable(err)) {
         deps.log.warn({ err, path }, 'series API: HBase unavailable');
         sendError(res, 503, 'HBase is unavailable, retry later', err.message, { 'retry-after': '1' });
+      } else if (isAccessRefused(err)) {
+        deps.log.warn({ err, path }, 'series API: HBase REST refused the service\'s credentials');
+        sendError(res, 503, 'HBase is unavailable to the service (the gateway refused its credentials), retry later', undefined, { 'retry-after': '30' });
       } else {
         deps.log.error({ err, path }, 'series API: request failed');
         sendError(res, 500, 'The query failed', isHBaseError(err) ? err.message : undefined);

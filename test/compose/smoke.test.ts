@@ -6,6 +6,9 @@
 // scraping the service, and `down -v` must leave no container, volume or network of the project.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
+import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { generateEvents } from '../../src/demo/generate.ts';
 import { HBaseRestClient } from '../../src/hbase/index.ts';
@@ -13,6 +16,7 @@ import { composeDown, composeUp, type ComposeProject } from '../../scripts/lib/c
 import { DEFAULT_PORTS, PORT_NAMES, PUBLISHED, resolvePorts } from '../../scripts/lib/compose-ports.ts';
 import { freePort } from '../../scripts/lib/probes.ts';
 import { holdPorts, projectLeftovers } from './project.ts';
+import { projectRoot } from '../../scripts/lib/stack-config.ts';
 
 const EVENTS = 2000;
 const log = (m: string): void => { process.stdout.write(`[compose-smoke] ${m}\n`); };
@@ -44,6 +48,17 @@ async function promQuery(port: number, q: string): Promise<{ metric: Record<stri
   const body = (await res.json()) as { status: string; data: { result: { metric: Record<string, string>; value: [number, string] }[] } };
   assert.equal(body.status, 'success');
   return body.data.result;
+}
+
+function httpsGet(port: number, path: string, ca: string, authorization?: string): Promise<{ status: number }> {
+  return new Promise((resolveGet, reject) => {
+    const req = httpsRequest({ host: '127.0.0.1', port, path, ca, servername: 'localhost', headers: authorization === undefined ? {} : { authorization }, timeout: 10_000 }, (res) => {
+      res.resume();
+      res.on('end', () => { resolveGet({ status: res.statusCode ?? 0 }); });
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 test('compose: events produced to Kafka land in HBase, Prometheus scrapes the service, down -v cleans up', { timeout: 1_200_000 }, async (t) => {
@@ -98,7 +113,15 @@ test('compose: events produced to Kafka land in HBase, Prometheus scrapes the se
   });
   assert.ok(scraped >= EVENTS, `tsingest_events_total as scraped by Prometheus: ${scraped}`);
   const up = await promQuery(project.ports.prometheus, 'up{job="tsingest"}');
-  assert.equal(up[0]?.value[1], '1', 'the ingest target is up');
+  assert.equal(up[0]?.value[1], '1', 'the ingest target is up (HTTPS, bearer token file)');
+  // The service's port is HTTPS with credentials: anonymous gets 401, the operator token 200.
+  const secrets = join(projectRoot, 'secrets');
+  const ca = readFileSync(join(secrets, 'http-ca.crt'), 'utf8');
+  const anonymous = await httpsGet(project.ports.http, '/metrics', ca);
+  assert.equal(anonymous.status, 401, 'anonymous /metrics');
+  const operator = await httpsGet(project.ports.http, '/metrics', ca, `Bearer ${readFileSync(join(secrets, 'operator-token'), 'utf8')}`);
+  assert.equal(operator.status, 200, 'the operator token reads /metrics');
+  assert.equal((await httpsGet(project.ports.http, '/readyz', ca)).status, 200, '/readyz stays open');
   const series = await promQuery(project.ports.prometheus, 'count({__name__=~"tsingest_.+"})');
   assert.ok(Number(series[0]?.value[1] ?? 0) > 10, 'many tsingest_ series scraped');
 

@@ -39,7 +39,7 @@ class Wire implements HttpTransport {
   close(): Promise<void> { return this.#inner.close(); }
 }
 
-const forbidden = (re: RegExp) => (e: unknown): boolean => e instanceof HBaseError && e.code === 'FORBIDDEN' && re.test(e.message);
+const forbidden = (re: RegExp) => (e: unknown): boolean => e instanceof HBaseError && (e.code === 'UNAUTHORIZED' || e.code === 'FORBIDDEN') && re.test(e.message);
 
 void test('SPNEGO to a Kerberos REST gateway: refusals named, one handshake per cookie, the service end to end', async (t) => {
   const defer = deferrer(t);

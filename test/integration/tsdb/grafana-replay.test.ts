@@ -24,10 +24,14 @@ import { events } from '../../../scripts/lib/compat/dataset.ts';
 import { OPENTSDB_DATASOURCE, buildStoredSeriesDashboard } from '../../../scripts/dashboard/stored-series.ts';
 import { browserQueryRequest, serverQueryRequests, variableRequest, type OpenTsdbTarget } from '../../support/grafana-opentsdb.ts';
 import { openTsdbDatasource, provisionedDatasources, type OpenTsdbDatasource } from '../../support/grafana-provisioning.ts';
+import { hashPassword } from '../../../src/front-door/credentials.ts';
 import { uniqueName } from '../../support/env.ts';
 import { createHarness, produceEvents, startInProcess, waitFor, waitForEvents } from '../../support/service-harness.ts';
 
 const ROOT = join(import.meta.dirname, '../../..');
+const GRAFANA_PASSWORD = 'grafana-replay-pw-7d1e';
+/** What Grafana's datasource proxy adds to every request with basicAuth on. */
+const GRAFANA_BASIC = `Basic ${Buffer.from(`grafana:${GRAFANA_PASSWORD}`).toString('base64')}`;
 const HOUR = 3_600_000;
 /** The fixtures' day: from "now − 24 h" (2026-11-24T12:00Z) to "now" (2026-11-25T12:00Z), whole hours. */
 export const DATA = { name: 'grafana', startMs: Date.UTC(2026, 10, 24, 12), hours: 24, seed: 20_241 } as const;
@@ -54,9 +58,9 @@ export interface Answer {
 }
 
 /** Sends the request as given: the path goes on the wire unchanged (no URL normalisation), the body as its exact bytes. */
-export function send(port: number, r: { method: string; path: string; headers: Readonly<Record<string, string>>; body: string | null }): Promise<Answer> {
+export function send(port: number, r: { method: string; path: string; headers: Readonly<Record<string, string>>; body: string | null }, authorization?: string): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = { ...r.headers };
+    const headers: Record<string, string> = { ...r.headers, ...(authorization === undefined ? {} : { authorization }) };
     if (r.body !== null) headers['content-length'] = String(Buffer.byteLength(r.body));
     const req = request({ host: '127.0.0.1', port, method: r.method, path: r.path, headers, timeout: 60_000 }, (res) => {
       const chunks: Buffer[] = [];
@@ -254,20 +258,25 @@ void test('Grafana\'s OpenTSDB requests, replayed against the service', async (t
   const data = events(DATA)
     .filter((e) => e.metric === 'temp' || (e.metric === 'hum' && e.ts < DATA.startMs + 2 * HOUR))
     .map((e) => ({ id: e.id, ts: e.ts, metric: e.metric, value: e.value, tags: e.tags }));
-  const svc = await startInProcess(h, [`kafka.groupId=${uniqueName('it-graf')}`, 'http.port=0']);
+  // The port with credentials on, as the provisioned datasource reaches it: the Basic user grafana (scope read).
+  const credentials = { users: [{ name: 'grafana', scrypt: await hashPassword(GRAFANA_PASSWORD), scopes: ['read'] }] };
+  const svc = await startInProcess(h, [`kafka.groupId=${uniqueName('it-graf')}`, 'http.port=0', `http.auth.credentials=${JSON.stringify(credentials)}`]);
   await produceEvents(h, data);
   await waitForEvents(svc, data.length, 300_000);
   const port = svc.httpPort;
   const endMs = DATA.startMs + DATA.hours * HOUR;
   const hourly = JSON.stringify({ start: DATA.startMs, end: endMs - 1, queries: [{ aggregator: 'avg', metric: 'temp', downsample: '1h-avg' }] });
-  await waitFor('the rollup job summarised every hour', 300_000, async () => (await send(port, { method: 'POST', path: '/api/query', headers: { 'content-type': 'application/json' }, body: hourly })).plan === 'rollup:3600s;raw-buckets=0', 1000);
+  await waitFor('the rollup job summarised every hour', 300_000, async () => (await send(port, { method: 'POST', path: '/api/query', headers: { 'content-type': 'application/json' }, body: hourly }, GRAFANA_BASIC)).plan === 'rollup:3600s;raw-buckets=0', 1000);
+
+  const anonymous = await send(port, { method: 'POST', path: '/api/query', headers: { 'content-type': 'application/json' }, body: hourly });
+  assert.equal(anonymous.status, 401, 'without the datasource\'s Basic credentials: 401');
 
   await t.test('every fixture request answers with the status and shape Grafana parses', async () => {
     const fixtures = (JSON.parse(readFileSync(join(ROOT, 'test/fixtures/grafana-opentsdb/requests.json'), 'utf8')) as { requests: Fixture[] }).requests;
     const failures: string[] = [];
     const lines: string[] = [];
     for (const f of fixtures) {
-      const a = await send(port, f);
+      const a = await send(port, f, GRAFANA_BASIC);
       if (DUMP !== undefined) writeFileSync(join(DUMP, `${f.name}.json`), a.text);
       const problems = checkFixture(f, a, Date.now());
       const repeats = f.path.startsWith('/api/query') ? repeatedKeys(a.text) : 0;
@@ -283,12 +292,12 @@ void test('Grafana\'s OpenTSDB requests, replayed against the service', async (t
   let settings: OpenTsdbDatasource | undefined;
   await t.test('the provisioning files parse: type opentsdb, the service\'s URL, jsonData as the datasource reads it', () => {
     settings = openTsdbDatasource(compose);
-    assert.equal(settings.url, 'http://ingest:9464', 'compose: the ingest service, its HTTP port');
+    assert.equal(settings.url, 'https://ingest:9464', 'compose: the ingest service, its HTTPS port');
     assert.equal(settings.uid, OPENTSDB_DATASOURCE['uid'], 'the uid the stored-series dashboard uses');
     assert.equal(typeof settings.lookupLimit, 'number');
     assert.deepEqual(provisionedDatasources(join(ROOT, 'deploy/grafana/provisioning/datasources/prometheus.yml')).map((d) => d['type']), ['prometheus'], 'the Prometheus datasource is kept');
     const k8s = openTsdbDatasource(join(ROOT, 'deploy/grafana/k8s-datasources.yml'));
-    assert.equal(k8s.url, 'http://tsingest-metrics.tsingest.svc.cluster.local:9464');
+    assert.equal(k8s.url, 'https://tsingest-metrics.tsingest.svc.cluster.local:9464');
     assert.deepEqual({ ...k8s, url: '' }, { ...settings, url: '' }, 'Kubernetes: the same datasource');
   });
 
@@ -303,7 +312,7 @@ void test('Grafana\'s OpenTSDB requests, replayed against the service', async (t
       for (const route of ['browser', 'server'] as const) {
         const req = variableRequest(v.query, { name: `variable ${v.name} (${route})`, route, lookupLimit: ds.lookupLimit, vars });
         assert.ok(req !== null, `variable ${v.name}: ${v.query} is a query the datasource sends`);
-        const a = await send(port, req);
+        const a = await send(port, req, GRAFANA_BASIC);
         const values = a.status === 200 ? variableValues(v.query, JSON.parse(a.text) as unknown) : [];
         lines.push(`${req.name}: ${req.method} ${req.path} -> ${a.status} ${JSON.stringify(values)}`);
         if (a.status !== 200 || values.length === 0) failures.push(`${req.name}: ${a.status} no values (${a.text.slice(0, 200)})`);
@@ -323,7 +332,7 @@ void test('Grafana\'s OpenTSDB requests, replayed against the service', async (t
       assert.ok(browser !== null);
       const server = serverQueryRequests(targets, { name: `${panel.title} (server)`, tsdbVersion: ds.tsdbVersion, fromMs: ranges.startMs, toMs: ranges.endMs, intervalMs: 60_000, vars });
       for (const req of [browser, ...server]) {
-        const a = await send(port, req);
+        const a = await send(port, req, GRAFANA_BASIC);
         const isBrowser = req === browser;
         const unit = isBrowser && ds.tsdbResolution === 2 ? 'ms' : 's';
         const scale = unit === 'ms' ? 1 : 1000;

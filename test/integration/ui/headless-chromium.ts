@@ -50,9 +50,9 @@ function run(args: readonly string[], timeoutMs: number): Promise<string> {
   });
 }
 
-/** The DOM after the page loaded (and its inline scripts ran), serialized. */
-export function dumpDom(url: string, timeoutMs = 60_000): Promise<string> {
-  return run(['--dump-dom', url], timeoutMs);
+/** The DOM after the page loaded (and its inline scripts ran), serialized; `flags`: more Chromium flags. */
+export function dumpDom(url: string, timeoutMs = 60_000, flags: readonly string[] = []): Promise<string> {
+  return run([...flags, '--dump-dom', url], timeoutMs);
 }
 
 /** Saves a PNG screenshot of `url` at the given window size. */

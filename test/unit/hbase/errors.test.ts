@@ -10,7 +10,7 @@ function netErr(code: string): Error {
 test('HTTP status classification', () => {
   const cases: [number, string, string, boolean][] = [
     [400, 'Bad request', 'BAD_REQUEST', false],
-    [401, '', 'FORBIDDEN', false],
+    [401, '', 'UNAUTHORIZED', false],
     [403, 'Forbidden', 'FORBIDDEN', false],
     [404, 'Not found', 'NOT_FOUND', false],
     [404, 'Not found\r\norg.apache.hadoop.hbase.TableNotFoundException: t', 'TABLE_NOT_FOUND', false],

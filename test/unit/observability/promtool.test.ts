@@ -4,7 +4,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dirname, '..', '..', '..');
@@ -40,9 +41,22 @@ void describe('deploy/prometheus rules', () => {
   });
 
   void it('prometheus.yml (the compose config) is valid and loads the rule files', () => {
-    const res = promtool(['check', 'config', join(PROM_DIR, 'prometheus.yml')]);
-    assert.equal(res.status, 0, res.output);
-    assert.match(res.output, new RegExp(`SUCCESS: ${RULE_FILES.length} rule files found`));
+    // promtool checks that the scrape's secret files exist: the compose secrets (/run/secrets/…) are
+    // stood in for by files of a temp dir, beside a copy of the rules.
+    const dir = mkdtempSync(join(tmpdir(), 'tsi-promtool-'));
+    try {
+      cpSync(join(PROM_DIR, 'rules'), join(dir, 'rules'), { recursive: true });
+      const text = readFileSync(join(PROM_DIR, 'prometheus.yml'), 'utf8');
+      const secrets = [...new Set([...text.matchAll(/\/run\/secrets\/([\w.-]+)/g)].map((m) => m[1] ?? ''))];
+      assert.deepEqual(secrets.sort(), ['http-ca.crt', 'prometheus-token'], 'the scrape reads its token and CA from compose secrets');
+      for (const s of secrets) writeFileSync(join(dir, s), 'x');
+      writeFileSync(join(dir, 'prometheus.yml'), text.replaceAll('/run/secrets/', `${dir}/`));
+      const res = promtool(['check', 'config', join(dir, 'prometheus.yml')]);
+      assert.equal(res.status, 0, res.output);
+      assert.match(res.output, new RegExp(`SUCCESS: ${RULE_FILES.length} rule files found`));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   void it('every alert and recording rule is exercised by a promtool unit test', () => {

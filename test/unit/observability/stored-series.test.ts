@@ -80,9 +80,14 @@ void describe('dashboard stored-series', () => {
 });
 
 void describe('OpenTSDB datasource provisioning', () => {
-  void it('compose: the ingest service\'s HTTP port, version 2.3, seconds, a numeric lookup limit; Prometheus kept', () => {
-    const ds = openTsdbDatasource(join(ROOT, 'deploy/grafana/provisioning/datasources/opentsdb.yml'));
-    assert.deepEqual(ds, { name: 'tsingest series', uid: OPENTSDB_DATASOURCE['uid'], url: 'http://ingest:9464', tsdbVersion: 3, tsdbResolution: 1, lookupLimit: 1000 });
+  void it('compose: the ingest service\'s HTTPS port with Basic auth, version 2.3, seconds, a numeric lookup limit; Prometheus kept', () => {
+    const file = join(ROOT, 'deploy/grafana/provisioning/datasources/opentsdb.yml');
+    const ds = openTsdbDatasource(file);
+    assert.deepEqual(ds, { name: 'tsingest series', uid: OPENTSDB_DATASOURCE['uid'], url: 'https://ingest:9464', tsdbVersion: 3, tsdbResolution: 1, lookupLimit: 1000 });
+    const raw = provisionedDatasources(file).find((d) => d['type'] === 'opentsdb') ?? {};
+    assert.equal(raw['basicAuth'], true, 'Basic auth on');
+    assert.equal(raw['basicAuthUser'], 'grafana');
+    assert.deepEqual(raw['secureJsonData'], { basicAuthPassword: '$__file{/run/secrets/grafana-password}', tlsCACert: '$__file{/run/secrets/http-ca.crt}' }, 'secrets from files, never inline');
     const compose = readFileSync(join(ROOT, 'config/compose.json'), 'utf8');
     assert.equal((JSON.parse(compose) as { http: { port: number } }).http.port, 9464, 'config/compose.json serves HTTP on 9464');
     const prom = provisionedDatasources(join(ROOT, 'deploy/grafana/provisioning/datasources/prometheus.yml'));
@@ -93,7 +98,7 @@ void describe('OpenTSDB datasource provisioning', () => {
     const ds = openTsdbDatasource(join(ROOT, 'deploy/grafana/k8s-datasources.yml'));
     const service = parseYaml(readFileSync(join(ROOT, 'deploy/k8s/service.yaml'), 'utf8')) as { metadata: { name: string }; spec: { ports: { port: number }[] } };
     const namespace = /^namespace: (\S+)$/m.exec(readFileSync(join(ROOT, 'deploy/k8s/kustomization.yaml'), 'utf8'))?.[1];
-    assert.equal(ds.url, `http://${service.metadata.name}.${String(namespace)}.svc.cluster.local:${String(service.spec.ports[0]?.port)}`);
+    assert.equal(ds.url, `https://${service.metadata.name}.${String(namespace)}.svc.cluster.local:${String(service.spec.ports[0]?.port)}`);
     assert.deepEqual({ ...ds, url: '' }, { name: 'tsingest series', uid: OPENTSDB_DATASOURCE['uid'], url: '', tsdbVersion: 3, tsdbResolution: 1, lookupLimit: 1000 });
   });
 

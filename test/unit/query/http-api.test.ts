@@ -4,6 +4,7 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { Registry } from 'prom-client';
 import { buildDataRow } from '../../../src/events/cells.ts';
+import { encodeIndexKey } from '../../../src/keys/index.ts';
 import { HBaseError } from '../../../src/hbase/errors.ts';
 import type { ScanOptions } from '../../../src/hbase/scanner.ts';
 import type { Row } from '../../../src/hbase/types.ts';
@@ -19,8 +20,8 @@ import { FakeStore } from './fake-store.ts';
 const log = createLogger({ level: 'silent' });
 const cfg = loadConfig({ env: {}, sets: ['keys.saltBuckets=4', 'index.tags=["site"]', 'query.maxLimit=50'] });
 
-async function serve(t: TestContext, hbase: QueryStore): Promise<string> {
-  const server = await startHttpServer({ host: '127.0.0.1', port: 0, registry: new Registry(), lifecycle: new Lifecycle({ log }), log, routes: createReadApi({ cfg, hbase, keyspace: keyspaceOf(cfg), log }) });
+async function serve(t: TestContext, hbase: QueryStore, config = cfg): Promise<string> {
+  const server = await startHttpServer({ host: '127.0.0.1', port: 0, registry: new Registry(), lifecycle: new Lifecycle({ log }), log, routes: createReadApi({ cfg: config, hbase, keyspace: keyspaceOf(config), log }) });
   t.after(() => server.close());
   return `http://127.0.0.1:${server.port}`;
 }
@@ -98,6 +99,15 @@ test('HBase failures: 503 + Retry-After when retriable, 500 otherwise, a cut con
   assert.equal(r503.headers.get('retry-after'), '1');
   assert.equal(((await r503.json()) as { error: string }).error, 'unavailable');
 
+  // The gateway refusing the service's own credentials is an outage for the caller, not a 500.
+  for (const code of ['UNAUTHORIZED', 'FORBIDDEN'] as const) {
+    const refused = await serve(t, new FailingStore(() => new HBaseError({ code, status: code === 'UNAUTHORIZED' ? 401 : 403, message: `HTTP 401 ${code}: the gateway refused the request's credentials` })));
+    const r = await fetch(`${refused}/api/v1/ids/a/latest`);
+    assert.equal(r.status, 503, code);
+    assert.equal(r.headers.get('retry-after'), '30');
+    assert.deepEqual(await r.json(), { error: 'unavailable', message: 'HBase is unavailable to the service (the gateway refused its credentials), retry later' });
+  }
+
   const broken = await serve(t, new FailingStore(() => new HBaseError({ code: 'TABLE_NOT_FOUND', message: 'no table' })));
   const r500 = await fetch(`${broken}/api/v1/ids/a/latest`);
   assert.equal(r500.status, 500);
@@ -159,4 +169,56 @@ test('items stream: those read so far go out (in one write) while the read waits
   const body = JSON.parse(text) as { items: { ts: number }[]; next: string | null; limit: number };
   assert.deepEqual(body.items.map((x) => x.ts), [1004, 1003, 1002, 1001, 1000]);
   assert.deepEqual([body.next, body.limit], [null, 10]);
+});
+
+test('a read past query.deadlineMs: 408, and the stalled scan is abandoned', async (t) => {
+  let scans = 0;
+  let gate = (): void => undefined;
+  const stalled = new Promise<void>((resolve) => { gate = resolve; });
+  class StalledStore extends FakeStore {
+    override scan(table: string, opts: ScanOptions = {}): AsyncGenerator<Row, void, undefined> {
+      const inner = super.scan(table, opts);
+      scans++;
+      return (async function* slow() {
+        await stalled;
+        yield* inner;
+      })();
+    }
+  }
+  const base = await serve(t, new StalledStore(), loadConfig({ env: {}, sets: ['keys.saltBuckets=4', 'query.deadlineMs=150'] }));
+  const started = Date.now();
+  const res = await fetch(`${base}/api/v1/ids/a/latest`);
+  gate();
+  assert.equal(res.status, 408);
+  assert.match(((await res.json()) as { message: string }).message, /did not finish within 150 ms \(query\.deadlineMs\)/);
+  assert.ok(Date.now() - started < 5000);
+  assert.ok(scans > 0, 'the read had started its scans');
+});
+
+test('no writes behind a GET: dangling index rows are repaired only in a read whose caller has the admin scope', async (t) => {
+  const repairing = loadConfig({ env: {}, sets: ['keys.saltBuckets=4', 'index.tags=["site"]', 'query.repairDangling=true', 'query.danglingGraceMs=0'] });
+  const store = new FakeStore();
+  const ev = { id: 'gone', ts: 1_700_000_000_000, metric: 'temp', value: 1, tags: { site: 'x' } };
+  const indexKey = encodeIndexKey({ indexName: 'site', value: 'x', ts: ev.ts, id: ev.id }, 4);
+  store.put('tsindex', indexKey, [{ family: 'd', qualifier: Buffer.from('temp'), value: Buffer.alloc(0), timestamp: ev.ts }]);
+  // the data row is never written: the index row dangles
+  const api = createReadApi({ cfg: repairing, hbase: store, keyspace: keyspaceOf(repairing), log });
+  const serveAs = async (scopes: string[]): Promise<string> => {
+    const server = await startHttpServer({
+      host: '127.0.0.1', port: 0, registry: new Registry(), lifecycle: new Lifecycle({ log }), log, routes: api,
+      guard: () => Promise.resolve({ identity: { name: 'x', via: 'token', scopes: new Set(scopes) } }),
+    });
+    t.after(() => server.close());
+    return `http://127.0.0.1:${server.port}`;
+  };
+  const reader = await serveAs(['read']);
+  const page = (await (await fetch(`${reader}/api/v1/index/site/x/events`)).json()) as { dangling: number };
+  assert.equal(page.dangling, 1);
+  assert.equal(store.has('tsindex', indexKey), true, 'a read-scope GET wrote nothing');
+  const anonymous = await serve(t, store, repairing);
+  await (await fetch(`${anonymous}/api/v1/index/site/x/events`)).json();
+  assert.equal(store.has('tsindex', indexKey), true, 'an anonymous GET wrote nothing');
+  const admin = await serveAs(['read', 'admin']);
+  await (await fetch(`${admin}/api/v1/index/site/x/events`)).json();
+  assert.equal(store.has('tsindex', indexKey), false, 'the admin scope repairs');
 });

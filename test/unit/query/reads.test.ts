@@ -111,6 +111,20 @@ test('by-tag repair deletes dangling index rows older than the grace period only
   assert.equal(again.end.dangling, 1, 'only the unrepaired entry is seen again');
 });
 
+test('by-tag repair: a run with repair false (an HTTP read without the admin scope) writes nothing, whatever query.repairDangling says', async () => {
+  const { store, queries, metrics } = setup(['query.repairDangling=true', 'query.danglingGraceMs=0']);
+  const gone: Ev = { id: 'gone', ts: NOW - 120_000, metric: 'temp', value: 1, tags: { site: 'x' } };
+  write(store, gone);
+  await store.deleteRow(T.data, encodeDataKey(gone, B));
+  const key = encodeIndexKey({ indexName: 'site', value: 'x', ts: gone.ts, id: gone.id }, B);
+  const page = await collectPage(queries.run(queries.parse('by_tag', { tag: 'site', value: 'x' }), { repair: false }));
+  assert.equal(page.end.dangling, 1, 'reported');
+  assert.equal(store.has(T.index, key), true, 'not deleted');
+  assert.equal((await metrics.queryRepaired.get()).values.length, 0);
+  await collectPage(queries.run(queries.parse('by_tag', { tag: 'site', value: 'x' }), { repair: true }));
+  assert.equal(store.has(T.index, key), false, 'repaired when allowed');
+});
+
 test('latest and range: pages of a single scan; a metric filter drops rows without that metric', async () => {
   const { store, queries, metrics } = setup();
   const events: Ev[] = [];

@@ -116,7 +116,7 @@ test('k8s: SASL_SSL Kafka and an HTTPS gateway with credentials from files that 
   assert.doesNotMatch(read('deploy/k8s/kustomization.yaml') + read('deploy/k8s/deployment.yaml'), /TSI_(KAFKA|HBASE)_(PASSWORD|TOKEN)/);
 
   const files = fileSettings(cfg);
-  assert.deepEqual(files.map(([k]) => k).sort(), ['hbase.auth.passwordFile', 'hbase.tls.caFile', 'kafka.sasl.passwordFile', 'kafka.tls.caFile']);
+  assert.deepEqual(files.map(([k]) => k).sort(), ['hbase.auth.passwordFile', 'hbase.tls.caFile', 'http.auth.credentialsFile', 'http.tls.certFile', 'http.tls.keyFile', 'kafka.sasl.passwordFile', 'kafka.tls.caFile']);
   const { mounts, secrets } = k8sVolumes();
   for (const [key, path] of files) {
     const at = path.lastIndexOf('/');
@@ -126,7 +126,10 @@ test('k8s: SASL_SSL Kafka and an HTTPS gateway with credentials from files that 
     assert.ok(secret !== undefined, `${key} (${path}): volume ${volume} is not a Secret volume`);
     assert.ok(secret.paths.includes(path.slice(at + 1)), `${key} (${path}): Secret ${secret.secretName} (volume ${volume}) has no item with path ${path.slice(at + 1)}`);
   }
-  assert.deepEqual([...secrets.values()].map((v) => v.secretName).sort(), ['tsingest-hbase', 'tsingest-kafka']);
+  assert.deepEqual([...secrets.values()].map((v) => v.secretName).sort(), ['tsingest-hbase', 'tsingest-http', 'tsingest-kafka']);
+  const deployment = read('deploy/k8s/deployment.yaml');
+  assert.equal([...deployment.matchAll(/scheme: HTTPS/g)].length, 3, 'the three probes use HTTPS');
+  assert.match(read('deploy/k8s/servicemonitor.yaml'), /scheme: https[\s\S]*type: Bearer[\s\S]*tlsConfig:/, 'Prometheus scrapes over TLS with a bearer token');
 });
 
 test('docker-compose.secure.yml: SASL_SSL Kafka and an HTTPS gateway, every …File of config/compose-secure.json a compose secret of the ingest service', () => {
@@ -142,10 +145,28 @@ test('docker-compose.secure.yml: SASL_SSL Kafka and an HTTPS gateway, every …F
   const mounted = new Set([...service.matchAll(/^ {6}- (\S+)$/gm)].map((m) => m[1]));
   const defined = new Set([...override.slice(override.indexOf('\nsecrets:\n')).matchAll(/^ {2}(\S+):\n {4}file: /gm)].map((m) => m[1]));
   const files = fileSettings(cfg);
-  assert.equal(files.length, 4);
+  assert.equal(files.length, 7);
   for (const [key, path] of files) {
     const name = path.replace(/^\/run\/secrets\//, '');
     assert.ok(path.startsWith('/run/secrets/') && mounted.has(name) && defined.has(name), `${key} (${path}): not a compose secret of the ingest service`);
   }
   assert.match(read('.gitignore'), /^\/secrets\/$/m, 'the secrets folder of the example is ignored by git');
+});
+
+test('docker-compose.yml: the service\'s port is HTTPS with hashed credentials, every …File of config/compose.json a compose secret; Prometheus scrapes with a bearer token file over TLS', () => {
+  const compose = read('docker-compose.yml');
+  const cfg = loadConfig({ file: join(CONFIG_DIR, 'compose.json'), env: {} });
+  assert.notEqual(cfg.http.tls.certFile, null);
+  assert.notEqual(cfg.http.auth.credentialsFile, null);
+  assert.equal(cfg.http.auth.mode, 'auto');
+  const defined = new Set([...compose.slice(compose.indexOf('\nsecrets:\n')).matchAll(/^ {2}(\S+):\n {4}file: \.\/secrets\//gm)].map((m) => m[1]));
+  const ingest = compose.slice(compose.indexOf('\n  ingest:\n'), compose.indexOf('\n  prometheus:\n'));
+  for (const [key, path] of fileSettings(cfg)) {
+    const name = path.replace(/^\/run\/secrets\//, '');
+    assert.ok(path.startsWith('/run/secrets/') && defined.has(name) && ingest.includes(`      - ${name}\n`), `${key} (${path}): not a compose secret of the ingest service`);
+  }
+  const prom = read('deploy/prometheus/prometheus.yml');
+  assert.match(prom, /scheme: https/);
+  assert.match(prom, /credentials_file: \/run\/secrets\/prometheus-token/);
+  assert.match(prom, /ca_file: \/run\/secrets\/http-ca\.crt/);
 });

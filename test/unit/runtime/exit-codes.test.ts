@@ -19,7 +19,7 @@ void test('every kind of stop has its code, and only a clean one is 0', () => {
     ['kafkajs gave up on the consumer', new ServiceError({ code: 'CONSUMER_CRASHED', message: 'crashed', cause: kafkaCrash }), EXIT.DEPENDENCY],
     ['a kafkajs error that reached the top', kafkaCrash, EXIT.DEPENDENCY],
     ['HBase says the table is gone', new HBaseError({ code: 'TABLE_NOT_FOUND', status: 404, message: 'no such table' }), EXIT.DEPENDENCY],
-    ['HBase refused the credentials at start-up', new HBaseError({ code: 'FORBIDDEN', status: 401, message: 'refused' }), EXIT.DEPENDENCY],
+    ['HBase refused the credentials at start-up', new HBaseError({ code: 'UNAUTHORIZED', status: 401, message: 'refused' }), EXIT.DEPENDENCY],
     ['a request our client refused to send', new HBaseError({ code: 'INVALID_ARGUMENT', message: 'bad key' }), EXIT.INTERNAL],
     ['a drain that left work uncommitted', new ServiceError({ code: 'DRAIN_FAILED', message: 'left 1 unit' }), EXIT.DRAIN_FAILED],
     ['an abort', new ServiceError({ code: 'ABORTED', message: 'draining', fatal: false }), EXIT.OK],

@@ -143,3 +143,20 @@ void it('health conditions drive running ⇄ degraded; ready only while none fai
   lc.setCondition('hbase', false, 'down during the drain');
   assert.equal(lc.state, 'draining', 'conditions never leave draining');
 });
+
+void describe('a failing condition whose reason is rendered when read', () => {
+  void it('keeps counting: /readyz shows the age as of now, not as of the outage', () => {
+    const lc = new Lifecycle({ log });
+    lc.started('consuming');
+    let seconds = 11;
+    lc.setCondition('hbase', false, () => `no write acknowledged for ${seconds}s`);
+    assert.equal(lc.state, 'degraded');
+    assert.equal(lc.reason, 'no write acknowledged for 11s');
+    seconds = 42;
+    assert.equal(lc.reason, 'no write acknowledged for 42s');
+    assert.equal(lc.failing.get('hbase'), 'no write acknowledged for 42s');
+    lc.setCondition('hbase', true);
+    assert.equal(lc.state, 'running');
+    assert.equal(lc.reason, 'hbase recovered');
+  });
+});

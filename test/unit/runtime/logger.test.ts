@@ -45,3 +45,20 @@ void describe('createLogger', () => {
     assert.equal(formatPretty('{"msg":"m","level":"info","time":"T","o":{"a":1}}\n'), 'T INFO  m o={"a":1}\n');
   });
 });
+
+void describe('redaction', () => {
+  void it('blanks credential paths in any record, a second line of defence', () => {
+    const lines: string[] = [];
+    const log = createLogger({ level: 'info', destination: { write: (l: string) => { lines.push(l); } } });
+    const secret = 's3cr3t-value-9f';
+    log.info({ password: secret, token: secret, headers: { authorization: `Bearer ${secret}` } }, 'top level');
+    log.info({ auth: { password: secret, token: secret }, req: { headers: { authorization: `Basic ${secret}`, cookie: secret } } }, 'nested');
+    log.info({ cfg: { hbase: { auth: { password: secret, token: secret } }, kafka: { sasl: { password: secret } }, http: { auth: { credentials: { tokens: [secret] } } } } }, 'a config');
+    log.info({ err: { config: { password: secret } } }, 'an error');
+    assert.equal(lines.length, 4);
+    for (const l of lines) {
+      assert.ok(!l.includes(secret), l);
+      assert.match(l, /\[redacted\]/);
+    }
+  });
+});

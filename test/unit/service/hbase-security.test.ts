@@ -90,7 +90,7 @@ void test('the Authorization header goes with every request; a 401 names hbase.a
   assert.deepEqual(ok.requests.map((r) => r.headers['authorization']), ['Bearer t1', 'Bearer t2']);
 
   const denied = new HBaseRestClient({ baseUrl: 'https://gw:8443', transport: new Recorder(401, '<html>401 Authorization Required nginx</html>'), defaultDeadlineMs: 1000, authorization: () => 'Basic c2VjcmV0' });
-  await assert.rejects(denied.version(), (e: unknown) => e instanceof HBaseError && e.code === 'FORBIDDEN' && !e.retriable
+  await assert.rejects(denied.version(), (e: unknown) => e instanceof HBaseError && e.code === 'UNAUTHORIZED' && !e.retriable
     && /refused the request's credentials \(hbase\.auth, hbase\.tls\)/.test(e.message) && !e.message.includes('nginx') && !e.message.includes('c2VjcmV0'));
   const none = new HBaseRestClient({ baseUrl: 'https://gw:8443', transport: new Recorder(403), defaultDeadlineMs: 1000 });
   await assert.rejects(none.version(), /forbids the request \(credentials or permissions: none sent: hbase\.auth/);
@@ -112,6 +112,12 @@ void test('a TLS verification failure anywhere in the cause chain is explained b
   assert.match(explainHBaseTlsFailure(mtls.hbase, tlsErr('ERR_OSSL_BAD_DECRYPT')) ?? '', /client key could not be used: check hbase\.tls\.keyFile \(\/k\.pem\), hbase\.tls\.keyPassphraseFile/);
   assert.equal(explainHBaseTlsFailure(cfg.hbase, Object.assign(new Error('refused'), { code: 'ECONNREFUSED' })), undefined);
   assert.equal(explainHBaseTlsFailure(cfg.hbase, new HBaseError({ code: 'FORBIDDEN', message: 'hbase.auth' })), undefined);
+  // Two gateways, one with an untrusted certificate: the message names that one.
+  const two = loadConfig({ env: {}, sets: ['hbase.restUrls=https://gw-a.example:8443,https://gw-b.example:8443', 'hbase.tls.caFile=/etc/ca.pem'] });
+  const onB = new HBaseError({ code: 'NETWORK', message: 'GET https://gw-b.example:8443/version/cluster failed', cause: tlsErr('SELF_SIGNED_CERT_IN_CHAIN') });
+  const named = explainHBaseTlsFailure(two.hbase, onB) ?? '';
+  assert.match(named, /TLS to the HBase REST gateway of https:\/\/gw-b\.example:8443 failed/);
+  assert.doesNotMatch(named, /gw-a/);
 });
 
 void test('spnego: no header, a decorator per gateway instead; its 401 does not claim that nothing was sent', async () => {
@@ -121,6 +127,6 @@ void test('spnego: no header, a decorator per gateway instead; its 401 does not 
   assert.ok(restAuthTransport(cfg.hbase) !== undefined, 'spnego builds the decorator (the kerberos package loads)');
   // With an authTransport the credentials travel in the transport: a 401 names hbase.auth, not "none sent".
   const denied = new HBaseRestClient({ baseUrl: 'http://gw:8080', defaultDeadlineMs: 1000, authTransport: () => new Recorder(401) });
-  await assert.rejects(denied.version(), (e: unknown) => e instanceof HBaseError && e.code === 'FORBIDDEN' && /refused the request's credentials \(hbase\.auth, hbase\.tls\)/.test(e.message));
+  await assert.rejects(denied.version(), (e: unknown) => e instanceof HBaseError && e.code === 'UNAUTHORIZED' && /refused the request's credentials \(hbase\.auth, hbase\.tls\)/.test(e.message));
   await denied.close();
 });

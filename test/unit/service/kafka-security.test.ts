@@ -60,3 +60,17 @@ void test('start-up failures name the setting: refused SASL credentials, a TLS m
   assert.match(explainKafkaFailure(cfg.kafka, tls) ?? '', /TLS to the Kafka brokers failed: check kafka\.tls/);
   assert.equal(explainKafkaFailure(cfg.kafka, new Error('Connection timeout')), undefined);
 });
+
+void test('TLS/plaintext mismatches name kafka.tls, as kafkajs words them', () => {
+  const tlsOn = loadConfig({ env: {}, sets: ['kafka.tls.enabled=true'] }).kafka;
+  const plain = loadConfig({ env: {} }).kafka;
+  // a TLS client against a PLAINTEXT listener
+  const early = Object.assign(new Error('Connection error: Client network socket disconnected before secure TLS connection was established'), { name: 'KafkaJSConnectionError' });
+  assert.match(explainKafkaFailure(tlsOn, early) ?? '', /kafka\.tls\.enabled is true but the listener does not speak TLS/);
+  // a plaintext client against an SSL / SASL_SSL listener
+  const closed = Object.assign(new Error('Closed connection'), { name: 'KafkaJSConnectionClosedError' });
+  assert.match(explainKafkaFailure(plain, closed) ?? '', /set kafka\.tls\.enabled \(now false\)/);
+  const wrapped = Object.assign(new Error('Connection error'), { name: 'KafkaJSNonRetriableError', cause: closed });
+  assert.match(explainKafkaFailure(plain, wrapped) ?? '', /kafka\.tls/);
+  assert.equal(explainKafkaFailure(tlsOn, closed), undefined, 'with TLS on, a closed connection is something else');
+});
