@@ -1,13 +1,17 @@
 // Types shared by the read paths: the parsed queries, the result items, the end-of-page record and
 // the small I/O port (three calls of the HBase REST client) the reads go through.
-import type { HBaseRestClient } from '../hbase/index.ts';
+import type { Row, ScanOptions } from '../hbase/index.ts';
 import type { Keyspace, SpreadEntry } from '../keys/index.ts';
 import type { WindowSize } from '../rollup/windows.ts';
 
 export type { QueryKind } from '../metrics/read-metrics.ts';
 
 /** What the reads need from HBase; the REST client satisfies it, unit tests pass a fake. */
-export type QueryStore = Pick<HBaseRestClient, 'scan' | 'multiGet' | 'deleteRow'>;
+export interface QueryStore {
+  scan(table: string, options: ScanOptions): AsyncIterable<Row>;
+  multiGet(table: string, rows: readonly Buffer[], options: { readonly columns?: readonly Buffer[] }): Promise<(Row | null)[]>;
+  deleteRow(table: string, row: Buffer): Promise<void>;
+}
 
 interface QueryCommon {
   /** effective page size (the requested one capped at query.maxLimit) */
