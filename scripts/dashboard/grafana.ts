@@ -180,6 +180,46 @@ export function sized(w: number, h: number, json: JsonObject): Sized {
 }
 
 /** Numbers every panel (ids from 1) and places it: one full-width row per section, then its panels left to right. */
+/** What differs between the dashboards this folder generates; the rest of the envelope is shared. */
+export interface DashboardSpec {
+  readonly uid: string;
+  readonly title: string;
+  readonly description: string;
+  readonly tags: readonly string[];
+  readonly version: number;
+  readonly from: string;
+  readonly refreshIntervals: readonly string[];
+  readonly refresh: string;
+  readonly templating: JsonObject;
+  readonly panels: readonly JsonObject[];
+}
+
+/** A whole dashboard: the spec's parts in Grafana's envelope (key order as Grafana exports it). */
+export function dashboard(d: DashboardSpec): JsonObject {
+  return {
+    uid: d.uid,
+    title: d.title,
+    description: d.description,
+    tags: d.tags,
+    editable: true,
+    graphTooltip: 1,
+    schemaVersion: 39,
+    version: d.version,
+    time: { from: d.from, to: 'now' },
+    timepicker: { refresh_intervals: d.refreshIntervals },
+    refresh: d.refresh,
+    timezone: 'browser',
+    fiscalYearStartMonth: 0,
+    liveNow: false,
+    links: [],
+    annotations: {
+      list: [{ builtIn: 1, datasource: { type: 'grafana', uid: '-- Grafana --' }, enable: true, hide: true, iconColor: 'rgba(0, 211, 255, 1)', name: 'Annotations & Alerts', type: 'dashboard' }],
+    },
+    templating: d.templating,
+    panels: d.panels,
+  };
+}
+
 export function layout(sections: readonly Section[]): JsonObject[] {
   const out: JsonObject[] = [];
   let id = 1;
