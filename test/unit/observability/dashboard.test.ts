@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DASHBOARD_FILE, VARIABLES, buildDashboard, renderDashboard } from '../../../scripts/dashboard/region-write-spread.ts';
-import { layout, panelQueries, sized, text, type Json, type JsonObject } from '../../../scripts/dashboard/grafana.ts';
+import { layout, panelQueries, sized, text, type Json } from '../../../scripts/dashboard/grafana.ts';
+import { arr, obj } from '../../support/json-shape.ts';
 import { METRIC_NAMES } from '../../../src/metrics/registry.ts';
 import { READ_METRIC_NAMES } from '../../../src/metrics/read-metrics.ts';
 import { HOT_ID_METRICS } from '../../../src/metrics/hot-ids.ts';
@@ -14,14 +15,6 @@ import { SPREAD_METRIC_NAMES } from '../../../src/metrics/spread-metrics.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..', '..');
 
-const obj = (v: Json | undefined): JsonObject => {
-  assert.ok(typeof v === 'object' && v !== null && !Array.isArray(v), `expected an object, got ${text(v)}`);
-  return v as JsonObject;
-};
-const arr = (v: Json | undefined): readonly Json[] => {
-  assert.ok(Array.isArray(v), `expected an array, got ${text(v)}`);
-  return v as readonly Json[];
-};
 const num = (v: Json | undefined): number => {
   assert.equal(typeof v, 'number');
   return v as number;

@@ -8,19 +8,12 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { OPENTSDB_DATASOURCE, STORED_SERIES_FILE, STORED_SERIES_VARIABLES, buildStoredSeriesDashboard, renderStoredSeriesDashboard } from '../../../scripts/dashboard/stored-series.ts';
-import { text, type Json, type JsonObject } from '../../../scripts/dashboard/grafana.ts';
+import { text, type JsonObject } from '../../../scripts/dashboard/grafana.ts';
+import { arr, obj } from '../../support/json-shape.ts';
 import { openTsdbDatasource, provisionedDatasources } from '../../support/grafana-provisioning.ts';
 import { parseYaml } from '../../support/yaml-subset.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..', '..');
-const obj = (v: Json | undefined): JsonObject => {
-  assert.ok(typeof v === 'object' && v !== null && !Array.isArray(v), `expected an object, got ${text(v)}`);
-  return v as JsonObject;
-};
-const arr = (v: Json | undefined): readonly Json[] => {
-  assert.ok(Array.isArray(v), `expected an array, got ${text(v)}`);
-  return v as readonly Json[];
-};
 
 void describe('dashboard stored-series', () => {
   const dashboard = buildStoredSeriesDashboard();
