@@ -104,6 +104,12 @@ try {
   await writeFile(file, `${JSON.stringify(record, null, 2)}\n`);
   say(`delete: exit ${String(del.code)} in ${(del.ms / 1000).toFixed(1)} s (spawn to exit, verification included) → ${file}`);
   process.stdout.write(`${JSON.stringify(record)}\n`);
+  // A time measured on a delete that did not delete everything, or did not verify it, is no figure.
+  const deletedRows = (result['deleted'] as { dataRows?: number } | undefined)?.dataRows ?? 0;
+  if (del.code !== 0 || deletedRows !== data.length || result['clean'] !== true) {
+    say(`FAILED: exit ${String(del.code)}, ${deletedRows} of ${data.length} data rows deleted, clean ${String(result['clean'])}`);
+    process.exitCode = 1;
+  }
 } finally {
   for (const t of [cfg.tables.data.name, cfg.tables.index.name, cfg.tables.rollup.name, cfg.tables.meta.name]) {
     await rest.deleteTable(t, { ignoreMissing: true, deadlineMs: 120_000 }).catch((err: unknown) => { say(`could not drop ${t}: ${String(err)}`); });
