@@ -19,12 +19,13 @@ export function hourlyMean(dataset: DatasetParams, site = 'north'): Record<strin
 }
 
 /** A harness and a service holding the data set, its closed hours summarised by the rollup job. */
-export async function serviceWithDataset(t: { after(fn: () => Promise<void>): void }, prefix: string, dataset: DatasetParams): Promise<{ h: Harness; svc: Service; count: number }> {
+export async function serviceWithDataset(t: { after(fn: () => Promise<void>): void }, prefix: string, dataset: DatasetParams): Promise<{ h: Harness; svc: Service; count: number; groupId: string }> {
   const h = await createHarness(t, { prefix, partitions: 2, sets: [...SERIES_SETS] });
   const data = events(dataset).map((e) => ({ id: e.id, ts: e.ts, metric: e.metric, value: e.value, tags: e.tags }));
-  const svc = await startInProcess(h, [`kafka.groupId=${uniqueName(`it-${prefix}`)}`, 'http.port=0']);
+  const groupId = uniqueName(`it-${prefix}`);
+  const svc = await startInProcess(h, [`kafka.groupId=${groupId}`, 'http.port=0']);
   await produceEvents(h, data);
   await waitForEvents(svc, data.length, 180_000);
   await waitFor('the rollup job summarised the data set', 180_000, async () => (await post(svc.httpPort, '/api/query', hourlyMean(dataset))).headers.get('x-tsingest-plan') === 'rollup:3600s;raw-buckets=0', 1000);
-  return { h, svc, count: data.length };
+  return { h, svc, count: data.length, groupId };
 }
