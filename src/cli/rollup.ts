@@ -9,7 +9,8 @@ import { RollupJob, formatRunReport } from '../rollup/job.ts';
 import { ProgressReporter } from '../rollup/progress.ts';
 import { rollupSettings } from '../rollup/settings.ts';
 import { createLogger } from '../runtime/logger.ts';
-import { createHBaseClient } from '../service/clients.ts';
+import { createHBaseClient, kafkaClient } from '../service/clients.ts';
+import { KafkaBucketOwners, ownersOptions } from '../service/rollup-owners.ts';
 import { openKeyspace } from '../service/keyspace.ts';
 import { createThrottle } from '../walk/throttle.ts';
 import type { Config } from '../runtime/config.ts';
@@ -55,14 +56,25 @@ async function rollupRun(cfg: Config): Promise<number> {
   const log = createLogger({ level: cfg.log.level, destination: pino.destination({ dest: 2, sync: true }) });
   const hbase = createHBaseClient(cfg, 'tool');
   const { signal, release } = abortOnSignals();
+  // beside running instances, this run takes a share of the buckets through their group (rollup.owners)
+  const owners = cfg.rollup.owners.mode === 'kafka' ? new KafkaBucketOwners(ownersOptions(cfg, kafkaClient(cfg, log), log)) : undefined;
   try {
     const { keyspace } = await openKeyspace(cfg, hbase);
-    const job = new RollupJob({ store: hbase, settings: rollupSettings(cfg, keyspace), metrics: createReadMetrics(new Registry(), cfg.rollup.windows), log });
+    if (owners !== undefined) {
+      owners.start();
+      const waitMs = cfg.rollup.owners.sessionTimeoutMs + 30_000;
+      await owners.ready(AbortSignal.any([signal, AbortSignal.timeout(waitMs)]));
+      if (!signal.aborted && !owners.joined) {
+        throw new UsageError(`rollup run: no bucket assignment from the rollup ownership group within ${waitMs / 1000} s (rollup.owners.mode = kafka: is Kafka reachable? rollup.owners.mode=all runs every bucket alone)`);
+      }
+    }
+    const job = new RollupJob({ store: hbase, settings: rollupSettings(cfg, keyspace), metrics: createReadMetrics(new Registry(), cfg.rollup.windows), log, ownership: owners });
     const report = await job.run(signal);
-    out(formatRunReport(report));
+    out(`${formatRunReport(report)}, buckets ${report.buckets} of ${keyspace.buckets} (rollup.owners.mode ${cfg.rollup.owners.mode})`);
     return report.ok ? 0 : 1;
   } finally {
     release();
+    await owners?.stop();
     await hbase.close();
   }
 }

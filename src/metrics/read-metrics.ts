@@ -12,6 +12,8 @@ export const READ_METRIC_NAMES = {
   rollupRuns: 'tsingest_rollup_runs_total',
   rollupRunDuration: 'tsingest_rollup_run_duration_seconds',
   rollupErrors: 'tsingest_rollup_errors_total',
+  rollupBucketOwned: 'tsingest_rollup_bucket_owned',
+  rollupBucketLag: 'tsingest_rollup_bucket_lag_seconds',
   queryDuration: 'tsingest_query_duration_seconds',
   queryDangling: 'tsingest_query_dangling_total',
   queryRepaired: 'tsingest_query_repaired_total',
@@ -32,6 +34,10 @@ export interface ReadMetrics {
   readonly rollupRuns: Counter<'outcome'>;
   readonly rollupRunDuration: Histogram;
   readonly rollupErrors: Counter<'stage'>;
+  /** 1 for each salt bucket whose markers this instance's rollup job works on, 0 for the others */
+  readonly rollupBucketOwned: Gauge<'bucket'>;
+  /** rollupLag per owned bucket, as measured at the start of each run (no series for other buckets) */
+  readonly rollupBucketLag: Gauge<'window' | 'bucket'>;
   readonly queryDuration: Histogram<'kind'>;
   readonly queryDangling: Counter<'index'>;
   readonly queryRepaired: Counter<'index'>;
@@ -47,6 +53,8 @@ export function createReadMetrics(registry: Registry, windows: readonly string[]
     rollupRuns: new Counter({ name: READ_METRIC_NAMES.rollupRuns, help: 'Rollup job runs by outcome (ok | error)', labelNames: ['outcome'] as const, registers }),
     rollupRunDuration: new Histogram({ name: READ_METRIC_NAMES.rollupRunDuration, help: 'Duration of one rollup job run, in seconds', buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900], registers }),
     rollupErrors: new Counter({ name: READ_METRIC_NAMES.rollupErrors, help: 'Rollup job errors by stage', labelNames: ['stage'] as const, registers }),
+    rollupBucketOwned: new Gauge({ name: READ_METRIC_NAMES.rollupBucketOwned, help: 'Salt buckets whose rollup markers this instance works on (1) or leaves to another instance (0); max by bucket over the cluster = 0: no owner', labelNames: ['bucket'] as const, registers }),
+    rollupBucketLag: new Gauge({ name: READ_METRIC_NAMES.rollupBucketLag, help: 'Seconds since the end of the oldest closed window not yet rolled up, per owned salt bucket and window size, at the start of the last run', labelNames: ['window', 'bucket'] as const, registers }),
     queryDuration: new Histogram({ name: READ_METRIC_NAMES.queryDuration, help: 'Read API / query duration by kind, in seconds', labelNames: ['kind'] as const, buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers }),
     queryDangling: new Counter({ name: READ_METRIC_NAMES.queryDangling, help: 'Index hits dropped by reads because their data row is missing or no longer carries the tag value', labelNames: ['index'] as const, registers }),
     queryRepaired: new Counter({ name: READ_METRIC_NAMES.queryRepaired, help: 'Dangling index rows deleted by reads (older than query.danglingGraceMs)', labelNames: ['index'] as const, registers }),

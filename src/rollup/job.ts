@@ -16,6 +16,7 @@ import { createLimiter, type Limiter } from '../walk/limiter.ts';
 import { runLimited } from '../walk/pool.ts';
 import { recomputeBatch } from './batch.ts';
 import { stampClock } from './marker.ts';
+import type { BucketOwnership } from './ownership.ts';
 import { closedMarkerRange, lagSeconds, parseMarkerRow, type FoundMarker, type FoundMarkerRow } from './plan.ts';
 import { RollupStageError, removeMarkerRow, type RecomputeContext, type RecomputeOutcome } from './recompute.ts';
 import type { RollupSettings } from './settings.ts';
@@ -55,6 +56,8 @@ export interface SizeReport {
 export interface RunReport {
   readonly startedAt: number;
   readonly durationMs: number;
+  /** salt buckets this run owned (all of them without an ownership) */
+  readonly buckets: number;
   readonly sizes: readonly SizeReport[];
   readonly written: number;
   readonly superseded: number;
@@ -71,6 +74,8 @@ export interface RollupJobOptions {
   readonly metrics: ReadMetrics;
   readonly log: Logger;
   readonly now?: () => number;
+  /** the buckets this runner works on (every bucket when omitted); asked per bucket and per page */
+  readonly ownership?: BucketOwnership | undefined;
 }
 
 export class RollupJob {
@@ -87,21 +92,35 @@ export class RollupJob {
     this.#limiter = createLimiter(options.settings.concurrency * REQUESTS_PER_SLOT);
   }
 
+  /** Owned buckets now (every bucket without an ownership), reported as tsingest_rollup_bucket_owned. */
+  #ownedBuckets(): number[] {
+    const { settings: s, metrics, ownership } = this.#o;
+    const owned = ownership?.owned();
+    const all = s.keyspace.allBuckets();
+    for (const b of all) metrics.rollupBucketOwned.set({ bucket: String(b) }, owned === undefined || owned.has(b) ? 1 : 0);
+    return owned === undefined ? [...all] : all.filter((b) => owned.has(b));
+  }
+
+  #owns(bucket: number): boolean {
+    return this.#o.ownership?.owned().has(bucket) ?? true;
+  }
+
   async run(signal?: AbortSignal): Promise<RunReport> {
     const { metrics, settings, log } = this.#o;
     const startedAt = this.#now();
+    const buckets = this.#ownedBuckets();
     const stop = metrics.rollupRunDuration.startTimer();
-    const lagKnown = await this.#measureLag(startedAt);
+    const lagKnown = await this.#measureLag(startedAt, buckets);
     const sizes: SizeReport[] = [];
     for (const w of settings.windows) {
       if (signal?.aborted === true) break;
-      sizes.push(await this.#runSize(w, lagKnown, signal));
+      sizes.push(await this.#runSize(w, buckets, lagKnown, signal));
     }
     stop();
     const sum = (k: 'written' | 'superseded' | 'errors'): number => sizes.reduce((n, s) => n + s[k], 0);
     const errors = sum('errors') + (lagKnown.size < settings.windows.length ? 1 : 0);
     const aborted = signal?.aborted === true;
-    const report: RunReport = { startedAt, durationMs: this.#now() - startedAt, sizes, written: sum('written'), superseded: sum('superseded'), errors, aborted, ok: errors === 0 && !aborted };
+    const report: RunReport = { startedAt, durationMs: this.#now() - startedAt, buckets: buckets.length, sizes, written: sum('written'), superseded: sum('superseded'), errors, aborted, ok: errors === 0 && !aborted };
     metrics.rollupRuns.inc({ outcome: errors === 0 ? 'ok' : 'error' });
     const level = errors > 0 ? 'warn' : report.written + report.superseded > 0 ? 'info' : 'debug';
     log[level]({ sizes, durationMs: report.durationMs, aborted }, 'rollup run finished');
@@ -113,19 +132,24 @@ export class RollupJob {
     this.#o.log.warn({ err, stage, ...what }, 'rollup error (left for the next run)');
   }
 
-  /** Lag at the start of the run: the oldest closed marker of each size (one 1-row scan per bucket). */
-  async #measureLag(now: number): Promise<Set<string>> {
+  /** Lag at the start of the run: the oldest closed marker of each size (one 1-row scan per owned bucket). */
+  async #measureLag(now: number, buckets: readonly number[]): Promise<Set<string>> {
     const { store, settings: s, metrics } = this.#o;
     const known = new Set<string>();
+    const mine = new Set(buckets);
     for (const w of s.windows) {
+      for (const b of s.keyspace.allBuckets()) if (!mine.has(b)) metrics.rollupBucketLag.remove({ window: w.name, bucket: String(b) });
       let oldest: number | undefined;
       const scan = { failed: false };
-      await runLimited(s.keyspace.allBuckets(), s.concurrency, async (salt) => {
+      await runLimited(buckets, s.concurrency, async (salt) => {
         try {
+          let first: number | undefined;
           // only the key matters: the first cell of the first row (a marker row may be wide)
           for await (const row of store.scan(s.rollupTable, { ...closedMarkerRange(salt, w, s.graceMs, now, s.keyspace), limit: 1, filter: { type: 'FirstKeyOnlyFilter' } })) {
-            oldest = Math.min(oldest ?? Infinity, s.keyspace.decodeMarkerKey(row.row).windowStart);
+            first = s.keyspace.decodeMarkerKey(row.row).windowStart;
           }
+          if (first !== undefined) oldest = Math.min(oldest ?? Infinity, first);
+          metrics.rollupBucketLag.set({ window: w.name, bucket: String(salt) }, lagSeconds(now, first, w));
         } catch (err) {
           scan.failed = true;
           this.#error('scan_markers', err, { window: w.name, salt });
@@ -139,7 +163,7 @@ export class RollupJob {
     return known;
   }
 
-  async #runSize(w: WindowSize, lagKnown: ReadonlySet<string>, signal: AbortSignal | undefined): Promise<SizeReport> {
+  async #runSize(w: WindowSize, buckets: readonly number[], lagKnown: ReadonlySet<string>, signal: AbortSignal | undefined): Promise<SizeReport> {
     const { store, settings: s, metrics, log } = this.#o;
     const now = this.#now();
     const rep: SizeReport = { window: w.name, pending: 0, settling: 0, written: 0, empty: 0, superseded: 0, errors: 0 };
@@ -159,11 +183,12 @@ export class RollupJob {
     };
     const finish = (work: RowWork): void => { track(removals, this.#remove(w, work, rep, left)); };
     const range = (salt: number): ReturnType<typeof closedMarkerRange> => closedMarkerRange(salt, w, s.graceMs, now, s.keyspace);
-    await runLimited(s.keyspace.allBuckets(), s.concurrency, async (salt) => {
+    await runLimited(buckets, s.concurrency, async (salt) => {
       try {
         const pages = scanPages(store, s.rollupTable, { ...range(salt), pageRows: s.pageRows, pageCells: s.pageRows, rowsPerFetch: MARKER_FETCH_ROWS, batch: MARKER_SCAN_BATCH });
         for await (const page of pages) {
-          if (signal?.aborted === true) {
+          // stopped, or the bucket moved to another owner (it takes the rest; what is in flight finishes)
+          if (signal?.aborted === true || !this.#owns(salt)) {
             complete = false;
             return;
           }

@@ -11,6 +11,7 @@ import type { Keyspace } from '../keys/index.ts';
 import { createReadMetrics, type ReadMetrics } from '../metrics/read-metrics.ts';
 import type { Config } from '../runtime/config.ts';
 import { RollupJob, type RunReport } from './job.ts';
+import type { BucketOwnership } from './ownership.ts';
 import { rollupSettings } from './settings.ts';
 import type { RollupStore } from './store.ts';
 
@@ -99,13 +100,19 @@ export interface RollupSchedulerDeps {
   /** read metrics on the service's registry; a private registry when omitted */
   readonly metrics?: ReadMetrics | undefined;
   readonly log: Logger;
+  /** the buckets this runner works on (every bucket when omitted); each run waits for its first assignment */
+  readonly owners?: (BucketOwnership & { ready(signal?: AbortSignal): Promise<void> }) | undefined;
 }
 
 /** The scheduler the service runs (not started: call start()). */
 export function createRollupScheduler(deps: RollupSchedulerDeps): RollupScheduler {
   const { cfg, log } = deps;
   const metrics = deps.metrics ?? createReadMetrics(new Registry(), cfg.rollup.windows);
-  const job = new RollupJob({ store: deps.hbase, settings: rollupSettings(cfg, deps.keyspace), metrics, log: log.child({ module: 'rollup' }) });
-  const spread = deps.spread;
-  return new RollupScheduler({ job, intervalMs: cfg.rollup.intervalMs, log, before: spread === undefined ? undefined : (signal) => spread.ready(signal) });
+  const { spread, owners } = deps;
+  const job = new RollupJob({ store: deps.hbase, settings: rollupSettings(cfg, deps.keyspace), metrics, log: log.child({ module: 'rollup' }), ownership: owners });
+  const before = spread === undefined && owners === undefined ? undefined : async (signal: AbortSignal): Promise<void> => {
+    await owners?.ready(signal);
+    await spread?.ready(signal);
+  };
+  return new RollupScheduler({ job, intervalMs: cfg.rollup.intervalMs, log, before });
 }

@@ -246,6 +246,20 @@ export const configSchema = z
           .describe('(id, window) pairs remembered as marked, so a hot id does not re-mark an open window per flush unit'),
         markerSettleMs: z.number().int().min(0).default(120_000)
           .describe('The job takes an ingest marker only once its timestamp is this old (ms); meanwhile ingest skips re-marking that (id, window), also in closed windows (catch-up after an outage). 0: taken at once, closed windows re-marked per flush unit'),
+        owners: z
+          .object({
+            mode: z.enum(['kafka', 'all']).default('kafka')
+              .describe('kafka: the runners of one cluster (instances, `tsingest rollup run`) share the salt buckets\' markers through a Kafka consumer group, each working on the buckets of the partitions it is assigned; all: this runner works on every bucket (one runner alone, or no Kafka)'),
+            topic: z.string().min(1).nullable().default(null)
+              .describe('The ownership topic (one partition per salt bucket, never a message; created when missing). null: `<kafka.topic>.rollup-owners`'),
+            groupId: z.string().min(1).nullable().default(null)
+              .describe('The ownership consumer group. null: `<kafka.groupId>.<the ownership topic>`'),
+            sessionTimeoutMs: z.number().int().min(6000).default(30_000)
+              .describe('A runner that stops heartbeating (kill -9, a partition) loses its buckets after this long (ms); takeover within this + a rebalance + rollup.intervalMs'),
+          })
+          .strict()
+          .prefault({})
+          .describe('Which runner works on which salt bucket\'s rollup markers (docs/ROLLUPS.md, "Ownership")'),
       })
       .strict()
       .prefault({})

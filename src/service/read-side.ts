@@ -3,6 +3,7 @@
 // rollup job and the periodic schema doctor (its findings on /ui). It has its own HBase REST
 // client (its own connection pool), so reads, the rollup job and the doctor never queue behind ingest
 // writes, and it is stopped before the write side closes.
+import type { Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { Keyspace } from '../keys/index.ts';
 import type { SpreadRegistry } from '../spread/registry.ts';
@@ -19,6 +20,7 @@ import { startUi, uiRoutes } from '../ui/page.ts';
 import { createHBaseClient } from './clients.ts';
 import { startDoctor } from './doctor-side.ts';
 import { registryStore } from './keyspace.ts';
+import { KafkaBucketOwners, ownersOptions } from './rollup-owners.ts';
 import { startSeriesSide } from './series-side.ts';
 
 export interface ReadSideDeps {
@@ -33,6 +35,8 @@ export interface ReadSideDeps {
   readonly hotIds: HotIds;
   /** per-gateway series of the read client */
   readonly gatewayMetrics?: GatewayMetrics;
+  /** the service's Kafka client: the rollup job's bucket ownership (rollup.owners.mode = kafka) joins a group through it */
+  readonly kafka: Kafka;
 }
 
 export interface ReadSide {
@@ -66,8 +70,15 @@ export function startReadSide(deps: ReadSideDeps): ReadSide {
   // The OpenTSDB-compatible series API answers its own /api/… paths before the read API claims /api/.
   const series = cfg.series.enabled ? startSeriesSide(cfg, hbase, keyspace, entryFor, log.child({ module: 'series-api' })) : undefined;
   let rollup: RollupScheduler | undefined;
+  let owners: KafkaBucketOwners | undefined;
   if (cfg.rollup.enabled) {
-    rollup = createRollupScheduler({ cfg, hbase, keyspace, spread: deps.registry, metrics: readMetrics, log });
+    if (cfg.rollup.owners.mode === 'kafka') {
+      owners = new KafkaBucketOwners(ownersOptions(cfg, deps.kafka, log, (owned) => {
+        for (const b of keyspace.allBuckets()) readMetrics.rollupBucketOwned.set({ bucket: String(b) }, owned.has(b) ? 1 : 0);
+      }));
+      owners.start();
+    }
+    rollup = createRollupScheduler({ cfg, hbase, keyspace, spread: deps.registry, metrics: readMetrics, log, owners });
     rollup.start();
   }
   let stopping: Promise<void> | undefined;
@@ -80,6 +91,7 @@ export function startReadSide(deps: ReadSideDeps): ReadSide {
         try {
           await series?.stop();
           await rollup?.stop();
+          await owners?.stop();
         } finally {
           ui.close();
           await hbase.close();

@@ -106,11 +106,11 @@ export async function startService(cfg: Config, log: Logger, options: StartOptio
     closers.add('hot ids', () => { hotIds.close(); });
     startPromoter(cfg, hbase, registry, hotIds, spreadMetrics, log, closers);
     // The read side (read API, hot-spots page, rollup job) runs beside ingest and stops before the drain.
-    const read = startReadSide({ cfg, log, metrics, regionMap: spread.regionMap, keyspace, registry, hotIds, gatewayMetrics });
+    const kafka = kafkaClient(cfg, log);
+    const read = startReadSide({ cfg, log, metrics, regionMap: spread.regionMap, keyspace, registry, hotIds, gatewayMetrics, kafka });
     extra.routes = read.routes;
     extra.stopFirst.push(() => read.stop());
     closers.add('read side', () => read.stop());
-    const kafka = kafkaClient(cfg, log);
     await requireTopics(kafka, [cfg.kafka.topic, cfg.kafka.dlqTopic], (err) => explainKafkaFailure(cfg.kafka, err));
     checkStart();
     const producer = await dlqProducer(kafka, closers);

@@ -110,6 +110,8 @@ export async function createHarness(t: { after(fn: () => Promise<void>): void },
   for (const a of applied) if (!a.splitsVerified) throw new Error(`table ${a.result.table}: region splits not as planned (${a.restRegionStarts.join(',')})`);
 
   defer(() => admin.deleteTopics({ topics: [names.topic, names.dlq] }).catch(() => undefined));
+  // the rollup ownership topic the services create (rollup.owners), if they did
+  defer(() => admin.deleteTopics({ topics: [`${names.topic}.rollup-owners`] }).catch(() => undefined));
   await admin.createTopics({
     topics: [
       { topic: names.topic, numPartitions: opts.partitions ?? 3 },

@@ -6,7 +6,7 @@ import { RollupScheduler } from '../../../src/rollup/scheduler.ts';
 import { ProgressReporter, etaMs, formatProgress, fractionDone, keyFraction, type BackfillProgress } from '../../../src/rollup/progress.ts';
 import { silentLog } from './job-fixture.ts';
 
-const report = (aborted: boolean): RunReport => ({ startedAt: 0, durationMs: 0, sizes: [], written: 0, superseded: 0, errors: 0, aborted, ok: !aborted });
+const report = (aborted: boolean): RunReport => ({ startedAt: 0, durationMs: 0, buckets: 0, sizes: [], written: 0, superseded: 0, errors: 0, aborted, ok: !aborted });
 
 void test('scheduler: runs repeatedly, never two at once; stop() aborts the current run and waits for it', async () => {
   let active = 0;
