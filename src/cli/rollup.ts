@@ -5,7 +5,7 @@ import { encodeId } from '../keys/index.ts';
 import { createReadMetrics } from '../metrics/read-metrics.ts';
 import { runBackfill, type BackfillResult } from '../rollup/backfill.ts';
 import { backfillCheckpointFile } from '../rollup/checkpoint.ts';
-import { RollupJob, formatRunReport } from '../rollup/job.ts';
+import { RollupJob, formatRunReport, mergeReports } from '../rollup/job.ts';
 import { ProgressReporter } from '../rollup/progress.ts';
 import { rollupSettings } from '../rollup/settings.ts';
 import { createLogger } from '../runtime/logger.ts';
@@ -20,6 +20,8 @@ export const ROLLUP_USAGE =
   'tsingest rollup run | rollup backfill --from T --to T [--id ID …] [--rate ROWS_PER_S] [--checkpoint FILE]   (T: epoch ms or ISO-8601)';
 
 const BACKFILL_FLAGS = ['from', 'to', 'id', 'rate', 'checkpoint'] as const;
+/** rollup run: runs over a changed assignment at most this many times in all */
+const MAX_ROUNDS = 10;
 
 /** First signal: stop cleanly (abort); second: exit at once. */
 function abortOnSignals(): { signal: AbortSignal; release: () => void } {
@@ -69,7 +71,16 @@ async function rollupRun(cfg: Config): Promise<number> {
       }
     }
     const job = new RollupJob({ store: hbase, settings: rollupSettings(cfg, keyspace), metrics: createReadMetrics(new Registry(), cfg.rollup.windows), log, ownership: owners });
-    const report = await job.run(signal);
+    // A rebalance during the run (another runner joined or left) can hand this runner buckets it did
+    // not start with: run again over the new assignment until one run saw it unchanged (markers done
+    // are gone, so a rerun only does what is left).
+    let seen = owners?.generation ?? 0;
+    let report = await job.run(signal);
+    for (let round = 1; owners !== undefined && owners.generation !== seen && round < MAX_ROUNDS && !signal.aborted; round++) {
+      await owners.ready(signal);
+      seen = owners.generation;
+      report = mergeReports(report, await job.run(signal));
+    }
     out(`${formatRunReport(report)}, buckets ${report.buckets} of ${keyspace.buckets} (rollup.owners.mode ${cfg.rollup.owners.mode})`);
     return report.ok ? 0 : 1;
   } finally {

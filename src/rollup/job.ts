@@ -297,6 +297,16 @@ export class RollupJob {
   }
 }
 
+/** Two runs of one runner as one (`tsingest rollup run` over a changed assignment): counts added, buckets of the last. */
+export function mergeReports(a: RunReport, b: RunReport): RunReport {
+  const sizes = b.sizes.map((s) => {
+    const p = a.sizes.find((x) => x.window === s.window);
+    return p === undefined ? s : { window: s.window, pending: p.pending + s.pending, settling: s.settling, written: p.written + s.written, empty: p.empty + s.empty, superseded: p.superseded + s.superseded, errors: p.errors + s.errors };
+  });
+  const errors = a.errors + b.errors;
+  return { startedAt: a.startedAt, durationMs: b.startedAt + b.durationMs - a.startedAt, buckets: b.buckets, sizes, written: a.written + b.written, superseded: a.superseded + b.superseded, errors, aborted: b.aborted, ok: errors === 0 && !b.aborted };
+}
+
 /** One line for logs and `tsingest rollup run`. */
 export function formatRunReport(r: RunReport): string {
   const per = r.sizes.map((s) => `${s.window} ${s.written}`).join(', ');

@@ -25,6 +25,8 @@ export interface RollupOwnersOptions {
 }
 
 const NONE: ReadonlySet<number> = new Set();
+/** how long stop() waits for the ownership consumer to leave its group */
+const DISCONNECT_WAIT_MS = 3000;
 
 export class KafkaBucketOwners implements BucketOwnership {
   readonly #o: RollupOwnersOptions;
@@ -33,22 +35,28 @@ export class KafkaBucketOwners implements BucketOwnership {
   #owned: ReadonlySet<number> = NONE;
   #partitions = 0;
   #joined = false;
+  /** holds the current assignment (joined, and no rebalance started since) */
+  #settled = false;
+  #generation = 0;
   #waiters: (() => void)[] = [];
   #starting: Promise<void> | undefined;
 
   constructor(o: RollupOwnersOptions) {
     this.#o = o;
-    this.#consumer = o.kafka.consumer({ groupId: o.groupId, sessionTimeout: o.sessionTimeoutMs, heartbeatInterval: o.heartbeatIntervalMs, maxWaitTimeInMs: Math.min(5000, o.heartbeatIntervalMs), allowAutoTopicCreation: false });
+    // rebalanceTimeout: how long the coordinator waits for members to rejoin (they do within a heartbeat)
+    this.#consumer = o.kafka.consumer({ groupId: o.groupId, sessionTimeout: o.sessionTimeoutMs, rebalanceTimeout: o.sessionTimeoutMs, heartbeatInterval: o.heartbeatIntervalMs, maxWaitTimeInMs: Math.min(5000, o.heartbeatIntervalMs), allowAutoTopicCreation: false });
     const c = this.#consumer;
     c.on(c.events.GROUP_JOIN, (e) => {
       const partitions = e.payload.memberAssignment[o.topic] ?? [];
       this.#set(bucketsOfPartitions(partitions, this.#partitions, o.buckets));
       o.log.info({ buckets: [...this.#owned] }, 'rollup buckets assigned');
       this.#joined = true;
+      this.#settled = true;
       for (const w of this.#waiters.splice(0)) w();
     });
-    c.on(c.events.REBALANCING, () => { this.#set(NONE); });
+    c.on(c.events.REBALANCING, () => { this.#settled = false; this.#set(NONE); });
     c.on(c.events.CRASH, (e) => {
+      this.#settled = false;
       this.#set(NONE);
       o.log.warn({ err: e.payload.error, restart: e.payload.restart }, 'rollup ownership consumer crashed; it owns no bucket until it rejoins');
     });
@@ -87,9 +95,14 @@ export class KafkaBucketOwners implements BucketOwnership {
     return this.#joined;
   }
 
-  /** Resolves once the group has given this member its first assignment (or when `signal` aborts). */
+  /** grows at every change of the owned set: a run that saw it unchanged worked one whole assignment */
+  get generation(): number {
+    return this.#generation;
+  }
+
+  /** Resolves once this member holds a current assignment: joined, no rebalance under way (or when `signal` aborts). */
   ready(signal?: AbortSignal): Promise<void> {
-    if (this.#joined || signal?.aborted === true) return Promise.resolve();
+    if (this.#settled || signal?.aborted === true) return Promise.resolve();
     return new Promise((resolve) => {
       const done = (): void => { signal?.removeEventListener('abort', done); resolve(); };
       this.#waiters.push(done);
@@ -97,15 +110,27 @@ export class KafkaBucketOwners implements BucketOwnership {
     });
   }
 
-  /** Leaves the group (its buckets go to the others at once). Idempotent. */
+  /**
+   * Leaves the group (its buckets go to the others at once). Idempotent. Bounded: a join in progress
+   * (kafkajs's run() and disconnect() wait for it) can be held by the coordinator until a dead
+   * member's session ends; past DISCONNECT_WAIT_MS the stop goes on, the disconnect finishes in the
+   * background, and the coordinator drops this member by its session if it never does.
+   */
   async stop(): Promise<void> {
     this.#stopped.abort();
     this.#set(NONE);
-    await this.#starting?.catch(() => undefined);
-    await this.#consumer.disconnect();
+    const left = (async () => {
+      await this.#starting?.catch(() => undefined);
+      await this.#consumer.disconnect();
+    })().catch((err: unknown) => { this.#o.log.warn({ err }, 'rollup ownership: leaving the group failed'); });
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => { timer = setTimeout(resolve, DISCONNECT_WAIT_MS); });
+    await Promise.race([left, late]);
+    clearTimeout(timer);
   }
 
   #set(owned: ReadonlySet<number>): void {
+    this.#generation++;
     this.#owned = owned;
     this.#o.onChange?.(owned);
   }

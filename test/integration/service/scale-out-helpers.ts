@@ -51,6 +51,13 @@ export async function startStream(h: Harness, perTick: number): Promise<Stream> 
   };
 }
 
+/** What a child logged from its last stop signal on (its drain), without kafkajs's routine rebalance chatter (the last 25 lines). */
+function problems(output: string): string {
+  const lines = output.split('\n');
+  const from = lines.findLastIndex((l) => l.includes('signal received'));
+  return lines.slice(Math.max(0, from)).filter((l) => !/rejoin is needed|Response Heartbeat|"http request"/.test(l)).slice(-25).map((l) => l.slice(0, 600)).join('\n');
+}
+
 export interface Instance {
   readonly name: string;
   readonly clientId: string;
@@ -102,7 +109,7 @@ export class Instances {
     const i = this.get(name);
     i.proc?.child.kill('SIGTERM');
     const exit = await i.proc?.exited;
-    assert.equal(exit?.code, 0, `${name} exits 0 after SIGTERM:\n${i.proc?.output() ?? ''}`);
+    assert.equal(exit?.code, 0, `${name} exits 0 after SIGTERM; its drain:\n${problems(i.proc?.output() ?? '')}`);
     i.proc = undefined;
   }
 

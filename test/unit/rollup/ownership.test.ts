@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { RollupJob } from '../../../src/rollup/job.ts';
+import { RollupJob, mergeReports } from '../../../src/rollup/job.ts';
 import { bucketsOfPartitions, ownAll, type BucketOwnership } from '../../../src/rollup/ownership.ts';
 import { bruteSummaries, sorted, summariesOfRows } from './brute.ts';
 import { FakeStore } from './fake-store.ts';
@@ -70,4 +70,18 @@ void test('a bucket taken away mid-run is left at the next page (its new owner f
   assert.ok(rest.ok);
   assert.deepEqual(markerRows(store, s), []);
   assert.deepEqual(sorted(summariesOfRows(store.rows(s.rollupTable))), sorted(bruteSummaries(events, [60, 3600])));
+});
+
+void test('mergeReports: two runs of one runner as one: counts added per size, the buckets and outcome of the last', async () => {
+  const { store, s } = await marked();
+  const j = (o: BucketOwnership): RollupJob => new RollupJob({ store, settings: s, metrics: readMetrics(s).metrics, log: silentLog, now: () => NOW, ownership: o });
+  const first = await j(owning(0)).run();
+  const second = await j(owning(1, 2, 3)).run();
+  const m = mergeReports(first, second);
+  assert.equal(m.written, first.written + second.written);
+  assert.equal(m.buckets, 3);
+  assert.ok(m.ok);
+  assert.deepEqual(m.sizes.map((x) => x.written), second.sizes.map((x, i) => x.written + (first.sizes[i]?.written ?? 0)));
+  assert.ok(m.durationMs >= second.durationMs);
+  assert.equal(mergeReports(first, { ...second, aborted: true, ok: false }).ok, false);
 });
