@@ -1,12 +1,17 @@
 // Shared pieces of the command modules: usage errors, output, flag parsing (integers, times, rates).
+import { ServiceError, type CauseOptions } from '../errors.ts';
 import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { parseTimeParam } from '../events/timestamp.ts';
 import { loadConfig, type Config } from '../runtime/config.ts';
 
 /** A wrong command line: printed as `tsingest: <message>`, exit code 2. */
-export class UsageError extends Error {
+export class UsageError extends ServiceError<'USAGE'> {
   override readonly name = 'UsageError';
+
+  constructor(message: string, options: CauseOptions = {}) {
+    super({ code: 'USAGE', message, cause: options.cause });
+  }
 }
 
 export function out(line: string): void {

@@ -1,14 +1,20 @@
 // Reads the configuration once at start: file → environment → flags, later sources win, then one
 // validation whose errors name the offending key (`kafka.brokers.0: host:port`).
 import { readFileSync } from 'node:fs';
+import { ServiceError, type CauseOptions } from '../errors.ts';
 import { spreadTiming } from '../spread/timing.ts';
 import { configSchema, type Config } from './config-schema.ts';
 
 export type { Config, TableConfig } from './config-schema.ts';
 export { isLoopback } from './config-http.ts';
 
-export class ConfigError extends Error {
+/** A configuration that does not validate (its message names the key at fault): exit 3. */
+export class ConfigError extends ServiceError<'CONFIG'> {
   override readonly name = 'ConfigError';
+
+  constructor(message: string, options: CauseOptions = {}) {
+    super({ code: 'CONFIG', message, cause: options.cause });
+  }
 }
 
 /** Environment variables the service understands, and the config key each one sets. */
