@@ -17,6 +17,7 @@ export const SERVICE_ERROR_CODES = [
   'USAGE', // a wrong command line (UsageError): exit 2
   'ROLLUP_FAILED', // a stage of a rollup recompute failed (RollupStageError; the cause says why)
   'MALFORMED_SUMMARY', // a stored rollup summary cell cannot be decoded (SummaryDecodeError)
+  'BAD_INPUT', // an input refused where it enters (InputError): a flag, a config value, a credentials entry, a number in a request
   'BAD_FILTER', // an OpenTSDB tag filter that does not parse (FilterSpecError; becomes a BAD_QUERY)
   'BAD_QUERY', // a malformed OpenTSDB request (TsdbQueryError): HTTP 400
   'HTTP_REQUEST', // an HTTP request the series API refuses as such (HttpError: 405, 408, 413)
@@ -138,6 +139,31 @@ export class ServiceError<C extends ErrorCode = ErrorCode> extends Error {
 /** The constructor options of the classes that take `(…, message, options?)`, as Error does. */
 export interface CauseOptions {
   readonly cause?: unknown;
+}
+
+/**
+ * An input refused where it is read: a command-line flag, a configuration value, a credentials entry,
+ * a number in a request. Its message names the field (`--from`, `index.tags`, `tokens.0.sha256`);
+ * the boundary that reads it (the CLI, loadConfig, the HTTP API) words it as its own error.
+ */
+export class InputError extends ServiceError<'BAD_INPUT'> {
+  override readonly name = 'InputError';
+  /** the field at fault, as the user spells it, when the message is not enough */
+  readonly field: string | undefined;
+
+  constructor(message: string, options: CauseOptions & { readonly field?: string } = {}) {
+    super({ code: 'BAD_INPUT', message, cause: options.cause });
+    this.field = options.field;
+  }
+}
+
+/**
+ * The same failure in better words (a hint, the command's context): a ServiceError with the cause's
+ * code and flags, so what it wraps still decides whether it is retriable or fatal.
+ */
+export function rephrase(message: string, cause: unknown): ServiceError {
+  const { code, retriable, fatal } = classifyError(cause);
+  return new ServiceError({ code, message, retriable, fatal, cause });
 }
 
 export interface Classification {

@@ -31,7 +31,7 @@ export function parseCommand(argv: readonly string[], options: ParseArgsOptionsC
     const { values, positionals } = parseArgs({ args: [...argv], allowPositionals: true, options: { ...COMMON_OPTIONS, ...options } });
     return { values, positionals };
   } catch (err) {
-    throw new UsageError((err as Error).message);
+    throw new UsageError((err as Error).message, { cause: err });
   }
 }
 
@@ -93,7 +93,7 @@ export function readFileFlag(file: string): string {
   try {
     return readFileSync(file === '-' ? 0 : file, 'utf8');
   } catch (err) {
-    throw new UsageError(`--file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new UsageError(`--file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
   }
 }
 

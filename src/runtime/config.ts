@@ -1,7 +1,7 @@
 // Reads the configuration once at start: file → environment → flags, later sources win, then one
 // validation whose errors name the offending key (`kafka.brokers.0: host:port`).
 import { readFileSync } from 'node:fs';
-import { ServiceError, type CauseOptions } from '../errors.ts';
+import { InputError, ServiceError, type CauseOptions } from '../errors.ts';
 import { spreadTiming } from '../spread/timing.ts';
 import { configSchema, type Config } from './config-schema.ts';
 
@@ -76,14 +76,14 @@ function readFile(path: string): Tree {
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
-    throw new ConfigError(`config file ${path}: ${(e as Error).message}`);
+    throw new ConfigError(`config file ${path}: ${(e as Error).message}`, { cause: e });
   }
   try {
     const parsed = JSON.parse(text) as unknown;
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('top level must be an object');
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new InputError('top level must be an object');
     return parsed as Tree;
   } catch (e) {
-    throw new ConfigError(`config file ${path} is not valid JSON: ${(e as Error).message}`);
+    throw new ConfigError(`config file ${path} is not valid JSON: ${(e as Error).message}`, { cause: e });
   }
 }
 
@@ -147,7 +147,7 @@ export function loadConfig(sources: ConfigSources = {}): Config {
   try {
     spreadTiming(sp);
   } catch (err) {
-    throw new ConfigError(`${(err as Error).message}: every instance must see an epoch before its first event`);
+    throw new ConfigError(`${(err as Error).message}: every instance must see an epoch before its first event`, { cause: err });
   }
   checkHBaseSecurity(cfg.hbase);
   checkKafkaSecurity(cfg.kafka);

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { ERROR_CODES, ServiceError, classifyError, isErrorCode, type ErrorCode } from '../../../src/errors.ts';
+import { ERROR_CODES, InputError, ServiceError, classifyError, isErrorCode, rephrase, type ErrorCode } from '../../../src/errors.ts';
 import { TableAdminError } from '../../../src/admin/table-admin-port.ts';
 import { UsageError } from '../../../src/cli/args.ts';
 import { EventError } from '../../../src/events/event-error.ts';
@@ -41,6 +41,7 @@ interface Row {
 /** Every error class of src/, one representative each, and how it must classify. */
 const TABLE: readonly Row[] = [
   { cls: ServiceError, make: (cause) => new ServiceError({ code: 'CONSUMER_CRASHED', message: 'crashed', cause }), code: 'CONSUMER_CRASHED', retriable: false, fatal: true },
+  { cls: InputError, make: (cause) => new InputError('--from (9) must be before --to (9)', { field: '--from', cause }), code: 'BAD_INPUT', retriable: false, fatal: true },
   { cls: HBaseError, make: (cause) => new HBaseError({ code: 'UNAVAILABLE', status: 503, message: 'HTTP 503', cause }), code: 'UNAVAILABLE', retriable: true, fatal: false },
   { cls: StartupError, make: (cause) => new StartupError('refusing to start', cause), code: 'STARTUP', retriable: false, fatal: true },
   { cls: RegistryConflictError, make: (cause) => new RegistryConflictError('kept changing', { cause }), code: 'REGISTRY_CONFLICT', retriable: true, fatal: false },
@@ -143,6 +144,15 @@ void test('classifyError walks the cause chain past uncoded wrappers; the first 
   const kafka = Object.assign(new Error('rebalancing'), { name: 'KafkaJSProtocolError', retriable: true });
   assert.deepEqual(classifyError(kafka), { code: 'KAFKA', source: 'kafka', retriable: true, fatal: false });
   assert.equal(classifyError(new RetryAbortedError('retry aborted')).source, 'abort');
+});
+
+void test('rephrase words a failure anew and keeps what it is: code, retriable, fatal, cause', () => {
+  const outage = new HBaseError({ code: 'UNAVAILABLE', status: 503, message: 'HTTP 503' });
+  const told = rephrase('HBase at https://h:8080: the CA does not match', outage);
+  assert.equal(told.message, 'HBase at https://h:8080: the CA does not match');
+  assert.equal(told.cause, outage);
+  assert.deepEqual(classifyError(told), classifyError(outage));
+  assert.equal(rephrase('Kafka at k:9092: refused', new TypeError('bug')).code, 'INTERNAL');
 });
 
 void test('anything uncoded is INTERNAL and fatal, a cycle of causes included', () => {
