@@ -33,7 +33,7 @@ async function ensureWithCodec(admin: TableAdminPort, planned: PlannedTable, cod
       last = err;
     }
   }
-  throw last instanceof Error ? last : new Error(`no usable compression codec for ${planned.request.table}`);
+  throw last instanceof Error ? last : new TableAdminError('UNSUPPORTED_COMPRESSION', `no usable compression codec for ${planned.request.table}`, { table: planned.request.table });
 }
 
 async function codecsFor(admin: TableAdminPort, t: TableConfig): Promise<readonly string[]> {

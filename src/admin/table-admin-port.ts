@@ -3,20 +3,10 @@
 // (java-admin.ts runs deploy/admin/TableAdmin.java). Keys are Buffers here; encodings are the
 // adapter's business.
 
-/** Closed list of failure codes (the Java tool's codes plus the adapter's own). */
-export const TABLE_ADMIN_ERROR_CODES = [
-  'BAD_REQUEST', // the request was invalid (names the field)
-  'TABLE_NOT_FOUND',
-  'UNSUPPORTED_COMPRESSION', // the codec is not usable on this cluster; the caller picks a fallback
-  'IMMUTABLE_ATTR_CONFLICT', // e.g. tsingest.salt.buckets differs on an existing table
-  'SPLIT_FAILED',
-  'TIMEOUT',
-  'UNAVAILABLE', // HBase / ZooKeeper not reachable
-  'HBASE_ERROR', // any other error HBase reported
-  'INTERNAL', // the tool failed unexpectedly
-  'PROTOCOL', // the tool's output was not one valid JSON response
-  'SPAWN_FAILED', // the tool could not be started
-] as const;
+/** Closed list of failure codes (the Java tool's codes plus the adapter's own): src/errors.ts. */
+export { TABLE_ADMIN_ERROR_CODES } from '../errors.ts';
+import { ServiceError, TABLE_ADMIN_ERROR_CODES } from '../errors.ts';
+
 export type TableAdminErrorCode = (typeof TABLE_ADMIN_ERROR_CODES)[number];
 
 const RETRIABLE: Readonly<Record<TableAdminErrorCode, boolean>> = {
@@ -46,18 +36,14 @@ export interface TableAdminErrorDetails {
   readonly cause?: unknown;
 }
 
-export class TableAdminError extends Error {
+export class TableAdminError extends ServiceError<TableAdminErrorCode> {
   override readonly name = 'TableAdminError';
-  readonly code: TableAdminErrorCode;
-  readonly retriable: boolean;
   readonly table: string | undefined;
   readonly field: string | undefined;
   readonly stderrTail: string | undefined;
 
   constructor(code: TableAdminErrorCode, message: string, details: TableAdminErrorDetails = {}) {
-    super(message, details.cause === undefined ? undefined : { cause: details.cause });
-    this.code = code;
-    this.retriable = RETRIABLE[code];
+    super({ code, message, retriable: RETRIABLE[code], cause: details.cause });
     this.table = details.table;
     this.field = details.field;
     this.stderrTail = details.stderrTail;

@@ -1,12 +1,17 @@
 // Shared pieces of the command modules: usage errors, output, flag parsing (integers, times, rates).
+import { ServiceError, type CauseOptions } from '../errors.ts';
 import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { parseTimeParam } from '../events/timestamp.ts';
 import { loadConfig, type Config } from '../runtime/config.ts';
 
 /** A wrong command line: printed as `tsingest: <message>`, exit code 2. */
-export class UsageError extends Error {
+export class UsageError extends ServiceError<'USAGE'> {
   override readonly name = 'UsageError';
+
+  constructor(message: string, options: CauseOptions = {}) {
+    super({ code: 'USAGE', message, cause: options.cause });
+  }
 }
 
 export function out(line: string): void {
@@ -26,7 +31,7 @@ export function parseCommand(argv: readonly string[], options: ParseArgsOptionsC
     const { values, positionals } = parseArgs({ args: [...argv], allowPositionals: true, options: { ...COMMON_OPTIONS, ...options } });
     return { values, positionals };
   } catch (err) {
-    throw new UsageError((err as Error).message);
+    throw new UsageError((err as Error).message, { cause: err });
   }
 }
 
@@ -88,7 +93,7 @@ export function readFileFlag(file: string): string {
   try {
     return readFileSync(file === '-' ? 0 : file, 'utf8');
   } catch (err) {
-    throw new UsageError(`--file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new UsageError(`--file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
   }
 }
 

@@ -26,7 +26,7 @@ export async function authCommand(argv: readonly string[]): Promise<number> {
   try {
     scopes = [...parseScopes('--scopes', values.scopes.split(',').map((s) => s.trim()))];
   } catch (err) {
-    throw new UsageError((err as Error).message);
+    throw new UsageError((err as Error).message, { cause: err });
   }
   const secret = await readStdin();
   if (secret === '') throw new UsageError('the secret is read from stdin, which was empty');

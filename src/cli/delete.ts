@@ -74,7 +74,7 @@ export async function deleteCommand(argv: readonly string[]): Promise<number> {
   try {
     settings = eraseSettings(cfg, keyspaceOf(cfg), id, range);
   } catch (err) {
-    throw new UsageError((err as Error).message);
+    throw new UsageError((err as Error).message, { cause: err });
   }
   // one socket per delete in flight (up to the pool's bound)
   const rest = createHBaseClient({ ...cfg, hbase: { ...cfg.hbase, connections: Math.min(256, Math.max(cfg.hbase.connections, concurrency)) } }, 'tool');

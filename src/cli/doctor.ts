@@ -7,7 +7,7 @@ import { HBASE_DEFAULTS, checkCluster, previousWritesOf, serviceTables } from '.
 import { exitStatus } from '../doctor/finding.ts';
 import { writeCounters } from '../doctor/gather.ts';
 import { renderJson, renderText } from '../doctor/render.ts';
-import type { Config } from '../runtime/config.ts';
+import { ConfigError, type Config } from '../runtime/config.ts';
 import { createHBaseClient } from '../service/clients.ts';
 import { UsageError, configOf, intFlag, out, parseCommand, stringFlag } from './args.ts';
 
@@ -19,7 +19,7 @@ const CODEC_PROBE_TIMEOUT_MS = 30_000;
 /** The usable codecs as the admin tool's `codecs` op finds them in its JVM (docs/DOCTOR.md). */
 function codecProbe(cfg: Config): () => Promise<readonly string[]> {
   if (cfg.hbase.adminCommand.length === 0) {
-    return () => Promise.reject(new Error('hbase.adminCommand (env TSI_ADMIN_COMMAND) is not set, so there is no admin tool to run'));
+    return () => Promise.reject(new ConfigError('hbase.adminCommand (env TSI_ADMIN_COMMAND) is not set, so there is no admin tool to run'));
   }
   const admin = new JavaTableAdmin({ command: cfg.hbase.adminCommand, timeoutMs: CODEC_PROBE_TIMEOUT_MS });
   return async () => usableCodecs(await admin.codecs());
@@ -34,7 +34,7 @@ function readSince(file: string | undefined): Map<string, Map<string, number>> |
   try {
     parsed = SinceFile.parse(JSON.parse(readFileSync(file, 'utf8')));
   } catch (err) {
-    throw new UsageError(`--since ${file}: not the file a previous doctor run wrote (${(err as Error).message.slice(0, 200)})`);
+    throw new UsageError(`--since ${file}: not the file a previous doctor run wrote (${(err as Error).message.slice(0, 200)})`, { cause: err });
   }
   return previousWritesOf(parsed.writes);
 }

@@ -45,7 +45,7 @@ function settingsFrom(cfg: Config, values: FlagValues): IndexToolSettings {
   try {
     return settingsOf(cfg, keyspaceOf(cfg), { tag: stringFlag(values, 'tag'), from, to });
   } catch (err) {
-    throw new UsageError((err as Error).message);
+    throw new UsageError((err as Error).message, { cause: err });
   }
 }
 

@@ -2,6 +2,7 @@
 // kafka.topic with the service's own Kafka client, keyed by id. Every line is checked with the
 // service's parser first: a line it would dead-letter stops the command before anything is sent,
 // naming the line and the field (`--allow-invalid` sends such lines anyway, to see the DLQ work).
+import { rephrase } from '../errors.ts';
 import { Partitioners } from 'kafkajs';
 import { eventLimitsFor, parseEvent, resolveFieldMapping } from '../events/index.ts';
 import { createLogger } from '../runtime/logger.ts';
@@ -37,7 +38,7 @@ export async function produceCommand(argv: readonly string[]): Promise<number> {
   try {
     await producer.connect();
   } catch (err) {
-    throw new Error(explainKafkaFailure(cfg.kafka, err) ?? `Kafka at ${cfg.kafka.brokers.join(',')}: ${(err as Error).message}`, { cause: err });
+    throw rephrase(explainKafkaFailure(cfg.kafka, err) ?? `Kafka at ${cfg.kafka.brokers.join(',')}: ${(err as Error).message}`, err);
   }
   try {
     for (let i = 0; i < plan.messages.length; i += CHUNK) {

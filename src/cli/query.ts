@@ -1,6 +1,7 @@
 // tsingest query latest|range|by-tag|rollups — the same parameter rules and read paths as the HTTP
 // read API (src/query). A human table by default; --json prints one JSON object per line: the items,
 // then {"next": cursor|null, "limit": n[, "dangling": n]}.
+import { rephrase } from '../errors.ts';
 import { isHBaseError } from '../hbase/index.ts';
 import type { QueryKind } from '../metrics/read-metrics.ts';
 import { createQueries } from '../query/queries.ts';
@@ -64,7 +65,7 @@ export async function queryCommand(argv: readonly string[]): Promise<number> {
     try {
       spec = queries.parse(kind, raw, (p) => `--${p}`);
     } catch (err) {
-      if (err instanceof QueryError) throw new UsageError(err.message);
+      if (err instanceof QueryError) throw new UsageError(err.message, { cause: err });
       throw err;
     }
     const page = queries.run(spec);
@@ -72,7 +73,7 @@ export async function queryCommand(argv: readonly string[]): Promise<number> {
     let end: PageEnd;
     for (;;) {
       const r: IteratorResult<QueryItem, PageEnd> = await page.next().catch((err: unknown) => {
-        throw isHBaseError(err, 'TABLE_NOT_FOUND') || isHBaseError(err, 'NOT_FOUND') ? new Error(`${err.message} (do the tables exist? see \`tsingest tables check\`)`, { cause: err }) : err;
+        throw isHBaseError(err, 'TABLE_NOT_FOUND') || isHBaseError(err, 'NOT_FOUND') ? rephrase(`${err.message} (do the tables exist? see \`tsingest tables check\`)`, err) : err;
       });
       if (!json && n === 0) out(header(kind));
       if (r.done === true) {

@@ -97,7 +97,7 @@ function idFlags(values: FlagValues): string[] {
     try {
       encodeId(id);
     } catch (err) {
-      throw new UsageError(`--id "${id}": ${(err as Error).message}`);
+      throw new UsageError(`--id "${id}": ${(err as Error).message}`, { cause: err });
     }
   }
   return ids;

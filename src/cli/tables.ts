@@ -1,4 +1,5 @@
 // tsingest tables apply|check
+import { rephrase } from '../errors.ts';
 import { applyTables, checkTables } from '../admin/apply-tables.ts';
 import { JavaTableAdmin } from '../admin/java-admin.ts';
 import type { HBaseRestClient } from '../hbase/index.ts';
@@ -18,7 +19,7 @@ export async function tablesCommand(argv: readonly string[]): Promise<number> {
     return await tables(sub, cfg, rest);
   } catch (err) {
     const why = explainHBaseTlsFailure(cfg.hbase, err);
-    throw why === undefined ? err : new Error(why, { cause: err });
+    throw why === undefined ? err : rephrase(why, err);
   } finally {
     await rest.close();
   }

@@ -13,6 +13,7 @@
  * wholly in it, and the windows it cuts are marked for the rollup job to recompute from what is left.
  * Every id comparison is on the whole id (a key's id bytes end at a 0x00), so `a` never touches `ab`.
  */
+import { InputError } from '../errors.ts';
 import { TAGS_QUALIFIER } from '../events/cells.ts';
 import { encodeId, indexScanRanges, prefixRange, type Keyspace, type RollupKeyParts, type ScanRange } from '../keys/index.ts';
 import { LEGACY_QUALIFIER, VERSION_QUALIFIER } from '../rollup/marker.ts';
@@ -31,7 +32,7 @@ export interface DataScan {
 export function assertRange(range: EraseRange): void {
   if (range === null) return;
   if (!Number.isSafeInteger(range.from) || !Number.isSafeInteger(range.to) || range.from < 0 || !(range.from < range.to)) {
-    throw new RangeError(`--from (${range.from}) must be a time before --to (${range.to})`);
+    throw new InputError(`--from (${range.from}) must be a time before --to (${range.to})`, { field: '--from' });
   }
 }
 

@@ -1,5 +1,6 @@
 // What `tsingest delete` works on, resolved once from the configuration: the id, the range, the
 // tables and families, the key layout, the indexed tags and the rollup window sizes.
+import { InputError } from '../errors.ts';
 import type { Keyspace } from '../keys/index.ts';
 import { parseWindows, type WindowSize } from '../rollup/windows.ts';
 import type { Config } from '../runtime/config.ts';
@@ -25,7 +26,7 @@ export interface EraseSettings {
 }
 
 export function eraseSettings(cfg: Config, keyspace: Keyspace, id: string, range: EraseRange): EraseSettings {
-  if (id === '' || id.includes('\u0000')) throw new RangeError('--id must be a non-empty id without NUL');
+  if (id === '' || id.includes('\u0000')) throw new InputError('--id must be a non-empty id without NUL', { field: '--id' });
   assertRange(range);
   const t = cfg.tables;
   return {

@@ -3,19 +3,18 @@
  * cells. Bad *input events* are not errors — `parseEvent` returns a rejection instead.
  */
 
-export const EVENT_ERROR_CODES = ['invalid_limits', 'invalid_mapping', 'malformed_cell'] as const;
+import { ServiceError, type CauseOptions, type EVENT_ERROR_CODES } from '../errors.ts';
+
+export { EVENT_ERROR_CODES } from '../errors.ts';
 export type EventErrorCode = (typeof EVENT_ERROR_CODES)[number];
 
-export class EventError extends Error {
-  readonly code: EventErrorCode;
-  readonly retriable: boolean = false;
+export class EventError extends ServiceError<EventErrorCode> {
+  override readonly name = 'EventError';
   /** The offending setting or cell, e.g. `limits.maxCellBytes`, `mapping.id`, `d:temp`. */
   readonly field: string | undefined;
 
-  constructor(code: EventErrorCode, field: string | undefined, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'EventError';
-    this.code = code;
+  constructor(code: EventErrorCode, field: string | undefined, message: string, options: CauseOptions = {}) {
+    super({ code, message, retriable: false, cause: options.cause });
     this.field = field;
   }
 }

@@ -1,6 +1,7 @@
 // The credentials of the service's own port: bearer tokens, Basic users and mTLS identities, each with
 // its scopes, stored as hashes only (a token as its SHA-256, a password as scrypt with a salt).
 // Parsing and hashing are pure; the file is read by front-door.ts.
+import { InputError } from '../errors.ts';
 import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { SCOPES, type Scope } from './scopes.ts';
@@ -48,12 +49,12 @@ export function parseCredentials(raw: unknown): Credentials {
   const r = credentialsSchema.safeParse(raw);
   if (!r.success) {
     const issue = r.error.issues[0];
-    throw new Error(`${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`);
+    throw new InputError(`${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`);
   }
   const doc = r.data;
   const seen = new Set<string>();
   for (const n of [...doc.tokens, ...doc.users, ...doc.clients].map((c) => c.name)) {
-    if (seen.has(n)) throw new Error(`the name ${n} is given twice (names identify callers in the log)`);
+    if (seen.has(n)) throw new InputError(`the name ${n} is given twice (names identify callers in the log)`);
     seen.add(n);
   }
   return {

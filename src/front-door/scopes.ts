@@ -1,6 +1,8 @@
 // Which scope each path of the service's own port needs (docs/SECURITY.md, "The service's own
 // port"). Pure: a path in, a decision out.
 
+import { InputError } from '../errors.ts';
+
 export const SCOPES = ['read', 'ui', 'metrics', 'admin'] as const;
 export type Scope = (typeof SCOPES)[number];
 
@@ -33,10 +35,10 @@ function scopeOfPath(path: string): Scope | 'open' {
 
 /** Parses a scope list from a credentials file; unknown names are an error naming the entry. */
 export function parseScopes(where: string, raw: unknown): ReadonlySet<Scope> {
-  if (!Array.isArray(raw) || raw.length === 0) throw new Error(`${where}.scopes: a non-empty list of ${SCOPES.join(', ')}`);
+  if (!Array.isArray(raw) || raw.length === 0) throw new InputError(`${where}.scopes: a non-empty list of ${SCOPES.join(', ')}`);
   const out = new Set<Scope>();
   for (const s of raw) {
-    if (typeof s !== 'string' || !(SCOPES as readonly string[]).includes(s)) throw new Error(`${where}.scopes: unknown scope ${JSON.stringify(s)} (one of ${SCOPES.join(', ')})`);
+    if (typeof s !== 'string' || !(SCOPES as readonly string[]).includes(s)) throw new InputError(`${where}.scopes: unknown scope ${JSON.stringify(s)} (one of ${SCOPES.join(', ')})`);
     out.add(s as Scope);
   }
   return out;

@@ -2,28 +2,11 @@
 // `retriable` flag (is the *failure* transient? — whether re-sending is safe for a non-idempotent
 // call such as checkAndPut is the caller's decision), the table/op it happened in, and a cause.
 // An HBaseError is a ServiceError (src/errors.ts): `fatal` defaults to "not retriable".
-import { ServiceError } from '../errors.ts';
+import { HBASE_ERROR_CODES, ServiceError } from '../errors.ts';
 
-export const HBaseErrorCode = {
-  BAD_REQUEST: 'BAD_REQUEST', // 400: malformed request / server-side RuntimeException
-  UNAUTHORIZED: 'UNAUTHORIZED', // 401: the gateway (or its proxy) refused the credentials
-  FORBIDDEN: 'FORBIDDEN', // 403: permissions, read-only gateway
-  NOT_FOUND: 'NOT_FOUND', // 404: row / scanner / column family not found
-  TABLE_NOT_FOUND: 'TABLE_NOT_FOUND', // 404 whose body names TableNotFoundException
-  TABLE_EXISTS: 'TABLE_EXISTS', // createTable on an existing table (ifExists: 'error')
-  SCANNER_GONE: 'SCANNER_GONE', // 410: the server dropped the scanner (e.g. table disabled)
-  HTTP_4XX: 'HTTP_4XX', // any other 4xx (405, 409, 415, ...)
-  UNAVAILABLE: 'UNAVAILABLE', // 502/503/504, 429, 500 with retriable markers
-  SERVER_ERROR: 'SERVER_ERROR', // other 5xx
-  TIMEOUT: 'TIMEOUT', // the call's deadline expired (connect, headers or body)
-  NETWORK: 'NETWORK', // socket-level failure (refused, reset, DNS, ...)
-  PROTOCOL: 'PROTOCOL', // unexpected response shape / status
-  CHECK_FAILED: 'CHECK_FAILED', // 304 from check=put/delete (the client API returns false instead)
-  INVALID_ARGUMENT: 'INVALID_ARGUMENT', // rejected client-side before sending
-  CLOSED: 'CLOSED', // transport already closed
-  GATEWAY_LOST: 'GATEWAY_LOST', // the one gateway holding a session's state (a REST scanner) failed: start over
-} as const;
-export type HBaseErrorCode = (typeof HBaseErrorCode)[keyof typeof HBaseErrorCode];
+/** The codes (src/errors.ts HBASE_ERROR_CODES, where each is described), by name: HBaseErrorCode.TIMEOUT. */
+export const HBaseErrorCode = Object.fromEntries(HBASE_ERROR_CODES.map((c) => [c, c])) as { readonly [K in (typeof HBASE_ERROR_CODES)[number]]: K };
+export type HBaseErrorCode = (typeof HBASE_ERROR_CODES)[number];
 
 export interface HBaseErrorInit {
   code: HBaseErrorCode;

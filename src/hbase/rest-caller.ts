@@ -1,4 +1,5 @@
 // Internal: one HTTP exchange with the gateway → response or HBaseError, plus error context.
+import { KEY_ERROR_CODES, ServiceError } from '../errors.ts';
 import { HBaseError, classifyHttpStatus, classifyTransportError, type HBaseErrorCode } from './errors.ts';
 import type { HttpMethod, HttpResponse, HttpTransport } from './transport.ts';
 
@@ -85,6 +86,10 @@ export class RestCaller {
   }
 }
 
+function isKeyError(err: unknown): boolean {
+  return err instanceof ServiceError && (KEY_ERROR_CODES as readonly string[]).includes((err as ServiceError).code);
+}
+
 /** Re-raises any failure as an HBaseError that names the op and table. */
 export function withContext(err: unknown, op: string, table: string | undefined): HBaseError {
   if (err instanceof HBaseError && err.op === op && err.table === table) return err;
@@ -101,7 +106,8 @@ export function withContext(err: unknown, op: string, table: string | undefined)
       cause: err,
     });
   }
-  const invalid = err instanceof RangeError || err instanceof TypeError;
+  // A request we could not build: an argument out of domain (a RangeError, a KeyError) or a bug.
+  const invalid = err instanceof RangeError || err instanceof TypeError || isKeyError(err);
   const { code, retriable } = invalid
     ? { code: 'INVALID_ARGUMENT' as const, retriable: false }
     : classifyTransportError(err);

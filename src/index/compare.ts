@@ -2,8 +2,8 @@
 // an index row against the data row it names ("dangling"), and a data row against the index rows
 // it should have ("missing"). Expected index rows come from the ingest's own row builder.
 import { TAGS_QUALIFIER, decodeTags } from '../events/cells.ts';
-import { buildIndexRows } from '../events/index.ts';
-import type { IndexEntry } from '../keys/index.ts';
+import { EventError, buildIndexRows } from '../events/index.ts';
+import { KeyError, type IndexEntry } from '../keys/index.ts';
 import type { Cell, Row } from '../hbase/types.ts';
 import type { IndexToolSettings } from './settings.ts';
 
@@ -36,7 +36,7 @@ function metricName(q: Buffer): string {
   try {
     return strictUtf8.decode(q);
   } catch (cause) {
-    throw new RangeError(`qualifier ${q.toString('hex')} is not valid UTF-8`, { cause });
+    throw new EventError('malformed_cell', q.toString('hex'), `qualifier ${q.toString('hex')} is not valid UTF-8`, { cause });
   }
 }
 
@@ -48,7 +48,7 @@ function metricName(q: Buffer): string {
 export function dataFactsOf(row: Row, s: IndexToolSettings): DataFacts {
   const d = s.keyspace.decodeDataKey(row.row);
   if (!s.keyspace.fits(d)) {
-    throw new RangeError(`misplaced: the row is in spread bucket offset ${d.offset}, the registry puts (${JSON.stringify(d.id)}, ${d.ts}) at offset ${s.keyspace.offsetOf(d.id, d.ts)}`);
+    throw new KeyError('invalid_spread', `misplaced: the row is in spread bucket offset ${d.offset}, the registry puts (${JSON.stringify(d.id)}, ${d.ts}) at offset ${s.keyspace.offsetOf(d.id, d.ts)}`);
   }
   const { id, ts, offset } = d;
   const metrics: string[] = [];
@@ -67,7 +67,7 @@ export function dataFactsOf(row: Row, s: IndexToolSettings): DataFacts {
 export function indexFactsOf(row: Row, s: IndexToolSettings): IndexFacts {
   const d = s.keyspace.decodeIndexKey(row.row);
   if (!s.keyspace.fits(d)) {
-    throw new RangeError(`misplaced: the index row is in spread bucket offset ${d.offset}, the registry puts (${JSON.stringify(d.id)}, ${d.ts}) at offset ${s.keyspace.offsetOf(d.id, d.ts)}`);
+    throw new KeyError('invalid_spread', `misplaced: the index row is in spread bucket offset ${d.offset}, the registry puts (${JSON.stringify(d.id)}, ${d.ts}) at offset ${s.keyspace.offsetOf(d.id, d.ts)}`);
   }
   const entry: IndexEntry = { indexName: d.indexName, value: d.value, ts: d.ts, id: d.id };
   const metrics = familyCells(row.cells, s.indexFamily).map((c) => metricName(c.qualifier));

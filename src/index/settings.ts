@@ -1,6 +1,7 @@
 // Pure: what `tsingest index verify|rebuild` work on — tables, families, key layout, the tags checked
 // and the event-time window — and the key arithmetic over it (scan units per salt bucket, data keys
 // of index entries, position of a key inside its unit for progress).
+import { InputError } from '../errors.ts';
 import type { Keyspace, ScanRange } from '../keys/index.ts';
 import { prefixRange } from '../keys/key-bytes.ts';
 import type { Config } from '../runtime/config.ts';
@@ -31,17 +32,17 @@ export interface SettingsInput {
   readonly to?: number | undefined;
 }
 
-/** Throws a RangeError naming the flag or config key at fault. */
+/** Throws an InputError naming the flag or config key at fault. */
 export function settingsOf(cfg: Config, keyspace: Keyspace, input: SettingsInput = {}): IndexToolSettings {
   const configured = cfg.index.tags;
   let tags: readonly string[] = configured;
   if (input.tag !== undefined) {
     if (!configured.includes(input.tag)) {
-      throw new RangeError(`--tag ${input.tag} is not one of index.tags (${JSON.stringify(configured)}); add it to index.tags first, so ingest keeps it indexed`);
+      throw new InputError(`--tag ${input.tag} is not one of index.tags (${JSON.stringify(configured)}); add it to index.tags first, so ingest keeps it indexed`, { field: '--tag' });
     }
     tags = [input.tag];
   }
-  if (tags.length === 0) throw new RangeError('index.tags is empty: there is no index to verify or rebuild');
+  if (tags.length === 0) throw new InputError('index.tags is empty: there is no index to verify or rebuild', { field: 'index.tags' });
   return {
     dataTable: cfg.tables.data.name,
     dataFamily: cfg.tables.data.family,
@@ -57,7 +58,7 @@ export function settingsOf(cfg: Config, keyspace: Keyspace, input: SettingsInput
 export function windowOf(from: number | undefined, to: number | undefined): TimeWindow | null {
   if (from === undefined && to === undefined) return null;
   const w = { from: from ?? 0, to: to ?? Number.MAX_SAFE_INTEGER };
-  if (!(w.from < w.to)) throw new RangeError(`--from (${w.from}) must be before --to (${w.to})`);
+  if (!(w.from < w.to)) throw new InputError(`--from (${w.from}) must be before --to (${w.to})`, { field: '--from' });
   return w;
 }
 

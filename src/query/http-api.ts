@@ -22,6 +22,7 @@
  * Retry-After), 500 otherwise. A failure after the first item was sent cuts the connection (the body
  * is then not valid JSON, which no client can mistake for a complete page).
  */
+import { ServiceError } from '../errors.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { isAccessRefused, isHBaseError, isRetriable } from '../hbase/errors.ts';
@@ -213,8 +214,13 @@ export function createReadApi(deps: ReadApiDeps): ReadApiHandler {
   };
 }
 
-class DeadlinePassed extends Error {
+/** A read API request ran past query.deadlineMs; the same request may finish another time. */
+export class DeadlinePassed extends ServiceError<'DEADLINE_PASSED'> {
   override readonly name = 'DeadlinePassed';
+
+  constructor() {
+    super({ code: 'DEADLINE_PASSED', message: 'the request ran past query.deadlineMs', retriable: true });
+  }
 }
 
 /** One request's deadline: `race` rejects with DeadlinePassed once it has passed. */

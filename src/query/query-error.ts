@@ -3,21 +3,20 @@
  * or window, a cursor that does not belong to the query. Each names the parameter; the HTTP API maps
  * `status` onto the response (400 / 404), the CLI prints the message (exit 2). Never retriable.
  */
-export const QUERY_ERROR_CODES = ['bad_parameter', 'bad_cursor', 'unknown_index', 'unknown_window', 'unknown_parameter'] as const;
+import { ServiceError, type CauseOptions, type QUERY_ERROR_CODES } from '../errors.ts';
+
+export { QUERY_ERROR_CODES } from '../errors.ts';
 export type QueryErrorCode = (typeof QUERY_ERROR_CODES)[number];
 
-export class QueryError extends Error {
+export class QueryError extends ServiceError<QueryErrorCode> {
   override readonly name = 'QueryError';
-  readonly code: QueryErrorCode;
   /** the parameter at fault, as the API spells it (`limit`, `from`, `cursor`, …) */
   readonly parameter: string;
   /** 400 for bad input, 404 for an index or window that does not exist */
   readonly status: 400 | 404;
-  readonly retriable = false;
 
-  constructor(code: QueryErrorCode, parameter: string, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
+  constructor(code: QueryErrorCode, parameter: string, message: string, options: CauseOptions = {}) {
+    super({ code, message, retriable: false, cause: options.cause });
     this.parameter = parameter;
     this.status = code === 'unknown_index' || code === 'unknown_window' ? 404 : 400;
   }

@@ -6,7 +6,7 @@
  * bit-identical sums for the same data.
  */
 import { decodeDataRow, type DataRow, type StoredCell } from '../events/index.ts';
-import { addEvent, decodeSummary, encodeSummary, mergeSummary, type MetricSummary } from './summary.ts';
+import { SummaryDecodeError, addEvent, decodeSummary, encodeSummary, mergeSummary, type MetricSummary } from './summary.ts';
 
 /** metric name → summary */
 export type Summaries = Map<string, MetricSummary>;
@@ -43,7 +43,7 @@ export function decodeSummaryCells(cells: readonly StoredCell[]): Summaries {
     try {
       metric = strictUtf8.decode(cell.qualifier);
     } catch (cause) {
-      throw new RangeError(`summary qualifier ${Buffer.from(cell.qualifier).toString('hex')} is not UTF-8`, { cause });
+      throw new SummaryDecodeError(`summary qualifier ${Buffer.from(cell.qualifier).toString('hex')} is not UTF-8`, { cause });
     }
     out.set(metric, decodeSummary(cell.value, metric));
   }

@@ -2,6 +2,7 @@
  * Pure planning of the rollup job: what to read to recompute a marked window, the coarser window a
  * recompute re-marks, the markers of a bucket as rows, rollup lag, and the backfill's whole windows.
  */
+import { InputError } from '../errors.ts';
 import type { DecodedRollupKey, Keyspace, ScanRange, SpreadEntry } from '../keys/index.ts';
 import { LEGACY_QUALIFIER, VERSION_QUALIFIER } from './marker.ts';
 import { firstOpenStart, windowStartOf, type WindowSize } from './windows.ts';
@@ -42,7 +43,7 @@ export type WindowSource =
 /** sizes are finest first (parseWindows). */
 export function indexOfSize(sizes: readonly WindowSize[], windowSec: number): number {
   const i = sizes.findIndex((w) => w.seconds === windowSec);
-  if (i < 0) throw new RangeError(`window size ${windowSec}s is not configured (rollup.windows)`);
+  if (i < 0) throw new InputError(`window size ${windowSec}s is not configured (rollup.windows)`, { field: 'rollup.windows' });
   return i;
 }
 
@@ -100,7 +101,7 @@ export function lagSeconds(now: number, oldestStart: number | undefined, w: Wind
  * that the backfill writes is complete.
  */
 export function wholeWindows(from: number, to: number, coarsest: WindowSize): { from: number; to: number } {
-  if (!(from < to)) throw new RangeError(`--from (${from}) must be before --to (${to})`);
+  if (!(from < to)) throw new InputError(`--from (${from}) must be before --to (${to})`, { field: '--from' });
   const start = windowStartOf(from, coarsest);
   const endStart = windowStartOf(to, coarsest);
   return { from: start, to: endStart === to ? to : endStart + coarsest.ms };

@@ -10,6 +10,7 @@
  *      marked BEFORE the marker row of this window goes (removeMarkerRow, once every window of that
  *      row is done): a kill between the two leaves work, never loses it.
  */
+import { ServiceError, errorMessage } from '../errors.ts';
 import type { Row } from '../hbase/index.ts';
 import type { Keyspace } from '../keys/index.ts';
 import type { RollupErrorStage } from '../metrics/read-metrics.ts';
@@ -20,12 +21,13 @@ import { coarserWindow, sourceOf, type FoundMarker, type FoundMarkerRow } from '
 import type { RollupSettings } from './settings.ts';
 import type { RollupStore } from './store.ts';
 
-export class RollupStageError extends Error {
+/** A stage of a recompute failed; `cause` is what failed (the rollup job logs it and tries again later). */
+export class RollupStageError extends ServiceError<'ROLLUP_FAILED'> {
   override readonly name = 'RollupStageError';
   readonly stage: RollupErrorStage;
 
   constructor(stage: RollupErrorStage, cause: unknown) {
-    super(`rollup ${stage} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super({ code: 'ROLLUP_FAILED', message: `rollup ${stage} failed: ${errorMessage(cause)}`, cause });
     this.stage = stage;
   }
 }

@@ -7,6 +7,8 @@
  *   first/last are the values at the earliest/latest event timestamp in the window.
  * Summaries merge associatively, which is how a coarser window is built from the finer ones.
  */
+import { ServiceError, type CauseOptions } from '../errors.ts';
+
 export const SUMMARY_BYTES = 64;
 
 export interface MetricSummary {
@@ -20,8 +22,13 @@ export interface MetricSummary {
   readonly last: number;
 }
 
-export class SummaryDecodeError extends Error {
+/** A stored summary cell that is not one: HBase holds bytes this code did not write. */
+export class SummaryDecodeError extends ServiceError<'MALFORMED_SUMMARY'> {
   override readonly name = 'SummaryDecodeError';
+
+  constructor(message: string, options: CauseOptions = {}) {
+    super({ code: 'MALFORMED_SUMMARY', message, cause: options.cause });
+  }
 }
 
 export function summaryOf(ts: number, value: number): MetricSummary {

@@ -1,6 +1,7 @@
 // Pure: rollup window sizes from config ("15m", "1h", "1d") and the window arithmetic (epoch-aligned,
 // UTC). Windows are nested: each size is a whole multiple of the one before it, so a coarser window
 // is exactly a run of finer ones and can be computed from their summaries.
+import { ServiceError, type CauseOptions } from '../errors.ts';
 import { MAX_WINDOW_SEC } from '../keys/index.ts';
 
 const UNIT_SECONDS = { s: 1, m: 60, h: 3600, d: 86_400 } as const;
@@ -12,8 +13,13 @@ export interface WindowSize {
   readonly ms: number;
 }
 
-export class WindowConfigError extends Error {
+/** rollup.windows (or a --window flag) that is not a valid list of sizes: a configuration error, exit 3. */
+export class WindowConfigError extends ServiceError<'CONFIG'> {
   override readonly name = 'WindowConfigError';
+
+  constructor(message: string, options: CauseOptions = {}) {
+    super({ code: 'CONFIG', message, cause: options.cause });
+  }
 }
 
 export function parseWindow(text: string): WindowSize {

@@ -1,14 +1,20 @@
 // Reads the configuration once at start: file → environment → flags, later sources win, then one
 // validation whose errors name the offending key (`kafka.brokers.0: host:port`).
 import { readFileSync } from 'node:fs';
+import { InputError, ServiceError, type CauseOptions } from '../errors.ts';
 import { spreadTiming } from '../spread/timing.ts';
 import { configSchema, type Config } from './config-schema.ts';
 
 export type { Config, TableConfig } from './config-schema.ts';
 export { isLoopback } from './config-http.ts';
 
-export class ConfigError extends Error {
+/** A configuration that does not validate (its message names the key at fault): exit 3. */
+export class ConfigError extends ServiceError<'CONFIG'> {
   override readonly name = 'ConfigError';
+
+  constructor(message: string, options: CauseOptions = {}) {
+    super({ code: 'CONFIG', message, cause: options.cause });
+  }
 }
 
 /** Environment variables the service understands, and the config key each one sets. */
@@ -70,14 +76,14 @@ function readFile(path: string): Tree {
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
-    throw new ConfigError(`config file ${path}: ${(e as Error).message}`);
+    throw new ConfigError(`config file ${path}: ${(e as Error).message}`, { cause: e });
   }
   try {
     const parsed = JSON.parse(text) as unknown;
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('top level must be an object');
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new InputError('top level must be an object');
     return parsed as Tree;
   } catch (e) {
-    throw new ConfigError(`config file ${path} is not valid JSON: ${(e as Error).message}`);
+    throw new ConfigError(`config file ${path} is not valid JSON: ${(e as Error).message}`, { cause: e });
   }
 }
 
@@ -141,7 +147,7 @@ export function loadConfig(sources: ConfigSources = {}): Config {
   try {
     spreadTiming(sp);
   } catch (err) {
-    throw new ConfigError(`${(err as Error).message}: every instance must see an epoch before its first event`);
+    throw new ConfigError(`${(err as Error).message}: every instance must see an epoch before its first event`, { cause: err });
   }
   checkHBaseSecurity(cfg.hbase);
   checkKafkaSecurity(cfg.kafka);

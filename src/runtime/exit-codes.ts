@@ -1,6 +1,6 @@
 // The exit codes of `tsingest run`, so that a supervisor can tell a clean stop from a failure, and a
 // failure that a restart may heal from one it cannot (README "Operations": systemd and k8s settings).
-import { classifyError } from '../errors.ts';
+import { HBASE_ERROR_CODES, classifyError, type ErrorCode } from '../errors.ts';
 
 export const EXIT = {
   /** stopped cleanly: a drain after SIGTERM/SIGINT committed everything written, or a signal aborted the start */
@@ -31,36 +31,35 @@ export const TOOL_EXIT = {
   INTERRUPTED: 130,
 } as const;
 
-function isConfigError(err: unknown): boolean {
-  return err instanceof Error && (err.name === 'ConfigError' || err.name === 'WindowConfigError');
-}
-
-/** Codes of the HBase client that mean our own request was wrong or our client closed: a bug, not HBase. */
-const CLIENT_SIDE = new Set(['INVALID_ARGUMENT', 'CLOSED']);
+/** HBase answers that mean the cluster refused for good; the client-side codes are our own bug. */
+const CLIENT_SIDE: ReadonlySet<ErrorCode> = new Set(['INVALID_ARGUMENT', 'CLOSED']);
+const LOST_DEPENDENCY: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'CONSUMER_CRASHED',
+  'KAFKA',
+  'REGISTRY_CONFLICT',
+  ...HBASE_ERROR_CODES.filter((c) => !CLIENT_SIDE.has(c)),
+]);
 
 /**
- * The exit code for the error that stopped the service (or its start). A refusal to start
- * (StartupError: tables or topics that do not match, TLS or credentials that do not fit) names what to
- * change in the configuration; a fatal HBase answer (a table or family gone) and a consumer kafkajs
- * will not restart are lost dependencies; anything unclassified is internal.
+ * The exit code for the error that stopped the service (or its start), read from its code
+ * (src/errors.ts classifyError). A wrong command line is 2; a configuration that does not validate
+ * and a refusal to start (StartupError: tables or topics that do not match, TLS or credentials that
+ * do not fit) name what to change in the configuration (3); a fatal HBase answer (a table or family
+ * gone) and a consumer kafkajs will not restart are lost dependencies (4); anything else is internal.
  */
 export function exitCodeOf(err: unknown): ExitCode {
-  if (err instanceof Error && err.name === 'UsageError') return EXIT.USAGE;
-  if (isConfigError(err)) return EXIT.CONFIG;
-  const c = classifyError(err);
-  switch (c.code) {
+  const { code } = classifyError(err);
+  switch (code) {
+    case 'USAGE':
+      return EXIT.USAGE;
+    case 'CONFIG':
     case 'STARTUP':
       return EXIT.CONFIG;
     case 'DRAIN_FAILED':
       return EXIT.DRAIN_FAILED;
     case 'ABORTED':
       return EXIT.OK;
-    case 'CONSUMER_CRASHED':
-    case 'KAFKA':
-      return EXIT.DEPENDENCY;
-    case 'INTERNAL':
-      return EXIT.INTERNAL;
     default:
-      return c.source === 'service' && !CLIENT_SIDE.has(c.code) ? EXIT.DEPENDENCY : EXIT.INTERNAL;
+      return LOST_DEPENDENCY.has(code) ? EXIT.DEPENDENCY : EXIT.INTERNAL;
   }
 }

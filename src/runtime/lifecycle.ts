@@ -11,6 +11,7 @@
  */
 import type { Logger } from 'pino';
 import type { Metrics } from '../metrics/registry.ts';
+import { ServiceError, type CauseOptions, type LIFECYCLE_ERROR_CODES } from '../errors.ts';
 
 export const LIFECYCLE_STATES = ['starting', 'running', 'degraded', 'draining', 'stopped', 'failed'] as const;
 export type LifecycleState = (typeof LIFECYCLE_STATES)[number];
@@ -24,17 +25,14 @@ export const ALLOWED_TRANSITIONS: Readonly<Record<LifecycleState, readonly Lifec
   failed: [],
 };
 
-export const LIFECYCLE_ERROR_CODES = ['illegal_transition'] as const;
+export { LIFECYCLE_ERROR_CODES } from '../errors.ts';
 export type LifecycleErrorCode = (typeof LIFECYCLE_ERROR_CODES)[number];
 
-export class LifecycleError extends Error {
-  readonly code: LifecycleErrorCode;
-  readonly retriable = false;
+export class LifecycleError extends ServiceError<LifecycleErrorCode> {
+  override readonly name = 'LifecycleError';
 
-  constructor(code: LifecycleErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'LifecycleError';
-    this.code = code;
+  constructor(code: LifecycleErrorCode, message: string, options: CauseOptions = {}) {
+    super({ code, message, retriable: false, cause: options.cause });
   }
 }
 

@@ -26,7 +26,7 @@ function parsed(key: string, text: string): Credentials {
   try {
     return parseCredentials(doc);
   } catch (err) {
-    throw new ConfigError(`${key}: ${(err as Error).message}`);
+    throw new ConfigError(`${key}: ${(err as Error).message}`, { cause: err });
   }
 }
 

@@ -8,7 +8,7 @@ export function readSecretFile(key: string, path: string): string {
   try {
     return readFileSync(path, 'utf8').replace(/\r?\n$/, '');
   } catch (err) {
-    throw new ConfigError(`${key}: cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new ConfigError(`${key}: cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
   }
 }
 

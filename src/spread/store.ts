@@ -4,7 +4,7 @@
  * instance and `tsingest spread set`) that change one id at once cannot both win: the loser reads
  * the entry again and decides anew (`update`). Entries are never deleted (K never shrinks).
  */
-import { ServiceError } from '../errors.ts';
+import { ServiceError, type CauseOptions } from '../errors.ts';
 import { column } from '../hbase/codec.ts';
 import type { CellInput, CheckSpec, Row, RowCells, ScanOptions } from '../hbase/index.ts';
 import { decodeEntry, encodeEntry, type SpreadEntry } from '../keys/index.ts';
@@ -43,8 +43,8 @@ export interface RegistryStoreOptions {
 export class RegistryConflictError extends ServiceError {
   override readonly name = 'RegistryConflictError';
 
-  constructor(message: string) {
-    super({ code: 'REGISTRY_CONFLICT', message, retriable: true, fatal: false });
+  constructor(message: string, options: CauseOptions = {}) {
+    super({ code: 'REGISTRY_CONFLICT', message, retriable: true, fatal: false, cause: options.cause });
   }
 }
 

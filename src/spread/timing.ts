@@ -12,6 +12,7 @@
  *   an epoch that a promotion later changes. An event with ts ≥ now + A first raises its id's fence in
  *   the registry (check-and-put), and a promotion's since must be after the fence.
  */
+import { InputError } from '../errors.ts';
 export interface SpreadTiming {
   /** L: how far ahead of the promotion an epoch starts */
   readonly leadMs: number;
@@ -32,7 +33,7 @@ export interface SpreadTimingSettings {
 export function spreadTiming(s: SpreadTimingSettings): SpreadTiming {
   const validityMs = 3 * s.refreshMs;
   const fenceAheadMs = s.leadMs - validityMs - 2 * s.clockToleranceMs;
-  if (fenceAheadMs <= 0) throw new RangeError(`keys.spread.leadMs (${s.leadMs}) must exceed 3 × refreshMs + 2 × clockToleranceMs (${validityMs + 2 * s.clockToleranceMs})`);
+  if (fenceAheadMs <= 0) throw new InputError(`keys.spread.leadMs (${s.leadMs}) must exceed 3 × refreshMs + 2 × clockToleranceMs (${validityMs + 2 * s.clockToleranceMs})`, { field: 'keys.spread.leadMs' });
   return { leadMs: s.leadMs, refreshMs: s.refreshMs, validityMs, fenceAheadMs };
 }
 

@@ -2,9 +2,9 @@
 // HTTP 400, the offending field (`queries[1].downsample`, `m[0]`, `start`, …), a message worded as
 // OpenTSDB 2.4.1 words it, and optional details. errorBody renders OpenTSDB's error shape.
 
-import { ServiceError } from '../errors.ts';
+import { ServiceError, type CauseOptions, type ErrorCode } from '../errors.ts';
 
-export const TSDB_QUERY_ERROR_CODES = ['BAD_QUERY'] as const;
+export const TSDB_QUERY_ERROR_CODES = ['BAD_QUERY'] as const satisfies readonly ErrorCode[];
 export type TsdbQueryErrorCode = (typeof TSDB_QUERY_ERROR_CODES)[number];
 
 export interface TsdbQueryErrorInit {
@@ -27,6 +27,17 @@ export class TsdbQueryError extends ServiceError<'BAD_QUERY'> {
     super({ code: 'BAD_QUERY', message: init.message, retriable: false, cause: init.cause });
     this.field = init.field;
     this.details = init.details ?? '';
+  }
+}
+
+/** A request the series API refuses as HTTP (405 method, 408 past series.deadlineMs, 413 body too large). */
+export class HttpError extends ServiceError<'HTTP_REQUEST'> {
+  override name = 'HttpError';
+  readonly status: number;
+
+  constructor(status: number, message: string, options: CauseOptions = {}) {
+    super({ code: 'HTTP_REQUEST', message, retriable: status === 408, cause: options.cause });
+    this.status = status;
   }
 }
 

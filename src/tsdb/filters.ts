@@ -18,12 +18,17 @@
 
 import { FILTER_TYPES, type FilterType, type TagFilter } from './types.ts';
 import { badQuery } from './errors.ts';
+import { ServiceError, type CauseOptions } from '../errors.ts';
 import { javaSplit } from './downsample-spec.ts';
 import { jsonScalarText } from './time.ts';
 
 /** A filter problem in OpenTSDB's words; callers add the field. */
-export class FilterSpecError extends Error {
+export class FilterSpecError extends ServiceError<'BAD_FILTER'> {
   override name = 'FilterSpecError';
+
+  constructor(message: string, options: CauseOptions = {}) {
+    super({ code: 'BAD_FILTER', message, cause: options.cause });
+  }
 }
 
 function isFilterType(t: string): t is FilterType {

@@ -10,7 +10,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { isAccessRefused, isHBaseError, isRetriable } from '../hbase/errors.ts';
-import { errorBody, TsdbQueryError } from './errors.ts';
+import { errorBody, HttpError, TsdbQueryError } from './errors.ts';
 import { executeQuery, type ExecuteDeps, type SubQueryAnswer } from './execute.ts';
 import { lookupAnswer, lookupFromBody, lookupFromQuery, suggestAnswer } from './lookup.ts';
 import { parseQueryString } from './parse-m.ts';
@@ -27,14 +27,6 @@ export interface SeriesApiDeps extends Omit<ExecuteDeps, 'signal'> {
   readonly deadlineMs: number;
   readonly maxBodyBytes: number;
   readonly log: Pick<Logger, 'warn' | 'error'>;
-}
-
-class HttpError extends Error {
-  readonly status: number;
-  constructor(status: number, message: string) {
-    super(message);
-    this.status = status;
-  }
 }
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -110,7 +102,7 @@ async function answerQuery(req: IncomingMessage, res: ServerResponse, url: URL, 
   try {
     answers = await executeQuery(q, { ...deps, signal });
   } catch (err) {
-    if (signal.aborted && !(err instanceof TsdbQueryError)) throw new HttpError(408, `The query did not finish within ${deps.deadlineMs} ms (series.deadlineMs); its reads were cancelled`);
+    if (signal.aborted && !(err instanceof TsdbQueryError)) throw new HttpError(408, `The query did not finish within ${deps.deadlineMs} ms (series.deadlineMs); its reads were cancelled`, { cause: err });
     throw err;
   }
   await writeSeries(res, q, answers, url.searchParams.has('arrays'));

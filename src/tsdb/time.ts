@@ -17,33 +17,34 @@
 // overlap we resolve a wall time as Intl-offset arithmetic does (earlier offset for gaps), which is
 // believed, not measured, to match java.util.GregorianCalendar.
 
-import { badQuery } from './errors.ts';
+import { badQuery, TsdbQueryError } from './errors.ts';
+import { InputError } from '../errors.ts';
 
 export const DEFAULT_TIMEZONE = 'UTC';
 const LONG_MAX = 9223372036854775807n;
 const LONG_MIN = -9223372036854775808n;
 
-/** Tags.parseLong: Java's NumberFormatException messages, exact. Throws Error(message). */
+/** Tags.parseLong: Java's NumberFormatException messages, exact. Throws InputError(message). */
 export function parseJavaLong(s: string): bigint {
   const n = s.length;
-  if (n === 0) throw new Error('Empty string');
+  if (n === 0) throw new InputError('Empty string');
   const first = s.charAt(0);
   let i = 0;
   if (first === '+' || first === '-') {
-    if (n === 1) throw new Error(`Just a sign, no value: ${s}`);
-    if (n > 20) throw new Error(`Value too long: ${s}`);
+    if (n === 1) throw new InputError(`Just a sign, no value: ${s}`);
+    if (n > 20) throw new InputError(`Value too long: ${s}`);
     i = 1;
   } else if (n > 19) {
-    throw new Error(`Value too long: ${s}`);
+    throw new InputError(`Value too long: ${s}`);
   }
   let v = 0n;
   for (; i < n; i++) {
     const c = s.charAt(i);
-    if (c < '0' || c > '9') throw new Error(`Invalid character '${c}' in ${s}`);
+    if (c < '0' || c > '9') throw new InputError(`Invalid character '${c}' in ${s}`);
     v = v * 10n + BigInt(c.charCodeAt(0) - 48);
   }
   if (first === '-') v = -v;
-  if (v > LONG_MAX || v < LONG_MIN) throw new Error(`Overflow in ${s}`);
+  if (v > LONG_MAX || v < LONG_MIN) throw new InputError(`Overflow in ${s}`);
   return v;
 }
 
@@ -183,7 +184,7 @@ function longOrThrow(s: string, field: string, prefix: string): number {
   try {
     return Number(parseJavaLong(s));
   } catch (err) {
-    throw badQuery(field, prefix + (err as Error).message);
+    throw new TsdbQueryError({ field, message: prefix + (err as Error).message, cause: err });
   }
 }
 

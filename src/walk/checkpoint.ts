@@ -7,25 +7,18 @@
  * identity field differs, and the tool words the refusal.
  */
 import type { ZodType } from 'zod';
+import { ServiceError, type CauseOptions, type CHECKPOINT_ERROR_CODES } from '../errors.ts';
 import { readTextIfExists, writeFileAtomic } from '../runtime/atomic-file.ts';
 
-export const CHECKPOINT_ERROR_CODES = [
-  'unreadable', // the file exists but cannot be read
-  'not_json',
-  'invalid', // JSON, but not a checkpoint of this tool (the fields at fault are named)
-  'other_run', // a checkpoint of a run with other parameters
-] as const;
+export { CHECKPOINT_ERROR_CODES } from '../errors.ts';
 export type CheckpointErrorCode = (typeof CHECKPOINT_ERROR_CODES)[number];
 
 /** A checkpoint that cannot be used; never retriable (the file or the command line must change). */
-export class CheckpointError extends Error {
+export class CheckpointError extends ServiceError<CheckpointErrorCode> {
   override readonly name = 'CheckpointError';
-  readonly code: CheckpointErrorCode;
-  readonly retriable = false;
 
-  constructor(code: CheckpointErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
+  constructor(code: CheckpointErrorCode, message: string, options: CauseOptions = {}) {
+    super({ code, message, retriable: false, cause: options.cause });
   }
 }
 

@@ -3,6 +3,8 @@
 // HBase is *down* is not decided here from failure counts: failures may arrive only when a request
 // deadline expires, so OutageWatch (outage-watch.ts) measures time from the oldest unacknowledged write.
 
+import { ServiceError, type CauseOptions } from '../errors.ts';
+
 export interface BackoffPolicy {
   readonly baseMs: number;
   readonly maxMs: number;
@@ -26,8 +28,13 @@ export interface RetryOptions extends BackoffPolicy {
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
-export class RetryAbortedError extends Error {
+/** A retry loop stopped by its signal (shutdown): not a failure, never fatal. */
+export class RetryAbortedError extends ServiceError<'ABORTED'> {
   override readonly name = 'RetryAbortedError';
+
+  constructor(message: string, options: CauseOptions = {}) {
+    super({ code: 'ABORTED', message, retriable: false, fatal: false, cause: options.cause });
+  }
 }
 
 function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {

@@ -5,6 +5,11 @@ import assert from 'node:assert/strict';
 import { ServiceError } from '../../../src/errors.ts';
 import { HBaseError } from '../../../src/hbase/errors.ts';
 import { UsageError } from '../../../src/cli/args.ts';
+import { EventError } from '../../../src/events/event-error.ts';
+import { KeyError } from '../../../src/keys/key-error.ts';
+import { RollupStageError } from '../../../src/rollup/recompute.ts';
+import { WindowConfigError } from '../../../src/rollup/windows.ts';
+import { RetryAbortedError } from '../../../src/walk/retry.ts';
 import { ConfigError } from '../../../src/runtime/config.ts';
 import { EXIT, exitCodeOf } from '../../../src/runtime/exit-codes.ts';
 import { StartupError } from '../../../src/service/settings.ts';
@@ -23,6 +28,12 @@ void test('every kind of stop has its code, and only a clean one is 0', () => {
     ['a request our client refused to send', new HBaseError({ code: 'INVALID_ARGUMENT', message: 'bad key' }), EXIT.INTERNAL],
     ['a drain that left work uncommitted', new ServiceError({ code: 'DRAIN_FAILED', message: 'left 1 unit' }), EXIT.DRAIN_FAILED],
     ['an abort', new ServiceError({ code: 'ABORTED', message: 'draining', fatal: false }), EXIT.OK],
+    ['a rollup window that is not a duration', new WindowConfigError('rollup window "7x" is not a duration like 15m, 1h or 1d'), EXIT.CONFIG],
+    ['a retry loop stopped by shutdown', new RetryAbortedError('retry aborted'), EXIT.OK],
+    ['a key out of domain (coded, but no dependency)', new KeyError('invalid_id', 'id is empty'), EXIT.INTERNAL],
+    ['a malformed stored cell', new EventError('malformed_cell', 'd:t', 'cell d:t is not 8 bytes'), EXIT.INTERNAL],
+    ['a failed rollup stage, whatever failed under it', new RollupStageError('write', new HBaseError({ code: 'TABLE_NOT_FOUND', message: 'gone' })), EXIT.INTERNAL],
+    ['an HBase answer under an uncoded wrapper', new Error('start-up check failed', { cause: new HBaseError({ code: 'TABLE_NOT_FOUND', message: 'gone' }) }), EXIT.DEPENDENCY],
     ['a bug', new TypeError('x is undefined'), EXIT.INTERNAL],
     ['something thrown that is not an Error', 'boom', EXIT.INTERNAL],
   ];

@@ -98,7 +98,7 @@ test('TestDateTime: parseDuration', () => {
 test('Tags.parseLong messages', () => {
   assert.equal(parseJavaLong('-9223372036854775808'), -9223372036854775808n);
   assert.equal(parseJavaLong('+42'), 42n);
-  assert.throws(() => parseJavaLong('9223372036854775808'), /^Error: Overflow in 9223372036854775808$/);
+  assert.throws(() => parseJavaLong('9223372036854775808'), /^InputError: Overflow in 9223372036854775808$/);
   assert.throws(() => parseJavaLong('-'), /Just a sign, no value: -/);
   assert.throws(() => parseJavaLong(''), /Empty string/);
 });
