@@ -21,21 +21,33 @@ const pointInTime = z
   })
   .meta({ format: POINT_IN_TIME_FORMAT });
 
-const tableSchema = (defaultName: string, description: string) =>
-  z
-    .object({
+const tableFields = (defaultName: string) => ({
       name: z.string().regex(/^[A-Za-z0-9_.-]+(:[A-Za-z0-9_.-]+)?$/, 'an HBase table name ([ns:]name)').default(defaultName)
         .describe('HBase table name ([namespace:]name)'),
       family: z.string().regex(/^[A-Za-z0-9_]{1,4}$/, 'a short column family name (1–4 characters)').default('d')
         .describe('The one column family (1–4 characters)'),
       versions: z.number().int().min(1).max(10).default(1).describe('Cell versions kept (VERSIONS); replays rewrite the same cell, so 1 is enough'),
       ttlSeconds: z.number().int().positive().nullable().default(null)
-        .describe('Time to live of cells in seconds, counted from the event ts (null: forever)'),
+        .describe('Time to live of cells in seconds, counted from the cell timestamp: the event ts in the data and index tables, the writer\'s clock in the meta table (null: forever)'),
       bloomFilter: z.enum(['NONE', 'ROW', 'ROWCOL']).default('ROW').describe('Bloom filter type of the family (BLOOMFILTER)'),
       compression: z.enum(['auto', 'NONE', 'SNAPPY', 'LZ4', 'ZSTD', 'GZ']).default('auto')
         .describe("Compression codec; 'auto' takes the first of SNAPPY, LZ4, ZSTD, GZ the cluster accepts, else NONE (an existing table keeps its codec)"),
       dataBlockEncoding: z.enum(['NONE', 'PREFIX', 'DIFF', 'FAST_DIFF', 'ROW_INDEX_V1']).default('FAST_DIFF')
         .describe('Data block encoding of the family (DATA_BLOCK_ENCODING)'),
+});
+
+const tableSchema = (defaultName: string, description: string) =>
+  z.object(tableFields(defaultName)).strict().prefault({}).describe(description);
+
+/** The rollup table: the common fields plus one TTL per window size (docs/RETENTION.md). */
+const rollupTableSchema = (defaultName: string, description: string) =>
+  z
+    .object({
+      ...tableFields(defaultName),
+      ttlSeconds: z.number().int().positive().nullable().default(null)
+        .describe('Default time to live (s) of the summaries of every window size not in ttlByWindow, and of the marker family (tables.rollup.family, which also keeps summaries written before the per-size families); counted from the summary\'s cell timestamp, the time the rollup job wrote it, at or after the window closed (null: forever)'),
+      ttlByWindow: z.record(z.string(), z.number().int().positive().nullable()).default({})
+        .describe('Time to live (s) of one window size\'s summaries, by window as in rollup.windows, e.g. {"1h": 31536000, "1d": null} (null: forever); each size has its own family r<size> (r1h, r1d); a window not listed takes ttlSeconds'),
     })
     .strict()
     .prefault({})
@@ -183,7 +195,7 @@ export const configSchema = z
       .object({
         data: tableSchema('tsdata', 'Data table: one row per (id, ts), a cell per metric (docs/KEYS.md)'),
         index: tableSchema('tsindex', 'Secondary index table: one row per (tag, value, ts, id)'),
-        rollup: tableSchema('tsrollup', 'Rollup table: summary rows and rollup markers'),
+        rollup: rollupTableSchema('tsrollup', 'Rollup table: summary rows (one family per window size) and rollup markers'),
         meta: tableSchema('tsmeta', 'Meta table: the spread registry (epochs of spread ids), the instances\' write shares and the series catalog; one region'),
       })
       .strict()
@@ -343,3 +355,4 @@ export const configSchema = z
 
 export type Config = z.infer<typeof configSchema>;
 export type TableConfig = Config['tables']['data'];
+export type RollupTableConfig = Config['tables']['rollup'];
