@@ -63,12 +63,12 @@ export interface PointBudget {
 export class SeriesStore {
   readonly #port: SeriesScanPort;
   readonly #o: SeriesStoreOptions;
-  readonly #summaryFamily: Buffer;
+  readonly #markerFamily: Buffer;
 
   constructor(port: SeriesScanPort, options: SeriesStoreOptions) {
     this.#port = port;
     this.#o = options;
-    this.#summaryFamily = column(options.rollup.family);
+    this.#markerFamily = column(options.rollup.family);
   }
 
   /**
@@ -170,7 +170,7 @@ export class SeriesStore {
     };
     const ranges = buckets.flatMap((bucket) => sizesMs.map((sizeMs) => keyspace.markerWindowRange(bucket, sizeMs / 1000, Math.max(0, from - (from % sizeMs)), to)));
     for (const scan of scanChunks(ranges, 1)) {
-      for await (const row of this.#scanMany(rollup.name, scan, { columns: [this.#summaryFamily] })) {
+      for await (const row of this.#scanMany(rollup.name, scan, { columns: [this.#markerFamily] })) {
         const key = keyspace.decodeMarkerKey(row.row);
         const sizeMs = key.windowSec * 1000;
         if (key.id !== null) {
