@@ -10,9 +10,18 @@ export interface RegionReader {
   tableExists(table: string): Promise<boolean>;
 }
 
+/** One of the rollup table's window-size families, as `tables apply` left it. */
+export interface AppliedFamily {
+  readonly family: string;
+  readonly holds: string;
+  readonly result: EnsureTableResult;
+}
+
 export interface AppliedTable {
   readonly role: TableRole;
   readonly result: EnsureTableResult;
+  /** the window-size families of the rollup table (created, or altered in place: an online schema change, no data rewritten) */
+  readonly families: readonly AppliedFamily[];
   readonly compression: string;
   /** region start keys as the REST gateway reports them (hex) */
   readonly restRegionStarts: readonly string[];
@@ -44,16 +53,36 @@ async function codecsFor(admin: TableAdminPort, t: TableConfig): Promise<readonl
   return current === undefined ? AUTO_CODECS : [current];
 }
 
+/**
+ * The window-size families of a table, after its main family (same table, so the splits are not
+ * applied again): each one is added or altered through the same admin call, which changes only the
+ * attributes that differ (TTL, …) with an online modify — the family's cells stay. With compression
+ * 'auto' a new family takes the main family's codec and an existing one keeps its own.
+ */
+async function ensureFamilies(admin: TableAdminPort, planned: PlannedTable, codec: string): Promise<AppliedFamily[]> {
+  if (planned.extraFamilies.length === 0) return [];
+  const d = planned.config.compression === 'auto' ? await admin.describe(planned.request.table) : undefined;
+  const out: AppliedFamily[] = [];
+  for (const f of planned.extraFamilies) {
+    const own = d?.families.find((x) => x.name === f.family)?.attrs['COMPRESSION'];
+    const result = await admin.ensureTable({ ...planned.request, family: f.family, familyAttrs: { ...f.familyAttrs, COMPRESSION: own ?? codec } });
+    out.push({ family: f.family, holds: f.holds, result });
+  }
+  return out;
+}
+
 export async function applyTables(cfg: Config, admin: TableAdminPort, rest: RegionReader): Promise<AppliedTable[]> {
   const applied: AppliedTable[] = [];
   for (const planned of planTables(cfg)) {
     const { result, codec } = await ensureWithCodec(admin, planned, await codecsFor(admin, planned.config));
+    const families = await ensureFamilies(admin, planned, codec);
     const regions = await rest.regions(planned.request.table);
     const starts = regions.map((r) => r.startKey.toString('hex')).sort();
     const want = ['', ...planned.request.splits.map((s) => s.toString('hex'))].sort();
     applied.push({
       role: planned.role,
       result,
+      families,
       compression: codec,
       restRegionStarts: starts,
       // A new table must have exactly the planned regions; an older one may since have split further.

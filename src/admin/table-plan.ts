@@ -2,7 +2,7 @@
 // rollup tables pre-split on the salt boundaries, the meta table (the spread registry) in one region,
 // with the salt bucket count and key format recorded in each table's metadata.
 import { planSaltSplits, TABLE_META, type KeyFormat } from '../keys/index.ts';
-import type { Config, TableConfig } from '../runtime/config.ts';
+import { windowRetention, type Config, type TableConfig } from '../runtime/config.ts';
 import type { EnsureTableRequest, FamilyAttrs } from './table-admin-port.ts';
 
 /** Version of the key layout, written next to B; bump it if the layout ever changes. */
@@ -17,16 +17,26 @@ export function keyFormatTag(role: TableRole, format: KeyFormat): string {
   return `${KEY_LAYOUT_VERSION}:${role === 'data' ? format : 'binary'}`;
 }
 
+/** A family besides the table's main one (request.family): the rollup table's one per window size. */
+export interface PlannedFamily {
+  readonly family: string;
+  /** what it holds, for messages: e.g. "1h summaries" */
+  readonly holds: string;
+  readonly familyAttrs: FamilyAttrs;
+}
+
 export interface PlannedTable {
   readonly role: TableRole;
   readonly config: TableConfig;
   readonly request: EnsureTableRequest;
+  /** the rollup table's window-size families (docs/RETENTION.md); empty for the other tables */
+  readonly extraFamilies: readonly PlannedFamily[];
 }
 
-function familyAttrs(role: TableRole, t: TableConfig, compression: string): FamilyAttrs {
+function familyAttrs(role: TableRole, t: TableConfig, compression: string, ttlSeconds: number | null = t.ttlSeconds): FamilyAttrs {
   return {
     VERSIONS: t.versions,
-    TTL: t.ttlSeconds ?? 'FOREVER',
+    TTL: ttlSeconds ?? 'FOREVER',
     BLOOMFILTER: t.bloomFilter,
     COMPRESSION: compression,
     DATA_BLOCK_ENCODING: t.dataBlockEncoding,
@@ -45,14 +55,20 @@ export function planTables(cfg: Config, compression: (role: TableRole, t: TableC
   return roles.map((role) => {
     const t = cfg.tables[role];
     const format: KeyFormat = role === 'data' ? cfg.keys.format : 'binary';
+    const codec = compression(role, t);
     return {
       role,
       config: t,
+      // One family per window size, each with its own TTL (HBase keeps TTLs per family); the main
+      // family keeps the marker rows and the summaries written before these families existed.
+      extraFamilies: role === 'rollup'
+        ? windowRetention(cfg).map((w) => ({ family: w.family, holds: `${w.window} summaries`, familyAttrs: familyAttrs(role, t, codec, w.ttlSeconds) }))
+        : [],
       request: {
         table: t.name,
         family: t.family,
         splits: role === 'meta' ? [] : planSaltSplits(B, format),
-        familyAttrs: familyAttrs(role, t, compression(role, t)),
+        familyAttrs: familyAttrs(role, t, codec),
         tableAttrs: { [TABLE_META.buckets]: String(B), [TABLE_META.keyFormat]: keyFormatTag(role, cfg.keys.format), [TABLE_META.role]: role },
         immutableTableAttrs: [TABLE_META.buckets, TABLE_META.keyFormat],
       },
@@ -71,6 +87,10 @@ export function tableMismatch(planned: PlannedTable, facts: TableFacts): string 
   const { table, family, tableAttrs } = planned.request;
   if (!facts.exists) return `table ${table} does not exist; create it with \`tsingest tables apply\``;
   if (!facts.families.includes(family)) return `table ${table} has no column family '${family}' (it has ${facts.families.join(', ') || 'none'})`;
+  const missing = planned.extraFamilies.filter((f) => !facts.families.includes(f.family));
+  if (missing.length > 0) {
+    return `table ${table} has no column family ${missing.map((f) => `'${f.family}' (${f.holds})`).join(', ')}: one family per rollup window size since retention per size (docs/RETENTION.md); add them with \`tsingest tables apply\` (summaries already written stay readable)`;
+  }
   for (const key of [TABLE_META.buckets, TABLE_META.keyFormat]) {
     const want = tableAttrs?.[key];
     const have = facts.attributes[key];

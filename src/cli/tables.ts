@@ -2,6 +2,7 @@
 import { rephrase } from '../errors.ts';
 import { applyTables, checkTables } from '../admin/apply-tables.ts';
 import { JavaTableAdmin } from '../admin/java-admin.ts';
+import type { EnsureTableResult } from '../admin/table-admin-port.ts';
 import type { HBaseRestClient } from '../hbase/index.ts';
 import type { Config } from '../runtime/config.ts';
 import { createHBaseClient } from '../service/clients.ts';
@@ -25,6 +26,20 @@ export async function tablesCommand(argv: readonly string[]): Promise<number> {
   }
 }
 
+/** "created", "added" (a new family of an existing table), "unchanged", or the attributes changed in place, e.g. `updated (TTL: FOREVER→2592000)`. */
+export function whatChanged(r: Pick<EnsureTableResult, 'created' | 'diff'>): string {
+  if (r.created) return 'created';
+  if (r.diff.some((d) => d.scope === 'family' && d.key === 'NAME' && d.from === null)) return 'added';
+  return r.diff.length > 0 ? `updated (${r.diff.map((d) => `${d.key}: ${d.from ?? '∅'}→${d.to}`).join(', ')})` : 'unchanged';
+}
+
+/** A TTL as the admin tool reports it (seconds or FOREVER), with days when whole. */
+export function ttlText(ttl: string | undefined): string {
+  if (ttl === undefined || ttl === 'FOREVER') return 'forever';
+  const s = Number(ttl);
+  return Number.isInteger(s) && s % 86_400 === 0 ? `${s} s = ${s / 86_400} d` : `${ttl} s`;
+}
+
 async function tables(sub: string | undefined, cfg: Config, rest: HBaseRestClient): Promise<number> {
   if (sub === 'check') {
     const problems = await checkTables(cfg, rest);
@@ -37,8 +52,8 @@ async function tables(sub: string | undefined, cfg: Config, rest: HBaseRestClien
   const applied = await applyTables(cfg, new JavaTableAdmin({ command: cfg.hbase.adminCommand }), rest);
   for (const a of applied) {
     const r = a.result;
-    const what = r.created ? 'created' : r.diff.length > 0 ? `updated (${r.diff.map((d) => `${d.key}: ${d.from ?? '∅'}→${d.to}`).join(', ')})` : 'unchanged';
-    out(`${a.splitsVerified ? '✓' : '✗'} ${a.role.padEnd(6)} ${r.table}: ${what}; ${a.restRegionStarts.length} regions (REST), compression ${a.compression}`);
+    out(`${a.splitsVerified ? '✓' : '✗'} ${a.role.padEnd(6)} ${r.table}: ${whatChanged(r)}; ${a.restRegionStarts.length} regions (REST), compression ${a.compression}`);
+    for (const f of a.families) out(`    family ${f.family} (${f.holds}, TTL ${ttlText(f.result.familyAttrs['TTL'])}): ${whatChanged(f.result)}`);
   }
   return applied.every((a) => a.splitsVerified) ? 0 : 1;
 }

@@ -60,6 +60,7 @@ export {
   type DecodedRollupKey,
   type RollupKeyParts,
 } from './rollup-key.ts';
+export { durationSeconds, isRollupWindowFamily, rollupWindowFamily } from './rollup-family.ts';
 export {
   EMPTY_ENTRY,
   assertEntry,

@@ -2,6 +2,7 @@
 import { decodeDataRow, decodeTags } from '../events/cells.ts';
 import type { Row } from '../hbase/types.ts';
 import type { Keyspace } from '../keys/index.ts';
+import { newestPerQualifier } from '../rollup/fold.ts';
 import { decodeSummary, meanOf } from '../rollup/summary.ts';
 import type { WindowSize } from '../rollup/windows.ts';
 import type { EventItem, MetricRollup, RollupItem } from './types.ts';
@@ -58,7 +59,7 @@ export function eventItemOf(row: Row, keyspace: Keyspace): EventItem {
 export function rollupItemOf(row: Row, window: WindowSize, keyspace: Keyspace, metric: string | null): RollupItem | null {
   const key = keyspace.decodeRollupKey(row.row);
   const metrics: [string, MetricRollup][] = [];
-  for (const cell of row.cells) {
+  for (const cell of newestPerQualifier(row.cells)) {
     if (cell.qualifier[0] === 0x00) continue; // reserved row-level cells
     const name = cell.qualifier.toString('utf8');
     if (metric !== null && name !== metric) continue;

@@ -9,6 +9,7 @@
 import { column } from '../hbase/codec.ts';
 import type { Row } from '../hbase/types.ts';
 import type { ScanRange } from '../keys/index.ts';
+import { summaryColumns } from '../rollup/fold.ts';
 import { encodeCursor } from './cursor.ts';
 import { eventItemOf, rollupItemOf } from './decode.ts';
 import { bucketPageRows, mergedRows, resumeRanges, type ScanShape } from '../walk/merged-scan.ts';
@@ -90,6 +91,7 @@ export async function* readRange(store: QueryStore, q: RangeQuery, s: ReadSettin
 export async function* readRollups(store: QueryStore, q: RollupQuery, s: ReadSettings): PageStream<RollupItem> {
   if (q.from >= q.to) return { next: null };
   const range = s.keyspace.rollupRange(q.id, q.window.seconds, q.from, q.to - 1);
-  const columns = [q.metric === null ? column(s.rollup.family) : column(s.rollup.family, Buffer.from(q.metric, 'utf8'))];
+  // The size's own family and the main one (summaries from before the per-size families, docs/RETENTION.md)
+  const columns = summaryColumns(s.rollup.family, q.window.seconds, q.metric === null ? undefined : [Buffer.from(q.metric, 'utf8')]);
   return yield* pagedScan(store, s.rollup.name, [range], { saltBytes: 1, shape: { columns } }, q, (row) => rollupItemOf(row, q.window, s.keyspace, q.metric));
 }

@@ -1,6 +1,7 @@
 // Pure parts of the backfill: the checkpoint identity, and the summary rows of one
 // id built in memory (finest size from its events, each coarser size from the finer summaries, merged
 // newest window first exactly like the job's scan of the finer summaries).
+import { rollupWindowFamily } from '../keys/index.ts';
 import { mergeSummaries, summaryPutRow, type PutRow, type Summaries } from './fold.ts';
 import type { MetricSummary } from './summary.ts';
 import type { RollupSettings } from './settings.ts';
@@ -49,7 +50,7 @@ export function idSummaryRows(id: string, fine: ReadonlyMap<number, Summaries>, 
     let n = 0;
     for (const start of [...level.keys()].sort((a, b) => b - a)) {
       const sums = level.get(start);
-      const row = sums === undefined ? undefined : summaryPutRow(s.keyspace.rollupKey({ id, windowSec: w.seconds, windowStart: start }), sums, s.rollupFamily, timestamp);
+      const row = sums === undefined ? undefined : summaryPutRow(s.keyspace.rollupKey({ id, windowSec: w.seconds, windowStart: start }), sums, rollupWindowFamily(w.seconds), timestamp);
       if (row !== undefined) {
         rows.push(row);
         n++;

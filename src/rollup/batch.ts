@@ -11,6 +11,7 @@
  * or put fails (e.g. one window's bad row), every window of the batch is redone one by one by
  * recomputeWindow, so a failing window never stops the others.
  */
+import { rollupWindowFamily } from '../keys/index.ts';
 import type { Limiter } from '../walk/limiter.ts';
 import { cascadeMarkers, planBatch, rangeCursor, type BatchScan, type BatchWindow } from './batch-plan.ts';
 import { summaryPutRow, type PutRow, type Summaries } from './fold.ts';
@@ -48,7 +49,7 @@ export async function recomputeBatch(ctx: RecomputeContext, markers: readonly Fo
     const rows: PutRow[] = [];
     plan.windows.forEach((w, i) => {
       const { id, windowSec, windowStart } = w.marker.parts;
-      const row = summaryPutRow(s.keyspace.rollupKey({ id, windowSec, windowStart }), sums[i] as Summaries, s.rollupFamily, t);
+      const row = summaryPutRow(s.keyspace.rollupKey({ id, windowSec, windowStart }), sums[i] as Summaries, rollupWindowFamily(windowSec), t);
       if (row !== undefined) rows.push(row);
     });
     const withData = plan.windows.filter((_, i) => (sums[i] as Summaries).size > 0).map((w) => w.marker);

@@ -6,6 +6,7 @@
  * bit-identical sums for the same data.
  */
 import { decodeDataRow, type DataRow, type StoredCell } from '../events/index.ts';
+import { rollupWindowFamily } from '../keys/index.ts';
 import { SummaryDecodeError, addEvent, decodeSummary, encodeSummary, mergeSummary, type MetricSummary } from './summary.ts';
 
 /** metric name → summary */
@@ -30,6 +31,30 @@ export function foldSummaryRow(acc: Summaries, cells: readonly StoredCell[]): vo
   for (const [metric, s] of decodeSummaryCells(cells)) acc.set(metric, mergeSummary(acc.get(metric), s));
 }
 
+/**
+ * A summary row's cells, one per qualifier: the one with the newest timestamp. A summary row is read
+ * from its size's family (r1h, …) and from the rollup table's main family, where summaries were
+ * written before the per-size families existed (docs/RETENTION.md, *Upgrading*); a window recomputed
+ * since has a newer cell in its own family, and the newest wins as VERSIONS 1 does within a family.
+ * Order is kept (first occurrence); with one family this is the cells as they are.
+ */
+export function newestPerQualifier<C extends { readonly qualifier: Uint8Array; readonly timestamp: number }>(cells: readonly C[]): C[] {
+  if (cells.length < 2) return [...cells];
+  const at = new Map<string, number>();
+  const out: C[] = [];
+  for (const cell of cells) {
+    const q = Buffer.from(cell.qualifier.buffer, cell.qualifier.byteOffset, cell.qualifier.byteLength).toString('latin1');
+    const i = at.get(q);
+    if (i === undefined) {
+      at.set(q, out.length);
+      out.push(cell);
+    } else if (cell.timestamp > (out[i] as C).timestamp) {
+      out[i] = cell;
+    }
+  }
+  return out;
+}
+
 /** Merges `from` into `acc` (metric by metric). */
 export function mergeSummaries(acc: Summaries, from: Summaries): void {
   for (const [metric, s] of from) acc.set(metric, mergeSummary(acc.get(metric), s));
@@ -52,6 +77,16 @@ export function decodeSummaryCells(cells: readonly StoredCell[]): Summaries {
 
 export function columnOf(family: string, qualifier: Buffer): Buffer {
   return Buffer.concat([Buffer.from(`${family}:`, 'utf8'), qualifier]);
+}
+
+/**
+ * The columns a read of one window size's summaries asks for: the size's own family and the rollup
+ * table's main family (summaries written there before the per-size families existed); whole families,
+ * or the given qualifiers (metrics) in each. Rows read so hold a metric up to twice: newestPerQualifier.
+ */
+export function summaryColumns(mainFamily: string, windowSec: number, qualifiers?: readonly Buffer[]): Buffer[] {
+  const families = [rollupWindowFamily(windowSec), mainFamily];
+  return qualifiers === undefined ? families.map((f) => Buffer.from(f, 'utf8')) : families.flatMap((f) => qualifiers.map((q) => columnOf(f, q)));
 }
 
 /**

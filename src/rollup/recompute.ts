@@ -12,10 +12,10 @@
  */
 import { ServiceError, errorMessage } from '../errors.ts';
 import type { Row } from '../hbase/index.ts';
-import type { Keyspace } from '../keys/index.ts';
+import { rollupWindowFamily, type Keyspace } from '../keys/index.ts';
 import type { RollupErrorStage } from '../metrics/read-metrics.ts';
 import { mergedRows } from '../walk/merged-scan.ts';
-import { columnOf, foldDataRow, foldSummaryRow, putRowOf, summaryPutRow, type Summaries } from './fold.ts';
+import { columnOf, foldDataRow, foldSummaryRow, newestPerQualifier, putRowOf, summaryPutRow, type Summaries } from './fold.ts';
 import { markerRow } from './marker.ts';
 import { coarserWindow, sourceOf, type FoundMarker, type FoundMarkerRow } from './plan.ts';
 import type { RollupSettings } from './settings.ts';
@@ -74,7 +74,7 @@ export const SCAN_BATCH = 1000;
 
 /** How one source row is added to a window's summaries: a data row's events, or a finer summary row. */
 export function sourceFolder(kind: 'data' | 'summaries', keyspace: Keyspace): (acc: Summaries, row: Row) => void {
-  return kind === 'data' ? (acc, row) => { foldDataRow(acc, keyspace.decodeDataKey(row.row).ts, row.cells); } : (acc, row) => { foldSummaryRow(acc, row.cells); };
+  return kind === 'data' ? (acc, row) => { foldDataRow(acc, keyspace.decodeDataKey(row.row).ts, row.cells); } : (acc, row) => { foldSummaryRow(acc, newestPerQualifier(row.cells)); };
 }
 
 export async function recomputeWindow(ctx: RecomputeContext, m: FoundMarker): Promise<RecomputeOutcome> {
@@ -82,7 +82,7 @@ export async function recomputeWindow(ctx: RecomputeContext, m: FoundMarker): Pr
   const { id, windowSec, windowStart } = m.parts;
   const t = ctx.now();
   const summaries = await stage('compute', () => computeWindow(store, s, id, windowSec, windowStart));
-  const row = summaryPutRow(s.keyspace.rollupKey({ id, windowSec, windowStart }), summaries, s.rollupFamily, t);
+  const row = summaryPutRow(s.keyspace.rollupKey({ id, windowSec, windowStart }), summaries, rollupWindowFamily(windowSec), t);
   if (row !== undefined) {
     // The summary and the coarser window's marker in one multi-row put (both before the marker delete;
     // a failed put fails both and the marker stays for the next run).

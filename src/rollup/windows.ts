@@ -2,9 +2,7 @@
 // UTC). Windows are nested: each size is a whole multiple of the one before it, so a coarser window
 // is exactly a run of finer ones and can be computed from their summaries.
 import { ServiceError, type CauseOptions } from '../errors.ts';
-import { MAX_WINDOW_SEC } from '../keys/index.ts';
-
-const UNIT_SECONDS = { s: 1, m: 60, h: 3600, d: 86_400 } as const;
+import { durationSeconds } from '../keys/index.ts';
 
 export interface WindowSize {
   /** as configured, e.g. "1h" */
@@ -23,10 +21,9 @@ export class WindowConfigError extends ServiceError<'CONFIG'> {
 }
 
 export function parseWindow(text: string): WindowSize {
-  const m = /^([1-9][0-9]*)([smhd])$/.exec(text);
-  if (m === null) throw new WindowConfigError(`rollup window "${text}" is not a duration like 15m, 1h or 1d`);
-  const seconds = Number(m[1]) * UNIT_SECONDS[m[2] as keyof typeof UNIT_SECONDS];
-  if (!Number.isSafeInteger(seconds) || seconds > MAX_WINDOW_SEC) throw new WindowConfigError(`rollup window "${text}" is too long`);
+  if (!/^([1-9][0-9]*)([smhd])$/.test(text)) throw new WindowConfigError(`rollup window "${text}" is not a duration like 15m, 1h or 1d`);
+  const seconds = durationSeconds(text);
+  if (seconds === undefined) throw new WindowConfigError(`rollup window "${text}" is too long`);
   return { name: text, seconds, ms: seconds * 1000 };
 }
 

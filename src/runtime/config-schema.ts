@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { DEFAULT_MAX_TS, parseTimeSetting } from '../events/index.ts';
 import { httpSchema } from './config-http.ts';
+import { rollupSchema } from './config-rollup.ts';
 
 
 /** JSON Schema `format` of point-in-time keys (docs/CONFIG.md renders it and the default as a date). */
@@ -21,21 +22,33 @@ const pointInTime = z
   })
   .meta({ format: POINT_IN_TIME_FORMAT });
 
-const tableSchema = (defaultName: string, description: string) =>
-  z
-    .object({
+const tableFields = (defaultName: string) => ({
       name: z.string().regex(/^[A-Za-z0-9_.-]+(:[A-Za-z0-9_.-]+)?$/, 'an HBase table name ([ns:]name)').default(defaultName)
         .describe('HBase table name ([namespace:]name)'),
       family: z.string().regex(/^[A-Za-z0-9_]{1,4}$/, 'a short column family name (1–4 characters)').default('d')
         .describe('The one column family (1–4 characters)'),
       versions: z.number().int().min(1).max(10).default(1).describe('Cell versions kept (VERSIONS); replays rewrite the same cell, so 1 is enough'),
       ttlSeconds: z.number().int().positive().nullable().default(null)
-        .describe('Time to live of cells in seconds, counted from the event ts (null: forever)'),
+        .describe('Time to live of cells in seconds, counted from the cell timestamp: the event ts in the data and index tables, the writer\'s clock in the meta table (null: forever)'),
       bloomFilter: z.enum(['NONE', 'ROW', 'ROWCOL']).default('ROW').describe('Bloom filter type of the family (BLOOMFILTER)'),
       compression: z.enum(['auto', 'NONE', 'SNAPPY', 'LZ4', 'ZSTD', 'GZ']).default('auto')
         .describe("Compression codec; 'auto' takes the first of SNAPPY, LZ4, ZSTD, GZ the cluster accepts, else NONE (an existing table keeps its codec)"),
       dataBlockEncoding: z.enum(['NONE', 'PREFIX', 'DIFF', 'FAST_DIFF', 'ROW_INDEX_V1']).default('FAST_DIFF')
         .describe('Data block encoding of the family (DATA_BLOCK_ENCODING)'),
+});
+
+const tableSchema = (defaultName: string, description: string) =>
+  z.object(tableFields(defaultName)).strict().prefault({}).describe(description);
+
+/** The rollup table: the common fields plus one TTL per window size (docs/RETENTION.md). */
+const rollupTableSchema = (defaultName: string, description: string) =>
+  z
+    .object({
+      ...tableFields(defaultName),
+      ttlSeconds: z.number().int().positive().nullable().default(null)
+        .describe('Default time to live (s) of the summaries of every window size not in ttlByWindow, and of the marker family (tables.rollup.family, which also keeps summaries written before the per-size families); counted from the summary\'s cell timestamp, the time the rollup job wrote it, at or after the window closed (null: forever)'),
+      ttlByWindow: z.record(z.string(), z.number().int().positive().nullable()).default({})
+        .describe('Time to live (s) of one window size\'s summaries, by window as in rollup.windows, e.g. {"1h": 31536000, "1d": null} (null: forever); each size has its own family r<size> (r1h, r1d); a window not listed takes ttlSeconds'),
     })
     .strict()
     .prefault({})
@@ -183,7 +196,7 @@ export const configSchema = z
       .object({
         data: tableSchema('tsdata', 'Data table: one row per (id, ts), a cell per metric (docs/KEYS.md)'),
         index: tableSchema('tsindex', 'Secondary index table: one row per (tag, value, ts, id)'),
-        rollup: tableSchema('tsrollup', 'Rollup table: summary rows and rollup markers'),
+        rollup: rollupTableSchema('tsrollup', 'Rollup table: summary rows (one family per window size) and rollup markers'),
         meta: tableSchema('tsmeta', 'Meta table: the spread registry (epochs of spread ids), the instances\' write shares and the series catalog; one region'),
       })
       .strict()
@@ -233,37 +246,7 @@ export const configSchema = z
       .strict()
       .prefault({})
       .describe('The OpenTSDB-compatible series API (docs/SERIES-API.md)'),
-    rollup: z
-      .object({
-        enabled: z.boolean().default(true)
-          .describe('Write rollup markers and run the rollup job inside the service (`tsingest rollup run` runs it once, for cron)'),
-        windows: z.array(z.string().regex(/^[1-9][0-9]*[smhd]$/, 'a duration like 15m, 1h or 1d')).min(1).default(['1h', '1d'])
-          .describe('Window sizes, finest first; each a whole multiple of the previous one (15m, 1h, 1d)'),
-        graceMs: z.number().int().min(0).default(300_000).describe('A window is closed (and rolled up) once window end + graceMs <= now (ms)'),
-        intervalMs: z.number().int().min(1000).default(60_000).describe('Pause between rollup job runs (ms)'),
-        concurrency: z.number().int().min(1).max(64).default(4).describe('Salt buckets whose marker rows are read and recomputed at once (chunks of windows, one batch each: one source scan, one put); marker row check-and-deletes in flight: 4 × this'),
-        markerCacheSize: z.number().int().min(0).default(100_000)
-          .describe('(id, window) pairs remembered as marked, so a hot id does not re-mark an open window per flush unit'),
-        markerSettleMs: z.number().int().min(0).default(120_000)
-          .describe('The job takes an ingest marker only once its timestamp is this old (ms); meanwhile ingest skips re-marking that (id, window), also in closed windows (catch-up after an outage). 0: taken at once, closed windows re-marked per flush unit'),
-        owners: z
-          .object({
-            mode: z.enum(['kafka', 'all']).default('kafka')
-              .describe('kafka: the runners of one cluster (instances, `tsingest rollup run`) share the salt buckets\' markers through a Kafka consumer group, each working on the buckets of the partitions it is assigned; all: this runner works on every bucket (one runner alone, or no Kafka)'),
-            topic: z.string().min(1).nullable().default(null)
-              .describe('The ownership topic (one partition per salt bucket, never a message; created when missing). null: `<kafka.topic>.rollup-owners`'),
-            groupId: z.string().min(1).nullable().default(null)
-              .describe('The ownership consumer group. null: `<kafka.groupId>.<the ownership topic>`'),
-            sessionTimeoutMs: z.number().int().min(6000).default(30_000)
-              .describe('A runner that stops heartbeating (kill -9, a partition) loses its buckets after this long (ms); takeover within this + a rebalance + rollup.intervalMs'),
-          })
-          .strict()
-          .prefault({})
-          .describe('Which runner works on which salt bucket\'s rollup markers (docs/ROLLUPS.md, "Ownership")'),
-      })
-      .strict()
-      .prefault({})
-      .describe('Rollups: summary rows per id and window'),
+    rollup: rollupSchema,
     catalog: z
       .object({
         enabled: z.boolean().default(true)
@@ -357,3 +340,4 @@ export const configSchema = z
 
 export type Config = z.infer<typeof configSchema>;
 export type TableConfig = Config['tables']['data'];
+export type RollupTableConfig = Config['tables']['rollup'];

@@ -2,6 +2,7 @@
 // validation whose errors name the offending key (`kafka.brokers.0: host:port`).
 import { readFileSync } from 'node:fs';
 import { InputError, ServiceError, type CauseOptions } from '../errors.ts';
+import { durationSeconds, isRollupWindowFamily, rollupWindowFamily } from '../keys/index.ts';
 import { spreadTiming } from '../spread/timing.ts';
 import { configSchema, type Config } from './config-schema.ts';
 
@@ -41,6 +42,8 @@ export const ENV_KEYS: Readonly<Record<string, string>> = {
   TSI_HTTP_TLS_KEY_FILE: 'http.tls.keyFile',
   TSI_HTTP_TLS_CLIENT_CA_FILE: 'http.tls.clientCaFile',
   TSI_LOG_LEVEL: 'log.level',
+  TSI_ROLLUP_TTL_SECONDS: 'tables.rollup.ttlSeconds',
+  TSI_ROLLUP_TTL_BY_WINDOW: 'tables.rollup.ttlByWindow',
 };
 
 /** Keys taken verbatim from the environment and --set (never parsed as JSON). */
@@ -152,7 +155,48 @@ export function loadConfig(sources: ConfigSources = {}): Config {
   checkHBaseSecurity(cfg.hbase);
   checkKafkaSecurity(cfg.kafka);
   if (sp.maxK !== null && sp.maxK > cfg.keys.saltBuckets) throw new ConfigError(`keys.spread.maxK (${sp.maxK}) must not exceed keys.saltBuckets (${cfg.keys.saltBuckets})`);
+  checkRollupRetention(cfg);
   return cfg;
+}
+
+/** One rollup window size: its family in the rollup table and the TTL of that family. */
+export interface WindowRetention {
+  /** as configured in rollup.windows, e.g. "1h" */
+  readonly window: string;
+  readonly seconds: number;
+  /** the family of its summaries, e.g. "r1h" (docs/RETENTION.md) */
+  readonly family: string;
+  /** TTL of the family: tables.rollup.ttlByWindow, else tables.rollup.ttlSeconds; null: forever */
+  readonly ttlSeconds: number | null;
+}
+
+/** Every configured window size with its family and TTL, finest first (windows that are not durations are left out: loadConfig refuses them). */
+export function windowRetention(cfg: { readonly rollup: Pick<Config['rollup'], 'windows'>; readonly tables: { readonly rollup: Pick<Config['tables']['rollup'], 'ttlSeconds' | 'ttlByWindow'> } }): WindowRetention[] {
+  const t = cfg.tables.rollup;
+  const byWindow = new Map(Object.entries(t.ttlByWindow).map(([w, ttl]) => [durationSeconds(w), ttl]));
+  return cfg.rollup.windows
+    .map((window) => ({ window, seconds: durationSeconds(window) }))
+    .filter((w): w is { window: string; seconds: number } => w.seconds !== undefined)
+    .sort((a, b) => a.seconds - b.seconds)
+    .map(({ window, seconds }) => ({ window, seconds, family: rollupWindowFamily(seconds), ttlSeconds: byWindow.has(seconds) ? (byWindow.get(seconds) ?? null) : t.ttlSeconds }));
+}
+
+/** tables.rollup.ttlByWindow names only configured windows, once each; the marker family is not a window family. */
+function checkRollupRetention(cfg: Config): void {
+  const windows = new Map(cfg.rollup.windows.map((w) => [durationSeconds(w), w]));
+  const seen = new Map<number, string>();
+  for (const key of Object.keys(cfg.tables.rollup.ttlByWindow)) {
+    const field = `tables.rollup.ttlByWindow.${key}`;
+    const seconds = durationSeconds(key);
+    if (seconds === undefined) throw new ConfigError(`${field}: "${key}" is not a window size like 1h or 1d`);
+    if (!windows.has(seconds)) throw new ConfigError(`${field}: window ${key} is not in rollup.windows (${cfg.rollup.windows.join(', ')})`);
+    const twice = seen.get(seconds);
+    if (twice !== undefined) throw new ConfigError(`${field}: the same window size as tables.rollup.ttlByWindow.${twice}`);
+    seen.set(seconds, key);
+  }
+  if (isRollupWindowFamily(cfg.tables.rollup.family)) {
+    throw new ConfigError(`tables.rollup.family: "${cfg.tables.rollup.family}" has the form of a window size's summary family (r<size>); pick another name, e.g. "d"`);
+  }
 }
 
 /** The REST gateways: hbase.restUrls, or the one hbase.restUrl. */

@@ -8,7 +8,7 @@ import { CatalogStore } from '../catalog/store.ts';
 import type { HBaseRestClient } from '../hbase/index.ts';
 import type { Keyspace, SpreadEntry } from '../keys/index.ts';
 import { parseWindows } from '../rollup/windows.ts';
-import type { Config } from '../runtime/config.ts';
+import { windowRetention, type Config } from '../runtime/config.ts';
 import type { RouteHandler } from '../runtime/http.ts';
 import { createSeriesApi } from '../tsdb/http-api.ts';
 import type { RollupTier } from '../tsdb/plan.ts';
@@ -20,11 +20,16 @@ export interface SeriesSide {
   stop(): Promise<void>;
 }
 
-/** The rollup tier of the configuration: windows, grace and the rollup table's TTL (none when rollups are off). */
+/** The rollup tier of the configuration: windows, grace, each size's summary TTL and the data table's (none when rollups are off). */
 export function rollupTier(cfg: Config): RollupTier | undefined {
   if (!cfg.rollup.enabled) return undefined;
-  const ttl = cfg.tables.rollup.ttlSeconds;
-  return { windowsMs: parseWindows(cfg.rollup.windows).map((w) => w.ms), graceMs: cfg.rollup.graceMs, ttlMs: ttl === null ? null : ttl * 1000 };
+  const ms = (s: number | null): number | null => (s === null ? null : s * 1000);
+  return {
+    windowsMs: parseWindows(cfg.rollup.windows).map((w) => w.ms),
+    graceMs: cfg.rollup.graceMs,
+    ttlMsByWindow: new Map(windowRetention(cfg).map((w) => [w.seconds * 1000, ms(w.ttlSeconds)])),
+    rawTtlMs: ms(cfg.tables.data.ttlSeconds),
+  };
 }
 
 export function startSeriesSide(cfg: Config, hbase: HBaseRestClient, keyspace: Keyspace, entryFor: (id: string) => Promise<SpreadEntry | undefined>, log: Logger): SeriesSide {

@@ -8,7 +8,7 @@ import { getAggregator } from './compute/aggregators.ts';
 import { computeSubQuery } from './compute/compute.ts';
 import { bucketsFromSummaries, type WindowSummary } from './compute/rollup-exact.ts';
 import { badQuery, TsdbQueryError } from './errors.ts';
-import { bucketRanges, markerSizes, planSubQuery, rawBuckets, type RollupTier, type SubQueryPlan } from './plan.ts';
+import { bucketRanges, expiredRawBuckets, markerSizes, planSubQuery, rawBuckets, type RollupTier, type SubQueryPlan } from './plan.ts';
 import { batchedReads, type MetricReads, type SeriesReads } from './read-batch.ts';
 import { tagSetKey, type PointBudget, type TaggedPoints } from './series-store.ts';
 import type { ResultSeries, SeriesInput, SubQuery, TagFilter, TsdbQuery } from './types.ts';
@@ -58,6 +58,8 @@ export interface SubQueryAnswer {
   readonly points: number;
   /** rollup plans: downsample buckets answered from raw points because their windows were not summarised for good */
   readonly rawBuckets: number;
+  /** rollup plans: of the buckets read raw, those the data table no longer holds whole (its TTL): answered with what is left */
+  readonly expiredBuckets: number;
 }
 
 function has(list: readonly string[], name: string): boolean {
@@ -143,6 +145,7 @@ interface SubQueryReads {
   readonly inputs: Inputs;
   points: number;
   rawBuckets: number;
+  expiredBuckets: number;
 }
 
 async function readRaw(sub: SubQuery, scan: { startMs: number; endMs: number }, ids: IdSeries, reads: MetricReads, out: SubQueryReads): Promise<void> {
@@ -220,6 +223,7 @@ async function readRollup(sub: SubQuery, plan: Extract<SubQueryPlan, { path: 'ro
   // Buckets raw whatever the markers say (open, not wholly in range, expired) are read at once,
   // beside the markers and summaries; the buckets that markers add, after.
   const always = rawBuckets(plan, tier, [], now);
+  out.expiredBuckets = expiredRawBuckets(always, tier, now);
   const [, marked, summaries, early] = await Promise.all([
     mixed.size > 0 ? readRaw(sub, plan.scan, mixed, reads, out) : undefined,
     reads.markedWindows(singleIds, markerSizes(tier, plan.windowMs), plan.scan.startMs, plan.scan.endMs),
@@ -252,9 +256,9 @@ export async function executeQuery(q: TsdbQuery, deps: ExecuteDeps): Promise<Sub
   const reads = batchedReads(deps.reads, new Budget(deps.limits.maxPoints, deps.signal), deps.limits.concurrency);
   const read = await Promise.all(q.queries.map(async (sub, i) => {
     const series = matched[i] as CatalogSeries[];
-    const plan = planSubQuery(sub, q, deps.tier);
+    const plan = planSubQuery(sub, q, deps.tier, deps.now());
     const ids = byId(series, deps.idTagKey);
-    const got: SubQueryReads = { inputs: new Inputs(series), points: 0, rawBuckets: 0 };
+    const got: SubQueryReads = { inputs: new Inputs(series), points: 0, rawBuckets: 0, expiredBuckets: 0 };
     if (plan.path === 'raw') await readRaw(sub, plan.scan, ids, reads, got);
     else await readRollup(sub, plan, ids, deps, reads, got);
     return { plan, got };
@@ -263,6 +267,6 @@ export async function executeQuery(q: TsdbQuery, deps: ExecuteDeps): Promise<Sub
   return q.queries.map((sub, i) => {
     const { plan, got } = read[i] as (typeof read)[number];
     const results = computeSubQuery(sub, q, got.inputs.ordered(), { integerValues: deps.integerValues });
-    return { sub, plan, results, series: (matched[i] as CatalogSeries[]).length, points: got.points, rawBuckets: got.rawBuckets };
+    return { sub, plan, results, series: (matched[i] as CatalogSeries[]).length, points: got.points, rawBuckets: got.rawBuckets, expiredBuckets: got.expiredBuckets };
   });
 }

@@ -62,7 +62,7 @@ function planLabel(a: SubQueryAnswer): string {
 }
 
 function planHeader(answers: readonly SubQueryAnswer[]): string {
-  return answers.map((a) => (a.plan.path === 'raw' ? 'raw' : `${planLabel(a)};raw-buckets=${a.rawBuckets}`)).join(', ');
+  return answers.map((a) => (a.plan.path === 'raw' ? 'raw' : `${planLabel(a)};raw-buckets=${a.rawBuckets}${a.expiredBuckets > 0 ? `;expired-buckets=${a.expiredBuckets}` : ''}`)).join(', ');
 }
 
 /** Bytes of answer gathered before a write: each write to the socket costs a syscall (and, on loopback, the peer's receive). */

@@ -11,7 +11,14 @@
 //   - a window with a pending marker at its size or a finer one (late data since its summary, or the
 //     job not yet run; ingest marks the finest size, the job cascades to coarser ones),
 //   - a window not wholly inside the scan range (its summary would hold points the TSD does not see),
-//   - a window older than the rollup table's TTL (its summary may be gone while raw points are not).
+//   - a window whose summary may have expired: each window size has its own TTL (docs/RETENTION.md).
+// Which size: of the sizes that divide the interval, the largest whose summaries are still kept for
+// the whole scan range (its first window); when none is, the one kept furthest back (ties: the
+// larger). So a 1h-avg over two years with 1h summaries kept for a year and the finer 15m ones for
+// two reads the 15m tier, and with none kept that far the 1h one. Buckets whose windows that size no
+// longer holds are read from raw points: exact while the data table still holds them, and otherwise
+// what is left there (often nothing) — never a summary that may be gone, and never a coarser size's
+// summary spread over finer buckets (not exact).
 // An id with more than one series of the metric (its tags changed) is read raw: its summaries do not
 // tell its series apart.
 import { isRollupExact } from './compute/rollup-exact.ts';
@@ -22,20 +29,46 @@ export interface RollupTier {
   /** configured window sizes, finest first (ms) */
   readonly windowsMs: readonly number[];
   readonly graceMs: number;
-  /** the rollup table's TTL (ms), or null for none */
-  readonly ttlMs: number | null;
+  /** each window size's summary TTL (ms) by size (ms); null or absent: kept forever */
+  readonly ttlMsByWindow: ReadonlyMap<number, number | null>;
+  /** the data table's TTL (ms), or null for none */
+  readonly rawTtlMs: number | null;
+}
+
+/**
+ * The earliest window start whose summary of size `windowMs` is surely still kept at `now`. A summary's
+ * TTL counts from its cell timestamp, the time the job (or backfill) wrote it, which is never before
+ * the window's start (in practice after its end and grace), so a window starting at or after
+ * now − TTL is kept. -Infinity without a TTL.
+ */
+export function keptSince(tier: RollupTier, windowMs: number, now: number): number {
+  const ttl = tier.ttlMsByWindow.get(windowMs) ?? null;
+  return ttl === null ? Number.NEGATIVE_INFINITY : now - ttl;
+}
+
+/** Of the sizes dividing the interval (any order), the one to read: see the file comment. */
+export function chooseWindow(tier: RollupTier, dividing: readonly number[], scanStartMs: number, now: number): number {
+  const largestFirst = [...dividing].sort((a, b) => b - a);
+  const firstWindow = (w: number): number => scanStartMs - (((scanStartMs % w) + w) % w);
+  const holdsAll = largestFirst.find((w) => firstWindow(w) >= keptSince(tier, w, now));
+  if (holdsAll !== undefined) return holdsAll;
+  let best = largestFirst[0] as number;
+  for (const w of largestFirst) if (keptSince(tier, w, now) < keptSince(tier, best, now)) best = w;
+  return best;
 }
 
 export type SubQueryPlan =
   | { readonly path: 'raw'; readonly scan: ScanRange; readonly reason: string }
   | { readonly path: 'rollup'; readonly scan: ScanRange; readonly windowMs: number; readonly intervalMs: number };
 
-export function planSubQuery(sub: SubQuery, range: { readonly startMs: number; readonly endMs: number }, tier: RollupTier | undefined): SubQueryPlan {
+export function planSubQuery(sub: SubQuery, range: { readonly startMs: number; readonly endMs: number }, tier: RollupTier | undefined, now: number): SubQueryPlan {
   const scan = scanRange(sub.downsample, range.startMs, range.endMs);
   if (tier === undefined) return { path: 'raw', scan, reason: 'rollups off' };
   const choice = isRollupExact(sub, tier.windowsMs);
   if (!choice.exact) return { path: 'raw', scan, reason: choice.reason };
-  return { path: 'rollup', scan, windowMs: choice.windowMs, intervalMs: (sub.downsample as NonNullable<SubQuery['downsample']>).intervalMs };
+  const intervalMs = (sub.downsample as NonNullable<SubQuery['downsample']>).intervalMs;
+  const dividing = tier.windowsMs.filter((w) => intervalMs % w === 0);
+  return { path: 'rollup', scan, windowMs: chooseWindow(tier, dividing, scan.startMs, now), intervalMs };
 }
 
 /** The window sizes whose pending markers make a window of `windowMs` unsummarised: it and the finer ones. */
@@ -46,7 +79,8 @@ export function markerSizes(tier: RollupTier, windowMs: number): number[] {
 /**
  * The downsample buckets (starts, ms) of a rollup plan that must come from raw points: those holding
  * a window that is open, marked (`marked`: starts of marked windows of any size in markerSizes), not
- * wholly in the scan range, or older than the TTL. Every other bucket in the scan range is answered
+ * wholly in the scan range, or whose summary of the plan's size may have expired (keptSince). Every
+ * other bucket in the scan range is answered
  * from summaries.
  */
 export function rawBuckets(plan: Extract<SubQueryPlan, { path: 'rollup' }>, tier: RollupTier, marked: Iterable<{ readonly startMs: number; readonly sizeMs: number }>, now: number): Set<number> {
@@ -58,11 +92,12 @@ export function rawBuckets(plan: Extract<SubQueryPlan, { path: 'rollup' }>, tier
     for (let t = m.startMs; t < m.startMs + m.sizeMs; t += windowMs) raw.add(bucketOf(t));
   }
   const firstBucket = bucketOf(scan.startMs);
+  const kept = keptSince(tier, windowMs, now);
   for (let b = firstBucket; b < scan.endMs; b += intervalMs) {
     for (let w = b; w < b + intervalMs; w += windowMs) {
       const open = w + windowMs + tier.graceMs > now;
       const outside = w < scan.startMs || w + windowMs > scan.endMs;
-      const expired = tier.ttlMs !== null && w < now - tier.ttlMs;
+      const expired = w < kept;
       if (open || outside || expired) {
         raw.add(b);
         break;
@@ -70,6 +105,18 @@ export function rawBuckets(plan: Extract<SubQueryPlan, { path: 'rollup' }>, tier
     }
   }
   return raw;
+}
+
+/**
+ * Of the buckets read raw, those the data table no longer holds whole (raw TTL counted from the event
+ * ts: a bucket starting before now − TTL lost its oldest points): the answer there is what is left.
+ */
+export function expiredRawBuckets(raw: Iterable<number>, tier: RollupTier, now: number): number {
+  if (tier.rawTtlMs === null) return 0;
+  const since = now - tier.rawTtlMs;
+  let n = 0;
+  for (const b of raw) if (b < since) n++;
+  return n;
 }
 
 /** Coalesces bucket starts into [from, to) ranges of consecutive buckets, ascending. */

@@ -18,6 +18,7 @@ import type { ScanOptions } from '../hbase/scanner.ts';
 import type { Row } from '../hbase/types.ts';
 import type { Keyspace, ScanRange, SpreadEntry } from '../keys/index.ts';
 import { VERSION_QUALIFIER } from '../rollup/marker.ts';
+import { newestPerQualifier, summaryColumns } from '../rollup/fold.ts';
 import { decodeSummary } from '../rollup/summary.ts';
 import type { WindowSummary } from './compute/rollup-exact.ts';
 import { rangeShape } from '../query/scan-reads.ts';
@@ -62,12 +63,12 @@ export interface PointBudget {
 export class SeriesStore {
   readonly #port: SeriesScanPort;
   readonly #o: SeriesStoreOptions;
-  readonly #summaryFamily: Buffer;
+  readonly #markerFamily: Buffer;
 
   constructor(port: SeriesScanPort, options: SeriesStoreOptions) {
     this.#port = port;
     this.#o = options;
-    this.#summaryFamily = column(options.rollup.family);
+    this.#markerFamily = column(options.rollup.family);
   }
 
   /**
@@ -130,11 +131,11 @@ export class SeriesStore {
     const { keyspace, rollup } = this.#o;
     const ranges = ids.map((id) => keyspace.rollupRange(id, windowMs / 1000, Math.max(0, from), to - 1));
     const wanted = metrics.map((m) => ({ metric: m, qualifier: Buffer.from(m, 'utf8'), byId: out.get(m) as Map<string, WindowSummary[]> }));
-    const columns = wanted.map((w) => column(rollup.family, w.qualifier));
+    const columns = summaryColumns(rollup.family, windowMs / 1000, wanted.map((w) => w.qualifier));
     await runLimited(scanChunks(ranges, scansFor(ids.length, concurrency)), concurrency, async (scan) => {
       for await (const row of this.#scanMany(rollup.name, scan, { columns })) {
         let key: ReturnType<Keyspace['decodeRollupKey']> | undefined;
-        for (const cell of row.cells) {
+        for (const cell of newestPerQualifier(row.cells)) {
           const w = wanted.find((x) => x.qualifier.equals(cell.qualifier));
           if (w === undefined) continue;
           key ??= keyspace.decodeRollupKey(row.row);
@@ -169,7 +170,7 @@ export class SeriesStore {
     };
     const ranges = buckets.flatMap((bucket) => sizesMs.map((sizeMs) => keyspace.markerWindowRange(bucket, sizeMs / 1000, Math.max(0, from - (from % sizeMs)), to)));
     for (const scan of scanChunks(ranges, 1)) {
-      for await (const row of this.#scanMany(rollup.name, scan, { columns: [this.#summaryFamily] })) {
+      for await (const row of this.#scanMany(rollup.name, scan, { columns: [this.#markerFamily] })) {
         const key = keyspace.decodeMarkerKey(row.row);
         const sizeMs = key.windowSec * 1000;
         if (key.id !== null) {

@@ -62,6 +62,14 @@ test('four families with long names: the family count and each long name, nothin
   ]);
 });
 
+test('the rollup table\'s one family per window size (each with its own TTL) is its layout: no findings; the same families elsewhere still count', () => {
+  const fam = (name: string, ttl: string): ColumnFamilySchema => ({ name, attributes: { ...OUR_FAMILY.attributes, TTL: ttl } });
+  const families = [fam('d', 'FOREVER'), fam('r15m', '604800 SECONDS (7 DAYS)'), fam('r1h', '31536000 SECONDS (365 DAYS)'), fam('r1d', 'FOREVER')];
+  const rollup: ServiceLayout = { role: 'rollup', buckets: 16, saltFormat: 'binary' };
+  assert.deepEqual(rules(cluster([table({ name: 'tsrollup', layout: rollup, families })])), []);
+  assert.deepEqual(rules(cluster([table({ name: 'tsdata', families })])), ['warn families.count table tsdata', 'warn families.name-length table tsdata family r15m']);
+});
+
 test('VERSIONS 5 on a service table, MIN_VERSIONS with a TTL, MIN_VERSIONS without one, MIN_VERSIONS ≥ VERSIONS', () => {
   const f = (name: string, a: Record<string, string>): ColumnFamilySchema => ({ name, attributes: { ...OUR_FAMILY.attributes, ...a } });
   assert.deepEqual(rules(cluster([table({ families: [f('d', { VERSIONS: '5' })] })])), ['warn versions.service-table table t family d']);

@@ -46,7 +46,8 @@ void test('idSummaryRows builds every size in memory, merging newest window firs
   assert.deepEqual(counts, [3, 1]);
   assert.equal(rows.length, 4);
   assert.ok(rows.every((r) => r.cells.every((c) => c.timestamp === 42)));
-  assert.deepEqual(sorted(summariesOfRows(rows.map((r) => ({ key: r.row, cells: r.cells.map((c) => ({ qualifier: c.column.subarray(2), value: c.value })) })))), sorted(bruteSummaries(ev, [60, 3600])));
+  assert.deepEqual(rows.map((r) => r.cells.map((c) => c.column.toString('utf8')).join()), ['r1m:m', 'r1m:m', 'r1m:m', 'r1h:m'], 'each size in its own family');
+  assert.deepEqual(sorted(summariesOfRows(rows.map((r) => ({ key: r.row, cells: r.cells.map((c) => ({ qualifier: c.column.subarray(c.column.indexOf(0x3a) + 1), value: c.value })) })))), sorted(bruteSummaries(ev, [60, 3600])));
 });
 
 async function jobResult(events: readonly Ev[], s = settings(['1m', '1h'])): Promise<ReturnType<typeof sorted>> {

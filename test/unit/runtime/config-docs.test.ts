@@ -10,7 +10,8 @@ import { ENV_KEYS, loadConfig } from '../../../src/runtime/config.ts';
 
 /** Dotted paths of every non-object value in a plain tree (arrays and null are values). */
 function leafPaths(tree: unknown, prefix: readonly string[] = []): string[] {
-  if (typeof tree !== 'object' || tree === null || Array.isArray(tree)) return [prefix.join('.')];
+  // an empty object is a value too: a map such as tables.rollup.ttlByWindow, empty by default
+  if (typeof tree !== 'object' || tree === null || Array.isArray(tree) || Object.keys(tree).length === 0) return [prefix.join('.')];
   return Object.entries(tree).flatMap(([k, v]) => leafPaths(v, [...prefix, k]));
 }
 
