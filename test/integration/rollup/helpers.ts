@@ -12,6 +12,7 @@ import { markerPuts, stampClock } from '../../../src/rollup/marker.ts';
 import { parseMarkerRow } from '../../../src/rollup/plan.ts';
 import { rollupSettings, type RollupSettings } from '../../../src/rollup/settings.ts';
 import type { RollupStore } from '../../../src/rollup/store.ts';
+import type { Row } from '../../../src/hbase/types.ts';
 import type { Config } from '../../../src/runtime/config.ts';
 import { createHarness, retryingRest, type Harness } from '../../support/service-harness.ts';
 import { summariesOfRows, type Ev, type SummaryMap } from '../../unit/rollup/brute.ts';
@@ -70,11 +71,11 @@ export interface RollupTableState {
 
 export function readRollupTable(r: RollupHarness): Promise<RollupTableState> {
   return retryingRest('scan rollup table', async () => {
-    const rows: { key: Buffer; cells: { qualifier: Buffer; value: Buffer; timestamp: number }[] }[] = [];
-    for await (const row of r.h.rest.scan(r.s.rollupTable, { batch: 5000 })) rows.push({ key: row.row, cells: row.cells });
-    const markerRows = rows.filter((x) => x.key[1] === 0x00);
-    const marks = markerRows.flatMap((x) => (parseMarkerRow(x.key, x.cells, r.s.keyspace)?.windows ?? []).map((m) => `${m.parts.id}|${m.parts.windowSec}|${m.parts.windowStart}`)).sort();
-    return { summaries: summariesOfRows(rows), markers: markerRows.map((x) => x.key), marks, summaryRows: rows.length - markerRows.length };
+    const rows: Row[] = [];
+    for await (const row of r.h.rest.scan(r.s.rollupTable, { batch: 5000 })) rows.push(row);
+    const markerRows = rows.filter((x) => x.row[1] === 0x00);
+    const marks = markerRows.flatMap((x) => (parseMarkerRow(x.row, x.cells, r.s.keyspace)?.windows ?? []).map((m) => `${m.parts.id}|${m.parts.windowSec}|${m.parts.windowStart}`)).sort();
+    return { summaries: summariesOfRows(rows), markers: markerRows.map((x) => x.row), marks, summaryRows: rows.length - markerRows.length };
   });
 }
 

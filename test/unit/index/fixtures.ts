@@ -7,7 +7,7 @@ import { encodeIndexKey } from '../../../src/keys/index.ts';
 import { loadConfig, type Config } from '../../../src/runtime/config.ts';
 import { keyspaceOf } from '../../../src/service/keyspace.ts';
 import type { CheckpointStore } from '../../../src/walk/checkpoint.ts';
-import type { FakeStore } from './fake-store.ts';
+import type { FakeHBase } from '../../support/fake-hbase.ts';
 
 export interface Ev {
   readonly id: string;
@@ -40,7 +40,7 @@ export function makeEvents(n: number): Ev[] {
 }
 
 /** Writes events exactly as the ingest does (planBatch), indexing `indexTags`. */
-export function ingest(store: FakeStore, cfg: Config, events: readonly Ev[], indexTags: readonly string[]): void {
+export function ingest(store: FakeHBase, cfg: Config, events: readonly Ev[], indexTags: readonly string[]): void {
   const settings: PlanSettings = {
     mapping: DEFAULT_FIELD_MAPPING,
     limits: DEFAULT_EVENT_LIMITS,
@@ -52,8 +52,10 @@ export function ingest(store: FakeStore, cfg: Config, events: readonly Ev[], ind
   const records = events.map((e, i) => ({ offset: String(i), key: null, value: Buffer.from(JSON.stringify(e)), timestamp: '0' }));
   const plan = planBatch(records, settings);
   if (plan.rejects.length > 0) throw new Error(`fixture events rejected: ${plan.rejects.map((r) => r.detail).join('; ')}`);
-  store.putRows(cfg.tables.data.name, plan.events.map((p) => p.data.row));
-  store.putRows(cfg.tables.index.name, plan.events.flatMap((p) => p.index.map((r) => r.row)));
+  for (const p of plan.events) {
+    store.seed(cfg.tables.data.name, p.data.row.key, p.data.row.cells);
+    for (const r of p.index) store.seed(cfg.tables.index.name, r.row.key, r.row.cells);
+  }
 }
 
 /** The index the events call for, computed from the events alone: key hex → sorted metrics. */

@@ -8,22 +8,22 @@ import type { IndexToolSettings } from '../../../src/index/settings.ts';
 import { verifyIndex } from '../../../src/index/verify.ts';
 import { encodeDataKey, encodeIndexKey } from '../../../src/keys/index.ts';
 import type { Config } from '../../../src/runtime/config.ts';
-import { FakeStore } from './fake-store.ts';
+import { FakeHBase } from '../../support/fake-hbase.ts';
 import { BASE_TS, MemoryCheckpoints, configOf, distinctRows, expectedIndex, ingest, makeEvents, toolSettings, type Ev } from './fixtures.ts';
 
 const VOPTS = { chunkSize: 7, concurrency: 3, sampleSize: 10 };
 const ropts = (over: Partial<RebuildOptions> = {}): RebuildOptions => ({ chunkSize: 7, concurrency: 3, sampleSize: 10, graceMs: 0, now: Date.now, ...over });
 const EMPTY = Buffer.alloc(0);
 
-function setup(sets: readonly string[] = [], n = 60): { cfg: Config; s: IndexToolSettings; store: FakeStore; events: Ev[] } {
+function setup(sets: readonly string[] = [], n = 60): { cfg: Config; s: IndexToolSettings; store: FakeHBase; events: Ev[] } {
   const cfg = configOf(sets);
-  const store = new FakeStore();
+  const store = new FakeHBase();
   const events = makeEvents(n);
   ingest(store, cfg, events, cfg.index.tags);
   return { cfg, s: toolSettings(cfg), store, events };
 }
 
-function putIndexCell(store: FakeStore, key: Buffer, metric: string, ts: number): void {
+function putIndexCell(store: FakeHBase, key: Buffer, metric: string, ts: number): void {
   void store.put('i', [{ row: key, cells: [{ column: column('d', metric), value: EMPTY, timestamp: ts }] }]);
 }
 
@@ -72,11 +72,11 @@ void test('verify finds each kind of inconsistency; rebuild repairs them; a seco
   assert.deepEqual(store.snapshot('i'), expectedIndex(cfg, finalEvents, ['site', 'rack']));
   assert.equal((await verifyIndex(store, s, VOPTS)).consistent, true);
 
-  const calls = { ...store.calls };
+  const [puts, deletes] = [store.count('put'), store.count('deleteRow')];
   const r2 = await rebuildIndex(store, s, ropts());
   assert.deepEqual([r2.indexRowsWritten, r2.danglingDeleted, r2.danglingKept], [0, 0, 0]);
-  assert.equal(store.calls.put, calls.put, 'no writes');
-  assert.equal(store.calls.deleteRow, calls.deleteRow, 'no deletes');
+  assert.equal(store.count('put'), puts, 'no writes');
+  assert.equal(store.count('deleteRow'), deletes, 'no deletes');
 });
 
 void test('dangling rows of recent events are kept within the grace period', async () => {
@@ -108,7 +108,7 @@ void test('--from/--to limit both directions to events in [from, to)', async () 
 
 void test('backfilling a newly indexed tag: rebuild --tag writes exactly the rows ingest would have', async () => {
   const cfg = configOf();
-  const store = new FakeStore();
+  const store = new FakeHBase();
   const events = makeEvents(80);
   ingest(store, cfg, events, ['site']);
   const rack = toolSettings(cfg, { tag: 'rack' });
@@ -124,11 +124,11 @@ void test('backfilling a newly indexed tag: rebuild --tag writes exactly the row
 void test('an interrupted rebuild resumes from its checkpoint to the same result, and a finished one says so', async () => {
   const cfg = configOf();
   const events = makeEvents(120);
-  const full = new FakeStore();
+  const full = new FakeHBase();
   ingest(full, cfg, events, ['site']);
   const fullReport = await rebuildIndex(full, toolSettings(cfg), ropts({ concurrency: 1 }));
 
-  const store = new FakeStore();
+  const store = new FakeHBase();
   ingest(store, cfg, events, ['site']);
   const cp = new MemoryCheckpoints();
   const ac = new AbortController();
@@ -153,10 +153,10 @@ void test('an interrupted rebuild resumes from its checkpoint to the same result
   assert.deepEqual(store.snapshot('i'), full.snapshot('i'));
   assert.ok(cp.saved?.finishedAt != null);
 
-  const scans = store.calls.scan;
+  const scans = store.count('scan');
   const third = await rebuildIndex(store, toolSettings(cfg), ropts({ checkpoint: cp }));
   assert.equal(third.status, 'already_finished');
-  assert.equal(store.calls.scan, scans, 'nothing scanned');
+  assert.equal(store.count('scan'), scans, 'nothing scanned');
 
   await assert.rejects(rebuildIndex(store, toolSettings(cfg, { tag: 'rack' }), ropts({ checkpoint: cp })), /belongs to another run \(tags is \["site","rack"\] in the checkpoint but \["rack"\] now\)/);
 });

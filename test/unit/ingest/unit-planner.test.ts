@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { classifyError } from '../../../src/errors.ts';
-import { column } from '../../../src/hbase/codec.ts';
 import { classifyHttpStatus, HBaseError } from '../../../src/hbase/errors.ts';
 import { OutagePolicy } from '../../../src/ingest/outage-policy.ts';
 import { OutageWatch } from '../../../src/ingest/outage-watch.ts';
@@ -12,13 +11,13 @@ import { SpreadRegistry } from '../../../src/spread/registry.ts';
 import { ENTRY_QUALIFIER, entryRow } from '../../../src/spread/rows.ts';
 import { RegistryConflictError, RegistryStore } from '../../../src/spread/store.ts';
 import { spreadTiming } from '../../../src/spread/timing.ts';
-import { FakePort } from '../spread/fake-port.ts';
+import { FakeHBase } from '../../support/fake-hbase.ts';
 import { SETTINGS, record } from './fixtures.ts';
 
 const NOW = 1_732_262_400_000;
 const TIMING = spreadTiming({ leadMs: 60_000, refreshMs: 1000, clockToleranceMs: 1000 });
 
-function setup(port = new FakePort(), policy?: OutagePolicy): { store: RegistryStore; reg: SpreadRegistry; plan: ReturnType<typeof unitPlanner>; readies: { n: number } } {
+function setup(port = new FakeHBase(), policy?: OutagePolicy): { store: RegistryStore; reg: SpreadRegistry; plan: ReturnType<typeof unitPlanner>; readies: { n: number } } {
   const store = new RegistryStore(port, { table: 'm', family: 'd', buckets: 4 });
   const reg = new SpreadRegistry({ store, timing: TIMING, buckets: 4, maxK: 4, now: () => NOW });
   const keyspace = new Keyspace(SETTINGS.keyspace.layout, reg);
@@ -82,7 +81,7 @@ function watchedPolicy(deadlineMs: number): { policy: OutagePolicy; watch: Outag
 
 void test('a fence raise during an HBase outage (a 503 relaying DoNotRetryIOException) is retried through the outage policy: the watch declares the outage, the plan lands when HBase answers', async () => {
   const { policy, watch, clock, heard } = watchedPolicy(250);
-  const port = new FakePort();
+  const port = new FakeHBase();
   let failures = 0;
   const checkAndPut = port.checkAndPut.bind(port);
   port.checkAndPut = (...args) => {
@@ -106,7 +105,7 @@ void test('a fence raise during an HBase outage (a 503 relaying DoNotRetryIOExce
 
 void test('a permanent error of a fence raise still leaves the planner (a missing meta table is not an outage)', async () => {
   const { policy } = watchedPolicy(250);
-  const port = new FakePort();
+  const port = new FakeHBase();
   port.checkAndPut = () => Promise.reject(new HBaseError({ code: 'TABLE_NOT_FOUND', status: 404, message: 'no such table' }));
   const { plan } = setup(port, policy);
   await assert.rejects(plan([record(0, ev('clocky', NOW + 10 * 86_400_000))]), (e: unknown) => e instanceof HBaseError && e.code === 'TABLE_NOT_FOUND');
@@ -114,9 +113,9 @@ void test('a permanent error of a fence raise still leaves the planner (a missin
 
 void test('a stale snapshot that cannot be refreshed keeps the unit waiting as a pending call: the watch declares the outage, the plan lands once the registry answers', async () => {
   const { policy, watch, clock, heard } = watchedPolicy(250);
-  const port = new FakePort();
+  const port = new FakeHBase();
   const { plan, reg } = setup(port, policy);
-  port.failNext = gateway503();
+  port.fail({ error: gateway503() });
   const pending = plan([record(0, ev('a', NOW))]); // its wait for the snapshot is pending from here
   clock.ms += 1000;
   watch.check();
@@ -128,15 +127,15 @@ void test('a stale snapshot that cannot be refreshed keeps the unit waiting as a
 
 void test('a lost check-and-put race on a fence (RegistryConflictError after every attempt) is retried by the ingest path, not fatal', async () => {
   const { policy, heard } = watchedPolicy(250);
-  const port = new FakePort();
+  const port = new FakeHBase();
   const { plan, store } = setup(port, policy);
   const far = NOW + 10 * 86_400_000;
   // Another writer changes the entry between each read and check-and-put, for more than one update's attempts.
   let raced = 0;
-  port.beforeSwap = () => {
+  port.beforeCheck = () => {
     if (raced >= 12) return;
     raced++;
-    port.set(entryRow('clocky'), column('d', ENTRY_QUALIFIER), encodeEntry({ epochs: [], fence: NOW + raced }));
+    port.seed('m', entryRow('clocky'), [{ family: 'd', qualifier: ENTRY_QUALIFIER, value: encodeEntry({ epochs: [], fence: NOW + raced }) }]);
   };
   const p = await plan([record(0, ev('clocky', far))]);
   assert.equal(raced, 12);

@@ -15,7 +15,7 @@ import { startHttpServer } from '../../../src/runtime/http.ts';
 import { Lifecycle } from '../../../src/runtime/lifecycle.ts';
 import { createLogger } from '../../../src/runtime/logger.ts';
 import { keyspaceOf } from '../../../src/service/keyspace.ts';
-import { FakeStore } from './fake-store.ts';
+import { FakeHBase } from '../../support/fake-hbase.ts';
 
 const log = createLogger({ level: 'silent' });
 const cfg = loadConfig({ env: {}, sets: ['keys.saltBuckets=4', 'index.tags=["site"]', 'query.maxLimit=50'] });
@@ -40,11 +40,11 @@ test('routes match their segments and percent-decode ids and values', () => {
 });
 
 test('a page streams as one JSON document with the effective limit; the API leaves other paths alone', async (t) => {
-  const store = new FakeStore();
+  const store = new FakeHBase();
   const ts = 1_732_262_400_000;
   for (let i = 0; i < 60; i++) {
     const row = buildDataRow({ id: 'a/b', ts: ts + i, metric: 'temp', value: i, tags: { site: 'x' } }, 4, 'd');
-    store.put('tsdata', row.key, row.cells);
+    store.seed('tsdata', row.key, row.cells);
   }
   const base = await serve(t, store);
   const res = await fetch(`${base}/api/v1/ids/a%2Fb/latest?limit=500`);
@@ -68,7 +68,7 @@ test('a page streams as one JSON document with the effective limit; the API leav
   await del.body?.cancel();
 });
 
-class FailingStore extends FakeStore {
+class FailingStore extends FakeHBase {
   readonly #err: () => Error;
   readonly #after: number;
   constructor(err: () => Error, after = 0) {
@@ -116,7 +116,7 @@ test('HBase failures: 503 + Retry-After when retriable, 500 otherwise, a cut con
   const store = new FailingStore(() => new HBaseError({ code: 'UNAVAILABLE', message: 'gone mid-scan' }), 2);
   for (let i = 0; i < 5; i++) {
     const row = buildDataRow({ id: 'a', ts: 1000 + i, metric: 'temp', value: i, tags: {} }, 4, 'd');
-    store.put('tsdata', row.key, row.cells);
+    store.seed('tsdata', row.key, row.cells);
   }
   const midway = await serve(t, store);
   const res = await fetch(`${midway}/api/v1/ids/a/latest`);
@@ -125,7 +125,7 @@ test('HBase failures: 503 + Retry-After when retriable, 500 otherwise, a cut con
 });
 
 /** A store whose scans read their rows at once (like one HBase response) but stop before the third until `open()` is called. */
-class GatedStore extends FakeStore {
+class GatedStore extends FakeHBase {
   readonly #gate: Promise<void>;
   readonly open: () => void;
   constructor() {
@@ -153,7 +153,7 @@ test('items stream: those read so far go out (in one write) while the read waits
   const store = new GatedStore();
   for (let i = 0; i < 5; i++) {
     const row = buildDataRow({ id: 'a', ts: 1000 + i, metric: 'temp', value: i, tags: { site: 'x' } }, 4, 'd');
-    store.put('tsdata', row.key, row.cells);
+    store.seed('tsdata', row.key, row.cells);
   }
   const base = await serve(t, store);
   const res = await fetch(`${base}/api/v1/ids/a/latest?limit=10`);
@@ -175,7 +175,7 @@ test('a read past query.deadlineMs: 408, and the stalled scan is abandoned', asy
   let scans = 0;
   let gate = (): void => undefined;
   const stalled = new Promise<void>((resolve) => { gate = resolve; });
-  class StalledStore extends FakeStore {
+  class StalledStore extends FakeHBase {
     override scan(table: string, opts: ScanOptions = {}): AsyncGenerator<Row, void, undefined> {
       const inner = super.scan(table, opts);
       scans++;
@@ -197,10 +197,10 @@ test('a read past query.deadlineMs: 408, and the stalled scan is abandoned', asy
 
 test('no writes behind a GET: dangling index rows are repaired only in a read whose caller has the admin scope', async (t) => {
   const repairing = loadConfig({ env: {}, sets: ['keys.saltBuckets=4', 'index.tags=["site"]', 'query.repairDangling=true', 'query.danglingGraceMs=0'] });
-  const store = new FakeStore();
+  const store = new FakeHBase();
   const ev = { id: 'gone', ts: 1_700_000_000_000, metric: 'temp', value: 1, tags: { site: 'x' } };
   const indexKey = encodeIndexKey({ indexName: 'site', value: 'x', ts: ev.ts, id: ev.id }, 4);
-  store.put('tsindex', indexKey, [{ family: 'd', qualifier: Buffer.from('temp'), value: Buffer.alloc(0), timestamp: ev.ts }]);
+  store.seed('tsindex', indexKey, [{ family: 'd', qualifier: Buffer.from('temp'), value: Buffer.alloc(0), timestamp: ev.ts }]);
   // the data row is never written: the index row dangles
   const api = createReadApi({ cfg: repairing, hbase: store, keyspace: keyspaceOf(repairing), log });
   const serveAs = async (scopes: string[]): Promise<string> => {

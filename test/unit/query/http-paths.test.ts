@@ -15,7 +15,7 @@ import { Lifecycle } from '../../../src/runtime/lifecycle.ts';
 import { createLogger } from '../../../src/runtime/logger.ts';
 import { keyspaceOf } from '../../../src/service/keyspace.ts';
 import { AWKWARD_IDS, AWKWARD_VALUES, LONGEST_ID, getRaw } from '../../support/awkward-ids.ts';
-import { FakeStore } from './fake-store.ts';
+import { FakeHBase } from '../../support/fake-hbase.ts';
 
 const log = createLogger({ level: 'silent' });
 const B = 4;
@@ -32,7 +32,7 @@ interface Ev { id: string; ts: number; tags: Record<string, string> }
 interface Page { items?: { id: string; ts?: number; windowStart?: number }[]; next?: string | null; error?: string; parameter?: string }
 
 /** Two events and one 1h summary per awkward id; each event tags every index with one awkward value. */
-function fill(store: FakeStore): Ev[] {
+function fill(store: FakeHBase): Ev[] {
   const events: Ev[] = [];
   for (const [i, { id }] of AWKWARD_IDS.entries()) {
     const value = (k: number): string => AWKWARD_VALUES[(i + k) % AWKWARD_VALUES.length]?.id ?? '';
@@ -40,19 +40,19 @@ function fill(store: FakeStore): Ev[] {
       const e = { id, ts: BASE + i * 1000 + k * 10, tags: { site: value(k), '..': value(k + 1), 'a/b': value(k + 2) } };
       events.push(e);
       const row = buildDataRow({ ...e, metric: 'temp', value: i }, B, 'd');
-      store.put('tsdata', row.key, row.cells);
+      store.seed('tsdata', row.key, row.cells);
       for (const [indexName, v] of Object.entries(e.tags)) {
-        store.put('tsindex', encodeIndexKey({ indexName, value: v, ts: e.ts, id }, B), [{ family: 'd', qualifier: Buffer.from('temp'), value: Buffer.alloc(0), timestamp: e.ts }]);
+        store.seed('tsindex', encodeIndexKey({ indexName, value: v, ts: e.ts, id }, B), [{ family: 'd', qualifier: Buffer.from('temp'), value: Buffer.alloc(0), timestamp: e.ts }]);
       }
     }
     const windowStart = BASE - (BASE % HOUR);
-    store.put('tsrollup', encodeRollupKey({ id, windowSec: 3600, windowStart }, B), [{ family: 'd', qualifier: Buffer.from('temp'), value: encodeSummary(summaryOf(BASE, i)), timestamp: windowStart }]);
+    store.seed('tsrollup', encodeRollupKey({ id, windowSec: 3600, windowStart }, B), [{ family: 'd', qualifier: Buffer.from('temp'), value: encodeSummary(summaryOf(BASE, i)), timestamp: windowStart }]);
   }
   return events;
 }
 
 async function serve(t: TestContext): Promise<{ port: number; events: Ev[] }> {
-  const store = new FakeStore();
+  const store = new FakeHBase();
   const events = fill(store);
   const server = await startHttpServer({ host: '127.0.0.1', port: 0, registry: new Registry(), lifecycle: new Lifecycle({ log }), log, routes: createReadApi({ cfg, hbase: store, keyspace: keyspaceOf(cfg), log }) });
   t.after(() => server.close());

@@ -11,7 +11,7 @@ import { keyspaceOf } from '../../../src/service/keyspace.ts';
 import type { EventItem, QueryItem, QueryKind, RollupItem } from '../../../src/query/types.ts';
 import { encodeSummary, summaryOf } from '../../../src/rollup/summary.ts';
 import { loadConfig } from '../../../src/runtime/config.ts';
-import { FakeStore } from './fake-store.ts';
+import { FakeHBase } from '../../support/fake-hbase.ts';
 
 const NOW = Date.UTC(2024, 10, 22, 12, 0, 0);
 const B = 4;
@@ -20,19 +20,19 @@ const T = { data: 'tsdata', index: 'tsindex', rollup: 'tsrollup' };
 
 interface Ev { id: string; ts: number; metric: string; value: number; tags: Record<string, string> }
 
-function setup(sets: string[] = []): { store: FakeStore; queries: Queries; metrics: ReturnType<typeof createReadMetrics> } {
+function setup(sets: string[] = []): { store: FakeHBase; queries: Queries; metrics: ReturnType<typeof createReadMetrics> } {
   const cfg = loadConfig({ env: {}, sets: [`keys.saltBuckets=${B}`, 'index.tags=["site"]', 'query.verifyChunk=3', 'query.bucketConcurrency=2', ...sets] });
-  const store = new FakeStore();
+  const store = new FakeHBase();
   const metrics = createReadMetrics(new Registry());
   return { store, queries: createQueries({ cfg, hbase: store, keyspace: keyspaceOf(cfg), metrics, now: () => NOW }), metrics };
 }
 
-function write(store: FakeStore, e: Ev): void {
+function write(store: FakeHBase, e: Ev): void {
   const row = buildDataRow({ ...e }, B, D);
-  store.put(T.data, row.key, row.cells);
+  store.seed(T.data, row.key, row.cells);
   for (const [indexName, value] of Object.entries(e.tags)) {
     if (indexName !== 'site') continue;
-    store.put(T.index, encodeIndexKey({ indexName, value, ts: e.ts, id: e.id }, B), [{ family: D, qualifier: Buffer.from(e.metric), value: Buffer.alloc(0), timestamp: e.ts }]);
+    store.seed(T.index, encodeIndexKey({ indexName, value, ts: e.ts, id: e.id }, B), [{ family: D, qualifier: Buffer.from(e.metric), value: Buffer.alloc(0), timestamp: e.ts }]);
   }
 }
 
@@ -75,7 +75,7 @@ test('by-tag: merged newest first across buckets, paged with no gap or repeat, d
   const moved = events.find((e) => e.tags['site'] === 'a' && e.id === 'dev-2');
   assert.ok(gone !== undefined && moved !== undefined);
   await store.deleteRow(T.data, encodeDataKey(gone, B));
-  store.put(T.data, encodeDataKey(moved, B), [{ family: D, qualifier: TAGS_QUALIFIER, value: encodeTags({ site: 'c' }), timestamp: moved.ts }]);
+  store.seed(T.data, encodeDataKey(moved, B), [{ family: D, qualifier: TAGS_QUALIFIER, value: encodeTags({ site: 'c' }), timestamp: moved.ts }]);
 
   const expected = events.filter((e) => e.tags['site'] === 'a' && e !== gone && e !== moved).sort(idBytesOrder);
   const { items, pages, dangling } = eventPages(await allPages(queries, 'by_tag', { tag: 'site', value: 'a', limit: '4' }));
@@ -84,7 +84,7 @@ test('by-tag: merged newest first across buckets, paged with no gap or repeat, d
   assert.equal(pages, Math.ceil(expected.length / 4));
   assert.equal(dangling, 2, 'each dangling hit counted once over all pages');
   assert.equal((await metrics.queryDangling.get()).values.find((v) => v.labels['index'] === 'site')?.value, 2);
-  assert.equal(store.deleted.filter((d) => d.table === T.index).length, 0, 'no repair unless configured');
+  assert.equal(store.count('deleteRow', T.index), 0, 'no repair unless configured');
   assert.ok(store.maxActive <= 2, `at most query.bucketConcurrency scanner steps at once (saw ${store.maxActive})`);
 
   const window = await collectPage(queries.run(queries.parse('by_tag', { tag: 'site', value: 'a', from: String(expected[5]?.ts), to: String(expected[1]?.ts) })));
@@ -158,12 +158,12 @@ test('rollups: summary rows of one id and window size, windows starting in [from
   const base = NOW - (NOW % hour) - 5 * hour;
   for (let w = 0; w < 5; w++) {
     const start = base + w * hour;
-    store.put(T.rollup, encodeRollupKey({ id: 'dev1', windowSec: 3600, windowStart: start }, B), [
+    store.seed(T.rollup, encodeRollupKey({ id: 'dev1', windowSec: 3600, windowStart: start }, B), [
       { family: D, qualifier: Buffer.from('temp'), value: encodeSummary(summaryOf(start + 1, w)), timestamp: start },
       ...(w % 2 === 0 ? [{ family: D, qualifier: Buffer.from('hum'), value: encodeSummary(summaryOf(start + 2, 10 * w)), timestamp: start }] : []),
     ]);
   }
-  store.put(T.rollup, encodeRollupKey({ id: 'dev1', windowSec: 86_400, windowStart: NOW - (NOW % 86_400_000) }, B), [{ family: D, qualifier: Buffer.from('temp'), value: encodeSummary(summaryOf(NOW, 1)), timestamp: NOW }]);
+  store.seed(T.rollup, encodeRollupKey({ id: 'dev1', windowSec: 86_400, windowStart: NOW - (NOW % 86_400_000) }, B), [{ family: D, qualifier: Buffer.from('temp'), value: encodeSummary(summaryOf(NOW, 1)), timestamp: NOW }]);
   const all = rollupPages(await allPages(queries, 'rollups', { id: 'dev1', window: '1h', limit: '2' }));
   assert.deepEqual(all.items.map((r) => r.windowStart), [4, 3, 2, 1, 0].map((w) => base + w * hour));
   assert.ok(all.items.every((r) => r.windowEnd === r.windowStart + hour && r.window === '1h'));
@@ -177,15 +177,15 @@ test('index.saltMode=value reads one bucket; keys.format=printable data keys dec
   const events: Ev[] = Array.from({ length: 7 }, (_, i) => ({ id: `p-${i % 3}`, ts: NOW - 10_000 + i * 1000, metric: 'temp', value: i, tags: { site: 'v' } }));
   for (const e of events) {
     const cells = buildEventCells({ ...e }, D);
-    store.put(T.data, encodePrintableDataKey(e, B), cells);
-    store.put(T.index, encodeIndexKey({ indexName: 'site', value: 'v', ts: e.ts, id: e.id }, B, 'value'), [{ family: D, qualifier: Buffer.from('temp'), value: Buffer.alloc(0), timestamp: e.ts }]);
+    store.seed(T.data, encodePrintableDataKey(e, B), cells);
+    store.seed(T.index, encodeIndexKey({ indexName: 'site', value: 'v', ts: e.ts, id: e.id }, B, 'value'), [{ family: D, qualifier: Buffer.from('temp'), value: Buffer.alloc(0), timestamp: e.ts }]);
   }
   const salts = new Set(store.rows(T.index).map((r) => r.row[0]));
   assert.equal(salts.size, 1, 'value salting puts every entry of a value in one bucket');
-  const before = store.scans;
+  const before = store.count('scan');
   const got = eventPages(await allPages(queries, 'by_tag', { tag: 'site', value: 'v', limit: '3' }));
   assert.deepEqual(got.items.map((x) => `${x.id}@${x.ts}`), [...events].sort(idBytesOrder).map((e) => `${e.id}@${e.ts}`));
-  assert.equal(store.scans - before, got.pages, 'one index scan per page');
+  assert.equal(store.count('scan') - before, got.pages, 'one index scan per page');
   const latest = eventPages(await allPages(queries, 'latest', { id: 'p-1' }));
   assert.deepEqual(latest.items.map((x) => x.ts), events.filter((e) => e.id === 'p-1').map((e) => e.ts).sort((a, b) => b - a));
 });

@@ -12,7 +12,7 @@ import { parseWindow } from '../../../src/rollup/windows.ts';
 import { CheckpointError, memoryCheckpointStore } from '../../../src/walk/checkpoint.ts';
 import { testKeyspace } from '../../support/keyspace.ts';
 import { bruteSummaries, sorted, summariesOfRows, type Ev } from './brute.ts';
-import { FakeStore } from './fake-store.ts';
+import { FakeHBase } from '../../support/fake-hbase.ts';
 import { B, DAY0, HOUR, markEvents, randomEvents, readMetrics, settings, silentLog, writeEvents } from './job-fixture.ts';
 
 const D = 24 * HOUR;
@@ -47,11 +47,11 @@ void test('idSummaryRows builds every size in memory, merging newest window firs
   assert.equal(rows.length, 4);
   assert.ok(rows.every((r) => r.cells.every((c) => c.timestamp === 42)));
   assert.deepEqual(rows.map((r) => r.cells.map((c) => c.column.toString('utf8')).join()), ['r1m:m', 'r1m:m', 'r1m:m', 'r1h:m'], 'each size in its own family');
-  assert.deepEqual(sorted(summariesOfRows(rows.map((r) => ({ key: r.row, cells: r.cells.map((c) => ({ qualifier: c.column.subarray(c.column.indexOf(0x3a) + 1), value: c.value })) })))), sorted(bruteSummaries(ev, [60, 3600])));
+  assert.deepEqual(sorted(summariesOfRows(rows.map((r) => ({ row: r.row, cells: r.cells.map((c) => ({ qualifier: c.column.subarray(c.column.indexOf(0x3a) + 1), value: c.value })) })))), sorted(bruteSummaries(ev, [60, 3600])));
 });
 
 async function jobResult(events: readonly Ev[], s = settings(['1m', '1h'])): Promise<ReturnType<typeof sorted>> {
-  const store = new FakeStore();
+  const store = new FakeHBase();
   await writeEvents(store, s, events);
   await markEvents(store, s, events);
   await new RollupJob({ store, settings: s, metrics: readMetrics(s).metrics, log: silentLog, now: () => DAY0 + 30 * D }).run();
@@ -64,7 +64,7 @@ void test('backfill (per bucket and per id) = the job on the same data; only [fr
   const outside: Ev[] = [{ id: 'dev-1', ts: DAY0 + HOUR - 1, metric: 'temp', value: 1 }, { id: 'dev-1', ts: DAY0 + 6 * HOUR, metric: 'temp', value: 2 }];
   const expected = await jobResult(inside);
   for (const ids of [undefined, [...new Set(inside.map((e) => e.id))]]) {
-    const store = new FakeStore();
+    const store = new FakeHBase();
     await writeEvents(store, s, [...inside, ...outside]);
     const progress: number[] = [];
     const r = await runBackfill({ store, settings: s, params: { from: DAY0 + 2 * HOUR + 17, to: DAY0 + 5 * HOUR - 3, ids }, onProgress: (p) => progress.push(p.unitsDone) });
@@ -85,7 +85,7 @@ void test('a backfill stopped part-way resumes from its checkpoint to the same r
   try {
     for (const ids of [undefined, ['dev-3', 'dev-1', 'dev-7', 'dev-12']]) {
       const file = join(dir, `cp-${ids === undefined ? 'b' : 'i'}.json`);
-      const store = new FakeStore();
+      const store = new FakeHBase();
       await writeEvents(store, s, events);
       const params = { from: DAY0, to: DAY0 + 2 * HOUR, ids };
       const ac = new AbortController();
@@ -115,6 +115,6 @@ void test('a backfill stopped part-way resumes from its checkpoint to the same r
     await rm(dir, { recursive: true, force: true });
   }
   const mem = memoryCheckpointStore<Checkpoint>();
-  await runBackfill({ store: new FakeStore(), settings: s, params: { from: DAY0, to: DAY0 + 1 }, checkpoint: mem });
+  await runBackfill({ store: new FakeHBase(), settings: s, params: { from: DAY0, to: DAY0 + 1 }, checkpoint: mem });
   assert.equal(mem.current?.finished, true, 'an empty table finishes at once');
 });

@@ -11,7 +11,7 @@ import { markerRow } from '../../../src/rollup/marker.ts';
 import type { RollupSettings } from '../../../src/rollup/settings.ts';
 import { fixedSpread, testKeyspace } from '../../support/keyspace.ts';
 import { bruteSummaries, sorted, summariesOfRows, type Ev } from './brute.ts';
-import { FakeStore } from './fake-store.ts';
+import { FakeHBase } from '../../support/fake-hbase.ts';
 import { B, DAY0, HOUR, MIN, markEvents, marksIn, randomEvents, readMetrics, settings, silentLog, writeEvents } from './job-fixture.ts';
 
 function found(s: RollupSettings, id: string, windowSec: number, windowStart: number, stamp = 5): FoundMarker {
@@ -91,7 +91,7 @@ void test('cascadeMarkers: one mark per enclosing coarser window, one row per (b
 
 void test('a bad row in one window\'s source fails that window only (the batch is redone window by window)', async () => {
   const s = settings(['1m', '1h']);
-  const store = new FakeStore();
+  const store = new FakeHBase();
   const events = randomEvents(21, 120, 5, DAY0, 1);
   await writeEvents(store, s, events);
   await markEvents(store, s, events);

@@ -50,8 +50,9 @@ export function bruteSummaries(events: readonly Ev[], windowSecs: readonly numbe
   return out;
 }
 
+/** A rollup table row as a scan returns it (the cells' family is not needed). */
 export interface StoredRowLike {
-  readonly key: Buffer;
+  readonly row: Buffer;
   readonly cells: readonly { readonly qualifier: Buffer; readonly value: Buffer }[];
 }
 
@@ -59,8 +60,8 @@ export interface StoredRowLike {
 export function summariesOfRows(rows: Iterable<StoredRowLike>): SummaryMap {
   const out: SummaryMap = new Map();
   for (const row of rows) {
-    if (row.key[1] === 0x00) continue;
-    const k = decodeRollupKey(row.key);
+    if (row.row[1] === 0x00) continue;
+    const k = decodeRollupKey(row.row);
     for (const c of row.cells) {
       if (c.qualifier[0] === 0x00) continue;
       const metric = c.qualifier.toString('utf8');

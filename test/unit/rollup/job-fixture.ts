@@ -1,4 +1,4 @@
-// Shared setup of the job/backfill unit tests: settings for small windows, events in a FakeStore,
+// Shared setup of the job/backfill unit tests: settings for small windows, events in a FakeHBase,
 // finest-window markers as ingest writes them.
 import { Registry } from 'prom-client';
 import { pino } from 'pino';
@@ -12,7 +12,7 @@ import type { RollupStore } from '../../../src/rollup/store.ts';
 import { parseWindows } from '../../../src/rollup/windows.ts';
 import { testKeyspace } from '../../support/keyspace.ts';
 import { prng, type Ev } from './brute.ts';
-import type { FakeStore } from './fake-store.ts';
+import type { FakeHBase } from '../../support/fake-hbase.ts';
 
 export const B = 4;
 export const DAY0 = Date.UTC(2024, 10, 21); // windows long closed at any "now" after DAY0 + 3 days
@@ -30,7 +30,7 @@ export function readMetrics(s: RollupSettings): { registry: Registry; metrics: R
   return { registry, metrics: createReadMetrics(registry, s.windows.map((w) => w.name)) };
 }
 
-export async function writeEvents(store: FakeStore, s: RollupSettings, events: readonly Ev[]): Promise<void> {
+export async function writeEvents(store: FakeHBase, s: RollupSettings, events: readonly Ev[]): Promise<void> {
   for (const e of events) {
     const event = { id: e.id, ts: e.ts, metric: e.metric, value: e.value, tags: {} };
     await store.put(s.dataTable, [putRowOf({ key: s.keyspace.dataKey(e.id, e.ts), cells: buildEventCells(event) })]);
@@ -39,7 +39,7 @@ export async function writeEvents(store: FakeStore, s: RollupSettings, events: r
 
 let stamp = 1;
 /** One marker per distinct (id, finest window) of the events. */
-export async function markEvents(store: FakeStore, s: RollupSettings, events: readonly Ev[]): Promise<number> {
+export async function markEvents(store: FakeHBase, s: RollupSettings, events: readonly Ev[]): Promise<number> {
   const finest = s.windows[0];
   if (finest === undefined) throw new Error('no windows');
   const seen = new Set<string>();
@@ -64,16 +64,16 @@ export function randomEvents(seed: number, n: number, ids: number, base: number,
   }));
 }
 
-export function markerRows(store: FakeStore, s: RollupSettings): Buffer[] {
-  return store.rows(s.rollupTable).filter((r) => r.key[1] === 0x00).map((r) => r.key);
+export function markerRows(store: FakeHBase, s: RollupSettings): Buffer[] {
+  return store.rows(s.rollupTable).filter((r) => r.row[1] === 0x00).map((r) => r.row);
 }
 
 /** The (id, window) pairs still marked, as `id|windowSec|windowStart`, sorted: marker rows' id cells and per-id markers. */
-export function marksIn(store: FakeStore, s: RollupSettings): string[] {
+export function marksIn(store: FakeHBase, s: RollupSettings): string[] {
   const out: string[] = [];
   for (const r of store.rows(s.rollupTable)) {
-    if (r.key[1] !== 0x00) continue;
-    const found = parseMarkerRow(r.key, r.cells, s.keyspace);
+    if (r.row[1] !== 0x00) continue;
+    const found = parseMarkerRow(r.row, r.cells, s.keyspace);
     for (const m of found?.windows ?? []) out.push(`${m.parts.id}|${m.parts.windowSec}|${m.parts.windowStart}`);
   }
   return out.sort();

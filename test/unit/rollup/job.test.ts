@@ -6,7 +6,7 @@ import { VERSION_QUALIFIER, markerRow } from '../../../src/rollup/marker.ts';
 import { putRowOf } from '../../../src/rollup/fold.ts';
 import type { RollupStore } from '../../../src/rollup/store.ts';
 import { bruteSummaries, sorted, summariesOfRows, type Ev } from './brute.ts';
-import { FakeStore } from './fake-store.ts';
+import { FakeHBase } from '../../support/fake-hbase.ts';
 import { B, DAY0, HOUR, MIN, markEvents, markerRows, marksIn, randomEvents, readMetrics, recording, settings, silentLog, writeEvents } from './job-fixture.ts';
 
 const NOW = DAY0 + 5 * 24 * HOUR;
@@ -29,7 +29,7 @@ async function metricValue(m: { get(): Promise<{ values: { labels: Record<string
 
 void test('one run: finest windows from events, coarser from finer (cascade), markers gone, = brute force', async () => {
   const s = settings();
-  const store = new FakeStore();
+  const store = new FakeHBase();
   // across a day boundary, with window-edge events and a duplicate
   const events: Ev[] = [
     ...randomEvents(1, 400, 5, DAY0 + 22 * HOUR, 4),
@@ -67,7 +67,7 @@ void test('one run: finest windows from events, coarser from finer (cascade), ma
 
 void test('open windows are left alone; lag and pending measure the closed backlog', async () => {
   const s = settings(['1m', '1h'], { graceMs: 30_000 });
-  const store = new FakeStore();
+  const store = new FakeHBase();
   const t0 = DAY0 + 10 * HOUR;
   const events: Ev[] = [
     { id: 'a', ts: t0 + 5, metric: 'x', value: 1 },
@@ -81,7 +81,7 @@ void test('open windows are left alone; lag and pending measure the closed backl
   const { job: j, metrics } = job(store, s, () => now);
   // Break the first window's recompute so its marker stays and the lag is measurable afterwards: the
   // batch's put fails (its windows are redone one by one), then the first window's own put.
-  store.failures.push({ op: 'put', table: 'r', times: 2 });
+  store.fail({ op: 'put', table: 'r', times: 2 });
   const report = await j.run();
   assert.equal(size(report, 0).pending, 2, 'two closed 1m windows');
   assert.equal(size(report, 0).errors, 1);
@@ -109,7 +109,7 @@ void test('open windows are left alone; lag and pending measure the closed backl
 
 void test('a marker re-marked during the recompute is not deleted (superseded) and is redone next run', async () => {
   const s = settings();
-  const store = new FakeStore();
+  const store = new FakeHBase();
   const t0 = DAY0 + 3 * HOUR;
   const first: Ev = { id: 'late', ts: t0 + 10, metric: 'v', value: 1 };
   const lateEv: Ev = { id: 'late', ts: t0 + 20, metric: 'v', value: 10 };
@@ -148,7 +148,7 @@ void test('a marker re-marked during the recompute is not deleted (superseded) a
 
 void test('summary cells carry the time the recompute started reading; a window without data writes nothing', async () => {
   const s = settings();
-  const store = new FakeStore();
+  const store = new FakeHBase();
   const t0 = DAY0;
   await writeEvents(store, s, [{ id: 'p', ts: t0 + 1, metric: 'q', value: 5 }]);
   await markEvents(store, s, [{ id: 'p', ts: t0 + 1, metric: 'q', value: 5 }, { id: 'ghost', ts: t0 + 1, metric: 'q', value: 0 }]);
@@ -159,21 +159,21 @@ void test('summary cells carry the time the recompute started reading; a window 
   assert.equal(size(report, 0).written, 1);
   assert.deepEqual(markerRows(store, s), []);
   const rows = store.rows(s.rollupTable);
-  assert.equal(rows.some((r) => r.key.equals(encodeRollupKey({ id: 'ghost', windowSec: 60, windowStart: t0 }, B))), false);
-  const fine = rows.find((r) => r.key.equals(encodeRollupKey({ id: 'p', windowSec: 60, windowStart: t0 }, B)));
+  assert.equal(rows.some((r) => r.row.equals(encodeRollupKey({ id: 'ghost', windowSec: 60, windowStart: t0 }, B))), false);
+  const fine = rows.find((r) => r.row.equals(encodeRollupKey({ id: 'p', windowSec: 60, windowStart: t0 }, B)));
   const ts = fine?.cells[0]?.timestamp ?? 0;
   assert.ok(ts >= NOW && ts < clock, `cell timestamp ${ts} comes from the job clock`);
 });
 
 void test('errors are isolated per marker row and counted by stage; a row goes only after its windows\' summaries and cascade', async () => {
   const s = settings(['1m', '1h'], { concurrency: 1 });
-  const store = new FakeStore();
+  const store = new FakeHBase();
   const events = randomEvents(5, 60, 6, DAY0, 1);
   await writeEvents(store, s, events);
   const marked = await markEvents(store, s, events);
   const fineRows = markerRows(store, s).filter((k) => k.readUInt32BE(2) === 60);
   assert.ok(fineRows.length < marked, 'some rows mark several ids');
-  store.failures.push({ op: 'checkAndDelete', table: 'r', times: 2 });
+  store.fail({ op: 'checkAndDelete', table: 'r', times: 2 });
   const rec = recording(store);
   const { job: j, metrics } = job(rec.store, s);
   const one = await j.run();
@@ -217,11 +217,11 @@ void test('errors are isolated per marker row and counted by stage; a row goes o
 
 void test('scan errors of one bucket do not stop the other buckets; an aborted run stops early', async () => {
   const s = settings(['1m']);
-  const store = new FakeStore();
+  const store = new FakeHBase();
   const events = randomEvents(9, 80, 12, DAY0, 1);
   await writeEvents(store, s, events);
   await markEvents(store, s, events);
-  store.failures.push({ op: 'scan', table: 'r', times: 1 });
+  store.fail({ op: 'scan', table: 'r', times: 1 });
   const { job: j, metrics } = job(store, s);
   const one = await j.run();
   assert.ok(one.errors >= 1);
@@ -242,7 +242,7 @@ void test('scan errors of one bucket do not stop the other buckets; an aborted r
 void test('two runners at once give what one runner gives', async () => {
   const s = settings(['1m', '1h', '1d']);
   const events = randomEvents(11, 300, 7, DAY0 + 20 * HOUR, 6);
-  const a = new FakeStore();
+  const a = new FakeHBase();
   await writeEvents(a, s, events);
   await markEvents(a, s, events);
   const b = a.clone();

@@ -11,7 +11,7 @@ import { putRowOf } from '../../../src/rollup/fold.ts';
 import type { RollupSettings } from '../../../src/rollup/settings.ts';
 import type { RollupStore } from '../../../src/rollup/store.ts';
 import { bruteSummaries, sorted, summariesOfRows, type Ev } from './brute.ts';
-import { FakeStore } from './fake-store.ts';
+import { FakeHBase } from '../../support/fake-hbase.ts';
 import { B, DAY0, HOUR, MIN, markEvents, markerRows, marksIn, readMetrics, recording, settings, silentLog, writeEvents } from './job-fixture.ts';
 
 const NOW = DAY0 + 5 * 24 * HOUR;
@@ -32,7 +32,7 @@ const mark = (s: RollupSettings, id: string, windowStart: number, stamp: number)
 
 void test('a row wider than a page is recomputed in chunks and removed by one check-and-delete', async () => {
   const s = settings(['1m', '1h'], { pageRows: 5 });
-  const store = new FakeStore();
+  const store = new FakeHBase();
   const ids = idsOfBucket(1, 23);
   const events: Ev[] = ids.map((id, i) => ({ id, ts: DAY0 + 7, metric: 'x', value: i }));
   await writeEvents(store, s, events);
@@ -49,7 +49,7 @@ void test('a row wider than a page is recomputed in chunks and removed by one ch
 
 void test('a re-mark of another id of the row during the run keeps the whole row (superseded); the next run redoes it', async () => {
   const s = settings();
-  const store = new FakeStore();
+  const store = new FakeHBase();
   const [a, b] = idsOfBucket(2, 2) as [string, string];
   const t0 = DAY0 + 3 * HOUR;
   const first: Ev[] = [{ id: a, ts: t0 + 1, metric: 'v', value: 1 }];
@@ -87,7 +87,7 @@ void test('a re-mark of another id of the row during the run keeps the whole row
 void test('settling ids of a row stay while its settled ids are rolled up and removed', async () => {
   const settle = 120_000;
   const s = settings(['1m', '1h'], { markerSettleMs: settle });
-  const store = new FakeStore();
+  const store = new FakeHBase();
   const [old, fresh] = idsOfBucket(3, 2) as [string, string];
   const t0 = DAY0 + 10 * HOUR;
   const events: Ev[] = [{ id: old, ts: t0 + 5, metric: 'x', value: 1 }, { id: fresh, ts: t0 + 6, metric: 'x', value: 2 }];
@@ -106,7 +106,7 @@ void test('settling ids of a row stay while its settled ids are rolled up and re
 
 void test('per-id markers of earlier versions are rolled up and removed, beside marker rows of the same window', async () => {
   const s = settings();
-  const store = new FakeStore();
+  const store = new FakeHBase();
   const t0 = DAY0 + 4 * HOUR;
   const [legacy, current] = idsOfBucket(0, 2) as [string, string];
   const events: Ev[] = [{ id: legacy, ts: t0 + 1, metric: 'x', value: 3 }, { id: current, ts: t0 + 2, metric: 'x', value: 4 }];
@@ -123,7 +123,7 @@ void test('per-id markers of earlier versions are rolled up and removed, beside 
 
 void test('a row holding only its version cell is removed; a version cell is never taken for an id', async () => {
   const s = settings();
-  const store = new FakeStore();
+  const store = new FakeHBase();
   const key = s.keyspace.markerKey({ id: 'x', windowSec: 60, windowStart: DAY0 });
   await store.put(s.rollupTable, [{ row: key, cells: [{ column: Buffer.concat([Buffer.from('r:'), VERSION_QUALIFIER]), value: newMarkerValue(9), timestamp: 9 }] }]);
   const report = await run(store, s);
@@ -133,7 +133,7 @@ void test('a row holding only its version cell is removed; a version cell is nev
 
 void test('an id cell of the wrong bucket is an error of its row; other rows are rolled up', async () => {
   const s = settings();
-  const store = new FakeStore();
+  const store = new FakeHBase();
   const [good] = idsOfBucket(1, 1) as [string];
   const [foreign] = idsOfBucket(2, 1) as [string];
   const events: Ev[] = [{ id: good, ts: DAY0 + 5, metric: 'x', value: 1 }];

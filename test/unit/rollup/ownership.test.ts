@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { RollupJob, mergeReports } from '../../../src/rollup/job.ts';
 import { bucketsOfPartitions, ownAll, type BucketOwnership } from '../../../src/rollup/ownership.ts';
 import { bruteSummaries, sorted, summariesOfRows } from './brute.ts';
-import { FakeStore } from './fake-store.ts';
+import { FakeHBase } from '../../support/fake-hbase.ts';
 import { B, DAY0, HOUR, markEvents, markerRows, randomEvents, readMetrics, settings, silentLog, writeEvents } from './job-fixture.ts';
 
 const NOW = DAY0 + 5 * 24 * HOUR;
@@ -18,9 +18,9 @@ void test('bucketsOfPartitions: partition p is bucket p; with fewer partitions b
   assert.throws(() => bucketsOfPartitions([0], 0, 4), /no partitions/);
 });
 
-async function marked(): Promise<{ store: FakeStore; s: ReturnType<typeof settings>; events: ReturnType<typeof randomEvents> }> {
+async function marked(): Promise<{ store: FakeHBase; s: ReturnType<typeof settings>; events: ReturnType<typeof randomEvents> }> {
   const s = settings();
-  const store = new FakeStore();
+  const store = new FakeHBase();
   const events = randomEvents(7, 600, 24, DAY0 + 2 * HOUR, 6);
   await writeEvents(store, s, events);
   await markEvents(store, s, events);

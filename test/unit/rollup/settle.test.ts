@@ -4,7 +4,7 @@ import { RollupJob } from '../../../src/rollup/job.ts';
 import { markerRow } from '../../../src/rollup/marker.ts';
 import { putRowOf } from '../../../src/rollup/fold.ts';
 import { summariesOfRows } from './brute.ts';
-import { FakeStore } from './fake-store.ts';
+import { FakeHBase } from '../../support/fake-hbase.ts';
 import { DAY0, HOUR, markerRows, readMetrics, settings, silentLog, writeEvents } from './job-fixture.ts';
 
 const NOW = DAY0 + 5 * 24 * HOUR;
@@ -12,7 +12,7 @@ const SETTLE = 120_000;
 
 void test('the job leaves ingest markers younger than markerSettleMs for a later run; the cascade is not delayed', async () => {
   const s = settings(['1m', '1h'], { markerSettleMs: SETTLE });
-  const store = new FakeStore();
+  const store = new FakeHBase();
   const t0 = DAY0 + 10 * HOUR; // long closed at NOW
   await writeEvents(store, s, [
     { id: 'old', ts: t0 + 5, metric: 'x', value: 1 },

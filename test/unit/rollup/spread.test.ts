@@ -8,7 +8,7 @@ import { RollupJob } from '../../../src/rollup/job.ts';
 import type { RollupSettings } from '../../../src/rollup/settings.ts';
 import { testKeyspace, fixedSpread } from '../../support/keyspace.ts';
 import { bruteSummaries, sorted, summariesOfRows, type Ev } from './brute.ts';
-import { FakeStore } from './fake-store.ts';
+import { FakeHBase } from '../../support/fake-hbase.ts';
 import { B, DAY0, HOUR, MIN, markEvents, randomEvents, readMetrics, settings, silentLog, writeEvents } from './job-fixture.ts';
 
 const HOT = 'hot-1';
@@ -37,7 +37,7 @@ void test('job over a spread id = brute force; the same data unspread gives the 
   const events = eventsWithHotId();
   const expected = sorted(bruteSummaries(events, [60, 3600]));
   for (const s of [spreadSettings(), settings(['1m', '1h'])]) {
-    const store = new FakeStore();
+    const store = new FakeHBase();
     await writeEvents(store, s, events);
     await markEvents(store, s, events);
     const report = await new RollupJob({ store, settings: s, metrics: readMetrics(s).metrics, log: silentLog, now: () => DAY0 + 30 * 24 * HOUR }).run();
@@ -52,7 +52,7 @@ void test('backfill with a spread id: bucket mode (spread id its own unit) and i
   const expected = sorted(bruteSummaries(events, [60, 3600]));
   const allIds = [...new Set(events.map((e) => e.id))];
   for (const ids of [undefined, allIds, [HOT]]) {
-    const store = new FakeStore();
+    const store = new FakeHBase();
     await writeEvents(store, s, events);
     const done: string[] = [];
     const r = await runBackfill({ store, settings: s, params: { from: DAY0, to: DAY0 + 8 * HOUR, ids }, onIdDone: (id) => done.push(id) });

@@ -4,13 +4,13 @@ import { Promoter, type LoadSource } from '../../../src/spread/promoter.ts';
 import { SpreadRegistry } from '../../../src/spread/registry.ts';
 import { RegistryStore } from '../../../src/spread/store.ts';
 import { spreadTiming } from '../../../src/spread/timing.ts';
-import { FakePort } from './fake-port.ts';
+import { FakeHBase } from '../../support/fake-hbase.ts';
 
 const TIMING = spreadTiming({ leadMs: 60_000, refreshMs: 1000, clockToleranceMs: 1000 });
 const POLICY = { minShare: 0.1, minEvents: 1000, kFactor: 64, buckets: 16, maxK: 16 };
 const NOW = 5_000_000;
 
-function instance(port: FakePort, name: string, load: { total: number; top: [string, number][] }): { promoter: Promoter; registry: SpreadRegistry } {
+function instance(port: FakeHBase, name: string, load: { total: number; top: [string, number][] }): { promoter: Promoter; registry: SpreadRegistry } {
   const store = new RegistryStore(port, { table: 'm', family: 'd', buckets: 16 });
   const registry = new SpreadRegistry({ store, timing: TIMING, buckets: 16, maxK: 16, now: () => NOW });
   const hotIds: LoadSource = { load: () => ({ windowMs: 60_000, ...load }) };
@@ -19,10 +19,10 @@ function instance(port: FakePort, name: string, load: { total: number; top: [str
 
 void test('shares are judged over all instances: an id hot on one instance only is not promoted', async () => {
   // Instance a consumes the partition of "dev": 40 % of its writes. On its own view it would be spread.
-  const alone = instance(new FakePort(), 'a', { total: 1000, top: [['dev', 400]] });
+  const alone = instance(new FakeHBase(), 'a', { total: 1000, top: [['dev', 400]] });
   assert.deepEqual((await alone.promoter.round()).promoted.map((p) => p.id), ['dev'], 'a\'s view alone');
   // With b's report in the registry, "dev" is 4 % of all writes and "hot" 27 %.
-  const port = new FakePort();
+  const port = new FakeHBase();
   const a = instance(port, 'a', { total: 1000, top: [['dev', 400]] });
   const b = instance(port, 'b', { total: 9000, top: [['hot', 2700]] });
   await b.promoter.round();
@@ -35,7 +35,7 @@ void test('shares are judged over all instances: an id hot on one instance only 
 });
 
 void test('two instances deciding the same promotion: one epoch, applied once', async () => {
-  const port = new FakePort();
+  const port = new FakeHBase();
   const a = instance(port, 'a', { total: 5000, top: [['hot', 2000]] });
   const b = instance(port, 'b', { total: 5000, top: [['hot', 2000]] });
   await a.promoter.round(); // publishes; cluster = a only (5,000 events, 40 %): promotes
@@ -46,7 +46,7 @@ void test('two instances deciding the same promotion: one epoch, applied once', 
 });
 
 void test('too few events: the round is skipped; a stopped instance\'s report ages out and stop() deletes its own', async () => {
-  const port = new FakePort();
+  const port = new FakeHBase();
   const store = new RegistryStore(port, { table: 'm', family: 'd', buckets: 16 });
   const a = instance(port, 'a', { total: 500, top: [['hot', 400]] });
   assert.equal((await a.promoter.round()).outcome, 'skipped');
@@ -55,6 +55,6 @@ void test('too few events: the round is skipped; a stopped instance\'s report ag
   assert.deepEqual([r.outcome, r.instances], ['skipped', 1], 'the stale report does not count');
   await a.promoter.stop();
   assert.deepEqual((await store.loads()).map((l) => l.instance), ['gone']);
-  port.failNext = new Error('gateway down');
+  port.fail({ error: new Error('gateway down') });
   assert.equal((await instance(port, 'c', { total: 1, top: [] }).promoter.round()).outcome, 'error');
 });

@@ -1,18 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { column } from '../../../src/hbase/codec.ts';
 import { encodeEntry } from '../../../src/keys/index.ts';
 import { SpreadRegistry, type SpreadObserver } from '../../../src/spread/registry.ts';
 import { ENTRY_QUALIFIER, entryRow } from '../../../src/spread/rows.ts';
 import { RegistryStore } from '../../../src/spread/store.ts';
 import { spreadTiming } from '../../../src/spread/timing.ts';
-import { FakePort } from './fake-port.ts';
+import { FakeHBase } from '../../support/fake-hbase.ts';
 
 const TIMING = spreadTiming({ leadMs: 60_000, refreshMs: 1000, clockToleranceMs: 1000 });
-const COL = column('d', ENTRY_QUALIFIER);
 
-function setup(now = { t: 1_000_000 }, mono = { t: 0 }): { port: FakePort; store: RegistryStore; reg: SpreadRegistry; seen: string[]; now: { t: number }; mono: { t: number } } {
-  const port = new FakePort();
+function setup(now = { t: 1_000_000 }, mono = { t: 0 }): { port: FakeHBase; store: RegistryStore; reg: SpreadRegistry; seen: string[]; now: { t: number }; mono: { t: number } } {
+  const port = new FakeHBase();
   const store = new RegistryStore(port, { table: 'm', family: 'd', buckets: 16 });
   const seen: string[] = [];
   const observer: SpreadObserver = {
@@ -43,16 +41,16 @@ void test('two instances promoting one id at once: one check-and-put wins, the o
   await Promise.all([a.reg.refresh(), b.refresh()]);
   // b's check-and-put runs after a's has changed the row: b's first attempt fails, it re-reads.
   let once = true;
-  a.port.beforeSwap = () => {
+  a.port.beforeCheck = () => {
     if (!once) return;
     once = false;
-    a.port.beforeSwap = undefined;
-    a.port.set(entryRow('hot'), COL, encodeEntry({ epochs: [{ since: 1_060_000, k: 8 }], fence: null }));
+    a.port.beforeCheck = undefined;
+    a.port.seed('m', entryRow('hot'), [{ family: 'd', qualifier: ENTRY_QUALIFIER, value: encodeEntry({ epochs: [{ since: 1_060_000, k: 8 }], fence: null }) }]);
   };
   assert.equal(await b.promote('hot', 8, 'auto'), null, 'b finds K 8 already there');
   assert.deepEqual(await a.store.entry('hot').then((s) => s?.entry), { epochs: [{ since: 1_060_000, k: 8 }], fence: null });
   assert.equal(await b.promote('hot', 16, 'auto').then((e) => e?.k), 16);
-  assert.equal(a.port.swaps, 2, 'the lost race (then a re-read, no swap), then the promotion to 16');
+  assert.equal(a.port.count('checkAndPut'), 2, 'the lost race (then a re-read, no swap), then the promotion to 16');
 });
 
 void test('fences: raised once per far-future ts with slack, only upwards; a promotion starts after the fence', async () => {
@@ -87,21 +85,21 @@ void test('refresh takes what another instance wrote; a change of its own made d
 
 void test('ready(): waits for a snapshot younger than 3 × refreshMs, retrying a failing read', async () => {
   const { reg, port, mono } = setup();
-  port.failNext = new Error('gateway down');
+  port.fail({ error: new Error('gateway down') });
   await reg.ready();
   assert.ok(reg.ageMs < TIMING.validityMs);
   mono.t += TIMING.validityMs - 1;
-  const scans = port.swaps;
+  const scans = port.count('checkAndPut');
   await reg.ready();
-  assert.equal(port.swaps, scans);
+  assert.equal(port.count('checkAndPut'), scans);
   mono.t += 2;
-  port.failNext = new Error('again');
+  port.fail({ error: new Error('again') });
   await reg.ready();
   assert.equal(reg.ageMs, 0);
   // Stale, the read fails and the wait is aborted (the service is stopping): it gives up.
   const ac = new AbortController();
   ac.abort(new Error('stopping'));
-  port.failNext = new Error('x');
+  port.fail({ error: new Error('x') });
   mono.t += TIMING.validityMs;
   await assert.rejects(reg.ready(ac.signal), /stopping/);
 });
