@@ -44,7 +44,9 @@ export class KafkaBucketOwners implements BucketOwnership {
   constructor(o: RollupOwnersOptions) {
     this.#o = o;
     // rebalanceTimeout: how long the coordinator waits for members to rejoin (they do within a heartbeat)
-    this.#consumer = o.kafka.consumer({ groupId: o.groupId, sessionTimeout: o.sessionTimeoutMs, rebalanceTimeout: o.sessionTimeoutMs, heartbeatInterval: o.heartbeatIntervalMs, maxWaitTimeInMs: Math.min(5000, o.heartbeatIntervalMs), allowAutoTopicCreation: false });
+    this.#consumer = o.kafka.consumer({ groupId: o.groupId, sessionTimeout: o.sessionTimeoutMs, rebalanceTimeout: o.sessionTimeoutMs, heartbeatInterval: o.heartbeatIntervalMs, maxWaitTimeInMs: Math.min(5000, o.heartbeatIntervalMs), allowAutoTopicCreation: false,
+      // kafkajs restarts a crashed consumer; not once stopped (a stop that timed out leaves it to finish alone)
+      retry: { restartOnFailure: () => Promise.resolve(!this.#stopped.signal.aborted) } });
     const c = this.#consumer;
     c.on(c.events.GROUP_JOIN, (e) => {
       const partitions = e.payload.memberAssignment[o.topic] ?? [];
