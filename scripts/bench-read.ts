@@ -8,11 +8,11 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Kafka, logLevel } from 'kafkajs';
-import { stackUp } from './lib/local-stack.ts';
+import { stackUp } from './lib/stack/local-stack.ts';
 import { JavaTableAdmin } from '../src/admin/java-admin.ts';
-import { machineInfo, machineLine } from './lib/bench-report.ts';
-import { ingestPhase, queryPhase, rollupPhase, type Ctx, type Endpoints, type Latency } from './lib/bench-read-phases.ts';
-import { stackRestClient } from './lib/stack-client.ts';
+import { machineInfo, machineLine } from './lib/bench/report.ts';
+import { ingestPhase, queryPhase, rollupPhase, type Ctx, type Endpoints, type Latency } from './lib/bench/read-phases.ts';
+import { stackRestClient } from './lib/stack/client.ts';
 
 const { values } = parseArgs({
   options: {

@@ -8,8 +8,8 @@
 //  compat   the compat suite (scripts/lib/compat) on the default data set: our service fed through
 //           Kafka, waited on until every point reads back and the rollups summarised every hour,
 //           then every query to both sides `--reps` times (compare + per-shape p50/p99)
-//  site     a site's day raw and at 1h-avg, ~150k points per site-day (bench-series-site.ts)
-//  catalog  /api/suggest and /api/search/lookup with N series in the catalog (bench-series-catalog.ts)
+//  site     a site's day raw and at 1h-avg, ~150k points per site-day (lib/bench/series-site.ts)
+//  catalog  /api/suggest and /api/search/lookup with N series in the catalog (lib/bench/series-catalog.ts)
 //  write    ingest CPU per event with catalog.enabled true vs false, A/B
 // Writes bench-results/series-<date>.json.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -22,12 +22,12 @@ import { produceEvents } from './lib/compat/ours-load.ts';
 import { compareWithOurs, latencyTable, type ShapeLatency } from './lib/compat/side-by-side.ts';
 import { suite } from './lib/compat/suite.ts';
 import { openTsd, readEndpoints, waitForAll, type StackEndpoints } from './lib/compat/tsd-session.ts';
-import { catalogPhase, writePhase } from './lib/bench-series-catalog.ts';
-import { createOurStack, rssSampler, startOurService, timedFetch, waitRollups } from './lib/bench-series-service.ts';
-import { profileSummary } from './lib/bench-series-profile.ts';
-import { sitePhase } from './lib/bench-series-site.ts';
-import { readPid } from './lib/proc.ts';
-import { projectRoot, stackLayout } from './lib/stack-config.ts';
+import { catalogPhase, writePhase } from './lib/bench/series-catalog.ts';
+import { createOurStack, rssSampler, startOurService, timedFetch, waitRollups } from './lib/bench/series-service.ts';
+import { profileSummary } from './lib/bench/series-profile.ts';
+import { sitePhase } from './lib/bench/series-site.ts';
+import { readPid } from './lib/stack/proc.ts';
+import { projectRoot, stackLayout } from './lib/stack/config.ts';
 
 const { values } = parseArgs({
   options: {

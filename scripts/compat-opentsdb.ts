@@ -11,7 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { projectRoot } from './lib/stack-config.ts';
+import { projectRoot } from './lib/stack/config.ts';
 import { DEFAULT_DATASET, SMALL_DATASET, events, points } from './lib/compat/dataset.ts';
 import { produceEvents } from './lib/compat/ours-load.ts';
 import { suite, type CompatQuery } from './lib/compat/suite.ts';

@@ -2,7 +2,7 @@
 // Knox is deployed: TLS 1.2+ with test/support/tls.ts certificates, optional HTTP Basic auth and
 // client-certificate checks, everything else passed through unchanged (statuses such as the 304 of
 // a failed check-and-put included). One nginx child process per proxy, all of its files under `dir`.
-// nginx comes from scripts/lib/ensure-tools.ts (`npm test` installs it).
+// nginx comes from scripts/lib/stack/ensure-tools.ts (`npm test` installs it).
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

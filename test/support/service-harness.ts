@@ -299,7 +299,7 @@ function flattenHeaders(headers: IHeaders): Record<string, string> {
   return out;
 }
 
-export { freePort } from '../../scripts/lib/probes.ts';
+export { freePort } from '../../scripts/lib/stack/probes.ts';
 
 export interface ChildService {
   readonly child: ChildProcess;

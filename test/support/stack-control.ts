@@ -1,5 +1,5 @@
 // Kills, freezes and restarts processes of the test stack for outage tests: on the local stack
-// through its pid files (<stack>/run, see scripts/lib/services.ts); on the container stack
+// through its pid files (<stack>/run, see scripts/lib/stack/services.ts); on the container stack
 // (TSI_STACK_KIND=docker) with `docker exec <container> tsi-ctl NAME kill|start|freeze|thaw`, which
 // the images' supervisor understands (deploy/container). Every disruption registers its own undo
 // with `defer` right where it happens, so a failing test still leaves the stack whole for the next one.
@@ -7,7 +7,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { NODE_BIN, REPO_ROOT, waitFor } from './service-harness.ts';
-import { hbaseRestAnswers, kafkaAnswers } from '../../scripts/lib/probes.ts';
+import { hbaseRestAnswers, kafkaAnswers } from '../../scripts/lib/stack/probes.ts';
 import { testEnv } from './env.ts';
 
 export type StackProcess = 'hbase' | 'rest' | 'kafka';

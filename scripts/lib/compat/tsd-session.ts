@@ -6,13 +6,13 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JavaTableAdmin } from '../../../src/admin/java-admin.ts';
-import { putPoints, queryPoints } from '../opentsdb-io.ts';
-import { queryPath, tsdTables, type OpenTsdbPoint } from '../opentsdb-plan.ts';
-import { createTsdTables, dropTsdTables, startTsd } from '../opentsdb-tsd.ts';
-import { freePort } from '../probes.ts';
-import { projectRoot, stackLayout } from '../stack-config.ts';
+import { putPoints, queryPoints } from '../opentsdb/io.ts';
+import { queryPath, tsdTables, type OpenTsdbPoint } from '../opentsdb/plan.ts';
+import { createTsdTables, dropTsdTables, startTsd } from '../opentsdb/tsd.ts';
+import { freePort } from '../stack/probes.ts';
+import { projectRoot, stackLayout } from '../stack/config.ts';
 import { countsByMetric, endMs, METRICS, points, type DatasetParams } from './dataset.ts';
-import { stackRestClient } from '../stack-client.ts';
+import { stackRestClient } from '../stack/client.ts';
 
 export interface StackEndpoints {
   readonly restUrl: string;
