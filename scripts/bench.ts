@@ -21,8 +21,7 @@
 import { parseArgs } from 'node:util';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, relative, resolve } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { stackUp } from './lib/stack/local-stack.ts';
 import { SERVICE_NODE_OPTIONS } from '../src/runtime/node-options.ts';
@@ -39,8 +38,7 @@ import { skewPhase } from './lib/bench/skew.ts';
 import { dumpRows, writeNative } from './lib/bench/native.ts';
 import { runStall } from './lib/bench/stall.ts';
 import { openTsdbPhase } from './lib/bench/opentsdb.ts';
-import { stackLayout } from './lib/stack/config.ts';
-import { readPid } from './lib/stack/proc.ts';
+import { projectRoot, stackLayout, stackPid } from './lib/stack/config.ts';
 import { breakdown, readProfile, topFrames } from './lib/bench/profile.ts';
 import { machineInfo, updateBenchmarksMd, writeResults, type Figures, type ScenarioFigures } from './lib/bench/report.ts';
 import { stackRestClient } from './lib/stack/client.ts';
@@ -73,7 +71,7 @@ const { values } = parseArgs({
   },
 });
 const say = (m: string): void => { process.stdout.write(`[bench] ${m}\n`); };
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const root = projectRoot;
 const PARTITIONS = 8;
 const TWO_TAGS = ['site', 'rack'];
 
@@ -102,9 +100,8 @@ interface Env { restUrl: string; brokers: string; adminCommand: string }
 
 /** pids of the local stack's HBase process and REST gateway (their CPU is read over the drain and the opentsdb phase) */
 function stackPids(): { hbase?: number; rest?: number } {
-  const run = stackLayout().runDir;
-  const hbase = readPid(join(run, 'hbase.pid'));
-  const rest = readPid(join(run, 'rest.pid'));
+  const hbase = stackPid('hbase');
+  const rest = stackPid('rest');
   return { ...(hbase === undefined ? {} : { hbase }), ...(rest === undefined ? {} : { rest }) };
 }
 

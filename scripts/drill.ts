@@ -10,10 +10,8 @@ import { parseArgs } from 'node:util';
 import { Kafka, logLevel } from 'kafkajs';
 import { main as cli } from '../src/cli.ts';
 import { stackUp } from './lib/stack/local-stack.ts';
-import { stackLayout } from './lib/stack/config.ts';
+import { requireStackPid } from './lib/stack/config.ts';
 import { describeGroup } from './lib/stack/kafka-tools.ts';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { stackRestClient } from './lib/stack/client.ts';
 
 const { values } = parseArgs({ options: { rate: { type: 'string' }, 'stall-s': { type: 'string', default: '60' }, instances: { type: 'string' } } });
@@ -85,7 +83,7 @@ async function main(): Promise<number> {
     rows.push(`| ${Math.round((Date.now() - t0) / 1000)} | ${phase} | ${produced} | ${await metric('tsingest_consumer_lag')} | ${broker.length === 0 ? 'n/a' : brokerLag} | ${await readyz()} |`);
     say(rows[rows.length - 1] ?? '');
   };
-  const restPid = Number(readFileSync(join(stackLayout().runDir, 'rest.pid'), 'utf8').trim());
+  const restPid = requireStackPid('rest');
   try {
     for (let i = 0; i < 4; i++) { await sleep(5000); await sample('normal'); }
     process.kill(restPid, 'SIGSTOP');

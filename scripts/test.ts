@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { globSync } from 'node:fs';
 import { acquireTestStack } from './lib/stack/test-stack.ts';
 import { ensureKerberosClient, ensureTools } from './lib/stack/ensure-tools.ts';
-import { projectRoot } from './lib/stack/config.ts';
+import { projectRoot, stackEnv } from './lib/stack/config.ts';
 
 const log = (m: string): void => { process.stdout.write(`[test] ${m}\n`); };
 
@@ -45,10 +45,7 @@ async function main(): Promise<number> {
   try {
     const env = {
       ...process.env,
-      TSI_HBASE_REST_URL: stack.restUrl,
-      TSI_KAFKA_BROKERS: stack.kafkaBrokers,
-      TSI_ADMIN_COMMAND: JSON.stringify(stack.adminCommand),
-      TSI_HBASE_ZK: stack.zkQuorum,
+      ...stackEnv(stack),
       ...stack.env,
     };
     const files = only.length > 0 ? only : docker ? containerSuite() : ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts'];

@@ -10,7 +10,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync
 import { delimiter, join } from 'node:path';
 import { connect } from 'node:net';
 import { supervise, waitReady } from './child-server.ts';
-import { freePort } from './service-harness.ts';
+import { freePort } from '../../scripts/lib/stack/probes.ts';
 
 export interface KdcOptions {
   /** config, database, keytabs, caches, log; created if missing */

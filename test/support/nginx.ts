@@ -7,7 +7,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
-import { freePort } from './service-harness.ts';
+import { freePort } from '../../scripts/lib/stack/probes.ts';
 import { supervise, waitReady } from './child-server.ts';
 import type { TestCerts } from './tls.ts';
 

@@ -14,7 +14,7 @@ import { hbaseRestAnswers } from '../../scripts/lib/stack/probes.ts';
 import { hbaseConfDir, hbaseJavaArgs } from '../../scripts/lib/stack/services.ts';
 import { stackLayout } from '../../scripts/lib/stack/config.ts';
 import { supervise, waitReady } from './child-server.ts';
-import { freePort } from './service-harness.ts';
+import { freePort } from '../../scripts/lib/stack/probes.ts';
 
 export interface RestGatewayOptions {
   /** config, log; created if missing */

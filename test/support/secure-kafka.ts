@@ -16,7 +16,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { kafkaClasspath, resolveJars } from '../../scripts/lib/stack/artifacts.ts';
 import { kraftSingleNode } from '../../scripts/lib/stack/services.ts';
 import { projectRoot, stackLayout } from '../../scripts/lib/stack/config.ts';
-import { freePort } from './service-harness.ts';
+import { freePort } from '../../scripts/lib/stack/probes.ts';
 import { supervise, waitReady } from './child-server.ts';
 import type { TestCerts } from './tls.ts';
 

@@ -11,7 +11,7 @@ import type { RowCells } from '../../../src/hbase/index.ts';
 import { generateEvents, prng } from '../../../src/demo/generate.ts';
 import { percentile } from './load.ts';
 import { produceAll } from './service.ts';
-import type { StackEndpoints } from '../compat/tsd-session.ts';
+import type { StackEndpoints } from '../stack/config.ts';
 import { createOurStack, rssSampler, startOurService, timedFetch, waitUntil } from './series-service.ts';
 
 const DAY = 86_400_000;

@@ -10,7 +10,8 @@ import type { HBaseRestClient } from '../../../src/hbase/index.ts';
 import { loadConfig, type Config } from '../../../src/runtime/config.ts';
 import { memory, startServiceChild, sumOf, type ServiceChild } from './child.ts';
 import { freePort } from '../stack/probes.ts';
-import type { StackEndpoints } from '../compat/tsd-session.ts';
+import { waitFor } from '../stack/proc.ts';
+import type { StackEndpoints } from '../stack/config.ts';
 import { stackRestClient } from '../stack/client.ts';
 
 export interface OurTables {
@@ -139,13 +140,11 @@ export async function startOurService(stack: OurStack, group: string, extra: rea
   };
 }
 
+/** waitFor, and how long it took in seconds. */
 export async function waitUntil(what: string, timeoutMs: number, check: () => Promise<boolean>, everyMs = 1000): Promise<number> {
   const t0 = Date.now();
-  for (;;) {
-    if (await check().catch(() => false)) return (Date.now() - t0) / 1000;
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
+  await waitFor(what, check, { timeoutMs, everyMs });
+  return (Date.now() - t0) / 1000;
 }
 
 export interface Timed {

@@ -14,7 +14,7 @@ import { cpuMs } from './child.ts';
 import { percentile } from './load.ts';
 import { produceAll } from './service.ts';
 import { compareAnswers } from '../compat/compare.ts';
-import type { StackEndpoints } from '../compat/tsd-session.ts';
+import type { StackEndpoints } from '../stack/config.ts';
 import { putPoints } from '../opentsdb/io.ts';
 import { countPoints, toOpenTsdbPoint, tsdTables } from '../opentsdb/plan.ts';
 import { createTsdTables, dropTsdTables, startTsd } from '../opentsdb/tsd.ts';

@@ -2,14 +2,12 @@
 // a steady rate; after a lead-in the REST gateway of the local stack is frozen (SIGSTOP) for
 // `stallSeconds`, then resumed (SIGCONT, always, in a finally). The service's RSS is sampled all
 // along; at the end every produced event must be in the data table (counted by a scan).
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Kafka, Message } from 'kafkajs';
 import { CompressionTypes } from 'kafkajs';
 import type { HBaseRestClient } from '../../../src/hbase/index.ts';
 import { generateEvents } from '../../../src/demo/generate.ts';
 import { startServiceChild } from './child.ts';
-import { stackLayout } from '../stack/config.ts';
+import { requireStackPid } from '../stack/config.ts';
 
 export interface StallResult {
   readonly rate: number;
@@ -19,12 +17,6 @@ export interface StallResult {
   readonly peakRssBytes: number;
   readonly hwmBytes: number;
   readonly recoverSeconds: number;
-}
-
-function restPid(): number {
-  const pid = Number(readFileSync(join(stackLayout().runDir, 'rest.pid'), 'utf8').trim());
-  if (!Number.isSafeInteger(pid) || pid <= 0) throw new Error('no REST gateway pid in the local stack (the stall phase needs the local stack)');
-  return pid;
 }
 
 async function countRows(rest: HBaseRestClient, table: string): Promise<number> {
@@ -47,7 +39,7 @@ export async function runStall(o: {
   ids: number;
   say: (m: string) => void;
 }): Promise<StallResult> {
-  const pid = restPid();
+  const pid = requireStackPid('rest'); // the stall phase needs the local stack
   const child = await startServiceChild({ env: o.env, sets: o.sets, port: o.port, say: o.say });
   const producer = o.kafka.producer();
   await producer.connect();

@@ -2,7 +2,8 @@
 // scripts/stack.ts, scripts/test.ts and scripts/start.ts.
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { readPid } from './proc.ts';
 
 export const projectRoot = resolve(import.meta.dirname, '..', '..', '..');
 
@@ -53,6 +54,28 @@ export function stackLayout(): StackLayout {
   };
 }
 
+/** The local stack's three processes, each with a pid file in <stack>/run. */
+export type StackProcess = 'hbase' | 'rest' | 'kafka';
+
+export function stackPidFile(name: StackProcess, runDir: string = stackLayout().runDir): string {
+  return join(runDir, `${name}.pid`);
+}
+
+/** The pid a local stack process was started with, if its pid file holds one. */
+export function stackPid(name: StackProcess, runDir?: string): number | undefined {
+  return readPid(stackPidFile(name, runDir));
+}
+
+/** stackPid, or an error naming the pid file (a phase or test that must signal the process). */
+export function requireStackPid(name: StackProcess, runDir?: string): number {
+  const file = stackPidFile(name, runDir);
+  const pid = readPid(file);
+  if (pid === undefined) {
+    throw new Error(existsSync(file) ? `${file} holds no pid` : `no ${name} process of the local stack: ${file} does not exist (TSI_STACK_DIR names the stack directory)`);
+  }
+  return pid;
+}
+
 /** Versions are declared once, in the Maven poms that fetch the jars. */
 export function pinnedVersions(): { hbase: string; hbaseRest: string; kafka: string } {
   const hbasePom = readFileSync(join(projectRoot, 'deploy/local/hbase/pom.xml'), 'utf8');
@@ -72,4 +95,37 @@ export interface StackEndpoints {
   readonly zkQuorum: string;
   /** argv prefix that runs deploy/admin's TableAdmin against this stack */
   readonly adminCommand: readonly string[];
+}
+
+/**
+ * The running stack's endpoints as `npm run stack:up` wrote them: `file`, else the local stack's
+ * run/endpoints.json; an error says how to fix a missing one.
+ */
+export function readEndpoints(file?: string): StackEndpoints {
+  const path = file ?? stackLayout().endpointsFile;
+  if (!existsSync(path)) throw new Error(`no stack endpoints at ${path}: start the local stack (npm run stack:up) or pass --endpoints <…/.stack/run/endpoints.json>`);
+  const ep = JSON.parse(readFileSync(path, 'utf8')) as Partial<Record<keyof StackEndpoints, unknown>>;
+  const { restUrl, kafkaBrokers, zkQuorum, adminCommand } = ep;
+  if (typeof restUrl !== 'string' || typeof kafkaBrokers !== 'string' || typeof zkQuorum !== 'string' || !Array.isArray(adminCommand) || adminCommand.length === 0) {
+    throw new Error(`${path}: expected restUrl, kafkaBrokers, zkQuorum and adminCommand`);
+  }
+  return { restUrl, kafkaBrokers, zkQuorum, adminCommand: adminCommand.map(String) };
+}
+
+/**
+ * The stack named by the environment (TSI_HBASE_REST_URL + TSI_KAFKA_BROKERS, with TSI_ADMIN_COMMAND
+ * as a JSON argv and TSI_HBASE_ZK when set), or undefined when either of the first two is missing.
+ * The test processes read their stack this way; stackEnv writes it.
+ */
+export function endpointsFromEnv(env: NodeJS.ProcessEnv = process.env): StackEndpoints | undefined {
+  const restUrl = env['TSI_HBASE_REST_URL'];
+  const kafkaBrokers = env['TSI_KAFKA_BROKERS'];
+  if (restUrl === undefined || restUrl === '' || kafkaBrokers === undefined || kafkaBrokers === '') return undefined;
+  const admin = env['TSI_ADMIN_COMMAND'];
+  return { restUrl, kafkaBrokers, zkQuorum: env['TSI_HBASE_ZK'] ?? '', adminCommand: admin === undefined || admin === '' ? [] : (JSON.parse(admin) as string[]) };
+}
+
+/** The environment that names a stack (endpointsFromEnv reads it back). */
+export function stackEnv(ep: StackEndpoints): Record<'TSI_HBASE_REST_URL' | 'TSI_KAFKA_BROKERS' | 'TSI_ADMIN_COMMAND' | 'TSI_HBASE_ZK', string> {
+  return { TSI_HBASE_REST_URL: ep.restUrl, TSI_KAFKA_BROKERS: ep.kafkaBrokers, TSI_ADMIN_COMMAND: JSON.stringify(ep.adminCommand), TSI_HBASE_ZK: ep.zkQuorum };
 }

@@ -1,22 +1,14 @@
 // Brings the local stack up, reports on it and takes it down. Idempotent: `up` on a running stack
 // only re-checks it; `down` on a stopped one does nothing.
-import { createServer } from 'node:net';
 import { mkdirSync, rmSync, unlinkSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { stackLayout, pinnedVersions, type StackEndpoints, type StackLayout } from './config.ts';
 import { adminMainClass, compileAdminTool, hbaseClasspath, resolveJars, JDK17_OPENS } from './artifacts.ts';
 import { hbaseConfDir, serviceSpecs, type Libs, type ServiceSpec } from './services.ts';
+import { portFree } from './probes.ts';
 import { isAlive, readPid, requireCommand, sleep, startDetached, waitFor } from './proc.ts';
 
 type Log = (msg: string) => void;
-
-async function portFree(port: number): Promise<boolean> {
-  return new Promise((resolvePromise) => {
-    const srv = createServer();
-    srv.once('error', () => { resolvePromise(false); });
-    srv.listen({ host: '127.0.0.1', port, exclusive: true }, () => srv.close(() => { resolvePromise(true); }));
-  });
-}
 
 async function prepareLibs(layout: StackLayout, log: Log): Promise<Libs & { adminClasses: string }> {
   await requireCommand('java', ['-version'], 'Java 17 is required to run HBase and Kafka (e.g. apt-get install openjdk-17-jdk-headless)');

@@ -54,17 +54,32 @@ export function readPid(file: string): number | undefined {
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** Polls `probe` until it returns true or the deadline passes; `alive` aborts early when the process died. */
-export async function waitFor(what: string, probe: () => Promise<boolean>, opts: { timeoutMs: number; alive?: () => boolean; logFile?: string }): Promise<void> {
+export interface WaitOptions {
+  readonly timeoutMs: number;
+  /** between probes; 500 ms unless told */
+  readonly everyMs?: number;
+  /** aborts early when it turns false (the process being waited for died) */
+  readonly alive?: () => boolean;
+  /** its tail goes into the error */
+  readonly logFile?: string;
+  /** a probe that throws: 'retry' (counts as not yet, the default) or 'throw' (ends the wait with that error) */
+  readonly errors?: 'retry' | 'throw';
+}
+
+/**
+ * Polls `probe` until it returns true or the deadline passes: the one wait-until-ready loop of the
+ * stack scripts and the test support (test/support/service-harness.ts waitFor).
+ */
+export async function waitFor(what: string, probe: () => Promise<boolean> | boolean, opts: WaitOptions): Promise<void> {
   const deadline = Date.now() + opts.timeoutMs;
-  while (Date.now() < deadline) {
-    if (await probe().catch(() => false)) return;
-    if (opts.alive !== undefined && !opts.alive()) {
-      throw new Error(`${what}: the process exited during start-up${opts.logFile === undefined ? '' : `; see ${opts.logFile}:\n${tail(opts.logFile)}`}`);
-    }
-    await sleep(500);
+  const check = opts.errors === 'throw' ? async () => probe() : async () => { try { return await probe(); } catch { return false; } };
+  const log = opts.logFile === undefined ? '' : `; see ${opts.logFile}:\n${tail(opts.logFile)}`;
+  for (;;) {
+    if (await check()) return;
+    if (opts.alive !== undefined && !opts.alive()) throw new Error(`${what}: the process exited during start-up${log}`);
+    if (Date.now() > deadline) throw new Error(`timed out after ${opts.timeoutMs} ms waiting for ${what}${log}`);
+    await sleep(opts.everyMs ?? 500);
   }
-  throw new Error(`${what} did not become ready within ${opts.timeoutMs / 1000}s${opts.logFile === undefined ? '' : `; see ${opts.logFile}:\n${tail(opts.logFile)}`}`);
 }
 
 function tail(file: string): string {

@@ -3,7 +3,7 @@
 // tell that it really answers.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { projectRoot, type StackLayout } from './config.ts';
+import { projectRoot, stackPidFile, type StackLayout } from './config.ts';
 import { JDK17_OPENS, hbaseClasspath, kafkaClasspath } from './artifacts.ts';
 import { run } from './proc.ts';
 import { hbaseRestAnswers, kafkaAnswers } from './probes.ts';
@@ -93,7 +93,7 @@ export function serviceSpecs(layout: StackLayout, libs: Libs): ServiceSpec[] {
       port: p.zk,
       portEnv: 'TSI_STACK_ZK_PORT',
       logFile: join(layout.logDir, 'hbase.log'),
-      pidFile: join(layout.runDir, 'hbase.pid'),
+      pidFile: stackPidFile('hbase', layout.runDir),
       startTimeoutMs: 180_000,
       prepare: () => {
         renderHBaseSite(layout);
@@ -108,7 +108,7 @@ export function serviceSpecs(layout: StackLayout, libs: Libs): ServiceSpec[] {
       port: p.rest,
       portEnv: 'TSI_STACK_REST_PORT',
       logFile: join(layout.logDir, 'rest.log'),
-      pidFile: join(layout.runDir, 'rest.pid'),
+      pidFile: stackPidFile('rest', layout.runDir),
       startTimeoutMs: 180_000,
       prepare: () => Promise.resolve(hbaseJava(layout, libs, REST_HEAP, 'org.apache.hadoop.hbase.rest.RESTServer', 'rest.log')),
       // Version alone answers before the master has finished initialising; the default
@@ -120,7 +120,7 @@ export function serviceSpecs(layout: StackLayout, libs: Libs): ServiceSpec[] {
       port: p.kafka,
       portEnv: 'TSI_STACK_KAFKA_PORT',
       logFile: join(layout.logDir, 'kafka.log'),
-      pidFile: join(layout.runDir, 'kafka.pid'),
+      pidFile: stackPidFile('kafka', layout.runDir),
       startTimeoutMs: 120_000,
       prepare: async () => {
         writeFileSync(kafkaProps, kafkaServerProperties(kafkaData, p.kafka, p.kafkaController));

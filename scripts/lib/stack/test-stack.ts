@@ -5,7 +5,7 @@
 //   3. otherwise the local Docker-free stack (scripts/stack.ts), started if needed. A running Docker
 //      engine does not change this default.
 // Whatever is chosen must come up; there is no "skip" outcome.
-import type { StackEndpoints } from './config.ts';
+import { endpointsFromEnv, type StackEndpoints } from './config.ts';
 import { stackDown, stackUp } from './local-stack.ts';
 import { stackStatus } from './local-stack.ts';
 
@@ -18,23 +18,13 @@ export interface TestStack extends StackEndpoints {
 
 export async function acquireTestStack(log: (m: string) => void, wanted: string = process.env['TSI_STACK'] ?? 'local'): Promise<TestStack> {
   const env = process.env;
-  const rest = env['TSI_HBASE_REST_URL'];
-  const brokers = env['TSI_KAFKA_BROKERS'];
-  if (rest !== undefined && rest !== '' && brokers !== undefined && brokers !== '') {
-    const admin = env['TSI_ADMIN_COMMAND'];
-    log(`using the stack named by the environment: REST ${rest}, Kafka ${brokers}`);
-    return {
-      kind: 'external',
-      restUrl: rest,
-      kafkaBrokers: brokers,
-      zkQuorum: env['TSI_HBASE_ZK'] ?? '',
-      adminCommand: admin === undefined || admin === '' ? [] : (JSON.parse(admin) as string[]),
-      env: { TSI_STACK_KIND: 'external' },
-      release: () => Promise.resolve(),
-    };
+  const named = endpointsFromEnv(env);
+  if (named !== undefined) {
+    log(`using the stack named by the environment: REST ${named.restUrl}, Kafka ${named.kafkaBrokers}`);
+    return { kind: 'external', ...named, env: { TSI_STACK_KIND: 'external' }, release: () => Promise.resolve() };
   }
   if (wanted === 'docker') {
-    const { dockerEngineAvailable, startDockerStack } = await import('../../../test/support/docker-stack.ts');
+    const { dockerEngineAvailable, startDockerStack } = await import('./docker-stack.ts');
     if (!(await dockerEngineAvailable())) throw new Error('TSI_STACK=docker but no Docker engine answers (start one: scripts/docker-engine.sh start)');
     log('starting Kafka and HBase containers with testcontainers');
     const s = await startDockerStack(log);

@@ -15,8 +15,8 @@
 import { execFileSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GenericContainer, Wait, getContainerRuntimeClient, type StartedTestContainer } from 'testcontainers';
-import { hbaseRestAnswers, kafkaAnswers } from '../../scripts/lib/stack/probes.ts';
-import { buildImages, imageTags } from '../../scripts/lib/images/specs.ts';
+import { hbaseRestAnswers, kafkaAnswers } from './probes.ts';
+import { buildImages, imageTags } from '../images/specs.ts';
 
 // Ports are published on 127.0.0.1 only, and that is where the host reaches them. Without this,
 // testcontainers sees /.dockerenv (present on these VMs) and dials the bridge gateway instead.
