@@ -12,6 +12,7 @@ import { createLogger } from '../../src/runtime/logger.ts';
 import { startService, type Service } from '../../src/service/service.ts';
 import { projectRoot } from '../../scripts/lib/stack/config.ts';
 import { waitFor as pollUntil } from '../../scripts/lib/stack/proc.ts';
+import { endpointSets, runSets } from '../../scripts/lib/stack/run-sets.ts';
 import { deferrer, testEnv, uniqueName, type TestEnv } from './env.ts';
 
 export const REPO_ROOT = projectRoot;
@@ -65,28 +66,17 @@ export async function createHarness(t: { after(fn: () => Promise<void>): void },
     dlq: uniqueName(`it-${p}-dlq`),
   };
   const baseSets = [
-    `kafka.brokers=${brokers}`,
+    ...endpointSets({ ...env, kafkaBrokers: brokers }),
+    ...runSets(names),
     `kafka.clientId=${uniqueName(`it-${p}`)}`,
-    `kafka.topic=${names.topic}`,
-    `kafka.dlqTopic=${names.dlq}`,
     'kafka.sessionTimeoutMs=6000',
     'kafka.heartbeatIntervalMs=1000',
     'kafka.maxWaitTimeMs=100',
-    `hbase.restUrl=${env.restUrl}`,
-    `hbase.adminCommand=${JSON.stringify(env.adminCommand)}`,
     'hbase.outageDeadlineMs=2000',
     'hbase.retryBaseMs=50',
     'hbase.retryMaxMs=500',
     'hbase.requestDeadlineMs=5000',
     'keys.saltBuckets=4',
-    `tables.data.name=${names.data}`,
-    `tables.index.name=${names.index}`,
-    `tables.rollup.name=${names.rollup}`,
-    `tables.meta.name=${names.meta}`,
-    'tables.data.compression=NONE',
-    'tables.index.compression=NONE',
-    'tables.rollup.compression=NONE',
-    'tables.meta.compression=NONE',
     'index.tags=["site"]',
     'batch.maxRows=500',
     'batch.maxBytes=262144',

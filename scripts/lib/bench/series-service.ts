@@ -13,15 +13,9 @@ import { freePort } from '../stack/probes.ts';
 import { waitFor } from '../stack/proc.ts';
 import type { StackEndpoints } from '../stack/config.ts';
 import { stackRestClient } from '../stack/client.ts';
+import { endpointSets, runSets, type RunNames } from '../stack/run-sets.ts';
 
-export interface OurTables {
-  readonly data: string;
-  readonly index: string;
-  readonly rollup: string;
-  readonly meta: string;
-  readonly topic: string;
-  readonly dlq: string;
-}
+export type OurTables = RunNames;
 
 export function ourNames(run: string): OurTables {
   return { data: `${run}_d`, index: `${run}_i`, rollup: `${run}_r`, meta: `${run}_m`, topic: `${run}-events`, dlq: `${run}-dlq` };
@@ -30,22 +24,11 @@ export function ourNames(run: string): OurTables {
 /** The `--set` pairs of our service on `names` (no group id, no port). */
 export function ourSets(ep: StackEndpoints, names: OurTables, buckets: number, extra: readonly string[] = []): string[] {
   return [
-    `kafka.brokers=${ep.kafkaBrokers}`,
+    ...endpointSets(ep),
+    ...runSets(names),
     `kafka.clientId=${names.topic}`,
-    `kafka.topic=${names.topic}`,
-    `kafka.dlqTopic=${names.dlq}`,
     'kafka.maxWaitTimeMs=100',
-    `hbase.restUrl=${ep.restUrl}`,
-    `hbase.adminCommand=${JSON.stringify(ep.adminCommand)}`,
     `keys.saltBuckets=${buckets}`,
-    `tables.data.name=${names.data}`,
-    `tables.index.name=${names.index}`,
-    `tables.rollup.name=${names.rollup}`,
-    `tables.meta.name=${names.meta}`,
-    'tables.data.compression=NONE',
-    'tables.index.compression=NONE',
-    'tables.rollup.compression=NONE',
-    'tables.meta.compression=NONE',
     'index.tags=["site"]',
     'rollup.windows=["1h","1d"]',
     'rollup.graceMs=0',
