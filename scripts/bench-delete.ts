@@ -8,14 +8,11 @@
 // Needs TSI_HBASE_REST_URL and TSI_ADMIN_COMMAND (as the integration tests do).
 import { spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { applyTables } from '../src/admin/apply-tables.ts';
-import { JavaTableAdmin } from '../src/admin/java-admin.ts';
 import { seriesRow } from '../src/catalog/rows.ts';
-import { column } from '../src/hbase/codec.ts';
-import { buildEventCells } from '../src/events/index.ts';
-import { buildIndexRows } from '../src/events/index.ts';
+import { buildEventCells, buildIndexRows } from '../src/events/index.ts';
+import { column } from '../src/hbase/index.ts';
 import { putRowOf } from '../src/rollup/fold.ts';
 import { markerPuts } from '../src/rollup/marker.ts';
 import { loadConfig } from '../src/runtime/config.ts';
@@ -23,8 +20,9 @@ import { createHBaseClient } from '../src/service/clients.ts';
 import { keyspaceOf, registryStore } from '../src/service/keyspace.ts';
 import { fixedLookup } from '../src/keys/index.ts';
 import { runLimited } from '../src/walk/pool.ts';
+import { projectRoot } from './lib/stack/config.ts';
 
-const ROOT = resolve(import.meta.dirname, '..');
+const ROOT = projectRoot;
 const { values } = parseArgs({ options: { events: { type: 'string', default: '100000' }, concurrency: { type: 'string', default: '64' } } });
 const EVENTS = Number(values.events);
 const say = (m: string): void => { process.stderr.write(`${new Date().toISOString()} ${m}\n`); };
@@ -67,7 +65,8 @@ async function write(table: string, rows: { row: Buffer; cells: readonly { colum
 
 try {
   say(`tables ${run}_*`);
-  await applyTables(cfg, new JavaTableAdmin({ command: JSON.parse(admin) as string[] }), rest);
+  const tables = await cli(['tables', 'apply']);
+  if (tables.code !== 0) throw new Error(`tsingest tables apply exited ${String(tables.code)}:\n${tables.stdout}`);
   await registryStore(cfg, rest).update(ID, () => entry);
   const events = Array.from({ length: EVENTS }, (_, i) => ({ id: ID, ts: BASE + i * 1000, metric: i % 3 === 0 ? 'temp' : 'hum', value: i / 8, tags: i % 2 === 0 ? { site: `s${i % 4}` } : {} }));
   const data = events.map((e) => putRowOf({ key: ks.dataKey(e.id, e.ts), cells: buildEventCells(e, fam.data) }));

@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { hashToken } from '../src/front-door/credentials.ts';
 import { SERVICE_NODE_OPTIONS } from '../src/runtime/node-options.ts';
 import { createHarness, freePort, produceEvents, startChild, waitFor, type TestEvent } from '../test/support/service-harness.ts';
-import { projectRoot } from './lib/stack-config.ts';
+import { projectRoot } from './lib/stack/config.ts';
 
 const { values } = parseArgs({ options: { identities: { type: 'string', default: '10' }, parallel: { type: 'string', default: '100' }, rounds: { type: 'string', default: '3' } } });
 const identities = Number(values.identities);

@@ -4,15 +4,14 @@
 // rollup job cost for the same new data on a table 1× and 10× larger, and ingest throughput with
 // 2 index tags vs none. Results go to bench-results/read-<date>.json and BENCHMARKS.md.
 import { parseArgs } from 'node:util';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Kafka, logLevel } from 'kafkajs';
-import { stackUp } from './lib/local-stack.ts';
+import { stackUp } from './lib/stack/local-stack.ts';
+import { endpointsFromEnv, projectRoot } from './lib/stack/config.ts';
 import { JavaTableAdmin } from '../src/admin/java-admin.ts';
-import { machineInfo, machineLine } from './lib/bench-report.ts';
-import { ingestPhase, queryPhase, rollupPhase, type Ctx, type Endpoints, type Latency } from './lib/bench-read-phases.ts';
-import { stackRestClient } from './lib/stack-client.ts';
+import { machineInfo, machineLine } from './lib/bench/report.ts';
+import { ingestPhase, queryPhase, rollupPhase, type Ctx, type Endpoints, type Latency } from './lib/bench/read-phases.ts';
+import { stackRestClient } from './lib/stack/client.ts';
 
 const { values } = parseArgs({
   options: {
@@ -31,7 +30,7 @@ const { values } = parseArgs({
   },
 });
 const say = (m: string): void => { process.stdout.write(`[bench:read] ${m}\n`); };
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const root = projectRoot;
 
 function intArg(name: string): number {
   const raw = values[name as keyof typeof values];
@@ -41,9 +40,8 @@ function intArg(name: string): number {
 }
 
 async function endpoints(): Promise<Endpoints> {
-  const env = process.env;
-  const [rest, brokers, admin] = [env['TSI_HBASE_REST_URL'], env['TSI_KAFKA_BROKERS'], env['TSI_ADMIN_COMMAND']];
-  if (rest !== undefined && rest !== '' && brokers !== undefined && brokers !== '' && admin !== undefined && admin !== '') return { restUrl: rest, brokers, adminCommand: admin };
+  const named = endpointsFromEnv();
+  if (named !== undefined && named.adminCommand.length > 0) return { restUrl: named.restUrl, brokers: named.kafkaBrokers, adminCommand: JSON.stringify(named.adminCommand) };
   say('TSI_HBASE_REST_URL / TSI_KAFKA_BROKERS / TSI_ADMIN_COMMAND not all set: starting the embedded local stack');
   const ep = await stackUp(say);
   return { restUrl: ep.restUrl, brokers: ep.kafkaBrokers, adminCommand: JSON.stringify(ep.adminCommand) };

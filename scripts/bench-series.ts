@@ -8,8 +8,8 @@
 //  compat   the compat suite (scripts/lib/compat) on the default data set: our service fed through
 //           Kafka, waited on until every point reads back and the rollups summarised every hour,
 //           then every query to both sides `--reps` times (compare + per-shape p50/p99)
-//  site     a site's day raw and at 1h-avg, ~150k points per site-day (bench-series-site.ts)
-//  catalog  /api/suggest and /api/search/lookup with N series in the catalog (bench-series-catalog.ts)
+//  site     a site's day raw and at 1h-avg, ~150k points per site-day (lib/bench/series-site.ts)
+//  catalog  /api/suggest and /api/search/lookup with N series in the catalog (lib/bench/series-catalog.ts)
 //  write    ingest CPU per event with catalog.enabled true vs false, A/B
 // Writes bench-results/series-<date>.json.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -21,13 +21,12 @@ import { parseDivergences } from './lib/compat/divergences.ts';
 import { produceEvents } from './lib/compat/ours-load.ts';
 import { compareWithOurs, latencyTable, type ShapeLatency } from './lib/compat/side-by-side.ts';
 import { suite } from './lib/compat/suite.ts';
-import { openTsd, readEndpoints, waitForAll, type StackEndpoints } from './lib/compat/tsd-session.ts';
-import { catalogPhase, writePhase } from './lib/bench-series-catalog.ts';
-import { createOurStack, rssSampler, startOurService, timedFetch, waitRollups } from './lib/bench-series-service.ts';
-import { profileSummary } from './lib/bench-series-profile.ts';
-import { sitePhase } from './lib/bench-series-site.ts';
-import { readPid } from './lib/proc.ts';
-import { projectRoot, stackLayout } from './lib/stack-config.ts';
+import { openTsd, waitForAll } from './lib/compat/tsd-session.ts';
+import { catalogPhase, writePhase } from './lib/bench/series-catalog.ts';
+import { createOurStack, rssSampler, startOurService, timedFetch, waitRollups } from './lib/bench/series-service.ts';
+import { profileSummary } from './lib/bench/series-profile.ts';
+import { sitePhase } from './lib/bench/series-site.ts';
+import { projectRoot, readEndpoints, stackLayout, stackPid, type StackEndpoints } from './lib/stack/config.ts';
 
 const { values } = parseArgs({
   options: {
@@ -106,8 +105,8 @@ async function main(): Promise<void> {
   const endpointsFile = values.endpoints ?? stackLayout().endpointsFile;
   const ep = readEndpoints(endpointsFile);
   const runDir = dirname(endpointsFile);
-  const hbasePid = readPid(join(runDir, 'hbase.pid'));
-  const restPid = readPid(join(runDir, 'rest.pid'));
+  const hbasePid = stackPid('hbase', runDir);
+  const restPid = stackPid('rest', runDir);
   const run = `bser_${Date.now().toString(36)}`;
   const started = new Date();
   const argv = process.argv.slice(2).join(' ');

@@ -6,9 +6,9 @@
 //                  [--opentsdb-queries 30]
 // Phases: drain (service drains the backlog: events/s, CPU, RSS, profile), latency (paced 50 % of the
 // drain rate; needs drain), ceiling (raw REST), native (Java client), skew (hot ids: the workload
-// streamed live with spreading on and off, then unsalted; scripts/lib/bench-spread.ts), stall (REST
+// streamed live with spreading on and off, then unsalted; scripts/lib/bench/spread.ts), stall (REST
 // gateway frozen), opentsdb (OpenTSDB 2.4.1's TSD on the same HBase, the same points through its
-// /api/put, cold and warm, then reads against ours; scripts/lib/bench-opentsdb.ts). A phase not run is
+// /api/put, cold and warm, then reads against ours; scripts/lib/bench/opentsdb.ts). A phase not run is
 // rendered "not run".
 // Per index scenario (none: data rows only; 2tags: index on `site` and `rack`, 3 rows per event):
 // fresh tables and topics, N generated events produced to Kafka, then the real service as its own
@@ -21,10 +21,9 @@
 import { parseArgs } from 'node:util';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, relative, resolve } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
-import { stackUp } from './lib/local-stack.ts';
+import { stackUp } from './lib/stack/local-stack.ts';
 import { SERVICE_NODE_OPTIONS } from '../src/runtime/node-options.ts';
 import { loadConfig, type Config } from '../src/runtime/config.ts';
 import { planSettings } from '../src/service/settings.ts';
@@ -32,18 +31,17 @@ import { keyspaceOf } from '../src/service/keyspace.ts';
 import { JavaTableAdmin } from '../src/admin/java-admin.ts';
 import { planTables } from '../src/admin/table-plan.ts';
 import type { HBaseRestClient } from '../src/hbase/index.ts';
-import { benchNames, cleanUp, createTables, createTopics, type BenchNames } from './lib/bench-setup.ts';
-import { NO_STEADY, produceAll, runService, type ServiceRunResult } from './lib/bench-service.ts';
-import { plannedRows, writeRows, type GenParams } from './lib/bench-rows.ts';
-import { skewPhase } from './lib/bench-skew.ts';
-import { dumpRows, writeNative } from './lib/bench-native.ts';
-import { runStall } from './lib/bench-stall.ts';
-import { openTsdbPhase } from './lib/bench-opentsdb.ts';
-import { stackLayout } from './lib/stack-config.ts';
-import { readPid } from './lib/proc.ts';
-import { breakdown, readProfile, topFrames } from './lib/bench-profile.ts';
-import { machineInfo, updateBenchmarksMd, writeResults, type Figures, type ScenarioFigures } from './lib/bench-report.ts';
-import { stackRestClient } from './lib/stack-client.ts';
+import { benchNames, cleanUp, createTables, createTopics, type BenchNames } from './lib/bench/setup.ts';
+import { NO_STEADY, produceAll, runService, type ServiceRunResult } from './lib/bench/service.ts';
+import { plannedRows, writeRows, type GenParams } from './lib/bench/rows.ts';
+import { skewPhase } from './lib/bench/skew.ts';
+import { dumpRows, writeNative } from './lib/bench/native.ts';
+import { runStall } from './lib/bench/stall.ts';
+import { openTsdbPhase } from './lib/bench/opentsdb.ts';
+import { projectRoot, stackLayout, stackPid } from './lib/stack/config.ts';
+import { breakdown, readProfile, topFrames } from './lib/bench/profile.ts';
+import { machineInfo, updateBenchmarksMd, writeResults, type Figures, type ScenarioFigures } from './lib/bench/report.ts';
+import { stackRestClient } from './lib/stack/client.ts';
 
 const { values } = parseArgs({
   options: {
@@ -73,7 +71,7 @@ const { values } = parseArgs({
   },
 });
 const say = (m: string): void => { process.stdout.write(`[bench] ${m}\n`); };
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const root = projectRoot;
 const PARTITIONS = 8;
 const TWO_TAGS = ['site', 'rack'];
 
@@ -102,9 +100,8 @@ interface Env { restUrl: string; brokers: string; adminCommand: string }
 
 /** pids of the local stack's HBase process and REST gateway (their CPU is read over the drain and the opentsdb phase) */
 function stackPids(): { hbase?: number; rest?: number } {
-  const run = stackLayout().runDir;
-  const hbase = readPid(join(run, 'hbase.pid'));
-  const rest = readPid(join(run, 'rest.pid'));
+  const hbase = stackPid('hbase');
+  const rest = stackPid('rest');
   return { ...(hbase === undefined ? {} : { hbase }), ...(rest === undefined ? {} : { rest }) };
 }
 

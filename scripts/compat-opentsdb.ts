@@ -11,7 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { projectRoot } from './lib/stack-config.ts';
+import { projectRoot, readEndpoints } from './lib/stack/config.ts';
 import { DEFAULT_DATASET, SMALL_DATASET, events, points } from './lib/compat/dataset.ts';
 import { produceEvents } from './lib/compat/ours-load.ts';
 import { suite, type CompatQuery } from './lib/compat/suite.ts';
@@ -19,7 +19,7 @@ import type { Answer } from './lib/compat/compare.ts';
 import { parseDivergences } from './lib/compat/divergences.ts';
 import { sendToTsd } from './lib/compat/http.ts';
 import { countAnswer, writeRecording } from './lib/compat/recording.ts';
-import { openTsd, readEndpoints, waitForAll } from './lib/compat/tsd-session.ts';
+import { openTsd, waitForAll } from './lib/compat/tsd-session.ts';
 import { compareWithOurs } from './lib/compat/side-by-side.ts';
 
 const DEFAULT_RECORD_DIR = join(projectRoot, 'test/fixtures/opentsdb-answers');

@@ -12,16 +12,16 @@
 //   logs     docker-compose logs (any of its options: -f, --tail N, SERVICE…)
 //   produce  tsingest produce against the stack's Kafka (config/compose.json, the moved port)
 //   secrets  only makes the secrets of the service's HTTPS port in ./secrets
-//            (scripts/lib/compose-secrets.ts), which `up` does too when they are missing; by-hand
+//            (scripts/lib/images/compose-secrets.ts), which `up` does too when they are missing; by-hand
 //            `docker-compose up` needs them
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ComposeRefused, GRAFANA_SECRET, composeArgv, composeDown, composeEnv, composeUp, type ComposeProject } from './lib/compose.ts';
-import { ensureComposeSecrets } from './lib/compose-secrets.ts';
-import { dotEnvValues, parseDotEnv, renderDotEnv, resolvePorts, resolveProject } from './lib/compose-ports.ts';
-import { projectRoot } from './lib/stack-config.ts';
+import { ComposeRefused, GRAFANA_SECRET, composeArgv, composeDown, composeEnv, composeUp, type ComposeProject } from './lib/images/compose.ts';
+import { ensureComposeSecrets } from './lib/images/compose-secrets.ts';
+import { dotEnvValues, parseDotEnv, renderDotEnv, resolvePorts, resolveProject } from './lib/images/compose-ports.ts';
+import { projectRoot } from './lib/stack/config.ts';
 
 const USAGE = 'usage: npm run compose -- up [--grafana] | down | ps | logs [SERVICE…] [-f] [--tail N] | produce --file FILE|- [--allow-invalid] | secrets';
 const DOT_ENV = join(projectRoot, '.env');

@@ -1,5 +1,5 @@
 // npm run drill -- [--rate 3000] [--stall-s 60]
-// npm run drill -- --instances 3 [--rate 1000]: the scale-out drill instead (scripts/lib/drill-instances.ts).
+// npm run drill -- --instances 3 [--rate 1000]: the scale-out drill instead (scripts/lib/drill/instances.ts).
 // An operator drill on the local stack, checked with Apache Kafka's own tools: the real service (a
 // child process, config/local.json with its own tables and topic) under a steady produce load; the
 // REST gateway frozen (SIGSTOP) for --stall-s seconds; every 5 s the service's tsingest_consumer_lag
@@ -9,12 +9,10 @@ import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { Kafka, logLevel } from 'kafkajs';
 import { main as cli } from '../src/cli.ts';
-import { stackUp } from './lib/local-stack.ts';
-import { stackLayout } from './lib/stack-config.ts';
-import { describeGroup } from './lib/kafka-tools.ts';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { stackRestClient } from './lib/stack-client.ts';
+import { stackUp } from './lib/stack/local-stack.ts';
+import { requireStackPid } from './lib/stack/config.ts';
+import { describeGroup } from './lib/stack/kafka-tools.ts';
+import { stackRestClient } from './lib/stack/client.ts';
 
 const { values } = parseArgs({ options: { rate: { type: 'string' }, 'stall-s': { type: 'string', default: '60' }, instances: { type: 'string' } } });
 const say = (m: string): void => { process.stdout.write(`[drill] ${m}\n`); };
@@ -85,7 +83,7 @@ async function main(): Promise<number> {
     rows.push(`| ${Math.round((Date.now() - t0) / 1000)} | ${phase} | ${produced} | ${await metric('tsingest_consumer_lag')} | ${broker.length === 0 ? 'n/a' : brokerLag} | ${await readyz()} |`);
     say(rows[rows.length - 1] ?? '');
   };
-  const restPid = Number(readFileSync(join(stackLayout().runDir, 'rest.pid'), 'utf8').trim());
+  const restPid = requireStackPid('rest');
   try {
     for (let i = 0; i < 4; i++) { await sleep(5000); await sample('normal'); }
     process.kill(restPid, 'SIGSTOP');
@@ -123,7 +121,7 @@ async function main(): Promise<number> {
 
 async function instancesDrill(n: number): Promise<number> {
   if (!Number.isInteger(n) || n < 1 || n > 8) throw new Error('--instances: a whole number from 1 to 8 (the topic has 8 partitions)');
-  const { runInstancesDrill } = await import('./lib/drill-instances.ts');
+  const { runInstancesDrill } = await import('./lib/drill/instances.ts');
   return runInstancesDrill({ instances: n, rate: Number(values.rate ?? '1000'), say });
 }
 

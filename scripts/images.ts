@@ -4,7 +4,7 @@
 // HBase and Kafka jar sets the local stack resolves from Maven Central. --upstream builds the same
 // images on the official bases (eclipse-temurin, node, debian) from a registry instead.
 import { parseArgs } from 'node:util';
-import { IMAGE_NAMES, buildImages, type ImageName } from './lib/image-specs.ts';
+import { IMAGE_NAMES, buildImages, type ImageName } from './lib/images/specs.ts';
 
 const log = (m: string): void => { process.stdout.write(`[images] ${m}\n`); };
 

@@ -1,7 +1,7 @@
 // npm run stack:up | stack:down [-- --purge] | stack:status
 // The Docker-free local stack: HBase 2.6 standalone + REST gateway and Kafka 3.9 KRaft, fetched from
 // Maven Central, bound to 127.0.0.1, data and logs under .stack/.
-import { stackDown, stackStatus, stackUp } from './lib/local-stack.ts';
+import { stackDown, stackStatus, stackUp } from './lib/stack/local-stack.ts';
 
 const log = (m: string): void => { process.stdout.write(`[stack] ${m}\n`); };
 

@@ -6,11 +6,11 @@
 // config/local.json, so the README's query examples (`--config config/local.json`) read its data.
 import { parseArgs } from 'node:util';
 import { Kafka, logLevel } from 'kafkajs';
-import { stackUp } from './lib/local-stack.ts';
+import { stackUp } from './lib/stack/local-stack.ts';
 import { loadConfig } from '../src/runtime/config.ts';
 import { createLogger } from '../src/runtime/logger.ts';
 import { main as cli } from '../src/cli.ts';
-import { runDemo } from './lib/demo.ts';
+import { runDemo } from './lib/demo/demo.ts';
 
 const { values } = parseArgs({ options: { events: { type: 'string', default: '20000' }, live: { type: 'string', default: '10000' }, serve: { type: 'boolean', default: false }, set: { type: 'string', multiple: true } } });
 const say = (m: string): void => { process.stdout.write(`[start] ${m}\n`); };

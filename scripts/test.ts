@@ -1,12 +1,12 @@
 // npm test: typecheck, lint, then every unit and integration test in one node:test run against a
-// real Kafka and HBase: the local Docker-free stack unless another is named (scripts/lib/test-stack.ts).
+// real Kafka and HBase: the local Docker-free stack unless another is named (scripts/lib/stack/test-stack.ts).
 // npm run test:docker (`--docker`): the integration tests against containers of the project's images.
 // Fails — never skips — when the stack cannot be brought up.
 import { spawn } from 'node:child_process';
 import { globSync } from 'node:fs';
-import { acquireTestStack } from './lib/test-stack.ts';
-import { ensureKerberosClient, ensureTools } from './lib/ensure-tools.ts';
-import { projectRoot } from './lib/stack-config.ts';
+import { acquireTestStack } from './lib/stack/test-stack.ts';
+import { ensureKerberosClient, ensureTools } from './lib/stack/ensure-tools.ts';
+import { projectRoot, stackEnv } from './lib/stack/config.ts';
 
 const log = (m: string): void => { process.stdout.write(`[test] ${m}\n`); };
 
@@ -45,10 +45,7 @@ async function main(): Promise<number> {
   try {
     const env = {
       ...process.env,
-      TSI_HBASE_REST_URL: stack.restUrl,
-      TSI_KAFKA_BROKERS: stack.kafkaBrokers,
-      TSI_ADMIN_COMMAND: JSON.stringify(stack.adminCommand),
-      TSI_HBASE_ZK: stack.zkQuorum,
+      ...stackEnv(stack),
       ...stack.env,
     };
     const files = only.length > 0 ? only : docker ? containerSuite() : ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts'];

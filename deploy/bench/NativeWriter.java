@@ -1,5 +1,5 @@
 // The benchmark's native anchor: HBase's own Java client (BufferedMutator, no REST) writing exactly
-// the rows the service writes. scripts/lib/bench-native.ts dumps those rows (keys, columns, values,
+// the rows the service writes. scripts/lib/bench/native.ts dumps those rows (keys, columns, values,
 // timestamps built by the service's own code) to a file; this program streams it into one
 // BufferedMutator (flushing from THREADS threads). The time includes reading the file (sequential,
 // a small share), not the JVM and connection start-up.

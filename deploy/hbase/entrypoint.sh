@@ -23,7 +23,7 @@
 #     ZooKeeper is consequently not reachable from outside the container, even if port 2181 were
 #     published.
 set -Eeuo pipefail
-# The image holds HBase as the same Maven Central jar set the local stack runs (scripts/lib/artifacts.ts
+# The image holds HBase as the same Maven Central jar set the local stack runs (scripts/lib/stack/artifacts.ts
 # resolveJars of deploy/local/hbase/pom.xml), in /opt/hbase/lib, so there is no bin/hbase: the JVMs
 # are started here with the classpath conf + every jar (sorted, as the local stack does).
 
@@ -45,7 +45,7 @@ export HBASE_HOME HBASE_CONF_DIR
 # JDK 17 module flags: HBase 2.6's bin/hbase adds its own JDK 11+ set to the servers it starts; these
 # are the same flags plus the JDK 17 ones HBase's own test runs use, for the table-admin JVM (and
 # harmlessly repeated for the servers). Kept identical to the local stack's list
-# (scripts/lib/artifacts.ts JDK17_OPENS).
+# (scripts/lib/stack/artifacts.ts JDK17_OPENS).
 JDK17_FLAGS=(
   -XX:+IgnoreUnrecognizedVMOptions
   --add-modules jdk.unsupported

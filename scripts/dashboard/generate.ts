@@ -3,7 +3,7 @@
 // npm run dashboard -- --check exits 1 when a committed file differs from what the code builds
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { projectRoot } from '../lib/stack-config.ts';
+import { projectRoot } from '../lib/stack/config.ts';
 import { DASHBOARD_FILE, renderDashboard } from './region-write-spread.ts';
 import { STORED_SERIES_FILE, renderStoredSeriesDashboard } from './stored-series.ts';
 

@@ -1,11 +1,11 @@
-// A port clash is caught before anything starts (`npm run compose -- up`, scripts/lib/compose.ts):
+// A port clash is caught before anything starts (`npm run compose -- up`, scripts/lib/images/compose.ts):
 // the message names the taken port and the variable that moves it, and the project leaves no
 // container, volume or network behind. Needs a Docker engine, not the images.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ComposeRefused, composeUp, type ComposeProject } from '../../scripts/lib/compose.ts';
-import { resolvePorts } from '../../scripts/lib/compose-ports.ts';
-import { freePort } from '../../scripts/lib/probes.ts';
+import { ComposeRefused, composeUp, type ComposeProject } from '../../scripts/lib/images/compose.ts';
+import { resolvePorts } from '../../scripts/lib/images/compose-ports.ts';
+import { freePort } from '../../scripts/lib/stack/probes.ts';
 import { holdPorts, projectLeftovers } from './project.ts';
 
 test('compose up on a taken port: refused before starting anything, naming the port and its variable; nothing left behind', async (t) => {

@@ -1,5 +1,5 @@
 // Compose smoke test (`npm run test:compose`): docker-compose.yml brought up the way a user does it
-// (scripts/lib/compose.ts: the project's images, Kafka + HBase, tables through table-admin in the
+// (scripts/lib/images/compose.ts: the project's images, Kafka + HBase, tables through table-admin in the
 // hbase container, topics, the ingest service, Prometheus), under its own project name on ports moved
 // with the TSI_COMPOSE_*_PORT variables while something else holds the default ones (the test holds
 // those that are free). Events produced to Kafka must come back from HBase, Prometheus must be
@@ -12,11 +12,11 @@ import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { generateEvents } from '../../src/demo/generate.ts';
 import { HBaseRestClient } from '../../src/hbase/index.ts';
-import { composeDown, composeUp, type ComposeProject } from '../../scripts/lib/compose.ts';
-import { DEFAULT_PORTS, PORT_NAMES, PUBLISHED, resolvePorts } from '../../scripts/lib/compose-ports.ts';
-import { freePort } from '../../scripts/lib/probes.ts';
+import { composeDown, composeUp, type ComposeProject } from '../../scripts/lib/images/compose.ts';
+import { DEFAULT_PORTS, PORT_NAMES, PUBLISHED, resolvePorts } from '../../scripts/lib/images/compose-ports.ts';
+import { freePort } from '../../scripts/lib/stack/probes.ts';
 import { holdPorts, projectLeftovers } from './project.ts';
-import { projectRoot } from '../../scripts/lib/stack-config.ts';
+import { projectRoot } from '../../scripts/lib/stack/config.ts';
 
 const EVENTS = 2000;
 const log = (m: string): void => { process.stdout.write(`[compose-smoke] ${m}\n`); };

@@ -1,6 +1,7 @@
 // What an integration test needs from the stack scripts/test.ts brought up. Missing settings are a
 // failure with a clear message, never a skip.
 import { randomBytes } from 'node:crypto';
+import { endpointsFromEnv } from '../../scripts/lib/stack/config.ts';
 
 export interface TestEnv {
   readonly restUrl: string;
@@ -9,13 +10,9 @@ export interface TestEnv {
 }
 
 export function testEnv(): TestEnv {
-  const restUrl = process.env['TSI_HBASE_REST_URL'];
-  const kafkaBrokers = process.env['TSI_KAFKA_BROKERS'];
-  if (restUrl === undefined || restUrl === '' || kafkaBrokers === undefined || kafkaBrokers === '') {
-    throw new Error('integration tests need TSI_HBASE_REST_URL and TSI_KAFKA_BROKERS; run them through `npm test`, which starts a real stack');
-  }
-  const admin = process.env['TSI_ADMIN_COMMAND'];
-  return { restUrl, kafkaBrokers, adminCommand: admin === undefined || admin === '' ? [] : (JSON.parse(admin) as string[]) };
+  const ep = endpointsFromEnv();
+  if (ep === undefined) throw new Error('integration tests need TSI_HBASE_REST_URL and TSI_KAFKA_BROKERS; run them through `npm test`, which starts a real stack');
+  return { restUrl: ep.restUrl, kafkaBrokers: ep.kafkaBrokers, adminCommand: ep.adminCommand };
 }
 
 export function uniqueName(prefix: string): string {

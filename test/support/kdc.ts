@@ -1,5 +1,5 @@
 // A throwaway MIT Kerberos realm for integration tests (Debian's krb5-kdc, krb5-admin-server and
-// krb5-user; `npm test` installs them through scripts/lib/ensure-tools.ts). Everything lives under
+// krb5-user; `npm test` installs them through scripts/lib/stack/ensure-tools.ts). Everything lives under
 // `dir`: krb5.conf and kdc.conf (pointed at through KRB5_CONFIG and KRB5_KDC_PROFILE, so no
 // system-wide file is read or written), the database, keytabs, credential caches and the KDC log.
 // One krb5kdc child process on a free port (TCP and UDP); principals get random keys (kadmin.local
@@ -10,7 +10,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync
 import { delimiter, join } from 'node:path';
 import { connect } from 'node:net';
 import { supervise, waitReady } from './child-server.ts';
-import { freePort } from './service-harness.ts';
+import { freePort } from '../../scripts/lib/stack/probes.ts';
 
 export interface KdcOptions {
   /** config, database, keytabs, caches, log; created if missing */

@@ -2,12 +2,12 @@
 // Knox is deployed: TLS 1.2+ with test/support/tls.ts certificates, optional HTTP Basic auth and
 // client-certificate checks, everything else passed through unchanged (statuses such as the 304 of
 // a failed check-and-put included). One nginx child process per proxy, all of its files under `dir`.
-// nginx comes from scripts/lib/ensure-tools.ts (`npm test` installs it).
+// nginx comes from scripts/lib/stack/ensure-tools.ts (`npm test` installs it).
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
-import { freePort } from './service-harness.ts';
+import { freePort } from '../../scripts/lib/stack/probes.ts';
 import { supervise, waitReady } from './child-server.ts';
 import type { TestCerts } from './tls.ts';
 

@@ -9,12 +9,12 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
-import { resolveJars } from '../../scripts/lib/artifacts.ts';
-import { hbaseRestAnswers } from '../../scripts/lib/probes.ts';
-import { hbaseConfDir, hbaseJavaArgs } from '../../scripts/lib/services.ts';
-import { stackLayout } from '../../scripts/lib/stack-config.ts';
+import { resolveJars } from '../../scripts/lib/stack/artifacts.ts';
+import { hbaseRestAnswers } from '../../scripts/lib/stack/probes.ts';
+import { hbaseConfDir, hbaseJavaArgs } from '../../scripts/lib/stack/services.ts';
+import { stackLayout } from '../../scripts/lib/stack/config.ts';
 import { supervise, waitReady } from './child-server.ts';
-import { freePort } from './service-harness.ts';
+import { freePort } from '../../scripts/lib/stack/probes.ts';
 
 export interface RestGatewayOptions {
   /** config, log; created if missing */

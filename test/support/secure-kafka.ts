@@ -1,6 +1,6 @@
 // A real single-node Kafka broker (KRaft, broker + controller in one JVM) with a SASL_SSL listener,
 // for integration tests of the service's Kafka security settings. It runs from the same jars as the
-// local stack (deploy/local/kafka/pom.xml, fetched by scripts/lib/artifacts.ts) and offers:
+// local stack (deploy/local/kafka/pom.xml, fetched by scripts/lib/stack/artifacts.ts) and offers:
 //   SASL_SSL  — TLS with the test/support/tls.ts server certificate, SASL PLAIN, SCRAM-SHA-256/512
 //               (credentials written at format time with `StorageTool format --add-scram`) and
 //               OAUTHBEARER with Kafka's default unsecured validator (alg-none JWTs, see unsecuredJwt);
@@ -13,10 +13,10 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
-import { kafkaClasspath, resolveJars } from '../../scripts/lib/artifacts.ts';
-import { kraftSingleNode } from '../../scripts/lib/services.ts';
-import { projectRoot, stackLayout } from '../../scripts/lib/stack-config.ts';
-import { freePort } from './service-harness.ts';
+import { kafkaClasspath, resolveJars } from '../../scripts/lib/stack/artifacts.ts';
+import { kraftSingleNode } from '../../scripts/lib/stack/services.ts';
+import { projectRoot, stackLayout } from '../../scripts/lib/stack/config.ts';
+import { freePort } from '../../scripts/lib/stack/probes.ts';
 import { supervise, waitReady } from './child-server.ts';
 import type { TestCerts } from './tls.ts';
 

@@ -2,7 +2,7 @@
 // a config, producers, an in-process or child-process service, and read-back helpers (cell counts,
 // index rows, committed offsets, DLQ records). Everything created is registered for LIFO cleanup.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Kafka, logLevel, type Admin, type IHeaders } from 'kafkajs';
 import { HBaseRestClient, isRetriable } from '../../src/hbase/index.ts';
 import { applyTables } from '../../src/admin/apply-tables.ts';
@@ -10,9 +10,12 @@ import { JavaTableAdmin } from '../../src/admin/java-admin.ts';
 import { loadConfig, type Config } from '../../src/runtime/config.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { startService, type Service } from '../../src/service/service.ts';
+import { projectRoot } from '../../scripts/lib/stack/config.ts';
+import { waitFor as pollUntil } from '../../scripts/lib/stack/proc.ts';
+import { endpointSets, runSets } from '../../scripts/lib/stack/run-sets.ts';
 import { deferrer, testEnv, uniqueName, type TestEnv } from './env.ts';
 
-export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
+export const REPO_ROOT = projectRoot;
 export const NODE_BIN = join(REPO_ROOT, 'node_modules', '.bin', 'node');
 
 type Defer = (fn: () => unknown) => void;
@@ -63,28 +66,17 @@ export async function createHarness(t: { after(fn: () => Promise<void>): void },
     dlq: uniqueName(`it-${p}-dlq`),
   };
   const baseSets = [
-    `kafka.brokers=${brokers}`,
+    ...endpointSets({ ...env, kafkaBrokers: brokers }),
+    ...runSets(names),
     `kafka.clientId=${uniqueName(`it-${p}`)}`,
-    `kafka.topic=${names.topic}`,
-    `kafka.dlqTopic=${names.dlq}`,
     'kafka.sessionTimeoutMs=6000',
     'kafka.heartbeatIntervalMs=1000',
     'kafka.maxWaitTimeMs=100',
-    `hbase.restUrl=${env.restUrl}`,
-    `hbase.adminCommand=${JSON.stringify(env.adminCommand)}`,
     'hbase.outageDeadlineMs=2000',
     'hbase.retryBaseMs=50',
     'hbase.retryMaxMs=500',
     'hbase.requestDeadlineMs=5000',
     'keys.saltBuckets=4',
-    `tables.data.name=${names.data}`,
-    `tables.index.name=${names.index}`,
-    `tables.rollup.name=${names.rollup}`,
-    `tables.meta.name=${names.meta}`,
-    'tables.data.compression=NONE',
-    'tables.index.compression=NONE',
-    'tables.rollup.compression=NONE',
-    'tables.meta.compression=NONE',
     'index.tags=["site"]',
     'batch.maxRows=500',
     'batch.maxBytes=262144',
@@ -173,13 +165,9 @@ export async function eventsProcessed(svc: Service): Promise<{ written: number; 
   return { written: by('written'), dlq: by('dlq') };
 }
 
+/** The stack toolkit's wait loop (scripts/lib/stack/proc.ts) as the tests call it: a probe that throws fails the wait. */
 export async function waitFor(what: string, timeoutMs: number, check: () => Promise<boolean> | boolean, everyMs = 250): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
+  await pollUntil(what, check, { timeoutMs, everyMs, errors: 'throw' });
 }
 
 export async function waitForEvents(svc: Service, total: number, timeoutMs = 120_000): Promise<void> {
@@ -299,7 +287,7 @@ function flattenHeaders(headers: IHeaders): Record<string, string> {
   return out;
 }
 
-export { freePort } from '../../scripts/lib/probes.ts';
+export { freePort } from '../../scripts/lib/stack/probes.ts';
 
 export interface ChildService {
   readonly child: ChildProcess;

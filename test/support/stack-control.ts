@@ -1,38 +1,17 @@
 // Kills, freezes and restarts processes of the test stack for outage tests: on the local stack
-// through its pid files (<stack>/run, see scripts/lib/services.ts); on the container stack
+// through its pid files (<stack>/run, scripts/lib/stack/config.ts requireStackPid); on the container stack
 // (TSI_STACK_KIND=docker) with `docker exec <container> tsi-ctl NAME kill|start|freeze|thaw`, which
 // the images' supervisor understands (deploy/container). Every disruption registers its own undo
 // with `defer` right where it happens, so a failing test still leaves the stack whole for the next one.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { NODE_BIN, REPO_ROOT, waitFor } from './service-harness.ts';
-import { hbaseRestAnswers, kafkaAnswers } from '../../scripts/lib/probes.ts';
+import { requireStackPid, type StackProcess } from '../../scripts/lib/stack/config.ts';
+import { hbaseRestAnswers, kafkaAnswers } from '../../scripts/lib/stack/probes.ts';
+import { isAlive } from '../../scripts/lib/stack/proc.ts';
 import { testEnv } from './env.ts';
 
-export type StackProcess = 'hbase' | 'rest' | 'kafka';
+export type { StackProcess };
 type Defer = (fn: () => unknown) => void;
-
-export function stackDir(): string {
-  return process.env['TSI_STACK_DIR'] ?? join(REPO_ROOT, '.stack');
-}
-
-export function stackPid(name: StackProcess): number {
-  const pidFile = join(stackDir(), 'run', `${name}.pid`);
-  if (!existsSync(pidFile)) throw new Error(`no ${name} process to control: ${pidFile} does not exist (set TSI_STACK_DIR to the local stack directory)`);
-  const pid = Number(readFileSync(pidFile, 'utf8').trim());
-  if (!Number.isSafeInteger(pid) || pid <= 0) throw new Error(`${pidFile} holds no pid`);
-  return pid;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const onDocker = (): boolean => process.env['TSI_STACK_KIND'] === 'docker';
 
@@ -84,12 +63,12 @@ export async function killStackProcess(defer: Defer, name: StackProcess): Promis
     tsiCtl(name, 'kill');
     return { restore };
   }
-  const pid = stackPid(name);
+  const pid = requireStackPid(name);
   let restored: Promise<void> | undefined;
   const restore = (): Promise<void> => (restored ??= startStack());
   defer(restore);
   process.kill(pid, 'SIGKILL');
-  await waitFor(`${name} (pid ${pid}) to exit`, 30_000, () => !alive(pid), 100);
+  await waitFor(`${name} (pid ${pid}) to exit`, 30_000, () => !isAlive(pid), 100);
   return { restore };
 }
 
@@ -102,9 +81,9 @@ export function freezeStackProcess(defer: Defer, name: StackProcess): Disruption
     tsiCtl(name, 'freeze');
     return { restore };
   }
-  const pid = stackPid(name);
+  const pid = requireStackPid(name);
   let restored: Promise<void> | undefined;
-  const restore = (): Promise<void> => (restored ??= Promise.resolve().then(() => { if (alive(pid)) process.kill(pid, 'SIGCONT'); }));
+  const restore = (): Promise<void> => (restored ??= Promise.resolve().then(() => { if (isAlive(pid)) process.kill(pid, 'SIGCONT'); }));
   defer(restore);
   process.kill(pid, 'SIGSTOP');
   return { restore };
@@ -117,7 +96,7 @@ export function stopRestGateway(): number {
     tsiCtl('rest', 'kill');
     return pid;
   }
-  const pid = stackPid('rest');
+  const pid = requireStackPid('rest');
   process.kill(pid, 'SIGKILL');
   return pid;
 }

@@ -1,7 +1,7 @@
 // `--ours URL`: every suite query to the TSD and to our service, the answers compared
 // (compare.ts), the differences split into documented and failures (divergences.ts), and each
 // side's latency per shape over `reps` repetitions (the first answer of each side is the one compared).
-import { percentile } from '../bench-load.ts';
+import { percentile } from '../bench/load.ts';
 import { compareAnswers, type Difference } from './compare.ts';
 import { classify, type Divergence } from './divergences.ts';
 import { send, sendToTsd } from './http.ts';

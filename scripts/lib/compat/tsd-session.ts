@@ -2,36 +2,17 @@
 // with four tables named for this run, fed the data set (sync puts, retried while HBase restarts),
 // and ready only once a raw query per metric counts every point. Fails loudly when the stack is not
 // there: this never starts a stack, nor skips.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JavaTableAdmin } from '../../../src/admin/java-admin.ts';
-import { putPoints, queryPoints } from '../opentsdb-io.ts';
-import { queryPath, tsdTables, type OpenTsdbPoint } from '../opentsdb-plan.ts';
-import { createTsdTables, dropTsdTables, startTsd } from '../opentsdb-tsd.ts';
-import { freePort } from '../probes.ts';
-import { projectRoot, stackLayout } from '../stack-config.ts';
+import { putPoints, queryPoints } from '../opentsdb/io.ts';
+import { queryPath, tsdTables, type OpenTsdbPoint } from '../opentsdb/plan.ts';
+import { createTsdTables, dropTsdTables, startTsd } from '../opentsdb/tsd.ts';
+import { freePort } from '../stack/probes.ts';
+import { projectRoot, stackLayout, type StackEndpoints } from '../stack/config.ts';
 import { countsByMetric, endMs, METRICS, points, type DatasetParams } from './dataset.ts';
-import { stackRestClient } from '../stack-client.ts';
-
-export interface StackEndpoints {
-  readonly restUrl: string;
-  readonly kafkaBrokers: string;
-  readonly zkQuorum: string;
-  readonly adminCommand: readonly string[];
-}
-
-/** The running stack's endpoints: `file`, else the local stack's run/endpoints.json; an error says how to fix a missing one. */
-export function readEndpoints(file: string | undefined): StackEndpoints {
-  const path = file ?? stackLayout().endpointsFile;
-  if (!existsSync(path)) throw new Error(`no stack endpoints at ${path}: start the local stack (npm run stack:up) or pass --endpoints <…/.stack/run/endpoints.json>`);
-  const ep = JSON.parse(readFileSync(path, 'utf8')) as Partial<Record<keyof StackEndpoints, unknown>>;
-  const { restUrl, kafkaBrokers, zkQuorum, adminCommand } = ep;
-  if (typeof restUrl !== 'string' || typeof kafkaBrokers !== 'string' || typeof zkQuorum !== 'string' || !Array.isArray(adminCommand) || adminCommand.length === 0) {
-    throw new Error(`${path}: expected restUrl, kafkaBrokers, zkQuorum and adminCommand`);
-  }
-  return { restUrl, kafkaBrokers, zkQuorum, adminCommand: adminCommand.map(String) };
-}
+import { stackRestClient } from '../stack/client.ts';
 
 /** Throws unless HBase's REST gateway answers (retried for `waitMs`: HBase may be restarting). */
 export async function requireStack(ep: StackEndpoints, say: (m: string) => void, waitMs = 180_000): Promise<void> {

@@ -8,8 +8,8 @@
 // the end, every summary equals the one computed from the events, and no marker is left.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseMetrics, sumOf } from '../../../scripts/lib/bench-child.ts';
-import { scrapeMetrics } from '../../../scripts/lib/metrics-text.ts';
+import { parseMetrics, sumOf } from '../../../scripts/lib/bench/child.ts';
+import { scrapeMetrics } from '../../../scripts/lib/bench/metrics-text.ts';
 import { rollupSettings } from '../../../src/rollup/settings.ts';
 import { keyspaceOf } from '../../../src/service/keyspace.ts';
 import { uniqueName } from '../../support/env.ts';

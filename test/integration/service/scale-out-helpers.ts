@@ -3,7 +3,7 @@
 // broker reports it, and what each instance exports as consumer lag.
 import assert from 'node:assert/strict';
 import { AssignerProtocol, type Producer } from 'kafkajs';
-import { lagByPartition, scrapeMetrics } from '../../../scripts/lib/metrics-text.ts';
+import { lagByPartition, scrapeMetrics } from '../../../scripts/lib/bench/metrics-text.ts';
 import { freePort, startChild, waitFor, type ChildService, type Harness, type TestEvent } from '../../support/service-harness.ts';
 
 const HOUR = 3_600_000;

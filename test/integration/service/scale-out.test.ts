@@ -11,7 +11,7 @@ import { JavaTableAdmin } from '../../../src/admin/java-admin.ts';
 import { decodeDataKey } from '../../../src/keys/index.ts';
 import { rollupSettings } from '../../../src/rollup/settings.ts';
 import { keyspaceOf } from '../../../src/service/keyspace.ts';
-import { eventsWritten, scrapeMetrics } from '../../../scripts/lib/metrics-text.ts';
+import { eventsWritten, scrapeMetrics } from '../../../scripts/lib/bench/metrics-text.ts';
 import { uniqueName } from '../../support/env.ts';
 import { countDataCells, countIndexed, createHarness, offsets, retryingRest, waitFor, waitForCommittedAtEnd } from '../../support/service-harness.ts';
 import { bruteSummaries, sorted } from '../../unit/rollup/brute.ts';

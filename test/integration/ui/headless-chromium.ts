@@ -1,5 +1,5 @@
 // Headless Chromium for the /ui tests (not a test file): finds the browser installed on the machine
-// (Debian's `chromium`, see scripts/lib/ensure-tools.ts; or TSI_CHROMIUM), never installs anything,
+// (Debian's `chromium`, see scripts/lib/stack/ensure-tools.ts; or TSI_CHROMIUM), never installs anything,
 // and runs it with a fresh profile directory per call.
 import { execFile } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';

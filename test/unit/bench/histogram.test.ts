@@ -3,8 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Histogram, Registry } from 'prom-client';
-import { parseMetrics } from '../../../scripts/lib/bench-child.ts';
-import { histogramSnapshot, quantile } from '../../../scripts/lib/bench-service.ts';
+import { parseMetrics } from '../../../scripts/lib/bench/child.ts';
+import { histogramSnapshot, quantile } from '../../../scripts/lib/bench/service.ts';
 
 async function scrape(reg: Registry): Promise<ReturnType<typeof parseMetrics>> {
   return parseMetrics(await reg.metrics());

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateEvents } from '../../../src/demo/generate.ts';
-import { checkPutSummary, countPoints, cpuMsPer1000, queryPath, saltSplits, toOpenTsdbPoint, tsdConfig, tsdFamilies, tsdTables } from '../../../scripts/lib/opentsdb-plan.ts';
+import { checkPutSummary, countPoints, cpuMsPer1000, queryPath, saltSplits, toOpenTsdbPoint, tsdConfig, tsdFamilies, tsdTables } from '../../../scripts/lib/opentsdb/plan.ts';
 
 test('an event becomes a point: its metric, ms timestamp (shifted), value, and tags id + the event tags', () => {
   const e = { id: 'sensor-00003', ts: 1_700_000_000_123, metric: 'hum', value: 42.5, tags: { site: 'site-3', rack: 'rack-3' } };

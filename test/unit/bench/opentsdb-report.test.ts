@@ -2,8 +2,8 @@
 // drains, the reads with their CPU per read; a drain not run is said, not rendered as NaN.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openTsdbTable } from '../../../scripts/lib/bench-opentsdb-report.ts';
-import type { OpenTsdbFigures } from '../../../scripts/lib/bench-opentsdb.ts';
+import { openTsdbTable } from '../../../scripts/lib/bench/opentsdb-report.ts';
+import type { OpenTsdbFigures } from '../../../scripts/lib/bench/opentsdb.ts';
 
 const read = (p50: number, items: number): OpenTsdbFigures['idDay']['tsd'] => ({ p50, p99: p50 * 2, n: 24, meanItems: items, cpuMsPerRead: { hbase: 3, bench: Number.NaN } });
 const figures: OpenTsdbFigures = {

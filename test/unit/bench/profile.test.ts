@@ -1,8 +1,8 @@
 // The CPU-profile breakdown of the benchmark: samples charged to the top frame's category.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { breakdown, categorize } from '../../../scripts/lib/bench-profile.ts';
-import { parseMetrics, sumOf } from '../../../scripts/lib/bench-child.ts';
+import { breakdown, categorize } from '../../../scripts/lib/bench/profile.ts';
+import { parseMetrics, sumOf } from '../../../scripts/lib/bench/child.ts';
 
 test('frames are classified by script URL and name', () => {
   assert.equal(categorize('decodeMessages', 'file:///app/node_modules/kafkajs/src/protocol/recordBatch/v0/index.js'), 'Kafka fetch + decode (kafkajs)');

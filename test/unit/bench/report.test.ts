@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { markdownTable, updateBenchmarksMd, type Figures, type ScenarioFigures } from '../../../scripts/lib/bench-report.ts';
-import { NO_STEADY } from '../../../scripts/lib/bench-service.ts';
+import { markdownTable, updateBenchmarksMd, type Figures, type ScenarioFigures } from '../../../scripts/lib/bench/report.ts';
+import { NO_STEADY } from '../../../scripts/lib/bench/service.ts';
 
 const machine = { nproc: 2, cpuModel: 'cpu', ramGiB: 4, node: 'v24', hbase: '2.6.1', kafka: '3.9.1' };
 const scenario: ScenarioFigures = {

@@ -1,11 +1,11 @@
-// The compose stack's project name and ports (scripts/lib/compose-ports.ts): the environment beats
+// The compose stack's project name and ports (scripts/lib/images/compose-ports.ts): the environment beats
 // `.env`, which beats the defaults; `.env` is rewritten in place; a taken port is named with the
 // variable that moves it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   DEFAULT_PORTS, clashMessage, dotEnvValues, parseDotEnv, portsRefusedBy, portsToCheck, publishedHostPorts, renderDotEnv, resolvePorts, resolveProject,
-} from '../../../scripts/lib/compose-ports.ts';
+} from '../../../scripts/lib/images/compose-ports.ts';
 
 const none = new Map<string, string>();
 

@@ -1,6 +1,6 @@
 // The Prometheus rules of deploy/prometheus: valid (promtool check), every rule covered by a
 // `promtool test rules` unit test, and those tests pass. promtool comes from Debian's prometheus
-// package (scripts/lib/ensure-tools.ts installs it for `npm test`).
+// package (scripts/lib/stack/ensure-tools.ts installs it for `npm test`).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

@@ -61,7 +61,7 @@ test('a misspelt key in an example would fail (the schema is strict)', () => {
 });
 
 test('npm start and the README use config/local.json', () => {
-  assert.match(read('scripts/start.ts') + read('scripts/lib/demo.ts'), /config\/local\.json|'config', 'local\.json'/);
+  assert.match(read('scripts/start.ts') + read('scripts/lib/demo/demo.ts'), /config\/local\.json|'config', 'local\.json'/);
   assert.match(read('README.md'), /config\/local\.json/);
 });
 

@@ -1,0 +1,74 @@
+// The secrets of the compose stack's own HTTPS port (docker-compose.yml `secrets:`), made once in
+// ./secrets (ignored by git) with the openssl CLI: a private CA, the service's certificate for
+// ingest/localhost/127.0.0.1, random tokens and passwords for its clients, and the credentials file
+// the service reads, which holds their hashes only, each made by `tsingest auth hash` as an operator
+// would make it (docs/SECURITY.md).
+//   secrets/http-ca.crt              the CA clients check the port against (curl --cacert, Prometheus, Grafana)
+//   secrets/http-tls.crt, .key       http.tls.certFile / keyFile
+//   secrets/http-credentials.json    http.auth.credentialsFile
+//   secrets/prometheus-token         Bearer, scope metrics (deploy/prometheus/prometheus.yml)
+//   secrets/grafana-password         Basic user grafana, scope read (the OpenTSDB datasource)
+//   secrets/operator-token           Bearer, scopes read, ui, metrics (curl, a browser plugin)
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { projectRoot } from '../stack/config.ts';
+
+function openssl(args: readonly string[]): void {
+  const res = spawnSync('openssl', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  if (res.error !== undefined || res.status !== 0) throw new Error(`openssl ${args[0] ?? ''} failed: ${res.error?.message ?? res.stderr.trim()}`);
+}
+
+interface CredentialEntries {
+  readonly tokens?: readonly Record<string, unknown>[];
+  readonly users?: readonly Record<string, unknown>[];
+}
+
+/** `tsingest auth hash --token|--password --name NAME --scopes …` with the secret on stdin: its JSON entry. */
+async function authHash(kind: 'token' | 'password', name: string, scopes: readonly string[], secret: string): Promise<CredentialEntries> {
+  const child = spawn(process.execPath, ['src/cli.ts', 'auth', 'hash', `--${kind}`, '--name', name, '--scopes', scopes.join(',')], { cwd: projectRoot, stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (b: Buffer) => { out += b.toString(); });
+  child.stderr.on('data', (b: Buffer) => { err += b.toString(); });
+  child.stdin.end(secret);
+  const code = await new Promise<number | null>((res, rej) => { child.once('error', rej); child.once('close', res); });
+  if (code !== 0) throw new Error(`tsingest auth hash --${kind} --name ${name} exited ${String(code)}: ${err.trim()}`);
+  return JSON.parse(out) as CredentialEntries;
+}
+
+const KEY = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+
+/** Makes the secrets in `dir` unless its credentials file exists; returns the names of the files it wrote. */
+export async function ensureComposeSecrets(dir: string): Promise<string[]> {
+  if (existsSync(join(dir, 'http-credentials.json'))) return [];
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const p = (name: string): string => join(dir, name);
+  openssl(['req', '-x509', ...KEY, '-keyout', p('http-ca.key'), '-out', p('http-ca.crt'), '-days', '825', '-sha256', '-subj', '/CN=tsingest compose CA',
+    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign']);
+  writeFileSync(p('http-tls.ext'), 'basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\nsubjectAltName=DNS:ingest,DNS:localhost,IP:127.0.0.1\n');
+  openssl(['req', '-new', ...KEY, '-keyout', p('http-tls.key'), '-out', p('http-tls.csr'), '-subj', '/CN=ingest']);
+  openssl(['x509', '-req', '-in', p('http-tls.csr'), '-CA', p('http-ca.crt'), '-CAkey', p('http-ca.key'), '-set_serial', `0x${randomBytes(8).toString('hex')}`, '-days', '825', '-sha256', '-extfile', p('http-tls.ext'), '-out', p('http-tls.crt')]);
+  rmSync(p('http-tls.csr'));
+  rmSync(p('http-tls.ext'));
+  const secret = (): string => randomBytes(24).toString('base64url');
+  const prometheus = secret();
+  const operator = secret();
+  const grafana = secret();
+  writeFileSync(p('prometheus-token'), prometheus);
+  writeFileSync(p('operator-token'), operator);
+  writeFileSync(p('grafana-password'), grafana);
+  const entries = await Promise.all([
+    authHash('token', 'prometheus', ['metrics'], prometheus),
+    authHash('token', 'operator', ['read', 'ui', 'metrics'], operator),
+    authHash('password', 'grafana', ['read'], grafana),
+  ]);
+  const credentials = { tokens: entries.flatMap((e) => e.tokens ?? []), users: entries.flatMap((e) => e.users ?? []) };
+  writeFileSync(p('http-credentials.json'), `${JSON.stringify(credentials, null, 2)}\n`);
+  const written = ['http-ca.crt', 'http-tls.crt', 'http-tls.key', 'http-credentials.json', 'prometheus-token', 'operator-token', 'grafana-password'];
+  // The containers run as other users (node 1000, nobody, grafana 472) and a bind mount keeps host modes.
+  for (const f of written) chmodSync(p(f), 0o444);
+  chmodSync(p('http-ca.key'), 0o400);
+  return written;
+}

@@ -1,0 +1,76 @@
+// HTTP to the TSD: /api/put in batches with sync=true (several in flight), /api/query timed.
+import { checkPutSummary, countPoints, type OpenTsdbPoint } from './plan.ts';
+
+export interface PutResult {
+  readonly points: number;
+  readonly seconds: number;
+  readonly pointsPerSec: number;
+}
+
+async function putBatch(url: string, batch: readonly OpenTsdbPoint[]): Promise<void> {
+  // sync=true: the TSD answers once HBase acknowledged every point of the batch (or timed out).
+  const res = await fetch(`${url}/api/put?summary=true&sync=true&sync_timeout=120000`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(batch),
+    signal: AbortSignal.timeout(180_000),
+  });
+  const text = await res.text();
+  let body: unknown = null;
+  try {
+    body = text === '' ? null : JSON.parse(text);
+  } catch {
+    body = text.slice(0, 500);
+  }
+  checkPutSummary(res.status, body, batch.length);
+}
+
+/** Writes every point, `batchSize` per request, at most `inFlight` requests at once; stops at the first failure. */
+export async function putPoints(url: string, points: Iterable<OpenTsdbPoint>, batchSize: number, inFlight: number): Promise<PutResult> {
+  const pending = new Set<Promise<void>>();
+  let failure: unknown;
+  let n = 0;
+  let batch: OpenTsdbPoint[] = [];
+  const send = async (): Promise<void> => {
+    const p = putBatch(url, batch);
+    batch = [];
+    pending.add(p);
+    p.then(() => pending.delete(p), (err: unknown) => { failure ??= err; pending.delete(p); });
+    if (pending.size >= inFlight) await Promise.race(pending).catch(() => undefined);
+  };
+  const t0 = performance.now();
+  for (const p of points) {
+    batch.push(p);
+    n++;
+    if (batch.length >= batchSize) await send();
+    if (failure !== undefined) break;
+  }
+  if (batch.length > 0 && failure === undefined) await send();
+  await Promise.allSettled(pending);
+  if (failure !== undefined) throw failure instanceof Error ? failure : new Error('OpenTSDB put failed', { cause: failure });
+  const seconds = (performance.now() - t0) / 1000;
+  return { points: n, seconds, pointsPerSec: n / seconds };
+}
+
+/** One /api/query; returns the number of data points in the answer. */
+export async function queryPoints(url: string, path: string): Promise<number> {
+  const res = await fetch(`${url}${path}`, { signal: AbortSignal.timeout(120_000) });
+  const body: unknown = await res.json();
+  if (!res.ok) throw new Error(`OpenTSDB ${path} answered ${res.status}: ${JSON.stringify(body).slice(0, 500)}`);
+  return countPoints(body);
+}
+
+/** One read through our HTTP read API, every page followed to the end; returns the items read. */
+export async function readAllPages(base: string, path: string): Promise<number> {
+  let items = 0;
+  let cursor: string | null = null;
+  do {
+    const sep = path.includes('?') ? '&' : '?';
+    const res = await fetch(`${base}${path}${cursor === null ? '' : `${sep}cursor=${encodeURIComponent(cursor)}`}`, { signal: AbortSignal.timeout(120_000) });
+    const body = (await res.json()) as { items?: unknown[]; next?: string | null };
+    if (!res.ok || !Array.isArray(body.items)) throw new Error(`read API ${path} answered ${res.status}: ${JSON.stringify(body).slice(0, 500)}`);
+    items += body.items.length;
+    cursor = body.next ?? null;
+  } while (cursor !== null);
+  return items;
+}
