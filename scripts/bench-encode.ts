@@ -27,13 +27,13 @@ import { DualWriter } from '../src/ingest/dual-writer.ts';
 import { toRowCells, type RowCellsLike } from '../src/hbase/row-cells.ts';
 import { OutagePolicy } from '../src/ingest/outage-policy.ts';
 import { createMetrics } from '../src/metrics/registry.ts';
-import { RegionMap } from '../src/metrics/region-map.ts';
-import { WriteSpread } from '../src/metrics/write-spread.ts';
+import { RegionMap } from '../src/load/region-map.ts';
+import { WriteSpread } from '../src/load/write-spread.ts';
 import { loadConfig } from '../src/runtime/config.ts';
 import { ingestObserver, writeObserver } from '../src/service/observers.ts';
 import { planSettings, rollupMarks, tableNames } from '../src/service/settings.ts';
 import { keyspaceOf } from '../src/service/keyspace.ts';
-import { HotIds } from '../src/metrics/hot-ids.ts';
+import { HotIds } from '../src/load/hot-ids.ts';
 import { fixedLookup, type SpreadEntry } from '../src/keys/index.ts';
 import { sizeK } from '../src/spread/load.ts';
 

@@ -1,7 +1,7 @@
 // Bridges from the ingest path's observer interfaces to the Prometheus metrics and the spread map.
 import type { Metrics } from '../metrics/registry.ts';
-import type { RegionMap } from '../metrics/region-map.ts';
-import type { WriteSpread } from '../metrics/write-spread.ts';
+import type { RegionMap } from '../load/region-map.ts';
+import type { WriteSpread } from '../load/write-spread.ts';
 import type { WriteObserver, WrittenRow } from '../ingest/dual-writer.ts';
 import type { IngestObserver } from '../ingest/consumer.ts';
 import type { LagSink } from '../ingest/lag-monitor.ts';

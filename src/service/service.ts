@@ -12,7 +12,7 @@ import { startHttpServer, type RouteHandler } from '../runtime/http.ts';
 import { Lifecycle } from '../runtime/lifecycle.ts';
 import { brokerHealth, consumerHealth, wireHBaseHealth } from './health.ts';
 import { requireTopics, watchConsumer } from './kafka-parts.ts';
-import { HotIds } from '../metrics/hot-ids.ts';
+import { HotIds } from '../load/hot-ids.ts';
 import { createHBaseClient, kafkaClient } from './clients.ts';
 import { frontDoor } from './front-door-side.ts';
 import { explainHBaseTlsFailure } from './hbase-credentials.ts';

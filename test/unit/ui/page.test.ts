@@ -5,18 +5,18 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createMetrics } from '../../../src/metrics/registry.ts';
 import { encodedRegionName } from '../../../src/hbase/region-name.ts';
-import { RegionMap } from '../../../src/metrics/region-map.ts';
+import { RegionMap } from '../../../src/load/region-map.ts';
 import { encodeDataKey } from '../../../src/keys/index.ts';
 import type { HeatmapSnapshot } from '../../../src/ui/heatmap-data.ts';
-import type { HotIdsSnapshot } from '../../../src/metrics/hot-ids.ts';
-import { HOT_ID_METRICS, HotIds } from '../../../src/metrics/hot-ids.ts';
+import type { HotIdsSnapshot } from '../../../src/load/hot-ids.ts';
+import { HOT_ID_METRICS, HotIds } from '../../../src/load/hot-ids.ts';
 import { testKeyspace } from '../../support/keyspace.ts';
 import { IDLE_COLOR, esc, heatColor, renderHeatmap, renderPage, ringSkew, type UiSnapshot } from '../../../src/ui/render.ts';
 import { startUi, uiRoutes, type RouteHandler } from '../../../src/ui/page.ts';
 import { DOCTOR_OFF } from '../../../src/doctor/scheduler.ts';
 import { startHttpServer } from '../../../src/runtime/http.ts';
 import { Lifecycle } from '../../../src/runtime/lifecycle.ts';
-import { FakeSource, saltedRegions, silentLog } from '../metrics/fixtures.ts';
+import { FakeSource, saltedRegions, silentLog } from '../load/fixtures.ts';
 
 const count = (html: string, re: RegExp): number => [...html.matchAll(re)].length;
 

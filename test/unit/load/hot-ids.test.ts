@@ -4,13 +4,13 @@ import { createHash } from 'node:crypto';
 import { Registry } from 'prom-client';
 import { encodeDataKey, encodePrintableDataKey } from '../../../src/keys/index.ts';
 import { encodedRegionName } from '../../../src/hbase/region-name.ts';
-import { RegionMap } from '../../../src/metrics/region-map.ts';
-import { HOT_ID_METRICS, HotIds } from '../../../src/metrics/hot-ids.ts';
+import { RegionMap } from '../../../src/load/region-map.ts';
+import { HOT_ID_METRICS, HotIds } from '../../../src/load/hot-ids.ts';
 import { testKeyspace } from '../../support/keyspace.ts';
 import { createMetrics } from '../../../src/metrics/registry.ts';
-import { WriteSpread } from '../../../src/metrics/write-spread.ts';
+import { WriteSpread } from '../../../src/load/write-spread.ts';
 import { writeObserver } from '../../../src/service/observers.ts';
-import { FakeSource, saltedRegions, silentLog } from '../metrics/fixtures.ts';
+import { FakeSource, saltedRegions, silentLog } from '../load/fixtures.ts';
 
 const TABLE = 'tsi_data';
 const B = 4;

@@ -5,7 +5,7 @@
  * server so the per-region metric series of gone regions can be removed.
  */
 import type { Logger } from 'pino';
-import type { Metrics } from './registry.ts';
+import type { Metrics } from '../metrics/registry.ts';
 import type { RegionInfo, RegionSource } from './region-source.ts';
 
 /** Region/server label used for rows that fall outside the known regions (e.g. map not loaded yet). */

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { createMetrics } from '../../../src/metrics/registry.ts';
 import type { Metrics } from '../../../src/metrics/registry.ts';
 import { encodedRegionName } from '../../../src/hbase/region-name.ts';
-import { RegionMap, UNKNOWN_REGION } from '../../../src/metrics/region-map.ts';
-import { WriteSpread, computeSkew } from '../../../src/metrics/write-spread.ts';
-import type { RegionInfo } from '../../../src/metrics/region-source.ts';
+import { RegionMap, UNKNOWN_REGION } from '../../../src/load/region-map.ts';
+import { WriteSpread, computeSkew } from '../../../src/load/write-spread.ts';
+import type { RegionInfo } from '../../../src/load/region-source.ts';
 import { FakeSource, region, saltedRegions, seriesValue, silentLog } from './fixtures.ts';
 
 const TABLE = 'tsi_data';

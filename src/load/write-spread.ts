@@ -11,7 +11,7 @@
  *
  * `tsingest_rows_written_total` is NOT incremented here (the writer owns it), so nothing is counted twice.
  */
-import type { Metrics } from './registry.ts';
+import type { Metrics } from '../metrics/registry.ts';
 import { encodedRegionName } from '../hbase/region-name.ts';
 import { UNKNOWN_REGION } from './region-map.ts';
 import type { RegionChange, RegionChangeListener } from './region-map.ts';

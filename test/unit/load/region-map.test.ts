@@ -7,8 +7,8 @@ import {
   diffRegions,
   findRegionIndex,
   locateIn,
-} from '../../../src/metrics/region-map.ts';
-import type { RegionChange } from '../../../src/metrics/region-map.ts';
+} from '../../../src/load/region-map.ts';
+import type { RegionChange } from '../../../src/load/region-map.ts';
 import { FakeSource, region, saltedRegions, seriesValue, silentLog, sleep, waitFor } from './fixtures.ts';
 
 const key = (...bytes: number[]): Buffer => Buffer.from(bytes);
