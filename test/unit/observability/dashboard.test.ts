@@ -10,7 +10,7 @@ import { layout, panelQueries, sized, text, type Json } from '../../../scripts/d
 import { arr, obj } from '../../support/json-shape.ts';
 import { METRIC_NAMES } from '../../../src/metrics/registry.ts';
 import { READ_METRIC_NAMES } from '../../../src/metrics/read-metrics.ts';
-import { HOT_ID_METRICS } from '../../../src/load/hot-ids.ts';
+import { HOT_ID_METRICS } from '../../../src/metrics/hot-id-metrics.ts';
 import { SPREAD_METRIC_NAMES } from '../../../src/metrics/spread-metrics.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..', '..');
