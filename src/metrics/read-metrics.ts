@@ -20,7 +20,6 @@ export const READ_METRIC_NAMES = {
   queryRepaired: 'tsingest_query_repaired_total',
 } as const;
 
-
 export interface ReadMetrics {
   /** closed windows with a marker, seen by the last run, per window size */
   readonly rollupPendingMarkers: Gauge<'window'>;
