@@ -12,7 +12,7 @@ function statusOf(err: unknown): string {
   return typeof e.code === 'string' ? e.code.toLowerCase() : 'error';
 }
 
-/** Where the ids of acknowledged data-table rows go to find the hot ids (src/ui/hot-ids.ts `HotIds`). */
+/** Where the ids of acknowledged data-table rows go to find the hot ids (src/load/hot-ids.ts `HotIds`). */
 export interface HotIdFeed {
   readonly table: string;
   /** One event per id; the writer hands over the ids (and event ts) of the planned events, nothing is decoded. */
