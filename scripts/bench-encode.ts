@@ -26,13 +26,14 @@ import { DualWriter } from '../src/ingest/dual-writer.ts';
 import { toRowCells, type RowCellsLike } from '../src/hbase/row-cells.ts';
 import { OutagePolicy } from '../src/ingest/outage-policy.ts';
 import { createMetrics } from '../src/metrics/registry.ts';
-import { RegionMap } from '../src/metrics/region-map.ts';
-import { WriteSpread } from '../src/metrics/write-spread.ts';
+import { RegionMap } from '../src/load/region-map.ts';
 import { loadConfig } from '../src/runtime/config.ts';
 import { ingestObserver, writeObserver } from '../src/service/observers.ts';
 import { planSettings, rollupMarks, tableNames } from '../src/service/settings.ts';
 import { keyspaceOf } from '../src/service/keyspace.ts';
-import { HotIds } from '../src/metrics/hot-ids.ts';
+import { HotIds } from '../src/load/hot-ids.ts';
+import { registerHotIdMetrics } from '../src/metrics/hot-id-metrics.ts';
+import { meteredWriteSpread, regionMapObserver } from '../src/metrics/write-spread-metrics.ts';
 import { fixedLookup, type SpreadEntry } from '../src/keys/index.ts';
 import { sizeK } from '../src/spread/load.ts';
 
@@ -129,12 +130,13 @@ async function writerFor(encode: Encoder): Promise<{ writer: DualWriter; account
       endKey: b === cfg.keys.saltBuckets - 1 ? Buffer.alloc(0) : Buffer.from([b + 1]),
       server: 'rs1:16020',
     }));
-  const regionMap = new RegionMap({ source: { regions: (t) => Promise.resolve(regionsOf(t)) }, tables: tables.mapped, log, metrics });
+  const regionMap = new RegionMap({ source: { regions: (t) => Promise.resolve(regionsOf(t)) }, tables: tables.mapped, log, observer: regionMapObserver(metrics) });
   await Promise.all(tables.mapped.map((t) => regionMap.refresh(t)));
-  const spread = new WriteSpread({ metrics, regionMap, windowMs: cfg.metrics.skewWindowMs });
+  const { spread, close: closeSpread } = meteredWriteSpread(metrics, { regionMap, windowMs: cfg.metrics.skewWindowMs });
   // The sketch's clock advances by one window per round of writes, so after a round every slot of the
   // window is filled, as in a service that has run for a window (the scrape stage prices that).
-  const hotIds = new HotIds({ registry: metrics.registry, table: tables.data, keyspace, regions: regionMap, windowMs: cfg.metrics.hotIdsWindowMs, capacity: cfg.metrics.hotIdsCapacity, now: () => clock.ms });
+  const hotIds = new HotIds({ table: tables.data, keyspace, regions: regionMap, windowMs: cfg.metrics.hotIdsWindowMs, capacity: cfg.metrics.hotIdsCapacity, now: () => clock.ms });
+  const unregister = registerHotIdMetrics(metrics.registry, hotIds);
   let bytes = 0;
   const writer = new DualWriter({
     sink: { put: (_table, rows) => { bytes += encode(rows); return Promise.resolve(); } },
@@ -147,7 +149,7 @@ async function writerFor(encode: Encoder): Promise<{ writer: DualWriter; account
     marks: cfg.rollup.enabled ? { table: tables.rollup, planner: rollupMarks(cfg, keyspace) } : undefined,
   });
   const accounting = ingestObserver(metrics);
-  return { writer, accounting, bytes: () => bytes, scrape: () => metrics.registry.metrics(), close: () => { spread.close(); hotIds.close(); regionMap.stop(); } };
+  return { writer, accounting, bytes: () => bytes, scrape: () => metrics.registry.metrics(), close: () => { closeSpread(); unregister(); regionMap.stop(); } };
 }
 
 for (const [name, encode] of encoders) {

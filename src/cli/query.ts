@@ -3,7 +3,7 @@
 // then {"next": cursor|null, "limit": n[, "dangling": n]}.
 import { rephrase } from '../errors.ts';
 import { isHBaseError } from '../hbase/index.ts';
-import type { QueryKind } from '../metrics/read-metrics.ts';
+import type { QueryKind } from '../query/meters.ts';
 import { createQueries } from '../query/queries.ts';
 import { QueryError } from '../query/query-error.ts';
 import type { EventItem, PageEnd, QueryItem, RollupItem } from '../query/types.ts';

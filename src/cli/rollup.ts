@@ -1,11 +1,10 @@
 // tsingest rollup run | rollup backfill
 import { pino } from 'pino';
-import { Registry } from 'prom-client';
 import { encodeId } from '../keys/index.ts';
-import { createReadMetrics } from '../metrics/read-metrics.ts';
 import { runBackfill, type BackfillResult } from '../rollup/backfill.ts';
 import { backfillCheckpointFile } from '../rollup/checkpoint.ts';
 import { RollupJob, formatRunReport, mergeReports } from '../rollup/job.ts';
+import { quietRollupMeters } from '../rollup/meters.ts';
 import { ProgressReporter } from '../rollup/progress.ts';
 import { rollupSettings } from '../rollup/settings.ts';
 import { createLogger } from '../runtime/logger.ts';
@@ -70,7 +69,7 @@ async function rollupRun(cfg: Config): Promise<number> {
         throw new UsageError(`rollup run: no bucket assignment from the rollup ownership group within ${waitMs / 1000} s (rollup.owners.mode = kafka: is Kafka reachable? rollup.owners.mode=all runs every bucket alone)`);
       }
     }
-    const job = new RollupJob({ store: hbase, settings: rollupSettings(cfg, keyspace), metrics: createReadMetrics(new Registry(), cfg.rollup.windows), log, ownership: owners });
+    const job = new RollupJob({ store: hbase, settings: rollupSettings(cfg, keyspace), metrics: quietRollupMeters(), log, ownership: owners });
     // A rebalance during the run (another runner joined or left) can hand this runner buckets it did
     // not start with: run again over the new assignment until one run saw it unchanged (markers done
     // are gone, so a rerun only does what is left).

@@ -3,6 +3,7 @@
  * as the ingest metrics (`createReadMetrics(metrics.registry)`); names are fixed like METRIC_NAMES.
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { ROLLUP_ERROR_STAGES } from '../rollup/meters.ts';
 
 export const READ_METRIC_NAMES = {
   rollupPendingMarkers: 'tsingest_rollup_pending_markers',
@@ -18,11 +19,6 @@ export const READ_METRIC_NAMES = {
   queryDangling: 'tsingest_query_dangling_total',
   queryRepaired: 'tsingest_query_repaired_total',
 } as const;
-
-export const ROLLUP_ERROR_STAGES = ['scan_markers', 'compute', 'write', 'delete_marker'] as const;
-export type RollupErrorStage = (typeof ROLLUP_ERROR_STAGES)[number];
-export const QUERY_KINDS = ['latest', 'range', 'by_tag', 'rollups'] as const;
-export type QueryKind = (typeof QUERY_KINDS)[number];
 
 export interface ReadMetrics {
   /** closed windows with a marker, seen by the last run, per window size */

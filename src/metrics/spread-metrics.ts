@@ -1,7 +1,7 @@
 /**
  * Metrics of spread ids (docs/HOT-IDS.md): the registry as this instance sees it, and what this
  * instance changed in it. Created on the service's registry; names are fixed like METRIC_NAMES. The K
- * of each current hot id is a label of tsingest_hot_id_info (hot-ids.ts).
+ * of each current hot id is a label of tsingest_hot_id_info (hot-id-metrics.ts).
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { SpreadEpoch } from '../keys/index.ts';

@@ -13,7 +13,7 @@ import type { Logger } from 'pino';
 import { column } from '../hbase/codec.ts';
 import type { Row } from '../hbase/types.ts';
 import type { ScanRange } from '../keys/index.ts';
-import type { ReadMetrics } from '../metrics/read-metrics.ts';
+import type { QueryMeters } from './meters.ts';
 import { encodeCursor } from './cursor.ts';
 import { createLimiter } from '../walk/limiter.ts';
 import { bucketPageRows, mergedRows, resumeRanges } from '../walk/merged-scan.ts';
@@ -28,7 +28,7 @@ const VERIFY_SCAN_BATCH = 1000;
 
 export interface ByTagContext {
   readonly now: () => number;
-  readonly metrics?: ReadMetrics | undefined;
+  readonly metrics?: QueryMeters | undefined;
   readonly log?: Pick<Logger, 'warn'> | undefined;
 }
 

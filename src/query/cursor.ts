@@ -11,7 +11,7 @@
  * - from / to are carried so that a default `to` (now + 1 day) stays the same across pages.
  */
 import { createHash } from 'node:crypto';
-import { QUERY_KINDS, type QueryKind } from '../metrics/read-metrics.ts';
+import { QUERY_KINDS, type QueryKind } from './meters.ts';
 import { QueryError } from './query-error.ts';
 
 export const CURSOR_VERSION = 2;

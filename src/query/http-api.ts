@@ -26,7 +26,7 @@ import { ServiceError } from '../errors.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { isAccessRefused, isHBaseError, isRetriable } from '../hbase/errors.ts';
-import type { QueryKind } from '../metrics/read-metrics.ts';
+import type { QueryKind } from './meters.ts';
 import { createQueries, type QueryDeps } from './queries.ts';
 import { QueryError } from './query-error.ts';
 import { requestPath } from './request-path.ts';

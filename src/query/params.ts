@@ -10,7 +10,7 @@
  */
 import { parseTimeParam } from '../events/timestamp.ts';
 import { MAX_ID_BYTES } from '../keys/index.ts';
-import type { QueryKind } from '../metrics/read-metrics.ts';
+import type { QueryKind } from './meters.ts';
 import { findWindow, type WindowSize } from '../rollup/windows.ts';
 import { assertCursorFor, decodeCursor, type DecodedCursor, type QueryIdentity } from './cursor.ts';
 import { QueryError } from './query-error.ts';

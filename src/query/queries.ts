@@ -8,7 +8,7 @@
  */
 import type { Logger } from 'pino';
 import type { Keyspace, SpreadEntry } from '../keys/index.ts';
-import type { ReadMetrics } from '../metrics/read-metrics.ts';
+import type { QueryMeters } from './meters.ts';
 import type { Config } from '../runtime/config.ts';
 import { parseWindows, type WindowSize } from '../rollup/windows.ts';
 import { readByTag } from './by-tag.ts';
@@ -22,7 +22,7 @@ export interface QueryDeps {
   readonly keyspace: Keyspace;
   /** an id's current spread entry for reads by id (the registry row); default: the keyspace's view */
   readonly entryFor?: ((id: string) => Promise<SpreadEntry | undefined>) | undefined;
-  readonly metrics?: ReadMetrics | undefined;
+  readonly metrics?: QueryMeters | undefined;
   readonly log?: Pick<Logger, 'warn'> | undefined;
   /** the clock (default Date.now): default `to`, the repair grace period */
   readonly now?: (() => number) | undefined;
@@ -61,7 +61,7 @@ export function readSettingsOf(cfg: Config, keyspace: Keyspace, entryFor?: (id: 
   };
 }
 
-async function* timed<T>(inner: PageStream<T>, kind: QueryKind, metrics: ReadMetrics | undefined): PageStream<T> {
+async function* timed<T>(inner: PageStream<T>, kind: QueryKind, metrics: QueryMeters | undefined): PageStream<T> {
   const stop = metrics?.queryDuration.startTimer({ kind });
   try {
     return yield* inner;

@@ -4,7 +4,7 @@ import type { Row, ScanOptions } from '../hbase/index.ts';
 import type { Keyspace, SpreadEntry } from '../keys/index.ts';
 import type { WindowSize } from '../rollup/windows.ts';
 
-export type { QueryKind } from '../metrics/read-metrics.ts';
+export type { QueryKind } from './meters.ts';
 
 /** What the reads need from HBase; the REST client satisfies it, unit tests pass a fake. */
 export interface QueryStore {

@@ -10,7 +10,7 @@
  * to kill at any point (docs/ROLLUPS.md).
  */
 import type { Logger } from 'pino';
-import type { ReadMetrics, RollupErrorStage } from '../metrics/read-metrics.ts';
+import type { RollupErrorStage, RollupMeters } from './meters.ts';
 import { scanPages } from '../walk/paged-scan.ts';
 import { createLimiter, type Limiter } from '../walk/limiter.ts';
 import { runLimited } from '../walk/pool.ts';
@@ -71,7 +71,7 @@ export interface RunReport {
 export interface RollupJobOptions {
   readonly store: RollupStore;
   readonly settings: RollupSettings;
-  readonly metrics: ReadMetrics;
+  readonly metrics: RollupMeters;
   readonly log: Logger;
   readonly now?: () => number;
   /** the buckets this runner works on (every bucket when omitted); asked per bucket and per page */

@@ -13,7 +13,7 @@
 import { ServiceError, errorMessage } from '../errors.ts';
 import type { Row } from '../hbase/index.ts';
 import { rollupWindowFamily, type Keyspace } from '../keys/index.ts';
-import type { RollupErrorStage } from '../metrics/read-metrics.ts';
+import type { RollupErrorStage } from './meters.ts';
 import { mergedRows } from '../walk/merged-scan.ts';
 import { columnOf, foldDataRow, foldSummaryRow, newestPerQualifier, putRowOf, summaryPutRow, type Summaries } from './fold.ts';
 import { markerRow } from './marker.ts';

@@ -4,13 +4,12 @@
  * longer), never two at a time. stop() cancels the current run through its AbortSignal (it stops
  * taking new windows; windows in flight finish) and resolves when it is over.
  */
-import { Registry } from 'prom-client';
 import type { Logger } from 'pino';
 import type { HBaseRestClient } from '../hbase/index.ts';
 import type { Keyspace } from '../keys/index.ts';
-import { createReadMetrics, type ReadMetrics } from '../metrics/read-metrics.ts';
 import type { Config } from '../runtime/config.ts';
 import { RollupJob, type RunReport } from './job.ts';
+import { quietRollupMeters, type RollupMeters } from './meters.ts';
 import type { BucketOwnership } from './ownership.ts';
 import { rollupSettings } from './settings.ts';
 import type { RollupStore } from './store.ts';
@@ -97,8 +96,8 @@ export interface RollupSchedulerDeps {
   readonly keyspace: Keyspace;
   /** the spread registry the keyspace looks ids up in (a fresh snapshot before each run) */
   readonly spread?: { ready(signal?: AbortSignal): Promise<void> } | undefined;
-  /** read metrics on the service's registry; a private registry when omitted */
-  readonly metrics?: ReadMetrics | undefined;
+  /** the service's read metrics; nothing is kept when omitted */
+  readonly metrics?: RollupMeters | undefined;
   readonly log: Logger;
   /** the buckets this runner works on (every bucket when omitted); each run waits for its first assignment */
   readonly owners?: (BucketOwnership & { ready(signal?: AbortSignal): Promise<void> }) | undefined;
@@ -107,7 +106,7 @@ export interface RollupSchedulerDeps {
 /** The scheduler the service runs (not started: call start()). */
 export function createRollupScheduler(deps: RollupSchedulerDeps): RollupScheduler {
   const { cfg, log } = deps;
-  const metrics = deps.metrics ?? createReadMetrics(new Registry(), cfg.rollup.windows);
+  const metrics = deps.metrics ?? quietRollupMeters();
   const { spread, owners } = deps;
   const job = new RollupJob({ store: deps.hbase, settings: rollupSettings(cfg, deps.keyspace), metrics, log: log.child({ module: 'rollup' }), ownership: owners });
   const before = spread === undefined && owners === undefined ? undefined : async (signal: AbortSignal): Promise<void> => {

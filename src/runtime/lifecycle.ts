@@ -10,7 +10,6 @@
  * Health conditions (`setCondition`) drive running ⇄ degraded: ready only while none fails.
  */
 import type { Logger } from 'pino';
-import type { Metrics } from '../metrics/registry.ts';
 import { ServiceError, type CauseOptions, type LIFECYCLE_ERROR_CODES } from '../errors.ts';
 
 export const LIFECYCLE_STATES = ['starting', 'running', 'degraded', 'draining', 'stopped', 'failed'] as const;
@@ -44,9 +43,18 @@ export interface Transition {
 
 export type TransitionListener = (transition: Transition) => void;
 
+/**
+ * What the lifecycle reports, declared here so that it never imports the metrics: the service's
+ * `tsingest_ready` and `tsingest_state` gauges have these calls.
+ */
+export interface LifecycleMeters {
+  readonly ready: { set(value: number): void };
+  readonly state: { set(labels: { state: LifecycleState }, value: number): void };
+}
+
 export interface LifecycleOptions {
   readonly log: Pick<Logger, 'info' | 'error'>;
-  readonly metrics?: Pick<Metrics, 'ready' | 'state'>;
+  readonly metrics?: LifecycleMeters;
 }
 
 export function canTransition(from: LifecycleState, to: LifecycleState): boolean {
@@ -55,7 +63,7 @@ export function canTransition(from: LifecycleState, to: LifecycleState): boolean
 
 export class Lifecycle {
   readonly #log: Pick<Logger, 'info' | 'error'>;
-  readonly #metrics: Pick<Metrics, 'ready' | 'state'> | undefined;
+  readonly #metrics: LifecycleMeters | undefined;
   readonly #listeners = new Set<TransitionListener>();
   #state: LifecycleState = 'starting';
   #reason = 'starting up';

@@ -1,7 +1,7 @@
 // Bridges from the ingest path's observer interfaces to the Prometheus metrics and the spread map.
 import type { Metrics } from '../metrics/registry.ts';
-import type { RegionMap } from '../metrics/region-map.ts';
-import type { WriteSpread } from '../metrics/write-spread.ts';
+import type { RegionMap } from '../load/region-map.ts';
+import type { WriteSpread } from '../load/write-spread.ts';
 import type { WriteObserver, WrittenRow } from '../ingest/dual-writer.ts';
 import type { IngestObserver } from '../ingest/consumer.ts';
 import type { LagSink } from '../ingest/lag-monitor.ts';
@@ -12,7 +12,7 @@ function statusOf(err: unknown): string {
   return typeof e.code === 'string' ? e.code.toLowerCase() : 'error';
 }
 
-/** Where the ids of acknowledged data-table rows go to find the hot ids (src/ui/hot-ids.ts `HotIds`). */
+/** Where the ids of acknowledged data-table rows go to find the hot ids (src/load/hot-ids.ts `HotIds`). */
 export interface HotIdFeed {
   readonly table: string;
   /** One event per id; the writer hands over the ids (and event ts) of the planned events, nothing is decoded. */

@@ -9,8 +9,9 @@ import type { Keyspace } from '../keys/index.ts';
 import type { SpreadRegistry } from '../spread/registry.ts';
 import { unitPlanner } from '../ingest/unit-planner.ts';
 import type { Metrics } from '../metrics/registry.ts';
-import { RegionMap } from '../metrics/region-map.ts';
-import { WriteSpread } from '../metrics/write-spread.ts';
+import { RegionMap } from '../load/region-map.ts';
+import type { WriteSpread } from '../load/write-spread.ts';
+import { meteredWriteSpread, regionMapObserver } from '../metrics/write-spread-metrics.ts';
 import { DualWriter, type DualWriterOptions } from '../ingest/dual-writer.ts';
 import { OutagePolicy } from '../ingest/outage-policy.ts';
 import { OutageWatch } from '../ingest/outage-watch.ts';
@@ -28,11 +29,11 @@ import { LAG_POLL_MS, catalogMarks, consumerConfig, planSettings, rollupMarks, t
 export async function writeSpread(cfg: Config, hbase: HBaseRestClient, metrics: Metrics, log: Logger, closers: Closers): Promise<{ regionMap: RegionMap; spread: WriteSpread }> {
   const { mapped } = tableNames(cfg);
   const source = { regions: async (t: string) => (await hbase.regions(t)).map((r) => ({ name: r.name, startKey: r.startKey, endKey: r.endKey, server: r.location })) };
-  const regionMap = new RegionMap({ source, tables: mapped, log, metrics });
+  const regionMap = new RegionMap({ source, tables: mapped, log, observer: regionMapObserver(metrics) });
   await Promise.all(mapped.map((t) => regionMap.refresh(t)));
   regionMap.refreshEvery(cfg.metrics.regionRefreshMs);
-  const spread = new WriteSpread({ metrics, regionMap, windowMs: cfg.metrics.skewWindowMs });
-  closers.add('region map', () => { regionMap.stop(); spread.close(); });
+  const { spread, close } = meteredWriteSpread(metrics, { regionMap, windowMs: cfg.metrics.skewWindowMs });
+  closers.add('region map', () => { regionMap.stop(); close(); });
   return { regionMap, spread };
 }
 

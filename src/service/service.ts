@@ -12,7 +12,8 @@ import { startHttpServer, type RouteHandler } from '../runtime/http.ts';
 import { Lifecycle } from '../runtime/lifecycle.ts';
 import { brokerHealth, consumerHealth, wireHBaseHealth } from './health.ts';
 import { requireTopics, watchConsumer } from './kafka-parts.ts';
-import { HotIds } from '../metrics/hot-ids.ts';
+import { HotIds } from '../load/hot-ids.ts';
+import { registerHotIdMetrics } from '../metrics/hot-id-metrics.ts';
 import { createHBaseClient, kafkaClient } from './clients.ts';
 import { frontDoor } from './front-door-side.ts';
 import { explainHBaseTlsFailure } from './hbase-credentials.ts';
@@ -102,8 +103,8 @@ export async function startService(cfg: Config, log: Logger, options: StartOptio
     checkStart();
     const keyspace = keyspaceOf(cfg, registry);
     // Hot ids: the write path feeds them, the page and the gauges show them.
-    const hotIds = new HotIds({ registry: metrics.registry, table: cfg.tables.data.name, keyspace, regions: spread.regionMap, windowMs: cfg.metrics.hotIdsWindowMs, capacity: cfg.metrics.hotIdsCapacity });
-    closers.add('hot ids', () => { hotIds.close(); });
+    const hotIds = new HotIds({ table: cfg.tables.data.name, keyspace, regions: spread.regionMap, windowMs: cfg.metrics.hotIdsWindowMs, capacity: cfg.metrics.hotIdsCapacity });
+    closers.add('hot ids', registerHotIdMetrics(metrics.registry, hotIds));
     startPromoter(cfg, hbase, registry, hotIds, spreadMetrics, log, closers);
     // The read side (read API, hot-spots page, rollup job) runs beside ingest and stops before the drain.
     const kafka = kafkaClient(cfg, log);

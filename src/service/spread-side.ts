@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { HBaseRestClient } from '../hbase/index.ts';
 import type { OutageWatch } from '../ingest/outage-watch.ts';
-import type { HotIds } from '../metrics/hot-ids.ts';
+import type { HotIds } from '../load/hot-ids.ts';
 import type { Metrics } from '../metrics/registry.ts';
 import { createSpreadMetrics, removeSpreadMetrics, spreadObserver, type SpreadMetrics } from '../metrics/spread-metrics.ts';
 import type { Config } from '../runtime/config.ts';

@@ -13,7 +13,7 @@ import { clusterLoad, promotionsFor, type LoadReport, type Promotion, type Promo
 import type { SpreadRegistry } from './registry.ts';
 import type { RegistryStore } from './store.ts';
 
-/** What the promoter reads from this instance's hot-ids sketch (src/metrics/hot-ids.ts HotIds fits). */
+/** What the promoter reads from this instance's hot-ids sketch (src/load/hot-ids.ts HotIds fits). */
 export interface LoadSource {
   load(limit: number): { readonly windowMs: number; readonly total: number; readonly top: readonly (readonly [string, number])[] };
 }

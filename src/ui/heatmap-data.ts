@@ -10,8 +10,8 @@
  */
 import type { Counter } from 'prom-client';
 import { encodedRegionName } from '../hbase/region-name.ts';
-import { UNKNOWN_REGION } from '../metrics/region-map.ts';
-import type { RegionInfo } from '../metrics/region-source.ts';
+import { UNKNOWN_REGION } from '../load/region-map.ts';
+import type { RegionInfo } from '../load/region-source.ts';
 
 /** What the sampler reads: the data table's regions and its cumulative rows per region. */
 export interface RegionCounterSource {

@@ -8,14 +8,14 @@
  * the host server answers them.
  *
  * `startUi` starts the heatmap sampler once per service from its metrics and region map (the hot-ids
- * sketch is the service's own, src/metrics/hot-ids.ts); `uiRoutes` only needs a snapshot function, so it can be mounted
+ * sketch is the service's own, src/load/hot-ids.ts); `uiRoutes` only needs a snapshot function, so it can be mounted
  * before the parts exist (it answers 503 until then).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Counter, Registry } from 'prom-client';
-import type { RegionInfo } from '../metrics/region-source.ts';
+import type { RegionInfo } from '../load/region-source.ts';
 import { HeatmapSampler, regionCountersFromMetrics } from './heatmap-data.ts';
-import type { HotIds } from '../metrics/hot-ids.ts';
+import type { HotIds } from '../load/hot-ids.ts';
 import { DOCTOR_OFF, type DoctorSnapshot } from '../doctor/scheduler.ts';
 import { renderPage, type UiSnapshot } from './render.ts';
 
@@ -81,7 +81,7 @@ export interface StartUiOptions {
   /** The data table and its salt bucket count. */
   readonly table: string;
   readonly buckets: number;
-  /** The service's hot-ids sketch (src/metrics/hot-ids.ts): the page shows it, the write path feeds it. */
+  /** The service's hot-ids sketch (src/load/hot-ids.ts): the page shows it, the write path feeds it. */
   readonly hotIds: HotIds;
   /** The service's schema doctor (src/service/doctor-side.ts); without it the section says the doctor is off. */
   readonly doctor?: () => DoctorSnapshot;

@@ -5,7 +5,7 @@
  * content, so there is one renderer to keep right.
  */
 import type { HeatmapRow, HeatmapSnapshot } from './heatmap-data.ts';
-import type { HotIdsSnapshot } from '../metrics/hot-ids.ts';
+import type { HotIdsSnapshot } from '../load/hot-ids.ts';
 import type { DoctorSnapshot } from '../doctor/scheduler.ts';
 import { renderDoctor } from './doctor-section.ts';
 import { esc, fmt, hhmmss } from './html.ts';

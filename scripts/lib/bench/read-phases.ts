@@ -9,7 +9,7 @@ import type { HBaseRestClient } from '../../../src/hbase/index.ts';
 import { createReadMetrics } from '../../../src/metrics/read-metrics.ts';
 import { collectPage, createQueries } from '../../../src/query/queries.ts';
 import type { RawParams } from '../../../src/query/params.ts';
-import type { QueryKind } from '../../../src/metrics/read-metrics.ts';
+import type { QueryKind } from '../../../src/query/meters.ts';
 import { RollupJob } from '../../../src/rollup/job.ts';
 import { rollupSettings } from '../../../src/rollup/settings.ts';
 import { keyspaceOf } from '../../../src/service/keyspace.ts';

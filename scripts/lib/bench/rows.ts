@@ -7,9 +7,9 @@ import { encodeDataKey } from '../../../src/keys/index.ts';
 import { buildEventCells, type DataRow } from '../../../src/events/index.ts';
 import { toRowCells } from '../../../src/hbase/row-cells.ts';
 import { planBatch, rowBytes, type PlanSettings } from '../../../src/ingest/batch-plan.ts';
-import { locateIn } from '../../../src/metrics/region-map.ts';
-import type { RegionInfo } from '../../../src/metrics/region-source.ts';
-import { computeSkew } from '../../../src/metrics/write-spread.ts';
+import { locateIn } from '../../../src/load/region-map.ts';
+import type { RegionInfo } from '../../../src/load/region-source.ts';
+import { computeSkew } from '../../../src/load/write-spread.ts';
 import { generateEvents, type GeneratedEvent } from '../../../src/demo/generate.ts';
 
 export interface GenParams {

@@ -12,7 +12,7 @@ import { copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { prng } from '../../../src/demo/generate.ts';
-import { RegionMap } from '../../../src/metrics/region-map.ts';
+import { RegionMap } from '../../../src/load/region-map.ts';
 import { createLogger } from '../../../src/runtime/logger.ts';
 import type { UiSnapshot } from '../../../src/ui/page.ts';
 import { uniqueName } from '../../support/env.ts';

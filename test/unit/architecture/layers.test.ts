@@ -2,6 +2,10 @@
 // through others (no cycle of files), and the rooms of src/ (its folders, and src/cli.ts and
 // src/errors.ts) form no cycle either, so they stack in floors with every import pointing down — an
 // import that climbs to a room above would close a cycle of rooms. A failure names the loop.
+// Two rooms have a fixed place: src/load/ (what the service knows of its load: heavy hitters, hot ids,
+// the region map, the write spread) sits on a low floor, above only keys/ and hbase/, and registers
+// no metrics; src/metrics/ is an outer layer that only the wiring (src/service/) imports — every other
+// room reports through meters or observers it declares itself.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -62,6 +66,22 @@ function roomOf(file: string): string {
   return parts.length > 2 ? `${parts[0] ?? ''}/${parts[1] ?? ''}` : file;
 }
 
+/** The rooms each room of `files` imports (relative imports of src/ only, its own room left out). */
+function roomImports(files: ReadonlyMap<string, readonly string[]>): Map<string, Set<string>> {
+  const rooms = new Map<string, Set<string>>();
+  for (const [file, targets] of files) {
+    const out = rooms.get(roomOf(file)) ?? new Set<string>();
+    for (const t of targets) if (t.startsWith('src/') && roomOf(t) !== roomOf(file)) out.add(roomOf(t));
+    rooms.set(roomOf(file), out);
+  }
+  return rooms;
+}
+
+/** Rooms below the load knowledge: all it may import. */
+const LOAD_FLOOR = ['src/keys', 'src/hbase'];
+/** The only rooms that may import the metrics (the wiring layer). */
+const METRICS_IMPORTERS = ['src/service'];
+
 void test('no file of src/ or scripts/ imports itself back through others', () => {
   const graph = importGraph(['src', 'scripts']);
   assert.ok(graph.size > 200, `read ${graph.size} files`);
@@ -69,14 +89,7 @@ void test('no file of src/ or scripts/ imports itself back through others', () =
 });
 
 void test('the rooms of src/ stack in floors: no cycle of rooms, so no import climbs', () => {
-  const files = importGraph(['src']);
-  const rooms = new Map<string, string[]>();
-  for (const [file, targets] of files) {
-    const room = roomOf(file);
-    const out = rooms.get(room) ?? [];
-    for (const t of targets) if (t.startsWith('src/') && roomOf(t) !== room && !out.includes(roomOf(t))) out.push(roomOf(t));
-    rooms.set(room, out);
-  }
+  const rooms = new Map([...roomImports(importGraph(['src']))].map(([room, out]) => [room, [...out]]));
   assert.ok(rooms.size >= 15, `read ${rooms.size} rooms`);
   assert.equal(findCycle(rooms)?.join(' → ') ?? null, null);
 });
@@ -84,4 +97,18 @@ void test('the rooms of src/ stack in floors: no cycle of rooms, so no import cl
 void test('the check finds a loop when there is one', () => {
   assert.deepEqual(findCycle(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']]])), ['a', 'b', 'c', 'a']);
   assert.equal(findCycle(new Map([['a', ['b', 'a']], ['b', []]])), null, 'a self-import is not a loop of rooms');
+});
+
+void test('src/load/ sits above only keys/ and hbase/, and registers no metrics', () => {
+  const load = roomImports(importGraph(['src'])).get('src/load');
+  assert.ok(load !== undefined, 'src/load exists');
+  assert.deepEqual([...load].filter((r) => !LOAD_FLOOR.includes(r)), []);
+  const promClient = tsFiles(join(ROOT, 'src/load')).filter((f) => /from\s+'prom-client'/.test(readFileSync(f, 'utf8')));
+  assert.deepEqual(promClient.map((f) => relative(ROOT, f)), []);
+});
+
+void test('only the wiring (src/service/) imports src/metrics/: the other rooms report through their own meters and observers', () => {
+  const importers = [...roomImports(importGraph(['src']))].filter(([room, out]) => room !== 'src/metrics' && out.has('src/metrics')).map(([room]) => room);
+  assert.deepEqual(importers.filter((r) => !METRICS_IMPORTERS.includes(r)).sort(), []);
+  assert.deepEqual(importers, METRICS_IMPORTERS, 'the wiring does import the metrics (the check reads the right graph)');
 });

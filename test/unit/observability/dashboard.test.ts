@@ -10,7 +10,7 @@ import { layout, panelQueries, sized, text, type Json } from '../../../scripts/d
 import { arr, obj } from '../../support/json-shape.ts';
 import { METRIC_NAMES } from '../../../src/metrics/registry.ts';
 import { READ_METRIC_NAMES } from '../../../src/metrics/read-metrics.ts';
-import { HOT_ID_METRICS } from '../../../src/metrics/hot-ids.ts';
+import { HOT_ID_METRICS } from '../../../src/metrics/hot-id-metrics.ts';
 import { SPREAD_METRIC_NAMES } from '../../../src/metrics/spread-metrics.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..', '..');
@@ -20,7 +20,7 @@ const num = (v: Json | undefined): number => {
   return v as number;
 };
 
-/** Metrics whose series come from elsewhere: Prometheus itself, and the hot-ids top-K gauges of src/metrics/hot-ids.ts. */
+/** Metrics whose series come from elsewhere: Prometheus itself, and the hot-ids top-K gauges of src/load/hot-ids.ts. */
 const EXTERNAL = ['up', ...Object.values(HOT_ID_METRICS)];
 
 function recordingRules(): Set<string> {

@@ -3,9 +3,9 @@ import type { TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { createMetrics } from '../../../src/metrics/registry.ts';
-import { RegionMap } from '../../../src/metrics/region-map.ts';
-import type { RegionInfo } from '../../../src/metrics/region-source.ts';
-import { WriteSpread } from '../../../src/metrics/write-spread.ts';
+import { RegionMap } from '../../../src/load/region-map.ts';
+import type { RegionInfo } from '../../../src/load/region-source.ts';
+import { meteredWriteSpread } from '../../../src/metrics/write-spread-metrics.ts';
 import { startHttpServer } from '../../../src/runtime/http.ts';
 import type { HttpServerHandle } from '../../../src/runtime/http.ts';
 import { Lifecycle } from '../../../src/runtime/lifecycle.ts';
@@ -73,10 +73,8 @@ void describe('startHttpServer', () => {
       { name: 't,\\x01,1.fedcba9876543210fedcba9876543210.', startKey: Buffer.from([1]), endKey: Buffer.alloc(0), server: 'rs1:1' },
     ];
     const map = new RegionMap({ source: { regions: () => Promise.resolve(regions) }, log });
-    const spread = new WriteSpread({ metrics, regionMap: map });
-    t.after(() => {
-      spread.close();
-    });
+    const { spread, close } = meteredWriteSpread(metrics, { regionMap: map });
+    t.after(close);
     await map.refresh('t');
     spread.record('t', [Buffer.from([0, 1]), Buffer.from([0, 2])], (k) => k[0]);
     const res = await fetch(`${base}/metrics`);

@@ -2,9 +2,9 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createMetrics } from '../../../src/metrics/registry.ts';
 import { encodedRegionName } from '../../../src/hbase/region-name.ts';
-import type { RegionInfo } from '../../../src/metrics/region-source.ts';
+import type { RegionInfo } from '../../../src/load/region-source.ts';
 import { HeatmapSampler, RegionHeatmap, displayKey, regionCountersFromMetrics } from '../../../src/ui/heatmap-data.ts';
-import { region, saltedRegions } from '../metrics/fixtures.ts';
+import { region, saltedRegions } from '../load/fixtures.ts';
 
 const TABLE = 'tsi_data';
 const regions = saltedRegions(TABLE, 3);

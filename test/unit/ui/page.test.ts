@@ -5,18 +5,19 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createMetrics } from '../../../src/metrics/registry.ts';
 import { encodedRegionName } from '../../../src/hbase/region-name.ts';
-import { RegionMap } from '../../../src/metrics/region-map.ts';
+import { RegionMap } from '../../../src/load/region-map.ts';
 import { encodeDataKey } from '../../../src/keys/index.ts';
 import type { HeatmapSnapshot } from '../../../src/ui/heatmap-data.ts';
-import type { HotIdsSnapshot } from '../../../src/metrics/hot-ids.ts';
-import { HOT_ID_METRICS, HotIds } from '../../../src/metrics/hot-ids.ts';
+import type { HotIdsSnapshot } from '../../../src/load/hot-ids.ts';
+import { HotIds } from '../../../src/load/hot-ids.ts';
+import { HOT_ID_METRICS, registerHotIdMetrics } from '../../../src/metrics/hot-id-metrics.ts';
 import { testKeyspace } from '../../support/keyspace.ts';
 import { IDLE_COLOR, esc, heatColor, renderHeatmap, renderPage, ringSkew, type UiSnapshot } from '../../../src/ui/render.ts';
 import { startUi, uiRoutes, type RouteHandler } from '../../../src/ui/page.ts';
 import { DOCTOR_OFF } from '../../../src/doctor/scheduler.ts';
 import { startHttpServer } from '../../../src/runtime/http.ts';
 import { Lifecycle } from '../../../src/runtime/lifecycle.ts';
-import { FakeSource, saltedRegions, silentLog } from '../metrics/fixtures.ts';
+import { FakeSource, saltedRegions, silentLog } from '../load/fixtures.ts';
 
 const count = (html: string, re: RegExp): number => [...html.matchAll(re)].length;
 
@@ -162,7 +163,8 @@ void describe('startUi', () => {
     source.answer = regions;
     const regionMap = new RegionMap({ source, log: silentLog });
     await regionMap.refresh('d');
-    const hotIds = new HotIds({ registry: metrics.registry, table: 'd', keyspace: testKeyspace(2), regions: regionMap });
+    const hotIds = new HotIds({ table: 'd', keyspace: testKeyspace(2), regions: regionMap });
+    const unregister = registerHotIdMetrics(metrics.registry, hotIds);
     const ui = startUi({ metrics, regionMap, table: 'd', buckets: 2, hotIds, sampleMs: 60_000 });
     const r1 = encodedRegionName(regions[1]?.name ?? '');
     metrics.regionWrites.inc({ table: 'd', region: r1, server: 'rs1:16020' }, 12);
@@ -175,7 +177,7 @@ void describe('startUi', () => {
     assert.match(await metrics.registry.metrics(), /tsingest_hot_id_events\{id="x"\} 2/);
     ui.close();
     ui.close();
-    hotIds.close();
+    unregister();
     assert.equal(metrics.registry.getSingleMetric(HOT_ID_METRICS.events), undefined);
   });
 });

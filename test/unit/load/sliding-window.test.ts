@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_SLOTS, DEFAULT_WINDOW_MS, SlidingWindow } from '../../../src/metrics/sliding-window.ts';
+import { DEFAULT_SLOTS, DEFAULT_WINDOW_MS, SlidingWindow } from '../../../src/load/sliding-window.ts';
 
 void describe('SlidingWindow', () => {
   void it('defaults to 60 s in 12 slots of 5 s', () => {

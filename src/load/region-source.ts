@@ -1,6 +1,6 @@
 /**
  * Port to the cluster's region layout (implemented by the HBase REST client over `GET /<table>/regions`).
- * Defined here so the metrics code never imports the HBase client; the root wires an adapter in.
+ * Defined here so the load code never imports the HBase client; the root wires an adapter in.
  */
 
 /** One region of a table. An empty `startKey` means "from the beginning", an empty `endKey` "to the end". */

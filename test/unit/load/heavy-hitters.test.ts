@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { SpaceSaving, WindowedHeavyHitters } from '../../../src/metrics/heavy-hitters.ts';
+import { SpaceSaving, WindowedHeavyHitters } from '../../../src/load/heavy-hitters.ts';
 import { prng, zipfSampler } from '../../../src/demo/generate.ts';
 
 /** True counts of a stream, computed independently of the sketch. */

@@ -1,14 +1,15 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createMetrics } from '../../../src/metrics/registry.ts';
+import { regionMapObserver } from '../../../src/metrics/write-spread-metrics.ts';
 import { encodedRegionName } from '../../../src/hbase/region-name.ts';
 import {
   RegionMap,
   diffRegions,
   findRegionIndex,
   locateIn,
-} from '../../../src/metrics/region-map.ts';
-import type { RegionChange } from '../../../src/metrics/region-map.ts';
+} from '../../../src/load/region-map.ts';
+import type { RegionChange } from '../../../src/load/region-map.ts';
 import { FakeSource, region, saltedRegions, seriesValue, silentLog, sleep, waitFor } from './fixtures.ts';
 
 const key = (...bytes: number[]): Buffer => Buffer.from(bytes);
@@ -158,7 +159,7 @@ void describe('RegionMap', () => {
   void it('keeps the previous map when a refresh fails and counts outcomes', async () => {
     const source = new FakeSource();
     const metrics = createMetrics(undefined, { defaultMetrics: false });
-    const map = new RegionMap({ source, log: silentLog, metrics });
+    const map = new RegionMap({ source, log: silentLog, observer: regionMapObserver(metrics) });
     source.answer = saltedRegions('t', 2);
     await map.refresh('t');
     source.answer = new Error('gateway down');

@@ -1,18 +1,18 @@
 /**
- * Region write spread: per-region and per-salt-bucket write counters plus a skew gauge
- * `max / mean` rows per region over a sliding window.
+ * Region write spread: writes per region and per salt bucket, and the skew `max / mean` rows per
+ * region over a sliding window, told to a `WriteSpreadObserver` (src/metrics/write-spread-metrics.ts
+ * turns them into counters and gauges).
  *
  * - The mean is taken over ALL regions of the table in the current region map, including regions with
  *   no writes in the window: all writes in one region of N gives N, a perfectly even spread gives 1.0.
  * - No writes in the window (or no region map yet) gives 0: "nothing to judge", and it lets the
  *   gauge decay to 0 when ingest stops instead of freezing the last value.
  * - Rows outside the known regions are counted under region/server `unknown` and left out of the skew.
- * - The skew and region-count gauges are recomputed on every `record` and at scrape time.
+ * - The skew and region count are recomputed and told on every `record`, on region changes and on
+ *   `updateGauges()` (the metrics call it at scrape time, so the skew decays without writes).
  *
- * `tsingest_rows_written_total` is NOT incremented here (the writer owns it), so nothing is counted twice.
+ * Rows written in total are NOT counted here (the writer owns them), so nothing is counted twice.
  */
-import type { Metrics } from './registry.ts';
-import { encodedRegionName } from '../hbase/region-name.ts';
 import { UNKNOWN_REGION } from './region-map.ts';
 import type { RegionChange, RegionChangeListener } from './region-map.ts';
 import type { RegionInfo } from './region-source.ts';
@@ -39,10 +39,19 @@ export interface RegionLookup {
   markStale(table: string): void;
 }
 
-export type SpreadMetrics = Pick<Metrics, 'regionWrites' | 'saltBucketWrites' | 'regionWriteSkew' | 'regionCount' | 'onScrape'>;
+/** What the write spread tells (src/metrics/write-spread-metrics.ts implements it). */
+export interface WriteSpreadObserver {
+  /** `n` rows of `table` written to `region` (undefined: outside the known regions). */
+  regionWritten(table: string, region: RegionInfo | undefined, n: number): void;
+  bucketWritten(table: string, bucket: number, n: number): void;
+  /** The region vanished, or (with `moved`) it is now served elsewhere: its old series go. */
+  regionGone(table: string, region: RegionInfo): void;
+  /** The table's skew over the window ending now, and its regions in the map. */
+  measured(table: string, skew: number, regions: number): void;
+}
 
 export interface WriteSpreadOptions {
-  readonly metrics: SpreadMetrics;
+  readonly observer: WriteSpreadObserver;
   readonly regionMap: RegionLookup;
   /** Monotonic milliseconds; default `performance.now`. */
   readonly now?: () => number;
@@ -55,15 +64,15 @@ export interface WriteSpreadOptions {
 export type BucketOf = (key: Buffer) => number | undefined;
 
 export class WriteSpread {
-  readonly #metrics: SpreadMetrics;
+  readonly #observer: WriteSpreadObserver;
   readonly #map: RegionLookup;
   readonly #now: () => number;
   readonly #windowOptions: { windowMs?: number; slots?: number };
   readonly #windows = new Map<string, SlidingWindow>();
-  readonly #unsubscribe: (() => void)[];
+  readonly #unsubscribe: () => void;
 
   constructor(options: WriteSpreadOptions) {
-    this.#metrics = options.metrics;
+    this.#observer = options.observer;
     this.#map = options.regionMap;
     this.#now = options.now ?? (() => performance.now());
     this.#windowOptions = {
@@ -71,14 +80,9 @@ export class WriteSpread {
       ...(options.slots === undefined ? {} : { slots: options.slots }),
     };
     new SlidingWindow(this.#windowOptions); // validate the window options eagerly
-    this.#unsubscribe = [
-      this.#map.onChange((change) => {
-        this.#onRegionChange(change);
-      }),
-      this.#metrics.onScrape(() => {
-        this.updateGauges();
-      }),
-    ];
+    this.#unsubscribe = this.#map.onChange((change) => {
+      this.#onRegionChange(change);
+    });
   }
 
   /** Counts one acknowledged batch of rows of `table`. `bucketOf` → undefined: no bucket counted. */
@@ -99,15 +103,11 @@ export class WriteSpread {
     const now = this.#now();
     const window = this.#windowOf(table);
     for (const { region, n } of perRegion.values()) {
-      if (region === undefined) {
-        this.#metrics.regionWrites.inc({ table, region: UNKNOWN_REGION, server: UNKNOWN_REGION }, n);
-        this.#map.markStale(table);
-      } else {
-        this.#metrics.regionWrites.inc(regionLabels(table, region), n);
-        window.add(now, region.name, n);
-      }
+      this.#observer.regionWritten(table, region, n);
+      if (region === undefined) this.#map.markStale(table);
+      else window.add(now, region.name, n);
     }
-    for (const [bucket, n] of perBucket) this.#metrics.saltBucketWrites.inc({ table, bucket: String(bucket) }, n);
+    for (const [bucket, n] of perBucket) this.#observer.bucketWritten(table, bucket, n);
     this.#updateTable(table, now);
   }
 
@@ -122,9 +122,9 @@ export class WriteSpread {
     for (const table of this.#windows.keys()) this.#updateTable(table, now);
   }
 
-  /** Detaches from the region map and the scrape hook. */
+  /** Detaches from the region map. */
   close(): void {
-    for (const unsubscribe of this.#unsubscribe.splice(0)) unsubscribe();
+    this.#unsubscribe();
   }
 
   #windowOf(table: string): SlidingWindow {
@@ -144,22 +144,17 @@ export class WriteSpread {
   }
 
   #updateTable(table: string, now: number): void {
-    this.#metrics.regionWriteSkew.set({ table }, this.#skewAt(table, now));
-    this.#metrics.regionCount.set({ table }, this.#map.regions(table)?.length ?? 0);
+    this.#observer.measured(table, this.#skewAt(table, now), this.#map.regions(table)?.length ?? 0);
   }
 
   #onRegionChange(change: RegionChange): void {
     const { table } = change;
     const window = this.#windowOf(table);
     for (const region of change.vanished) {
-      this.#metrics.regionWrites.remove(regionLabels(table, region));
+      this.#observer.regionGone(table, region);
       window.delete(region.name);
     }
-    for (const { before } of change.moved) this.#metrics.regionWrites.remove(regionLabels(table, before));
+    for (const { before } of change.moved) this.#observer.regionGone(table, before);
     this.#updateTable(table, this.#now());
   }
-}
-
-function regionLabels(table: string, region: RegionInfo): { table: string; region: string; server: string } {
-  return { table, region: encodedRegionName(region.name), server: region.server };
 }

@@ -1,32 +1,15 @@
 /**
  * Hot ids of the data table: a windowed heavy-hitters sketch (heavy-hitters.ts) fed with the ids of
- * acknowledged data rows. It feeds the spread promoter's decisions (src/spread/) and is exported as
- * bounded top-K gauges and as the table of the /ui page. One instance per service (created at the
- * composition root, never global).
- *
- * Gauges (only the current top K series exist; every scrape rebuilds them, so ids that fell out of
- * the top K disappear and the cardinality stays ≤ K):
- *   tsingest_hot_id_events{id}                    estimated events of the id in the window (upper estimate)
- *   tsingest_hot_id_buckets{id}                   salt buckets K its events spread over now (1: a plain id)
- *   tsingest_hot_id_info{id,bucket,region,server} 1 per hot id: its base salt bucket and that bucket's region
- *   tsingest_hot_ids_window_events                exact events counted in the window (the share's denominator)
+ * acknowledged data rows. It feeds the spread promoter's decisions (src/spread/) and the table of the
+ * /ui page; src/metrics/hot-id-metrics.ts exports its snapshot as bounded top-K gauges. One instance
+ * per service (created at the composition root, never global).
  */
-import { Gauge, type Registry } from 'prom-client';
 import { idPrefixAt, kAt, type Keyspace, type SpreadEpoch } from '../keys/index.ts';
 import { WindowedHeavyHitters } from './heavy-hitters.ts';
 import { encodedRegionName } from '../hbase/region-name.ts';
 import type { RegionInfo } from './region-source.ts';
 
-export const HOT_ID_METRICS = {
-  events: 'tsingest_hot_id_events',
-  buckets: 'tsingest_hot_id_buckets',
-  info: 'tsingest_hot_id_info',
-  windowEvents: 'tsingest_hot_ids_window_events',
-} as const;
-
 export interface HotIdsOptions {
-  /** Registry the gauges are registered on (the service's own). */
-  readonly registry: Registry;
   /** The data table (for the region lookup). */
   readonly table: string;
   /** The key layout and the spread registry's view (bucket, K). */
@@ -103,7 +86,21 @@ export class HotIds {
     });
     this.#sketch = sketch();
     this.#live = sketch();
-    registerGauges(options.registry, () => this.snapshot(), `over the last ${this.#sketch.windowMs / 1000}s (top ${top} only; upper estimate, error ≤ window events / ${capacity})`);
+  }
+
+  /** The window the ids are counted over (ms). */
+  get windowMs(): number {
+    return this.#sketch.windowMs;
+  }
+
+  /** Sketch counters per time slot (K of the error bound). */
+  get capacity(): number {
+    return this.#sketch.capacity;
+  }
+
+  /** How many ids a snapshot lists. */
+  get top(): number {
+    return this.#top;
   }
 
   /** The data table whose keys `recordDataKeys` takes (the write observer feeds only this table). */
@@ -181,51 +178,4 @@ export class HotIds {
     });
     return { windowMs: this.#sketch.windowMs, total, capacity: this.#sketch.capacity, errorBound, ids, undecodable: this.#undecodable };
   }
-
-  /** Removes the gauges from the registry (a second service on the same registry can then add its own). */
-  close(): void {
-    for (const name of Object.values(HOT_ID_METRICS)) this.#o.registry.removeSingleMetric(name);
-  }
-}
-
-function registerGauges(registry: Registry, snapshotOf: () => HotIdsSnapshot, scope: string): void {
-  const registers = [registry];
-  new Gauge({
-    name: HOT_ID_METRICS.events,
-    help: `Estimated events per hot id ${scope}`,
-    labelNames: ['id'] as const,
-    registers,
-    collect() {
-      this.reset();
-      for (const h of snapshotOf().ids) this.set({ id: h.id }, h.events);
-    },
-  });
-  new Gauge({
-    name: HOT_ID_METRICS.info,
-    help: 'Base salt bucket and its region (encoded name, server) of each current hot id; value 1',
-    labelNames: ['id', 'bucket', 'region', 'server'] as const,
-    registers,
-    collect() {
-      this.reset();
-      for (const h of snapshotOf().ids) this.set({ id: h.id, bucket: String(h.bucket), region: h.region, server: h.server }, 1);
-    },
-  });
-  new Gauge({
-    name: HOT_ID_METRICS.buckets,
-    help: 'Salt buckets each current hot id spreads its events over now (1: one bucket; docs/HOT-IDS.md)',
-    labelNames: ['id'] as const,
-    registers,
-    collect() {
-      this.reset();
-      for (const h of snapshotOf().ids) this.set({ id: h.id }, h.k);
-    },
-  });
-  new Gauge({
-    name: HOT_ID_METRICS.windowEvents,
-    help: 'Events counted by the hot-ids sketch over its window',
-    registers,
-    collect() {
-      this.set(snapshotOf().total);
-    },
-  });
 }

@@ -4,13 +4,14 @@ import { createHash } from 'node:crypto';
 import { Registry } from 'prom-client';
 import { encodeDataKey, encodePrintableDataKey } from '../../../src/keys/index.ts';
 import { encodedRegionName } from '../../../src/hbase/region-name.ts';
-import { RegionMap } from '../../../src/metrics/region-map.ts';
-import { HOT_ID_METRICS, HotIds } from '../../../src/metrics/hot-ids.ts';
+import { RegionMap } from '../../../src/load/region-map.ts';
+import { HotIds } from '../../../src/load/hot-ids.ts';
+import { HOT_ID_METRICS, registerHotIdMetrics } from '../../../src/metrics/hot-id-metrics.ts';
 import { testKeyspace } from '../../support/keyspace.ts';
 import { createMetrics } from '../../../src/metrics/registry.ts';
-import { WriteSpread } from '../../../src/metrics/write-spread.ts';
+import { meteredWriteSpread } from '../../../src/metrics/write-spread-metrics.ts';
 import { writeObserver } from '../../../src/service/observers.ts';
-import { FakeSource, saltedRegions, silentLog } from '../metrics/fixtures.ts';
+import { FakeSource, saltedRegions, silentLog } from '../load/fixtures.ts';
 
 const TABLE = 'tsi_data';
 const B = 4;
@@ -28,7 +29,7 @@ async function series(registry: Registry, name: string): Promise<Map<string, num
   return out;
 }
 
-async function setup(extra: { top?: number; windowMs?: number } = {}): Promise<{ registry: Registry; hot: HotIds; clock: { t: number }; regions: ReturnType<typeof saltedRegions> }> {
+async function setup(extra: { top?: number; windowMs?: number } = {}): Promise<{ registry: Registry; hot: HotIds; unregister: () => void; clock: { t: number }; regions: ReturnType<typeof saltedRegions> }> {
   const registry = new Registry();
   const source = new FakeSource();
   const regions = saltedRegions(TABLE, B);
@@ -36,8 +37,8 @@ async function setup(extra: { top?: number; windowMs?: number } = {}): Promise<{
   const map = new RegionMap({ source, log: silentLog });
   await map.refresh(TABLE);
   const clock = { t: 1_000_000 };
-  const hot = new HotIds({ registry, table: TABLE, keyspace: testKeyspace(B), regions: map, capacity: 16, now: () => clock.t, ...extra });
-  return { registry, hot, clock, regions };
+  const hot = new HotIds({ table: TABLE, keyspace: testKeyspace(B), regions: map, capacity: 16, now: () => clock.t, ...extra });
+  return { registry, hot, unregister: registerHotIdMetrics(registry, hot), clock, regions };
 }
 
 void describe('HotIds', () => {
@@ -77,7 +78,7 @@ void describe('HotIds', () => {
   });
 
   void it('decodes printable keys when the table uses them', () => {
-    const hot = new HotIds({ registry: new Registry(), table: TABLE, keyspace: testKeyspace(B, 'printable') });
+    const hot = new HotIds({ table: TABLE, keyspace: testKeyspace(B, 'printable') });
     hot.recordDataKeys([encodePrintableDataKey({ id: 'dev-1', ts: 5 }, B), encodePrintableDataKey({ id: 'dev-1', ts: 6 }, B)]);
     assert.deepEqual(hot.snapshot().ids.map((h) => [h.id, h.events, h.region]), [['dev-1', 2, '']]);
   });
@@ -111,20 +112,20 @@ void describe('HotIds', () => {
     source.answer = saltedRegions(TABLE, B);
     const map = new RegionMap({ source, log: silentLog });
     await map.refresh(TABLE);
-    const spread = new WriteSpread({ metrics, regionMap: map });
-    const hot = new HotIds({ registry: metrics.registry, table: TABLE, keyspace: testKeyspace(B) });
+    const { spread, close } = meteredWriteSpread(metrics, { regionMap: map });
+    const hot = new HotIds({ table: TABLE, keyspace: testKeyspace(B) });
     const observer = writeObserver(metrics, spread, map, hot);
     const rows = (id: string, n: number): { key: Buffer; bucket: number }[] => Array.from({ length: n }, (_, i) => ({ key: encodeDataKey({ id, ts: 1000 + i }, B), bucket: md5Salt(id) }));
     observer.written(TABLE, [...rows('a', 3), ...rows('b', 1)], 0.01);
     observer.written('tsi_index', rows('c', 5), 0.01);
     assert.deepEqual(hot.snapshot().ids.map((h) => [h.id, h.events]), [['a', 3], ['b', 1]]);
-    spread.close();
+    close();
   });
 
-  void it('removes its gauges on close, and rejects a bad top', async () => {
-    const { registry, hot } = await setup();
-    hot.close();
+  void it('its gauges are removed by the function that registered them; a bad top is rejected', async () => {
+    const { registry, unregister } = await setup();
+    unregister();
     for (const name of Object.values(HOT_ID_METRICS)) assert.equal(registry.getSingleMetric(name), undefined);
-    assert.throws(() => new HotIds({ registry, table: TABLE, keyspace: testKeyspace(B), top: 20, capacity: 10 }), /top must be an integer in 1…capacity \(10\), got 20/);
+    assert.throws(() => new HotIds({ table: TABLE, keyspace: testKeyspace(B), top: 20, capacity: 10 }), /top must be an integer in 1…capacity \(10\), got 20/);
   });
 });

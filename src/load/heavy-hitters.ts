@@ -12,12 +12,14 @@
  *   above N / K is never the minimum, so never evicted: a dominant id (share > 1/K of the events
  *   from its first event on) is counted exactly.
  *
- * `WindowedHeavyHitters` keeps a ring of S Space-Saving sketches, one per time slot (the same slot
- * scheme as SlidingWindow: S slots of windowMs / S), so memory is at most S × K entries and counts
- * leave the window slot by slot. An id's window estimate sums its count in each slot of the window;
+ * `WindowedHeavyHitters` keeps a ring of S Space-Saving sketches, one per time slot (slot-ring.ts, the
+ * ring SlidingWindow keeps its sums in: S slots of windowMs / S), so memory is at most S × K entries
+ * and counts leave the window slot by slot. An id's window estimate sums its count in each slot of the window;
  * in a full slot that does not monitor it, the id can have had at most that slot's minimum count, so
  * that minimum is added to both its count and its error. The error bound stays error ≤ N_window / K.
  */
+
+import { SlotRing } from './slot-ring.ts';
 
 export interface HeavyHitter {
   readonly id: string;
@@ -185,17 +187,9 @@ export interface WindowTop {
   readonly errorBound: number;
 }
 
-interface Slot {
-  /** floor(time / slotMs) of the counts held; -Infinity while unused. */
-  epoch: number;
-  readonly sketch: SpaceSaving;
-}
-
 export class WindowedHeavyHitters {
   readonly capacity: number;
-  readonly windowMs: number;
-  readonly slotMs: number;
-  readonly #slots: Slot[];
+  readonly #ring: SlotRing<SpaceSaving>;
   /** bumped by every add: a memoized top is valid while it and the slot epoch are unchanged */
   #version = 0;
   #memo: { readonly epoch: number; readonly version: number; readonly n: number; readonly top: WindowTop } | undefined;
@@ -205,19 +199,26 @@ export class WindowedHeavyHitters {
     const windowMs = options.windowMs ?? 60_000;
     const slots = options.slots ?? 12;
     assertCapacity(capacity);
-    if (!Number.isFinite(windowMs) || windowMs <= 0) throw new RangeError(`windowMs must be a positive number, got ${windowMs}`);
     if (!Number.isInteger(slots) || slots < 1 || slots > 1000) throw new RangeError(`slots must be an integer in 1…1000, got ${slots}`);
     this.capacity = capacity;
-    this.windowMs = windowMs;
-    this.slotMs = windowMs / slots;
-    this.#slots = Array.from({ length: slots }, () => ({ epoch: Number.NEGATIVE_INFINITY, sketch: new SpaceSaving(capacity) }));
+    this.#ring = new SlotRing(windowMs, slots, () => new SpaceSaving(capacity), (sketch) => {
+      sketch.clear();
+    });
+  }
+
+  get windowMs(): number {
+    return this.#ring.windowMs;
+  }
+
+  get slotMs(): number {
+    return this.#ring.slotMs;
   }
 
   /** Adds `n` events of `id` at time `now` (ms). */
   add(now: number, id: string, n = 1): void {
     assertWeight(n);
     if (n === 0) return;
-    this.#slotFor(now).sketch.add(id, n);
+    this.#ring.at(now).add(id, n);
     this.#version += 1;
   }
 
@@ -230,7 +231,7 @@ export class WindowedHeavyHitters {
     const batch = [...counts];
     for (const [, n] of batch) assertWeight(n);
     batch.sort((a, b) => b[1] - a[1]);
-    const sketch = this.#slotFor(now).sketch;
+    const sketch = this.#ring.at(now);
     for (const [id, n] of batch) if (n > 0) sketch.add(id, n);
     this.#version += 1;
   }
@@ -240,7 +241,7 @@ export class WindowedHeavyHitters {
    * result is kept until the next add or the next slot: scrapes and decisions between writes reuse it.
    */
   top(now: number, n: number = this.capacity): WindowTop {
-    const epoch = this.#epochOf(now);
+    const epoch = this.#ring.epochOf(now);
     const memo = this.#memo;
     if (memo !== undefined && memo.epoch === epoch && memo.version === this.#version && memo.n === n) return memo.top;
     const top = this.#top(now, n);
@@ -249,16 +250,15 @@ export class WindowedHeavyHitters {
   }
 
   #top(now: number, n: number): WindowTop {
-    const live = this.#live(now);
     let total = 0;
     let floors = 0;
     // per id: summed counts and errors of the slots monitoring it, and the floors of those slots
     const acc = new Map<string, { count: number; error: number; floorsSeen: number }>();
-    for (const slot of live) {
-      total += slot.sketch.total;
-      const floor = slot.sketch.floor();
+    for (const sketch of this.#ring.live(now)) {
+      total += sketch.total;
+      const floor = sketch.floor();
       floors += floor;
-      slot.sketch.forEach((id, count, error) => {
+      sketch.forEach((id, count, error) => {
         const a = acc.get(id);
         if (a === undefined) acc.set(id, { count, error, floorsSeen: floor });
         else {
@@ -276,28 +276,6 @@ export class WindowedHeavyHitters {
 
   /** Monitored entries over all slots (≤ slots × capacity): the memory the sketch holds. */
   entries(): number {
-    return this.#slots.reduce((s, slot) => s + slot.sketch.size, 0);
-  }
-
-  #epochOf(now: number): number {
-    return Math.floor(now / this.slotMs);
-  }
-
-  #live(now: number): Slot[] {
-    const epoch = this.#epochOf(now);
-    return this.#slots.filter((s) => s.epoch > epoch - this.#slots.length && s.epoch <= epoch);
-  }
-
-  #slotFor(now: number): Slot {
-    const epoch = this.#epochOf(now);
-    const n = this.#slots.length;
-    const slot = this.#slots[((epoch % n) + n) % n];
-    if (slot === undefined) throw new Error('unreachable: slot index out of range');
-    // A clock that steps back lands in a newer slot: count it there rather than wiping newer counts.
-    if (slot.epoch < epoch) {
-      slot.epoch = epoch;
-      slot.sketch.clear();
-    }
-    return slot;
+    return this.#ring.all().reduce((s, sketch) => s + sketch.size, 0);
   }
 }

@@ -3,9 +3,10 @@ import assert from 'node:assert/strict';
 import { createMetrics } from '../../../src/metrics/registry.ts';
 import type { Metrics } from '../../../src/metrics/registry.ts';
 import { encodedRegionName } from '../../../src/hbase/region-name.ts';
-import { RegionMap, UNKNOWN_REGION } from '../../../src/metrics/region-map.ts';
-import { WriteSpread, computeSkew } from '../../../src/metrics/write-spread.ts';
-import type { RegionInfo } from '../../../src/metrics/region-source.ts';
+import { RegionMap, UNKNOWN_REGION } from '../../../src/load/region-map.ts';
+import { WriteSpread, computeSkew } from '../../../src/load/write-spread.ts';
+import { meteredWriteSpread, writeSpreadObserver } from '../../../src/metrics/write-spread-metrics.ts';
+import type { RegionInfo } from '../../../src/load/region-source.ts';
 import { FakeSource, region, saltedRegions, seriesValue, silentLog } from './fixtures.ts';
 
 const TABLE = 'tsi_data';
@@ -39,6 +40,7 @@ interface Setup {
   map: RegionMap;
   source: FakeSource;
   spread: WriteSpread;
+  close: () => void;
   clock: { t: number };
 }
 
@@ -48,12 +50,12 @@ async function setup(regions: RegionInfo[] | null = saltedRegions(TABLE, 16)): P
   const source = new FakeSource();
   const map = new RegionMap({ source, log: silentLog, staleDelayMs: 60_000 });
   const clock = { t: 1_000_000 };
-  const spread = new WriteSpread({ metrics, regionMap: map, now: () => clock.t });
+  const { spread, close } = meteredWriteSpread(metrics, { regionMap: map, now: () => clock.t });
   if (regions !== null) {
     source.answer = regions;
     await map.refresh(TABLE);
   }
-  return { metrics, map, source, spread, clock };
+  return { metrics, map, source, spread, close, clock };
 }
 
 void describe('WriteSpread', () => {
@@ -110,15 +112,15 @@ void describe('WriteSpread', () => {
 
   void it('honours a custom window and rejects a bad one', async () => {
     const { metrics, map, clock } = await setup();
-    const spread = new WriteSpread({ metrics, regionMap: map, now: () => clock.t, windowMs: 10_000, slots: 2 });
+    const { spread } = meteredWriteSpread(metrics, { regionMap: map, now: () => clock.t, windowMs: 10_000, slots: 2 });
     clock.t = 0;
     spread.record(TABLE, [rowKey(1)], saltByte);
     clock.t = 9_999;
     assert.equal(spread.skew(TABLE), 16);
     clock.t = 10_000;
     assert.equal(spread.skew(TABLE), 0);
-    assert.throws(() => new WriteSpread({ metrics, regionMap: map, windowMs: 0 }), RangeError);
-    assert.throws(() => new WriteSpread({ metrics, regionMap: map, slots: 1.5 }), RangeError);
+    assert.throws(() => new WriteSpread({ observer: writeSpreadObserver(metrics), regionMap: map, windowMs: 0 }), RangeError);
+    assert.throws(() => new WriteSpread({ observer: writeSpreadObserver(metrics), regionMap: map, slots: 1.5 }), RangeError);
   });
 
   void it('counts rows outside the known regions as "unknown", leaves them out of the skew and marks the map stale', async () => {
@@ -165,10 +167,10 @@ void describe('WriteSpread', () => {
   });
 
   void it('close detaches from the map and the scrape hook', async () => {
-    const { metrics, map, source, spread, clock } = await setup(saltedRegions(TABLE, 2));
+    const { metrics, map, source, spread, close, clock } = await setup(saltedRegions(TABLE, 2));
     spread.record(TABLE, [rowKey(0)], saltByte);
-    spread.close();
-    spread.close();
+    close();
+    close();
     clock.t += 120_000;
     const text = await metrics.registry.metrics();
     assert.match(text, /^tsingest_instance_region_write_skew\{table="tsi_data"\} 2$/m); // frozen: no longer updated

@@ -5,7 +5,6 @@
  * server so the per-region metric series of gone regions can be removed.
  */
 import type { Logger } from 'pino';
-import type { Metrics } from './registry.ts';
 import type { RegionInfo, RegionSource } from './region-source.ts';
 
 /** Region/server label used for rows that fall outside the known regions (e.g. map not loaded yet). */
@@ -28,12 +27,17 @@ export interface RegionChange {
 
 export type RegionChangeListener = (change: RegionChange) => void;
 
+/** Told of every load of a table's regions (src/metrics/ counts them). */
+export interface RegionMapObserver {
+  refreshed(table: string, outcome: 'ok' | 'error'): void;
+}
+
 export interface RegionMapOptions {
   readonly source: RegionSource;
   /** Tables refreshed by `refreshEvery` from the start; `refresh(t)` adds `t` as well. */
   readonly tables?: readonly string[];
   readonly log: Pick<Logger, 'warn' | 'error' | 'debug'>;
-  readonly metrics?: Pick<Metrics, 'regionMapRefresh'>;
+  readonly observer?: RegionMapObserver;
   /** Delay between `markStale(t)` and the refresh it triggers; repeated marks within it coalesce. */
   readonly staleDelayMs?: number;
 }
@@ -92,7 +96,7 @@ function isEmptyChange(change: RegionChange): boolean {
 
 export class RegionMap {
   readonly #source: RegionSource;
-  readonly #metrics: Pick<Metrics, 'regionMapRefresh'> | undefined;
+  readonly #observer: RegionMapObserver | undefined;
   readonly #log: Pick<Logger, 'warn' | 'error' | 'debug'>;
   readonly #staleDelayMs: number;
   readonly #regions = new Map<string, readonly RegionInfo[]>();
@@ -105,7 +109,7 @@ export class RegionMap {
 
   constructor(options: RegionMapOptions) {
     this.#source = options.source;
-    this.#metrics = options.metrics;
+    this.#observer = options.observer;
     this.#log = options.log;
     this.#staleDelayMs = options.staleDelayMs ?? DEFAULT_STALE_DELAY_MS;
     for (const table of options.tables ?? []) this.#tracked.add(table);
@@ -205,13 +209,13 @@ export class RegionMap {
     try {
       fetched = await this.#source.regions(table);
     } catch (err) {
-      this.#metrics?.regionMapRefresh.inc({ table, outcome: 'error' });
+      this.#observer?.refreshed(table, 'error');
       throw err;
     }
     const sorted = Object.freeze([...fetched].sort((a, b) => Buffer.compare(a.startKey, b.startKey)));
     const change = diffRegions(table, this.#regions.get(table) ?? [], sorted);
     this.#regions.set(table, sorted);
-    this.#metrics?.regionMapRefresh.inc({ table, outcome: 'ok' });
+    this.#observer?.refreshed(table, 'ok');
     if (!isEmptyChange(change)) {
       this.#log.debug(
         {

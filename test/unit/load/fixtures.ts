@@ -1,7 +1,7 @@
 /** Shared helpers of the metrics unit tests (not a test file itself). */
 import { createHash } from 'node:crypto';
 import type { Counter, Gauge } from 'prom-client';
-import type { RegionInfo, RegionSource } from '../../../src/metrics/region-source.ts';
+import type { RegionInfo, RegionSource } from '../../../src/load/region-source.ts';
 import { createLogger } from '../../../src/runtime/logger.ts';
 
 export const silentLog = createLogger({ level: 'silent' });

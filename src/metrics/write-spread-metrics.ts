@@ -1,0 +1,70 @@
+/**
+ * The region map and the write spread (src/load/) as Prometheus series: the observers they are
+ * built with, and the scrape hook that recomputes the skew so it decays when no writes arrive.
+ *   tsingest_region_writes_total{table,region,server}  rows per region (series of vanished or moved regions are removed)
+ *   tsingest_salt_bucket_writes_total{table,bucket}    rows per salt bucket
+ *   tsingest_instance_region_write_skew{table}         max / mean rows per region over the sliding window
+ *   tsingest_region_count{table}                       regions of the table in the map
+ *   tsingest_region_map_refresh_total{table,outcome}   loads of the region map
+ */
+import { encodedRegionName } from '../hbase/region-name.ts';
+import type { RegionMapObserver } from '../load/region-map.ts';
+import { UNKNOWN_REGION } from '../load/region-map.ts';
+import type { RegionInfo } from '../load/region-source.ts';
+import { WriteSpread, type WriteSpreadObserver, type WriteSpreadOptions } from '../load/write-spread.ts';
+import type { Metrics } from './registry.ts';
+
+export type WriteSpreadMetrics = Pick<Metrics, 'regionWrites' | 'saltBucketWrites' | 'regionWriteSkew' | 'regionCount'>;
+
+function regionLabels(table: string, region: RegionInfo): { table: string; region: string; server: string } {
+  return { table, region: encodedRegionName(region.name), server: region.server };
+}
+
+export function writeSpreadObserver(m: WriteSpreadMetrics): WriteSpreadObserver {
+  return {
+    regionWritten(table, region, n) {
+      m.regionWrites.inc(region === undefined ? { table, region: UNKNOWN_REGION, server: UNKNOWN_REGION } : regionLabels(table, region), n);
+    },
+    bucketWritten(table, bucket, n) {
+      m.saltBucketWrites.inc({ table, bucket: String(bucket) }, n);
+    },
+    regionGone(table, region) {
+      m.regionWrites.remove(regionLabels(table, region));
+    },
+    measured(table, skew, regions) {
+      m.regionWriteSkew.set({ table }, skew);
+      m.regionCount.set({ table }, regions);
+    },
+  };
+}
+
+/** Recomputes the spread's skew and region counts right before each scrape; returns the unhook. */
+export function measureAtScrape(m: Pick<Metrics, 'onScrape'>, spread: { updateGauges(): void }): () => void {
+  return m.onScrape(() => {
+    spread.updateGauges();
+  });
+}
+
+export function regionMapObserver(m: Pick<Metrics, 'regionMapRefresh'>): RegionMapObserver {
+  return {
+    refreshed(table, outcome) {
+      m.regionMapRefresh.inc({ table, outcome });
+    },
+  };
+}
+
+/** A write spread that reports to `m` as the service runs it: its observer, and a recompute before each scrape. `close` detaches both. */
+export function meteredWriteSpread(
+  m: WriteSpreadMetrics & Pick<Metrics, 'onScrape'>,
+  options: Omit<WriteSpreadOptions, 'observer'>,
+): { readonly spread: WriteSpread; readonly close: () => void } {
+  const spread = new WriteSpread({ ...options, observer: writeSpreadObserver(m) });
+  const unhook = measureAtScrape(m, spread);
+  return {
+    spread,
+    close: () => {
+      unhook();
+      spread.close();
+    },
+  };
+}
