@@ -43,8 +43,10 @@ export interface ReadSide {
   /** /api/v1/… and /ui routes for the service's HTTP server */
   readonly routes: RouteHandler;
   readonly readMetrics: ReadMetrics;
-  /** stops the doctor (abandoning a run in progress), the rollup job (waiting for a run in progress), the page's sampler and the read client */
+  /** stops the doctor (abandoning a run in progress), the series API and the rollup job (waiting for a run in progress); the rollup ownership starts leaving its group */
   stop(): Promise<void>;
+  /** stop(), then waits for the ownership to have left, and closes the page's sampler and the read client */
+  close(): Promise<void>;
 }
 
 export function startReadSide(deps: ReadSideDeps): ReadSide {
@@ -82,22 +84,33 @@ export function startReadSide(deps: ReadSideDeps): ReadSide {
     rollup.start();
   }
   let stopping: Promise<void> | undefined;
+  let leaving: Promise<void> | undefined;
+  let closing: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      doctor.stop();
+      // the ownership consumer leaves its group beside the drain, not before it (close() waits for it)
+      leaving = owners?.stop();
+      await series?.stop();
+      await rollup?.stop();
+    })();
+    return stopping;
+  };
   return {
     routes: async (req, res, url, ctx) => (await page(req, res, url)) || (series !== undefined && (await series.routes(req, res, url, ctx))) || (await api(req, res, url, ctx)),
     readMetrics,
-    stop: () => {
-      stopping ??= (async () => {
-        doctor.stop();
+    stop,
+    close: () => {
+      closing ??= (async () => {
         try {
-          await series?.stop();
-          await rollup?.stop();
-          await owners?.stop();
+          await stop();
+          await leaving;
         } finally {
           ui.close();
           await hbase.close();
         }
       })();
-      return stopping;
+      return closing;
     },
   };
 }

@@ -111,7 +111,7 @@ export async function startService(cfg: Config, log: Logger, options: StartOptio
     const read = startReadSide({ cfg, log, metrics, regionMap: spread.regionMap, keyspace, registry, hotIds, gatewayMetrics, kafka });
     extra.routes = read.routes;
     extra.stopFirst.push(() => read.stop());
-    closers.add('read side', () => read.stop());
+    closers.add('read side', () => read.close());
     await requireTopics(kafka, [cfg.kafka.topic, cfg.kafka.dlqTopic], (err) => explainKafkaFailure(cfg.kafka, err));
     checkStart();
     const producer = await dlqProducer(kafka, closers);
