@@ -12,6 +12,7 @@ import { JavaTableAdmin } from '../src/admin/java-admin.ts';
 import { machineInfo, machineLine } from './lib/bench/report.ts';
 import { ingestPhase, queryPhase, rollupPhase, type Ctx, type Endpoints, type Latency } from './lib/bench/read-phases.ts';
 import { stackRestClient } from './lib/stack/client.ts';
+import { deleteRunTopics } from './lib/stack/topics.ts';
 
 const { values } = parseArgs({
   options: {
@@ -118,7 +119,7 @@ async function main(): Promise<number> {
       if (ctx.created.topics.length > 0) {
         const admin = new Kafka({ clientId: run, brokers: ep.brokers.split(','), logLevel: logLevel.NOTHING }).admin();
         await admin.connect();
-        await admin.deleteTopics({ topics: ctx.created.topics }).catch(() => undefined);
+        await deleteRunTopics(admin, ctx.created.topics);
         await admin.disconnect();
       }
     }

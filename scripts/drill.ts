@@ -13,6 +13,7 @@ import { stackUp } from './lib/stack/local-stack.ts';
 import { requireStackPid } from './lib/stack/config.ts';
 import { describeGroup } from './lib/stack/kafka-tools.ts';
 import { stackRestClient } from './lib/stack/client.ts';
+import { deleteRunTopics } from './lib/stack/topics.ts';
 
 const { values } = parseArgs({ options: { rate: { type: 'string' }, 'stall-s': { type: 'string', default: '60' }, instances: { type: 'string' } } });
 const say = (m: string): void => { process.stdout.write(`[drill] ${m}\n`); };
@@ -114,7 +115,7 @@ async function main(): Promise<number> {
   process.stdout.write(sumCommitted === dataRows ? 'committed = written: every written unit is committed and nothing uncommitted was written\n' : `MISMATCH: ${dataRows - sumCommitted} rows written beyond the committed offsets\n`);
   for (const t of [`${run}_d`, `${run}_i`, `${run}_r`, `${run}_m`]) await rest.deleteTable(t, { ignoreMissing: true, deadlineMs: 120_000 }).catch(() => undefined);
   await rest.close();
-  await admin.deleteTopics({ topics: [topic, `${topic}-dlq`] }).catch(() => undefined);
+  await deleteRunTopics(admin, [topic, `${topic}-dlq`]);
   await admin.disconnect();
   return code === 0 && sumCommitted === dataRows ? 0 : 1;
 }

@@ -14,6 +14,7 @@ import { waitFor } from '../stack/proc.ts';
 import type { StackEndpoints } from '../stack/config.ts';
 import { stackRestClient } from '../stack/client.ts';
 import { endpointSets, runSets, type RunNames } from '../stack/run-sets.ts';
+import { deleteRunTopics } from '../stack/topics.ts';
 
 export type OurTables = RunNames;
 
@@ -69,7 +70,7 @@ export async function createOurStack(ep: StackEndpoints, run: string, buckets: n
     }
     const ka = kafka.admin();
     await ka.connect();
-    await ka.deleteTopics({ topics }).catch((err: unknown) => { say(`could not delete topics: ${String(err)}`); });
+    await deleteRunTopics(ka, topics, (err: unknown) => { say(`could not delete topics: ${String(err)}`); });
     await ka.disconnect();
     say(`dropped ${run}_* tables and topics`);
   };

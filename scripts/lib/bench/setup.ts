@@ -7,6 +7,7 @@ import type { TableAdminPort } from '../../../src/admin/table-admin-port.ts';
 import { planTables } from '../../../src/admin/table-plan.ts';
 import type { HBaseRestClient } from '../../../src/hbase/index.ts';
 import { planIdPrefixSplits } from '../../../src/keys/index.ts';
+import { deleteRunTopics } from '../stack/topics.ts';
 
 export interface BenchNames {
   readonly run: string;
@@ -82,7 +83,7 @@ export async function cleanUp(kafka: Kafka, n: BenchNames, rest: HBaseRestClient
   const admin = kafka.admin();
   await admin.connect();
   try {
-    await admin.deleteTopics({ topics: [n.topic, n.dlq] }).catch((err: unknown) => { say(`could not delete topics: ${String(err)}`); });
+    await deleteRunTopics(admin, [n.topic, n.dlq], (err: unknown) => { say(`could not delete topics: ${String(err)}`); });
     await admin.deleteGroups([n.group]).catch(() => undefined);
   } finally {
     await admin.disconnect();

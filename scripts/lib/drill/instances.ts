@@ -14,6 +14,7 @@ import { Observer, formatLag, formatOwners, type DrillInstance, type Snapshot } 
 import { describeGroup } from '../stack/kafka-tools.ts';
 import { stackUp } from '../stack/local-stack.ts';
 import { stackRestClient } from '../stack/client.ts';
+import { deleteRunTopics } from '../stack/topics.ts';
 
 const PARTITIONS = 8;
 const IDS = 500;
@@ -173,7 +174,7 @@ export async function runInstancesDrill(o: InstancesDrillOptions): Promise<numbe
     for (const p of procs.values()) await p.kill().catch(() => undefined);
     for (const t of Object.values(tables)) await rest.deleteTable(t, { ignoreMissing: true, deadlineMs: 120_000 }).catch(() => undefined);
     await rest.close();
-    await admin.deleteTopics({ topics: [topic, `${topic}-dlq`] }).catch(() => undefined);
+    await deleteRunTopics(admin, [topic, `${topic}-dlq`]);
     await admin.disconnect();
   }
 }
