@@ -94,7 +94,8 @@ void test('rollup buckets shared by three instances through a Kafka group: a sha
     all.push(...batch);
     return ids.length * 3 + ids.length; // 1 m windows + 1 h windows of the batch
   };
-  const r = { h, cfg: h.config([`kafka.groupId=${group}`]), s: rollupSettings(h.config([`kafka.groupId=${group}`]), keyspaceOf(h.config([`kafka.groupId=${group}`]))) };
+  const cfg = h.config([`kafka.groupId=${group}`]);
+  const r = { h, cfg, s: rollupSettings(cfg, keyspaceOf(cfg)) };
   const settled = async (what: string): Promise<void> => {
     await waitFor(`${what}: every event summarised, no marker left`, 120_000, async () => {
       inst.check();
