@@ -48,6 +48,17 @@ function familyAttrs(role: TableRole, t: TableConfig, compression: string, ttlSe
   };
 }
 
+/**
+ * The rollup table's families besides the main one: one per window size with its TTL, and the point
+ * blocks' family (every size in it) when blocks are on, with the data table's TTL: blocks are raw
+ * points, kept as long as the raw rows (counted from when the job wrote them, after the window).
+ */
+function rollupFamilies(cfg: Config, t: TableConfig, codec: string): PlannedFamily[] {
+  const sizes = windowRetention(cfg).map((w) => ({ family: w.family, holds: `${w.window} summaries`, familyAttrs: familyAttrs('rollup', t, codec, w.ttlSeconds) }));
+  if (!cfg.rollup.pointBlocks.enabled) return sizes;
+  return [...sizes, { family: cfg.tables.rollup.pointsFamily, holds: 'point blocks', familyAttrs: familyAttrs('rollup', t, codec, cfg.tables.data.ttlSeconds) }];
+}
+
 /** `compression` resolves 'auto' per table (the caller probes the cluster); explicit codecs pass through. */
 export function planTables(cfg: Config, compression: (role: TableRole, t: TableConfig) => string = (_r, t) => (t.compression === 'auto' ? 'NONE' : t.compression)): PlannedTable[] {
   const B = cfg.keys.saltBuckets;
@@ -61,9 +72,7 @@ export function planTables(cfg: Config, compression: (role: TableRole, t: TableC
       config: t,
       // One family per window size, each with its own TTL (HBase keeps TTLs per family); the main
       // family keeps the marker rows and the summaries written before these families existed.
-      extraFamilies: role === 'rollup'
-        ? windowRetention(cfg).map((w) => ({ family: w.family, holds: `${w.window} summaries`, familyAttrs: familyAttrs(role, t, codec, w.ttlSeconds) }))
-        : [],
+      extraFamilies: role === 'rollup' ? rollupFamilies(cfg, t, codec) : [],
       request: {
         table: t.name,
         family: t.family,
@@ -89,7 +98,7 @@ export function tableMismatch(planned: PlannedTable, facts: TableFacts): string 
   if (!facts.families.includes(family)) return `table ${table} has no column family '${family}' (it has ${facts.families.join(', ') || 'none'})`;
   const missing = planned.extraFamilies.filter((f) => !facts.families.includes(f.family));
   if (missing.length > 0) {
-    return `table ${table} has no column family ${missing.map((f) => `'${f.family}' (${f.holds})`).join(', ')}: one family per rollup window size since retention per size (docs/RETENTION.md); add them with \`tsingest tables apply\` (summaries already written stay readable)`;
+    return `table ${table} has no column family ${missing.map((f) => `'${f.family}' (${f.holds})`).join(', ')}: one family per rollup window size since retention per size, and one for point blocks (docs/RETENTION.md); add them with \`tsingest tables apply\` (summaries already written stay readable)`;
   }
   for (const key of [TABLE_META.buckets, TABLE_META.keyFormat]) {
     const want = tableAttrs?.[key];

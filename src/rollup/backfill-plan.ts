@@ -1,10 +1,10 @@
-// Pure parts of the backfill: the checkpoint identity, and the summary rows of one
-// id built in memory (finest size from its events, each coarser size from the finer summaries, merged
-// newest window first exactly like the job's scan of the finer summaries).
-import { rollupWindowFamily } from '../keys/index.ts';
-import { mergeSummaries, summaryPutRow, type PutRow, type Summaries } from './fold.ts';
-import type { MetricSummary } from './summary.ts';
+// Pure parts of the backfill: the checkpoint identity, and the window rows of one id built in memory
+// (finest size from its events, each coarser size from the finer windows, merged newest window first
+// exactly like the job's scan of the finer rows).
+import type { PutRow } from './fold.ts';
 import type { RollupSettings } from './settings.ts';
+import { WindowContent } from './window-content.ts';
+import { windowRow } from './window-row.ts';
 import { windowStartOf } from './windows.ts';
 
 /** What a checkpoint must match for a rerun to continue it. */
@@ -30,27 +30,29 @@ export interface IdRows {
   readonly counts: number[];
 }
 
-/** All summary rows of one id from its finest-window summaries (window start → summaries). */
-export function idSummaryRows(id: string, fine: ReadonlyMap<number, Summaries>, s: RollupSettings, timestamp: number): IdRows {
+/**
+ * All window rows of one id from its finest windows' content (window start → content): each coarser
+ * size from the finer contents, merged newest window first exactly like the job's scan of the finer
+ * rows (so the same sums, bit for bit), with its packs and joined blocks.
+ */
+export function idWindowRows(id: string, fine: ReadonlyMap<number, WindowContent>, s: RollupSettings, timestamp: number): IdRows {
   const rows: PutRow[] = [];
   const counts: number[] = [];
-  let level: ReadonlyMap<number, Summaries> = fine;
+  let level: ReadonlyMap<number, WindowContent> = fine;
   s.windows.forEach((w, i) => {
     if (i > 0) {
-      const next = new Map<number, Summaries>();
+      const next = new Map<number, WindowContent>();
       for (const start of [...level.keys()].sort((a, b) => b - a)) {
         const coarse = windowStartOf(start, w);
-        const acc: Summaries = next.get(coarse) ?? new Map<string, MetricSummary>();
-        const from = level.get(start);
-        if (from !== undefined) mergeSummaries(acc, from);
-        next.set(coarse, acc);
+        let acc = next.get(coarse);
+        if (acc === undefined) next.set(coarse, (acc = new WindowContent(s.blocks)));
+        acc.addFinerContent(start, level.get(start) as WindowContent);
       }
       level = next;
     }
     let n = 0;
     for (const start of [...level.keys()].sort((a, b) => b - a)) {
-      const sums = level.get(start);
-      const row = sums === undefined ? undefined : summaryPutRow(s.keyspace.rollupKey({ id, windowSec: w.seconds, windowStart: start }), sums, rollupWindowFamily(w.seconds), timestamp);
+      const row = windowRow(s, { id, windowSec: w.seconds, windowStart: start }, level.get(start) as WindowContent, timestamp);
       if (row !== undefined) {
         rows.push(row);
         n++;

@@ -18,14 +18,13 @@ import { CheckpointError, CheckpointWriter, identityDiff, memoryCheckpointStore,
 import { mergedRows } from '../walk/merged-scan.ts';
 import { pagesOf, scanPages } from '../walk/paged-scan.ts';
 import { UNTHROTTLED, type Throttle } from '../walk/throttle.ts';
-import { backfillIdentity, idSummaryRows } from './backfill-plan.ts';
+import { backfillIdentity, idWindowRows } from './backfill-plan.ts';
 import type { Checkpoint } from './checkpoint.ts';
-import { foldDataRow, type Summaries } from './fold.ts';
-import type { MetricSummary } from './summary.ts';
 import { wholeWindows } from './plan.ts';
 import { keyFraction, type BackfillProgress } from './progress.ts';
 import type { RollupSettings } from './settings.ts';
 import type { RollupStore } from './store.ts';
+import { WindowContent } from './window-content.ts';
 import { windowStartOf, type WindowSize } from './windows.ts';
 
 export interface BackfillParams {
@@ -67,11 +66,18 @@ export interface BackfillResult {
 const SAVE_EVERY_MS = 1000;
 const PUT_ROWS = 200;
 
+/**
+ * The finest windows of one id being read, within one window of the coarsest size at a time: rows
+ * come newest first, so when a row of an older coarsest window arrives the windows held are complete
+ * and are written (memory holds one coarsest window of one id, point blocks included).
+ */
 class IdWindows {
-  readonly fine = new Map<number, Summaries>();
+  readonly fine = new Map<number, WindowContent>();
   readonly id: string;
   /** when reading this id's rows started: the summary cell timestamp */
   readonly readAt: number;
+  /** start of the coarsest window the held windows are in */
+  coarse: number | undefined;
 
   constructor(id: string, readAt: number) {
     this.id = id;
@@ -88,6 +94,7 @@ class Backfill {
   readonly #s: RollupSettings;
   readonly #now: () => number;
   readonly #finest: WindowSize;
+  readonly #coarsest: WindowSize;
   readonly #range: { from: number; to: number };
   readonly #ids: readonly string[] | undefined;
   /** bucket mode: the spread ids (their own units after the buckets; bucket scans skip their rows) */
@@ -108,6 +115,7 @@ class Backfill {
     this.#now = o.now ?? Date.now;
     this.#finest = o.settings.windows[0] as WindowSize;
     const coarsest = o.settings.windows[o.settings.windows.length - 1] as WindowSize;
+    this.#coarsest = coarsest;
     this.#range = wholeWindows(o.params.from, o.params.to, coarsest);
     const ids = o.params.ids === undefined || o.params.ids.length === 0 ? undefined : [...new Set(o.params.ids)];
     this.#ids = ids;
@@ -205,10 +213,15 @@ class Backfill {
           if (cur !== undefined) await this.#finishId(unit, cur);
           cur = new IdWindows(k.id, readAt);
         }
+        const coarse = windowStartOf(k.ts, this.#coarsest);
+        if (cur.coarse !== coarse) {
+          await this.#writeWindows(cur);
+          cur.coarse = coarse;
+        }
         const start = windowStartOf(k.ts, this.#finest);
         let acc = cur.fine.get(start);
-        if (acc === undefined) cur.fine.set(start, (acc = new Map<string, MetricSummary>()));
-        foldDataRow(acc, k.ts, row.cells);
+        if (acc === undefined) cur.fine.set(start, (acc = new WindowContent(this.#s.blocks)));
+        acc.addDataRow(k.ts, row.cells);
         this.#rowsThisRun++;
         this.#state = { ...this.#state, rowsScanned: this.#state.rowsScanned + 1 };
         if (this.#rowsThisRun % 100 === 0) this.#progress(unit, where(row.row, k.ts));
@@ -220,12 +233,20 @@ class Backfill {
     return true;
   }
 
-  async #finishId(unit: number, w: IdWindows): Promise<void> {
-    const { rows, counts } = idSummaryRows(w.id, w.fine, this.#s, w.readAt);
+  /** Writes the windows held (one coarsest window of the id) and lets them go. */
+  async #writeWindows(w: IdWindows): Promise<void> {
+    if (w.fine.size === 0) return;
+    const { rows, counts } = idWindowRows(w.id, w.fine, this.#s, w.readAt);
+    w.fine.clear();
     for (let i = 0; i < rows.length; i += PUT_ROWS) await this.#o.store.put(this.#s.rollupTable, rows.slice(i, i + PUT_ROWS));
     this.#s.windows.forEach((size, i) => { this.#written[size.name] = (this.#written[size.name] ?? 0) + (counts[i] ?? 0); });
+    this.#state = { ...this.#state, windowsWritten: this.#state.windowsWritten + rows.length };
+  }
+
+  async #finishId(unit: number, w: IdWindows): Promise<void> {
+    await this.#writeWindows(w);
     this.#idsDone++;
-    this.#state = { ...this.#state, unit, lastId: w.id, windowsWritten: this.#state.windowsWritten + rows.length };
+    this.#state = { ...this.#state, unit, lastId: w.id };
     await this.#save(false);
     this.#o.onIdDone?.(w.id);
   }

@@ -4,19 +4,21 @@
  *   1. T = now, just before reading the source;
  *   2. ONE scan reads the sources of all windows that have a single source range (batch-plan.ts),
  *      each row folded into its window in key order — what the window's own scan would fold;
- *   3. ONE multi-row put writes their summaries (cell timestamp T) and the marker rows of the
- *      coarser windows enclosing the windows written.
+ *   3. ONE multi-row put writes their rows (summaries, point blocks, packs; cell timestamp T) and the
+ *      marker rows of the coarser windows enclosing the windows written — or a few puts, when the
+ *      rows pass BATCH_PUT_BYTES (a coarser size's point blocks), the markers always in the last.
  * Removing the marker rows is the job's, once every window of a row is done (job.ts). A window whose
  * source is several ranges (spread id) goes through recomputeWindow on its own. When the batch scan
  * or put fails (e.g. one window's bad row), every window of the batch is redone one by one by
  * recomputeWindow, so a failing window never stops the others.
  */
-import { rollupWindowFamily } from '../keys/index.ts';
 import type { Limiter } from '../walk/limiter.ts';
 import { cascadeMarkers, planBatch, rangeCursor, type BatchScan, type BatchWindow } from './batch-plan.ts';
-import { summaryPutRow, type PutRow, type Summaries } from './fold.ts';
+import type { PutRow } from './fold.ts';
 import type { FoundMarker } from './plan.ts';
 import { SCAN_BATCH, recomputeWindow, sourceFolder, type RecomputeContext, type RecomputeOutcome } from './recompute.ts';
+import { WindowContent } from './window-content.ts';
+import { windowRow } from './window-row.ts';
 
 /** The outcome of one window, as recomputeWindow reports it, or its error (a RollupStageError). */
 export type WindowDone = (m: FoundMarker, outcome: RecomputeOutcome | { readonly error: unknown }) => void;
@@ -29,8 +31,11 @@ export interface BatchOptions {
   readonly onBatchError: (err: unknown, windows: number) => void;
 }
 
+/** Bytes of window rows a batch holds before it puts them: a coarser size's point blocks can be large. */
+export const BATCH_PUT_BYTES = 4 << 20;
+
 /**
- * Every window of the chunk, reported through `o.done`. Resolves once the batch's scan and put are
+ * Every window of the chunk, reported through `o.done`. Resolves once the batch's scan and puts are
  * done (its windows reported) or failed, with `rest`: the single windows still in flight, so the
  * caller can read on meanwhile.
  */
@@ -42,24 +47,14 @@ export async function recomputeBatch(ctx: RecomputeContext, markers: readonly Fo
   if (plan.scan === undefined) {
     return all(singles);
   }
-  let sums: Summaries[];
+  let written: boolean[];
   try {
-    const t = ctx.now();
-    sums = await scanBatch(ctx, plan.scan, plan.windows);
-    const rows: PutRow[] = [];
-    plan.windows.forEach((w, i) => {
-      const { id, windowSec, windowStart } = w.marker.parts;
-      const row = summaryPutRow(s.keyspace.rollupKey({ id, windowSec, windowStart }), sums[i] as Summaries, rollupWindowFamily(windowSec), t);
-      if (row !== undefined) rows.push(row);
-    });
-    const withData = plan.windows.filter((_, i) => (sums[i] as Summaries).size > 0).map((w) => w.marker);
-    rows.push(...cascadeMarkers(s.windows, withData, { keyspace: s.keyspace, family: s.rollupFamily, stamp: ctx.stamp }));
-    if (rows.length > 0) await ctx.store.put(s.rollupTable, rows);
+    written = await scanAndWrite(ctx, plan.scan, plan.windows);
   } catch (err) {
     o.onBatchError(err, plan.windows.length);
     return all([...singles, ...plan.windows.map((w) => one(ctx, w.marker, o))]);
   }
-  plan.windows.forEach((w, i) => { o.done(w.marker, { written: (sums[i] as Summaries).size > 0 }); });
+  plan.windows.forEach((w, i) => { o.done(w.marker, { written: written[i] === true }); });
   return all(singles);
 }
 
@@ -71,17 +66,54 @@ async function one(ctx: RecomputeContext, m: FoundMarker, o: BatchOptions): Prom
   }
 }
 
-/** The summaries of each window (same order), read by the one scan. */
-async function scanBatch(ctx: RecomputeContext, scan: BatchScan, windows: readonly BatchWindow[]): Promise<Summaries[]> {
+function rowBytes(row: PutRow): number {
+  let n = row.row.length;
+  for (const c of row.cells) n += c.column.length + c.value.length + 16;
+  return n;
+}
+
+/**
+ * The one scan of the batch: each window's rows are consecutive (ranges sorted, rows in key order),
+ * so a window is complete when the next one's first row arrives; its row is encoded then and its
+ * content let go. Rows are put once BATCH_PUT_BYTES are held, the rest and the coarser windows'
+ * markers in the last put. Every put is done before the caller removes any marker row. Which
+ * windows wrote a row (same order as `windows`).
+ */
+async function scanAndWrite(ctx: RecomputeContext, scan: BatchScan, windows: readonly BatchWindow[]): Promise<boolean[]> {
   const s = ctx.settings;
-  const sums: Summaries[] = windows.map((): Summaries => new Map());
+  const t = ctx.now();
+  const written = windows.map(() => false);
   const at = rangeCursor(windows.map((w) => w.range));
-  const fold = sourceFolder(scan.source, s.keyspace);
+  const fold = sourceFolder(scan.source, s);
   const table = scan.source === 'data' ? s.dataTable : s.rollupTable;
+  let pending: PutRow[] = [];
+  let bytes = 0;
+  let open: { readonly i: number; readonly acc: WindowContent } | undefined;
+  const close = async (): Promise<void> => {
+    if (open === undefined) return;
+    const row = windowRow(s, (windows[open.i] as BatchWindow).marker.parts, open.acc, t);
+    written[open.i] = row !== undefined;
+    open = undefined;
+    if (row === undefined) return;
+    pending.push(row);
+    bytes += rowBytes(row);
+    if (bytes < BATCH_PUT_BYTES) return;
+    await ctx.store.put(s.rollupTable, pending);
+    pending = [];
+    bytes = 0;
+  };
   const opts = { startRow: scan.startRow, stopRow: scan.stopRow, filter: scan.filter, batch: SCAN_BATCH };
   for await (const row of ctx.store.scan(table, opts)) {
     const i = at(row.row);
-    if (i !== undefined) fold(sums[i] as Summaries, row);
+    if (i === undefined) continue;
+    if (open?.i !== i) {
+      await close();
+      open = { i, acc: new WindowContent(s.blocks) };
+    }
+    fold(open.acc, row);
   }
-  return sums;
+  await close();
+  pending.push(...cascadeMarkers(s.windows, windows.filter((_, i) => written[i] === true).map((w) => w.marker), { keyspace: s.keyspace, family: s.rollupFamily, stamp: ctx.stamp }));
+  if (pending.length > 0) await ctx.store.put(s.rollupTable, pending);
+  return written;
 }

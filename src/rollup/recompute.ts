@@ -3,23 +3,25 @@
  * several buckets, or a window of a batch that failed (batch.ts):
  *   1. T = now, just before reading the source;
  *   2. finest size: one bounded scan of the id's data rows in the window, every event folded in;
- *      coarser size: one bounded scan of the finer size's summaries inside the window, merged;
- *   3. the summary row is put with cell timestamp T (VERSIONS 1: the newest recompute wins whatever
- *      the write order); a window without data writes nothing (an existing summary is left as is);
+ *      coarser size: one bounded scan of the finer size's rows inside the window, merged;
+ *   3. the window's row (summaries, point blocks, summary packs: window-content.ts) is put with cell
+ *      timestamp T (VERSIONS 1: the newest recompute wins whatever the write order); a window
+ *      without data writes nothing (an existing summary is left as is);
  *   4. below the coarsest size, the enclosing coarser window is marked in the same put, so it is
  *      marked BEFORE the marker row of this window goes (removeMarkerRow, once every window of that
  *      row is done): a kill between the two leaves work, never loses it.
  */
 import { ServiceError, errorMessage } from '../errors.ts';
 import type { Row } from '../hbase/index.ts';
-import { rollupWindowFamily, type Keyspace } from '../keys/index.ts';
 import type { RollupErrorStage } from './meters.ts';
 import { mergedRows } from '../walk/merged-scan.ts';
-import { columnOf, foldDataRow, foldSummaryRow, newestPerQualifier, putRowOf, summaryPutRow, type Summaries } from './fold.ts';
+import { columnOf, putRowOf } from './fold.ts';
 import { markerRow } from './marker.ts';
 import { coarserWindow, sourceOf, type FoundMarker, type FoundMarkerRow } from './plan.ts';
 import type { RollupSettings } from './settings.ts';
 import type { RollupStore } from './store.ts';
+import { WindowContent } from './window-content.ts';
+import { windowRow } from './window-row.ts';
 
 /** A stage of a recompute failed; `cause` is what failed (the rollup job logs it and tries again later). */
 export class RollupStageError extends ServiceError<'ROLLUP_FAILED'> {
@@ -54,14 +56,15 @@ async function stage<T>(name: RollupErrorStage, fn: () => Promise<T>): Promise<T
 }
 
 /**
- * The summaries of one window, read from its source (see sourceOf). A spread id's rows come from
- * several buckets, merged by their key after the salt (time order, newest first: the order one bucket
- * would have), so the fold adds the same numbers in the same order whatever K.
+ * The content of one window (summaries, and blocks and packs: window-content.ts), read from its
+ * source (see sourceOf). A spread id's rows come from several buckets, merged by their key after the
+ * salt (time order, newest first: the order one bucket would have), so the fold adds the same
+ * numbers in the same order whatever K.
  */
-export async function computeWindow(store: RollupStore, s: RollupSettings, id: string, windowSec: number, start: number): Promise<Summaries> {
+export async function computeWindow(store: RollupStore, s: RollupSettings, id: string, windowSec: number, start: number): Promise<WindowContent> {
   const src = sourceOf(s.windows, id, windowSec, start, s.keyspace);
-  const acc: Summaries = new Map();
-  const fold = sourceFolder(src.kind, s.keyspace);
+  const acc = new WindowContent(s.blocks);
+  const fold = sourceFolder(src.kind, s);
   const rows = src.kind === 'data'
     ? mergedRows(store, s.dataTable, src.ranges, { saltBytes: s.keyspace.dataSaltBytes, shape: { batch: SCAN_BATCH } })
     : store.scan(s.rollupTable, { startRow: src.range.startRow, stopRow: src.range.stopRow, batch: SCAN_BATCH });
@@ -72,17 +75,21 @@ export async function computeWindow(store: RollupStore, s: RollupSettings, id: s
 /** Cells per scan response of a window's source. */
 export const SCAN_BATCH = 1000;
 
-/** How one source row is added to a window's summaries: a data row's events, or a finer summary row. */
-export function sourceFolder(kind: 'data' | 'summaries', keyspace: Keyspace): (acc: Summaries, row: Row) => void {
-  return kind === 'data' ? (acc, row) => { foldDataRow(acc, keyspace.decodeDataKey(row.row).ts, row.cells); } : (acc, row) => { foldSummaryRow(acc, newestPerQualifier(row.cells)); };
+/** How one source row is added to a window's content: a data row's events, or a finer window's row. */
+export function sourceFolder(kind: 'data' | 'summaries', s: Pick<RollupSettings, 'keyspace'>): (acc: WindowContent, row: Row) => void {
+  if (kind === 'data') return (acc, row) => { acc.addDataRow(s.keyspace.decodeDataKey(row.row).ts, row.cells); };
+  return (acc, row) => {
+    const k = s.keyspace.decodeRollupKey(row.row);
+    acc.addFinerRow(k.windowStart, k.windowSec * 1000, row.cells);
+  };
 }
 
 export async function recomputeWindow(ctx: RecomputeContext, m: FoundMarker): Promise<RecomputeOutcome> {
   const { store, settings: s } = ctx;
   const { id, windowSec, windowStart } = m.parts;
   const t = ctx.now();
-  const summaries = await stage('compute', () => computeWindow(store, s, id, windowSec, windowStart));
-  const row = summaryPutRow(s.keyspace.rollupKey({ id, windowSec, windowStart }), summaries, rollupWindowFamily(windowSec), t);
+  const content = await stage('compute', () => computeWindow(store, s, id, windowSec, windowStart));
+  const row = windowRow(s, { id, windowSec, windowStart }, content, t);
   if (row !== undefined) {
     // The summary and the coarser window's marker in one multi-row put (both before the marker delete;
     // a failed put fails both and the marker stays for the next run).

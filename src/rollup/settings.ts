@@ -1,6 +1,7 @@
 // The part of the configuration the rollup job and the backfill use, resolved once.
 import type { Keyspace } from '../keys/index.ts';
 import type { Config } from '../runtime/config.ts';
+import type { BlockSettings } from './window-content.ts';
 import { parseWindows, type WindowSize } from './windows.ts';
 
 export interface RollupSettings {
@@ -18,6 +19,14 @@ export interface RollupSettings {
   readonly rollupFamily: string;
   /** rows per scan page (markers, backfill) */
   readonly pageRows: number;
+  /** point blocks (rollup.pointBlocks); null when off */
+  readonly blocks: BlockSettings | null;
+}
+
+/** The point blocks of the configuration, or null when they are off. */
+export function blockSettings(cfg: Pick<Config, 'rollup' | 'tables'>): BlockSettings | null {
+  const b = cfg.rollup.pointBlocks;
+  return b.enabled ? { family: cfg.tables.rollup.pointsFamily, maxPoints: b.maxPoints } : null;
 }
 
 export function rollupSettings(cfg: Config, keyspace: Keyspace, pageRows = 500): RollupSettings {
@@ -31,5 +40,6 @@ export function rollupSettings(cfg: Config, keyspace: Keyspace, pageRows = 500):
     rollupTable: cfg.tables.rollup.name,
     rollupFamily: cfg.tables.rollup.family,
     pageRows,
+    blocks: blockSettings(cfg),
   };
 }

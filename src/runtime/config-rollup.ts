@@ -15,6 +15,16 @@ export const rollupSchema = z
       .describe('(id, window) pairs remembered as marked, so a hot id does not re-mark an open window per flush unit'),
     markerSettleMs: z.number().int().min(0).default(120_000)
       .describe('The job takes an ingest marker only once its timestamp is this old (ms); meanwhile ingest skips re-marking that (id, window), also in closed windows (catch-up after an outage). 0: taken at once, closed windows re-marked per flush unit'),
+    pointBlocks: z
+      .object({
+        enabled: z.boolean().default(true)
+          .describe('The job also writes every point of each metric of a summarised window into one cell (a point block, in tables.rollup.pointsFamily), so the series API reads raw points of summarised windows one cell per window instead of one row per event (docs/ROLLUPS.md, "Point blocks")'),
+        maxPoints: z.number().int().min(1).max(1_000_000).default(100_000)
+          .describe('A metric with more points than this in one window gets no block (its reads go to the data table); 100,000 points are ~1 MB'),
+      })
+      .strict()
+      .prefault({})
+      .describe('Point blocks: raw points of summarised windows packed by the rollup job (docs/ROLLUPS.md)'),
     owners: z
       .object({
         mode: z.enum(['kafka', 'all']).default('kafka')

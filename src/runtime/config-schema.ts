@@ -49,6 +49,8 @@ const rollupTableSchema = (defaultName: string, description: string) =>
         .describe('Default time to live (s) of the summaries of every window size not in ttlByWindow, and of the marker family (tables.rollup.family, which also keeps summaries written before the per-size families); counted from the summary\'s cell timestamp, the time the rollup job wrote it, at or after the window closed (null: forever)'),
       ttlByWindow: z.record(z.string(), z.number().int().positive().nullable()).default({})
         .describe('Time to live (s) of one window size\'s summaries, by window as in rollup.windows, e.g. {"1h": 31536000, "1d": null} (null: forever); each size has its own family r<size> (r1h, r1d); a window not listed takes ttlSeconds'),
+      pointsFamily: z.string().regex(/^[A-Za-z0-9_]{1,4}$/, 'a short column family name (1–4 characters)').default('p')
+        .describe('The family of the point blocks (rollup.pointBlocks), every window size in it; its TTL is the data table\'s (tables.data.ttlSeconds), counted from when the job wrote the block'),
     })
     .strict()
     .prefault({})

@@ -194,8 +194,12 @@ function checkRollupRetention(cfg: Config): void {
     if (twice !== undefined) throw new ConfigError(`${field}: the same window size as tables.rollup.ttlByWindow.${twice}`);
     seen.set(seconds, key);
   }
-  if (isRollupWindowFamily(cfg.tables.rollup.family)) {
-    throw new ConfigError(`tables.rollup.family: "${cfg.tables.rollup.family}" has the form of a window size's summary family (r<size>); pick another name, e.g. "d"`);
+  const { family, pointsFamily } = cfg.tables.rollup;
+  if (isRollupWindowFamily(family)) {
+    throw new ConfigError(`tables.rollup.family: "${family}" has the form of a window size's summary family (r<size>); pick another name, e.g. "d"`);
+  }
+  if (isRollupWindowFamily(pointsFamily) || pointsFamily === family) {
+    throw new ConfigError(`tables.rollup.pointsFamily: "${pointsFamily}" is the marker family or has the form of a window size's summary family (r<size>); pick another name, e.g. "p"`);
   }
 }
 

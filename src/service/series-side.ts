@@ -12,7 +12,7 @@ import { windowRetention, type Config } from '../runtime/config.ts';
 import type { RouteHandler } from '../runtime/http.ts';
 import { createSeriesApi } from '../tsdb/http-api.ts';
 import type { RollupTier } from '../tsdb/plan.ts';
-import { SeriesStore } from '../tsdb/series-store.ts';
+import { SeriesStore, type SeriesScanPort } from '../tsdb/series-store.ts';
 
 export interface SeriesSide {
   readonly routes: RouteHandler;
@@ -29,7 +29,21 @@ export function rollupTier(cfg: Config): RollupTier | undefined {
     graceMs: cfg.rollup.graceMs,
     ttlMsByWindow: new Map(windowRetention(cfg).map((w) => [w.seconds * 1000, ms(w.ttlSeconds)])),
     rawTtlMs: ms(cfg.tables.data.ttlSeconds),
+    blocks: cfg.rollup.pointBlocks.enabled,
   };
+}
+
+/** The series store of the configuration: the tables, the point blocks' family when the job writes blocks. */
+export function seriesStoreOf(cfg: Config, hbase: SeriesScanPort, keyspace: Keyspace, entryFor: (id: string) => Promise<SpreadEntry | undefined>, deadlineMs = cfg.hbase.requestDeadlineMs): SeriesStore {
+  return new SeriesStore(hbase, {
+    keyspace,
+    data: cfg.tables.data,
+    rollup: cfg.tables.rollup,
+    entryFor,
+    deadlineMs,
+    idTagKey: cfg.catalog.idTagKey,
+    blockFamily: cfg.rollup.enabled && cfg.rollup.pointBlocks.enabled ? cfg.tables.rollup.pointsFamily : null,
+  });
 }
 
 export function startSeriesSide(cfg: Config, hbase: HBaseRestClient, keyspace: Keyspace, entryFor: (id: string) => Promise<SpreadEntry | undefined>, log: Logger): SeriesSide {
@@ -46,14 +60,7 @@ export function startSeriesSide(cfg: Config, hbase: HBaseRestClient, keyspace: K
   });
   catalog.start();
   void catalog.refresh();
-  const store = new SeriesStore(hbase, {
-    keyspace,
-    data: cfg.tables.data,
-    rollup: cfg.tables.rollup,
-    entryFor,
-    deadlineMs: cfg.hbase.requestDeadlineMs,
-    idTagKey: cfg.catalog.idTagKey,
-  });
+  const store = seriesStoreOf(cfg, hbase, keyspace, entryFor);
   const api = createSeriesApi({
     catalog: index,
     reads: store,

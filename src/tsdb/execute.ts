@@ -1,24 +1,22 @@
 // Runs a parsed /api/query: per sub-query, the series from the catalog (never a scan of the data
-// table), the planner's path (plan.ts), the reads (series-store.ts) under the query's limits, and
-// OpenTSDB 2.4.1's computation (compute/). The sub-queries read concurrently, through read-batch.ts,
-// so those over the same ids and range share their scans; they are computed in order after. Every
-// sub-query is answered before anything is sent, so a name OpenTSDB would not know, a limit or a
-// deadline is a clean error answer, never a cut stream.
-import { getAggregator } from './compute/aggregators.ts';
+// table), the planner's path (plan.ts), the reads under the query's limits — raw points
+// (read-points.ts: point blocks where the rollup job wrote them, the data table for the rest) or
+// window summaries (read-summaries.ts) — and OpenTSDB 2.4.1's computation (compute/). The
+// sub-queries read concurrently, through read-batch.ts, so those over the same ids and range share
+// their scans; they are computed in order after. Every sub-query is answered before anything is
+// sent, so a name OpenTSDB would not know, a limit or a deadline is a clean error answer, never a
+// cut stream.
 import { computeSubQuery } from './compute/compute.ts';
-import { bucketsFromSummaries, type WindowSummary } from './compute/rollup-exact.ts';
 import { badQuery, TsdbQueryError } from './errors.ts';
-import { bucketRanges, expiredRawBuckets, markerSizes, planSubQuery, rawBuckets, type RollupTier, type SubQueryPlan } from './plan.ts';
+import { planSubQuery, type RollupTier, type SubQueryPlan } from './plan.ts';
 import { batchedReads, type MetricReads, type SeriesReads } from './read-batch.ts';
-import { tagSetKey, type PointBudget, type TaggedPoints } from './series-store.ts';
-import type { ResultSeries, SeriesInput, SubQuery, TagFilter, TsdbQuery } from './types.ts';
+import { readRaw, readTiled } from './read-points.ts';
+import { readRollup } from './read-summaries.ts';
+import { tagSetKey, type PointBudget } from './series-store.ts';
+import { newReads, type CatalogSeries, type IdSeries, type SubQueryReads } from './sub-query-reads.ts';
+import type { ResultSeries, SubQuery, TagFilter, TsdbQuery } from './types.ts';
 
-/** A series as the catalog shows it: its tags include the id under the id tag key. */
-export interface CatalogSeries {
-  readonly metric: string;
-  readonly id: string;
-  readonly tags: Readonly<Record<string, string>>;
-}
+export type { CatalogSeries } from './sub-query-reads.ts';
 
 /** What a query needs of the series catalog (src/catalog/series-index.ts SeriesIndex fits). */
 export interface SeriesCatalog {
@@ -54,12 +52,8 @@ export interface SubQueryAnswer {
   readonly results: readonly ResultSeries[];
   /** series matched in the catalog */
   readonly series: number;
-  /** raw points read (summary windows are not counted) */
-  readonly points: number;
-  /** rollup plans: downsample buckets answered from raw points because their windows were not summarised for good */
-  readonly rawBuckets: number;
-  /** rollup plans: of the buckets read raw, those the data table no longer holds whole (its TTL): answered with what is left */
-  readonly expiredBuckets: number;
+  /** what the reads took where: points, raw buckets, blocks, packs (SubQueryReads) */
+  readonly reads: Omit<SubQueryReads, 'inputs' | 'budget'>;
 }
 
 function has(list: readonly string[], name: string): boolean {
@@ -120,129 +114,38 @@ function byId(series: readonly CatalogSeries[], idTagKey: string): Map<string, M
   return out;
 }
 
-/** Inputs collected as reads finish, put back in catalog order (an answer must not depend on timing). */
-class Inputs {
-  readonly #order: ReadonlyMap<CatalogSeries, number>;
-  readonly #got: { n: number; input: SeriesInput }[] = [];
-
-  constructor(series: readonly CatalogSeries[]) {
-    this.#order = new Map(series.map((s, n) => [s, n]));
-  }
-
-  add(s: CatalogSeries, input: SeriesInput): void {
-    this.#got.push({ n: this.#order.get(s) ?? 0, input });
-  }
-
-  ordered(): SeriesInput[] {
-    return this.#got.sort((a, b) => a.n - b.n).map((g) => g.input);
-  }
-}
-
-type IdSeries = ReadonlyMap<string, ReadonlyMap<string, CatalogSeries>>;
-
-/** What one sub-query read: its series' inputs, raw points read, buckets a rollup plan took from raw points. */
-interface SubQueryReads {
-  readonly inputs: Inputs;
-  points: number;
-  rawBuckets: number;
-  expiredBuckets: number;
-}
-
-async function readRaw(sub: SubQuery, scan: { startMs: number; endMs: number }, ids: IdSeries, reads: MetricReads, out: SubQueryReads): Promise<void> {
-  const found = await reads.rawPointsOf([...ids.keys()], sub.metric, scan.startMs, scan.endMs);
-  for (const [id, sets] of ids) {
-    for (const points of found.get(id)?.values() ?? []) out.points += points.ts.length;
-    for (const [key, s] of sets) {
-      const points = found.get(id)?.get(key);
-      if (points !== undefined && points.ts.length > 0) out.inputs.add(s, { kind: 'raw', tags: s.tags, ts: points.ts, values: points.values });
-    }
-  }
-}
-
-/** One id's bucket values: from its summaries where summarised for good, from its raw points (`points`) in the `raw` buckets. */
-function idBuckets(sub: SubQuery, plan: Extract<SubQueryPlan, { path: 'rollup' }>, summaries: readonly WindowSummary[], raw: ReadonlySet<number>, points: readonly TaggedPoints[]): { ts: number[]; values: number[] } {
-  const ds = sub.downsample as NonNullable<SubQuery['downsample']>;
-  const { scan, intervalMs } = plan;
-  const windows = summaries.filter((w) => w.startMs >= scan.startMs && w.startMs < scan.endMs && !raw.has(w.startMs - (w.startMs % intervalMs)));
-  const fromSummaries = bucketsFromSummaries(windows, intervalMs, ds.aggregator);
-  const buckets = new Map<number, number>(fromSummaries.ts.map((t, i) => [t, fromSummaries.values[i] as number]));
-  const run = getAggregator(ds.aggregator).run;
-  // One series for this id (ids with several tag sets are read raw): bucket its points.
-  for (const p of points) {
-    let i = 0;
-    while (i < p.ts.length) {
-      const start = (p.ts[i] as number) - ((p.ts[i] as number) % intervalMs);
-      const values: number[] = [];
-      while (i < p.ts.length && (p.ts[i] as number) < start + intervalMs) values.push(p.values[i++] as number);
-      if (raw.has(start)) buckets.set(start, run(values));
-    }
-  }
-  const ts = [...buckets.keys()].sort((a, b) => a - b);
-  return { ts, values: ts.map((t) => buckets.get(t) as number) };
-}
-
-/** The raw points of each id's unsummarised buckets: ids sharing a range are read together (and with other sub-queries' alike). */
-async function rawOfBuckets(sub: SubQuery, plan: Extract<SubQueryPlan, { path: 'rollup' }>, raw: ReadonlyMap<string, ReadonlySet<number>>, reads: MetricReads, out: SubQueryReads): Promise<Map<string, TaggedPoints[]>> {
-  const byRange = new Map<string, { from: number; to: number; ids: string[] }>();
-  for (const [id, buckets] of raw) {
-    for (const r of bucketRanges(buckets, plan.intervalMs)) {
-      const from = Math.max(r.from, plan.scan.startMs);
-      const to = Math.min(r.to, plan.scan.endMs);
-      if (from >= to) continue;
-      const key = `${from}-${to}`;
-      const group = byRange.get(key) ?? { from, to, ids: [] };
-      byRange.set(key, group);
-      group.ids.push(id);
-    }
-  }
-  const points = new Map<string, TaggedPoints[]>();
-  const found = await Promise.all([...byRange.values()].map((g) => reads.rawPointsOf(g.ids, sub.metric, g.from, g.to)));
-  for (const byId of found) {
-    for (const [id, sets] of byId) {
-      for (const p of sets.values()) out.points += p.ts.length;
-      points.set(id, [...(points.get(id) ?? []), ...sets.values()]);
-    }
-  }
-  return points;
-}
-
-/** A rollup plan's reads. */
-async function readRollup(sub: SubQuery, plan: Extract<SubQueryPlan, { path: 'rollup' }>, ids: IdSeries, deps: ExecuteDeps, reads: MetricReads, out: SubQueryReads): Promise<void> {
-  const tier = deps.tier as RollupTier;
-  // An id whose metric has several tag sets has summaries that mix them: read it raw.
-  const mixed = new Map<string, ReadonlyMap<string, CatalogSeries>>();
+/**
+ * The ids whose metric has one series (one tag set) in the catalog, which window summaries and point
+ * blocks answer (they do not tell series apart), and the others, read raw.
+ */
+function splitBySeries(metric: string, ids: IdSeries, catalog: SeriesCatalog, idTagKey: string): { single: [string, CatalogSeries][]; mixed: Map<string, ReadonlyMap<string, CatalogSeries>> } {
   const single: [string, CatalogSeries][] = [];
+  const mixed = new Map<string, ReadonlyMap<string, CatalogSeries>>();
   for (const [id, sets] of ids) {
-    const all = deps.catalog.lookup(sub.metric, [{ type: 'literal_or', tagk: deps.idTagKey, filter: id, groupBy: false }], 0).total;
     const only = [...sets.values()][0];
-    if (all === 1 && sets.size === 1 && only !== undefined) single.push([id, only]);
+    const all = sets.size === 1 ? catalog.lookup(metric, [{ type: 'literal_or', tagk: idTagKey, filter: id, groupBy: false }], 0).total : 0;
+    if (all === 1 && only !== undefined) single.push([id, only]);
     else mixed.set(id, sets);
   }
-  const singleIds = single.map(([id]) => id);
-  const now = deps.now();
-  // Buckets raw whatever the markers say (open, not wholly in range, expired) are read at once,
-  // beside the markers and summaries; the buckets that markers add, after.
-  const always = rawBuckets(plan, tier, [], now);
-  out.expiredBuckets = expiredRawBuckets(always, tier, now);
-  const [, marked, summaries, early] = await Promise.all([
-    mixed.size > 0 ? readRaw(sub, plan.scan, mixed, reads, out) : undefined,
-    reads.markedWindows(singleIds, markerSizes(tier, plan.windowMs), plan.scan.startMs, plan.scan.endMs),
-    reads.summariesOf(singleIds, sub.metric, plan.windowMs, plan.scan.startMs, plan.scan.endMs),
-    rawOfBuckets(sub, plan, new Map(singleIds.map((id) => [id, always])), reads, out),
-  ]);
-  const raw = new Map(singleIds.map((id) => [id, rawBuckets(plan, tier, marked.get(id) ?? [], now)]));
-  const late = await rawOfBuckets(sub, plan, new Map(singleIds.map((id) => [id, difference(raw.get(id) as Set<number>, always)])), reads, out);
-  const points = new Map([...early, ...late].map(([id]) => [id, [...(early.get(id) ?? []), ...(late.get(id) ?? [])]]));
-  for (const [id, s] of single) {
-    const dirty = raw.get(id) ?? new Set<number>();
-    out.rawBuckets += dirty.size;
-    const b = idBuckets(sub, plan, summaries.get(id) ?? [], dirty, points.get(id) ?? []);
-    if (b.ts.length > 0) out.inputs.add(s, { kind: 'buckets', tags: s.tags, ts: b.ts, values: b.values });
-  }
+  return { single, mixed };
 }
 
-function difference(a: ReadonlySet<number>, b: ReadonlySet<number>): Set<number> {
-  return new Set([...a].filter((x) => !b.has(x)));
+/** One sub-query's reads, by its plan. */
+async function readSubQuery(sub: SubQuery, plan: SubQueryPlan, ids: IdSeries, deps: ExecuteDeps, reads: MetricReads, out: SubQueryReads): Promise<void> {
+  const tier = deps.tier;
+  const useBlocks = plan.path === 'raw' && tier?.blocks === true;
+  if (tier === undefined || (plan.path === 'raw' && !useBlocks)) {
+    await readRaw(sub.metric, plan.scan, ids, reads, out);
+    return;
+  }
+  const { single, mixed } = splitBySeries(sub.metric, ids, deps.catalog, deps.idTagKey);
+  const now = deps.now();
+  await Promise.all([
+    mixed.size > 0 ? readRaw(sub.metric, plan.scan, mixed, reads, out) : undefined,
+    plan.path === 'raw'
+      ? readTiled(sub.metric, plan.scan, single, tier, deps.idTagKey, now, reads, out)
+      : readRollup(sub.downsample as NonNullable<SubQuery['downsample']>, sub.metric, plan, single, tier, now, reads, out),
+  ]);
 }
 
 function aborted(signal: AbortSignal): Error {
@@ -253,20 +156,20 @@ function aborted(signal: AbortSignal): Error {
 export async function executeQuery(q: TsdbQuery, deps: ExecuteDeps): Promise<SubQueryAnswer[]> {
   for (const sub of q.queries) checkNames(sub, deps.catalog);
   const matched = q.queries.map((sub) => seriesOf(sub, deps));
-  const reads = batchedReads(deps.reads, new Budget(deps.limits.maxPoints, deps.signal), deps.limits.concurrency);
+  const budget = new Budget(deps.limits.maxPoints, deps.signal);
+  const reads = batchedReads(deps.reads, budget, deps.limits.concurrency);
   const read = await Promise.all(q.queries.map(async (sub, i) => {
     const series = matched[i] as CatalogSeries[];
     const plan = planSubQuery(sub, q, deps.tier, deps.now());
-    const ids = byId(series, deps.idTagKey);
-    const got: SubQueryReads = { inputs: new Inputs(series), points: 0, rawBuckets: 0, expiredBuckets: 0 };
-    if (plan.path === 'raw') await readRaw(sub, plan.scan, ids, reads, got);
-    else await readRollup(sub, plan, ids, deps, reads, got);
+    const got = newReads(series, budget);
+    await readSubQuery(sub, plan, byId(series, deps.idTagKey), deps, reads, got);
     return { plan, got };
   }));
   if (deps.signal.aborted) throw aborted(deps.signal);
   return q.queries.map((sub, i) => {
     const { plan, got } = read[i] as (typeof read)[number];
     const results = computeSubQuery(sub, q, got.inputs.ordered(), { integerValues: deps.integerValues });
-    return { sub, plan, results, series: (matched[i] as CatalogSeries[]).length, points: got.points, rawBuckets: got.rawBuckets, expiredBuckets: got.expiredBuckets };
+    const counts = { points: got.points, rawBuckets: got.rawBuckets, expiredBuckets: got.expiredBuckets, blockWindows: got.blockWindows, rawRanges: got.rawRanges, packWindows: got.packWindows };
+    return { sub, plan, results, series: (matched[i] as CatalogSeries[]).length, reads: counts };
   });
 }

@@ -61,16 +61,26 @@ function planLabel(a: SubQueryAnswer): string {
   return a.plan.path === 'raw' ? 'raw' : `rollup:${a.plan.windowMs / 1000}s`;
 }
 
-function planHeader(answers: readonly SubQueryAnswer[]): string {
-  return answers.map((a) => (a.plan.path === 'raw' ? 'raw' : `${planLabel(a)};raw-buckets=${a.rawBuckets}${a.expiredBuckets > 0 ? `;expired-buckets=${a.expiredBuckets}` : ''}`)).join(', ');
+/**
+ * X-Tsingest-Plan, per sub-query: `raw`, with `;blocks=N;raw-ranges=M` when point blocks are on
+ * (windows of any id read from a block, ranges read from the data table), or
+ * `rollup:<window>s;raw-buckets=N` with `;packs=N` (coarser windows whose summary pack answered) and
+ * `;expired-buckets=N` when not 0 (docs/SERIES-API.md).
+ */
+function planHeader(answers: readonly SubQueryAnswer[], blocks: boolean): string {
+  return answers.map((a) => {
+    const r = a.reads;
+    if (a.plan.path === 'raw') return blocks ? `raw;blocks=${r.blockWindows};raw-ranges=${r.rawRanges}` : 'raw';
+    return `${planLabel(a)};raw-buckets=${r.rawBuckets}${r.packWindows > 0 ? `;packs=${r.packWindows}` : ''}${r.expiredBuckets > 0 ? `;expired-buckets=${r.expiredBuckets}` : ''}`;
+  }).join(', ');
 }
 
 /** Bytes of answer gathered before a write: each write to the socket costs a syscall (and, on loopback, the peer's receive). */
 const WRITE_CHUNK_CHARS = 64 * 1024;
 
 /** The answer, streamed in chunks of about WRITE_CHUNK_CHARS; an answer smaller than one chunk is one write with a content-length. */
-async function writeSeries(res: ServerResponse, q: TsdbQuery, answers: readonly SubQueryAnswer[], arrays: boolean): Promise<void> {
-  const headers = { 'content-type': JSON_TYPE, 'cache-control': 'no-store', 'x-tsingest-plan': planHeader(answers) };
+async function writeSeries(res: ServerResponse, q: TsdbQuery, answers: readonly SubQueryAnswer[], arrays: boolean, blocks: boolean): Promise<void> {
+  const headers = { 'content-type': JSON_TYPE, 'cache-control': 'no-store', 'x-tsingest-plan': planHeader(answers, blocks) };
   let pending = '[';
   let streaming = false;
   let first = true;
@@ -105,7 +115,7 @@ async function answerQuery(req: IncomingMessage, res: ServerResponse, url: URL, 
     if (signal.aborted && !(err instanceof TsdbQueryError)) throw new HttpError(408, `The query did not finish within ${deps.deadlineMs} ms (series.deadlineMs); its reads were cancelled`, { cause: err });
     throw err;
   }
-  await writeSeries(res, q, answers, url.searchParams.has('arrays'));
+  await writeSeries(res, q, answers, url.searchParams.has('arrays'), deps.tier?.blocks === true);
 }
 
 type Handler = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;

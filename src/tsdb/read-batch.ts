@@ -1,31 +1,25 @@
 // The reads of one /api/query, coalesced: what its sub-queries ask of HBase in the same turn of the
 // event loop is read once. Sub-queries over the same ids and range that differ only by metric (a
-// site's temp, hum and load) share one scan for all their metrics; marker reads of the same sizes
-// and range are one scan for the union of their ids. The sub-queries run concurrently (execute.ts),
-// so their reads meet here; a read asked later simply starts its own scan.
-import type { WindowSummary } from './compute/rollup-exact.ts';
-import type { PointBudget, TaggedPoints } from './series-store.ts';
+// site's temp, hum and load) share one scan for all their metrics: raw points, and stored windows
+// (summaries, point blocks, packs, with the pending markers) of the same spans. The sub-queries run
+// concurrently (execute.ts), so their reads meet here; a read asked later simply starts its own scan.
+import type { MarkSpan, PointBudget, StoredWindow, TaggedPoints, WindowSpan, WindowsRead } from './series-store.ts';
+import type { MarkedWindow } from './tiles.ts';
 
-export interface MarkedWindow {
-  readonly startMs: number;
-  readonly sizeMs: number;
-}
+export type { MarkedWindow } from './tiles.ts';
 
 /** What a query needs of HBase (series-store.ts SeriesStore fits): each read takes several metrics. */
 export interface SeriesReads {
   /** every id's points of each metric, by metric, id and tag set */
   rawPointsOf(ids: readonly string[], metrics: readonly string[], from: number, to: number, budget: PointBudget, concurrency?: number): Promise<Map<string, Map<string, Map<string, TaggedPoints>>>>;
-  /** every id's window summaries of each metric, ascending, by metric and id */
-  summariesOf(ids: readonly string[], metrics: readonly string[], windowMs: number, from: number, to: number, concurrency?: number): Promise<Map<string, Map<string, WindowSummary[]>>>;
-  /** the windows with a pending rollup marker, by id */
-  markedWindows(ids: readonly string[], sizesMs: readonly number[], from: number, to: number): Promise<Map<string, MarkedWindow[]>>;
+  /** stored windows (summaries with blocks or packs) of each metric by id, and the pending markers by id, in one scan group */
+  windowsOf(ids: readonly string[], metrics: readonly string[], spans: readonly WindowSpan[], marks: MarkSpan, concurrency?: number): Promise<WindowsRead>;
 }
 
 /** The reads of one sub-query: one metric each. */
 export interface MetricReads {
   rawPointsOf(ids: readonly string[], metric: string, from: number, to: number): Promise<ReadonlyMap<string, ReadonlyMap<string, TaggedPoints>>>;
-  summariesOf(ids: readonly string[], metric: string, windowMs: number, from: number, to: number): Promise<ReadonlyMap<string, readonly WindowSummary[]>>;
-  markedWindows(ids: readonly string[], sizesMs: readonly number[], from: number, to: number): Promise<ReadonlyMap<string, readonly MarkedWindow[]>>;
+  windowsOf(ids: readonly string[], metric: string, spans: readonly WindowSpan[], marks: MarkSpan): Promise<{ readonly windows: ReadonlyMap<string, readonly StoredWindow[]>; readonly marks: ReadonlyMap<string, readonly MarkedWindow[]> }>;
 }
 
 interface Group {
@@ -79,14 +73,10 @@ export function batchedReads(reads: SeriesReads, budget: PointBudget, concurrenc
       const all = (await turn.join(key, [metric], (metrics) => reads.rawPointsOf(ids, metrics, from, to, budget, concurrency))) as Map<string, Map<string, Map<string, TaggedPoints>>>;
       return all.get(metric) ?? new Map();
     },
-    async summariesOf(ids, metric, windowMs, from, to) {
-      const key = `sum|${windowMs}|${from}|${to}|${idsKey(ids)}`;
-      const all = (await turn.join(key, [metric], (metrics) => reads.summariesOf(ids, metrics, windowMs, from, to, concurrency))) as Map<string, Map<string, WindowSummary[]>>;
-      return all.get(metric) ?? new Map();
-    },
-    async markedWindows(ids, sizesMs, from, to) {
-      const key = `marks|${sizesMs.join(',')}|${from}|${to}`;
-      return (await turn.join(key, ids, (union) => reads.markedWindows(union, sizesMs, from, to))) as Map<string, MarkedWindow[]>;
+    async windowsOf(ids, metric, spans, marks) {
+      const key = `win|${spans.map((sp) => `${sp.sizeMs}/${sp.from}/${sp.to}/${sp.with}`).join(',')}|${marks.sizesMs.join(',')}/${marks.from}/${marks.to}|${idsKey(ids)}`;
+      const all = (await turn.join(key, [metric], (metrics) => reads.windowsOf(ids, metrics, spans, marks, concurrency))) as WindowsRead;
+      return { windows: all.windows.get(metric) ?? new Map(), marks: all.marks };
     },
   };
 }

@@ -6,9 +6,10 @@
 //     (a series is metric + id + tags), ascending. (One scanner per id, and later one per bucket,
 //     cost a REST round-trip set each: the gateway's CPU and the loopback writes, not the points,
 //     were most of a read.)
-//   - window summaries of many ids and some metrics for one rollup size, likewise;
-//   - the windows with a pending rollup marker, for the ids of a query (one scan for every bucket
-//     and size).
+//   - stored windows of many ids and some metrics (their summaries, with the point blocks or the
+//     summary packs asked for: src/rollup/window-content.ts), likewise, with the pending rollup
+//     markers of the ids' buckets as more ranges of the same scans (markers sit at the front of
+//     each bucket of the rollup table).
 // Asking for several metrics at once is how the sub-queries of one request share a scan
 // (read-batch.ts).
 import { decodeTags, TAGS_QUALIFIER } from '../events/cells.ts';
@@ -18,8 +19,11 @@ import type { ScanOptions } from '../hbase/scanner.ts';
 import type { Row } from '../hbase/types.ts';
 import type { Keyspace, ScanRange, SpreadEntry } from '../keys/index.ts';
 import { VERSION_QUALIFIER } from '../rollup/marker.ts';
-import { newestPerQualifier, summaryColumns } from '../rollup/fold.ts';
+import { columnOf } from '../rollup/fold.ts';
 import { decodeSummary } from '../rollup/summary.ts';
+import { packQualifier, windowCellsOf } from '../rollup/window-content.ts';
+import { rollupWindowFamily } from '../keys/index.ts';
+import type { MarkedWindow } from './tiles.ts';
 import type { WindowSummary } from './compute/rollup-exact.ts';
 import { rangeShape } from '../query/scan-reads.ts';
 import type { ScanShape } from '../walk/merged-scan.ts';
@@ -40,6 +44,39 @@ export interface SeriesStoreOptions {
   readonly deadlineMs: number;
   /** the tag key the API shows the id under (catalog.idTagKey): not part of a tag set's identity */
   readonly idTagKey: string;
+  /** the rollup table's family of point blocks, or null when blocks are off */
+  readonly blockFamily: string | null;
+}
+
+/** One size's windows a read wants: those starting in [from, to), with their blocks or their packs. */
+export interface WindowSpan {
+  readonly sizeMs: number;
+  readonly from: number;
+  readonly to: number;
+  readonly with: 'block' | 'pack' | 'summary';
+}
+
+/** The markers a window read also reads: of these sizes, windows starting in [from, to). */
+export interface MarkSpan {
+  readonly sizesMs: readonly number[];
+  readonly from: number;
+  readonly to: number;
+}
+
+/** One stored window of one id and metric: its summary, and its block and pack when valid (encoded). */
+export interface StoredWindow {
+  readonly startMs: number;
+  readonly sizeMs: number;
+  readonly summary: WindowSummary;
+  readonly block: Buffer | undefined;
+  readonly pack: Buffer | undefined;
+}
+
+export interface WindowsRead {
+  /** by metric, then id: the windows found (any order) */
+  readonly windows: Map<string, Map<string, StoredWindow[]>>;
+  /** by id: the pending markers found */
+  readonly marks: Map<string, MarkedWindow[]>;
 }
 
 /** The points of one id and metric under one tag set, ascending by ts. */
@@ -124,66 +161,77 @@ export class SeriesStore {
     return out;
   }
 
-  /** Every id's summaries of each of `metrics` for windows of `windowMs` starting in [from, to), ascending, by metric and id: one scan per chunk of ranges for all the metrics. */
-  async summariesOf(ids: readonly string[], metrics: readonly string[], windowMs: number, from: number, to: number, concurrency = 4): Promise<Map<string, Map<string, WindowSummary[]>>> {
-    const out = new Map<string, Map<string, WindowSummary[]>>(metrics.map((m) => [m, new Map()]));
-    if (from >= to || ids.length === 0 || metrics.length === 0) return out;
+  /**
+   * The stored windows of `ids` for each of `metrics` (per span: one size's windows starting in
+   * [from, to) — their summaries, and the point blocks or summary packs asked for) and, in the same
+   * scans, the pending markers of the given sizes over [marks.from, marks.to) for those ids: the
+   * markers sit at the front of each bucket of the same table, so they cost ranges, not a scan.
+   */
+  async windowsOf(ids: readonly string[], metrics: readonly string[], spans: readonly WindowSpan[], marks: MarkSpan, concurrency = 4): Promise<WindowsRead> {
+    const windows = new Map<string, Map<string, StoredWindow[]>>(metrics.map((m) => [m, new Map()]));
+    const marked = new Map<string, MarkedWindow[]>();
+    const live = spans.filter((sp) => sp.from < sp.to);
+    if (ids.length === 0 || metrics.length === 0 || (live.length === 0 && marks.from >= marks.to)) return { windows, marks: marked };
     const { keyspace, rollup } = this.#o;
-    const ranges = ids.map((id) => keyspace.rollupRange(id, windowMs / 1000, Math.max(0, from), to - 1));
-    const wanted = metrics.map((m) => ({ metric: m, qualifier: Buffer.from(m, 'utf8'), byId: out.get(m) as Map<string, WindowSummary[]> }));
-    const columns = summaryColumns(rollup.family, windowMs / 1000, wanted.map((w) => w.qualifier));
+    const ranges: ScanRange[] = this.#markerRanges(ids, marks.sizesMs, marks.from, marks.to);
+    for (const sp of live) for (const id of ids) ranges.push(keyspace.rollupRange(id, sp.sizeMs / 1000, Math.max(0, sp.from), sp.to - 1));
+    const columns = windowColumns(rollup.family, this.#o.blockFamily, metrics, live);
+    const wantedIds = new Set(ids);
+    const wantedMetrics = new Set(metrics);
     await runLimited(scanChunks(ranges, scansFor(ids.length, concurrency)), concurrency, async (scan) => {
       for await (const row of this.#scanMany(rollup.name, scan, { columns })) {
-        let key: ReturnType<Keyspace['decodeRollupKey']> | undefined;
-        for (const cell of newestPerQualifier(row.cells)) {
-          const w = wanted.find((x) => x.qualifier.equals(cell.qualifier));
-          if (w === undefined) continue;
-          key ??= keyspace.decodeRollupKey(row.row);
-          const s = decodeSummary(cell.value, w.metric);
-          let list = w.byId.get(key.id);
-          if (list === undefined) w.byId.set(key.id, (list = []));
-          list.push({ startMs: key.windowStart, count: s.count, sum: s.sum, min: s.min, max: s.max, first: s.first, last: s.last });
+        if (row.row[1] === 0x00) {
+          this.#noteMarks(row, wantedIds, marked);
+          continue;
+        }
+        const key = keyspace.decodeRollupKey(row.row);
+        const sizeMs = key.windowSec * 1000;
+        for (const [metric, cells] of windowCellsOf(row.cells, this.#o.blockFamily)) {
+          if (!wantedMetrics.has(metric)) continue;
+          const byId = windows.get(metric) as Map<string, StoredWindow[]>;
+          let list = byId.get(key.id);
+          if (list === undefined) byId.set(key.id, (list = []));
+          const sum = decodeSummary(cells.summary.value, metric);
+          list.push({
+            startMs: key.windowStart,
+            sizeMs,
+            summary: { startMs: key.windowStart, count: sum.count, sum: sum.sum, min: sum.min, max: sum.max, first: sum.first, last: sum.last },
+            block: cells.block?.value,
+            pack: cells.pack?.value,
+          });
         }
       }
     });
-    for (const byId of out.values()) for (const list of byId.values()) list.sort((a, b) => a.startMs - b.startMs); // newest window first in the table
-    return out;
+    return { windows, marks: marked };
   }
 
-  /**
-   * Windows of the given sizes starting in [from, to) with a pending marker for one of `ids`: per
-   * id, the marked windows (start and size). Marker rows (one per bucket, size and window, an id per
-   * cell) and the per-id markers earlier versions wrote are both read, every bucket and size in one
-   * scan (a MultiRowRangeFilter seeks from one bucket's markers to the next).
-   */
-  async markedWindows(ids: readonly string[], sizesMs: readonly number[], from: number, to: number): Promise<Map<string, { startMs: number; sizeMs: number }[]>> {
-    const out = new Map<string, { startMs: number; sizeMs: number }[]>();
-    if (ids.length === 0 || from >= to || sizesMs.length === 0) return out;
-    const { keyspace, rollup } = this.#o;
-    const wanted = new Set(ids);
+  /** The marker ranges of the ids' buckets for the sizes, windows starting in [from, to). */
+  #markerRanges(ids: readonly string[], sizesMs: readonly number[], from: number, to: number): ScanRange[] {
+    if (from >= to) return [];
+    const { keyspace } = this.#o;
     const buckets = [...new Set(ids.map((id) => keyspace.baseSalt(id)))];
-    const note = (id: string, startMs: number, sizeMs: number): void => {
+    return buckets.flatMap((bucket) => sizesMs.map((sizeMs) => keyspace.markerWindowRange(bucket, sizeMs / 1000, Math.max(0, from - (from % sizeMs)), to)));
+  }
+
+  /** The marks of a marker row (or a per-id marker of an earlier version) for the wanted ids, into `out`. */
+  #noteMarks(row: Row, wanted: ReadonlySet<string>, out: Map<string, MarkedWindow[]>): void {
+    const { keyspace } = this.#o;
+    const key = keyspace.decodeMarkerKey(row.row);
+    const sizeMs = key.windowSec * 1000;
+    const note = (id: string): void => {
       if (!wanted.has(id)) return;
       let list = out.get(id);
       if (list === undefined) out.set(id, (list = []));
-      list.push({ startMs, sizeMs });
+      list.push({ startMs: key.windowStart, sizeMs });
     };
-    const ranges = buckets.flatMap((bucket) => sizesMs.map((sizeMs) => keyspace.markerWindowRange(bucket, sizeMs / 1000, Math.max(0, from - (from % sizeMs)), to)));
-    for (const scan of scanChunks(ranges, 1)) {
-      for await (const row of this.#scanMany(rollup.name, scan, { columns: [this.#markerFamily] })) {
-        const key = keyspace.decodeMarkerKey(row.row);
-        const sizeMs = key.windowSec * 1000;
-        if (key.id !== null) {
-          note(key.id, key.windowStart, sizeMs);
-          continue;
-        }
-        for (const cell of row.cells) {
-          if (cell.qualifier[0] === 0x00 || cell.qualifier.equals(VERSION_QUALIFIER)) continue;
-          note(keyspace.markedId(cell.qualifier, key.salt), key.windowStart, sizeMs);
-        }
-      }
+    if (key.id !== null) {
+      note(key.id);
+      return;
     }
-    return out;
+    for (const cell of row.cells) {
+      if (cell.qualifier[0] === 0x00 || cell.qualifier.equals(VERSION_QUALIFIER) || !cell.family.equals(this.#markerFamily)) continue;
+      note(keyspace.markedId(cell.qualifier, key.salt));
+    }
   }
 
   #scan(table: string, range: ScanRange, shape: ScanShape): AsyncIterable<Row> {
@@ -230,6 +278,27 @@ export function scanChunks(ranges: readonly ScanRange[], parts: number): ScanRan
   const out: ScanRange[][] = [];
   for (let i = 0; i < n; i++) out.push(sorted.slice(Math.floor((i * sorted.length) / n), Math.floor(((i + 1) * sorted.length) / n)));
   return out;
+}
+
+/**
+ * The columns of a window read: the marker family whole (markers, and the summaries written before the
+ * per-size families), and per span size its family's summary cells of the metrics with the packs
+ * asked for, and the points family's blocks when asked for. (A family asked whole is not also asked
+ * by column: HBase's scan would narrow it to those columns.)
+ */
+function windowColumns(markerFamily: string, blockFamily: string | null, metrics: readonly string[], spans: readonly WindowSpan[]): Buffer[] {
+  const out = new Map<string, Buffer>([[markerFamily, column(markerFamily)]]);
+  const add = (family: string, q: Buffer): void => { out.set(`${family}:${q.toString('latin1')}`, columnOf(family, q)); };
+  for (const sp of spans) {
+    const family = rollupWindowFamily(sp.sizeMs / 1000);
+    for (const m of metrics) {
+      const q = Buffer.from(m, 'utf8');
+      add(family, q);
+      if (sp.with === 'pack') add(family, packQualifier(q));
+      if (sp.with === 'block' && blockFamily !== null) add(blockFamily, q);
+    }
+  }
+  return [...out.values()];
 }
 
 /** The data table's cells of `metrics` and the tags, of rows holding at least one of them (the region server drops the rest). */

@@ -3,10 +3,11 @@
 // compile. Tables of rows kept in unsigned byte order; one version per column (VERSIONS 1: the newest
 // timestamp wins, a tie goes to the later write); cells returned in family, then qualifier order.
 //  - scan: [startRow, stopRow) (an empty stop row = to the end), `columns` (a family or one column),
-//    `timeRange` [from, to), `limit` rows, MultiRowRangeFilter and FirstKeyOnlyFilter; other filters
-//    are not modelled (every row passes). The row keys are listed when the scanner opens (its first
-//    step); a row is read when the scan reaches it, and one deleted by then is skipped. Each row
-//    yielded is a scanner step that waits for the event loop (`active` / `maxActive` gauge them).
+//    `timeRange` [from, to), `limit` rows, MultiRowRangeFilter (also inside a MUST_PASS_ALL
+//    FilterList) and FirstKeyOnlyFilter; other filters are not modelled (every row passes). The row
+//    keys are listed when the scanner opens (its first step); a row is read when the scan reaches
+//    it, and one deleted by then is skipped. Each row yielded is a scanner step that waits for the
+//    event loop (`active` / `maxActive` gauge them).
 //  - checkAndPut / checkAndDelete: atomic; a null check value holds when the cell is absent or empty
 //    (HBase compares an empty value so). `beforeCheck` runs first: a concurrent writer's moment.
 //  - every port call is logged in `calls` (op, table, row) before it runs; `fail()` makes the next
@@ -59,6 +60,10 @@ function selects(columns: readonly Buffer[] | undefined, c: Cell): boolean {
 }
 
 function rowFilter(filter: ScanOptions['filter']): (row: Buffer) => boolean {
+  if (typeof filter === 'object' && filter.type === 'FilterList' && filter.op === 'MUST_PASS_ALL') {
+    const all = filter.filters.map((f) => rowFilter(f));
+    return (row) => all.every((f) => f(row));
+  }
   if (typeof filter !== 'object' || filter.type !== 'MultiRowRangeFilter') return () => true;
   return (row) => filter.ranges.some((r) => {
     const start = Buffer.compare(row, r.startRow);

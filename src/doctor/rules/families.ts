@@ -4,6 +4,7 @@
 // (r1h, r1d, …: docs/RETENTION.md) besides its main one, for a TTL per size: each is read on its own
 // (a query reads one size) and written together only by the rollup job, the case the count rule's
 // advice allows; they are neither counted nor held to the name length (their names are the sizes).
+// Its point blocks' family (p) is counted like any other: with the main one, two.
 import { isRollupWindowFamily } from '../../keys/index.ts';
 import type { TableFacts } from '../facts.ts';
 import { book, type Finding } from '../finding.ts';

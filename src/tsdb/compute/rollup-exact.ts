@@ -20,6 +20,7 @@
 // not counted in count/sum/min/max (our cells never hold NaN; if they did, first/last would differ:
 // OpenTSDB's first/last keep a NaN).
 
+import type { PackedSummary } from '../../rollup/summary-pack.ts';
 import type { AggregatorName, SubQuery } from '../types.ts';
 
 export const ROLLUP_EXACT_AGGREGATORS = ['sum', 'count', 'min', 'max', 'avg', 'first', 'last', 'zimsum', 'mimmin', 'mimmax'] as const;
@@ -47,18 +48,11 @@ export function isRollupExact(sub: SubQuery, windowMs: readonly number[]): Rollu
   return { exact: true, windowMs: best };
 }
 
-/** One rollup window of one series: start (epoch ms, a multiple of the window) and its summary. */
-export interface WindowSummary {
-  readonly startMs: number;
-  readonly count: number;
-  readonly sum: number;
-  readonly min: number;
-  readonly max: number;
-  /** value at the window's earliest ts */
-  readonly first: number;
-  /** value at the window's latest ts */
-  readonly last: number;
-}
+/**
+ * One rollup window of one series: start (epoch ms, a multiple of the window) and its summary's count,
+ * sum, min, max, first and last (the values at its earliest and latest ts) — a summary pack's entry.
+ */
+export type WindowSummary = PackedSummary;
 
 /**
  * Merges window summaries (ascending by startMs) into one value per downsample bucket of intervalMs

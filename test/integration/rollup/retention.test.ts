@@ -15,17 +15,16 @@ import { verifyErased } from '../../../src/erase/verify.ts';
 import { decodeRollupKey } from '../../../src/keys/index.ts';
 import { collectPage, readSettingsOf } from '../../../src/query/queries.ts';
 import { readRollups } from '../../../src/query/scan-reads.ts';
-import { idSummaryRows } from '../../../src/rollup/backfill-plan.ts';
-import { columnOf, type Summaries } from '../../../src/rollup/fold.ts';
+import { idWindowRows } from '../../../src/rollup/backfill-plan.ts';
+import { WindowContent } from '../../../src/rollup/window-content.ts';
+import { columnOf } from '../../../src/rollup/fold.ts';
 import { rollupSettings } from '../../../src/rollup/settings.ts';
-import { addEvent, type MetricSummary } from '../../../src/rollup/summary.ts';
 import { parseWindows } from '../../../src/rollup/windows.ts';
 import type { Config } from '../../../src/runtime/config.ts';
 import { keyspaceOf } from '../../../src/service/keyspace.ts';
-import { rollupTier } from '../../../src/service/series-side.ts';
+import { rollupTier, seriesStoreOf } from '../../../src/service/series-side.ts';
 import { executeQuery, type SeriesCatalog } from '../../../src/tsdb/execute.ts';
 import { parseQueryBody } from '../../../src/tsdb/parse-query.ts';
-import { SeriesStore } from '../../../src/tsdb/series-store.ts';
 import { retryingRest } from '../../support/service-harness.ts';
 import { bruteSummaries, type Ev } from '../../unit/rollup/brute.ts';
 import { markEvents, newJob, rollupHarness, writeEvents, type RollupHarness } from './helpers.ts';
@@ -79,7 +78,7 @@ async function seriesSums(cfg: Config, r: RollupHarness, id: string, downsample:
     tagKeys: () => ['id'],
     tagValues: () => [id],
   };
-  const store = new SeriesStore(r.h.rest, { keyspace: r.s.keyspace, data: cfg.tables.data, rollup: cfg.tables.rollup, entryFor: () => Promise.resolve(undefined), deadlineMs: 10_000, idTagKey: 'id' });
+  const store = seriesStoreOf(cfg, r.h.rest, r.s.keyspace, () => Promise.resolve(undefined), 10_000);
   const q = parseQueryBody({ start: MIDNIGHT, end: MIDNIGHT + DAY - 1, queries: [{ aggregator: 'sum', metric: 'temp', downsample, filters: [{ type: 'literal_or', tagk: 'id', filter: id, groupBy: false }] }] }, new URLSearchParams(), Date.now());
   const [a] = await executeQuery(q, { catalog, reads: store, tier: rollupTier(cfg), idTagKey: 'id', limits: { maxSeries: 10, maxPoints: 100_000, concurrency: 2 }, now: Date.now, signal: new AbortController().signal, integerValues: false });
   assert.ok(a !== undefined);
@@ -91,14 +90,14 @@ void test('tables apply: a family per size with its TTL, altered in place; each 
   const cfg = r.h.config(['kafka.groupId=unused', 'tables.rollup.ttlSeconds=604800', `tables.rollup.ttlByWindow=${TTL1}`]);
   const admin = new JavaTableAdmin({ command: r.h.env.adminCommand });
   await retryingRest('apply', () => applyTables(cfg, admin, r.h.rest));
-  assert.deepEqual(await familyTtls(admin, r.h.names.rollup), { d: '604800', r1m: '86400', r1h: '31536000', r1d: '604800' });
+  assert.deepEqual(await familyTtls(admin, r.h.names.rollup), { d: '604800', r1m: '86400', r1h: '31536000', r1d: '604800', p: 'FOREVER' }, 'point blocks: the data table\'s TTL (none here)');
 
   const evs = events('dev-a', 40);
   await writeEvents(r, evs);
   await markEvents(r, evs);
   const run = await newJob(r).run();
   assert.equal(run.ok, true, JSON.stringify(run));
-  // Each summary row's cells are in its size's family only.
+  // Each summary row's cells are in its size's family only, its point blocks in the points family.
   const families = new Map<number, Set<string>>();
   for await (const row of r.h.rest.scan(r.h.names.rollup, { batch: 5000 })) {
     if (row.row[1] === 0x00) continue;
@@ -107,7 +106,7 @@ void test('tables apply: a family per size with its TTL, altered in place; each 
     families.set(size, seen);
     for (const c of row.cells) seen.add(c.family.toString());
   }
-  assert.deepEqual([...families].map(([size, f]) => [size, [...f]]).sort(), [[3600, ['r1h']], [60, ['r1m']], [86_400, ['r1d']]]);
+  assert.deepEqual([...families].map(([size, f]) => [size, [...f].sort()]).sort(), [[3600, ['p', 'r1h']], [60, ['p', 'r1m']], [86_400, ['p', 'r1d']]]);
   assert.deepEqual(await readApi(r, cfg, 'dev-a'), expected(evs));
   assert.deepEqual(await seriesSums(cfg, r, 'dev-a', '1h-sum'), { window: 3600, dps: bruteSums(evs, 3600) }, 'the 1 h tier: kept a year');
   // 1 d summaries are kept 7 days (the default ttlSeconds) and these are 20 days old: the planner takes
@@ -122,8 +121,8 @@ void test('tables apply: a family per size with its TTL, altered in place; each 
   const rollup = applied.find((a) => a.role === 'rollup');
   assert.ok(rollup !== undefined);
   assert.equal(whatChanged(rollup.result), 'unchanged');
-  assert.deepEqual(rollup.families.map((f) => [f.family, whatChanged(f.result)]), [['r1m', 'updated (TTL: 86400→172800)'], ['r1h', 'updated (TTL: 31536000→63072000)'], ['r1d', 'unchanged']]);
-  assert.deepEqual(await familyTtls(admin, r.h.names.rollup), { d: '604800', r1m: '172800', r1h: '63072000', r1d: '604800' });
+  assert.deepEqual(rollup.families.map((f) => [f.family, whatChanged(f.result)]), [['r1m', 'updated (TTL: 86400→172800)'], ['r1h', 'updated (TTL: 31536000→63072000)'], ['r1d', 'unchanged'], ['p', 'unchanged']]);
+  assert.deepEqual(await familyTtls(admin, r.h.names.rollup), { d: '604800', r1m: '172800', r1h: '63072000', r1d: '604800', p: 'FOREVER' });
   assert.deepEqual(await readApi(r, cfg2, 'dev-a'), expected(evs), 'no summary lost by the alter');
 });
 
@@ -140,19 +139,23 @@ void test('upgrade from one rollup family: tables apply adds the size families, 
   const s = { ...rollupSettings(cfg, keyspaceOf(cfg)) };
   const evs = events('legacy', 30);
   await writeEvents(r, evs);
-  const fine = new Map<number, Summaries>();
+  // Summaries only, as those versions wrote them: no point blocks, no packs.
+  const fine = new Map<number, WindowContent>();
   for (const e of [...evs].sort((a, b) => b.ts - a.ts)) {
     const start = e.ts - (e.ts % 60_000);
-    const m: Summaries = fine.get(start) ?? new Map<string, MetricSummary>();
-    fine.set(start, m);
-    m.set(e.metric, addEvent(m.get(e.metric), e.ts, e.value));
+    const c = fine.get(start) ?? new WindowContent(null);
+    fine.set(start, c);
+    c.addPoint(e.metric, e.ts, e.value);
   }
-  const legacyRows = idSummaryRows('legacy', fine, s, Date.now() - 60_000).rows.map((row) => ({ row: row.row, cells: row.cells.map((c) => ({ ...c, column: columnOf('d', c.column.subarray(c.column.indexOf(0x3a) + 1)) })) }));
+  const legacyRows = idWindowRows('legacy', fine, { ...s, blocks: null }, Date.now() - 60_000).rows.map((row) => ({
+    row: row.row,
+    cells: row.cells.map((c) => c.column.subarray(c.column.indexOf(0x3a) + 1)).flatMap((q, i) => (q[0] === 0x00 ? [] : [{ ...(row.cells[i] as (typeof row.cells)[number]), column: columnOf('d', q) }])),
+  }));
   await retryingRest('put old summaries', () => r.h.rest.put(old, legacyRows));
   assert.match((await checkTables(cfg, r.h.rest)).join('\n'), /has no column family 'r1m' \(1m summaries\), 'r1h' \(1h summaries\), 'r1d' \(1d summaries\)/, 'the service refuses to start before the upgrade');
 
   const applied = await retryingRest('apply (upgrade)', () => applyTables(cfg, admin, r.h.rest));
-  assert.deepEqual(applied.find((a) => a.role === 'rollup')?.families.map((f) => [f.family, whatChanged(f.result)]), [['r1m', 'added'], ['r1h', 'added'], ['r1d', 'added']]);
+  assert.deepEqual(applied.find((a) => a.role === 'rollup')?.families.map((f) => [f.family, whatChanged(f.result)]), [['r1m', 'added'], ['r1h', 'added'], ['r1d', 'added'], ['p', 'added']]);
   assert.deepEqual(await checkTables(cfg, r.h.rest), []);
   const uo = { ...r, cfg, s };
   assert.deepEqual(await readApi(uo, cfg, 'legacy'), expected(evs), 'every old summary read from the main family');

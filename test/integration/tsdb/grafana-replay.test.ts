@@ -266,7 +266,7 @@ void test('Grafana\'s OpenTSDB requests, replayed against the service', async (t
   const port = svc.httpPort;
   const endMs = DATA.startMs + DATA.hours * HOUR;
   const hourly = JSON.stringify({ start: DATA.startMs, end: endMs - 1, queries: [{ aggregator: 'avg', metric: 'temp', downsample: '1h-avg' }] });
-  await waitFor('the rollup job summarised every hour', 300_000, async () => (await send(port, { method: 'POST', path: '/api/query', headers: { 'content-type': 'application/json' }, body: hourly }, GRAFANA_BASIC)).plan === 'rollup:3600s;raw-buckets=0', 1000);
+  await waitFor('the rollup job summarised every hour', 300_000, async () => /^rollup:3600s;raw-buckets=0(;|$)/.test((await send(port, { method: 'POST', path: '/api/query', headers: { 'content-type': 'application/json' }, body: hourly }, GRAFANA_BASIC)).plan), 1000);
 
   const anonymous = await send(port, { method: 'POST', path: '/api/query', headers: { 'content-type': 'application/json' }, body: hourly });
   assert.equal(anonymous.status, 401, 'without the datasource\'s Basic credentials: 401');
@@ -348,7 +348,7 @@ void test('Grafana\'s OpenTSDB requests, replayed against the service', async (t
           for (const m of (t.alias ?? '').matchAll(/\$tag_(\w+)/g)) {
             if (!series.every((x) => typeof x.tags[m[1] ?? ''] === 'string')) failures.push(`${req.name}: alias ${t.alias ?? ''} needs tag ${m[1] ?? ''} in every series`);
           }
-          if (t.downsampleInterval === '1h' && !a.plan.startsWith('rollup:3600s;raw-buckets=0')) failures.push(`${req.name}: 1h downsample not answered from the rollups alone (plan ${a.plan})`);
+          if (t.downsampleInterval === '1h' && !/^rollup:3600s;raw-buckets=0(;|$)/.test(a.plan)) failures.push(`${req.name}: 1h downsample not answered from the rollups alone (plan ${a.plan})`);
         }
         const total = series.reduce((sum, x) => sum + (Array.isArray(x.dps) ? x.dps.map((p) => p[1]) : Object.values(x.dps)).reduce<number>((s2, v) => s2 + (v ?? 0), 0), 0);
         const first = targets[0];

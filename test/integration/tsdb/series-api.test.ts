@@ -55,7 +55,7 @@ void test('series API: the compat suite answered as OpenTSDB 2.4.1 answered it, 
   t.diagnostic(`documented differences: ${documented}`);
   assert.deepEqual(failures, [], 'every answer equals OpenTSDB 2.4.1\'s');
   assert.ok(plans.some((p) => p.includes('rollup:3600s')), 'some suite queries were answered from the rollups');
-  assert.ok(plans.some((p) => p.endsWith('=raw')), 'and some from raw points');
+  assert.ok(plans.some((p) => /=raw;blocks=[1-9]/.test(p)), 'and some from raw points, read from the point blocks of summarised windows');
 
   await t.test('suggest and look-up answer from the catalog; Grafana\'s health check is a 200', async () => {
     const suggest = await fetch(`http://127.0.0.1:${port}/api/suggest?type=metrics&q=&max=10`);
@@ -87,7 +87,10 @@ void test('series API: the compat suite answered as OpenTSDB 2.4.1 answered it, 
     await waitFor('the quiet service\'s one rollup run', 60_000, async () => (await rollupRuns(quiet)) >= 1);
     const meanOfFirstHour = (body: unknown): number => (body as { dps: Record<string, number | undefined> }[])[0]?.dps[String(SMALL_DATASET.startMs / 1000)] ?? Number.NaN;
     const before = await post(quiet.httpPort, '/api/query', hourly);
-    assert.equal(before.headers.get('x-tsingest-plan'), 'rollup:3600s;raw-buckets=0', 'every hour summarised before the late event');
+    assert.match(before.headers.get('x-tsingest-plan') ?? '', /^rollup:3600s;raw-buckets=0(;|$)/, 'every hour summarised before the late event');
+    const rawFirstHour = { start: SMALL_DATASET.startMs, end: SMALL_DATASET.startMs + 3_599_999, msResolution: true, queries: [{ aggregator: 'sum', metric: 'temp', filters: [{ type: 'literal_or', tagk: 'id', filter: 'n01', groupBy: false }] }] };
+    const rawBefore = await post(quiet.httpPort, '/api/query', rawFirstHour);
+    assert.match(rawBefore.headers.get('x-tsingest-plan') ?? '', /^raw;blocks=[1-9][0-9]*;raw-ranges=0$/, 'raw points of the summarised hour from its point block');
     const late = { id: 'n01', ts: SMALL_DATASET.startMs + 17, metric: 'temp', value: 1000, tags: { site: 'north' } };
     await produceEvents(h, [late]);
     await waitForEvents(quiet, 1, 60_000);
@@ -95,5 +98,10 @@ void test('series API: the compat suite answered as OpenTSDB 2.4.1 answered it, 
     assert.match(after.headers.get('x-tsingest-plan') ?? '', /^rollup:3600s;raw-buckets=[1-9]/);
     const moved = meanOfFirstHour(after.body);
     assert.ok(moved > meanOfFirstHour(before.body), `the hour's mean took the late value in (${meanOfFirstHour(before.body)} → ${moved})`);
+    const rawAfter = await post(quiet.httpPort, '/api/query', rawFirstHour);
+    assert.match(rawAfter.headers.get('x-tsingest-plan') ?? '', /^raw;blocks=\d+;raw-ranges=[1-9]/, 'the marked hour read from the data table, not its stale block');
+    const dps = (rawAfter.body as { dps: Record<string, number> }[])[0]?.dps ?? {};
+    assert.equal(dps[String(late.ts)], 1000, 'the late point is in the raw answer');
+    assert.equal(Object.keys(dps).length, Object.keys((rawBefore.body as { dps: Record<string, number> }[])[0]?.dps ?? {}).length + 1, 'and every other point of the hour once');
   });
 });

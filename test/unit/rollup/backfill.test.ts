@@ -3,15 +3,17 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { idSummaryRows } from '../../../src/rollup/backfill-plan.ts';
+import { idWindowRows } from '../../../src/rollup/backfill-plan.ts';
 import { runBackfill } from '../../../src/rollup/backfill.ts';
 import { backfillCheckpointFile, type Checkpoint } from '../../../src/rollup/checkpoint.ts';
 import { RollupJob } from '../../../src/rollup/job.ts';
 import { wholeWindows } from '../../../src/rollup/plan.ts';
+import { decodeSummaryPack } from '../../../src/rollup/summary-pack.ts';
+import { WindowContent } from '../../../src/rollup/window-content.ts';
 import { parseWindow } from '../../../src/rollup/windows.ts';
 import { CheckpointError, memoryCheckpointStore } from '../../../src/walk/checkpoint.ts';
 import { testKeyspace } from '../../support/keyspace.ts';
-import { bruteSummaries, sorted, summariesOfRows, type Ev } from './brute.ts';
+import { blocksOfRows, brutePoints, bruteSummaries, sorted, summariesOfRows, type Ev } from './brute.ts';
 import { FakeHBase } from '../../support/fake-hbase.ts';
 import { B, DAY0, HOUR, markEvents, randomEvents, readMetrics, settings, silentLog, writeEvents } from './job-fixture.ts';
 
@@ -38,16 +40,28 @@ void test('a bucket range covers exactly one bucket; bucketRangeAfter resumes af
   assert.equal(testKeyspace(256).bucketRange(255).stopRow.length, 0, 'the last bucket of 256 runs to the end');
 });
 
-void test('idSummaryRows builds every size in memory, merging newest window first', () => {
+void test('idWindowRows builds every size in memory, merging newest window first, with blocks and packs', () => {
   const s = settings(['1m', '1h']);
-  const ev = [1, 2, 3].map((i) => ({ id: 'x', ts: DAY0 + i * 60_000, metric: 'm', value: i / 4 }));
-  const fine = new Map(ev.map((e) => [e.ts, new Map([['m', { count: 1, sum: e.value, min: e.value, max: e.value, firstTs: e.ts, first: e.value, lastTs: e.ts, last: e.value }]])]));
-  const { rows, counts } = idSummaryRows('x', fine, s, 42);
+  const ev = [1, 2, 3].map((i) => ({ id: 'x', ts: DAY0 + i * 60_000 + i, metric: 'm', value: i / 4 }));
+  const fine = new Map<number, WindowContent>();
+  for (const e of [...ev].reverse()) {
+    const c = new WindowContent(s.blocks);
+    c.addPoint(e.metric, e.ts, e.value);
+    fine.set(e.ts - (e.ts % 60_000), c);
+  }
+  const { rows, counts } = idWindowRows('x', fine, s, 42);
   assert.deepEqual(counts, [3, 1]);
   assert.equal(rows.length, 4);
   assert.ok(rows.every((r) => r.cells.every((c) => c.timestamp === 42)));
-  assert.deepEqual(rows.map((r) => r.cells.map((c) => c.column.toString('utf8')).join()), ['r1m:m', 'r1m:m', 'r1m:m', 'r1h:m'], 'each size in its own family');
-  assert.deepEqual(sorted(summariesOfRows(rows.map((r) => ({ row: r.row, cells: r.cells.map((c) => ({ qualifier: c.column.subarray(c.column.indexOf(0x3a) + 1), value: c.value })) })))), sorted(bruteSummaries(ev, [60, 3600])));
+  const columns = rows.map((r) => r.cells.map((c) => c.column.toString('latin1')).join());
+  assert.deepEqual(columns, ['r1m:m,p:m', 'r1m:m,p:m', 'r1m:m,p:m', 'r1h:m,r1h:\u0000sm,p:m'], 'each size in its own family, blocks in p, the pack in the coarser row');
+  const stored = rows.map((r) => ({ row: r.row, cells: r.cells.map((c) => ({ family: c.column.subarray(0, c.column.indexOf(0x3a)), qualifier: c.column.subarray(c.column.indexOf(0x3a) + 1), value: c.value })) }));
+  assert.deepEqual(sorted(summariesOfRows(stored)), sorted(bruteSummaries(ev, [60, 3600])));
+  assert.deepEqual([...blocksOfRows(stored)].sort(), [...brutePoints(ev, [60, 3600])].sort());
+  const hour = rows[3];
+  const pack = hour?.cells[1];
+  assert.ok(hour !== undefined && pack !== undefined);
+  assert.deepEqual(decodeSummaryPack(pack.value, DAY0, 60_000).map((p) => [p.startMs, p.count, p.sum]), ev.map((e) => [e.ts - (e.ts % 60_000), 1, e.value]));
 });
 
 async function jobResult(events: readonly Ev[], s = settings(['1m', '1h'])): Promise<ReturnType<typeof sorted>> {

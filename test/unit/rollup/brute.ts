@@ -1,6 +1,7 @@
 // Brute-force expectation for rollup tests: every summary computed straight from the event list
 // (duplicates of id + ts + metric collapse to the last one written), independent of the job's code.
 import { decodeRollupKey } from '../../../src/keys/index.ts';
+import { decodePointsBlock } from '../../../src/rollup/points-block.ts';
 import { decodeSummary, type MetricSummary } from '../../../src/rollup/summary.ts';
 
 export { prng } from '../../../src/demo/generate.ts';
@@ -50,25 +51,66 @@ export function bruteSummaries(events: readonly Ev[], windowSecs: readonly numbe
   return out;
 }
 
-/** A rollup table row as a scan returns it (the cells' family is not needed). */
+/** A rollup table row as a scan returns it (without a family, a cell is a summary or a reserved cell). */
 export interface StoredRowLike {
   readonly row: Buffer;
-  readonly cells: readonly { readonly qualifier: Buffer; readonly value: Buffer }[];
+  readonly cells: readonly { readonly qualifier: Buffer; readonly value: Buffer; readonly family?: Buffer }[];
 }
 
-/** Summaries found in the rollup table's rows (markers skipped). */
+/** The family of point blocks in the rollup tests (settings() in job-fixture.ts). */
+export const BLOCK_FAMILY = 'p';
+
+/** Summaries found in the rollup table's rows (markers, point blocks and packs skipped). */
 export function summariesOfRows(rows: Iterable<StoredRowLike>): SummaryMap {
   const out: SummaryMap = new Map();
   for (const row of rows) {
     if (row.row[1] === 0x00) continue;
     const k = decodeRollupKey(row.row);
     for (const c of row.cells) {
-      if (c.qualifier[0] === 0x00) continue;
+      if (c.qualifier[0] === 0x00 || c.family?.toString('utf8') === BLOCK_FAMILY) continue;
       const metric = c.qualifier.toString('utf8');
       out.set(summaryKey(k.id, k.windowSec, k.windowStart, metric), decodeSummary(c.value, metric));
     }
   }
   return out;
+}
+
+/** Expected points of every window (sizes in seconds), by summaryKey: ascending (later duplicates win). */
+export function brutePoints(events: readonly Ev[], windowSecs: readonly number[]): Map<string, { ts: number[]; values: number[] }> {
+  const unique = new Map<string, Ev>();
+  for (const e of events) unique.set(`${e.id}|${e.ts}|${e.metric}`, e);
+  const out = new Map<string, { ts: number[]; values: number[] }>();
+  for (const sec of windowSecs) {
+    const ms = sec * 1000;
+    for (const e of [...unique.values()].sort((a, b) => a.ts - b.ts)) {
+      const k = summaryKey(e.id, sec, Math.floor(e.ts / ms) * ms, e.metric);
+      const run = out.get(k) ?? { ts: [], values: [] };
+      out.set(k, run);
+      run.ts.push(e.ts);
+      run.values.push(e.value);
+    }
+  }
+  return out;
+}
+
+/** Point blocks found in the rollup table's rows (cells with a family), decoded, by summaryKey. */
+export function blocksOfRows(rows: Iterable<StoredRowLike>): Map<string, { ts: number[]; values: number[] }> {
+  const out = new Map<string, { ts: number[]; values: number[] }>();
+  for (const row of rows) {
+    if (row.row[1] === 0x00) continue;
+    const k = decodeRollupKey(row.row);
+    for (const c of row.cells) {
+      if (c.family?.toString('utf8') !== BLOCK_FAMILY) continue;
+      const metric = c.qualifier.toString('utf8');
+      out.set(summaryKey(k.id, k.windowSec, k.windowStart, metric), decodePointsBlock(c.value, k.windowStart, k.windowSec * 1000));
+    }
+  }
+  return out;
+}
+
+/** Sorted point runs, for readable deepEqual diffs. */
+export function sortedRuns(m: Map<string, { ts: number[]; values: number[] }>): [string, { ts: number[]; values: number[] }][] {
+  return [...m.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
 /** Sorted entries, for readable deepEqual diffs. */

@@ -11,7 +11,7 @@ import type { RollupSettings } from '../../../src/rollup/settings.ts';
 import type { RollupStore } from '../../../src/rollup/store.ts';
 import { parseWindows } from '../../../src/rollup/windows.ts';
 import { testKeyspace } from '../../support/keyspace.ts';
-import { prng, type Ev } from './brute.ts';
+import { BLOCK_FAMILY, prng, type Ev } from './brute.ts';
 import type { FakeHBase } from '../../support/fake-hbase.ts';
 
 export const B = 4;
@@ -20,7 +20,7 @@ export const MIN = 60_000;
 export const HOUR = 3_600_000;
 
 export function settings(windows: readonly string[] = ['1m', '1h'], extra: Partial<RollupSettings> = {}): RollupSettings {
-  return { windows: parseWindows(windows), graceMs: 0, markerSettleMs: 0, concurrency: 3, keyspace: testKeyspace(B), dataTable: 'd', rollupTable: 'r', rollupFamily: 'r', pageRows: 7, ...extra };
+  return { windows: parseWindows(windows), graceMs: 0, markerSettleMs: 0, concurrency: 3, keyspace: testKeyspace(B), dataTable: 'd', rollupTable: 'r', rollupFamily: 'r', pageRows: 7, blocks: { family: BLOCK_FAMILY, maxPoints: 100_000 }, ...extra };
 }
 
 export const silentLog = pino({ level: 'silent' });

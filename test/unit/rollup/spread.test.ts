@@ -7,7 +7,7 @@ import { runBackfill } from '../../../src/rollup/backfill.ts';
 import { RollupJob } from '../../../src/rollup/job.ts';
 import type { RollupSettings } from '../../../src/rollup/settings.ts';
 import { testKeyspace, fixedSpread } from '../../support/keyspace.ts';
-import { bruteSummaries, sorted, summariesOfRows, type Ev } from './brute.ts';
+import { blocksOfRows, brutePoints, bruteSummaries, sorted, sortedRuns, summariesOfRows, type Ev } from './brute.ts';
 import { FakeHBase } from '../../support/fake-hbase.ts';
 import { B, DAY0, HOUR, MIN, markEvents, randomEvents, readMetrics, settings, silentLog, writeEvents } from './job-fixture.ts';
 
@@ -36,6 +36,7 @@ void test('the hot id really is in several buckets', () => {
 void test('job over a spread id = brute force; the same data unspread gives the same summaries', async () => {
   const events = eventsWithHotId();
   const expected = sorted(bruteSummaries(events, [60, 3600]));
+  const points = sortedRuns(brutePoints(events, [60, 3600]));
   for (const s of [spreadSettings(), settings(['1m', '1h'])]) {
     const store = new FakeHBase();
     await writeEvents(store, s, events);
@@ -43,6 +44,7 @@ void test('job over a spread id = brute force; the same data unspread gives the 
     const report = await new RollupJob({ store, settings: s, metrics: readMetrics(s).metrics, log: silentLog, now: () => DAY0 + 30 * 24 * HOUR }).run();
     assert.equal(report.ok, true);
     assert.deepEqual(sorted(summariesOfRows(store.rows(s.rollupTable))), expected);
+    assert.deepEqual(sortedRuns(blocksOfRows(store.rows(s.rollupTable))), points, 'point blocks: every point of each window, ascending, merged over the buckets');
   }
 });
 
@@ -61,5 +63,7 @@ void test('backfill with a spread id: bucket mode (spread id its own unit) and i
     assert.equal(done.filter((id) => id === HOT).length, 1, 'the hot id is summed once, not once per bucket');
     const want = expected.filter(([k]) => ids === undefined || ids.includes(k.split('|')[0] as string));
     assert.deepEqual(sorted(summariesOfRows(store.rows(s.rollupTable))), want, ids === undefined ? 'bucket mode' : `id mode ${ids.length}`);
+    const wantPoints = sortedRuns(brutePoints(events, [60, 3600])).filter(([k]) => ids === undefined || ids.includes(k.split('|')[0] as string));
+    assert.deepEqual(sortedRuns(blocksOfRows(store.rows(s.rollupTable))), wantPoints, 'and the same point blocks');
   }
 });

@@ -35,15 +35,22 @@ test('a window in ttlByWindow that rollup.windows does not list is an error nami
   assert.deepEqual(windowRetention(loadConfig({ sets: ['tables.rollup.ttlByWindow={"60m": 3600}'] })).map((w) => [w.window, w.family, w.ttlSeconds]), [['1h', 'r1h', 3600], ['1d', 'r1d', null]]);
 });
 
-test('tables apply plans the rollup table\'s main family plus one family per size with its own TTL; the start guard wants them all', () => {
-  const cfg = loadConfig({ sets: ['tables.rollup.ttlSeconds=86400', `tables.rollup.ttlByWindow={"1h": ${YEAR}}`] });
+test('tables apply plans the rollup table\'s main family plus one family per size with its own TTL and the point blocks\' with the data TTL; the start guard wants them all', () => {
+  const cfg = loadConfig({ sets: ['tables.rollup.ttlSeconds=86400', `tables.rollup.ttlByWindow={"1h": ${YEAR}}`, 'tables.data.ttlSeconds=604800'] });
   const rollup = planTables(cfg).find((p) => p.role === 'rollup');
   assert.ok(rollup !== undefined);
   assert.equal(rollup.request.family, 'd');
   assert.equal(rollup.request.familyAttrs?.TTL, 86_400, 'markers and pre-upgrade summaries: the default');
-  assert.deepEqual(rollup.extraFamilies.map((f) => [f.family, f.holds, f.familyAttrs.TTL, f.familyAttrs.NEW_VERSION_BEHAVIOR]), [['r1h', '1h summaries', YEAR, true], ['r1d', '1d summaries', 86_400, true]]);
+  assert.deepEqual(rollup.extraFamilies.map((f) => [f.family, f.holds, f.familyAttrs.TTL, f.familyAttrs.NEW_VERSION_BEHAVIOR]), [['r1h', '1h summaries', YEAR, true], ['r1d', '1d summaries', 86_400, true], ['p', 'point blocks', 604_800, true]]);
   for (const p of planTables(cfg)) if (p.role !== 'rollup') assert.deepEqual(p.extraFamilies, [], p.role);
   const facts = (families: string[]) => ({ exists: true, families, attributes: rollup.request.tableAttrs ?? {} });
-  assert.equal(tableMismatch(rollup, facts(['d', 'r1h', 'r1d'])), undefined);
-  assert.match(tableMismatch(rollup, facts(['d'])) ?? '', /table tsrollup has no column family 'r1h' \(1h summaries\), 'r1d' \(1d summaries\).*tsingest tables apply/);
+  assert.equal(tableMismatch(rollup, facts(['d', 'r1h', 'r1d', 'p'])), undefined);
+  assert.match(tableMismatch(rollup, facts(['d'])) ?? '', /table tsrollup has no column family 'r1h' \(1h summaries\), 'r1d' \(1d summaries\), 'p' \(point blocks\).*tsingest tables apply/);
+  const off = planTables(loadConfig({ sets: ['rollup.pointBlocks.enabled=false'] })).find((p) => p.role === 'rollup');
+  assert.deepEqual(off?.extraFamilies.map((f) => f.family), ['r1h', 'r1d'], 'blocks off: no points family wanted');
+});
+
+test('the points family is neither the marker family nor a window family', () => {
+  assert.throws(() => loadConfig({ sets: ['tables.rollup.pointsFamily=d'] }), /tables\.rollup\.pointsFamily: "d" is the marker family/);
+  assert.throws(() => loadConfig({ sets: ['tables.rollup.pointsFamily=r1h'] }), /tables\.rollup\.pointsFamily: "r1h"/);
 });

@@ -1,11 +1,10 @@
 // The reads of one query, coalesced: what the sub-queries ask in one turn of the event loop is read
-// once (every metric over the same ids and range in one read, markers for the union of ids), and a
-// read asked later starts its own. Also the scan chunks: ranges sorted across buckets, 256 a scan.
+// once (every metric over the same ids and range, or the same window spans, in one read), and a read
+// asked later starts its own. Also the scan chunks: ranges sorted across buckets, 256 a scan.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { batchedReads, type MarkedWindow, type SeriesReads } from '../../../src/tsdb/read-batch.ts';
-import { scanChunks, scansFor, type PointBudget, type TaggedPoints } from '../../../src/tsdb/series-store.ts';
-import type { WindowSummary } from '../../../src/tsdb/compute/rollup-exact.ts';
+import { scanChunks, scansFor, type MarkSpan, type PointBudget, type StoredWindow, type TaggedPoints, type WindowSpan, type WindowsRead } from '../../../src/tsdb/series-store.ts';
 
 const budget: PointBudget = { take: () => undefined };
 
@@ -20,14 +19,13 @@ class RecordingReads implements SeriesReads {
     return Promise.resolve(new Map(metrics.map((m) => [m, new Map(ids.map((id) => [id, new Map([['[]', { tagsJson: '[]', ts: [from], values: [m.length] }]])]))])));
   }
 
-  summariesOf(ids: readonly string[], metrics: readonly string[], windowMs: number): Promise<Map<string, Map<string, WindowSummary[]>>> {
-    this.calls.push(`sum ${[...ids].join(',')} ${[...metrics].sort().join(',')} ${windowMs}`);
-    return Promise.resolve(new Map(metrics.map((m) => [m, new Map(ids.map((id) => [id, [{ startMs: 0, count: 1, sum: m.length, min: 1, max: 1, first: 1, last: 1 }]]))])));
-  }
-
-  markedWindows(ids: readonly string[], sizesMs: readonly number[]): Promise<Map<string, MarkedWindow[]>> {
-    this.calls.push(`marks ${[...ids].sort().join(',')} ${sizesMs.join(',')}`);
-    return Promise.resolve(new Map(ids.map((id) => [id, [{ startMs: 0, sizeMs: sizesMs[0] ?? 0 }]])));
+  windowsOf(ids: readonly string[], metrics: readonly string[], spans: readonly WindowSpan[], marks: MarkSpan): Promise<WindowsRead> {
+    this.calls.push(`win ${[...ids].join(',')} ${[...metrics].sort().join(',')} ${spans.map((sp) => `${sp.sizeMs}:${sp.with}`).join(',')} marks ${marks.sizesMs.join(',')}`);
+    const window = (m: string): StoredWindow => ({ startMs: 0, sizeMs: spans[0]?.sizeMs ?? 0, summary: { startMs: 0, count: 1, sum: m.length, min: 1, max: 1, first: 1, last: 1 }, block: undefined, pack: undefined });
+    return Promise.resolve({
+      windows: new Map(metrics.map((m) => [m, new Map(ids.map((id) => [id, [window(m)]]))])),
+      marks: new Map(ids.map((id): [string, MarkedWindow[]] => [id, [{ startMs: 0, sizeMs: marks.sizesMs[0] ?? 0 }]])),
+    });
   }
 }
 
@@ -45,22 +43,22 @@ void test('sub-queries over the same ids and range share one read for all their 
   assert.deepEqual([...other.keys()], ['a']);
 });
 
-void test('summaries share by window size and range; markers are one read for the union of ids', async () => {
+void test('window reads share by spans, markers and ids: one read for all their metrics, each gets its own metric and every mark', async () => {
   const inner = new RecordingReads();
   const reads = batchedReads(inner, budget, 4);
-  const [t, h, d, ma, mb] = await Promise.all([
-    reads.summariesOf(['a'], 'temp', 3_600_000, 0, 100),
-    reads.summariesOf(['a'], 'hum', 3_600_000, 0, 100),
-    reads.summariesOf(['a'], 'hum', 86_400_000, 0, 100),
-    reads.markedWindows(['a'], [3_600_000], 0, 100),
-    reads.markedWindows(['b'], [3_600_000], 0, 100),
+  const hour = [{ sizeMs: 3_600_000, from: 0, to: 100, with: 'pack' as const }];
+  const marks = { sizesMs: [3_600_000], from: 0, to: 100 };
+  const [t, h, d, b] = await Promise.all([
+    reads.windowsOf(['a'], 'temp', hour, marks),
+    reads.windowsOf(['a'], 'hum', hour, marks),
+    reads.windowsOf(['a'], 'hum', [{ ...hour[0] as WindowSpan, with: 'block' }], marks), // other content: its own read
+    reads.windowsOf(['b'], 'hum', hour, marks), // other ids: its own read
   ]);
-  assert.deepEqual(inner.calls.sort(), ['marks a,b 3600000', 'sum a hum 86400000', 'sum a hum,temp 3600000']);
-  assert.equal(t.get('a')?.[0]?.sum, 4);
-  assert.equal(h.get('a')?.[0]?.sum, 3);
-  assert.equal(d.get('a')?.length, 1);
-  assert.ok(ma.has('a') && ma.has('b'), 'each asker sees the whole answer and picks its ids');
-  assert.equal(mb.get('b')?.[0]?.sizeMs, 3_600_000);
+  assert.deepEqual(inner.calls.sort(), ['win a hum 3600000:block marks 3600000', 'win a hum,temp 3600000:pack marks 3600000', 'win b hum 3600000:pack marks 3600000']);
+  assert.equal(t.windows.get('a')?.[0]?.summary.sum, 4);
+  assert.equal(h.windows.get('a')?.[0]?.summary.sum, 3);
+  assert.equal(d.windows.get('a')?.length, 1);
+  assert.equal(b.marks.get('b')?.[0]?.sizeMs, 3_600_000);
 });
 
 void test('a read asked in a later turn starts its own; a failed read fails every sub-query that joined it', async () => {

@@ -1,0 +1,88 @@
+/**
+ * Pure: a summary pack — the summaries of one metric of one id in every finer window of a coarser
+ * window, in one cell of the coarser window's row (docs/ROLLUPS.md, *Summary packs*). The job writes
+ * it when it builds a coarser window from the finer summaries (it has them in hand), so a read of
+ * hourly summaries over whole days reads one cell per day instead of 24 rows.
+ *
+ * Value (version 1), columns one after the other:
+ *   u8 1 ‖ varint n (≥ 1) ‖ n varints: window index (start − coarse start) / finer length, the first
+ *   as is, each next as the step from the one before (≥ 1) ‖ n varints: count ‖ n × f64 sum ‖
+ *   n × f64 min ‖ n × f64 max ‖ n × f64 first ‖ n × f64 last (f64 big-endian)
+ * The first and last values' timestamps are not kept: the series API needs the values only.
+ */
+import type { MetricSummary } from './summary.ts';
+import { SummaryDecodeError } from './summary.ts';
+import { VarintReader, varintLength, writeVarint } from './varint.ts';
+
+const VERSION = 1;
+const F64_COLUMNS = 5;
+
+/** One finer window's summary in a pack (its start in ms). */
+export interface PackedSummary {
+  readonly startMs: number;
+  readonly count: number;
+  readonly sum: number;
+  readonly min: number;
+  readonly max: number;
+  readonly first: number;
+  readonly last: number;
+}
+
+/** A finer window's summary as a pack holds it. */
+export function packed(startMs: number, s: MetricSummary): PackedSummary {
+  return { startMs, count: s.count, sum: s.sum, min: s.min, max: s.max, first: s.first, last: s.last };
+}
+
+/** The pack of `windows` (ascending by start, distinct, each a finer window inside the coarse one). */
+export function encodeSummaryPack(coarseStart: number, finerMs: number, windows: readonly PackedSummary[]): Buffer {
+  const n = windows.length;
+  if (n === 0) throw new RangeError('a summary pack needs ≥ 1 window');
+  const index = windows.map((w) => (w.startMs - coarseStart) / finerMs);
+  let len = 1 + varintLength(n) + n * F64_COLUMNS * 8;
+  for (let i = 0; i < n; i++) {
+    const k = index[i] as number;
+    const step = k - (i === 0 ? 0 : (index[i - 1] as number));
+    if (!Number.isSafeInteger(k) || !(step >= (i === 0 ? 0 : 1))) throw new RangeError(`summary pack windows must be ascending finer windows of the coarse one (at ${i}: start ${(windows[i] as PackedSummary).startMs})`);
+    len += varintLength(step) + varintLength((windows[i] as PackedSummary).count);
+  }
+  const out = Buffer.allocUnsafe(len);
+  out[0] = VERSION;
+  let at = writeVarint(out, 1, n);
+  for (let i = 0; i < n; i++) at = writeVarint(out, at, (index[i] as number) - (i === 0 ? 0 : (index[i - 1] as number)));
+  for (const w of windows) at = writeVarint(out, at, w.count);
+  for (const field of ['sum', 'min', 'max', 'first', 'last'] as const) {
+    for (const w of windows) {
+      out.writeDoubleBE(w[field], at);
+      at += 8;
+    }
+  }
+  return out;
+}
+
+/** The finer windows' summaries of a pack of the coarse window at `coarseStart`; `what` names it in errors. */
+export function decodeSummaryPack(bytes: Uint8Array, coarseStart: number, finerMs: number, what = 'summary pack'): PackedSummary[] {
+  const fail = (why: string): Error => new SummaryDecodeError(`${what}: ${why}`);
+  const b = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (b[0] !== VERSION) throw fail(`version ${String(b[0])} is not ${VERSION}`);
+  const r = new VarintReader(b, 1, fail);
+  const n = r.next();
+  if (n < 1) throw fail('holds no window');
+  if (n > (b.length - r.at) / (F64_COLUMNS * 8 + 2)) throw fail(`${n} windows do not fit in ${b.length} bytes`);
+  const starts = new Array<number>(n);
+  let k = 0;
+  for (let i = 0; i < n; i++) {
+    const step = r.next();
+    if (i > 0 && step < 1) throw fail('a window repeats');
+    k += step;
+    starts[i] = coarseStart + k * finerMs;
+  }
+  const counts = new Array<number>(n);
+  for (let i = 0; i < n; i++) counts[i] = r.next();
+  if (b.length - r.at !== n * F64_COLUMNS * 8) throw fail(`${b.length - r.at} value bytes for ${n} windows`);
+  const col = (c: number, i: number): number => b.readDoubleBE(r.at + (c * n + i) * 8);
+  const out = new Array<PackedSummary>(n);
+  for (let i = 0; i < n; i++) {
+    out[i] = { startMs: starts[i] as number, count: counts[i] as number, sum: col(0, i), min: col(1, i), max: col(2, i), first: col(3, i), last: col(4, i) };
+  }
+  return out;
+}

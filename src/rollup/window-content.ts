@@ -1,0 +1,252 @@
+/**
+ * Pure: what the rollup job builds for one window, and the row that stores it (docs/ROLLUPS.md).
+ *
+ * Per metric:
+ *   - the summary (summary.ts), as always;
+ *   - with point blocks on, its points (points-block.ts): at the finest size from the data rows, at a
+ *     coarser size the finer windows' blocks joined. A metric gets no block when its points pass
+ *     `maxPoints`, when a ts repeats, or (coarser sizes) when a finer window with data for it has no
+ *     valid block (written before blocks existed, or too large): the block must hold exactly the
+ *     points the summary counts;
+ *   - at a coarser size, the finer windows' summaries as one summary pack (summary-pack.ts).
+ *
+ * The row: summary cells and packs in the size's family, blocks in the points family, every cell at
+ * the same timestamp T (the time the recompute started reading). A reader takes a block or a pack
+ * only when its timestamp equals its summary's: the two come from one put, so an older block left
+ * beside a newer summary (a recompute that wrote none) is never mistaken for the newer one.
+ */
+import type { StoredCell } from '../events/index.ts';
+import { decodeDataRow } from '../events/index.ts';
+import { columnOf, newestPerQualifier, type PutRow, type Summaries } from './fold.ts';
+import { decodePointsBlock, encodePointsBlock, type PointRun } from './points-block.ts';
+import { SummaryDecodeError, addEvent, decodeSummary, encodeSummary, mergeSummary, type MetricSummary } from './summary.ts';
+import { encodeSummaryPack, packed, type PackedSummary } from './summary-pack.ts';
+
+/** Point blocks: where they go and how large one may grow. */
+export interface BlockSettings {
+  /** the rollup table's family of point blocks (tables.rollup.pointsFamily) */
+  readonly family: string;
+  /** a metric with more points in one window gets no block (rollup.pointBlocks.maxPoints) */
+  readonly maxPoints: number;
+}
+
+/** 0x00 "s" ‖ metric: the qualifier of a metric's summary pack in a coarser window's row. */
+export const PACK_PREFIX: Buffer = Buffer.from('\u0000s', 'latin1');
+
+export function packQualifier(metric: string | Buffer): Buffer {
+  return Buffer.concat([PACK_PREFIX, typeof metric === 'string' ? Buffer.from(metric, 'utf8') : metric]);
+}
+
+/** The cells of a stored window row a reader or the cascade needs, by metric (cells as read, any family). */
+export interface WindowCells<C extends StoredCellWithTime = StoredCellWithTime> {
+  readonly summary: C;
+  readonly block?: C | undefined;
+  readonly pack?: C | undefined;
+}
+
+export interface StoredCellWithTime extends StoredCell {
+  readonly timestamp: number;
+}
+
+/** A stored cell with its family (a scan's cells). */
+export interface FamilyCell extends StoredCellWithTime {
+  readonly family: Uint8Array;
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+function metricOf(qualifier: Uint8Array): string {
+  try {
+    return strictUtf8.decode(qualifier);
+  } catch (cause) {
+    throw new SummaryDecodeError(`rollup qualifier ${Buffer.from(qualifier).toString('hex')} is not UTF-8`, { cause });
+  }
+}
+
+function startsWith(q: Uint8Array, prefix: Buffer): boolean {
+  if (q.length < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (q[i] !== prefix[i]) return false;
+  return true;
+}
+
+/**
+ * A window row's cells by metric: the newest summary of each (its size's family or the main one,
+ * newestPerQualifier), the block of the points family and the pack, each kept only when it has its
+ * summary's timestamp. Other reserved (0x00-led) qualifiers are skipped.
+ */
+export function windowCellsOf<C extends FamilyCell>(cells: readonly C[], blockFamily: string | null): Map<string, WindowCells<C>> {
+  const blockFam = blockFamily === null ? null : Buffer.from(blockFamily, 'utf8');
+  const blocks = new Map<string, C>();
+  const packs = new Map<string, C>();
+  const summaryCells: C[] = [];
+  for (const c of cells) {
+    if (blockFam !== null && Buffer.from(c.family.buffer, c.family.byteOffset, c.family.byteLength).equals(blockFam)) {
+      if (c.qualifier.length > 0 && c.qualifier[0] !== 0x00) blocks.set(metricOf(c.qualifier), c);
+    } else if (startsWith(c.qualifier, PACK_PREFIX)) {
+      packs.set(metricOf(c.qualifier.subarray(PACK_PREFIX.length)), c);
+    } else if (c.qualifier.length > 0 && c.qualifier[0] !== 0x00) {
+      summaryCells.push(c);
+    }
+  }
+  const out = new Map<string, WindowCells<C>>();
+  for (const summary of newestPerQualifier(summaryCells)) {
+    const metric = metricOf(summary.qualifier);
+    const block = blocks.get(metric);
+    const pack = packs.get(metric);
+    out.set(metric, {
+      summary,
+      block: block?.timestamp === summary.timestamp ? block : undefined,
+      pack: pack?.timestamp === summary.timestamp ? pack : undefined,
+    });
+  }
+  return out;
+}
+
+/** Points of one metric as folded: loose points (data rows) or whole finer blocks. */
+interface Collected {
+  readonly ts: number[];
+  readonly values: number[];
+  readonly runs: PointRun[];
+  /** points held (loose and in runs) */
+  n: number;
+  /** points the summary counts that no block holds (a finer window without a valid block) */
+  missing: number;
+}
+
+export class WindowContent {
+  readonly summaries: Summaries = new Map();
+  readonly #blocks: BlockSettings | null;
+  /** metric → its points; null once it can have no block */
+  readonly #points = new Map<string, Collected | null>();
+  /** metric → the finer windows' summaries (coarser sizes) */
+  readonly #finer = new Map<string, PackedSummary[]>();
+
+  constructor(blocks: BlockSettings | null) {
+    this.#blocks = blocks;
+  }
+
+  /** Adds every metric of one data row (event ts `ts`); the tags cell is ignored. */
+  addDataRow(ts: number, cells: readonly StoredCell[]): void {
+    const { metrics } = decodeDataRow(cells);
+    for (const [metric, value] of Object.entries(metrics)) this.addPoint(metric, ts, value);
+  }
+
+  /** Adds one event of a metric. */
+  addPoint(metric: string, ts: number, value: number): void {
+    this.summaries.set(metric, addEvent(this.summaries.get(metric), ts, value));
+    const c = this.#collected(metric);
+    if (c === null) return;
+    c.ts.push(ts);
+    c.values.push(value);
+    c.n++;
+    this.#bound(metric, c);
+  }
+
+  /**
+   * Merges one finer window's row (start `start`, length `finerMs`): its summaries, into the packs,
+   * and its valid blocks. Blocks of other sizes are never in it: the row is of the finer size.
+   */
+  addFinerRow(start: number, finerMs: number, cells: readonly FamilyCell[]): void {
+    for (const [metric, w] of windowCellsOf(cells, this.#blocks?.family ?? null)) {
+      const s = decodeSummary(w.summary.value, metric);
+      this.summaries.set(metric, mergeSummary(this.summaries.get(metric), s));
+      let finer = this.#finer.get(metric);
+      if (finer === undefined) this.#finer.set(metric, (finer = []));
+      finer.push(packed(start, s));
+      const c = this.#collected(metric);
+      if (c === null) continue;
+      const run = w.block === undefined ? undefined : decodePointsBlock(w.block.value, start, finerMs, `point block ${metric} of window ${start}`);
+      this.#addRun(metric, c, run, s.count);
+    }
+  }
+
+  /** Merges a finer window's summaries computed in memory (the backfill), with its points if it kept them. */
+  addFinerContent(start: number, finer: WindowContent): void {
+    for (const [metric, s] of finer.summaries) {
+      this.summaries.set(metric, mergeSummary(this.summaries.get(metric), s));
+      let list = this.#finer.get(metric);
+      if (list === undefined) this.#finer.set(metric, (list = []));
+      list.push(packed(start, s));
+      const c = this.#collected(metric);
+      if (c === null) continue;
+      this.#addRun(metric, c, finer.pointsOf(metric), s.count);
+    }
+  }
+
+  #collected(metric: string): Collected | null {
+    if (this.#blocks === null) return null;
+    let c = this.#points.get(metric);
+    if (c === undefined) this.#points.set(metric, (c = { ts: [], values: [], runs: [], n: 0, missing: 0 }));
+    return c;
+  }
+
+  /** A finer window's points (undefined: it has no valid block), which must be the `count` its summary counts. */
+  #addRun(metric: string, c: Collected, run: PointRun | undefined, count: number): void {
+    if (run?.ts.length === count) {
+      c.runs.push(run);
+      c.n += count;
+    } else {
+      c.missing += count;
+    }
+    this.#bound(metric, c);
+  }
+
+  /** Past the size bound or incomplete: no block for the metric (and its points are let go). */
+  #bound(metric: string, c: Collected): void {
+    if (c.missing > 0 || c.n > (this.#blocks as BlockSettings).maxPoints) this.#points.set(metric, null);
+  }
+
+  /** The metric's points ascending, or undefined when it gets no block. */
+  pointsOf(metric: string): PointRun | undefined {
+    const c = this.#points.get(metric);
+    if (c === undefined || c === null || c.missing > 0) return undefined;
+    const run = c.runs.length > 0 ? joinRuns(c.runs) : ascending(c.ts, c.values);
+    for (let i = 1; i < run.ts.length; i++) if ((run.ts[i] as number) <= (run.ts[i - 1] as number)) return undefined; // a ts twice
+    return run;
+  }
+
+  /**
+   * The window's row at `key`: summaries (and packs) in `family`, blocks in the points family, all
+   * at `timestamp`. Undefined when there is nothing to write. `start` and `ms` locate the window
+   * (block offsets count from its start); `finerMs` is the length of the windows in the packs.
+   */
+  putRow(key: Buffer, family: string, timestamp: number, at: { readonly start: number; readonly finerMs?: number | undefined }): PutRow | undefined {
+    if (this.summaries.size === 0) return undefined;
+    const cells: PutRow['cells'][number][] = [];
+    for (const metric of [...this.summaries.keys()].sort()) {
+      const q = Buffer.from(metric, 'utf8');
+      cells.push({ column: columnOf(family, q), value: encodeSummary(this.summaries.get(metric) as MetricSummary), timestamp });
+      const finer = this.#finer.get(metric);
+      if (finer !== undefined && at.finerMs !== undefined) {
+        const asc = [...finer].sort((a, b) => a.startMs - b.startMs);
+        cells.push({ column: columnOf(family, packQualifier(q)), value: encodeSummaryPack(at.start, at.finerMs, asc), timestamp });
+      }
+      const run = this.#blocks === null ? undefined : this.pointsOf(metric);
+      if (run !== undefined) cells.push({ column: columnOf((this.#blocks as BlockSettings).family, q), value: encodePointsBlock(at.start, run), timestamp });
+    }
+    return { row: key, cells };
+  }
+}
+
+/** Finer blocks (each ascending) in any order, joined ascending by their first ts. */
+function joinRuns(runs: readonly PointRun[]): PointRun {
+  const sorted = [...runs].sort((a, b) => (a.ts[0] as number) - (b.ts[0] as number));
+  const ts: number[] = [];
+  const values: number[] = [];
+  for (const r of sorted) {
+    for (let i = 0; i < r.ts.length; i++) {
+      ts.push(r.ts[i] as number);
+      values.push(r.values[i] as number);
+    }
+  }
+  return { ts, values };
+}
+
+/** Points as folded (data rows come newest first) ascending by ts. */
+function ascending(ts: number[], values: number[]): PointRun {
+  let descending = true;
+  for (let i = 1; i < ts.length && descending; i++) if ((ts[i] as number) >= (ts[i - 1] as number)) descending = false;
+  if (descending) return { ts: [...ts].reverse(), values: [...values].reverse() };
+  const order = ts.map((_, i) => i).sort((a, b) => (ts[a] as number) - (ts[b] as number));
+  return { ts: order.map((i) => ts[i] as number), values: order.map((i) => values[i] as number) };
+}

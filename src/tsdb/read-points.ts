@@ -1,0 +1,174 @@
+// A sub-query's raw points (the raw plan, and the series the rollup plan reads raw): every point of
+// each series in the scan range, from the data table, or — for an id with one series of the metric
+// while the job writes point blocks — from the blocks of the windows summarised for good and the
+// data table for the rest (tiles.ts says which). Blocks are read in one scan group with the pending
+// markers; the windows that turn out marked or without a valid block, and the data-table ranges
+// the tiling then needs, are read in a further round (rarely more than one).
+import { decodePointsBlock, pointsInBlock } from '../rollup/points-block.ts';
+import type { MarkedWindow, MetricReads } from './read-batch.ts';
+import type { RollupTier } from './plan.ts';
+import type { StoredWindow, TaggedPoints } from './series-store.ts';
+import { tagSetKey } from './series-store.ts';
+import type { CatalogSeries, IdSeries, SubQueryReads } from './sub-query-reads.ts';
+import { blockSpans, markedWithin, tileRange, uncovered, type Tile } from './tiles.ts';
+
+type Range = { readonly fromMs: number; readonly toMs: number };
+
+/** Every point of each series in [scan.startMs, scan.endMs) from the data table. */
+export async function readRaw(metric: string, scan: { startMs: number; endMs: number }, ids: IdSeries, reads: MetricReads, out: SubQueryReads): Promise<void> {
+  const found = await reads.rawPointsOf([...ids.keys()], metric, scan.startMs, scan.endMs);
+  out.rawRanges += ids.size;
+  for (const [id, sets] of ids) {
+    for (const points of found.get(id)?.values() ?? []) out.points += points.ts.length;
+    for (const [key, s] of sets) {
+      const points = found.get(id)?.get(key);
+      if (points !== undefined && points.ts.length > 0) out.inputs.add(s, { kind: 'raw', tags: s.tags, ts: points.ts, values: points.values });
+    }
+  }
+}
+
+/** What is known of one id's windows and raw ranges as the rounds go. */
+class IdTiles {
+  readonly series: CatalogSeries;
+  readonly key: string;
+  marks: readonly MarkedWindow[] = [];
+  /** block spans asked for (by size): a window in one was read, found or not */
+  readonly asked: { sizeMs: number; from: number; to: number }[] = [];
+  /** windows found, by `size:start` */
+  readonly found = new Map<string, StoredWindow>();
+  /** data-table ranges read, sorted */
+  rawHave: Range[] = [];
+  readonly rawPoints: TaggedPoints[] = [];
+
+  constructor(series: CatalogSeries, idTagKey: string) {
+    this.series = series;
+    this.key = tagSetKey(series.tags, idTagKey);
+  }
+
+  wasAsked(sizeMs: number, startMs: number): boolean {
+    return this.asked.some((a) => a.sizeMs === sizeMs && startMs >= a.from && startMs < a.to);
+  }
+
+  /** A window read and found with a summary but no valid block of as many points: its points are elsewhere. */
+  lacksBlock(sizeMs: number, startMs: number): boolean {
+    const w = this.found.get(`${sizeMs}:${startMs}`);
+    return w !== undefined && (w.block === undefined || pointsInBlock(w.block) !== w.summary.count);
+  }
+}
+
+function rangesKey(list: readonly { fromMs: number; toMs: number }[] | readonly { sizeMs: number; from: number; to: number }[]): string {
+  return JSON.stringify(list);
+}
+
+/**
+ * The raw points of ids with one series each, from point blocks where the tiling allows (see the top
+ * of this file): every point in [scan.startMs, scan.endMs) exactly once, ascending.
+ */
+export async function readTiled(metric: string, scan: { startMs: number; endMs: number }, single: readonly (readonly [string, CatalogSeries])[], tier: RollupTier, idTagKey: string, now: number, reads: MetricReads, out: SubQueryReads): Promise<void> {
+  const sizes = tier.windowsMs;
+  const kept = tier.rawTtlMs === null ? Number.NEGATIVE_INFINITY : now - tier.rawTtlMs;
+  const closedAndKept = (size: number, start: number): boolean => start + size + tier.graceMs <= now && start >= kept;
+  const state = new Map(single.map(([id, s]) => [id, new IdTiles(s, idTagKey)]));
+  const tilingOf = (t: IdTiles): Tile[] => tileRange(scan.startMs, scan.endMs, sizes, (size, start) => closedAndKept(size, start) && !markedWithin(t.marks, size, start) && !t.lacksBlock(size, start));
+  // Round 1: the tiling with no marker known, for every id alike; markers in the same scans.
+  const first = tileRange(scan.startMs, scan.endMs, sizes, closedAndKept);
+  await fetchRound(metric, [...state.keys()], blockSpans(first), rawOf(first), reads, state, { sizesMs: sizes, from: scan.startMs, to: scan.endMs });
+  // Later rounds: what each id's own tiling needs that is not read yet.
+  for (;;) {
+    const blockNeeds = new Map<string, { spans: ReturnType<typeof blockSpans>; ids: string[] }>();
+    const rawNeeds = new Map<string, { ranges: Range[]; ids: string[] }>();
+    for (const [id, t] of state) {
+      const tiles = tilingOf(t);
+      const spans = blockSpans(tiles.filter((x) => x.kind === 'block' && !t.wasAsked(x.sizeMs, x.startMs)));
+      const ranges = uncovered(rawOf(tiles), t.rawHave);
+      if (spans.length > 0) group(blockNeeds, rangesKey(spans), { spans, ids: [] }).ids.push(id);
+      if (ranges.length > 0) group(rawNeeds, rangesKey(ranges), { ranges, ids: [] }).ids.push(id);
+    }
+    if (blockNeeds.size === 0 && rawNeeds.size === 0) break;
+    const none = { sizesMs: [], from: 0, to: 0 };
+    await Promise.all([
+      ...[...blockNeeds.values()].map((n) => fetchRound(metric, n.ids, n.spans, [], reads, state, none)),
+      ...[...rawNeeds.values()].map((n) => fetchRound(metric, n.ids, [], n.ranges, reads, state, none)),
+    ]);
+  }
+  for (const t of state.values()) assemble(t, tilingOf(t), out);
+}
+
+function group<T>(m: Map<string, T>, key: string, init: T): T {
+  let g = m.get(key);
+  if (g === undefined) m.set(key, (g = init));
+  return g;
+}
+
+function rawOf(tiles: readonly Tile[]): Range[] {
+  return tiles.flatMap((t) => (t.kind === 'raw' ? [{ fromMs: t.fromMs, toMs: t.toMs }] : []));
+}
+
+/** Reads block spans (with the markers of `marks`) and data-table ranges for `ids`, into their state. */
+async function fetchRound(metric: string, ids: readonly string[], spans: ReturnType<typeof blockSpans>, ranges: readonly Range[], reads: MetricReads, state: Map<string, IdTiles>, marks: { sizesMs: readonly number[]; from: number; to: number }): Promise<void> {
+  const wantWindows = spans.length > 0 || marks.from < marks.to;
+  const [win, ...raws] = await Promise.all([
+    wantWindows ? reads.windowsOf(ids, metric, spans.map((sp) => ({ ...sp, with: 'block' as const })), marks) : undefined,
+    ...ranges.map((r) => reads.rawPointsOf(ids, metric, r.fromMs, r.toMs)),
+  ]);
+  for (const id of ids) {
+    const t = state.get(id) as IdTiles;
+    if (win !== undefined) {
+      if (marks.from < marks.to) t.marks = win.marks.get(id) ?? [];
+      t.asked.push(...spans);
+      for (const w of win.windows.get(id) ?? []) t.found.set(`${w.sizeMs}:${w.startMs}`, w);
+    }
+    if (ranges.length === 0) continue;
+    t.rawHave = [...t.rawHave, ...ranges].sort((a, b) => a.fromMs - b.fromMs);
+    for (const found of raws) {
+      const points = found.get(id)?.get(t.key);
+      if (points !== undefined) t.rawPoints.push(points);
+    }
+  }
+}
+
+/** One id's points along its tiling: blocks decoded, data-table points cut to each raw tile. */
+function assemble(t: IdTiles, tiles: readonly Tile[], out: SubQueryReads): void {
+  const raw = mergeRaw(t.rawPoints);
+  const ts: number[] = [];
+  const values: number[] = [];
+  for (const tile of tiles) {
+    if (tile.kind === 'raw') {
+      out.rawRanges++;
+      let i = lowerBound(raw.ts, tile.fromMs);
+      for (; i < raw.ts.length && (raw.ts[i] as number) < tile.toMs; i++) {
+        ts.push(raw.ts[i] as number);
+        values.push(raw.values[i] as number);
+      }
+      continue;
+    }
+    const w = t.found.get(`${tile.sizeMs}:${tile.startMs}`);
+    if (w?.block === undefined) continue; // no row: no point of the metric in a window summarised for good
+    const run = decodePointsBlock(w.block, tile.startMs, tile.sizeMs, `point block ${t.series.metric} of ${t.series.id} at ${tile.startMs}`);
+    out.blockWindows++;
+    out.budget.take(run.ts.length);
+    for (let i = 0; i < run.ts.length; i++) {
+      ts.push(run.ts[i] as number);
+      values.push(run.values[i] as number);
+    }
+  }
+  out.points += ts.length;
+  if (ts.length > 0) out.inputs.add(t.series, { kind: 'raw', tags: t.series.tags, ts, values });
+}
+
+function mergeRaw(parts: readonly TaggedPoints[]): { ts: number[]; values: number[] } {
+  if (parts.length === 1) return parts[0] as TaggedPoints;
+  const all = parts.flatMap((p) => p.ts.map((ts, i) => [ts, p.values[i] as number] as const)).sort((a, b) => a[0] - b[0]);
+  return { ts: all.map((x) => x[0]), values: all.map((x) => x[1]) };
+}
+
+function lowerBound(a: readonly number[], x: number): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((a[mid] as number) < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

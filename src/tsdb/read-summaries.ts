@@ -1,0 +1,167 @@
+// A rollup plan's reads (plan.ts): each downsample bucket from the window summaries of the plan's size
+// where every window in it is summarised for good, from the raw points of the bucket elsewhere.
+//
+// Where the summaries come from: a window of the next coarser size holds the plan's size's summaries
+// of all its windows in one summary pack (window-content.ts), so for each coarser window that is
+// closed and still kept the pack is read (one cell per id and coarser window: a day of hourly
+// summaries), and the plan's size's own rows only for the rest of the range, for a coarser window
+// whose pack is stale (a pending marker at the coarser size: a finer window was recomputed since the
+// pack was written) and for one written before packs existed. Packs, rows and the pending markers of
+// every size are read in one scan group, beside the buckets that are raw whatever the markers say;
+// the summary rows and raw buckets the markers and packs then call for, in a second round.
+import { decodeSummaryPack } from '../rollup/summary-pack.ts';
+import { getAggregator } from './compute/aggregators.ts';
+import { bucketsFromSummaries, type WindowSummary } from './compute/rollup-exact.ts';
+import { bucketRanges, expiredRawBuckets, keptSince, rawBuckets, type RollupTier, type SubQueryPlan } from './plan.ts';
+import type { MarkedWindow, MetricReads } from './read-batch.ts';
+import type { StoredWindow, TaggedPoints, WindowSpan } from './series-store.ts';
+import type { CatalogSeries, SubQueryReads } from './sub-query-reads.ts';
+import type { Downsample } from './types.ts';
+
+type RollupPlan = Extract<SubQueryPlan, { path: 'rollup' }>;
+
+/** The coarser size after `windowMs` in the tier, or undefined for the coarsest. */
+function coarserSize(tier: RollupTier, windowMs: number): number | undefined {
+  const sizes = [...tier.windowsMs].sort((a, b) => a - b);
+  return sizes[sizes.indexOf(windowMs) + 1];
+}
+
+/**
+ * The spans of round 1: runs of coarser windows read for their packs (those closed and kept), and
+ * runs of the plan's size's windows for the parts of the range no such coarser window covers.
+ */
+export function summarySpans(plan: RollupPlan, tier: RollupTier, now: number): WindowSpan[] {
+  const { scan, windowMs } = plan;
+  const coarse = coarserSize(tier, windowMs);
+  if (coarse === undefined) return [{ sizeMs: windowMs, from: scan.startMs, to: scan.endMs, with: 'summary' }];
+  const kept = keptSince(tier, coarse, now);
+  const out: WindowSpan[] = [];
+  const push = (sizeMs: number, from: number, to: number, what: WindowSpan['with']): void => {
+    const last = out.at(-1);
+    if (last?.sizeMs === sizeMs && last.to === from) out[out.length - 1] = { ...last, to };
+    else out.push({ sizeMs, from, to, with: what });
+  };
+  for (let c = scan.startMs - (scan.startMs % coarse); c < scan.endMs; c += coarse) {
+    if (c + coarse + tier.graceMs <= now && c >= kept) push(coarse, c, c + coarse, 'pack');
+    else push(windowMs, Math.max(c, scan.startMs), Math.min(c + coarse, scan.endMs), 'summary');
+  }
+  return out;
+}
+
+/** One id's summaries of the plan's size, from packs of good coarser windows and from rows; the coarser windows to read as rows instead. */
+function summariesOf(stored: readonly StoredWindow[], marks: readonly MarkedWindow[], windowMs: number): { windows: WindowSummary[]; redo: number[]; packs: number } {
+  const windows: WindowSummary[] = [];
+  const redo: number[] = [];
+  let packs = 0;
+  for (const w of stored) {
+    if (w.sizeMs === windowMs) {
+      windows.push(w.summary);
+      continue;
+    }
+    const stale = marks.some((m) => m.sizeMs === w.sizeMs && m.startMs === w.startMs);
+    if (stale || w.pack === undefined) {
+      redo.push(w.startMs);
+      continue;
+    }
+    packs++;
+    windows.push(...decodeSummaryPack(w.pack, w.startMs, windowMs));
+  }
+  return { windows, redo, packs };
+}
+
+/** One id's bucket values: from its summaries where summarised for good, from its raw points (`points`) in the `raw` buckets. */
+function idBuckets(ds: Downsample, plan: RollupPlan, summaries: readonly WindowSummary[], raw: ReadonlySet<number>, points: readonly TaggedPoints[]): { ts: number[]; values: number[] } {
+  const { scan, intervalMs } = plan;
+  const windows = summaries
+    .filter((w) => w.startMs >= scan.startMs && w.startMs < scan.endMs && !raw.has(w.startMs - (w.startMs % intervalMs)))
+    .sort((a, b) => a.startMs - b.startMs);
+  const fromSummaries = bucketsFromSummaries(windows, intervalMs, ds.aggregator);
+  const buckets = new Map<number, number>(fromSummaries.ts.map((t, i) => [t, fromSummaries.values[i] as number]));
+  const run = getAggregator(ds.aggregator).run;
+  // One series for this id (ids with several tag sets are read raw): bucket its points.
+  for (const p of points) {
+    let i = 0;
+    while (i < p.ts.length) {
+      const start = (p.ts[i] as number) - ((p.ts[i] as number) % intervalMs);
+      const values: number[] = [];
+      while (i < p.ts.length && (p.ts[i] as number) < start + intervalMs) values.push(p.values[i++] as number);
+      if (raw.has(start)) buckets.set(start, run(values));
+    }
+  }
+  const ts = [...buckets.keys()].sort((a, b) => a - b);
+  return { ts, values: ts.map((t) => buckets.get(t) as number) };
+}
+
+/** The raw points of each id's unsummarised buckets: ids sharing a range are read together (and with other sub-queries' alike). */
+async function rawOfBuckets(metric: string, plan: RollupPlan, raw: ReadonlyMap<string, ReadonlySet<number>>, reads: MetricReads, out: SubQueryReads): Promise<Map<string, TaggedPoints[]>> {
+  const byRange = new Map<string, { from: number; to: number; ids: string[] }>();
+  for (const [id, buckets] of raw) {
+    for (const r of bucketRanges(buckets, plan.intervalMs)) {
+      const from = Math.max(r.from, plan.scan.startMs);
+      const to = Math.min(r.to, plan.scan.endMs);
+      if (from >= to) continue;
+      const key = `${from}-${to}`;
+      const group = byRange.get(key) ?? { from, to, ids: [] };
+      byRange.set(key, group);
+      group.ids.push(id);
+    }
+  }
+  const points = new Map<string, TaggedPoints[]>();
+  const found = await Promise.all([...byRange.values()].map((g) => reads.rawPointsOf(g.ids, metric, g.from, g.to)));
+  for (const byId of found) {
+    for (const [id, sets] of byId) {
+      for (const p of sets.values()) out.points += p.ts.length;
+      points.set(id, [...(points.get(id) ?? []), ...sets.values()]);
+    }
+  }
+  return points;
+}
+
+function difference(a: ReadonlySet<number>, b: ReadonlySet<number>): Set<number> {
+  return new Set([...a].filter((x) => !b.has(x)));
+}
+
+/** The rollup plan's reads for ids with one series of the metric each. */
+export async function readRollup(ds: Downsample, metric: string, plan: RollupPlan, single: readonly (readonly [string, CatalogSeries])[], tier: RollupTier, now: number, reads: MetricReads, out: SubQueryReads): Promise<void> {
+  const ids = single.map(([id]) => id);
+  // Buckets raw whatever the markers say (open, not wholly in range, expired) are read at once,
+  // beside the markers and summaries; the buckets that markers add, after.
+  const always = rawBuckets(plan, tier, [], now);
+  out.expiredBuckets = expiredRawBuckets(always, tier, now);
+  const spans = summarySpans(plan, tier, now);
+  const marksUpTo = Math.max(...spans.map((sp) => sp.sizeMs));
+  const markSizes = tier.windowsMs.filter((w) => w <= marksUpTo && marksUpTo % w === 0);
+  const [first, early] = await Promise.all([
+    reads.windowsOf(ids, metric, spans, { sizesMs: markSizes, from: plan.scan.startMs, to: plan.scan.endMs }),
+    rawOfBuckets(metric, plan, new Map(ids.map((id) => [id, always])), reads, out),
+  ]);
+  const finer = (id: string): MarkedWindow[] => (first.marks.get(id) ?? []).filter((m) => m.sizeMs <= plan.windowMs);
+  const raw = new Map(ids.map((id) => [id, rawBuckets(plan, tier, finer(id), now)]));
+  const got = new Map(ids.map((id) => [id, summariesOf(first.windows.get(id) ?? [], first.marks.get(id) ?? [], plan.windowMs)]));
+  // Round 2: the plan's size's rows of coarser windows whose pack could not be used, and the raw buckets markers added.
+  const redo = new Map<string, string[]>();
+  for (const [id, g] of got) {
+    out.packWindows += g.packs;
+    for (const start of g.redo) {
+      const key = String(start);
+      redo.set(key, [...(redo.get(key) ?? []), id]);
+    }
+  }
+  const coarse = coarserSize(tier, plan.windowMs) ?? plan.windowMs;
+  const [rows, late] = await Promise.all([
+    Promise.all([...redo].map(([start, group]) => {
+      const from = Math.max(Number(start), plan.scan.startMs);
+      const to = Math.min(Number(start) + coarse, plan.scan.endMs);
+      return reads.windowsOf(group, metric, [{ sizeMs: plan.windowMs, from, to, with: 'summary' }], { sizesMs: [], from: 0, to: 0 });
+    })),
+    rawOfBuckets(metric, plan, new Map(ids.map((id) => [id, difference(raw.get(id) as Set<number>, always)])), reads, out),
+  ]);
+  for (const r of rows) for (const [id, list] of r.windows) (got.get(id) as { windows: WindowSummary[] }).windows.push(...list.map((w) => w.summary));
+  for (const [id, s] of single) {
+    const dirty = raw.get(id) ?? new Set<number>();
+    out.rawBuckets += dirty.size;
+    const points = [...(early.get(id) ?? []), ...(late.get(id) ?? [])];
+    const b = idBuckets(ds, plan, got.get(id)?.windows ?? [], dirty, points);
+    if (b.ts.length > 0) out.inputs.add(s, { kind: 'buckets', tags: s.tags, ts: b.ts, values: b.values });
+  }
+}

@@ -1,0 +1,163 @@
+// The series API's reads of what the rollup job stored (docs/SERIES-API.md, "The planner"): raw
+// points from point blocks where windows are summarised for good, summaries from summary packs, the
+// data table for the rest — always the answer the data table alone gives. The job and the reads run
+// on one in-memory HBase; the reference is the same query with blocks off (raw path: the data
+// table) or rollups off (every point from the data table).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { SeriesIndex } from '../../../src/catalog/series-index.ts';
+import { putRowOf } from '../../../src/rollup/fold.ts';
+import { RollupJob } from '../../../src/rollup/job.ts';
+import { markerPuts } from '../../../src/rollup/marker.ts';
+import { encodeSummary, summaryOf } from '../../../src/rollup/summary.ts';
+import { executeQuery, type SubQueryAnswer } from '../../../src/tsdb/execute.ts';
+import { parseQueryBody } from '../../../src/tsdb/parse-query.ts';
+import type { RollupTier } from '../../../src/tsdb/plan.ts';
+import { SeriesStore } from '../../../src/tsdb/series-store.ts';
+import { FakeHBase } from '../../support/fake-hbase.ts';
+import { BLOCK_FAMILY, prng, type Ev } from '../rollup/brute.ts';
+import { markEvents, readMetrics, settings, silentLog, writeEvents } from '../rollup/job-fixture.ts';
+
+const H = 3_600_000;
+const D = 24 * H;
+const DAY0 = Date.UTC(2024, 10, 21);
+const NOW = DAY0 + 6 * D;
+const IDS = ['a', 'b', 'c', 'd', 'e'];
+const S = settings(['1h', '1d']);
+const TIER: RollupTier = { windowsMs: [H, D], graceMs: 0, ttlMsByWindow: new Map(), rawTtlMs: null, blocks: true };
+
+function events(): Ev[] {
+  const rand = prng(3);
+  const out: Ev[] = [];
+  for (let i = 0; i < 1500; i++) {
+    const id = IDS[Math.floor(rand() * rand() * IDS.length)] as string;
+    out.push({ id, ts: DAY0 + Math.floor(rand() * 3 * D), metric: rand() < 0.5 ? 'temp' : 'hum', value: Math.round(rand() * 1000) / 10 });
+  }
+  // a quiet id with one point a day, and points on window edges
+  for (let d = 0; d < 3; d++) out.push({ id: 'quiet', ts: DAY0 + d * D + 7 * H, metric: 'temp', value: d });
+  out.push({ id: 'a', ts: DAY0 + D, metric: 'temp', value: -1 }, { id: 'a', ts: DAY0 + D - 1, metric: 'temp', value: -2 });
+  return out;
+}
+
+async function stored(): Promise<{ store: FakeHBase; catalog: SeriesIndex }> {
+  const store = new FakeHBase();
+  const evs = events();
+  await writeEvents(store, S, evs);
+  await markEvents(store, S, evs);
+  const report = await new RollupJob({ store, settings: S, metrics: readMetrics(S).metrics, log: silentLog, now: () => NOW }).run();
+  assert.equal(report.ok, true);
+  const catalog = new SeriesIndex({ idTagKey: 'id' });
+  for (const e of evs) catalog.add({ metric: e.metric, id: e.id, tags: {} });
+  return { store, catalog };
+}
+
+function seriesStore(store: FakeHBase, blocks: boolean): SeriesStore {
+  return new SeriesStore(store, {
+    keyspace: S.keyspace,
+    data: { name: S.dataTable, family: 'd' },
+    rollup: { name: S.rollupTable, family: S.rollupFamily },
+    entryFor: () => Promise.resolve(undefined),
+    deadlineMs: 10_000,
+    idTagKey: 'id',
+    blockFamily: blocks ? BLOCK_FAMILY : null,
+  });
+}
+
+async function ask(store: FakeHBase, catalog: SeriesIndex, tier: RollupTier | undefined, body: Record<string, unknown>): Promise<SubQueryAnswer[]> {
+  const q = parseQueryBody(body, new URLSearchParams(), NOW);
+  return executeQuery(q, {
+    catalog,
+    reads: seriesStore(store, tier?.blocks === true),
+    tier,
+    idTagKey: 'id',
+    limits: { maxSeries: 100, maxPoints: 1_000_000, concurrency: 3 },
+    now: () => NOW,
+    signal: new AbortController().signal,
+    integerValues: false,
+  });
+}
+
+const rawQuery = (aggregator: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+  start: DAY0 + 3 * H + 5, end: DAY0 + 2 * D + 5 * H, msResolution: true,
+  queries: [{ aggregator, metric: 'temp', filters: [{ type: 'wildcard', tagk: 'id', filter: '*', groupBy: true }], ...extra }],
+});
+
+/** Raw answers with blocks = the same with blocks off (every point from the data table). */
+async function sameAsDataTable(store: FakeHBase, catalog: SeriesIndex, body: Record<string, unknown>, what: string): Promise<SubQueryAnswer> {
+  const [withBlocks] = await ask(store, catalog, TIER, body);
+  const [plain] = await ask(store, catalog, { ...TIER, blocks: false }, body);
+  assert.ok(withBlocks !== undefined && plain !== undefined);
+  assert.deepEqual(withBlocks.results, plain.results, what);
+  assert.ok(plain.results.length > 0 && plain.results.some((r) => r.dps.length > 0), `${what}: the reference has data`);
+  assert.equal(withBlocks.reads.points, plain.reads.points, `${what}: the same points read`);
+  return withBlocks;
+}
+
+void test('raw reads from point blocks (days, hours at the edges, the open end raw) = the data table alone', async () => {
+  const { store, catalog } = await stored();
+  const a = await sameAsDataTable(store, catalog, rawQuery('none'), 'every point of every id');
+  // 6 ids; the scan range [DAY0 + 3h, DAY0 + 2d + 6h): hours 3–23 of day 0, day 1 whole, hours 0–5 of day 2
+  assert.ok(a.reads.blockWindows > 0, 'blocks read');
+  await sameAsDataTable(store, catalog, rawQuery('sum', { downsample: '30m-p95' }), 'a percentile downsample: raw points, from blocks');
+  await sameAsDataTable(store, catalog, rawQuery('avg', { downsample: '0all-dev' }), '0all');
+  await sameAsDataTable(store, catalog, { ...rawQuery('sum', { rate: true }), start: DAY0 + 1, end: NOW }, 'up to now');
+});
+
+void test('a late event (marked, not yet summarised) is read from the data table: its hour, not its day, leaves the blocks', async () => {
+  const { store, catalog } = await stored();
+  const late: Ev = { id: 'b', ts: DAY0 + D + 10 * H + 123, metric: 'temp', value: 999 };
+  await writeEvents(store, S, [late]);
+  await markEvents(store, S, [late]);
+  const a = await sameAsDataTable(store, catalog, rawQuery('none'), 'with the late point');
+  assert.ok(a.results.some((r) => r.dps.some(([ts, v]) => ts === late.ts && v === 999)), 'the late point is in the answer');
+  // and once the job has run, the blocks hold it
+  await new RollupJob({ store, settings: S, metrics: readMetrics(S).metrics, log: silentLog, now: () => NOW }).run();
+  const after = await sameAsDataTable(store, catalog, rawQuery('none'), 'after the job');
+  assert.ok(after.results.some((r) => r.dps.some(([ts]) => ts === late.ts)));
+});
+
+void test('a day with a pending day marker is read from its hours\' blocks; a block older than its summary is not read', async () => {
+  const { store, catalog } = await stored();
+  const before = (await ask(store, catalog, TIER, rawQuery('none')))[0];
+  await store.put(S.rollupTable, markerPuts([{ id: 'a', windowSec: 86_400, windowStart: DAY0 + D }], { keyspace: S.keyspace, family: S.rollupFamily, stamp: NOW }).map((p) => putRowOf(p.row)));
+  const marked = await sameAsDataTable(store, catalog, rawQuery('none'), 'day marked');
+  assert.ok((marked.reads.blockWindows) > (before?.reads.blockWindows ?? 0), 'more (hour) blocks instead of a day block');
+  // a newer summary without a block (a recompute that wrote none) on day 1 of 'c' and on one hour of 'd'
+  const newer = (id: string, windowSec: number, start: number): ReturnType<typeof putRowOf> => putRowOf({ key: S.keyspace.rollupKey({ id, windowSec, windowStart: start }), cells: [{ family: windowSec === 3600 ? 'r1h' : 'r1d', qualifier: Buffer.from('temp'), value: encodeSummary(summaryOf(start, 1)), timestamp: NOW + 1 }] });
+  await store.put(S.rollupTable, [newer('c', 86_400, DAY0 + D), newer('d', 3600, DAY0 + 5 * H)]);
+  await sameAsDataTable(store, catalog, rawQuery('none'), 'blocks without their summary\'s timestamp are not read');
+});
+
+/** Rollup answers (packs, rows) = the same query with rollups off (every bucket from raw points). */
+async function sameAsRaw(store: FakeHBase, catalog: SeriesIndex, body: Record<string, unknown>, what: string): Promise<SubQueryAnswer> {
+  const [rollup] = await ask(store, catalog, TIER, body);
+  const [raw] = await ask(store, catalog, undefined, body);
+  assert.ok(rollup !== undefined && raw !== undefined);
+  assert.equal(rollup.plan.path, 'rollup', what);
+  assert.equal(rollup.results.length, raw.results.length, what);
+  assert.ok(raw.results.some((r) => r.dps.length > 0), `${what}: the reference has data`);
+  rollup.results.forEach((r, i) => {
+    const want = raw.results[i];
+    assert.deepEqual(r.tags, want?.tags, what);
+    assert.deepEqual(r.dps.map(([t]) => t), want?.dps.map(([t]) => t), `${what}: timestamps`);
+    r.dps.forEach(([, v], j) => {
+      const w = want?.dps[j]?.[1] as number;
+      assert.ok(Math.abs((v as number) - w) <= 1e-9 * Math.max(1, Math.abs(w)), `${what}: ${String(v)} vs ${w}`);
+    });
+  });
+  return rollup;
+}
+
+void test('hourly summaries of whole days come from the day rows\' packs; a stale or missing pack falls back to the hour rows', async () => {
+  const { store, catalog } = await stored();
+  const body = { start: DAY0, end: DAY0 + 3 * D - 1, queries: [{ aggregator: 'avg', metric: 'temp', downsample: '1h-avg', filters: [{ type: 'wildcard', tagk: 'id', filter: '*', groupBy: false }] }] };
+  const a = await sameAsRaw(store, catalog, body, 'site-style 1h-avg over 3 days');
+  assert.ok(a.reads.packWindows > 0, 'packs read');
+  assert.equal(a.reads.rawBuckets, 0);
+  const sum = await sameAsRaw(store, catalog, { ...body, queries: [{ ...body.queries[0], aggregator: 'sum', downsample: '2h-max', filters: [{ type: 'wildcard', tagk: 'id', filter: '*', groupBy: true }] }] }, 'per id 2h-max');
+  assert.ok(sum.reads.packWindows > 0);
+  // day 1 of 'a' marked at the day size (an hour was recomputed since its pack): its hours' rows instead
+  await store.put(S.rollupTable, markerPuts([{ id: 'a', windowSec: 86_400, windowStart: DAY0 + D }], { keyspace: S.keyspace, family: S.rollupFamily, stamp: NOW }).map((p) => putRowOf(p.row)));
+  const marked = await sameAsRaw(store, catalog, body, 'a day marked');
+  assert.equal(marked.reads.packWindows, a.reads.packWindows - 1, 'one pack fewer');
+});
