@@ -23,7 +23,7 @@ import { compareWithOurs, latencyTable, type ShapeLatency } from './lib/compat/s
 import { suite } from './lib/compat/suite.ts';
 import { openTsd, waitForAll } from './lib/compat/tsd-session.ts';
 import { catalogPhase, writePhase } from './lib/bench/series-catalog.ts';
-import { createOurStack, rssSampler, startOurService, timedFetch, waitRollups } from './lib/bench/series-service.ts';
+import { createOurStack, rssSampler, startOurService, timedFetch, waitAllSizes, waitRollups } from './lib/bench/series-service.ts';
 import { profileSummary } from './lib/bench/series-profile.ts';
 import { sitePhase } from './lib/bench/series-site.ts';
 import { projectRoot, readEndpoints, stackLayout, stackPid, type StackEndpoints } from './lib/stack/config.ts';
@@ -68,7 +68,8 @@ async function compatPhase(ep: StackEndpoints, run: string, reps: number, profil
         const hourly = { start: ds.startMs, end: endMs(ds) - 1, queries: [{ aggregator: 'avg', metric: 'temp', downsample: '1h-avg' }] };
         await waitRollups(svc.url, hourly, 600_000);
         await waitRollups(svc.url, { ...hourly, queries: [{ aggregator: 'avg', metric: 'hum', downsample: '1h-avg' }] }, 600_000);
-        say(`ours: every point read back and every hour summarised ${((performance.now() - t0) / 1000).toFixed(0)} s after producing`);
+        await waitAllSizes(svc, 600_000);
+        say(`ours: every point read back and every hour and day summarised ${((performance.now() - t0) / 1000).toFixed(0)} s after producing`);
         // ours again, fresh, for the queries only (shipped catalog reread interval; its profile is the queries')
         await svc.stop();
         let profDir: string | undefined;

@@ -159,7 +159,18 @@ export async function timedFetch(url: string, init: { method?: string; body?: un
 
 /** Until `query` (a POST /api/query body) is answered wholly from the hourly rollups. */
 export function waitRollups(url: string, query: unknown, timeoutMs: number): Promise<number> {
-  return waitUntil('the rollup job to summarise every hour', timeoutMs, async () => (await timedFetch(`${url}/api/query`, { body: query })).plan === 'rollup:3600s;raw-buckets=0', 2000);
+  return waitUntil('the rollup job to summarise every hour', timeoutMs, async () => /^rollup:3600s;raw-buckets=0(;|$)/.test((await timedFetch(`${url}/api/query`, { body: query })).plan ?? ''), 2000);
+}
+
+/**
+ * Until a whole rollup run has started and ended after this call with no closed window of any size
+ * left marked: the coarser sizes (the day rows, their packs and point blocks) are written too, not
+ * only the hours an hourly plan shows.
+ */
+export async function waitAllSizes(svc: OurService, timeoutMs: number): Promise<number> {
+  const runs = async (): Promise<number> => svc.counter('tsingest_rollup_runs_total');
+  const from = await runs();
+  return waitUntil('a rollup run with no closed window left marked', timeoutMs, async () => (await runs()) >= from + 2 && (await svc.counter('tsingest_rollup_pending_markers')) === 0, 1000);
 }
 
 /** Samples a process's VmRSS every `everyMs` until stopped; returns the highest seen (bytes). */

@@ -18,7 +18,7 @@ import type { StackEndpoints } from '../stack/config.ts';
 import { putPoints } from '../opentsdb/io.ts';
 import { countPoints, toOpenTsdbPoint, tsdTables } from '../opentsdb/plan.ts';
 import { createTsdTables, dropTsdTables, startTsd } from '../opentsdb/tsd.ts';
-import { createOurStack, rssSampler, startOurService, timedFetch, waitRollups, waitUntil, type OurService } from './series-service.ts';
+import { createOurStack, rssSampler, startOurService, timedFetch, waitAllSizes, waitRollups, waitUntil, type OurService } from './series-service.ts';
 import { freePort } from '../stack/probes.ts';
 import { profileSummary, type ProfileSummary } from './series-profile.ts';
 import { stackLayout } from '../stack/config.ts';
@@ -150,7 +150,8 @@ export async function sitePhase(o: SiteOptions): Promise<SiteFigures> {
     for (const metric of METRICS) {
       oursRollupWaitSeconds += await waitRollups(s1.url, { start: from, end: to, queries: [{ aggregator: 'avg', metric, downsample: '1h-avg' }] }, 3_600_000);
     }
-    say(`[site] rollups summarised every hour ${oursRollupWaitSeconds.toFixed(0)} s after the drain`);
+    oursRollupWaitSeconds += await waitAllSizes(s1, 3_600_000);
+    say(`[site] rollups summarised every hour and day ${oursRollupWaitSeconds.toFixed(0)} s after the drain`);
     await s1.stop();
     svc = undefined;
     // the TSD: same points
