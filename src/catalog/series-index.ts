@@ -183,6 +183,13 @@ export class SeriesIndex {
     return { series, total: matched.length };
   }
 
+  /** How many series (tag sets) of `metric` the id has: what the planner asks of every id (one posting list, no filter). */
+  seriesOfId(metric: string, id: string): number {
+    let n = 0;
+    for (const e of this.#view().postings.get(this.#idTagKey)?.get(id) ?? []) if (e.metric === metric) n++;
+    return n;
+  }
+
   #valueOf(e: Entry, tagk: string): string | undefined {
     if (tagk === this.#idTagKey) return e.id;
     return Object.hasOwn(e.tags, tagk) ? e.tags[tagk] : undefined;

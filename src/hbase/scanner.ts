@@ -29,6 +29,12 @@ export interface ScanOptions extends Omit<ScannerSpec, 'batch' | 'maxVersions'> 
   deadlineMs?: number;
   /** Always a stateful scanner (no stateless first page; table-scan.ts). */
   stateful?: boolean;
+  /**
+   * Finish without waiting for the scanner's delete once the last page is read (default false). The
+   * delete is still sent at once (with the last page); a reader that answers a request saves its
+   * round trip. A failed delete only leaves the scanner to the gateway's expiry, as always.
+   */
+  detachClose?: boolean;
 }
 
 export const DEFAULT_SCAN_BATCH = 1000;
@@ -134,7 +140,10 @@ export async function* scanRows(
   } catch (err) {
     throw withContext(err, 'scan', table);
   } finally {
-    if (scannerPath !== undefined && session !== undefined) await (closing ?? deleteScanner(session, scannerPath, deadlineMs));
+    if (scannerPath !== undefined && session !== undefined) {
+      const close = closing ?? deleteScanner(session, scannerPath, deadlineMs);
+      if (closing === undefined || opts.detachClose !== true) await close;
+    }
   }
 }
 

@@ -67,7 +67,7 @@ function startBytes(ms: number): Buffer {
 export function rollupPrefix(id: string, windowSec: number, buckets: number): Buffer {
   assertWindow(windowSec);
   const idBytes = encodeId(id);
-  return Buffer.concat([Buffer.from([saltOf(idBytes, buckets)]), idBytes, NUL, windowBytes(windowSec)]);
+  return Buffer.concat([Buffer.from([saltOf(id, buckets)]), idBytes, NUL, windowBytes(windowSec)]);
 }
 
 export function encodeRollupKey(parts: RollupKeyParts, buckets: number): Buffer {
@@ -76,21 +76,20 @@ export function encodeRollupKey(parts: RollupKeyParts, buckets: number): Buffer 
 }
 
 export function decodeRollupKey(key: Buffer, buckets?: number): DecodedRollupKey {
-  const hex = key.toString('hex');
-  if (key.length < 2 + SUMMARY_TAIL || key[1] === 0x00) throw new KeyError('malformed_key', `rollup key ${hex} is too short or is a marker key`);
+  // (the hex only for an error: a read decodes a key per row)
+  const bad = (why: string): KeyError => new KeyError('malformed_key', `rollup key ${key.toString('hex')}${why}`);
+  if (key.length < 2 + SUMMARY_TAIL || key[1] === 0x00) throw bad(' is too short or is a marker key');
   const sep = key.length - SUMMARY_TAIL;
-  if (key[sep] !== 0x00) throw new KeyError('malformed_key', `rollup key ${hex}: no 0x00 after the id`);
+  if (key[sep] !== 0x00) throw bad(': no 0x00 after the id');
   const idBytes = key.subarray(1, sep);
-  if (idBytes.includes(0x00)) throw new KeyError('malformed_key', `rollup key ${hex}: id contains 0x00`);
+  if (idBytes.includes(0x00)) throw bad(': id contains 0x00');
   const decoded = {
     salt: key[0] ?? 0,
-    id: decodeUtf8(idBytes, `id of rollup key ${hex}`),
+    id: decodeUtf8(idBytes, () => `id of rollup key ${key.toString('hex')}`),
     windowSec: key.readUInt32BE(sep + 1),
     windowStart: readReverseTs(key, sep + 1 + WINDOW_BYTES),
   };
-  if (buckets !== undefined && saltOf(idBytes, buckets) !== decoded.salt) {
-    throw new KeyError('malformed_key', `rollup key ${hex}: salt does not match the id for buckets=${buckets}`);
-  }
+  if (buckets !== undefined && saltOf(decoded.id, buckets) !== decoded.salt) throw bad(`: salt does not match the id for buckets=${buckets}`); // the id's UTF-8 bytes, memoised
   return decoded;
 }
 
@@ -113,7 +112,8 @@ function markerHead(salt: number, windowSec: number, windowStart: number): Buffe
 /** The marker row that marks (id, window): the row of the id's base bucket, size and window. */
 export function encodeMarkerKey(parts: RollupKeyParts, buckets: number): Buffer {
   assertWindow(parts.windowSec, parts.windowStart);
-  return markerHead(saltOf(encodeId(parts.id), buckets), parts.windowSec, parts.windowStart);
+  encodeId(parts.id); // checks the id
+  return markerHead(saltOf(parts.id, buckets), parts.windowSec, parts.windowStart);
 }
 
 /** A per-id marker key as earlier versions wrote it (kept to test that the job still reads them). */

@@ -21,6 +21,8 @@ export type { CatalogSeries } from './sub-query-reads.ts';
 /** What a query needs of the series catalog (src/catalog/series-index.ts SeriesIndex fits). */
 export interface SeriesCatalog {
   lookup(metric: string | undefined, filters: readonly TagFilter[], limit?: number): { readonly series: readonly CatalogSeries[]; readonly total: number };
+  /** how many series (tag sets) of `metric` the id has */
+  seriesOfId(metric: string, id: string): number;
   metrics(prefix?: string, max?: number): string[];
   tagKeys(prefix?: string, max?: number): string[];
   tagValues(prefix?: string, max?: number): string[];
@@ -118,13 +120,12 @@ function byId(series: readonly CatalogSeries[], idTagKey: string): Map<string, M
  * The ids whose metric has one series (one tag set) in the catalog, which window summaries and point
  * blocks answer (they do not tell series apart), and the others, read raw.
  */
-function splitBySeries(metric: string, ids: IdSeries, catalog: SeriesCatalog, idTagKey: string): { single: [string, CatalogSeries][]; mixed: Map<string, ReadonlyMap<string, CatalogSeries>> } {
+function splitBySeries(metric: string, ids: IdSeries, catalog: SeriesCatalog): { single: [string, CatalogSeries][]; mixed: Map<string, ReadonlyMap<string, CatalogSeries>> } {
   const single: [string, CatalogSeries][] = [];
   const mixed = new Map<string, ReadonlyMap<string, CatalogSeries>>();
   for (const [id, sets] of ids) {
-    const only = [...sets.values()][0];
-    const all = sets.size === 1 ? catalog.lookup(metric, [{ type: 'literal_or', tagk: idTagKey, filter: id, groupBy: false }], 0).total : 0;
-    if (all === 1 && only !== undefined) single.push([id, only]);
+    const only = sets.size === 1 ? sets.values().next().value : undefined;
+    if (only !== undefined && catalog.seriesOfId(metric, id) === 1) single.push([id, only]);
     else mixed.set(id, sets);
   }
   return { single, mixed };
@@ -138,7 +139,7 @@ async function readSubQuery(sub: SubQuery, plan: SubQueryPlan, ids: IdSeries, de
     await readRaw(sub.metric, plan.scan, ids, reads, out);
     return;
   }
-  const { single, mixed } = splitBySeries(sub.metric, ids, deps.catalog, deps.idTagKey);
+  const { single, mixed } = splitBySeries(sub.metric, ids, deps.catalog);
   const now = deps.now();
   await Promise.all([
     mixed.size > 0 ? readRaw(sub.metric, plan.scan, mixed, reads, out) : undefined,

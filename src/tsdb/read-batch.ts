@@ -1,7 +1,8 @@
 // The reads of one /api/query, coalesced: what its sub-queries ask of HBase in the same turn of the
-// event loop is read once. Sub-queries over the same ids and range that differ only by metric (a
-// site's temp, hum and load) share one scan for all their metrics: raw points, and stored windows
-// (summaries, point blocks, packs, with the pending markers) of the same spans. The sub-queries run
+// event loop is read once. Sub-queries over the same range (or window spans) and nearly the same ids
+// (a site's temp, hum and load: an id may lack one metric) share one scan for all their metrics and
+// the union of their ids: raw points, and stored windows (summaries, point blocks, packs, with the
+// pending markers). The sub-queries run
 // concurrently (execute.ts), so their reads meet here; a read asked later simply starts its own scan.
 import type { MarkSpan, PointBudget, StoredWindow, TaggedPoints, WindowSpan, WindowsRead } from './series-store.ts';
 import type { MarkedWindow } from './tiles.ts';
@@ -22,25 +23,52 @@ export interface MetricReads {
   windowsOf(ids: readonly string[], metric: string, spans: readonly WindowSpan[], marks: MarkSpan): Promise<{ readonly windows: ReadonlyMap<string, readonly StoredWindow[]>; readonly marks: ReadonlyMap<string, readonly MarkedWindow[]> }>;
 }
 
-interface Group {
-  /** metrics (or ids, for markers) asked so far */
-  readonly items: Set<string>;
-  readonly start: (items: string[]) => Promise<unknown>;
-  readonly waiters: { resolve: (value: unknown) => void; reject: (reason: unknown) => void }[];
+/** One read asked: of these ids, for one metric. */
+interface Ask {
+  readonly ids: readonly string[];
+  readonly metric: string;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (reason: unknown) => void;
 }
 
-/** Requests with the same key, joined until the next turn of the event loop, then run once. */
+/** A read that asks in a cluster may read this many more ids than its own (the union of the cluster's). */
+const UNION_SLACK = 1.25;
+
+/**
+ * Asks of one key (same range or spans) clustered so that each cluster is one read of the union of
+ * its ids and metrics: a site's temp, hum and load sub-queries match nearly the same ids (an id may
+ * lack one metric), and reading the few more ids is far cheaper than two more scans; asks over
+ * mostly other ids stay apart (their union would read many (id, metric) pairs no one asked for).
+ */
+export function clusterAsks<A extends { readonly ids: readonly string[] }>(asks: readonly A[]): { asks: A[]; ids: Set<string> }[] {
+  const clusters: { asks: A[]; ids: Set<string>; largest: number }[] = [];
+  for (const a of [...asks].sort((x, y) => y.ids.length - x.ids.length)) {
+    const fit = clusters.find((c) => {
+      let extra = 0;
+      for (const id of a.ids) if (!c.ids.has(id)) extra++;
+      return c.ids.size + extra <= UNION_SLACK * Math.max(c.largest, a.ids.length);
+    });
+    if (fit === undefined) {
+      clusters.push({ asks: [a], ids: new Set(a.ids), largest: a.ids.length });
+      continue;
+    }
+    fit.asks.push(a);
+    for (const id of a.ids) fit.ids.add(id);
+  }
+  return clusters.map(({ asks: list, ids }) => ({ asks: list, ids }));
+}
+
+/** Reads asked with the same key, joined until the next turn of the event loop, then run once per cluster. */
 class Turn {
-  readonly #groups = new Map<string, Group>();
+  readonly #groups = new Map<string, { readonly start: (ids: string[], metrics: string[]) => Promise<unknown>; readonly asks: Ask[] }>();
   #scheduled = false;
 
-  join(key: string, items: readonly string[], start: (items: string[]) => Promise<unknown>): Promise<unknown> {
+  join(key: string, ids: readonly string[], metric: string, start: (ids: string[], metrics: string[]) => Promise<unknown>): Promise<unknown> {
     let group = this.#groups.get(key);
-    if (group === undefined) this.#groups.set(key, (group = { items: new Set(), start, waiters: [] }));
-    for (const item of items) group.items.add(item);
+    if (group === undefined) this.#groups.set(key, (group = { start, asks: [] }));
     const joined = group;
     this.#schedule();
-    return new Promise((resolve, reject) => joined.waiters.push({ resolve, reject }));
+    return new Promise((resolve, reject) => joined.asks.push({ ids, metric, resolve, reject }));
   }
 
   #schedule(): void {
@@ -51,17 +79,15 @@ class Turn {
       const groups = [...this.#groups.values()];
       this.#groups.clear();
       for (const g of groups) {
-        g.start([...g.items]).then(
-          (value) => { for (const w of g.waiters) w.resolve(value); },
-          (err: unknown) => { for (const w of g.waiters) w.reject(err); },
-        );
+        for (const c of clusterAsks(g.asks)) {
+          g.start([...c.ids], [...new Set(c.asks.map((a) => a.metric))]).then(
+            (value) => { for (const a of c.asks) a.resolve(value); },
+            (err: unknown) => { for (const a of c.asks) a.reject(err); },
+          );
+        }
       }
     });
   }
-}
-
-function idsKey(ids: readonly string[]): string {
-  return [...ids].sort().join('\u0000'); // ids contain no NUL
 }
 
 /** One query's reads through `reads`, coalesced; points count against `budget`. */
@@ -69,13 +95,12 @@ export function batchedReads(reads: SeriesReads, budget: PointBudget, concurrenc
   const turn = new Turn();
   return {
     async rawPointsOf(ids, metric, from, to) {
-      const key = `raw|${from}|${to}|${idsKey(ids)}`;
-      const all = (await turn.join(key, [metric], (metrics) => reads.rawPointsOf(ids, metrics, from, to, budget, concurrency))) as Map<string, Map<string, Map<string, TaggedPoints>>>;
+      const all = (await turn.join(`raw|${from}|${to}`, ids, metric, (union, metrics) => reads.rawPointsOf(union, metrics, from, to, budget, concurrency))) as Map<string, Map<string, Map<string, TaggedPoints>>>;
       return all.get(metric) ?? new Map();
     },
     async windowsOf(ids, metric, spans, marks) {
-      const key = `win|${spans.map((sp) => `${sp.sizeMs}/${sp.from}/${sp.to}/${sp.with}`).join(',')}|${marks.sizesMs.join(',')}/${marks.from}/${marks.to}|${idsKey(ids)}`;
-      const all = (await turn.join(key, [metric], (metrics) => reads.windowsOf(ids, metrics, spans, marks, concurrency))) as WindowsRead;
+      const key = `win|${spans.map((sp) => `${sp.sizeMs}/${sp.from}/${sp.to}/${sp.with}`).join(',')}|${marks.sizesMs.join(',')}/${marks.from}/${marks.to}`;
+      const all = (await turn.join(key, ids, metric, (union, metrics) => reads.windowsOf(union, metrics, spans, marks, concurrency))) as WindowsRead;
       return { windows: all.windows.get(metric) ?? new Map(), marks: all.marks };
     },
   };

@@ -27,7 +27,8 @@ function coarserSize(tier: RollupTier, windowMs: number): number | undefined {
 }
 
 /**
- * The spans of round 1: runs of coarser windows read for their packs (those closed and kept), and
+ * The spans of round 1: runs of coarser windows read for their packs (those closed, kept, and at least
+ * half inside the range: a pack carries every finer window of its window, a row only its own), and
  * runs of the plan's size's windows for the parts of the range no such coarser window covers.
  */
 export function summarySpans(plan: RollupPlan, tier: RollupTier, now: number): WindowSpan[] {
@@ -42,8 +43,10 @@ export function summarySpans(plan: RollupPlan, tier: RollupTier, now: number): W
     else out.push({ sizeMs, from, to, with: what });
   };
   for (let c = scan.startMs - (scan.startMs % coarse); c < scan.endMs; c += coarse) {
-    if (c + coarse + tier.graceMs <= now && c >= kept) push(coarse, c, c + coarse, 'pack');
-    else push(windowMs, Math.max(c, scan.startMs), Math.min(c + coarse, scan.endMs), 'summary');
+    const from = Math.max(c, scan.startMs);
+    const to = Math.min(c + coarse, scan.endMs);
+    if (c + coarse + tier.graceMs <= now && c >= kept && 2 * (to - from) >= coarse) push(coarse, c, c + coarse, 'pack');
+    else push(windowMs, from, to, 'summary');
   }
   return out;
 }
@@ -72,10 +75,16 @@ function summariesOf(stored: readonly StoredWindow[], marks: readonly MarkedWind
 /** One id's bucket values: from its summaries where summarised for good, from its raw points (`points`) in the `raw` buckets. */
 function idBuckets(ds: Downsample, plan: RollupPlan, summaries: readonly WindowSummary[], raw: ReadonlySet<number>, points: readonly TaggedPoints[]): { ts: number[]; values: number[] } {
   const { scan, intervalMs } = plan;
-  const windows = summaries
-    .filter((w) => w.startMs >= scan.startMs && w.startMs < scan.endMs && !raw.has(w.startMs - (w.startMs % intervalMs)))
-    .sort((a, b) => a.startMs - b.startMs);
+  const windows: WindowSummary[] = [];
+  let ascending = true;
+  for (const w of summaries) {
+    if (w.startMs < scan.startMs || w.startMs >= scan.endMs || (raw.size > 0 && raw.has(w.startMs - (w.startMs % intervalMs)))) continue;
+    if (windows.length > 0 && w.startMs < (windows[windows.length - 1] as WindowSummary).startMs) ascending = false;
+    windows.push(w);
+  }
+  if (!ascending) windows.sort((a, b) => a.startMs - b.startMs);
   const fromSummaries = bucketsFromSummaries(windows, intervalMs, ds.aggregator);
+  if (raw.size === 0) return fromSummaries;
   const buckets = new Map<number, number>(fromSummaries.ts.map((t, i) => [t, fromSummaries.values[i] as number]));
   const run = getAggregator(ds.aggregator).run;
   // One series for this id (ids with several tag sets are read raw): bucket its points.
@@ -125,7 +134,8 @@ function difference(a: ReadonlySet<number>, b: ReadonlySet<number>): Set<number>
 export async function readRollup(ds: Downsample, metric: string, plan: RollupPlan, single: readonly (readonly [string, CatalogSeries])[], tier: RollupTier, now: number, reads: MetricReads, out: SubQueryReads): Promise<void> {
   const ids = single.map(([id]) => id);
   // Buckets raw whatever the markers say (open, not wholly in range, expired) are read at once,
-  // beside the markers and summaries; the buckets that markers add, after.
+  // beside the markers and summaries; the buckets that markers add, after. (Most ids have no
+  // marker: they share the one set of raw buckets.)
   const always = rawBuckets(plan, tier, [], now);
   out.expiredBuckets = expiredRawBuckets(always, tier, now);
   const spans = summarySpans(plan, tier, now);
@@ -133,35 +143,40 @@ export async function readRollup(ds: Downsample, metric: string, plan: RollupPla
   const markSizes = tier.windowsMs.filter((w) => w <= marksUpTo && marksUpTo % w === 0);
   const [first, early] = await Promise.all([
     reads.windowsOf(ids, metric, spans, { sizesMs: markSizes, from: plan.scan.startMs, to: plan.scan.endMs }),
-    rawOfBuckets(metric, plan, new Map(ids.map((id) => [id, always])), reads, out),
+    always.size === 0 ? new Map<string, TaggedPoints[]>() : rawOfBuckets(metric, plan, new Map(ids.map((id) => [id, always])), reads, out),
   ]);
-  const finer = (id: string): MarkedWindow[] => (first.marks.get(id) ?? []).filter((m) => m.sizeMs <= plan.windowMs);
-  const raw = new Map(ids.map((id) => [id, rawBuckets(plan, tier, finer(id), now)]));
-  const got = new Map(ids.map((id) => [id, summariesOf(first.windows.get(id) ?? [], first.marks.get(id) ?? [], plan.windowMs)]));
-  // Round 2: the plan's size's rows of coarser windows whose pack could not be used, and the raw buckets markers added.
-  const redo = new Map<string, string[]>();
-  for (const [id, g] of got) {
+  const raw = new Map<string, ReadonlySet<number>>();
+  const added = new Map<string, Set<number>>();
+  const redo = new Map<number, string[]>();
+  const got = new Map<string, WindowSummary[]>();
+  for (const id of ids) {
+    const marks = first.marks.get(id) ?? [];
+    const finer = marks.filter((m) => m.sizeMs <= plan.windowMs);
+    const dirty = finer.length === 0 ? always : rawBuckets(plan, tier, finer, now);
+    raw.set(id, dirty);
+    if (dirty !== always) added.set(id, difference(dirty, always));
+    const g = summariesOf(first.windows.get(id) ?? [], marks, plan.windowMs);
+    got.set(id, g.windows);
     out.packWindows += g.packs;
     for (const start of g.redo) {
-      const key = String(start);
-      redo.set(key, [...(redo.get(key) ?? []), id]);
+      const group = redo.get(start);
+      if (group === undefined) redo.set(start, [id]);
+      else group.push(id);
     }
   }
+  // Round 2: the plan's size's rows of coarser windows whose pack could not be used, and the raw buckets markers added.
   const coarse = coarserSize(tier, plan.windowMs) ?? plan.windowMs;
+  const none = { sizesMs: [], from: 0, to: 0 };
   const [rows, late] = await Promise.all([
-    Promise.all([...redo].map(([start, group]) => {
-      const from = Math.max(Number(start), plan.scan.startMs);
-      const to = Math.min(Number(start) + coarse, plan.scan.endMs);
-      return reads.windowsOf(group, metric, [{ sizeMs: plan.windowMs, from, to, with: 'summary' }], { sizesMs: [], from: 0, to: 0 });
-    })),
-    rawOfBuckets(metric, plan, new Map(ids.map((id) => [id, difference(raw.get(id) as Set<number>, always)])), reads, out),
+    Promise.all([...redo].map(([start, group]) => reads.windowsOf(group, metric, [{ sizeMs: plan.windowMs, from: Math.max(start, plan.scan.startMs), to: Math.min(start + coarse, plan.scan.endMs), with: 'summary' }], none))),
+    added.size === 0 ? new Map<string, TaggedPoints[]>() : rawOfBuckets(metric, plan, added, reads, out),
   ]);
-  for (const r of rows) for (const [id, list] of r.windows) (got.get(id) as { windows: WindowSummary[] }).windows.push(...list.map((w) => w.summary));
+  for (const r of rows) for (const [id, list] of r.windows) for (const w of list) got.get(id)?.push(w.summary);
   for (const [id, s] of single) {
-    const dirty = raw.get(id) ?? new Set<number>();
+    const dirty = raw.get(id) ?? always;
     out.rawBuckets += dirty.size;
     const points = [...(early.get(id) ?? []), ...(late.get(id) ?? [])];
-    const b = idBuckets(ds, plan, got.get(id)?.windows ?? [], dirty, points);
+    const b = idBuckets(ds, plan, got.get(id) ?? [], dirty, points);
     if (b.ts.length > 0) out.inputs.add(s, { kind: 'buckets', tags: s.tags, ts: b.ts, values: b.values });
   }
 }

@@ -235,7 +235,7 @@ export class SeriesStore {
   }
 
   #scan(table: string, range: ScanRange, shape: ScanShape): AsyncIterable<Row> {
-    return this.#port.scan(table, { ...range, ...shape, pageRows: PAGE_ROWS, deadlineMs: this.#o.deadlineMs });
+    return this.#port.scan(table, { ...range, ...shape, pageRows: PAGE_ROWS, deadlineMs: this.#o.deadlineMs, detachClose: true });
   }
 
   /** One scan over sorted, disjoint ranges of one bucket: a MultiRowRangeFilter (with the shape's filter) seeks between them. */

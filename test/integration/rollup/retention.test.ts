@@ -23,7 +23,8 @@ import { parseWindows } from '../../../src/rollup/windows.ts';
 import type { Config } from '../../../src/runtime/config.ts';
 import { keyspaceOf } from '../../../src/service/keyspace.ts';
 import { rollupTier, seriesStoreOf } from '../../../src/service/series-side.ts';
-import { executeQuery, type SeriesCatalog } from '../../../src/tsdb/execute.ts';
+import { executeQuery } from '../../../src/tsdb/execute.ts';
+import { SeriesIndex } from '../../../src/catalog/series-index.ts';
 import { parseQueryBody } from '../../../src/tsdb/parse-query.ts';
 import { retryingRest } from '../../support/service-harness.ts';
 import { bruteSummaries, type Ev } from '../../unit/rollup/brute.ts';
@@ -68,16 +69,8 @@ function bruteSums(evs: readonly Ev[], size: number): [number, number][] {
 }
 
 async function seriesSums(cfg: Config, r: RollupHarness, id: string, downsample: string): Promise<{ window: number | 'raw'; dps: (readonly [number, number | null])[] }> {
-  const catalog: SeriesCatalog = {
-    lookup: (metric, filters) => {
-      const ok = filters.every((f) => f.tagk === 'id' && f.filter.split('|').includes(id));
-      const series = ok ? [{ metric: metric ?? 'temp', id, tags: { id } }] : [];
-      return { series, total: series.length };
-    },
-    metrics: () => ['temp'],
-    tagKeys: () => ['id'],
-    tagValues: () => [id],
-  };
+  const catalog = new SeriesIndex({ idTagKey: 'id' });
+  catalog.add({ metric: 'temp', id, tags: {} });
   const store = seriesStoreOf(cfg, r.h.rest, r.s.keyspace, () => Promise.resolve(undefined), 10_000);
   const q = parseQueryBody({ start: MIDNIGHT, end: MIDNIGHT + DAY - 1, queries: [{ aggregator: 'sum', metric: 'temp', downsample, filters: [{ type: 'literal_or', tagk: 'id', filter: id, groupBy: false }] }] }, new URLSearchParams(), Date.now());
   const [a] = await executeQuery(q, { catalog, reads: store, tier: rollupTier(cfg), idTagKey: 'id', limits: { maxSeries: 10, maxPoints: 100_000, concurrency: 2 }, now: Date.now, signal: new AbortController().signal, integerValues: false });

@@ -1,9 +1,9 @@
 // The reads of one query, coalesced: what the sub-queries ask in one turn of the event loop is read
-// once (every metric over the same ids and range, or the same window spans, in one read), and a read
-// asked later starts its own. Also the scan chunks: ranges sorted across buckets, 256 a scan.
+// once (every metric over the same range, or the same window spans, and nearly the same ids in one
+// read of their union), and a read asked later starts its own. Also the scan chunks: ranges sorted across buckets, 256 a scan.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { batchedReads, type MarkedWindow, type SeriesReads } from '../../../src/tsdb/read-batch.ts';
+import { batchedReads, clusterAsks, type MarkedWindow, type SeriesReads } from '../../../src/tsdb/read-batch.ts';
 import { scanChunks, scansFor, type MarkSpan, type PointBudget, type StoredWindow, type TaggedPoints, type WindowSpan, type WindowsRead } from '../../../src/tsdb/series-store.ts';
 
 const budget: PointBudget = { take: () => undefined };
@@ -29,18 +29,30 @@ class RecordingReads implements SeriesReads {
   }
 }
 
-void test('sub-queries over the same ids and range share one read for all their metrics; each gets its own metric', async () => {
+void test('sub-queries over the same range and nearly the same ids share one read of the union for all their metrics; each gets its own metric', async () => {
   const inner = new RecordingReads();
   const reads = batchedReads(inner, budget, 4);
-  const [temp, hum, other] = await Promise.all([
+  const [temp, hum, sub, other] = await Promise.all([
     reads.rawPointsOf(['a', 'b'], 'temp', 0, 100),
     reads.rawPointsOf(['b', 'a'], 'hum', 0, 100), // same ids in another order
-    reads.rawPointsOf(['a'], 'temp', 0, 100), // other ids: its own read
+    reads.rawPointsOf(['a'], 'load', 0, 100), // a subset: joins the union
+    reads.rawPointsOf(['x', 'y', 'z'], 'temp', 0, 100), // mostly other ids: its own read
   ]);
-  assert.deepEqual(inner.calls.sort(), ['raw a temp 0-100', 'raw a,b hum,temp 0-100']);
+  assert.deepEqual(inner.calls.sort(), ['raw a,b hum,load,temp 0-100', 'raw x,y,z temp 0-100']);
   assert.deepEqual(temp.get('a')?.get('[]')?.values, [4]);
   assert.deepEqual(hum.get('b')?.get('[]')?.values, [3]);
-  assert.deepEqual([...other.keys()], ['a']);
+  assert.deepEqual(sub.get('a')?.get('[]')?.values, [4]);
+  assert.deepEqual([...other.keys()].sort(), ['x', 'y', 'z']);
+});
+
+void test('clusters: a union at most 1.25 times the largest ask joins; otherwise apart', () => {
+  const ask = (ids: string[]): { ids: string[] } => ({ ids });
+  const ids = (n: number, from = 0): string[] => Array.from({ length: n }, (_, i) => `i${from + i}`);
+  const near = clusterAsks([ask(ids(100)), ask(ids(100, 10)), ask(ids(98, 2))]);
+  assert.equal(near.length, 1, '10 % more ids: one read');
+  assert.equal(near[0]?.ids.size, 110);
+  assert.equal(clusterAsks([ask(ids(100)), ask(ids(100, 30))]).length, 2, '30 % more: apart');
+  assert.equal(clusterAsks([ask(ids(4)), ask(ids(1, 100))]).length, 1, 'one more id over four: 5 ≤ 1.25 × 4');
 });
 
 void test('window reads share by spans, markers and ids: one read for all their metrics, each gets its own metric and every mark', async () => {
