@@ -34,6 +34,27 @@ export const REDACT_PATHS: readonly string[] = [
   'cfg.hbase.auth.password', 'cfg.hbase.auth.token', 'cfg.kafka.sasl.password', 'cfg.http.auth.credentials',
 ];
 
+/**
+ * The message of an error and its causes, each cause's text once: a wrapper that already quotes its
+ * cause (HBase errors name the op and table around the gateway's answer, src/hbase/rest-caller.ts)
+ * adds nothing, where pino's serializer would append the cause's message again.
+ */
+export function messageOnce(err: Error): string {
+  let out = '';
+  const seen = new Set<unknown>();
+  for (let e: unknown = err; e instanceof Error && !seen.has(e); e = e.cause) {
+    seen.add(e);
+    if (e.message !== '' && !out.includes(e.message)) out = out === '' ? e.message : `${out}: ${e.message}`;
+  }
+  return out;
+}
+
+function serializeErr(err: unknown): unknown {
+  const out = pino.stdSerializers.err(err as Error) as unknown;
+  if (err instanceof Error && typeof out === 'object' && out !== null) (out as { message: string }).message = messageOnce(err);
+  return out;
+}
+
 const OMIT_IN_PRETTY = new Set(['level', 'time', 'msg', 'name', 'pid', 'hostname']);
 
 /** One JSON log line → `2024-11-22T08:00:00.000Z INFO  message key=value …`. */
@@ -70,6 +91,7 @@ export function createLogger(options: LoggerOptions): Logger {
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
       redact: { paths: [...REDACT_PATHS], censor: '[redacted]' },
+      serializers: { err: serializeErr },
     },
     options.pretty === true ? prettyStream(out) : out,
   );

@@ -1,5 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { HBaseError } from '../../../src/hbase/errors.ts';
+import { withContext } from '../../../src/hbase/rest-caller.ts';
 import { createLogger, formatPretty } from '../../../src/runtime/logger.ts';
 
 function capture(): { lines: string[]; destination: { write(line: string): void } } {
@@ -20,6 +22,18 @@ void describe('createLogger', () => {
     assert.equal(record['msg'], 'hello');
     assert.equal(record['table'], 't');
     assert.match(String(record['time']), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  });
+
+  void it('an error wrapped with its op and table has the gateway\'s text once; a cause that adds to it is kept', () => {
+    const { lines, destination } = capture();
+    const log = createLogger({ level: 'info', destination });
+    const refused = new HBaseError({ code: 'UNAUTHORIZED', status: 401, message: 'HTTP 401 UNAUTHORIZED: the gateway refused the credentials (hbase.auth)' });
+    log.error({ err: withContext(refused, 'get', 'tsi:meta') }, 'read failed');
+    const message = (JSON.parse(lines[0] ?? '') as { err: { message: string } }).err.message;
+    assert.equal(message, "HBase get on table 'tsi:meta' failed: HTTP 401 UNAUTHORIZED: the gateway refused the credentials (hbase.auth)");
+    assert.equal(message.split('the gateway refused').length, 2, 'once');
+    log.error({ err: new Error('outer', { cause: new Error('inner detail') }) }, 'x');
+    assert.equal((JSON.parse(lines[1] ?? '') as { err: { message: string } }).err.message, 'outer: inner detail');
   });
 
   void it('child loggers keep the base fields; silent writes nothing', () => {
