@@ -153,19 +153,36 @@ function aborted(signal: AbortSignal): Error {
   return signal.reason instanceof Error ? signal.reason : new Error('query deadline');
 }
 
+/**
+ * `p`, or a rejection as soon as `signal` aborts: a read waiting on a gateway that does not answer
+ * must not hold the answer past the deadline. Scans still running stop at their next row (the
+ * budget's check) or when their request's own deadline ends it.
+ */
+function untilAborted<T>(signal: AbortSignal, p: Promise<T>): Promise<T> {
+  if (signal.aborted) return Promise.reject(aborted(signal));
+  return new Promise<T>((resolve, reject) => {
+    const stop = (): void => { reject(aborted(signal)); };
+    signal.addEventListener('abort', stop, { once: true });
+    p.then(
+      (v) => { signal.removeEventListener('abort', stop); resolve(v); },
+      (err: unknown) => { signal.removeEventListener('abort', stop); reject(err instanceof Error ? err : new Error(String(err))); },
+    );
+  });
+}
+
 /** Answers every sub-query (names checked first, then series, reads and computation), in order. */
 export async function executeQuery(q: TsdbQuery, deps: ExecuteDeps): Promise<SubQueryAnswer[]> {
   for (const sub of q.queries) checkNames(sub, deps.catalog);
   const matched = q.queries.map((sub) => seriesOf(sub, deps));
   const budget = new Budget(deps.limits.maxPoints, deps.signal);
   const reads = batchedReads(deps.reads, budget, deps.limits.concurrency);
-  const read = await Promise.all(q.queries.map(async (sub, i) => {
+  const read = await untilAborted(deps.signal, Promise.all(q.queries.map(async (sub, i) => {
     const series = matched[i] as CatalogSeries[];
     const plan = planSubQuery(sub, q, deps.tier, deps.now());
     const got = newReads(series, budget);
     await readSubQuery(sub, plan, byId(series, deps.idTagKey), deps, reads, got);
     return { plan, got };
-  }));
+  })));
   if (deps.signal.aborted) throw aborted(deps.signal);
   return q.queries.map((sub, i) => {
     const { plan, got } = read[i] as (typeof read)[number];

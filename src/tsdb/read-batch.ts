@@ -14,7 +14,7 @@ export interface SeriesReads {
   /** every id's points of each metric, by metric, id and tag set */
   rawPointsOf(ids: readonly string[], metrics: readonly string[], from: number, to: number, budget: PointBudget, concurrency?: number): Promise<Map<string, Map<string, Map<string, TaggedPoints>>>>;
   /** stored windows (summaries with blocks or packs) of each metric by id, and the pending markers by id, in one scan group */
-  windowsOf(ids: readonly string[], metrics: readonly string[], spans: readonly WindowSpan[], marks: MarkSpan, concurrency?: number): Promise<WindowsRead>;
+  windowsOf(ids: readonly string[], metrics: readonly string[], spans: readonly WindowSpan[], marks: MarkSpan, budget: PointBudget, concurrency?: number): Promise<WindowsRead>;
 }
 
 /** The reads of one sub-query: one metric each. */
@@ -100,7 +100,7 @@ export function batchedReads(reads: SeriesReads, budget: PointBudget, concurrenc
     },
     async windowsOf(ids, metric, spans, marks) {
       const key = `win|${spans.map((sp) => `${sp.sizeMs}/${sp.from}/${sp.to}/${sp.with}`).join(',')}|${marks.sizesMs.join(',')}/${marks.from}/${marks.to}`;
-      const all = (await turn.join(key, ids, metric, (union, metrics) => reads.windowsOf(union, metrics, spans, marks, concurrency))) as WindowsRead;
+      const all = (await turn.join(key, ids, metric, (union, metrics) => reads.windowsOf(union, metrics, spans, marks, budget, concurrency))) as WindowsRead;
       return { windows: all.windows.get(metric) ?? new Map(), marks: all.marks };
     },
   };

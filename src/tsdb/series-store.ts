@@ -92,7 +92,7 @@ export function tagSetKey(tags: Readonly<Record<string, string>>, idTagKey: stri
   return JSON.stringify(Object.keys(tags).filter((k) => k !== idTagKey).sort().map((k) => [k, tags[k]]));
 }
 
-/** Counts points read, and refuses to go past the query's budget. */
+/** Counts points read, and refuses to go past the query's budget or its deadline (take throws). */
 export interface PointBudget {
   take(n: number): void;
 }
@@ -144,8 +144,8 @@ export class SeriesStore {
           const w = wanted.find((x) => x.qualifier.equals(cell.qualifier));
           if (w !== undefined) found.push({ byId: w.byId, value: cell.value.readDoubleBE(0) });
         }
+        budget.take(found.length); // also: stops the scan once the query's deadline has passed
         if (found.length === 0) continue;
-        budget.take(found.length);
         const { id, ts } = keyspace.decodeDataKey(row.row);
         for (const f of found) {
           let sets = f.byId.get(id);
@@ -167,7 +167,7 @@ export class SeriesStore {
    * scans, the pending markers of the given sizes over [marks.from, marks.to) for those ids: the
    * markers sit at the front of each bucket of the same table, so they cost ranges, not a scan.
    */
-  async windowsOf(ids: readonly string[], metrics: readonly string[], spans: readonly WindowSpan[], marks: MarkSpan, concurrency = 4): Promise<WindowsRead> {
+  async windowsOf(ids: readonly string[], metrics: readonly string[], spans: readonly WindowSpan[], marks: MarkSpan, budget: PointBudget, concurrency = 4): Promise<WindowsRead> {
     const windows = new Map<string, Map<string, StoredWindow[]>>(metrics.map((m) => [m, new Map()]));
     const marked = new Map<string, MarkedWindow[]>();
     const live = spans.filter((sp) => sp.from < sp.to);
@@ -180,6 +180,7 @@ export class SeriesStore {
     const wantedMetrics = new Set(metrics);
     await runLimited(scanChunks(ranges, scansFor(ids.length, concurrency)), concurrency, async (scan) => {
       for await (const row of this.#scanMany(rollup.name, scan, { columns })) {
+        budget.take(0); // a block's points count where it is decoded (read-points.ts); this stops the scan past the deadline
         if (row.row[1] === 0x00) {
           this.#noteMarks(row, wantedIds, marked);
           continue;

@@ -164,6 +164,17 @@ test('the service\'s own port: TLS, mTLS, credentials with scopes, limits, hosti
     assert.deepEqual(JSON.parse(health.text), { status: 'ok' });
     const readyAuthed = await raw(port, ca, '/readyz', { authorization: `Bearer ${SECRETS.prom}` });
     assert.equal((JSON.parse(readyAuthed.text) as { state: string }).state, 'running', 'a credential sees the state');
+    // every route that serves data: refused without a credential, and without the read (or ui) scope
+    const dataRoutes = ['/api/query?start=1h-ago&m=sum:temp', '/api/suggest?type=metrics&q=cpu', '/api/search/lookup?m=temp', '/api/aggregators', '/api/config/filters', '/api/version', `/api/v1/ids/${id}/latest`];
+    for (const path of dataRoutes) {
+      assert.equal((await raw(port, ca, path)).status, 401, `anonymous ${path}`);
+      const byViewer = await raw(port, ca, path, { authorization: basic('viewer', SECRETS.viewer) });
+      assert.equal(byViewer.status, 403, `ui scope only: ${path}`);
+      assert.match(byViewer.text, /lacks the scope read/);
+    }
+    assert.notEqual((await raw(port, ca, '/api/version', { authorization: `Bearer ${SECRETS.reader}` })).status, 401, 'the read scope passes');
+    assert.equal((await raw(port, ca, '/ui/data.json')).status, 401, 'anonymous /ui/data.json');
+    assert.equal((await raw(port, ca, '/ui/data.json', { authorization: `Bearer ${SECRETS.reader}` })).status, 403, '/ui/data.json wants the ui scope');
   });
 
   await t.test('limits: past the per-identity cap 429 with Retry-After, and past the total cap', async () => {
