@@ -44,6 +44,12 @@ function attached(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<numb
 
 async function main(argv: readonly string[]): Promise<number> {
   const [action, ...rest] = argv;
+  // `npm run compose -- up --help`: the usage, not an unknown-option error (logs and produce pass
+  // their options on: docker-compose's and tsingest produce's own --help)
+  if (action !== 'logs' && action !== 'produce' && (rest.includes('--help') || rest.includes('-h'))) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
   const dotEnvText = existsSync(DOT_ENV) ? readFileSync(DOT_ENV, 'utf8') : '';
   const dotEnv = parseDotEnv(dotEnvText);
   const project: ComposeProject = { name: resolveProject(process.env, dotEnv), ports: resolvePorts(process.env, dotEnv) };
