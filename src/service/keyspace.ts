@@ -1,7 +1,7 @@
-// The one place a Keyspace and the spread registry are built from the configuration (the service,
-// every CLI command, the benchmarks and the tests call these): B, the data key format and the index
-// salt mode, over the registry's view when the caller has one.
-import { Keyspace, NO_SPREAD, type SpreadLookup } from '../keys/index.ts';
+// The one place a Keyspace, the Tables and the spread registry are built from the configuration (the
+// service, every CLI command, the benchmarks and the tests call these): B, the data key format and the
+// index salt mode, over the registry's view when the caller has one; each table's name and families.
+import { Keyspace, NO_SPREAD, Tables, type SpreadLookup } from '../keys/index.ts';
 import type { Config } from '../runtime/config.ts';
 import { SpreadRegistry, type SpreadObserver } from '../spread/registry.ts';
 import { RegistryStore, type RegistryPort } from '../spread/store.ts';
@@ -14,6 +14,18 @@ export function spreadMaxK(cfg: Config): number {
 
 export function keyspaceOf(cfg: Config, spread: SpreadLookup = NO_SPREAD): Keyspace {
   return new Keyspace({ buckets: cfg.keys.saltBuckets, format: cfg.keys.format, indexSaltMode: cfg.index.saltMode }, spread);
+}
+
+/** The tables' names and families; the point blocks' family only when the rollup job writes blocks. */
+export function tablesOf(cfg: Config): Tables {
+  const { data, index, rollup, meta } = cfg.tables;
+  return new Tables({
+    data,
+    index,
+    rollup: { name: rollup.name, family: rollup.family, pointsFamily: cfg.rollup.pointBlocks.enabled ? rollup.pointsFamily : null },
+    meta,
+    rollups: cfg.rollup.enabled,
+  });
 }
 
 export function registryStore(cfg: Config, port: RegistryPort): RegistryStore {
