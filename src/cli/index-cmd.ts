@@ -9,7 +9,7 @@ import { dataUnits, indexUnits, settingsOf, type IndexToolSettings } from '../in
 import { verifyIndex } from '../index/verify.ts';
 import type { Config } from '../runtime/config.ts';
 import { createHBaseClient } from '../service/clients.ts';
-import { keyspaceOf, openKeyspace } from '../service/keyspace.ts';
+import { keyspaceOf, openKeyspace, tablesOf } from '../service/keyspace.ts';
 import { createThrottle } from '../walk/throttle.ts';
 import { UsageError, configOf, interruptible, intFlag, out, parseCommand, rateFlag, stringFlag, timeFlag, type FlagValues } from './args.ts';
 
@@ -74,6 +74,7 @@ export async function indexCommand(argv: readonly string[]): Promise<number> {
     for (const f of ['rate', 'checkpoint', 'grace-ms']) if (values[f] !== undefined) throw new UsageError(`--${f} applies to index rebuild only`);
   }
   const cfg = configOf(values);
+  const tables = tablesOf(cfg);
   const flags = settingsFrom(cfg, values); // flag errors before any HBase call
   const common = {
     chunkSize: boundedInt(values, 'chunk', cfg.query.verifyChunk, 1, 10_000),
@@ -90,7 +91,7 @@ export async function indexCommand(argv: readonly string[]): Promise<number> {
   const reporter = startProgressReporter(process.stderr, () => progress.snapshot(Date.now()), { label: `index ${sub}` });
   try {
     // Rows are checked against the spread registry as it is now (a row outside its bucket is misplaced).
-    const s: IndexToolSettings = { ...flags, keyspace: (await openKeyspace(cfg, rest)).keyspace };
+    const s: IndexToolSettings = { ...flags, keyspace: (await openKeyspace(cfg, tables, rest)).keyspace };
     if (sub === 'verify') {
       const r = await interruptible((signal) => verifyIndex(rest, s, { ...common, signal, progress }));
       reporter.stop();

@@ -28,13 +28,14 @@ export function tablesOf(cfg: Config): Tables {
   });
 }
 
-export function registryStore(cfg: Config, port: RegistryPort): RegistryStore {
-  return new RegistryStore(port, { table: cfg.tables.meta.name, family: cfg.tables.meta.family, buckets: cfg.keys.saltBuckets });
+/** The spread registry's rows in the meta table. */
+export function registryStore(cfg: Config, tables: Tables, port: RegistryPort): RegistryStore {
+  return new RegistryStore(port, { table: tables.meta.name, family: tables.meta.family, buckets: cfg.keys.saltBuckets });
 }
 
-export function spreadRegistryOf(cfg: Config, port: RegistryPort, hooks: { observer?: SpreadObserver; onRefreshError?: (err: unknown) => void } = {}): SpreadRegistry {
+export function spreadRegistryOf(cfg: Config, tables: Tables, port: RegistryPort, hooks: { observer?: SpreadObserver; onRefreshError?: (err: unknown) => void } = {}): SpreadRegistry {
   return new SpreadRegistry({
-    store: registryStore(cfg, port),
+    store: registryStore(cfg, tables, port),
     timing: spreadTiming(cfg.keys.spread),
     buckets: cfg.keys.saltBuckets,
     maxK: spreadMaxK(cfg),
@@ -44,8 +45,8 @@ export function spreadRegistryOf(cfg: Config, port: RegistryPort, hooks: { obser
 }
 
 /** For a command-line tool: the registry read once, and the keyspace over it. */
-export async function openKeyspace(cfg: Config, port: RegistryPort): Promise<{ keyspace: Keyspace; registry: SpreadRegistry }> {
-  const registry = spreadRegistryOf(cfg, port);
+export async function openKeyspace(cfg: Config, tables: Tables, port: RegistryPort): Promise<{ keyspace: Keyspace; registry: SpreadRegistry }> {
+  const registry = spreadRegistryOf(cfg, tables, port);
   await registry.refresh();
   return { keyspace: keyspaceOf(cfg, registry), registry };
 }

@@ -5,7 +5,7 @@
 // writes, and it is stopped before the write side closes.
 import type { Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
-import type { Keyspace } from '../keys/index.ts';
+import type { Keyspace, Tables } from '../keys/index.ts';
 import type { SpreadRegistry } from '../spread/registry.ts';
 import type { GatewayMetrics } from '../metrics/gateway-metrics.ts';
 import type { HotIds } from '../load/hot-ids.ts';
@@ -29,6 +29,7 @@ export interface ReadSideDeps {
   readonly metrics: Metrics;
   readonly regionMap: RegionMap;
   readonly keyspace: Keyspace;
+  readonly tables: Tables;
   /** the spread registry: reads by id ask it for the id's entry as it is now; the rollup job waits for a fresh snapshot */
   readonly registry: Pick<SpreadRegistry, 'ready'>;
   /** the service's hot ids (the page shows them) */
@@ -50,11 +51,11 @@ export interface ReadSide {
 }
 
 export function startReadSide(deps: ReadSideDeps): ReadSide {
-  const { cfg, log, metrics, keyspace } = deps;
+  const { cfg, log, metrics, keyspace, tables } = deps;
   const hbase = createHBaseClient(cfg, 'read', deps.gatewayMetrics);
   const readMetrics = createReadMetrics(metrics.registry, cfg.rollup.windows);
   // Reads by id ask the registry row through the read side's own client (not the write path's pool).
-  const store = registryStore(cfg, hbase);
+  const store = registryStore(cfg, tables, hbase);
   const entryFor = async (id: string) => (await store.entry(id))?.entry;
   const api = createReadApi({ cfg, hbase, keyspace, entryFor, metrics: readMetrics, log: log.child({ module: 'read-api' }) });
   const doctor = startDoctor(cfg, hbase, metrics, log.child({ module: 'doctor' }));

@@ -18,7 +18,7 @@ import { createHBaseClient, kafkaClient } from './clients.ts';
 import { frontDoor } from './front-door-side.ts';
 import { explainHBaseTlsFailure } from './hbase-credentials.ts';
 import { explainKafkaFailure } from './kafka-security.ts';
-import { keyspaceOf } from './keyspace.ts';
+import { keyspaceOf, tablesOf } from './keyspace.ts';
 import { consumeSide, dlqProducer, outage, writeSide, writeSpread } from './parts.ts';
 import { startPromoter, startRegistry } from './spread-side.ts';
 import { startReadSide } from './read-side.ts';
@@ -86,6 +86,7 @@ export async function startService(cfg: Config, log: Logger, options: StartOptio
   let ingest: IngestConsumer | undefined;
   try {
     checkStart();
+    const tables = tablesOf(cfg);
     const gatewayMetrics = createGatewayMetrics(metrics.registry);
     const hbase = createHBaseClient(cfg, 'write', gatewayMetrics);
     closers.add('HBase client', () => hbase.close());
@@ -99,16 +100,16 @@ export async function startService(cfg: Config, log: Logger, options: StartOptio
     closers.add('known series', initKnownSeries(metrics, { tables: tableNames(cfg).mapped, regions: spread.regionMap }));
     // One outage policy for every HBase call the ingest path waits for: writes and registry alike.
     const out = outage(cfg, abort.signal, closers);
-    const { registry, metrics: spreadMetrics } = await startRegistry(cfg, hbase, metrics, log, closers, out.watch);
+    const { registry, metrics: spreadMetrics } = await startRegistry(cfg, tables, hbase, metrics, log, closers, out.watch);
     checkStart();
     const keyspace = keyspaceOf(cfg, registry);
     // Hot ids: the write path feeds them, the page and the gauges show them.
     const hotIds = new HotIds({ table: cfg.tables.data.name, keyspace, regions: spread.regionMap, windowMs: cfg.metrics.hotIdsWindowMs, capacity: cfg.metrics.hotIdsCapacity });
     closers.add('hot ids', registerHotIdMetrics(metrics.registry, hotIds));
-    startPromoter(cfg, hbase, registry, hotIds, spreadMetrics, log, closers);
+    startPromoter(cfg, tables, hbase, registry, hotIds, spreadMetrics, log, closers);
     // The read side (read API, hot-spots page, rollup job) runs beside ingest and stops before the drain.
     const kafka = kafkaClient(cfg, log);
-    const read = startReadSide({ cfg, log, metrics, regionMap: spread.regionMap, keyspace, registry, hotIds, gatewayMetrics, kafka });
+    const read = startReadSide({ cfg, log, metrics, regionMap: spread.regionMap, keyspace, tables, registry, hotIds, gatewayMetrics, kafka });
     extra.routes = read.routes;
     extra.stopFirst.push(() => read.stop());
     closers.add('read side', () => read.close());
