@@ -61,7 +61,7 @@ export async function queryCommand(argv: readonly string[]): Promise<number> {
   const hbase = createHBaseClient(cfg, 'tool');
   try {
     const { keyspace, registry } = await openKeyspace(cfg, tables, hbase);
-    const queries = createQueries({ cfg, hbase, keyspace, entryFor: (id) => registry.fetch(id) });
+    const queries = createQueries({ cfg, hbase, keyspace, tables, entryFor: (id) => registry.fetch(id) });
     let spec;
     try {
       spec = queries.parse(kind, raw, (p) => `--${p}`);

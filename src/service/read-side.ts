@@ -57,12 +57,12 @@ export function startReadSide(deps: ReadSideDeps): ReadSide {
   // Reads by id ask the registry row through the read side's own client (not the write path's pool).
   const store = registryStore(cfg, tables, hbase);
   const entryFor = async (id: string) => (await store.entry(id))?.entry;
-  const api = createReadApi({ cfg, hbase, keyspace, entryFor, metrics: readMetrics, log: log.child({ module: 'read-api' }) });
+  const api = createReadApi({ cfg, hbase, keyspace, tables, entryFor, metrics: readMetrics, log: log.child({ module: 'read-api' }) });
   const doctor = startDoctor(cfg, hbase, metrics, log.child({ module: 'doctor' }));
   const ui = startUi({
     metrics,
     regionMap: deps.regionMap,
-    table: cfg.tables.data.name,
+    table: tables.data.name,
     buckets: keyspace.buckets,
     hotIds: deps.hotIds,
     doctor: () => doctor.snapshot(),
@@ -71,7 +71,7 @@ export function startReadSide(deps: ReadSideDeps): ReadSide {
   });
   const page = uiRoutes({ snapshot: () => ui.snapshot() });
   // The OpenTSDB-compatible series API answers its own /api/… paths before the read API claims /api/.
-  const series = cfg.series.enabled ? startSeriesSide(cfg, hbase, keyspace, entryFor, log.child({ module: 'series-api' })) : undefined;
+  const series = cfg.series.enabled ? startSeriesSide(cfg, hbase, keyspace, tables, entryFor, log.child({ module: 'series-api' })) : undefined;
   let rollup: RollupScheduler | undefined;
   let owners: KafkaBucketOwners | undefined;
   if (cfg.rollup.enabled) {

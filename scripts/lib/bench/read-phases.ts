@@ -12,7 +12,7 @@ import type { RawParams } from '../../../src/query/params.ts';
 import type { QueryKind } from '../../../src/query/meters.ts';
 import { RollupJob } from '../../../src/rollup/job.ts';
 import { rollupSettings } from '../../../src/rollup/settings.ts';
-import { keyspaceOf } from '../../../src/service/keyspace.ts';
+import { keyspaceOf, tablesOf } from '../../../src/service/keyspace.ts';
 import { loadConfig, type Config } from '../../../src/runtime/config.ts';
 import { createLogger } from '../../../src/runtime/logger.ts';
 import { startService } from '../../../src/service/service.ts';
@@ -69,7 +69,7 @@ export async function queryPhase(ctx: Ctx, events: number, queries: number): Pro
   ctx.say(`query phase: loading ${events} events (data + 2 index tags) over the last 2 days`);
   const load = await loadEvents(ctx.rest, cfg, gen, { markers: false });
   ctx.say(`loaded ${load.dataRows} data rows and ${load.indexRows} index rows in ${load.seconds.toFixed(1)} s`);
-  const q = createQueries({ cfg, hbase: ctx.rest, keyspace: keyspaceOf(cfg) });
+  const q = createQueries({ cfg, hbase: ctx.rest, keyspace: keyspaceOf(cfg), tables: tablesOf(cfg) });
   const random = prng(7);
   const pick = (lo: number, hi: number): number => lo + Math.floor(random() * (hi - lo));
   const id = (rank: number): string => `sensor-${String(rank).padStart(5, '0')}`;

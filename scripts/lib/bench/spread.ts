@@ -227,7 +227,7 @@ export async function runMode(ctx: SpreadContext, setup: ModeSetup, mode: 'on' |
 export async function latestFigures(ctx: SpreadContext, cfg: Config, queries = 200): Promise<LatestFigures> {
   const tables = tablesOf(cfg);
   const { keyspace, registry } = await openKeyspace(cfg, tables, ctx.rest);
-  const q = createQueries({ cfg, hbase: ctx.rest, keyspace, entryFor: (id) => registry.fetch(id) });
+  const q = createQueries({ cfg, hbase: ctx.rest, keyspace, tables, entryFor: (id) => registry.fetch(id) });
   const spreadId = 'sensor-00000';
   if (registry.entryOf(spreadId) === undefined) throw new Error(`latest: ${spreadId} is not spread`);
   const read = async (id: string): Promise<number> => (await collectPage(q.run(q.parse('latest', { id, limit: '100' })))).items.length;

@@ -21,7 +21,7 @@ import { columnOf } from '../../../src/rollup/fold.ts';
 import { rollupSettings } from '../../../src/rollup/settings.ts';
 import { parseWindows } from '../../../src/rollup/windows.ts';
 import type { Config } from '../../../src/runtime/config.ts';
-import { keyspaceOf } from '../../../src/service/keyspace.ts';
+import { keyspaceOf, tablesOf } from '../../../src/service/keyspace.ts';
 import { rollupTier, seriesStoreOf } from '../../../src/service/series-side.ts';
 import { executeQuery } from '../../../src/tsdb/execute.ts';
 import { SeriesIndex } from '../../../src/catalog/series-index.ts';
@@ -47,7 +47,7 @@ async function familyTtls(admin: JavaTableAdmin, table: string): Promise<Record<
 
 /** Every window of each size through the rollup read API (GET /rollups), as `id|size|start|metric` → [count, sum, min, max]. */
 async function readApi(r: RollupHarness, cfg: Config, id: string): Promise<Map<string, number[]>> {
-  const s = readSettingsOf(cfg, r.s.keyspace);
+  const s = readSettingsOf(cfg, r.s.keyspace, tablesOf(cfg));
   const out = new Map<string, number[]>();
   for (const w of parseWindows(cfg.rollup.windows)) {
     const { items } = await collectPage(readRollups(r.h.rest, { kind: 'rollups', id, window: w, from: MIDNIGHT - DAY, to: MIDNIGHT + 2 * DAY, metric: null, limit: 1000, after: null }, s));
@@ -71,7 +71,7 @@ function bruteSums(evs: readonly Ev[], size: number): [number, number][] {
 async function seriesSums(cfg: Config, r: RollupHarness, id: string, downsample: string): Promise<{ window: number | 'raw'; dps: (readonly [number, number | null])[] }> {
   const catalog = new SeriesIndex({ idTagKey: 'id' });
   catalog.add({ metric: 'temp', id, tags: {} });
-  const store = seriesStoreOf(cfg, r.h.rest, r.s.keyspace, () => Promise.resolve(undefined), 10_000);
+  const store = seriesStoreOf(cfg, r.h.rest, r.s.keyspace, tablesOf(cfg), () => Promise.resolve(undefined), 10_000);
   const q = parseQueryBody({ start: MIDNIGHT, end: MIDNIGHT + DAY - 1, queries: [{ aggregator: 'sum', metric: 'temp', downsample, filters: [{ type: 'literal_or', tagk: 'id', filter: id, groupBy: false }] }] }, new URLSearchParams(), Date.now());
   const [a] = await executeQuery(q, { catalog, reads: store, tier: rollupTier(cfg), idTagKey: 'id', limits: { maxSeries: 10, maxPoints: 100_000, concurrency: 2 }, now: Date.now, signal: new AbortController().signal, integerValues: false });
   assert.ok(a !== undefined);
