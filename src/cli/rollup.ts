@@ -70,7 +70,7 @@ async function rollupRun(cfg: Config): Promise<number> {
         throw new UsageError(`rollup run: no bucket assignment from the rollup ownership group within ${waitMs / 1000} s (rollup.owners.mode = kafka: is Kafka reachable? rollup.owners.mode=all runs every bucket alone)`);
       }
     }
-    const job = new RollupJob({ store: hbase, settings: rollupSettings(cfg, keyspace), metrics: quietRollupMeters(), log, ownership: owners });
+    const job = new RollupJob({ store: hbase, settings: rollupSettings(cfg, keyspace, tables), metrics: quietRollupMeters(), log, ownership: owners });
     // A rebalance during the run (another runner joined or left) can hand this runner buckets it did
     // not start with: run again over the new assignment until one run saw it unchanged (markers done
     // are gone, so a rerun only does what is left).
@@ -126,7 +126,7 @@ async function rollupBackfill(values: FlagValues): Promise<number> {
   const { signal, release } = abortOnSignals();
   try {
     // The registry as it is now: spread ids are read as units of their own.
-    const settings = rollupSettings(cfg, (await openKeyspace(cfg, tables, hbase)).keyspace);
+    const settings = rollupSettings(cfg, (await openKeyspace(cfg, tables, hbase)).keyspace, tables);
     const result = await runBackfill({
       store: hbase,
       settings,

@@ -81,7 +81,7 @@ export function startReadSide(deps: ReadSideDeps): ReadSide {
       }));
       owners.start();
     }
-    rollup = createRollupScheduler({ cfg, hbase, keyspace, spread: deps.registry, metrics: readMetrics, log, owners });
+    rollup = createRollupScheduler({ cfg, hbase, keyspace, tables, spread: deps.registry, metrics: readMetrics, log, owners });
     rollup.start();
   }
   let stopping: Promise<void> | undefined;

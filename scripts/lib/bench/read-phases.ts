@@ -133,7 +133,7 @@ async function rollupTable(ctx: Ctx, prefix: string, history: number, fresh: num
 
 async function timedRun(ctx: Ctx, t: RollupTable, fresh: number, hourStart: number, expected: number): Promise<{ seconds: number; windows: number; markers: number; marks: number }> {
   const marks = await loadEvents(ctx.rest, t.cfg, freshGen(ctx, fresh, hourStart), { markers: true, dataless: true });
-  const job = new RollupJob({ store: ctx.rest, settings: rollupSettings(t.cfg, keyspaceOf(t.cfg)), metrics: createReadMetrics(new Registry(), t.cfg.rollup.windows), log: createLogger({ level: 'warn' }) });
+  const job = new RollupJob({ store: ctx.rest, settings: rollupSettings(t.cfg, keyspaceOf(t.cfg), tablesOf(t.cfg)), metrics: createReadMetrics(new Registry(), t.cfg.rollup.windows), log: createLogger({ level: 'warn' }) });
   const t0 = performance.now();
   const report = await job.run(new AbortController().signal);
   const seconds = (performance.now() - t0) / 1000;

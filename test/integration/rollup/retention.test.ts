@@ -129,7 +129,7 @@ void test('upgrade from one rollup family: tables apply adds the size families, 
   const planned = planTables(cfg).find((p) => p.role === 'rollup');
   assert.ok(planned !== undefined);
   await retryingRest('create old layout', () => admin.ensureTable(planned.request));
-  const s = { ...rollupSettings(cfg, keyspaceOf(cfg)) };
+  const s = { ...rollupSettings(cfg, keyspaceOf(cfg), tablesOf(cfg)) };
   const evs = events('legacy', 30);
   await writeEvents(r, evs);
   // Summaries only, as those versions wrote them: no point blocks, no packs.

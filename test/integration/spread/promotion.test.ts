@@ -122,7 +122,7 @@ void test('a hot id spread mid-stream by two instances: one row per event, a rep
   });
 
   await t.test('rollups of the spread id: one summary row per window, equal to its events', async () => {
-    const job = new RollupJob({ store: h.rest, settings: rollupSettings(cfg, ks), metrics: createReadMetrics(new Registry(), ['5s', '1m']), log: createLogger({ level: 'silent' }), now: () => Date.now() + 3_600_000 });
+    const job = new RollupJob({ store: h.rest, settings: rollupSettings(cfg, ks, tablesOf(cfg)), metrics: createReadMetrics(new Registry(), ['5s', '1m']), log: createLogger({ level: 'silent' }), now: () => Date.now() + 3_600_000 });
     const report = await job.run();
     assert.equal(report.ok, true);
     const got = rollups((await pages(q, 'rollups', { id: HOT, window: '5s', limit: '4' })).items);
