@@ -58,7 +58,7 @@ export function startReadSide(deps: ReadSideDeps): ReadSide {
   const store = registryStore(cfg, tables, hbase);
   const entryFor = async (id: string) => (await store.entry(id))?.entry;
   const api = createReadApi({ cfg, hbase, keyspace, tables, entryFor, metrics: readMetrics, log: log.child({ module: 'read-api' }) });
-  const doctor = startDoctor(cfg, hbase, metrics, log.child({ module: 'doctor' }));
+  const doctor = startDoctor(cfg, tables.names, hbase, metrics, log.child({ module: 'doctor' }));
   const ui = startUi({
     metrics,
     regionMap: deps.regionMap,
