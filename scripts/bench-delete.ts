@@ -17,7 +17,7 @@ import { putRowOf } from '../src/rollup/fold.ts';
 import { markerPuts } from '../src/rollup/marker.ts';
 import { loadConfig } from '../src/runtime/config.ts';
 import { createHBaseClient } from '../src/service/clients.ts';
-import { keyspaceOf, registryStore } from '../src/service/keyspace.ts';
+import { keyspaceOf, registryStore, tablesOf } from '../src/service/keyspace.ts';
 import { fixedLookup } from '../src/keys/index.ts';
 import { runLimited } from '../src/walk/pool.ts';
 import { projectRoot } from './lib/stack/config.ts';
@@ -48,7 +48,8 @@ const ID = 'bench-hot-0001';
 const BASE = 1_732_262_400_000;
 const entry = { epochs: [{ since: BASE, k: 16 }], fence: null };
 const ks = keyspaceOf(cfg, fixedLookup({ [ID]: entry }));
-const fam = { data: cfg.tables.data.family, index: cfg.tables.index.family, rollup: cfg.tables.rollup.family, meta: cfg.tables.meta.family };
+const tables = tablesOf(cfg);
+const fam = { data: tables.data.family, index: tables.index.family, rollup: tables.rollup.family, meta: tables.meta.family };
 
 function cli(argv: readonly string[]): Promise<{ code: number | null; stdout: string; ms: number }> {
   const t0 = performance.now();
@@ -65,9 +66,9 @@ async function write(table: string, rows: { row: Buffer; cells: readonly { colum
 
 try {
   say(`tables ${run}_*`);
-  const tables = await cli(['tables', 'apply']);
-  if (tables.code !== 0) throw new Error(`tsingest tables apply exited ${String(tables.code)}:\n${tables.stdout}`);
-  await registryStore(cfg, rest).update(ID, () => entry);
+  const applied = await cli(['tables', 'apply']);
+  if (applied.code !== 0) throw new Error(`tsingest tables apply exited ${String(applied.code)}:\n${applied.stdout}`);
+  await registryStore(cfg, tables, rest).update(ID, () => entry);
   const events = Array.from({ length: EVENTS }, (_, i) => ({ id: ID, ts: BASE + i * 1000, metric: i % 3 === 0 ? 'temp' : 'hum', value: i / 8, tags: i % 2 === 0 ? { site: `s${i % 4}` } : {} }));
   const data = events.map((e) => putRowOf({ key: ks.dataKey(e.id, e.ts), cells: buildEventCells(e, fam.data) }));
   const index = events.flatMap((e) => buildIndexRows({ id: e.id, ts: e.ts, tags: e.tags, metrics: [e.metric], offset: ks.offsetOf(e.id, e.ts) }, { keyspace: ks, indexFamily: fam.index, indexTags: ['site'] }).map(putRowOf));
@@ -76,10 +77,10 @@ try {
   const series = [...new Map(events.map((e) => [`${e.metric}|${JSON.stringify(e.tags)}`, seriesRow({ metric: e.metric, id: ID, tags: e.tags })])).values()];
   const catalog = series.map((s) => ({ row: s.key, cells: [{ column: column(fam.meta, 't'), value: s.value }] }));
   say(`writing ${data.length} data rows over ${new Set(data.map((r) => r.row[0])).size} buckets, ${index.length} index rows, ${markers.length} marker rows, ${catalog.length} catalog rows`);
-  await write(cfg.tables.data.name, data);
-  await write(cfg.tables.index.name, index);
-  await write(cfg.tables.rollup.name, markers);
-  await write(cfg.tables.meta.name, catalog);
+  await write(tables.data.name, data);
+  await write(tables.index.name, index);
+  await write(tables.rollup.name, markers);
+  await write(tables.meta.name, catalog);
   say('rollup run');
   const rollup = await cli(['rollup', 'run']);
   if (rollup.code !== 0) throw new Error(`rollup run exited ${String(rollup.code)}`);
@@ -110,7 +111,7 @@ try {
     process.exitCode = 1;
   }
 } finally {
-  for (const t of [cfg.tables.data.name, cfg.tables.index.name, cfg.tables.rollup.name, cfg.tables.meta.name]) {
+  for (const t of tables.names) {
     await rest.deleteTable(t, { ignoreMissing: true, deadlineMs: 120_000 }).catch((err: unknown) => { say(`could not drop ${t}: ${String(err)}`); });
   }
   await rest.close();

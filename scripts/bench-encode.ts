@@ -29,8 +29,8 @@ import { createMetrics } from '../src/metrics/registry.ts';
 import { RegionMap } from '../src/load/region-map.ts';
 import { loadConfig } from '../src/runtime/config.ts';
 import { ingestObserver, writeObserver } from '../src/service/observers.ts';
-import { planSettings, rollupMarks, tableNames } from '../src/service/settings.ts';
-import { keyspaceOf } from '../src/service/keyspace.ts';
+import { planSettings, rollupMarks } from '../src/service/settings.ts';
+import { keyspaceOf, tablesOf } from '../src/service/keyspace.ts';
 import { HotIds } from '../src/load/hot-ids.ts';
 import { registerHotIdMetrics } from '../src/metrics/hot-id-metrics.ts';
 import { meteredWriteSpread, regionMapObserver } from '../src/metrics/write-spread-metrics.ts';
@@ -59,7 +59,7 @@ const runs = (stage: string): boolean => only === undefined || only.has(stage);
 
 const twoTags = values.index === '2tags';
 const cfg = loadConfig({ env: {}, sets: [`index.tags=${twoTags ? '["site","rack"]' : '[]'}`] });
-const tables = tableNames(cfg);
+const tables = tablesOf(cfg);
 
 // ---- input: the records a Kafka fetch hands over --------------------------------------------
 // Recent events, as in a live stream (open rollup windows: the marker cache skips re-marks).
@@ -74,7 +74,7 @@ const policy = { buckets: cfg.keys.saltBuckets, kFactor: cfg.keys.spread.kFactor
 const spreadEntries = Object.fromEntries([...perId].sort((a, b) => b[1] - a[1]).slice(0, SPREAD)
   .map(([id, n]): [string, SpreadEntry] => [id, { epochs: [{ since: startTs, k: Math.max(2, sizeK(n / EVENTS, policy)) }], fence: null }]));
 const keyspace = keyspaceOf(cfg, fixedLookup(spreadEntries));
-const settings = planSettings(cfg, keyspace);
+const settings = planSettings(cfg, keyspace, tables);
 const units: SourceRecord[][] = [];
 for (let i = 0; i < records.length; i += cfg.batch.maxRows) units.push(records.slice(i, i + cfg.batch.maxRows));
 
@@ -135,18 +135,18 @@ async function writerFor(encode: Encoder): Promise<{ writer: DualWriter; account
   const { spread, close: closeSpread } = meteredWriteSpread(metrics, { regionMap, windowMs: cfg.metrics.skewWindowMs });
   // The sketch's clock advances by one window per round of writes, so after a round every slot of the
   // window is filled, as in a service that has run for a window (the scrape stage prices that).
-  const hotIds = new HotIds({ table: tables.data, keyspace, regions: regionMap, windowMs: cfg.metrics.hotIdsWindowMs, capacity: cfg.metrics.hotIdsCapacity, now: () => clock.ms });
+  const hotIds = new HotIds({ table: tables.data.name, keyspace, regions: regionMap, windowMs: cfg.metrics.hotIdsWindowMs, capacity: cfg.metrics.hotIdsCapacity, now: () => clock.ms });
   const unregister = registerHotIdMetrics(metrics.registry, hotIds);
   let bytes = 0;
   const writer = new DualWriter({
     sink: { put: (_table, rows) => { bytes += encode(rows); return Promise.resolve(); } },
     queue: new PQueue({ concurrency: cfg.hbase.concurrency }),
-    tables: { data: tables.data, index: tables.index },
+    tables: { data: tables.data.name, index: tables.index.name },
     chunk: { maxRows: cfg.batch.maxRows, maxBytes: cfg.batch.maxBytes },
     policy: new OutagePolicy({ retry: { baseMs: 1, maxMs: 1 }, isRetriable: () => false }),
     isRowRejection: () => false,
     observer: writeObserver(metrics, spread, regionMap, hotIds),
-    marks: cfg.rollup.enabled ? { table: tables.rollup, planner: rollupMarks(cfg, keyspace) } : undefined,
+    marks: cfg.rollup.enabled ? { table: tables.rollup.name, planner: rollupMarks(cfg, keyspace, tables) } : undefined,
   });
   const accounting = ingestObserver(metrics);
   return { writer, accounting, bytes: () => bytes, scrape: () => metrics.registry.metrics(), close: () => { closeSpread(); unregister(); regionMap.stop(); } };

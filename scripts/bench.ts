@@ -27,7 +27,7 @@ import { stackUp } from './lib/stack/local-stack.ts';
 import { SERVICE_NODE_OPTIONS } from '../src/runtime/node-options.ts';
 import { loadConfig, type Config } from '../src/runtime/config.ts';
 import { planSettings } from '../src/service/settings.ts';
-import { keyspaceOf } from '../src/service/keyspace.ts';
+import { keyspaceOf, tablesOf } from '../src/service/keyspace.ts';
 import { JavaTableAdmin } from '../src/admin/java-admin.ts';
 import { planTables } from '../src/admin/table-plan.ts';
 import type { HBaseRestClient } from '../src/hbase/index.ts';
@@ -166,7 +166,7 @@ async function scenario(ep: Env, mode: string, kafka: Kafka, rest: HBaseRestClie
       if (profDir !== undefined) profile = profileOf(profDir, events + steady, mode); // the profile covers the whole service process
     }
 
-    const settings = planSettings(cfg, keyspaceOf(cfg))();
+    const settings = planSettings(cfg, keyspaceOf(cfg), tablesOf(cfg))();
     const rowsPerEvent = 1 + tags.length;
     const w = { client: rest, maxRows: cfg.batch.maxRows, maxBytes: cfg.batch.maxBytes, concurrency: cfg.hbase.concurrency };
     let ceilingEventsPerSec = NaN;

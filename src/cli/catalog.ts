@@ -2,7 +2,7 @@
 import { catalogCheckpointFile } from '../catalog/backfill-checkpoint.ts';
 import { runCatalogBackfill, type CatalogBackfillProgress, type CatalogBackfillResult } from '../catalog/backfill.ts';
 import { createHBaseClient } from '../service/clients.ts';
-import { keyspaceOf } from '../service/keyspace.ts';
+import { keyspaceOf, tablesOf } from '../service/keyspace.ts';
 import { formatDuration, fractionOf, etaOf } from '../walk/progress.ts';
 import { createThrottle } from '../walk/throttle.ts';
 import { UsageError, configOf, out, parseCommand, rateFlag, stringFlag, timeFlag } from './args.ts';
@@ -47,6 +47,7 @@ export async function catalogCommand(argv: readonly string[]): Promise<number> {
   const checkpoint = stringFlag(values, 'checkpoint');
   if (checkpoint === '') throw new UsageError('--checkpoint needs a file path');
   const cfg = configOf(values);
+  const tables = tablesOf(cfg);
   const hbase = createHBaseClient(cfg, 'tool');
   const { signal, release } = abortOnSignals();
   const startedAt = Date.now();
@@ -55,7 +56,7 @@ export async function catalogCommand(argv: readonly string[]): Promise<number> {
   try {
     const result = await runCatalogBackfill({
       port: hbase,
-      settings: { keyspace: keyspaceOf(cfg), dataTable: cfg.tables.data.name, dataFamily: cfg.tables.data.family, metaTable: cfg.tables.meta.name, metaFamily: cfg.tables.meta.family, from, to, cacheSize: cfg.catalog.cacheSize },
+      settings: { keyspace: keyspaceOf(cfg), dataTable: tables.data.name, dataFamily: tables.data.family, metaTable: tables.meta.name, metaFamily: tables.meta.family, from, to, cacheSize: cfg.catalog.cacheSize },
       checkpoint: checkpoint === undefined ? undefined : catalogCheckpointFile(checkpoint),
       throttle: rate === undefined ? undefined : createThrottle({ ratePerSec: rate, burst: Math.max(rate, 1000) }),
       onProgress: (p) => {

@@ -9,7 +9,7 @@ import { classifyError } from '../errors.ts';
 import { retrying } from '../walk/retry.ts';
 import { TOOL_EXIT } from '../runtime/exit-codes.ts';
 import { createHBaseClient } from '../service/clients.ts';
-import { keyspaceOf, openKeyspace } from '../service/keyspace.ts';
+import { keyspaceOf, openKeyspace, tablesOf } from '../service/keyspace.ts';
 import { createThrottle } from '../walk/throttle.ts';
 import { UsageError, configOf, interruptible, intFlag, out, parseCommand, rateFlag, requiredString, stringFlag, timeFlag, type FlagValues } from './args.ts';
 
@@ -64,6 +64,7 @@ export async function deleteCommand(argv: readonly string[]): Promise<number> {
   const id = requiredString(values, 'id');
   const range = rangeOf(values);
   const cfg = configOf(values);
+  const tables = tablesOf(cfg);
   const rate = rateFlag(values);
   const concurrency = bounded(values, 'concurrency', 64, 1024);
   const bucketConcurrency = bounded(values, 'buckets', 4, 256);
@@ -72,7 +73,7 @@ export async function deleteCommand(argv: readonly string[]): Promise<number> {
   if (checkpointPath === '') throw new UsageError('--checkpoint needs a file path');
   let settings: EraseSettings;
   try {
-    settings = eraseSettings(cfg, keyspaceOf(cfg), id, range);
+    settings = eraseSettings(cfg, keyspaceOf(cfg), tables, id, range);
   } catch (err) {
     throw new UsageError((err as Error).message, { cause: err });
   }
@@ -88,7 +89,7 @@ export async function deleteCommand(argv: readonly string[]): Promise<number> {
   timer.unref();
   try {
     // The key layout over the registry as it is now (the data scans cover every bucket anyway).
-    const s: EraseSettings = { ...settings, keyspace: (await openKeyspace(cfg, rest)).keyspace };
+    const s: EraseSettings = { ...settings, keyspace: (await openKeyspace(cfg, tables, rest)).keyspace };
     const r = await interruptible((signal) =>
       eraseId(rest, s, {
         pageRows,

@@ -3,12 +3,13 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
 import { usableCodecs } from '../admin/codec-probe-port.ts';
 import { JavaTableAdmin } from '../admin/java-admin.ts';
-import { HBASE_DEFAULTS, checkCluster, previousWritesOf, serviceTables } from '../doctor/check.ts';
+import { HBASE_DEFAULTS, checkCluster, previousWritesOf } from '../doctor/check.ts';
 import { exitStatus } from '../doctor/finding.ts';
 import { writeCounters } from '../doctor/gather.ts';
 import { renderJson, renderText } from '../doctor/render.ts';
 import { ConfigError, type Config } from '../runtime/config.ts';
 import { createHBaseClient } from '../service/clients.ts';
+import { tablesOf } from '../service/keyspace.ts';
 import { UsageError, configOf, intFlag, out, parseCommand, stringFlag } from './args.ts';
 
 export const DOCTOR_USAGE = 'tsingest doctor [--table T … | --all] [--json] [--sample-rows N] [--since FILE] [--flush-size-mb N] [--memstore-fraction F] [--no-codec-probe]';
@@ -56,7 +57,7 @@ export async function doctorCommand(argv: readonly string[]): Promise<number> {
   const rest = createHBaseClient(cfg, 'tool');
   try {
     const tables = values['all'] === true ? await rest.listTables()
-      : named.length > 0 ? named : serviceTables(cfg);
+      : named.length > 0 ? named : tablesOf(cfg).names;
     const previous = readSince(since);
     const { findings, checked, facts } = await checkCluster(rest, {
       tables,

@@ -7,9 +7,10 @@ import { rebuildIndex, type RebuildReport } from '../index/rebuild.ts';
 import { rebuildJson, rebuildText, verifyJson, verifyText } from '../index/report.ts';
 import { dataUnits, indexUnits, settingsOf, type IndexToolSettings } from '../index/settings.ts';
 import { verifyIndex } from '../index/verify.ts';
+import type { Tables } from '../keys/index.ts';
 import type { Config } from '../runtime/config.ts';
 import { createHBaseClient } from '../service/clients.ts';
-import { keyspaceOf, openKeyspace } from '../service/keyspace.ts';
+import { keyspaceOf, openKeyspace, tablesOf } from '../service/keyspace.ts';
 import { createThrottle } from '../walk/throttle.ts';
 import { UsageError, configOf, interruptible, intFlag, out, parseCommand, rateFlag, stringFlag, timeFlag, type FlagValues } from './args.ts';
 
@@ -39,11 +40,11 @@ function boundedInt(values: FlagValues, name: string, fallback: number, min: num
   return n;
 }
 
-function settingsFrom(cfg: Config, values: FlagValues): IndexToolSettings {
+function settingsFrom(cfg: Config, tables: Tables, values: FlagValues): IndexToolSettings {
   const from = stringFlag(values, 'from') === undefined ? undefined : timeFlag(values, 'from');
   const to = stringFlag(values, 'to') === undefined ? undefined : timeFlag(values, 'to');
   try {
-    return settingsOf(cfg, keyspaceOf(cfg), { tag: stringFlag(values, 'tag'), from, to });
+    return settingsOf(cfg, keyspaceOf(cfg), tables, { tag: stringFlag(values, 'tag'), from, to });
   } catch (err) {
     throw new UsageError((err as Error).message, { cause: err });
   }
@@ -74,7 +75,8 @@ export async function indexCommand(argv: readonly string[]): Promise<number> {
     for (const f of ['rate', 'checkpoint', 'grace-ms']) if (values[f] !== undefined) throw new UsageError(`--${f} applies to index rebuild only`);
   }
   const cfg = configOf(values);
-  const flags = settingsFrom(cfg, values); // flag errors before any HBase call
+  const tables = tablesOf(cfg);
+  const flags = settingsFrom(cfg, tables, values); // flag errors before any HBase call
   const common = {
     chunkSize: boundedInt(values, 'chunk', cfg.query.verifyChunk, 1, 10_000),
     concurrency: boundedInt(values, 'concurrency', cfg.query.bucketConcurrency, 1, 256),
@@ -90,7 +92,7 @@ export async function indexCommand(argv: readonly string[]): Promise<number> {
   const reporter = startProgressReporter(process.stderr, () => progress.snapshot(Date.now()), { label: `index ${sub}` });
   try {
     // Rows are checked against the spread registry as it is now (a row outside its bucket is misplaced).
-    const s: IndexToolSettings = { ...flags, keyspace: (await openKeyspace(cfg, rest)).keyspace };
+    const s: IndexToolSettings = { ...flags, keyspace: (await openKeyspace(cfg, tables, rest)).keyspace };
     if (sub === 'verify') {
       const r = await interruptible((signal) => verifyIndex(rest, s, { ...common, signal, progress }));
       reporter.stop();

@@ -6,7 +6,7 @@
 import { KEY_FORMATS, MAX_BUCKETS, MIN_BUCKETS, Keyspace, decodeAnyKey, epochAt, fixedLookup, saltOf, spreadOffset, kAt, type DecodedAnyKey, type KeyFormat, type SpreadEntry, type SpreadEpoch } from '../keys/index.ts';
 import type { Config } from '../runtime/config.ts';
 import { createHBaseClient } from '../service/clients.ts';
-import { registryStore } from '../service/keyspace.ts';
+import { registryStore, tablesOf } from '../service/keyspace.ts';
 import { UsageError, configOf, out, parseCommand, requiredString, stringFlag, timeFlag, type FlagValues } from './args.ts';
 
 export const KEYS_USAGE =
@@ -97,7 +97,7 @@ const STDIO: KeysOutput = { out, err: (line) => process.stderr.write(`${line}\n`
 export const registryEntry: EntrySource = async (cfg, id) => {
   const hbase = createHBaseClient(cfg, 'tool');
   try {
-    return (await registryStore(cfg, hbase).entry(id))?.entry;
+    return (await registryStore(cfg, tablesOf(cfg), hbase).entry(id))?.entry;
   } finally {
     await hbase.close();
   }

@@ -8,7 +8,7 @@ import { createQueries } from '../query/queries.ts';
 import { QueryError } from '../query/query-error.ts';
 import type { EventItem, PageEnd, QueryItem, RollupItem } from '../query/types.ts';
 import { createHBaseClient } from '../service/clients.ts';
-import { openKeyspace } from '../service/keyspace.ts';
+import { openKeyspace, tablesOf } from '../service/keyspace.ts';
 import { UsageError, configOf, out, parseCommand, stringFlag } from './args.ts';
 
 export const QUERY_USAGE =
@@ -57,10 +57,11 @@ export async function queryCommand(argv: readonly string[]): Promise<number> {
   }
   const json = values['json'] === true;
   const cfg = configOf(values);
+  const tables = tablesOf(cfg);
   const hbase = createHBaseClient(cfg, 'tool');
   try {
-    const { keyspace, registry } = await openKeyspace(cfg, hbase);
-    const queries = createQueries({ cfg, hbase, keyspace, entryFor: (id) => registry.fetch(id) });
+    const { keyspace, registry } = await openKeyspace(cfg, tables, hbase);
+    const queries = createQueries({ cfg, hbase, keyspace, tables, entryFor: (id) => registry.fetch(id) });
     let spec;
     try {
       spec = queries.parse(kind, raw, (p) => `--${p}`);

@@ -10,7 +10,7 @@ import { rollupSettings } from '../rollup/settings.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { createHBaseClient, kafkaClient } from '../service/clients.ts';
 import { KafkaBucketOwners, ownersOptions } from '../service/rollup-owners.ts';
-import { openKeyspace } from '../service/keyspace.ts';
+import { openKeyspace, tablesOf } from '../service/keyspace.ts';
 import { createThrottle } from '../walk/throttle.ts';
 import type { Config } from '../runtime/config.ts';
 import { UsageError, configOf, out, parseCommand, rateFlag, stringFlag, timeFlag, type FlagValues } from './args.ts';
@@ -55,12 +55,13 @@ export async function rollupCommand(argv: readonly string[]): Promise<number> {
 
 async function rollupRun(cfg: Config): Promise<number> {
   const log = createLogger({ level: cfg.log.level, destination: pino.destination({ dest: 2, sync: true }) });
+  const tables = tablesOf(cfg);
   const hbase = createHBaseClient(cfg, 'tool');
   const { signal, release } = abortOnSignals();
   // beside running instances, this run takes a share of the buckets through their group (rollup.owners)
   const owners = cfg.rollup.owners.mode === 'kafka' ? new KafkaBucketOwners(ownersOptions(cfg, kafkaClient(cfg, log), log)) : undefined;
   try {
-    const { keyspace } = await openKeyspace(cfg, hbase);
+    const { keyspace } = await openKeyspace(cfg, tables, hbase);
     if (owners !== undefined) {
       owners.start();
       const waitMs = cfg.rollup.owners.sessionTimeoutMs + 30_000;
@@ -69,7 +70,7 @@ async function rollupRun(cfg: Config): Promise<number> {
         throw new UsageError(`rollup run: no bucket assignment from the rollup ownership group within ${waitMs / 1000} s (rollup.owners.mode = kafka: is Kafka reachable? rollup.owners.mode=all runs every bucket alone)`);
       }
     }
-    const job = new RollupJob({ store: hbase, settings: rollupSettings(cfg, keyspace), metrics: quietRollupMeters(), log, ownership: owners });
+    const job = new RollupJob({ store: hbase, settings: rollupSettings(cfg, keyspace, tables), metrics: quietRollupMeters(), log, ownership: owners });
     // A rebalance during the run (another runner joined or left) can hand this runner buckets it did
     // not start with: run again over the new assignment until one run saw it unchanged (markers done
     // are gone, so a rerun only does what is left).
@@ -119,12 +120,13 @@ async function rollupBackfill(values: FlagValues): Promise<number> {
   const ids = idFlags(values);
   const checkpoint = stringFlag(values, 'checkpoint');
   const cfg = configOf(values);
+  const tables = tablesOf(cfg);
   const hbase = createHBaseClient(cfg, 'tool');
   const progress = new ProgressReporter(process.stderr);
   const { signal, release } = abortOnSignals();
   try {
     // The registry as it is now: spread ids are read as units of their own.
-    const settings = rollupSettings(cfg, (await openKeyspace(cfg, hbase)).keyspace);
+    const settings = rollupSettings(cfg, (await openKeyspace(cfg, tables, hbase)).keyspace, tables);
     const result = await runBackfill({
       store: hbase,
       settings,

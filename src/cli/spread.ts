@@ -3,7 +3,7 @@
 // keys.spread.leadMs, after the id's last epoch and its fence); K never shrinks.
 import { kAt, maxK, type SpreadEntry } from '../keys/index.ts';
 import { createHBaseClient } from '../service/clients.ts';
-import { spreadMaxK, spreadRegistryOf } from '../service/keyspace.ts';
+import { spreadMaxK, spreadRegistryOf, tablesOf } from '../service/keyspace.ts';
 import { UsageError, configOf, out, parseCommand, requiredString } from './args.ts';
 
 export const SPREAD_USAGE = 'tsingest spread list [--json] | spread set --id ID --k K   (K: 2 … keys.spread.maxK; it never shrinks)';
@@ -29,9 +29,10 @@ export async function spreadCommand(argv: readonly string[]): Promise<number> {
     const cap = spreadMaxK(cfg);
     if (!Number.isInteger(k) || k < 2 || k > cap) throw new UsageError(`--k must be an integer in [2, ${cap}] (keys.spread.maxK, B = ${cfg.keys.saltBuckets}), got "${raw}"`);
   }
+  const tables = tablesOf(cfg);
   const hbase = createHBaseClient(cfg, 'tool');
   try {
-    const registry = spreadRegistryOf(cfg, hbase);
+    const registry = spreadRegistryOf(cfg, tables, hbase);
     await registry.refresh();
     const now = Date.now();
     if (sub === 'list') {
@@ -39,7 +40,7 @@ export async function spreadCommand(argv: readonly string[]): Promise<number> {
       for (const [eid, e] of entries) {
         out(values['json'] === true ? JSON.stringify({ id: eid, kNow: kAt(e, now), epochs: e.epochs, fence: e.fence }) : describe(eid, e, now));
       }
-      if (values['json'] !== true) out(`${entries.filter(([, e]) => e.epochs.length > 0).length} spread id(s) in ${cfg.tables.meta.name}`);
+      if (values['json'] !== true) out(`${entries.filter(([, e]) => e.epochs.length > 0).length} spread id(s) in ${tables.meta.name}`);
       return 0;
     }
     const before = registry.entryOf(id);

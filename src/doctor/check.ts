@@ -25,16 +25,6 @@ export interface CheckResult {
 /** HBase's defaults for the sizing formula (hbase.hregion.memstore.flush.size, hbase.regionserver.global.memstore.size). */
 export const HBASE_DEFAULTS = { memstoreFlushSizeMB: 128, globalMemstoreFraction: 0.4 } as const;
 
-/** The table names the doctor checks, as the configuration's `tables` gives them. */
-export interface ServiceTableNames {
-  readonly tables: { readonly [role in 'data' | 'index' | 'rollup' | 'meta']: { readonly name: string } };
-}
-
-/** This service's tables, in the order the doctor checks them: data, index, rollup, meta. */
-export function serviceTables(cfg: ServiceTableNames): string[] {
-  return [cfg.tables.data.name, cfg.tables.index.name, cfg.tables.rollup.name, cfg.tables.meta.name];
-}
-
 /** GatherOptions.previousWrites from write counters as `writeCounters` (gather.ts) returns them and --since FILE keeps them. */
 export function previousWritesOf(writes: Readonly<Record<string, Readonly<Record<string, number>>>>): Map<string, Map<string, number>> {
   return new Map(Object.entries(writes).map(([t, m]) => [t, new Map(Object.entries(m))]));

@@ -137,7 +137,7 @@ export async function eraseId(port: ErasePort, s: EraseSettings, opts: EraseOpti
     const after = keeper.current.units[scan.unit]?.after ?? null;
     const startRow = after === null ? scan.range.startRow : Buffer.concat([Buffer.from(after, 'hex'), Buffer.from([0x00])]);
     let last = after;
-    for await (const page of scanPages(port, s.data.table, { startRow, stopRow: scan.range.stopRow, pageRows: opts.pageRows })) {
+    for await (const page of scanPages(port, s.data.name, { startRow, stopRow: scan.range.stopRow, pageRows: opts.pageRows })) {
       const values: IndexedValue[] = [];
       const indexKeys: Buffer[] = [];
       let minTs: number | null = null;
@@ -149,8 +149,8 @@ export async function eraseId(port: ErasePort, s: EraseSettings, opts: EraseOpti
         minTs = Math.min(minTs ?? r.ts, r.ts);
         maxTs = Math.max(maxTs ?? r.ts, r.ts);
       }
-      await deleteAll(port, limiter, s.index.table, indexKeys);
-      await deleteAll(port, limiter, s.data.table, page.map((r) => r.row));
+      await deleteAll(port, limiter, s.index.name, indexKeys);
+      await deleteAll(port, limiter, s.data.name, page.map((r) => r.row));
       deleted.indexRows += indexKeys.length;
       deleted.dataRows += page.length;
       last = (page.at(-1) as Row).row.toString('hex');
@@ -166,8 +166,8 @@ export async function eraseId(port: ErasePort, s: EraseSettings, opts: EraseOpti
   const lateUnit: Record<(typeof LATE_UNITS)[number], () => Promise<void>> = {
     'rollup/summaries': async () => {
       for (const range of summaryScans(s.keyspace, s.id, s.windows, s.range)) {
-        for await (const page of scanPages(port, s.rollup.table, { ...range, pageRows: opts.pageRows })) {
-          await deleteAll(port, limiter, s.rollup.table, page.map((r) => r.row));
+        for await (const page of scanPages(port, s.rollup.name, { ...range, pageRows: opts.pageRows })) {
+          await deleteAll(port, limiter, s.rollup.name, page.map((r) => r.row));
           deleted.summaries += page.length;
           progress?.add({ summaries: page.length });
         }
@@ -175,14 +175,14 @@ export async function eraseId(port: ErasePort, s: EraseSettings, opts: EraseOpti
     },
     'rollup/markers': async () => {
       const range = markerScan(s.keyspace, s.id);
-      for await (const page of scanPages(port, s.rollup.table, { ...range, pageRows: opts.pageRows })) {
+      for await (const page of scanPages(port, s.rollup.name, { ...range, pageRows: opts.pageRows })) {
         for (const row of page) {
           const action = markerAction(s.keyspace, s.id, row.row, row.cells, s.windows, s.range);
           if (action === null) continue;
           // The id's cell only: the version cell and other ids' cells stay, and the rollup job removes
           // a row left with its version cell alone (docs/ROLLUPS.md).
           const cols = action.kind === 'cell' ? { columns: [column(s.rollup.family, action.qualifier)] } : {};
-          await limiter.run(() => port.deleteRow(s.rollup.table, row.row, cols));
+          await limiter.run(() => port.deleteRow(s.rollup.name, row.row, cols));
           deleted.markerCells++;
         }
         progress?.add({ markers: page.length });
@@ -190,9 +190,9 @@ export async function eraseId(port: ErasePort, s: EraseSettings, opts: EraseOpti
       if (s.range !== null) await markCutWindows(port, s, deleted);
     },
     'meta/catalog': async () => {
-      for await (const page of scanPages(port, s.meta.table, { ...SERIES_RANGE, pageRows: opts.pageRows, columns: [column(s.meta.family, 't')] })) {
+      for await (const page of scanPages(port, s.meta.name, { ...SERIES_RANGE, pageRows: opts.pageRows, columns: [column(s.meta.family, 't')] })) {
         const own = page.filter((r) => seriesKeyId(r.row) === s.id).map((r) => r.row);
-        await deleteAll(port, limiter, s.meta.table, own);
+        await deleteAll(port, limiter, s.meta.name, own);
         deleted.catalogRows += own.length;
       }
     },
@@ -234,7 +234,7 @@ async function markCutWindows(port: ErasePort, s: EraseSettings, deleted: Delete
   if (s.range === null) return;
   const marks = recomputeMarks(s.id, s.windows, s.range);
   const rows = markerPuts(marks, { keyspace: s.keyspace, family: s.rollup.family, stamp: stampClock()() }).map((m) => putRowOf(m.row));
-  if (rows.length > 0) await port.put(s.rollup.table, rows);
+  if (rows.length > 0) await port.put(s.rollup.name, rows);
   deleted.windowsMarked += marks.length;
 }
 
@@ -242,10 +242,10 @@ async function markCutWindows(port: ErasePort, s: EraseSettings, deleted: Delete
 async function deleteEntry(port: ErasePort, s: EraseSettings): Promise<number> {
   const col = column(s.meta.family, ENTRY_QUALIFIER);
   for (let attempt = 0; attempt < 10; attempt++) {
-    const row = await port.get(s.meta.table, entryRow(s.id), { columns: [col] });
+    const row = await port.get(s.meta.name, entryRow(s.id), { columns: [col] });
     const cell = row?.cells.find((c) => c.column.equals(col));
     if (cell === undefined) return 0;
-    if (await port.checkAndDelete(s.meta.table, entryRow(s.id), { column: col, value: cell.value })) return 1;
+    if (await port.checkAndDelete(s.meta.name, entryRow(s.id), { column: col, value: cell.value })) return 1;
   }
   throw new RegistryConflictError(`the spread registry entry of ${JSON.stringify(s.id)} kept changing under 10 check-and-delete attempts; run the delete again`);
 }

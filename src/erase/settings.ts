@@ -1,16 +1,11 @@
 // What `tsingest delete` works on, resolved once from the configuration: the id, the range, the
 // tables and families, the key layout, the indexed tags and the rollup window sizes.
 import { InputError } from '../errors.ts';
-import type { Keyspace } from '../keys/index.ts';
+import type { Keyspace, TableRef, Tables } from '../keys/index.ts';
 import { parseWindows, type WindowSize } from '../rollup/windows.ts';
 import type { Config } from '../runtime/config.ts';
 import type { EraseRun } from './checkpoint.ts';
 import { assertRange, type EraseRange } from './plan.ts';
-
-export interface TableRef {
-  readonly table: string;
-  readonly family: string;
-}
 
 export interface EraseSettings {
   readonly id: string;
@@ -25,20 +20,19 @@ export interface EraseSettings {
   readonly meta: TableRef;
 }
 
-export function eraseSettings(cfg: Config, keyspace: Keyspace, id: string, range: EraseRange): EraseSettings {
+export function eraseSettings(cfg: Config, keyspace: Keyspace, tables: Tables, id: string, range: EraseRange): EraseSettings {
   if (id === '' || id.includes('\u0000')) throw new InputError('--id must be a non-empty id without NUL', { field: '--id' });
   assertRange(range);
-  const t = cfg.tables;
   return {
     id,
     range,
     keyspace,
     indexTags: [...cfg.index.tags],
     windows: parseWindows(cfg.rollup.windows),
-    data: { table: t.data.name, family: t.data.family },
-    index: { table: t.index.name, family: t.index.family },
-    rollup: { table: t.rollup.name, family: t.rollup.family },
-    meta: { table: t.meta.name, family: t.meta.family },
+    data: tables.data,
+    index: tables.index,
+    rollup: tables.rollup,
+    meta: tables.meta,
   };
 }
 
@@ -48,10 +42,10 @@ export function eraseRunOf(s: EraseSettings): EraseRun {
     id: s.id,
     from: s.range?.from ?? null,
     to: s.range?.to ?? null,
-    dataTable: s.data.table,
-    indexTable: s.index.table,
-    rollupTable: s.rollup.table,
-    metaTable: s.meta.table,
+    dataTable: s.data.name,
+    indexTable: s.index.name,
+    rollupTable: s.rollup.name,
+    metaTable: s.meta.name,
     buckets: s.keyspace.buckets,
     keyFormat: s.keyspace.format,
     indexTags: [...s.indexTags],

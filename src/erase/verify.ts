@@ -29,7 +29,7 @@ export async function verifyErased(port: ErasePort, s: EraseSettings, seen: Seen
     return n;
   };
   await runLimited(dataScans(s.keyspace, s.id, s.range), concurrency, async (d) => {
-    const n = await count(s.data.table, d.range); // read the total after the await: scans run side by side
+    const n = await count(s.data.name, d.range); // read the total after the await: scans run side by side
     left.dataRows += n;
   });
   if (seen.minTs !== null && seen.maxTs !== null) {
@@ -37,7 +37,7 @@ export async function verifyErased(port: ErasePort, s: EraseSettings, seen: Seen
     const ranges = seen.values.flatMap((v) => indexCheckRanges(s.keyspace, v, minTs, maxTs));
     const inRange = (ts: number): boolean => s.range === null || (ts >= s.range.from && ts < s.range.to);
     await runLimited(ranges, concurrency, async (r) => {
-      const n = await count(s.index.table, r, (row) => {
+      const n = await count(s.index.name, r, (row) => {
         const d = decodeIndexKey(row.row);
         return d.id === s.id && inRange(d.ts);
       });
@@ -45,14 +45,14 @@ export async function verifyErased(port: ErasePort, s: EraseSettings, seen: Seen
     });
   }
   for (const r of summaryScans(s.keyspace, s.id, s.windows, s.range)) {
-    const n = await count(s.rollup.table, r);
+    const n = await count(s.rollup.name, r);
     left.summaries += n;
   }
-  left.markerCells = await count(s.rollup.table, markerScan(s.keyspace, s.id), (row) => markerAction(s.keyspace, s.id, row.row, row.cells, s.windows, s.range) !== null);
+  left.markerCells = await count(s.rollup.name, markerScan(s.keyspace, s.id), (row) => markerAction(s.keyspace, s.id, row.row, row.cells, s.windows, s.range) !== null);
   if (s.range === null) {
-    left.catalogRows = await count(s.meta.table, SERIES_RANGE, (row) => seriesKeyId(row.row) === s.id);
+    left.catalogRows = await count(s.meta.name, SERIES_RANGE, (row) => seriesKeyId(row.row) === s.id);
     const col = column(s.meta.family, ENTRY_QUALIFIER);
-    const entry = await port.get(s.meta.table, entryRow(s.id), { columns: [col] });
+    const entry = await port.get(s.meta.name, entryRow(s.id), { columns: [col] });
     left.registryEntries = entry?.cells.some((c) => c.column.equals(col)) === true ? 1 : 0;
   }
   return left;

@@ -2,7 +2,7 @@
 // and the event-time window — and the key arithmetic over it (scan units per salt bucket, data keys
 // of index entries, position of a key inside its unit for progress).
 import { InputError } from '../errors.ts';
-import type { Keyspace, ScanRange } from '../keys/index.ts';
+import type { Keyspace, ScanRange, Tables } from '../keys/index.ts';
 import { prefixRange } from '../keys/key-bytes.ts';
 import type { Config } from '../runtime/config.ts';
 
@@ -33,7 +33,7 @@ export interface SettingsInput {
 }
 
 /** Throws an InputError naming the flag or config key at fault. */
-export function settingsOf(cfg: Config, keyspace: Keyspace, input: SettingsInput = {}): IndexToolSettings {
+export function settingsOf(cfg: Config, keyspace: Keyspace, tables: Tables, input: SettingsInput = {}): IndexToolSettings {
   const configured = cfg.index.tags;
   let tags: readonly string[] = configured;
   if (input.tag !== undefined) {
@@ -44,10 +44,10 @@ export function settingsOf(cfg: Config, keyspace: Keyspace, input: SettingsInput
   }
   if (tags.length === 0) throw new InputError('index.tags is empty: there is no index to verify or rebuild', { field: 'index.tags' });
   return {
-    dataTable: cfg.tables.data.name,
-    dataFamily: cfg.tables.data.family,
-    indexTable: cfg.tables.index.name,
-    indexFamily: cfg.tables.index.family,
+    dataTable: tables.data.name,
+    dataFamily: tables.data.family,
+    indexTable: tables.index.name,
+    indexFamily: tables.index.family,
     keyspace,
     tags,
     window: windowOf(input.from, input.to),

@@ -87,4 +87,5 @@ export {
   type SpreadLookup,
   type TableRole,
 } from './keyspace.ts';
+export { Tables, type RollupTableRef, type TableRef, type TablesLayout } from './tables.ts';
 export { TABLE_META } from './table-record.ts';

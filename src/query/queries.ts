@@ -2,12 +2,12 @@
  * The read side's one entry point, shared by the CLI (`tsingest query`) and the HTTP read API:
  * `parse` turns raw parameters into a query (same rules for both), `run` streams one page of it.
  *
- *   const q = createQueries({ cfg, hbase, keyspace });
+ *   const q = createQueries({ cfg, hbase, keyspace, tables });
  *   const page = q.run(q.parse('range', { id: 'dev1', from: '2024-11-22T00:00:00Z' }));
  *   for (;;) { const r = await page.next(); if (r.done) { r.value.next; break; } use(r.value); }
  */
 import type { Logger } from 'pino';
-import type { Keyspace, SpreadEntry } from '../keys/index.ts';
+import type { Keyspace, SpreadEntry, Tables } from '../keys/index.ts';
 import type { QueryMeters } from './meters.ts';
 import type { Config } from '../runtime/config.ts';
 import { parseWindows, type WindowSize } from '../rollup/windows.ts';
@@ -20,6 +20,7 @@ export interface QueryDeps {
   readonly cfg: Config;
   readonly hbase: QueryStore;
   readonly keyspace: Keyspace;
+  readonly tables: Tables;
   /** an id's current spread entry for reads by id (the registry row); default: the keyspace's view */
   readonly entryFor?: ((id: string) => Promise<SpreadEntry | undefined>) | undefined;
   readonly metrics?: QueryMeters | undefined;
@@ -45,14 +46,14 @@ export interface RunOptions {
   readonly repair?: boolean;
 }
 
-export function readSettingsOf(cfg: Config, keyspace: Keyspace, entryFor?: (id: string) => Promise<SpreadEntry | undefined>): ReadSettings {
-  const { tables, query } = cfg;
+export function readSettingsOf(cfg: Config, keyspace: Keyspace, tables: Tables, entryFor?: (id: string) => Promise<SpreadEntry | undefined>): ReadSettings {
+  const { query } = cfg;
   return {
     keyspace,
     entryFor: entryFor ?? ((id) => Promise.resolve(keyspace.entryOf(id))),
-    data: { name: tables.data.name, family: tables.data.family },
-    index: { name: tables.index.name, family: tables.index.family },
-    rollup: { name: tables.rollup.name, family: tables.rollup.family },
+    data: tables.data,
+    index: tables.index,
+    rollup: tables.rollup,
     bucketConcurrency: query.bucketConcurrency,
     verifyChunk: query.verifyChunk,
     verifyScanChunk: query.verifyScanChunk,
@@ -73,7 +74,7 @@ async function* timed<T>(inner: PageStream<T>, kind: QueryKind, metrics: QueryMe
 export function createQueries(deps: QueryDeps): Queries {
   const { cfg, hbase, metrics, log } = deps;
   const now = deps.now ?? Date.now;
-  const settings = readSettingsOf(cfg, deps.keyspace, deps.entryFor);
+  const settings = readSettingsOf(cfg, deps.keyspace, deps.tables, deps.entryFor);
   const windows: readonly WindowSize[] = parseWindows(cfg.rollup.windows);
   const stream = (spec: QuerySpec, repair: boolean): PageStream<ItemOf<QuerySpec>> => {
     switch (spec.kind) {

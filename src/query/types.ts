@@ -1,7 +1,7 @@
 // Types shared by the read paths: the parsed queries, the result items, the end-of-page record and
 // the small I/O port (three calls of the HBase REST client) the reads go through.
 import type { Row, ScanOptions } from '../hbase/index.ts';
-import type { Keyspace, SpreadEntry } from '../keys/index.ts';
+import type { Keyspace, SpreadEntry, TableRef } from '../keys/index.ts';
 import type { WindowSize } from '../rollup/windows.ts';
 
 export type { QueryKind } from './meters.ts';
@@ -98,11 +98,6 @@ export interface PageEnd {
 
 /** A page as an async generator: yields the items, returns the end record. */
 export type PageStream<T> = AsyncGenerator<T, PageEnd, undefined>;
-
-export interface TableRef {
-  readonly name: string;
-  readonly family: string;
-}
 
 /** Settings the reads take from the configuration. */
 export interface ReadSettings {

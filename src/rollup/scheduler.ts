@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino';
 import type { HBaseRestClient } from '../hbase/index.ts';
-import type { Keyspace } from '../keys/index.ts';
+import type { Keyspace, Tables } from '../keys/index.ts';
 import type { Config } from '../runtime/config.ts';
 import { RollupJob, type RunReport } from './job.ts';
 import { quietRollupMeters, type RollupMeters } from './meters.ts';
@@ -94,6 +94,7 @@ export interface RollupSchedulerDeps {
   readonly cfg: Config;
   readonly hbase: HBaseRestClient | RollupStore;
   readonly keyspace: Keyspace;
+  readonly tables: Tables;
   /** the spread registry the keyspace looks ids up in (a fresh snapshot before each run) */
   readonly spread?: { ready(signal?: AbortSignal): Promise<void> } | undefined;
   /** the service's read metrics; nothing is kept when omitted */
@@ -108,7 +109,7 @@ export function createRollupScheduler(deps: RollupSchedulerDeps): RollupSchedule
   const { cfg, log } = deps;
   const metrics = deps.metrics ?? quietRollupMeters();
   const { spread, owners } = deps;
-  const job = new RollupJob({ store: deps.hbase, settings: rollupSettings(cfg, deps.keyspace), metrics, log: log.child({ module: 'rollup' }), ownership: owners });
+  const job = new RollupJob({ store: deps.hbase, settings: rollupSettings(cfg, deps.keyspace, deps.tables), metrics, log: log.child({ module: 'rollup' }), ownership: owners });
   const before = spread === undefined && owners === undefined ? undefined : async (signal: AbortSignal): Promise<void> => {
     await owners?.ready(signal);
     await spread?.ready(signal);

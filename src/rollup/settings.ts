@@ -1,5 +1,5 @@
 // The part of the configuration the rollup job and the backfill use, resolved once.
-import type { Keyspace } from '../keys/index.ts';
+import type { Keyspace, Tables } from '../keys/index.ts';
 import type { Config } from '../runtime/config.ts';
 import type { BlockSettings } from './window-content.ts';
 import { parseWindows, type WindowSize } from './windows.ts';
@@ -23,23 +23,23 @@ export interface RollupSettings {
   readonly blocks: BlockSettings | null;
 }
 
-/** The point blocks of the configuration, or null when they are off. */
-export function blockSettings(cfg: Pick<Config, 'rollup' | 'tables'>): BlockSettings | null {
-  const b = cfg.rollup.pointBlocks;
-  return b.enabled ? { family: cfg.tables.rollup.pointsFamily, maxPoints: b.maxPoints } : null;
+/** The point blocks of the configuration, or null when they are off (the rollup table has no points family). */
+export function blockSettings(cfg: Pick<Config, 'rollup'>, tables: Tables): BlockSettings | null {
+  const family = tables.rollup.pointsFamily;
+  return family === null ? null : { family, maxPoints: cfg.rollup.pointBlocks.maxPoints };
 }
 
-export function rollupSettings(cfg: Config, keyspace: Keyspace, pageRows = 500): RollupSettings {
+export function rollupSettings(cfg: Config, keyspace: Keyspace, tables: Tables, pageRows = 500): RollupSettings {
   return {
     windows: parseWindows(cfg.rollup.windows),
     graceMs: cfg.rollup.graceMs,
     markerSettleMs: cfg.rollup.markerSettleMs,
     concurrency: cfg.rollup.concurrency,
     keyspace,
-    dataTable: cfg.tables.data.name,
-    rollupTable: cfg.tables.rollup.name,
-    rollupFamily: cfg.tables.rollup.family,
+    dataTable: tables.data.name,
+    rollupTable: tables.rollup.name,
+    rollupFamily: tables.rollup.family,
     pageRows,
-    blocks: blockSettings(cfg),
+    blocks: blockSettings(cfg, tables),
   };
 }

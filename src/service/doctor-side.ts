@@ -4,7 +4,7 @@
 // previous run (like `tsingest doctor --since`). A failed run is logged and shown on /ui; it never
 // touches ingest or readiness.
 import type { Logger } from 'pino';
-import { HBASE_DEFAULTS, checkCluster, previousWritesOf, serviceTables } from '../doctor/check.ts';
+import { HBASE_DEFAULTS, checkCluster, previousWritesOf } from '../doctor/check.ts';
 import { writeCounters } from '../doctor/gather.ts';
 import { DOCTOR_OFF, DoctorScheduler, type DoctorSnapshot } from '../doctor/scheduler.ts';
 import type { HBaseRestClient } from '../hbase/index.ts';
@@ -21,11 +21,11 @@ export interface ServiceDoctor {
   stop(): void;
 }
 
-export function startDoctor(cfg: Config, hbase: HBaseRestClient, metrics: Pick<Metrics, 'registry'>, log: Logger): ServiceDoctor {
+/** `tables`: the service's own, in the order the doctor checks them (Tables.names). */
+export function startDoctor(cfg: Config, tables: readonly string[], hbase: HBaseRestClient, metrics: Pick<Metrics, 'registry'>, log: Logger): ServiceDoctor {
   const { everyMs, sampleRows } = cfg.doctor;
   if (everyMs === 0) return { snapshot: () => DOCTOR_OFF, stop: () => undefined };
   const m = createDoctorMetrics(metrics.registry);
-  const tables = serviceTables(cfg);
   const settings = { ...HBASE_DEFAULTS, source: `HBase defaults: flush size ${HBASE_DEFAULTS.memstoreFlushSizeMB} MB, memstore fraction ${HBASE_DEFAULTS.globalMemstoreFraction}` };
   let previous: Map<string, Map<string, number>> | undefined;
   const scheduler = new DoctorScheduler({

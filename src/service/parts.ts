@@ -5,7 +5,7 @@ import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import { classifyError } from '../errors.ts';
 import { isAccessRefused, isHBaseError, isRetriable, type HBaseRestClient } from '../hbase/index.ts';
-import type { Keyspace } from '../keys/index.ts';
+import type { Keyspace, Tables } from '../keys/index.ts';
 import type { SpreadRegistry } from '../spread/registry.ts';
 import { unitPlanner } from '../ingest/unit-planner.ts';
 import type { Metrics } from '../metrics/registry.ts';
@@ -23,11 +23,11 @@ import type { Config } from '../runtime/config.ts';
 import { ingestObserver, lagSink, writeObserver, type HotIdFeed } from './observers.ts';
 import { adminOffsetsSource } from './kafka-parts.ts';
 import type { Closers } from './shutdown.ts';
-import { LAG_POLL_MS, catalogMarks, consumerConfig, planSettings, rollupMarks, tableNames } from './settings.ts';
+import { LAG_POLL_MS, catalogMarks, consumerConfig, planSettings, rollupMarks } from './settings.ts';
 
 /** Region map (refreshed on a timer) and the write-spread metrics over it. */
-export async function writeSpread(cfg: Config, hbase: HBaseRestClient, metrics: Metrics, log: Logger, closers: Closers): Promise<{ regionMap: RegionMap; spread: WriteSpread }> {
-  const { mapped } = tableNames(cfg);
+export async function writeSpread(cfg: Config, tables: Tables, hbase: HBaseRestClient, metrics: Metrics, log: Logger, closers: Closers): Promise<{ regionMap: RegionMap; spread: WriteSpread }> {
+  const { mapped } = tables;
   const source = { regions: async (t: string) => (await hbase.regions(t)).map((r) => ({ name: r.name, startKey: r.startKey, endKey: r.endKey, server: r.location })) };
   const regionMap = new RegionMap({ source, tables: mapped, log, observer: regionMapObserver(metrics) });
   await Promise.all(mapped.map((t) => regionMap.refresh(t)));
@@ -78,24 +78,23 @@ export function outage(cfg: Config, signal: AbortSignal, closers: Closers): Outa
   return { watch, policy };
 }
 
-export function writeSide(cfg: Config, hbase: HBaseRestClient, metrics: Metrics, spread: { regionMap: RegionMap; spread: WriteSpread }, keyspace: Keyspace, outage: Outage, hotIds?: HotIdFeed): DualWriter {
-  const t = tableNames(cfg);
+export function writeSide(cfg: Config, hbase: HBaseRestClient, metrics: Metrics, spread: { regionMap: RegionMap; spread: WriteSpread }, keyspace: Keyspace, tables: Tables, outage: Outage, hotIds?: HotIdFeed): DualWriter {
   return new DualWriter({
     sink: hbase,
     queue: new PQueue({ concurrency: cfg.hbase.concurrency }),
-    tables: { data: t.data, index: t.index },
+    tables: { data: tables.data.name, index: tables.index.name },
     chunk: { maxRows: cfg.batch.maxRows, maxBytes: cfg.batch.maxBytes },
     policy: outage.policy,
     isRowRejection,
     observer: writeObserver(metrics, spread.spread, spread.regionMap, hotIds),
-    marks: cfg.rollup.enabled ? { table: t.rollup, planner: rollupMarks(cfg, keyspace) } : undefined,
-    catalog: catalogOf(cfg),
+    marks: cfg.rollup.enabled ? { table: tables.rollup.name, planner: rollupMarks(cfg, keyspace, tables) } : undefined,
+    catalog: catalogOf(cfg, tables),
   });
 }
 
-function catalogOf(cfg: Config): DualWriterOptions['catalog'] {
-  const planner = catalogMarks(cfg);
-  return planner === undefined ? undefined : { table: cfg.tables.meta.name, planner };
+function catalogOf(cfg: Config, tables: Tables): DualWriterOptions['catalog'] {
+  const planner = catalogMarks(cfg, tables);
+  return planner === undefined ? undefined : { table: tables.meta.name, planner };
 }
 
 export interface ConsumeSide {
@@ -111,6 +110,7 @@ export function consumeSide(
   writer: DualWriter,
   outage: Outage,
   keyspace: Keyspace,
+  tables: Tables,
   registry: SpreadRegistry,
   metrics: Metrics,
   log: Logger,
@@ -126,7 +126,7 @@ export function consumeSide(
     heartbeatIntervalMs: cfg.kafka.heartbeatIntervalMs,
     unit: { maxRows: cfg.batch.maxRows, maxBytes: cfg.batch.maxBytes },
     maxQueuedRows: cfg.batch.maxQueuedRows,
-    plan: unitPlanner(planSettings(cfg, keyspace), registry, outage.policy),
+    plan: unitPlanner(planSettings(cfg, keyspace, tables), registry, outage.policy),
     writer: cfg.batch.lingerMs === null ? writer : new WriteCoalescer({ writer, lingerMs: cfg.batch.lingerMs, maxRows: cfg.batch.maxRows * cfg.hbase.concurrency }),
     dlq: new KafkaDlq(producer, cfg.kafka.dlqTopic),
     observer: ingestObserver(metrics),

@@ -5,7 +5,7 @@
 // writes, and it is stopped before the write side closes.
 import type { Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
-import type { Keyspace } from '../keys/index.ts';
+import type { Keyspace, Tables } from '../keys/index.ts';
 import type { SpreadRegistry } from '../spread/registry.ts';
 import type { GatewayMetrics } from '../metrics/gateway-metrics.ts';
 import type { HotIds } from '../load/hot-ids.ts';
@@ -29,6 +29,7 @@ export interface ReadSideDeps {
   readonly metrics: Metrics;
   readonly regionMap: RegionMap;
   readonly keyspace: Keyspace;
+  readonly tables: Tables;
   /** the spread registry: reads by id ask it for the id's entry as it is now; the rollup job waits for a fresh snapshot */
   readonly registry: Pick<SpreadRegistry, 'ready'>;
   /** the service's hot ids (the page shows them) */
@@ -50,18 +51,18 @@ export interface ReadSide {
 }
 
 export function startReadSide(deps: ReadSideDeps): ReadSide {
-  const { cfg, log, metrics, keyspace } = deps;
+  const { cfg, log, metrics, keyspace, tables } = deps;
   const hbase = createHBaseClient(cfg, 'read', deps.gatewayMetrics);
   const readMetrics = createReadMetrics(metrics.registry, cfg.rollup.windows);
   // Reads by id ask the registry row through the read side's own client (not the write path's pool).
-  const store = registryStore(cfg, hbase);
+  const store = registryStore(cfg, tables, hbase);
   const entryFor = async (id: string) => (await store.entry(id))?.entry;
-  const api = createReadApi({ cfg, hbase, keyspace, entryFor, metrics: readMetrics, log: log.child({ module: 'read-api' }) });
-  const doctor = startDoctor(cfg, hbase, metrics, log.child({ module: 'doctor' }));
+  const api = createReadApi({ cfg, hbase, keyspace, tables, entryFor, metrics: readMetrics, log: log.child({ module: 'read-api' }) });
+  const doctor = startDoctor(cfg, tables.names, hbase, metrics, log.child({ module: 'doctor' }));
   const ui = startUi({
     metrics,
     regionMap: deps.regionMap,
-    table: cfg.tables.data.name,
+    table: tables.data.name,
     buckets: keyspace.buckets,
     hotIds: deps.hotIds,
     doctor: () => doctor.snapshot(),
@@ -70,7 +71,7 @@ export function startReadSide(deps: ReadSideDeps): ReadSide {
   });
   const page = uiRoutes({ snapshot: () => ui.snapshot() });
   // The OpenTSDB-compatible series API answers its own /api/… paths before the read API claims /api/.
-  const series = cfg.series.enabled ? startSeriesSide(cfg, hbase, keyspace, entryFor, log.child({ module: 'series-api' })) : undefined;
+  const series = cfg.series.enabled ? startSeriesSide(cfg, hbase, keyspace, tables, entryFor, log.child({ module: 'series-api' })) : undefined;
   let rollup: RollupScheduler | undefined;
   let owners: KafkaBucketOwners | undefined;
   if (cfg.rollup.enabled) {
@@ -80,7 +81,7 @@ export function startReadSide(deps: ReadSideDeps): ReadSide {
       }));
       owners.start();
     }
-    rollup = createRollupScheduler({ cfg, hbase, keyspace, spread: deps.registry, metrics: readMetrics, log, owners });
+    rollup = createRollupScheduler({ cfg, hbase, keyspace, tables, spread: deps.registry, metrics: readMetrics, log, owners });
     rollup.start();
   }
   let stopping: Promise<void> | undefined;

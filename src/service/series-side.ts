@@ -6,7 +6,7 @@ import { LiveIndex } from '../catalog/live-index.ts';
 import { SeriesIndex } from '../catalog/series-index.ts';
 import { CatalogStore } from '../catalog/store.ts';
 import type { HBaseRestClient } from '../hbase/index.ts';
-import type { Keyspace, SpreadEntry } from '../keys/index.ts';
+import type { Keyspace, SpreadEntry, Tables } from '../keys/index.ts';
 import { parseWindows } from '../rollup/windows.ts';
 import { windowRetention, type Config } from '../runtime/config.ts';
 import type { RouteHandler } from '../runtime/http.ts';
@@ -33,21 +33,21 @@ export function rollupTier(cfg: Config): RollupTier | undefined {
   };
 }
 
-/** The series store of the configuration: the tables, the point blocks' family when the job writes blocks. */
-export function seriesStoreOf(cfg: Config, hbase: SeriesScanPort, keyspace: Keyspace, entryFor: (id: string) => Promise<SpreadEntry | undefined>, deadlineMs = cfg.hbase.requestDeadlineMs): SeriesStore {
+/** The series store of the configuration: the tables, the point blocks' family when rollups are on and the job writes blocks. */
+export function seriesStoreOf(cfg: Config, hbase: SeriesScanPort, keyspace: Keyspace, tables: Tables, entryFor: (id: string) => Promise<SpreadEntry | undefined>, deadlineMs = cfg.hbase.requestDeadlineMs): SeriesStore {
   return new SeriesStore(hbase, {
     keyspace,
-    data: cfg.tables.data,
-    rollup: cfg.tables.rollup,
+    data: tables.data,
+    rollup: tables.rollup,
     entryFor,
     deadlineMs,
     idTagKey: cfg.catalog.idTagKey,
-    blockFamily: cfg.rollup.enabled && cfg.rollup.pointBlocks.enabled ? cfg.tables.rollup.pointsFamily : null,
+    blockFamily: cfg.rollup.enabled ? tables.rollup.pointsFamily : null,
   });
 }
 
-export function startSeriesSide(cfg: Config, hbase: HBaseRestClient, keyspace: Keyspace, entryFor: (id: string) => Promise<SpreadEntry | undefined>, log: Logger): SeriesSide {
-  const index = new SeriesIndex({ idTagKey: cfg.catalog.idTagKey, source: new CatalogStore(hbase, { table: cfg.tables.meta.name }) });
+export function startSeriesSide(cfg: Config, hbase: HBaseRestClient, keyspace: Keyspace, tables: Tables, entryFor: (id: string) => Promise<SpreadEntry | undefined>, log: Logger): SeriesSide {
+  const index = new SeriesIndex({ idTagKey: cfg.catalog.idTagKey, source: new CatalogStore(hbase, { table: tables.meta.name }) });
   let warnedAt = Number.NEGATIVE_INFINITY;
   const catalog = new LiveIndex({
     index,
@@ -60,7 +60,7 @@ export function startSeriesSide(cfg: Config, hbase: HBaseRestClient, keyspace: K
   });
   catalog.start();
   void catalog.refresh();
-  const store = seriesStoreOf(cfg, hbase, keyspace, entryFor);
+  const store = seriesStoreOf(cfg, hbase, keyspace, tables, entryFor);
   const api = createSeriesApi({
     catalog: index,
     reads: store,

@@ -18,11 +18,11 @@ import { createHBaseClient, kafkaClient } from './clients.ts';
 import { frontDoor } from './front-door-side.ts';
 import { explainHBaseTlsFailure } from './hbase-credentials.ts';
 import { explainKafkaFailure } from './kafka-security.ts';
-import { keyspaceOf } from './keyspace.ts';
+import { keyspaceOf, tablesOf } from './keyspace.ts';
 import { consumeSide, dlqProducer, outage, writeSide, writeSpread } from './parts.ts';
 import { startPromoter, startRegistry } from './spread-side.ts';
 import { startReadSide } from './read-side.ts';
-import { StartupError, tableNames } from './settings.ts';
+import { StartupError } from './settings.ts';
 import { Closers, withGrace } from './shutdown.ts';
 
 export { StartupError, planSettings } from './settings.ts';
@@ -86,6 +86,7 @@ export async function startService(cfg: Config, log: Logger, options: StartOptio
   let ingest: IngestConsumer | undefined;
   try {
     checkStart();
+    const tables = tablesOf(cfg);
     const gatewayMetrics = createGatewayMetrics(metrics.registry);
     const hbase = createHBaseClient(cfg, 'write', gatewayMetrics);
     closers.add('HBase client', () => hbase.close());
@@ -95,30 +96,30 @@ export async function startService(cfg: Config, log: Logger, options: StartOptio
     });
     if (problems.length > 0) throw new StartupError(`refusing to start:\n  ${problems.join('\n  ')}`);
     checkStart();
-    const spread = await writeSpread(cfg, hbase, metrics, log, closers);
-    closers.add('known series', initKnownSeries(metrics, { tables: tableNames(cfg).mapped, regions: spread.regionMap }));
+    const spread = await writeSpread(cfg, tables, hbase, metrics, log, closers);
+    closers.add('known series', initKnownSeries(metrics, { tables: tables.mapped, regions: spread.regionMap }));
     // One outage policy for every HBase call the ingest path waits for: writes and registry alike.
     const out = outage(cfg, abort.signal, closers);
-    const { registry, metrics: spreadMetrics } = await startRegistry(cfg, hbase, metrics, log, closers, out.watch);
+    const { registry, metrics: spreadMetrics } = await startRegistry(cfg, tables, hbase, metrics, log, closers, out.watch);
     checkStart();
     const keyspace = keyspaceOf(cfg, registry);
     // Hot ids: the write path feeds them, the page and the gauges show them.
-    const hotIds = new HotIds({ table: cfg.tables.data.name, keyspace, regions: spread.regionMap, windowMs: cfg.metrics.hotIdsWindowMs, capacity: cfg.metrics.hotIdsCapacity });
+    const hotIds = new HotIds({ table: tables.data.name, keyspace, regions: spread.regionMap, windowMs: cfg.metrics.hotIdsWindowMs, capacity: cfg.metrics.hotIdsCapacity });
     closers.add('hot ids', registerHotIdMetrics(metrics.registry, hotIds));
-    startPromoter(cfg, hbase, registry, hotIds, spreadMetrics, log, closers);
+    startPromoter(cfg, tables, hbase, registry, hotIds, spreadMetrics, log, closers);
     // The read side (read API, hot-spots page, rollup job) runs beside ingest and stops before the drain.
     const kafka = kafkaClient(cfg, log);
-    const read = startReadSide({ cfg, log, metrics, regionMap: spread.regionMap, keyspace, registry, hotIds, gatewayMetrics, kafka });
+    const read = startReadSide({ cfg, log, metrics, regionMap: spread.regionMap, keyspace, tables, registry, hotIds, gatewayMetrics, kafka });
     extra.routes = read.routes;
     extra.stopFirst.push(() => read.stop());
     closers.add('read side', () => read.close());
     await requireTopics(kafka, [cfg.kafka.topic, cfg.kafka.dlqTopic], (err) => explainKafkaFailure(cfg.kafka, err));
     checkStart();
     const producer = await dlqProducer(kafka, closers);
-    const writer = writeSide(cfg, hbase, metrics, spread, keyspace, out, hotIds);
+    const writer = writeSide(cfg, hbase, metrics, spread, keyspace, tables, out, hotIds);
 
     let fail: (err: unknown) => void = () => undefined;
-    const side = consumeSide(cfg, kafka, producer, writer, out, keyspace, registry, metrics, log, {
+    const side = consumeSide(cfg, kafka, producer, writer, out, keyspace, tables, registry, metrics, log, {
       signal: abort.signal,
       onFatal: (err) => { fail(err); },
       onPoll: brokerHealth(lifecycle, log),

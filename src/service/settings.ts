@@ -6,7 +6,7 @@ import type { PlanSettings } from '../ingest/batch-plan.ts';
 import { CatalogMarks } from '../catalog/marks.ts';
 import { RollupMarks } from '../ingest/rollup-marks.ts';
 import { parseWindows } from '../rollup/windows.ts';
-import type { KeyFormat, Keyspace } from '../keys/index.ts';
+import type { Keyspace, Tables } from '../keys/index.ts';
 import type { Config } from '../runtime/config.ts';
 import { ServiceError } from '../errors.ts';
 
@@ -25,49 +25,27 @@ export class StartupError extends ServiceError {
 }
 
 /** Parse and key settings per flush unit (limits re-read the clock when events.maxFutureSkewMs is set). */
-export function planSettings(cfg: Config, keyspace: Keyspace): () => PlanSettings {
+export function planSettings(cfg: Config, keyspace: Keyspace, tables: Tables): () => PlanSettings {
   const base = {
     mapping: resolveFieldMapping(cfg.events.mapping),
     keyspace,
-    dataFamily: cfg.tables.data.family,
-    indexFamily: cfg.tables.index.family,
+    dataFamily: tables.data.family,
+    indexFamily: tables.index.family,
     indexTags: cfg.index.tags,
   };
   const limits = eventLimitsFor(cfg.events);
   return () => ({ ...base, limits: limits() });
 }
 
-export function rollupMarks(cfg: Config, keyspace: Keyspace): RollupMarks {
+export function rollupMarks(cfg: Config, keyspace: Keyspace, tables: Tables): RollupMarks {
   const finest = parseWindows(cfg.rollup.windows)[0];
   if (finest === undefined) throw new StartupError('rollup.windows is empty');
-  return new RollupMarks({ window: finest, graceMs: cfg.rollup.graceMs, settleMs: cfg.rollup.markerSettleMs, keyspace, family: cfg.tables.rollup.family, cacheSize: cfg.rollup.markerCacheSize });
+  return new RollupMarks({ window: finest, graceMs: cfg.rollup.graceMs, settleMs: cfg.rollup.markerSettleMs, keyspace, family: tables.rollup.family, cacheSize: cfg.rollup.markerCacheSize });
 }
 
 /** The series catalog's write planner (catalog.enabled), writing to the meta table's family. */
-export function catalogMarks(cfg: Config): CatalogMarks | undefined {
-  return cfg.catalog.enabled ? new CatalogMarks({ family: cfg.tables.meta.family, cacheSize: cfg.catalog.cacheSize }) : undefined;
-}
-
-export interface TableNames {
-  readonly data: string;
-  readonly index: string;
-  readonly rollup: string;
-  /** tables whose regions are mapped for the write-spread metrics */
-  readonly mapped: readonly string[];
-  readonly formats: Readonly<Record<string, KeyFormat>>;
-}
-
-export function tableNames(cfg: Config): TableNames {
-  const data = cfg.tables.data.name;
-  const index = cfg.tables.index.name;
-  const rollup = cfg.tables.rollup.name;
-  return {
-    data,
-    index,
-    rollup,
-    mapped: cfg.rollup.enabled ? [data, index, rollup] : [data, index],
-    formats: { [data]: cfg.keys.format, [index]: 'binary', [rollup]: 'binary' },
-  };
+export function catalogMarks(cfg: Config, tables: Tables): CatalogMarks | undefined {
+  return cfg.catalog.enabled ? new CatalogMarks({ family: tables.meta.family, cacheSize: cfg.catalog.cacheSize }) : undefined;
 }
 
 export function consumerConfig(cfg: Config): ConsumerConfig {

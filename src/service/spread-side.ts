@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { HBaseRestClient } from '../hbase/index.ts';
 import type { OutageWatch } from '../ingest/outage-watch.ts';
+import type { Tables } from '../keys/index.ts';
 import type { HotIds } from '../load/hot-ids.ts';
 import type { Metrics } from '../metrics/registry.ts';
 import { createSpreadMetrics, removeSpreadMetrics, spreadObserver, type SpreadMetrics } from '../metrics/spread-metrics.ts';
@@ -26,12 +27,12 @@ export function promotionPolicy(cfg: Config): PromotionPolicy {
  * The registry's refresh failures are told to the outage watch too (`watch`): while the ingest path
  * waits for a valid snapshot, its wait is pending there, and the failure is what the outage reports.
  */
-export async function startRegistry(cfg: Config, hbase: HBaseRestClient, metrics: Metrics, log: Logger, closers: Closers, watch?: Pick<OutageWatch, 'failed'>): Promise<{ registry: SpreadRegistry; metrics: SpreadMetrics }> {
+export async function startRegistry(cfg: Config, tables: Tables, hbase: HBaseRestClient, metrics: Metrics, log: Logger, closers: Closers, watch?: Pick<OutageWatch, 'failed'>): Promise<{ registry: SpreadRegistry; metrics: SpreadMetrics }> {
   let age = (): number => Number.POSITIVE_INFINITY;
   const spreadMetrics = createSpreadMetrics(metrics.registry, () => age());
   closers.add('spread metrics', () => { removeSpreadMetrics(metrics.registry); });
   let warnedAt = Number.NEGATIVE_INFINITY;
-  const registry = spreadRegistryOf(cfg, hbase, {
+  const registry = spreadRegistryOf(cfg, tables, hbase, {
     observer: spreadObserver(spreadMetrics),
     onRefreshError: (err) => {
       watch?.failed(err);
@@ -48,13 +49,13 @@ export async function startRegistry(cfg: Config, hbase: HBaseRestClient, metrics
 }
 
 /** With keys.spread.auto: this instance's promoter (stopped before the registry). */
-export function startPromoter(cfg: Config, hbase: HBaseRestClient, registry: SpreadRegistry, hotIds: HotIds, m: SpreadMetrics, log: Logger, closers: Closers): Promoter | undefined {
+export function startPromoter(cfg: Config, tables: Tables, hbase: HBaseRestClient, registry: SpreadRegistry, hotIds: HotIds, m: SpreadMetrics, log: Logger, closers: Closers): Promoter | undefined {
   if (!cfg.keys.spread.auto) return undefined;
   const s = cfg.keys.spread;
   const promoter = new Promoter({
     instance: `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
     registry,
-    store: registryStore(cfg, hbase),
+    store: registryStore(cfg, tables, hbase),
     hotIds,
     policy: promotionPolicy(cfg),
     everyMs: s.refreshMs,

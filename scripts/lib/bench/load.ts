@@ -11,7 +11,7 @@ import { RollupMarks } from '../../../src/ingest/rollup-marks.ts';
 import { parseWindows } from '../../../src/rollup/windows.ts';
 import type { Config } from '../../../src/runtime/config.ts';
 import { planSettings } from '../../../src/service/settings.ts';
-import { keyspaceOf } from '../../../src/service/keyspace.ts';
+import { keyspaceOf, tablesOf } from '../../../src/service/keyspace.ts';
 import type { DataRow } from '../../../src/events/index.ts';
 import type { GenParams } from './rows.ts';
 
@@ -30,11 +30,12 @@ export interface LoadResult {
 /** `dataless`: write only the markers (re-mark data already loaded). */
 export async function loadEvents(client: HBaseRestClient, cfg: Config, gen: GenParams, o: { markers: boolean; dataless?: boolean; concurrency?: number }): Promise<LoadResult> {
   const keyspace = keyspaceOf(cfg);
-  const settings = planSettings(cfg, keyspace);
+  const tables = tablesOf(cfg);
+  const settings = planSettings(cfg, keyspace, tables);
   const queue = new PQueue({ concurrency: o.concurrency ?? cfg.hbase.concurrency });
   const finest = parseWindows(cfg.rollup.windows)[0];
   const marks = o.markers && finest !== undefined
-    ? new RollupMarks({ window: finest, graceMs: cfg.rollup.graceMs, keyspace, family: cfg.tables.rollup.family, cacheSize: 0 })
+    ? new RollupMarks({ window: finest, graceMs: cfg.rollup.graceMs, keyspace, family: tables.rollup.family, cacheSize: 0 })
     : undefined;
   // Retried like the service's writes (a keep-alive socket the gateway closed, a 503 under load).
   const put = (table: string, rows: readonly DataRow[]): Promise<void> =>
@@ -48,12 +49,12 @@ export async function loadEvents(client: HBaseRestClient, cfg: Config, gen: GenP
     const data = plan.events.map((e) => e.data.row);
     const index = plan.events.flatMap((e) => e.index.map((r) => r.row));
     // data before index and markers, as the service writes them
-    if (o.dataless !== true) await put(cfg.tables.data.name, data);
+    if (o.dataless !== true) await put(tables.data.name, data);
     const marked = marks === undefined ? [] : marks.rowsFor(plan.events);
     const markerRows = marked.map((m) => m.row);
     const after: Promise<void>[] = [];
-    if (o.dataless !== true) for (let i = 0; i < index.length; i += UNIT) after.push(put(cfg.tables.index.name, index.slice(i, i + UNIT)));
-    for (let i = 0; i < markerRows.length; i += UNIT) after.push(put(cfg.tables.rollup.name, markerRows.slice(i, i + UNIT)));
+    if (o.dataless !== true) for (let i = 0; i < index.length; i += UNIT) after.push(put(tables.index.name, index.slice(i, i + UNIT)));
+    for (let i = 0; i < markerRows.length; i += UNIT) after.push(put(tables.rollup.name, markerRows.slice(i, i + UNIT)));
     await Promise.all(after);
     result.events += plan.events.length;
     result.dataRows += data.length;

@@ -15,7 +15,7 @@ import type { HBaseRestClient } from '../../../src/hbase/index.ts';
 import { createReadApi } from '../../../src/query/http-api.ts';
 import type { Config } from '../../../src/runtime/config.ts';
 import { createLogger } from '../../../src/runtime/logger.ts';
-import { keyspaceOf } from '../../../src/service/keyspace.ts';
+import { keyspaceOf, tablesOf } from '../../../src/service/keyspace.ts';
 import { cpuMs } from './child.ts';
 import { loadEvents, percentile, timeRuns } from './load.ts';
 import type { GenParams } from './rows.ts';
@@ -155,7 +155,7 @@ async function ourReads(ctx: OpenTsdbContext, plan: ReadPlan, siteRuns: number):
   const load = await loadEvents(ctx.rest, cfg, ctx.gen, { markers: false });
   ctx.say(`[opentsdb] ours: loaded ${load.dataRows} data rows + ${load.indexRows} index rows in ${load.seconds.toFixed(1)} s (for the reads)`);
   await settle(ctx, [cfg.tables.data.name, cfg.tables.index.name]);
-  const api = createReadApi({ cfg, hbase: ctx.rest, keyspace: keyspaceOf(cfg), log: createLogger({ level: 'warn' }) });
+  const api = createReadApi({ cfg, hbase: ctx.rest, keyspace: keyspaceOf(cfg), tables: tablesOf(cfg), log: createLogger({ level: 'warn' }) });
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     void api(req, res, url).then((answered) => { if (!answered) { res.writeHead(404); res.end(); } });

@@ -12,7 +12,7 @@ import type { RawParams } from '../../../src/query/params.ts';
 import type { QueryKind } from '../../../src/query/meters.ts';
 import { RollupJob } from '../../../src/rollup/job.ts';
 import { rollupSettings } from '../../../src/rollup/settings.ts';
-import { keyspaceOf } from '../../../src/service/keyspace.ts';
+import { keyspaceOf, tablesOf } from '../../../src/service/keyspace.ts';
 import { loadConfig, type Config } from '../../../src/runtime/config.ts';
 import { createLogger } from '../../../src/runtime/logger.ts';
 import { startService } from '../../../src/service/service.ts';
@@ -69,7 +69,7 @@ export async function queryPhase(ctx: Ctx, events: number, queries: number): Pro
   ctx.say(`query phase: loading ${events} events (data + 2 index tags) over the last 2 days`);
   const load = await loadEvents(ctx.rest, cfg, gen, { markers: false });
   ctx.say(`loaded ${load.dataRows} data rows and ${load.indexRows} index rows in ${load.seconds.toFixed(1)} s`);
-  const q = createQueries({ cfg, hbase: ctx.rest, keyspace: keyspaceOf(cfg) });
+  const q = createQueries({ cfg, hbase: ctx.rest, keyspace: keyspaceOf(cfg), tables: tablesOf(cfg) });
   const random = prng(7);
   const pick = (lo: number, hi: number): number => lo + Math.floor(random() * (hi - lo));
   const id = (rank: number): string => `sensor-${String(rank).padStart(5, '0')}`;
@@ -133,7 +133,7 @@ async function rollupTable(ctx: Ctx, prefix: string, history: number, fresh: num
 
 async function timedRun(ctx: Ctx, t: RollupTable, fresh: number, hourStart: number, expected: number): Promise<{ seconds: number; windows: number; markers: number; marks: number }> {
   const marks = await loadEvents(ctx.rest, t.cfg, freshGen(ctx, fresh, hourStart), { markers: true, dataless: true });
-  const job = new RollupJob({ store: ctx.rest, settings: rollupSettings(t.cfg, keyspaceOf(t.cfg)), metrics: createReadMetrics(new Registry(), t.cfg.rollup.windows), log: createLogger({ level: 'warn' }) });
+  const job = new RollupJob({ store: ctx.rest, settings: rollupSettings(t.cfg, keyspaceOf(t.cfg), tablesOf(t.cfg)), metrics: createReadMetrics(new Registry(), t.cfg.rollup.windows), log: createLogger({ level: 'warn' }) });
   const t0 = performance.now();
   const report = await job.run(new AbortController().signal);
   const seconds = (performance.now() - t0) / 1000;

@@ -15,7 +15,7 @@ import { Keyspace, kAt, planIdPrefixSplits } from '../../../src/keys/index.ts';
 import { computeSkew } from '../../../src/load/write-spread.ts';
 import { collectPage, createQueries } from '../../../src/query/queries.ts';
 import type { Config } from '../../../src/runtime/config.ts';
-import { openKeyspace } from '../../../src/service/keyspace.ts';
+import { openKeyspace, tablesOf } from '../../../src/service/keyspace.ts';
 import { generateEvents, type GeneratedEvent } from '../../../src/demo/generate.ts';
 import { startServiceChild, sumOf, type Sample, type ServiceChild } from './child.ts';
 import { percentile, timeRuns } from './load.ts';
@@ -176,7 +176,7 @@ export async function runMode(ctx: SpreadContext, setup: ModeSetup, mode: 'on' |
     const e = regionCounts(end, table, regions);
     return { whole: skewOf(`${table} whole`, e), secondHalf: skewOf(`${table} second half`, e, regionCounts(half, table, regions)) };
   };
-  const { registry } = await openKeyspace(setup.cfg, ctx.rest);
+  const { registry } = await openKeyspace(setup.cfg, tablesOf(setup.cfg), ctx.rest);
   const epochs = registry.spreadIds().flatMap((id) => registry.entryOf(id)?.epochs ?? []);
   const byK: Record<string, number> = {};
   for (const id of registry.spreadIds()) {
@@ -225,8 +225,9 @@ export async function runMode(ctx: SpreadContext, setup: ModeSetup, mode: 'on' |
 
 /** latest-100 of the hottest spread id and of a plain id with ≥ 100 events, alternating, through the query layer. */
 export async function latestFigures(ctx: SpreadContext, cfg: Config, queries = 200): Promise<LatestFigures> {
-  const { keyspace, registry } = await openKeyspace(cfg, ctx.rest);
-  const q = createQueries({ cfg, hbase: ctx.rest, keyspace, entryFor: (id) => registry.fetch(id) });
+  const tables = tablesOf(cfg);
+  const { keyspace, registry } = await openKeyspace(cfg, tables, ctx.rest);
+  const q = createQueries({ cfg, hbase: ctx.rest, keyspace, tables, entryFor: (id) => registry.fetch(id) });
   const spreadId = 'sensor-00000';
   if (registry.entryOf(spreadId) === undefined) throw new Error(`latest: ${spreadId} is not spread`);
   const read = async (id: string): Promise<number> => (await collectPage(q.run(q.parse('latest', { id, limit: '100' })))).items.length;

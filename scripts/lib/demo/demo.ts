@@ -10,7 +10,7 @@ import { generateEvents } from '../../../src/demo/generate.ts';
 import { installSignalHandlers } from '../../../src/runtime/signals.ts';
 import { produceLive, regionWrites, skewBetween } from './live.ts';
 import { createHBaseClient } from '../../../src/service/clients.ts';
-import { openKeyspace } from '../../../src/service/keyspace.ts';
+import { openKeyspace, tablesOf } from '../../../src/service/keyspace.ts';
 
 export interface DemoOptions {
   readonly cfg: Config;
@@ -97,7 +97,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
   let epochsFrom = Number.POSITIVE_INFINITY;
   total += await produceLive(kafka, cfg.kafka.topic, 1000, async (sent) => {
     if (sent > 120_000) throw new Error('no id was promoted after 120,000 live events');
-    const { registry } = await openKeyspace(cfg, hbase);
+    const { registry } = await openKeyspace(cfg, tablesOf(cfg), hbase);
     const starts = registry.spreadIds().map((id) => registry.entryOf(id)?.epochs.at(-1)?.since ?? 0);
     if (starts.length === 0) return false;
     epochsFrom = Math.max(...starts);

@@ -17,7 +17,7 @@ import { buildEventCells } from '../../../src/events/index.ts';
 import { putRowOf } from '../../../src/rollup/fold.ts';
 import { decodeIndexKey, saltOf } from '../../../src/keys/index.ts';
 import { idOfEntryRow } from '../../../src/spread/rows.ts';
-import { keyspaceOf, openKeyspace, registryStore } from '../../../src/service/keyspace.ts';
+import { keyspaceOf, openKeyspace, registryStore, tablesOf } from '../../../src/service/keyspace.ts';
 import { createHarness, retryingRest, type Harness, type TestEvent } from '../../support/service-harness.ts';
 import { ingestThroughService, jsonOf, tsingestCli } from '../index/helpers.ts';
 
@@ -80,8 +80,9 @@ async function stateOf(h: Harness, id: string): Promise<IdState> {
 void test('delete: range, interrupted and resumed, verified; the neighbour id untouched', { timeout: 600_000 }, async (t) => {
   const h = await createHarness(t, { prefix: 'erase', partitions: 1, sets: SETS });
   const cfg = h.config(['kafka.groupId=unused']);
+  const tables = tablesOf(cfg);
   // The hot id: plain until BASE + 60 min, over 2 buckets from then, over 4 from BASE + 120 min.
-  await registryStore(cfg, h.rest).update(HOT, () => ({ epochs: [{ since: BASE + 60 * MIN, k: 2 }, { since: BASE + 120 * MIN, k: 4 }], fence: null }));
+  await registryStore(cfg, tables, h.rest).update(HOT, () => ({ epochs: [{ since: BASE + 60 * MIN, k: 2 }, { since: BASE + 120 * MIN, k: 4 }], fence: null }));
   const hot = events(HOT, 360, BASE, 30_000); // 3 h
   const other = events(OTHER, 120, BASE, 90_000);
   await ingestThroughService(h, [...hot, ...other]);
@@ -119,8 +120,8 @@ void test('delete: range, interrupted and resumed, verified; the neighbour id un
     const dir = await mkdtemp(join(tmpdir(), 'erase-it-'));
     t.after(() => rm(dir, { recursive: true, force: true }));
     const path = join(dir, 'cp.json');
-    const { keyspace } = await openKeyspace(cfg, h.rest);
-    const s = eraseSettings(h.config(['kafka.groupId=unused', ...SETS]), keyspace, HOT, null);
+    const { keyspace } = await openKeyspace(cfg, tables, h.rest);
+    const s = eraseSettings(h.config(['kafka.groupId=unused', ...SETS]), keyspace, tables, HOT, null);
     const ac = new AbortController();
     class StopAfterFirstPage extends EraseProgress {
       override add(delta: Partial<EraseCounts>): void {
@@ -149,8 +150,8 @@ void test('delete: range, interrupted and resumed, verified; the neighbour id un
   });
 
   await t.test('an event written after the delete is there again: the verification finds it, a rerun removes it', async () => {
-    const { keyspace } = await openKeyspace(cfg, h.rest);
-    const s = eraseSettings(h.config(['kafka.groupId=unused', ...SETS]), keyspace, HOT, null);
+    const { keyspace } = await openKeyspace(cfg, tables, h.rest);
+    const s = eraseSettings(h.config(['kafka.groupId=unused', ...SETS]), keyspace, tables, HOT, null);
     const ts = BASE + 400 * MIN;
     const row = putRowOf({ key: keyspace.dataKey(HOT, ts), cells: buildEventCells({ id: HOT, ts, metric: 'temp', value: 1, tags: {} }, cfg.tables.data.family) });
     await retryingRest('put a late event', () => h.rest.put(h.names.data, [row]));

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REBUILD_CHECKPOINT, rebuildCheckpointFile } from '../../../src/index/checkpoint.ts';
 import { rebuildIndex } from '../../../src/index/rebuild.ts';
-import { keyspaceOf } from '../../../src/service/keyspace.ts';
+import { keyspaceOf, tablesOf } from '../../../src/service/keyspace.ts';
 import { settingsOf } from '../../../src/index/settings.ts';
 import { decodeCheckpoint } from '../../../src/walk/checkpoint.ts';
 import { countIndexed, createHarness, makeEvents } from '../../support/service-harness.ts';
@@ -35,7 +35,7 @@ void test('rebuild --tag backfills a newly indexed tag; an interrupted run resum
   const cfg = h.config([BOTH, 'kafka.groupId=unused']);
   const ac = new AbortController();
   let chunks = 0;
-  const first = await rebuildIndex(h.rest, settingsOf(cfg, keyspaceOf(cfg), { tag: 'rack' }), {
+  const first = await rebuildIndex(h.rest, settingsOf(cfg, keyspaceOf(cfg), tablesOf(cfg), { tag: 'rack' }), {
     chunkSize: 10,
     concurrency: 1,
     sampleSize: 5,

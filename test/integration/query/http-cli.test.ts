@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { Registry } from 'prom-client';
 import { HBaseRestClient } from '../../../src/hbase/index.ts';
 import { collectPage, createQueries } from '../../../src/query/queries.ts';
-import { keyspaceOf } from '../../../src/service/keyspace.ts';
+import { keyspaceOf, tablesOf } from '../../../src/service/keyspace.ts';
 import { createReadApi } from '../../../src/query/http-api.ts';
 import type { QueryKind } from '../../../src/query/types.ts';
 import { startHttpServer } from '../../../src/runtime/http.ts';
@@ -38,8 +38,8 @@ async function getJson(url: string): Promise<{ status: number; body: Body }> {
 
 void test('HTTP read API and CLI answer like the query layer', async (t) => {
   const f = await readFixture(t, 'api');
-  const q = createQueries({ cfg: f.cfg, hbase: f.h.rest, keyspace: keyspaceOf(f.cfg) });
-  const server = await startHttpServer({ host: '127.0.0.1', port: 0, registry: new Registry(), lifecycle: new Lifecycle({ log }), log, routes: createReadApi({ cfg: f.cfg, hbase: f.h.rest, keyspace: keyspaceOf(f.cfg), log }) });
+  const q = createQueries({ cfg: f.cfg, hbase: f.h.rest, keyspace: keyspaceOf(f.cfg), tables: tablesOf(f.cfg) });
+  const server = await startHttpServer({ host: '127.0.0.1', port: 0, registry: new Registry(), lifecycle: new Lifecycle({ log }), log, routes: createReadApi({ cfg: f.cfg, hbase: f.h.rest, keyspace: keyspaceOf(f.cfg), tables: tablesOf(f.cfg), log }) });
   t.after(() => server.close());
   const base = `http://127.0.0.1:${server.port}/api/v1`;
 
@@ -123,7 +123,7 @@ void test('HTTP read API and CLI answer like the query layer', async (t) => {
   await t.test('503 (retriable) when HBase cannot be reached', async (t2) => {
     const down = new HBaseRestClient({ baseUrl: 'http://127.0.0.1:1', defaultDeadlineMs: 2000 });
     t2.after(() => down.close());
-    const api = await startHttpServer({ host: '127.0.0.1', port: 0, registry: new Registry(), lifecycle: new Lifecycle({ log }), log, routes: createReadApi({ cfg: f.cfg, hbase: down, keyspace: keyspaceOf(f.cfg), log }) });
+    const api = await startHttpServer({ host: '127.0.0.1', port: 0, registry: new Registry(), lifecycle: new Lifecycle({ log }), log, routes: createReadApi({ cfg: f.cfg, hbase: down, keyspace: keyspaceOf(f.cfg), tables: tablesOf(f.cfg), log }) });
     t2.after(() => api.close());
     const res = await fetch(`http://127.0.0.1:${api.port}/api/v1/ids/dev1/latest`);
     assert.equal(res.status, 503);

@@ -6,7 +6,7 @@ import { Registry } from 'prom-client';
 import { encodeIndexKey, idTimeRange, indexSaltOf } from '../../../src/keys/index.ts';
 import { createReadMetrics } from '../../../src/metrics/read-metrics.ts';
 import { collectPage, createQueries, type Queries } from '../../../src/query/queries.ts';
-import { keyspaceOf } from '../../../src/service/keyspace.ts';
+import { keyspaceOf, tablesOf } from '../../../src/service/keyspace.ts';
 import { rangeShape } from '../../../src/query/scan-reads.ts';
 import type { EventItem, QueryItem, QueryKind, RollupItem } from '../../../src/query/types.ts';
 import { BASE, HOUR, ROLLUP_FROM, ROLLUP_WINDOWS, danglingOf, expectedByTag, expectedRange, followPages, plain, readFixture, type Paged, type ReadFixture } from './fixture.ts';
@@ -42,7 +42,7 @@ async function movedAndWindow(q: Queries, f: ReadFixture, extra: Record<string, 
 void test('query layer: latest, range, by-tag and rollups read back what ingest wrote', async (t) => {
   const f = await readFixture(t, 'qry');
   const metrics = createReadMetrics(new Registry());
-  const q = createQueries({ cfg: f.cfg, hbase: f.h.rest, keyspace: keyspaceOf(f.cfg), metrics });
+  const q = createQueries({ cfg: f.cfg, hbase: f.h.rest, keyspace: keyspaceOf(f.cfg), tables: tablesOf(f.cfg), metrics });
 
   await t.test('latest N of an id is newest first, paged without gaps or repeats; dev10 never leaks into dev1', async () => {
     const expected = expectedRange(f, 'dev1').map(plain);
@@ -102,7 +102,7 @@ void test('query layer: latest, range, by-tag and rollups read back what ingest 
 
   await t.test('by-tag pages larger than query.verifyChunk verify their hits by range scans: the same items and dangling counts', async () => {
     const cfg = { ...f.cfg, query: { ...f.cfg.query, verifyChunk: 2, verifyScanChunk: 7 } };
-    const scanning = createQueries({ cfg, hbase: f.h.rest, keyspace: keyspaceOf(cfg), metrics: createReadMetrics(new Registry()) });
+    const scanning = createQueries({ cfg, hbase: f.h.rest, keyspace: keyspaceOf(cfg), tables: tablesOf(cfg), metrics: createReadMetrics(new Registry()) });
     const hq = await eventPages(scanning, 'by_tag', { tag: 'site', value: 'hq', limit: '10' });
     assert.deepEqual(hq.items.map(plain), expectedByTag(f, 'hq').map(plain));
     assert.ok(hq.items.length > 7, `${hq.items.length} items: more than one verification chunk of 7`);
@@ -129,7 +129,7 @@ void test('query layer: latest, range, by-tag and rollups read back what ingest 
 
   await t.test('repair: with query.repairDangling the dangling index rows are deleted, and later reads find none', async () => {
     const cfg = { ...f.cfg, query: { ...f.cfg.query, repairDangling: true, danglingGraceMs: 0 } };
-    const repairing = createQueries({ cfg, hbase: f.h.rest, keyspace: keyspaceOf(cfg), metrics });
+    const repairing = createQueries({ cfg, hbase: f.h.rest, keyspace: keyspaceOf(cfg), tables: tablesOf(cfg), metrics });
     const first = await eventPages(repairing, 'by_tag', { tag: 'site', value: 'hq', limit: '50' });
     assert.equal(first.dangling, 2);
     const lost = f.indexEntries.filter((x) => x.value === 'hq' && !expectedByTag(f, 'hq').some((r) => r.id === x.id && r.ts === x.ts));

@@ -4,7 +4,7 @@
 import { Registry } from 'prom-client';
 import { pino } from 'pino';
 import { buildEventCells } from '../../../src/events/index.ts';
-import { keyspaceOf } from '../../../src/service/keyspace.ts';
+import { keyspaceOf, tablesOf } from '../../../src/service/keyspace.ts';
 import { createReadMetrics } from '../../../src/metrics/read-metrics.ts';
 import { putRowOf } from '../../../src/rollup/fold.ts';
 import { RollupJob } from '../../../src/rollup/job.ts';
@@ -30,7 +30,7 @@ export interface RollupHarness {
 export async function rollupHarness(t: { after(fn: () => Promise<void>): void }, prefix: string): Promise<RollupHarness> {
   const h = await createHarness(t, { prefix, partitions: 1, sets: [...ROLLUP_SETS] });
   const cfg = h.config(['kafka.groupId=unused']);
-  return { h, cfg, s: rollupSettings(cfg, keyspaceOf(cfg)) };
+  return { h, cfg, s: rollupSettings(cfg, keyspaceOf(cfg), tablesOf(cfg)) };
 }
 
 export async function writeEvents(r: RollupHarness, events: readonly Ev[]): Promise<void> {

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { parseMetrics, sumOf } from '../../../scripts/lib/bench/child.ts';
 import { scrapeMetrics } from '../../../scripts/lib/bench/metrics-text.ts';
 import { rollupSettings } from '../../../src/rollup/settings.ts';
-import { keyspaceOf } from '../../../src/service/keyspace.ts';
+import { keyspaceOf, tablesOf } from '../../../src/service/keyspace.ts';
 import { uniqueName } from '../../support/env.ts';
 import { createHarness, waitFor, type Harness, type TestEvent } from '../../support/service-harness.ts';
 import { bruteSummaries, sorted } from '../../unit/rollup/brute.ts';
@@ -95,7 +95,7 @@ void test('rollup buckets shared by three instances through a Kafka group: a sha
     return ids.length * 3 + ids.length; // 1 m windows + 1 h windows of the batch
   };
   const cfg = h.config([`kafka.groupId=${group}`]);
-  const r = { h, cfg, s: rollupSettings(cfg, keyspaceOf(cfg)) };
+  const r = { h, cfg, s: rollupSettings(cfg, keyspaceOf(cfg), tablesOf(cfg)) };
   const settled = async (what: string): Promise<void> => {
     await waitFor(`${what}: every event summarised, no marker left`, 120_000, async () => {
       inst.check();

@@ -21,7 +21,7 @@ import { columnOf } from '../../../src/rollup/fold.ts';
 import { rollupSettings } from '../../../src/rollup/settings.ts';
 import { parseWindows } from '../../../src/rollup/windows.ts';
 import type { Config } from '../../../src/runtime/config.ts';
-import { keyspaceOf } from '../../../src/service/keyspace.ts';
+import { keyspaceOf, tablesOf } from '../../../src/service/keyspace.ts';
 import { rollupTier, seriesStoreOf } from '../../../src/service/series-side.ts';
 import { executeQuery } from '../../../src/tsdb/execute.ts';
 import { SeriesIndex } from '../../../src/catalog/series-index.ts';
@@ -47,7 +47,7 @@ async function familyTtls(admin: JavaTableAdmin, table: string): Promise<Record<
 
 /** Every window of each size through the rollup read API (GET /rollups), as `id|size|start|metric` → [count, sum, min, max]. */
 async function readApi(r: RollupHarness, cfg: Config, id: string): Promise<Map<string, number[]>> {
-  const s = readSettingsOf(cfg, r.s.keyspace);
+  const s = readSettingsOf(cfg, r.s.keyspace, tablesOf(cfg));
   const out = new Map<string, number[]>();
   for (const w of parseWindows(cfg.rollup.windows)) {
     const { items } = await collectPage(readRollups(r.h.rest, { kind: 'rollups', id, window: w, from: MIDNIGHT - DAY, to: MIDNIGHT + 2 * DAY, metric: null, limit: 1000, after: null }, s));
@@ -71,7 +71,7 @@ function bruteSums(evs: readonly Ev[], size: number): [number, number][] {
 async function seriesSums(cfg: Config, r: RollupHarness, id: string, downsample: string): Promise<{ window: number | 'raw'; dps: (readonly [number, number | null])[] }> {
   const catalog = new SeriesIndex({ idTagKey: 'id' });
   catalog.add({ metric: 'temp', id, tags: {} });
-  const store = seriesStoreOf(cfg, r.h.rest, r.s.keyspace, () => Promise.resolve(undefined), 10_000);
+  const store = seriesStoreOf(cfg, r.h.rest, r.s.keyspace, tablesOf(cfg), () => Promise.resolve(undefined), 10_000);
   const q = parseQueryBody({ start: MIDNIGHT, end: MIDNIGHT + DAY - 1, queries: [{ aggregator: 'sum', metric: 'temp', downsample, filters: [{ type: 'literal_or', tagk: 'id', filter: id, groupBy: false }] }] }, new URLSearchParams(), Date.now());
   const [a] = await executeQuery(q, { catalog, reads: store, tier: rollupTier(cfg), idTagKey: 'id', limits: { maxSeries: 10, maxPoints: 100_000, concurrency: 2 }, now: Date.now, signal: new AbortController().signal, integerValues: false });
   assert.ok(a !== undefined);
@@ -129,7 +129,7 @@ void test('upgrade from one rollup family: tables apply adds the size families, 
   const planned = planTables(cfg).find((p) => p.role === 'rollup');
   assert.ok(planned !== undefined);
   await retryingRest('create old layout', () => admin.ensureTable(planned.request));
-  const s = { ...rollupSettings(cfg, keyspaceOf(cfg)) };
+  const s = { ...rollupSettings(cfg, keyspaceOf(cfg), tablesOf(cfg)) };
   const evs = events('legacy', 30);
   await writeEvents(r, evs);
   // Summaries only, as those versions wrote them: no point blocks, no packs.
@@ -163,7 +163,7 @@ void test('upgrade from one rollup family: tables apply adds the size families, 
   assert.deepEqual(await readApi(uo, cfg, 'legacy'), expected([...evs, late]), 'recomputed windows from the new families, the others still from the old one, nothing counted twice');
 
   // The delete erases summaries in every family.
-  const es = eraseSettings(cfg, s.keyspace, 'legacy', null);
+  const es = eraseSettings(cfg, s.keyspace, tablesOf(cfg), 'legacy', null);
   const report = await eraseId(r.h.rest, es, { pageRows: 100, concurrency: 8, bucketConcurrency: 2, now: Date.now });
   assert.ok(report.deleted.summaries > 0);
   const left = await verifyErased(r.h.rest, es, report.seen);

@@ -2,7 +2,7 @@
 // after a promotion, a paced producer of live events (ts = about now) with one hot id, and what the
 // tables must hold, computed from the produced events and the registry alone.
 import type { Keyspace } from '../../../src/keys/index.ts';
-import { openKeyspace } from '../../../src/service/keyspace.ts';
+import { openKeyspace, tablesOf } from '../../../src/service/keyspace.ts';
 import type { Config } from '../../../src/runtime/config.ts';
 import { produceEvents, retryingRest, type Harness, type TestEvent } from '../../support/service-harness.ts';
 
@@ -53,7 +53,7 @@ export async function produceLive(h: Harness, rate: number, until: (produced: re
 
 /** The registry as it is now, and the keyspace over it. */
 export function registryNow(h: Harness, cfg: Config): Promise<Awaited<ReturnType<typeof openKeyspace>>> {
-  return retryingRest('read the registry', () => openKeyspace(cfg, h.rest));
+  return retryingRest('read the registry', () => openKeyspace(cfg, tablesOf(cfg), h.rest));
 }
 
 /** Every data row key the events call for (hex, sorted): one per (id, ts), in the bucket its epoch gives. */

@@ -8,6 +8,7 @@ import { Registry } from 'prom-client';
 import { createReadMetrics } from '../../../src/metrics/read-metrics.ts';
 import { collectPage, createQueries } from '../../../src/query/queries.ts';
 import type { EventItem } from '../../../src/query/types.ts';
+import { tablesOf } from '../../../src/service/keyspace.ts';
 import { uniqueName } from '../../support/env.ts';
 import { createHarness, freePort, readyzStatus, startChild, waitFor, waitForCommittedAtEnd } from '../../support/service-harness.ts';
 import { followPages } from '../query/fixture.ts';
@@ -45,7 +46,7 @@ void test('kill -9 as a promotion becomes visible: after a restart every event i
   assert.deepEqual((await tableRows(h, h.names.index)).keys, expectedIndexKeys(ks, all), 'index: row for row');
   assert.ok(all.some((e) => e.id === HOT && e.ts >= since), 'the hot id wrote into its new epoch');
 
-  const q = createQueries({ cfg, hbase: h.rest, keyspace: ks, entryFor: (id) => registry.fetch(id), metrics: createReadMetrics(new Registry()) });
+  const q = createQueries({ cfg, hbase: h.rest, keyspace: ks, tables: tablesOf(cfg), entryFor: (id) => registry.fetch(id), metrics: createReadMetrics(new Registry()) });
   const latest = await followPages(async (cursor) => {
     const page = await collectPage(q.run(q.parse('latest', cursor === null ? { id: HOT, limit: '50' } : { id: HOT, limit: '50', cursor })));
     return { items: page.items as EventItem[], next: page.end.next };

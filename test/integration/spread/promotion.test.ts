@@ -13,6 +13,7 @@ import type { EventItem, QueryItem, QueryKind, RollupItem } from '../../../src/q
 import { RollupJob } from '../../../src/rollup/job.ts';
 import { rollupSettings } from '../../../src/rollup/settings.ts';
 import { createLogger } from '../../../src/runtime/logger.ts';
+import { tablesOf } from '../../../src/service/keyspace.ts';
 import type { Service } from '../../../src/service/service.ts';
 import { uniqueName } from '../../support/env.ts';
 import { createHarness, eventsProcessed, produceEvents, startInProcess, waitFor, type TestEvent } from '../../support/service-harness.ts';
@@ -103,7 +104,7 @@ void test('a hot id spread mid-stream by two instances: one row per event, a rep
     assert.deepEqual(after.index, before.index, 'index: same rows, same cells');
   });
 
-  const q = createQueries({ cfg, hbase: h.rest, keyspace: ks, entryFor: (id) => registry.fetch(id), metrics: createReadMetrics(new Registry()) });
+  const q = createQueries({ cfg, hbase: h.rest, keyspace: ks, tables: tablesOf(cfg), entryFor: (id) => registry.fetch(id), metrics: createReadMetrics(new Registry()) });
   await t.test('latest and range of the spread id, across pages, equal its events', async () => {
     const latest = await pages(q, 'latest', { id: HOT, limit: '7' });
     assert.ok(latest.pages.length > 3);
@@ -121,7 +122,7 @@ void test('a hot id spread mid-stream by two instances: one row per event, a rep
   });
 
   await t.test('rollups of the spread id: one summary row per window, equal to its events', async () => {
-    const job = new RollupJob({ store: h.rest, settings: rollupSettings(cfg, ks), metrics: createReadMetrics(new Registry(), ['5s', '1m']), log: createLogger({ level: 'silent' }), now: () => Date.now() + 3_600_000 });
+    const job = new RollupJob({ store: h.rest, settings: rollupSettings(cfg, ks, tablesOf(cfg)), metrics: createReadMetrics(new Registry(), ['5s', '1m']), log: createLogger({ level: 'silent' }), now: () => Date.now() + 3_600_000 });
     const report = await job.run();
     assert.equal(report.ok, true);
     const got = rollups((await pages(q, 'rollups', { id: HOT, window: '5s', limit: '4' })).items);

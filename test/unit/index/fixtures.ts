@@ -5,7 +5,7 @@ import type { Checkpoint } from '../../../src/index/checkpoint.ts';
 import { settingsOf, type IndexToolSettings } from '../../../src/index/settings.ts';
 import { encodeIndexKey } from '../../../src/keys/index.ts';
 import { loadConfig, type Config } from '../../../src/runtime/config.ts';
-import { keyspaceOf } from '../../../src/service/keyspace.ts';
+import { keyspaceOf, tablesOf } from '../../../src/service/keyspace.ts';
 import type { CheckpointStore } from '../../../src/walk/checkpoint.ts';
 import type { FakeHBase } from '../../support/fake-hbase.ts';
 
@@ -24,7 +24,7 @@ export function configOf(sets: readonly string[] = []): Config {
 }
 
 export function toolSettings(cfg: Config, input: { tag?: string; from?: number; to?: number } = {}): IndexToolSettings {
-  return settingsOf(cfg, keyspaceOf(cfg), input);
+  return settingsOf(cfg, keyspaceOf(cfg), tablesOf(cfg), input);
 }
 
 /** `n` events; even ones carry site + rack; every 7th (id, ts) also gets a second metric. */

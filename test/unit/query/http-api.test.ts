@@ -14,14 +14,14 @@ import { loadConfig } from '../../../src/runtime/config.ts';
 import { startHttpServer } from '../../../src/runtime/http.ts';
 import { Lifecycle } from '../../../src/runtime/lifecycle.ts';
 import { createLogger } from '../../../src/runtime/logger.ts';
-import { keyspaceOf } from '../../../src/service/keyspace.ts';
+import { keyspaceOf, tablesOf } from '../../../src/service/keyspace.ts';
 import { FakeHBase } from '../../support/fake-hbase.ts';
 
 const log = createLogger({ level: 'silent' });
 const cfg = loadConfig({ env: {}, sets: ['keys.saltBuckets=4', 'index.tags=["site"]', 'query.maxLimit=50'] });
 
 async function serve(t: TestContext, hbase: QueryStore, config = cfg): Promise<string> {
-  const server = await startHttpServer({ host: '127.0.0.1', port: 0, registry: new Registry(), lifecycle: new Lifecycle({ log }), log, routes: createReadApi({ cfg: config, hbase, keyspace: keyspaceOf(config), log }) });
+  const server = await startHttpServer({ host: '127.0.0.1', port: 0, registry: new Registry(), lifecycle: new Lifecycle({ log }), log, routes: createReadApi({ cfg: config, hbase, keyspace: keyspaceOf(config), tables: tablesOf(config), log }) });
   t.after(() => server.close());
   return `http://127.0.0.1:${server.port}`;
 }
@@ -202,7 +202,7 @@ test('no writes behind a GET: dangling index rows are repaired only in a read wh
   const indexKey = encodeIndexKey({ indexName: 'site', value: 'x', ts: ev.ts, id: ev.id }, 4);
   store.seed('tsindex', indexKey, [{ family: 'd', qualifier: Buffer.from('temp'), value: Buffer.alloc(0), timestamp: ev.ts }]);
   // the data row is never written: the index row dangles
-  const api = createReadApi({ cfg: repairing, hbase: store, keyspace: keyspaceOf(repairing), log });
+  const api = createReadApi({ cfg: repairing, hbase: store, keyspace: keyspaceOf(repairing), tables: tablesOf(repairing), log });
   const serveAs = async (scopes: string[]): Promise<string> => {
     const server = await startHttpServer({
       host: '127.0.0.1', port: 0, registry: new Registry(), lifecycle: new Lifecycle({ log }), log, routes: api,

@@ -13,7 +13,7 @@ import { loadConfig } from '../../../src/runtime/config.ts';
 import { startHttpServer } from '../../../src/runtime/http.ts';
 import { Lifecycle } from '../../../src/runtime/lifecycle.ts';
 import { createLogger } from '../../../src/runtime/logger.ts';
-import { keyspaceOf } from '../../../src/service/keyspace.ts';
+import { keyspaceOf, tablesOf } from '../../../src/service/keyspace.ts';
 import { AWKWARD_IDS, AWKWARD_VALUES, LONGEST_ID, getRaw } from '../../support/awkward-ids.ts';
 import { FakeHBase } from '../../support/fake-hbase.ts';
 
@@ -54,7 +54,7 @@ function fill(store: FakeHBase): Ev[] {
 async function serve(t: TestContext): Promise<{ port: number; events: Ev[] }> {
   const store = new FakeHBase();
   const events = fill(store);
-  const server = await startHttpServer({ host: '127.0.0.1', port: 0, registry: new Registry(), lifecycle: new Lifecycle({ log }), log, routes: createReadApi({ cfg, hbase: store, keyspace: keyspaceOf(cfg), log }) });
+  const server = await startHttpServer({ host: '127.0.0.1', port: 0, registry: new Registry(), lifecycle: new Lifecycle({ log }), log, routes: createReadApi({ cfg, hbase: store, keyspace: keyspaceOf(cfg), tables: tablesOf(cfg), log }) });
   t.after(() => server.close());
   return { port: server.port, events };
 }

@@ -7,7 +7,7 @@ import { buildDataRow, buildEventCells, encodeTags, TAGS_QUALIFIER } from '../..
 import { encodeDataKey, encodeIndexKey, encodePrintableDataKey, encodeRollupKey, indexSaltOf } from '../../../src/keys/index.ts';
 import { createReadMetrics } from '../../../src/metrics/read-metrics.ts';
 import { collectPage, createQueries, type Queries } from '../../../src/query/queries.ts';
-import { keyspaceOf } from '../../../src/service/keyspace.ts';
+import { keyspaceOf, tablesOf } from '../../../src/service/keyspace.ts';
 import type { EventItem, QueryItem, QueryKind, RollupItem } from '../../../src/query/types.ts';
 import { encodeSummary, summaryOf } from '../../../src/rollup/summary.ts';
 import { loadConfig } from '../../../src/runtime/config.ts';
@@ -24,7 +24,7 @@ function setup(sets: string[] = []): { store: FakeHBase; queries: Queries; metri
   const cfg = loadConfig({ env: {}, sets: [`keys.saltBuckets=${B}`, 'index.tags=["site"]', 'query.verifyChunk=3', 'query.bucketConcurrency=2', ...sets] });
   const store = new FakeHBase();
   const metrics = createReadMetrics(new Registry());
-  return { store, queries: createQueries({ cfg, hbase: store, keyspace: keyspaceOf(cfg), metrics, now: () => NOW }), metrics };
+  return { store, queries: createQueries({ cfg, hbase: store, keyspace: keyspaceOf(cfg), tables: tablesOf(cfg), metrics, now: () => NOW }), metrics };
 }
 
 function write(store: FakeHBase, e: Ev): void {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { DEFAULT_MAX_TS, eventLimitsFor, parseEvent, resolveFieldMapping } from '../../../src/events/index.ts';
 import { ConfigError, loadConfig } from '../../../src/runtime/config.ts';
 import { planSettings } from '../../../src/service/settings.ts';
-import { keyspaceOf } from '../../../src/service/keyspace.ts';
+import { keyspaceOf, tablesOf } from '../../../src/service/keyspace.ts';
 
 const event = (ts: number | string): Buffer => Buffer.from(JSON.stringify({ id: 'sensor-0042', ts, metric: 'temp', value: 21.5 }));
 
@@ -63,11 +63,11 @@ void test('events.maxTs combines with events.maxFutureSkewMs: the tighter bound 
 
 void test("the service's plan settings carry events.maxTs to every flush unit", () => {
   const cfg = loadConfig({ sets: ['events.maxTs=2300-01-01T00:00:00Z', 'events.maxCellBytes=4096'] });
-  const settings = planSettings(cfg, keyspaceOf(cfg));
+  const settings = planSettings(cfg, keyspaceOf(cfg), tablesOf(cfg));
   assert.equal(settings().limits.maxTs, Date.UTC(2300, 0, 1));
   assert.equal(settings().limits.maxCellBytes, 4096);
   const plain = loadConfig({ env: {} });
-  assert.equal(planSettings(plain, keyspaceOf(plain))().limits.maxTs, DEFAULT_MAX_TS);
+  assert.equal(planSettings(plain, keyspaceOf(plain), tablesOf(plain))().limits.maxTs, DEFAULT_MAX_TS);
 });
 
 void test('a bad events.maxTs is a configuration error naming the key', () => {

@@ -1,0 +1,61 @@
+/**
+ * The service's tables as one object (pure): per role — data, index, rollup, meta — the table's name
+ * and main family, the rollup table's family of point blocks, and which tables the service maps the
+ * regions of. Built once from the configuration (tablesOf, src/service/keyspace.ts) and injected
+ * beside the Keyspace into the write path, the readers, the rollup job, the series API, the spread
+ * registry, the schema doctor and the tools, so none of them reads the configuration's `tables` in
+ * pieces. How a table is created (TTL, compression, block encoding, splits) is the table plan's
+ * (src/admin/table-plan.ts), which reads the whole table configuration.
+ */
+
+/** A table and the family its rows live in. */
+export interface TableRef {
+  readonly name: string;
+  readonly family: string;
+}
+
+/** The rollup table: markers and the summaries written before the per-size families in `family`. */
+export interface RollupTableRef extends TableRef {
+  /** the family of the point blocks, every window size in it; null when the job writes none (rollup.pointBlocks.enabled false) */
+  readonly pointsFamily: string | null;
+}
+
+export interface TablesLayout {
+  readonly data: TableRef;
+  readonly index: TableRef;
+  readonly rollup: RollupTableRef;
+  readonly meta: TableRef;
+  /** rollups are on (rollup.enabled): ingest marks windows in the rollup table and the service rolls them up */
+  readonly rollups: boolean;
+}
+
+const refOf = (t: TableRef): TableRef => Object.freeze({ name: t.name, family: t.family });
+
+export class Tables {
+  readonly data: TableRef;
+  readonly index: TableRef;
+  readonly rollup: RollupTableRef;
+  readonly meta: TableRef;
+  readonly rollups: boolean;
+
+  constructor(layout: TablesLayout) {
+    this.data = refOf(layout.data);
+    this.index = refOf(layout.index);
+    this.rollup = Object.freeze({ ...refOf(layout.rollup), pointsFamily: layout.rollup.pointsFamily });
+    this.meta = refOf(layout.meta);
+    this.rollups = layout.rollups;
+  }
+
+  /** Every table of the service, in the order the schema doctor checks them: data, index, rollup, meta. */
+  get names(): string[] {
+    return [this.data.name, this.index.name, this.rollup.name, this.meta.name];
+  }
+
+  /**
+   * The tables whose regions the service maps (write spread, hot ids, the known series): data and
+   * index, and the rollup table when rollups are on (ingest writes its markers there).
+   */
+  get mapped(): string[] {
+    return this.rollups ? [this.data.name, this.index.name, this.rollup.name] : [this.data.name, this.index.name];
+  }
+}
