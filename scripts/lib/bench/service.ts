@@ -4,7 +4,7 @@ import type { Kafka, Message, Producer } from 'kafkajs';
 import { CompressionTypes } from 'kafkajs';
 import { cpuMs, startServiceChild, sumOf, type Sample, type ServiceChild } from './child.ts';
 import { generateEvents, type GeneratedEvent } from '../../../src/demo/generate.ts';
-import { computeSkew } from '../../../src/load/write-spread.ts';
+import { computeSkew } from '../../../src/load/region-writes.ts';
 import { METRIC_NAMES } from '../../../src/metrics/registry.ts';
 import type { GenParams } from './rows.ts';
 
