@@ -8,7 +8,7 @@
 //             service's real write observer (Prometheus metrics, region writes over a 16-region map,
 //             hot ids), rollup markers and the consumer's per-unit accounting; once per body format
 //   encode    the put bodies alone (rows already converted), per body format; plus bytes per event
-//   scrape    one Prometheus scrape of the write side's registry after the writes (µs per scrape, not
+//   scrape    one Prometheus scrape of the write side's prom-client Registry after the writes (µs per scrape, not
 //             per event; the hot-ids sketch at its configured capacity, every slot of its window
 //             filled: its clock advances one window per round of writes)
 // --spread N spreads the N most frequent ids (a fixed registry view: an epoch from the first event on,
@@ -25,7 +25,7 @@ import { planBatch, type BatchPlan, type SourceRecord } from '../src/ingest/batc
 import { DualWriter } from '../src/ingest/dual-writer.ts';
 import { toRowCells, type RowCellsLike } from '../src/hbase/row-cells.ts';
 import { OutagePolicy } from '../src/ingest/outage-policy.ts';
-import { createMetrics } from '../src/metrics/registry.ts';
+import { createMetrics } from '../src/metrics/ingest-metrics.ts';
 import { RegionMap } from '../src/load/region-map.ts';
 import { loadConfig } from '../src/runtime/config.ts';
 import { ingestObserver, writeObserver } from '../src/service/observers.ts';

@@ -12,7 +12,7 @@ import type { RegionMapObserver } from '../load/region-map.ts';
 import { UNKNOWN_REGION } from '../load/region-map.ts';
 import type { RegionInfo } from '../load/region-source.ts';
 import { RegionWrites, type RegionWritesObserver, type RegionWritesOptions } from '../load/region-writes.ts';
-import type { Metrics } from './registry.ts';
+import type { Metrics } from './ingest-metrics.ts';
 
 export type RegionWritesMetrics = Pick<Metrics, 'regionWrites' | 'saltBucketWrites' | 'regionWriteSkew' | 'regionCount'>;
 

@@ -1,5 +1,5 @@
 // Bridges from the ingest path's observer interfaces to the Prometheus metrics and the region writes.
-import type { Metrics } from '../metrics/registry.ts';
+import type { Metrics } from '../metrics/ingest-metrics.ts';
 import type { RegionMap } from '../load/region-map.ts';
 import type { RegionWrites } from '../load/region-writes.ts';
 import type { WriteObserver, WrittenRow } from '../ingest/dual-writer.ts';

@@ -8,7 +8,7 @@ import { isAccessRefused, isHBaseError, isRetriable, type HBaseRestClient } from
 import type { Keyspace, Tables } from '../keys/index.ts';
 import type { SpreadRegistry } from '../spread/registry.ts';
 import { unitPlanner } from '../ingest/unit-planner.ts';
-import type { Metrics } from '../metrics/registry.ts';
+import type { Metrics } from '../metrics/ingest-metrics.ts';
 import { RegionMap } from '../load/region-map.ts';
 import type { RegionWrites } from '../load/region-writes.ts';
 import { meteredRegionWrites, regionMapObserver } from '../metrics/region-writes-metrics.ts';

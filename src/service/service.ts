@@ -6,7 +6,7 @@ import { checkTables } from '../admin/apply-tables.ts';
 import { errorMessage } from '../errors.ts';
 import type { IngestConsumer } from '../ingest/consumer.ts';
 import { createGatewayMetrics } from '../metrics/gateway-metrics.ts';
-import { createMetrics, initKnownSeries, type Metrics } from '../metrics/registry.ts';
+import { createMetrics, initKnownSeries, type Metrics } from '../metrics/ingest-metrics.ts';
 import type { Config } from '../runtime/config.ts';
 import { startHttpServer, type RouteHandler } from '../runtime/http.ts';
 import { Lifecycle } from '../runtime/lifecycle.ts';

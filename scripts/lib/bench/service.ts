@@ -5,7 +5,7 @@ import { CompressionTypes } from 'kafkajs';
 import { cpuMs, startServiceChild, sumOf, type Sample, type ServiceChild } from './child.ts';
 import { generateEvents, type GeneratedEvent } from '../../../src/demo/generate.ts';
 import { computeSkew } from '../../../src/load/region-writes.ts';
-import { METRIC_NAMES } from '../../../src/metrics/registry.ts';
+import { METRIC_NAMES } from '../../../src/metrics/ingest-metrics.ts';
 import type { GenParams } from './rows.ts';
 
 const SEND_BATCH = 10_000;

@@ -8,7 +8,7 @@ import { RegionMap } from '../../../src/load/region-map.ts';
 import { HotIds } from '../../../src/load/hot-ids.ts';
 import { HOT_ID_METRICS, registerHotIdMetrics } from '../../../src/metrics/hot-id-metrics.ts';
 import { testKeyspace } from '../../support/keyspace.ts';
-import { createMetrics } from '../../../src/metrics/registry.ts';
+import { createMetrics } from '../../../src/metrics/ingest-metrics.ts';
 import { meteredRegionWrites } from '../../../src/metrics/region-writes-metrics.ts';
 import { writeObserver } from '../../../src/service/observers.ts';
 import { FakeSource, saltedRegions, silentLog } from '../load/fixtures.ts';

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createMetrics } from '../../../src/metrics/registry.ts';
-import type { Metrics } from '../../../src/metrics/registry.ts';
+import { createMetrics } from '../../../src/metrics/ingest-metrics.ts';
+import type { Metrics } from '../../../src/metrics/ingest-metrics.ts';
 import { encodedRegionName } from '../../../src/hbase/region-name.ts';
 import { RegionMap, UNKNOWN_REGION } from '../../../src/load/region-map.ts';
 import { RegionWrites, computeSkew } from '../../../src/load/region-writes.ts';

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import type { TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
-import { createMetrics } from '../../../src/metrics/registry.ts';
+import { createMetrics } from '../../../src/metrics/ingest-metrics.ts';
 import { RegionMap } from '../../../src/load/region-map.ts';
 import type { RegionInfo } from '../../../src/load/region-source.ts';
 import { meteredRegionWrites } from '../../../src/metrics/region-writes-metrics.ts';
