@@ -5,10 +5,10 @@
 // batch.maxRows records, then
 //   plan      planBatch: JSON parse + validation, data keys, cells, index rows
 //   write     DualWriter.write of those plans into a sink that only encodes the put bodies, with the
-//             service's real write observer (Prometheus metrics, write spread over a 16-region map,
+//             service's real write observer (Prometheus metrics, region writes over a 16-region map,
 //             hot ids), rollup markers and the consumer's per-unit accounting; once per body format
 //   encode    the put bodies alone (rows already converted), per body format; plus bytes per event
-//   scrape    one Prometheus scrape of the write side's registry after the writes (µs per scrape, not
+//   scrape    one Prometheus scrape of the write side's prom-client Registry after the writes (µs per scrape, not
 //             per event; the hot-ids sketch at its configured capacity, every slot of its window
 //             filled: its clock advances one window per round of writes)
 // --spread N spreads the N most frequent ids (a fixed registry view: an epoch from the first event on,
@@ -25,7 +25,7 @@ import { planBatch, type BatchPlan, type SourceRecord } from '../src/ingest/batc
 import { DualWriter } from '../src/ingest/dual-writer.ts';
 import { toRowCells, type RowCellsLike } from '../src/hbase/row-cells.ts';
 import { OutagePolicy } from '../src/ingest/outage-policy.ts';
-import { createMetrics } from '../src/metrics/registry.ts';
+import { createMetrics } from '../src/metrics/ingest-metrics.ts';
 import { RegionMap } from '../src/load/region-map.ts';
 import { loadConfig } from '../src/runtime/config.ts';
 import { ingestObserver, writeObserver } from '../src/service/observers.ts';
@@ -33,7 +33,7 @@ import { planSettings, rollupMarks } from '../src/service/settings.ts';
 import { keyspaceOf, tablesOf } from '../src/service/keyspace.ts';
 import { HotIds } from '../src/load/hot-ids.ts';
 import { registerHotIdMetrics } from '../src/metrics/hot-id-metrics.ts';
-import { meteredWriteSpread, regionMapObserver } from '../src/metrics/write-spread-metrics.ts';
+import { meteredRegionWrites, regionMapObserver } from '../src/metrics/region-writes-metrics.ts';
 import { fixedLookup, type SpreadEntry } from '../src/keys/index.ts';
 import { sizeK } from '../src/spread/load.ts';
 
@@ -116,7 +116,7 @@ const encoders: readonly (readonly [string, Encoder])[] = [
   ['protobuf', (rows) => encodeCellSetProto(rows).length],
 ];
 
-/** The service's write side over a sink that only encodes: real observer, spread, hot ids, markers. */
+/** The service's write side over a sink that only encodes: real observer, region writes, hot ids, markers. */
 const clock = { ms: 0 };
 const tickPerUnit = (): number => cfg.metrics.hotIdsWindowMs / Math.max(1, plans.length);
 
@@ -132,7 +132,7 @@ async function writerFor(encode: Encoder): Promise<{ writer: DualWriter; account
     }));
   const regionMap = new RegionMap({ source: { regions: (t) => Promise.resolve(regionsOf(t)) }, tables: tables.mapped, log, observer: regionMapObserver(metrics) });
   await Promise.all(tables.mapped.map((t) => regionMap.refresh(t)));
-  const { spread, close: closeSpread } = meteredWriteSpread(metrics, { regionMap, windowMs: cfg.metrics.skewWindowMs });
+  const { writes, close: closeWrites } = meteredRegionWrites(metrics, { regionMap, windowMs: cfg.metrics.skewWindowMs });
   // The sketch's clock advances by one window per round of writes, so after a round every slot of the
   // window is filled, as in a service that has run for a window (the scrape stage prices that).
   const hotIds = new HotIds({ table: tables.data.name, keyspace, regions: regionMap, windowMs: cfg.metrics.hotIdsWindowMs, capacity: cfg.metrics.hotIdsCapacity, now: () => clock.ms });
@@ -145,11 +145,11 @@ async function writerFor(encode: Encoder): Promise<{ writer: DualWriter; account
     chunk: { maxRows: cfg.batch.maxRows, maxBytes: cfg.batch.maxBytes },
     policy: new OutagePolicy({ retry: { baseMs: 1, maxMs: 1 }, isRetriable: () => false }),
     isRowRejection: () => false,
-    observer: writeObserver(metrics, spread, regionMap, hotIds),
+    observer: writeObserver(metrics, writes, regionMap, hotIds),
     marks: cfg.rollup.enabled ? { table: tables.rollup.name, planner: rollupMarks(cfg, keyspace, tables) } : undefined,
   });
   const accounting = ingestObserver(metrics);
-  return { writer, accounting, bytes: () => bytes, scrape: () => metrics.registry.metrics(), close: () => { closeSpread(); unregister(); regionMap.stop(); } };
+  return { writer, accounting, bytes: () => bytes, scrape: () => metrics.registry.metrics(), close: () => { closeWrites(); unregister(); regionMap.stop(); } };
 }
 
 for (const [name, encode] of encoders) {

@@ -1,12 +1,12 @@
 // tsingest index verify|rebuild
 import type { HBaseRestClient } from '../hbase/index.ts';
-import { rebuildCheckpointFile } from '../index/checkpoint.ts';
-import { ProgressTracker } from '../index/progress.ts';
-import { startProgressReporter } from '../index/progress-reporter.ts';
-import { rebuildIndex, type RebuildReport } from '../index/rebuild.ts';
-import { rebuildJson, rebuildText, verifyJson, verifyText } from '../index/report.ts';
-import { dataUnits, indexUnits, settingsOf, type IndexToolSettings } from '../index/settings.ts';
-import { verifyIndex } from '../index/verify.ts';
+import { rebuildCheckpointFile } from '../index-tools/checkpoint.ts';
+import { ProgressTracker } from '../index-tools/progress.ts';
+import { startProgressReporter } from '../index-tools/progress-reporter.ts';
+import { rebuildIndex, type RebuildReport } from '../index-tools/rebuild.ts';
+import { rebuildJson, rebuildText, verifyJson, verifyText } from '../index-tools/report.ts';
+import { dataUnits, indexUnits, settingsOf, type IndexToolSettings } from '../index-tools/settings.ts';
+import { verifyIndex } from '../index-tools/verify.ts';
 import type { Tables } from '../keys/index.ts';
 import type { Config } from '../runtime/config.ts';
 import { createHBaseClient } from '../service/clients.ts';

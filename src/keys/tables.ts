@@ -52,7 +52,7 @@ export class Tables {
   }
 
   /**
-   * The tables whose regions the service maps (write spread, hot ids, the known series): data and
+   * The tables whose regions the service maps (region writes, hot ids, the known series): data and
    * index, and the rollup table when rollups are on (ingest writes its markers there).
    */
   get mapped(): string[] {

@@ -1,7 +1,7 @@
 /**
  * Metrics of the schema doctor the service runs on its own tables (docs/DOCTOR.md): findings of the
  * last completed run by severity, when that run ended, and runs by outcome. Created on the service's
- * registry; names are fixed like METRIC_NAMES.
+ * prom-client `Registry`; names are fixed like METRIC_NAMES.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { DoctorOutcome } from '../doctor/scheduler.ts';

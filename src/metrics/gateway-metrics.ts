@@ -2,11 +2,11 @@
  * Per-gateway metrics of the HBase REST clients (hbase.restUrls; src/hbase/gateway-set.ts): attempts
  * by outcome, latency, and whether each client keeps the gateway in rotation. Label `gateway` is the
  * gateway URL's origin (never credentials or path), `client` the client's role (write, read). Created
- * on the service's registry; names are fixed like METRIC_NAMES.
+ * on the service's prom-client `Registry`; names are fixed like METRIC_NAMES.
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { GATEWAY_OUTCOMES, gatewayLabel, type GatewayObserver } from '../hbase/index.ts';
-import { HBASE_DURATION_BUCKETS } from './registry.ts';
+import { HBASE_DURATION_BUCKETS } from './ingest-metrics.ts';
 
 export const GATEWAY_METRIC_NAMES = {
   requests: 'tsingest_hbase_gateway_requests_total',

@@ -25,7 +25,7 @@ export interface HotIdSource {
   snapshot(): HotIdsSnapshot;
 }
 
-/** Registers the hot-id gauges on `registry`; returns the function that removes them (a second service on the same registry can then add its own). */
+/** Registers the hot-id gauges on `registry`; returns the function that removes them (a second service on the same `Registry` can then add its own). */
 export function registerHotIdMetrics(registry: Registry, hotIds: HotIdSource): () => void {
   const scope = `over the last ${hotIds.windowMs / 1000}s (top ${hotIds.top} only; upper estimate, error ≤ window events / ${hotIds.capacity})`;
   const snapshotOf = (): HotIdsSnapshot => hotIds.snapshot();

@@ -1,5 +1,5 @@
 /**
- * Metrics of the read side: the rollup job and the query layer. Created on the same explicit registry
+ * Metrics of the read side: the rollup job and the query layer. Created on the same prom-client `Registry`
  * as the ingest metrics (`createReadMetrics(metrics.registry)`); names are fixed like METRIC_NAMES.
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';

@@ -1,6 +1,6 @@
 /**
- * Metrics of spread ids (docs/HOT-IDS.md): the registry as this instance sees it, and what this
- * instance changed in it. Created on the service's registry; names are fixed like METRIC_NAMES. The K
+ * Metrics of spread ids (docs/HOT-IDS.md): the spread registry as this instance sees it, and what this
+ * instance changed in it. Created on the service's prom-client `Registry`; names are fixed like METRIC_NAMES. The K
  * of each current hot id is a label of tsingest_hot_id_info (hot-id-metrics.ts).
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
@@ -52,7 +52,7 @@ export function createSpreadMetrics(registry: Registry, ageSeconds: () => number
   return m;
 }
 
-/** The registry's observer over these metrics. */
+/** The spread registry's observer over these metrics. */
 export function spreadObserver(m: SpreadMetrics): {
   refreshed(ok: boolean, spreadIds: number): void;
   promoted(id: string, epoch: SpreadEpoch, origin: 'auto' | 'manual'): void;
@@ -72,7 +72,7 @@ export function spreadObserver(m: SpreadMetrics): {
   };
 }
 
-/** Removes these metrics from the registry (a second service on the same registry adds its own). */
+/** Removes these metrics from the prom-client `Registry` (a second service on the same one adds its own). */
 export function removeSpreadMetrics(registry: Registry): void {
   for (const name of Object.values(SPREAD_METRIC_NAMES)) registry.removeSingleMetric(name);
 }

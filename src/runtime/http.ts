@@ -2,7 +2,7 @@
  * The operational HTTP endpoints, on plain node:http (no framework):
  *   GET /healthz  200 {"status":"ok","state":…} while live, else 503 {"status":"down",…}
  *   GET /readyz   200 {"status":"ready","state":"running"} when ready, else 503 with state and reason
- *   GET /metrics  Prometheus text exposition of the injected registry (`?name=…`: only those metrics)
+ *   GET /metrics  Prometheus text exposition of the injected prom-client `Registry` (`?name=…`: only those metrics)
  * HEAD is accepted wherever GET is; other methods on these paths get 405, other paths 404.
  * An optional `routes` handler (e.g. the read API) is offered every other path before the 404.
  */

@@ -9,7 +9,7 @@ import { writeCounters } from '../doctor/gather.ts';
 import { DOCTOR_OFF, DoctorScheduler, type DoctorSnapshot } from '../doctor/scheduler.ts';
 import type { HBaseRestClient } from '../hbase/index.ts';
 import { createDoctorMetrics, recordDoctorRun } from '../metrics/doctor-metrics.ts';
-import type { Metrics } from '../metrics/registry.ts';
+import type { Metrics } from '../metrics/ingest-metrics.ts';
 import type { Config } from '../runtime/config.ts';
 
 /** The first run waits this long after start (or doctor.everyMs when shorter): start-up comes first. */

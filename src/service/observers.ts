@@ -1,7 +1,7 @@
-// Bridges from the ingest path's observer interfaces to the Prometheus metrics and the spread map.
-import type { Metrics } from '../metrics/registry.ts';
+// Bridges from the ingest path's observer interfaces to the Prometheus metrics and the region writes.
+import type { Metrics } from '../metrics/ingest-metrics.ts';
 import type { RegionMap } from '../load/region-map.ts';
-import type { WriteSpread } from '../load/write-spread.ts';
+import type { RegionWrites } from '../load/region-writes.ts';
 import type { WriteObserver, WrittenRow } from '../ingest/dual-writer.ts';
 import type { IngestObserver } from '../ingest/consumer.ts';
 import type { LagSink } from '../ingest/lag-monitor.ts';
@@ -21,7 +21,7 @@ export interface HotIdFeed {
   recordDataKeys(keys: readonly Buffer[]): void;
 }
 
-export function writeObserver(m: Metrics, spread: WriteSpread, regions: RegionMap, hotIds?: HotIdFeed): WriteObserver {
+export function writeObserver(m: Metrics, writes: RegionWrites, regions: RegionMap, hotIds?: HotIdFeed): WriteObserver {
   return {
     written(table, rows, seconds) {
       m.hbaseRequestDuration.observe({ table, op: 'put', status: '200' }, seconds);
@@ -35,7 +35,7 @@ export function writeObserver(m: Metrics, spread: WriteSpread, regions: RegionMa
         keys[i] = r.key;
         buckets.set(r.key, r.bucket);
       }
-      spread.record(table, keys, (key) => buckets.get(key));
+      writes.record(table, keys, (key) => buckets.get(key));
       if (hotIds !== undefined && table === hotIds.table) feedHotIds(hotIds, rows);
     },
     failed(table, err, seconds) {

@@ -8,10 +8,10 @@ import { isAccessRefused, isHBaseError, isRetriable, type HBaseRestClient } from
 import type { Keyspace, Tables } from '../keys/index.ts';
 import type { SpreadRegistry } from '../spread/registry.ts';
 import { unitPlanner } from '../ingest/unit-planner.ts';
-import type { Metrics } from '../metrics/registry.ts';
+import type { Metrics } from '../metrics/ingest-metrics.ts';
 import { RegionMap } from '../load/region-map.ts';
-import type { WriteSpread } from '../load/write-spread.ts';
-import { meteredWriteSpread, regionMapObserver } from '../metrics/write-spread-metrics.ts';
+import type { RegionWrites } from '../load/region-writes.ts';
+import { meteredRegionWrites, regionMapObserver } from '../metrics/region-writes-metrics.ts';
 import { DualWriter, type DualWriterOptions } from '../ingest/dual-writer.ts';
 import { OutagePolicy } from '../ingest/outage-policy.ts';
 import { OutageWatch } from '../ingest/outage-watch.ts';
@@ -25,16 +25,16 @@ import { adminOffsetsSource } from './kafka-parts.ts';
 import type { Closers } from './shutdown.ts';
 import { LAG_POLL_MS, catalogMarks, consumerConfig, planSettings, rollupMarks } from './settings.ts';
 
-/** Region map (refreshed on a timer) and the write-spread metrics over it. */
-export async function writeSpread(cfg: Config, tables: Tables, hbase: HBaseRestClient, metrics: Metrics, log: Logger, closers: Closers): Promise<{ regionMap: RegionMap; spread: WriteSpread }> {
+/** Region map (refreshed on a timer) and the region writes over it, with their metrics. */
+export async function regionWrites(cfg: Config, tables: Tables, hbase: HBaseRestClient, metrics: Metrics, log: Logger, closers: Closers): Promise<{ regionMap: RegionMap; writes: RegionWrites }> {
   const { mapped } = tables;
   const source = { regions: async (t: string) => (await hbase.regions(t)).map((r) => ({ name: r.name, startKey: r.startKey, endKey: r.endKey, server: r.location })) };
   const regionMap = new RegionMap({ source, tables: mapped, log, observer: regionMapObserver(metrics) });
   await Promise.all(mapped.map((t) => regionMap.refresh(t)));
   regionMap.refreshEvery(cfg.metrics.regionRefreshMs);
-  const { spread, close } = meteredWriteSpread(metrics, { regionMap, windowMs: cfg.metrics.skewWindowMs });
+  const { writes, close } = meteredRegionWrites(metrics, { regionMap, windowMs: cfg.metrics.skewWindowMs });
   closers.add('region map', () => { regionMap.stop(); close(); });
-  return { regionMap, spread };
+  return { regionMap, writes };
 }
 
 export async function dlqProducer(kafka: Kafka, closers: Closers): Promise<Producer> {
@@ -78,7 +78,7 @@ export function outage(cfg: Config, signal: AbortSignal, closers: Closers): Outa
   return { watch, policy };
 }
 
-export function writeSide(cfg: Config, hbase: HBaseRestClient, metrics: Metrics, spread: { regionMap: RegionMap; spread: WriteSpread }, keyspace: Keyspace, tables: Tables, outage: Outage, hotIds?: HotIdFeed): DualWriter {
+export function writeSide(cfg: Config, hbase: HBaseRestClient, metrics: Metrics, regions: { regionMap: RegionMap; writes: RegionWrites }, keyspace: Keyspace, tables: Tables, outage: Outage, hotIds?: HotIdFeed): DualWriter {
   return new DualWriter({
     sink: hbase,
     queue: new PQueue({ concurrency: cfg.hbase.concurrency }),
@@ -86,7 +86,7 @@ export function writeSide(cfg: Config, hbase: HBaseRestClient, metrics: Metrics,
     chunk: { maxRows: cfg.batch.maxRows, maxBytes: cfg.batch.maxBytes },
     policy: outage.policy,
     isRowRejection,
-    observer: writeObserver(metrics, spread.spread, spread.regionMap, hotIds),
+    observer: writeObserver(metrics, regions.writes, regions.regionMap, hotIds),
     marks: cfg.rollup.enabled ? { table: tables.rollup.name, planner: rollupMarks(cfg, keyspace, tables) } : undefined,
     catalog: catalogOf(cfg, tables),
   });

@@ -10,7 +10,7 @@ import type { SpreadRegistry } from '../spread/registry.ts';
 import type { GatewayMetrics } from '../metrics/gateway-metrics.ts';
 import type { HotIds } from '../load/hot-ids.ts';
 import { createReadMetrics, type ReadMetrics } from '../metrics/read-metrics.ts';
-import type { Metrics } from '../metrics/registry.ts';
+import type { Metrics } from '../metrics/ingest-metrics.ts';
 import type { RegionMap } from '../load/region-map.ts';
 import { createReadApi } from '../query/http-api.ts';
 import { createRollupScheduler, type RollupScheduler } from '../rollup/scheduler.ts';

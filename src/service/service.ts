@@ -6,7 +6,7 @@ import { checkTables } from '../admin/apply-tables.ts';
 import { errorMessage } from '../errors.ts';
 import type { IngestConsumer } from '../ingest/consumer.ts';
 import { createGatewayMetrics } from '../metrics/gateway-metrics.ts';
-import { createMetrics, initKnownSeries, type Metrics } from '../metrics/registry.ts';
+import { createMetrics, initKnownSeries, type Metrics } from '../metrics/ingest-metrics.ts';
 import type { Config } from '../runtime/config.ts';
 import { startHttpServer, type RouteHandler } from '../runtime/http.ts';
 import { Lifecycle } from '../runtime/lifecycle.ts';
@@ -19,7 +19,7 @@ import { frontDoor } from './front-door-side.ts';
 import { explainHBaseTlsFailure } from './hbase-credentials.ts';
 import { explainKafkaFailure } from './kafka-security.ts';
 import { keyspaceOf, tablesOf } from './keyspace.ts';
-import { consumeSide, dlqProducer, outage, writeSide, writeSpread } from './parts.ts';
+import { consumeSide, dlqProducer, outage, regionWrites, writeSide } from './parts.ts';
 import { startPromoter, startRegistry } from './spread-side.ts';
 import { startReadSide } from './read-side.ts';
 import { StartupError } from './settings.ts';
@@ -96,27 +96,27 @@ export async function startService(cfg: Config, log: Logger, options: StartOptio
     });
     if (problems.length > 0) throw new StartupError(`refusing to start:\n  ${problems.join('\n  ')}`);
     checkStart();
-    const spread = await writeSpread(cfg, tables, hbase, metrics, log, closers);
-    closers.add('known series', initKnownSeries(metrics, { tables: tables.mapped, regions: spread.regionMap }));
+    const regions = await regionWrites(cfg, tables, hbase, metrics, log, closers);
+    closers.add('known series', initKnownSeries(metrics, { tables: tables.mapped, regions: regions.regionMap }));
     // One outage policy for every HBase call the ingest path waits for: writes and registry alike.
     const out = outage(cfg, abort.signal, closers);
     const { registry, metrics: spreadMetrics } = await startRegistry(cfg, tables, hbase, metrics, log, closers, out.watch);
     checkStart();
     const keyspace = keyspaceOf(cfg, registry);
     // Hot ids: the write path feeds them, the page and the gauges show them.
-    const hotIds = new HotIds({ table: tables.data.name, keyspace, regions: spread.regionMap, windowMs: cfg.metrics.hotIdsWindowMs, capacity: cfg.metrics.hotIdsCapacity });
+    const hotIds = new HotIds({ table: tables.data.name, keyspace, regions: regions.regionMap, windowMs: cfg.metrics.hotIdsWindowMs, capacity: cfg.metrics.hotIdsCapacity });
     closers.add('hot ids', registerHotIdMetrics(metrics.registry, hotIds));
     startPromoter(cfg, tables, hbase, registry, hotIds, spreadMetrics, log, closers);
     // The read side (read API, hot-spots page, rollup job) runs beside ingest and stops before the drain.
     const kafka = kafkaClient(cfg, log);
-    const read = startReadSide({ cfg, log, metrics, regionMap: spread.regionMap, keyspace, tables, registry, hotIds, gatewayMetrics, kafka });
+    const read = startReadSide({ cfg, log, metrics, regionMap: regions.regionMap, keyspace, tables, registry, hotIds, gatewayMetrics, kafka });
     extra.routes = read.routes;
     extra.stopFirst.push(() => read.stop());
     closers.add('read side', () => read.close());
     await requireTopics(kafka, [cfg.kafka.topic, cfg.kafka.dlqTopic], (err) => explainKafkaFailure(cfg.kafka, err));
     checkStart();
     const producer = await dlqProducer(kafka, closers);
-    const writer = writeSide(cfg, hbase, metrics, spread, keyspace, tables, out, hotIds);
+    const writer = writeSide(cfg, hbase, metrics, regions, keyspace, tables, out, hotIds);
 
     let fail: (err: unknown) => void = () => undefined;
     const side = consumeSide(cfg, kafka, producer, writer, out, keyspace, tables, registry, metrics, log, {

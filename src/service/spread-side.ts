@@ -9,7 +9,7 @@ import type { HBaseRestClient } from '../hbase/index.ts';
 import type { OutageWatch } from '../ingest/outage-watch.ts';
 import type { Tables } from '../keys/index.ts';
 import type { HotIds } from '../load/hot-ids.ts';
-import type { Metrics } from '../metrics/registry.ts';
+import type { Metrics } from '../metrics/ingest-metrics.ts';
 import { createSpreadMetrics, removeSpreadMetrics, spreadObserver, type SpreadMetrics } from '../metrics/spread-metrics.ts';
 import type { Config } from '../runtime/config.ts';
 import type { PromotionPolicy } from '../spread/load.ts';

@@ -71,7 +71,7 @@ export function uiRoutes(options: UiRoutesOptions): RouteHandler {
 }
 
 export interface StartUiOptions {
-  /** The service's registry and its per-region write counter. */
+  /** The service's prom-client `Registry` and its per-region write counter. */
   readonly metrics: { readonly registry: Registry; readonly regionWrites: Pick<Counter<'table' | 'region' | 'server'>, 'get'> };
   /** The service's region map (RegionMap). */
   readonly regionMap: {

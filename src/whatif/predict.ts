@@ -10,7 +10,7 @@
 // of old events the "spread off" figures are the ones that apply.
 import { Keyspace, fixedLookup, planIdPrefixSplits, type SpreadEntry } from '../keys/index.ts';
 import type { TsEvent } from '../events/index.ts';
-import { computeSkew } from '../load/write-spread.ts';
+import { computeSkew } from '../load/region-writes.ts';
 import { locateIn } from '../load/region-map.ts';
 import type { RegionInfo } from '../load/region-source.ts';
 import { promotionsFor, type PromotionPolicy } from '../spread/load.ts';

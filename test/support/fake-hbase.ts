@@ -16,7 +16,7 @@ import { setImmediate as tick } from 'node:timers/promises';
 import { column as columnOf, splitColumn } from '../../src/hbase/codec.ts';
 import type { CheckSpec, DeleteCell, ScanOptions } from '../../src/hbase/index.ts';
 import type { Cell, CellInput, Row, RowCells } from '../../src/hbase/types.ts';
-import type { IndexStore } from '../../src/index/passes.ts';
+import type { IndexStore } from '../../src/index-tools/passes.ts';
 import type { QueryStore } from '../../src/query/types.ts';
 import type { RollupStore } from '../../src/rollup/store.ts';
 import type { RegistryPort } from '../../src/spread/store.ts';

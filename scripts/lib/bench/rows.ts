@@ -9,7 +9,7 @@ import { toRowCells } from '../../../src/hbase/row-cells.ts';
 import { planBatch, rowBytes, type PlanSettings } from '../../../src/ingest/batch-plan.ts';
 import { locateIn } from '../../../src/load/region-map.ts';
 import type { RegionInfo } from '../../../src/load/region-source.ts';
-import { computeSkew } from '../../../src/load/write-spread.ts';
+import { computeSkew } from '../../../src/load/region-writes.ts';
 import { generateEvents, type GeneratedEvent } from '../../../src/demo/generate.ts';
 
 export interface GenParams {

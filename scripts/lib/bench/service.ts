@@ -4,8 +4,8 @@ import type { Kafka, Message, Producer } from 'kafkajs';
 import { CompressionTypes } from 'kafkajs';
 import { cpuMs, startServiceChild, sumOf, type Sample, type ServiceChild } from './child.ts';
 import { generateEvents, type GeneratedEvent } from '../../../src/demo/generate.ts';
-import { computeSkew } from '../../../src/load/write-spread.ts';
-import { METRIC_NAMES } from '../../../src/metrics/registry.ts';
+import { computeSkew } from '../../../src/load/region-writes.ts';
+import { METRIC_NAMES } from '../../../src/metrics/ingest-metrics.ts';
 import type { GenParams } from './rows.ts';
 
 const SEND_BATCH = 10_000;

@@ -12,7 +12,7 @@ import type { Kafka } from 'kafkajs';
 import { CompressionTypes } from 'kafkajs';
 import type { HBaseRestClient } from '../../../src/hbase/index.ts';
 import { Keyspace, kAt, planIdPrefixSplits } from '../../../src/keys/index.ts';
-import { computeSkew } from '../../../src/load/write-spread.ts';
+import { computeSkew } from '../../../src/load/region-writes.ts';
 import { collectPage, createQueries } from '../../../src/query/queries.ts';
 import type { Config } from '../../../src/runtime/config.ts';
 import { openKeyspace, tablesOf } from '../../../src/service/keyspace.ts';

@@ -3,7 +3,7 @@
 // promoter added apply; and the per-region writes of a table between two scrapes of /metrics.
 import type { Kafka } from 'kafkajs';
 import { generateEvents } from '../../../src/demo/generate.ts';
-import { computeSkew } from '../../../src/load/write-spread.ts';
+import { computeSkew } from '../../../src/load/region-writes.ts';
 
 /**
  * Produces events at about `rate` per second with ts = the time of sending (the history's Zipf ids)

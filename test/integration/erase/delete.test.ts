@@ -19,7 +19,7 @@ import { decodeIndexKey, saltOf } from '../../../src/keys/index.ts';
 import { idOfEntryRow } from '../../../src/spread/rows.ts';
 import { keyspaceOf, openKeyspace, registryStore, tablesOf } from '../../../src/service/keyspace.ts';
 import { createHarness, retryingRest, type Harness, type TestEvent } from '../../support/service-harness.ts';
-import { ingestThroughService, jsonOf, tsingestCli } from '../index/helpers.ts';
+import { ingestThroughService, jsonOf, tsingestCli } from '../index-tools/helpers.ts';
 
 const BASE = 1_732_262_400_000; // 2024-11-22T08:00:00Z
 const MIN = 60_000;

@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Producer } from 'kafkajs';
 import { buildDashboard } from '../../../scripts/dashboard/region-write-spread.ts';
 import { panelQueries, type PanelQuery } from '../../../scripts/dashboard/grafana.ts';
-import { startKeyLabel } from '../../../src/metrics/registry.ts';
+import { startKeyLabel } from '../../../src/metrics/ingest-metrics.ts';
 import { uniqueName } from '../../support/env.ts';
 import { createHarness, retryingRest, startInProcess, waitFor, type Harness, type TestEvent } from '../../support/service-harness.ts';
 import { startPrometheus, type Prometheus } from './prometheus.ts';

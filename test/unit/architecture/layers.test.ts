@@ -3,7 +3,7 @@
 // src/errors.ts) form no cycle either, so they stack in floors with every import pointing down — an
 // import that climbs to a room above would close a cycle of rooms. A failure names the loop.
 // Two rooms have a fixed place: src/load/ (what the service knows of its load: heavy hitters, hot ids,
-// the region map, the write spread) sits on a low floor, above only keys/ and hbase/, and registers
+// the region map, the region writes) sits on a low floor, above only keys/ and hbase/, and registers
 // no metrics; src/metrics/ is an outer layer that only the wiring (src/service/) imports — every other
 // room reports through meters or observers it declares itself.
 import { test } from 'node:test';

@@ -8,8 +8,8 @@ import { RegionMap } from '../../../src/load/region-map.ts';
 import { HotIds } from '../../../src/load/hot-ids.ts';
 import { HOT_ID_METRICS, registerHotIdMetrics } from '../../../src/metrics/hot-id-metrics.ts';
 import { testKeyspace } from '../../support/keyspace.ts';
-import { createMetrics } from '../../../src/metrics/registry.ts';
-import { meteredWriteSpread } from '../../../src/metrics/write-spread-metrics.ts';
+import { createMetrics } from '../../../src/metrics/ingest-metrics.ts';
+import { meteredRegionWrites } from '../../../src/metrics/region-writes-metrics.ts';
 import { writeObserver } from '../../../src/service/observers.ts';
 import { FakeSource, saltedRegions, silentLog } from '../load/fixtures.ts';
 
@@ -112,9 +112,9 @@ void describe('HotIds', () => {
     source.answer = saltedRegions(TABLE, B);
     const map = new RegionMap({ source, log: silentLog });
     await map.refresh(TABLE);
-    const { spread, close } = meteredWriteSpread(metrics, { regionMap: map });
+    const { writes, close } = meteredRegionWrites(metrics, { regionMap: map });
     const hot = new HotIds({ table: TABLE, keyspace: testKeyspace(B) });
-    const observer = writeObserver(metrics, spread, map, hot);
+    const observer = writeObserver(metrics, writes, map, hot);
     const rows = (id: string, n: number): { key: Buffer; bucket: number }[] => Array.from({ length: n }, (_, i) => ({ key: encodeDataKey({ id, ts: 1000 + i }, B), bucket: md5Salt(id) }));
     observer.written(TABLE, [...rows('a', 3), ...rows('b', 1)], 0.01);
     observer.written('tsi_index', rows('c', 5), 0.01);

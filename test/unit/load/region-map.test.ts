@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createMetrics } from '../../../src/metrics/registry.ts';
-import { regionMapObserver } from '../../../src/metrics/write-spread-metrics.ts';
+import { createMetrics } from '../../../src/metrics/ingest-metrics.ts';
+import { regionMapObserver } from '../../../src/metrics/region-writes-metrics.ts';
 import { encodedRegionName } from '../../../src/hbase/region-name.ts';
 import {
   RegionMap,

@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { DASHBOARD_FILE, VARIABLES, buildDashboard, renderDashboard } from '../../../scripts/dashboard/region-write-spread.ts';
 import { layout, panelQueries, sized, text, type Json } from '../../../scripts/dashboard/grafana.ts';
 import { arr, obj } from '../../support/json-shape.ts';
-import { METRIC_NAMES } from '../../../src/metrics/registry.ts';
+import { METRIC_NAMES } from '../../../src/metrics/ingest-metrics.ts';
 import { READ_METRIC_NAMES } from '../../../src/metrics/read-metrics.ts';
 import { HOT_ID_METRICS } from '../../../src/metrics/hot-id-metrics.ts';
 import { SPREAD_METRIC_NAMES } from '../../../src/metrics/spread-metrics.ts';

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { REJECT_REASONS } from '../../../src/events/reject.ts';
-import { FIRST_REGION_START_KEY, METRIC_NAMES, createMetrics, initKnownSeries, startKeyLabel } from '../../../src/metrics/registry.ts';
+import { FIRST_REGION_START_KEY, METRIC_NAMES, createMetrics, initKnownSeries, startKeyLabel } from '../../../src/metrics/ingest-metrics.ts';
 import { encodedRegionName } from '../../../src/hbase/region-name.ts';
 
 interface FakeRegion { readonly name: string; readonly startKey: Buffer }

@@ -2,10 +2,10 @@ import { describe, it } from 'node:test';
 import type { TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
-import { createMetrics } from '../../../src/metrics/registry.ts';
+import { createMetrics } from '../../../src/metrics/ingest-metrics.ts';
 import { RegionMap } from '../../../src/load/region-map.ts';
 import type { RegionInfo } from '../../../src/load/region-source.ts';
-import { meteredWriteSpread } from '../../../src/metrics/write-spread-metrics.ts';
+import { meteredRegionWrites } from '../../../src/metrics/region-writes-metrics.ts';
 import { startHttpServer } from '../../../src/runtime/http.ts';
 import type { HttpServerHandle } from '../../../src/runtime/http.ts';
 import { Lifecycle } from '../../../src/runtime/lifecycle.ts';
@@ -66,17 +66,17 @@ void describe('startHttpServer', () => {
     assert.equal((await getJson(`${base}/readyz`)).status, 503);
   });
 
-  void it('/metrics serves the Prometheus text format with the spread gauges', async (t) => {
+  void it('/metrics serves the Prometheus text format with the region-writes gauges', async (t) => {
     const { base, metrics } = await start(t);
     const regions: RegionInfo[] = [
       { name: 't,,1.0123456789abcdef0123456789abcdef.', startKey: Buffer.alloc(0), endKey: Buffer.from([1]), server: 'rs1:1' },
       { name: 't,\\x01,1.fedcba9876543210fedcba9876543210.', startKey: Buffer.from([1]), endKey: Buffer.alloc(0), server: 'rs1:1' },
     ];
     const map = new RegionMap({ source: { regions: () => Promise.resolve(regions) }, log });
-    const { spread, close } = meteredWriteSpread(metrics, { regionMap: map });
+    const { writes, close } = meteredRegionWrites(metrics, { regionMap: map });
     t.after(close);
     await map.refresh('t');
-    spread.record('t', [Buffer.from([0, 1]), Buffer.from([0, 2])], (k) => k[0]);
+    writes.record('t', [Buffer.from([0, 1]), Buffer.from([0, 2])], (k) => k[0]);
     const res = await fetch(`${base}/metrics`);
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);

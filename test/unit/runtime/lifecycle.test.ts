@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createMetrics } from '../../../src/metrics/registry.ts';
+import { createMetrics } from '../../../src/metrics/ingest-metrics.ts';
 import {
   ALLOWED_TRANSITIONS,
   LIFECYCLE_STATES,

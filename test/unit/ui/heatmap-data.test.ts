@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createMetrics } from '../../../src/metrics/registry.ts';
+import { createMetrics } from '../../../src/metrics/ingest-metrics.ts';
 import { encodedRegionName } from '../../../src/hbase/region-name.ts';
 import type { RegionInfo } from '../../../src/load/region-source.ts';
 import { HeatmapSampler, RegionHeatmap, displayKey, regionCountersFromMetrics } from '../../../src/ui/heatmap-data.ts';

@@ -3,7 +3,7 @@ import type { TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createMetrics } from '../../../src/metrics/registry.ts';
+import { createMetrics } from '../../../src/metrics/ingest-metrics.ts';
 import { encodedRegionName } from '../../../src/hbase/region-name.ts';
 import { RegionMap } from '../../../src/load/region-map.ts';
 import { encodeDataKey } from '../../../src/keys/index.ts';

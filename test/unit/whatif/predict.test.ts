@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { generateEvents } from '../../../src/demo/generate.ts';
 import { eventLimitsFor, parseEvent, resolveFieldMapping } from '../../../src/events/index.ts';
 import { DEFAULT_BUCKETS, saltOf, spreadOffset } from '../../../src/keys/index.ts';
-import { computeSkew } from '../../../src/load/write-spread.ts';
+import { computeSkew } from '../../../src/load/region-writes.ts';
 import { loadConfig } from '../../../src/runtime/config.ts';
 import { candidateGrid, candidateName, type Candidate } from '../../../src/whatif/layouts.ts';
 import { predict, predictAll, regionsFromSplits, steadyPromotions, type SampleEvent } from '../../../src/whatif/predict.ts';

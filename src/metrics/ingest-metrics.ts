@@ -1,7 +1,10 @@
 /**
- * Every Prometheus metric of the service, created on one explicit registry (no global default
- * registry, no module-level singletons). The root creates it once with `createMetrics()` and passes the
- * returned object (or the few metrics a module needs, via `Pick<Metrics, …>`) down.
+ * The ingest side's Prometheus metrics (writes per region and bucket, rows and events, batches, HBase
+ * calls, DLQ, consumer lag, readiness, the region map), created on one explicit prom-client `Registry`
+ * (no global default, no module-level singletons); the read side, hot ids, spread ids, the doctor and the
+ * gateways add theirs to the same `Registry` (their own *-metrics.ts). The root creates it once with
+ * `createMetrics()` and passes the returned object (or the few metrics a module needs, via
+ * `Pick<Metrics, …>`) down.
  *
  * Metric names are fixed: the Grafana dashboard queries them. Change a name only with the dashboard.
  */

@@ -1,5 +1,5 @@
 /**
- * The region map and the write spread (src/load/) as Prometheus series: the observers they are
+ * The region map and the region writes (src/load/) as Prometheus series: the observers they are
  * built with, and the scrape hook that recomputes the skew so it decays when no writes arrive.
  *   tsingest_region_writes_total{table,region,server}  rows per region (series of vanished or moved regions are removed)
  *   tsingest_salt_bucket_writes_total{table,bucket}    rows per salt bucket
@@ -11,16 +11,16 @@ import { encodedRegionName } from '../hbase/region-name.ts';
 import type { RegionMapObserver } from '../load/region-map.ts';
 import { UNKNOWN_REGION } from '../load/region-map.ts';
 import type { RegionInfo } from '../load/region-source.ts';
-import { WriteSpread, type WriteSpreadObserver, type WriteSpreadOptions } from '../load/write-spread.ts';
-import type { Metrics } from './registry.ts';
+import { RegionWrites, type RegionWritesObserver, type RegionWritesOptions } from '../load/region-writes.ts';
+import type { Metrics } from './ingest-metrics.ts';
 
-export type WriteSpreadMetrics = Pick<Metrics, 'regionWrites' | 'saltBucketWrites' | 'regionWriteSkew' | 'regionCount'>;
+export type RegionWritesMetrics = Pick<Metrics, 'regionWrites' | 'saltBucketWrites' | 'regionWriteSkew' | 'regionCount'>;
 
 function regionLabels(table: string, region: RegionInfo): { table: string; region: string; server: string } {
   return { table, region: encodedRegionName(region.name), server: region.server };
 }
 
-export function writeSpreadObserver(m: WriteSpreadMetrics): WriteSpreadObserver {
+export function regionWritesObserver(m: RegionWritesMetrics): RegionWritesObserver {
   return {
     regionWritten(table, region, n) {
       m.regionWrites.inc(region === undefined ? { table, region: UNKNOWN_REGION, server: UNKNOWN_REGION } : regionLabels(table, region), n);
@@ -38,10 +38,10 @@ export function writeSpreadObserver(m: WriteSpreadMetrics): WriteSpreadObserver 
   };
 }
 
-/** Recomputes the spread's skew and region counts right before each scrape; returns the unhook. */
-export function measureAtScrape(m: Pick<Metrics, 'onScrape'>, spread: { updateGauges(): void }): () => void {
+/** Recomputes the region writes' skew and region counts right before each scrape; returns the unhook. */
+export function measureAtScrape(m: Pick<Metrics, 'onScrape'>, writes: { updateGauges(): void }): () => void {
   return m.onScrape(() => {
-    spread.updateGauges();
+    writes.updateGauges();
   });
 }
 
@@ -53,18 +53,18 @@ export function regionMapObserver(m: Pick<Metrics, 'regionMapRefresh'>): RegionM
   };
 }
 
-/** A write spread that reports to `m` as the service runs it: its observer, and a recompute before each scrape. `close` detaches both. */
-export function meteredWriteSpread(
-  m: WriteSpreadMetrics & Pick<Metrics, 'onScrape'>,
-  options: Omit<WriteSpreadOptions, 'observer'>,
-): { readonly spread: WriteSpread; readonly close: () => void } {
-  const spread = new WriteSpread({ ...options, observer: writeSpreadObserver(m) });
-  const unhook = measureAtScrape(m, spread);
+/** Region writes that report to `m` as the service runs it: its observer, and a recompute before each scrape. `close` detaches both. */
+export function meteredRegionWrites(
+  m: RegionWritesMetrics & Pick<Metrics, 'onScrape'>,
+  options: Omit<RegionWritesOptions, 'observer'>,
+): { readonly writes: RegionWrites; readonly close: () => void } {
+  const writes = new RegionWrites({ ...options, observer: regionWritesObserver(m) });
+  const unhook = measureAtScrape(m, writes);
   return {
-    spread,
+    writes,
     close: () => {
       unhook();
-      spread.close();
+      writes.close();
     },
   };
 }

@@ -1,6 +1,6 @@
 /**
- * Region write spread: writes per region and per salt bucket, and the skew `max / mean` rows per
- * region over a sliding window, told to a `WriteSpreadObserver` (src/metrics/write-spread-metrics.ts
+ * Region writes: rows per region and per salt bucket, and the skew `max / mean` rows per
+ * region over a sliding window, told to a `RegionWritesObserver` (src/metrics/region-writes-metrics.ts
  * turns them into counters and gauges).
  *
  * - The mean is taken over ALL regions of the table in the current region map, including regions with
@@ -31,7 +31,7 @@ export function computeSkew(counts: readonly number[]): number {
   return max / (sum / counts.length);
 }
 
-/** What WriteSpread needs from the region map (RegionMap implements it). */
+/** What RegionWrites needs from the region map (RegionMap implements it). */
 export interface RegionLookup {
   locate(table: string, rowKey: Buffer): RegionInfo | undefined;
   regions(table: string): readonly RegionInfo[] | undefined;
@@ -39,8 +39,8 @@ export interface RegionLookup {
   markStale(table: string): void;
 }
 
-/** What the write spread tells (src/metrics/write-spread-metrics.ts implements it). */
-export interface WriteSpreadObserver {
+/** What the region writes tell (src/metrics/region-writes-metrics.ts implements it). */
+export interface RegionWritesObserver {
   /** `n` rows of `table` written to `region` (undefined: outside the known regions). */
   regionWritten(table: string, region: RegionInfo | undefined, n: number): void;
   bucketWritten(table: string, bucket: number, n: number): void;
@@ -50,8 +50,8 @@ export interface WriteSpreadObserver {
   measured(table: string, skew: number, regions: number): void;
 }
 
-export interface WriteSpreadOptions {
-  readonly observer: WriteSpreadObserver;
+export interface RegionWritesOptions {
+  readonly observer: RegionWritesObserver;
   readonly regionMap: RegionLookup;
   /** Monotonic milliseconds; default `performance.now`. */
   readonly now?: () => number;
@@ -63,15 +63,15 @@ export interface WriteSpreadOptions {
 
 export type BucketOf = (key: Buffer) => number | undefined;
 
-export class WriteSpread {
-  readonly #observer: WriteSpreadObserver;
+export class RegionWrites {
+  readonly #observer: RegionWritesObserver;
   readonly #map: RegionLookup;
   readonly #now: () => number;
   readonly #windowOptions: { windowMs?: number; slots?: number };
   readonly #windows = new Map<string, SlidingWindow>();
   readonly #unsubscribe: () => void;
 
-  constructor(options: WriteSpreadOptions) {
+  constructor(options: RegionWritesOptions) {
     this.#observer = options.observer;
     this.#map = options.regionMap;
     this.#now = options.now ?? (() => performance.now());

@@ -6,7 +6,7 @@ import {
   END_TO_END_BUCKETS,
   METRIC_NAMES,
   createMetrics,
-} from '../../../src/metrics/registry.ts';
+} from '../../../src/metrics/ingest-metrics.ts';
 
 void describe('createMetrics', () => {
   void it('registers every fixed metric name and the prefixed default process metrics', async () => {

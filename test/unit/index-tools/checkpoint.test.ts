@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REBUILD_CHECKPOINT, finished, newCheckpoint, rebuildCheckpointFile, runMismatch, runOf, withUnit, type Checkpoint } from '../../../src/index/checkpoint.ts';
+import { REBUILD_CHECKPOINT, finished, newCheckpoint, rebuildCheckpointFile, runMismatch, runOf, withUnit, type Checkpoint } from '../../../src/index-tools/checkpoint.ts';
 import { decodeCheckpoint as decodeAny, encodeCheckpoint } from '../../../src/walk/checkpoint.ts';
 import { configOf, toolSettings } from './fixtures.ts';
 

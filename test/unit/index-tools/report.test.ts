@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { RebuildReport } from '../../../src/index/rebuild.ts';
-import { rebuildJson, rebuildText, sampleLine, verifyJson, verifyText, windowText } from '../../../src/index/report.ts';
-import type { FindingSample } from '../../../src/index/tally.ts';
-import type { VerifyReport } from '../../../src/index/verify.ts';
+import type { RebuildReport } from '../../../src/index-tools/rebuild.ts';
+import { rebuildJson, rebuildText, sampleLine, verifyJson, verifyText, windowText } from '../../../src/index-tools/report.ts';
+import type { FindingSample } from '../../../src/index-tools/tally.ts';
+import type { VerifyReport } from '../../../src/index-tools/verify.ts';
 import { configOf, toolSettings } from './fixtures.ts';
 
 const s = toolSettings(configOf());

@@ -12,7 +12,7 @@ import {
   indexFactsOf,
   type DataFacts,
   type IndexFacts,
-} from '../../../src/index/compare.ts';
+} from '../../../src/index-tools/compare.ts';
 import { encodeDataKey, encodeIndexKey, encodePrintableDataKey } from '../../../src/keys/index.ts';
 import { BASE_TS, configOf, toolSettings } from './fixtures.ts';
 

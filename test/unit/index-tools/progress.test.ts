@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ProgressTracker, formatProgress, formatProgressBar } from '../../../src/index/progress.ts';
-import { startProgressReporter } from '../../../src/index/progress-reporter.ts';
+import { ProgressTracker, formatProgress, formatProgressBar } from '../../../src/index-tools/progress.ts';
+import { startProgressReporter } from '../../../src/index-tools/progress-reporter.ts';
 
 void test('fraction counts done units and the position inside running ones', () => {
   const p = new ProgressTracker(4, 0);
