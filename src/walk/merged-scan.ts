@@ -59,7 +59,8 @@ export interface MergedScanOptions {
 /** The rows of all ranges, merged by position (key after the salt), duplicates dropped. */
 export function mergedRows(store: ScanPort, table: string, ranges: readonly ScanRange[], o: MergedScanOptions): AsyncGenerator<Row, void, undefined> {
   const sources = ranges.map((r) => {
-    const it = store.scan(table, { ...o.shape, startRow: r.startRow, stopRow: r.stopRow, ...(o.pageRows === undefined ? {} : { pageRows: o.pageRows }) })[Symbol.asyncIterator]();
+    const scan = store.scan(table, { ...o.shape, startRow: r.startRow, stopRow: r.stopRow, ...(o.pageRows === undefined ? {} : { pageRows: o.pageRows }) });
+    const it = scan[Symbol.asyncIterator]();
     return o.limiter === undefined ? it : limitIterator(it, o.limiter);
   });
   const position = (row: Row): Buffer => row.row.subarray(o.saltBytes);
