@@ -38,8 +38,8 @@ import { skewPhase } from './lib/bench/skew.ts';
 import { dumpRows, writeNative } from './lib/bench/native.ts';
 import { runStall } from './lib/bench/stall.ts';
 import { openTsdbPhase } from './lib/bench/opentsdb.ts';
-import { projectRoot, stackLayout, stackPid } from './lib/stack/config.ts';
-import { breakdown, readProfile, topFrames } from './lib/bench/profile.ts';
+import { projectRoot, stackLayout, stackPids } from './lib/stack/config.ts';
+import { profilePer1000 } from './lib/bench/profile.ts';
 import { machineInfo, updateBenchmarksMd, writeResults, type Figures, type ScenarioFigures } from './lib/bench/report.ts';
 import { stackRestClient } from './lib/stack/client.ts';
 
@@ -98,13 +98,6 @@ for (const m of modes) if (m !== 'none' && m !== '2tags') throw new Error(`--ind
 
 interface Env { restUrl: string; brokers: string; adminCommand: string }
 
-/** pids of the local stack's HBase process and REST gateway (their CPU is read over the drain and the opentsdb phase) */
-function stackPids(): { hbase?: number; rest?: number } {
-  const hbase = stackPid('hbase');
-  const rest = stackPid('rest');
-  return { ...(hbase === undefined ? {} : { hbase }), ...(rest === undefined ? {} : { rest }) };
-}
-
 function setsFor(n: BenchNames, tags: readonly string[]): string[] {
   return [
     `tables.data.name=${n.data}`, `tables.index.name=${n.index}`, `tables.rollup.name=${n.rollup}`, `tables.meta.name=${n.meta}`,
@@ -118,18 +111,6 @@ function setsFor(n: BenchNames, tags: readonly string[]): string[] {
 function configFor(ep: Env, sets: readonly string[]): { cfg: Config; env: NodeJS.ProcessEnv } {
   const env = { ...process.env, TSI_KAFKA_BROKERS: ep.brokers, TSI_HBASE_REST_URL: ep.restUrl, TSI_ADMIN_COMMAND: ep.adminCommand, NODE_OPTIONS: values['node-options'] };
   return { cfg: loadConfig({ env, sets: [...sets, 'http.port=0'] }), env };
-}
-
-type Profile = Pick<ScenarioFigures, 'profileTop'> & { charged: Record<string, number>; self: Record<string, number> };
-
-/** The service's CPU profile per 1,000 of the events it wrote: by category, and its top frames by self time. */
-function profileOf(dir: string, events: number, mode: string): Profile {
-  const p = readProfile(dir);
-  const b = breakdown(p);
-  const per1000 = (m: Map<string, number>): Record<string, number> => Object.fromEntries([...m].map(([k, v]) => [k, (v / events) * 1000]));
-  const top = topFrames(p, 25).map((f) => ({ ...f, ms: (f.ms / events) * 1000 }));
-  say(`[${mode}] top frames by self time (ms per 1,000 events): ${top.slice(0, 10).map((f) => `${f.fn || '(anonymous)'}@${f.url.replace(/^.*\/(node_modules|src)\//, '$1/')} ${f.ms.toFixed(2)}`).join('; ')}`);
-  return { charged: per1000(b.charged), self: per1000(b.self), profileTop: top };
 }
 
 async function scenario(ep: Env, mode: string, kafka: Kafka, rest: HBaseRestClient, report: { compression: string; produce: number }): Promise<ScenarioFigures> {
@@ -153,7 +134,7 @@ async function scenario(ep: Env, mode: string, kafka: Kafka, rest: HBaseRestClie
     // does not depend on the time of day; 0 = ending now.
     const gen: GenParams = { count: events, ids, startTs: Date.now() - Math.max(events, backlogAgeMs), stepMs: 1, seed: 42, ...(tags.length > 0 ? { racks: 40 } : {}) };
     let svc: ServiceRunResult | undefined;
-    let profile: Profile | undefined;
+    let profile: ReturnType<typeof profilePer1000> | undefined;
     if (phases.has('drain')) {
       await createTopics(kafka, n, PARTITIONS);
       const produced = await produceAll(kafka, n.topic, gen);
@@ -163,7 +144,7 @@ async function scenario(ep: Env, mode: string, kafka: Kafka, rest: HBaseRestClie
       const steady = phases.has('latency') ? steadyEvents : 0;
       svc = await runService({ env, sets, port, topic: n.topic, dataTable: n.data, kafka, events, steadyEvents: steady, steadyFraction: 0.5, ids, dataRegions: buckets, say, watchPids: stackPids(), ...(profDir === undefined ? {} : { cpuProfDir: profDir }) });
       if (steady > 0) say(`[${mode}] steady p50 ${(svc.steady.p50 * 1000).toFixed(0)} ms, p99 ${(svc.steady.p99 * 1000).toFixed(0)} ms; one REST put p50 ${(svc.steady.putP50 * 1000).toFixed(0)} ms, p99 ${(svc.steady.putP99 * 1000).toFixed(0)} ms; ${svc.steady.units} units of ${svc.steady.eventsPerUnit.toFixed(0)} events`);
-      if (profDir !== undefined) profile = profileOf(profDir, events + steady, mode); // the profile covers the whole service process
+      if (profDir !== undefined) profile = profilePer1000(profDir, events + steady, (m) => { say(`[${mode}] ${m}`); }); // the profile covers the whole service process
     }
 
     const settings = planSettings(cfg, keyspaceOf(cfg), tablesOf(cfg))();

@@ -118,3 +118,13 @@ export function topFrames(p: CpuProfile, n: number): { fn: string; url: string; 
   }
   return [...self.values()].sort((a, b) => b.ms - a.ms).slice(0, n);
 }
+
+/** A service's CPU profile per 1,000 of the events it wrote: by category, and its top frames by self time (the ten first said). */
+export function profilePer1000(dir: string, events: number, say: (m: string) => void): { charged: Record<string, number>; self: Record<string, number>; profileTop: { fn: string; url: string; category: string; ms: number }[] } {
+  const p = readProfile(dir);
+  const b = breakdown(p);
+  const per1000 = (m: Map<string, number>): Record<string, number> => Object.fromEntries([...m].map(([k, v]) => [k, (v / events) * 1000]));
+  const top = topFrames(p, 25).map((f) => ({ ...f, ms: (f.ms / events) * 1000 }));
+  say(`top frames by self time (ms per 1,000 events): ${top.slice(0, 10).map((f) => `${f.fn || '(anonymous)'}@${f.url.replace(/^.*\/(node_modules|src)\//, '$1/')} ${f.ms.toFixed(2)}`).join('; ')}`);
+  return { charged: per1000(b.charged), self: per1000(b.self), profileTop: top };
+}

@@ -129,3 +129,10 @@ export function endpointsFromEnv(env: NodeJS.ProcessEnv = process.env): StackEnd
 export function stackEnv(ep: StackEndpoints): Record<'TSI_HBASE_REST_URL' | 'TSI_KAFKA_BROKERS' | 'TSI_ADMIN_COMMAND' | 'TSI_HBASE_ZK', string> {
   return { TSI_HBASE_REST_URL: ep.restUrl, TSI_KAFKA_BROKERS: ep.kafkaBrokers, TSI_ADMIN_COMMAND: JSON.stringify(ep.adminCommand), TSI_HBASE_ZK: ep.zkQuorum };
 }
+
+/** pids of the local stack's HBase process and REST gateway (a benchmark reads their CPU). */
+export function stackPids(runDir?: string): { hbase?: number; rest?: number } {
+  const hbase = stackPid('hbase', runDir);
+  const rest = stackPid('rest', runDir);
+  return { ...(hbase === undefined ? {} : { hbase }), ...(rest === undefined ? {} : { rest }) };
+}

@@ -11,17 +11,16 @@
 // - the request log names the identity and scope, never a secret.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect as tlsConnect, type PeerCertificate } from 'node:tls';
 import { hashPassword, hashToken } from '../../../src/front-door/credentials.ts';
 import { createLogger } from '../../../src/runtime/logger.ts';
 import { startService } from '../../../src/service/service.ts';
 import { makeTestCerts } from '../../support/tls.ts';
 import { createHarness, freePort, makeEvents, produceEvents, waitFor, waitForEvents } from '../../support/service-harness.ts';
 import { dumpDom } from '../ui/headless-chromium.ts';
+import { basic, curl, holdQuery, raw, servedCert, startScraper } from './front-door-clients.ts';
 
 const SECRETS = {
   prom: 'prom-token-3f9a1c7e5b2d',
@@ -29,60 +28,6 @@ const SECRETS = {
   grafana: 'grafana-pw-51c0e9d7a3b8',
   viewer: 'viewer-pw-a7f3e2c91d04',
 } as const;
-
-interface Answer { readonly status: number; readonly headers: Record<string, string | string[] | undefined>; readonly text: string }
-
-/** A raw HTTPS request: the path goes on the wire exactly as given (no URL normalisation). */
-function raw(port: number, ca: string, path: string, headers: Record<string, string> = {}, opts: { method?: string; body?: string; cert?: { cert: string; key: string } } = {}): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const socket = tlsConnect({ host: '127.0.0.1', port, ca, servername: 'localhost', ...(opts.cert ?? {}) }, () => {
-      const lines = [`${opts.method ?? 'GET'} ${path} HTTP/1.1`, 'host: localhost', 'connection: close', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
-      if (opts.body !== undefined) lines.push(`content-length: ${Buffer.byteLength(opts.body)}`);
-      // write, not end: the server drops a connection the client half-closes before the answer
-      socket.write(`${lines.join('\r\n')}\r\n\r\n${opts.body ?? ''}`);
-    });
-    const chunks: Buffer[] = [];
-    socket.on('data', (c: Buffer) => chunks.push(c));
-    socket.on('error', reject);
-    socket.on('close', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      const [head = '', ...rest] = text.split('\r\n\r\n');
-      const [statusLine = '', ...headerLines] = head.split('\r\n');
-      const h: Record<string, string> = {};
-      for (const l of headerLines) {
-        const i = l.indexOf(':');
-        if (i > 0) h[l.slice(0, i).toLowerCase()] = l.slice(i + 1).trim();
-      }
-      resolve({ status: Number(statusLine.split(' ')[1] ?? 0), headers: h, text: rest.join('\r\n\r\n') });
-    });
-  });
-}
-
-function curl(args: readonly string[]): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    execFile('curl', ['-sS', '-o', '-', '-w', '\n%{http_code}', '--max-time', '20', ...args], (err, stdout, stderr) => {
-      if (err !== null) {
-        reject(new Error(`curl ${args.join(' ')}: ${err.message} ${stderr}`));
-        return;
-      }
-      const at = stdout.lastIndexOf('\n');
-      resolve({ status: Number(stdout.slice(at + 1)), body: stdout.slice(0, at) });
-    });
-  });
-}
-
-const basic = (user: string, pw: string): string => `Basic ${Buffer.from(`${user}:${pw}`).toString('base64')}`;
-
-function servedCert(port: number, ca: string): Promise<PeerCertificate> {
-  return new Promise((resolve, reject) => {
-    const s = tlsConnect({ host: '127.0.0.1', port, ca, servername: 'localhost' }, () => {
-      const c = s.getPeerCertificate();
-      s.end();
-      resolve(c);
-    });
-    s.on('error', reject);
-  });
-}
 
 test('the service\'s own port: TLS, mTLS, credentials with scopes, limits, hostile input, real clients', { timeout: 600_000 }, async (t) => {
   const h = await createHarness(t, { prefix: 'door', partitions: 1 });
@@ -226,7 +171,7 @@ test('the service\'s own port: TLS, mTLS, credentials with scopes, limits, hosti
   });
 
   await t.test('Prometheus scrapes /metrics over TLS with a bearer token file; a wrong token is a down target', async () => {
-    const prom = await startScraper(h.defer, dir, port, certs.caFile);
+    const prom = await startScraper(h.defer, dir, port, certs.caFile, SECRETS.prom);
     await waitFor('both targets scraped', 60_000, async () => (await prom.query('up')).length === 2, 1000);
     await waitFor('the good target up', 30_000, async () => (await prom.query('up{job="good"}'))[0]?.value[1] === '1', 1000);
     assert.equal((await prom.query('up{job="wrong"}'))[0]?.value[1], '0', 'the wrong token: down');
@@ -265,50 +210,3 @@ test('the service\'s own port: TLS, mTLS, credentials with scopes, limits, hosti
     assert.ok(!logText.includes('access_token'), 'no query string in the log');
   });
 });
-
-/** A query that holds its concurrency slot: a POST /api/query with a body that never finishes. */
-function holdQuery(port: number, ca: string, authorization: string): Promise<{ destroy(): void }> {
-  return new Promise((resolve, reject) => {
-    const socket = tlsConnect({ host: '127.0.0.1', port, ca, servername: 'localhost' }, () => {
-      socket.write(`POST /api/query HTTP/1.1\r\nhost: localhost\r\nauthorization: ${authorization}\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"start":`);
-      // the guard admits before the body is read: give it a moment
-      setTimeout(() => { resolve({ destroy: () => socket.destroy() }); }, 300);
-    });
-    socket.on('error', reject);
-  });
-}
-
-interface Scraper { query(expr: string): Promise<{ value: [number, string] }[]> }
-
-/** Debian's Prometheus with two jobs on the service's port: the right token file and a wrong one, both checking the test CA. */
-async function startScraper(defer: (fn: () => unknown) => void, dir: string, port: number, caFile: string): Promise<Scraper> {
-  const good = join(dir, 'prom-token');
-  const wrong = join(dir, 'wrong-token');
-  writeFileSync(good, SECRETS.prom);
-  writeFileSync(wrong, 'not-the-token');
-  const job = (name: string, tokenFile: string): string[] => [
-    `  - job_name: ${name}`,
-    '    scheme: https',
-    '    authorization:',
-    '      type: Bearer',
-    `      credentials_file: ${tokenFile}`,
-    '    tls_config:',
-    `      ca_file: ${caFile}`,
-    '      server_name: localhost',
-    '    static_configs:',
-    `      - targets: ["127.0.0.1:${port}"]`,
-  ];
-  const configFile = join(dir, 'prometheus.yml');
-  writeFileSync(configFile, ['global:', '  scrape_interval: 1s', '  scrape_timeout: 900ms', 'scrape_configs:', ...job('good', good), ...job('wrong', wrong), ''].join('\n'));
-  const webPort = await freePort();
-  const child = spawn('prometheus', [`--config.file=${configFile}`, `--storage.tsdb.path=${join(dir, 'prom-data')}`, `--web.listen-address=127.0.0.1:${webPort}`, '--log.level=warn'], { stdio: 'ignore' });
-  defer(() => { child.kill('SIGKILL'); });
-  const url = `http://127.0.0.1:${webPort}`;
-  await waitFor('Prometheus ready', 60_000, async () => (await fetch(`${url}/-/ready`).catch(() => undefined))?.ok === true, 500);
-  return {
-    query: async (expr) => {
-      const res = await fetch(`${url}/api/v1/query?query=${encodeURIComponent(expr)}`);
-      return ((await res.json()) as { data: { result: { value: [number, string] }[] } }).data.result;
-    },
-  };
-}
