@@ -14,7 +14,7 @@ const METRICS = 50;
 const IDS = Math.max(1, Math.floor(SERIES / METRICS));
 
 let seed = 42;
-const rnd = (): number => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+const rnd = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)] as T;
 
 const metricNames = Array.from({ length: METRICS }, (_, i) => `sys.${['cpu', 'mem', 'disk', 'net', 'app'][i % 5] as string}.m${String(i).padStart(2, '0')}`);
@@ -22,7 +22,11 @@ const ix = new SeriesIndex({ idTagKey: 'id' });
 const t0 = performance.now();
 for (const metric of metricNames) {
   for (let i = 0; i < IDS; i++) {
-    ix.add({ metric, id: `host-${String(i).padStart(5, '0')}`, tags: { host: `web${i % 500}`, dc: `dc${i % 8}`, rack: `r${i % 40}`, env: i % 10 === 0 ? 'staging' : 'prod' } });
+    ix.add({
+      metric,
+      id: `host-${String(i).padStart(5, '0')}`,
+      tags: { host: `web${i % 500}`, dc: `dc${i % 8}`, rack: `r${i % 40}`, env: i % 10 === 0 ? 'staging' : 'prod' },
+    });
   }
 }
 const built = performance.now() - t0;
@@ -43,7 +47,9 @@ function time(name: string, fn: (i: number) => unknown): void {
 }
 
 const f = (type: string, tagk: string, filter: string): TagFilter => buildFilter(type, tagk, filter, false);
-console.log(`series ${ix.size}, metrics ${METRICS}, ids ${IDS}; add ${built.toFixed(0)} ms, first read (sorted views) ${firstRead.toFixed(0)} ms; ${CALLS} calls each`);
+console.log(
+  `series ${ix.size}, metrics ${METRICS}, ids ${IDS}; add ${built.toFixed(0)} ms, first read (sorted views) ${firstRead.toFixed(0)} ms; ${CALLS} calls each`,
+);
 const prefixes = ['', 's', 'sys.', 'sys.cpu', 'sys.mem.m0', 'x'];
 time('suggest metrics (prefix, max 25)', (i) => ix.metrics(prefixes[i % prefixes.length], 25));
 time('suggest tagk (prefix, max 25)', (i) => ix.tagKeys(['', 'h', 'd', 'r'][i % 4], 25));
@@ -52,6 +58,8 @@ time('lookup metric, no filter (limit 25; total 2000)', () => ix.lookup(pick(met
 time('lookup metric + literal_or host=webN (all matches)', () => ix.lookup(pick(metricNames), [f('literal_or', 'host', `web${Math.floor(rnd() * 500)}`)]));
 time('lookup metric + literal_or id=a|b|c', () => ix.lookup(pick(metricNames), [f('literal_or', 'id', 'host-00001|host-00002|host-00003')]));
 time('lookup metric + wildcard host=web1* + dc=*', () => ix.lookup(pick(metricNames), [f('wildcard', 'host', 'web1*'), f('wildcard', 'dc', '*')]));
-time('lookup metric + regexp rack=^r1[0-9]$ + not env=staging', () => ix.lookup(pick(metricNames), [f('regexp', 'rack', '^r1[0-9]$'), f('not_literal_or', 'env', 'staging')]));
+time('lookup metric + regexp rack=^r1[0-9]$ + not env=staging', () =>
+  ix.lookup(pick(metricNames), [f('regexp', 'rack', '^r1[0-9]$'), f('not_literal_or', 'env', 'staging')]),
+);
 time('lookup all metrics + literal_or dc=dcN (limit 25; 12.5k)', () => ix.lookup(undefined, [f('literal_or', 'dc', `dc${Math.floor(rnd() * 8)}`)], 25));
 time('lookup all metrics + wildcard host=*9 (limit 25; scan 100k)', () => ix.lookup(undefined, [f('wildcard', 'host', '*9')], 25));

@@ -25,7 +25,9 @@ import { projectRoot } from './lib/stack/config.ts';
 const ROOT = projectRoot;
 const { values } = parseArgs({ options: { events: { type: 'string', default: '100000' }, concurrency: { type: 'string', default: '64' } } });
 const EVENTS = Number(values.events);
-const say = (m: string): void => { process.stderr.write(`${new Date().toISOString()} ${m}\n`); };
+const say = (m: string): void => {
+  process.stderr.write(`${new Date().toISOString()} ${m}\n`);
+};
 
 const run = `bench_del_${Date.now().toString(36)}`;
 const admin = process.env['TSI_ADMIN_COMMAND'] ?? '';
@@ -53,10 +55,19 @@ const fam = { data: tables.data.family, index: tables.index.family, rollup: tabl
 
 function cli(argv: readonly string[]): Promise<{ code: number | null; stdout: string; ms: number }> {
   const t0 = performance.now();
-  const child = spawn(join(ROOT, 'node_modules/.bin/node'), ['src/cli.ts', ...argv, ...sets.flatMap((s) => ['--set', s])], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(join(ROOT, 'node_modules/.bin/node'), ['src/cli.ts', ...argv, ...sets.flatMap((s) => ['--set', s])], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let stdout = '';
-  child.stdout.on('data', (b: Buffer) => { stdout += b.toString(); });
-  return new Promise((done) => child.once('close', (code) => { done({ code, stdout, ms: performance.now() - t0 }); }));
+  child.stdout.on('data', (b: Buffer) => {
+    stdout += b.toString();
+  });
+  return new Promise((done) =>
+    child.once('close', (code) => {
+      done({ code, stdout, ms: performance.now() - t0 });
+    }),
+  );
 }
 
 async function write(table: string, rows: { row: Buffer; cells: readonly { column: Buffer; value: Buffer; timestamp?: number }[] }[]): Promise<void> {
@@ -69,14 +80,30 @@ try {
   const applied = await cli(['tables', 'apply']);
   if (applied.code !== 0) throw new Error(`tsingest tables apply exited ${String(applied.code)}:\n${applied.stdout}`);
   await registryStore(cfg, tables, rest).update(ID, () => entry);
-  const events = Array.from({ length: EVENTS }, (_, i) => ({ id: ID, ts: BASE + i * 1000, metric: i % 3 === 0 ? 'temp' : 'hum', value: i / 8, tags: i % 2 === 0 ? { site: `s${i % 4}` } : {} }));
+  const events = Array.from({ length: EVENTS }, (_, i) => ({
+    id: ID,
+    ts: BASE + i * 1000,
+    metric: i % 3 === 0 ? 'temp' : 'hum',
+    value: i / 8,
+    tags: i % 2 === 0 ? { site: `s${i % 4}` } : {},
+  }));
   const data = events.map((e) => putRowOf({ key: ks.dataKey(e.id, e.ts), cells: buildEventCells(e, fam.data) }));
-  const index = events.flatMap((e) => buildIndexRows({ id: e.id, ts: e.ts, tags: e.tags, metrics: [e.metric], offset: ks.offsetOf(e.id, e.ts) }, { keyspace: ks, indexFamily: fam.index, indexTags: ['site'] }).map(putRowOf));
+  const index = events.flatMap((e) =>
+    buildIndexRows(
+      { id: e.id, ts: e.ts, tags: e.tags, metrics: [e.metric], offset: ks.offsetOf(e.id, e.ts) },
+      { keyspace: ks, indexFamily: fam.index, indexTags: ['site'] },
+    ).map(putRowOf),
+  );
   const hours = [...new Set(events.map((e) => e.ts - (e.ts % 3_600_000)))];
-  const markers = markerPuts(hours.map((windowStart) => ({ id: ID, windowSec: 3600, windowStart })), { keyspace: ks, family: fam.rollup, stamp: Date.now() }).map((m) => putRowOf(m.row));
+  const markers = markerPuts(
+    hours.map((windowStart) => ({ id: ID, windowSec: 3600, windowStart })),
+    { keyspace: ks, family: fam.rollup, stamp: Date.now() },
+  ).map((m) => putRowOf(m.row));
   const series = [...new Map(events.map((e) => [`${e.metric}|${JSON.stringify(e.tags)}`, seriesRow({ metric: e.metric, id: ID, tags: e.tags })])).values()];
   const catalog = series.map((s) => ({ row: s.key, cells: [{ column: column(fam.meta, 't'), value: s.value }] }));
-  say(`writing ${data.length} data rows over ${new Set(data.map((r) => r.row[0])).size} buckets, ${index.length} index rows, ${markers.length} marker rows, ${catalog.length} catalog rows`);
+  say(
+    `writing ${data.length} data rows over ${new Set(data.map((r) => r.row[0])).size} buckets, ${index.length} index rows, ${markers.length} marker rows, ${catalog.length} catalog rows`,
+  );
   await write(tables.data.name, data);
   await write(tables.index.name, index);
   await write(tables.rollup.name, markers);
@@ -112,7 +139,9 @@ try {
   }
 } finally {
   for (const t of tables.names) {
-    await rest.deleteTable(t, { ignoreMissing: true, deadlineMs: 120_000 }).catch((err: unknown) => { say(`could not drop ${t}: ${String(err)}`); });
+    await rest.deleteTable(t, { ignoreMissing: true, deadlineMs: 120_000 }).catch((err: unknown) => {
+      say(`could not drop ${t}: ${String(err)}`);
+    });
   }
   await rest.close();
 }

@@ -71,8 +71,12 @@ for (const e of generateEvents({ count: EVENTS, ids: IDS, startTs, stepMs: 1, se
   perId.set(e.id, (perId.get(e.id) ?? 0) + 1);
 }
 const policy = { buckets: cfg.keys.saltBuckets, kFactor: cfg.keys.spread.kFactor, maxK: cfg.keys.spread.maxK ?? cfg.keys.saltBuckets };
-const spreadEntries = Object.fromEntries([...perId].sort((a, b) => b[1] - a[1]).slice(0, SPREAD)
-  .map(([id, n]): [string, SpreadEntry] => [id, { epochs: [{ since: startTs, k: Math.max(2, sizeK(n / EVENTS, policy)) }], fence: null }]));
+const spreadEntries = Object.fromEntries(
+  [...perId]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, SPREAD)
+    .map(([id, n]): [string, SpreadEntry] => [id, { epochs: [{ since: startTs, k: Math.max(2, sizeK(n / EVENTS, policy)) }], fence: null }]),
+);
 const keyspace = keyspaceOf(cfg, fixedLookup(spreadEntries));
 const settings = planSettings(cfg, keyspace, tables);
 const units: SourceRecord[][] = [];
@@ -120,7 +124,9 @@ const encoders: readonly (readonly [string, Encoder])[] = [
 const clock = { ms: 0 };
 const tickPerUnit = (): number => cfg.metrics.hotIdsWindowMs / Math.max(1, plans.length);
 
-async function writerFor(encode: Encoder): Promise<{ writer: DualWriter; accounting: ReturnType<typeof ingestObserver>; bytes: () => number; scrape: () => Promise<string>; close: () => void }> {
+async function writerFor(
+  encode: Encoder,
+): Promise<{ writer: DualWriter; accounting: ReturnType<typeof ingestObserver>; bytes: () => number; scrape: () => Promise<string>; close: () => void }> {
   const metrics = createMetrics(new Registry(), { defaultMetrics: false });
   const log = { warn: () => undefined, error: () => undefined, debug: () => undefined };
   const regionsOf = (table: string): { name: string; startKey: Buffer; endKey: Buffer; server: string }[] =>
@@ -130,16 +136,33 @@ async function writerFor(encode: Encoder): Promise<{ writer: DualWriter; account
       endKey: b === cfg.keys.saltBuckets - 1 ? Buffer.alloc(0) : Buffer.from([b + 1]),
       server: 'rs1:16020',
     }));
-  const regionMap = new RegionMap({ source: { regions: (t) => Promise.resolve(regionsOf(t)) }, tables: tables.mapped, log, observer: regionMapObserver(metrics) });
+  const regionMap = new RegionMap({
+    source: { regions: (t) => Promise.resolve(regionsOf(t)) },
+    tables: tables.mapped,
+    log,
+    observer: regionMapObserver(metrics),
+  });
   await Promise.all(tables.mapped.map((t) => regionMap.refresh(t)));
   const { writes, close: closeWrites } = meteredRegionWrites(metrics, { regionMap, windowMs: cfg.metrics.skewWindowMs });
   // The sketch's clock advances by one window per round of writes, so after a round every slot of the
   // window is filled, as in a service that has run for a window (the scrape stage prices that).
-  const hotIds = new HotIds({ table: tables.data.name, keyspace, regions: regionMap, windowMs: cfg.metrics.hotIdsWindowMs, capacity: cfg.metrics.hotIdsCapacity, now: () => clock.ms });
+  const hotIds = new HotIds({
+    table: tables.data.name,
+    keyspace,
+    regions: regionMap,
+    windowMs: cfg.metrics.hotIdsWindowMs,
+    capacity: cfg.metrics.hotIdsCapacity,
+    now: () => clock.ms,
+  });
   const unregister = registerHotIdMetrics(metrics.registry, hotIds);
   let bytes = 0;
   const writer = new DualWriter({
-    sink: { put: (_table, rows) => { bytes += encode(rows); return Promise.resolve(); } },
+    sink: {
+      put: (_table, rows) => {
+        bytes += encode(rows);
+        return Promise.resolve();
+      },
+    },
     queue: new PQueue({ concurrency: cfg.hbase.concurrency }),
     tables: { data: tables.data.name, index: tables.index.name },
     chunk: { maxRows: cfg.batch.maxRows, maxBytes: cfg.batch.maxBytes },
@@ -149,24 +172,38 @@ async function writerFor(encode: Encoder): Promise<{ writer: DualWriter; account
     marks: cfg.rollup.enabled ? { table: tables.rollup.name, planner: rollupMarks(cfg, keyspace, tables) } : undefined,
   });
   const accounting = ingestObserver(metrics);
-  return { writer, accounting, bytes: () => bytes, scrape: () => metrics.registry.metrics(), close: () => { closeWrites(); unregister(); regionMap.stop(); } };
+  return {
+    writer,
+    accounting,
+    bytes: () => bytes,
+    scrape: () => metrics.registry.metrics(),
+    close: () => {
+      closeWrites();
+      unregister();
+      regionMap.stop();
+    },
+  };
 }
 
 for (const [name, encode] of encoders) {
   const w = await writerFor(encode);
   let perRound = 0;
-  await measure(`write ${name}`, async () => {
-    const before = w.bytes();
-    for (const p of plans) {
-      clock.ms += tickPerUnit();
-      await w.writer.write(p);
-      // what the consumer does once a unit is committed
-      w.accounting.unit(p.events.length, 0);
-      w.accounting.accepted(p.events.map((e) => e.ts));
-      w.accounting.deadLettered(p.rejects);
-    }
-    perRound = w.bytes() - before;
-  }, () => perRound);
+  await measure(
+    `write ${name}`,
+    async () => {
+      const before = w.bytes();
+      for (const p of plans) {
+        clock.ms += tickPerUnit();
+        await w.writer.write(p);
+        // what the consumer does once a unit is committed
+        w.accounting.unit(p.events.length, 0);
+        w.accounting.accepted(p.events.map((e) => e.ts));
+        w.accounting.deadLettered(p.rejects);
+      }
+      perRound = w.bytes() - before;
+    },
+    () => perRound,
+  );
   if (name === 'protobuf' && runs('scrape')) {
     // the sketch is full now; a write between scrapes (as while draining) keeps it from reusing a top
     const scrapes = 20;
@@ -201,11 +238,17 @@ if (putRows.length === 0) for (const p of plans) putRows.push(p.events.flatMap((
 
 for (const [name, encode] of encoders) {
   let bytes = 0;
-  await measure(`encode ${name}`, () => {
-    bytes = 0;
-    for (const rows of putRows) bytes += encode(rows);
-  }, () => bytes);
+  await measure(
+    `encode ${name}`,
+    () => {
+      bytes = 0;
+      for (const rows of putRows) bytes += encode(rows);
+    },
+    () => bytes,
+  );
 }
 
-process.stdout.write(`\n${EVENTS} events, ${IDS} ids, index ${values.index}, B=${cfg.keys.saltBuckets}, spread ids ${SPREAD}, units of ${cfg.batch.maxRows}, ` +
-  `best of ${ROUNDS} rounds, Node ${process.version}\n`);
+process.stdout.write(
+  `\n${EVENTS} events, ${IDS} ids, index ${values.index}, B=${cfg.keys.saltBuckets}, spread ids ${SPREAD}, units of ${cfg.batch.maxRows}, ` +
+    `best of ${ROUNDS} rounds, Node ${process.version}\n`,
+);

@@ -15,11 +15,15 @@ import { SERVICE_NODE_OPTIONS } from '../src/runtime/node-options.ts';
 import { createHarness, freePort, produceEvents, startChild, waitFor, type TestEvent } from '../test/support/service-harness.ts';
 import { projectRoot } from './lib/stack/config.ts';
 
-const { values } = parseArgs({ options: { identities: { type: 'string', default: '10' }, parallel: { type: 'string', default: '100' }, rounds: { type: 'string', default: '3' } } });
+const { values } = parseArgs({
+  options: { identities: { type: 'string', default: '10' }, parallel: { type: 'string', default: '100' }, rounds: { type: 'string', default: '3' } },
+});
 const identities = Number(values.identities);
 const parallel = Number(values.parallel);
 const rounds = Number(values.rounds);
-const say = (m: string): void => { process.stdout.write(`[bench:front-door] ${m}\n`); };
+const say = (m: string): void => {
+  process.stdout.write(`[bench:front-door] ${m}\n`);
+};
 const rssMb = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
 async function writtenEvents(port: number, authorization: string): Promise<number> {
@@ -33,14 +37,27 @@ async function writtenEvents(port: number, authorization: string): Promise<numbe
 async function main(): Promise<void> {
   const cleanups: (() => Promise<void>)[] = [];
   try {
-    const h = await createHarness({ after: (fn) => { cleanups.push(fn); } }, { prefix: 'bfd', partitions: 3 });
+    const h = await createHarness(
+      {
+        after: (fn) => {
+          cleanups.push(fn);
+        },
+      },
+      { prefix: 'bfd', partitions: 3 },
+    );
     const tokens = Array.from({ length: identities }, (_, i) => `bench-token-${i}-${'x'.repeat(24)}`);
     const creds = { tokens: tokens.map((tok, i) => ({ name: `client${i}`, sha256: hashToken(tok), scopes: ['read', 'metrics'] })) };
     const port = await freePort();
     process.env['NODE_OPTIONS'] = SERVICE_NODE_OPTIONS;
     const svc = startChild(h, ['kafka.groupId=bfd', `http.auth.credentials=${JSON.stringify(creds)}`], port);
     const base = Date.UTC(2026, 10, 20);
-    const big: TestEvent[] = Array.from({ length: 12_000 }, (_, i) => ({ id: 'big', ts: base + i * 1000, metric: i % 2 ? 'temp' : 'hum', value: i, tags: { site: `s${i % 7}`, rack: `r${i % 3}` } }));
+    const big: TestEvent[] = Array.from({ length: 12_000 }, (_, i) => ({
+      id: 'big',
+      ts: base + i * 1000,
+      metric: i % 2 ? 'temp' : 'hum',
+      value: i,
+      tags: { site: `s${i % 7}`, rack: `r${i % 3}` },
+    }));
     await produceEvents(h, big);
     const auth = `Bearer ${tokens[0] ?? ''}`;
     await waitFor('the big id written', 300_000, async () => (await writtenEvents(port, auth)) >= big.length, 1000);
@@ -49,7 +66,16 @@ async function main(): Promise<void> {
     let produced = 0;
     const ingest = (async () => {
       while (!state.stop) {
-        await produceEvents(h, Array.from({ length: 1000 }, (_, i) => ({ id: `live-${i % 200}`, ts: Date.now() - 1000 + produced + i, metric: 'temp', value: i, tags: { site: 'live' } })));
+        await produceEvents(
+          h,
+          Array.from({ length: 1000 }, (_, i) => ({
+            id: `live-${i % 200}`,
+            ts: Date.now() - 1000 + produced + i,
+            metric: 'temp',
+            value: i,
+            tags: { site: 'live' },
+          })),
+        );
         produced += 1000;
         await new Promise((r) => setTimeout(r, 500));
       }
@@ -57,29 +83,51 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, 5000));
     const idleMb = rssMb(pid);
     let peakMb = idleMb;
-    const sampler = setInterval(() => { if (svc.child.exitCode === null) peakMb = Math.max(peakMb, rssMb(pid)); }, 50);
+    const sampler = setInterval(() => {
+      if (svc.child.exitCode === null) peakMb = Math.max(peakMb, rssMb(pid));
+    }, 50);
     const statuses: Record<string, number> = {};
     let bytes = 0;
     const t0 = Date.now();
     for (let r = 0; r < rounds; r++) {
-      await Promise.all(Array.from({ length: parallel }, async (_, i) => {
-        const res = await fetch(`http://127.0.0.1:${port}/api/v1/ids/big/latest?limit=10000`, { headers: { authorization: `Bearer ${tokens[i % identities] ?? ''}` } }).catch(() => undefined);
-        const key = res === undefined ? 'refused' : String(res.status);
-        if (res !== undefined) bytes += (await res.arrayBuffer()).byteLength;
-        statuses[key] = (statuses[key] ?? 0) + 1;
-      }));
+      await Promise.all(
+        Array.from({ length: parallel }, async (_, i) => {
+          const res = await fetch(`http://127.0.0.1:${port}/api/v1/ids/big/latest?limit=10000`, {
+            headers: { authorization: `Bearer ${tokens[i % identities] ?? ''}` },
+          }).catch(() => undefined);
+          const key = res === undefined ? 'refused' : String(res.status);
+          if (res !== undefined) bytes += (await res.arrayBuffer()).byteLength;
+          statuses[key] = (statuses[key] ?? 0) + 1;
+        }),
+      );
     }
     const seconds = (Date.now() - t0) / 1000;
     clearInterval(sampler);
     state.stop = true;
     await ingest;
     const alive = svc.child.exitCode === null && svc.child.signalCode === null;
-    const record = { at: new Date().toISOString(), command: `node scripts/bench-front-door.ts --identities ${identities} --parallel ${parallel} --rounds ${rounds}`, identities, parallel, rounds, idleMb, peakMb, afterMb: alive ? rssMb(pid) : null, alive, statuses, servedMb: bytes / 1e6, seconds, ingestProducedDuringReads: produced };
+    const record = {
+      at: new Date().toISOString(),
+      command: `node scripts/bench-front-door.ts --identities ${identities} --parallel ${parallel} --rounds ${rounds}`,
+      identities,
+      parallel,
+      rounds,
+      idleMb,
+      peakMb,
+      afterMb: alive ? rssMb(pid) : null,
+      alive,
+      statuses,
+      servedMb: bytes / 1e6,
+      seconds,
+      ingestProducedDuringReads: produced,
+    };
     const dir = join(projectRoot, 'bench-results');
     mkdirSync(dir, { recursive: true });
     const file = join(dir, `front-door-${record.at.replaceAll(':', '-').replaceAll('.', '-')}.json`);
     writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
-    say(`RSS idle ${idleMb.toFixed(0)} MB, peak ${peakMb.toFixed(0)} MB; statuses ${JSON.stringify(statuses)}; ${record.servedMb.toFixed(0)} MB served in ${seconds.toFixed(1)} s; service ${alive ? 'alive' : 'DEAD'}`);
+    say(
+      `RSS idle ${idleMb.toFixed(0)} MB, peak ${peakMb.toFixed(0)} MB; statuses ${JSON.stringify(statuses)}; ${record.servedMb.toFixed(0)} MB served in ${seconds.toFixed(1)} s; service ${alive ? 'alive' : 'DEAD'}`,
+    );
     say(`results in ${file}`);
     if (!alive || (statuses['200'] ?? 0) === 0) process.exitCode = 1;
   } finally {
@@ -88,6 +136,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`[bench:front-door] ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.stderr.write(`[bench:front-door] ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exitCode = 1;
 });

@@ -30,7 +30,9 @@ const { values } = parseArgs({
     set: { type: 'string', multiple: true },
   },
 });
-const say = (m: string): void => { process.stdout.write(`[bench:read] ${m}\n`); };
+const say = (m: string): void => {
+  process.stdout.write(`[bench:read] ${m}\n`);
+};
 const root = projectRoot;
 
 function intArg(name: string): number {
@@ -42,7 +44,8 @@ function intArg(name: string): number {
 
 async function endpoints(): Promise<Endpoints> {
   const named = endpointsFromEnv();
-  if (named !== undefined && named.adminCommand.length > 0) return { restUrl: named.restUrl, brokers: named.kafkaBrokers, adminCommand: JSON.stringify(named.adminCommand) };
+  if (named !== undefined && named.adminCommand.length > 0)
+    return { restUrl: named.restUrl, brokers: named.kafkaBrokers, adminCommand: JSON.stringify(named.adminCommand) };
   say('TSI_HBASE_REST_URL / TSI_KAFKA_BROKERS / TSI_ADMIN_COMMAND not all set: starting the embedded local stack');
   const ep = await stackUp(say);
   return { restUrl: ep.restUrl, brokers: ep.kafkaBrokers, adminCommand: JSON.stringify(ep.adminCommand) };
@@ -58,12 +61,24 @@ async function main(): Promise<number> {
   const ep = await endpoints();
   const run = `bread_${Date.now().toString(36)}`;
   const rest = stackRestClient(ep.restUrl, ['hbase.connections=32']);
-  const ctx: Ctx = { ep, run, buckets: intArg('buckets'), ids: intArg('ids'), rest, admin: new JavaTableAdmin({ command: JSON.parse(ep.adminCommand) as string[] }), say, created: { tables: [], topics: [] }, sets: values.set ?? [] };
+  const ctx: Ctx = {
+    ep,
+    run,
+    buckets: intArg('buckets'),
+    ids: intArg('ids'),
+    rest,
+    admin: new JavaTableAdmin({ command: JSON.parse(ep.adminCommand) as string[] }),
+    say,
+    created: { tables: [], topics: [] },
+    sets: values.set ?? [],
+  };
   try {
     const phases = new Set(values.phases.split(','));
     const runQueries = async (): Promise<Awaited<ReturnType<typeof queryPhase>>> => {
       const q = await queryPhase(ctx, intArg('events'), intArg('queries'));
-      say(`latest-100 p50/p99 ${ms(q.latest100.p50)} / ${ms(q.latest100.p99)}; id-day ${ms(q.idDay.p50)} / ${ms(q.idDay.p99)}; by-tag ${ms(q.byTag.p50)} / ${ms(q.byTag.p99)}; by-tag rack ${ms(q.byTagRack.p50)} / ${ms(q.byTagRack.p99)}`);
+      say(
+        `latest-100 p50/p99 ${ms(q.latest100.p50)} / ${ms(q.latest100.p99)}; id-day ${ms(q.idDay.p50)} / ${ms(q.idDay.p99)}; by-tag ${ms(q.byTag.p50)} / ${ms(q.byTag.p99)}; by-tag rack ${ms(q.byTagRack.p50)} / ${ms(q.byTagRack.p99)}`,
+      );
       return q;
     };
     if (!['q', 'r', 'i'].every((p) => phases.has(p))) {
@@ -115,7 +130,10 @@ async function main(): Promise<number> {
     if (values.keep) say(`--keep: leaving tables ${run}_*`);
     else {
       say(`dropping ${ctx.created.tables.length} tables and ${ctx.created.topics.length} topics`);
-      for (const t of ctx.created.tables) await rest.deleteTable(t, { ignoreMissing: true, deadlineMs: 120_000 }).catch((err: unknown) => { say(`could not drop ${t}: ${String(err)}`); });
+      for (const t of ctx.created.tables)
+        await rest.deleteTable(t, { ignoreMissing: true, deadlineMs: 120_000 }).catch((err: unknown) => {
+          say(`could not drop ${t}: ${String(err)}`);
+        });
       if (ctx.created.topics.length > 0) {
         const admin = new Kafka({ clientId: run, brokers: ep.brokers.split(','), logLevel: logLevel.NOTHING }).admin();
         await admin.connect();
@@ -128,7 +146,10 @@ async function main(): Promise<number> {
 }
 
 main().then(
-  (code) => { process.exitCode = code; process.exit(code); },
+  (code) => {
+    process.exitCode = code;
+    process.exit(code);
+  },
   (err: unknown) => {
     process.stderr.write(`[bench:read] error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     process.exit(1);

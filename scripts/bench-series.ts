@@ -46,7 +46,9 @@ const { values } = parseArgs({
     'results-dir': { type: 'string', default: join(projectRoot, 'bench-results') },
   },
 });
-const say = (m: string): void => { process.stdout.write(`[bench:series] ${m}\n`); };
+const say = (m: string): void => {
+  process.stdout.write(`[bench:series] ${m}\n`);
+};
 const int = (name: string, v: string | undefined): number => {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer, got ${String(v)}`);
@@ -88,7 +90,20 @@ async function compatPhase(ep: StackEndpoints, run: string, reps: number, profil
         await svc.stop();
         const profile = profDir === undefined ? undefined : profileSummary(profDir);
         return {
-          ...(profile === undefined ? {} : { profile }), dataset: ds, points: points(ds).length, tsdVersion: tsd.version, reps, queries: queries.length, ok: r.ok, documented: r.documented, failures: r.failures, shapes: r.rows, perQuery: r.perQuery, plans, oursPeakRssBytes: peakRss };
+          ...(profile === undefined ? {} : { profile }),
+          dataset: ds,
+          points: points(ds).length,
+          tsdVersion: tsd.version,
+          reps,
+          queries: queries.length,
+          ok: r.ok,
+          documented: r.documented,
+          failures: r.failures,
+          shapes: r.rows,
+          perQuery: r.perQuery,
+          plans,
+          oursPeakRssBytes: peakRss,
+        };
       } finally {
         await tsd.close();
       }
@@ -101,7 +116,12 @@ async function compatPhase(ep: StackEndpoints, run: string, reps: number, profil
 }
 
 async function main(): Promise<void> {
-  const phases = new Set(values.phases.split(',').map((s) => s.trim()).filter((s) => s !== ''));
+  const phases = new Set(
+    values.phases
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== ''),
+  );
   for (const p of phases) if (!['compat', 'site', 'catalog', 'write'].includes(p)) throw new Error(`unknown phase ${p}`);
   const endpointsFile = values.endpoints ?? stackLayout().endpointsFile;
   const ep = readEndpoints(endpointsFile);
@@ -111,7 +131,11 @@ async function main(): Promise<void> {
   const run = `bser_${Date.now().toString(36)}`;
   const started = new Date();
   const argv = process.argv.slice(2).join(' ');
-  say(`run ${run}; phases ${[...phases].join(',')}; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  say(
+    `run ${run}; phases ${[...phases].join(',')}; load average ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
   const result: Record<string, unknown> = {
     startedAt: started.toISOString(),
     command: `npm run bench:series${argv === '' ? '' : ` -- ${argv}`}`,
@@ -130,15 +154,40 @@ async function main(): Promise<void> {
     save();
   }
   if (phases.has('site')) {
-    result['site'] = await sitePhase({ ep, run: `${run}s`, events: int('site-events', values['site-events']), ids: int('site-ids', values['site-ids']), reps: int('site-reps', values['site-reps']), buckets: int('buckets', values.buckets), hbasePid, restPid, profileDir, say });
+    result['site'] = await sitePhase({
+      ep,
+      run: `${run}s`,
+      events: int('site-events', values['site-events']),
+      ids: int('site-ids', values['site-ids']),
+      reps: int('site-reps', values['site-reps']),
+      buckets: int('buckets', values.buckets),
+      hbasePid,
+      restPid,
+      profileDir,
+      say,
+    });
     save();
   }
   if (phases.has('catalog')) {
-    result['catalog'] = await catalogPhase({ ep, run: `${run}k`, series: int('catalog-series', values['catalog-series']), requests: int('catalog-requests', values['catalog-requests']), refreshMs: int('catalog-refresh-ms', values['catalog-refresh-ms']), say });
+    result['catalog'] = await catalogPhase({
+      ep,
+      run: `${run}k`,
+      series: int('catalog-series', values['catalog-series']),
+      requests: int('catalog-requests', values['catalog-requests']),
+      refreshMs: int('catalog-refresh-ms', values['catalog-refresh-ms']),
+      say,
+    });
     save();
   }
   if (phases.has('write')) {
-    result['write'] = await writePhase({ ep, run: `${run}w`, events: int('write-events', values['write-events']), ids: 10_000, rounds: int('write-rounds', values['write-rounds']), say });
+    result['write'] = await writePhase({
+      ep,
+      run: `${run}w`,
+      events: int('write-events', values['write-events']),
+      ids: 10_000,
+      rounds: int('write-rounds', values['write-rounds']),
+      say,
+    });
     save();
   }
   save();

@@ -70,7 +70,9 @@ const { values } = parseArgs({
     'opentsdb-queries': { type: 'string', default: '30' },
   },
 });
-const say = (m: string): void => { process.stdout.write(`[bench] ${m}\n`); };
+const say = (m: string): void => {
+  process.stdout.write(`[bench] ${m}\n`);
+};
 const root = projectRoot;
 const PARTITIONS = 8;
 const TWO_TAGS = ['site', 'rack'];
@@ -89,31 +91,61 @@ const port = intArg('port', values.port);
 const nativeThreads = intArg('native-threads', values['native-threads']);
 const backlogAgeMs = values['backlog-age-hours'] === '0' ? 0 : intArg('backlog-age-hours', values['backlog-age-hours']) * 3_600_000;
 const PHASES = ['drain', 'latency', 'ceiling', 'native', 'skew', 'stall', 'opentsdb'];
-const phases = new Set(values.phases.split(',').map((p) => p.trim()).filter((p) => p !== ''));
+const phases = new Set(
+  values.phases
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== ''),
+);
 for (const p of phases) if (!PHASES.includes(p)) throw new Error(`--phases: unknown phase ${p} (known: ${PHASES.join(', ')})`);
 if (phases.has('latency') && !phases.has('drain')) throw new Error('--phases: latency needs drain (its rate is 50 % of the drain rate)');
 const scenarioPhases = ['drain', 'ceiling', 'native'].filter((p) => phases.has(p));
 const modes = values.index === 'both' ? ['none', '2tags'] : [values.index];
 for (const m of modes) if (m !== 'none' && m !== '2tags') throw new Error(`--index must be none, 2tags or both, got ${m}`);
 
-interface Env { restUrl: string; brokers: string; adminCommand: string }
+interface Env {
+  restUrl: string;
+  brokers: string;
+  adminCommand: string;
+}
 
 function setsFor(n: BenchNames, tags: readonly string[]): string[] {
   return [
-    `tables.data.name=${n.data}`, `tables.index.name=${n.index}`, `tables.rollup.name=${n.rollup}`, `tables.meta.name=${n.meta}`,
-    `kafka.topic=${n.topic}`, `kafka.dlqTopic=${n.dlq}`, `kafka.groupId=${n.group}`, `kafka.clientId=${n.run}`,
-    `keys.saltBuckets=${buckets}`, `index.tags=${JSON.stringify(tags)}`, 'log.level=warn', 'rollup.intervalMs=3600000',
+    `tables.data.name=${n.data}`,
+    `tables.index.name=${n.index}`,
+    `tables.rollup.name=${n.rollup}`,
+    `tables.meta.name=${n.meta}`,
+    `kafka.topic=${n.topic}`,
+    `kafka.dlqTopic=${n.dlq}`,
+    `kafka.groupId=${n.group}`,
+    `kafka.clientId=${n.run}`,
+    `keys.saltBuckets=${buckets}`,
+    `index.tags=${JSON.stringify(tags)}`,
+    'log.level=warn',
+    'rollup.intervalMs=3600000',
     `hbase.putEncoding=${values.encoding}`,
     ...values.set, // --set key=value: service settings under test (e.g. kafka.partitionsConsumedConcurrently=8)
   ];
 }
 
 function configFor(ep: Env, sets: readonly string[]): { cfg: Config; env: NodeJS.ProcessEnv } {
-  const env = { ...process.env, TSI_KAFKA_BROKERS: ep.brokers, TSI_HBASE_REST_URL: ep.restUrl, TSI_ADMIN_COMMAND: ep.adminCommand, NODE_OPTIONS: values['node-options'] };
+  const env = {
+    ...process.env,
+    TSI_KAFKA_BROKERS: ep.brokers,
+    TSI_HBASE_REST_URL: ep.restUrl,
+    TSI_ADMIN_COMMAND: ep.adminCommand,
+    NODE_OPTIONS: values['node-options'],
+  };
   return { cfg: loadConfig({ env, sets: [...sets, 'http.port=0'] }), env };
 }
 
-async function scenario(ep: Env, mode: string, kafka: Kafka, rest: HBaseRestClient, report: { compression: string; produce: number }): Promise<ScenarioFigures> {
+async function scenario(
+  ep: Env,
+  mode: string,
+  kafka: Kafka,
+  rest: HBaseRestClient,
+  report: { compression: string; produce: number },
+): Promise<ScenarioFigures> {
   const tags = mode === 'none' ? [] : TWO_TAGS;
   const n = benchNames();
   const sets = setsFor(n, tags);
@@ -127,12 +159,23 @@ async function scenario(ep: Env, mode: string, kafka: Kafka, rest: HBaseRestClie
     const tables = await createTables(cfg, n, admin, rest, idList, buckets);
     const plannedData = planTables(cfg).find((p) => p.role === 'data');
     if (plannedData === undefined) throw new Error('no data table planned');
-    await admin.ensureTable({ ...plannedData.request, table: nativeTable, familyAttrs: { ...plannedData.request.familyAttrs, COMPRESSION: tables.compression } });
+    await admin.ensureTable({
+      ...plannedData.request,
+      table: nativeTable,
+      familyAttrs: { ...plannedData.request.familyAttrs, COMPRESSION: tables.compression },
+    });
     report.compression = tables.compression;
     // The backlog is stamped from --backlog-age-hours ago at 1 ms steps (default a day: every rollup window
     // closed, i.e. catching up after an outage, the costly case for rollup markers), so the result
     // does not depend on the time of day; 0 = ending now.
-    const gen: GenParams = { count: events, ids, startTs: Date.now() - Math.max(events, backlogAgeMs), stepMs: 1, seed: 42, ...(tags.length > 0 ? { racks: 40 } : {}) };
+    const gen: GenParams = {
+      count: events,
+      ids,
+      startTs: Date.now() - Math.max(events, backlogAgeMs),
+      stepMs: 1,
+      seed: 42,
+      ...(tags.length > 0 ? { racks: 40 } : {}),
+    };
     let svc: ServiceRunResult | undefined;
     let profile: ReturnType<typeof profilePer1000> | undefined;
     if (phases.has('drain')) {
@@ -142,9 +185,30 @@ async function scenario(ep: Env, mode: string, kafka: Kafka, rest: HBaseRestClie
       say(`[${mode}] produced ${events} events in ${produced.seconds.toFixed(1)} s`);
       const profDir = mode === 'none' ? join(work, 'prof') : undefined;
       const steady = phases.has('latency') ? steadyEvents : 0;
-      svc = await runService({ env, sets, port, topic: n.topic, dataTable: n.data, kafka, events, steadyEvents: steady, steadyFraction: 0.5, ids, dataRegions: buckets, say, watchPids: stackPids(), ...(profDir === undefined ? {} : { cpuProfDir: profDir }) });
-      if (steady > 0) say(`[${mode}] steady p50 ${(svc.steady.p50 * 1000).toFixed(0)} ms, p99 ${(svc.steady.p99 * 1000).toFixed(0)} ms; one REST put p50 ${(svc.steady.putP50 * 1000).toFixed(0)} ms, p99 ${(svc.steady.putP99 * 1000).toFixed(0)} ms; ${svc.steady.units} units of ${svc.steady.eventsPerUnit.toFixed(0)} events`);
-      if (profDir !== undefined) profile = profilePer1000(profDir, events + steady, (m) => { say(`[${mode}] ${m}`); }); // the profile covers the whole service process
+      svc = await runService({
+        env,
+        sets,
+        port,
+        topic: n.topic,
+        dataTable: n.data,
+        kafka,
+        events,
+        steadyEvents: steady,
+        steadyFraction: 0.5,
+        ids,
+        dataRegions: buckets,
+        say,
+        watchPids: stackPids(),
+        ...(profDir === undefined ? {} : { cpuProfDir: profDir }),
+      });
+      if (steady > 0)
+        say(
+          `[${mode}] steady p50 ${(svc.steady.p50 * 1000).toFixed(0)} ms, p99 ${(svc.steady.p99 * 1000).toFixed(0)} ms; one REST put p50 ${(svc.steady.putP50 * 1000).toFixed(0)} ms, p99 ${(svc.steady.putP99 * 1000).toFixed(0)} ms; ${svc.steady.units} units of ${svc.steady.eventsPerUnit.toFixed(0)} events`,
+        );
+      if (profDir !== undefined)
+        profile = profilePer1000(profDir, events + steady, (m) => {
+          say(`[${mode}] ${m}`);
+        }); // the profile covers the whole service process
     }
 
     const settings = planSettings(cfg, keyspaceOf(cfg), tablesOf(cfg))();
@@ -166,11 +230,17 @@ async function scenario(ep: Env, mode: string, kafka: Kafka, rest: HBaseRestClie
     }
     return {
       label: mode === 'none' ? 'index off' : `2 index tags (${tags.join(', ')})`,
-      indexTags: tags, rowsPerEvent,
-      serviceEventsPerSec: svc?.mainEventsPerSec ?? NaN, serviceSeconds: svc?.mainSeconds ?? NaN, cpuMsPer1000: svc?.cpuMsPer1000 ?? NaN,
+      indexTags: tags,
+      rowsPerEvent,
+      serviceEventsPerSec: svc?.mainEventsPerSec ?? NaN,
+      serviceSeconds: svc?.mainSeconds ?? NaN,
+      cpuMsPer1000: svc?.cpuMsPer1000 ?? NaN,
       stackCpuMsPer1000: { hbase: svc?.watchedCpuMsPer1000['hbase'], rest: svc?.watchedCpuMsPer1000['rest'] },
-      peakRssMiB: (svc?.peakRssBytes ?? NaN) / 2 ** 20, hwmMiB: (svc?.hwmBytes ?? NaN) / 2 ** 20,
-      ceilingEventsPerSec, nativeEventsPerSec, nativeThreads,
+      peakRssMiB: (svc?.peakRssBytes ?? NaN) / 2 ** 20,
+      hwmMiB: (svc?.hwmBytes ?? NaN) / 2 ** 20,
+      ceilingEventsPerSec,
+      nativeEventsPerSec,
+      nativeThreads,
       steady: svc?.steady ?? NO_STEADY,
       skew: { serviceRun: svc?.runSkew ?? NaN, serviceWindow: svc?.windowSkew ?? NaN },
       ...(profile === undefined ? {} : { profile: profile.charged, profileSelf: profile.self, profileTop: profile.profileTop }),
@@ -192,7 +262,20 @@ async function stall(ep: Env, kafka: Kafka, rest: HBaseRestClient): Promise<Figu
   try {
     await createTables(cfg, n, new JavaTableAdmin({ command: cfg.hbase.adminCommand }), rest, ['sensor-00000'], 1);
     await createTopics(kafka, n, PARTITIONS);
-    const r = await runStall({ env, sets, port, kafka, topic: n.topic, dataTable: n.data, rest, rate: intArg('stall-rate', values['stall-rate']), stallSeconds: intArg('stall-seconds', values['stall-seconds']), leadSeconds: 10, ids, say });
+    const r = await runStall({
+      env,
+      sets,
+      port,
+      kafka,
+      topic: n.topic,
+      dataTable: n.data,
+      rest,
+      rate: intArg('stall-rate', values['stall-rate']),
+      stallSeconds: intArg('stall-seconds', values['stall-seconds']),
+      leadSeconds: 10,
+      ids,
+      say,
+    });
     return { ...r, peakRssMiB: r.peakRssBytes / 2 ** 20, hwmMiB: r.hwmBytes / 2 ** 20 };
   } finally {
     if (!values.keep) await cleanUp(kafka, n, rest, say);
@@ -204,13 +287,24 @@ async function openTsdb(ep: Env, zkQuorum: string, rest: HBaseRestClient): Promi
   const n = benchNames();
   const { cfg } = configFor(ep, [...setsFor(n, ['site']), 'query.maxLimit=100000']);
   const { hbase: hbasePid, rest: restPid } = stackPids();
-  if (hbasePid === undefined) throw new Error('opentsdb phase: no HBase pid file in the local stack\'s run directory');
+  if (hbasePid === undefined) throw new Error("opentsdb phase: no HBase pid file in the local stack's run directory");
   return openTsdbPhase({
-    rest, admin: new JavaTableAdmin({ command: cfg.hbase.adminCommand }), run: n.run, ourConfig: cfg, zkQuorum,
-    cacheDir: stackLayout().cacheDir, hbasePid, restPid: restPid === undefined ? {} : { rest: restPid }, port: intArg('tsd-port', values['tsd-port']),
+    rest,
+    admin: new JavaTableAdmin({ command: cfg.hbase.adminCommand }),
+    run: n.run,
+    ourConfig: cfg,
+    zkQuorum,
+    cacheDir: stackLayout().cacheDir,
+    hbasePid,
+    restPid: restPid === undefined ? {} : { rest: restPid },
+    port: intArg('tsd-port', values['tsd-port']),
     gen: { count: events, ids, startTs: Date.now() - Math.max(events, backlogAgeMs), stepMs: 1, seed: 42 },
-    buckets, batch: intArg('opentsdb-batch', values['opentsdb-batch']), inFlight: intArg('opentsdb-in-flight', values['opentsdb-in-flight']),
-    queries: intArg('opentsdb-queries', values['opentsdb-queries']), keep: values.keep, say,
+    buckets,
+    batch: intArg('opentsdb-batch', values['opentsdb-batch']),
+    inFlight: intArg('opentsdb-in-flight', values['opentsdb-in-flight']),
+    queries: intArg('opentsdb-queries', values['opentsdb-queries']),
+    keep: values.keep,
+    say,
   });
 }
 
@@ -226,7 +320,24 @@ async function main(): Promise<number> {
     const scenarios: ScenarioFigures[] = [];
     if (scenarioPhases.length > 0) for (const mode of modes) scenarios.push(await scenario(ep, mode, kafka, rest, report));
     const spread = phases.has('skew')
-      ? await skewPhase({ kafka, rest, events, ids, rate: intArg('skew-rate', values['skew-rate']), drainEvents: intArg('skew-drain-events', values['skew-drain-events']), port, say }, (n, tags) => { const sets = setsFor(n, tags); return { ...configFor(ep, sets), sets }; }, buckets, values.keep)
+      ? await skewPhase(
+          {
+            kafka,
+            rest,
+            events,
+            ids,
+            rate: intArg('skew-rate', values['skew-rate']),
+            drainEvents: intArg('skew-drain-events', values['skew-drain-events']),
+            port,
+            say,
+          },
+          (n, tags) => {
+            const sets = setsFor(n, tags);
+            return { ...configFor(ep, sets), sets };
+          },
+          buckets,
+          values.keep,
+        )
       : undefined;
     const stallFigures = phases.has('stall') ? await stall(ep, kafka, rest) : undefined;
     const opentsdb = phases.has('opentsdb') ? await openTsdb(ep, st.zkQuorum, rest) : undefined;
@@ -234,8 +345,14 @@ async function main(): Promise<number> {
       date: new Date().toISOString(),
       command: `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim(),
       machine: machineInfo(root),
-      events, ids, buckets, partitions: PARTITIONS, putEncoding: cfg.hbase.putEncoding,
-      produceEventsPerSec: report.produce, scenarios, compression: report.compression,
+      events,
+      ids,
+      buckets,
+      partitions: PARTITIONS,
+      putEncoding: cfg.hbase.putEncoding,
+      produceEventsPerSec: report.produce,
+      scenarios,
+      compression: report.compression,
       ...(spread === undefined ? {} : { spread }),
       ...(stallFigures === undefined ? {} : { stall: stallFigures }),
       ...(opentsdb === undefined ? {} : { opentsdb }),
@@ -251,7 +368,10 @@ async function main(): Promise<number> {
 }
 
 main().then(
-  (code) => { process.exitCode = code; process.exit(code); },
+  (code) => {
+    process.exitCode = code;
+    process.exit(code);
+  },
   (err: unknown) => {
     process.stderr.write(`[bench] error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     process.exit(1);

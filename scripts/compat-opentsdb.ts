@@ -42,12 +42,19 @@ const { values } = parseArgs({
     divergences: { type: 'string', default: join(projectRoot, 'docs/SERIES-API-DIVERGENCES.json') },
   },
 });
-const say = (m: string): void => { process.stdout.write(`[compat:opentsdb] ${m}\n`); };
+const say = (m: string): void => {
+  process.stdout.write(`[compat:opentsdb] ${m}\n`);
+};
 
 function selected(all: readonly CompatQuery[]): CompatQuery[] {
   const only = values.only;
   if (only === undefined) return [...all];
-  const re = new RegExp(`^${only.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+  const re = new RegExp(
+    `^${only
+      .split('*')
+      .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  );
   const out = all.filter((q) => re.test(q.name));
   if (out.length === 0) throw new Error(`--only ${only} matches no query`);
   return out;
@@ -64,10 +71,15 @@ async function main(): Promise<number> {
   if (!(Number(values['ours-wait']) >= 0)) throw new Error(`--ours-wait must be seconds ≥ 0, got ${values['ours-wait']}`);
   const ep = readEndpoints(values.endpoints);
   const run = `compat_${Date.now().toString(36)}`;
-  say(`data set ${dataset.name}: ${dataset.hours} h from ${new Date(dataset.startMs).toISOString()}, ${points(dataset).length} points; ${queries.length} queries; run ${run}`);
+  say(
+    `data set ${dataset.name}: ${dataset.hours} h from ${new Date(dataset.startMs).toISOString()}, ${points(dataset).length} points; ${queries.length} queries; run ${run}`,
+  );
   const tsd = await openTsd({ ep, dataset, run, say });
   // Ctrl-C still stops the TSD and drops its tables
-  process.once('SIGINT', () => { say('interrupted: cleaning up'); void tsd.close().finally(() => process.exit(130)); });
+  process.once('SIGINT', () => {
+    say('interrupted: cleaning up');
+    void tsd.close().finally(() => process.exit(130));
+  });
   try {
     let code = 0;
     if (values.record !== undefined) {
@@ -75,14 +87,18 @@ async function main(): Promise<number> {
       for (const q of queries) {
         const a = await sendToTsd(tsd.url, q, say);
         const c = countAnswer(a);
-        if ((a.status >= 400) !== q.expectError) {
+        if (a.status >= 400 !== q.expectError) {
           say(`${q.name}: UNEXPECTED ${a.status} ${JSON.stringify(a.body).slice(0, 300)}`);
           code = 1;
         }
         say(`${q.name}: ${a.status}, ${c.series} series, ${c.points} points, ${a.ms.toFixed(0)} ms`);
         answers.push({ q, answer: { status: a.status, body: a.body } });
       }
-      const where = writeRecording(values.record, { tsdVersion: tsd.version, recordedAt: new Date().toISOString(), dataset, points: points(dataset).length }, answers);
+      const where = writeRecording(
+        values.record,
+        { tsdVersion: tsd.version, recordedAt: new Date().toISOString(), dataset, points: points(dataset).length },
+        answers,
+      );
       say(`recorded ${answers.length} answers in ${where}`);
     }
     if (values.ours !== undefined) {
@@ -98,7 +114,12 @@ async function main(): Promise<number> {
   }
 }
 
-main().then((code) => { process.exitCode = code; }, (err: unknown) => {
-  process.stderr.write(`[compat:opentsdb] FAILED: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  process.exitCode = 1;
-});
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.stderr.write(`[compat:opentsdb] FAILED: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -25,7 +25,9 @@ import { projectRoot } from './lib/stack/config.ts';
 
 const USAGE = 'usage: npm run compose -- up [--grafana] | down | ps | logs [SERVICE…] [-f] [--tail N] | produce --file FILE|- [--allow-invalid] | secrets';
 const DOT_ENV = join(projectRoot, '.env');
-const log = (m: string): void => { process.stdout.write(`[compose] ${m}\n`); };
+const log = (m: string): void => {
+  process.stdout.write(`[compose] ${m}\n`);
+};
 
 function addresses(p: ComposeProject): string {
   const g = p.grafana === true ? ` · Grafana http://127.0.0.1:${p.ports.grafana} (admin, password in ${GRAFANA_SECRET})` : '';
@@ -38,7 +40,9 @@ function attached(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<numb
   return new Promise((res, rej) => {
     const child = spawn(cmd ?? 'docker-compose', args, { stdio: 'inherit', env, cwd: projectRoot });
     child.on('error', rej);
-    child.on('close', (code) => { res(code ?? 1); });
+    child.on('close', (code) => {
+      res(code ?? 1);
+    });
   });
 }
 
@@ -76,10 +80,10 @@ async function main(argv: readonly string[]): Promise<number> {
     case 'logs':
       return attached(composeArgv(project, '--profile', 'app', '--profile', 'grafana', 'logs', ...rest), composeEnv(project));
     case 'produce':
-      return attached(
-        [process.execPath, '--disable-warning=TimeoutNegativeWarning', 'src/cli.ts', 'produce', '--config', 'config/compose.json', ...rest],
-        { ...process.env, TSI_KAFKA_BROKERS: `127.0.0.1:${project.ports.kafka}` },
-      );
+      return attached([process.execPath, '--disable-warning=TimeoutNegativeWarning', 'src/cli.ts', 'produce', '--config', 'config/compose.json', ...rest], {
+        ...process.env,
+        TSI_KAFKA_BROKERS: `127.0.0.1:${project.ports.kafka}`,
+      });
     case 'secrets': {
       parseArgs({ args: rest, options: {} });
       const made = await ensureComposeSecrets(join(projectRoot, 'secrets'));
@@ -98,7 +102,9 @@ async function main(argv: readonly string[]): Promise<number> {
 }
 
 main(process.argv.slice(2)).then(
-  (code) => { process.exitCode = code; },
+  (code) => {
+    process.exitCode = code;
+  },
   (err: unknown) => {
     const refused = err instanceof ComposeRefused;
     process.stderr.write(`[compose] ${refused ? '' : 'error: '}${err instanceof Error ? err.message : String(err)}\n`);

@@ -16,7 +16,9 @@ import { stackRestClient } from './lib/stack/client.ts';
 import { deleteRunTopics } from './lib/stack/topics.ts';
 
 const { values } = parseArgs({ options: { rate: { type: 'string' }, 'stall-s': { type: 'string', default: '60' }, instances: { type: 'string' } } });
-const say = (m: string): void => { process.stdout.write(`[drill] ${m}\n`); };
+const say = (m: string): void => {
+  process.stdout.write(`[drill] ${m}\n`);
+};
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const rate = Number(values.rate ?? '3000');
 const stallMs = Number(values['stall-s']) * 1000;
@@ -28,22 +30,45 @@ async function main(): Promise<number> {
   const group = `${run}-g`;
   const port = 19464;
   const sets = [
-    `kafka.brokers=${ep.kafkaBrokers}`, `hbase.restUrl=${ep.restUrl}`, `hbase.adminCommand=${JSON.stringify(ep.adminCommand)}`,
-    `tables.data.name=${run}_d`, `tables.index.name=${run}_i`, `tables.rollup.name=${run}_r`, `tables.meta.name=${run}_m`,
-    `kafka.topic=${topic}`, `kafka.dlqTopic=${topic}-dlq`, `kafka.groupId=${group}`, `http.port=${port}`,
-    'hbase.outageDeadlineMs=10000', 'log.level=info',
+    `kafka.brokers=${ep.kafkaBrokers}`,
+    `hbase.restUrl=${ep.restUrl}`,
+    `hbase.adminCommand=${JSON.stringify(ep.adminCommand)}`,
+    `tables.data.name=${run}_d`,
+    `tables.index.name=${run}_i`,
+    `tables.rollup.name=${run}_r`,
+    `tables.meta.name=${run}_m`,
+    `kafka.topic=${topic}`,
+    `kafka.dlqTopic=${topic}-dlq`,
+    `kafka.groupId=${group}`,
+    `http.port=${port}`,
+    'hbase.outageDeadlineMs=10000',
+    'log.level=info',
   ];
   const args = ['--config', 'config/local.json', ...sets.flatMap((s) => ['--set', s])];
   if ((await cli(['tables', 'apply', ...args])) !== 0) return 1;
   const kafka = new Kafka({ clientId: run, brokers: [ep.kafkaBrokers], logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
   await admin.connect();
-  await admin.createTopics({ topics: [{ topic, numPartitions: 4 }, { topic: `${topic}-dlq`, numPartitions: 1 }], waitForLeaders: true });
+  await admin.createTopics({
+    topics: [
+      { topic, numPartitions: 4 },
+      { topic: `${topic}-dlq`, numPartitions: 1 },
+    ],
+    waitForLeaders: true,
+  });
   const child = spawn(process.execPath, ['--disable-warning=TimeoutNegativeWarning', 'src/cli.ts', 'run', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
-  child.stdout.on('data', (b: Buffer) => { log += b.toString(); });
-  child.stderr.on('data', (b: Buffer) => { log += b.toString(); });
-  const exited = new Promise<number | null>((res) => child.once('exit', (c) => { res(c); }));
+  child.stdout.on('data', (b: Buffer) => {
+    log += b.toString();
+  });
+  child.stderr.on('data', (b: Buffer) => {
+    log += b.toString();
+  });
+  const exited = new Promise<number | null>((res) =>
+    child.once('exit', (c) => {
+      res(c);
+    }),
+  );
   const producer = kafka.producer();
   await producer.connect();
   let produced = 0;
@@ -54,7 +79,9 @@ async function main(): Promise<number> {
       const t0 = Date.now();
       const n = Math.round(rate / 10);
       // unique (id, ts) per event, so each event is exactly one data row
-      const messages = Array.from({ length: n }, (_v, i) => ({ value: JSON.stringify({ id: `dev-${(produced + i) % 500}`, ts: base + produced + i, metric: 'temp', value: i }) }));
+      const messages = Array.from({ length: n }, (_v, i) => ({
+        value: JSON.stringify({ id: `dev-${(produced + i) % 500}`, ts: base + produced + i, metric: 'temp', value: i }),
+      }));
       await producer.send({ topic, messages });
       produced += n;
       await sleep(Math.max(0, 100 - (Date.now() - t0)));
@@ -63,7 +90,10 @@ async function main(): Promise<number> {
   const metric = async (name: string): Promise<string> => {
     try {
       const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-      const sum = text.split('\n').filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `)).reduce((a, l) => a + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+      const sum = text
+        .split('\n')
+        .filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `))
+        .reduce((a, l) => a + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
       return String(sum);
     } catch {
       return 'n/a';
@@ -77,25 +107,39 @@ async function main(): Promise<number> {
     }
   };
   const t0 = Date.now();
-  const rows: string[] = ['| t (s) | phase | produced | tsingest_consumer_lag (service) | broker-side lag (kafka-consumer-groups) | /readyz |', '|---|---|---|---|---|---|'];
+  const rows: string[] = [
+    '| t (s) | phase | produced | tsingest_consumer_lag (service) | broker-side lag (kafka-consumer-groups) | /readyz |',
+    '|---|---|---|---|---|---|',
+  ];
   const sample = async (phase: string): Promise<void> => {
     const broker = await describeGroup(ep.kafkaBrokers, group, say).catch(() => []);
     const brokerLag = broker.reduce((a, p) => a + (p.lag ?? p.logEnd), 0);
-    rows.push(`| ${Math.round((Date.now() - t0) / 1000)} | ${phase} | ${produced} | ${await metric('tsingest_consumer_lag')} | ${broker.length === 0 ? 'n/a' : brokerLag} | ${await readyz()} |`);
+    rows.push(
+      `| ${Math.round((Date.now() - t0) / 1000)} | ${phase} | ${produced} | ${await metric('tsingest_consumer_lag')} | ${broker.length === 0 ? 'n/a' : brokerLag} | ${await readyz()} |`,
+    );
     say(rows[rows.length - 1] ?? '');
   };
   const restPid = requireStackPid('rest');
   try {
-    for (let i = 0; i < 4; i++) { await sleep(5000); await sample('normal'); }
+    for (let i = 0; i < 4; i++) {
+      await sleep(5000);
+      await sample('normal');
+    }
     process.kill(restPid, 'SIGSTOP');
     say(`REST gateway (pid ${restPid}) frozen for ${stallMs / 1000} s`);
     const stallEnd = Date.now() + stallMs;
-    while (Date.now() < stallEnd) { await sleep(5000); await sample('gateway frozen'); }
+    while (Date.now() < stallEnd) {
+      await sleep(5000);
+      await sample('gateway frozen');
+    }
   } finally {
     process.kill(restPid, 'SIGCONT');
   }
   say('REST gateway resumed');
-  for (let i = 0; i < 8; i++) { await sleep(5000); await sample('recovering'); }
+  for (let i = 0; i < 8; i++) {
+    await sleep(5000);
+    await sample('recovering');
+  }
   say('SIGTERM to the service while producing');
   child.kill('SIGTERM');
   const code = await exited;
@@ -108,12 +152,23 @@ async function main(): Promise<number> {
   for await (const row of rest.scan(`${run}_d`, { batch: 5000, filter: { type: 'FirstKeyOnlyFilter' } })) if (row.row.length > 0) dataRows++;
   const sumCommitted = committed.reduce((a, p) => a + (p.committed ?? 0), 0);
   process.stdout.write(`\n${rows.join('\n')}\n\nservice exit code after SIGTERM: ${String(code)}\n`);
-  process.stdout.write(`${log.split('\n').filter((l) => /drain|signal|uncommitted|pausing|resuming|HBase/.test(l)).slice(-8).join('\n')}\n\n`);
+  process.stdout.write(
+    `${log
+      .split('\n')
+      .filter((l) => /drain|signal|uncommitted|pausing|resuming|HBase/.test(l))
+      .slice(-8)
+      .join('\n')}\n\n`,
+  );
   process.stdout.write('| partition | committed (kafka-consumer-groups) | log end |\n|---|---|---|\n');
   for (const p of committed) process.stdout.write(`| ${p.partition} | ${String(p.committed)} | ${p.logEnd} |\n`);
   process.stdout.write(`\nsum of committed offsets ${sumCommitted}; data rows in HBase ${dataRows}; produced ${produced}\n`);
-  process.stdout.write(sumCommitted === dataRows ? 'committed = written: every written unit is committed and nothing uncommitted was written\n' : `MISMATCH: ${dataRows - sumCommitted} rows written beyond the committed offsets\n`);
-  for (const t of [`${run}_d`, `${run}_i`, `${run}_r`, `${run}_m`]) await rest.deleteTable(t, { ignoreMissing: true, deadlineMs: 120_000 }).catch(() => undefined);
+  process.stdout.write(
+    sumCommitted === dataRows
+      ? 'committed = written: every written unit is committed and nothing uncommitted was written\n'
+      : `MISMATCH: ${dataRows - sumCommitted} rows written beyond the committed offsets\n`,
+  );
+  for (const t of [`${run}_d`, `${run}_i`, `${run}_r`, `${run}_m`])
+    await rest.deleteTable(t, { ignoreMissing: true, deadlineMs: 120_000 }).catch(() => undefined);
   await rest.close();
   await deleteRunTopics(admin, [topic, `${topic}-dlq`]);
   await admin.disconnect();
@@ -126,4 +181,12 @@ async function instancesDrill(n: number): Promise<number> {
   return runInstancesDrill({ instances: n, rate: Number(values.rate ?? '1000'), say });
 }
 
-(values.instances === undefined ? main() : instancesDrill(Number(values.instances))).then((code) => { process.exit(code); }, (err: unknown) => { process.stderr.write(`[drill] error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`); process.exit(1); });
+(values.instances === undefined ? main() : instancesDrill(Number(values.instances))).then(
+  (code) => {
+    process.exit(code);
+  },
+  (err: unknown) => {
+    process.stderr.write(`[drill] error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -6,7 +6,9 @@
 import { parseArgs } from 'node:util';
 import { IMAGE_NAMES, buildImages, type ImageName } from './lib/images/specs.ts';
 
-const log = (m: string): void => { process.stdout.write(`[images] ${m}\n`); };
+const log = (m: string): void => {
+  process.stdout.write(`[images] ${m}\n`);
+};
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -27,7 +29,9 @@ async function main(): Promise<number> {
 }
 
 main().then(
-  (code) => { process.exitCode = code; },
+  (code) => {
+    process.exitCode = code;
+  },
   (err: unknown) => {
     process.stderr.write(`[images] error: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exitCode = 1;

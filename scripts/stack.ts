@@ -3,7 +3,9 @@
 // Maven Central, bound to 127.0.0.1, data and logs under .stack/.
 import { stackDown, stackStatus, stackUp } from './lib/stack/local-stack.ts';
 
-const log = (m: string): void => { process.stdout.write(`[stack] ${m}\n`); };
+const log = (m: string): void => {
+  process.stdout.write(`[stack] ${m}\n`);
+};
 
 async function main(cmd: string | undefined, args: string[]): Promise<number> {
   switch (cmd) {
@@ -32,7 +34,9 @@ async function main(cmd: string | undefined, args: string[]): Promise<number> {
 }
 
 main(process.argv[2], process.argv.slice(3)).then(
-  (code) => { process.exitCode = code; },
+  (code) => {
+    process.exitCode = code;
+  },
   (err: unknown) => {
     process.stderr.write(`[stack] error: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exitCode = 1;

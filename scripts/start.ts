@@ -12,8 +12,17 @@ import { createLogger } from '../src/runtime/logger.ts';
 import { main as cli } from '../src/cli.ts';
 import { runDemo } from './lib/demo/demo.ts';
 
-const { values } = parseArgs({ options: { events: { type: 'string', default: '20000' }, live: { type: 'string', default: '10000' }, serve: { type: 'boolean', default: false }, set: { type: 'string', multiple: true } } });
-const say = (m: string): void => { process.stdout.write(`[start] ${m}\n`); };
+const { values } = parseArgs({
+  options: {
+    events: { type: 'string', default: '20000' },
+    live: { type: 'string', default: '10000' },
+    serve: { type: 'boolean', default: false },
+    set: { type: 'string', multiple: true },
+  },
+});
+const say = (m: string): void => {
+  process.stdout.write(`[start] ${m}\n`);
+};
 const DEMO_CONFIG = 'config/local.json';
 
 async function main(): Promise<number> {
@@ -24,7 +33,12 @@ async function main(): Promise<number> {
   say('no cluster configured: starting the embedded local stack (HBase + REST + Kafka)');
   const ep = await stackUp(say);
   // The local stack's endpoints (its ports can be moved with TSI_STACK_*_PORT) win over the file.
-  const sets = [`kafka.brokers=${ep.kafkaBrokers}`, `hbase.restUrl=${ep.restUrl}`, `hbase.adminCommand=${JSON.stringify(ep.adminCommand)}`, ...(values.set ?? [])];
+  const sets = [
+    `kafka.brokers=${ep.kafkaBrokers}`,
+    `hbase.restUrl=${ep.restUrl}`,
+    `hbase.adminCommand=${JSON.stringify(ep.adminCommand)}`,
+    ...(values.set ?? []),
+  ];
   const cfg = loadConfig({ file: DEMO_CONFIG, env, sets: [...sets, 'log.level=warn', ...(values.serve ? [] : ['http.port=0'])] });
   say(`configuration: ${DEMO_CONFIG}`);
   say('creating the pre-split tables (data, index, rollup)');
@@ -32,11 +46,22 @@ async function main(): Promise<number> {
   const rc = await cli(['tables', 'apply', ...cliArgs]);
   if (rc !== 0) return rc;
   const kafka = new Kafka({ clientId: 'tsingest-demo', brokers: cfg.kafka.brokers, logLevel: logLevel.NOTHING });
-  return runDemo({ cfg, kafka, events: Number(values.events), live: Number(values.live), serve: values.serve, say, log: createLogger({ level: cfg.log.level }), cli: (argv) => cli([...argv, ...cliArgs]) });
+  return runDemo({
+    cfg,
+    kafka,
+    events: Number(values.events),
+    live: Number(values.live),
+    serve: values.serve,
+    say,
+    log: createLogger({ level: cfg.log.level }),
+    cli: (argv) => cli([...argv, ...cliArgs]),
+  });
 }
 
 main().then(
-  (code) => { process.exitCode = code; },
+  (code) => {
+    process.exitCode = code;
+  },
   (err: unknown) => {
     process.stderr.write(`[start] error: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exitCode = 1;

@@ -8,14 +8,20 @@ import { acquireTestStack } from './lib/stack/test-stack.ts';
 import { ensureKerberosClient, ensureTools } from './lib/stack/ensure-tools.ts';
 import { projectRoot, stackEnv } from './lib/stack/config.ts';
 
-const log = (m: string): void => { process.stdout.write(`[test] ${m}\n`); };
+const log = (m: string): void => {
+  process.stdout.write(`[test] ${m}\n`);
+};
 
 function step(name: string, cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   log(`${name}: ${[cmd, ...args].join(' ')}`);
   return new Promise((resolvePromise) => {
     const child = spawn(cmd, args, { cwd: projectRoot, stdio: 'inherit', env });
-    child.on('close', (code) => { resolvePromise(code ?? 1); });
-    child.on('error', () => { resolvePromise(1); });
+    child.on('close', (code) => {
+      resolvePromise(code ?? 1);
+    });
+    child.on('error', () => {
+      resolvePromise(1);
+    });
   });
 }
 
@@ -56,9 +62,11 @@ async function main(): Promise<number> {
 }
 
 main().then(
-  (code) => { process.exitCode = code; },
+  (code) => {
+    process.exitCode = code;
+  },
   (err: unknown) => {
-    process.stderr.write(`[test] error: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+    process.stderr.write(`[test] error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     process.exitCode = 1;
   },
 );

@@ -64,7 +64,9 @@ export async function main(argv: readonly string[]): Promise<number> {
 
 if (import.meta.main) {
   main(process.argv.slice(2)).then(
-    (code) => { process.exitCode = code; },
+    (code) => {
+      process.exitCode = code;
+    },
     (err: unknown) => {
       process.stderr.write(`tsingest: ${err instanceof Error ? err.message : String(err)}\n`);
       process.exitCode = err instanceof UsageError ? 2 : 1;

@@ -119,7 +119,9 @@ export function stat(o: PanelOptions & { readonly graph?: boolean }): JsonObject
   });
 }
 
-export function timeSeries(o: PanelOptions & { readonly legendCalcs?: readonly string[]; readonly thresholdLines?: boolean; readonly fill?: number }): JsonObject {
+export function timeSeries(
+  o: PanelOptions & { readonly legendCalcs?: readonly string[]; readonly thresholdLines?: boolean; readonly fill?: number },
+): JsonObject {
   const custom: JsonObject = {
     drawStyle: 'line',
     lineWidth: 1,
@@ -213,7 +215,17 @@ export function dashboard(d: DashboardSpec): JsonObject {
     liveNow: false,
     links: [],
     annotations: {
-      list: [{ builtIn: 1, datasource: { type: 'grafana', uid: '-- Grafana --' }, enable: true, hide: true, iconColor: 'rgba(0, 211, 255, 1)', name: 'Annotations & Alerts', type: 'dashboard' }],
+      list: [
+        {
+          builtIn: 1,
+          datasource: { type: 'grafana', uid: '-- Grafana --' },
+          enable: true,
+          hide: true,
+          iconColor: 'rgba(0, 211, 255, 1)',
+          name: 'Annotations & Alerts',
+          type: 'dashboard',
+        },
+      ],
     },
     templating: d.templating,
     panels: d.panels,

@@ -13,7 +13,19 @@ export const VARIABLES = ['datasource', 'job', 'table'] as const;
 function templating(): JsonObject {
   return {
     list: [
-      { name: 'datasource', label: 'Data source', type: 'datasource', query: 'prometheus', current: {}, hide: 0, refresh: 1, regex: '', includeAll: false, multi: false, options: [] },
+      {
+        name: 'datasource',
+        label: 'Data source',
+        type: 'datasource',
+        query: 'prometheus',
+        current: {},
+        hide: 0,
+        refresh: 1,
+        regex: '',
+        includeAll: false,
+        multi: false,
+        options: [],
+      },
       {
         name: 'job',
         label: 'Job',
@@ -22,9 +34,14 @@ function templating(): JsonObject {
         definition: 'label_values(tsingest_ready, job)',
         query: { query: 'label_values(tsingest_ready, job)', refId: 'PrometheusVariableQueryEditor-VariableQuery', qryType: 1 },
         // No custom "All" value: `.*` would also match other jobs' `up` series (e.g. Prometheus itself).
-        refresh: 2, sort: 1, multi: true, includeAll: true,
+        refresh: 2,
+        sort: 1,
+        multi: true,
+        includeAll: true,
         current: { selected: true, text: ['All'], value: ['$__all'] },
-        hide: 0, regex: '', options: [],
+        hide: 0,
+        regex: '',
+        options: [],
       },
       {
         name: 'table',
@@ -33,9 +50,15 @@ function templating(): JsonObject {
         datasource: DATASOURCE,
         definition: 'label_values(tsingest_region_count{job=~"$job"}, table)',
         query: { query: 'label_values(tsingest_region_count{job=~"$job"}, table)', refId: 'PrometheusVariableQueryEditor-VariableQuery', qryType: 1 },
-        refresh: 2, sort: 1, multi: true, includeAll: true, allValue: '.*',
+        refresh: 2,
+        sort: 1,
+        multi: true,
+        includeAll: true,
+        allValue: '.*',
         current: { selected: true, text: ['All'], value: ['$__all'] },
-        hide: 0, regex: '', options: [],
+        hide: 0,
+        regex: '',
+        options: [],
       },
     ],
   };

@@ -74,10 +74,21 @@ function timeSeries(p: PanelText & { readonly targets: readonly JsonObject[]; re
     title: p.title,
     description: p.description,
     datasource: OPENTSDB_DATASOURCE,
-    fieldConfig: fieldConfig(p.unit, {
-      drawStyle: 'line', lineWidth: 1, fillOpacity: 0, showPoints: p.points === true ? 'always' : 'never', pointSize: 3,
-      spanNulls: false, lineInterpolation: 'linear', stacking: { mode: 'none', group: 'A' }, thresholdsStyle: { mode: 'off' },
-    }, { mode: 'palette-classic' }),
+    fieldConfig: fieldConfig(
+      p.unit,
+      {
+        drawStyle: 'line',
+        lineWidth: 1,
+        fillOpacity: 0,
+        showPoints: p.points === true ? 'always' : 'never',
+        pointSize: 3,
+        spanNulls: false,
+        lineInterpolation: 'linear',
+        stacking: { mode: 'none', group: 'A' },
+        thresholdsStyle: { mode: 'off' },
+      },
+      { mode: 'palette-classic' },
+    ),
     options: {
       legend: { showLegend: true, displayMode: 'table', placement: 'right', calcs: ['mean', 'min', 'max'] },
       tooltip: { mode: 'multi', sort: 'desc' },
@@ -96,8 +107,15 @@ function topBars(p: PanelText & { readonly targets: readonly JsonObject[]; reado
     fieldConfig: fieldConfig(p.unit, {}, { mode: 'continuous-GrYlRd' }),
     options: {
       reduceOptions: { values: true, calcs: ['lastNotNull'], fields: '/^Total$/' },
-      orientation: 'horizontal', displayMode: 'gradient', valueMode: 'color', namePlacement: 'left',
-      showUnfilled: true, sizing: 'auto', minVizWidth: 8, minVizHeight: 16, maxVizHeight: 300,
+      orientation: 'horizontal',
+      displayMode: 'gradient',
+      valueMode: 'color',
+      namePlacement: 'left',
+      showUnfilled: true,
+      sizing: 'auto',
+      minVizWidth: 8,
+      minVizHeight: 16,
+      maxVizHeight: 300,
     },
     transformations: [
       { id: 'reduce', options: { mode: 'seriesToRows', reducers: ['sum'], includeTimeField: false } },
@@ -113,50 +131,103 @@ const SITE_FILTER: TsdbFilter = { type: 'literal_or', tagk: 'site', filter: '$si
 const sites: Section = {
   title: 'Sites',
   panels: [
-    sized(24, 9, timeSeries({
-      title: 'Hourly mean of $metric by site',
-      description:
-        'avg of $metric over the ids of each selected site, per hour (downsample 1h-avg, filter literal_or(site=$site) with group by site). ' +
-        'Whole hours the rollup job has summarised are read from the rollup table, not from the raw points (the service\'s X-Tsingest-Plan header and showQuery\'s rollupTable say which); the current hour is read raw.',
-      unit: 'short',
-      targets: [tsdbTarget('A', { aggregator: 'avg', downsampleAggregator: 'avg', downsampleFillPolicy: 'none', downsampleInterval: '1h', filters: [{ ...SITE_FILTER, groupBy: true }], alias: '$tag_site' })],
-    })),
+    sized(
+      24,
+      9,
+      timeSeries({
+        title: 'Hourly mean of $metric by site',
+        description:
+          'avg of $metric over the ids of each selected site, per hour (downsample 1h-avg, filter literal_or(site=$site) with group by site). ' +
+          "Whole hours the rollup job has summarised are read from the rollup table, not from the raw points (the service's X-Tsingest-Plan header and showQuery's rollupTable say which); the current hour is read raw.",
+        unit: 'short',
+        targets: [
+          tsdbTarget('A', {
+            aggregator: 'avg',
+            downsampleAggregator: 'avg',
+            downsampleFillPolicy: 'none',
+            downsampleInterval: '1h',
+            filters: [{ ...SITE_FILTER, groupBy: true }],
+            alias: '$tag_site',
+          }),
+        ],
+      }),
+    ),
   ],
 };
 
 const oneId: Section = {
   title: 'One id',
   panels: [
-    sized(24, 8, timeSeries({
-      title: '$metric of $id (raw points)',
-      description:
-        'Every stored point of $metric for the id chosen above (variable id: tag_values($metric, id)), no downsampling: the values as ingested, one dot per event. ' +
-        'Over long ranges prefer the hourly panels: raw points are read from the data table.',
-      unit: 'short',
-      points: true,
-      targets: [tsdbTarget('A', { aggregator: 'avg', downsampleAggregator: 'avg', downsampleFillPolicy: 'none', disableDownsampling: true, filters: [{ type: 'literal_or', tagk: 'id', filter: '$id', groupBy: false }], alias: '$tag_id' })],
-    })),
+    sized(
+      24,
+      8,
+      timeSeries({
+        title: '$metric of $id (raw points)',
+        description:
+          'Every stored point of $metric for the id chosen above (variable id: tag_values($metric, id)), no downsampling: the values as ingested, one dot per event. ' +
+          'Over long ranges prefer the hourly panels: raw points are read from the data table.',
+        unit: 'short',
+        points: true,
+        targets: [
+          tsdbTarget('A', {
+            aggregator: 'avg',
+            downsampleAggregator: 'avg',
+            downsampleFillPolicy: 'none',
+            disableDownsampling: true,
+            filters: [{ type: 'literal_or', tagk: 'id', filter: '$id', groupBy: false }],
+            alias: '$tag_id',
+          }),
+        ],
+      }),
+    ),
   ],
 };
 
 const hottest: Section = {
   title: 'Hottest ids',
   panels: [
-    sized(12, 10, topBars({
-      title: 'Busiest ids: $metric events in the range',
-      description:
-        'Points stored per id over the dashboard range, the 10 largest: sum of the hourly counts (downsample 1h-count, answered from the rollups for summarised hours) ' +
-        'per id (filter wildcard(id=*) with group by id) in the selected sites, reduced to their total and sorted.',
-      unit: 'short',
-      top: 10,
-      targets: [tsdbTarget('A', { aggregator: 'sum', downsampleAggregator: 'count', downsampleFillPolicy: 'none', downsampleInterval: '1h', filters: [SITE_FILTER, { type: 'wildcard', tagk: 'id', filter: '*', groupBy: true }], alias: '$tag_id' })],
-    })),
-    sized(12, 10, timeSeries({
-      title: 'Events per hour, by id',
-      description: 'The same hourly counts over time (sum of 1h-count per id, selected sites): an id that stops reporting drops to nothing, a burst shows as a peak.',
-      unit: 'short',
-      targets: [tsdbTarget('A', { aggregator: 'sum', downsampleAggregator: 'count', downsampleFillPolicy: 'none', downsampleInterval: '1h', filters: [SITE_FILTER, { type: 'wildcard', tagk: 'id', filter: '*', groupBy: true }], alias: '$tag_id' })],
-    })),
+    sized(
+      12,
+      10,
+      topBars({
+        title: 'Busiest ids: $metric events in the range',
+        description:
+          'Points stored per id over the dashboard range, the 10 largest: sum of the hourly counts (downsample 1h-count, answered from the rollups for summarised hours) ' +
+          'per id (filter wildcard(id=*) with group by id) in the selected sites, reduced to their total and sorted.',
+        unit: 'short',
+        top: 10,
+        targets: [
+          tsdbTarget('A', {
+            aggregator: 'sum',
+            downsampleAggregator: 'count',
+            downsampleFillPolicy: 'none',
+            downsampleInterval: '1h',
+            filters: [SITE_FILTER, { type: 'wildcard', tagk: 'id', filter: '*', groupBy: true }],
+            alias: '$tag_id',
+          }),
+        ],
+      }),
+    ),
+    sized(
+      12,
+      10,
+      timeSeries({
+        title: 'Events per hour, by id',
+        description:
+          'The same hourly counts over time (sum of 1h-count per id, selected sites): an id that stops reporting drops to nothing, a burst shows as a peak.',
+        unit: 'short',
+        targets: [
+          tsdbTarget('A', {
+            aggregator: 'sum',
+            downsampleAggregator: 'count',
+            downsampleFillPolicy: 'none',
+            downsampleInterval: '1h',
+            filters: [SITE_FILTER, { type: 'wildcard', tagk: 'id', filter: '*', groupBy: true }],
+            alias: '$tag_id',
+          }),
+        ],
+      }),
+    ),
   ],
 };
 

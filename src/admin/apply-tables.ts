@@ -42,7 +42,9 @@ async function ensureWithCodec(admin: TableAdminPort, planned: PlannedTable, cod
       last = err;
     }
   }
-  throw last instanceof Error ? last : new TableAdminError('UNSUPPORTED_COMPRESSION', `no usable compression codec for ${planned.request.table}`, { table: planned.request.table });
+  throw last instanceof Error
+    ? last
+    : new TableAdminError('UNSUPPORTED_COMPRESSION', `no usable compression codec for ${planned.request.table}`, { table: planned.request.table });
 }
 
 async function codecsFor(admin: TableAdminPort, t: TableConfig): Promise<readonly string[]> {

@@ -9,13 +9,7 @@ import { spawn } from 'node:child_process';
 import { z } from 'zod';
 import type { CodecProbe, CodecProbePort } from './codec-probe-port.ts';
 import { TableAdminError, isTableAdminErrorCode } from './table-admin-port.ts';
-import type {
-  EnsureTableRequest,
-  EnsureTableResult,
-  TableAdminErrorCode,
-  TableAdminPort,
-  TableDescription,
-} from './table-admin-port.ts';
+import type { EnsureTableRequest, EnsureTableResult, TableAdminErrorCode, TableAdminPort, TableDescription } from './table-admin-port.ts';
 
 export interface JavaTableAdminOptions {
   /** argv prefix that runs the tool (no shell is involved). */

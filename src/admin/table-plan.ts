@@ -54,13 +54,23 @@ function familyAttrs(role: TableRole, t: TableConfig, compression: string, ttlSe
  * points, kept as long as the raw rows (counted from when the job wrote them, after the window).
  */
 function rollupFamilies(cfg: Config, t: TableConfig, codec: string): PlannedFamily[] {
-  const sizes = windowRetention(cfg).map((w) => ({ family: w.family, holds: `${w.window} summaries`, familyAttrs: familyAttrs('rollup', t, codec, w.ttlSeconds) }));
+  const sizes = windowRetention(cfg).map((w) => ({
+    family: w.family,
+    holds: `${w.window} summaries`,
+    familyAttrs: familyAttrs('rollup', t, codec, w.ttlSeconds),
+  }));
   if (!cfg.rollup.pointBlocks.enabled) return sizes;
-  return [...sizes, { family: cfg.tables.rollup.pointsFamily, holds: 'point blocks', familyAttrs: familyAttrs('rollup', t, codec, cfg.tables.data.ttlSeconds) }];
+  return [
+    ...sizes,
+    { family: cfg.tables.rollup.pointsFamily, holds: 'point blocks', familyAttrs: familyAttrs('rollup', t, codec, cfg.tables.data.ttlSeconds) },
+  ];
 }
 
 /** `compression` resolves 'auto' per table (the caller probes the cluster); explicit codecs pass through. */
-export function planTables(cfg: Config, compression: (role: TableRole, t: TableConfig) => string = (_r, t) => (t.compression === 'auto' ? 'NONE' : t.compression)): PlannedTable[] {
+export function planTables(
+  cfg: Config,
+  compression: (role: TableRole, t: TableConfig) => string = (_r, t) => (t.compression === 'auto' ? 'NONE' : t.compression),
+): PlannedTable[] {
   const B = cfg.keys.saltBuckets;
   const roles: TableRole[] = ['data', 'index', 'rollup', 'meta'];
   return roles.map((role) => {
@@ -105,7 +115,8 @@ export function tableMismatch(planned: PlannedTable, facts: TableFacts): string 
     const have = facts.attributes[key];
     if (have === undefined) return `table ${table} carries no ${key}; it was not created by \`tsingest tables apply\` (want ${key}=${want ?? '?'})`;
     if (have !== want) {
-      const hint = key === TABLE_META.buckets ? 'changing the salt bucket count makes existing rows unreadable' : 'rows written in another key format would not be found';
+      const hint =
+        key === TABLE_META.buckets ? 'changing the salt bucket count makes existing rows unreadable' : 'rows written in another key format would not be found';
       return `table ${table} has ${key}=${have} but the configuration says ${want ?? '?'}: ${hint}; fix the configuration or use a new table`;
     }
   }

@@ -13,7 +13,10 @@ export const catalogCheckpointSchema = z.object({
   /** salt bucket in progress (= buckets when all are done) */
   bucket: z.number().int().min(0),
   /** hex of the last row key done in `bucket`; null = none yet */
-  after: z.string().regex(/^(?:[0-9a-f]{2})+$/).nullable(),
+  after: z
+    .string()
+    .regex(/^(?:[0-9a-f]{2})+$/)
+    .nullable(),
   finished: z.boolean(),
   rowsScanned: z.number().int().min(0),
   seriesWritten: z.number().int().min(0),

@@ -20,7 +20,10 @@ import { canonicalTags } from './rows.ts';
 
 /** The HBase calls of the backfill: paged scans of the data table, puts to the meta table. */
 export interface BackfillPort extends ScanPort {
-  put(table: string, rows: readonly { readonly row: Buffer; readonly cells: readonly { readonly column: Buffer; readonly value: Buffer; readonly timestamp?: number }[] }[]): Promise<void>;
+  put(
+    table: string,
+    rows: readonly { readonly row: Buffer; readonly cells: readonly { readonly column: Buffer; readonly value: Buffer; readonly timestamp?: number }[] }[],
+  ): Promise<void>;
 }
 
 export interface CatalogBackfillSettings {
@@ -99,11 +102,30 @@ export async function runCatalogBackfill(o: CatalogBackfillOptions): Promise<Cat
   if (saved !== undefined) {
     const d = identityDiff(saved.identity, identity);
     if (d !== undefined) {
-      throw new CheckpointError('other_run', `--checkpoint ${cp.where} belongs to a catalog backfill with other parameters (${d.field}: checkpoint ${d.saved ?? 'absent'} ≠ now ${d.now ?? 'absent'}); use another file or remove it`);
+      throw new CheckpointError(
+        'other_run',
+        `--checkpoint ${cp.where} belongs to a catalog backfill with other parameters (${d.field}: checkpoint ${d.saved ?? 'absent'} ≠ now ${d.now ?? 'absent'}); use another file or remove it`,
+      );
     }
   }
-  let state: CatalogCheckpoint = saved ?? { version: 1, identity, bucket: 0, after: null, finished: false, rowsScanned: 0, seriesWritten: 0, rowsSkipped: 0, updatedAt: new Date(now()).toISOString() };
-  const result = (status: CatalogBackfillResult['status']): CatalogBackfillResult => ({ status, resumed: saved !== undefined, rowsScanned: state.rowsScanned, seriesWritten: state.seriesWritten, rowsSkipped: state.rowsSkipped });
+  let state: CatalogCheckpoint = saved ?? {
+    version: 1,
+    identity,
+    bucket: 0,
+    after: null,
+    finished: false,
+    rowsScanned: 0,
+    seriesWritten: 0,
+    rowsSkipped: 0,
+    updatedAt: new Date(now()).toISOString(),
+  };
+  const result = (status: CatalogBackfillResult['status']): CatalogBackfillResult => ({
+    status,
+    resumed: saved !== undefined,
+    rowsScanned: state.rowsScanned,
+    seriesWritten: state.seriesWritten,
+    rowsSkipped: state.rowsSkipped,
+  });
   if (state.finished) return result('already_finished');
   const writer = new CheckpointWriter(cp, 1000);
   const save = (force: boolean): Promise<void> => {
@@ -116,12 +138,25 @@ export async function runCatalogBackfill(o: CatalogBackfillOptions): Promise<Cat
   const timeRange = s.from === undefined && s.to === undefined ? {} : { timeRange: { from: s.from ?? 0, to: s.to ?? Number.MAX_SAFE_INTEGER } };
   const family = Buffer.from(s.dataFamily, 'utf8');
   const progress = (fraction: number): void => {
-    o.onProgress?.({ bucketsDone: state.bucket, buckets: keyspace.buckets, bucketFraction: fraction, rowsScanned: state.rowsScanned, seriesWritten: state.seriesWritten, rowsSkipped: state.rowsSkipped });
+    o.onProgress?.({
+      bucketsDone: state.bucket,
+      buckets: keyspace.buckets,
+      bucketFraction: fraction,
+      rowsScanned: state.rowsScanned,
+      seriesWritten: state.seriesWritten,
+      rowsSkipped: state.rowsSkipped,
+    });
   };
   while (state.bucket < keyspace.buckets) {
     const whole = keyspace.bucketRange(state.bucket);
     const startRow = state.after === null ? whole.startRow : rowAfter(Buffer.from(state.after, 'hex'));
-    for await (const page of scanPages(o.port, s.dataTable, { startRow, stopRow: whole.stopRow, pageRows: s.pageRows ?? 1000, columns: [family], ...timeRange })) {
+    for await (const page of scanPages(o.port, s.dataTable, {
+      startRow,
+      stopRow: whole.stopRow,
+      pageRows: s.pageRows ?? 1000,
+      columns: [family],
+      ...timeRange,
+    })) {
       const touches: SeriesTouch[] = [];
       let skipped = 0;
       for (const row of page) {
@@ -133,11 +168,27 @@ export async function runCatalogBackfill(o: CatalogBackfillOptions): Promise<Cat
       }
       const rows = marks.rowsFor(touches);
       for (let i = 0; i < rows.length; i += PUT_ROWS) {
-        await o.port.put(s.metaTable, rows.slice(i, i + PUT_ROWS).map((r) => ({ row: r.row.key, cells: r.row.cells.map((c) => ({ column: Buffer.concat([Buffer.from(`${c.family}:`, 'utf8'), c.qualifier]), value: c.value, timestamp: c.timestamp })) })));
+        await o.port.put(
+          s.metaTable,
+          rows.slice(i, i + PUT_ROWS).map((r) => ({
+            row: r.row.key,
+            cells: r.row.cells.map((c) => ({
+              column: Buffer.concat([Buffer.from(`${c.family}:`, 'utf8'), c.qualifier]),
+              value: c.value,
+              timestamp: c.timestamp,
+            })),
+          })),
+        );
       }
       marks.acknowledged(rows);
       const last = page[page.length - 1]?.row as Buffer;
-      state = { ...state, after: last.toString('hex'), rowsScanned: state.rowsScanned + page.length, seriesWritten: state.seriesWritten + rows.length, rowsSkipped: state.rowsSkipped + skipped };
+      state = {
+        ...state,
+        after: last.toString('hex'),
+        rowsScanned: state.rowsScanned + page.length,
+        seriesWritten: state.seriesWritten + rows.length,
+        rowsSkipped: state.rowsSkipped + skipped,
+      };
       await save(false);
       progress(keyFraction(last, keyspace.dataSaltBytes));
       await throttle.take(page.length, o.signal);

@@ -63,7 +63,11 @@ export class CatalogMarks {
       }
       const r = seriesRowOf(t.metric, t.id, json);
       stamp ??= this.#now();
-      rows.push({ row: { key: r.key, cells: [{ family: this.#o.family, qualifier: SERIES_QUALIFIER, value: r.value, timestamp: stamp }] }, id: t.id, cacheKey });
+      rows.push({
+        row: { key: r.key, cells: [{ family: this.#o.family, qualifier: SERIES_QUALIFIER, value: r.value, timestamp: stamp }] },
+        id: t.id,
+        cacheKey,
+      });
     }
     return rows;
   }

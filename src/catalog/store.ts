@@ -5,7 +5,10 @@ import { decodeSeriesRow, metricRange, SERIES_QUALIFIER, SERIES_RANGE, type Seri
 
 /** The one HBase read the catalog needs: a range scan of whole rows. */
 export interface CatalogScanPort {
-  scan(table: string, opts: { readonly startRow: Buffer; readonly stopRow: Buffer; readonly batch?: number; readonly timeRange?: { readonly from: number; readonly to: number } }): AsyncIterable<CatalogScanRow>;
+  scan(
+    table: string,
+    opts: { readonly startRow: Buffer; readonly stopRow: Buffer; readonly batch?: number; readonly timeRange?: { readonly from: number; readonly to: number } },
+  ): AsyncIterable<CatalogScanRow>;
 }
 
 export interface CatalogScanRow {

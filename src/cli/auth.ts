@@ -12,27 +12,40 @@ export const AUTH_USAGE = 'tsingest auth hash --token|--password [--name NAME] [
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const c of process.stdin) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
 }
 
 export async function authCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: [...argv],
-    options: { token: { type: 'boolean' }, password: { type: 'boolean' }, name: { type: 'string', default: 'caller' }, scopes: { type: 'string', default: 'read' } },
+    options: {
+      token: { type: 'boolean' },
+      password: { type: 'boolean' },
+      name: { type: 'string', default: 'caller' },
+      scopes: { type: 'string', default: 'read' },
+    },
     allowPositionals: true,
   });
   if (positionals[0] !== 'hash' || values.token === values.password) throw new UsageError(AUTH_USAGE);
   let scopes: string[];
   try {
-    scopes = [...parseScopes('--scopes', values.scopes.split(',').map((s) => s.trim()))];
+    scopes = [
+      ...parseScopes(
+        '--scopes',
+        values.scopes.split(',').map((s) => s.trim()),
+      ),
+    ];
   } catch (err) {
     throw new UsageError((err as Error).message, { cause: err });
   }
   const secret = await readStdin();
   if (secret === '') throw new UsageError('the secret is read from stdin, which was empty');
-  const entry = values.token === true
-    ? { section: 'tokens', name: values.name, sha256: hashToken(secret), scopes }
-    : { section: 'users', name: values.name, scrypt: await hashPassword(secret), scopes };
+  const entry =
+    values.token === true
+      ? { section: 'tokens', name: values.name, sha256: hashToken(secret), scopes }
+      : { section: 'users', name: values.name, scrypt: await hashPassword(secret), scopes };
   const { section, ...rest } = entry;
   process.stdout.write(`${JSON.stringify({ [section]: [rest] })}\n`);
   return 0;

@@ -23,7 +23,13 @@ function abortOnSignals(): { signal: AbortSignal; release: () => void } {
   };
   process.on('SIGINT', handler);
   process.on('SIGTERM', handler);
-  return { signal: ac.signal, release: () => { process.off('SIGINT', handler); process.off('SIGTERM', handler); } };
+  return {
+    signal: ac.signal,
+    release: () => {
+      process.off('SIGINT', handler);
+      process.off('SIGTERM', handler);
+    },
+  };
 }
 
 function progressLine(p: CatalogBackfillProgress, startedAt: number, startFraction: number, now: number): string {
@@ -33,12 +39,20 @@ function progressLine(p: CatalogBackfillProgress, startedAt: number, startFracti
 }
 
 function describe(r: CatalogBackfillResult, checkpoint: string | undefined, ms: number): string {
-  const head = r.status === 'finished' ? 'catalog backfill finished' : `catalog backfill stopped${checkpoint === undefined ? '' : ` (rerun the same command to continue from ${checkpoint})`}`;
+  const head =
+    r.status === 'finished'
+      ? 'catalog backfill finished'
+      : `catalog backfill stopped${checkpoint === undefined ? '' : ` (rerun the same command to continue from ${checkpoint})`}`;
   return `${head}: rows scanned ${r.rowsScanned}, series rows written ${r.seriesWritten}, rows skipped ${r.rowsSkipped}, duration ${(ms / 1000).toFixed(2)}s`;
 }
 
 export async function catalogCommand(argv: readonly string[]): Promise<number> {
-  const { values, positionals } = parseCommand(argv, { from: { type: 'string' }, to: { type: 'string' }, rate: { type: 'string' }, checkpoint: { type: 'string' } });
+  const { values, positionals } = parseCommand(argv, {
+    from: { type: 'string' },
+    to: { type: 'string' },
+    rate: { type: 'string' },
+    checkpoint: { type: 'string' },
+  });
   if (positionals.length !== 1 || positionals[0] !== 'backfill') throw new UsageError(`usage: ${CATALOG_USAGE}`);
   const from = stringFlag(values, 'from') === undefined ? undefined : timeFlag(values, 'from');
   const to = stringFlag(values, 'to') === undefined ? undefined : timeFlag(values, 'to');
@@ -56,7 +70,16 @@ export async function catalogCommand(argv: readonly string[]): Promise<number> {
   try {
     const result = await runCatalogBackfill({
       port: hbase,
-      settings: { keyspace: keyspaceOf(cfg), dataTable: tables.data.name, dataFamily: tables.data.family, metaTable: tables.meta.name, metaFamily: tables.meta.family, from, to, cacheSize: cfg.catalog.cacheSize },
+      settings: {
+        keyspace: keyspaceOf(cfg),
+        dataTable: tables.data.name,
+        dataFamily: tables.data.family,
+        metaTable: tables.meta.name,
+        metaFamily: tables.meta.family,
+        from,
+        to,
+        cacheSize: cfg.catalog.cacheSize,
+      },
       checkpoint: checkpoint === undefined ? undefined : catalogCheckpointFile(checkpoint),
       throttle: rate === undefined ? undefined : createThrottle({ ratePerSec: rate, burst: Math.max(rate, 1000) }),
       onProgress: (p) => {
@@ -69,7 +92,9 @@ export async function catalogCommand(argv: readonly string[]): Promise<number> {
       signal,
     });
     if (result.status === 'already_finished') {
-      out(`catalog backfill already finished according to ${checkpoint ?? 'the checkpoint'}: nothing to do (rows scanned ${result.rowsScanned}, series rows written ${result.seriesWritten}); remove the file to run it again`);
+      out(
+        `catalog backfill already finished according to ${checkpoint ?? 'the checkpoint'}: nothing to do (rows scanned ${result.rowsScanned}, series rows written ${result.seriesWritten}); remove the file to run it again`,
+      );
       return 0;
     }
     out(describe(result, checkpoint, Date.now() - startedAt));

@@ -53,8 +53,17 @@ function reportLines(r: EraseReport, s: EraseSettings, left: Leftovers | null, m
       (s.range === null ? '' : `; ${d.windowsMarked} cut windows marked for the rollup job`),
   ];
   if (left === null) lines.push('  not verified (--no-verify, or the run was interrupted)');
-  else if (totalLeft(left) === 0) lines.push(`  verified: nothing of ${JSON.stringify(s.id)} is left${s.range === null ? '' : ' in the range'} (data, index, summaries, markers${s.range === null ? ', catalog, registry' : ''})`);
-  else lines.push(`  LEFT: ${Object.entries(left).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(', ')} — written meanwhile? run the delete again`);
+  else if (totalLeft(left) === 0)
+    lines.push(
+      `  verified: nothing of ${JSON.stringify(s.id)} is left${s.range === null ? '' : ' in the range'} (data, index, summaries, markers${s.range === null ? ', catalog, registry' : ''})`,
+    );
+  else
+    lines.push(
+      `  LEFT: ${Object.entries(left)
+        .filter(([, n]) => n > 0)
+        .map(([k, n]) => `${n} ${k}`)
+        .join(', ')} — written meanwhile? run the delete again`,
+    );
   return lines;
 }
 
@@ -82,10 +91,13 @@ export async function deleteCommand(argv: readonly string[]): Promise<number> {
   const started = Date.now();
   const progress = new EraseProgress(started);
   const tty = process.stderr.isTTY;
-  const timer = setInterval(() => {
-    const line = `delete ${formatEraseProgress(progress.snapshot(Date.now()))}`;
-    process.stderr.write(tty ? `\r\x1b[2K${line}` : `${line}\n`);
-  }, tty ? 250 : 2000);
+  const timer = setInterval(
+    () => {
+      const line = `delete ${formatEraseProgress(progress.snapshot(Date.now()))}`;
+      process.stderr.write(tty ? `\r\x1b[2K${line}` : `${line}\n`);
+    },
+    tty ? 250 : 2000,
+  );
   timer.unref();
   try {
     // The key layout over the registry as it is now (the data scans cover every bucket anyway).
@@ -108,7 +120,20 @@ export async function deleteCommand(argv: readonly string[]): Promise<number> {
     const again = { baseMs: 500, maxMs: 5000, isRetriable: (err: unknown) => classifyError(err).retriable && ++attempts <= 5 };
     const left = r.status === 'interrupted' || values['no-verify'] === true ? null : await retrying(() => verifyErased(rest, s, r.seen), again);
     const ms = Date.now() - started;
-    if (values['json'] === true) out(JSON.stringify({ id, range, status: r.status, ms, units: r.units, unitsResumed: r.unitsResumed, deleted: r.deleted, left, clean: left === null ? null : totalLeft(left) === 0 }));
+    if (values['json'] === true)
+      out(
+        JSON.stringify({
+          id,
+          range,
+          status: r.status,
+          ms,
+          units: r.units,
+          unitsResumed: r.unitsResumed,
+          deleted: r.deleted,
+          left,
+          clean: left === null ? null : totalLeft(left) === 0,
+        }),
+      );
     else for (const line of reportLines(r, s, left, ms)) out(line);
     if (r.status === 'interrupted') return TOOL_EXIT.INTERRUPTED;
     return left !== null && totalLeft(left) > 0 ? TOOL_EXIT.FOUND : TOOL_EXIT.OK;

@@ -12,7 +12,8 @@ import { createHBaseClient } from '../service/clients.ts';
 import { tablesOf } from '../service/keyspace.ts';
 import { UsageError, configOf, intFlag, out, parseCommand, stringFlag } from './args.ts';
 
-export const DOCTOR_USAGE = 'tsingest doctor [--table T … | --all] [--json] [--sample-rows N] [--since FILE] [--flush-size-mb N] [--memstore-fraction F] [--no-codec-probe]';
+export const DOCTOR_USAGE =
+  'tsingest doctor [--table T … | --all] [--json] [--sample-rows N] [--since FILE] [--flush-size-mb N] [--memstore-fraction F] [--no-codec-probe]';
 
 /** The codec probe starts a JVM (~1.5 s); a probe that has not answered by then is reported, not waited for. */
 const CODEC_PROBE_TIMEOUT_MS = 30_000;
@@ -42,8 +43,13 @@ function readSince(file: string | undefined): Map<string, Map<string, number>> |
 
 export async function doctorCommand(argv: readonly string[]): Promise<number> {
   const { values } = parseCommand(argv, {
-    table: { type: 'string', multiple: true }, all: { type: 'boolean' }, json: { type: 'boolean' },
-    'sample-rows': { type: 'string' }, since: { type: 'string' }, 'flush-size-mb': { type: 'string' }, 'memstore-fraction': { type: 'string' },
+    table: { type: 'string', multiple: true },
+    all: { type: 'boolean' },
+    json: { type: 'boolean' },
+    'sample-rows': { type: 'string' },
+    since: { type: 'string' },
+    'flush-size-mb': { type: 'string' },
+    'memstore-fraction': { type: 'string' },
     'no-codec-probe': { type: 'boolean' },
   });
   const cfg = configOf(values);
@@ -56,13 +62,16 @@ export async function doctorCommand(argv: readonly string[]): Promise<number> {
   const since = stringFlag(values, 'since');
   const rest = createHBaseClient(cfg, 'tool');
   try {
-    const tables = values['all'] === true ? await rest.listTables()
-      : named.length > 0 ? named : tablesOf(cfg).names;
+    const tables = values['all'] === true ? await rest.listTables() : named.length > 0 ? named : tablesOf(cfg).names;
     const previous = readSince(since);
     const { findings, checked, facts } = await checkCluster(rest, {
       tables,
       sampleRowsPerRegion: intFlag('sample-rows', stringFlag(values, 'sample-rows'), 20),
-      settings: { memstoreFlushSizeMB: flush, globalMemstoreFraction: fraction, source: custom ? 'as given on the command line' : 'HBase defaults; pass --flush-size-mb / --memstore-fraction for your servers' },
+      settings: {
+        memstoreFlushSizeMB: flush,
+        globalMemstoreFraction: fraction,
+        source: custom ? 'as given on the command line' : 'HBase defaults; pass --flush-size-mb / --memstore-fraction for your servers',
+      },
       ...(previous === undefined ? {} : { previousWrites: previous }),
       ...(values['no-codec-probe'] === true ? {} : { codecs: codecProbe(cfg) }),
     });

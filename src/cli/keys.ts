@@ -3,7 +3,22 @@
 // the keys match the deployment's tables; --buckets and --printable / --format override them. A spread
 // id's key depends on its registry entry (its epochs), read from the meta table unless --offline (or
 // --buckets names another B, for which the registry does not hold).
-import { KEY_FORMATS, MAX_BUCKETS, MIN_BUCKETS, Keyspace, decodeAnyKey, epochAt, fixedLookup, saltOf, spreadOffset, kAt, type DecodedAnyKey, type KeyFormat, type SpreadEntry, type SpreadEpoch } from '../keys/index.ts';
+import {
+  KEY_FORMATS,
+  MAX_BUCKETS,
+  MIN_BUCKETS,
+  Keyspace,
+  decodeAnyKey,
+  epochAt,
+  fixedLookup,
+  saltOf,
+  spreadOffset,
+  kAt,
+  type DecodedAnyKey,
+  type KeyFormat,
+  type SpreadEntry,
+  type SpreadEpoch,
+} from '../keys/index.ts';
 import type { Config } from '../runtime/config.ts';
 import { createHBaseClient } from '../service/clients.ts';
 import { registryStore, tablesOf } from '../service/keyspace.ts';

@@ -34,7 +34,11 @@ export async function produceCommand(argv: readonly string[]): Promise<number> {
     }
   }
   if (plan.messages.length === 0) throw new UsageError(`--file ${file}: no events (blank input)`);
-  const producer = kafkaClient(cfg, createLogger({ level: 'warn' })).producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: Partitioners.DefaultPartitioner });
+  const producer = kafkaClient(cfg, createLogger({ level: 'warn' })).producer({
+    idempotent: true,
+    maxInFlightRequests: 1,
+    createPartitioner: Partitioners.DefaultPartitioner,
+  });
   try {
     await producer.connect();
   } catch (err) {
@@ -48,6 +52,8 @@ export async function produceCommand(argv: readonly string[]): Promise<number> {
     await producer.disconnect();
   }
   const invalid = allowInvalid ? plan.rejects.length : 0;
-  out(`produced ${plan.messages.length} event(s) to ${cfg.kafka.topic}${invalid > 0 ? ` (${invalid} of them invalid: expect them in ${cfg.kafka.dlqTopic})` : ''}`);
+  out(
+    `produced ${plan.messages.length} event(s) to ${cfg.kafka.topic}${invalid > 0 ? ` (${invalid} of them invalid: expect them in ${cfg.kafka.dlqTopic})` : ''}`,
+  );
   return 0;
 }

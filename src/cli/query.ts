@@ -35,12 +35,31 @@ function eventLine(e: EventItem): string {
 function rollupLines(r: RollupItem): string[] {
   const start = new Date(r.windowStart).toISOString();
   return Object.entries(r.metrics).map(([name, m]) =>
-    [start.padEnd(24), r.window.padEnd(6), name.padEnd(12), String(m.count).padStart(7), fmt(m.min).padStart(10), fmt(m.max).padStart(10), fmt(m.mean).padStart(12), fmt(m.last).padStart(10)].join('  '),
+    [
+      start.padEnd(24),
+      r.window.padEnd(6),
+      name.padEnd(12),
+      String(m.count).padStart(7),
+      fmt(m.min).padStart(10),
+      fmt(m.max).padStart(10),
+      fmt(m.mean).padStart(12),
+      fmt(m.last).padStart(10),
+    ].join('  '),
   );
 }
 
 function header(kind: QueryKind): string {
-  if (kind === 'rollups') return ['WINDOW START'.padEnd(24), 'SIZE'.padEnd(6), 'METRIC'.padEnd(12), 'COUNT'.padStart(7), 'MIN'.padStart(10), 'MAX'.padStart(10), 'MEAN'.padStart(12), 'LAST'.padStart(10)].join('  ');
+  if (kind === 'rollups')
+    return [
+      'WINDOW START'.padEnd(24),
+      'SIZE'.padEnd(6),
+      'METRIC'.padEnd(12),
+      'COUNT'.padStart(7),
+      'MIN'.padStart(10),
+      'MAX'.padStart(10),
+      'MEAN'.padStart(12),
+      'LAST'.padStart(10),
+    ].join('  ');
   return `${'TIME'.padEnd(24)}  ${'ID'.padEnd(16)}  ${'METRICS'.padEnd(24)}  TAGS`;
 }
 
@@ -74,7 +93,9 @@ export async function queryCommand(argv: readonly string[]): Promise<number> {
     let end: PageEnd;
     for (;;) {
       const r: IteratorResult<QueryItem, PageEnd> = await page.next().catch((err: unknown) => {
-        throw isHBaseError(err, 'TABLE_NOT_FOUND') || isHBaseError(err, 'NOT_FOUND') ? rephrase(`${err.message} (do the tables exist? see \`tsingest tables check\`)`, err) : err;
+        throw isHBaseError(err, 'TABLE_NOT_FOUND') || isHBaseError(err, 'NOT_FOUND')
+          ? rephrase(`${err.message} (do the tables exist? see \`tsingest tables check\`)`, err)
+          : err;
       });
       if (!json && n === 0) out(header(kind));
       if (r.done === true) {
@@ -90,7 +111,9 @@ export async function queryCommand(argv: readonly string[]): Promise<number> {
       out(JSON.stringify({ next: end.next, limit: spec.limit, ...(end.dangling === undefined ? {} : { dangling: end.dangling }) }));
       return 0;
     }
-    out(`${n} ${kind === 'rollups' ? 'window' : 'event'}${n === 1 ? '' : 's'} (limit ${spec.limit})${end.dangling === undefined ? '' : `; ${end.dangling} dangling index entr${end.dangling === 1 ? 'y' : 'ies'} skipped`}`);
+    out(
+      `${n} ${kind === 'rollups' ? 'window' : 'event'}${n === 1 ? '' : 's'} (limit ${spec.limit})${end.dangling === undefined ? '' : `; ${end.dangling} dangling index entr${end.dangling === 1 ? 'y' : 'ies'} skipped`}`,
+    );
     out(end.next === null ? 'no more results' : `next page: --cursor ${end.next}`);
     return 0;
   } finally {

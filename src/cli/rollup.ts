@@ -32,7 +32,13 @@ function abortOnSignals(): { signal: AbortSignal; release: () => void } {
   };
   process.on('SIGINT', handler);
   process.on('SIGTERM', handler);
-  return { signal: ac.signal, release: () => { process.off('SIGINT', handler); process.off('SIGTERM', handler); } };
+  return {
+    signal: ac.signal,
+    release: () => {
+      process.off('SIGINT', handler);
+      process.off('SIGTERM', handler);
+    },
+  };
 }
 
 export async function rollupCommand(argv: readonly string[]): Promise<number> {
@@ -67,7 +73,9 @@ async function rollupRun(cfg: Config): Promise<number> {
       const waitMs = cfg.rollup.owners.sessionTimeoutMs + 30_000;
       await owners.ready(AbortSignal.any([signal, AbortSignal.timeout(waitMs)]));
       if (!signal.aborted && !owners.joined) {
-        throw new UsageError(`rollup run: no bucket assignment from the rollup ownership group within ${waitMs / 1000} s (rollup.owners.mode = kafka: is Kafka reachable? rollup.owners.mode=all runs every bucket alone)`);
+        throw new UsageError(
+          `rollup run: no bucket assignment from the rollup ownership group within ${waitMs / 1000} s (rollup.owners.mode = kafka: is Kafka reachable? rollup.owners.mode=all runs every bucket alone)`,
+        );
       }
     }
     const job = new RollupJob({ store: hbase, settings: rollupSettings(cfg, keyspace, tables), metrics: quietRollupMeters(), log, ownership: owners });
@@ -106,9 +114,13 @@ function idFlags(values: FlagValues): string[] {
 const iso = (ms: number): string => new Date(ms).toISOString();
 
 function describeDone(r: BackfillResult, checkpoint: string | undefined): string {
-  const per = Object.entries(r.written).map(([w, n]) => `${w} ${n}`).join(', ');
+  const per = Object.entries(r.written)
+    .map(([w, n]) => `${w} ${n}`)
+    .join(', ');
   const head =
-    r.status === 'finished' ? 'backfill finished' : `backfill stopped${checkpoint === undefined ? '' : ` (rerun the same command to continue from ${checkpoint})`}`;
+    r.status === 'finished'
+      ? 'backfill finished'
+      : `backfill stopped${checkpoint === undefined ? '' : ` (rerun the same command to continue from ${checkpoint})`}`;
   return `${head}: rows scanned ${r.rowsScanned}, windows written ${r.windowsWritten} (this run: ${per}), ids ${r.idsDone}, duration ${(r.durationMs / 1000).toFixed(2)}s`;
 }
 
@@ -133,15 +145,23 @@ async function rollupBackfill(values: FlagValues): Promise<number> {
       params: { from, to, ids },
       checkpoint: checkpoint === undefined ? undefined : backfillCheckpointFile(checkpoint),
       throttle: rate === undefined ? undefined : createThrottle({ ratePerSec: rate }),
-      onProgress: (p) => { progress.update(p); },
+      onProgress: (p) => {
+        progress.update(p);
+      },
       signal,
     });
     progress.done();
     const coarsest = settings.windows[settings.windows.length - 1];
     const range = `[${iso(result.from)}, ${iso(result.to)})`;
-    out(result.widened ? `backfill range widened from [${iso(from)}, ${iso(to)}) to ${range}: whole ${coarsest?.name ?? ''} windows, so every window written is complete` : `backfill range ${range} (whole ${coarsest?.name ?? ''} windows)`);
+    out(
+      result.widened
+        ? `backfill range widened from [${iso(from)}, ${iso(to)}) to ${range}: whole ${coarsest?.name ?? ''} windows, so every window written is complete`
+        : `backfill range ${range} (whole ${coarsest?.name ?? ''} windows)`,
+    );
     if (result.status === 'already_finished') {
-      out(`backfill already finished according to ${checkpoint ?? 'the checkpoint'}: nothing to do (rows scanned ${result.rowsScanned}, windows written ${result.windowsWritten}); remove the file to run it again`);
+      out(
+        `backfill already finished according to ${checkpoint ?? 'the checkpoint'}: nothing to do (rows scanned ${result.rowsScanned}, windows written ${result.windowsWritten}); remove the file to run it again`,
+      );
       return 0;
     }
     out(describeDone(result, checkpoint));

@@ -27,7 +27,8 @@ export async function spreadCommand(argv: readonly string[]): Promise<number> {
     const raw = requiredString(values, 'k');
     k = Number(raw);
     const cap = spreadMaxK(cfg);
-    if (!Number.isInteger(k) || k < 2 || k > cap) throw new UsageError(`--k must be an integer in [2, ${cap}] (keys.spread.maxK, B = ${cfg.keys.saltBuckets}), got "${raw}"`);
+    if (!Number.isInteger(k) || k < 2 || k > cap)
+      throw new UsageError(`--k must be an integer in [2, ${cap}] (keys.spread.maxK, B = ${cfg.keys.saltBuckets}), got "${raw}"`);
   }
   const tables = tablesOf(cfg);
   const hbase = createHBaseClient(cfg, 'tool');

@@ -48,11 +48,14 @@ async function tables(sub: string | undefined, cfg: Config, rest: HBaseRestClien
     return problems.length === 0 ? 0 : 1;
   }
   if (sub !== 'apply') throw new UsageError(`usage: ${TABLES_USAGE}`);
-  if (cfg.hbase.adminCommand.length === 0) throw new UsageError('hbase.adminCommand (env TSI_ADMIN_COMMAND, a JSON argv) is needed: the REST gateway cannot create pre-split tables');
+  if (cfg.hbase.adminCommand.length === 0)
+    throw new UsageError('hbase.adminCommand (env TSI_ADMIN_COMMAND, a JSON argv) is needed: the REST gateway cannot create pre-split tables');
   const applied = await applyTables(cfg, new JavaTableAdmin({ command: cfg.hbase.adminCommand }), rest);
   for (const a of applied) {
     const r = a.result;
-    out(`${a.splitsVerified ? '✓' : '✗'} ${a.role.padEnd(6)} ${r.table}: ${whatChanged(r)}; ${a.restRegionStarts.length} regions (REST), compression ${a.compression}`);
+    out(
+      `${a.splitsVerified ? '✓' : '✗'} ${a.role.padEnd(6)} ${r.table}: ${whatChanged(r)}; ${a.restRegionStarts.length} regions (REST), compression ${a.compression}`,
+    );
     for (const f of a.families) out(`    family ${f.family} (${f.holds}, TTL ${ttlText(f.result.familyAttrs['TTL'])}): ${whatChanged(f.result)}`);
   }
   return applied.every((a) => a.splitsVerified) ? 0 : 1;

@@ -24,22 +24,24 @@ export async function readTopic(cfg: Config, log: Logger, topic: string, max: nu
     try {
       await consumer.subscribe({ topic, fromBeginning: true });
       await new Promise<void>((resolve, reject) => {
-        consumer.run({
-          autoCommit: false,
-          eachBatch: async ({ batch }) => {
-            const p = batch.partition;
-            const end = ends.get(p)?.high ?? 0;
-            for (const m of batch.messages) {
-              const n = perPartition.get(p) ?? 0;
-              if (Number(m.offset) >= end || n >= max) break;
-              perPartition.set(p, n + 1);
-              if (m.value !== null) taken.push({ ts: Number(m.timestamp), partition: p, offset: Number(m.offset), value: m.value });
-            }
-            if (Number(batch.lastOffset()) + 1 >= end || (perPartition.get(p) ?? 0) >= max) pending.delete(p);
-            if (pending.size === 0) resolve();
-            await Promise.resolve();
-          },
-        }).catch(reject);
+        consumer
+          .run({
+            autoCommit: false,
+            eachBatch: async ({ batch }) => {
+              const p = batch.partition;
+              const end = ends.get(p)?.high ?? 0;
+              for (const m of batch.messages) {
+                const n = perPartition.get(p) ?? 0;
+                if (Number(m.offset) >= end || n >= max) break;
+                perPartition.set(p, n + 1);
+                if (m.value !== null) taken.push({ ts: Number(m.timestamp), partition: p, offset: Number(m.offset), value: m.value });
+              }
+              if (Number(batch.lastOffset()) + 1 >= end || (perPartition.get(p) ?? 0) >= max) pending.delete(p);
+              if (pending.size === 0) resolve();
+              await Promise.resolve();
+            },
+          })
+          .catch(reject);
       });
     } finally {
       await consumer.disconnect();

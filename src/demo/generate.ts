@@ -43,7 +43,15 @@ export interface GeneratedEvent {
 }
 
 /** `racks`: also tag each event `rack` = rack-(rank mod racks) (a second indexable tag). */
-export function* generateEvents(opts: { count: number; ids: number; startTs: number; stepMs: number; seed: number; zipfS?: number; racks?: number }): Generator<GeneratedEvent> {
+export function* generateEvents(opts: {
+  count: number;
+  ids: number;
+  startTs: number;
+  stepMs: number;
+  seed: number;
+  zipfS?: number;
+  racks?: number;
+}): Generator<GeneratedEvent> {
   const random = prng(opts.seed);
   const rank = zipfSampler(opts.ids, opts.zipfS ?? 1.1, random);
   const metrics = ['temp', 'hum', 'load'];

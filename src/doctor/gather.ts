@@ -95,7 +95,9 @@ export async function gatherFacts(rest: HBaseRestClient, o: GatherOptions): Prom
     const sample = await sampleOf(rest, name, regions, o.sampleRowsPerRegion);
     const since = writesSince(facts, o.previousWrites?.get(name));
     tables.push({
-      name, schema, regions: facts,
+      name,
+      schema,
+      regions: facts,
       ...(layout === undefined ? {} : { layout }),
       ...(sample === undefined ? {} : { sample }),
       ...(since === undefined ? {} : { writesSinceLastCheck: since }),

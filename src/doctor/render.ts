@@ -9,7 +9,14 @@ export function renderText(findings: readonly Finding[], checked: Checked): stri
   const lines = [`checked ${checked.tables.length} table(s) (${checked.tables.join(', ')}) on ${checked.servers} region server(s)`];
   if (findings.length === 0) return [...lines, '✓ no findings'];
   for (const f of findings) {
-    lines.push('', `${MARK[f.severity]} ${f.rule}  ${f.subject}`, `    measured:  ${f.measured}`, `    threshold: ${f.threshold}`, `    fix:       ${f.fix}`, `    source:    ${f.source}`);
+    lines.push(
+      '',
+      `${MARK[f.severity]} ${f.rule}  ${f.subject}`,
+      `    measured:  ${f.measured}`,
+      `    threshold: ${f.threshold}`,
+      `    fix:       ${f.fix}`,
+      `    source:    ${f.source}`,
+    );
   }
   const n = countBySeverity(findings);
   lines.push('', `${n.error} error(s), ${n.warn} warning(s), ${n.info} note(s)`);

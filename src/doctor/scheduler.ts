@@ -99,7 +99,9 @@ export class DoctorScheduler {
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       this.#nextRunAt = null;
-      void this.#runOnce().then(() => { this.#schedule(this.#o.everyMs); });
+      void this.#runOnce().then(() => {
+        this.#schedule(this.#o.everyMs);
+      });
     }, delayMs);
     this.#timer.unref();
   }

@@ -60,7 +60,18 @@ const schema = z
         indexTags: z.array(z.string().min(1)),
       })
       .strict(),
-    units: z.record(z.string(), z.object({ done: z.boolean(), after: z.string().regex(/^([0-9a-f]{2})+$/).nullable() }).strict()),
+    units: z.record(
+      z.string(),
+      z
+        .object({
+          done: z.boolean(),
+          after: z
+            .string()
+            .regex(/^([0-9a-f]{2})+$/)
+            .nullable(),
+        })
+        .strict(),
+    ),
     seen: z
       .object({
         values: z.array(z.object({ tag: z.string().min(1), value: z.string() }).strict()),
@@ -94,7 +105,10 @@ export function continueRun(saved: EraseCheckpoint | undefined, run: EraseRun, w
   if (saved === undefined) return newEraseCheckpoint(run, now);
   const d = identityDiff(saved.run, run);
   if (d !== undefined) {
-    throw new CheckpointError('other_run', `--checkpoint ${where} belongs to another delete (${d.field} is ${d.saved ?? 'absent'} there, ${d.now ?? 'absent'} now); use another file or remove it`);
+    throw new CheckpointError(
+      'other_run',
+      `--checkpoint ${where} belongs to another delete (${d.field} is ${d.saved ?? 'absent'} there, ${d.now ?? 'absent'} now); use another file or remove it`,
+    );
   }
   return saved;
 }

@@ -127,7 +127,13 @@ export async function eraseId(port: ErasePort, s: EraseSettings, opts: EraseOpti
   const done = (u: string): boolean => keeper.current.units[u]?.done === true;
   const resumed = units.filter(done).length;
   const deleted: Deleted = { dataRows: 0, indexRows: 0, summaries: 0, markerCells: 0, catalogRows: 0, registryEntries: 0, windowsMarked: 0 };
-  const report = (status: EraseStatus): EraseReport => ({ status, units: units.length, unitsResumed: resumed, deleted: { ...deleted }, seen: keeper.current.seen });
+  const report = (status: EraseStatus): EraseReport => ({
+    status,
+    units: units.length,
+    unitsResumed: resumed,
+    deleted: { ...deleted },
+    seen: keeper.current.seen,
+  });
   const { signal, progress } = opts;
   progress?.start(units.length, resumed);
   const limiter = createLimiter(opts.concurrency);
@@ -150,7 +156,12 @@ export async function eraseId(port: ErasePort, s: EraseSettings, opts: EraseOpti
         maxTs = Math.max(maxTs ?? r.ts, r.ts);
       }
       await deleteAll(port, limiter, s.index.name, indexKeys);
-      await deleteAll(port, limiter, s.data.name, page.map((r) => r.row));
+      await deleteAll(
+        port,
+        limiter,
+        s.data.name,
+        page.map((r) => r.row),
+      );
       deleted.indexRows += indexKeys.length;
       deleted.dataRows += page.length;
       last = (page.at(-1) as Row).row.toString('hex');
@@ -167,7 +178,12 @@ export async function eraseId(port: ErasePort, s: EraseSettings, opts: EraseOpti
     'rollup/summaries': async () => {
       for (const range of summaryScans(s.keyspace, s.id, s.windows, s.range)) {
         for await (const page of scanPages(port, s.rollup.name, { ...range, pageRows: opts.pageRows })) {
-          await deleteAll(port, limiter, s.rollup.name, page.map((r) => r.row));
+          await deleteAll(
+            port,
+            limiter,
+            s.rollup.name,
+            page.map((r) => r.row),
+          );
           deleted.summaries += page.length;
           progress?.add({ summaries: page.length });
         }
@@ -210,7 +226,12 @@ export async function eraseId(port: ErasePort, s: EraseSettings, opts: EraseOpti
     return retrying(unit, { baseMs: 250, maxMs: 5000, isRetriable, signal });
   };
   try {
-    await runLimited(dataScans(s.keyspace, s.id, s.range).filter((d) => !done(d.unit)), opts.bucketConcurrency, (d) => again(() => dataUnit(d)), signal);
+    await runLimited(
+      dataScans(s.keyspace, s.id, s.range).filter((d) => !done(d.unit)),
+      opts.bucketConcurrency,
+      (d) => again(() => dataUnit(d)),
+      signal,
+    );
     for (const unit of LATE_UNITS) {
       if (stopped() || !units.includes(unit) || done(unit)) continue;
       await again(lateUnit[unit]);
@@ -247,5 +268,7 @@ async function deleteEntry(port: ErasePort, s: EraseSettings): Promise<number> {
     if (cell === undefined) return 0;
     if (await port.checkAndDelete(s.meta.name, entryRow(s.id), { column: col, value: cell.value })) return 1;
   }
-  throw new RegistryConflictError(`the spread registry entry of ${JSON.stringify(s.id)} kept changing under 10 check-and-delete attempts; run the delete again`);
+  throw new RegistryConflictError(
+    `the spread registry entry of ${JSON.stringify(s.id)} kept changing under 10 check-and-delete attempts; run the delete again`,
+  );
 }

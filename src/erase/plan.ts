@@ -57,7 +57,12 @@ export interface IndexedValue {
 }
 
 /** The index rows a data row points at, and the (tag, value) pairs they are of. */
-export function indexRowsOf(keyspace: Keyspace, indexTags: readonly string[], key: Buffer, cells: readonly CellLike[]): { keys: Buffer[]; values: IndexedValue[]; ts: number } {
+export function indexRowsOf(
+  keyspace: Keyspace,
+  indexTags: readonly string[],
+  key: Buffer,
+  cells: readonly CellLike[],
+): { keys: Buffer[]; values: IndexedValue[]; ts: number } {
   const d = keyspace.decodeDataKey(key);
   const tagsCell = cells.find((c) => c.qualifier.equals(TAGS_QUALIFIER));
   const tags = tagsCell === undefined ? {} : parseTags(tagsCell.value);
@@ -130,7 +135,14 @@ export function markerScan(keyspace: Keyspace, id: string): ScanRange {
 /** What to delete of one marker row: the id's cell, the whole per-id marker row, or nothing. */
 export type MarkerAction = { readonly kind: 'cell'; readonly qualifier: Buffer } | { readonly kind: 'row' } | null;
 
-export function markerAction(keyspace: Keyspace, id: string, key: Buffer, cells: readonly CellLike[], windows: readonly WindowSize[], range: EraseRange): MarkerAction {
+export function markerAction(
+  keyspace: Keyspace,
+  id: string,
+  key: Buffer,
+  cells: readonly CellLike[],
+  windows: readonly WindowSize[],
+  range: EraseRange,
+): MarkerAction {
   const k = keyspace.decodeMarkerKey(key);
   if (range !== null) {
     const size = windows.find((w) => w.seconds === k.windowSec);

@@ -23,7 +23,11 @@ const PAGE = 1000;
 
 export async function verifyErased(port: ErasePort, s: EraseSettings, seen: Seen, concurrency = 8): Promise<Leftovers> {
   const left: Leftovers = { dataRows: 0, indexRows: 0, summaries: 0, markerCells: 0, catalogRows: 0, registryEntries: 0 };
-  const count = async (table: string, range: { startRow: Buffer; stopRow: Buffer }, keep: (row: { row: Buffer; cells: readonly { qualifier: Buffer; value: Buffer; timestamp: number }[] }) => boolean = () => true): Promise<number> => {
+  const count = async (
+    table: string,
+    range: { startRow: Buffer; stopRow: Buffer },
+    keep: (row: { row: Buffer; cells: readonly { qualifier: Buffer; value: Buffer; timestamp: number }[] }) => boolean = () => true,
+  ): Promise<number> => {
     let n = 0;
     for await (const page of scanPages(port, table, { ...range, pageRows: PAGE })) n += page.filter(keep).length;
     return n;
@@ -48,7 +52,11 @@ export async function verifyErased(port: ErasePort, s: EraseSettings, seen: Seen
     const n = await count(s.rollup.name, r);
     left.summaries += n;
   }
-  left.markerCells = await count(s.rollup.name, markerScan(s.keyspace, s.id), (row) => markerAction(s.keyspace, s.id, row.row, row.cells, s.windows, s.range) !== null);
+  left.markerCells = await count(
+    s.rollup.name,
+    markerScan(s.keyspace, s.id),
+    (row) => markerAction(s.keyspace, s.id, row.row, row.cells, s.windows, s.range) !== null,
+  );
   if (s.range === null) {
     left.catalogRows = await count(s.meta.name, SERIES_RANGE, (row) => seriesKeyId(row.row) === s.id);
     const col = column(s.meta.family, ENTRY_QUALIFIER);

@@ -21,14 +21,7 @@ export {
   type FieldMappingInput,
 } from './field-mapping.ts';
 export { parseIsoTimestamp, parseTimeSetting, type TimestampParse } from './timestamp.ts';
-export {
-  REJECT_REASONS,
-  describeReject,
-  type ParseAccepted,
-  type ParseRejected,
-  type ParseResult,
-  type RejectReason,
-} from './reject.ts';
+export { REJECT_REASONS, describeReject, type ParseAccepted, type ParseRejected, type ParseResult, type RejectReason } from './reject.ts';
 export { parseEvent, parseEventCells, type ParsedCells } from './parse.ts';
 export {
   DATA_FAMILY,

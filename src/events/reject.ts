@@ -60,10 +60,7 @@ const MAX_DESCRIPTION_CHARS = 512;
  * Single line, at most 512 characters.
  */
 export function describeReject(result: ParseRejected): string {
-  const text = `${result.reason}${result.field === undefined ? '' : ` [${result.field}]`}: ${result.detail}`.replace(
-    /[\r\n]+/g,
-    ' ',
-  );
+  const text = `${result.reason}${result.field === undefined ? '' : ` [${result.field}]`}: ${result.detail}`.replace(/[\r\n]+/g, ' ');
   return text.length > MAX_DESCRIPTION_CHARS ? `${text.slice(0, MAX_DESCRIPTION_CHARS - 1)}…` : text;
 }
 

@@ -9,8 +9,7 @@
 
 export type TimestampParse = { readonly ok: true; readonly ms: number } | { readonly ok: false; readonly detail: string };
 
-const ISO =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)$/;
+const ISO = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)$/;
 const LOCAL = /^\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?)?$/;
 const MS_PER_DAY = 86_400_000;
 
@@ -60,10 +59,7 @@ export function parseIsoTimestamp(text: string): TimestampParse {
     }
     offsetMinutes = (m[9] === '-' ? -1 : 1) * (offHours * 60 + offMinutes);
   }
-  const ms =
-    daysFromCivil(year, month, day) * MS_PER_DAY +
-    ((hour * 60 + minute - offsetMinutes) * 60 + second) * 1000 +
-    millis;
+  const ms = daysFromCivil(year, month, day) * MS_PER_DAY + ((hour * 60 + minute - offsetMinutes) * 60 + second) * 1000 + millis;
   return { ok: true, ms };
 }
 

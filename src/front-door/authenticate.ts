@@ -21,9 +21,7 @@ export interface Presented {
   readonly peer?: { readonly authorized: boolean; readonly cn: string | undefined } | undefined;
 }
 
-export type AuthOutcome =
-  | { readonly ok: true; readonly identity: Identity }
-  | { readonly ok: false; readonly status: 401; readonly reason: string };
+export type AuthOutcome = { readonly ok: true; readonly identity: Identity } | { readonly ok: false; readonly status: 401; readonly reason: string };
 
 /** What an anonymous caller may do where the port has no credentials (loopback, or http.auth.mode none): never admin. */
 export const ANONYMOUS: Identity = { name: 'anonymous', via: 'anonymous', scopes: new Set<Scope>(['read', 'ui', 'metrics']) };

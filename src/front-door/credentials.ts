@@ -7,27 +7,49 @@ import { z } from 'zod';
 import { SCOPES, type Scope } from './scopes.ts';
 
 const scopes = z.array(z.enum(SCOPES)).min(1);
-const name = z.string().min(1).max(128).regex(/^[\w.@:-]+$/, 'letters, digits and . _ - @ : only');
+const name = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[\w.@:-]+$/, 'letters, digits and . _ - @ : only');
 
 /** The credentials document (http.auth.credentialsFile, http.auth.credentials, TSI_HTTP_CREDENTIALS). */
 export const credentialsSchema = z
   .object({
-    tokens: z.array(z.object({
-      name,
-      sha256: z.string().regex(/^[0-9a-f]{64}$/, 'the hex SHA-256 of the token (`tsingest auth hash --token`), never the token'),
-      scopes,
-    }).strict()).default([]),
-    users: z.array(z.object({
-      name,
-      scrypt: z.string().regex(/^[A-Za-z0-9+/=]{16,}:[A-Za-z0-9+/=]{40,}$/, 'salt:hash in base64 (`tsingest auth hash --password`), never the password'),
-      scopes,
-    }).strict()).default([]),
-    clients: z.array(z.object({
-      name,
-      /** the client certificate's subject CN (the certificate must be signed by http.tls.clientCaFile) */
-      cn: z.string().min(1),
-      scopes,
-    }).strict()).default([]),
+    tokens: z
+      .array(
+        z
+          .object({
+            name,
+            sha256: z.string().regex(/^[0-9a-f]{64}$/, 'the hex SHA-256 of the token (`tsingest auth hash --token`), never the token'),
+            scopes,
+          })
+          .strict(),
+      )
+      .default([]),
+    users: z
+      .array(
+        z
+          .object({
+            name,
+            scrypt: z.string().regex(/^[A-Za-z0-9+/=]{16,}:[A-Za-z0-9+/=]{40,}$/, 'salt:hash in base64 (`tsingest auth hash --password`), never the password'),
+            scopes,
+          })
+          .strict(),
+      )
+      .default([]),
+    clients: z
+      .array(
+        z
+          .object({
+            name,
+            /** the client certificate's subject CN (the certificate must be signed by http.tls.clientCaFile) */
+            cn: z.string().min(1),
+            scopes,
+          })
+          .strict(),
+      )
+      .default([]),
   })
   .strict();
 

@@ -19,7 +19,20 @@ export interface RequestContext {
 export const NOBODY: Identity = { name: 'unauthenticated', via: 'anonymous', scopes: new Set() };
 
 /** Query parameters that look like a credential: refused, so no client is taught to put secrets in URLs (and logs). */
-const CREDENTIAL_PARAMS = new Set(['access_token', 'token', 'api_key', 'apikey', 'password', 'passwd', 'pwd', 'auth', 'authorization', 'bearer', 'key', 'secret']);
+const CREDENTIAL_PARAMS = new Set([
+  'access_token',
+  'token',
+  'api_key',
+  'apikey',
+  'password',
+  'passwd',
+  'pwd',
+  'auth',
+  'authorization',
+  'bearer',
+  'key',
+  'secret',
+]);
 
 export interface GuardDeps {
   readonly auth: () => Authenticator;
@@ -32,7 +45,12 @@ export type Guard = (req: IncomingMessage, res: ServerResponse, url: URL) => Pro
 
 function reject(res: ServerResponse, status: number, error: string, reason: string, headers: Record<string, string | string[]> = {}): void {
   const body = JSON.stringify({ error, message: reason });
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store', ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+    ...headers,
+  });
   res.end(body);
 }
 
@@ -66,7 +84,15 @@ export function createGuard(deps: GuardDeps): Guard {
     const scope = needed.length === 0 ? 'open' : needed.join('+');
     let who: Identity = NOBODY;
     res.once('close', () => {
-      const entry = { caller: who.name, via: who.via, scope, method: req.method, path: logPath(req), status: res.statusCode, ms: Math.round(performance.now() - started) };
+      const entry = {
+        caller: who.name,
+        via: who.via,
+        scope,
+        method: req.method,
+        path: logPath(req),
+        status: res.statusCode,
+        ms: Math.round(performance.now() - started),
+      };
       if (needed.length === 0) deps.log.debug(entry, 'http request');
       else deps.log.info(entry, 'http request');
     });
@@ -91,7 +117,12 @@ export function createGuard(deps: GuardDeps): Guard {
     who = outcome.identity;
     const missing = missingScopes(who, needed);
     if (missing.length > 0) {
-      reject(res, 403, 'forbidden', `this credential lacks the scope ${missing.join(' and ')} that ${url.pathname.startsWith('/api/') ? 'the read APIs need' : 'this path needs'}`);
+      reject(
+        res,
+        403,
+        'forbidden',
+        `this credential lacks the scope ${missing.join(' and ')} that ${url.pathname.startsWith('/api/') ? 'the read APIs need' : 'this path needs'}`,
+      );
       return undefined;
     }
     if (url.pathname.startsWith('/api/') || (req.url ?? '').startsWith('/api/')) {

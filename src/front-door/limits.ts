@@ -8,9 +8,7 @@ export interface LimitSettings {
   readonly perIdentity: number;
 }
 
-export type Admission =
-  | { readonly ok: true; readonly release: () => void }
-  | { readonly ok: false; readonly reason: string };
+export type Admission = { readonly ok: true; readonly release: () => void } | { readonly ok: false; readonly reason: string };
 
 export class QueryLimits {
   readonly #settings: LimitSettings;
@@ -28,7 +26,8 @@ export class QueryLimits {
   /** Takes a slot for `identity`; the release is idempotent. */
   admit(identity: string): Admission {
     const mine = this.#byIdentity.get(identity) ?? 0;
-    if (mine >= this.#settings.perIdentity) return { ok: false, reason: `too many concurrent queries for this identity (at most ${this.#settings.perIdentity})` };
+    if (mine >= this.#settings.perIdentity)
+      return { ok: false, reason: `too many concurrent queries for this identity (at most ${this.#settings.perIdentity})` };
     if (this.#inFlight >= this.#settings.total) return { ok: false, reason: `too many concurrent queries (at most ${this.#settings.total})` };
     this.#inFlight++;
     this.#byIdentity.set(identity, mine + 1);

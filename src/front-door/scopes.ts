@@ -38,7 +38,8 @@ export function parseScopes(where: string, raw: unknown): ReadonlySet<Scope> {
   if (!Array.isArray(raw) || raw.length === 0) throw new InputError(`${where}.scopes: a non-empty list of ${SCOPES.join(', ')}`);
   const out = new Set<Scope>();
   for (const s of raw) {
-    if (typeof s !== 'string' || !(SCOPES as readonly string[]).includes(s)) throw new InputError(`${where}.scopes: unknown scope ${JSON.stringify(s)} (one of ${SCOPES.join(', ')})`);
+    if (typeof s !== 'string' || !(SCOPES as readonly string[]).includes(s))
+      throw new InputError(`${where}.scopes: unknown scope ${JSON.stringify(s)} (one of ${SCOPES.join(', ')})`);
     out.add(s as Scope);
   }
   return out;

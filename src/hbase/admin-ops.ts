@@ -1,12 +1,5 @@
 // Table / cluster administration calls (schema, regions, listing, version, status).
-import {
-  decodeClusterStatus,
-  decodeClusterVersion,
-  decodeRegions,
-  decodeTableList,
-  decodeTableSchema,
-  encodeTableSchema,
-} from './codec-admin.ts';
+import { decodeClusterStatus, decodeClusterVersion, decodeRegions, decodeTableList, decodeTableSchema, encodeTableSchema } from './codec-admin.ts';
 import { HBaseError } from './errors.ts';
 import { tablePath } from './paths.ts';
 import type { RestCaller } from './rest-caller.ts';
@@ -37,12 +30,7 @@ export async function getRegions(caller: RestCaller, t: string, deadlineMs: Dead
 }
 
 /** PUT /<table>/schema (the server creates, or replaces an existing table's descriptor). */
-export async function createTable(
-  caller: RestCaller,
-  t: string,
-  schema: TableSchemaInput,
-  opts: CreateTableOptions,
-): Promise<boolean> {
+export async function createTable(caller: RestCaller, t: string, schema: TableSchemaInput, opts: CreateTableOptions): Promise<boolean> {
   const ifExists = opts.ifExists ?? 'error';
   const onExisting = (): boolean => {
     if (ifExists === 'error') {
@@ -63,12 +51,7 @@ export async function createTable(
 }
 
 /** POST /<table>/schema: adds/modifies the listed families of an existing table. */
-export async function updateSchema(
-  caller: RestCaller,
-  t: string,
-  schema: Omit<TableSchemaInput, 'name'>,
-  deadlineMs: Deadline,
-): Promise<void> {
+export async function updateSchema(caller: RestCaller, t: string, schema: Omit<TableSchemaInput, 'name'>, deadlineMs: Deadline): Promise<void> {
   const body = encodeTableSchema({ ...schema, name: t }, t);
   await caller.call({ method: 'POST', path: `${tablePath(t)}/schema`, body, deadlineMs, ok: [200, 201] });
 }

@@ -10,17 +10,7 @@ import { RestCaller, withContext, type Authorization } from './rest-caller.ts';
 import * as rowOps from './row-ops.ts';
 import { scanRows, type ScanOptions } from './scanner.ts';
 import type { HttpTransport } from './transport.ts';
-import type {
-  CallOptions,
-  CellInput,
-  ClusterStatus,
-  GetOptions,
-  Region,
-  Row,
-  RowCells,
-  TableSchema,
-  TableSchemaInput,
-} from './types.ts';
+import type { CallOptions, CellInput, ClusterStatus, GetOptions, Region, Row, RowCells, TableSchema, TableSchemaInput } from './types.ts';
 import { UndiciTransport, type TransportTls } from './undici-transport.ts';
 
 export interface HBaseRestClientOptions {
@@ -111,9 +101,7 @@ export class HBaseRestClient {
       if (rows.length === 0) return;
       if (rows.some((r) => r.cells.length === 0)) throw new RangeError('every row needs at least one cell');
       const path = `${tablePath(t)}/fakerow`;
-      const body = this.#putEncoding === 'protobuf'
-        ? { body: encodeCellSetProto(rows), contentType: 'application/x-protobuf' }
-        : { body: encodeCellSet(rows) };
+      const body = this.#putEncoding === 'protobuf' ? { body: encodeCellSetProto(rows), contentType: 'application/x-protobuf' } : { body: encodeCellSet(rows) };
       await this.#caller.call({ method: 'PUT', path, ...body, deadlineMs: opts.deadlineMs, ok: [200] });
     });
   }
@@ -180,13 +168,7 @@ export class HBaseRestClient {
 
   /** Puts `cells` iff `check` holds (false when it does not). HBase REST requires the check
    * column to be one of the put cells; that is validated before sending. */
-  checkAndPut(
-    table: string,
-    row: Buffer,
-    cells: readonly CellInput[],
-    check: rowOps.CheckSpec,
-    opts: CallOptions = {},
-  ): Promise<boolean> {
+  checkAndPut(table: string, row: Buffer, cells: readonly CellInput[], check: rowOps.CheckSpec, opts: CallOptions = {}): Promise<boolean> {
     return this.#run('checkAndPut', table, (t) => rowOps.checkAndPut(this.#caller, t, row, cells, check, opts.deadlineMs));
   }
 
@@ -199,9 +181,7 @@ export class HBaseRestClient {
     deleteCells: readonly rowOps.DeleteCell[] = [],
     opts: CallOptions = {},
   ): Promise<boolean> {
-    return this.#run('checkAndDelete', table, (t) =>
-      rowOps.checkAndDelete(this.#caller, t, row, check, deleteCells, opts.deadlineMs),
-    );
+    return this.#run('checkAndDelete', table, (t) => rowOps.checkAndDelete(this.#caller, t, row, check, deleteCells, opts.deadlineMs));
   }
 
   /** DELETE /<table>/<row>[/<columns>][/<timestamp>]; deleting a missing row succeeds. */

@@ -2,14 +2,7 @@
 // StorageClusterVersion and StorageClusterStatus.
 import { z } from 'zod';
 import { fromB64, parseWith } from './codec.ts';
-import type {
-  AttributeValue,
-  ClusterStatus,
-  ColumnFamilySchema,
-  Region,
-  TableSchema,
-  TableSchemaInput,
-} from './types.ts';
+import type { AttributeValue, ClusterStatus, ColumnFamilySchema, Region, TableSchema, TableSchemaInput } from './types.ts';
 
 // GET /<table>/regions →
 // {"name":"t","Region":[{"id":1,"startKey":"","endKey":"","location":"host:16020","name":"t,,1.abc."}]}
@@ -66,10 +59,7 @@ export function decodeTableSchema(body: Buffer | string): TableSchema {
   return { name: s.name, families, attributes: attributesOf(s, ['name', 'ColumnSchema']) };
 }
 
-function stringifyAttributes(
-  attrs: Readonly<Record<string, AttributeValue>> | undefined,
-  reserved: readonly string[],
-): Record<string, string> {
+function stringifyAttributes(attrs: Readonly<Record<string, AttributeValue>> | undefined, reserved: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(attrs ?? {})) {
     if (reserved.includes(k)) throw new RangeError(`attribute name '${k}' is reserved`);

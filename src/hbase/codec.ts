@@ -80,9 +80,7 @@ const CellSetSchema = z.object({
     .array(
       z.object({
         key: z.string(),
-        Cell: z
-          .array(z.object({ column: z.string(), timestamp: z.number().int(), $: z.string().optional() }))
-          .optional(),
+        Cell: z.array(z.object({ column: z.string(), timestamp: z.number().int(), $: z.string().optional() })).optional(),
       }),
     )
     .optional(),

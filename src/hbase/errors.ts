@@ -21,12 +21,7 @@ export interface HBaseErrorInit {
 
 const BODY_LIMIT = 2048;
 
-const DEFAULT_RETRIABLE: ReadonlySet<HBaseErrorCode> = new Set<HBaseErrorCode>([
-  'UNAVAILABLE',
-  'TIMEOUT',
-  'NETWORK',
-  'GATEWAY_LOST',
-]);
+const DEFAULT_RETRIABLE: ReadonlySet<HBaseErrorCode> = new Set<HBaseErrorCode>(['UNAVAILABLE', 'TIMEOUT', 'NETWORK', 'GATEWAY_LOST']);
 
 export class HBaseError extends ServiceError<HBaseErrorCode> {
   override readonly name = 'HBaseError';
@@ -127,12 +122,7 @@ const NETWORK_CODES: ReadonlySet<string> = new Set([
   'ENOTFOUND',
   'ETIMEDOUT',
 ]);
-const TIMEOUT_CODES: ReadonlySet<string> = new Set([
-  'ETIMEDOUT',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-]);
+const TIMEOUT_CODES: ReadonlySet<string> = new Set(['ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 // undici codes that are programming / lifecycle errors, not transient failures.
 const PERMANENT_UNDICI_CODES: ReadonlySet<string> = new Set([
   'UND_ERR_INVALID_ARG',
@@ -163,9 +153,7 @@ export function classifyTransportError(err: unknown): HttpClassification {
   if (code === 'UND_ERR_CLOSED' || code === 'UND_ERR_DESTROYED') return { code: 'CLOSED', retriable: false };
   if (code !== undefined && NETWORK_CODES.has(code)) return { code: 'NETWORK', retriable: true };
   if (code?.startsWith('UND_ERR_') === true) {
-    return PERMANENT_UNDICI_CODES.has(code)
-      ? { code: 'PROTOCOL', retriable: false }
-      : { code: 'NETWORK', retriable: true };
+    return PERMANENT_UNDICI_CODES.has(code) ? { code: 'PROTOCOL', retriable: false } : { code: 'NETWORK', retriable: true };
   }
   // AggregateError from happy-eyeballs connects carries the per-address errors.
   if (err instanceof AggregateError && err.errors.length > 0) return classifyTransportError(err.errors[0]);

@@ -2,14 +2,7 @@
 // (ScannerModel.FilterModel / ByteArrayComparableModel) parses. Byte arrays are standard,
 // padded base64 (java.util.Base64.getDecoder()); regex/substring comparators take plain strings.
 
-export type CompareOp =
-  | 'LESS'
-  | 'LESS_OR_EQUAL'
-  | 'EQUAL'
-  | 'NOT_EQUAL'
-  | 'GREATER_OR_EQUAL'
-  | 'GREATER'
-  | 'NO_OP';
+export type CompareOp = 'LESS' | 'LESS_OR_EQUAL' | 'EQUAL' | 'NOT_EQUAL' | 'GREATER_OR_EQUAL' | 'GREATER' | 'NO_OP';
 
 export type Comparator =
   | { type: 'BinaryComparator'; value: Buffer }

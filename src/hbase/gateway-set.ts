@@ -75,7 +75,10 @@ export class GatewaySetTransport implements HttpTransport {
     let pinned: number | undefined;
     return {
       request: async (req) => {
-        if (pinned === undefined) return this.#route(req, (i) => { pinned = i; });
+        if (pinned === undefined)
+          return this.#route(req, (i) => {
+            pinned = i;
+          });
         const at = pinned;
         try {
           return await this.#attempt(at, req);
@@ -149,7 +152,9 @@ export class GatewaySetTransport implements HttpTransport {
 
   #scheduleProbe(i: number, delayMs: number): void {
     if (this.#closed) return;
-    const timer = setTimeout(() => { void this.#probe(i); }, delayMs);
+    const timer = setTimeout(() => {
+      void this.#probe(i);
+    }, delayMs);
     timer.unref();
     this.#probes.set(i, timer);
   }
@@ -158,7 +163,12 @@ export class GatewaySetTransport implements HttpTransport {
     this.#probes.delete(i);
     if (this.#closed || this.#book.healthy(i)) return;
     try {
-      await this.#gateway(i).transport.request({ method: 'GET', path: this.#probePath, headers: { accept: 'application/json' }, deadlineMs: this.#probeDeadlineMs });
+      await this.#gateway(i).transport.request({
+        method: 'GET',
+        path: this.#probePath,
+        headers: { accept: 'application/json' },
+        deadlineMs: this.#probeDeadlineMs,
+      });
       this.#answered(i);
     } catch {
       if (!this.#book.healthy(i)) this.#scheduleProbe(i, this.#book.probeFailed(i));

@@ -10,14 +10,7 @@ export { HBaseError, HBaseErrorCode, isAccessRefused, isRetriable, isHBaseError,
 export type { HBaseErrorInit } from './errors.ts';
 export { column, splitColumn, encodeCellSet, decodeCellSet, encodeScanner, fromB64, toB64 } from './codec.ts';
 export type { ScannerSpec, WireCell, WireRow } from './codec.ts';
-export {
-  decodeRegions,
-  decodeTableSchema,
-  encodeTableSchema,
-  decodeTableList,
-  decodeClusterVersion,
-  decodeClusterStatus,
-} from './codec-admin.ts';
+export { decodeRegions, decodeTableSchema, encodeTableSchema, decodeTableList, decodeClusterVersion, decodeClusterStatus } from './codec-admin.ts';
 export { encodeFilter, filterModel } from './filters.ts';
 export type { ScanFilter, Comparator, CompareOp, RowRange } from './filters.ts';
 export { encodeRowKeySegment, rowSpec, rowPath, multiGetPath, tablePath, toB64Url, isValidTableName } from './paths.ts';

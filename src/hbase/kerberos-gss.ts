@@ -26,9 +26,10 @@ export function loadKerberos(): KerberosModule {
   } catch (err) {
     throw new HBaseError({
       code: 'INVALID_ARGUMENT',
-      message: 'hbase.auth.type is spnego, but the optional `kerberos` package (a native addon) is not installed or does not load: '
-        + 'install the Kerberos headers and a compiler (Debian/Ubuntu: apt-get install libkrb5-dev python3 make g++; RHEL: krb5-devel) '
-        + `and run npm ci again (${err instanceof Error ? err.message.split('\n', 1)[0] ?? '' : String(err)})`,
+      message:
+        'hbase.auth.type is spnego, but the optional `kerberos` package (a native addon) is not installed or does not load: ' +
+        'install the Kerberos headers and a compiler (Debian/Ubuntu: apt-get install libkrb5-dev python3 make g++; RHEL: krb5-devel) ' +
+        `and run npm ci again (${err instanceof Error ? (err.message.split('\n', 1)[0] ?? '') : String(err)})`,
       cause: err,
     });
   }
@@ -56,8 +57,9 @@ export function kerberosToken(service: string, krb: KerberosModule = loadKerbero
       throw new HBaseError({
         code: 'UNAUTHORIZED',
         retriable: false,
-        message: `SPNEGO: no Kerberos token for ${service} (hbase.auth: a ticket in KRB5CCNAME from kinit, or a keytab in KRB5_CLIENT_KTNAME; `
-          + `hbase.auth.servicePrincipal names the gateway's HTTP principal): ${detail}`,
+        message:
+          `SPNEGO: no Kerberos token for ${service} (hbase.auth: a ticket in KRB5CCNAME from kinit, or a keytab in KRB5_CLIENT_KTNAME; ` +
+          `hbase.auth.servicePrincipal names the gateway's HTTP principal): ${detail}`,
         cause: err,
       });
     }

@@ -82,10 +82,14 @@ export function rowSpec(row: Buffer, parts: RowSpecParts = {}, rowSegment = enco
     ts = String(parts.timestamp);
   }
   if (cols.length > 0 || ts !== '') {
-    spec += '/' + cols.map((c) => {
-      if (c.length === 0) throw new RangeError('column must not be empty');
-      return toB64Url(c);
-    }).join(',');
+    spec +=
+      '/' +
+      cols
+        .map((c) => {
+          if (c.length === 0) throw new RangeError('column must not be empty');
+          return toB64Url(c);
+        })
+        .join(',');
   }
   if (ts !== '') spec += `/${ts}`;
   return spec;

@@ -73,9 +73,12 @@ export class RestCaller {
     if (res.status >= 200 && res.status < 300) ({ code, retriable } = { code: 'PROTOCOL', retriable: false });
     // An auth proxy's 401/403 page says nothing useful; name what to check instead.
     const sent = this.#authorization === undefined && !this.#transportAuthenticates ? 'none sent: hbase.auth' : 'hbase.auth';
-    const snippet = res.status === 401 ? `the gateway refused the request's credentials (${sent}, hbase.tls)`
-      : res.status === 403 ? `the gateway forbids the request (credentials or permissions: ${sent}, hbase.tls; a read-only gateway forbids writes)`
-        : bodySnippet(text);
+    const snippet =
+      res.status === 401
+        ? `the gateway refused the request's credentials (${sent}, hbase.tls)`
+        : res.status === 403
+          ? `the gateway forbids the request (credentials or permissions: ${sent}, hbase.tls; a read-only gateway forbids writes)`
+          : bodySnippet(text);
     throw new HBaseError({
       code,
       retriable,
@@ -108,9 +111,7 @@ export function withContext(err: unknown, op: string, table: string | undefined)
   }
   // A request we could not build: an argument out of domain (a RangeError, a KeyError) or a bug.
   const invalid = err instanceof RangeError || err instanceof TypeError || isKeyError(err);
-  const { code, retriable } = invalid
-    ? { code: 'INVALID_ARGUMENT' as const, retriable: false }
-    : classifyTransportError(err);
+  const { code, retriable } = invalid ? { code: 'INVALID_ARGUMENT' as const, retriable: false } : classifyTransportError(err);
   const detail = err instanceof Error ? err.message : String(err);
   return new HBaseError({
     code,

@@ -32,12 +32,7 @@ export function positiveInt(n: number, what: string): number {
 }
 
 /** GET /<table>/multiget?e=b64&row=<b64url>[/<cols>][/<from>,<to>]…&v=N, chunked, in parallel. */
-export async function multiGet(
-  caller: RestCaller,
-  t: string,
-  rows: readonly Buffer[],
-  opts: MultiGetOptions,
-): Promise<(Row | null)[]> {
+export async function multiGet(caller: RestCaller, t: string, rows: readonly Buffer[], opts: MultiGetOptions): Promise<(Row | null)[]> {
   if (rows.length === 0) return [];
   const maxVersions = opts.maxVersions === undefined ? undefined : positiveInt(opts.maxVersions, 'maxVersions');
   const maxUrl = opts.maxUrlLength ?? 6000;

@@ -55,11 +55,7 @@ function scannerIdFrom(location: string): string {
   return decodeURIComponent(id);
 }
 
-export async function* scanRows(
-  caller: RestCaller,
-  table: string,
-  opts: ScanOptions,
-): AsyncGenerator<Row, void, undefined> {
+export async function* scanRows(caller: RestCaller, table: string, opts: ScanOptions): AsyncGenerator<Row, void, undefined> {
   const { limit, pageRows, deadlineMs } = opts;
   let scannerPath: string | undefined;
   // the scanner's delete, once sent (with the last page, before its rows are yielded)
@@ -84,7 +80,12 @@ export async function* scanRows(
       for (const r of rows) yield r;
       const last = rows.at(-1);
       if (last === undefined || rows.length < first || (limit !== undefined && rows.length >= limit)) return;
-      yield* scanRows(caller, table, { ...opts, startRow: Buffer.concat([last.row, Buffer.from([0x00])]), ...(limit === undefined ? {} : { limit: limit - rows.length }), stateful: true });
+      yield* scanRows(caller, table, {
+        ...opts,
+        startRow: Buffer.concat([last.row, Buffer.from([0x00])]),
+        ...(limit === undefined ? {} : { limit: limit - rows.length }),
+        stateful: true,
+      });
       return;
     }
     // Region-server caching (rows per RPC) follows the rows we will ask for: left unset, HBase 2 fills

@@ -114,7 +114,11 @@ export class SpnegoTransport implements HttpTransport {
     })();
     if (leader) {
       this.#handshake = exchange;
-      void exchange.catch(() => undefined).finally(() => { if (this.#handshake === exchange) this.#handshake = undefined; });
+      void exchange
+        .catch(() => undefined)
+        .finally(() => {
+          if (this.#handshake === exchange) this.#handshake = undefined;
+        });
     }
     return exchange;
   }

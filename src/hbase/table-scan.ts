@@ -23,8 +23,13 @@ function utf8(bytes: Buffer): string | null {
 export function tableScanPath(table: string, opts: Omit<ScannerSpec, 'batch' | 'caching'>, rows: number): string | null {
   if (opts.filter !== undefined) return null;
   const params: string[] = [];
-  const add = (name: string, value: string): void => { params.push(`${name}=${encodeURIComponent(value)}`); };
-  for (const [name, bound] of [['startrow', opts.startRow], ['endrow', opts.stopRow]] as const) {
+  const add = (name: string, value: string): void => {
+    params.push(`${name}=${encodeURIComponent(value)}`);
+  };
+  for (const [name, bound] of [
+    ['startrow', opts.startRow],
+    ['endrow', opts.stopRow],
+  ] as const) {
     if (bound === undefined || bound.length === 0) continue;
     const text = utf8(bound);
     if (text === null) return null;

@@ -48,7 +48,10 @@ function metricName(q: Buffer): string {
 export function dataFactsOf(row: Row, s: IndexToolSettings): DataFacts {
   const d = s.keyspace.decodeDataKey(row.row);
   if (!s.keyspace.fits(d)) {
-    throw new KeyError('invalid_spread', `misplaced: the row is in spread bucket offset ${d.offset}, the registry puts (${JSON.stringify(d.id)}, ${d.ts}) at offset ${s.keyspace.offsetOf(d.id, d.ts)}`);
+    throw new KeyError(
+      'invalid_spread',
+      `misplaced: the row is in spread bucket offset ${d.offset}, the registry puts (${JSON.stringify(d.id)}, ${d.ts}) at offset ${s.keyspace.offsetOf(d.id, d.ts)}`,
+    );
   }
   const { id, ts, offset } = d;
   const metrics: string[] = [];
@@ -67,7 +70,10 @@ export function dataFactsOf(row: Row, s: IndexToolSettings): DataFacts {
 export function indexFactsOf(row: Row, s: IndexToolSettings): IndexFacts {
   const d = s.keyspace.decodeIndexKey(row.row);
   if (!s.keyspace.fits(d)) {
-    throw new KeyError('invalid_spread', `misplaced: the index row is in spread bucket offset ${d.offset}, the registry puts (${JSON.stringify(d.id)}, ${d.ts}) at offset ${s.keyspace.offsetOf(d.id, d.ts)}`);
+    throw new KeyError(
+      'invalid_spread',
+      `misplaced: the index row is in spread bucket offset ${d.offset}, the registry puts (${JSON.stringify(d.id)}, ${d.ts}) at offset ${s.keyspace.offsetOf(d.id, d.ts)}`,
+    );
   }
   const entry: IndexEntry = { indexName: d.indexName, value: d.value, ts: d.ts, id: d.id };
   const metrics = familyCells(row.cells, s.indexFamily).map((c) => metricName(c.qualifier));

@@ -69,7 +69,11 @@ async function checkDataRows(store: IndexStore, s: IndexToolSettings, rows: read
       malformed.push({ table: s.dataTable, key: row.row.toString('hex'), message: errorText(err) });
     }
   }
-  const found = await store.multiGet(s.indexTable, expected.map((e) => e.key), { columns: [Buffer.from(s.indexFamily, 'utf8')] });
+  const found = await store.multiGet(
+    s.indexTable,
+    expected.map((e) => e.key),
+    { columns: [Buffer.from(s.indexFamily, 'utf8')] },
+  );
   const missing: Missing[] = [];
   expected.forEach((e, i) => {
     const row = found[i] ?? null;
@@ -135,9 +139,8 @@ export async function* unitChunks(store: IndexStore, s: IndexToolSettings, unit:
   for await (const rows of chunks) {
     const last = rows[rows.length - 1] as Row;
     const done = rows.length < opts.chunkSize;
-    const checked = unit.kind === 'data'
-      ? { dangling: [], ...(await checkDataRows(store, s, rows)) }
-      : { missing: [], ...(await checkIndexRows(store, s, rows)) };
+    const checked =
+      unit.kind === 'data' ? { dangling: [], ...(await checkDataRows(store, s, rows)) } : { missing: [], ...(await checkIndexRows(store, s, rows)) };
     yield { unit, scanned: rows.length, ...checked, lastKey: last.row, position: done ? 1 : positionInRange(last.row, unit.range), done };
     if (done) return;
   }

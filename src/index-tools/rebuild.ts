@@ -94,7 +94,12 @@ function putsOf(missing: readonly Missing[], family: string): RowCells[] {
   }));
 }
 
-async function deleteDangling(store: IndexStore, s: IndexToolSettings, list: readonly Dangling[], opts: RebuildOptions): Promise<{ deleted: number; kept: number }> {
+async function deleteDangling(
+  store: IndexStore,
+  s: IndexToolSettings,
+  list: readonly Dangling[],
+  opts: RebuildOptions,
+): Promise<{ deleted: number; kept: number }> {
   const cutoff = opts.now() - opts.graceMs;
   const old = list.filter((d) => d.entry.ts < cutoff);
   await runLimited(old, opts.deleteConcurrency ?? 8, async (d) => {
@@ -111,7 +116,11 @@ export async function rebuildIndex(store: IndexStore, s: IndexToolSettings, opts
   const saved = (await opts.checkpoint?.load()) ?? null;
   if (saved !== null) {
     const why = runMismatch(saved.run, run);
-    if (why !== null) throw new CheckpointError('other_run', `checkpoint ${opts.checkpoint?.where ?? ''} belongs to another run (${why}); use another --checkpoint file or delete it`);
+    if (why !== null)
+      throw new CheckpointError(
+        'other_run',
+        `checkpoint ${opts.checkpoint?.where ?? ''} belongs to another run (${why}); use another --checkpoint file or delete it`,
+      );
   }
   const keeper = new CheckpointKeeper(saved ?? newCheckpoint(run, opts.now()), opts.checkpoint, opts.checkpointEveryMs ?? 1000);
   const tally = new Tally(opts.sampleSize);
@@ -152,7 +161,13 @@ export async function rebuildIndex(store: IndexStore, s: IndexToolSettings, opts
       acted.deleted += deleted;
       position = chunk.lastKey?.toString('hex') ?? position;
       await keeper.update(unit.id, { done: chunk.done, after: position }, opts.now());
-      progress?.add({ rowsScanned: chunk.scanned, indexRowsWritten: written, danglingDeleted: deleted, dangling: chunk.dangling.length, missing: chunk.missing.length });
+      progress?.add({
+        rowsScanned: chunk.scanned,
+        indexRowsWritten: written,
+        danglingDeleted: deleted,
+        dangling: chunk.dangling.length,
+        missing: chunk.missing.length,
+      });
       progress?.advance(unit.id, chunk.position);
       if (chunk.done) progress?.unitDone(unit.id);
       await opts.throttle?.take(chunk.scanned, signal);
@@ -162,7 +177,12 @@ export async function rebuildIndex(store: IndexStore, s: IndexToolSettings, opts
   // Data buckets first (backfill), then index buckets (prune); each phase with bounded parallelism.
   try {
     for (const phase of [units.filter((u) => u.kind === 'data'), units.filter((u) => u.kind === 'index')]) {
-      await runLimited(phase.filter((u) => positions[u.id]?.done !== true), opts.concurrency, work, signal);
+      await runLimited(
+        phase.filter((u) => positions[u.id]?.done !== true),
+        opts.concurrency,
+        work,
+        signal,
+      );
     }
   } catch (err) {
     // Keep what was completed, so a rerun continues from there.

@@ -85,7 +85,10 @@ export function rebuildText(r: RebuildReport, s: IndexToolSettings, ctx: Rebuild
   ];
   const resumed = r.unitsResumed > 0 ? ` (resumed: ${r.unitsResumed} of ${r.unitsTotal} scan units were done by an earlier run)` : '';
   if (r.status === 'finished') lines.push(`✓ finished${resumed}`);
-  else lines.push(ctx.checkpoint === null ? '✗ interrupted (no --checkpoint: a rerun starts over)' : `✗ interrupted: rerun with --checkpoint ${ctx.checkpoint} to continue`);
+  else
+    lines.push(
+      ctx.checkpoint === null ? '✗ interrupted (no --checkpoint: a rerun starts over)' : `✗ interrupted: rerun with --checkpoint ${ctx.checkpoint} to continue`,
+    );
   return lines;
 }
 

@@ -38,7 +38,10 @@ export function settingsOf(cfg: Config, keyspace: Keyspace, tables: Tables, inpu
   let tags: readonly string[] = configured;
   if (input.tag !== undefined) {
     if (!configured.includes(input.tag)) {
-      throw new InputError(`--tag ${input.tag} is not one of index.tags (${JSON.stringify(configured)}); add it to index.tags first, so ingest keeps it indexed`, { field: '--tag' });
+      throw new InputError(
+        `--tag ${input.tag} is not one of index.tags (${JSON.stringify(configured)}); add it to index.tags first, so ingest keeps it indexed`,
+        { field: '--tag' },
+      );
     }
     tags = [input.tag];
   }

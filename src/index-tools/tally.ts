@@ -44,7 +44,16 @@ export function isoOf(ts: number): string {
 }
 
 function sample(key: Buffer, entry: IndexEntry, reason: string, metrics: readonly string[]): FindingSample {
-  return { tag: entry.indexName, value: entry.value, id: entry.id, ts: entry.ts, iso: isoOf(entry.ts), reason, metrics: [...metrics], key: key.toString('hex') };
+  return {
+    tag: entry.indexName,
+    value: entry.value,
+    id: entry.id,
+    ts: entry.ts,
+    iso: isoOf(entry.ts),
+    reason,
+    metrics: [...metrics],
+    key: key.toString('hex'),
+  };
 }
 
 export function danglingSample(d: Dangling): FindingSample {

@@ -1,7 +1,17 @@
 // Pure: turns a run of Kafka records into the rows to write (data rows, index rows) and the records
 // to dead-letter, and cuts work into flush units and write chunks. No I/O.
 import type { Keyspace } from '../keys/index.ts';
-import { buildEventCells, buildIndexRows, describeReject, parseEventCells, type DataRow, type EventLimits, type FieldMapping, type ParseRejected, type TsEvent } from '../events/index.ts';
+import {
+  buildEventCells,
+  buildIndexRows,
+  describeReject,
+  parseEventCells,
+  type DataRow,
+  type EventLimits,
+  type FieldMapping,
+  type ParseRejected,
+  type TsEvent,
+} from '../events/index.ts';
 import type { RejectReason } from '../events/index.ts';
 
 export interface SourceRecord {
@@ -60,11 +70,13 @@ export interface BatchPlan {
   readonly fences: Map<string, number>;
 }
 
-
 /** Index rows of one event, each with its bucket: salt' is the first byte of an index key. */
 function indexRowsOf(event: TsEvent, offset: number, s: PlanSettings): PlannedRow[] {
   if (s.indexTags.length === 0) return [];
-  return buildIndexRows({ id: event.id, ts: event.ts, tags: event.tags, metrics: [event.metric], offset }, s).map((row) => ({ row, bucket: row.key[0] as number }));
+  return buildIndexRows({ id: event.id, ts: event.ts, tags: event.tags, metrics: [event.metric], offset }, s).map((row) => ({
+    row,
+    bucket: row.key[0] as number,
+  }));
 }
 
 function reject(record: SourceRecord, r: ParseRejected): Rejected {

@@ -46,7 +46,10 @@ export interface ConsumerPort {
 }
 
 /** The parts of kafkajs's eachBatch payload used here. */
-export type BatchPayload = Pick<EachBatchPayload, 'resolveOffset' | 'heartbeat' | 'commitOffsetsIfNecessary' | 'uncommittedOffsets' | 'isRunning' | 'isStale'> & {
+export type BatchPayload = Pick<
+  EachBatchPayload,
+  'resolveOffset' | 'heartbeat' | 'commitOffsetsIfNecessary' | 'uncommittedOffsets' | 'isRunning' | 'isStale'
+> & {
   readonly batch: Pick<Batch, 'topic' | 'partition' | 'messages'>;
 };
 
@@ -103,12 +106,18 @@ export class IngestConsumer {
     this.#committer = new OffsetCommitter({
       topic: options.topic,
       retryMs: options.commitRetryMs ?? 1000,
-      onError: (err) => { options.log.warn({ err, topic: options.topic }, 'offset commit failed; it is retried (nothing past an acknowledged write is committed)'); },
+      onError: (err) => {
+        options.log.warn({ err, topic: options.topic }, 'offset commit failed; it is retried (nothing past an acknowledged write is committed)');
+      },
     });
     this.#flow = new FlowControl({
       maxQueuedRows: options.maxQueuedRows,
-      onPausedChange: (paused, reasons) => { this.#applyPause(paused, reasons); },
-      onQueued: (n) => { options.observer.queued(n); },
+      onPausedChange: (paused, reasons) => {
+        this.#applyPause(paused, reasons);
+      },
+      onQueued: (n) => {
+        options.observer.queued(n);
+      },
     });
   }
 
@@ -157,7 +166,10 @@ export class IngestConsumer {
       this.#flow.hold('draining');
       this.#drainStart.abort(new ServiceError({ code: 'ABORTED', message: 'draining', fatal: false }));
     }
-    if (this.#inflight > 0) await new Promise<void>((resolve) => { this.#idle.push(resolve); });
+    if (this.#inflight > 0)
+      await new Promise<void>((resolve) => {
+        this.#idle.push(resolve);
+      });
     try {
       await this.#committer.flush();
     } catch (err) {
@@ -217,7 +229,9 @@ export class IngestConsumer {
     const units = chunkRows(batch.messages, this.#o.unit.maxRows, this.#o.unit.maxBytes, (m) => recordBytes(toSource(m)));
     // Long writes (HBase slow or down) must not cost us the group membership.
     const beat = setInterval(() => {
-      payload.heartbeat().catch((err: unknown) => { log.debug({ err, topic, partition }, 'heartbeat failed during a batch'); });
+      payload.heartbeat().catch((err: unknown) => {
+        log.debug({ err, topic, partition }, 'heartbeat failed during a batch');
+      });
     }, this.#o.heartbeatIntervalMs);
     let resolved: Promise<void> = Promise.resolve();
     const state = { failed: false };
@@ -232,7 +246,9 @@ export class IngestConsumer {
         const records = unit.map(toSource);
         const written = this.#write(payload, records);
         resolved = this.#resolveAfter(resolved, written, payload, records);
-        resolved.catch(() => { state.failed = true; });
+        resolved.catch(() => {
+          state.failed = true;
+        });
       }
       await resolved;
     } catch (err) {
@@ -246,10 +262,7 @@ export class IngestConsumer {
   async #write(payload: BatchPayload, records: readonly SourceRecord[]): Promise<{ plan: BatchPlan; refused: Rejected[] }> {
     const { topic, partition } = payload.batch;
     const plan = await this.#o.plan(records);
-    const [refused] = await Promise.all([
-      this.#o.writer.write(plan),
-      this.#o.dlq.send(plan.rejects.map((r) => toDlq(topic, partition, r))),
-    ]);
+    const [refused] = await Promise.all([this.#o.writer.write(plan), this.#o.dlq.send(plan.rejects.map((r) => toDlq(topic, partition, r)))]);
     await this.#o.dlq.send(refused.map((r) => toDlq(topic, partition, r)));
     return { plan, refused };
   }
@@ -258,7 +271,12 @@ export class IngestConsumer {
    * Resolves a unit once its writes and the previous unit's resolution are done (the offset is then
    * safe to commit: the committer takes it from here); gives its budget back.
    */
-  async #resolveAfter(previous: Promise<void>, written: Promise<{ plan: BatchPlan; refused: Rejected[] }>, payload: BatchPayload, records: readonly SourceRecord[]): Promise<void> {
+  async #resolveAfter(
+    previous: Promise<void>,
+    written: Promise<{ plan: BatchPlan; refused: Rejected[] }>,
+    payload: BatchPayload,
+    records: readonly SourceRecord[],
+  ): Promise<void> {
     const { partition } = payload.batch;
     const first = records[0] as SourceRecord;
     const last = records[records.length - 1] as SourceRecord;
@@ -272,7 +290,10 @@ export class IngestConsumer {
       payload.resolveOffset(last.offset);
       this.#committer.resolved(payload, partition, first.offset, last.offset);
       const { observer } = this.#o;
-      observer.unit(records.length, records.reduce((n, r) => n + recordBytes(r), 0));
+      observer.unit(
+        records.length,
+        records.reduce((n, r) => n + recordBytes(r), 0),
+      );
       const refusedRecords = new Set(refused.map((r) => r.record));
       observer.accepted(plan.events.filter((e) => !refusedRecords.has(e.record)).map((e) => e.ts));
       observer.deadLettered([...plan.rejects, ...refused]);

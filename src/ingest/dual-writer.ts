@@ -106,7 +106,12 @@ export class DualWriter {
     });
     // A marker row stands for many events; HBase refusing one is not any event's fault, so it is not
     // bisected into the DLQ: the error fails the unit (uncommitted, replayed).
-    await this.#writeAll(marks.table, planned.map((p) => p.entry), new Map(), false);
+    await this.#writeAll(
+      marks.table,
+      planned.map((p) => p.entry),
+      new Map(),
+      false,
+    );
     marks.planner.acknowledged(planned.map((p) => p.mark));
   }
 
@@ -122,18 +127,28 @@ export class DualWriter {
     const rows = chunk.map((e) => toRowCells(e.row));
     try {
       // A refused row is an answer, not an outage: the policy's isAnswer says so to the watch.
-      await policy.run(async () => {
-        const t0 = performance.now();
-        try {
-          await this.#o.sink.put(table, rows);
-        } catch (err) {
-          if (!(err instanceof RetryAbortedError)) observer.failed(table, err, (performance.now() - t0) / 1000);
-          throw err;
-        }
-        const seconds = (performance.now() - t0) / 1000;
-        if (report === 'catalog') observer.catalogWritten?.(table, chunk.length, seconds);
-        else observer.written(table, chunk.map((e) => ({ key: e.row.key, bucket: e.bucket, id: e.event.id, ts: e.event.ts })), seconds);
-      }, (err) => { observer.retried(table, err); });
+      await policy.run(
+        async () => {
+          const t0 = performance.now();
+          try {
+            await this.#o.sink.put(table, rows);
+          } catch (err) {
+            if (!(err instanceof RetryAbortedError)) observer.failed(table, err, (performance.now() - t0) / 1000);
+            throw err;
+          }
+          const seconds = (performance.now() - t0) / 1000;
+          if (report === 'catalog') observer.catalogWritten?.(table, chunk.length, seconds);
+          else
+            observer.written(
+              table,
+              chunk.map((e) => ({ key: e.row.key, bucket: e.bucket, id: e.event.id, ts: e.event.ts })),
+              seconds,
+            );
+        },
+        (err) => {
+          observer.retried(table, err);
+        },
+      );
     } catch (err) {
       if (!bisect || !this.#o.isRowRejection(err)) throw err;
       if (chunk.length === 1) {

@@ -65,7 +65,9 @@ export class LagMonitor {
 
   /** One measurement (overlapping calls share the one in progress). */
   poll(): Promise<void> {
-    this.#polling ??= this.#measure().finally(() => { this.#polling = undefined; });
+    this.#polling ??= this.#measure().finally(() => {
+      this.#polling = undefined;
+    });
     return this.#polling;
   }
 
@@ -91,7 +93,9 @@ export class LagMonitor {
 
   start(): void {
     if (this.#timer !== undefined) return;
-    this.#timer = setInterval(() => { void this.poll(); }, this.#o.intervalMs);
+    this.#timer = setInterval(() => {
+      void this.poll();
+    }, this.#o.intervalMs);
     this.#timer.unref();
   }
 

@@ -54,7 +54,9 @@ export class OffsetCommitter {
       this.#again = true;
       return;
     }
-    this.#running = this.#loop().finally(() => { this.#running = undefined; });
+    this.#running = this.#loop().finally(() => {
+      this.#running = undefined;
+    });
   }
 
   /** Commits everything resolved so far; rejects with the last commit error when some remain. */
@@ -97,7 +99,9 @@ export class OffsetCommitter {
           this.#lastError = err;
           this.#o.onError(err);
           clearTimeout(this.#retry);
-          this.#retry = setTimeout(() => { this.request(); }, this.#o.retryMs);
+          this.#retry = setTimeout(() => {
+            this.request();
+          }, this.#o.retryMs);
           this.#retry.unref();
           return;
         }

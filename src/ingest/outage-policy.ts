@@ -26,9 +26,13 @@ export function unlessAborted<T>(p: Promise<T>, signal: AbortSignal | undefined)
   if (signal === undefined) return p;
   if (signal.aborted) return Promise.reject(new RetryAbortedError('call abandoned', { cause: signal.reason }));
   return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => { reject(new RetryAbortedError('call abandoned', { cause: signal.reason })); };
+    const onAbort = (): void => {
+      reject(new RetryAbortedError('call abandoned', { cause: signal.reason }));
+    };
     signal.addEventListener('abort', onAbort, { once: true });
-    p.then(resolve, reject).finally(() => { signal.removeEventListener('abort', onAbort); });
+    p.then(resolve, reject).finally(() => {
+      signal.removeEventListener('abort', onAbort);
+    });
   });
 }
 

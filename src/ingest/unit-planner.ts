@@ -29,7 +29,8 @@ export function unitPlanner(settings: () => PlanSettings, gate?: SpreadGate, pol
     await run(() => gate.raiseFences(plan.fences));
     // The snapshot now holds the raised fences, and any epoch the check-and-put found.
     const again = planBatch(records, s);
-    if (again.fences.size > 0) throw new ServiceError({ code: 'INTERNAL', message: `spread registry fences of ${[...again.fences.keys()].slice(0, 3).join(', ')} were not raised` });
+    if (again.fences.size > 0)
+      throw new ServiceError({ code: 'INTERNAL', message: `spread registry fences of ${[...again.fences.keys()].slice(0, 3).join(', ')} were not raised` });
     return again;
   };
 }

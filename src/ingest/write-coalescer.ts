@@ -41,7 +41,9 @@ export function splitRefused(plans: readonly BatchPlan[], refused: readonly Reje
   const out = plans.map((): Rejected[] => []);
   if (refused.length === 0) return out;
   const owner = new Map<SourceRecord, number>();
-  plans.forEach((p, i) => { for (const e of p.events) owner.set(e.record, i); });
+  plans.forEach((p, i) => {
+    for (const e of p.events) owner.set(e.record, i);
+  });
   for (const r of refused) {
     const i = owner.get(r.record);
     if (i === undefined) throw new Error(`a refused record (offset ${r.record.offset}) belongs to no unit of the write`);
@@ -66,7 +68,10 @@ export class WriteCoalescer implements PlanWriter {
       this.#pending.push({ plan, resolve, reject });
       this.#rows += plan.events.length;
       if (this.#rows >= this.#o.maxRows) this.#flush();
-      else this.#timer ??= setTimeout(() => { this.#flush(); }, this.#o.lingerMs);
+      else
+        this.#timer ??= setTimeout(() => {
+          this.#flush();
+        }, this.#o.lingerMs);
     });
   }
 
@@ -87,9 +92,13 @@ export class WriteCoalescer implements PlanWriter {
           for (const p of group) p.reject(err);
           return;
         }
-        group.forEach((p, i) => { p.resolve(parts[i] as Rejected[]); });
+        group.forEach((p, i) => {
+          p.resolve(parts[i] as Rejected[]);
+        });
       },
-      (err: unknown) => { for (const p of group) p.reject(err); },
+      (err: unknown) => {
+        for (const p of group) p.reject(err);
+      },
     );
   }
 }

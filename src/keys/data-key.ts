@@ -108,13 +108,7 @@ export function idScanRange(id: string, buckets: number, format: KeyFormat = 'bi
  * Forward scan over an id's rows with fromTs ≤ ts ≤ toTs (both inclusive). Reverse time: the start
  * row is at toTs (newest), the exclusive stop row just past fromTs.
  */
-export function idTimeRange(
-  id: string,
-  fromTs: number,
-  toTs: number,
-  buckets: number,
-  format: KeyFormat = 'binary',
-): ScanRange {
+export function idTimeRange(id: string, fromTs: number, toTs: number, buckets: number, format: KeyFormat = 'binary'): ScanRange {
   return timeRange(idPrefix(id, buckets, format), fromTs, toTs, format === 'printable');
 }
 
@@ -144,10 +138,7 @@ function checkSalt(decoded: DecodedDataKey, buckets: number | undefined, key: Bu
   if (buckets !== undefined) {
     const expected = saltOf(decoded.id, buckets);
     if (expected !== decoded.salt) {
-      throw new KeyError(
-        'malformed_key',
-        `key ${key.toString('hex')}: salt ${decoded.salt} does not match salt ${expected} of id for buckets=${buckets}`,
-      );
+      throw new KeyError('malformed_key', `key ${key.toString('hex')}: salt ${decoded.salt} does not match salt ${expected} of id for buckets=${buckets}`);
     }
   }
   return decoded;
@@ -159,10 +150,7 @@ function checkSalt(decoded: DecodedDataKey, buckets: number | undefined, key: Bu
  */
 export function decodeDataKey(key: Buffer, buckets?: number): DecodedDataKey {
   if (key.length < MIN_BINARY_LENGTH) {
-    throw new KeyError(
-      'malformed_key',
-      `data key is ${key.length} bytes, shorter than the minimum ${MIN_BINARY_LENGTH} (salt, id, 0x00, 8-byte ts)`,
-    );
+    throw new KeyError('malformed_key', `data key is ${key.length} bytes, shorter than the minimum ${MIN_BINARY_LENGTH} (salt, id, 0x00, 8-byte ts)`);
   }
   const sep = key.length - REVERSE_TS_BYTES - 1;
   if (key[sep] !== 0x00) {
@@ -179,10 +167,7 @@ function isLowerHex(byte: number | undefined): boolean {
 
 export function decodePrintableDataKey(key: Buffer, buckets?: number): DecodedDataKey {
   if (key.length < MIN_PRINTABLE_LENGTH) {
-    throw new KeyError(
-      'malformed_key',
-      `printable data key is ${key.length} bytes, shorter than the minimum ${MIN_PRINTABLE_LENGTH}`,
-    );
+    throw new KeyError('malformed_key', `printable data key is ${key.length} bytes, shorter than the minimum ${MIN_PRINTABLE_LENGTH}`);
   }
   if (!isLowerHex(key[0]) || !isLowerHex(key[1])) {
     throw new KeyError('malformed_key', 'printable data key must start with two lowercase hex salt chars');
@@ -214,8 +199,7 @@ export function decodeKeyOfEitherFormat(key: Buffer, buckets?: number): DecodedD
     throw new KeyError('malformed_key', `key is ${key.length} bytes, too short to be a data key`);
   }
   const lead = key[key.length - REVERSE_TS_BYTES] ?? 0;
-  const format: KeyFormat | null =
-    lead === BINARY_REVERSE_TS_LEAD ? 'binary' : isAsciiDigit(lead) ? 'printable' : null;
+  const format: KeyFormat | null = lead === BINARY_REVERSE_TS_LEAD ? 'binary' : isAsciiDigit(lead) ? 'printable' : null;
   if (format === null) {
     throw new KeyError(
       'malformed_key',

@@ -10,17 +10,7 @@
  * indexName (non-empty) and value (may be empty) are UTF-8 without 0x00; the id is the tail after the
  * 8-byte reverse ts.
  */
-import {
-  REVERSE_TS_BYTES,
-  assertTs,
-  decodeUtf8,
-  idByteLength,
-  prefixRange,
-  readReverseTs,
-  timeRange,
-  writeReverseTsAt,
-  type ScanRange,
-} from './key-bytes.ts';
+import { REVERSE_TS_BYTES, assertTs, decodeUtf8, idByteLength, prefixRange, readReverseTs, timeRange, writeReverseTsAt, type ScanRange } from './key-bytes.ts';
 import { KeyError } from './key-error.ts';
 import { assertBuckets, md5Bucket, memoBucket } from './salt.ts';
 
@@ -78,11 +68,7 @@ function saltFromParts(name: Buffer, value: Buffer, id: Buffer | null, buckets: 
 }
 
 /** The salt' of an index entry under the given mode (the id is ignored in 'value' mode). */
-export function indexSaltOf(
-  entry: Pick<IndexEntry, 'indexName' | 'value' | 'id'>,
-  buckets: number,
-  saltMode: IndexSaltMode = DEFAULT_INDEX_SALT_MODE,
-): number {
+export function indexSaltOf(entry: Pick<IndexEntry, 'indexName' | 'value' | 'id'>, buckets: number, saltMode: IndexSaltMode = DEFAULT_INDEX_SALT_MODE): number {
   assertSaltMode(saltMode);
   checkPart(entry.indexName, 'indexName');
   checkPart(entry.value, 'value');
@@ -94,12 +80,7 @@ export function indexSaltOf(
  * One allocation per key; salt' from the memo in salt.ts. `offset` is the spread offset j of the
  * event (docs/KEYS.md, spread keys): the key goes to bucket (salt' + j) mod B; 0 for a plain id.
  */
-export function encodeIndexKey(
-  entry: IndexEntry,
-  buckets: number,
-  saltMode: IndexSaltMode = DEFAULT_INDEX_SALT_MODE,
-  offset = 0,
-): Buffer {
+export function encodeIndexKey(entry: IndexEntry, buckets: number, saltMode: IndexSaltMode = DEFAULT_INDEX_SALT_MODE, offset = 0): Buffer {
   assertSaltMode(saltMode);
   assertTs(entry.ts);
   const { indexName, value, id } = entry;
@@ -119,11 +100,7 @@ export function encodeIndexKey(
 }
 
 /** Decodes an index key; pass `buckets` (and the mode) to also verify salt'. */
-export function decodeIndexKey(
-  key: Buffer,
-  buckets?: number,
-  saltMode: IndexSaltMode = DEFAULT_INDEX_SALT_MODE,
-): DecodedIndexKey {
+export function decodeIndexKey(key: Buffer, buckets?: number, saltMode: IndexSaltMode = DEFAULT_INDEX_SALT_MODE): DecodedIndexKey {
   const hex = (): string => key.toString('hex'); // for error messages only
   const nameEnd = key.indexOf(0x00, 1);
   if (key.length < 1 || nameEnd <= 1) {
@@ -151,10 +128,7 @@ export function decodeIndexKey(
   if (buckets !== undefined) {
     const expected = indexSaltOf(decoded, buckets, saltMode);
     if (expected !== decoded.salt) {
-      throw new KeyError(
-        'malformed_key',
-        `index key ${hex()}: salt ${decoded.salt} does not match ${expected} (buckets=${buckets}, saltMode=${saltMode})`,
-      );
+      throw new KeyError('malformed_key', `index key ${hex()}: salt ${decoded.salt} does not match ${expected} (buckets=${buckets}, saltMode=${saltMode})`);
     }
   }
   return decoded;
@@ -176,10 +150,7 @@ export function indexScanRanges(
   const name = encodePart(indexName, 'indexName');
   const valueBytes = encodePart(value, 'value');
   const body = Buffer.concat([name, NUL, valueBytes, NUL]);
-  const salts =
-    saltMode === 'value'
-      ? [saltFromParts(name, valueBytes, null, buckets)]
-      : Array.from({ length: buckets }, (_, salt) => salt);
+  const salts = saltMode === 'value' ? [saltFromParts(name, valueBytes, null, buckets)] : Array.from({ length: buckets }, (_, salt) => salt);
   return salts.map((salt) => {
     const prefix = Buffer.concat([Buffer.from([salt]), body]);
     return bounds === undefined ? prefixRange(prefix) : timeRange(prefix, bounds.fromTs, bounds.toTs, false);

@@ -9,7 +9,16 @@
  * docs/KEYS.md is the specification; the codecs it wraps are data-key.ts, index-key.ts, rollup-key.ts.
  */
 import { decodeKeyOfEitherFormat, encodeDataKeyAt, idPrefixAt, type DecodedDataKey, type KeyFormat } from './data-key.ts';
-import { decodeIndexKey, encodeIndexKey, indexSaltOf, indexScanRanges, type DecodedIndexKey, type IndexEntry, type IndexSaltMode, type TsBounds } from './index-key.ts';
+import {
+  decodeIndexKey,
+  encodeIndexKey,
+  indexSaltOf,
+  indexScanRanges,
+  type DecodedIndexKey,
+  type IndexEntry,
+  type IndexSaltMode,
+  type TsBounds,
+} from './index-key.ts';
 import { MAX_TS, prefixRange, prefixStopRow, timeRange, type ScanRange } from './key-bytes.ts';
 import { KeyError } from './key-error.ts';
 import {
@@ -101,7 +110,10 @@ export class Keyspace {
 
   /** Ids whose rows leave their base bucket from some ts before `beforeTs` on (an epoch starts earlier). */
   spreadIdsBefore(beforeTs: number): string[] {
-    return this.spread.spreadIds().filter((id) => (this.spread.entryOf(id)?.epochs[0]?.since ?? Infinity) < beforeTs).sort();
+    return this.spread
+      .spreadIds()
+      .filter((id) => (this.spread.entryOf(id)?.epochs[0]?.since ?? Infinity) < beforeTs)
+      .sort();
   }
 
   /** salt(id): the bucket of the id's plain key (and of its rollup rows). */
@@ -138,7 +150,8 @@ export class Keyspace {
   /** Decodes a data key of this format; `offset` says which spread bucket of the id it is in. */
   decodeDataKey(key: Buffer): DecodedData {
     const d = decodeKeyOfEitherFormat(key);
-    if (d.format !== this.format) throw new KeyError('malformed_key', `key ${key.toString('hex')} is a ${d.format} data key, the table holds ${this.format} keys`);
+    if (d.format !== this.format)
+      throw new KeyError('malformed_key', `key ${key.toString('hex')} is a ${d.format} data key, the table holds ${this.format} keys`);
     if (d.salt >= this.buckets) throw new KeyError('malformed_key', `key ${key.toString('hex')}: salt ${d.salt} is not a bucket of B=${this.buckets}`);
     return { format: d.format, salt: d.salt, id: d.id, ts: d.ts, offset: (d.salt - saltOf(d.id, this.buckets) + this.buckets) % this.buckets };
   }
@@ -182,7 +195,8 @@ export class Keyspace {
    * for tools that must find every row of an id, also rows a stale registry copy put in a bucket.
    */
   idRangeIn(id: string, bucket: number, bounds?: TsBounds): ScanRange {
-    if (!Number.isInteger(bucket) || bucket < 0 || bucket >= this.buckets) throw new KeyError('invalid_buckets', `bucket ${bucket} is not a bucket of B=${this.buckets}`);
+    if (!Number.isInteger(bucket) || bucket < 0 || bucket >= this.buckets)
+      throw new KeyError('invalid_buckets', `bucket ${bucket} is not a bucket of B=${this.buckets}`);
     const prefix = idPrefixAt(id, bucket, this.format);
     return bounds === undefined ? prefixRange(prefix) : timeRange(prefix, bounds.fromTs, bounds.toTs, this.format === 'printable');
   }

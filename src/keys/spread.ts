@@ -92,7 +92,8 @@ export function assertEntry(entry: SpreadEntry, buckets: number): void {
   let prev: SpreadEpoch | undefined;
   for (const e of entry.epochs) {
     assertTs(e.since, 'since');
-    if (!Number.isInteger(e.k) || e.k < 2 || e.k > Math.min(buckets, MAX_BUCKETS)) throw bad(`epoch K must be an integer in 2 … ${buckets} (B), got ${String(e.k)}`);
+    if (!Number.isInteger(e.k) || e.k < 2 || e.k > Math.min(buckets, MAX_BUCKETS))
+      throw bad(`epoch K must be an integer in 2 … ${buckets} (B), got ${String(e.k)}`);
     if (prev !== undefined && e.since <= prev.since) throw bad(`epochs must have ascending since (${e.since} after ${prev.since})`);
     if (prev !== undefined && e.k <= prev.k) throw bad(`K never shrinks: an epoch with K ${e.k} cannot follow K ${prev.k}`);
     prev = e;
@@ -108,7 +109,8 @@ export function withEpoch(entry: SpreadEntry | undefined, epoch: SpreadEpoch, bu
   const base = entry ?? EMPTY_ENTRY;
   const current = maxK(base);
   if (epoch.k <= current) throw bad(`K never shrinks: the id already spreads over ${current} buckets, asked for ${epoch.k}`);
-  if (base.fence !== null && epoch.since <= base.fence) throw bad(`since ${epoch.since} is not after the fence ${base.fence} (an event at that ts was already written with the current K)`);
+  if (base.fence !== null && epoch.since <= base.fence)
+    throw bad(`since ${epoch.since} is not after the fence ${base.fence} (an event at that ts was already written with the current K)`);
   const next: SpreadEntry = { epochs: [...base.epochs, { since: epoch.since, k: epoch.k }], fence: base.fence };
   assertEntry(next, buckets);
   return next;

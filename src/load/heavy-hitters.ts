@@ -118,7 +118,10 @@ export class SpaceSaving {
 
   /** The `n` largest entries (all when omitted), by descending count. */
   top(n: number = this.capacity): HeavyHitter[] {
-    return this.#heap.map((c) => ({ id: c.id, count: c.count, error: c.error })).sort(byCountDesc).slice(0, Math.max(0, n));
+    return this.#heap
+      .map((c) => ({ id: c.id, count: c.count, error: c.error }))
+      .sort(byCountDesc)
+      .slice(0, Math.max(0, n));
   }
 
   /** Visits every monitored entry, in no particular order (no copies, no sort). */
@@ -201,9 +204,14 @@ export class WindowedHeavyHitters {
     assertCapacity(capacity);
     if (!Number.isInteger(slots) || slots < 1 || slots > 1000) throw new RangeError(`slots must be an integer in 1…1000, got ${slots}`);
     this.capacity = capacity;
-    this.#ring = new SlotRing(windowMs, slots, () => new SpaceSaving(capacity), (sketch) => {
-      sketch.clear();
-    });
+    this.#ring = new SlotRing(
+      windowMs,
+      slots,
+      () => new SpaceSaving(capacity),
+      (sketch) => {
+        sketch.clear();
+      },
+    );
   }
 
   get windowMs(): number {

@@ -79,11 +79,12 @@ export class HotIds {
     this.#top = top;
     this.#now = options.now ?? (() => performance.now());
     this.#wall = options.wallClock ?? Date.now;
-    const sketch = (): WindowedHeavyHitters => new WindowedHeavyHitters({
-      capacity,
-      ...(options.windowMs === undefined ? {} : { windowMs: options.windowMs }),
-      ...(options.slots === undefined ? {} : { slots: options.slots }),
-    });
+    const sketch = (): WindowedHeavyHitters =>
+      new WindowedHeavyHitters({
+        capacity,
+        ...(options.windowMs === undefined ? {} : { windowMs: options.windowMs }),
+        ...(options.slots === undefined ? {} : { slots: options.slots }),
+      });
     this.#sketch = sketch();
     this.#live = sketch();
   }

@@ -73,11 +73,7 @@ export function locateIn(regions: readonly RegionInfo[], rowKey: Buffer): Region
 }
 
 /** What changed between two region lists of one table (identity = region name). */
-export function diffRegions(
-  table: string,
-  before: readonly RegionInfo[],
-  after: readonly RegionInfo[],
-): RegionChange {
+export function diffRegions(table: string, before: readonly RegionInfo[], after: readonly RegionInfo[]): RegionChange {
   const old = new Map(before.map((r) => [r.name, r]));
   const next = new Map(after.map((r) => [r.name, r]));
   const appeared = after.filter((r) => !old.has(r.name));

@@ -21,9 +21,14 @@ export class SlidingWindow {
   constructor(options: SlidingWindowOptions = {}) {
     const slots = options.slots ?? DEFAULT_SLOTS;
     if (!Number.isInteger(slots) || slots < 1) throw new RangeError(`slots must be a positive integer, got ${slots}`);
-    this.#ring = new SlotRing(options.windowMs ?? DEFAULT_WINDOW_MS, slots, () => new Map<string, number>(), (counts) => {
-      counts.clear();
-    });
+    this.#ring = new SlotRing(
+      options.windowMs ?? DEFAULT_WINDOW_MS,
+      slots,
+      () => new Map<string, number>(),
+      (counts) => {
+        counts.clear();
+      },
+    );
   }
 
   get windowMs(): number {

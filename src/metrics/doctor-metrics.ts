@@ -23,9 +23,19 @@ export interface DoctorMetrics {
 export function createDoctorMetrics(registry: Registry): DoctorMetrics {
   const registers = [registry];
   const m: DoctorMetrics = {
-    findings: new Gauge({ name: DOCTOR_METRIC_NAMES.findings, help: 'Findings of the last completed schema doctor run on the service\'s tables, by severity (error | warn | info)', labelNames: ['severity'] as const, registers }),
+    findings: new Gauge({
+      name: DOCTOR_METRIC_NAMES.findings,
+      help: "Findings of the last completed schema doctor run on the service's tables, by severity (error | warn | info)",
+      labelNames: ['severity'] as const,
+      registers,
+    }),
     lastRun: new Gauge({ name: DOCTOR_METRIC_NAMES.lastRun, help: 'When the last completed schema doctor run ended (Unix seconds; 0: none yet)', registers }),
-    runs: new Counter({ name: DOCTOR_METRIC_NAMES.runs, help: 'Schema doctor runs of the service by outcome (ok | failed)', labelNames: ['outcome'] as const, registers }),
+    runs: new Counter({
+      name: DOCTOR_METRIC_NAMES.runs,
+      help: 'Schema doctor runs of the service by outcome (ok | failed)',
+      labelNames: ['outcome'] as const,
+      registers,
+    }),
   };
   m.lastRun.set(0);
   for (const outcome of ['ok', 'failed']) m.runs.inc({ outcome }, 0);

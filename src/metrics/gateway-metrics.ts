@@ -20,7 +20,8 @@ export interface GatewayMetrics {
   readonly duration: Histogram<'client' | 'gateway'>;
 }
 
-const REQUESTS_HELP = 'Attempts of HBase REST requests per gateway, by outcome (ok: an answer below 500 | server_error: 5xx | connection_error: refused, reset, connect timeout — the gateway leaves the rotation | timeout: the request deadline | error); a failover counts one attempt per gateway';
+const REQUESTS_HELP =
+  'Attempts of HBase REST requests per gateway, by outcome (ok: an answer below 500 | server_error: 5xx | connection_error: refused, reset, connect timeout — the gateway leaves the rotation | timeout: the request deadline | error); a failover counts one attempt per gateway';
 const UP_HELP = '1 while the client keeps the gateway in rotation, 0 from a connection failure until a probe (GET /version/cluster) gets an answer';
 
 export function createGatewayMetrics(registry: Registry): GatewayMetrics {
@@ -29,7 +30,13 @@ export function createGatewayMetrics(registry: Registry): GatewayMetrics {
   return {
     requests: new Counter({ name: GATEWAY_METRIC_NAMES.requests, help: REQUESTS_HELP, labelNames: [...labelNames, 'outcome'] as const, registers }),
     up: new Gauge({ name: GATEWAY_METRIC_NAMES.up, help: UP_HELP, labelNames, registers }),
-    duration: new Histogram({ name: GATEWAY_METRIC_NAMES.duration, help: 'Duration of one attempt on one gateway, in seconds', labelNames, buckets: [...HBASE_DURATION_BUCKETS], registers }),
+    duration: new Histogram({
+      name: GATEWAY_METRIC_NAMES.duration,
+      help: 'Duration of one attempt on one gateway, in seconds',
+      labelNames,
+      buckets: [...HBASE_DURATION_BUCKETS],
+      registers,
+    }),
   };
 }
 

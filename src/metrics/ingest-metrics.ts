@@ -61,14 +61,10 @@ export const BATCH_ROWS_BUCKETS = [1, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 
 /** Bytes per batch: 256 B … 16 MiB (×4 steps). */
 export const BATCH_BYTES_BUCKETS = [256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216] as const;
 /** One HBase REST call: 1 ms … 30 s. */
-export const HBASE_DURATION_BUCKETS = [
-  0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
-] as const;
+export const HBASE_DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30] as const;
 /** Event timestamp → write acknowledged: 5 ms … 10 min, finer between 100 ms and 1 s, where a
  *  healthy service's p50 and p99 lie (a quantile is interpolated inside its bucket). */
-export const END_TO_END_BUCKETS = [
-  0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.75, 1, 2.5, 5, 10, 30, 60, 120, 300, 600,
-] as const;
+export const END_TO_END_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.75, 1, 2.5, 5, 10, 30, 60, 120, 300, 600] as const;
 
 export interface Metrics {
   readonly registry: Registry;
@@ -207,7 +203,11 @@ export function createMetrics(registry: Registry = new Registry(), options: Crea
       labelNames: ['state'] as const,
       registers,
     }),
-    queueDepth: new Gauge({ name: METRIC_NAMES.queueDepth, help: 'Records taken from Kafka and not yet committed, all partitions (bounded by batch.maxQueuedRows: fetching pauses at the bound)', registers }),
+    queueDepth: new Gauge({
+      name: METRIC_NAMES.queueDepth,
+      help: 'Records taken from Kafka and not yet committed, all partitions (bounded by batch.maxQueuedRows: fetching pauses at the bound)',
+      registers,
+    }),
     regionMapRefresh: new Counter({
       name: METRIC_NAMES.regionMapRefresh,
       help: 'Region map refreshes by table and outcome (ok | error)',

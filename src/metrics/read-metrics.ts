@@ -42,18 +42,74 @@ export interface ReadMetrics {
 export function createReadMetrics(registry: Registry, windows: readonly string[] = []): ReadMetrics {
   const registers = [registry];
   const m: ReadMetrics = {
-    rollupPendingMarkers: new Gauge({ name: READ_METRIC_NAMES.rollupPendingMarkers, help: 'Closed rollup windows still marked (seen by the last job run), per window size', labelNames: ['window'] as const, registers }),
-    rollupLag: new Gauge({ name: READ_METRIC_NAMES.rollupLag, help: 'Seconds since the end of the oldest closed window not yet rolled up (0 = caught up), per window size', labelNames: ['window'] as const, registers }),
-    rollupWindows: new Counter({ name: READ_METRIC_NAMES.rollupWindows, help: 'Rollup windows recomputed and written, per window size', labelNames: ['window'] as const, registers }),
-    rollupSuperseded: new Counter({ name: READ_METRIC_NAMES.rollupSuperseded, help: 'Markers left in place because ingest re-marked the window during its recompute (recomputed next run)', labelNames: ['window'] as const, registers }),
-    rollupRuns: new Counter({ name: READ_METRIC_NAMES.rollupRuns, help: 'Rollup job runs by outcome (ok | error)', labelNames: ['outcome'] as const, registers }),
-    rollupRunDuration: new Histogram({ name: READ_METRIC_NAMES.rollupRunDuration, help: 'Duration of one rollup job run, in seconds', buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900], registers }),
+    rollupPendingMarkers: new Gauge({
+      name: READ_METRIC_NAMES.rollupPendingMarkers,
+      help: 'Closed rollup windows still marked (seen by the last job run), per window size',
+      labelNames: ['window'] as const,
+      registers,
+    }),
+    rollupLag: new Gauge({
+      name: READ_METRIC_NAMES.rollupLag,
+      help: 'Seconds since the end of the oldest closed window not yet rolled up (0 = caught up), per window size',
+      labelNames: ['window'] as const,
+      registers,
+    }),
+    rollupWindows: new Counter({
+      name: READ_METRIC_NAMES.rollupWindows,
+      help: 'Rollup windows recomputed and written, per window size',
+      labelNames: ['window'] as const,
+      registers,
+    }),
+    rollupSuperseded: new Counter({
+      name: READ_METRIC_NAMES.rollupSuperseded,
+      help: 'Markers left in place because ingest re-marked the window during its recompute (recomputed next run)',
+      labelNames: ['window'] as const,
+      registers,
+    }),
+    rollupRuns: new Counter({
+      name: READ_METRIC_NAMES.rollupRuns,
+      help: 'Rollup job runs by outcome (ok | error)',
+      labelNames: ['outcome'] as const,
+      registers,
+    }),
+    rollupRunDuration: new Histogram({
+      name: READ_METRIC_NAMES.rollupRunDuration,
+      help: 'Duration of one rollup job run, in seconds',
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900],
+      registers,
+    }),
     rollupErrors: new Counter({ name: READ_METRIC_NAMES.rollupErrors, help: 'Rollup job errors by stage', labelNames: ['stage'] as const, registers }),
-    rollupBucketOwned: new Gauge({ name: READ_METRIC_NAMES.rollupBucketOwned, help: 'Salt buckets whose rollup markers this instance works on (1) or leaves to another instance (0); max by bucket over the cluster = 0: no owner', labelNames: ['bucket'] as const, registers }),
-    rollupBucketLag: new Gauge({ name: READ_METRIC_NAMES.rollupBucketLag, help: 'Seconds since the end of the oldest closed window not yet rolled up, per owned salt bucket and window size, at the start of the last run', labelNames: ['window', 'bucket'] as const, registers }),
-    queryDuration: new Histogram({ name: READ_METRIC_NAMES.queryDuration, help: 'Read API / query duration by kind, in seconds', labelNames: ['kind'] as const, buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers }),
-    queryDangling: new Counter({ name: READ_METRIC_NAMES.queryDangling, help: 'Index hits dropped by reads because their data row is missing or no longer carries the tag value', labelNames: ['index'] as const, registers }),
-    queryRepaired: new Counter({ name: READ_METRIC_NAMES.queryRepaired, help: 'Dangling index rows deleted by reads (older than query.danglingGraceMs)', labelNames: ['index'] as const, registers }),
+    rollupBucketOwned: new Gauge({
+      name: READ_METRIC_NAMES.rollupBucketOwned,
+      help: 'Salt buckets whose rollup markers this instance works on (1) or leaves to another instance (0); max by bucket over the cluster = 0: no owner',
+      labelNames: ['bucket'] as const,
+      registers,
+    }),
+    rollupBucketLag: new Gauge({
+      name: READ_METRIC_NAMES.rollupBucketLag,
+      help: 'Seconds since the end of the oldest closed window not yet rolled up, per owned salt bucket and window size, at the start of the last run',
+      labelNames: ['window', 'bucket'] as const,
+      registers,
+    }),
+    queryDuration: new Histogram({
+      name: READ_METRIC_NAMES.queryDuration,
+      help: 'Read API / query duration by kind, in seconds',
+      labelNames: ['kind'] as const,
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    }),
+    queryDangling: new Counter({
+      name: READ_METRIC_NAMES.queryDangling,
+      help: 'Index hits dropped by reads because their data row is missing or no longer carries the tag value',
+      labelNames: ['index'] as const,
+      registers,
+    }),
+    queryRepaired: new Counter({
+      name: READ_METRIC_NAMES.queryRepaired,
+      help: 'Dangling index rows deleted by reads (older than query.danglingGraceMs)',
+      labelNames: ['index'] as const,
+      registers,
+    }),
   };
   // Known label values start at 0 so rate() and alerts see the series from the first scrape.
   for (const outcome of ['ok', 'error']) m.rollupRuns.inc({ outcome }, 0);

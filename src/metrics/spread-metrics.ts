@@ -30,15 +30,30 @@ export interface SpreadMetrics {
 export function createSpreadMetrics(registry: Registry, ageSeconds: () => number): SpreadMetrics {
   const registers = [registry];
   const m: SpreadMetrics = {
-    ids: new Gauge({ name: SPREAD_METRIC_NAMES.ids, help: 'Spread ids (ids with at least one epoch) in this instance\'s registry snapshot', registers }),
-    promotions: new Counter({ name: SPREAD_METRIC_NAMES.promotions, help: 'Epochs this instance added to the spread registry, by origin (auto: its promoter; manual: `tsingest spread set` counts in its own process)', labelNames: ['origin'] as const, registers }),
+    ids: new Gauge({ name: SPREAD_METRIC_NAMES.ids, help: "Spread ids (ids with at least one epoch) in this instance's registry snapshot", registers }),
+    promotions: new Counter({
+      name: SPREAD_METRIC_NAMES.promotions,
+      help: 'Epochs this instance added to the spread registry, by origin (auto: its promoter; manual: `tsingest spread set` counts in its own process)',
+      labelNames: ['origin'] as const,
+      registers,
+    }),
     fences: new Counter({ name: SPREAD_METRIC_NAMES.fences, help: 'Fences this instance raised in the spread registry for far-future events', registers }),
-    refreshes: new Counter({ name: SPREAD_METRIC_NAMES.refreshes, help: 'Spread registry refreshes by outcome (ok | error)', labelNames: ['outcome'] as const, registers }),
-    decisions: new Counter({ name: SPREAD_METRIC_NAMES.decisions, help: 'Automatic promotion rounds by outcome (ok | error | skipped: too few events in the window)', labelNames: ['outcome'] as const, registers }),
+    refreshes: new Counter({
+      name: SPREAD_METRIC_NAMES.refreshes,
+      help: 'Spread registry refreshes by outcome (ok | error)',
+      labelNames: ['outcome'] as const,
+      registers,
+    }),
+    decisions: new Counter({
+      name: SPREAD_METRIC_NAMES.decisions,
+      help: 'Automatic promotion rounds by outcome (ok | error | skipped: too few events in the window)',
+      labelNames: ['outcome'] as const,
+      registers,
+    }),
   };
   new Gauge({
     name: SPREAD_METRIC_NAMES.age,
-    help: 'Seconds since this instance\'s spread registry snapshot was read (writes wait when it passes 3 × keys.spread.refreshMs)',
+    help: "Seconds since this instance's spread registry snapshot was read (writes wait when it passes 3 × keys.spread.refreshMs)",
     registers,
     collect() {
       const s = ageSeconds();

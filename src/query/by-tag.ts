@@ -55,14 +55,25 @@ async function settle(store: QueryStore, q: ByTagQuery, s: ReadSettings, ctx: By
 /** The data rows of a large chunk of hits, by one range scan per data bucket (verifyScans), aligned with the hits. */
 async function scannedRows(store: QueryStore, s: ReadSettings, hits: readonly IndexHit[], columns: readonly Buffer[]): Promise<(Row | null)[]> {
   const limit = createLimiter(s.bucketConcurrency);
-  const read = await Promise.all(verifyScans(hits, s.keyspace).map((scan) => limit.run(async () => {
-    const first = scan.ranges[0] as ScanRange;
-    const last = scan.ranges.at(-1) as ScanRange;
-    const rows: Row[] = [];
-    const filter = scan.ranges.length === 1 ? undefined : { type: 'MultiRowRangeFilter' as const, ranges: scan.ranges };
-    for await (const row of store.scan(s.data.name, { startRow: first.startRow, stopRow: last.stopRow, columns, batch: VERIFY_SCAN_BATCH, ...(filter === undefined ? {} : { filter }) })) rows.push(row);
-    return rows;
-  })));
+  const read = await Promise.all(
+    verifyScans(hits, s.keyspace).map((scan) =>
+      limit.run(async () => {
+        const first = scan.ranges[0] as ScanRange;
+        const last = scan.ranges.at(-1) as ScanRange;
+        const rows: Row[] = [];
+        const filter = scan.ranges.length === 1 ? undefined : { type: 'MultiRowRangeFilter' as const, ranges: scan.ranges };
+        for await (const row of store.scan(s.data.name, {
+          startRow: first.startRow,
+          stopRow: last.stopRow,
+          columns,
+          batch: VERIFY_SCAN_BATCH,
+          ...(filter === undefined ? {} : { filter }),
+        }))
+          rows.push(row);
+        return rows;
+      }),
+    ),
+  );
   return alignRows(hits, read.flat());
 }
 
@@ -92,9 +103,14 @@ export async function* readByTag(store: QueryStore, q: ByTagQuery, s: ReadSettin
         chunk.push(hitOf(r.value.row, s.keyspace));
       }
       if (chunk.length === 0) break;
-      const rows = chunk.length > s.verifyChunk
-        ? await scannedRows(store, s, chunk, dataColumns)
-        : await store.multiGet(s.data.name, chunk.map((h) => h.dataKey), { columns: dataColumns });
+      const rows =
+        chunk.length > s.verifyChunk
+          ? await scannedRows(store, s, chunk, dataColumns)
+          : await store.multiGet(
+              s.data.name,
+              chunk.map((h) => h.dataKey),
+              { columns: dataColumns },
+            );
       const verdicts = verifyHits(chunk, rows, q.tag, q.value, s.keyspace);
       for (const [i, v] of verdicts.entries()) {
         const hit = chunk[i] as IndexHit;

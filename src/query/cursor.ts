@@ -65,7 +65,8 @@ function optionalTime(o: Record<string, unknown>, key: string, param: string): n
 
 /** Parses a cursor; `param` is how the caller spells the parameter in messages (`cursor`, `--cursor`). */
 export function decodeCursor(text: string, param = 'cursor'): DecodedCursor {
-  if (text.length === 0 || text.length > MAX_CURSOR_CHARS || !/^[A-Za-z0-9_-]+$/.test(text)) throw bad(param, 'expected a base64url string as returned in `next`');
+  if (text.length === 0 || text.length > MAX_CURSOR_CHARS || !/^[A-Za-z0-9_-]+$/.test(text))
+    throw bad(param, 'expected a base64url string as returned in `next`');
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
@@ -95,6 +96,10 @@ export function decodeCursor(text: string, param = 'cursor'): DecodedCursor {
 /** Throws a 400 naming `cursor` unless the cursor was issued for this very query. */
 export function assertCursorFor(c: DecodedCursor, q: QueryIdentity, param = 'cursor'): void {
   if (c.kind !== q.kind || c.fingerprint !== fingerprintOf(q)) {
-    throw new QueryError('bad_cursor', 'cursor', `${param} belongs to a different query (it was issued for another kind, id, tag, value, from, to, metric or window)`);
+    throw new QueryError(
+      'bad_cursor',
+      'cursor',
+      `${param} belongs to a different query (it was issued for another kind, id, tag, value, from, to, metric or window)`,
+    );
   }
 }

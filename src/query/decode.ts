@@ -65,7 +65,20 @@ export function rollupItemOf(row: Row, window: WindowSize, keyspace: Keyspace, m
     if (metric !== null && name !== metric) continue;
     const s = decodeSummary(cell.value, name);
     const mean = meanOf(s);
-    metrics.push([name, { count: s.count, sum: s.sum, min: s.min, max: s.max, mean: Number.isNaN(mean) ? null : mean, first: s.first, firstTs: s.firstTs, last: s.last, lastTs: s.lastTs }]);
+    metrics.push([
+      name,
+      {
+        count: s.count,
+        sum: s.sum,
+        min: s.min,
+        max: s.max,
+        mean: Number.isNaN(mean) ? null : mean,
+        first: s.first,
+        firstTs: s.firstTs,
+        last: s.last,
+        lastTs: s.lastTs,
+      },
+    ]);
   }
   if (metrics.length === 0) return null;
   return { id: key.id, window: window.name, windowStart: key.windowStart, windowEnd: key.windowStart + window.ms, metrics: Object.fromEntries(metrics) };

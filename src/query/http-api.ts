@@ -121,8 +121,13 @@ function sendError(res: ServerResponse, err: unknown, log: ReadApiDeps['log'], p
   }
   if (isAccessRefused(err)) {
     // The gateway refuses the service's own credentials: an outage for the caller, not its fault nor a bug.
-    log.warn({ err, path }, 'read API: HBase REST refused the service\'s credentials');
-    sendJson(res, 503, { error: 'unavailable', message: 'HBase is unavailable to the service (the gateway refused its credentials), retry later' }, { 'retry-after': '30' });
+    log.warn({ err, path }, "read API: HBase REST refused the service's credentials");
+    sendJson(
+      res,
+      503,
+      { error: 'unavailable', message: 'HBase is unavailable to the service (the gateway refused its credentials), retry later' },
+      { 'retry-after': '30' },
+    );
     return;
   }
   log.error({ err, path }, 'read API: query failed');
@@ -177,14 +182,19 @@ export function createReadApi(deps: ReadApiDeps): ReadApiHandler {
       deadline.clear();
       if (err instanceof DeadlinePassed) {
         void page?.return({ next: null }).catch(() => undefined);
-        sendJson(res, 408, { error: 'deadline', message: `the read did not finish within ${deps.cfg.query.deadlineMs} ms (query.deadlineMs); its scans were cancelled. Ask for a smaller page or range` });
+        sendJson(res, 408, {
+          error: 'deadline',
+          message: `the read did not finish within ${deps.cfg.query.deadlineMs} ms (query.deadlineMs); its scans were cancelled. Ask for a smaller page or range`,
+        });
       } else {
         sendError(res, err, log, path);
       }
       return true;
     }
     const conn = { closed: false };
-    res.on('close', () => { conn.closed = true; });
+    res.on('close', () => {
+      conn.closed = true;
+    });
     res.writeHead(200, { 'content-type': JSON_TYPE, 'cache-control': 'no-store' });
     const out = new ItemWriter(res);
     try {
@@ -230,9 +240,13 @@ class Deadline {
 
   constructor(ms: number) {
     let fire: (err: Error) => void = () => undefined;
-    this.#passed = new Promise<never>((_resolve, reject) => { fire = reject; });
+    this.#passed = new Promise<never>((_resolve, reject) => {
+      fire = reject;
+    });
     this.#passed.catch(() => undefined);
-    this.#timer = setTimeout(() => { fire(new DeadlinePassed()); }, ms);
+    this.#timer = setTimeout(() => {
+      fire(new DeadlinePassed());
+    }, ms);
   }
 
   race<T>(p: Promise<T>): Promise<T> {
@@ -267,7 +281,10 @@ class ItemWriter {
     this.#text += this.#sep + json;
     this.#sep = ',';
     if (this.#text.length >= WRITE_CHUNK) return this.#write();
-    this.#flush ??= setImmediate(() => { this.#flush = null; this.#write(); });
+    this.#flush ??= setImmediate(() => {
+      this.#flush = null;
+      this.#write();
+    });
     return true;
   }
 

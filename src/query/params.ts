@@ -93,7 +93,11 @@ function checkKnown(kind: QueryKind, raw: RawParams, label: ParamLabel): void {
   const allowed = PARAMS_BY_KIND[kind];
   for (const [p, v] of Object.entries(raw)) {
     if (v !== undefined && !allowed.includes(p)) {
-      throw new QueryError('unknown_parameter', p, `${label(p)} is not a parameter of a ${kind.replace('_', '-')} read (allowed: ${allowed.map(label).join(', ')})`);
+      throw new QueryError(
+        'unknown_parameter',
+        p,
+        `${label(p)} is not a parameter of a ${kind.replace('_', '-')} read (allowed: ${allowed.map(label).join(', ')})`,
+      );
     }
   }
 }
@@ -137,7 +141,11 @@ function parseWindow(r: Reader, s: ParamSettings): WindowSize {
   const name = r.required('window');
   const w = findWindow(s.windows, name.trim());
   if (w === undefined) {
-    throw new QueryError('unknown_window', 'window', `${r.label('window')} "${name}" is not a configured rollup window (rollup.windows: ${s.windows.map((x) => x.name).join(', ')})`);
+    throw new QueryError(
+      'unknown_window',
+      'window',
+      `${r.label('window')} "${name}" is not a configured rollup window (rollup.windows: ${s.windows.map((x) => x.name).join(', ')})`,
+    );
   }
   return w;
 }

@@ -91,7 +91,14 @@ export function createQueries(deps: QueryDeps): Queries {
   return {
     settings,
     parse: (kind, raw, label) =>
-      parseQuery(kind, raw, { defaultLimit: cfg.query.defaultLimit, maxLimit: cfg.query.maxLimit, indexTags: cfg.index.tags, windows, now: now(), ...(label === undefined ? {} : { label }) }),
+      parseQuery(kind, raw, {
+        defaultLimit: cfg.query.defaultLimit,
+        maxLimit: cfg.query.maxLimit,
+        indexTags: cfg.index.tags,
+        windows,
+        now: now(),
+        ...(label === undefined ? {} : { label }),
+      }),
     run: <S extends QuerySpec>(spec: S, options: RunOptions = {}) => timed(stream(spec, options.repair ?? true), spec.kind, metrics) as PageStream<ItemOf<S>>,
   };
 }

@@ -68,7 +68,15 @@ export function rangeShape(metric: string | null, family: string): ScanShape {
   if (metric === null) return { columns: [column(family)] };
   return {
     columns: [column(family)],
-    filter: { type: 'SingleColumnValueFilter', family: Buffer.from(family), qualifier: Buffer.from(metric, 'utf8'), op: 'NOT_EQUAL', comparator: { type: 'BinaryComparator', value: Buffer.alloc(0) }, ifMissing: true, latestVersion: true },
+    filter: {
+      type: 'SingleColumnValueFilter',
+      family: Buffer.from(family),
+      qualifier: Buffer.from(metric, 'utf8'),
+      op: 'NOT_EQUAL',
+      comparator: { type: 'BinaryComparator', value: Buffer.alloc(0) },
+      ifMissing: true,
+      latestVersion: true,
+    },
   };
 }
 

@@ -20,9 +20,7 @@ export interface IndexHit {
   readonly dataKey: Buffer;
 }
 
-export type Verdict =
-  | { readonly ok: true; readonly item: EventItem }
-  | { readonly ok: false; readonly reason: 'missing' | 'tag_changed' };
+export type Verdict = { readonly ok: true; readonly item: EventItem } | { readonly ok: false; readonly reason: 'missing' | 'tag_changed' };
 
 /** An index row as a hit: its id, ts and the data key it points at (same spread offset j, no registry needed). */
 export function hitOf(indexKey: Buffer, keyspace: Keyspace): IndexHit {
@@ -31,13 +29,7 @@ export function hitOf(indexKey: Buffer, keyspace: Keyspace): IndexHit {
 }
 
 /** `rows` aligned with `hits` (null = no such data row), as multi-get returns them. */
-export function verifyHits(
-  hits: readonly IndexHit[],
-  rows: readonly (Row | null)[],
-  tag: string,
-  value: string,
-  keyspace: Keyspace,
-): Verdict[] {
+export function verifyHits(hits: readonly IndexHit[], rows: readonly (Row | null)[], tag: string, value: string, keyspace: Keyspace): Verdict[] {
   return hits.map((_, i) => {
     const row = rows[i] ?? null;
     if (row === null || row.cells.length === 0) return { ok: false, reason: 'missing' };

@@ -8,7 +8,13 @@ import { windowRow } from './window-row.ts';
 import { windowStartOf } from './windows.ts';
 
 /** What a checkpoint must match for a rerun to continue it. */
-export function backfillIdentity(s: RollupSettings, from: number, to: number, ids: readonly string[] | undefined, spreadIds: readonly string[] = []): Record<string, unknown> {
+export function backfillIdentity(
+  s: RollupSettings,
+  from: number,
+  to: number,
+  ids: readonly string[] | undefined,
+  spreadIds: readonly string[] = [],
+): Record<string, unknown> {
   return {
     from,
     to,

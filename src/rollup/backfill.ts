@@ -143,11 +143,23 @@ class Backfill {
       const d = identityDiff(saved.identity, identity);
       if (d !== undefined) {
         const diff = `${d.field}: checkpoint ${d.saved ?? 'absent'} ≠ now ${d.now ?? 'absent'}`;
-        throw new CheckpointError('other_run', `--checkpoint ${this.#cp.where} belongs to a backfill with other parameters (${diff}); use another file or remove it`);
+        throw new CheckpointError(
+          'other_run',
+          `--checkpoint ${this.#cp.where} belongs to a backfill with other parameters (${diff}); use another file or remove it`,
+        );
       }
     }
     const resumed = saved !== undefined;
-    this.#state = saved ?? { version: 1, identity, unit: 0, lastId: null, finished: false, rowsScanned: 0, windowsWritten: 0, updatedAt: new Date(this.#startedAt).toISOString() };
+    this.#state = saved ?? {
+      version: 1,
+      identity,
+      unit: 0,
+      lastId: null,
+      finished: false,
+      rowsScanned: 0,
+      windowsWritten: 0,
+      updatedAt: new Date(this.#startedAt).toISOString(),
+    };
     if (this.#state.finished) return this.#result('already_finished', resumed);
     this.#startFraction = this.#state.unit / this.#units;
     let completed = true;
@@ -195,14 +207,26 @@ class Backfill {
   }
 
   /** Streams one unit's rows; false when aborted (the id in progress is dropped, redone on resume). */
-  async #stream(unit: number, ranges: readonly ScanRange[], timeRange: TimeRange | undefined, where: (key: Buffer, ts: number) => number, skip?: ReadonlySet<string>): Promise<boolean> {
+  async #stream(
+    unit: number,
+    ranges: readonly ScanRange[],
+    timeRange: TimeRange | undefined,
+    where: (key: Buffer, ts: number) => number,
+    skip?: ReadonlySet<string>,
+  ): Promise<boolean> {
     const { signal } = this.#o;
     const { keyspace } = this.#s;
     let cur: IdWindows | undefined;
     let readAt = this.#now();
-    const pages = ranges.length === 1
-      ? scanPages(this.#o.store, this.#s.dataTable, { ...(ranges[0] as ScanRange), pageRows: this.#s.pageRows, batch: 1000, ...(timeRange === undefined ? {} : { timeRange }) })
-      : pagesOf(mergedRows(this.#o.store, this.#s.dataTable, ranges, { saltBytes: keyspace.dataSaltBytes, shape: { batch: 1000 } }), this.#s.pageRows);
+    const pages =
+      ranges.length === 1
+        ? scanPages(this.#o.store, this.#s.dataTable, {
+            ...(ranges[0] as ScanRange),
+            pageRows: this.#s.pageRows,
+            batch: 1000,
+            ...(timeRange === undefined ? {} : { timeRange }),
+          })
+        : pagesOf(mergedRows(this.#o.store, this.#s.dataTable, ranges, { saltBytes: keyspace.dataSaltBytes, shape: { batch: 1000 } }), this.#s.pageRows);
     for await (const page of pages) {
       for (const row of page) {
         await this.#throttle.take(1, signal);
@@ -239,7 +263,9 @@ class Backfill {
     const { rows, counts } = idWindowRows(w.id, w.fine, this.#s, w.readAt);
     w.fine.clear();
     for (let i = 0; i < rows.length; i += PUT_ROWS) await this.#o.store.put(this.#s.rollupTable, rows.slice(i, i + PUT_ROWS));
-    this.#s.windows.forEach((size, i) => { this.#written[size.name] = (this.#written[size.name] ?? 0) + (counts[i] ?? 0); });
+    this.#s.windows.forEach((size, i) => {
+      this.#written[size.name] = (this.#written[size.name] ?? 0) + (counts[i] ?? 0);
+    });
     this.#state = { ...this.#state, windowsWritten: this.#state.windowsWritten + rows.length };
   }
 

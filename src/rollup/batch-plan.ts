@@ -80,7 +80,11 @@ export function rangeCursor(ranges: readonly ScanRange[]): (key: Buffer) => numb
  * (id, coarser window), one row per (bucket, coarser window), one stamp for them all); none for the
  * coarsest size.
  */
-export function cascadeMarkers(sizes: readonly WindowSize[], windows: readonly FoundMarker[], o: { keyspace: Keyspace; family: string; stamp: () => number }): PutRow[] {
+export function cascadeMarkers(
+  sizes: readonly WindowSize[],
+  windows: readonly FoundMarker[],
+  o: { keyspace: Keyspace; family: string; stamp: () => number },
+): PutRow[] {
   const marks = [];
   for (const m of windows) {
     const c = coarserWindow(sizes, m.parts.windowSec, m.parts.windowStart);

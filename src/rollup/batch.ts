@@ -54,7 +54,9 @@ export async function recomputeBatch(ctx: RecomputeContext, markers: readonly Fo
     o.onBatchError(err, plan.windows.length);
     return all([...singles, ...plan.windows.map((w) => one(ctx, w.marker, o))]);
   }
-  plan.windows.forEach((w, i) => { o.done(w.marker, { written: written[i] === true }); });
+  plan.windows.forEach((w, i) => {
+    o.done(w.marker, { written: written[i] === true });
+  });
   return all(singles);
 }
 
@@ -113,7 +115,13 @@ async function scanAndWrite(ctx: RecomputeContext, scan: BatchScan, windows: rea
     fold(open.acc, row);
   }
   await close();
-  pending.push(...cascadeMarkers(s.windows, windows.filter((_, i) => written[i] === true).map((w) => w.marker), { keyspace: s.keyspace, family: s.rollupFamily, stamp: ctx.stamp }));
+  pending.push(
+    ...cascadeMarkers(
+      s.windows,
+      windows.filter((_, i) => written[i] === true).map((w) => w.marker),
+      { keyspace: s.keyspace, family: s.rollupFamily, stamp: ctx.stamp },
+    ),
+  );
   if (pending.length > 0) await ctx.store.put(s.rollupTable, pending);
   return written;
 }

@@ -120,7 +120,17 @@ export class RollupJob {
     const sum = (k: 'written' | 'superseded' | 'errors'): number => sizes.reduce((n, s) => n + s[k], 0);
     const errors = sum('errors') + (lagKnown.size < settings.windows.length ? 1 : 0);
     const aborted = signal?.aborted === true;
-    const report: RunReport = { startedAt, durationMs: this.#now() - startedAt, buckets: buckets.length, sizes, written: sum('written'), superseded: sum('superseded'), errors, aborted, ok: errors === 0 && !aborted };
+    const report: RunReport = {
+      startedAt,
+      durationMs: this.#now() - startedAt,
+      buckets: buckets.length,
+      sizes,
+      written: sum('written'),
+      superseded: sum('superseded'),
+      errors,
+      aborted,
+      ok: errors === 0 && !aborted,
+    };
     metrics.rollupRuns.inc({ outcome: errors === 0 ? 'ok' : 'error' });
     const level = errors > 0 ? 'warn' : report.written + report.superseded > 0 ? 'info' : 'debug';
     log[level]({ sizes, durationMs: report.durationMs, aborted }, 'rollup run finished');
@@ -145,7 +155,11 @@ export class RollupJob {
         try {
           let first: number | undefined;
           // only the key matters: the first cell of the first row (a marker row may be wide)
-          for await (const row of store.scan(s.rollupTable, { ...closedMarkerRange(salt, w, s.graceMs, now, s.keyspace), limit: 1, filter: { type: 'FirstKeyOnlyFilter' } })) {
+          for await (const row of store.scan(s.rollupTable, {
+            ...closedMarkerRange(salt, w, s.graceMs, now, s.keyspace),
+            limit: 1,
+            filter: { type: 'FirstKeyOnlyFilter' },
+          })) {
             first = s.keyspace.decodeMarkerKey(row.row).windowStart;
           }
           if (first !== undefined) oldest = Math.min(oldest ?? Infinity, first);
@@ -168,7 +182,9 @@ export class RollupJob {
     const now = this.#now();
     const rep: SizeReport = { window: w.name, pending: 0, settling: 0, written: 0, empty: 0, superseded: 0, errors: 0 };
     let oldestLeft: number | undefined;
-    const left = (start: number): void => { oldestLeft = Math.min(oldestLeft ?? Infinity, start); };
+    const left = (start: number): void => {
+      oldestLeft = Math.min(oldestLeft ?? Infinity, start);
+    };
     let complete = lagKnown.has(w.name);
     // Ingest marks only the finest size and skips re-marks for the settle period (src/ingest/rollup-marks.ts):
     // its mark is taken only once it is that old. Coarser marks are the job's own.
@@ -181,11 +197,19 @@ export class RollupJob {
       set.add(p);
       void p.then(() => set.delete(p));
     };
-    const finish = (work: RowWork): void => { track(removals, this.#remove(w, work, rep, left)); };
+    const finish = (work: RowWork): void => {
+      track(removals, this.#remove(w, work, rep, left));
+    };
     const range = (salt: number): ReturnType<typeof closedMarkerRange> => closedMarkerRange(salt, w, s.graceMs, now, s.keyspace);
     await runLimited(buckets, s.concurrency, async (salt) => {
       try {
-        const pages = scanPages(store, s.rollupTable, { ...range(salt), pageRows: s.pageRows, pageCells: s.pageRows, rowsPerFetch: MARKER_FETCH_ROWS, batch: MARKER_SCAN_BATCH });
+        const pages = scanPages(store, s.rollupTable, {
+          ...range(salt),
+          pageRows: s.pageRows,
+          pageCells: s.pageRows,
+          rowsPerFetch: MARKER_FETCH_ROWS,
+          batch: MARKER_SCAN_BATCH,
+        });
         for await (const page of pages) {
           // stopped, or the bucket moved to another owner (it takes the rest; what is in flight finishes)
           if (signal?.aborted === true || !this.#owns(salt)) {
@@ -198,7 +222,11 @@ export class RollupJob {
             const work = this.#take(w, r, cutoff, rep, left);
             if (work === undefined) continue;
             if (work.taken === 0) finish(work);
-            for (const m of work.row.windows) if (m.stamp <= cutoff) { windows.push(m); rowOf.set(m, work); }
+            for (const m of work.row.windows)
+              if (m.stamp <= cutoff) {
+                windows.push(m);
+                rowOf.set(m, work);
+              }
           }
           for (let i = 0; i < windows.length; i += s.pageRows) {
             while (outstanding.size >= s.concurrency) await Promise.race(outstanding);
@@ -210,7 +238,9 @@ export class RollupJob {
                 if ('error' in out) work.failed = true;
                 if (--work.open === 0) finish(work);
               },
-              onBatchError: (err, n) => { log.warn({ err, window: w.name, salt, windows: n }, 'rollup batch failed: its windows are redone one by one'); },
+              onBatchError: (err, n) => {
+                log.warn({ err, window: w.name, salt, windows: n }, 'rollup batch failed: its windows are redone one by one');
+              },
             });
             track(outstanding, rest);
           }
@@ -229,7 +259,13 @@ export class RollupJob {
   }
 
   /** A marker row as read → the work on it (what is taken, what to delete up to); undefined: nothing to do. */
-  #take(w: WindowSize, r: { readonly row: Buffer; readonly cells: readonly { qualifier: Buffer; value: Buffer; timestamp: number }[] }, cutoff: number, rep: SizeReport, left: (start: number) => void): RowWork | undefined {
+  #take(
+    w: WindowSize,
+    r: { readonly row: Buffer; readonly cells: readonly { qualifier: Buffer; value: Buffer; timestamp: number }[] },
+    cutoff: number,
+    rep: SizeReport,
+    left: (start: number) => void,
+  ): RowWork | undefined {
     let row: FoundMarkerRow | undefined;
     try {
       row = parseMarkerRow(r.row, r.cells, this.#o.settings.keyspace);
@@ -261,7 +297,9 @@ export class RollupJob {
   /** Deletes a row whose windows are all done (checked: false = re-marked since the read, superseded). */
   async #remove(w: WindowSize, work: RowWork, rep: SizeReport, left: (start: number) => void): Promise<void> {
     const start = work.row.windows[0]?.parts.windowStart;
-    const keep = (): void => { if (start !== undefined) left(start); };
+    const keep = (): void => {
+      if (start !== undefined) left(start);
+    };
     if (work.failed) {
       keep(); // a window of it failed (counted): the row stays, the next run redoes it
       return;
@@ -301,10 +339,30 @@ export class RollupJob {
 export function mergeReports(a: RunReport, b: RunReport): RunReport {
   const sizes = b.sizes.map((s) => {
     const p = a.sizes.find((x) => x.window === s.window);
-    return p === undefined ? s : { window: s.window, pending: p.pending + s.pending, settling: s.settling, written: p.written + s.written, empty: p.empty + s.empty, superseded: p.superseded + s.superseded, errors: p.errors + s.errors };
+    return p === undefined
+      ? s
+      : {
+          window: s.window,
+          pending: p.pending + s.pending,
+          settling: s.settling,
+          written: p.written + s.written,
+          empty: p.empty + s.empty,
+          superseded: p.superseded + s.superseded,
+          errors: p.errors + s.errors,
+        };
   });
   const errors = a.errors + b.errors;
-  return { startedAt: a.startedAt, durationMs: b.startedAt + b.durationMs - a.startedAt, buckets: b.buckets, sizes, written: a.written + b.written, superseded: a.superseded + b.superseded, errors, aborted: b.aborted, ok: errors === 0 && !b.aborted };
+  return {
+    startedAt: a.startedAt,
+    durationMs: b.startedAt + b.durationMs - a.startedAt,
+    buckets: b.buckets,
+    sizes,
+    written: a.written + b.written,
+    superseded: a.superseded + b.superseded,
+    errors,
+    aborted: b.aborted,
+    ok: errors === 0 && !b.aborted,
+  };
 }
 
 /** One line for logs and `tsingest rollup run`. */

@@ -34,12 +34,12 @@ export interface DurationTimer {
  */
 export type RollupMeters = Readonly<
   Record<'rollupPendingMarkers' | 'rollupLag', LabelledGauge<'window'>> &
-  Record<'rollupWindows' | 'rollupSuperseded', LabelledCounter<'window'>> &
-  Record<'rollupRuns', LabelledCounter<'outcome'>> &
-  Record<'rollupRunDuration', DurationTimer> &
-  Record<'rollupErrors', LabelledCounter<'stage'>> &
-  Record<'rollupBucketOwned', LabelledGauge<'bucket'>> &
-  Record<'rollupBucketLag', LabelledGauge<'window' | 'bucket'>>
+    Record<'rollupWindows' | 'rollupSuperseded', LabelledCounter<'window'>> &
+    Record<'rollupRuns', LabelledCounter<'outcome'>> &
+    Record<'rollupRunDuration', DurationTimer> &
+    Record<'rollupErrors', LabelledCounter<'stage'>> &
+    Record<'rollupBucketOwned', LabelledGauge<'bucket'>> &
+    Record<'rollupBucketLag', LabelledGauge<'window' | 'bucket'>>
 >;
 
 /** Meters that keep nothing: a run outside the service (its numbers are in the run's report). */

@@ -37,8 +37,7 @@ export interface FoundMarkerRow {
  * range per bucket its spread epochs use there) or the finer size's summaries (one range).
  */
 export type WindowSource =
-  | { readonly kind: 'data'; readonly ranges: readonly ScanRange[] }
-  | { readonly kind: 'summaries'; readonly finer: WindowSize; readonly range: ScanRange };
+  { readonly kind: 'data'; readonly ranges: readonly ScanRange[] } | { readonly kind: 'summaries'; readonly finer: WindowSize; readonly range: ScanRange };
 
 /** sizes are finest first (parseWindows). */
 export function indexOfSize(sizes: readonly WindowSize[], windowSec: number): number {
@@ -47,7 +46,14 @@ export function indexOfSize(sizes: readonly WindowSize[], windowSec: number): nu
   return i;
 }
 
-export function sourceOf(sizes: readonly WindowSize[], id: string, windowSec: number, start: number, keyspace: Keyspace, entry: SpreadEntry | undefined = keyspace.entryOf(id)): WindowSource {
+export function sourceOf(
+  sizes: readonly WindowSize[],
+  id: string,
+  windowSec: number,
+  start: number,
+  keyspace: Keyspace,
+  entry: SpreadEntry | undefined = keyspace.entryOf(id),
+): WindowSource {
   const i = indexOfSize(sizes, windowSec);
   const w = sizes[i] as WindowSize;
   if (i === 0) return { kind: 'data', ranges: keyspace.dataRanges(id, start, start + w.ms - 1, entry).map((b) => b.range) };

@@ -65,9 +65,10 @@ export async function computeWindow(store: RollupStore, s: RollupSettings, id: s
   const src = sourceOf(s.windows, id, windowSec, start, s.keyspace);
   const acc = new WindowContent(s.blocks);
   const fold = sourceFolder(src.kind, s);
-  const rows = src.kind === 'data'
-    ? mergedRows(store, s.dataTable, src.ranges, { saltBytes: s.keyspace.dataSaltBytes, shape: { batch: SCAN_BATCH } })
-    : store.scan(s.rollupTable, { startRow: src.range.startRow, stopRow: src.range.stopRow, batch: SCAN_BATCH });
+  const rows =
+    src.kind === 'data'
+      ? mergedRows(store, s.dataTable, src.ranges, { saltBytes: s.keyspace.dataSaltBytes, shape: { batch: SCAN_BATCH } })
+      : store.scan(s.rollupTable, { startRow: src.range.startRow, stopRow: src.range.stopRow, batch: SCAN_BATCH });
   for await (const row of rows) fold(acc, row);
   return acc;
 }
@@ -77,7 +78,10 @@ export const SCAN_BATCH = 1000;
 
 /** How one source row is added to a window's content: a data row's events, or a finer window's row. */
 export function sourceFolder(kind: 'data' | 'summaries', s: Pick<RollupSettings, 'keyspace'>): (acc: WindowContent, row: Row) => void {
-  if (kind === 'data') return (acc, row) => { acc.addDataRow(s.keyspace.decodeDataKey(row.row).ts, row.cells); };
+  if (kind === 'data')
+    return (acc, row) => {
+      acc.addDataRow(s.keyspace.decodeDataKey(row.row).ts, row.cells);
+    };
   return (acc, row) => {
     const k = s.keyspace.decodeRollupKey(row.row);
     acc.addFinerRow(k.windowStart, k.windowSec * 1000, row.cells);
@@ -94,7 +98,17 @@ export async function recomputeWindow(ctx: RecomputeContext, m: FoundMarker): Pr
     // The summary and the coarser window's marker in one multi-row put (both before the marker delete;
     // a failed put fails both and the marker stays for the next run).
     const coarser = coarserWindow(s.windows, windowSec, windowStart);
-    const mark = coarser === undefined ? [] : [putRowOf(markerRow({ id, windowSec: coarser.size.seconds, windowStart: coarser.start }, { keyspace: s.keyspace, family: s.rollupFamily, stamp: ctx.stamp() }))];
+    const mark =
+      coarser === undefined
+        ? []
+        : [
+            putRowOf(
+              markerRow(
+                { id, windowSec: coarser.size.seconds, windowStart: coarser.start },
+                { keyspace: s.keyspace, family: s.rollupFamily, stamp: ctx.stamp() },
+              ),
+            ),
+          ];
     await stage('write', () => store.put(s.rollupTable, [row, ...mark]));
   }
   return { written: row !== undefined };
@@ -109,5 +123,7 @@ export async function recomputeWindow(ctx: RecomputeContext, m: FoundMarker): Pr
  */
 export function removeMarkerRow(ctx: RecomputeContext, row: FoundMarkerRow, upTo: number): Promise<boolean> {
   const s = ctx.settings;
-  return ctx.store.checkAndDelete(s.rollupTable, row.key, { column: columnOf(s.rollupFamily, row.check.qualifier), value: row.check.value }, [{ column: Buffer.from(s.rollupFamily, 'utf8'), timestamp: upTo }]);
+  return ctx.store.checkAndDelete(s.rollupTable, row.key, { column: columnOf(s.rollupFamily, row.check.qualifier), value: row.check.value }, [
+    { column: Buffer.from(s.rollupFamily, 'utf8'), timestamp: upTo },
+  ]);
 }

@@ -109,10 +109,19 @@ export function createRollupScheduler(deps: RollupSchedulerDeps): RollupSchedule
   const { cfg, log } = deps;
   const metrics = deps.metrics ?? quietRollupMeters();
   const { spread, owners } = deps;
-  const job = new RollupJob({ store: deps.hbase, settings: rollupSettings(cfg, deps.keyspace, deps.tables), metrics, log: log.child({ module: 'rollup' }), ownership: owners });
-  const before = spread === undefined && owners === undefined ? undefined : async (signal: AbortSignal): Promise<void> => {
-    await owners?.ready(signal);
-    await spread?.ready(signal);
-  };
+  const job = new RollupJob({
+    store: deps.hbase,
+    settings: rollupSettings(cfg, deps.keyspace, deps.tables),
+    metrics,
+    log: log.child({ module: 'rollup' }),
+    ownership: owners,
+  });
+  const before =
+    spread === undefined && owners === undefined
+      ? undefined
+      : async (signal: AbortSignal): Promise<void> => {
+          await owners?.ready(signal);
+          await spread?.ready(signal);
+        };
   return new RollupScheduler({ job, intervalMs: cfg.rollup.intervalMs, log, before });
 }

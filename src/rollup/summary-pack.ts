@@ -42,7 +42,8 @@ export function encodeSummaryPack(coarseStart: number, finerMs: number, windows:
   for (let i = 0; i < n; i++) {
     const k = index[i] as number;
     const step = k - (i === 0 ? 0 : (index[i - 1] as number));
-    if (!Number.isSafeInteger(k) || !(step >= (i === 0 ? 0 : 1))) throw new RangeError(`summary pack windows must be ascending finer windows of the coarse one (at ${i}: start ${(windows[i] as PackedSummary).startMs})`);
+    if (!Number.isSafeInteger(k) || !(step >= (i === 0 ? 0 : 1)))
+      throw new RangeError(`summary pack windows must be ascending finer windows of the coarse one (at ${i}: start ${(windows[i] as PackedSummary).startMs})`);
     len += varintLength(step) + varintLength((windows[i] as PackedSummary).count);
   }
   const out = Buffer.allocUnsafe(len);

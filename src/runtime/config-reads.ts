@@ -8,14 +8,30 @@ export const querySchema = z
     maxLimit: z.number().int().min(1).max(100_000).default(10_000).describe('Most rows one page may hold; larger asks are capped'),
     bucketConcurrency: z.number().int().min(1).max(256).default(8).describe('Scans (one per salt bucket) a by-tag read runs at once'),
     verifyChunk: z.number().int().min(1).max(1000).default(100).describe('Index hits verified against the data table per multi-get'),
-    verifyScanChunk: z.number().int().min(1).max(100_000).default(5000)
-      .describe('A by-tag page of more than query.verifyChunk items verifies its hits in chunks of this many by range scans of the data table (one per bucket) instead of multi-gets'),
-    repairDangling: z.boolean().default(false)
-      .describe('Delete dangling index rows that by-tag reads find (only those older than query.danglingGraceMs), and only in reads by a caller with the admin scope: an anonymous or read-scope GET never writes. `tsingest index rebuild` repairs regardless'),
-    deadlineMs: z.number().int().min(100).default(30_000)
-      .describe('Longest one read API request (/api/v1/…) may take: past it the scan is cancelled and the caller gets 408 (or the connection is cut if the page had started)'),
-    danglingGraceMs: z.number().int().min(0).default(600_000)
-      .describe('Age (ms) an index row without its data row must reach before a read may repair it'),
+    verifyScanChunk: z
+      .number()
+      .int()
+      .min(1)
+      .max(100_000)
+      .default(5000)
+      .describe(
+        'A by-tag page of more than query.verifyChunk items verifies its hits in chunks of this many by range scans of the data table (one per bucket) instead of multi-gets',
+      ),
+    repairDangling: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Delete dangling index rows that by-tag reads find (only those older than query.danglingGraceMs), and only in reads by a caller with the admin scope: an anonymous or read-scope GET never writes. `tsingest index rebuild` repairs regardless',
+      ),
+    deadlineMs: z
+      .number()
+      .int()
+      .min(100)
+      .default(30_000)
+      .describe(
+        'Longest one read API request (/api/v1/…) may take: past it the scan is cancelled and the caller gets 408 (or the connection is cut if the page had started)',
+      ),
+    danglingGraceMs: z.number().int().min(0).default(600_000).describe('Age (ms) an index row without its data row must reach before a read may repair it'),
   })
   .strict()
   .prefault({})
@@ -23,17 +39,48 @@ export const querySchema = z
 
 export const seriesSchema = z
   .object({
-    enabled: z.boolean().default(true)
-      .describe('The OpenTSDB-compatible series API on the service\'s HTTP port: /api/query, /api/suggest, /api/search/lookup, /api/aggregators, /api/config/filters, /api/version (docs/SERIES-API.md)'),
+    enabled: z
+      .boolean()
+      .default(true)
+      .describe(
+        "The OpenTSDB-compatible series API on the service's HTTP port: /api/query, /api/suggest, /api/search/lookup, /api/aggregators, /api/config/filters, /api/version (docs/SERIES-API.md)",
+      ),
     maxSeries: z.number().int().min(1).default(10_000).describe('Most series one sub-query may match; more is a 400 naming this key'),
-    maxPoints: z.number().int().min(1).default(2_000_000).describe('Most raw points one query may read (all its sub-queries); more is a 400 naming this key. Summary windows read from the rollups are not counted'),
-    deadlineMs: z.number().int().min(100).default(30_000).describe('A query still reading after this long is cancelled and answered 408, as OpenTSDB answers a timeout (ms)'),
+    maxPoints: z
+      .number()
+      .int()
+      .min(1)
+      .default(2_000_000)
+      .describe(
+        'Most raw points one query may read (all its sub-queries); more is a 400 naming this key. Summary windows read from the rollups are not counted',
+      ),
+    deadlineMs: z
+      .number()
+      .int()
+      .min(100)
+      .default(30_000)
+      .describe('A query still reading after this long is cancelled and answered 408, as OpenTSDB answers a timeout (ms)'),
     concurrency: z.number().int().min(1).max(64).default(8).describe('Scans one read of a query runs at once (each scan covers up to 256 id ranges)'),
-    maxBodyBytes: z.number().int().min(1024).default(1_048_576).describe('Largest request body /api/query and /api/search/lookup accept (bytes); more is a 413'),
-    catalogRefreshMs: z.number().int().min(1000).default(30_000)
-      .describe('The read side rereads what is new in the series catalog this often (ms; every 20th reread is whole); a query or look-up naming a metric it does not know rereads at once (at most every 2 s)'),
-    integerValues: z.boolean().default(true)
-      .describe('Treat whole-number values as OpenTSDB treats values written without a decimal point (its integer arithmetic where every value at a timestamp is one: truncating avg and interpolation). Our cells are doubles and cannot tell 42 from 42.0 (docs/SERIES-API.md, divergences)'),
+    maxBodyBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .default(1_048_576)
+      .describe('Largest request body /api/query and /api/search/lookup accept (bytes); more is a 413'),
+    catalogRefreshMs: z
+      .number()
+      .int()
+      .min(1000)
+      .default(30_000)
+      .describe(
+        'The read side rereads what is new in the series catalog this often (ms; every 20th reread is whole); a query or look-up naming a metric it does not know rereads at once (at most every 2 s)',
+      ),
+    integerValues: z
+      .boolean()
+      .default(true)
+      .describe(
+        'Treat whole-number values as OpenTSDB treats values written without a decimal point (its integer arithmetic where every value at a timestamp is one: truncating avg and interpolation). Our cells are doubles and cannot tell 42 from 42.0 (docs/SERIES-API.md, divergences)',
+      ),
   })
   .strict()
   .prefault({})
@@ -41,12 +88,27 @@ export const seriesSchema = z
 
 export const catalogSchema = z
   .object({
-    enabled: z.boolean().default(true)
-      .describe('Write the series catalog: one meta-table row per series (metric, id, tag set), put after its data rows are acknowledged and before the offsets are committed; the series API (/api/suggest, /api/search/lookup, /api/query) finds series in it (docs/SERIES-API.md). `tsingest catalog backfill` fills it for data written without it'),
-    idTagKey: z.string().regex(/^[\p{L}\p{N}._/-]+$/u, 'an OpenTSDB tag key: letters, digits, - _ . /').default('id')
-      .describe('The tag key under which the series API shows the event id (the id is not stored in the catalog\'s tag JSON). An event tag of this name is shadowed by the id in the API (kept in the catalog row, not shown)'),
-    cacheSize: z.number().int().min(0).default(100_000)
-      .describe('Series each instance remembers as written (least recently seen forgotten first), so a series is written once, not per flush unit; a forgotten one is written again once (the same put). About 150 bytes + the tags JSON per series; 0: every flush unit writes its series'),
+    enabled: z
+      .boolean()
+      .default(true)
+      .describe(
+        'Write the series catalog: one meta-table row per series (metric, id, tag set), put after its data rows are acknowledged and before the offsets are committed; the series API (/api/suggest, /api/search/lookup, /api/query) finds series in it (docs/SERIES-API.md). `tsingest catalog backfill` fills it for data written without it',
+      ),
+    idTagKey: z
+      .string()
+      .regex(/^[\p{L}\p{N}._/-]+$/u, 'an OpenTSDB tag key: letters, digits, - _ . /')
+      .default('id')
+      .describe(
+        "The tag key under which the series API shows the event id (the id is not stored in the catalog's tag JSON). An event tag of this name is shadowed by the id in the API (kept in the catalog row, not shown)",
+      ),
+    cacheSize: z
+      .number()
+      .int()
+      .min(0)
+      .default(100_000)
+      .describe(
+        'Series each instance remembers as written (least recently seen forgotten first), so a series is written once, not per flush unit; a forgotten one is written again once (the same put). About 150 bytes + the tags JSON per series; 0: every flush unit writes its series',
+      ),
   })
   .strict()
   .prefault({})

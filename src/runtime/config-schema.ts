@@ -51,9 +51,19 @@ export const configSchema = z
           .strict()
           .prefault({})
           .describe('Source field names of the event; dotted paths reach into nested objects'),
-        maxCellBytes: z.number().int().min(1024).max(10 * 1024 * 1024).default(1024 * 1024)
+        maxCellBytes: z
+          .number()
+          .int()
+          .min(1024)
+          .max(10 * 1024 * 1024)
+          .default(1024 * 1024)
           .describe('Largest raw record and encoded tags cell in bytes; larger records are dead-lettered as cell_too_large'),
-        maxFutureSkewMs: z.number().int().min(0).nullable().default(null)
+        maxFutureSkewMs: z
+          .number()
+          .int()
+          .min(0)
+          .nullable()
+          .default(null)
           .describe('Reject events whose ts is more than this many ms ahead of now (null: no check)'),
         maxTs: pointInTime
           .default(DEFAULT_MAX_TS)
@@ -65,11 +75,30 @@ export const configSchema = z
     batch: z
       .object({
         maxRows: z.number().int().min(1).max(100_000).default(2000).describe('Records per flush unit and rows per REST write chunk'),
-        maxBytes: z.number().int().min(1024).default(4 * 1024 * 1024).describe('Bytes per flush unit and per REST write chunk (about)'),
-        maxQueuedRows: z.number().int().min(1).default(16_000)
-          .describe('Most records taken from Kafka and not yet committed, over all partitions in flight (tsingest_queue_depth); a unit waits and fetching pauses at the bound. Must be >= batch.maxRows'),
-        lingerMs: z.number().int().min(0).max(1000).nullable().default(5)
-          .describe('Longest a flush unit waits for the units of other partitions, to be written with them in one write (at most batch.maxRows × hbase.concurrency rows); null: each unit is written alone'),
+        maxBytes: z
+          .number()
+          .int()
+          .min(1024)
+          .default(4 * 1024 * 1024)
+          .describe('Bytes per flush unit and per REST write chunk (about)'),
+        maxQueuedRows: z
+          .number()
+          .int()
+          .min(1)
+          .default(16_000)
+          .describe(
+            'Most records taken from Kafka and not yet committed, over all partitions in flight (tsingest_queue_depth); a unit waits and fetching pauses at the bound. Must be >= batch.maxRows',
+          ),
+        lingerMs: z
+          .number()
+          .int()
+          .min(0)
+          .max(1000)
+          .nullable()
+          .default(5)
+          .describe(
+            'Longest a flush unit waits for the units of other partitions, to be written with them in one write (at most batch.maxRows × hbase.concurrency rows); null: each unit is written alone',
+          ),
       })
       .strict()
       .refine((b) => b.maxQueuedRows >= b.maxRows, { message: 'must be >= batch.maxRows (a flush unit must fit in the queue)', path: ['maxQueuedRows'] })
@@ -78,24 +107,56 @@ export const configSchema = z
     http: httpSchema,
     metrics: z
       .object({
-        regionRefreshMs: z.number().int().min(1000).default(30_000)
+        regionRefreshMs: z
+          .number()
+          .int()
+          .min(1000)
+          .default(30_000)
           .describe("Interval (ms) between refreshes of each table's region map (GET /<table>/regions)"),
         skewWindowMs: z.number().int().min(1000).default(60_000).describe('Sliding window (ms) of the region write skew gauge'),
-        hotIdsWindowMs: z.number().int().min(1000).default(60_000).describe('Window (ms) of the hot-ids sketch (tsingest_hot_id_events, the /ui hot ids table, automatic spreading)'),
-        hotIdsCapacity: z.number().int().min(16).max(10_000).default(1024)
-          .describe('Counters per time slot of the hot-ids sketch: an id\'s count is at most (window events) / capacity too high, so keep it well above 1 / keys.spread.minShare'),
-        heatmapSampleMs: z.number().int().min(100).default(5000).describe('How often (ms) the /ui heatmap samples the per-region write counters (it keeps the last 120 samples)'),
+        hotIdsWindowMs: z
+          .number()
+          .int()
+          .min(1000)
+          .default(60_000)
+          .describe('Window (ms) of the hot-ids sketch (tsingest_hot_id_events, the /ui hot ids table, automatic spreading)'),
+        hotIdsCapacity: z
+          .number()
+          .int()
+          .min(16)
+          .max(10_000)
+          .default(1024)
+          .describe(
+            "Counters per time slot of the hot-ids sketch: an id's count is at most (window events) / capacity too high, so keep it well above 1 / keys.spread.minShare",
+          ),
+        heatmapSampleMs: z
+          .number()
+          .int()
+          .min(100)
+          .default(5000)
+          .describe('How often (ms) the /ui heatmap samples the per-region write counters (it keeps the last 120 samples)'),
       })
       .strict()
       .prefault({})
       .describe('Region write spread and hot-spot metrics'),
     doctor: z
       .object({
-        everyMs: z.number().int().min(0).refine((v) => v === 0 || v >= 1000, 'must be 0 (off) or at least 1000')
+        everyMs: z
+          .number()
+          .int()
+          .min(0)
+          .refine((v) => v === 0 || v >= 1000, 'must be 0 (off) or at least 1000')
           .default(600_000)
-          .describe('The service runs the schema doctor on its own tables shortly after start and then this long (ms) after each run ended; the findings are on /ui and /ui/data.json (docs/DOCTOR.md). 0: off'),
-        sampleRows: z.number().int().min(0).max(1000).default(5)
-          .describe('Rows the service\'s doctor reads from the start of every region of its tables (cell and key size rules; 0: no sample)'),
+          .describe(
+            'The service runs the schema doctor on its own tables shortly after start and then this long (ms) after each run ended; the findings are on /ui and /ui/data.json (docs/DOCTOR.md). 0: off',
+          ),
+        sampleRows: z
+          .number()
+          .int()
+          .min(0)
+          .max(1000)
+          .default(5)
+          .describe("Rows the service's doctor reads from the start of every region of its tables (cell and key size rules; 0: no sample)"),
       })
       .strict()
       .prefault({})

@@ -65,7 +65,11 @@ function setPath(tree: Tree, path: string, value: unknown): void {
 /** "16" → 16, "true" → true, '["a"]' → ["a"]; anything else stays a string. Lists may be comma-separated. */
 function coerce(key: string, raw: string): unknown {
   const list = key === 'kafka.brokers' || key === 'hbase.restUrls';
-  if (list && !raw.trimStart().startsWith('[')) return raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (list && !raw.trimStart().startsWith('['))
+    return raw
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
   if (RAW_STRING_KEYS.has(key)) return raw; // a password of digits stays a string
   try {
     return JSON.parse(raw) as unknown;
@@ -154,7 +158,8 @@ export function loadConfig(sources: ConfigSources = {}): Config {
   }
   checkHBaseSecurity(cfg.hbase);
   checkKafkaSecurity(cfg.kafka);
-  if (sp.maxK !== null && sp.maxK > cfg.keys.saltBuckets) throw new ConfigError(`keys.spread.maxK (${sp.maxK}) must not exceed keys.saltBuckets (${cfg.keys.saltBuckets})`);
+  if (sp.maxK !== null && sp.maxK > cfg.keys.saltBuckets)
+    throw new ConfigError(`keys.spread.maxK (${sp.maxK}) must not exceed keys.saltBuckets (${cfg.keys.saltBuckets})`);
   checkRollupRetention(cfg);
   return cfg;
 }
@@ -171,14 +176,22 @@ export interface WindowRetention {
 }
 
 /** Every configured window size with its family and TTL, finest first (windows that are not durations are left out: loadConfig refuses them). */
-export function windowRetention(cfg: { readonly rollup: Pick<Config['rollup'], 'windows'>; readonly tables: { readonly rollup: Pick<Config['tables']['rollup'], 'ttlSeconds' | 'ttlByWindow'> } }): WindowRetention[] {
+export function windowRetention(cfg: {
+  readonly rollup: Pick<Config['rollup'], 'windows'>;
+  readonly tables: { readonly rollup: Pick<Config['tables']['rollup'], 'ttlSeconds' | 'ttlByWindow'> };
+}): WindowRetention[] {
   const t = cfg.tables.rollup;
   const byWindow = new Map(Object.entries(t.ttlByWindow).map(([w, ttl]) => [durationSeconds(w), ttl]));
   return cfg.rollup.windows
     .map((window) => ({ window, seconds: durationSeconds(window) }))
     .filter((w): w is { window: string; seconds: number } => w.seconds !== undefined)
     .sort((a, b) => a.seconds - b.seconds)
-    .map(({ window, seconds }) => ({ window, seconds, family: rollupWindowFamily(seconds), ttlSeconds: byWindow.has(seconds) ? (byWindow.get(seconds) ?? null) : t.ttlSeconds }));
+    .map(({ window, seconds }) => ({
+      window,
+      seconds,
+      family: rollupWindowFamily(seconds),
+      ttlSeconds: byWindow.has(seconds) ? (byWindow.get(seconds) ?? null) : t.ttlSeconds,
+    }));
 }
 
 /** tables.rollup.ttlByWindow names only configured windows, once each; the marker family is not a window family. */
@@ -199,7 +212,9 @@ function checkRollupRetention(cfg: Config): void {
     throw new ConfigError(`tables.rollup.family: "${family}" has the form of a window size's summary family (r<size>); pick another name, e.g. "d"`);
   }
   if (isRollupWindowFamily(pointsFamily) || pointsFamily === family) {
-    throw new ConfigError(`tables.rollup.pointsFamily: "${pointsFamily}" is the marker family or has the form of a window size's summary family (r<size>); pick another name, e.g. "p"`);
+    throw new ConfigError(
+      `tables.rollup.pointsFamily: "${pointsFamily}" is the marker family or has the form of a window size's summary family (r<size>); pick another name, e.g. "p"`,
+    );
   }
 }
 
@@ -217,9 +232,13 @@ function checkGateways(h: Config['hbase']): void {
   for (const u of urls) {
     if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(`${key}: ${u.origin} is not http or https`);
     // Never echo them: the message names the gateway by origin only.
-    if (u.username !== '' || u.password !== '') throw new ConfigError(`${key}: ${u.origin}: credentials in the URL are refused (URLs end up in logs, errors and metric labels); use hbase.auth (username with passwordFile or TSI_HBASE_PASSWORD)`);
+    if (u.username !== '' || u.password !== '')
+      throw new ConfigError(
+        `${key}: ${u.origin}: credentials in the URL are refused (URLs end up in logs, errors and metric labels); use hbase.auth (username with passwordFile or TSI_HBASE_PASSWORD)`,
+      );
     if (u.protocol !== first.protocol) throw new ConfigError(`${key}: every gateway must use the same scheme (${first.protocol} and ${u.protocol})`);
-    if (u.pathname.replace(/\/+$/, '') !== first.pathname.replace(/\/+$/, '')) throw new ConfigError(`${key}: every gateway must have the same path (${first.pathname} and ${u.pathname})`);
+    if (u.pathname.replace(/\/+$/, '') !== first.pathname.replace(/\/+$/, ''))
+      throw new ConfigError(`${key}: every gateway must have the same path (${first.pathname} and ${u.pathname})`);
     if (u.search !== '' || u.hash !== '') throw new ConfigError(`${key}: ${u.origin}${u.pathname}: no query or fragment`);
   }
   const origins = urls.map((u) => u.origin);
@@ -230,7 +249,9 @@ function checkGateways(h: Config['hbase']): void {
 /** Settings that only make sense together; each error names the key to fix. */
 function checkHBaseSecurity(h: Config['hbase']): void {
   checkGateways(h);
-  const tlsSet = Object.entries(h.tls).filter(([, v]) => v !== null).map(([k]) => `hbase.tls.${k}`);
+  const tlsSet = Object.entries(h.tls)
+    .filter(([, v]) => v !== null)
+    .map(([k]) => `hbase.tls.${k}`);
   const key = h.restUrls.length > 0 ? 'hbase.restUrls' : 'hbase.restUrl';
   const plain = hbaseRestUrls(h).find((u) => !u.startsWith('https:'));
   if (tlsSet.length > 0 && plain !== undefined) throw new ConfigError(`${tlsSet.join(', ')} set, but ${key} is not https: ${plain}`);
@@ -247,8 +268,9 @@ function checkHBaseSecurity(h: Config['hbase']): void {
   if (a.type === 'bearer') one(a.token, a.tokenFile, 'token');
   const usedBy = (k: 'username' | 'password' | 'passwordFile' | 'token' | 'tokenFile' | 'servicePrincipal'): string =>
     k === 'servicePrincipal' ? 'spnego' : k.startsWith('token') ? 'bearer' : 'basic';
-  const unused = (['username', 'password', 'passwordFile', 'token', 'tokenFile', 'servicePrincipal'] as const)
-    .filter((k) => a[k] !== null && usedBy(k) !== a.type);
+  const unused = (['username', 'password', 'passwordFile', 'token', 'tokenFile', 'servicePrincipal'] as const).filter(
+    (k) => a[k] !== null && usedBy(k) !== a.type,
+  );
   if (unused.length > 0) throw new ConfigError(`hbase.auth.${unused[0] ?? ''} is set but hbase.auth.type is ${a.type}`);
 }
 
@@ -261,12 +283,14 @@ function checkKafkaSecurity(k: Config['kafka']): void {
   const userPass = s.mechanism === 'plain' || s.mechanism.startsWith('scram');
   if (userPass) {
     if (s.username === null) throw new ConfigError(`kafka.sasl.mechanism is ${s.mechanism}: kafka.sasl.username is required`);
-    if ((s.password === null) === (s.passwordFile === null)) throw new ConfigError(`kafka.sasl.mechanism is ${s.mechanism}: set exactly one of kafka.sasl.password and kafka.sasl.passwordFile`);
+    if ((s.password === null) === (s.passwordFile === null))
+      throw new ConfigError(`kafka.sasl.mechanism is ${s.mechanism}: set exactly one of kafka.sasl.password and kafka.sasl.passwordFile`);
   }
   if (s.mechanism === 'oauthbearer' && (s.oauthTokenFile === null) === (s.oauthTokenCommand === null)) {
     throw new ConfigError('kafka.sasl.mechanism is oauthbearer: set exactly one of kafka.sasl.oauthTokenFile and kafka.sasl.oauthTokenCommand');
   }
-  const unused = (['username', 'password', 'passwordFile', 'oauthTokenFile', 'oauthTokenCommand'] as const)
-    .filter((f) => s[f] !== null && (f.startsWith('oauth') ? s.mechanism !== 'oauthbearer' : !userPass));
+  const unused = (['username', 'password', 'passwordFile', 'oauthTokenFile', 'oauthTokenCommand'] as const).filter(
+    (f) => s[f] !== null && (f.startsWith('oauth') ? s.mechanism !== 'oauthbearer' : !userPass),
+  );
   if (unused.length > 0) throw new ConfigError(`kafka.sasl.${unused[0] ?? ''} is set but kafka.sasl.mechanism is ${s.mechanism}`);
 }

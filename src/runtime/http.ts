@@ -134,9 +134,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     });
   };
   const { tls } = options;
-  const secure: TlsServer | undefined = tls === undefined
-    ? undefined
-    : createTlsServer({ ...tls.context, requestCert: tls.requestCert, rejectUnauthorized: tls.rejectUnauthorized }, listener);
+  const secure: TlsServer | undefined =
+    tls === undefined ? undefined : createTlsServer({ ...tls.context, requestCert: tls.requestCert, rejectUnauthorized: tls.rejectUnauthorized }, listener);
   const server: Server | TlsServer = secure ?? createServer(listener);
   const unwatch = tls?.watch?.((context) => {
     try {

@@ -27,11 +27,29 @@ export type { Logger };
  * logs a secret on purpose (docs/SECURITY.md).
  */
 export const REDACT_PATHS: readonly string[] = [
-  'password', 'token', 'authorization', 'credentials', 'passphrase',
-  '*.password', '*.token', '*.authorization', '*.credentials', '*.passphrase',
-  '*.*.password', '*.*.token', '*.*.authorization', '*.*.credentials',
-  'headers.authorization', 'headers.cookie', '*.headers.authorization', '*.headers.cookie', '*.headers["proxy-authorization"]',
-  'cfg.hbase.auth.password', 'cfg.hbase.auth.token', 'cfg.kafka.sasl.password', 'cfg.http.auth.credentials',
+  'password',
+  'token',
+  'authorization',
+  'credentials',
+  'passphrase',
+  '*.password',
+  '*.token',
+  '*.authorization',
+  '*.credentials',
+  '*.passphrase',
+  '*.*.password',
+  '*.*.token',
+  '*.*.authorization',
+  '*.*.credentials',
+  'headers.authorization',
+  'headers.cookie',
+  '*.headers.authorization',
+  '*.headers.cookie',
+  '*.headers["proxy-authorization"]',
+  'cfg.hbase.auth.password',
+  'cfg.hbase.auth.token',
+  'cfg.kafka.sasl.password',
+  'cfg.http.auth.credentials',
 ];
 
 /**
@@ -67,7 +85,13 @@ export function formatPretty(line: string): string {
   }
   // Values come from JSON.parse, so JSON.stringify always yields a string for them.
   const text = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
-  const head = [text(record['time'] ?? ''), text(record['level'] ?? '').toUpperCase().padEnd(5), text(record['msg'] ?? '')];
+  const head = [
+    text(record['time'] ?? ''),
+    text(record['level'] ?? '')
+      .toUpperCase()
+      .padEnd(5),
+    text(record['msg'] ?? ''),
+  ];
   const rest = Object.entries(record)
     .filter(([key]) => !OMIT_IN_PRETTY.has(key))
     .map(([key, value]) => `${key}=${text(value)}`);

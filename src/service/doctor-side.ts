@@ -26,13 +26,21 @@ export function startDoctor(cfg: Config, tables: readonly string[], hbase: HBase
   const { everyMs, sampleRows } = cfg.doctor;
   if (everyMs === 0) return { snapshot: () => DOCTOR_OFF, stop: () => undefined };
   const m = createDoctorMetrics(metrics.registry);
-  const settings = { ...HBASE_DEFAULTS, source: `HBase defaults: flush size ${HBASE_DEFAULTS.memstoreFlushSizeMB} MB, memstore fraction ${HBASE_DEFAULTS.globalMemstoreFraction}` };
+  const settings = {
+    ...HBASE_DEFAULTS,
+    source: `HBase defaults: flush size ${HBASE_DEFAULTS.memstoreFlushSizeMB} MB, memstore fraction ${HBASE_DEFAULTS.globalMemstoreFraction}`,
+  };
   let previous: Map<string, Map<string, number>> | undefined;
   const scheduler = new DoctorScheduler({
     everyMs,
     firstDelayMs: Math.min(DOCTOR_FIRST_RUN_MS, everyMs),
     check: async () => {
-      const result = await checkCluster(hbase, { tables, sampleRowsPerRegion: sampleRows, settings, ...(previous === undefined ? {} : { previousWrites: previous }) });
+      const result = await checkCluster(hbase, {
+        tables,
+        sampleRowsPerRegion: sampleRows,
+        settings,
+        ...(previous === undefined ? {} : { previousWrites: previous }),
+      });
       previous = previousWritesOf(writeCounters(result.facts));
       return result;
     },
@@ -43,5 +51,10 @@ export function startDoctor(cfg: Config, tables: readonly string[], hbase: HBase
     },
   });
   scheduler.start();
-  return { snapshot: () => scheduler.snapshot(), stop: () => { scheduler.stop(); } };
+  return {
+    snapshot: () => scheduler.snapshot(),
+    stop: () => {
+      scheduler.stop();
+    },
+  };
 }

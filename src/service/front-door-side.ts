@@ -57,7 +57,10 @@ function credentialSource(http: Config['http'], log: Pick<Logger, 'error'>): () 
 function tlsOf(http: Config['http']): HttpTls | undefined {
   const t = http.tls;
   if (t.certFile === null || t.keyFile === null) return undefined;
-  const files: [keyof SecureContextOptions & ('cert' | 'key' | 'ca'), string, string][] = [['cert', 'http.tls.certFile', t.certFile], ['key', 'http.tls.keyFile', t.keyFile]];
+  const files: [keyof SecureContextOptions & ('cert' | 'key' | 'ca'), string, string][] = [
+    ['cert', 'http.tls.certFile', t.certFile],
+    ['key', 'http.tls.keyFile', t.keyFile],
+  ];
   if (t.clientCaFile !== null) files.push(['ca', 'http.tls.clientCaFile', t.clientCaFile]);
   const readers = files.map(([field, key, path]) => ({ field, read: rotatingFile(key, path, 0, Date.now) }));
   const snapshot = (): SecureContextOptions => Object.fromEntries(readers.map((r) => [r.field, r.read()]));
@@ -79,7 +82,9 @@ function tlsOf(http: Config['http']): HttpTls | undefined {
         apply(next);
       }, t.reloadCheckMs);
       timer.unref();
-      return () => { clearInterval(timer); };
+      return () => {
+        clearInterval(timer);
+      };
     },
   };
 }

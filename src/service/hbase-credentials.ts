@@ -56,7 +56,8 @@ export function explainHBaseTlsFailure(h: HBaseSettings, err: unknown): string |
     // The transport names the origin it called in its message (src/hbase/undici-transport.ts).
     const failed = urls.filter((u) => chain.some((m) => m.includes(new URL(u).origin)));
     const which = urls.length > 1 && failed.length > 0 ? ` of ${failed.join(', ')}` : '';
-    const name = t.serverName === null ? `the host of ${failed.length > 0 ? 'the gateway' : `each gateway (${urls.join(', ')})`}` : `hbase.tls.serverName ${t.serverName}`;
+    const name =
+      t.serverName === null ? `the host of ${failed.length > 0 ? 'the gateway' : `each gateway (${urls.join(', ')})`}` : `hbase.tls.serverName ${t.serverName}`;
     return `TLS to the HBase REST gateway${which} failed: check hbase.tls against the gateway's certificate (trusted CAs: ${trust}; name checked: ${name}): ${e.message}`;
   }
   return undefined;

@@ -24,13 +24,14 @@ export function isCoordinatorStarting(entry: KafkaLogEntry): boolean {
 
 export function kafkaLogCreator(log: Logger): logCreator {
   const child = log.child({ component: 'kafkajs' });
-  return () => ({ level, log: entry }) => {
-    const { message, ...rest } = entry;
-    if (level === logLevel.ERROR || level === logLevel.NOTHING) {
-      if (isCoordinatorStarting(entry)) child.info({ ...rest, retriable: true }, `${message} (group coordinator still starting; kafkajs retries)`);
-      else child.error(rest, message);
-    } else if (level === logLevel.WARN) child.warn(rest, message);
-    else if (level === logLevel.INFO) child.info(rest, message);
-    else child.debug(rest, message);
-  };
+  return () =>
+    ({ level, log: entry }) => {
+      const { message, ...rest } = entry;
+      if (level === logLevel.ERROR || level === logLevel.NOTHING) {
+        if (isCoordinatorStarting(entry)) child.info({ ...rest, retriable: true }, `${message} (group coordinator still starting; kafkajs retries)`);
+        else child.error(rest, message);
+      } else if (level === logLevel.WARN) child.warn(rest, message);
+      else if (level === logLevel.INFO) child.info(rest, message);
+      else child.debug(rest, message);
+    };
 }

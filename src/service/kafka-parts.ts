@@ -48,10 +48,11 @@ export function adminOffsetsSource(admin: Admin): OffsetsSource & { close(): Pro
   };
   return {
     topicOffsets: (topic) => guarded(async () => (await admin.fetchTopicOffsets(topic)).map((p) => ({ partition: p.partition, high: p.high, low: p.low }))),
-    committed: (groupId, topic) => guarded(async () => {
-      const [t] = await admin.fetchOffsets({ groupId, topics: [topic] });
-      return (t?.partitions ?? []).map((p) => ({ partition: p.partition, offset: p.offset }));
-    }),
+    committed: (groupId, topic) =>
+      guarded(async () => {
+        const [t] = await admin.fetchOffsets({ groupId, topics: [topic] });
+        return (t?.partitions ?? []).map((p) => ({ partition: p.partition, offset: p.offset }));
+      }),
     close: () => admin.disconnect(),
   };
 }
@@ -71,11 +72,23 @@ export interface ConsumerHealthEvents {
 export function watchConsumer(consumer: Consumer, topic: string, on: ConsumerHealthEvents): () => void {
   const { GROUP_JOIN, CRASH, DISCONNECT, STOP, FETCH } = consumer.events;
   const offs = [
-    consumer.on(GROUP_JOIN, (e) => { on.joined(e.payload.memberAssignment[topic] ?? []); }),
-    consumer.on(CRASH, (e) => { on.crashed(e.payload.error, e.payload.restart); }),
-    consumer.on(DISCONNECT, () => { on.lost('disconnected'); }),
-    consumer.on(STOP, () => { on.lost('stopped'); }),
-    consumer.on(FETCH, () => { on.fetched(); }),
+    consumer.on(GROUP_JOIN, (e) => {
+      on.joined(e.payload.memberAssignment[topic] ?? []);
+    }),
+    consumer.on(CRASH, (e) => {
+      on.crashed(e.payload.error, e.payload.restart);
+    }),
+    consumer.on(DISCONNECT, () => {
+      on.lost('disconnected');
+    }),
+    consumer.on(STOP, () => {
+      on.lost('stopped');
+    }),
+    consumer.on(FETCH, () => {
+      on.fetched();
+    }),
   ];
-  return () => { for (const off of offs) off(); };
+  return () => {
+    for (const off of offs) off();
+  };
 }

@@ -24,7 +24,12 @@ export function tokenFromCommand(argv: readonly string[]): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(cmd ?? '', args, { timeout: TOKEN_COMMAND_DEADLINE_MS, maxBuffer: 1 << 20 }, (err, stdout) => {
       const token = stdout.trim();
-      if (err !== null) reject(new ConfigError(`kafka.sasl.oauthTokenCommand (${cmd ?? ''}) failed: ${err.killed ? `no token within ${TOKEN_COMMAND_DEADLINE_MS} ms` : err.message.split('\n')[0] ?? ''}`));
+      if (err !== null)
+        reject(
+          new ConfigError(
+            `kafka.sasl.oauthTokenCommand (${cmd ?? ''}) failed: ${err.killed ? `no token within ${TOKEN_COMMAND_DEADLINE_MS} ms` : (err.message.split('\n')[0] ?? '')}`,
+          ),
+        );
       else if (token === '') reject(new ConfigError(`kafka.sasl.oauthTokenCommand (${cmd ?? ''}) printed no token`));
       else resolve(token);
     });
@@ -56,7 +61,10 @@ export function explainKafkaFailure(k: KafkaSettings, err: unknown): string | un
   const e = err as { name?: unknown; message?: unknown; cause?: unknown } | null;
   const text = [e?.message, (e?.cause as { message?: unknown } | undefined)?.message].filter((m) => typeof m === 'string').join(': ');
   if (e?.name === 'KafkaJSSASLAuthenticationError') {
-    const who = k.sasl.mechanism === 'oauthbearer' ? 'kafka.sasl.oauthTokenFile / oauthTokenCommand' : `kafka.sasl.username (${k.sasl.username ?? ''}) and kafka.sasl.password / passwordFile`;
+    const who =
+      k.sasl.mechanism === 'oauthbearer'
+        ? 'kafka.sasl.oauthTokenFile / oauthTokenCommand'
+        : `kafka.sasl.username (${k.sasl.username ?? ''}) and kafka.sasl.password / passwordFile`;
     return `Kafka refused the SASL ${k.sasl.mechanism} credentials: check ${who}: ${text}`;
   }
   if (k.tls.enabled && /disconnected before secure TLS connection was established/i.test(text)) {

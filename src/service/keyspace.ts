@@ -33,7 +33,12 @@ export function registryStore(cfg: Config, tables: Tables, port: RegistryPort): 
   return new RegistryStore(port, { table: tables.meta.name, family: tables.meta.family, buckets: cfg.keys.saltBuckets });
 }
 
-export function spreadRegistryOf(cfg: Config, tables: Tables, port: RegistryPort, hooks: { observer?: SpreadObserver; onRefreshError?: (err: unknown) => void } = {}): SpreadRegistry {
+export function spreadRegistryOf(
+  cfg: Config,
+  tables: Tables,
+  port: RegistryPort,
+  hooks: { observer?: SpreadObserver; onRefreshError?: (err: unknown) => void } = {},
+): SpreadRegistry {
   return new SpreadRegistry({
     store: registryStore(cfg, tables, port),
     timing: spreadTiming(cfg.keys.spread),

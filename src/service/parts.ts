@@ -26,14 +26,26 @@ import type { Closers } from './shutdown.ts';
 import { LAG_POLL_MS, catalogMarks, consumerConfig, planSettings, rollupMarks } from './settings.ts';
 
 /** Region map (refreshed on a timer) and the region writes over it, with their metrics. */
-export async function regionWrites(cfg: Config, tables: Tables, hbase: HBaseRestClient, metrics: Metrics, log: Logger, closers: Closers): Promise<{ regionMap: RegionMap; writes: RegionWrites }> {
+export async function regionWrites(
+  cfg: Config,
+  tables: Tables,
+  hbase: HBaseRestClient,
+  metrics: Metrics,
+  log: Logger,
+  closers: Closers,
+): Promise<{ regionMap: RegionMap; writes: RegionWrites }> {
   const { mapped } = tables;
-  const source = { regions: async (t: string) => (await hbase.regions(t)).map((r) => ({ name: r.name, startKey: r.startKey, endKey: r.endKey, server: r.location })) };
+  const source = {
+    regions: async (t: string) => (await hbase.regions(t)).map((r) => ({ name: r.name, startKey: r.startKey, endKey: r.endKey, server: r.location })),
+  };
   const regionMap = new RegionMap({ source, tables: mapped, log, observer: regionMapObserver(metrics) });
   await Promise.all(mapped.map((t) => regionMap.refresh(t)));
   regionMap.refreshEvery(cfg.metrics.regionRefreshMs);
   const { writes, close } = meteredRegionWrites(metrics, { regionMap, windowMs: cfg.metrics.skewWindowMs });
-  closers.add('region map', () => { regionMap.stop(); close(); });
+  closers.add('region map', () => {
+    regionMap.stop();
+    close();
+  });
   return { regionMap, writes };
 }
 
@@ -66,7 +78,9 @@ export function ingestRetriable(err: unknown): boolean {
 export function outage(cfg: Config, signal: AbortSignal, closers: Closers): Outage {
   const watch = new OutageWatch({ deadlineMs: cfg.hbase.outageDeadlineMs });
   watch.start();
-  closers.add('outage watch', () => { watch.stop(); });
+  closers.add('outage watch', () => {
+    watch.stop();
+  });
   const policy = new OutagePolicy({
     retry: { baseMs: cfg.hbase.retryBaseMs, maxMs: cfg.hbase.retryMaxMs },
     isRetriable: ingestRetriable,
@@ -78,7 +92,16 @@ export function outage(cfg: Config, signal: AbortSignal, closers: Closers): Outa
   return { watch, policy };
 }
 
-export function writeSide(cfg: Config, hbase: HBaseRestClient, metrics: Metrics, regions: { regionMap: RegionMap; writes: RegionWrites }, keyspace: Keyspace, tables: Tables, outage: Outage, hotIds?: HotIdFeed): DualWriter {
+export function writeSide(
+  cfg: Config,
+  hbase: HBaseRestClient,
+  metrics: Metrics,
+  regions: { regionMap: RegionMap; writes: RegionWrites },
+  keyspace: Keyspace,
+  tables: Tables,
+  outage: Outage,
+  hotIds?: HotIdFeed,
+): DualWriter {
   return new DualWriter({
     sink: hbase,
     queue: new PQueue({ concurrency: cfg.hbase.concurrency }),
@@ -127,7 +150,8 @@ export function consumeSide(
     unit: { maxRows: cfg.batch.maxRows, maxBytes: cfg.batch.maxBytes },
     maxQueuedRows: cfg.batch.maxQueuedRows,
     plan: unitPlanner(planSettings(cfg, keyspace, tables), registry, outage.policy),
-    writer: cfg.batch.lingerMs === null ? writer : new WriteCoalescer({ writer, lingerMs: cfg.batch.lingerMs, maxRows: cfg.batch.maxRows * cfg.hbase.concurrency }),
+    writer:
+      cfg.batch.lingerMs === null ? writer : new WriteCoalescer({ writer, lingerMs: cfg.batch.lingerMs, maxRows: cfg.batch.maxRows * cfg.hbase.concurrency }),
     dlq: new KafkaDlq(producer, cfg.kafka.dlqTopic),
     observer: ingestObserver(metrics),
     log,
@@ -135,7 +159,14 @@ export function consumeSide(
     onFatal: hooks.onFatal,
   });
   const offsets = adminOffsetsSource(kafka.admin({ retry: { retries: 0 } }));
-  const lag = new LagMonitor({ source: offsets, sink: lagSink(metrics), topic: cfg.kafka.topic, groupId: cfg.kafka.groupId, intervalMs: LAG_POLL_MS, onPoll: hooks.onPoll });
+  const lag = new LagMonitor({
+    source: offsets,
+    sink: lagSink(metrics),
+    topic: cfg.kafka.topic,
+    groupId: cfg.kafka.groupId,
+    intervalMs: LAG_POLL_MS,
+    onPoll: hooks.onPoll,
+  });
   closers.add('lag monitor', async () => {
     await lag.stop();
     await offsets.close();

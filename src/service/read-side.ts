@@ -67,7 +67,9 @@ export function startReadSide(deps: ReadSideDeps): ReadSide {
     hotIds: deps.hotIds,
     doctor: () => doctor.snapshot(),
     sampleMs: cfg.metrics.heatmapSampleMs,
-    onError: (err) => { log.warn({ err }, 'hot-spots heatmap sample failed'); },
+    onError: (err) => {
+      log.warn({ err }, 'hot-spots heatmap sample failed');
+    },
   });
   const page = uiRoutes({ snapshot: () => ui.snapshot() });
   // The OpenTSDB-compatible series API answers its own /api/… paths before the read API claims /api/.
@@ -76,9 +78,11 @@ export function startReadSide(deps: ReadSideDeps): ReadSide {
   let owners: KafkaBucketOwners | undefined;
   if (cfg.rollup.enabled) {
     if (cfg.rollup.owners.mode === 'kafka') {
-      owners = new KafkaBucketOwners(ownersOptions(cfg, deps.kafka, log, (owned) => {
-        for (const b of keyspace.allBuckets()) readMetrics.rollupBucketOwned.set({ bucket: String(b) }, owned.has(b) ? 1 : 0);
-      }));
+      owners = new KafkaBucketOwners(
+        ownersOptions(cfg, deps.kafka, log, (owned) => {
+          for (const b of keyspace.allBuckets()) readMetrics.rollupBucketOwned.set({ bucket: String(b) }, owned.has(b) ? 1 : 0);
+        }),
+      );
       owners.start();
     }
     rollup = createRollupScheduler({ cfg, hbase, keyspace, tables, spread: deps.registry, metrics: readMetrics, log, owners });
@@ -98,7 +102,8 @@ export function startReadSide(deps: ReadSideDeps): ReadSide {
     return stopping;
   };
   return {
-    routes: async (req, res, url, ctx) => (await page(req, res, url)) || (series !== undefined && (await series.routes(req, res, url, ctx))) || (await api(req, res, url, ctx)),
+    routes: async (req, res, url, ctx) =>
+      (await page(req, res, url)) || (series !== undefined && (await series.routes(req, res, url, ctx))) || (await api(req, res, url, ctx)),
     readMetrics,
     stop,
     close: () => {

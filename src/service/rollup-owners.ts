@@ -44,9 +44,16 @@ export class KafkaBucketOwners implements BucketOwnership {
   constructor(o: RollupOwnersOptions) {
     this.#o = o;
     // rebalanceTimeout: how long the coordinator waits for members to rejoin (they do within a heartbeat)
-    this.#consumer = o.kafka.consumer({ groupId: o.groupId, sessionTimeout: o.sessionTimeoutMs, rebalanceTimeout: o.sessionTimeoutMs, heartbeatInterval: o.heartbeatIntervalMs, maxWaitTimeInMs: Math.min(5000, o.heartbeatIntervalMs), allowAutoTopicCreation: false,
+    this.#consumer = o.kafka.consumer({
+      groupId: o.groupId,
+      sessionTimeout: o.sessionTimeoutMs,
+      rebalanceTimeout: o.sessionTimeoutMs,
+      heartbeatInterval: o.heartbeatIntervalMs,
+      maxWaitTimeInMs: Math.min(5000, o.heartbeatIntervalMs),
+      allowAutoTopicCreation: false,
       // kafkajs restarts a crashed consumer; not once stopped (a stop that timed out leaves it to finish alone)
-      retry: { restartOnFailure: () => Promise.resolve(!this.#stopped.signal.aborted) } });
+      retry: { restartOnFailure: () => Promise.resolve(!this.#stopped.signal.aborted) },
+    });
     const c = this.#consumer;
     c.on(c.events.GROUP_JOIN, (e) => {
       const partitions = e.payload.memberAssignment[o.topic] ?? [];
@@ -56,7 +63,10 @@ export class KafkaBucketOwners implements BucketOwnership {
       this.#settled = true;
       for (const w of this.#waiters.splice(0)) w();
     });
-    c.on(c.events.REBALANCING, () => { this.#settled = false; this.#set(NONE); });
+    c.on(c.events.REBALANCING, () => {
+      this.#settled = false;
+      this.#set(NONE);
+    });
     c.on(c.events.CRASH, (e) => {
       this.#settled = false;
       this.#set(NONE);
@@ -106,7 +116,10 @@ export class KafkaBucketOwners implements BucketOwnership {
   ready(signal?: AbortSignal): Promise<void> {
     if (this.#settled || signal?.aborted === true) return Promise.resolve();
     return new Promise((resolve) => {
-      const done = (): void => { signal?.removeEventListener('abort', done); resolve(); };
+      const done = (): void => {
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
       this.#waiters.push(done);
       signal?.addEventListener('abort', done, { once: true });
     });
@@ -124,9 +137,13 @@ export class KafkaBucketOwners implements BucketOwnership {
     const left = (async () => {
       await this.#starting?.catch(() => undefined);
       await this.#consumer.disconnect();
-    })().catch((err: unknown) => { this.#o.log.warn({ err }, 'rollup ownership: leaving the group failed'); });
+    })().catch((err: unknown) => {
+      this.#o.log.warn({ err }, 'rollup ownership: leaving the group failed');
+    });
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<void>((resolve) => { timer = setTimeout(resolve, DISCONNECT_WAIT_MS); });
+    const late = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, DISCONNECT_WAIT_MS);
+    });
     await Promise.race([left, late]);
     clearTimeout(timer);
   }
@@ -150,7 +167,11 @@ async function ensureTopic(kafka: Kafka, topic: string, buckets: number, log: Lo
     const meta = await admin.fetchTopicMetadata({ topics: [topic] });
     const partitions = meta.topics[0]?.partitions.length ?? 0;
     if (partitions === 0) throw new StartupError(`the rollup ownership topic ${topic} has no partitions (rollup.owners.topic)`);
-    if (partitions < buckets) log.warn({ topic, partitions, buckets }, 'the rollup ownership topic has fewer partitions than salt buckets: bucket b goes with partition b mod P, so ownership is coarser');
+    if (partitions < buckets)
+      log.warn(
+        { topic, partitions, buckets },
+        'the rollup ownership topic has fewer partitions than salt buckets: bucket b goes with partition b mod P, so ownership is coarser',
+      );
     return partitions;
   } finally {
     await admin.disconnect();

@@ -38,7 +38,6 @@ function fileStamp(path: string): string {
   }
 }
 
-
 /** The PEM settings both clients take (hbase.tls, kafka.tls). */
 export interface TlsFileSettings {
   readonly caFile: string | null;

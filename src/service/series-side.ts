@@ -34,7 +34,14 @@ export function rollupTier(cfg: Config): RollupTier | undefined {
 }
 
 /** The series store of the configuration: the tables, the point blocks' family when rollups are on and the job writes blocks. */
-export function seriesStoreOf(cfg: Config, hbase: SeriesScanPort, keyspace: Keyspace, tables: Tables, entryFor: (id: string) => Promise<SpreadEntry | undefined>, deadlineMs = cfg.hbase.requestDeadlineMs): SeriesStore {
+export function seriesStoreOf(
+  cfg: Config,
+  hbase: SeriesScanPort,
+  keyspace: Keyspace,
+  tables: Tables,
+  entryFor: (id: string) => Promise<SpreadEntry | undefined>,
+  deadlineMs = cfg.hbase.requestDeadlineMs,
+): SeriesStore {
   return new SeriesStore(hbase, {
     keyspace,
     data: tables.data,
@@ -46,7 +53,14 @@ export function seriesStoreOf(cfg: Config, hbase: SeriesScanPort, keyspace: Keys
   });
 }
 
-export function startSeriesSide(cfg: Config, hbase: HBaseRestClient, keyspace: Keyspace, tables: Tables, entryFor: (id: string) => Promise<SpreadEntry | undefined>, log: Logger): SeriesSide {
+export function startSeriesSide(
+  cfg: Config,
+  hbase: HBaseRestClient,
+  keyspace: Keyspace,
+  tables: Tables,
+  entryFor: (id: string) => Promise<SpreadEntry | undefined>,
+  log: Logger,
+): SeriesSide {
   const index = new SeriesIndex({ idTagKey: cfg.catalog.idTagKey, source: new CatalogStore(hbase, { table: tables.meta.name }) });
   let warnedAt = Number.NEGATIVE_INFINITY;
   const catalog = new LiveIndex({

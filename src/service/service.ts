@@ -53,7 +53,9 @@ function deferred(): Deferred {
   let reject: (err: unknown) => void = () => undefined;
   const promise = new Promise<void>((res, rej) => {
     resolve = res;
-    reject = (err) => { rej(err instanceof Error ? err : new Error(errorMessage(err))); };
+    reject = (err) => {
+      rej(err instanceof Error ? err : new Error(errorMessage(err)));
+    };
   });
   promise.catch(() => undefined);
   return { promise, resolve, reject };
@@ -104,7 +106,13 @@ export async function startService(cfg: Config, log: Logger, options: StartOptio
     checkStart();
     const keyspace = keyspaceOf(cfg, registry);
     // Hot ids: the write path feeds them, the page and the gauges show them.
-    const hotIds = new HotIds({ table: tables.data.name, keyspace, regions: regions.regionMap, windowMs: cfg.metrics.hotIdsWindowMs, capacity: cfg.metrics.hotIdsCapacity });
+    const hotIds = new HotIds({
+      table: tables.data.name,
+      keyspace,
+      regions: regions.regionMap,
+      windowMs: cfg.metrics.hotIdsWindowMs,
+      capacity: cfg.metrics.hotIdsCapacity,
+    });
     closers.add('hot ids', registerHotIdMetrics(metrics.registry, hotIds));
     startPromoter(cfg, tables, hbase, registry, hotIds, spreadMetrics, log, closers);
     // The read side (read API, hot-spots page, rollup job) runs beside ingest and stops before the drain.
@@ -119,14 +127,44 @@ export async function startService(cfg: Config, log: Logger, options: StartOptio
     const writer = writeSide(cfg, hbase, metrics, regions, keyspace, tables, out, hotIds);
 
     let fail: (err: unknown) => void = () => undefined;
-    const side = consumeSide(cfg, kafka, producer, writer, out, keyspace, tables, registry, metrics, log, {
-      signal: abort.signal,
-      onFatal: (err) => { fail(err); },
-      onPoll: brokerHealth(lifecycle, log),
-    }, closers);
+    const side = consumeSide(
+      cfg,
+      kafka,
+      producer,
+      writer,
+      out,
+      keyspace,
+      tables,
+      registry,
+      metrics,
+      log,
+      {
+        signal: abort.signal,
+        onFatal: (err) => {
+          fail(err);
+        },
+        onPoll: brokerHealth(lifecycle, log),
+      },
+      closers,
+    );
     ingest = side.ingest;
     closers.add('HBase health', wireHBaseHealth(out.watch, side.ingest, lifecycle, log));
-    closers.add('consumer events', watchConsumer(side.consumer, cfg.kafka.topic, consumerHealth({ lifecycle, log, ingest: side.ingest, lag: side.lag, fail: (err) => { fail(err); } })));
+    closers.add(
+      'consumer events',
+      watchConsumer(
+        side.consumer,
+        cfg.kafka.topic,
+        consumerHealth({
+          lifecycle,
+          log,
+          ingest: side.ingest,
+          lag: side.lag,
+          fail: (err) => {
+            fail(err);
+          },
+        }),
+      ),
+    );
     await side.ingest.start();
     side.lag.start();
     checkStart();

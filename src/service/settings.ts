@@ -40,7 +40,14 @@ export function planSettings(cfg: Config, keyspace: Keyspace, tables: Tables): (
 export function rollupMarks(cfg: Config, keyspace: Keyspace, tables: Tables): RollupMarks {
   const finest = parseWindows(cfg.rollup.windows)[0];
   if (finest === undefined) throw new StartupError('rollup.windows is empty');
-  return new RollupMarks({ window: finest, graceMs: cfg.rollup.graceMs, settleMs: cfg.rollup.markerSettleMs, keyspace, family: tables.rollup.family, cacheSize: cfg.rollup.markerCacheSize });
+  return new RollupMarks({
+    window: finest,
+    graceMs: cfg.rollup.graceMs,
+    settleMs: cfg.rollup.markerSettleMs,
+    keyspace,
+    family: tables.rollup.family,
+    cacheSize: cfg.rollup.markerCacheSize,
+  });
 }
 
 /** The series catalog's write planner (catalog.enabled), writing to the meta table's family. */

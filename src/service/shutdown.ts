@@ -32,7 +32,9 @@ export class Closers {
 
 /** Runs `fn` with `abort` fired `graceMs` in, so in-flight work is abandoned before a hard deadline. */
 export async function withGrace<T>(graceMs: number, abort: AbortController, fn: () => Promise<T>): Promise<T> {
-  const timer = setTimeout(() => { abort.abort(new Error('drain deadline reached: abandoning in-flight writes')); }, graceMs);
+  const timer = setTimeout(() => {
+    abort.abort(new Error('drain deadline reached: abandoning in-flight writes'));
+  }, graceMs);
   timer.unref();
   try {
     return await fn();

@@ -27,10 +27,20 @@ export function promotionPolicy(cfg: Config): PromotionPolicy {
  * The registry's refresh failures are told to the outage watch too (`watch`): while the ingest path
  * waits for a valid snapshot, its wait is pending there, and the failure is what the outage reports.
  */
-export async function startRegistry(cfg: Config, tables: Tables, hbase: HBaseRestClient, metrics: Metrics, log: Logger, closers: Closers, watch?: Pick<OutageWatch, 'failed'>): Promise<{ registry: SpreadRegistry; metrics: SpreadMetrics }> {
+export async function startRegistry(
+  cfg: Config,
+  tables: Tables,
+  hbase: HBaseRestClient,
+  metrics: Metrics,
+  log: Logger,
+  closers: Closers,
+  watch?: Pick<OutageWatch, 'failed'>,
+): Promise<{ registry: SpreadRegistry; metrics: SpreadMetrics }> {
   let age = (): number => Number.POSITIVE_INFINITY;
   const spreadMetrics = createSpreadMetrics(metrics.registry, () => age());
-  closers.add('spread metrics', () => { removeSpreadMetrics(metrics.registry); });
+  closers.add('spread metrics', () => {
+    removeSpreadMetrics(metrics.registry);
+  });
   let warnedAt = Number.NEGATIVE_INFINITY;
   const registry = spreadRegistryOf(cfg, tables, hbase, {
     observer: spreadObserver(spreadMetrics),
@@ -44,12 +54,23 @@ export async function startRegistry(cfg: Config, tables: Tables, hbase: HBaseRes
   age = () => registry.ageMs / 1000;
   await registry.refresh();
   registry.start();
-  closers.add('spread registry', () => { registry.stop(); });
+  closers.add('spread registry', () => {
+    registry.stop();
+  });
   return { registry, metrics: spreadMetrics };
 }
 
 /** With keys.spread.auto: this instance's promoter (stopped before the registry). */
-export function startPromoter(cfg: Config, tables: Tables, hbase: HBaseRestClient, registry: SpreadRegistry, hotIds: HotIds, m: SpreadMetrics, log: Logger, closers: Closers): Promoter | undefined {
+export function startPromoter(
+  cfg: Config,
+  tables: Tables,
+  hbase: HBaseRestClient,
+  registry: SpreadRegistry,
+  hotIds: HotIds,
+  m: SpreadMetrics,
+  log: Logger,
+  closers: Closers,
+): Promoter | undefined {
   if (!cfg.keys.spread.auto) return undefined;
   const s = cfg.keys.spread;
   const promoter = new Promoter({

@@ -39,7 +39,17 @@ export function decodeLoad(bytes: Uint8Array): LoadReport | undefined {
     return undefined;
   }
   const r = o as Partial<Record<keyof LoadReport | 'v', unknown>>;
-  if (typeof o !== 'object' || o === null || r.v !== LOAD_VERSION || typeof r.instance !== 'string' || !isCount(r.at) || !isCount(r.windowMs) || !isCount(r.total) || !Array.isArray(r.top)) return undefined;
+  if (
+    typeof o !== 'object' ||
+    o === null ||
+    r.v !== LOAD_VERSION ||
+    typeof r.instance !== 'string' ||
+    !isCount(r.at) ||
+    !isCount(r.windowMs) ||
+    !isCount(r.total) ||
+    !Array.isArray(r.top)
+  )
+    return undefined;
   const top: [string, number][] = [];
   for (const p of r.top as unknown[]) {
     if (!Array.isArray(p) || typeof p[0] !== 'string' || !isCount(p[1])) return undefined;

@@ -64,10 +64,18 @@ export class Promoter {
     const tick = (): void => {
       this.#timer = setTimeout(() => {
         // The hook only reports: its failure must neither stop the rounds nor escape as an unhandled rejection.
-        this.#round = this.round().then((r) => { try { this.#o.onRound?.(r); } catch { /* reporting only */ } }).finally(() => {
-          this.#round = undefined;
-          if (!this.#stopped) tick();
-        });
+        this.#round = this.round()
+          .then((r) => {
+            try {
+              this.#o.onRound?.(r);
+            } catch {
+              /* reporting only */
+            }
+          })
+          .finally(() => {
+            this.#round = undefined;
+            if (!this.#stopped) tick();
+          });
       }, this.#o.everyMs);
       this.#timer.unref();
     };
@@ -97,7 +105,8 @@ export class Promoter {
 
   /** Deletes reports far older than the stale age (instances long gone); failures are left for the next round. */
   async #dropStale(reports: readonly LoadReport[], now: number): Promise<void> {
-    for (const r of reports) if (r.instance !== this.#o.instance && now - r.at > 10 * this.#o.staleMs) await this.#o.store.deleteLoad(r.instance).catch(() => undefined);
+    for (const r of reports)
+      if (r.instance !== this.#o.instance && now - r.at > 10 * this.#o.staleMs) await this.#o.store.deleteLoad(r.instance).catch(() => undefined);
   }
 
   /** Stops the rounds (waiting for one in progress) and deletes this instance's report. */

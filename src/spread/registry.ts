@@ -114,7 +114,11 @@ export class SpreadRegistry implements SpreadLookup {
   start(): void {
     const tick = (): void => {
       this.#timer = setTimeout(() => {
-        this.refresh().catch((err: unknown) => this.#o.onRefreshError?.(err)).finally(() => { if (!this.#stopped) tick(); });
+        this.refresh()
+          .catch((err: unknown) => this.#o.onRefreshError?.(err))
+          .finally(() => {
+            if (!this.#stopped) tick();
+          });
       }, this.#o.timing.refreshMs);
       this.#timer.unref();
     };
@@ -175,12 +179,16 @@ export class SpreadRegistry implements SpreadLookup {
     const cap = Math.min(this.#o.maxK, this.#o.buckets);
     if (!Number.isInteger(k) || k < 2 || k > cap) throw new RangeError(`K must be an integer in 2 … ${cap} (keys.spread.maxK, B), got ${String(k)}`);
     let epoch: SpreadEpoch | null = null;
-    const r = await this.#o.store.update(id, (cur) => {
-      epoch = null;
-      if (maxK(cur) >= k) return undefined;
-      epoch = { since: sinceFor(this.#now(), this.#o.timing, cur?.epochs.at(-1)?.since, cur?.fence ?? null), k };
-      return withEpoch(cur, epoch, this.#o.buckets);
-    }, this.#map.get(id) ?? null);
+    const r = await this.#o.store.update(
+      id,
+      (cur) => {
+        epoch = null;
+        if (maxK(cur) >= k) return undefined;
+        epoch = { since: sinceFor(this.#now(), this.#o.timing, cur?.epochs.at(-1)?.since, cur?.fence ?? null), k };
+        return withEpoch(cur, epoch, this.#o.buckets);
+      },
+      this.#map.get(id) ?? null,
+    );
     this.#merge(id, r.stored);
     const made = r.changed ? (epoch as SpreadEpoch | null) : null;
     if (made !== null) this.#o.observer?.promoted(id, made, origin);

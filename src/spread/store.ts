@@ -99,7 +99,11 @@ export class RegistryStore {
    * when the current one needs no change (then nothing is written). `known` is the entry the caller
    * already holds (a snapshot: a stale one only costs a conflict and a re-read).
    */
-  async update(id: string, change: (current: SpreadEntry | undefined) => SpreadEntry | undefined, known?: StoredEntry | null): Promise<{ stored: StoredEntry | undefined; changed: boolean }> {
+  async update(
+    id: string,
+    change: (current: SpreadEntry | undefined) => SpreadEntry | undefined,
+    known?: StoredEntry | null,
+  ): Promise<{ stored: StoredEntry | undefined; changed: boolean }> {
     let stored = known === undefined ? await this.entry(id) : (known ?? undefined);
     const attempts = this.#o.maxAttempts ?? 10;
     for (let attempt = 0; attempt < attempts; attempt++) {

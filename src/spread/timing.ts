@@ -33,7 +33,10 @@ export interface SpreadTimingSettings {
 export function spreadTiming(s: SpreadTimingSettings): SpreadTiming {
   const validityMs = 3 * s.refreshMs;
   const fenceAheadMs = s.leadMs - validityMs - 2 * s.clockToleranceMs;
-  if (fenceAheadMs <= 0) throw new InputError(`keys.spread.leadMs (${s.leadMs}) must exceed 3 × refreshMs + 2 × clockToleranceMs (${validityMs + 2 * s.clockToleranceMs})`, { field: 'keys.spread.leadMs' });
+  if (fenceAheadMs <= 0)
+    throw new InputError(`keys.spread.leadMs (${s.leadMs}) must exceed 3 × refreshMs + 2 × clockToleranceMs (${validityMs + 2 * s.clockToleranceMs})`, {
+      field: 'keys.spread.leadMs',
+    });
   return { leadMs: s.leadMs, refreshMs: s.refreshMs, validityMs, fenceAheadMs };
 }
 

@@ -76,7 +76,10 @@ function checkNames(sub: SubQuery, catalog: SeriesCatalog): void {
 }
 
 function limitError(what: string, n: number, max: number, key: string): TsdbQueryError {
-  return badQuery(key, `Sorry, this query ${what} ${n}, more than the limit of ${max} (${key}). Please try filtering using more tags or decrease your time range.`);
+  return badQuery(
+    key,
+    `Sorry, this query ${what} ${n}, more than the limit of ${max} (${key}). Please try filtering using more tags or decrease your time range.`,
+  );
 }
 
 /** The series of a sub-query: the catalog's matches, only those with exactly the filtered keys with explicitTags. */
@@ -120,7 +123,11 @@ function byId(series: readonly CatalogSeries[], idTagKey: string): Map<string, M
  * The ids whose metric has one series (one tag set) in the catalog, which window summaries and point
  * blocks answer (they do not tell series apart), and the others, read raw.
  */
-function splitBySeries(metric: string, ids: IdSeries, catalog: SeriesCatalog): { single: [string, CatalogSeries][]; mixed: Map<string, ReadonlyMap<string, CatalogSeries>> } {
+function splitBySeries(
+  metric: string,
+  ids: IdSeries,
+  catalog: SeriesCatalog,
+): { single: [string, CatalogSeries][]; mixed: Map<string, ReadonlyMap<string, CatalogSeries>> } {
   const single: [string, CatalogSeries][] = [];
   const mixed = new Map<string, ReadonlyMap<string, CatalogSeries>>();
   for (const [id, sets] of ids) {
@@ -161,11 +168,19 @@ function aborted(signal: AbortSignal): Error {
 function untilAborted<T>(signal: AbortSignal, p: Promise<T>): Promise<T> {
   if (signal.aborted) return Promise.reject(aborted(signal));
   return new Promise<T>((resolve, reject) => {
-    const stop = (): void => { reject(aborted(signal)); };
+    const stop = (): void => {
+      reject(aborted(signal));
+    };
     signal.addEventListener('abort', stop, { once: true });
     p.then(
-      (v) => { signal.removeEventListener('abort', stop); resolve(v); },
-      (err: unknown) => { signal.removeEventListener('abort', stop); reject(err instanceof Error ? err : new Error(String(err))); },
+      (v) => {
+        signal.removeEventListener('abort', stop);
+        resolve(v);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', stop);
+        reject(err instanceof Error ? err : new Error(String(err)));
+      },
     );
   });
 }
@@ -176,18 +191,30 @@ export async function executeQuery(q: TsdbQuery, deps: ExecuteDeps): Promise<Sub
   const matched = q.queries.map((sub) => seriesOf(sub, deps));
   const budget = new Budget(deps.limits.maxPoints, deps.signal);
   const reads = batchedReads(deps.reads, budget, deps.limits.concurrency);
-  const read = await untilAborted(deps.signal, Promise.all(q.queries.map(async (sub, i) => {
-    const series = matched[i] as CatalogSeries[];
-    const plan = planSubQuery(sub, q, deps.tier, deps.now());
-    const got = newReads(series, budget);
-    await readSubQuery(sub, plan, byId(series, deps.idTagKey), deps, reads, got);
-    return { plan, got };
-  })));
+  const read = await untilAborted(
+    deps.signal,
+    Promise.all(
+      q.queries.map(async (sub, i) => {
+        const series = matched[i] as CatalogSeries[];
+        const plan = planSubQuery(sub, q, deps.tier, deps.now());
+        const got = newReads(series, budget);
+        await readSubQuery(sub, plan, byId(series, deps.idTagKey), deps, reads, got);
+        return { plan, got };
+      }),
+    ),
+  );
   if (deps.signal.aborted) throw aborted(deps.signal);
   return q.queries.map((sub, i) => {
     const { plan, got } = read[i] as (typeof read)[number];
     const results = computeSubQuery(sub, q, got.inputs.ordered(), { integerValues: deps.integerValues });
-    const counts = { points: got.points, rawBuckets: got.rawBuckets, expiredBuckets: got.expiredBuckets, blockWindows: got.blockWindows, rawRanges: got.rawRanges, packWindows: got.packWindows };
+    const counts = {
+      points: got.points,
+      rawBuckets: got.rawBuckets,
+      expiredBuckets: got.expiredBuckets,
+      blockWindows: got.blockWindows,
+      rawRanges: got.rawRanges,
+      packWindows: got.packWindows,
+    };
     return { sub, plan, results, series: (matched[i] as CatalogSeries[]).length, reads: counts };
   });
 }

@@ -36,7 +36,13 @@ function isFilterType(t: string): t is FilterType {
 }
 
 /** TagVFilter.Builder.build() + the filter's constructor. Throws FilterSpecError. */
-export function buildFilter(type: string | undefined, tagk: string | undefined, filter: string | undefined, groupBy: boolean, caseInsensitive = false): TagFilter {
+export function buildFilter(
+  type: string | undefined,
+  tagk: string | undefined,
+  filter: string | undefined,
+  groupBy: boolean,
+  caseInsensitive = false,
+): TagFilter {
   if (type === undefined || type === '') throw new FilterSpecError('The filter type cannot be null or empty');
   if (tagk === undefined || tagk === '') throw new FilterSpecError('The tagk cannot be null or empty');
   if (!isFilterType(type)) throw new FilterSpecError(`Could not find a tag value filter of the type: ${type}`);
@@ -73,7 +79,11 @@ function literalSet(filter: string, ci: boolean): Set<string> {
   return new Set(ci ? split.map((s) => s.toLowerCase()) : split);
 }
 
-interface WildcardParts { readonly hasPostfix: boolean; readonly hasPrefix: boolean; readonly components: readonly string[] }
+interface WildcardParts {
+  readonly hasPostfix: boolean;
+  readonly hasPrefix: boolean;
+  readonly components: readonly string[];
+}
 
 /** TagVWildcardFilter's constructor, step for step. */
 export function wildcardParts(filter: string, ci: boolean): WildcardParts {
@@ -115,7 +125,10 @@ export function compileFilter(f: TagFilter): Compiled {
   if (f.filter === '') throw new FilterSpecError('Filter cannot be null or empty');
   let compiled: Compiled;
   switch (f.type) {
-    case 'literal_or': case 'iliteral_or': case 'not_literal_or': case 'not_iliteral_or': {
+    case 'literal_or':
+    case 'iliteral_or':
+    case 'not_literal_or':
+    case 'not_iliteral_or': {
       const ci = f.type === 'iliteral_or' || f.type === 'not_iliteral_or';
       const negate = f.type.startsWith('not_');
       const set = literalSet(f.filter, ci);
@@ -126,7 +139,8 @@ export function compileFilter(f: TagFilter): Compiled {
       };
       break;
     }
-    case 'wildcard': case 'iwildcard': {
+    case 'wildcard':
+    case 'iwildcard': {
       const ci = f.type === 'iwildcard' || f.caseInsensitive === true;
       const parts = wildcardParts(f.filter, ci);
       compiled = { identity: JSON.stringify(['wildcard', f.tagk, parts.components, ci]), test: wildcardTest(parts, ci) };

@@ -52,7 +52,12 @@ async function readBody(req: IncomingMessage, max: number): Promise<unknown> {
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {
-    throw new TsdbQueryError({ field: 'body', message: 'Unable to parse the given JSON', details: err instanceof Error ? err.message : String(err), cause: err });
+    throw new TsdbQueryError({
+      field: 'body',
+      message: 'Unable to parse the given JSON',
+      details: err instanceof Error ? err.message : String(err),
+      cause: err,
+    });
   }
 }
 
@@ -68,11 +73,13 @@ function planLabel(a: SubQueryAnswer): string {
  * `;expired-buckets=N` when not 0 (docs/SERIES-API.md).
  */
 function planHeader(answers: readonly SubQueryAnswer[], blocks: boolean): string {
-  return answers.map((a) => {
-    const r = a.reads;
-    if (a.plan.path === 'raw') return blocks ? `raw;blocks=${r.blockWindows};raw-ranges=${r.rawRanges}` : 'raw';
-    return `${planLabel(a)};raw-buckets=${r.rawBuckets}${r.packWindows > 0 ? `;packs=${r.packWindows}` : ''}${r.expiredBuckets > 0 ? `;expired-buckets=${r.expiredBuckets}` : ''}`;
-  }).join(', ');
+  return answers
+    .map((a) => {
+      const r = a.reads;
+      if (a.plan.path === 'raw') return blocks ? `raw;blocks=${r.blockWindows};raw-ranges=${r.rawRanges}` : 'raw';
+      return `${planLabel(a)};raw-buckets=${r.rawBuckets}${r.packWindows > 0 ? `;packs=${r.packWindows}` : ''}${r.expiredBuckets > 0 ? `;expired-buckets=${r.expiredBuckets}` : ''}`;
+    })
+    .join(', ');
 }
 
 /** Bytes of answer gathered before a write: each write to the socket costs a syscall (and, on loopback, the peer's receive). */
@@ -94,7 +101,11 @@ async function writeSeries(res: ServerResponse, q: TsdbQuery, answers: readonly 
       streaming = true;
       const ok = res.write(pending);
       pending = '';
-      if (!ok) await new Promise<void>((resolve) => { res.once('drain', resolve); res.once('close', resolve); });
+      if (!ok)
+        await new Promise<void>((resolve) => {
+          res.once('drain', resolve);
+          res.once('close', resolve);
+        });
       if (res.destroyed) return;
     }
   }
@@ -112,7 +123,8 @@ async function answerQuery(req: IncomingMessage, res: ServerResponse, url: URL, 
   try {
     answers = await executeQuery(q, { ...deps, signal });
   } catch (err) {
-    if (signal.aborted && !(err instanceof TsdbQueryError)) throw new HttpError(408, `The query did not finish within ${deps.deadlineMs} ms (series.deadlineMs); its reads were cancelled`, { cause: err });
+    if (signal.aborted && !(err instanceof TsdbQueryError))
+      throw new HttpError(408, `The query did not finish within ${deps.deadlineMs} ms (series.deadlineMs); its reads were cancelled`, { cause: err });
     throw err;
   }
   await writeSeries(res, q, answers, url.searchParams.has('arrays'), deps.tier?.blocks === true);
@@ -123,26 +135,59 @@ type Handler = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<
 function routes(deps: SeriesApiDeps): ReadonlyMap<string, { readonly methods: readonly string[]; readonly handle: Handler }> {
   return new Map<string, { methods: string[]; handle: Handler }>([
     ['/api/query', { methods: ['GET', 'POST'], handle: (req, res, url) => answerQuery(req, res, url, deps) }],
-    ['/api/suggest', {
-      methods: ['GET', 'POST'],
-      handle: async (req, res, url) => {
-        const params = req.method === 'POST' ? ((await readBody(req, deps.maxBodyBytes)) as Record<string, unknown>) : url.searchParams;
-        await deps.ready();
-        send(res, 200, suggestAnswer(params, deps.catalog));
+    [
+      '/api/suggest',
+      {
+        methods: ['GET', 'POST'],
+        handle: async (req, res, url) => {
+          const params = req.method === 'POST' ? ((await readBody(req, deps.maxBodyBytes)) as Record<string, unknown>) : url.searchParams;
+          await deps.ready();
+          send(res, 200, suggestAnswer(params, deps.catalog));
+        },
       },
-    }],
-    ['/api/search/lookup', {
-      methods: ['GET', 'POST'],
-      handle: async (req, res, url) => {
-        const started = deps.now();
-        const lookup = req.method === 'POST' ? lookupFromBody(await readBody(req, deps.maxBodyBytes)) : lookupFromQuery(url.searchParams);
-        await deps.ready(lookup.metric === '' ? undefined : lookup.metric);
-        send(res, 200, lookupAnswer(lookup, deps.catalog, started, deps.now()));
+    ],
+    [
+      '/api/search/lookup',
+      {
+        methods: ['GET', 'POST'],
+        handle: async (req, res, url) => {
+          const started = deps.now();
+          const lookup = req.method === 'POST' ? lookupFromBody(await readBody(req, deps.maxBodyBytes)) : lookupFromQuery(url.searchParams);
+          await deps.ready(lookup.metric === '' ? undefined : lookup.metric);
+          send(res, 200, lookupAnswer(lookup, deps.catalog, started, deps.now()));
+        },
       },
-    }],
-    ['/api/aggregators', { methods: ['GET', 'POST'], handle: (_req, res) => { send(res, 200, aggregatorsAnswer()); return Promise.resolve(); } }],
-    ['/api/config/filters', { methods: ['GET', 'POST'], handle: (_req, res) => { send(res, 200, filtersAnswer()); return Promise.resolve(); } }],
-    ['/api/version', { methods: ['GET', 'POST'], handle: (_req, res) => { send(res, 200, versionAnswer()); return Promise.resolve(); } }],
+    ],
+    [
+      '/api/aggregators',
+      {
+        methods: ['GET', 'POST'],
+        handle: (_req, res) => {
+          send(res, 200, aggregatorsAnswer());
+          return Promise.resolve();
+        },
+      },
+    ],
+    [
+      '/api/config/filters',
+      {
+        methods: ['GET', 'POST'],
+        handle: (_req, res) => {
+          send(res, 200, filtersAnswer());
+          return Promise.resolve();
+        },
+      },
+    ],
+    [
+      '/api/version',
+      {
+        methods: ['GET', 'POST'],
+        handle: (_req, res) => {
+          send(res, 200, versionAnswer());
+          return Promise.resolve();
+        },
+      },
+    ],
   ]);
 }
 
@@ -167,7 +212,7 @@ export function createSeriesApi(deps: SeriesApiDeps): (req: IncomingMessage, res
         deps.log.warn({ err, path }, 'series API: HBase unavailable');
         sendError(res, 503, 'HBase is unavailable, retry later', err.message, { 'retry-after': '1' });
       } else if (isAccessRefused(err)) {
-        deps.log.warn({ err, path }, 'series API: HBase REST refused the service\'s credentials');
+        deps.log.warn({ err, path }, "series API: HBase REST refused the service's credentials");
         sendError(res, 503, 'HBase is unavailable to the service (the gateway refused its credentials), retry later', undefined, { 'retry-after': '30' });
       } else {
         deps.log.error({ err, path }, 'series API: request failed');

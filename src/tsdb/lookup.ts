@@ -66,7 +66,11 @@ export function lookupFromBody(json: unknown): LookupRequest {
 /** A stable stand-in for OpenTSDB's tsuid (we have no UIDs): hex of a digest of the series. */
 function tsuidOf(s: CatalogSeries): string {
   const keys = Object.keys(s.tags).sort();
-  return createHash('sha1').update(JSON.stringify([s.metric, keys.map((k) => [k, s.tags[k]])])).digest('hex').slice(0, 24).toUpperCase();
+  return createHash('sha1')
+    .update(JSON.stringify([s.metric, keys.map((k) => [k, s.tags[k]])]))
+    .digest('hex')
+    .slice(0, 24)
+    .toUpperCase();
 }
 
 export function lookupAnswer(req: LookupRequest, catalog: SeriesCatalog, started: number, now: number): Record<string, unknown> {
@@ -77,7 +81,9 @@ export function lookupAnswer(req: LookupRequest, catalog: SeriesCatalog, started
       if (t.value !== '*') anyKeyValues.push(t.value);
       continue;
     }
-    filters.push(t.value === '*' ? { type: 'wildcard', tagk: t.key, filter: '*', groupBy: false } : { type: 'literal_or', tagk: t.key, filter: t.value, groupBy: false });
+    filters.push(
+      t.value === '*' ? { type: 'wildcard', tagk: t.key, filter: '*', groupBy: false } : { type: 'literal_or', tagk: t.key, filter: t.value, groupBy: false },
+    );
   }
   const metric = req.metric === '' ? undefined : req.metric;
   let series = catalog.lookup(metric, filters).series;

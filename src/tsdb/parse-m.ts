@@ -25,7 +25,10 @@ export function parseRateSpec(spec: string, field: string): RateOptions {
   if (spec.length < 6) throw badQuery(field, `Invalid rate options specification: ${spec}`);
   const parts = spec.substring(5, spec.length - 1).split(',');
   if (parts.length > 3) {
-    throw badQuery(field, `Incorrect number of values in rate options specification, must be counter[,counter max value,reset value], recieved: ${parts.length} parts`);
+    throw badQuery(
+      field,
+      `Incorrect number of values in rate options specification, must be counter[,counter max value,reset value], recieved: ${parts.length} parts`,
+    );
   }
   const [kind = '', maxText = '', resetText = ''] = parts;
   let counterMax = DEFAULT_RATE_OPTIONS.counterMax;
@@ -122,8 +125,13 @@ export function parseQueryString(params: URLSearchParams, nowMs: number): TsdbQu
   if (params.has('exp')) throw badQuery('exp', 'Expression queries (exp=) are not supported');
   if (queries.length === 0) throw badQuery('m', 'Missing sub queries');
   const draft: DraftQuery = {
-    start, end: lastParam(params, 'end'), timezone: undefined, useCalendar: false,
-    msResolution: params.has('ms'), showQuery: params.has('show_query'), arrays: params.has('arrays'),
+    start,
+    end: lastParam(params, 'end'),
+    timezone: undefined,
+    useCalendar: false,
+    msResolution: params.has('ms'),
+    showQuery: params.has('show_query'),
+    arrays: params.has('arrays'),
     queries: dropDuplicateSubQueries(queries),
   };
   return validateQuery(draft, nowMs);

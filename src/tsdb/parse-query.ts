@@ -75,13 +75,27 @@ function parseSubQueryJson(raw: unknown, field: string): DraftSubQuery {
   for (const [k, v] of Object.entries(raw)) {
     const f = `${field}.${k}`;
     switch (k) {
-      case 'aggregator': q.aggregator = jsonString(v, f); break;
-      case 'metric': q.metric = jsonString(v, f); break;
-      case 'downsample': q.downsample = jsonString(v, f); break;
-      case 'rate': q.rate = jsonBoolean(v, f); break;
-      case 'rateOptions': q.rateOptions = parseRateOptionsJson(v, f); break;
-      case 'explicitTags': q.explicitTags = jsonBoolean(v, f); break;
-      case 'tags': if (v !== null) q.filters = parseTagsJson(v, f); break;
+      case 'aggregator':
+        q.aggregator = jsonString(v, f);
+        break;
+      case 'metric':
+        q.metric = jsonString(v, f);
+        break;
+      case 'downsample':
+        q.downsample = jsonString(v, f);
+        break;
+      case 'rate':
+        q.rate = jsonBoolean(v, f);
+        break;
+      case 'rateOptions':
+        q.rateOptions = parseRateOptionsJson(v, f);
+        break;
+      case 'explicitTags':
+        q.explicitTags = jsonBoolean(v, f);
+        break;
+      case 'tags':
+        if (v !== null) q.filters = parseTagsJson(v, f);
+        break;
       case 'filters':
         if (v === null) q.filters = null;
         else if (Array.isArray(v)) q.filters = v.map((x, i) => parseFilterObject(x, `${f}[${i}]`));
@@ -92,7 +106,8 @@ function parseSubQueryJson(raw: unknown, field: string): DraftSubQuery {
           throw badQuery(f, 'tsuids queries are not supported', 'This service stores no UIDs: query by metric and filters instead');
         }
         break;
-      default: break; // Jackson: ignoreUnknown
+      default:
+        break; // Jackson: ignoreUnknown
     }
   }
   return q;
@@ -105,19 +120,42 @@ export function parseQueryBody(json: unknown, params: URLSearchParams, nowMs: nu
   }
   if (!isRecord(json)) throw badQuery('body', BAD_JSON, 'the body must be a JSON object');
   const draft: DraftQuery = {
-    start: undefined, end: undefined, timezone: undefined, useCalendar: false,
-    msResolution: false, showQuery: false, arrays: params.has('arrays'), queries: null,
+    start: undefined,
+    end: undefined,
+    timezone: undefined,
+    useCalendar: false,
+    msResolution: false,
+    showQuery: false,
+    arrays: params.has('arrays'),
+    queries: null,
   };
   for (const [k, v] of Object.entries(json)) {
     switch (k) {
-      case 'start': draft.start = jsonString(v, k); break;
-      case 'end': draft.end = jsonString(v, k); break;
-      case 'timezone': draft.timezone = jsonString(v, k); break;
-      case 'useCalendar': draft.useCalendar = jsonBoolean(v, k); break;
-      case 'msResolution': draft.msResolution = jsonBoolean(v, k); break;
-      case 'showQuery': draft.showQuery = jsonBoolean(v, k); break;
-      case 'padding': case 'noAnnotations': case 'globalAnnotations': case 'showTSUIDs':
-      case 'showSummary': case 'showStats': case 'delete':
+      case 'start':
+        draft.start = jsonString(v, k);
+        break;
+      case 'end':
+        draft.end = jsonString(v, k);
+        break;
+      case 'timezone':
+        draft.timezone = jsonString(v, k);
+        break;
+      case 'useCalendar':
+        draft.useCalendar = jsonBoolean(v, k);
+        break;
+      case 'msResolution':
+        draft.msResolution = jsonBoolean(v, k);
+        break;
+      case 'showQuery':
+        draft.showQuery = jsonBoolean(v, k);
+        break;
+      case 'padding':
+      case 'noAnnotations':
+      case 'globalAnnotations':
+      case 'showTSUIDs':
+      case 'showSummary':
+      case 'showStats':
+      case 'delete':
         jsonBoolean(v, k); // type-checked as Jackson does, otherwise ignored
         break;
       case 'queries':
@@ -125,7 +163,8 @@ export function parseQueryBody(json: unknown, params: URLSearchParams, nowMs: nu
         else if (Array.isArray(v)) draft.queries = v.map((x, i) => parseSubQueryJson(x, `queries[${i}]`));
         else throw badQuery(k, BAD_JSON, 'queries must be an array');
         break;
-      default: break;
+      default:
+        break;
     }
   }
   // OpenTSDB: a body without `queries` is a NullPointerException (a 500); we say what is missing

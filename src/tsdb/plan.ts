@@ -63,7 +63,12 @@ export type SubQueryPlan =
   | { readonly path: 'raw'; readonly scan: ScanRange; readonly reason: string }
   | { readonly path: 'rollup'; readonly scan: ScanRange; readonly windowMs: number; readonly intervalMs: number };
 
-export function planSubQuery(sub: SubQuery, range: { readonly startMs: number; readonly endMs: number }, tier: RollupTier | undefined, now: number): SubQueryPlan {
+export function planSubQuery(
+  sub: SubQuery,
+  range: { readonly startMs: number; readonly endMs: number },
+  tier: RollupTier | undefined,
+  now: number,
+): SubQueryPlan {
   const scan = scanRange(sub.downsample, range.startMs, range.endMs);
   if (tier === undefined) return { path: 'raw', scan, reason: 'rollups off' };
   const choice = isRollupExact(sub, tier.windowsMs);
@@ -85,7 +90,12 @@ export function markerSizes(tier: RollupTier, windowMs: number): number[] {
  * other bucket in the scan range is answered
  * from summaries.
  */
-export function rawBuckets(plan: Extract<SubQueryPlan, { path: 'rollup' }>, tier: RollupTier, marked: Iterable<{ readonly startMs: number; readonly sizeMs: number }>, now: number): Set<number> {
+export function rawBuckets(
+  plan: Extract<SubQueryPlan, { path: 'rollup' }>,
+  tier: RollupTier,
+  marked: Iterable<{ readonly startMs: number; readonly sizeMs: number }>,
+  now: number,
+): Set<number> {
   const { scan, windowMs, intervalMs } = plan;
   const bucketOf = (ts: number): number => ts - (((ts % intervalMs) + intervalMs) % intervalMs);
   const raw = new Set<number>();

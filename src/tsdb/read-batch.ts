@@ -12,15 +12,34 @@ export type { MarkedWindow } from './tiles.ts';
 /** What a query needs of HBase (series-store.ts SeriesStore fits): each read takes several metrics. */
 export interface SeriesReads {
   /** every id's points of each metric, by metric, id and tag set */
-  rawPointsOf(ids: readonly string[], metrics: readonly string[], from: number, to: number, budget: PointBudget, concurrency?: number): Promise<Map<string, Map<string, Map<string, TaggedPoints>>>>;
+  rawPointsOf(
+    ids: readonly string[],
+    metrics: readonly string[],
+    from: number,
+    to: number,
+    budget: PointBudget,
+    concurrency?: number,
+  ): Promise<Map<string, Map<string, Map<string, TaggedPoints>>>>;
   /** stored windows (summaries with blocks or packs) of each metric by id, and the pending markers by id, in one scan group */
-  windowsOf(ids: readonly string[], metrics: readonly string[], spans: readonly WindowSpan[], marks: MarkSpan, budget: PointBudget, concurrency?: number): Promise<WindowsRead>;
+  windowsOf(
+    ids: readonly string[],
+    metrics: readonly string[],
+    spans: readonly WindowSpan[],
+    marks: MarkSpan,
+    budget: PointBudget,
+    concurrency?: number,
+  ): Promise<WindowsRead>;
 }
 
 /** The reads of one sub-query: one metric each. */
 export interface MetricReads {
   rawPointsOf(ids: readonly string[], metric: string, from: number, to: number): Promise<ReadonlyMap<string, ReadonlyMap<string, TaggedPoints>>>;
-  windowsOf(ids: readonly string[], metric: string, spans: readonly WindowSpan[], marks: MarkSpan): Promise<{ readonly windows: ReadonlyMap<string, readonly StoredWindow[]>; readonly marks: ReadonlyMap<string, readonly MarkedWindow[]> }>;
+  windowsOf(
+    ids: readonly string[],
+    metric: string,
+    spans: readonly WindowSpan[],
+    marks: MarkSpan,
+  ): Promise<{ readonly windows: ReadonlyMap<string, readonly StoredWindow[]>; readonly marks: ReadonlyMap<string, readonly MarkedWindow[]> }>;
 }
 
 /** One read asked: of these ids, for one metric. */
@@ -81,8 +100,12 @@ class Turn {
       for (const g of groups) {
         for (const c of clusterAsks(g.asks)) {
           g.start([...c.ids], [...new Set(c.asks.map((a) => a.metric))]).then(
-            (value) => { for (const a of c.asks) a.resolve(value); },
-            (err: unknown) => { for (const a of c.asks) a.reject(err); },
+            (value) => {
+              for (const a of c.asks) a.resolve(value);
+            },
+            (err: unknown) => {
+              for (const a of c.asks) a.reject(err);
+            },
           );
         }
       }
@@ -95,7 +118,9 @@ export function batchedReads(reads: SeriesReads, budget: PointBudget, concurrenc
   const turn = new Turn();
   return {
     async rawPointsOf(ids, metric, from, to) {
-      const all = (await turn.join(`raw|${from}|${to}`, ids, metric, (union, metrics) => reads.rawPointsOf(union, metrics, from, to, budget, concurrency))) as Map<string, Map<string, Map<string, TaggedPoints>>>;
+      const all = (await turn.join(`raw|${from}|${to}`, ids, metric, (union, metrics) =>
+        reads.rawPointsOf(union, metrics, from, to, budget, concurrency),
+      )) as Map<string, Map<string, Map<string, TaggedPoints>>>;
       return all.get(metric) ?? new Map();
     },
     async windowsOf(ids, metric, spans, marks) {

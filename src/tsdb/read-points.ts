@@ -64,12 +64,27 @@ function rangesKey(list: readonly { fromMs: number; toMs: number }[] | readonly 
  * The raw points of ids with one series each, from point blocks where the tiling allows (see the top
  * of this file): every point in [scan.startMs, scan.endMs) exactly once, ascending.
  */
-export async function readTiled(metric: string, scan: { startMs: number; endMs: number }, single: readonly (readonly [string, CatalogSeries])[], tier: RollupTier, idTagKey: string, now: number, reads: MetricReads, out: SubQueryReads): Promise<void> {
+export async function readTiled(
+  metric: string,
+  scan: { startMs: number; endMs: number },
+  single: readonly (readonly [string, CatalogSeries])[],
+  tier: RollupTier,
+  idTagKey: string,
+  now: number,
+  reads: MetricReads,
+  out: SubQueryReads,
+): Promise<void> {
   const sizes = tier.windowsMs;
   const kept = tier.rawTtlMs === null ? Number.NEGATIVE_INFINITY : now - tier.rawTtlMs;
   const closedAndKept = (size: number, start: number): boolean => start + size + tier.graceMs <= now && start >= kept;
   const state = new Map(single.map(([id, s]) => [id, new IdTiles(s, idTagKey)]));
-  const tilingOf = (t: IdTiles): Tile[] => tileRange(scan.startMs, scan.endMs, sizes, (size, start) => closedAndKept(size, start) && !markedWithin(t.marks, size, start) && !t.lacksBlock(size, start));
+  const tilingOf = (t: IdTiles): Tile[] =>
+    tileRange(
+      scan.startMs,
+      scan.endMs,
+      sizes,
+      (size, start) => closedAndKept(size, start) && !markedWithin(t.marks, size, start) && !t.lacksBlock(size, start),
+    );
   // Round 1: the tiling with no marker known, for every id alike; markers in the same scans.
   const first = tileRange(scan.startMs, scan.endMs, sizes, closedAndKept);
   await fetchRound(metric, [...state.keys()], blockSpans(first), rawOf(first), reads, state, { sizesMs: sizes, from: scan.startMs, to: scan.endMs });
@@ -105,10 +120,25 @@ function rawOf(tiles: readonly Tile[]): Range[] {
 }
 
 /** Reads block spans (with the markers of `marks`) and data-table ranges for `ids`, into their state. */
-async function fetchRound(metric: string, ids: readonly string[], spans: ReturnType<typeof blockSpans>, ranges: readonly Range[], reads: MetricReads, state: Map<string, IdTiles>, marks: { sizesMs: readonly number[]; from: number; to: number }): Promise<void> {
+async function fetchRound(
+  metric: string,
+  ids: readonly string[],
+  spans: ReturnType<typeof blockSpans>,
+  ranges: readonly Range[],
+  reads: MetricReads,
+  state: Map<string, IdTiles>,
+  marks: { sizesMs: readonly number[]; from: number; to: number },
+): Promise<void> {
   const wantWindows = spans.length > 0 || marks.from < marks.to;
   const [win, ...raws] = await Promise.all([
-    wantWindows ? reads.windowsOf(ids, metric, spans.map((sp) => ({ ...sp, with: 'block' as const })), marks) : undefined,
+    wantWindows
+      ? reads.windowsOf(
+          ids,
+          metric,
+          spans.map((sp) => ({ ...sp, with: 'block' as const })),
+          marks,
+        )
+      : undefined,
     ...ranges.map((r) => reads.rawPointsOf(ids, metric, r.fromMs, r.toMs)),
   ]);
   for (const id of ids) {

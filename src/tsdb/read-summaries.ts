@@ -52,7 +52,11 @@ export function summarySpans(plan: RollupPlan, tier: RollupTier, now: number): W
 }
 
 /** One id's summaries of the plan's size, from packs of good coarser windows and from rows; the coarser windows to read as rows instead. */
-function summariesOf(stored: readonly StoredWindow[], marks: readonly MarkedWindow[], windowMs: number): { windows: WindowSummary[]; redo: number[]; packs: number } {
+function summariesOf(
+  stored: readonly StoredWindow[],
+  marks: readonly MarkedWindow[],
+  windowMs: number,
+): { windows: WindowSummary[]; redo: number[]; packs: number } {
   const windows: WindowSummary[] = [];
   const redo: number[] = [];
   let packs = 0;
@@ -73,7 +77,13 @@ function summariesOf(stored: readonly StoredWindow[], marks: readonly MarkedWind
 }
 
 /** One id's bucket values: from its summaries where summarised for good, from its raw points (`points`) in the `raw` buckets. */
-function idBuckets(ds: Downsample, plan: RollupPlan, summaries: readonly WindowSummary[], raw: ReadonlySet<number>, points: readonly TaggedPoints[]): { ts: number[]; values: number[] } {
+function idBuckets(
+  ds: Downsample,
+  plan: RollupPlan,
+  summaries: readonly WindowSummary[],
+  raw: ReadonlySet<number>,
+  points: readonly TaggedPoints[],
+): { ts: number[]; values: number[] } {
   const { scan, intervalMs } = plan;
   const windows: WindowSummary[] = [];
   let ascending = true;
@@ -102,7 +112,13 @@ function idBuckets(ds: Downsample, plan: RollupPlan, summaries: readonly WindowS
 }
 
 /** The raw points of each id's unsummarised buckets: ids sharing a range are read together (and with other sub-queries' alike). */
-async function rawOfBuckets(metric: string, plan: RollupPlan, raw: ReadonlyMap<string, ReadonlySet<number>>, reads: MetricReads, out: SubQueryReads): Promise<Map<string, TaggedPoints[]>> {
+async function rawOfBuckets(
+  metric: string,
+  plan: RollupPlan,
+  raw: ReadonlyMap<string, ReadonlySet<number>>,
+  reads: MetricReads,
+  out: SubQueryReads,
+): Promise<Map<string, TaggedPoints[]>> {
   const byRange = new Map<string, { from: number; to: number; ids: string[] }>();
   for (const [id, buckets] of raw) {
     for (const r of bucketRanges(buckets, plan.intervalMs)) {
@@ -131,7 +147,16 @@ function difference(a: ReadonlySet<number>, b: ReadonlySet<number>): Set<number>
 }
 
 /** The rollup plan's reads for ids with one series of the metric each. */
-export async function readRollup(ds: Downsample, metric: string, plan: RollupPlan, single: readonly (readonly [string, CatalogSeries])[], tier: RollupTier, now: number, reads: MetricReads, out: SubQueryReads): Promise<void> {
+export async function readRollup(
+  ds: Downsample,
+  metric: string,
+  plan: RollupPlan,
+  single: readonly (readonly [string, CatalogSeries])[],
+  tier: RollupTier,
+  now: number,
+  reads: MetricReads,
+  out: SubQueryReads,
+): Promise<void> {
   const ids = single.map(([id]) => id);
   // Buckets raw whatever the markers say (open, not wholly in range, expired) are read at once,
   // beside the markers and summaries; the buckets that markers add, after. (Most ids have no
@@ -168,7 +193,16 @@ export async function readRollup(ds: Downsample, metric: string, plan: RollupPla
   const coarse = coarserSize(tier, plan.windowMs) ?? plan.windowMs;
   const none = { sizesMs: [], from: 0, to: 0 };
   const [rows, late] = await Promise.all([
-    Promise.all([...redo].map(([start, group]) => reads.windowsOf(group, metric, [{ sizeMs: plan.windowMs, from: Math.max(start, plan.scan.startMs), to: Math.min(start + coarse, plan.scan.endMs), with: 'summary' }], none))),
+    Promise.all(
+      [...redo].map(([start, group]) =>
+        reads.windowsOf(
+          group,
+          metric,
+          [{ sizeMs: plan.windowMs, from: Math.max(start, plan.scan.startMs), to: Math.min(start + coarse, plan.scan.endMs), with: 'summary' }],
+          none,
+        ),
+      ),
+    ),
     added.size === 0 ? new Map<string, TaggedPoints[]>() : rawOfBuckets(metric, plan, added, reads, out),
   ]);
   for (const r of rows) for (const [id, list] of r.windows) for (const w of list) got.get(id)?.push(w.summary);

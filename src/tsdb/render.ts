@@ -48,7 +48,14 @@ export function subQueryEcho(sub: SubQuery, plan = 'raw'): Record<string, unknow
     filters: sub.filters.map((f) => ({ tagk: f.tagk, filter: f.filter, group_by: f.groupBy, type: f.type })),
     percentiles: null,
     index: sub.index,
-    rateOptions: sub.rate ? { counter: sub.rateOptions.counter, counterMax: sub.rateOptions.counterMax, resetValue: sub.rateOptions.resetValue, dropResets: sub.rateOptions.dropResets } : null,
+    rateOptions: sub.rate
+      ? {
+          counter: sub.rateOptions.counter,
+          counterMax: sub.rateOptions.counterMax,
+          resetValue: sub.rateOptions.resetValue,
+          dropResets: sub.rateOptions.dropResets,
+        }
+      : null,
     filterTagKs: [],
     explicitTags: sub.explicitTags,
     useFuzzyFilter: true,

@@ -89,7 +89,12 @@ export interface TaggedPoints {
 
 /** A tag set's identity: its pairs sorted by key, without the key the API shows the id under. */
 export function tagSetKey(tags: Readonly<Record<string, string>>, idTagKey: string): string {
-  return JSON.stringify(Object.keys(tags).filter((k) => k !== idTagKey).sort().map((k) => [k, tags[k]]));
+  return JSON.stringify(
+    Object.keys(tags)
+      .filter((k) => k !== idTagKey)
+      .sort()
+      .map((k) => [k, tags[k]]),
+  );
 }
 
 /** Counts points read, and refuses to go past the query's budget or its deadline (take throws). */
@@ -113,7 +118,14 @@ export class SeriesStore {
    * one scan per chunk of ranges reads every metric asked (the sub-queries of one request share it),
    * `concurrency` scans at once.
    */
-  async rawPointsOf(ids: readonly string[], metrics: readonly string[], from: number, to: number, budget: PointBudget, concurrency = 4): Promise<Map<string, Map<string, Map<string, TaggedPoints>>>> {
+  async rawPointsOf(
+    ids: readonly string[],
+    metrics: readonly string[],
+    from: number,
+    to: number,
+    budget: PointBudget,
+    concurrency = 4,
+  ): Promise<Map<string, Map<string, Map<string, TaggedPoints>>>> {
     const out = new Map<string, Map<string, Map<string, TaggedPoints>>>(metrics.map((m) => [m, new Map()]));
     if (from >= to || ids.length === 0 || metrics.length === 0) return out;
     const { keyspace, data } = this.#o;
@@ -167,7 +179,14 @@ export class SeriesStore {
    * scans, the pending markers of the given sizes over [marks.from, marks.to) for those ids: the
    * markers sit at the front of each bucket of the same table, so they cost ranges, not a scan.
    */
-  async windowsOf(ids: readonly string[], metrics: readonly string[], spans: readonly WindowSpan[], marks: MarkSpan, budget: PointBudget, concurrency = 4): Promise<WindowsRead> {
+  async windowsOf(
+    ids: readonly string[],
+    metrics: readonly string[],
+    spans: readonly WindowSpan[],
+    marks: MarkSpan,
+    budget: PointBudget,
+    concurrency = 4,
+  ): Promise<WindowsRead> {
     const windows = new Map<string, Map<string, StoredWindow[]>>(metrics.map((m) => [m, new Map()]));
     const marked = new Map<string, MarkedWindow[]>();
     const live = spans.filter((sp) => sp.from < sp.to);
@@ -289,7 +308,9 @@ export function scanChunks(ranges: readonly ScanRange[], parts: number): ScanRan
  */
 function windowColumns(markerFamily: string, blockFamily: string | null, metrics: readonly string[], spans: readonly WindowSpan[]): Buffer[] {
   const out = new Map<string, Buffer>([[markerFamily, column(markerFamily)]]);
-  const add = (family: string, q: Buffer): void => { out.set(`${family}:${q.toString('latin1')}`, columnOf(family, q)); };
+  const add = (family: string, q: Buffer): void => {
+    out.set(`${family}:${q.toString('latin1')}`, columnOf(family, q));
+  };
   for (const sp of spans) {
     const family = rollupWindowFamily(sp.sizeMs / 1000);
     for (const m of metrics) {

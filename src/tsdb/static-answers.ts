@@ -25,7 +25,10 @@ export function javaHashMapOrder(keys: readonly string[], initialCapacity = 16):
     const h = javaStringHash(k);
     return (h ^ (h >>> 16)) & (cap - 1);
   };
-  return keys.map((k, i) => ({ k, i, b: bucket(k) })).sort((a, b) => a.b - b.b || a.i - b.i).map((e) => e.k);
+  return keys
+    .map((k, i) => ({ k, i, b: bucket(k) }))
+    .sort((a, b) => a.b - b.b || a.i - b.i)
+    .map((e) => e.k);
 }
 
 /** `GET /api/aggregators`: Aggregators.set(), a HashMap(8) keyset filled in source order. */
@@ -36,31 +39,41 @@ export function aggregatorsAnswer(): string[] {
 /** Each filter's description() and examples(), copied from the 2.4.1 sources (src/query/filter). */
 const FILTER_META: Readonly<Record<FilterType, { readonly description: string; readonly examples: string }>> = {
   literal_or: {
-    description: 'Accepts one or more exact values and matches if the series contains any of them. Multiple values can be included and must be separated by the | (pipe) character. The filter is case sensitive and will not allow characters that TSDB does not allow at write time.',
+    description:
+      'Accepts one or more exact values and matches if the series contains any of them. Multiple values can be included and must be separated by the | (pipe) character. The filter is case sensitive and will not allow characters that TSDB does not allow at write time.',
     examples: 'host=literal_or(web01),  host=literal_or(web01|web02|web03)  {"type":"literal_or","tagk":"host","filter":"web01|web02|web03","groupBy":false}',
   },
   iliteral_or: {
-    description: 'Accepts one or more exact values and matches if the series contains any of them. Multiple values can be included and must be separated by the | (pipe) character. The filter is case insensitive and will not allow characters that TSDB does not allow at write time.',
-    examples: 'host=iliteral_or(web01),  host=iliteral_or(web01|web02|web03)  {"type":"iliteral_or","tagk":"host","filter":"web01|web02|web03","groupBy":false}',
+    description:
+      'Accepts one or more exact values and matches if the series contains any of them. Multiple values can be included and must be separated by the | (pipe) character. The filter is case insensitive and will not allow characters that TSDB does not allow at write time.',
+    examples:
+      'host=iliteral_or(web01),  host=iliteral_or(web01|web02|web03)  {"type":"iliteral_or","tagk":"host","filter":"web01|web02|web03","groupBy":false}',
   },
   not_literal_or: {
-    description: 'Accepts one or more exact values and matches if the series does NOT contain any of them. Multiple values can be included and must be separated by the | (pipe) character. The filter is case sensitive and will not allow characters that TSDB does not allow at write time.',
-    examples: 'host=not_literal_or(web01),  host=not_literal_or(web01|web02|web03)  {"type":"not_literal_or","tagk":"host","filter":"web01|web02|web03","groupBy":false}',
+    description:
+      'Accepts one or more exact values and matches if the series does NOT contain any of them. Multiple values can be included and must be separated by the | (pipe) character. The filter is case sensitive and will not allow characters that TSDB does not allow at write time.',
+    examples:
+      'host=not_literal_or(web01),  host=not_literal_or(web01|web02|web03)  {"type":"not_literal_or","tagk":"host","filter":"web01|web02|web03","groupBy":false}',
   },
   not_iliteral_or: {
-    description: 'Accepts one or more exact values and matches if the series does NOT contain any of them. Multiple values can be included and must be separated by the | (pipe) character. The filter is case insensitive and will not allow characters that TSDB does not allow at write time.',
-    examples: 'host=not_iliteral_or(web01),  host=not_iliteral_or(web01|web02|web03)  {"type":"not_iliteral_or","tagk":"host","filter":"web01|web02|web03","groupBy":false}',
+    description:
+      'Accepts one or more exact values and matches if the series does NOT contain any of them. Multiple values can be included and must be separated by the | (pipe) character. The filter is case insensitive and will not allow characters that TSDB does not allow at write time.',
+    examples:
+      'host=not_iliteral_or(web01),  host=not_iliteral_or(web01|web02|web03)  {"type":"not_iliteral_or","tagk":"host","filter":"web01|web02|web03","groupBy":false}',
   },
   wildcard: {
-    description: 'Performs pre, post and in-fix glob matching of values. The globs are case sensitive and multiple wildcards can be used. The wildcard character is the * (asterisk). At least one wildcard must be present in the filter value. A wildcard by itself can be used as well to match on any value for the tag key.',
+    description:
+      'Performs pre, post and in-fix glob matching of values. The globs are case sensitive and multiple wildcards can be used. The wildcard character is the * (asterisk). At least one wildcard must be present in the filter value. A wildcard by itself can be used as well to match on any value for the tag key.',
     examples: 'host=wildcard(web*),  host=wildcard(web*.tsdb.net)  {"type":"wildcard","tagk":"host","filter":"web*.tsdb.net","groupBy":false}',
   },
   iwildcard: {
-    description: 'Performs pre, post and in-fix glob matching of values. The globs are case insensitive and multiple wildcards can be used. The wildcard character is the * (asterisk). Case insensitivity is achieved by dropping all values to lower case. At least one wildcard must be present in the filter value. A wildcard by itself can be used as well to match on any value for the tag key.',
+    description:
+      'Performs pre, post and in-fix glob matching of values. The globs are case insensitive and multiple wildcards can be used. The wildcard character is the * (asterisk). Case insensitivity is achieved by dropping all values to lower case. At least one wildcard must be present in the filter value. A wildcard by itself can be used as well to match on any value for the tag key.',
     examples: 'host=iwildcard(web*),  host=iwildcard(web*.tsdb.net)  {"type":"iwildcard","tagk":"host","filter":"web*.tsdb.net","groupBy":false}',
   },
   regexp: {
-    description: 'Provides full, POSIX compliant regular expression using the built in Java Pattern class. Note that an expression containing curly braces {} will not parse properly in URLs. If the pattern is not a valid regular expression then an exception will be raised.',
+    description:
+      'Provides full, POSIX compliant regular expression using the built in Java Pattern class. Note that an expression containing curly braces {} will not parse properly in URLs. If the pattern is not a valid regular expression then an exception will be raised.',
     examples: 'host=regexp(.*)  {"type":"regexp","tagk":"host","filter":".*","groupBy":false}',
   },
 };

@@ -10,8 +10,7 @@
 // would read.
 
 export type Tile =
-  | { readonly kind: 'block'; readonly sizeMs: number; readonly startMs: number }
-  | { readonly kind: 'raw'; readonly fromMs: number; readonly toMs: number };
+  { readonly kind: 'block'; readonly sizeMs: number; readonly startMs: number } | { readonly kind: 'raw'; readonly fromMs: number; readonly toMs: number };
 
 /** Whether the window of size `sizeMs` starting at `startMs` may be read from its block. */
 export type BlockUsable = (sizeMs: number, startMs: number) => boolean;
@@ -65,7 +64,10 @@ export function blockSpans(tiles: readonly Tile[]): { sizeMs: number; from: numb
 }
 
 /** `want` minus the parts of it `have` covers (both sorted, disjoint [from, to) lists). */
-export function uncovered(want: readonly { fromMs: number; toMs: number }[], have: readonly { fromMs: number; toMs: number }[]): { fromMs: number; toMs: number }[] {
+export function uncovered(
+  want: readonly { fromMs: number; toMs: number }[],
+  have: readonly { fromMs: number; toMs: number }[],
+): { fromMs: number; toMs: number }[] {
   const out: { fromMs: number; toMs: number }[] = [];
   for (const w of want) {
     let a = w.fromMs;

@@ -70,14 +70,28 @@ export function parseDuration(duration: string, field: string): number {
   switch (duration.charAt(duration.length - 1).toLowerCase()) {
     case 's':
       if (duration.charAt(duration.length - 2) === 'm') return Number(interval);
-      multiplier = 1n; break;
-    case 'm': multiplier = 60n; break;
-    case 'h': multiplier = 3600n; break;
-    case 'd': multiplier = 86400n; break;
-    case 'w': multiplier = 604800n; break;
-    case 'n': multiplier = 2592000n; break; // 30 days, as OpenTSDB
-    case 'y': multiplier = 31536000n; break; // 365 days, as OpenTSDB
-    default: throw badQuery(field, `Invalid duration (suffix): ${duration}`);
+      multiplier = 1n;
+      break;
+    case 'm':
+      multiplier = 60n;
+      break;
+    case 'h':
+      multiplier = 3600n;
+      break;
+    case 'd':
+      multiplier = 86400n;
+      break;
+    case 'w':
+      multiplier = 604800n;
+      break;
+    case 'n':
+      multiplier = 2592000n;
+      break; // 30 days, as OpenTSDB
+    case 'y':
+      multiplier = 31536000n;
+      break; // 365 days, as OpenTSDB
+    default:
+      throw badQuery(field, `Invalid duration (suffix): ${duration}`);
   }
   multiplier *= 1000n;
   if (Number(interval) * Number(multiplier) > 2 ** 63) {
@@ -106,8 +120,15 @@ function formatterFor(tz: string): Intl.DateTimeFormat {
   let f = formatters.get(tz);
   if (f === undefined) {
     f = new Intl.DateTimeFormat('en-US', {
-      timeZone: tz, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric',
-      hour: 'numeric', minute: 'numeric', second: 'numeric', era: 'short',
+      timeZone: tz,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+      era: 'short',
     });
     formatters.set(tz, f);
   }
@@ -173,7 +194,10 @@ export function parseDateTime(datetime: string, timezone: string | undefined, no
   }
   const containsDot = datetime.includes('.');
   if (containsDot && !/^[0-9]{10}\.[0-9]{1,3}$/.test(datetime)) {
-    throw badQuery(field, `Invalid time: ${datetime}. Millisecond timestamps must be in the format <seconds>.<ms> where the milliseconds are limited to 3 digits`);
+    throw badQuery(
+      field,
+      `Invalid time: ${datetime}. Millisecond timestamps must be in the format <seconds>.<ms> where the milliseconds are limited to 3 digits`,
+    );
   }
   const time = longOrThrow(containsDot ? datetime.replace('.', '') : datetime, field, `Invalid time: ${datetime}. `);
   if (time < 0) throw badQuery(field, `Invalid time: ${datetime}. Negative timestamps are not supported.`);

@@ -74,9 +74,15 @@ export function validateQuery(draft: DraftQuery, nowMs: number): TsdbQuery {
   if (draft.queries === null || draft.queries.length === 0) throw badQuery('queries', 'Missing queries');
   const queries = draft.queries.map((q, index) => validateSubQuery(q, index, draft, tz));
   return {
-    startMs, endMs, endGiven, queries,
-    msResolution: draft.msResolution, showQuery: draft.showQuery, arrays: draft.arrays,
-    timezone: tz ?? DEFAULT_TIMEZONE, useCalendar: draft.useCalendar,
+    startMs,
+    endMs,
+    endGiven,
+    queries,
+    msResolution: draft.msResolution,
+    showQuery: draft.showQuery,
+    arrays: draft.arrays,
+    timezone: tz ?? DEFAULT_TIMEZONE,
+    useCalendar: draft.useCalendar,
   };
 }
 
@@ -94,7 +100,13 @@ function validateSubQuery(q: DraftSubQuery, index: number, draft: DraftQuery, tz
     if (tz !== undefined && !isKnownTimezone(tz)) throw badQuery('timezone', 'The timezone specification could not be found');
   }
   return {
-    index, metric: q.metric, aggregator: agg, downsample, rate: q.rate,
-    rateOptions: q.rateOptions ?? DEFAULT_RATE_OPTIONS, filters: q.filters ?? [], explicitTags: q.explicitTags,
+    index,
+    metric: q.metric,
+    aggregator: agg,
+    downsample,
+    rate: q.rate,
+    rateOptions: q.rateOptions ?? DEFAULT_RATE_OPTIONS,
+    filters: q.filters ?? [],
+    explicitTags: q.explicitTags,
   };
 }

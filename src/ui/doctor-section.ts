@@ -29,20 +29,26 @@ function sourceLink(source: string): string {
 }
 
 function findingRow(f: Finding): string {
-  return `<tr class="finding" data-severity="${esc(f.severity)}" data-rule="${esc(f.rule)}" data-subject="${esc(f.subject)}">` +
+  return (
+    `<tr class="finding" data-severity="${esc(f.severity)}" data-rule="${esc(f.rule)}" data-subject="${esc(f.subject)}">` +
     `<td><span class="sev sev-${esc(f.severity)}">${esc(f.severity)}</span></td><td class="rule">${esc(f.rule)}</td><td>${esc(f.subject)}</td>` +
-    `<td>${esc(f.measured)}</td><td>${esc(f.threshold)}</td><td>${esc(f.fix)}</td><td>${sourceLink(f.source)}</td></tr>`;
+    `<td>${esc(f.measured)}</td><td>${esc(f.threshold)}</td><td>${esc(f.fix)}</td><td>${sourceLink(f.source)}</td></tr>`
+  );
 }
 
 function counts(r: DoctorReport): string {
-  const parts = (['error', 'warn', 'info'] as const).map((s) => `<span class="sev sev-${r.counts[s] > 0 ? s : 'none'}" data-severity="${s}" data-count="${r.counts[s]}">${plural(r.counts[s], LABEL[s])}</span>`);
+  const parts = (['error', 'warn', 'info'] as const).map(
+    (s) => `<span class="sev sev-${r.counts[s] > 0 ? s : 'none'}" data-severity="${s}" data-count="${r.counts[s]}">${plural(r.counts[s], LABEL[s])}</span>`,
+  );
   return `<p id="doctor-counts">${parts.join(' ')}</p>`;
 }
 
 function findings(r: DoctorReport): string {
   if (r.findings.length === 0) return '<p id="doctor-none">✓ no findings</p>';
-  return `<table id="doctor-findings"><colgroup><col class="c-sev"><col class="c-rule"><col class="c-subject"><col><col><col><col class="c-source"></colgroup><thead><tr><th>severity</th><th>rule</th><th>subject</th><th>measured</th><th>threshold</th><th>fix</th><th>source</th></tr></thead>` +
-    `<tbody>${r.findings.map(findingRow).join('')}</tbody></table>`;
+  return (
+    `<table id="doctor-findings"><colgroup><col class="c-sev"><col class="c-rule"><col class="c-subject"><col><col><col><col class="c-source"></colgroup><thead><tr><th>severity</th><th>rule</th><th>subject</th><th>measured</th><th>threshold</th><th>fix</th><th>source</th></tr></thead>` +
+    `<tbody>${r.findings.map(findingRow).join('')}</tbody></table>`
+  );
 }
 
 /** The line under the heading: last run, what it checked, the next run. */
@@ -77,6 +83,8 @@ export function renderDoctor(d: DoctorSnapshot, now: number): string {
   }
   if (d.report !== null) out.push(counts(d.report), findings(d.report));
   else if (last === null) out.push('<p id="doctor-pending">Not run yet.</p>');
-  out.push('<p class="note">HBase\'s schema rules of thumb on this service\'s tables, each with the reference guide section that states it (docs/DOCTOR.md). Write spread is counted since the previous run (in the first, since the regions opened).</p></section>');
+  out.push(
+    '<p class="note">HBase\'s schema rules of thumb on this service\'s tables, each with the reference guide section that states it (docs/DOCTOR.md). Write spread is counted since the previous run (in the first, since the regions opened).</p></section>',
+  );
   return out.join('');
 }

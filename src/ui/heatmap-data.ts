@@ -99,7 +99,8 @@ export class RegionHeatmap {
   constructor(options: { readonly maxSamples?: number; readonly sampleMs?: number } = {}) {
     const maxSamples = options.maxSamples ?? DEFAULT_MAX_SAMPLES;
     const sampleMs = options.sampleMs ?? DEFAULT_SAMPLE_MS;
-    if (!Number.isInteger(maxSamples) || maxSamples < 1 || maxSamples > 10_000) throw new RangeError(`maxSamples must be an integer in 1…10000, got ${maxSamples}`);
+    if (!Number.isInteger(maxSamples) || maxSamples < 1 || maxSamples > 10_000)
+      throw new RangeError(`maxSamples must be an integer in 1…10000, got ${maxSamples}`);
     if (!Number.isFinite(sampleMs) || sampleMs <= 0) throw new RangeError(`sampleMs must be a positive number, got ${sampleMs}`);
     this.maxSamples = maxSamples;
     this.sampleMs = sampleMs;

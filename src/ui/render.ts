@@ -74,23 +74,35 @@ export function renderHeatmap(hm: HeatmapSnapshot, hot: HotIdsSnapshot): string 
   for (const h of hot.ids) hotByRegion.set(h.region, [...(hotByRegion.get(h.region) ?? []), h.id]);
 
   const height = hm.rows.length * rowH + AXIS_H;
-  const out: string[] = [`<svg id="heatmap" xmlns="http://www.w3.org/2000/svg" width="${LABEL_W + CHART_W + SIDE_W}" height="${height}" role="img" aria-label="rows written per region and sample">`];
+  const out: string[] = [
+    `<svg id="heatmap" xmlns="http://www.w3.org/2000/svg" width="${LABEL_W + CHART_W + SIDE_W}" height="${height}" role="img" aria-label="rows written per region and sample">`,
+  ];
   hm.rows.forEach((r, i) => {
     const y = i * rowH;
     const hotIds = hotByRegion.get(r.region) ?? [];
-    out.push(`<g class="region-row" data-region="${esc(r.region)}" data-start="${esc(r.start)}" data-state="${r.state}" data-total="${r.total}"${hotIds.length > 0 ? ' data-hot="1"' : ''}>`);
-    out.push(`<text class="label${r.state === 'live' ? '' : ' gone'}" x="${LABEL_W - 8}" y="${y + rowH / 2}" text-anchor="end" dominant-baseline="middle">${esc(rowName(r))}${r.state === 'gone' ? ' (gone)' : ''}</text>`);
-    out.push(`<rect class="idle" x="${LABEL_W}" y="${y + 1}" width="${CHART_W}" height="${rowH - 2}" fill="${IDLE_COLOR}"><title>${esc(`region ${r.region} [${r.start}, ${r.end}) on ${r.server || '?'}: ${r.total} rows in the last ${hm.times.length} samples`)}</title></rect>`);
+    out.push(
+      `<g class="region-row" data-region="${esc(r.region)}" data-start="${esc(r.start)}" data-state="${r.state}" data-total="${r.total}"${hotIds.length > 0 ? ' data-hot="1"' : ''}>`,
+    );
+    out.push(
+      `<text class="label${r.state === 'live' ? '' : ' gone'}" x="${LABEL_W - 8}" y="${y + rowH / 2}" text-anchor="end" dominant-baseline="middle">${esc(rowName(r))}${r.state === 'gone' ? ' (gone)' : ''}</text>`,
+    );
+    out.push(
+      `<rect class="idle" x="${LABEL_W}" y="${y + 1}" width="${CHART_W}" height="${rowH - 2}" fill="${IDLE_COLOR}"><title>${esc(`region ${r.region} [${r.start}, ${r.end}) on ${r.server || '?'}: ${r.total} rows in the last ${hm.times.length} samples`)}</title></rect>`,
+    );
     r.writes.forEach((w, s) => {
       if (w <= 0) return;
       const x = LABEL_W + (first + s) * cellW;
       const t = hm.times[s] ?? 0;
-      out.push(`<rect class="cell" x="${x.toFixed(2)}" y="${y + 1}" width="${(cellW + 0.25).toFixed(2)}" height="${rowH - 2}" fill="${heatColor(w, max)}" data-writes="${w}"><title>${esc(`${rowName(r)} · ${hhmmss(t - hm.sampleMs)}–${hhmmss(t)} UTC: ${w} rows (${fmt(w / seconds)}/s)`)}</title></rect>`);
+      out.push(
+        `<rect class="cell" x="${x.toFixed(2)}" y="${y + 1}" width="${(cellW + 0.25).toFixed(2)}" height="${rowH - 2}" fill="${heatColor(w, max)}" data-writes="${w}"><title>${esc(`${rowName(r)} · ${hhmmss(t - hm.sampleMs)}–${hhmmss(t)} UTC: ${w} rows (${fmt(w / seconds)}/s)`)}</title></rect>`,
+      );
     });
     const barW = maxTotal > 0 ? (BAR_W * r.total) / maxTotal : 0;
     const sx = LABEL_W + CHART_W + 10;
     out.push(`<rect class="total-bar" x="${sx}" y="${y + 4}" width="${barW.toFixed(2)}" height="${Math.max(1, rowH - 8)}"/>`);
-    out.push(`<text class="total" x="${sx + BAR_W + 6}" y="${y + rowH / 2}" dominant-baseline="middle">${r.total}${hotIds.length > 0 ? `<tspan class="hot-mark"> hot: ${esc(shortId(hotIds[0] ?? ''))}${hotIds.length > 1 ? ` +${hotIds.length - 1}` : ''}</tspan>` : ''}</text>`);
+    out.push(
+      `<text class="total" x="${sx + BAR_W + 6}" y="${y + rowH / 2}" dominant-baseline="middle">${r.total}${hotIds.length > 0 ? `<tspan class="hot-mark"> hot: ${esc(shortId(hotIds[0] ?? ''))}${hotIds.length > 1 ? ` +${hotIds.length - 1}` : ''}</tspan>` : ''}</text>`,
+    );
     out.push('</g>');
   });
   const axisY = hm.rows.length * rowH + 16;
@@ -131,26 +143,34 @@ export function renderHotIds(hot: HotIdsSnapshot, rows: readonly HeatmapRow[]): 
   const startOf = new Map(rows.map((r) => [r.region, r.start]));
   const body = hot.ids.map((h, i) => {
     const start = startOf.get(h.region);
-    const region = h.region === '' ? '?' : `${start === undefined ? '' : esc(start === '' ? '(first region)' : start)} <small>${esc(h.region.slice(0, 8))}</small>`;
-    return `<tr class="hot-id" data-id="${esc(h.id)}" data-events="${h.events}" data-k="${h.k}"><td>${i + 1}</td><td class="id">${esc(h.id)}</td>` +
+    const region =
+      h.region === '' ? '?' : `${start === undefined ? '' : esc(start === '' ? '(first region)' : start)} <small>${esc(h.region.slice(0, 8))}</small>`;
+    return (
+      `<tr class="hot-id" data-id="${esc(h.id)}" data-events="${h.events}" data-k="${h.k}"><td>${i + 1}</td><td class="id">${esc(h.id)}</td>` +
       `<td class="num">${fmt(h.events)}${h.error > 0 ? ` <small>(≥ ${fmt(h.events - h.error)})</small>` : ''}</td>` +
       `<td class="num">${fmt(h.events / (hot.windowMs / 1000))}</td>` +
       `<td><span class="share" style="width:${(h.share * 100).toFixed(1)}px"></span> ${(h.share * 100).toFixed(1)}%</td>` +
-      `<td class="num">${h.bucket}</td><td class="num k">${h.k}${pendingEpoch(h)}</td><td>${region}</td><td>${esc(h.server)}</td></tr>`;
+      `<td class="num">${h.bucket}</td><td class="num k">${h.k}${pendingEpoch(h)}</td><td>${region}</td><td>${esc(h.server)}</td></tr>`
+    );
   });
-  return `<table id="hot-ids"><thead><tr><th>#</th><th>id</th><th>events (${win} s)</th><th>avg/s</th><th>share</th><th>salt bucket</th><th title="salt buckets its events spread over now (docs/HOT-IDS.md)">K</th><th>region (start key)</th><th>server</th></tr></thead><tbody>${body.join('')}</tbody></table>` +
-    `<p class="note">Top ${hot.ids.length} of ${hot.total} events in the last ${win} s, from a Space-Saving sketch of ${hot.capacity} counters per slot: counts are upper estimates, at most ${fmt(hot.errorBound)} too high (events / ${hot.capacity}); "≥" shows the guaranteed lower bound where it differs.${hot.undecodable > 0 ? ` ${hot.undecodable} undecodable keys were not counted.` : ''}</p>`;
+  return (
+    `<table id="hot-ids"><thead><tr><th>#</th><th>id</th><th>events (${win} s)</th><th>avg/s</th><th>share</th><th>salt bucket</th><th title="salt buckets its events spread over now (docs/HOT-IDS.md)">K</th><th>region (start key)</th><th>server</th></tr></thead><tbody>${body.join('')}</tbody></table>` +
+    `<p class="note">Top ${hot.ids.length} of ${hot.total} events in the last ${win} s, from a Space-Saving sketch of ${hot.capacity} counters per slot: counts are upper estimates, at most ${fmt(hot.errorBound)} too high (events / ${hot.capacity}); "≥" shows the guaranteed lower bound where it differs.${hot.undecodable > 0 ? ` ${hot.undecodable} undecodable keys were not counted.` : ''}</p>`
+  );
 }
 
 /** The page body that the script swaps on refresh. */
 export function renderContent(s: UiSnapshot): string {
   const hm = s.heatmap;
-  const heat = hm.times.length === 0
-    ? `<p id="heatmap-empty">No samples yet: the first one comes within ${fmt(hm.sampleMs / 1000)} s.</p>`
-    : renderHeatmap(hm, s.hotIds) + legend(hm);
-  return `<div id="content" data-generated="${s.generatedAt}">` +
+  const heat =
+    hm.times.length === 0
+      ? `<p id="heatmap-empty">No samples yet: the first one comes within ${fmt(hm.sampleMs / 1000)} s.</p>`
+      : renderHeatmap(hm, s.hotIds) + legend(hm);
+  return (
+    `<div id="content" data-generated="${s.generatedAt}">` +
     `<p class="meta">table <b>${esc(s.table)}</b> · ${s.buckets} salt buckets · ${hm.rows.length} regions · updated ${hhmmss(s.generatedAt)} UTC · max/mean rows per region over the samples shown: <b id="skew">${ringSkew(hm).toFixed(2)}</b></p>` +
-    `<h2>Writes per region over time</h2>${heat}<h2>Hot ids</h2>${renderHotIds(s.hotIds, hm.rows)}${renderDoctor(s.doctor, s.generatedAt)}</div>`;
+    `<h2>Writes per region over time</h2>${heat}<h2>Hot ids</h2>${renderHotIds(s.hotIds, hm.rows)}${renderDoctor(s.doctor, s.generatedAt)}</div>`
+  );
 }
 
 const STYLE = `body{font:14px/1.4 system-ui,sans-serif;margin:16px 24px;color:#1d2330}h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:18px 0 6px}
@@ -165,10 +185,13 @@ table{border-collapse:collapse}th,td{padding:3px 10px;border-bottom:1px solid #e
 
 /** The whole document; `refreshMs` 0 disables the refresh script. */
 export function renderPage(s: UiSnapshot, refreshMs: number): string {
-  const script = refreshMs > 0
-    ? `<script>(()=>{const every=${Math.round(refreshMs)};const tick=async()=>{if(document.getElementById('pause').checked)return;try{const r=await fetch(location.href,{cache:'no-store'});if(!r.ok)return;const d=new DOMParser().parseFromString(await r.text(),'text/html');const next=d.getElementById('content');const cur=document.getElementById('content');if(next&&cur)cur.replaceWith(next);}catch(e){}};setInterval(tick,every);})();</script>`
-    : '';
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>tsingest · write hot spots</title><meta name="viewport" content="width=device-width,initial-scale=1"><style>${STYLE}</style></head>` +
+  const script =
+    refreshMs > 0
+      ? `<script>(()=>{const every=${Math.round(refreshMs)};const tick=async()=>{if(document.getElementById('pause').checked)return;try{const r=await fetch(location.href,{cache:'no-store'});if(!r.ok)return;const d=new DOMParser().parseFromString(await r.text(),'text/html');const next=d.getElementById('content');const cur=document.getElementById('content');if(next&&cur)cur.replaceWith(next);}catch(e){}};setInterval(tick,every);})();</script>`
+      : '';
+  return (
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>tsingest · write hot spots</title><meta name="viewport" content="width=device-width,initial-scale=1"><style>${STYLE}</style></head>` +
     `<body><h1>Write hot spots</h1><p class="meta">Data: <a href="ui/data.json">ui/data.json</a> · <a href="metrics">metrics</a> · <a href="#doctor">schema doctor</a>${refreshMs > 0 ? ` · refreshes every ${fmt(refreshMs / 1000)} s <label><input type="checkbox" id="pause"> pause</label>` : ''}</p>` +
-    `${renderContent(s)}${script}</body></html>`;
+    `${renderContent(s)}${script}</body></html>`
+  );
 }

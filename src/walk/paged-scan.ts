@@ -38,7 +38,8 @@ export interface PagedScanOptions extends Omit<ScanOptions, 'startRow' | 'limit'
 export async function* scanPages(store: ScanPort, table: string, opts: PagedScanOptions): AsyncGenerator<Row[], void, undefined> {
   const { pageRows, pageCells, rowsPerFetch, ...scan } = opts;
   if (!Number.isSafeInteger(pageRows) || pageRows < 1) throw new RangeError(`pageRows must be a positive integer, got ${pageRows}`);
-  if (pageCells !== undefined && (!Number.isSafeInteger(pageCells) || pageCells < 1)) throw new RangeError(`pageCells must be a positive integer, got ${pageCells}`);
+  if (pageCells !== undefined && (!Number.isSafeInteger(pageCells) || pageCells < 1))
+    throw new RangeError(`pageCells must be a positive integer, got ${pageCells}`);
   let startRow = opts.startRow;
   for (;;) {
     const page: Row[] = [];

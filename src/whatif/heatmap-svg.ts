@@ -16,7 +16,13 @@ const DARK: Rgb = [127, 0, 0];
 
 function mix(a: Rgb, b: Rgb, t: number): string {
   const u = Math.min(1, Math.max(0, t));
-  return `#${a.map((v, k) => Math.round(v + ((b[k] ?? v) - v) * u).toString(16).padStart(2, '0')).join('')}`;
+  return `#${a
+    .map((v, k) =>
+      Math.round(v + ((b[k] ?? v) - v) * u)
+        .toString(16)
+        .padStart(2, '0'),
+    )
+    .join('')}`;
 }
 
 /** #rrggbb: white when idle, light yellow → orange up to the mean (ratio 1), orange → dark red up to `top`. */
@@ -42,7 +48,10 @@ export function renderHeatmapSvg(predictions: readonly Prediction[], recommended
   ]);
   const top = Math.max(2, ...tables.map((x) => x.t.skew));
   const height = LEGEND_H + tables.length * ROW_H + 10;
-  const legend = [0, 0.5, 1, top / 2, top].map((r, i) => `<rect x="${LABEL_W + i * 110}" y="8" width="14" height="14" fill="${ratioColour(r, top)}" stroke="#999"/><text x="${LABEL_W + i * 110 + 18}" y="20" font-size="11">${r === 0 ? 'idle' : `${r.toFixed(2)} × mean`}</text>`);
+  const legend = [0, 0.5, 1, top / 2, top].map(
+    (r, i) =>
+      `<rect x="${LABEL_W + i * 110}" y="8" width="14" height="14" fill="${ratioColour(r, top)}" stroke="#999"/><text x="${LABEL_W + i * 110 + 18}" y="20" font-size="11">${r === 0 ? 'idle' : `${r.toFixed(2)} × mean`}</text>`,
+  );
   const body = tables.map((x, i) => row(LEGEND_H + i * ROW_H, x.label, x.t, top, x.indent));
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${LABEL_W + GRID_W + 10}" height="${height}" font-family="sans-serif">`,

@@ -4,13 +4,13 @@ import { assertBuckets, type IndexSaltMode, type KeyFormat } from '../keys/index
 
 export type Candidate =
   | {
-    readonly kind: 'salted';
-    readonly buckets: number;
-    readonly format: KeyFormat;
-    /** hot ids spread over K buckets (keys.spread), at the steady state of a live stream */
-    readonly spread: boolean;
-    readonly indexSaltMode: IndexSaltMode;
-  }
+      readonly kind: 'salted';
+      readonly buckets: number;
+      readonly format: KeyFormat;
+      /** hot ids spread over K buckets (keys.spread), at the steady state of a live stream */
+      readonly spread: boolean;
+      readonly indexSaltMode: IndexSaltMode;
+    }
   /** No salt: keys start with the id; the tables pre-split at quantiles of the sample's ids (tag values). */
   | { readonly kind: 'unsalted'; readonly regions: number };
 

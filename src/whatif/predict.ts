@@ -89,7 +89,9 @@ class TableTally {
 
   result(topIds: number): TablePrediction {
     let hot = 0;
-    this.counts.forEach((n, i) => { if (n > (this.counts[hot] ?? 0)) hot = i; });
+    this.counts.forEach((n, i) => {
+      if (n > (this.counts[hot] ?? 0)) hot = i;
+    });
     const top = [...(this.#ids[hot] ?? new Map<string, number>())].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, topIds);
     return {
       regions: this.counts.length,
@@ -110,7 +112,12 @@ function idCounts(sample: readonly SampleEvent[]): Map<string, number> {
 }
 
 /** The ids a live stream with the sample's shares would spread, and their K (promotionsFor, the service's rule). */
-export function steadyPromotions(counts: ReadonlyMap<string, number>, total: number, buckets: number, policy: SpreadPolicy): { id: string; share: number; k: number }[] {
+export function steadyPromotions(
+  counts: ReadonlyMap<string, number>,
+  total: number,
+  buckets: number,
+  policy: SpreadPolicy,
+): { id: string; share: number; k: number }[] {
   const maxK = Math.min(policy.maxK ?? buckets, buckets);
   return promotionsFor({ total, counts, instances: 1 }, { ...policy, buckets, maxK, minEvents: 1 }, () => 1).map((p) => ({ id: p.id, share: p.share, k: p.k }));
 }

@@ -26,18 +26,22 @@ export function recommend(predictions: readonly Prediction[]): Recommendation {
   const all = predictions.map((p, i) => ({ p, i })).filter(({ p }) => p.data.skew <= limit);
   const both = all.filter(({ p }) => indexSkew(p) <= indexLimit);
   const ok = both.length > 0 ? both : all;
-  ok.sort((a, b) =>
-    a.p.tagReadScans - b.p.tagReadScans ||
-    a.p.idReadScans.mean - b.p.idReadScans.mean ||
-    indexSkew(a.p) - indexSkew(b.p) ||
-    a.p.data.avgKeyBytes - b.p.data.avgKeyBytes ||
-    a.i - b.i);
+  ok.sort(
+    (a, b) =>
+      a.p.tagReadScans - b.p.tagReadScans ||
+      a.p.idReadScans.mean - b.p.idReadScans.mean ||
+      indexSkew(a.p) - indexSkew(b.p) ||
+      a.p.data.avgKeyBytes - b.p.data.avgKeyBytes ||
+      a.i - b.i,
+  );
   const pick = ok[0] ?? { p: predictions[0] as Prediction, i: 0 };
   const others = ok.length - 1;
   const why = [
     `data skew ${pick.p.data.skew.toFixed(2)} (best of all ${best.toFixed(2)}; acceptable ≤ ${limit.toFixed(2)})`,
     `${pick.p.tagReadScans} scan(s) per tag read, ${pick.p.idReadScans.mean.toFixed(2)} per id read on average`,
-    ...(pick.p.index === null ? [] : [`index skew ${pick.p.index.skew.toFixed(2)}${both.length > 0 ? ` (acceptable ≤ ${indexLimit.toFixed(2)})` : ', no layout keeps both tables even'}`]),
+    ...(pick.p.index === null
+      ? []
+      : [`index skew ${pick.p.index.skew.toFixed(2)}${both.length > 0 ? ` (acceptable ≤ ${indexLimit.toFixed(2)})` : ', no layout keeps both tables even'}`]),
     others > 0 ? `chosen over ${others} other acceptable layout(s) for cheaper reads, a more even index or shorter keys` : 'the only acceptable layout',
   ];
   return { index: pick.i, name: pick.p.name, why: why.join('; ') };

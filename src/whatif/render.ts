@@ -24,7 +24,12 @@ const pct = (x: number): string => `${(100 * x).toFixed(1)} %`;
 
 function pad(cells: readonly string[][]): string[] {
   const widths = cells[0]?.map((_c, i) => Math.max(...cells.map((r) => (r[i] ?? '').length))) ?? [];
-  return cells.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ').trimEnd());
+  return cells.map((r) =>
+    r
+      .map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd(),
+  );
 }
 
 function hottest(p: Prediction['data']): string {
@@ -55,7 +60,9 @@ export function renderText(r: WhatIfReport): string[] {
   lines.push(...pad([head, ...rows]));
   lines.push('', `recommended: ${r.recommendation.name}`, `  because: ${r.recommendation.why}`);
   if (r.predictions.some((p) => p.spreadIds.length > 0)) {
-    lines.push('  note: "spread on" is the steady state of a live stream; events stamped before an id is promoted keep their bucket, so a replayed backlog behaves as "spread off" (docs/HOT-IDS.md)');
+    lines.push(
+      '  note: "spread on" is the steady state of a live stream; events stamped before an id is promoted keep their bucket, so a replayed backlog behaves as "spread off" (docs/HOT-IDS.md)',
+    );
   }
   return lines;
 }

@@ -35,9 +35,17 @@ export function topIdsOf(events: readonly Pick<TsEvent, 'id'>[], n: number): [st
 }
 
 /** A record read from a topic: its timestamp, where it is, and its value. */
-export interface TopicRecord { readonly ts: number; readonly partition: number; readonly offset: number; readonly value: Uint8Array }
+export interface TopicRecord {
+  readonly ts: number;
+  readonly partition: number;
+  readonly offset: number;
+  readonly value: Uint8Array;
+}
 
 /** The first `max` records by (timestamp, partition, offset): a topic's sample over all its partitions. */
 export function firstByTime(records: readonly TopicRecord[], max: number): Uint8Array[] {
-  return [...records].sort((a, b) => a.ts - b.ts || a.partition - b.partition || a.offset - b.offset).slice(0, max).map((r) => r.value);
+  return [...records]
+    .sort((a, b) => a.ts - b.ts || a.partition - b.partition || a.offset - b.offset)
+    .slice(0, max)
+    .map((r) => r.value);
 }

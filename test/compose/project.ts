@@ -16,8 +16,12 @@ export async function holdPorts(ports: readonly number[]): Promise<{ held: numbe
   for (const port of ports) {
     const srv = createServer();
     const ok = await new Promise<boolean>((res) => {
-      srv.once('error', () => { res(false); });
-      srv.listen(port, '127.0.0.1', () => { res(true); });
+      srv.once('error', () => {
+        res(false);
+      });
+      srv.listen(port, '127.0.0.1', () => {
+        res(true);
+      });
     });
     if (ok) {
       servers.push(srv);
@@ -25,7 +29,16 @@ export async function holdPorts(ports: readonly number[]): Promise<{ held: numbe
     }
   }
   const release = async (): Promise<void> => {
-    await Promise.all(servers.map((s) => new Promise<void>((res) => { s.close(() => { res(); }); })));
+    await Promise.all(
+      servers.map(
+        (s) =>
+          new Promise<void>((res) => {
+            s.close(() => {
+              res();
+            });
+          }),
+      ),
+    );
   };
   return { held, release };
 }

@@ -19,7 +19,9 @@ import { holdPorts, projectLeftovers } from './project.ts';
 import { projectRoot } from '../../scripts/lib/stack/config.ts';
 
 const EVENTS = 2000;
-const log = (m: string): void => { process.stdout.write(`[compose-smoke] ${m}\n`); };
+const log = (m: string): void => {
+  process.stdout.write(`[compose-smoke] ${m}\n`);
+};
 
 async function eventually<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -52,10 +54,15 @@ async function promQuery(port: number, q: string): Promise<{ metric: Record<stri
 
 function httpsGet(port: number, path: string, ca: string, authorization?: string): Promise<{ status: number }> {
   return new Promise((resolveGet, reject) => {
-    const req = httpsRequest({ host: '127.0.0.1', port, path, ca, servername: 'localhost', headers: authorization === undefined ? {} : { authorization }, timeout: 10_000 }, (res) => {
-      res.resume();
-      res.on('end', () => { resolveGet({ status: res.statusCode ?? 0 }); });
-    });
+    const req = httpsRequest(
+      { host: '127.0.0.1', port, path, ca, servername: 'localhost', headers: authorization === undefined ? {} : { authorization }, timeout: 10_000 },
+      (res) => {
+        res.resume();
+        res.on('end', () => {
+          resolveGet({ status: res.statusCode ?? 0 });
+        });
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -71,7 +78,10 @@ test('compose: events produced to Kafka land in HBase, Prometheus scrapes the se
   for (const n of PORT_NAMES) assert.notEqual(project.ports[n], DEFAULT_PORTS[n], `${n} moved off its default port`);
   let down = false;
   t.after(async () => {
-    if (!down) await composeDown(project, log).catch((e: unknown) => { log(`cleanup failed: ${String(e)}`); });
+    if (!down)
+      await composeDown(project, log).catch((e: unknown) => {
+        log(`cleanup failed: ${String(e)}`);
+      });
   });
 
   const t0 = Date.now();

@@ -45,7 +45,9 @@ export function getRaw(port: number, path: string): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, path, method: 'GET' }, (res) => {
       const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => { chunks.push(c); });
+      res.on('data', (c: Buffer) => {
+        chunks.push(c);
+      });
       res.on('error', reject);
       res.on('end', () => {
         try {

@@ -10,20 +10,32 @@ export interface Supervised {
 }
 
 export function supervise(child: ChildProcess, graceMs: number): Supervised {
-  const killOnExit = (): void => { child.kill('SIGKILL'); };
+  const killOnExit = (): void => {
+    child.kill('SIGKILL');
+  };
   process.once('exit', killOnExit);
   let exitedWith: string | undefined;
   const exit = new Promise<void>((resolve) => {
-    const done = (why: string): void => { exitedWith = why; process.removeListener('exit', killOnExit); resolve(); };
-    child.once('error', (err) => { done(err.message); });
-    child.once('exit', (code, signal) => { done(`exit ${String(code ?? signal)}`); });
+    const done = (why: string): void => {
+      exitedWith = why;
+      process.removeListener('exit', killOnExit);
+      resolve();
+    };
+    child.once('error', (err) => {
+      done(err.message);
+    });
+    child.once('exit', (code, signal) => {
+      done(`exit ${String(code ?? signal)}`);
+    });
   });
   return {
     exitedWith: () => exitedWith,
     async stop() {
       if (exitedWith !== undefined) return;
       child.kill('SIGTERM');
-      const timer = setTimeout(() => { child.kill('SIGKILL'); }, graceMs);
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+      }, graceMs);
       await exit;
       clearTimeout(timer);
     },
@@ -31,7 +43,14 @@ export function supervise(child: ChildProcess, graceMs: number): Supervised {
 }
 
 /** Polls `ready` until true; stops the child and throws with `diagnose()` when it exits or the time runs out. */
-export async function waitReady(what: string, s: Supervised, ready: () => Promise<boolean>, timeoutMs: number, everyMs: number, diagnose: () => string): Promise<void> {
+export async function waitReady(
+  what: string,
+  s: Supervised,
+  ready: () => Promise<boolean>,
+  timeoutMs: number,
+  everyMs: number,
+  diagnose: () => string,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const exited = s.exitedWith();

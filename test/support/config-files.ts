@@ -19,5 +19,9 @@ export function tempFiles(prefix: string): { readonly dir: string; readonly file
 
 /** loadConfig with these --set pairs (no environment) throws a ConfigError matching `key`. */
 export function assertRefused(sets: readonly string[], key: RegExp): void {
-  assert.throws(() => loadConfig({ env: {}, sets }), (e: unknown) => e instanceof ConfigError && key.test(e.message), `${sets.join(' ')} → ${String(key)}`);
+  assert.throws(
+    () => loadConfig({ env: {}, sets }),
+    (e: unknown) => e instanceof ConfigError && key.test(e.message),
+    `${sets.join(' ')} → ${String(key)}`,
+  );
 }

@@ -11,7 +11,8 @@ export interface TestEnv {
 
 export function testEnv(): TestEnv {
   const ep = endpointsFromEnv();
-  if (ep === undefined) throw new Error('integration tests need TSI_HBASE_REST_URL and TSI_KAFKA_BROKERS; run them through `npm test`, which starts a real stack');
+  if (ep === undefined)
+    throw new Error('integration tests need TSI_HBASE_REST_URL and TSI_KAFKA_BROKERS; run them through `npm test`, which starts a real stack');
   return { restUrl: ep.restUrl, kafkaBrokers: ep.kafkaBrokers, adminCommand: ep.adminCommand };
 }
 
@@ -34,5 +35,7 @@ export function deferrer(t: { after(fn: () => Promise<void>): void }): (fn: () =
       }
     }
   });
-  return (fn) => { stack.push(fn); };
+  return (fn) => {
+    stack.push(fn);
+  };
 }

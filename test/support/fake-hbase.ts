@@ -65,11 +65,14 @@ function rowFilter(filter: ScanOptions['filter']): (row: Buffer) => boolean {
     return (row) => all.every((f) => f(row));
   }
   if (typeof filter !== 'object' || filter.type !== 'MultiRowRangeFilter') return () => true;
-  return (row) => filter.ranges.some((r) => {
-    const start = Buffer.compare(row, r.startRow);
-    const stop = Buffer.compare(row, r.stopRow);
-    return (start > 0 || (start === 0 && r.startRowInclusive !== false)) && (r.stopRow.length === 0 || stop < 0 || (stop === 0 && r.stopRowInclusive === true));
-  });
+  return (row) =>
+    filter.ranges.some((r) => {
+      const start = Buffer.compare(row, r.startRow);
+      const stop = Buffer.compare(row, r.stopRow);
+      return (
+        (start > 0 || (start === 0 && r.startRowInclusive !== false)) && (r.stopRow.length === 0 || stop < 0 || (stop === 0 && r.stopRowInclusive === true))
+      );
+    });
 }
 
 export class FakeHBase implements QueryStore, RollupStore, IndexStore, RegistryPort {
@@ -119,18 +122,28 @@ export class FakeHBase implements QueryStore, RollupStore, IndexStore, RegistryP
   }
 
   checkAndPut(table: string, row: Buffer, cells: readonly CellInput[], check: CheckSpec): Promise<boolean> {
-    return this.#run('checkAndPut', table, row, () => this.#checked(table, row, check, () => {
-      this.#write(table, row, cells);
-    }));
+    return this.#run('checkAndPut', table, row, () =>
+      this.#checked(table, row, check, () => {
+        this.#write(table, row, cells);
+      }),
+    );
   }
 
   /** deleteCells: a family → its cells up to `timestamp` (default all); a column → the cell if at
    * `timestamp` (default: any). None: the check column (as the gateway does). */
   checkAndDelete(table: string, row: Buffer, check: CheckSpec, deleteCells: readonly DeleteCell[] = []): Promise<boolean> {
-    return this.#run('checkAndDelete', table, row, () => this.#checked(table, row, check, () => {
-      const specs = deleteCells.length > 0 ? deleteCells : [{ column: check.column }];
-      this.#remove(table, row, (c) => specs.some((d) => (d.column.includes(0x3a) ? d.column.equals(c.column) && (d.timestamp === undefined || d.timestamp === c.timestamp) : d.column.equals(c.family) && (d.timestamp === undefined || c.timestamp <= d.timestamp))));
-    }));
+    return this.#run('checkAndDelete', table, row, () =>
+      this.#checked(table, row, check, () => {
+        const specs = deleteCells.length > 0 ? deleteCells : [{ column: check.column }];
+        this.#remove(table, row, (c) =>
+          specs.some((d) =>
+            d.column.includes(0x3a)
+              ? d.column.equals(c.column) && (d.timestamp === undefined || d.timestamp === c.timestamp)
+              : d.column.equals(c.family) && (d.timestamp === undefined || c.timestamp <= d.timestamp),
+          ),
+        );
+      }),
+    );
   }
 
   /** The whole row, or only `columns` (families or single columns). */
@@ -143,12 +156,18 @@ export class FakeHBase implements QueryStore, RollupStore, IndexStore, RegistryP
   // ---- for tests: writes and reads that are not port calls (not logged, never failed) ----
 
   seed(table: string, row: Buffer, cells: readonly SeedCell[]): void {
-    this.#write(table, row, cells.map((c) => ({ column: columnOf(c.family, c.qualifier), value: c.value, timestamp: c.timestamp })));
+    this.#write(
+      table,
+      row,
+      cells.map((c) => ({ column: columnOf(c.family, c.qualifier), value: c.value, timestamp: c.timestamp })),
+    );
   }
 
   /** Every row of the table, in key order. */
   rows(table: string): Row[] {
-    return this.#keys(table).map((k) => this.#read(table, k, undefined)).filter((r): r is Row => r !== null);
+    return this.#keys(table)
+      .map((k) => this.#read(table, k, undefined))
+      .filter((r): r is Row => r !== null);
   }
 
   has(table: string, row: Buffer): boolean {
@@ -256,7 +275,13 @@ export class FakeHBase implements QueryStore, RollupStore, IndexStore, RegistryP
       const old = stored.get(key(c.column));
       if (old !== undefined && old.timestamp > timestamp) continue;
       const { family, qualifier } = splitColumn(c.column);
-      stored.set(key(c.column), { column: Buffer.from(c.column), family: Buffer.from(family), qualifier: Buffer.from(qualifier), timestamp, value: Buffer.from(c.value) });
+      stored.set(key(c.column), {
+        column: Buffer.from(c.column),
+        family: Buffer.from(family),
+        qualifier: Buffer.from(qualifier),
+        timestamp,
+        value: Buffer.from(c.value),
+      });
     }
   }
 

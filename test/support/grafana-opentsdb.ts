@@ -198,7 +198,9 @@ export function serverQueryRequests(targets: readonly OpenTsdbTarget[], o: Serve
 
 /** url.QueryEscape: everything but A-Z a-z 0-9 - _ . ~ escaped, space as `+`. */
 export function goQueryEscape(s: string): string {
-  return encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`).replaceAll('%20', '+');
+  return encodeURIComponent(s)
+    .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+    .replaceAll('%20', '+');
 }
 
 export interface VariableQueryOptions {
@@ -219,13 +221,19 @@ export function variableRequest(query: string, o: VariableQueryOptions): ReplayR
   const names = /tag_names\((.*)\)/.exec(q);
   if (names !== null) {
     const metric = names[1] ?? '';
-    return get(o.route === 'browser' ? `/api/search/lookup?m=${encodeURIComponent(metric)}&limit=1000` : `/api/search/lookup?limit=1000&m=${goQueryEscape(metric)}`);
+    return get(
+      o.route === 'browser' ? `/api/search/lookup?m=${encodeURIComponent(metric)}&limit=1000` : `/api/search/lookup?limit=1000&m=${goQueryEscape(metric)}`,
+    );
   }
   const values = /tag_values\((.*?),\s?(.*)\)/.exec(q);
   if (values !== null) {
     const keys = (values[2] ?? '').split(',').map((k) => k.trim());
     const m = `${values[1] ?? ''}{${keys[0] ?? ''}=*${keys.length > 1 ? `,${keys.slice(1).join(',')}` : ''}}`;
-    return get(o.route === 'browser' ? `/api/search/lookup?m=${encodeURIComponent(m)}&limit=${o.lookupLimit}` : `/api/search/lookup?limit=${o.lookupLimit}&m=${goQueryEscape(m)}`);
+    return get(
+      o.route === 'browser'
+        ? `/api/search/lookup?m=${encodeURIComponent(m)}&limit=${o.lookupLimit}`
+        : `/api/search/lookup?limit=${o.lookupLimit}&m=${goQueryEscape(m)}`,
+    );
   }
   const tagk = /suggest_tagk\((.*)\)/.exec(q);
   if (tagk !== null) return suggest('tagk', tagk[1] ?? '');

@@ -47,7 +47,10 @@ export function openTsdbDatasource(file: string): OpenTsdbDatasource {
   assert.ok(isMap(jsonData), `${file}: jsonData is a mapping`);
   const int = (k: string): number => {
     const v = jsonData[k];
-    assert.ok(typeof v === 'number' && Number.isInteger(v), `${file}: jsonData.${k} is a JSON number (got ${JSON.stringify(v)}); a string breaks Grafana's server path`);
+    assert.ok(
+      typeof v === 'number' && Number.isInteger(v),
+      `${file}: jsonData.${k} is a JSON number (got ${JSON.stringify(v)}); a string breaks Grafana's server path`,
+    );
     return v;
   };
   const tsdbVersion = int('tsdbVersion');

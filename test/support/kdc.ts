@@ -44,8 +44,12 @@ const START_TIMEOUT_MS = 15_000;
 /** An MIT Kerberos admin binary: on PATH or in the sbin folders a non-root PATH leaves out. */
 export function krbTool(command: string): string {
   const dirs = [...(process.env['PATH'] ?? '').split(delimiter), '/usr/sbin', '/sbin', '/usr/local/sbin'];
-  const found = dirs.filter((d) => d !== '').map((d) => join(d, command)).find((p) => existsSync(p));
-  if (found === undefined) throw new Error(`${command} not found: the Kerberos tests need Debian's krb5-kdc, krb5-admin-server and krb5-user (npm test installs them)`);
+  const found = dirs
+    .filter((d) => d !== '')
+    .map((d) => join(d, command))
+    .find((p) => existsSync(p));
+  if (found === undefined)
+    throw new Error(`${command} not found: the Kerberos tests need Debian's krb5-kdc, krb5-admin-server and krb5-user (npm test installs them)`);
   return found;
 }
 
@@ -59,8 +63,13 @@ function run(cmd: string, args: readonly string[], env: Readonly<Record<string, 
 
 function tcpAnswers(port: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const s = connect({ host: '127.0.0.1', port }, () => { s.destroy(); resolve(true); });
-    s.once('error', () => { resolve(false); });
+    const s = connect({ host: '127.0.0.1', port }, () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('error', () => {
+      resolve(false);
+    });
   });
 }
 
@@ -72,42 +81,48 @@ export async function startKdc(o: KdcOptions): Promise<Kdc> {
   const krb5Conf = join(dir, 'krb5.conf');
   const kdcConf = join(dir, 'kdc.conf');
   const logFile = join(dir, 'kdc.log');
-  writeFileSync(krb5Conf, [
-    '[libdefaults]',
-    `  default_realm = ${realm}`,
-    '  dns_lookup_realm = false',
-    '  dns_lookup_kdc = false',
-    '  rdns = false',
-    '  ignore_acceptor_hostname = true',
-    '  udp_preference_limit = 1',
-    '  forwardable = false',
-    `  default_ccache_name = FILE:${join(dir, 'ccache-default')}`,
-    '[realms]',
-    `  ${realm} = {`,
-    `    kdc = 127.0.0.1:${port}`,
-    '  }',
-    '[domain_realm]',
-    `  localhost = ${realm}`,
-    `  127.0.0.1 = ${realm}`,
-    '',
-  ].join('\n'));
-  writeFileSync(kdcConf, [
-    '[kdcdefaults]',
-    `  kdc_ports = ${port}`,
-    `  kdc_tcp_ports = ${port}`,
-    '[realms]',
-    `  ${realm} = {`,
-    `    database_name = ${join(dir, 'principal')}`,
-    `    key_stash_file = ${join(dir, 'stash')}`,
-    `    acl_file = ${join(dir, 'kadm5.acl')}`,
-    '    max_life = 1h',
-    '    max_renewable_life = 0',
-    '    supported_enctypes = aes256-cts-hmac-sha1-96:normal aes128-cts-hmac-sha1-96:normal',
-    '  }',
-    '[logging]',
-    `  kdc = FILE:${logFile}`,
-    '',
-  ].join('\n'));
+  writeFileSync(
+    krb5Conf,
+    [
+      '[libdefaults]',
+      `  default_realm = ${realm}`,
+      '  dns_lookup_realm = false',
+      '  dns_lookup_kdc = false',
+      '  rdns = false',
+      '  ignore_acceptor_hostname = true',
+      '  udp_preference_limit = 1',
+      '  forwardable = false',
+      `  default_ccache_name = FILE:${join(dir, 'ccache-default')}`,
+      '[realms]',
+      `  ${realm} = {`,
+      `    kdc = 127.0.0.1:${port}`,
+      '  }',
+      '[domain_realm]',
+      `  localhost = ${realm}`,
+      `  127.0.0.1 = ${realm}`,
+      '',
+    ].join('\n'),
+  );
+  writeFileSync(
+    kdcConf,
+    [
+      '[kdcdefaults]',
+      `  kdc_ports = ${port}`,
+      `  kdc_tcp_ports = ${port}`,
+      '[realms]',
+      `  ${realm} = {`,
+      `    database_name = ${join(dir, 'principal')}`,
+      `    key_stash_file = ${join(dir, 'stash')}`,
+      `    acl_file = ${join(dir, 'kadm5.acl')}`,
+      '    max_life = 1h',
+      '    max_renewable_life = 0',
+      '    supported_enctypes = aes256-cts-hmac-sha1-96:normal aes128-cts-hmac-sha1-96:normal',
+      '  }',
+      '[logging]',
+      `  kdc = FILE:${logFile}`,
+      '',
+    ].join('\n'),
+  );
   writeFileSync(join(dir, 'kadm5.acl'), '');
   const env = { KRB5_CONFIG: krb5Conf, KRB5_KDC_PROFILE: kdcConf };
   // The master key of a database that lives for one test; stashed, never shown.
@@ -124,8 +139,14 @@ export async function startKdc(o: KdcOptions): Promise<Kdc> {
   })();
   const s = supervise(child, 5_000);
   const tail = (f: string): string => (existsSync(f) ? readFileSync(f, 'utf8').split('\n').slice(-30).join('\n') : '(none)');
-  await waitReady(`krb5kdc on 127.0.0.1:${port}`, s, () => tcpAnswers(port), START_TIMEOUT_MS, 100,
-    () => `${logFile}:\n${tail(logFile)}\n${tail(join(dir, 'krb5kdc.out'))}`);
+  await waitReady(
+    `krb5kdc on 127.0.0.1:${port}`,
+    s,
+    () => tcpAnswers(port),
+    START_TIMEOUT_MS,
+    100,
+    () => `${logFile}:\n${tail(logFile)}\n${tail(join(dir, 'krb5kdc.out'))}`,
+  );
 
   const keytabName = (principal: string): string => join(dir, `${principal.replace(/[^A-Za-z0-9]+/g, '_')}.keytab`);
   return {

@@ -3,7 +3,12 @@
 // fixed spread registry view.
 import { Keyspace, NO_SPREAD, fixedLookup, type IndexSaltMode, type KeyFormat, type SpreadEntry, type SpreadLookup } from '../../src/keys/index.ts';
 
-export function testKeyspace(buckets: number, format: KeyFormat = 'binary', indexSaltMode: IndexSaltMode = 'entry', spread: SpreadLookup = NO_SPREAD): Keyspace {
+export function testKeyspace(
+  buckets: number,
+  format: KeyFormat = 'binary',
+  indexSaltMode: IndexSaltMode = 'entry',
+  spread: SpreadLookup = NO_SPREAD,
+): Keyspace {
   return new Keyspace({ buckets, format, indexSaltMode }, spread);
 }
 

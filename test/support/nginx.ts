@@ -34,7 +34,6 @@ export interface NginxProxy {
 const START_TIMEOUT_MS = 10_000;
 const STOP_GRACE_MS = 5_000;
 
-
 function htpasswdLine(user: string, password: string): string {
   const res = spawnSync('openssl', ['passwd', '-apr1', '-stdin'], { input: password, encoding: 'utf8' });
   if (res.error !== undefined || res.status !== 0) throw new Error(`openssl passwd -apr1 failed (${res.error?.message ?? res.stderr.trim()})`);
@@ -53,10 +52,7 @@ function upstreamServer(upstream: string): string {
 function config(o: NginxProxyOptions, port: number): string {
   const q = (p: string): string => JSON.stringify(p); // nginx accepts double-quoted strings with \" escapes
   const tmp = (name: string): string => q(join(o.dir, 'temp', name));
-  const auth = o.basicAuth === undefined ? [] : [
-    'auth_basic "HBase REST";',
-    `auth_basic_user_file ${q(join(o.dir, 'htpasswd'))};`,
-  ];
+  const auth = o.basicAuth === undefined ? [] : ['auth_basic "HBase REST";', `auth_basic_user_file ${q(join(o.dir, 'htpasswd'))};`];
   const clientCert = o.requireClientCert === true ? [`ssl_client_certificate ${q(o.certs.caFile)};`, 'ssl_verify_client on;'] : [];
   return `${process.getuid?.() === 0 ? 'user root;\n' : ''}worker_processes 1;
 pid ${q(join(o.dir, 'nginx.pid'))};
@@ -93,10 +89,19 @@ http {
 function tlsAnswers(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const s = connect({ host: '127.0.0.1', port, rejectUnauthorized: false, timeout: 1_000 });
-    const done = (ok: boolean): void => { s.destroy(); resolve(ok); };
-    s.once('secureConnect', () => { done(true); });
-    s.once('error', () => { done(false); });
-    s.once('timeout', () => { done(false); });
+    const done = (ok: boolean): void => {
+      s.destroy();
+      resolve(ok);
+    };
+    s.once('secureConnect', () => {
+      done(true);
+    });
+    s.once('error', () => {
+      done(false);
+    });
+    s.once('timeout', () => {
+      done(false);
+    });
   });
 }
 
@@ -117,12 +122,21 @@ export async function startNginxProxy(o: NginxProxyOptions): Promise<NginxProxy>
   writeFileSync(conf, config(o, port));
   const child = spawn('nginx', ['-p', `${o.dir}/`, '-c', conf, '-e', errorLog, '-g', 'daemon off;'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  const collect = (b: Buffer): void => { output = (output + b.toString()).slice(-4000); };
+  const collect = (b: Buffer): void => {
+    output = (output + b.toString()).slice(-4000);
+  };
   child.stdout.on('data', collect);
   child.stderr.on('data', collect);
   const s = supervise(child, STOP_GRACE_MS);
   const stop = (): Promise<void> => s.stop();
-  await waitReady(`nginx on 127.0.0.1:${port}`, s, () => tlsAnswers(port), START_TIMEOUT_MS, 100, () => `${output.trim()}\n${readLog(errorLog)}`);
+  await waitReady(
+    `nginx on 127.0.0.1:${port}`,
+    s,
+    () => tlsAnswers(port),
+    START_TIMEOUT_MS,
+    100,
+    () => `${output.trim()}\n${readLog(errorLog)}`,
+  );
   const setBasicAuth = (user: string, password: string): void => {
     if (o.basicAuth === undefined) throw new Error('setBasicAuth: the proxy was started without basicAuth');
     writeFileSync(join(o.dir, 'htpasswd'), htpasswdLine(user, password));

@@ -57,14 +57,18 @@ function xmlEscape(s: string): string {
 /** The local stack's hbase-site.xml with `props` appended (a later property wins in Hadoop's Configuration). */
 function siteXml(props: Readonly<Record<string, string>>): string {
   const base = readFileSync(join(hbaseConfDir(stackLayout()), 'hbase-site.xml'), 'utf8');
-  const extra = Object.entries(props).map(([k, v]) => `  <property><name>${xmlEscape(k)}</name><value>${xmlEscape(v)}</value></property>\n`).join('');
+  const extra = Object.entries(props)
+    .map(([k, v]) => `  <property><name>${xmlEscape(k)}</name><value>${xmlEscape(v)}</value></property>\n`)
+    .join('');
   const at = base.lastIndexOf('</configuration>');
   if (at < 0) throw new Error('rest gateway: the local stack hbase-site.xml has no </configuration>');
   return `${base.slice(0, at)}${extra}${base.slice(at)}`;
 }
 
 function propertiesXml(props: Readonly<Record<string, string>>): string {
-  const body = Object.entries(props).map(([k, v]) => `  <property><name>${xmlEscape(k)}</name><value>${xmlEscape(v)}</value></property>\n`).join('');
+  const body = Object.entries(props)
+    .map(([k, v]) => `  <property><name>${xmlEscape(k)}</name><value>${xmlEscape(v)}</value></property>\n`)
+    .join('');
   return `<?xml version="1.0"?>\n<configuration>\n${body}</configuration>\n`;
 }
 
@@ -77,17 +81,21 @@ function tail(file: string, lines = 60): string {
 }
 
 export async function startRestGateway(o: RestGatewayOptions): Promise<RestGateway> {
-  if (process.env['TSI_STACK_KIND'] === 'docker') throw new Error('an extra REST gateway needs the local stack (its ZooKeeper); the container stack publishes only its gateway');
+  if (process.env['TSI_STACK_KIND'] === 'docker')
+    throw new Error('an extra REST gateway needs the local stack (its ZooKeeper); the container stack publishes only its gateway');
   const layout = stackLayout();
-  if (!existsSync(join(hbaseConfDir(layout), 'hbase-site.xml'))) throw new Error(`rest gateway: no local stack configuration under ${hbaseConfDir(layout)} (start the stack with npm test or npm run stack:up)`);
+  if (!existsSync(join(hbaseConfDir(layout), 'hbase-site.xml')))
+    throw new Error(`rest gateway: no local stack configuration under ${hbaseConfDir(layout)} (start the stack with npm test or npm run stack:up)`);
   const confDir = join(o.dir, 'conf');
   mkdirSync(confDir, { recursive: true });
-  const port = o.port ?? await freePort();
+  const port = o.port ?? (await freePort());
   writeFileSync(join(confDir, 'hbase-site.xml'), siteXml({ 'hbase.rest.port': String(port), 'hbase.rest.info.port': '-1', ...o.site }), { mode: 0o600 });
   if (o.coreSite !== undefined) writeFileSync(join(confDir, 'core-site.xml'), propertiesXml(o.coreSite), { mode: 0o600 });
   const log4j = join(hbaseConfDir(layout), 'log4j2.properties');
   if (existsSync(log4j)) copyFileSync(log4j, join(confDir, 'log4j2.properties'));
-  const hbaseLib = await resolveJars(layout.cacheDir, 'hbase', (m) => { process.stderr.write(`[rest-gateway] ${m}\n`); });
+  const hbaseLib = await resolveJars(layout.cacheDir, 'hbase', (m) => {
+    process.stderr.write(`[rest-gateway] ${m}\n`);
+  });
   const logFile = join(o.dir, 'rest.log');
   const argv = hbaseJavaArgs({ confDir, logDir: o.dir, hbaseLib }, '384m', 'org.apache.hadoop.hbase.rest.RESTServer', 'rest.log', o.jvmProps ?? []);
   const fd = openSync(join(o.dir, 'rest.out'), 'a');
@@ -101,8 +109,14 @@ export async function startRestGateway(o: RestGatewayOptions): Promise<RestGatew
   const s = supervise(child, 10_000);
   const url = `${o.scheme ?? 'http'}://127.0.0.1:${port}`;
   const ready = o.ready ?? hbaseRestAnswers;
-  await waitReady(`REST gateway on ${url}`, s, () => ready(url), o.startTimeoutMs ?? 120_000, 250,
-    () => `${logFile}:\n${tail(logFile)}\n${join(o.dir, 'rest.out')}:\n${tail(join(o.dir, 'rest.out'), 20)}`);
+  await waitReady(
+    `REST gateway on ${url}`,
+    s,
+    () => ready(url),
+    o.startTimeoutMs ?? 120_000,
+    250,
+    () => `${logFile}:\n${tail(logFile)}\n${join(o.dir, 'rest.out')}:\n${tail(join(o.dir, 'rest.out'), 20)}`,
+  );
   const pid = child.pid ?? -1;
   return {
     url,
@@ -110,7 +124,9 @@ export async function startRestGateway(o: RestGatewayOptions): Promise<RestGatew
     pid,
     logFile,
     stop: () => s.stop(),
-    signal: (sig) => { if (s.exitedWith() === undefined) child.kill(sig); },
+    signal: (sig) => {
+      if (s.exitedWith() === undefined) child.kill(sig);
+    },
   };
 }
 
@@ -123,7 +139,8 @@ export interface RestTlsSite {
 
 function run(cmd: string, args: readonly string[]): void {
   const res = spawnSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  if (res.error !== undefined || res.status !== 0) throw new Error(`${cmd} ${args[0] ?? ''} failed (${res.error?.message ?? `exit ${String(res.status)}: ${res.stderr.trim()}`})`);
+  if (res.error !== undefined || res.status !== 0)
+    throw new Error(`${cmd} ${args[0] ?? ''} failed (${res.error?.message ?? `exit ${String(res.status)}: ${res.stderr.trim()}`})`);
 }
 
 /**
@@ -136,8 +153,36 @@ export function restTlsSite(certs: { readonly caFile: string; readonly serverCer
   const password = randomBytes(12).toString('hex');
   const keystore = join(dir, 'rest-keystore.p12');
   const truststore = join(dir, 'rest-truststore.p12');
-  run('openssl', ['pkcs12', '-export', '-in', certs.serverCertFile, '-inkey', certs.serverKeyFile, '-certfile', certs.caFile, '-name', 'rest', '-out', keystore, '-passout', `pass:${password}`]);
-  run('keytool', ['-importcert', '-noprompt', '-storetype', 'PKCS12', '-keystore', truststore, '-storepass', password, '-alias', 'test-ca', '-file', certs.caFile]);
+  run('openssl', [
+    'pkcs12',
+    '-export',
+    '-in',
+    certs.serverCertFile,
+    '-inkey',
+    certs.serverKeyFile,
+    '-certfile',
+    certs.caFile,
+    '-name',
+    'rest',
+    '-out',
+    keystore,
+    '-passout',
+    `pass:${password}`,
+  ]);
+  run('keytool', [
+    '-importcert',
+    '-noprompt',
+    '-storetype',
+    'PKCS12',
+    '-keystore',
+    truststore,
+    '-storepass',
+    password,
+    '-alias',
+    'test-ca',
+    '-file',
+    certs.caFile,
+  ]);
   return {
     keystore,
     truststore,

@@ -41,16 +41,19 @@ export interface SecureKafka {
 const START_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 10_000;
 
-
 /** Runs a short command to completion; rejects with its output on a non-zero exit. */
 function exec(cmd: string, args: readonly string[], what: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
-    const collect = (b: Buffer): void => { out += b.toString(); };
+    const collect = (b: Buffer): void => {
+      out += b.toString();
+    };
     child.stdout.on('data', collect);
     child.stderr.on('data', collect);
-    child.once('error', (err) => { reject(new Error(`${what}: ${err.message}`)); });
+    child.once('error', (err) => {
+      reject(new Error(`${what}: ${err.message}`));
+    });
     child.once('close', (code) => {
       if (code === 0) resolve(out);
       else reject(new Error(`${what} failed (exit ${String(code)}):\n${out.slice(-4000)}`));
@@ -70,33 +73,48 @@ function tail(file: string, lines = 60): string {
 // value; JAAS values are double-quoted with backslash escapes; a JAAS option name (user_<name>) is a
 // word token. Refuse what these cannot carry instead of producing a broker that rejects the user.
 function checkScram(u: { user: string; password: string }): void {
-  for (const [what, v] of [['user', u.user], ['password', u.password]] as const) {
+  for (const [what, v] of [
+    ['user', u.user],
+    ['password', u.password],
+  ] as const) {
     if (v === '' || v.includes(',') || v !== v.trim() || v.startsWith('"') || (what === 'user' && v.includes('='))) {
-      throw new Error(`secure kafka: SCRAM ${what} ${JSON.stringify(v)} cannot be passed to StorageTool --add-scram (no ',', no surrounding blanks or quotes${what === 'user' ? ", no '='" : ''})`);
+      throw new Error(
+        `secure kafka: SCRAM ${what} ${JSON.stringify(v)} cannot be passed to StorageTool --add-scram (no ',', no surrounding blanks or quotes${what === 'user' ? ", no '='" : ''})`,
+      );
     }
   }
 }
 function checkPlain(u: { user: string; password: string }): void {
-  if (!/^[A-Za-z][A-Za-z0-9_-]*$/.test(u.user)) throw new Error(`secure kafka: PLAIN user ${JSON.stringify(u.user)} must match [A-Za-z][A-Za-z0-9_-]* (it becomes the JAAS option user_<name>)`);
+  if (!/^[A-Za-z][A-Za-z0-9_-]*$/.test(u.user))
+    throw new Error(`secure kafka: PLAIN user ${JSON.stringify(u.user)} must match [A-Za-z][A-Za-z0-9_-]* (it becomes the JAAS option user_<name>)`);
   if (/["\\\n\r]/.test(u.password)) throw new Error('secure kafka: a PLAIN password must not contain a double quote, backslash or line break (JAAS quoting)');
 }
 
-interface Ports { readonly sasl: number; readonly internal: number; readonly controller: number }
-interface Stores { readonly keystore: string; readonly truststore?: string; readonly password: string }
+interface Ports {
+  readonly sasl: number;
+  readonly internal: number;
+  readonly controller: number;
+}
+interface Stores {
+  readonly keystore: string;
+  readonly truststore?: string;
+  readonly password: string;
+}
 
 function serverProperties(o: SecureKafkaOptions, dataDir: string, p: Ports, stores: Stores): string {
   const plainUsers = o.plainUsers ?? [{ user: `unused_${randomBytes(4).toString('hex')}`, password: randomBytes(12).toString('hex') }];
   const plainJaas = plainUsers.map((u) => `user_${u.user}="${u.password}"`).join(' ');
   const l = 'listener.name.sasl_ssl.';
-  const clientAuth = o.requireClientCert === true
-    ? [
-        // KIP-684: on a SASL_SSL listener ssl.client.auth counts only with the listener prefix.
-        `${l}ssl.client.auth=required`,
-        `${l}ssl.truststore.type=PKCS12`,
-        `${l}ssl.truststore.location=${stores.truststore ?? ''}`,
-        `${l}ssl.truststore.password=${stores.password}`,
-      ]
-    : [];
+  const clientAuth =
+    o.requireClientCert === true
+      ? [
+          // KIP-684: on a SASL_SSL listener ssl.client.auth counts only with the listener prefix.
+          `${l}ssl.client.auth=required`,
+          `${l}ssl.truststore.type=PKCS12`,
+          `${l}ssl.truststore.location=${stores.truststore ?? ''}`,
+          `${l}ssl.truststore.password=${stores.password}`,
+        ]
+      : [];
   return [
     ...kraftSingleNode(dataDir, p.controller),
     `listeners=SASL_SSL://127.0.0.1:${p.sasl},INTERNAL://127.0.0.1:${p.internal},CONTROLLER://127.0.0.1:${p.controller}`,
@@ -123,15 +141,33 @@ function serverProperties(o: SecureKafkaOptions, dataDir: string, p: Ports, stor
 async function makeStores(o: SecureKafkaOptions): Promise<Stores> {
   const password = randomBytes(12).toString('hex');
   const keystore = join(o.dir, 'keystore.p12');
-  await exec('openssl', [
-    'pkcs12', '-export', '-in', o.certs.serverCertFile, '-inkey', o.certs.serverKeyFile, '-certfile', o.certs.caFile,
-    '-name', 'kafka', '-out', keystore, '-passout', `pass:${password}`,
-  ], 'openssl pkcs12 -export (broker keystore)');
+  await exec(
+    'openssl',
+    [
+      'pkcs12',
+      '-export',
+      '-in',
+      o.certs.serverCertFile,
+      '-inkey',
+      o.certs.serverKeyFile,
+      '-certfile',
+      o.certs.caFile,
+      '-name',
+      'kafka',
+      '-out',
+      keystore,
+      '-passout',
+      `pass:${password}`,
+    ],
+    'openssl pkcs12 -export (broker keystore)',
+  );
   if (o.requireClientCert !== true) return { keystore, password };
   const truststore = join(o.dir, 'truststore.p12');
-  await exec('keytool', [
-    '-importcert', '-noprompt', '-storetype', 'PKCS12', '-keystore', truststore, '-storepass', password, '-alias', 'test-ca', '-file', o.certs.caFile,
-  ], 'keytool -importcert (broker truststore)');
+  await exec(
+    'keytool',
+    ['-importcert', '-noprompt', '-storetype', 'PKCS12', '-keystore', truststore, '-storepass', password, '-alias', 'test-ca', '-file', o.certs.caFile],
+    'keytool -importcert (broker truststore)',
+  );
   return { keystore, truststore, password };
 }
 
@@ -161,7 +197,9 @@ export async function startSecureKafka(o: SecureKafkaOptions): Promise<SecureKaf
   (o.plainUsers ?? []).forEach(checkPlain);
   const dataDir = join(o.dir, 'data');
   mkdirSync(dataDir, { recursive: true });
-  const libDir = await resolveJars(stackLayout().cacheDir, 'kafka', (m) => { process.stderr.write(`[secure-kafka] ${m}\n`); });
+  const libDir = await resolveJars(stackLayout().cacheDir, 'kafka', (m) => {
+    process.stderr.write(`[secure-kafka] ${m}\n`);
+  });
   const cp = kafkaClasspath(libDir);
   const log4j = `-Dlog4j.configuration=file:${join(projectRoot, 'deploy/local/kafka/log4j.properties')}`;
   const ports: Ports = { sasl: await freePort(), internal: await freePort(), controller: await freePort() };
@@ -183,7 +221,14 @@ export async function startSecureKafka(o: SecureKafkaOptions): Promise<SecureKaf
   })();
   const s = supervise(child, STOP_GRACE_MS);
   const plainBroker = `127.0.0.1:${ports.internal}`;
-  await waitReady(`secure kafka on ${plainBroker}`, s, () => answers(plainBroker), START_TIMEOUT_MS, 250, () => `${logFile}:\n${tail(logFile)}`);
+  await waitReady(
+    `secure kafka on ${plainBroker}`,
+    s,
+    () => answers(plainBroker),
+    START_TIMEOUT_MS,
+    250,
+    () => `${logFile}:\n${tail(logFile)}`,
+  );
   const stop = (): Promise<void> => s.stop();
   return { saslSslBroker: `127.0.0.1:${ports.sasl}`, plainBroker, stop };
 }
@@ -260,6 +305,11 @@ function alnumBase64url(pieces: Pieces): string {
 export function unsecuredJwt(user: string, ttlMs = 3_600_000): string {
   const exp = Math.floor((Date.now() + ttlMs) / 1000);
   const header = alnumBase64url(jsonObject([['alg', 'none']]));
-  const claims = alnumBase64url(jsonObject([['sub', user], ['exp', exp]]));
+  const claims = alnumBase64url(
+    jsonObject([
+      ['sub', user],
+      ['exp', exp],
+    ]),
+  );
   return `${header}.${claims}.`;
 }

@@ -34,7 +34,14 @@ export interface Harness {
   readonly kafka: Kafka;
   readonly admin: Admin;
   readonly rest: HBaseRestClient;
-  readonly names: { readonly data: string; readonly index: string; readonly rollup: string; readonly meta: string; readonly topic: string; readonly dlq: string };
+  readonly names: {
+    readonly data: string;
+    readonly index: string;
+    readonly rollup: string;
+    readonly meta: string;
+    readonly topic: string;
+    readonly dlq: string;
+  };
   /** `--set` pairs of the base config (no groupId / http.port) */
   readonly baseSets: readonly string[];
   /** a config for this harness's tables and topics; `extra` pairs win */
@@ -96,7 +103,8 @@ export async function createHarness(t: { after(fn: () => Promise<void>): void },
 
   const cfg = config(['kafka.groupId=unused']);
   // Register the drops first, so a half-failed apply still cleans up what it created.
-  for (const table of [names.data, names.index, names.rollup, names.meta]) defer(() => retryingRest(`drop ${table}`, () => rest.deleteTable(table, { ignoreMissing: true })));
+  for (const table of [names.data, names.index, names.rollup, names.meta])
+    defer(() => retryingRest(`drop ${table}`, () => rest.deleteTable(table, { ignoreMissing: true })));
   const tableAdmin = new JavaTableAdmin({ command: env.adminCommand });
   const applied = await retryingRest('apply tables', () => applyTables(cfg, tableAdmin, rest));
   for (const a of applied) if (!a.splitsVerified) throw new Error(`table ${a.result.table}: region splits not as planned (${a.restRegionStarts.join(',')})`);
@@ -133,7 +141,10 @@ export async function produceRaw(h: Harness, messages: readonly RawMessage[], ch
 }
 
 export function produceEvents(h: Harness, events: readonly TestEvent[]): Promise<void> {
-  return produceRaw(h, events.map((e) => ({ key: e.id, value: JSON.stringify(e) })));
+  return produceRaw(
+    h,
+    events.map((e) => ({ key: e.id, value: JSON.stringify(e) })),
+  );
 }
 
 /** n events with distinct (id, ts); every other one carries the indexed tag "site". */
@@ -154,8 +165,17 @@ export async function startInProcess(h: Harness, extra: readonly string[]): Prom
   const cfg = h.config(extra);
   const svc = await retryingRest('start service', () => startService(cfg, createLogger({ level: 'warn' })));
   let stopped = false;
-  svc.finished.then(() => { stopped = true; }, () => { stopped = true; });
-  h.defer(async () => { if (!stopped) await svc.stop('test cleanup'); });
+  svc.finished.then(
+    () => {
+      stopped = true;
+    },
+    () => {
+      stopped = true;
+    },
+  );
+  h.defer(async () => {
+    if (!stopped) await svc.stop('test cleanup');
+  });
   return svc;
 }
 
@@ -304,11 +324,15 @@ export function startChild(h: Harness, extra: readonly string[], port: number): 
   const args = ['src/cli.ts', 'run', ...sets.flatMap((s) => ['--set', s])];
   const child = spawn(NODE_BIN, args, { cwd: REPO_ROOT, env: { ...process.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
-  const keep = (b: Buffer): void => { out = (out + b.toString()).slice(-20_000); };
+  const keep = (b: Buffer): void => {
+    out = (out + b.toString()).slice(-20_000);
+  };
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) => {
-    child.once('exit', (code, signal) => { res({ code, signal }); });
+    child.once('exit', (code, signal) => {
+      res({ code, signal });
+    });
   });
   h.defer(async () => {
     if (child.exitCode === null && child.signalCode === null) {

@@ -43,9 +43,17 @@ export async function startStack(): Promise<void> {
   }
   const child = spawn(NODE_BIN, ['scripts/stack.ts', 'up'], { cwd: REPO_ROOT, env: { ...process.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
-  child.stdout.on('data', (b: Buffer) => { out += b.toString(); });
-  child.stderr.on('data', (b: Buffer) => { out += b.toString(); });
-  const code = await new Promise<number | null>((res) => { child.once('exit', (c) => { res(c); }); });
+  child.stdout.on('data', (b: Buffer) => {
+    out += b.toString();
+  });
+  child.stderr.on('data', (b: Buffer) => {
+    out += b.toString();
+  });
+  const code = await new Promise<number | null>((res) => {
+    child.once('exit', (c) => {
+      res(c);
+    });
+  });
   if (code !== 0) throw new Error(`scripts/stack.ts up exited ${String(code)}:\n${out.slice(-4000)}`);
 }
 
@@ -58,7 +66,12 @@ export interface Disruption {
 export async function killStackProcess(defer: Defer, name: StackProcess): Promise<Disruption> {
   if (onDocker()) {
     let restored: Promise<void> | undefined;
-    const restore = (): Promise<void> => (restored ??= Promise.resolve().then(() => { tsiCtl(name, 'start'); }).then(() => waitAnswers(name)));
+    const restore = (): Promise<void> =>
+      (restored ??= Promise.resolve()
+        .then(() => {
+          tsiCtl(name, 'start');
+        })
+        .then(() => waitAnswers(name)));
     defer(restore);
     tsiCtl(name, 'kill');
     return { restore };
@@ -76,14 +89,20 @@ export async function killStackProcess(defer: Defer, name: StackProcess): Promis
 export function freezeStackProcess(defer: Defer, name: StackProcess): Disruption {
   if (onDocker()) {
     let restored: Promise<void> | undefined;
-    const restore = (): Promise<void> => (restored ??= Promise.resolve().then(() => { tsiCtl(name, 'thaw'); }));
+    const restore = (): Promise<void> =>
+      (restored ??= Promise.resolve().then(() => {
+        tsiCtl(name, 'thaw');
+      }));
     defer(restore);
     tsiCtl(name, 'freeze');
     return { restore };
   }
   const pid = requireStackPid(name);
   let restored: Promise<void> | undefined;
-  const restore = (): Promise<void> => (restored ??= Promise.resolve().then(() => { if (isAlive(pid)) process.kill(pid, 'SIGCONT'); }));
+  const restore = (): Promise<void> =>
+    (restored ??= Promise.resolve().then(() => {
+      if (isAlive(pid)) process.kill(pid, 'SIGCONT');
+    }));
   defer(restore);
   process.kill(pid, 'SIGSTOP');
   return { restore };

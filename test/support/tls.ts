@@ -5,7 +5,14 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export interface TestCerts { readonly dir: string; readonly caFile: string; readonly serverCertFile: string; readonly serverKeyFile: string; readonly clientCertFile: string; readonly clientKeyFile: string; }
+export interface TestCerts {
+  readonly dir: string;
+  readonly caFile: string;
+  readonly serverCertFile: string;
+  readonly serverKeyFile: string;
+  readonly clientCertFile: string;
+  readonly clientKeyFile: string;
+}
 
 const DAYS = '2';
 const NEW_KEY = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
@@ -27,7 +34,25 @@ function issue(dir: string, name: string, cn: string, extensions: readonly strin
   writeFileSync(ext, `${extensions.join('\n')}\n`);
   openssl(['req', '-new', ...NEW_KEY, '-keyout', key, '-out', csr, '-subj', `/CN=${cn}`]);
   const serial = `0x${Date.now().toString(16)}${Math.floor(Math.random() * 0xffff).toString(16)}`;
-  openssl(['x509', '-req', '-in', csr, '-CA', join(dir, 'ca.crt'), '-CAkey', join(dir, 'ca.key'), '-set_serial', serial, '-days', DAYS, '-sha256', '-extfile', ext, '-out', cert]);
+  openssl([
+    'x509',
+    '-req',
+    '-in',
+    csr,
+    '-CA',
+    join(dir, 'ca.crt'),
+    '-CAkey',
+    join(dir, 'ca.key'),
+    '-set_serial',
+    serial,
+    '-days',
+    DAYS,
+    '-sha256',
+    '-extfile',
+    ext,
+    '-out',
+    cert,
+  ]);
   return { cert, key };
 }
 
@@ -36,8 +61,22 @@ export function makeTestCerts(dir: string): TestCerts {
   mkdirSync(dir, { recursive: true });
   const caFile = join(dir, 'ca.crt');
   openssl([
-    'req', '-x509', ...NEW_KEY, '-keyout', join(dir, 'ca.key'), '-out', caFile, '-days', DAYS, '-sha256', '-subj', '/CN=tsi-test-ca',
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign',
+    'req',
+    '-x509',
+    ...NEW_KEY,
+    '-keyout',
+    join(dir, 'ca.key'),
+    '-out',
+    caFile,
+    '-days',
+    DAYS,
+    '-sha256',
+    '-subj',
+    '/CN=tsi-test-ca',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
   ]);
   const leaf = ['basicConstraints=critical,CA:FALSE', 'keyUsage=critical,digitalSignature'];
   const server = issue(dir, 'server', 'localhost', [...leaf, 'extendedKeyUsage=serverAuth', 'subjectAltName=IP:127.0.0.1,DNS:localhost']);

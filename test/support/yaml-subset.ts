@@ -89,7 +89,11 @@ function parseSeq(lines: Line[], start: number, indent: number): [Yaml, number] 
       i++;
       const next = lines[i];
       if (next === undefined || next.indent <= indent) out.push(null);
-      else { const [v, j] = parseBlock(lines, i, next.indent); out.push(v); i = j; }
+      else {
+        const [v, j] = parseBlock(lines, i, next.indent);
+        out.push(v);
+        i = j;
+      }
     } else if (KEY.test(rest) && !rest.startsWith('"') && !rest.startsWith("'")) {
       // "- key: value": a mapping whose first line starts after the dash
       const inner = indent + (line.text.length - rest.length);

@@ -59,14 +59,26 @@ export interface ServiceChild {
   kill(): Promise<void>;
 }
 
-export async function startServiceChild(o: { env: NodeJS.ProcessEnv; sets: readonly string[]; port: number; cpuProfDir?: string; say: (m: string) => void }): Promise<ServiceChild> {
+export async function startServiceChild(o: {
+  env: NodeJS.ProcessEnv;
+  sets: readonly string[];
+  port: number;
+  cpuProfDir?: string;
+  say: (m: string) => void;
+}): Promise<ServiceChild> {
   const nodeArgs = ['--disable-warning=TimeoutNegativeWarning'];
   if (o.cpuProfDir !== undefined) nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${o.cpuProfDir}`);
   const args = [...nodeArgs, 'src/cli.ts', 'run', ...[...o.sets, `http.port=${o.port}`, 'http.host=127.0.0.1'].flatMap((s) => ['--set', s])];
   const child: ChildProcess = spawn(process.execPath, args, { cwd: projectRoot, env: o.env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
-  child.stderr?.on('data', (b: Buffer) => { stderr = (stderr + b.toString()).slice(-8000); });
-  const exited = new Promise<number | null>((res) => { child.once('exit', (code) => { res(code); }); });
+  child.stderr?.on('data', (b: Buffer) => {
+    stderr = (stderr + b.toString()).slice(-8000);
+  });
+  const exited = new Promise<number | null>((res) => {
+    child.once('exit', (code) => {
+      res(code);
+    });
+  });
   const pid = child.pid;
   if (pid === undefined) throw new Error('could not start the service process');
   let sampled = 0;
@@ -78,7 +90,9 @@ export async function startServiceChild(o: { env: NodeJS.ProcessEnv; sets: reado
     }
   };
   const sampler = setInterval(sample, 200);
-  void exited.then(() => { clearInterval(sampler); });
+  void exited.then(() => {
+    clearInterval(sampler);
+  });
   // `names`: only those metrics (?name=…): the progress polls every 100 ms would otherwise run the
   // service's every collect hook ten times a second, a load no Prometheus scrape interval puts on it.
   const scrape = async (names: readonly string[] = []): Promise<Sample[]> => {
@@ -111,7 +125,9 @@ export async function startServiceChild(o: { env: NodeJS.ProcessEnv; sets: reado
       }
       return { sampled, hwm };
     },
-    resetPeak: () => { sampled = 0; },
+    resetPeak: () => {
+      sampled = 0;
+    },
     cpuMs: () => cpuMs(pid),
     stop: async () => {
       child.kill('SIGTERM');

@@ -28,15 +28,21 @@ export interface LoadResult {
 }
 
 /** `dataless`: write only the markers (re-mark data already loaded). */
-export async function loadEvents(client: HBaseRestClient, cfg: Config, gen: GenParams, o: { markers: boolean; dataless?: boolean; concurrency?: number }): Promise<LoadResult> {
+export async function loadEvents(
+  client: HBaseRestClient,
+  cfg: Config,
+  gen: GenParams,
+  o: { markers: boolean; dataless?: boolean; concurrency?: number },
+): Promise<LoadResult> {
   const keyspace = keyspaceOf(cfg);
   const tables = tablesOf(cfg);
   const settings = planSettings(cfg, keyspace, tables);
   const queue = new PQueue({ concurrency: o.concurrency ?? cfg.hbase.concurrency });
   const finest = parseWindows(cfg.rollup.windows)[0];
-  const marks = o.markers && finest !== undefined
-    ? new RollupMarks({ window: finest, graceMs: cfg.rollup.graceMs, keyspace, family: tables.rollup.family, cacheSize: 0 })
-    : undefined;
+  const marks =
+    o.markers && finest !== undefined
+      ? new RollupMarks({ window: finest, graceMs: cfg.rollup.graceMs, keyspace, family: tables.rollup.family, cacheSize: 0 })
+      : undefined;
   // Retried like the service's writes (a keep-alive socket the gateway closed, a 503 under load).
   const put = (table: string, rows: readonly DataRow[]): Promise<void> =>
     queue.add(() => retrying(() => client.put(table, rows.map(toRowCells)), { baseMs: 100, maxMs: 2000, isRetriable }));
@@ -69,7 +75,10 @@ export async function loadEvents(client: HBaseRestClient, cfg: Config, gen: GenP
     if (records.length >= UNIT) {
       const p = flush();
       inFlight.add(p);
-      p.then(() => inFlight.delete(p), () => undefined);
+      p.then(
+        () => inFlight.delete(p),
+        () => undefined,
+      );
       if (queue.size > cfg.hbase.concurrency * 2) await queue.onSizeLessThan(cfg.hbase.concurrency);
     }
   }

@@ -35,12 +35,20 @@ export async function dumpRows(file: string, rows: Iterable<RowCells>): Promise<
   const out = createWriteStream(file);
   let n = 0;
   for (const r of rows) {
-    for (const part of record(r)) if (!out.write(part)) await new Promise<void>((res) => { out.once('drain', () => { res(); }); });
+    for (const part of record(r))
+      if (!out.write(part))
+        await new Promise<void>((res) => {
+          out.once('drain', () => {
+            res();
+          });
+        });
     n++;
   }
   await new Promise<void>((res, rej) => {
     out.once('error', rej);
-    out.end(() => { res(); });
+    out.end(() => {
+      res();
+    });
   });
   return n;
 }
@@ -58,7 +66,22 @@ export async function writeNative(table: string, file: string, threads: number, 
   const lib = await resolveJars(layout.cacheDir, 'hbase', log);
   const classes = await compileJava(layout.cacheDir, lib, 'deploy/bench', 'bench-classes', 'the native benchmark writer', log);
   const cp = `${classes}:${hbaseClasspath(hbaseConfDir(layout), lib)}`;
-  const { stdout } = await execFileP('java', ['-Xmx2g', '-XX:+UseParallelGC', '-Dlog4j2.level=WARN', `-Dlog4j2.configurationFile=${join(hbaseConfDir(layout), 'log4j2.properties')}`, '-cp', cp, 'NativeWriter', table, file, String(threads)], { maxBuffer: 16 << 20, env: { ...process.env, HBASE_LOG_LEVEL: 'WARN' } });
+  const { stdout } = await execFileP(
+    'java',
+    [
+      '-Xmx2g',
+      '-XX:+UseParallelGC',
+      '-Dlog4j2.level=WARN',
+      `-Dlog4j2.configurationFile=${join(hbaseConfDir(layout), 'log4j2.properties')}`,
+      '-cp',
+      cp,
+      'NativeWriter',
+      table,
+      file,
+      String(threads),
+    ],
+    { maxBuffer: 16 << 20, env: { ...process.env, HBASE_LOG_LEVEL: 'WARN' } },
+  );
   const line = stdout.trim().split('\n').pop() ?? '';
   const r = JSON.parse(line) as { rows: number; cells: number; seconds: number };
   return { ...r, rowsPerSec: r.rows / r.seconds };

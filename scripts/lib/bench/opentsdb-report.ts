@@ -16,7 +16,10 @@ const f1 = (n: number): string => (typeof n === 'number' && Number.isFinite(n) ?
 const ok = (n: number | null | undefined): n is number => typeof n === 'number' && Number.isFinite(n);
 
 function readCell(r: ReadLatency, unit: string): string {
-  const cpu = Object.entries(r.cpuMsPerRead).filter(([, v]) => ok(v)).map(([k, v]) => `${k} ${f1(v)}`).join(', ');
+  const cpu = Object.entries(r.cpuMsPerRead)
+    .filter(([, v]) => ok(v))
+    .map(([k, v]) => `${k} ${f1(v)}`)
+    .join(', ');
   return `${f1(r.p50)} / ${f1(r.p99)} ms (${r.n} reads, ${f0(r.meanItems)} ${unit} each)${cpu === '' ? '' : `; CPU ms per read: ${cpu}`}`;
 }
 
@@ -25,7 +28,12 @@ function passCell(p: PassFigures): string {
 }
 
 function drainCell(d: DrainColumn): string {
-  const stack = [ok(d.hbaseCpuMsPer1000) ? `HBase ${f1(d.hbaseCpuMsPer1000)} ms` : '', ok(d.restCpuMsPer1000) ? `REST gateway ${f1(d.restCpuMsPer1000)} ms` : ''].filter((x) => x !== '').join(', ');
+  const stack = [
+    ok(d.hbaseCpuMsPer1000) ? `HBase ${f1(d.hbaseCpuMsPer1000)} ms` : '',
+    ok(d.restCpuMsPer1000) ? `REST gateway ${f1(d.restCpuMsPer1000)} ms` : '',
+  ]
+    .filter((x) => x !== '')
+    .join(', ');
   return `${d.label}: ${f0(d.eventsPerSec)} events/s; CPU per 1,000: service ${f1(d.cpuMsPer1000)} ms${stack === '' ? '' : `, ${stack}`}`;
 }
 

@@ -43,7 +43,10 @@ export interface ReadLatency {
   /** CPU ms per read of the processes involved (warm-up reads included): tsd, hbase, rest, bench (this process: our read API and both HTTP clients) */
   readonly cpuMsPerRead: Readonly<Record<string, number>>;
 }
-export interface ReadPair { readonly tsd: ReadLatency; readonly ours: ReadLatency }
+export interface ReadPair {
+  readonly tsd: ReadLatency;
+  readonly ours: ReadLatency;
+}
 export interface OpenTsdbFigures {
   readonly version: string;
   readonly points: number;
@@ -89,7 +92,9 @@ function pomVersion(): string {
 
 async function pass(ctx: OpenTsdbContext, url: string, tsdPid: number, shiftMs: number): Promise<PassFigures> {
   const c0 = { tsd: cpuMs(tsdPid), hbase: cpuMs(ctx.hbasePid) };
-  const points = (function* () { for (const e of generateEvents(ctx.gen)) yield toOpenTsdbPoint(e, shiftMs); })();
+  const points = (function* () {
+    for (const e of generateEvents(ctx.gen)) yield toOpenTsdbPoint(e, shiftMs);
+  })();
   const r = await putPoints(url, points, ctx.batch, ctx.inFlight);
   const c1 = { tsd: cpuMs(tsdPid), hbase: cpuMs(ctx.hbasePid) };
   return { ...r, tsdCpuMsPer1000: cpuMsPer1000(c0.tsd, c1.tsd, r.points), hbaseCpuMsPer1000: cpuMsPer1000(c0.hbase, c1.hbase, r.points) };
@@ -113,14 +118,26 @@ function cpuNow(pids: Readonly<Record<string, number>>): Record<string, number> 
 async function timed(n: number, pids: Readonly<Record<string, number>>, fn: (i: number) => Promise<number>): Promise<ReadLatency> {
   const items: number[] = [];
   const c0 = cpuNow(pids);
-  const sorted = await timeRuns(n, WARMUP, async (i) => { items.push(await fn(i)); });
+  const sorted = await timeRuns(n, WARMUP, async (i) => {
+    items.push(await fn(i));
+  });
   const c1 = cpuNow(pids);
   const cpuMsPerRead = Object.fromEntries(Object.keys(c0).map((k) => [k, ((c1[k] ?? Number.NaN) - (c0[k] ?? Number.NaN)) / (n + WARMUP)]));
   const timedItems = items.slice(WARMUP);
-  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), n: sorted.length, meanItems: timedItems.reduce((a, b) => a + b, 0) / Math.max(1, timedItems.length), cpuMsPerRead };
+  return {
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    n: sorted.length,
+    meanItems: timedItems.reduce((a, b) => a + b, 0) / Math.max(1, timedItems.length),
+    cpuMsPerRead,
+  };
 }
 
-interface ReadPlan { readonly from: number; readonly to: number; readonly ids: readonly string[] }
+interface ReadPlan {
+  readonly from: number;
+  readonly to: number;
+  readonly ids: readonly string[];
+}
 
 function readPlan(gen: GenParams, n: number): ReadPlan {
   // the day around the cold pass's points (the warm pass, a day earlier, lies outside it)
@@ -148,7 +165,11 @@ async function settle(ctx: OpenTsdbContext, tables: readonly string[]): Promise<
 }
 
 /** Our side of the reads: the same points loaded (data + site index rows), read through our HTTP read API. */
-async function ourReads(ctx: OpenTsdbContext, plan: ReadPlan, siteRuns: number): Promise<{ load: OpenTsdbFigures['load']; idDay: ReadLatency; bySite: ReadLatency }> {
+async function ourReads(
+  ctx: OpenTsdbContext,
+  plan: ReadPlan,
+  siteRuns: number,
+): Promise<{ load: OpenTsdbFigures['load']; idDay: ReadLatency; bySite: ReadLatency }> {
   const cfg = ctx.ourConfig;
   const applied = await applyTables(cfg, ctx.admin, ctx.rest);
   if (!applied.every((a) => a.splitsVerified)) throw new Error('our tables: pre-split regions not as planned');
@@ -158,16 +179,28 @@ async function ourReads(ctx: OpenTsdbContext, plan: ReadPlan, siteRuns: number):
   const api = createReadApi({ cfg, hbase: ctx.rest, keyspace: keyspaceOf(cfg), tables: tablesOf(cfg), log: createLogger({ level: 'warn' }) });
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    void api(req, res, url).then((answered) => { if (!answered) { res.writeHead(404); res.end(); } });
+    void api(req, res, url).then((answered) => {
+      if (!answered) {
+        res.writeHead(404);
+        res.end();
+      }
+    });
   });
   const base = await listen(server);
   try {
     const win = `from=${plan.from}&to=${plan.to}&limit=${cfg.query.maxLimit}`;
-    const idDay = await timed(ctx.queries, { hbase: ctx.hbasePid, ...ctx.restPid }, (i) => readAllPages(base, `/api/v1/ids/${plan.ids[i] ?? ''}/events?metric=temp&${win}`));
+    const idDay = await timed(ctx.queries, { hbase: ctx.hbasePid, ...ctx.restPid }, (i) =>
+      readAllPages(base, `/api/v1/ids/${plan.ids[i] ?? ''}/events?metric=temp&${win}`),
+    );
     const bySite = await timed(siteRuns, { hbase: ctx.hbasePid, ...ctx.restPid }, (i) => readAllPages(base, `/api/v1/index/site/site-${i % 7}/events?${win}`));
     return { load: { events: load.events, dataRows: load.dataRows, indexRows: load.indexRows, seconds: load.seconds }, idDay, bySite };
   } finally {
-    await new Promise<void>((res) => { server.close(() => { res(); }); server.closeAllConnections(); });
+    await new Promise<void>((res) => {
+      server.close(() => {
+        res();
+      });
+      server.closeAllConnections();
+    });
   }
 }
 
@@ -179,7 +212,16 @@ export async function openTsdbPhase(ctx: OpenTsdbContext): Promise<OpenTsdbFigur
   try {
     ctx.say(`[opentsdb] tables ${tables.data} (pre-split on ${ctx.buckets} salt buckets), ${tables.uid} (id, name), ${tables.tree}, ${tables.meta}`);
     await createTsdTables(ctx.admin, tables, ctx.buckets);
-    const tsd = await startTsd({ cacheDir: ctx.cacheDir, workDir: work, zkQuorum: ctx.zkQuorum, port: ctx.port, tables, buckets: ctx.buckets, heap: '1g', say: ctx.say });
+    const tsd = await startTsd({
+      cacheDir: ctx.cacheDir,
+      workDir: work,
+      zkQuorum: ctx.zkQuorum,
+      port: ctx.port,
+      tables,
+      buckets: ctx.buckets,
+      heap: '1g',
+      say: ctx.say,
+    });
     let tsdSide: { cold: PassFigures; warm: PassFigures; idDay: ReadLatency; bySite: ReadLatency; version: string; hbaseIdleCpuMsPerSec: number };
     try {
       // the jar's /api/version says "BuildData" for its version; the pom names it, the TSD its revision
@@ -191,23 +233,43 @@ export async function openTsdbPhase(ctx: OpenTsdbContext): Promise<OpenTsdbFigur
       const hbaseIdleCpuMsPerSec = ((cpuMs(ctx.hbasePid) - idle0) / IDLE_MS) * 1000;
       ctx.say(`[opentsdb] HBase process with nothing of this run writing: ${hbaseIdleCpuMsPerSec.toFixed(0)} CPU ms/s`);
       const cold = await pass(ctx, tsd.url, tsd.pid, 0);
-      ctx.say(`[opentsdb] cold: ${Math.round(cold.pointsPerSec)} points/s; CPU per 1,000 points: TSD ${cold.tsdCpuMsPer1000.toFixed(1)} ms, HBase ${cold.hbaseCpuMsPer1000.toFixed(1)} ms`);
+      ctx.say(
+        `[opentsdb] cold: ${Math.round(cold.pointsPerSec)} points/s; CPU per 1,000 points: TSD ${cold.tsdCpuMsPer1000.toFixed(1)} ms, HBase ${cold.hbaseCpuMsPer1000.toFixed(1)} ms`,
+      );
       const warm = await pass(ctx, tsd.url, tsd.pid, -DAY);
-      ctx.say(`[opentsdb] warm: ${Math.round(warm.pointsPerSec)} points/s; CPU per 1,000 points: TSD ${warm.tsdCpuMsPer1000.toFixed(1)} ms, HBase ${warm.hbaseCpuMsPer1000.toFixed(1)} ms`);
+      ctx.say(
+        `[opentsdb] warm: ${Math.round(warm.pointsPerSec)} points/s; CPU per 1,000 points: TSD ${warm.tsdCpuMsPer1000.toFixed(1)} ms, HBase ${warm.hbaseCpuMsPer1000.toFixed(1)} ms`,
+      );
       await settle(ctx, [tables.data]);
-      const idDay = await timed(ctx.queries, { hbase: ctx.hbasePid, tsd: tsd.pid }, (i) => queryPoints(tsd.url, queryPath({ aggregator: 'sum', metrics: ['temp'], filter: { id: plan.ids[i] ?? '' }, start: plan.from, end: plan.to - 1 })));
-      const bySite = await timed(siteRuns, { hbase: ctx.hbasePid, tsd: tsd.pid }, (i) => queryPoints(tsd.url, queryPath({ aggregator: 'none', metrics: METRICS, filter: { site: `site-${i % 7}` }, start: plan.from, end: plan.to - 1 })));
-      ctx.say(`[opentsdb] TSD reads p50/p99: id day ${idDay.p50.toFixed(1)}/${idDay.p99.toFixed(1)} ms (${idDay.meanItems.toFixed(0)} points), by site ${bySite.p50.toFixed(1)}/${bySite.p99.toFixed(1)} ms (${bySite.meanItems.toFixed(0)} points)`);
+      const idDay = await timed(ctx.queries, { hbase: ctx.hbasePid, tsd: tsd.pid }, (i) =>
+        queryPoints(tsd.url, queryPath({ aggregator: 'sum', metrics: ['temp'], filter: { id: plan.ids[i] ?? '' }, start: plan.from, end: plan.to - 1 })),
+      );
+      const bySite = await timed(siteRuns, { hbase: ctx.hbasePid, tsd: tsd.pid }, (i) =>
+        queryPoints(tsd.url, queryPath({ aggregator: 'none', metrics: METRICS, filter: { site: `site-${i % 7}` }, start: plan.from, end: plan.to - 1 })),
+      );
+      ctx.say(
+        `[opentsdb] TSD reads p50/p99: id day ${idDay.p50.toFixed(1)}/${idDay.p99.toFixed(1)} ms (${idDay.meanItems.toFixed(0)} points), by site ${bySite.p50.toFixed(1)}/${bySite.p99.toFixed(1)} ms (${bySite.meanItems.toFixed(0)} points)`,
+      );
       tsdSide = { cold, warm, idDay, bySite, version, hbaseIdleCpuMsPerSec };
     } finally {
       await tsd.stop();
     }
     const ours = await ourReads(ctx, plan, siteRuns);
-    ctx.say(`[opentsdb] our reads p50/p99: id day ${ours.idDay.p50.toFixed(1)}/${ours.idDay.p99.toFixed(1)} ms (${ours.idDay.meanItems.toFixed(0)} events), by site ${ours.bySite.p50.toFixed(1)}/${ours.bySite.p99.toFixed(1)} ms (${ours.bySite.meanItems.toFixed(0)} events)`);
+    ctx.say(
+      `[opentsdb] our reads p50/p99: id day ${ours.idDay.p50.toFixed(1)}/${ours.idDay.p99.toFixed(1)} ms (${ours.idDay.meanItems.toFixed(0)} events), by site ${ours.bySite.p50.toFixed(1)}/${ours.bySite.p99.toFixed(1)} ms (${ours.bySite.meanItems.toFixed(0)} events)`,
+    );
     return {
-      version: tsdSide.version, points: ctx.gen.count, batch: ctx.batch, inFlight: ctx.inFlight, buckets: ctx.buckets,
-      cold: tsdSide.cold, warm: tsdSide.warm, hbaseIdleCpuMsPerSec: tsdSide.hbaseIdleCpuMsPerSec, load: ours.load,
-      idDay: { tsd: tsdSide.idDay, ours: ours.idDay }, bySite: { tsd: tsdSide.bySite, ours: ours.bySite },
+      version: tsdSide.version,
+      points: ctx.gen.count,
+      batch: ctx.batch,
+      inFlight: ctx.inFlight,
+      buckets: ctx.buckets,
+      cold: tsdSide.cold,
+      warm: tsdSide.warm,
+      hbaseIdleCpuMsPerSec: tsdSide.hbaseIdleCpuMsPerSec,
+      load: ours.load,
+      idDay: { tsd: tsdSide.idDay, ours: ours.idDay },
+      bySite: { tsd: tsdSide.bySite, ours: ours.bySite },
     };
   } finally {
     rmSync(work, { recursive: true, force: true });
@@ -215,7 +277,8 @@ export async function openTsdbPhase(ctx: OpenTsdbContext): Promise<OpenTsdbFigur
     else {
       await dropTsdTables(ctx.rest, tables, ctx.say);
       const t = ctx.ourConfig.tables;
-      for (const name of [t.data.name, t.index.name, t.rollup.name, t.meta.name]) await ctx.rest.deleteTable(name, { ignoreMissing: true, deadlineMs: 120_000 }).catch(() => undefined);
+      for (const name of [t.data.name, t.index.name, t.rollup.name, t.meta.name])
+        await ctx.rest.deleteTable(name, { ignoreMissing: true, deadlineMs: 120_000 }).catch(() => undefined);
     }
   }
 }

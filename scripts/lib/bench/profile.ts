@@ -40,10 +40,12 @@ export function categorize(fn: string, url: string): Category | 'idle' {
   if (url.includes('/node_modules/kafkajs/')) return 'Kafka fetch + decode (kafkajs)';
   if (url.includes('/node_modules/undici/') || /\/src\/hbase\/(undici-transport|transport|rest-caller)\./.test(url)) return 'HTTP (undici, REST transport)';
   if (url.includes('/node_modules/prom-client/') || url.includes('/src/metrics/')) return 'metrics (prom-client, region map)';
-  if (url.includes('/src/events/cells') || url.includes('/src/keys/') || url.includes('/src/ingest/batch-plan')) return 'row building (keys, cells, index rows)';
+  if (url.includes('/src/events/cells') || url.includes('/src/keys/') || url.includes('/src/ingest/batch-plan'))
+    return 'row building (keys, cells, index rows)';
   if (url.includes('/src/events/') || (url === '' && (fn === 'parse' || fn === 'JSONParse'))) return 'JSON parse + event validation';
   if (url.includes('/src/hbase/protobuf') || url.includes('/src/hbase/codec') || (url === '' && fn === 'stringify')) return 'body encoding (protobuf / JSON)';
-  if (url.includes('/src/ingest/') || url.includes('/node_modules/p-queue/') || url.includes('/src/rollup/')) return 'write path bookkeeping (dual writer, queue, offsets)';
+  if (url.includes('/src/ingest/') || url.includes('/node_modules/p-queue/') || url.includes('/src/rollup/'))
+    return 'write path bookkeeping (dual writer, queue, offsets)';
   if (url.startsWith('node:') || url === '') return INTERNALS;
   return 'other';
 }
@@ -95,7 +97,9 @@ export function breakdown(p: CpuProfile): Breakdown {
 
 /** The newest .cpuprofile in `dir`. */
 export function readProfile(dir: string): CpuProfile {
-  const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).sort();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.cpuprofile'))
+    .sort();
   const last = files.at(-1);
   if (last === undefined) throw new Error(`no .cpuprofile in ${dir}`);
   return JSON.parse(readFileSync(join(dir, last), 'utf8')) as CpuProfile;
@@ -120,11 +124,20 @@ export function topFrames(p: CpuProfile, n: number): { fn: string; url: string; 
 }
 
 /** A service's CPU profile per 1,000 of the events it wrote: by category, and its top frames by self time (the ten first said). */
-export function profilePer1000(dir: string, events: number, say: (m: string) => void): { charged: Record<string, number>; self: Record<string, number>; profileTop: { fn: string; url: string; category: string; ms: number }[] } {
+export function profilePer1000(
+  dir: string,
+  events: number,
+  say: (m: string) => void,
+): { charged: Record<string, number>; self: Record<string, number>; profileTop: { fn: string; url: string; category: string; ms: number }[] } {
   const p = readProfile(dir);
   const b = breakdown(p);
   const per1000 = (m: Map<string, number>): Record<string, number> => Object.fromEntries([...m].map(([k, v]) => [k, (v / events) * 1000]));
   const top = topFrames(p, 25).map((f) => ({ ...f, ms: (f.ms / events) * 1000 }));
-  say(`top frames by self time (ms per 1,000 events): ${top.slice(0, 10).map((f) => `${f.fn || '(anonymous)'}@${f.url.replace(/^.*\/(node_modules|src)\//, '$1/')} ${f.ms.toFixed(2)}`).join('; ')}`);
+  say(
+    `top frames by self time (ms per 1,000 events): ${top
+      .slice(0, 10)
+      .map((f) => `${f.fn || '(anonymous)'}@${f.url.replace(/^.*\/(node_modules|src)\//, '$1/')} ${f.ms.toFixed(2)}`)
+      .join('; ')}`,
+  );
   return { charged: per1000(b.charged), self: per1000(b.self), profileTop: top };
 }

@@ -21,7 +21,11 @@ import { loadEvents, percentile, timeRuns, type LoadResult } from './load.ts';
 import type { GenParams } from './rows.ts';
 import { produceAll } from './service.ts';
 
-export interface Endpoints { readonly restUrl: string; readonly brokers: string; readonly adminCommand: string }
+export interface Endpoints {
+  readonly restUrl: string;
+  readonly brokers: string;
+  readonly adminCommand: string;
+}
 export interface Ctx {
   readonly ep: Endpoints;
   readonly run: string;
@@ -35,7 +39,12 @@ export interface Ctx {
   /** extra `--set` pairs for every phase's configuration (experiments) */
   readonly sets: readonly string[];
 }
-export interface Latency { readonly p50: number; readonly p99: number; readonly n: number; readonly meanItems: number }
+export interface Latency {
+  readonly p50: number;
+  readonly p99: number;
+  readonly n: number;
+  readonly meanItems: number;
+}
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -45,7 +54,17 @@ function config(ctx: Ctx, prefix: string, sets: readonly string[]): Config {
   ctx.created.tables.push(`${t}_d`, `${t}_i`, `${t}_r`, `${t}_m`);
   return loadConfig({
     env: { TSI_KAFKA_BROKERS: ctx.ep.brokers, TSI_HBASE_REST_URL: ctx.ep.restUrl, TSI_ADMIN_COMMAND: ctx.ep.adminCommand },
-    sets: [`tables.data.name=${t}_d`, `tables.index.name=${t}_i`, `tables.rollup.name=${t}_r`, `tables.meta.name=${t}_m`, `keys.saltBuckets=${ctx.buckets}`, 'http.port=0', 'log.level=warn', ...sets, ...ctx.sets],
+    sets: [
+      `tables.data.name=${t}_d`,
+      `tables.index.name=${t}_i`,
+      `tables.rollup.name=${t}_r`,
+      `tables.meta.name=${t}_m`,
+      `keys.saltBuckets=${ctx.buckets}`,
+      'http.port=0',
+      'log.level=warn',
+      ...sets,
+      ...ctx.sets,
+    ],
   });
 }
 
@@ -55,10 +74,21 @@ async function tables(ctx: Ctx, cfg: Config): Promise<void> {
 }
 
 function latencyOf(sorted: readonly number[], items: readonly number[]): Latency {
-  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), n: sorted.length, meanItems: items.reduce((a, b) => a + b, 0) / Math.max(1, items.length) };
+  return {
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    n: sorted.length,
+    meanItems: items.reduce((a, b) => a + b, 0) / Math.max(1, items.length),
+  };
 }
 
-export interface QueryFigures { readonly load: LoadResult; readonly latest100: Latency; readonly idDay: Latency; readonly byTag: Latency; readonly byTagRack: Latency }
+export interface QueryFigures {
+  readonly load: LoadResult;
+  readonly latest100: Latency;
+  readonly idDay: Latency;
+  readonly byTag: Latency;
+  readonly byTagRack: Latency;
+}
 
 /** Loads `events` over the last 2 days (tags site + rack indexed) and times the reads. */
 export async function queryPhase(ctx: Ctx, events: number, queries: number): Promise<QueryFigures> {
@@ -82,9 +112,13 @@ export async function queryPhase(ctx: Ctx, events: number, queries: number): Pro
   // latest 100 of ids that have at least 100 events (Zipf ranks 0–199 with these defaults)
   const latest = await timeRuns(queries, 10, () => run('latest', 'latest', { id: id(pick(0, 200)), limit: '100' }));
   // one id's whole UTC day (ranks 20–99: a few hundred events a day each)
-  const day = await timeRuns(Math.max(20, Math.floor(queries / 4)), 3, () => run('day', 'range', { id: id(pick(20, 100)), from: String(yesterday), to: String(yesterday + DAY), limit: '100000' }));
+  const day = await timeRuns(Math.max(20, Math.floor(queries / 4)), 3, () =>
+    run('day', 'range', { id: id(pick(20, 100)), from: String(yesterday), to: String(yesterday + DAY), limit: '100000' }),
+  );
   const tag = await timeRuns(queries, 10, () => run('tag', 'by_tag', { tag: 'site', value: `site-${pick(0, 7)}`, limit: '100' }));
-  const rack = await timeRuns(Math.max(20, Math.floor(queries / 4)), 3, () => run('rack', 'by_tag', { tag: 'rack', value: `rack-${pick(0, 13)}`, limit: '100' }));
+  const rack = await timeRuns(Math.max(20, Math.floor(queries / 4)), 3, () =>
+    run('rack', 'by_tag', { tag: 'rack', value: `rack-${pick(0, 13)}`, limit: '100' }),
+  );
   const figures = {
     load,
     latest100: latencyOf(latest, items['latest'] ?? []),
@@ -94,14 +128,32 @@ export async function queryPhase(ctx: Ctx, events: number, queries: number): Pro
   };
   // A phase that read nothing measured nothing: fail rather than report a latency.
   if (load.dataRows !== events) throw new Error(`query phase: loaded ${load.dataRows} of ${events} events`);
-  for (const [name, l] of Object.entries(figures)) if ('meanItems' in l && !(l.meanItems > 0)) throw new Error(`query phase: ${name} queries returned no items`);
+  for (const [name, l] of Object.entries(figures))
+    if ('meanItems' in l && !(l.meanItems > 0)) throw new Error(`query phase: ${name} queries returned no items`);
   return figures;
 }
 
-export interface RollupCost { readonly historyRows: number; readonly newEvents: number; readonly markers: number; readonly marks: number; readonly windows: number; readonly seconds: number; readonly rounds: readonly number[] }
-export interface RollupFigures { readonly small: RollupCost; readonly large: RollupCost; readonly ratio: number; /** flush + major compaction of both data tables before the rounds */ readonly settleSeconds: number }
+export interface RollupCost {
+  readonly historyRows: number;
+  readonly newEvents: number;
+  readonly markers: number;
+  readonly marks: number;
+  readonly windows: number;
+  readonly seconds: number;
+  readonly rounds: readonly number[];
+}
+export interface RollupFigures {
+  readonly small: RollupCost;
+  readonly large: RollupCost;
+  readonly ratio: number;
+  /** flush + major compaction of both data tables before the rounds */ readonly settleSeconds: number;
+}
 
-interface RollupTable { readonly cfg: Config; readonly history: number; readonly fresh: LoadResult }
+interface RollupTable {
+  readonly cfg: Config;
+  readonly history: number;
+  readonly fresh: LoadResult;
+}
 
 const ROUNDS = 3;
 
@@ -124,23 +176,41 @@ async function rollupTable(ctx: Ctx, prefix: string, history: number, fresh: num
   await tables(ctx, cfg);
   const now = Date.now();
   // history: 2–30 days ago, no markers (already rolled up as far as this run is concerned)
-  const h = await loadEvents(ctx.rest, cfg, { count: history, ids: ctx.ids, startTs: now - 30 * DAY, stepMs: Math.max(1, Math.floor((28 * DAY) / history)), seed: 1 }, { markers: false });
+  const h = await loadEvents(
+    ctx.rest,
+    cfg,
+    { count: history, ids: ctx.ids, startTs: now - 30 * DAY, stepMs: Math.max(1, Math.floor((28 * DAY) / history)), seed: 1 },
+    { markers: false },
+  );
   // the same new data on both tables: one closed hour (its markers are written before each timed run)
   const n = await loadEvents(ctx.rest, cfg, freshGen(ctx, fresh, hourStart), { markers: false });
-  if (h.dataRows !== history || n.dataRows !== fresh) throw new Error(`rollup phase: loaded ${h.dataRows}/${history} history and ${n.dataRows}/${fresh} new rows`);
+  if (h.dataRows !== history || n.dataRows !== fresh)
+    throw new Error(`rollup phase: loaded ${h.dataRows}/${history} history and ${n.dataRows}/${fresh} new rows`);
   return { cfg, history: h.dataRows, fresh: n };
 }
 
-async function timedRun(ctx: Ctx, t: RollupTable, fresh: number, hourStart: number, expected: number): Promise<{ seconds: number; windows: number; markers: number; marks: number }> {
+async function timedRun(
+  ctx: Ctx,
+  t: RollupTable,
+  fresh: number,
+  hourStart: number,
+  expected: number,
+): Promise<{ seconds: number; windows: number; markers: number; marks: number }> {
   const marks = await loadEvents(ctx.rest, t.cfg, freshGen(ctx, fresh, hourStart), { markers: true, dataless: true });
-  const job = new RollupJob({ store: ctx.rest, settings: rollupSettings(t.cfg, keyspaceOf(t.cfg), tablesOf(t.cfg)), metrics: createReadMetrics(new Registry(), t.cfg.rollup.windows), log: createLogger({ level: 'warn' }) });
+  const job = new RollupJob({
+    store: ctx.rest,
+    settings: rollupSettings(t.cfg, keyspaceOf(t.cfg), tablesOf(t.cfg)),
+    metrics: createReadMetrics(new Registry(), t.cfg.rollup.windows),
+    log: createLogger({ level: 'warn' }),
+  });
   const t0 = performance.now();
   const report = await job.run(new AbortController().signal);
   const seconds = (performance.now() - t0) / 1000;
   if (!report.ok) throw new Error(`rollup run had errors: ${JSON.stringify(report)}`);
   const fine = report.sizes[0];
   // A run that did not do the work must not report a cost (it once timed 0 windows, all settling).
-  if (fine?.written !== expected) throw new Error(`rollup run wrote ${fine?.written ?? 0} windows of ${fine?.window ?? '?'}, expected ${expected}: ${JSON.stringify(report.sizes)}`);
+  if (fine?.written !== expected)
+    throw new Error(`rollup run wrote ${fine?.written ?? 0} windows of ${fine?.window ?? '?'}, expected ${expected}: ${JSON.stringify(report.sizes)}`);
   return { seconds, windows: fine.written, markers: marks.markerRows, marks: marks.marks };
 }
 
@@ -167,9 +237,24 @@ export async function rollupPhase(ctx: Ctx, history: number, fresh: number): Pro
   for (const t of [small, large]) await ctx.admin.compact(t.cfg.tables.data.name);
   const settleSeconds = (performance.now() - t0) / 1000;
   ctx.say(`both data tables flushed and major-compacted in ${settleSeconds.toFixed(1)} s`);
-  const runs: { small: number[]; large: number[]; windows: number; markers: number; marks: number } = { small: [], large: [], windows: 0, markers: 0, marks: 0 };
+  const runs: { small: number[]; large: number[]; windows: number; markers: number; marks: number } = {
+    small: [],
+    large: [],
+    windows: 0,
+    markers: 0,
+    marks: 0,
+  };
   for (let round = 0; round < ROUNDS; round++) {
-    const order: ['small' | 'large', RollupTable][] = round % 2 === 0 ? [['small', small], ['large', large]] : [['large', large], ['small', small]];
+    const order: ['small' | 'large', RollupTable][] =
+      round % 2 === 0
+        ? [
+            ['small', small],
+            ['large', large],
+          ]
+        : [
+            ['large', large],
+            ['small', small],
+          ];
     for (const [name, t] of order) {
       const r = await timedRun(ctx, t, fresh, hourStart, expected);
       runs[name].push(r.seconds);
@@ -179,25 +264,55 @@ export async function rollupPhase(ctx: Ctx, history: number, fresh: number): Pro
       ctx.say(`round ${round + 1}, ${name} table: ${r.windows} windows in ${r.seconds.toFixed(2)} s (${Math.round(r.windows / r.seconds)} windows/s)`);
     }
   }
-  const cost = (t: RollupTable, xs: number[]): RollupCost => ({ historyRows: t.history, newEvents: t.fresh.events, markers: runs.markers, marks: runs.marks, windows: runs.windows, seconds: median(xs), rounds: xs });
+  const cost = (t: RollupTable, xs: number[]): RollupCost => ({
+    historyRows: t.history,
+    newEvents: t.fresh.events,
+    markers: runs.markers,
+    marks: runs.marks,
+    windows: runs.windows,
+    seconds: median(xs),
+    rounds: xs,
+  });
   const s = cost(small, runs.small);
   const l = cost(large, runs.large);
-  ctx.say(`rollup: ${s.windows} windows; median ${s.seconds.toFixed(2)} s (${Math.round(s.windows / s.seconds)} windows/s) vs ${l.seconds.toFixed(2)} s on the 10× table; ratio ${(l.seconds / s.seconds).toFixed(2)}`);
+  ctx.say(
+    `rollup: ${s.windows} windows; median ${s.seconds.toFixed(2)} s (${Math.round(s.windows / s.seconds)} windows/s) vs ${l.seconds.toFixed(2)} s on the 10× table; ratio ${(l.seconds / s.seconds).toFixed(2)}`,
+  );
   return { small: s, large: l, ratio: l.seconds / s.seconds, settleSeconds };
 }
 
-export interface IngestRun { readonly tags: readonly string[]; readonly eventsPerSec: number; readonly seconds: number }
-export interface IngestFigures { readonly none: IngestRun; readonly twoTags: IngestRun; readonly overhead: number }
+export interface IngestRun {
+  readonly tags: readonly string[];
+  readonly eventsPerSec: number;
+  readonly seconds: number;
+}
+export interface IngestFigures {
+  readonly none: IngestRun;
+  readonly twoTags: IngestRun;
+  readonly overhead: number;
+}
 
 async function drain(ctx: Ctx, prefix: string, tags: readonly string[], events: number): Promise<IngestRun> {
   const topic = `${ctx.run}-${prefix}`;
-  const cfg = config(ctx, prefix, [`index.tags=${JSON.stringify(tags)}`, `kafka.topic=${topic}`, `kafka.dlqTopic=${topic}-dlq`, `kafka.groupId=${topic}-g`, `kafka.clientId=${topic}`]);
+  const cfg = config(ctx, prefix, [
+    `index.tags=${JSON.stringify(tags)}`,
+    `kafka.topic=${topic}`,
+    `kafka.dlqTopic=${topic}-dlq`,
+    `kafka.groupId=${topic}-g`,
+    `kafka.clientId=${topic}`,
+  ]);
   await tables(ctx, cfg);
   const kafka = new Kafka({ clientId: topic, brokers: cfg.kafka.brokers, logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
   await admin.connect();
   ctx.created.topics.push(topic, `${topic}-dlq`);
-  await admin.createTopics({ topics: [{ topic, numPartitions: 8 }, { topic: `${topic}-dlq`, numPartitions: 1 }], waitForLeaders: true });
+  await admin.createTopics({
+    topics: [
+      { topic, numPartitions: 8 },
+      { topic: `${topic}-dlq`, numPartitions: 1 },
+    ],
+    waitForLeaders: true,
+  });
   await admin.disconnect();
   await produceAll(kafka, topic, { count: events, ids: ctx.ids, startTs: Date.now() - events, stepMs: 1, seed: 42, racks: 13 });
   const t0 = performance.now();

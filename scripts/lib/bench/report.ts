@@ -99,29 +99,56 @@ export function markdownTable(r: Figures): string {
   const sc = r.scenarios;
   const row = (name: string, cell: (x: ScenarioFigures) => string): string => `| ${name} | ${sc.map(cell).join(' | ')} |`;
   const heads = sc.length > 0 ? sc.map((x) => x.label) : ['value']; // --phases stall alone: no scenario columns
-  const pad = heads.slice(1).map(() => ' |').join('');
-  const lines = [
-    `| figure | ${heads.join(' | ')} |`,
-    `|---|${heads.map(() => '---').join('|')}|`,
-  ];
-  if (sc.length > 0) lines.push(
-    row('rows per event', (x) => String(x.rowsPerEvent)),
-    row('service throughput (own process, backlog drain)', (x) => (ran(x.serviceEventsPerSec) ? `${f0(x.serviceEventsPerSec)} events/s (${f1(x.serviceSeconds)} s)` : NOT_RUN)),
-    row('raw REST ceiling (same rows, same client and encoding, no Kafka)', (x) => (ran(x.ceilingEventsPerSec) ? `${f0(x.ceilingEventsPerSec)} events/s` : NOT_RUN)),
-    row('**service / REST ceiling** (target ≥ 0.85)', (x) => (ran(x.serviceEventsPerSec, x.ceilingEventsPerSec) ? f2(x.serviceEventsPerSec / x.ceilingEventsPerSec) : NOT_RUN)),
-    row('native Java client (BufferedMutator, same rows)', (x) => (ran(x.nativeEventsPerSec) ? `${f0(x.nativeEventsPerSec)} events/s (${x.nativeThreads} threads)` : NOT_RUN)),
-    row('**service / native** (target ≥ 0.6)', (x) => (ran(x.serviceEventsPerSec, x.nativeEventsPerSec) ? f2(x.serviceEventsPerSec / x.nativeEventsPerSec) : NOT_RUN)),
-    row('REST ceiling / native', (x) => (ran(x.ceilingEventsPerSec, x.nativeEventsPerSec) ? f2(x.ceilingEventsPerSec / x.nativeEventsPerSec) : NOT_RUN)),
-    row('service CPU per 1,000 events (user + system, /proc)', (x) => (ran(x.cpuMsPer1000) ? `${f1(x.cpuMsPer1000)} ms` : NOT_RUN)),
-    row('HBase process / REST gateway CPU per 1,000 events over the drain', (x) => (ran(x.stackCpuMsPer1000?.hbase, x.stackCpuMsPer1000?.rest) ? `${f1(x.stackCpuMsPer1000?.hbase ?? NaN)} / ${f1(x.stackCpuMsPer1000?.rest ?? NaN)} ms` : NOT_RUN)),
-    row('**e2e latency at 50 % load, p50 / p99** (target p99 ≤ 250 ms)', (x) => (ran(x.steady.p50, x.steady.p99) ? `${ms(x.steady.p50)} / ${ms(x.steady.p99)} (${f0(x.steady.achievedRate)}/s)` : NOT_RUN)),
-    row('at 50 % load: one REST put, p50 / p99; flush units (mean events each)', (x) => (ran(x.steady.putP50, x.steady.putP99) ? `${ms(x.steady.putP50)} / ${ms(x.steady.putP99)}; ${f0(x.steady.units)} units (${f0(x.steady.eventsPerUnit)})` : NOT_RUN)),
-    row('**service RSS peak while draining** (target ≤ 300 MB)', (x) => (ran(x.peakRssMiB) ? `${f0(x.peakRssMiB)} MiB (VmHWM ${f0(x.hwmMiB)} MiB)` : NOT_RUN)),
-    row('region write skew, service run (60 s gauge at end)', (x) => (ran(x.skew.serviceRun) ? `${f2(x.skew.serviceRun)} (${f2(x.skew.serviceWindow)})` : NOT_RUN)),
-  );
+  const pad = heads
+    .slice(1)
+    .map(() => ' |')
+    .join('');
+  const lines = [`| figure | ${heads.join(' | ')} |`, `|---|${heads.map(() => '---').join('|')}|`];
+  if (sc.length > 0)
+    lines.push(
+      row('rows per event', (x) => String(x.rowsPerEvent)),
+      row('service throughput (own process, backlog drain)', (x) =>
+        ran(x.serviceEventsPerSec) ? `${f0(x.serviceEventsPerSec)} events/s (${f1(x.serviceSeconds)} s)` : NOT_RUN,
+      ),
+      row('raw REST ceiling (same rows, same client and encoding, no Kafka)', (x) =>
+        ran(x.ceilingEventsPerSec) ? `${f0(x.ceilingEventsPerSec)} events/s` : NOT_RUN,
+      ),
+      row('**service / REST ceiling** (target ≥ 0.85)', (x) =>
+        ran(x.serviceEventsPerSec, x.ceilingEventsPerSec) ? f2(x.serviceEventsPerSec / x.ceilingEventsPerSec) : NOT_RUN,
+      ),
+      row('native Java client (BufferedMutator, same rows)', (x) =>
+        ran(x.nativeEventsPerSec) ? `${f0(x.nativeEventsPerSec)} events/s (${x.nativeThreads} threads)` : NOT_RUN,
+      ),
+      row('**service / native** (target ≥ 0.6)', (x) =>
+        ran(x.serviceEventsPerSec, x.nativeEventsPerSec) ? f2(x.serviceEventsPerSec / x.nativeEventsPerSec) : NOT_RUN,
+      ),
+      row('REST ceiling / native', (x) => (ran(x.ceilingEventsPerSec, x.nativeEventsPerSec) ? f2(x.ceilingEventsPerSec / x.nativeEventsPerSec) : NOT_RUN)),
+      row('service CPU per 1,000 events (user + system, /proc)', (x) => (ran(x.cpuMsPer1000) ? `${f1(x.cpuMsPer1000)} ms` : NOT_RUN)),
+      row('HBase process / REST gateway CPU per 1,000 events over the drain', (x) =>
+        ran(x.stackCpuMsPer1000?.hbase, x.stackCpuMsPer1000?.rest)
+          ? `${f1(x.stackCpuMsPer1000?.hbase ?? NaN)} / ${f1(x.stackCpuMsPer1000?.rest ?? NaN)} ms`
+          : NOT_RUN,
+      ),
+      row('**e2e latency at 50 % load, p50 / p99** (target p99 ≤ 250 ms)', (x) =>
+        ran(x.steady.p50, x.steady.p99) ? `${ms(x.steady.p50)} / ${ms(x.steady.p99)} (${f0(x.steady.achievedRate)}/s)` : NOT_RUN,
+      ),
+      row('at 50 % load: one REST put, p50 / p99; flush units (mean events each)', (x) =>
+        ran(x.steady.putP50, x.steady.putP99)
+          ? `${ms(x.steady.putP50)} / ${ms(x.steady.putP99)}; ${f0(x.steady.units)} units (${f0(x.steady.eventsPerUnit)})`
+          : NOT_RUN,
+      ),
+      row('**service RSS peak while draining** (target ≤ 300 MB)', (x) =>
+        ran(x.peakRssMiB) ? `${f0(x.peakRssMiB)} MiB (VmHWM ${f0(x.hwmMiB)} MiB)` : NOT_RUN,
+      ),
+      row('region write skew, service run (60 s gauge at end)', (x) =>
+        ran(x.skew.serviceRun) ? `${f2(x.skew.serviceRun)} (${f2(x.skew.serviceWindow)})` : NOT_RUN,
+      ),
+    );
   if (r.stall !== undefined) {
     const st = r.stall;
-    lines.push(`| **service RSS peak, REST gateway stalled ${st.stallSeconds} s** (target ≤ 300 MB) | ${f0(st.peakRssMiB)} MiB (VmHWM ${f0(st.hwmMiB)} MiB); ${f0(st.produced)} events produced at ${f0(st.rate)}/s, ${f0(st.rowsCounted)} rows counted by scan (${st.rowsCounted === st.produced ? 'all present' : `**${f0(st.produced - st.rowsCounted)} missing**`}), caught up ${f1(st.recoverSeconds)} s after the producer stopped |${pad}`);
+    lines.push(
+      `| **service RSS peak, REST gateway stalled ${st.stallSeconds} s** (target ≤ 300 MB) | ${f0(st.peakRssMiB)} MiB (VmHWM ${f0(st.hwmMiB)} MiB); ${f0(st.produced)} events produced at ${f0(st.rate)}/s, ${f0(st.rowsCounted)} rows counted by scan (${st.rowsCounted === st.produced ? 'all present' : `**${f0(st.produced - st.rowsCounted)} missing**`}), caught up ${f1(st.recoverSeconds)} s after the producer stopped |${pad}`,
+    );
   }
   const profiled = sc.filter((x) => x.profile !== undefined);
   const out = [
@@ -131,7 +158,13 @@ export function markdownTable(r: Figures): string {
   ];
   if (r.spread !== undefined) out.push('', ...spreadTable(r.spread, r.buckets));
   if (r.opentsdb !== undefined) {
-    const drains = sc.map((x) => ({ label: x.label, eventsPerSec: x.serviceEventsPerSec, cpuMsPer1000: x.cpuMsPer1000, hbaseCpuMsPer1000: x.stackCpuMsPer1000?.hbase, restCpuMsPer1000: x.stackCpuMsPer1000?.rest }));
+    const drains = sc.map((x) => ({
+      label: x.label,
+      eventsPerSec: x.serviceEventsPerSec,
+      cpuMsPer1000: x.cpuMsPer1000,
+      hbaseCpuMsPer1000: x.stackCpuMsPer1000?.hbase,
+      restCpuMsPer1000: x.stackCpuMsPer1000?.rest,
+    }));
     out.push('', ...openTsdbTable(r.opentsdb, drains));
   }
   for (const x of profiled) {
@@ -145,14 +178,18 @@ export function markdownTable(r: Figures): string {
       '| category | ms per 1,000 events | share | self ms per 1,000 events |',
       '|---|---|---|---|',
     );
-    for (const [k, v] of Object.entries(prof).sort((a, b) => b[1] - a[1])) out.push(`| ${k} | ${f2(v)} | ${((v / total) * 100).toFixed(0)} % | ${ran(self[k]) ? f2(self[k] ?? 0) : '–'} |`);
+    for (const [k, v] of Object.entries(prof).sort((a, b) => b[1] - a[1]))
+      out.push(`| ${k} | ${f2(v)} | ${((v / total) * 100).toFixed(0)} % | ${ran(self[k]) ? f2(self[k] ?? 0) : '–'} |`);
   }
   return out.join('\n');
 }
 
 /** The skew phase's table: skew on / off / unsalted, what the promoter did, latest-100, drain throughput. */
 export function spreadTable(s: SpreadFigures, buckets: number): string[] {
-  const k = Object.entries(s.on.promoted.byK).sort((a, b) => Number(b[0]) - Number(a[0])).map(([kk, n]) => `${n} × K ${kk}`).join(', ');
+  const k = Object.entries(s.on.promoted.byK)
+    .sort((a, b) => Number(b[0]) - Number(a[0]))
+    .map(([kk, n]) => `${n} × K ${kk}`)
+    .join(', ');
   const ratio = s.latest.spread.p50 / s.latest.plain.p50;
   const drainRatio = s.on.drain.eventsPerSec / s.off.drain.eventsPerSec;
   return [

@@ -66,7 +66,11 @@ export async function writeRaw(o: {
     const body = chunk.map(toRowCells);
     chunk = [];
     chunkBytes = 0;
-    queue.add(() => o.client.put(o.table, body)).catch((err: unknown) => { failure ??= err; });
+    queue
+      .add(() => o.client.put(o.table, body))
+      .catch((err: unknown) => {
+        failure ??= err;
+      });
   };
   const t0 = performance.now();
   const rowsOf = o.rowsOf ?? ((e: GeneratedEvent): DataRow[] => [{ key: encodeDataKey(e, o.buckets), cells: buildEventCells(e, o.family) }]);
@@ -111,7 +115,14 @@ export function* plannedRows(gen: GenParams, settings: PlanSettings): Generator<
 }
 
 /** Writes `rows` to one table, chunked and queued like the service (maxRows/maxBytes, concurrency). */
-export async function writeRows(o: { client: HBaseRestClient; table: string; rows: Iterable<RowCells>; maxRows: number; maxBytes: number; concurrency: number }): Promise<{ rows: number; seconds: number; rowsPerSec: number }> {
+export async function writeRows(o: {
+  client: HBaseRestClient;
+  table: string;
+  rows: Iterable<RowCells>;
+  maxRows: number;
+  maxBytes: number;
+  concurrency: number;
+}): Promise<{ rows: number; seconds: number; rowsPerSec: number }> {
   const queue = new PQueue({ concurrency: o.concurrency });
   let failure: unknown;
   let rows = 0;
@@ -121,7 +132,11 @@ export async function writeRows(o: { client: HBaseRestClient; table: string; row
     const body = chunk;
     chunk = [];
     chunkBytes = 0;
-    queue.add(() => o.client.put(o.table, body)).catch((err: unknown) => { failure ??= err; });
+    queue
+      .add(() => o.client.put(o.table, body))
+      .catch((err: unknown) => {
+        failure ??= err;
+      });
   };
   const t0 = performance.now();
   for (const r of o.rows) {

@@ -16,7 +16,15 @@ import { createOurStack, rssSampler, startOurService, timedFetch, waitUntil } fr
 
 const DAY = 86_400_000;
 
-export interface KindLatency { readonly kind: string; readonly example: string; readonly n: number; readonly p50: number; readonly p99: number; readonly max: number; readonly meanResults: number }
+export interface KindLatency {
+  readonly kind: string;
+  readonly example: string;
+  readonly n: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly max: number;
+  readonly meanResults: number;
+}
 export interface CatalogFigures {
   readonly series: number;
   readonly metrics: number;
@@ -35,12 +43,23 @@ function catalogSeries(n: number): { metric: string; id: string; tags: Record<st
   const out: { metric: string; id: string; tags: Record<string, string> }[] = [];
   for (let i = 0; i < n; i++) {
     const idn = i % ids;
-    out.push({ metric: `sys.m${String(Math.floor(i / ids)).padStart(2, '0')}`, id: `host-${String(idn).padStart(6, '0')}`, tags: { site: `site-${idn % 50}`, rack: `rack-${idn % 500}` } });
+    out.push({
+      metric: `sys.m${String(Math.floor(i / ids)).padStart(2, '0')}`,
+      id: `host-${String(idn).padStart(6, '0')}`,
+      tags: { site: `site-${idn % 50}`, rack: `rack-${idn % 500}` },
+    });
   }
   return out;
 }
 
-export async function catalogPhase(o: { ep: StackEndpoints; run: string; series: number; requests: number; refreshMs: number; say: (m: string) => void }): Promise<CatalogFigures> {
+export async function catalogPhase(o: {
+  ep: StackEndpoints;
+  run: string;
+  series: number;
+  requests: number;
+  refreshMs: number;
+  say: (m: string) => void;
+}): Promise<CatalogFigures> {
   const { say } = o;
   const stack = await createOurStack(o.ep, o.run, 4, 1, [], say);
   try {
@@ -48,7 +67,13 @@ export async function catalogPhase(o: { ep: StackEndpoints; run: string; series:
     const all = catalogSeries(o.series);
     const t0 = performance.now();
     const chunks: RowCells[][] = [];
-    for (let i = 0; i < all.length; i += 2000) chunks.push(all.slice(i, i + 2000).map((s) => { const r = seriesRow(s); return { row: r.key, cells: [{ column, value: r.value }] }; }));
+    for (let i = 0; i < all.length; i += 2000)
+      chunks.push(
+        all.slice(i, i + 2000).map((s) => {
+          const r = seriesRow(s);
+          return { row: r.key, cells: [{ column, value: r.value }] };
+        }),
+      );
     for (let i = 0; i < chunks.length; i += 4) await Promise.all(chunks.slice(i, i + 4).map((c) => stack.rest.put(stack.names.meta, c)));
     const putSeconds = (performance.now() - t0) / 1000;
     say(`[catalog] put ${all.length} series rows into ${stack.names.meta} in ${putSeconds.toFixed(1)} s`);
@@ -57,10 +82,15 @@ export async function catalogPhase(o: { ep: StackEndpoints; run: string; series:
     try {
       const r0 = performance.now();
       const ids = Math.ceil(o.series / CAT_METRICS);
-      await waitUntil('the catalog read', 120_000, async () => {
-        const b = (await timedFetch(`${svc.url}/api/search/lookup?m=sys.m00&limit=1`)).body as { totalResults?: number };
-        return b.totalResults === ids;
-      }, 250);
+      await waitUntil(
+        'the catalog read',
+        120_000,
+        async () => {
+          const b = (await timedFetch(`${svc.url}/api/search/lookup?m=sys.m00&limit=1`)).body as { totalResults?: number };
+          return b.totalResults === ids;
+        },
+        250,
+      );
       const readySeconds = (performance.now() - r0) / 1000;
       say(`[catalog] the service answers from all ${o.series} series ${readySeconds.toFixed(1)} s after it answered HTTP`);
       const random = prng(11);
@@ -71,7 +101,10 @@ export async function catalogPhase(o: { ep: StackEndpoints; run: string; series:
         { kind: 'suggest tagv (id prefix)', url: () => `/api/suggest?type=tagv&q=host-00${pick(10)}${pick(10)}&max=25` },
         { kind: 'suggest tagk', url: () => '/api/suggest?type=tagk&q=&max=25' },
         { kind: 'lookup metric{site=…} (series of a site)', url: () => `/api/search/lookup?m=${encodeURIComponent(`${m()}{site=site-${pick(50)}}`)}&limit=25` },
-        { kind: 'lookup metric{id=…} (one series)', url: () => `/api/search/lookup?m=${encodeURIComponent(`${m()}{id=host-${String(pick(ids)).padStart(6, '0')}}`)}&limit=25` },
+        {
+          kind: 'lookup metric{id=…} (one series)',
+          url: () => `/api/search/lookup?m=${encodeURIComponent(`${m()}{id=host-${String(pick(ids)).padStart(6, '0')}}`)}&limit=25`,
+        },
         { kind: 'lookup metric (every series of a metric)', url: () => `/api/search/lookup?m=${m()}&limit=25` },
         { kind: 'lookup {rack=…} (any metric)', url: () => `/api/search/lookup?m=${encodeURIComponent(`{rack=rack-${pick(500)}}`)}&limit=25` },
       ];
@@ -93,8 +126,18 @@ export async function catalogPhase(o: { ep: StackEndpoints; run: string; series:
         }
         if (results === 0) throw new Error(`[catalog] ${k.kind}: ${o.requests} requests found nothing: the catalog under test is empty`);
         const s = [...ms].sort((a, b) => a - b);
-        const kl = { kind: k.kind, example, n: s.length, p50: percentile(s, 50), p99: percentile(s, 99), max: s.at(-1) ?? Number.NaN, meanResults: results / s.length };
-        say(`[catalog] ${k.kind}: p50 ${kl.p50.toFixed(2)} ms, p99 ${kl.p99.toFixed(2)} ms, max ${kl.max.toFixed(1)} ms (${kl.n} requests, ${kl.meanResults.toFixed(0)} results on average; e.g. ${example})`);
+        const kl = {
+          kind: k.kind,
+          example,
+          n: s.length,
+          p50: percentile(s, 50),
+          p99: percentile(s, 99),
+          max: s.at(-1) ?? Number.NaN,
+          meanResults: results / s.length,
+        };
+        say(
+          `[catalog] ${k.kind}: p50 ${kl.p50.toFixed(2)} ms, p99 ${kl.p99.toFixed(2)} ms, max ${kl.max.toFixed(1)} ms (${kl.n} requests, ${kl.meanResults.toFixed(0)} results on average; e.g. ${example})`,
+        );
         out.push(kl);
       }
       const peak = rss.stop();
@@ -108,11 +151,31 @@ export async function catalogPhase(o: { ep: StackEndpoints; run: string; series:
   }
 }
 
-export interface WriteRun { readonly catalog: boolean; readonly round: number; readonly drainSeconds: number; readonly cpuMsPer1000: number; readonly rowsWritten: number; readonly steadyCpuMsPer1000: number; readonly steadyRowsWritten: number; readonly steadySeconds: number }
-export interface WriteFigures { readonly events: number; readonly ids: number; readonly runs: readonly WriteRun[] }
+export interface WriteRun {
+  readonly catalog: boolean;
+  readonly round: number;
+  readonly drainSeconds: number;
+  readonly cpuMsPer1000: number;
+  readonly rowsWritten: number;
+  readonly steadyCpuMsPer1000: number;
+  readonly steadyRowsWritten: number;
+  readonly steadySeconds: number;
+}
+export interface WriteFigures {
+  readonly events: number;
+  readonly ids: number;
+  readonly runs: readonly WriteRun[];
+}
 
 /** A/B rounds: catalog on, off (order alternating per round), each on a fresh topic and consumer group, the same tables. */
-export async function writePhase(o: { ep: StackEndpoints; run: string; events: number; ids: number; rounds: number; say: (m: string) => void }): Promise<WriteFigures> {
+export async function writePhase(o: {
+  ep: StackEndpoints;
+  run: string;
+  events: number;
+  ids: number;
+  rounds: number;
+  say: (m: string) => void;
+}): Promise<WriteFigures> {
   const { say } = o;
   // the rollup job kept out of the drain (its markers are still written): only the write path is timed
   const stack = await createOurStack(o.ep, o.run, 4, 8, [], say);
@@ -127,7 +190,12 @@ export async function writePhase(o: { ep: StackEndpoints; run: string; events: n
         await stack.topic(topic, 8);
         await produceAll(stack.kafka, topic, gen);
         const t0 = performance.now();
-        const svc = await startOurService(stack, `${topic}-g`, [`kafka.topic=${topic}`, `catalog.enabled=${String(catalog)}`, 'rollup.markerSettleMs=600000'], say);
+        const svc = await startOurService(
+          stack,
+          `${topic}-g`,
+          [`kafka.topic=${topic}`, `catalog.enabled=${String(catalog)}`, 'rollup.markerSettleMs=600000'],
+          say,
+        );
         try {
           await waitUntil('the first batch written', 1_800_000, async () => (await svc.processed()) >= o.events, 100);
           const drainSeconds = (performance.now() - t0) / 1000;
@@ -135,14 +203,31 @@ export async function writePhase(o: { ep: StackEndpoints; run: string; events: n
           const rows1 = await svc.counter('tsingest_catalog_rows_written_total');
           // the same series a day later
           const s0 = performance.now();
-          await produceAll(stack.kafka, topic, (function* () { for (const e of generateEvents(gen)) yield { ...e, ts: e.ts + DAY }; })());
+          await produceAll(
+            stack.kafka,
+            topic,
+            (function* () {
+              for (const e of generateEvents(gen)) yield { ...e, ts: e.ts + DAY };
+            })(),
+          );
           await waitUntil('the second batch written', 1_800_000, async () => (await svc.processed()) >= 2 * o.events, 100);
           const steadySeconds = (performance.now() - s0) / 1000;
           const cpu2 = svc.child.cpuMs();
           const rows2 = await svc.counter('tsingest_catalog_rows_written_total');
           if (catalog && rows1 === 0) throw new Error(`[write] round ${round}: the catalog was on and wrote no row: nothing of its cost was measured`);
-          const r: WriteRun = { catalog, round, drainSeconds, cpuMsPer1000: (cpu1 / o.events) * 1000, rowsWritten: rows1, steadyCpuMsPer1000: ((cpu2 - cpu1) / o.events) * 1000, steadyRowsWritten: rows2 - rows1, steadySeconds };
-          say(`[write] round ${round} catalog ${catalog ? 'on ' : 'off'}: drain ${drainSeconds.toFixed(1)} s, ${r.cpuMsPer1000.toFixed(1)} CPU ms per 1,000 events (start-up included), ${rows1} catalog rows; steady (same series a day later) ${r.steadyCpuMsPer1000.toFixed(1)} CPU ms per 1,000, ${r.steadyRowsWritten} catalog rows`);
+          const r: WriteRun = {
+            catalog,
+            round,
+            drainSeconds,
+            cpuMsPer1000: (cpu1 / o.events) * 1000,
+            rowsWritten: rows1,
+            steadyCpuMsPer1000: ((cpu2 - cpu1) / o.events) * 1000,
+            steadyRowsWritten: rows2 - rows1,
+            steadySeconds,
+          };
+          say(
+            `[write] round ${round} catalog ${catalog ? 'on ' : 'off'}: drain ${drainSeconds.toFixed(1)} s, ${r.cpuMsPer1000.toFixed(1)} CPU ms per 1,000 events (start-up included), ${rows1} catalog rows; steady (same series a day later) ${r.steadyCpuMsPer1000.toFixed(1)} CPU ms per 1,000, ${r.steadyRowsWritten} catalog rows`,
+          );
           runs.push(r);
         } finally {
           await svc.stop();

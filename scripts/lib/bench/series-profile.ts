@@ -40,7 +40,10 @@ export function summarise(p: CpuProfile, n = 25): ProfileSummary {
   }
   return {
     busyMs,
-    byFile: [...files.entries()].map(([file, ms]) => ({ file, ms })).sort((a, b) => b.ms - a.ms).slice(0, n),
+    byFile: [...files.entries()]
+      .map(([file, ms]) => ({ file, ms }))
+      .sort((a, b) => b.ms - a.ms)
+      .slice(0, n),
     top: [...frames.values()].sort((a, b) => b.ms - a.ms).slice(0, n),
   };
 }

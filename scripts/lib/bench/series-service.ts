@@ -41,7 +41,6 @@ export function ourSets(ep: StackEndpoints, names: OurTables, buckets: number, e
   ];
 }
 
-
 export interface OurStack {
   readonly names: OurTables;
   readonly sets: readonly string[];
@@ -56,7 +55,14 @@ export interface OurStack {
 }
 
 /** Fresh tables (applyTables: pre-split, verified) and the events topic + DLQ. */
-export async function createOurStack(ep: StackEndpoints, run: string, buckets: number, partitions: number, extra: readonly string[], say: (m: string) => void): Promise<OurStack> {
+export async function createOurStack(
+  ep: StackEndpoints,
+  run: string,
+  buckets: number,
+  partitions: number,
+  extra: readonly string[],
+  say: (m: string) => void,
+): Promise<OurStack> {
   const names = ourNames(run);
   const sets = ourSets(ep, names, buckets, extra);
   const cfg = loadConfig({ env: {}, sets: [...sets, 'kafka.groupId=unused'] });
@@ -66,11 +72,15 @@ export async function createOurStack(ep: StackEndpoints, run: string, buckets: n
   const topics = [names.topic, names.dlq];
   const drop = async (): Promise<void> => {
     for (const t of [names.data, names.index, names.rollup, names.meta]) {
-      await rest.deleteTable(t, { ignoreMissing: true, deadlineMs: 120_000 }).catch((err: unknown) => { say(`could not drop ${t}: ${String(err)}`); });
+      await rest.deleteTable(t, { ignoreMissing: true, deadlineMs: 120_000 }).catch((err: unknown) => {
+        say(`could not drop ${t}: ${String(err)}`);
+      });
     }
     const ka = kafka.admin();
     await ka.connect();
-    await deleteRunTopics(ka, topics, (err: unknown) => { say(`could not delete topics: ${String(err)}`); });
+    await deleteRunTopics(ka, topics, (err: unknown) => {
+      say(`could not delete topics: ${String(err)}`);
+    });
     await ka.disconnect();
     say(`dropped ${run}_* tables and topics`);
   };
@@ -107,9 +117,21 @@ export interface OurService {
   stop(): Promise<void>;
 }
 
-export async function startOurService(stack: OurStack, group: string, extra: readonly string[], say: (m: string) => void, cpuProfDir?: string): Promise<OurService> {
+export async function startOurService(
+  stack: OurStack,
+  group: string,
+  extra: readonly string[],
+  say: (m: string) => void,
+  cpuProfDir?: string,
+): Promise<OurService> {
   const port = await freePort();
-  const child = await startServiceChild({ env: { ...process.env }, sets: [...stack.sets, `kafka.groupId=${group}`, ...extra], port, say, ...(cpuProfDir === undefined ? {} : { cpuProfDir }) });
+  const child = await startServiceChild({
+    env: { ...process.env },
+    sets: [...stack.sets, `kafka.groupId=${group}`, ...extra],
+    port,
+    say,
+    ...(cpuProfDir === undefined ? {} : { cpuProfDir }),
+  });
   const url = `http://127.0.0.1:${port}`;
   return {
     url,
@@ -120,7 +142,9 @@ export async function startOurService(stack: OurStack, group: string, extra: rea
       return sumOf(s, 'tsingest_events_total', { outcome: 'written' }) + sumOf(s, 'tsingest_events_total', { outcome: 'dlq' });
     },
     counter: async (name) => sumOf(await child.scrape([name]), name),
-    stop: async () => { await child.stop(); },
+    stop: async () => {
+      await child.stop();
+    },
   };
 }
 
@@ -159,7 +183,12 @@ export async function timedFetch(url: string, init: { method?: string; body?: un
 
 /** Until `query` (a POST /api/query body) is answered wholly from the hourly rollups. */
 export function waitRollups(url: string, query: unknown, timeoutMs: number): Promise<number> {
-  return waitUntil('the rollup job to summarise every hour', timeoutMs, async () => /^rollup:3600s;raw-buckets=0(;|$)/.test((await timedFetch(`${url}/api/query`, { body: query })).plan ?? ''), 2000);
+  return waitUntil(
+    'the rollup job to summarise every hour',
+    timeoutMs,
+    async () => /^rollup:3600s;raw-buckets=0(;|$)/.test((await timedFetch(`${url}/api/query`, { body: query })).plan ?? ''),
+    2000,
+  );
 }
 
 /**
@@ -170,7 +199,12 @@ export function waitRollups(url: string, query: unknown, timeoutMs: number): Pro
 export async function waitAllSizes(svc: OurService, timeoutMs: number): Promise<number> {
   const runs = async (): Promise<number> => svc.counter('tsingest_rollup_runs_total');
   const from = await runs();
-  return waitUntil('a rollup run with no closed window left marked', timeoutMs, async () => (await runs()) >= from + 2 && (await svc.counter('tsingest_rollup_pending_markers')) === 0, 1000);
+  return waitUntil(
+    'a rollup run with no closed window left marked',
+    timeoutMs,
+    async () => (await runs()) >= from + 2 && (await svc.counter('tsingest_rollup_pending_markers')) === 0,
+    1000,
+  );
 }
 
 /** Samples a process's VmRSS every `everyMs` until stopped; returns the highest seen (bytes). */
@@ -185,5 +219,11 @@ export function rssSampler(pid: number, everyMs = 20): { stop(): number } {
   };
   tick();
   const t = setInterval(tick, everyMs);
-  return { stop: () => { clearInterval(t); tick(); return peak; } };
+  return {
+    stop: () => {
+      clearInterval(t);
+      tick();
+      return peak;
+    },
+  };
 }

@@ -26,8 +26,20 @@ import { stackLayout } from '../stack/config.ts';
 const DAY = 86_400_000;
 const METRICS = ['temp', 'hum', 'load'] as const;
 
-export interface SideStats { readonly p50: number; readonly p99: number; readonly n: number; readonly points: number; readonly cpuMsPerRead: Readonly<Record<string, number>> }
-export interface SitePair { readonly query: string; readonly tsd: SideStats; readonly ours: SideStats; readonly oursPlans: readonly string[]; readonly differences: number }
+export interface SideStats {
+  readonly p50: number;
+  readonly p99: number;
+  readonly n: number;
+  readonly points: number;
+  readonly cpuMsPerRead: Readonly<Record<string, number>>;
+}
+export interface SitePair {
+  readonly query: string;
+  readonly tsd: SideStats;
+  readonly ours: SideStats;
+  readonly oursPlans: readonly string[];
+  readonly differences: number;
+}
 export interface SiteFigures {
   readonly events: number;
   readonly ids: number;
@@ -82,7 +94,16 @@ function cpuOf(pids: Readonly<Record<string, number | undefined>>): Record<strin
 }
 
 /** `reps` reads per side after 2 warm-ups each, alternating sides (and which goes first). */
-async function compareReads(o: { name: string; tsdUrl: string; ours: OurService; reps: number; pathOf: (i: number) => string; tsdPids: Record<string, number | undefined>; ourPids: Record<string, number | undefined>; say: (m: string) => void }): Promise<SitePair> {
+async function compareReads(o: {
+  name: string;
+  tsdUrl: string;
+  ours: OurService;
+  reps: number;
+  pathOf: (i: number) => string;
+  tsdPids: Record<string, number | undefined>;
+  ourPids: Record<string, number | undefined>;
+  say: (m: string) => void;
+}): Promise<SitePair> {
   const t = { ms: [] as number[], points: 0, cpu: {} as Record<string, number> };
   const u = { ms: [] as number[], points: 0, cpu: {} as Record<string, number> };
   const plans = new Set<string>();
@@ -107,18 +128,28 @@ async function compareReads(o: { name: string; tsdUrl: string; ours: OurService;
     const b = await one('ours', w, false);
     if (w === 0) {
       differences = compareAnswers(o.name, a, b).length;
-      o.say(`[site] ${o.name}: ${countPoints(a.body)} points from the TSD, ${countPoints(b.body)} from ours; ${differences} difference(s) by the compat comparison`);
+      o.say(
+        `[site] ${o.name}: ${countPoints(a.body)} points from the TSD, ${countPoints(b.body)} from ours; ${differences} difference(s) by the compat comparison`,
+      );
     }
   }
   for (let i = 0; i < o.reps; i++) {
     const order: ('tsd' | 'ours')[] = i % 2 === 0 ? ['tsd', 'ours'] : ['ours', 'tsd'];
     for (const side of order) await one(side, i, true);
   }
-  const side = (acc: typeof t): SideStats => ({ ...stats(acc.ms), n: acc.ms.length, points: acc.points / Math.max(1, acc.ms.length), cpuMsPerRead: Object.fromEntries(Object.entries(acc.cpu).map(([k, v]) => [k, v / Math.max(1, acc.ms.length)])) });
+  const side = (acc: typeof t): SideStats => ({
+    ...stats(acc.ms),
+    n: acc.ms.length,
+    points: acc.points / Math.max(1, acc.ms.length),
+    cpuMsPerRead: Object.fromEntries(Object.entries(acc.cpu).map(([k, v]) => [k, v / Math.max(1, acc.ms.length)])),
+  });
   // A figure measured on nothing is no figure: both sides must have answered points.
-  if (u.ms.length === 0 || t.points === 0 || u.points === 0) throw new Error(`${o.name}: no points read (TSD ${t.points}, ours ${u.points} over ${u.ms.length} reads): nothing was measured`);
+  if (u.ms.length === 0 || t.points === 0 || u.points === 0)
+    throw new Error(`${o.name}: no points read (TSD ${t.points}, ours ${u.points} over ${u.ms.length} reads): nothing was measured`);
   const pair = { query: o.pathOf(0), tsd: side(t), ours: side(u), oursPlans: [...plans], differences };
-  o.say(`[site] ${o.name}: TSD p50/p99 ${pair.tsd.p50.toFixed(1)} / ${pair.tsd.p99.toFixed(1)} ms, ours ${pair.ours.p50.toFixed(1)} / ${pair.ours.p99.toFixed(1)} ms (${pair.ours.points.toFixed(0)} points; plans ${pair.oursPlans.join(' | ')})`);
+  o.say(
+    `[site] ${o.name}: TSD p50/p99 ${pair.tsd.p50.toFixed(1)} / ${pair.tsd.p99.toFixed(1)} ms, ours ${pair.ours.p50.toFixed(1)} / ${pair.ours.p99.toFixed(1)} ms (${pair.ours.points.toFixed(0)} points; plans ${pair.oursPlans.join(' | ')})`,
+  );
   o.say(`[site] ${o.name}: CPU ms per read: TSD side ${JSON.stringify(pair.tsd.cpuMsPerRead)}, ours ${JSON.stringify(pair.ours.cpuMsPerRead)}`);
   return pair;
 }
@@ -156,9 +187,25 @@ export async function sitePhase(o: SiteOptions): Promise<SiteFigures> {
     svc = undefined;
     // the TSD: same points
     await createTsdTables(stack.admin, tables, o.buckets);
-    const tsd = await startTsd({ cacheDir: stackLayout().cacheDir, workDir: work, zkQuorum: o.ep.zkQuorum, port: await freePort(), tables, buckets: o.buckets, heap: '1g', say });
+    const tsd = await startTsd({
+      cacheDir: stackLayout().cacheDir,
+      workDir: work,
+      zkQuorum: o.ep.zkQuorum,
+      port: await freePort(),
+      tables,
+      buckets: o.buckets,
+      heap: '1g',
+      say,
+    });
     stopTsd = () => tsd.stop();
-    const put = await putPoints(tsd.url, (function* () { for (const e of generateEvents(gen)) yield toOpenTsdbPoint(e); })(), 500, 8);
+    const put = await putPoints(
+      tsd.url,
+      (function* () {
+        for (const e of generateEvents(gen)) yield toOpenTsdbPoint(e);
+      })(),
+      500,
+      8,
+    );
     say(`[site] TSD: put ${put.points} points in ${put.seconds.toFixed(1)} s`);
     const c0 = performance.now();
     for (const t of [tables.data, stack.names.data, stack.names.rollup]) await stack.admin.compact(t);
@@ -184,19 +231,47 @@ export async function sitePhase(o: SiteOptions): Promise<SiteFigures> {
     const ourPids = { service: s2.pid, rest: o.restPid, hbase: o.hbasePid };
     const rssBefore = rssSampler(s2.pid).stop();
     const rawRss = rssSampler(s2.pid);
-    const raw = await compareReads({ name: 'site-day-raw', tsdUrl: tsd.url, ours: s2, reps: o.reps, pathOf: (i) => path('none', `site-${i % 7}`, from, to), tsdPids, ourPids, say });
+    const raw = await compareReads({
+      name: 'site-day-raw',
+      tsdUrl: tsd.url,
+      ours: s2,
+      reps: o.reps,
+      pathOf: (i) => path('none', `site-${i % 7}`, from, to),
+      tsdPids,
+      ourPids,
+      say,
+    });
     const peakDuringRaw = rawRss.stop();
     const hourlyRss = rssSampler(s2.pid);
-    const hourly = await compareReads({ name: 'site-day-1h-avg', tsdUrl: tsd.url, ours: s2, reps: o.reps, pathOf: (i) => path('avg:1h-avg', `site-${i % 7}`, from, to), tsdPids, ourPids, say });
+    const hourly = await compareReads({
+      name: 'site-day-1h-avg',
+      tsdUrl: tsd.url,
+      ours: s2,
+      reps: o.reps,
+      pathOf: (i) => path('avg:1h-avg', `site-${i % 7}`, from, to),
+      tsdPids,
+      ourPids,
+      say,
+    });
     const peakDuringHourly = hourlyRss.stop();
-    say(`[site] our service's VmRSS: ${(rssBefore / 2 ** 20).toFixed(0)} MiB before the reads, peak ${(peakDuringRaw / 2 ** 20).toFixed(0)} MiB during the raw reads, ${(peakDuringHourly / 2 ** 20).toFixed(0)} MiB during the 1h-avg reads`);
+    say(
+      `[site] our service's VmRSS: ${(rssBefore / 2 ** 20).toFixed(0)} MiB before the reads, peak ${(peakDuringRaw / 2 ** 20).toFixed(0)} MiB during the raw reads, ${(peakDuringHourly / 2 ** 20).toFixed(0)} MiB during the 1h-avg reads`,
+    );
     await s2.stop();
     svc = undefined;
     const profile = profDir === undefined ? undefined : profileSummary(profDir);
     return {
-      events: o.events, ids: o.ids, day: new Date(dayStart).toISOString().slice(0, 10), buckets: o.buckets,
-      oursDrainSeconds, oursRollupWaitSeconds, tsdPutSeconds: put.seconds, compactSeconds,
-      raw, hourly, rss: { before: rssBefore, peakDuringRaw, peakDuringHourly },
+      events: o.events,
+      ids: o.ids,
+      day: new Date(dayStart).toISOString().slice(0, 10),
+      buckets: o.buckets,
+      oursDrainSeconds,
+      oursRollupWaitSeconds,
+      tsdPutSeconds: put.seconds,
+      compactSeconds,
+      raw,
+      hourly,
+      rss: { before: rssBefore, peakDuringRaw, peakDuringHourly },
       ...(profile === undefined ? {} : { profile }),
     };
   } finally {

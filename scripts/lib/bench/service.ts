@@ -33,7 +33,19 @@ export interface SteadyFigures {
   readonly eventsPerUnit: number;
 }
 
-export const NO_STEADY: SteadyFigures = { events: 0, targetRate: NaN, achievedRate: NaN, p50: NaN, p99: NaN, samples: 0, putP50: NaN, putP99: NaN, puts: 0, units: 0, eventsPerUnit: NaN };
+export const NO_STEADY: SteadyFigures = {
+  events: 0,
+  targetRate: NaN,
+  achievedRate: NaN,
+  p50: NaN,
+  p99: NaN,
+  samples: 0,
+  putP50: NaN,
+  putP99: NaN,
+  puts: 0,
+  units: 0,
+  eventsPerUnit: NaN,
+};
 
 export async function produceAll(kafka: Kafka, topic: string, gen: GenParams | Iterable<GeneratedEvent>): Promise<{ seconds: number; eventsPerSec: number }> {
   const events = Symbol.iterator in gen ? gen : generateEvents(gen);
@@ -83,7 +95,11 @@ export interface HistogramSnapshot {
 }
 
 /** A histogram summed over the label sets `keep` accepts (all by default). */
-export function histogramSnapshot(samples: readonly Sample[], name: string, keep: (labels: Readonly<Record<string, string>>) => boolean = () => true): HistogramSnapshot {
+export function histogramSnapshot(
+  samples: readonly Sample[],
+  name: string,
+  keep: (labels: Readonly<Record<string, string>>) => boolean = () => true,
+): HistogramSnapshot {
   const buckets = new Map<number, number>();
   let count = 0;
   let sum = 0;
@@ -145,7 +161,9 @@ export interface ServiceRunResult {
 }
 
 function regionWriteCounts(samples: readonly Sample[], table: string, regionCount: number): number[] {
-  const counts = samples.filter((v) => v.name === 'tsingest_region_writes_total' && v.labels['table'] === table && v.labels['region'] !== 'unknown').map((v) => v.value);
+  const counts = samples
+    .filter((v) => v.name === 'tsingest_region_writes_total' && v.labels['table'] === table && v.labels['region'] !== 'unknown')
+    .map((v) => v.value);
   while (counts.length < regionCount) counts.push(0); // regions with no writes count toward the mean
   return counts;
 }
@@ -194,9 +212,22 @@ export async function runService(o: {
   say: (m: string) => void;
 }): Promise<ServiceRunResult> {
   const watched = Object.entries(o.watchPids ?? {});
-  const watchedCpu = (): number[] => watched.map(([, pid]) => { try { return cpuMs(pid); } catch { return NaN; } });
+  const watchedCpu = (): number[] =>
+    watched.map(([, pid]) => {
+      try {
+        return cpuMs(pid);
+      } catch {
+        return NaN;
+      }
+    });
   const t0 = performance.now();
-  const child = await startServiceChild({ env: o.env, sets: o.sets, port: o.port, say: o.say, ...(o.cpuProfDir === undefined ? {} : { cpuProfDir: o.cpuProfDir }) });
+  const child = await startServiceChild({
+    env: o.env,
+    sets: o.sets,
+    port: o.port,
+    say: o.say,
+    ...(o.cpuProfDir === undefined ? {} : { cpuProfDir: o.cpuProfDir }),
+  });
   try {
     const cpu0 = child.cpuMs();
     const watched0 = watchedCpu();
@@ -205,10 +236,15 @@ export async function runService(o: {
       if (Date.now() - lastSay > 10_000) {
         lastSay = Date.now();
         // Where the memory is: V8 heap vs memory outside it (Buffers), from the service's own metrics.
-        void child.scrape().then((m) => {
-          const mib = (name: string): string => (sumOf(m, name) / 2 ** 20).toFixed(0);
-          o.say(`  … ${n} written, service RSS peak ${(child.peak().sampled / 2 ** 20).toFixed(0)} MiB; now heap ${mib('tsingest_nodejs_heap_size_used_bytes')}/${mib('tsingest_nodejs_heap_size_total_bytes')} MiB used/total, external ${mib('tsingest_nodejs_external_memory_bytes')} MiB, queue ${sumOf(m, 'tsingest_queue_depth')}`);
-        }, () => undefined);
+        void child.scrape().then(
+          (m) => {
+            const mib = (name: string): string => (sumOf(m, name) / 2 ** 20).toFixed(0);
+            o.say(
+              `  … ${n} written, service RSS peak ${(child.peak().sampled / 2 ** 20).toFixed(0)} MiB; now heap ${mib('tsingest_nodejs_heap_size_used_bytes')}/${mib('tsingest_nodejs_heap_size_total_bytes')} MiB used/total, external ${mib('tsingest_nodejs_external_memory_bytes')} MiB, queue ${sumOf(m, 'tsingest_queue_depth')}`,
+            );
+          },
+          () => undefined,
+        );
       }
     });
     const mainSeconds = (performance.now() - t0) / 1000;
@@ -220,10 +256,22 @@ export async function runService(o: {
     const samples = await child.scrape();
     const windowSkew = samples.find((v) => v.name === 'tsingest_instance_region_write_skew' && v.labels['table'] === o.dataTable)?.value ?? NaN;
     const regionCounts = regionWriteCounts(samples, o.dataTable, o.dataRegions);
-    o.say(`service drained ${o.events} events in ${mainSeconds.toFixed(1)} s (${Math.round(mainEventsPerSec)} events/s), ${cpuMsPer1000.toFixed(1)} CPU ms per 1000 events${watched.map(([name]) => ` (${name} ${(watchedCpuMsPer1000[name] ?? NaN).toFixed(1)})`).join('')}, RSS peak ${(drainPeak.sampled / 2 ** 20).toFixed(0)} MiB (VmHWM ${(drainPeak.hwm / 2 ** 20).toFixed(0)} MiB)`);
+    o.say(
+      `service drained ${o.events} events in ${mainSeconds.toFixed(1)} s (${Math.round(mainEventsPerSec)} events/s), ${cpuMsPer1000.toFixed(1)} CPU ms per 1000 events${watched.map(([name]) => ` (${name} ${(watchedCpuMsPer1000[name] ?? NaN).toFixed(1)})`).join('')}, RSS peak ${(drainPeak.sampled / 2 ** 20).toFixed(0)} MiB (VmHWM ${(drainPeak.hwm / 2 ** 20).toFixed(0)} MiB)`,
+    );
 
     const targetRate = Math.max(100, Math.round(mainEventsPerSec * o.steadyFraction));
-    const base = { mainSeconds, mainEventsPerSec, cpuMsPer1000, watchedCpuMsPer1000, peakRssBytes: drainPeak.sampled, hwmBytes: drainPeak.hwm, windowSkew, runSkew: computeSkew(regionCounts), regionCounts };
+    const base = {
+      mainSeconds,
+      mainEventsPerSec,
+      cpuMsPer1000,
+      watchedCpuMsPer1000,
+      peakRssBytes: drainPeak.sampled,
+      hwmBytes: drainPeak.hwm,
+      windowSkew,
+      runSkew: computeSkew(regionCounts),
+      regionCounts,
+    };
     if (o.steadyEvents === 0) return { ...base, steady: { ...NO_STEADY, targetRate } };
     o.say(`steady phase: ${o.steadyEvents} events at ${targetRate} events/s, ts = produce time`);
     const before = steadySnapshots(await child.scrape());
@@ -234,10 +282,17 @@ export async function runService(o: {
     return {
       ...base,
       steady: {
-        events: o.steadyEvents, targetRate, achievedRate,
-        p50: quantile(after.e2e, before.e2e, 0.5), p99: quantile(after.e2e, before.e2e, 0.99), samples: after.e2e.count - before.e2e.count,
-        putP50: quantile(after.put, before.put, 0.5), putP99: quantile(after.put, before.put, 0.99), puts: after.put.count - before.put.count,
-        units, eventsPerUnit: units > 0 ? (after.unitRows.sum - before.unitRows.sum) / units : NaN,
+        events: o.steadyEvents,
+        targetRate,
+        achievedRate,
+        p50: quantile(after.e2e, before.e2e, 0.5),
+        p99: quantile(after.e2e, before.e2e, 0.99),
+        samples: after.e2e.count - before.e2e.count,
+        putP50: quantile(after.put, before.put, 0.5),
+        putP99: quantile(after.put, before.put, 0.99),
+        puts: after.put.count - before.put.count,
+        units,
+        eventsPerUnit: units > 0 ? (after.unitRows.sum - before.unitRows.sum) / units : NaN,
       },
     };
   } finally {

@@ -45,7 +45,14 @@ export interface CreatedTables {
 }
 
 /** Service tables via applyTables; the ceiling table with the data table's exact plan; the unsalted one with id-prefix splits. */
-export async function createTables(cfg: Config, n: BenchNames, admin: TableAdminPort, rest: HBaseRestClient, ids: readonly string[], regions: number): Promise<CreatedTables> {
+export async function createTables(
+  cfg: Config,
+  n: BenchNames,
+  admin: TableAdminPort,
+  rest: HBaseRestClient,
+  ids: readonly string[],
+  regions: number,
+): Promise<CreatedTables> {
   const applied = await applyTables(cfg, admin, rest);
   const data = applied.find((a) => a.role === 'data');
   if (data === undefined || !data.splitsVerified) throw new Error(`data table ${n.data}: pre-split regions not as planned`);
@@ -78,12 +85,16 @@ export async function createTopics(kafka: Kafka, n: BenchNames, partitions: numb
 
 export async function cleanUp(kafka: Kafka, n: BenchNames, rest: HBaseRestClient, say: (m: string) => void): Promise<void> {
   for (const t of [n.data, n.index, n.rollup, n.meta, n.ceiling, n.unsalted]) {
-    await rest.deleteTable(t, { ignoreMissing: true, deadlineMs: 120_000 }).catch((err: unknown) => { say(`could not drop ${t}: ${String(err)}`); });
+    await rest.deleteTable(t, { ignoreMissing: true, deadlineMs: 120_000 }).catch((err: unknown) => {
+      say(`could not drop ${t}: ${String(err)}`);
+    });
   }
   const admin = kafka.admin();
   await admin.connect();
   try {
-    await deleteRunTopics(admin, [n.topic, n.dlq], (err: unknown) => { say(`could not delete topics: ${String(err)}`); });
+    await deleteRunTopics(admin, [n.topic, n.dlq], (err: unknown) => {
+      say(`could not delete topics: ${String(err)}`);
+    });
     await admin.deleteGroups([n.group]).catch(() => undefined);
   } finally {
     await admin.disconnect();

@@ -30,17 +30,34 @@ export async function skewPhase(ctx: SpreadContext, configFor: ConfigFor, bucket
     const on = await setupMode('on');
     const onRun = await runMode(ctx, { cfg: on.c.cfg, env: on.c.env, sets: on.sets, dataTable: on.n.data, indexTable: on.n.index, topic: on.n.topic }, 'on');
     const latest = await latestFigures(ctx, on.c.cfg);
-    ctx.say(`[skew] latest-100 p50/p99: ${latest.spreadId} (K ${latest.spreadK}) ${latest.spread.p50.toFixed(1)}/${latest.spread.p99.toFixed(1)} ms, ${latest.plainId} ${latest.plain.p50.toFixed(1)}/${latest.plain.p99.toFixed(1)} ms`);
+    ctx.say(
+      `[skew] latest-100 p50/p99: ${latest.spreadId} (K ${latest.spreadK}) ${latest.spread.p50.toFixed(1)}/${latest.spread.p99.toFixed(1)} ms, ${latest.plainId} ${latest.plain.p50.toFixed(1)}/${latest.plain.p99.toFixed(1)} ms`,
+    );
     const off = await setupMode('off');
-    const offRun = await runMode(ctx, { cfg: off.c.cfg, env: off.c.env, sets: off.sets, dataTable: off.n.data, indexTable: off.n.index, topic: off.n.topic }, 'off', { from: onRun.backlogFrom, to: onRun.backlogTo });
+    const offRun = await runMode(
+      ctx,
+      { cfg: off.c.cfg, env: off.c.env, sets: off.sets, dataTable: off.n.data, indexTable: off.n.index, topic: off.n.topic },
+      'off',
+      { from: onRun.backlogFrom, to: onRun.backlogTo },
+    );
     // Unsalted: the "off" run's unsalted data table (createTables splits it on id prefixes behind salt
     // byte 0) and an index table split on (tag, value) prefixes.
     const plannedData = planTables(off.c.cfg).find((p) => p.role === 'data');
     if (plannedData === undefined) throw new Error('no data table planned');
     const indexTable = `${off.n.run}_unsalted_index`;
-    await new JavaTableAdmin({ command: off.c.cfg.hbase.adminCommand }).ensureTable({ table: indexTable, family: off.c.cfg.tables.index.family, splits: unsaltedIndexSplits(ctx.ids, buckets), ...(plannedData.request.familyAttrs === undefined ? {} : { familyAttrs: plannedData.request.familyAttrs }) });
+    await new JavaTableAdmin({ command: off.c.cfg.hbase.adminCommand }).ensureTable({
+      table: indexTable,
+      family: off.c.cfg.tables.index.family,
+      splits: unsaltedIndexSplits(ctx.ids, buckets),
+      ...(plannedData.request.familyAttrs === undefined ? {} : { familyAttrs: plannedData.request.familyAttrs }),
+    });
     try {
-      const unsalted = await unsaltedSkew(ctx, off.c.cfg, { data: off.n.unsalted, index: indexTable }, { maxRows: off.c.cfg.batch.maxRows, maxBytes: off.c.cfg.batch.maxBytes, concurrency: off.c.cfg.hbase.concurrency });
+      const unsalted = await unsaltedSkew(
+        ctx,
+        off.c.cfg,
+        { data: off.n.unsalted, index: indexTable },
+        { maxRows: off.c.cfg.batch.maxRows, maxBytes: off.c.cfg.batch.maxBytes, concurrency: off.c.cfg.hbase.concurrency },
+      );
       return { events: ctx.events, rate: ctx.rate, drainEvents: ctx.drainEvents, on: onRun.figures, off: offRun.figures, unsalted, latest };
     } finally {
       if (!keep) await dropTable(ctx.rest, indexTable);

@@ -33,7 +33,13 @@ export interface SpreadModeFigures {
   readonly data: SkewPair;
   readonly index: SkewPair;
   /** what the promoter decided during the live stream (all zero with spreading off) */
-  readonly promoted: { readonly ids: number; readonly byK: Readonly<Record<string, number>>; readonly firstEpochS: number | null; readonly lastEpochS: number | null; readonly halfAtS: number };
+  readonly promoted: {
+    readonly ids: number;
+    readonly byK: Readonly<Record<string, number>>;
+    readonly firstEpochS: number | null;
+    readonly lastEpochS: number | null;
+    readonly halfAtS: number;
+  };
   readonly drain: { readonly events: number; readonly seconds: number; readonly eventsPerSec: number; readonly cpuMsPer1000: number };
 }
 
@@ -81,7 +87,9 @@ const TWO_TAGS = { racks: 40 } as const;
 
 function regionCounts(samples: readonly Sample[], table: string, regions: number): Map<string, number> {
   const out = new Map<string, number>();
-  for (const s of samples) if (s.name === 'tsingest_region_writes_total' && s.labels['table'] === table && s.labels['region'] !== 'unknown') out.set(s.labels['region'] ?? '', s.value);
+  for (const s of samples)
+    if (s.name === 'tsingest_region_writes_total' && s.labels['table'] === table && s.labels['region'] !== 'unknown')
+      out.set(s.labels['region'] ?? '', s.value);
   while (out.size < regions) out.set(`(idle ${out.size})`, 0);
   return out;
 }
@@ -186,14 +194,17 @@ export async function runMode(ctx: SpreadContext, setup: ModeSetup, mode: 'on' |
   const rel = (t: number): number => (t - stream.t0) / 1000;
   const firstEpochS = epochs.length === 0 ? null : rel(Math.min(...epochs.map((e) => e.since)));
   const lastEpochS = epochs.length === 0 ? null : rel(Math.max(...epochs.map((e) => e.since)));
-  say(`[skew ${mode}] skew data ${pair(setup.dataTable).whole.toFixed(2)} whole, ${pair(setup.dataTable).secondHalf.toFixed(2)} second half; index ${pair(setup.indexTable).whole.toFixed(2)} / ${pair(setup.indexTable).secondHalf.toFixed(2)}; ${registry.spreadIds().length} ids spread ${JSON.stringify(byK)}, epochs from ${firstEpochS?.toFixed(0) ?? '-'} s to ${lastEpochS?.toFixed(0) ?? '-'} s; half written at ${rel(halfAt).toFixed(0)} s`);
+  say(
+    `[skew ${mode}] skew data ${pair(setup.dataTable).whole.toFixed(2)} whole, ${pair(setup.dataTable).secondHalf.toFixed(2)} second half; index ${pair(setup.indexTable).whole.toFixed(2)} / ${pair(setup.indexTable).secondHalf.toFixed(2)}; ${registry.spreadIds().length} ids spread ${JSON.stringify(byK)}, epochs from ${firstEpochS?.toFixed(0) ?? '-'} s to ${lastEpochS?.toFixed(0) ?? '-'} s; half written at ${rel(halfAt).toFixed(0)} s`,
+  );
 
   // The backlog: after the hottest id's (last) epoch began, before the stream ended (so in the past:
   // no fences). Ids near the threshold may still be promoted later; the hot ones are in their epochs.
   const hottest = registry.entryOf('sensor-00000')?.epochs.at(-1)?.since;
   const from = backlogOffsets === undefined ? Math.max(stream.t0 + 1000, (hottest ?? Number.POSITIVE_INFINITY) + 1000) : stream.t0 + backlogOffsets.from;
   const to = backlogOffsets === undefined ? stream.tEnd : stream.t0 + backlogOffsets.to;
-  if (!(to - from >= 10_000)) throw new Error(`[skew ${mode}] only ${to - from} ms of the stream lie after the hottest id's epoch began: stream longer (--events / --skew-rate)`);
+  if (!(to - from >= 10_000))
+    throw new Error(`[skew ${mode}] only ${to - from} ms of the stream lie after the hottest id's epoch began: stream longer (--events / --skew-rate)`);
   await produceAll(ctx.kafka, setup.topic, backlog(ctx.drainEvents, ctx.ids, from, to));
   say(`[skew ${mode}] backlog of ${ctx.drainEvents} events over ${((to - from) / 1000).toFixed(0)} s of event time produced; draining with a fresh process`);
   const t0 = performance.now();
@@ -250,14 +261,22 @@ export async function latestFigures(ctx: SpreadContext, cfg: Config, queries = 2
   const s = sorted(spreadMs);
   const p = sorted(plainMs);
   return {
-    spreadId, spreadK: kAt(registry.entryOf(spreadId), Date.now()), plainId, queries,
+    spreadId,
+    spreadK: kAt(registry.entryOf(spreadId), Date.now()),
+    plainId,
+    queries,
     spread: { p50: percentile(s, 50), p99: percentile(s, 99) },
     plain: { p50: percentile(p, 50), p99: percentile(p, 99) },
   };
 }
 
 /** The same events' data and index rows into unsalted tables (B = 1) through REST: their region skew. */
-export async function unsaltedSkew(ctx: SpreadContext, cfg: Config, tables: { data: string; index: string }, write: { maxRows: number; maxBytes: number; concurrency: number }): Promise<SpreadFigures['unsalted']> {
+export async function unsaltedSkew(
+  ctx: SpreadContext,
+  cfg: Config,
+  tables: { data: string; index: string },
+  write: { maxRows: number; maxBytes: number; concurrency: number },
+): Promise<SpreadFigures['unsalted']> {
   const gen: GenParams = { count: ctx.events, ids: ctx.ids, startTs: Date.now() - ctx.events, stepMs: 1, seed: 42, ...TWO_TAGS };
   const base = { client: ctx.rest, family: cfg.tables.data.family, gen, ...write };
   const data = await writeRaw({ ...base, table: tables.data, buckets: 1 });
@@ -266,7 +285,11 @@ export async function unsaltedSkew(ctx: SpreadContext, cfg: Config, tables: { da
     ...base,
     table: tables.index,
     buckets: 1,
-    rowsOf: (e) => Object.entries(e.tags).map(([indexName, value]) => ({ key: plain.indexKey({ indexName, value, ts: e.ts, id: e.id }), cells: [{ family: cfg.tables.index.family, qualifier: Buffer.from(e.metric), value: Buffer.alloc(0), timestamp: e.ts }] })),
+    rowsOf: (e) =>
+      Object.entries(e.tags).map(([indexName, value]) => ({
+        key: plain.indexKey({ indexName, value, ts: e.ts, id: e.id }),
+        cells: [{ family: cfg.tables.index.family, qualifier: Buffer.from(e.metric), value: Buffer.alloc(0), timestamp: e.ts }],
+      })),
   });
   if (!(data.rows > 0 && index.rows > 0)) throw new Error(`[skew unsalted] no rows written (data ${data.rows}, index ${index.rows})`);
   ctx.say(`[skew unsalted] data ${data.skew.toFixed(2)} over ${data.regions} regions, index ${index.skew.toFixed(2)} over ${index.regions} regions`);
@@ -282,4 +305,3 @@ export function unsaltedIndexSplits(ids: number, regions: number): Buffer[] {
   }
   return planIdPrefixSplits([...prefixes], regions).map((s) => Buffer.concat([Buffer.from([0x00]), s]));
 }
-

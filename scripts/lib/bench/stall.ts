@@ -88,7 +88,9 @@ export async function runStall(o: {
     const recoverSeconds = (performance.now() - tResume) / 1000;
     const peak = child.peak();
     const rowsCounted = await countRows(o.rest, o.dataTable);
-    o.say(`stall: ${rowsCounted} rows counted by scan for ${sent} events; service RSS peak ${(peak.sampled / 2 ** 20).toFixed(0)} MiB (VmHWM ${(peak.hwm / 2 ** 20).toFixed(0)} MiB)`);
+    o.say(
+      `stall: ${rowsCounted} rows counted by scan for ${sent} events; service RSS peak ${(peak.sampled / 2 ** 20).toFixed(0)} MiB (VmHWM ${(peak.hwm / 2 ** 20).toFixed(0)} MiB)`,
+    );
     return { rate: o.rate, stallSeconds: o.stallSeconds, produced: sent, rowsCounted, peakRssBytes: peak.sampled, hwmBytes: peak.hwm, recoverSeconds };
   } finally {
     thaw();

@@ -40,7 +40,10 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 function sortedEntries(o: unknown): string {
   if (!isRecord(o)) return '';
-  return Object.keys(o).sort().map((k) => `${k}=${String(o[k])}`).join(',');
+  return Object.keys(o)
+    .sort()
+    .map((k) => `${k}=${String(o[k])}`)
+    .join(',');
 }
 
 function toValue(v: unknown): Value {
@@ -53,10 +56,13 @@ function toValue(v: unknown): Value {
 
 function toPoints(dps: unknown): { form: Series['form']; points: Point[] } {
   if (Array.isArray(dps)) {
-    return { form: 'arrays', points: dps.map((p): Point => {
-      if (!Array.isArray(p) || p.length !== 2) throw new Error(`not a [ts, value] pair: ${JSON.stringify(p)}`);
-      return [Number(p[0]), toValue(p[1])];
-    }) };
+    return {
+      form: 'arrays',
+      points: dps.map((p): Point => {
+        if (!Array.isArray(p) || p.length !== 2) throw new Error(`not a [ts, value] pair: ${JSON.stringify(p)}`);
+        return [Number(p[0]), toValue(p[1])];
+      }),
+    };
   }
   if (!isRecord(dps)) throw new Error('dps is neither an object nor an array');
   return { form: 'object', points: Object.entries(dps).map(([k, v]): Point => [Number(k), toValue(v)]) };
@@ -122,13 +128,19 @@ function comparePoints(query: string, key: string, ref: readonly Point[], ours: 
  */
 export function echoDigest(q: Record<string, unknown>): string {
   const filters = Array.isArray(q['filters'])
-    ? (q['filters'] as unknown[]).filter(isRecord).map((x) => JSON.stringify([x['type'], x['tagk'], x['filter'], x['group_by']])).sort()
+    ? (q['filters'] as unknown[])
+        .filter(isRecord)
+        .map((x) => JSON.stringify([x['type'], x['tagk'], x['filter'], x['group_by']]))
+        .sort()
     : [];
   const r = q['rateOptions'];
-  const rate = isRecord(r) ? ['counter', 'counterMax', 'resetValue', 'dropResets'].map((k) => `${k}=${JSON.stringify(r[k])}`).join(',') : JSON.stringify(r ?? null);
+  const rate = isRecord(r)
+    ? ['counter', 'counterMax', 'resetValue', 'dropResets'].map((k) => `${k}=${JSON.stringify(r[k])}`).join(',')
+    : JSON.stringify(r ?? null);
   return ['aggregator', 'metric', 'downsample', 'rate', 'index', 'explicitTags']
     .map((k) => `${k}=${JSON.stringify(q[k] ?? null)}`)
-    .concat([`rateOptions=${rate}`, `filters=${filters.join(';')}`, `tags={${sortedEntries(q['tags'])}}`]).join(' ');
+    .concat([`rateOptions=${rate}`, `filters=${filters.join(';')}`, `tags={${sortedEntries(q['tags'])}}`])
+    .join(' ');
 }
 
 function errorCode(body: unknown): unknown {

@@ -62,7 +62,7 @@ export interface IdSpec {
 export function ids(): IdSpec[] {
   const out: IdSpec[] = [];
   SITES.forEach((site, si) => {
-    for (let n = 1; n <= 4; n++) out.push({ id: `${site[0] ?? '?'}0${n}`, site, n, offsetSec: 5 + ((si * 4 + n) * 17) % 50 });
+    for (let n = 1; n <= 4; n++) out.push({ id: `${site[0] ?? '?'}0${n}`, site, n, offsetSec: 5 + (((si * 4 + n) * 17) % 50) });
   });
   return out;
 }
@@ -111,9 +111,12 @@ export function points(p: DatasetParams): CompatPoint[] {
         if (missesHour(spec, hour)) continue;
         const ts = p.startMs + m * MINUTE + (spec.offsetSec + jitter) * 1000;
         const dayAngle = ((ts - p.startMs) / (24 * HOUR)) * Math.PI * 2 + phase;
-        const value = metric === 'temp' ? round2(15 + spec.n + 6 * Math.sin(dayAngle) + noise)
-          : metric === 'hum' ? round2(55 + 20 * Math.cos(dayAngle) + 3 * noise)
-            : counter;
+        const value =
+          metric === 'temp'
+            ? round2(15 + spec.n + 6 * Math.sin(dayAngle) + noise)
+            : metric === 'hum'
+              ? round2(55 + 20 * Math.cos(dayAngle) + 3 * noise)
+              : counter;
         out.push({ metric, timestamp: ts, value, tags: { site: spec.site, id: spec.id } });
       }
     });

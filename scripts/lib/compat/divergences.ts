@@ -32,7 +32,12 @@ export function parseDivergences(json: unknown): Divergence[] {
 }
 
 function patternRegExp(p: string): RegExp {
-  return new RegExp(`^${p.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+  return new RegExp(
+    `^${p
+      .split('*')
+      .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  );
 }
 
 export function covers(d: Divergence, diff: Difference): boolean {

@@ -34,7 +34,8 @@ export function storeOf(points: readonly CompatPoint[]): OfflineStore {
   }
   const byMetric = new Map<string, RawSeries[]>();
   for (const s of acc.values()) {
-    for (let i = 1; i < s.ts.length; i++) if ((s.ts[i] ?? 0) <= (s.ts[i - 1] ?? 0)) throw new Error(`${s.metric} ${JSON.stringify(s.tags)}: points not ascending`);
+    for (let i = 1; i < s.ts.length; i++)
+      if ((s.ts[i] ?? 0) <= (s.ts[i - 1] ?? 0)) throw new Error(`${s.metric} ${JSON.stringify(s.tags)}: points not ascending`);
     byMetric.set(s.metric, [...(byMetric.get(s.metric) ?? []), { kind: 'raw', tags: s.tags, ts: s.ts, values: s.values }]);
   }
   return { byMetric, tagValues: new Set([...acc.values()].flatMap((s) => Object.values(s.tags))) };

@@ -56,7 +56,14 @@ export function writeRecording(dir: string, m: Omit<Manifest, 'queries'>, answer
   mkdirSync(target, { recursive: true });
   const queries: Manifest['queries'][number][] = [];
   for (const { q, answer } of answers) {
-    const rec: RecordedAnswer = { name: q.name, shape: q.shape, method: q.method, path: q.path, ...(q.body === undefined ? {} : { body: q.body }), answer: forRecording(answer) };
+    const rec: RecordedAnswer = {
+      name: q.name,
+      shape: q.shape,
+      method: q.method,
+      path: q.path,
+      ...(q.body === undefined ? {} : { body: q.body }),
+      answer: forRecording(answer),
+    };
     writeFileSync(join(target, `${q.name}.json`), `${JSON.stringify(rec, null, 1)}\n`);
     queries.push({ name: q.name, shape: q.shape, status: answer.status, ...countAnswer(answer) });
   }
@@ -67,7 +74,10 @@ export function writeRecording(dir: string, m: Omit<Manifest, 'queries'>, answer
 
 /** Every recorded data set under `dir` (folders with a manifest). */
 export function recordedSets(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name)
+    .sort();
 }
 
 export function readManifest(dir: string, set: string): Manifest {

@@ -25,7 +25,12 @@ export interface ShapeLatency {
 
 export function latencyTable(rows: readonly ShapeLatency[]): string {
   const head = '| shape | queries | OpenTSDB p50 / p99 ms | ours p50 / p99 ms |\n|---|---:|---:|---:|';
-  return [head, ...rows.map((r) => `| ${r.shape} | ${r.queries} | ${r.tsd.p50.toFixed(1)} / ${r.tsd.p99.toFixed(1)} | ${r.ours.p50.toFixed(1)} / ${r.ours.p99.toFixed(1)} |`)].join('\n');
+  return [
+    head,
+    ...rows.map(
+      (r) => `| ${r.shape} | ${r.queries} | ${r.tsd.p50.toFixed(1)} / ${r.tsd.p99.toFixed(1)} | ${r.ours.p50.toFixed(1)} / ${r.ours.p99.toFixed(1)} |`,
+    ),
+  ].join('\n');
 }
 
 const stats = (xs: number[]): { p50: number; p99: number } => {
@@ -34,7 +39,13 @@ const stats = (xs: number[]): { p50: number; p99: number } => {
 };
 
 /** `ok`: every difference is documented; `rows`: each side's latency per shape. */
-export async function compareWithOurs(o: SideBySideInput): Promise<{ ok: boolean; rows: ShapeLatency[]; perQuery: { name: string; shape: string; tsd: { p50: number; p99: number }; ours: { p50: number; p99: number } }[]; documented: number; failures: number }> {
+export async function compareWithOurs(o: SideBySideInput): Promise<{
+  ok: boolean;
+  rows: ShapeLatency[];
+  perQuery: { name: string; shape: string; tsd: { p50: number; p99: number }; ours: { p50: number; p99: number } }[];
+  documented: number;
+  failures: number;
+}> {
   if (o.queries.length === 0) throw new Error('no queries to compare: a comparison of nothing is no result');
   const diffs: Difference[] = [];
   const perQuery: { name: string; shape: string; tsd: { p50: number; p99: number }; ours: { p50: number; p99: number } }[] = [];
@@ -44,7 +55,9 @@ export async function compareWithOurs(o: SideBySideInput): Promise<{ ok: boolean
     times.set(q.shape, t);
     t.n++;
     const ref = await sendToTsd(o.tsdUrl, q, o.say);
-    const ours = await send(o.oursUrl, q).catch((err: unknown) => { throw new Error(`${q.name}: our service at ${o.oursUrl} did not answer: ${String(err)}`); });
+    const ours = await send(o.oursUrl, q).catch((err: unknown) => {
+      throw new Error(`${q.name}: our service at ${o.oursUrl} did not answer: ${String(err)}`);
+    });
     const mine = { tsd: [ref.ms], ours: [ours.ms] };
     for (let i = 1; i < o.reps; i++) {
       mine.tsd.push((await sendToTsd(o.tsdUrl, q, o.say)).ms);
@@ -63,7 +76,8 @@ export async function compareWithOurs(o: SideBySideInput): Promise<{ ok: boolean
     o.say(`${q.name}: ${d.length === 0 ? 'same' : `${d.length} difference(s)`}`);
   }
   const { documented, failures } = classify(diffs, o.divergences);
-  for (const { diff, by } of documented) o.say(`documented: ${diff.query} ${diff.kind}${diff.series === undefined ? '' : ` ${diff.series}`}: ${diff.detail} (${by.why})`);
+  for (const { diff, by } of documented)
+    o.say(`documented: ${diff.query} ${diff.kind}${diff.series === undefined ? '' : ` ${diff.series}`}: ${diff.detail} (${by.why})`);
   for (const d of failures) o.say(`DIFFERENT: ${d.query} ${d.kind}${d.series === undefined ? '' : ` ${d.series}`}: ${d.detail}`);
   const rows = [...times.entries()].map(([shape, t]) => ({ shape, queries: t.n, tsd: stats(t.tsd), ours: stats(t.ours) }));
   o.say(`latency over ${o.reps} repetition(s) per query:\n${latencyTable(rows)}`);

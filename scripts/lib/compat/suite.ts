@@ -22,7 +22,10 @@ export interface CompatQuery {
   readonly expectError: boolean;
 }
 
-interface Window { readonly start: number; readonly end: number }
+interface Window {
+  readonly start: number;
+  readonly end: number;
+}
 
 export function windows(p: DatasetParams): { full: Window; w6: Window; w2: Window; w1: Window } {
   const a = p.startMs + Math.min(2, p.hours - 6) * HOUR;
@@ -40,7 +43,15 @@ const id = (v: string): Filter => f('literal_or', 'id', v);
 const site = (v: string, groupBy = false): Filter => f('literal_or', 'site', v, groupBy);
 const allIds = f('wildcard', 'id', '*', true);
 
-interface Sub { aggregator: string; metric: string; downsample?: string; rate?: boolean; rateOptions?: Record<string, unknown>; filters?: Filter[]; tags?: Record<string, string> }
+interface Sub {
+  aggregator: string;
+  metric: string;
+  downsample?: string;
+  rate?: boolean;
+  rateOptions?: Record<string, unknown>;
+  filters?: Filter[];
+  tags?: Record<string, string>;
+}
 
 function post(name: string, shape: Shape, w: Window, queries: Sub[], extra: Record<string, unknown> = {}, query = ''): CompatQuery {
   return { name, shape, method: 'POST', path: `/api/query${query}`, body: { start: w.start, end: w.end, ...extra, queries }, expectError: false };
@@ -70,30 +81,55 @@ export function suite(p: DatasetParams): CompatQuery[] {
     post('filter-wildcard', 'filter', full, [{ aggregator: 'max', metric: 'temp', downsample: '2h-max', filters: [f('wildcard', 'id', '*1', true)] }]),
     post('filter-wildcard-prefix', 'filter', w6, [{ aggregator: 'sum', metric: 'hum', downsample: '1h-avg', filters: [f('wildcard', 'id', 's0*')] }]),
     post('filter-regexp', 'filter', full, [{ aggregator: 'avg', metric: 'temp', downsample: '1h-max', filters: [f('regexp', 'id', '0[23]', true)] }]),
-    post('filter-iliteral_or', 'filter', w6, [{ aggregator: 'avg', metric: 'hum', downsample: '1h-avg', filters: [f('iliteral_or', 'site', 'NORTH|West', true)] }]),
-    post('filter-not_literal_or', 'filter', w6, [{ aggregator: 'sum', metric: 'temp', downsample: '1h-avg', filters: [f('not_literal_or', 'site', 'north', true)] }]),
+    post('filter-iliteral_or', 'filter', w6, [
+      { aggregator: 'avg', metric: 'hum', downsample: '1h-avg', filters: [f('iliteral_or', 'site', 'NORTH|West', true)] },
+    ]),
+    post('filter-not_literal_or', 'filter', w6, [
+      { aggregator: 'sum', metric: 'temp', downsample: '1h-avg', filters: [f('not_literal_or', 'site', 'north', true)] },
+    ]),
     post('filter-no-match', 'filter', w6, [{ aggregator: 'sum', metric: 'temp', filters: [f('wildcard', 'id', 'zz*')] }]),
     post('fill-5m-sum-zero', 'fill', w6, [{ aggregator: 'sum', metric: 'temp', downsample: '5m-sum-zero', filters: [id('n02')] }]),
     post('fill-1h-avg-nan', 'fill', full, [{ aggregator: 'sum', metric: 'temp', downsample: '1h-avg-nan', filters: [id('n04')] }]),
     post('fill-1h-avg-null', 'fill', full, [{ aggregator: 'sum', metric: 'hum', downsample: '1h-avg-null', filters: [id('s04')] }]),
     post('fill-1h-max-none', 'fill', full, [{ aggregator: 'sum', metric: 'temp', downsample: '1h-max-none', filters: [id('w02')] }]),
-    post('fill-nan-site-sum', 'fill', w6, [{ aggregator: 'sum', metric: 'temp', downsample: '15m-avg-nan', filters: [site('north'), f('literal_or', 'id', 'n02|n04', true)] }]),
+    post('fill-nan-site-sum', 'fill', w6, [
+      { aggregator: 'sum', metric: 'temp', downsample: '15m-avg-nan', filters: [site('north'), f('literal_or', 'id', 'n02|n04', true)] },
+    ]),
     post('all-count', 'downsample', full, [{ aggregator: 'sum', metric: 'temp', downsample: '0all-count', filters: [site('north'), allIds] }]),
-    post('calendar-1dc-sum-tz', 'calendar', full, [{ aggregator: 'sum', metric: 'temp', downsample: '1dc-sum', filters: [id('n01')] }], { timezone: 'Asia/Shanghai' }),
-    post('calendar-1h-use-calendar', 'calendar', w6, [{ aggregator: 'sum', metric: 'hum', downsample: '1h-avg', filters: [id('w01')] }], { timezone: 'Asia/Kolkata', useCalendar: true }),
+    post('calendar-1dc-sum-tz', 'calendar', full, [{ aggregator: 'sum', metric: 'temp', downsample: '1dc-sum', filters: [id('n01')] }], {
+      timezone: 'Asia/Shanghai',
+    }),
+    post('calendar-1h-use-calendar', 'calendar', w6, [{ aggregator: 'sum', metric: 'hum', downsample: '1h-avg', filters: [id('w01')] }], {
+      timezone: 'Asia/Kolkata',
+      useCalendar: true,
+    }),
     post('rate-counter', 'rate', w2, [{ aggregator: 'sum', metric: 'bytes', rate: true, rateOptions: { counter: true }, filters: [id('n01')] }]),
-    post('rate-counter-max', 'rate', w2, [{ aggregator: 'sum', metric: 'bytes', rate: true, rateOptions: { counter: true, counterMax: COUNTER_MAX }, filters: [id('n01')] }]),
-    post('rate-counter-reset-value', 'rate', w2, [{ aggregator: 'sum', metric: 'bytes', rate: true, rateOptions: { counter: true, counterMax: COUNTER_MAX, resetValue: 100_000 }, filters: [id('s02')] }]),
-    post('rate-drop-resets', 'rate', w2, [{ aggregator: 'sum', metric: 'bytes', rate: true, rateOptions: { counter: true, dropResets: true }, filters: [f('literal_or', 'id', 'n01|s02', true)] }]),
+    post('rate-counter-max', 'rate', w2, [
+      { aggregator: 'sum', metric: 'bytes', rate: true, rateOptions: { counter: true, counterMax: COUNTER_MAX }, filters: [id('n01')] },
+    ]),
+    post('rate-counter-reset-value', 'rate', w2, [
+      { aggregator: 'sum', metric: 'bytes', rate: true, rateOptions: { counter: true, counterMax: COUNTER_MAX, resetValue: 100_000 }, filters: [id('s02')] },
+    ]),
+    post('rate-drop-resets', 'rate', w2, [
+      { aggregator: 'sum', metric: 'bytes', rate: true, rateOptions: { counter: true, dropResets: true }, filters: [f('literal_or', 'id', 'n01|s02', true)] },
+    ]),
     post('rate-gauge-downsample', 'rate', w6, [{ aggregator: 'avg', metric: 'temp', downsample: '10m-avg', rate: true, filters: [site('south')] }]),
-    post('time-ms', 'time-form', { start: w1.start + 1500, end: w1.end - 500 }, [{ aggregator: 'sum', metric: 'temp', filters: [id('n03')] }], { msResolution: true }),
+    post('time-ms', 'time-form', { start: w1.start + 1500, end: w1.end - 500 }, [{ aggregator: 'sum', metric: 'temp', filters: [id('n03')] }], {
+      msResolution: true,
+    }),
     post('time-seconds', 'time-form', { start: w1.start / 1000, end: w1.end / 1000 }, [{ aggregator: 'sum', metric: 'temp', filters: [id('n03')] }]),
     post('time-unaligned-start', 'time-form', unaligned, [{ aggregator: 'sum', metric: 'temp', downsample: '5m-avg', filters: [id('n01')] }]),
     post('output-arrays', 'output-form', full, [{ aggregator: 'sum', metric: 'temp', downsample: '1h-avg-null', filters: [id('n02')] }], {}, '?arrays=true'),
-    post('output-show-query', 'output-form', w6, [
-      { aggregator: 'avg', metric: 'temp', downsample: '1h-avg', filters: [site('north'), allIds] },
-      { aggregator: 'sum', metric: 'bytes', rate: true, rateOptions: { counter: true, counterMax: COUNTER_MAX }, filters: [id('n01')] },
-    ], { showQuery: true }),
+    post(
+      'output-show-query',
+      'output-form',
+      w6,
+      [
+        { aggregator: 'avg', metric: 'temp', downsample: '1h-avg', filters: [site('north'), allIds] },
+        { aggregator: 'sum', metric: 'bytes', rate: true, rateOptions: { counter: true, counterMax: COUNTER_MAX }, filters: [id('n01')] },
+      ],
+      { showQuery: true },
+    ),
     post('output-two-subqueries', 'output-form', w6, [
       { aggregator: 'max', metric: 'temp', downsample: '1h-max', filters: [site('west')] },
       { aggregator: 'min', metric: 'hum', downsample: '1h-min', filters: [site('west')] },

@@ -18,15 +18,16 @@ import { stackRestClient } from '../stack/client.ts';
 export async function requireStack(ep: StackEndpoints, say: (m: string) => void, waitMs = 180_000): Promise<void> {
   const deadline = Date.now() + waitMs;
   for (;;) {
-    const r = await fetch(`${ep.restUrl}/version/cluster`, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(5000) })
-      .then((x) => (x.ok ? '' : `HTTP ${x.status}`), (err: unknown) => String(err));
+    const r = await fetch(`${ep.restUrl}/version/cluster`, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(5000) }).then(
+      (x) => (x.ok ? '' : `HTTP ${x.status}`),
+      (err: unknown) => String(err),
+    );
     if (r === '') return;
     if (Date.now() > deadline) throw new Error(`HBase's REST gateway at ${ep.restUrl} is not answering (${r}): is the local stack running?`);
     say(`HBase at ${ep.restUrl} not answering (${r}); waiting`);
     await new Promise((res) => setTimeout(res, 5000));
   }
 }
-
 
 function pomVersion(): string {
   const pom = readFileSync(join(projectRoot, 'deploy/local/opentsdb/pom.xml'), 'utf8');
@@ -74,7 +75,16 @@ export async function openTsd(o: { ep: StackEndpoints; dataset: DatasetParams; r
   try {
     say(`tables ${tables.data}, ${tables.uid}, ${tables.tree}, ${tables.meta}`);
     await retried('creating the TSD tables', say, () => createTsdTables(admin, tables, 4));
-    const tsd = await startTsd({ cacheDir: stackLayout().cacheDir, workDir: work, zkQuorum: ep.zkQuorum, port: await freePort(), tables, buckets: 4, heap: '1g', say });
+    const tsd = await startTsd({
+      cacheDir: stackLayout().cacheDir,
+      workDir: work,
+      zkQuorum: ep.zkQuorum,
+      port: await freePort(),
+      tables,
+      buckets: 4,
+      heap: '1g',
+      say,
+    });
     stopTsd = () => tsd.stop();
     const revision = await fetch(`${tsd.url}/api/version`).then(async (r) => ((await r.json()) as { short_revision?: string }).short_revision ?? '?');
     const version = `${pomVersion()} (revision ${revision})`;
@@ -101,11 +111,18 @@ export async function waitForAll(url: string, dataset: DatasetParams, say: (m: s
   for (const metric of METRICS) {
     for (;;) {
       const path = queryPath({ aggregator: 'none', metrics: [metric], filter: {}, start: dataset.startMs, end: endMs(dataset) - 1 });
-      const got = await queryPoints(url, path).catch((err: unknown) => { say(`reading ${metric} back: ${String(err).slice(0, 200)}`); return -1; });
+      const got = await queryPoints(url, path).catch((err: unknown) => {
+        say(`reading ${metric} back: ${String(err).slice(0, 200)}`);
+        return -1;
+      });
       if (got === want[metric]) break;
       if (Date.now() > deadline) throw new Error(`${who} reads ${got} ${metric} points back, the data set has ${want[metric]}`);
       await new Promise((r) => setTimeout(r, 5000));
     }
   }
-  say(`${who} reads back every point (${Object.entries(want).map(([m, n]) => `${m} ${n}`).join(', ')})`);
+  say(
+    `${who} reads back every point (${Object.entries(want)
+      .map(([m, n]) => `${m} ${n}`)
+      .join(', ')})`,
+  );
 }

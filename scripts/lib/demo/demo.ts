@@ -29,7 +29,12 @@ export interface DemoOptions {
 export const DEMO_SPAN_MS = 48 * 3_600_000;
 const HOTTEST = 'sensor-00000'; // rank 0 of the Zipf distribution
 
-const BAD = ['{"id":"dev-1","ts":1,', '{"ts":1700000000000,"metric":"temp","value":1}', '{"id":"a\\u0000b","ts":1700000000000,"metric":"temp","value":1}', '{"id":"dev-1","ts":1700000000000,"metric":"temp","value":"12"}'];
+const BAD = [
+  '{"id":"dev-1","ts":1,',
+  '{"ts":1700000000000,"metric":"temp","value":1}',
+  '{"id":"a\\u0000b","ts":1700000000000,"metric":"temp","value":1}',
+  '{"id":"dev-1","ts":1700000000000,"metric":"temp","value":"12"}',
+];
 
 async function ensureTopics(kafka: Kafka, topics: readonly string[]): Promise<void> {
   const admin = kafka.admin();
@@ -72,7 +77,12 @@ export async function runDemo(o: DemoOptions): Promise<number> {
   const service = await startService(cfg, o.log);
   say(`service running; metrics on http://${cfg.http.host}:${service.httpPort}/metrics`);
   if (o.serve) {
-    installSignalHandlers({ onDrain: () => service.stop('signal'), drainTimeoutMs: cfg.shutdown.drainTimeoutMs, log: o.log, exit: (code) => process.exit(code) });
+    installSignalHandlers({
+      onDrain: () => service.stop('signal'),
+      drainTimeoutMs: cfg.shutdown.drainTimeoutMs,
+      log: o.log,
+      exit: (code) => process.exit(code),
+    });
     await service.finished;
     return 0;
   }
@@ -126,7 +136,9 @@ function skews(cfg: Config, before: string, after: string): string {
 
 async function report(o: DemoOptions, metricsText: string): Promise<void> {
   const { cfg, say } = o;
-  say(`written: ${await counterSum(metricsText, 'tsingest_events_total{outcome="written"}')} events; dead-lettered: ${await counterSum(metricsText, 'tsingest_events_total{outcome="dlq"}')}`);
+  say(
+    `written: ${await counterSum(metricsText, 'tsingest_events_total{outcome="written"}')} events; dead-lettered: ${await counterSum(metricsText, 'tsingest_events_total{outcome="dlq"}')}`,
+  );
   for (const line of metricsText.split('\n').filter((l) => l.startsWith('tsingest_dlq_records_total{') && !l.endsWith(' 0'))) say(`  DLQ ${line}`);
   const regions = metricsText.split('\n').filter((l) => l.startsWith(`tsingest_region_writes_total{table="${cfg.tables.data.name}"`));
   say(`${cfg.tables.data.name}: ${regions.length} regions received writes`);

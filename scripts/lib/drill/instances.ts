@@ -40,7 +40,10 @@ function startStream(kafka: Kafka, topic: string, rate: number): { produced: () 
       const n = Math.max(1, Math.round(rate / 10));
       const messages = Array.from({ length: n }, (_v, k) => {
         const i = state.produced + k;
-        return { key: `dev-${i % IDS}`, value: JSON.stringify({ id: `dev-${i % IDS}`, ts: base + i, metric: 'temp', value: i % 1000, tags: { site: `s${i % 7}` } }) };
+        return {
+          key: `dev-${i % IDS}`,
+          value: JSON.stringify({ id: `dev-${i % IDS}`, ts: base + i, metric: 'temp', value: i % 1000, tags: { site: `s${i % 7}` } }),
+        };
       });
       await producer.send({ topic, acks: -1, messages });
       state.produced += n;
@@ -49,11 +52,25 @@ function startStream(kafka: Kafka, topic: string, rate: number): { produced: () 
     await producer.disconnect();
   })();
   loop.catch(() => undefined); // surfaced by stop()
-  return { produced: () => state.produced, base, stop: async () => { state.running = false; await loop; return state.produced; } };
+  return {
+    produced: () => state.produced,
+    base,
+    stop: async () => {
+      state.running = false;
+      await loop;
+      return state.produced;
+    },
+  };
 }
 
 /** Data rows: how many, and how many rows each produced (id, ts) has; rows of no produced event counted apart. */
-async function countRows(rest: HBaseRestClient, data: string, index: string, base: number, produced: number): Promise<{ rows: number; distinct: number; maxPerEvent: number; foreign: number; indexRows: number }> {
+async function countRows(
+  rest: HBaseRestClient,
+  data: string,
+  index: string,
+  base: number,
+  produced: number,
+): Promise<{ rows: number; distinct: number; maxPerEvent: number; foreign: number; indexRows: number }> {
   const per = new Map<number, number>();
   let rows = 0;
   let foreign = 0;
@@ -77,21 +94,41 @@ export async function runInstancesDrill(o: InstancesDrillOptions): Promise<numbe
   const group = `${run}-g`;
   const tables = { data: `${run}_d`, index: `${run}_i`, rollup: `${run}_r`, meta: `${run}_m` };
   const sets = [
-    `kafka.brokers=${ep.kafkaBrokers}`, `hbase.restUrl=${ep.restUrl}`, `hbase.adminCommand=${JSON.stringify(ep.adminCommand)}`,
-    `tables.data.name=${tables.data}`, `tables.index.name=${tables.index}`, `tables.rollup.name=${tables.rollup}`, `tables.meta.name=${tables.meta}`,
-    `kafka.topic=${topic}`, `kafka.dlqTopic=${topic}-dlq`, `kafka.groupId=${group}`,
+    `kafka.brokers=${ep.kafkaBrokers}`,
+    `hbase.restUrl=${ep.restUrl}`,
+    `hbase.adminCommand=${JSON.stringify(ep.adminCommand)}`,
+    `tables.data.name=${tables.data}`,
+    `tables.index.name=${tables.index}`,
+    `tables.rollup.name=${tables.rollup}`,
+    `tables.meta.name=${tables.meta}`,
+    `kafka.topic=${topic}`,
+    `kafka.dlqTopic=${topic}-dlq`,
+    `kafka.groupId=${group}`,
     // a killed member is noticed after 10 s instead of the default 30 s
-    'kafka.sessionTimeoutMs=10000', 'kafka.heartbeatIntervalMs=1000', 'log.level=warn',
+    'kafka.sessionTimeoutMs=10000',
+    'kafka.heartbeatIntervalMs=1000',
+    'log.level=warn',
   ];
   const configArgs = ['--config', 'config/local.json', ...sets.flatMap((s) => ['--set', s])];
   if ((await cli(['tables', 'apply', ...configArgs])) !== 0) return 1;
   const kafka = new Kafka({ clientId: run, brokers: [ep.kafkaBrokers], logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
   await admin.connect();
-  await admin.createTopics({ topics: [{ topic, numPartitions: PARTITIONS }, { topic: `${topic}-dlq`, numPartitions: 1 }], waitForLeaders: true });
+  await admin.createTopics({
+    topics: [
+      { topic, numPartitions: PARTITIONS },
+      { topic: `${topic}-dlq`, numPartitions: 1 },
+    ],
+    waitForLeaders: true,
+  });
   const rest = stackRestClient(ep.restUrl);
 
-  const instances: DrillInstance[] = Array.from({ length: o.instances }, (_v, k) => ({ name: `i${k + 1}`, clientId: `${run}-i${k + 1}`, port: 19471 + k, live: false }));
+  const instances: DrillInstance[] = Array.from({ length: o.instances }, (_v, k) => ({
+    name: `i${k + 1}`,
+    clientId: `${run}-i${k + 1}`,
+    port: 19471 + k,
+    live: false,
+  }));
   const procs = new Map<string, ServiceChild>();
   let final: Snapshot | undefined;
   const exits: string[] = [];
@@ -99,12 +136,22 @@ export async function runInstancesDrill(o: InstancesDrillOptions): Promise<numbe
   const obs = new Observer({ brokers: ep.kafkaBrokers, group, topic, partitions: PARTITIONS, instances, produced: stream.produced, say });
   const byName = (n: string): DrillInstance => instances.find((i) => i.name === n) as DrillInstance;
   const start = async (names: readonly string[]): Promise<void> => {
-    await Promise.all(names.map(async (n) => {
-      const i = byName(n);
-      procs.set(n, await startServiceChild({ env: { ...process.env, TSI_CONFIG: 'config/local.json' }, sets: [...sets, `kafka.clientId=${i.clientId}`], port: i.port, say }));
-      i.live = true;
-      say(`${n} started (pid ${procs.get(n)?.pid ?? '?'}, http://127.0.0.1:${i.port}/metrics, Kafka client id ${i.clientId})`);
-    }));
+    await Promise.all(
+      names.map(async (n) => {
+        const i = byName(n);
+        procs.set(
+          n,
+          await startServiceChild({
+            env: { ...process.env, TSI_CONFIG: 'config/local.json' },
+            sets: [...sets, `kafka.clientId=${i.clientId}`],
+            port: i.port,
+            say,
+          }),
+        );
+        i.live = true;
+        say(`${n} started (pid ${procs.get(n)?.pid ?? '?'}, http://127.0.0.1:${i.port}/metrics, Kafka client id ${i.clientId})`);
+      }),
+    );
   };
   const stop = async (n: string, how: 'SIGTERM' | 'SIGKILL'): Promise<void> => {
     const p = procs.get(n);
@@ -160,13 +207,24 @@ export async function runInstancesDrill(o: InstancesDrillOptions): Promise<numbe
     const committed = await describeGroup(ep.kafkaBrokers, group, say);
     const c = await countRows(rest, tables.data, tables.index, stream.base, produced);
     const sumCommitted = committed.reduce((a, p) => a + (p.committed ?? 0), 0);
-    const ok = c.rows === produced && c.distinct === produced && c.maxPerEvent === 1 && c.foreign === 0 && c.indexRows === produced && sumCommitted === produced && exits.every((e) => e.endsWith(' 0'));
+    const ok =
+      c.rows === produced &&
+      c.distinct === produced &&
+      c.maxPerEvent === 1 &&
+      c.foreign === 0 &&
+      c.indexRows === produced &&
+      sumCommitted === produced &&
+      exits.every((e) => e.endsWith(' 0'));
     process.stdout.write(`\n${obs.rows.join('\n')}\n\n`);
     process.stdout.write(`instances: ${instances.map((i) => `${i.name} (Kafka client id ${i.clientId}, :${i.port})`).join(', ')}\n`);
-    process.stdout.write(`final owners (kafka-consumer-groups): ${formatOwners(final)}\nfinal lag series (each partition on exactly one live instance, its owner): ${formatLag(final)}\n`);
+    process.stdout.write(
+      `final owners (kafka-consumer-groups): ${formatOwners(final)}\nfinal lag series (each partition on exactly one live instance, its owner): ${formatLag(final)}\n`,
+    );
     process.stdout.write(`exit codes after SIGTERM: ${exits.join(', ')}\n`);
     process.stdout.write(`produced ${produced} events; committed offsets (kafka-consumer-groups) sum ${sumCommitted}\n`);
-    process.stdout.write(`data rows ${c.rows}: ${c.distinct} distinct produced (id, ts), rows per (id, ts) max ${c.maxPerEvent}, duplicates ${c.rows - c.distinct - c.foreign}, missing ${produced - c.distinct}, rows of no produced event ${c.foreign}; index rows ${c.indexRows}\n`);
+    process.stdout.write(
+      `data rows ${c.rows}: ${c.distinct} distinct produced (id, ts), rows per (id, ts) max ${c.maxPerEvent}, duplicates ${c.rows - c.distinct - c.foreign}, missing ${produced - c.distinct}, rows of no produced event ${c.foreign}; index rows ${c.indexRows}\n`,
+    );
     process.stdout.write(ok ? 'every produced event written exactly once, committed = produced\n' : 'MISMATCH: see the figures above\n');
     return ok ? 0 : 1;
   } finally {

@@ -63,7 +63,16 @@ export class Observer {
       const text = await scrapeMetrics(i.port);
       lag.set(i.name, text === null ? null : lagByPartition(text, topic));
     }
-    const s: Snapshot = { t: Math.round((Date.now() - this.#t0) / 1000), step, owners, unowned, lag, brokerLag: rows.reduce((a, p) => a + (p.lag ?? p.logEnd), 0), produced: this.#o.produced(), group: rows };
+    const s: Snapshot = {
+      t: Math.round((Date.now() - this.#t0) / 1000),
+      step,
+      owners,
+      unowned,
+      lag,
+      brokerLag: rows.reduce((a, p) => a + (p.lag ?? p.logEnd), 0),
+      produced: this.#o.produced(),
+      group: rows,
+    };
     this.rows.push(formatRow(s));
     this.#o.say(this.rows[this.rows.length - 1] ?? '');
     return s;
@@ -71,7 +80,10 @@ export class Observer {
 
   /** Every partition owned by a live instance, every live instance a member, each lag series on exactly its owner. */
   settled(s: Snapshot): boolean {
-    const live = this.#o.instances.filter((i) => i.live).map((i) => i.name).sort();
+    const live = this.#o.instances
+      .filter((i) => i.live)
+      .map((i) => i.name)
+      .sort();
     const owned = [...s.owners.values()].flat().sort((x, y) => x - y);
     if (s.unowned.length > 0 || owned.length !== this.#o.partitions || [...s.owners.keys()].sort().join() !== live.join()) return false;
     return live.every((name) => {
@@ -102,7 +114,10 @@ export function formatOwners(s: Snapshot): string {
 }
 
 export function formatLag(s: Snapshot): string {
-  return [...s.lag].map(([name, m]) => (m === null ? `${name}: no answer` : `${name}{${[...m].map(([p, v]) => `${p}:${v}`).join(' ')}}`)).sort().join(' ');
+  return [...s.lag]
+    .map(([name, m]) => (m === null ? `${name}: no answer` : `${name}{${[...m].map(([p, v]) => `${p}:${v}`).join(' ')}}`))
+    .sort()
+    .join(' ');
 }
 
 function formatRow(s: Snapshot): string {

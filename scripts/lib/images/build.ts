@@ -88,7 +88,10 @@ export async function inputsHash(spec: ImageSpec): Promise<string> {
       continue;
     }
     const files = statSync(e.from).isDirectory() ? filesUnder(e.from, e.exclude) : [e.from];
-    for (const f of files) h.update(`${relative(e.from, f)}\0`).update(readFileSync(f)).update(statSync(f).mode.toString(8));
+    for (const f of files)
+      h.update(`${relative(e.from, f)}\0`)
+        .update(readFileSync(f))
+        .update(statSync(f).mode.toString(8));
   }
   for (const [k, v] of Object.entries(spec.buildArgs).sort()) h.update(`\0arg ${k}=${v}`);
   for (const b of spec.bases) h.update(`\0base ${b}=${(await imageId(b)) ?? 'absent'}`);
@@ -175,7 +178,10 @@ export async function ensureDebianBase(tag: string, cacheDir: string, log: (m: s
       for (const f of readdirSync(join(root, sub))) if (f.endsWith('.deb') || f.includes('_dists_')) rmSync(join(root, sub, f), { force: true });
     }
     writeFileSync(join(root, 'etc/apt/apt.conf.d/99tsingest'), 'APT::Install-Recommends "false";\n');
-    await run('bash', ['-c', `set -o pipefail; tar -C '${root}' -c . | docker import -c 'CMD ["/bin/bash"]' - '${tag}'`], { what: `docker import ${tag}`, env: DOCKER_ENV });
+    await run('bash', ['-c', `set -o pipefail; tar -C '${root}' -c . | docker import -c 'CMD ["/bin/bash"]' - '${tag}'`], {
+      what: `docker import ${tag}`,
+      env: DOCKER_ENV,
+    });
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

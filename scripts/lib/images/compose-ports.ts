@@ -7,7 +7,7 @@
 export const PUBLISHED = {
   kafka: { variable: 'TSI_COMPOSE_KAFKA_PORT', service: 'kafka', what: 'Kafka', port: 9092 },
   rest: { variable: 'TSI_COMPOSE_REST_PORT', service: 'hbase', what: 'the HBase REST gateway', port: 8080 },
-  http: { variable: 'TSI_COMPOSE_HTTP_PORT', service: 'ingest', what: 'the ingest service\'s HTTP', port: 9464 },
+  http: { variable: 'TSI_COMPOSE_HTTP_PORT', service: 'ingest', what: "the ingest service's HTTP", port: 9464 },
   prometheus: { variable: 'TSI_COMPOSE_PROMETHEUS_PORT', service: 'prometheus', what: 'Prometheus', port: 9090 },
   grafana: { variable: 'TSI_COMPOSE_GRAFANA_PORT', service: 'grafana', what: 'Grafana', port: 3000 },
 } as const;
@@ -40,13 +40,19 @@ export function parseDotEnv(text: string): Map<string, string> {
 /** The `.env` text with `values` set: existing lines of those keys rewritten in place, new ones appended, the rest kept. */
 export function renderDotEnv(existing: string, values: ReadonlyMap<string, string>): string {
   const left = new Map(values);
-  const lines = existing === '' ? [] : existing.replace(/\n$/, '').split('\n').map((line) => {
-    const key = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=/.exec(line)?.[1];
-    const value = key === undefined ? undefined : left.get(key);
-    if (key === undefined || value === undefined) return line;
-    left.delete(key);
-    return `${key}=${value}`;
-  });
+  const lines =
+    existing === ''
+      ? []
+      : existing
+          .replace(/\n$/, '')
+          .split('\n')
+          .map((line) => {
+            const key = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=/.exec(line)?.[1];
+            const value = key === undefined ? undefined : left.get(key);
+            if (key === undefined || value === undefined) return line;
+            left.delete(key);
+            return `${key}=${value}`;
+          });
   if (left.size > 0 && lines.length === 0) lines.push('# Written by `npm run compose -- up`: docker-compose reads it too (docs/CONTAINERS.md).');
   for (const [key, value] of left) lines.push(`${key}=${value}`);
   return `${lines.join('\n')}\n`;
@@ -109,7 +115,9 @@ export function portsRefusedBy(output: string, ports: ComposePorts): PortName[] 
  * `before`: found by the check, nothing started; `during`: taken while `up` was starting, what it had started removed.
  */
 export function clashMessage(ports: ComposePorts, taken: readonly PortName[], when: 'before' | 'during' = 'before'): string {
-  const lines = taken.map((n) => `  127.0.0.1:${ports[n]} (${PUBLISHED[n].what}, service ${PUBLISHED[n].service}) is taken: move it with ${PUBLISHED[n].variable}`);
+  const lines = taken.map(
+    (n) => `  127.0.0.1:${ports[n]} (${PUBLISHED[n].what}, service ${PUBLISHED[n].service}) is taken: move it with ${PUBLISHED[n].variable}`,
+  );
   const example = taken.map((n) => `${PUBLISHED[n].variable}=${String(ports[n] + 10_000 > 65535 ? ports[n] - 1 : ports[n] + 10_000)}`).join(' ');
   const many = taken.length > 1;
   const head = `${many ? `${taken.length} ports` : 'a port'} of the compose stack ${many ? 'are' : 'is'} in use by something else`;

@@ -27,13 +27,23 @@ interface CredentialEntries {
 
 /** `tsingest auth hash --token|--password --name NAME --scopes …` with the secret on stdin: its JSON entry. */
 async function authHash(kind: 'token' | 'password', name: string, scopes: readonly string[], secret: string): Promise<CredentialEntries> {
-  const child = spawn(process.execPath, ['src/cli.ts', 'auth', 'hash', `--${kind}`, '--name', name, '--scopes', scopes.join(',')], { cwd: projectRoot, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['src/cli.ts', 'auth', 'hash', `--${kind}`, '--name', name, '--scopes', scopes.join(',')], {
+    cwd: projectRoot,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
-  child.stdout.on('data', (b: Buffer) => { out += b.toString(); });
-  child.stderr.on('data', (b: Buffer) => { err += b.toString(); });
+  child.stdout.on('data', (b: Buffer) => {
+    out += b.toString();
+  });
+  child.stderr.on('data', (b: Buffer) => {
+    err += b.toString();
+  });
   child.stdin.end(secret);
-  const code = await new Promise<number | null>((res, rej) => { child.once('error', rej); child.once('close', res); });
+  const code = await new Promise<number | null>((res, rej) => {
+    child.once('error', rej);
+    child.once('close', res);
+  });
   if (code !== 0) throw new Error(`tsingest auth hash --${kind} --name ${name} exited ${String(code)}: ${err.trim()}`);
   return JSON.parse(out) as CredentialEntries;
 }
@@ -45,11 +55,48 @@ export async function ensureComposeSecrets(dir: string): Promise<string[]> {
   if (existsSync(join(dir, 'http-credentials.json'))) return [];
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const p = (name: string): string => join(dir, name);
-  openssl(['req', '-x509', ...KEY, '-keyout', p('http-ca.key'), '-out', p('http-ca.crt'), '-days', '825', '-sha256', '-subj', '/CN=tsingest compose CA',
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign']);
-  writeFileSync(p('http-tls.ext'), 'basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\nsubjectAltName=DNS:ingest,DNS:localhost,IP:127.0.0.1\n');
+  openssl([
+    'req',
+    '-x509',
+    ...KEY,
+    '-keyout',
+    p('http-ca.key'),
+    '-out',
+    p('http-ca.crt'),
+    '-days',
+    '825',
+    '-sha256',
+    '-subj',
+    '/CN=tsingest compose CA',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+  ]);
+  writeFileSync(
+    p('http-tls.ext'),
+    'basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\nsubjectAltName=DNS:ingest,DNS:localhost,IP:127.0.0.1\n',
+  );
   openssl(['req', '-new', ...KEY, '-keyout', p('http-tls.key'), '-out', p('http-tls.csr'), '-subj', '/CN=ingest']);
-  openssl(['x509', '-req', '-in', p('http-tls.csr'), '-CA', p('http-ca.crt'), '-CAkey', p('http-ca.key'), '-set_serial', `0x${randomBytes(8).toString('hex')}`, '-days', '825', '-sha256', '-extfile', p('http-tls.ext'), '-out', p('http-tls.crt')]);
+  openssl([
+    'x509',
+    '-req',
+    '-in',
+    p('http-tls.csr'),
+    '-CA',
+    p('http-ca.crt'),
+    '-CAkey',
+    p('http-ca.key'),
+    '-set_serial',
+    `0x${randomBytes(8).toString('hex')}`,
+    '-days',
+    '825',
+    '-sha256',
+    '-extfile',
+    p('http-tls.ext'),
+    '-out',
+    p('http-tls.crt'),
+  ]);
   rmSync(p('http-tls.csr'));
   rmSync(p('http-tls.ext'));
   const secret = (): string => randomBytes(24).toString('base64url');

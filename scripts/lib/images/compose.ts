@@ -59,7 +59,9 @@ export async function compose(p: ComposeProject, args: readonly string[], what: 
 async function health(p: ComposeProject, service: string): Promise<string> {
   const id = (await compose(p, ['ps', '-q', service], `ps ${service}`)).trim();
   if (id === '') return 'absent';
-  return (await run('docker', ['inspect', '-f', '{{if .State.Health}}{{.State.Health.Status}}{{else}}{{.State.Status}}{{end}}', id], { what: 'inspect' })).trim();
+  return (
+    await run('docker', ['inspect', '-f', '{{if .State.Health}}{{.State.Health.Status}}{{else}}{{.State.Status}}{{end}}', id], { what: 'inspect' })
+  ).trim();
 }
 
 export async function waitHealthy(p: ComposeProject, services: readonly string[], timeoutMs: number, log: (m: string) => void): Promise<void> {
@@ -85,13 +87,19 @@ async function applyTables(p: ComposeProject, log: (m: string) => void): Promise
     TSI_KAFKA_BROKERS: `127.0.0.1:${p.ports.kafka}`,
     TSI_ADMIN_COMMAND: JSON.stringify(composeArgv(p, 'exec', '-T', 'hbase', 'table-admin')),
   };
-  const out = await run(process.execPath, ['--disable-warning=TimeoutNegativeWarning', 'src/cli.ts', 'tables', 'apply', '--config', 'config/compose.json'], { what: 'tsingest tables apply', env, cwd: projectRoot });
+  const out = await run(process.execPath, ['--disable-warning=TimeoutNegativeWarning', 'src/cli.ts', 'tables', 'apply', '--config', 'config/compose.json'], {
+    what: 'tsingest tables apply',
+    env,
+    cwd: projectRoot,
+  });
   for (const line of out.trim().split('\n')) log(`tables: ${line}`);
 }
 
 /** Fails, naming each taken port and its variable, when a port `up` publishes is in use by something other than this project. */
 export async function checkPorts(p: ComposeProject): Promise<void> {
-  const own = publishedHostPorts(await run('docker', ['ps', '--filter', `label=com.docker.compose.project=${p.name}`, '--format', '{{.Ports}}'], { what: 'docker ps' }));
+  const own = publishedHostPorts(
+    await run('docker', ['ps', '--filter', `label=com.docker.compose.project=${p.name}`, '--format', '{{.Ports}}'], { what: 'docker ps' }),
+  );
   const names: PortName[] = ['kafka', 'rest', 'http', 'prometheus', ...(p.grafana === true ? ['grafana' as const] : [])];
   const taken: PortName[] = [];
   for (const n of portsToCheck(p.ports, names, own)) if (!(await portFree(p.ports[n]))) taken.push(n);
@@ -130,7 +138,9 @@ export async function composeUp(p: ComposeProject, log: (m: string) => void): Pr
     const taken = portsRefusedBy(message, p.ports);
     if (taken.length === 0) for (const s of ['kafka', 'hbase', 'ingest']) await dumpLogs(p, s);
     log(`up failed: removing what it created (down -v): ${message.split('\n')[0] ?? ''}`);
-    await composeDown(p, log).catch((e: unknown) => { log(`clean-up failed too: ${String(e)}`); });
+    await composeDown(p, log).catch((e: unknown) => {
+      log(`clean-up failed too: ${String(e)}`);
+    });
     throw taken.length === 0 ? err : new ComposeRefused(clashMessage(p.ports, taken, 'during'), { cause: err });
   }
 }
@@ -157,7 +167,11 @@ export function dumpLogs(p: ComposeProject, service: string): Promise<void> {
   return new Promise((resolvePromise) => {
     const [cmd, ...rest] = composeArgv(p, 'logs', '--tail', '60', service);
     const child = spawn(cmd ?? 'docker-compose', rest, { stdio: ['ignore', 'inherit', 'inherit'], env: composeEnv(p) });
-    child.on('close', () => { resolvePromise(); });
-    child.on('error', () => { resolvePromise(); });
+    child.on('close', () => {
+      resolvePromise();
+    });
+    child.on('error', () => {
+      resolvePromise();
+    });
   });
 }

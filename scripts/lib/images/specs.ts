@@ -38,7 +38,7 @@ async function productionModules(cacheDir: string, log: (m: string) => void): Pr
   const pkg = readFileSync(p('package.json'));
   const dir = join(cacheDir, `service-modules-${createHash('sha256').update(pkg).update(lock).digest('hex').slice(0, 16)}`);
   if (existsSync(join(dir, '.complete'))) return join(dir, 'node_modules');
-  log('installing the service\'s production dependencies (npm ci --omit=dev) …');
+  log("installing the service's production dependencies (npm ci --omit=dev) …");
   const tmp = `${dir}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });
@@ -69,11 +69,37 @@ export async function buildImages(opts: BuildOptions, log: (m: string) => void):
     results.push(await ensureDebianBase(bases.debian, cacheDir, log, opts.force));
     const needJre = opts.only.some((n) => n === 'hbase' || n === 'kafka');
     if (needJre) {
-      results.push(await buildImage({ name: 'base-jre', tag: bases.jre, dockerfile: 'deploy/base/jre/Dockerfile', entries: [], buildArgs: { DEBIAN_IMAGE: bases.debian }, bases: [bases.debian] }, log, opts.force));
+      results.push(
+        await buildImage(
+          {
+            name: 'base-jre',
+            tag: bases.jre,
+            dockerfile: 'deploy/base/jre/Dockerfile',
+            entries: [],
+            buildArgs: { DEBIAN_IMAGE: bases.debian },
+            bases: [bases.debian],
+          },
+          log,
+          opts.force,
+        ),
+      );
     }
     if (opts.only.includes('service')) {
       const nodeBin = p('node_modules/node/bin/node');
-      results.push(await buildImage({ name: 'base-node', tag: bases.node, dockerfile: 'deploy/base/node/Dockerfile', entries: [{ to: 'node', from: nodeBin, hash: 'content' }], buildArgs: { DEBIAN_IMAGE: bases.debian }, bases: [bases.debian] }, log, opts.force));
+      results.push(
+        await buildImage(
+          {
+            name: 'base-node',
+            tag: bases.node,
+            dockerfile: 'deploy/base/node/Dockerfile',
+            entries: [{ to: 'node', from: nodeBin, hash: 'content' }],
+            buildArgs: { DEBIAN_IMAGE: bases.debian },
+            bases: [bases.debian],
+          },
+          log,
+          opts.force,
+        ),
+      );
     }
   }
   for (const name of opts.only) {
@@ -91,7 +117,11 @@ async function specOf(name: ImageName, tag: string, bases: Bases, cacheDir: stri
       const mainFile = join(cacheDir, 'admin-main-class');
       writeFileSync(mainFile, `${adminMainClass()}\n`);
       return {
-        name, tag, dockerfile: 'deploy/hbase/Dockerfile', buildArgs: { JRE_IMAGE: bases.jre }, bases: [bases.jre],
+        name,
+        tag,
+        dockerfile: 'deploy/hbase/Dockerfile',
+        buildArgs: { JRE_IMAGE: bases.jre },
+        bases: [bases.jre],
         entries: [
           // The second SLF4J binding hadoop drags in is left out, as on the local stack's classpath.
           { to: 'lib', from: lib, hash: 'name', exclude: /^(slf4j-reload4j|reload4j)-|^\.complete$/ },
@@ -106,7 +136,11 @@ async function specOf(name: ImageName, tag: string, bases: Bases, cacheDir: stri
       const lib = await resolveJars(cacheDir, 'kafka', log);
       const tools = await kafkaToolsJar(log);
       return {
-        name, tag, dockerfile: 'deploy/kafka/Dockerfile', buildArgs: { JRE_IMAGE: bases.jre }, bases: [bases.jre],
+        name,
+        tag,
+        dockerfile: 'deploy/kafka/Dockerfile',
+        buildArgs: { JRE_IMAGE: bases.jre },
+        bases: [bases.jre],
         entries: [
           { to: 'libs', from: lib, hash: 'name', exclude: /^\.complete$/ },
           { to: 'libs/kafka-tools.jar', from: tools, hash: 'name' },
@@ -118,7 +152,11 @@ async function specOf(name: ImageName, tag: string, bases: Bases, cacheDir: stri
     }
     case 'service':
       return {
-        name, tag, dockerfile: 'deploy/service/Dockerfile', buildArgs: { NODE_IMAGE: bases.node }, bases: [bases.node],
+        name,
+        tag,
+        dockerfile: 'deploy/service/Dockerfile',
+        buildArgs: { NODE_IMAGE: bases.node },
+        bases: [bases.node],
         entries: [
           { to: 'node_modules', from: await productionModules(cacheDir, log), hash: 'name' },
           { to: 'package.json', from: p('package.json'), hash: 'content' },
@@ -129,7 +167,11 @@ async function specOf(name: ImageName, tag: string, bases: Bases, cacheDir: stri
       };
     case 'prometheus':
       return {
-        name, tag, dockerfile: 'deploy/prometheus/Dockerfile', buildArgs: { DEBIAN_IMAGE: bases.debian }, bases: [bases.debian],
+        name,
+        tag,
+        dockerfile: 'deploy/prometheus/Dockerfile',
+        buildArgs: { DEBIAN_IMAGE: bases.debian },
+        bases: [bases.debian],
         entries: [
           { to: 'prometheus.yml', from: p('deploy/prometheus/prometheus.yml'), hash: 'content' },
           { to: 'rules', from: p('deploy/prometheus/rules'), hash: 'content' },

@@ -35,7 +35,13 @@ export async function putPoints(url: string, points: Iterable<OpenTsdbPoint>, ba
     const p = putBatch(url, batch);
     batch = [];
     pending.add(p);
-    p.then(() => pending.delete(p), (err: unknown) => { failure ??= err; pending.delete(p); });
+    p.then(
+      () => pending.delete(p),
+      (err: unknown) => {
+        failure ??= err;
+        pending.delete(p);
+      },
+    );
     if (pending.size >= inFlight) await Promise.race(pending).catch(() => undefined);
   };
   const t0 = performance.now();

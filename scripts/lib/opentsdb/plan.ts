@@ -45,7 +45,8 @@ export function tsdFamilies(t: TsdTables): readonly { readonly table: string; re
  */
 export function saltSplits(buckets: number, width = 1): Buffer[] {
   if (!Number.isInteger(width) || width < 1 || width > 8) throw new RangeError(`salt width must be 1..8, got ${width}`);
-  if (!Number.isInteger(buckets) || buckets < 1 || buckets > 256 ** Math.min(width, 6)) throw new RangeError(`salt buckets must be 1..${256 ** Math.min(width, 6)} for width ${width}, got ${buckets}`);
+  if (!Number.isInteger(buckets) || buckets < 1 || buckets > 256 ** Math.min(width, 6))
+    throw new RangeError(`salt buckets must be 1..${256 ** Math.min(width, 6)} for width ${width}, got ${buckets}`);
   const out: Buffer[] = [];
   for (let b = 1; b < buckets; b++) {
     const key = Buffer.alloc(width);
@@ -90,8 +91,16 @@ export function tsdConfig(c: TsdConfigInput): string {
 }
 
 /** /api/query path: one sub-query per metric (`agg:metric{k=v,…}`), ms resolution, [start, end] in ms. */
-export function queryPath(q: { readonly aggregator: string; readonly metrics: readonly string[]; readonly filter: Readonly<Record<string, string>>; readonly start: number; readonly end: number }): string {
-  const tags = Object.entries(q.filter).map(([k, v]) => `${k}=${v}`).join(',');
+export function queryPath(q: {
+  readonly aggregator: string;
+  readonly metrics: readonly string[];
+  readonly filter: Readonly<Record<string, string>>;
+  readonly start: number;
+  readonly end: number;
+}): string {
+  const tags = Object.entries(q.filter)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
   const ms = q.metrics.map((m) => `m=${encodeURIComponent(`${q.aggregator}:${m}{${tags}}`)}`).join('&');
   return `/api/query?start=${q.start}&end=${q.end}&ms=true&${ms}`;
 }
@@ -114,7 +123,8 @@ export function checkPutSummary(status: number, body: unknown, sent: number): vo
   if (status !== 200 && status !== 204) throw new Error(`OpenTSDB /api/put answered ${status}: ${JSON.stringify(body).slice(0, 500)}`);
   if (status === 204) return;
   const { success, failed, timeouts } = b;
-  if (success !== sent || failed !== 0 || timeouts !== 0) throw new Error(`OpenTSDB /api/put stored ${String(success)} of ${sent} points (failed ${String(failed)}, timeouts ${String(timeouts)})`);
+  if (success !== sent || failed !== 0 || timeouts !== 0)
+    throw new Error(`OpenTSDB /api/put stored ${String(success)} of ${sent} points (failed ${String(failed)}, timeouts ${String(timeouts)})`);
 }
 
 /** CPU ms (from /proc utime+stime deltas) per 1,000 units of work; NaN when nothing was done. */

@@ -26,7 +26,12 @@ const LOGBACK = `<configuration>
 export async function createTsdTables(admin: TableAdminPort, tables: TsdTables, buckets: number): Promise<void> {
   for (const t of tsdFamilies(tables)) {
     for (const family of t.families) {
-      const r = await admin.ensureTable({ table: t.table, family, splits: t.salted ? saltSplits(buckets) : [], familyAttrs: { VERSIONS: 1, BLOOMFILTER: 'ROW', COMPRESSION: 'NONE' } });
+      const r = await admin.ensureTable({
+        table: t.table,
+        family,
+        splits: t.salted ? saltSplits(buckets) : [],
+        familyAttrs: { VERSIONS: 1, BLOOMFILTER: 'ROW', COMPRESSION: 'NONE' },
+      });
       if (t.salted && r.splitsMatch !== true) throw new Error(`${t.table}: regions not split on the ${buckets} salt buckets (${r.regionCount} regions)`);
     }
   }
@@ -34,7 +39,9 @@ export async function createTsdTables(admin: TableAdminPort, tables: TsdTables, 
 
 export async function dropTsdTables(rest: HBaseRestClient, tables: TsdTables, say: (m: string) => void): Promise<void> {
   for (const t of [tables.data, tables.uid, tables.tree, tables.meta]) {
-    await rest.deleteTable(t, { ignoreMissing: true, deadlineMs: 120_000 }).catch((err: unknown) => { say(`could not drop ${t}: ${String(err)}`); });
+    await rest.deleteTable(t, { ignoreMissing: true, deadlineMs: 120_000 }).catch((err: unknown) => {
+      say(`could not drop ${t}: ${String(err)}`);
+    });
   }
 }
 
@@ -46,22 +53,40 @@ export interface Tsd {
 }
 
 /** Starts the TSD on `port` in `workDir` (config, static root, cache dir, log) and waits for /api/version. */
-export async function startTsd(o: { cacheDir: string; workDir: string; zkQuorum: string; port: number; tables: TsdTables; buckets: number; heap: string; say: (m: string) => void }): Promise<Tsd> {
+export async function startTsd(o: {
+  cacheDir: string;
+  workDir: string;
+  zkQuorum: string;
+  port: number;
+  tables: TsdTables;
+  buckets: number;
+  heap: string;
+  say: (m: string) => void;
+}): Promise<Tsd> {
   const lib = await resolveJars(o.cacheDir, 'opentsdb', o.say);
   const staticRoot = join(o.workDir, 'static');
   const httpCache = join(o.workDir, 'cache');
   for (const d of [staticRoot, httpCache]) mkdirSync(d, { recursive: true });
   const conf = join(o.workDir, 'opentsdb.conf');
-  writeFileSync(conf, tsdConfig({ port: o.port, zkQuorum: o.zkQuorum, tables: o.tables, buckets: o.buckets, staticRoot, cacheDir: httpCache, maxRequestBytes: 4 << 20 }));
+  writeFileSync(
+    conf,
+    tsdConfig({ port: o.port, zkQuorum: o.zkQuorum, tables: o.tables, buckets: o.buckets, staticRoot, cacheDir: httpCache, maxRequestBytes: 4 << 20 }),
+  );
   const logback = join(o.workDir, 'logback.xml');
   writeFileSync(logback, LOGBACK);
   const args = [`-Xmx${o.heap}`, `-Dlogback.configurationFile=${logback}`, '-cp', `${lib}/*`, 'net.opentsdb.tools.TSDMain', `--config=${conf}`];
   const child: ChildProcess = spawn('java', args, { cwd: o.workDir, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
-  const keep = (b: Buffer): void => { log = (log + b.toString()).slice(-8000); };
+  const keep = (b: Buffer): void => {
+    log = (log + b.toString()).slice(-8000);
+  };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
-  const exited = new Promise<void>((res) => { child.once('exit', () => { res(); }); });
+  const exited = new Promise<void>((res) => {
+    child.once('exit', () => {
+      res();
+    });
+  });
   const pid = child.pid;
   if (pid === undefined) throw new Error('could not start the TSD (java)');
   const url = `http://127.0.0.1:${o.port}`;
@@ -75,7 +100,10 @@ export async function startTsd(o: { cacheDir: string; workDir: string; zkQuorum:
   const deadline = Date.now() + 120_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the TSD exited ${child.exitCode} during start-up:\n${log}`);
-    const ok = await fetch(`${url}/api/version`, { signal: AbortSignal.timeout(2000) }).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}/api/version`, { signal: AbortSignal.timeout(2000) }).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     if (Date.now() > deadline) {
       await stop();

@@ -60,7 +60,9 @@ export function compileAdminTool(cacheDir: string, hbaseLib: string, log: (m: st
  */
 export async function compileJava(cacheDir: string, hbaseLib: string, srcRel: string, prefix: string, what: string, log: (m: string) => void): Promise<string> {
   const srcDir = join(projectRoot, srcRel);
-  const sources = readdirSync(srcDir).filter((f) => f.endsWith('.java')).sort();
+  const sources = readdirSync(srcDir)
+    .filter((f) => f.endsWith('.java'))
+    .sort();
   if (sources.length === 0) throw new Error(`no Java sources in ${srcDir}`);
   const target = join(cacheDir, `${prefix}-${hashOf(hbaseLib, ...sources.map((s) => readFileSync(join(srcDir, s))))}`);
   if (existsSync(join(target, '.complete'))) return target;

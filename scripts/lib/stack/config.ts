@@ -71,7 +71,9 @@ export function requireStackPid(name: StackProcess, runDir?: string): number {
   const file = stackPidFile(name, runDir);
   const pid = readPid(file);
   if (pid === undefined) {
-    throw new Error(existsSync(file) ? `${file} holds no pid` : `no ${name} process of the local stack: ${file} does not exist (TSI_STACK_DIR names the stack directory)`);
+    throw new Error(
+      existsSync(file) ? `${file} holds no pid` : `no ${name} process of the local stack: ${file} does not exist (TSI_STACK_DIR names the stack directory)`,
+    );
   }
   return pid;
 }
@@ -103,10 +105,17 @@ export interface StackEndpoints {
  */
 export function readEndpoints(file?: string): StackEndpoints {
   const path = file ?? stackLayout().endpointsFile;
-  if (!existsSync(path)) throw new Error(`no stack endpoints at ${path}: start the local stack (npm run stack:up) or pass --endpoints <…/.stack/run/endpoints.json>`);
+  if (!existsSync(path))
+    throw new Error(`no stack endpoints at ${path}: start the local stack (npm run stack:up) or pass --endpoints <…/.stack/run/endpoints.json>`);
   const ep = JSON.parse(readFileSync(path, 'utf8')) as Partial<Record<keyof StackEndpoints, unknown>>;
   const { restUrl, kafkaBrokers, zkQuorum, adminCommand } = ep;
-  if (typeof restUrl !== 'string' || typeof kafkaBrokers !== 'string' || typeof zkQuorum !== 'string' || !Array.isArray(adminCommand) || adminCommand.length === 0) {
+  if (
+    typeof restUrl !== 'string' ||
+    typeof kafkaBrokers !== 'string' ||
+    typeof zkQuorum !== 'string' ||
+    !Array.isArray(adminCommand) ||
+    adminCommand.length === 0
+  ) {
     throw new Error(`${path}: expected restUrl, kafkaBrokers, zkQuorum and adminCommand`);
   }
   return { restUrl, kafkaBrokers, zkQuorum, adminCommand: adminCommand.map(String) };
@@ -122,7 +131,12 @@ export function endpointsFromEnv(env: NodeJS.ProcessEnv = process.env): StackEnd
   const kafkaBrokers = env['TSI_KAFKA_BROKERS'];
   if (restUrl === undefined || restUrl === '' || kafkaBrokers === undefined || kafkaBrokers === '') return undefined;
   const admin = env['TSI_ADMIN_COMMAND'];
-  return { restUrl, kafkaBrokers, zkQuorum: env['TSI_HBASE_ZK'] ?? '', adminCommand: admin === undefined || admin === '' ? [] : (JSON.parse(admin) as string[]) };
+  return {
+    restUrl,
+    kafkaBrokers,
+    zkQuorum: env['TSI_HBASE_ZK'] ?? '',
+    adminCommand: admin === undefined || admin === '' ? [] : (JSON.parse(admin) as string[]),
+  };
 }
 
 /** The environment that names a stack (endpointsFromEnv reads it back). */

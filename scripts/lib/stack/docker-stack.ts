@@ -52,7 +52,9 @@ export interface DockerStack {
 export async function dockerEngineAvailable(timeoutMs: number = ENGINE_PROBE_MS): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<boolean>((resolveTimeout) => {
-    timer = setTimeout(() => { resolveTimeout(false); }, timeoutMs);
+    timer = setTimeout(() => {
+      resolveTimeout(false);
+    }, timeoutMs);
     timer.unref();
   });
   const probe = getContainerRuntimeClient().then(
@@ -229,9 +231,15 @@ async function logTail(container: StartedTestContainer, lines: number): Promise<
     const chunks: Buffer[] = [];
     await new Promise<void>((done) => {
       stream.on('data', (c: Buffer | string) => chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(c)));
-      stream.on('end', () => { done(); });
-      stream.on('error', () => { done(); });
-      setTimeout(() => { done(); }, 2000).unref();
+      stream.on('end', () => {
+        done();
+      });
+      stream.on('error', () => {
+        done();
+      });
+      setTimeout(() => {
+        done();
+      }, 2000).unref();
     });
     return Buffer.concat(chunks).toString('utf8');
   } catch (e) {

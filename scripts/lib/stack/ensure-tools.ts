@@ -67,7 +67,11 @@ function answers(command: string, versionArgs: readonly string[] | null = ['--ve
 
 function run(command: string, args: readonly string[], log: (m: string) => void, env: Readonly<Record<string, string>> = {}): void {
   log(`${command} ${args.join(' ')}`);
-  const res = spawnSync(command, args, { cwd: projectRoot, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive', ...env } });
+  const res = spawnSync(command, args, {
+    cwd: projectRoot,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive', ...env },
+  });
   if (res.error !== undefined || res.status !== 0) {
     throw new MissingToolError(`${command} ${args.join(' ')} failed (${res.error?.message ?? `exit ${String(res.status)}`})`);
   }
@@ -87,7 +91,11 @@ function stopPackagedDaemons(log: (m: string) => void): void {
       const cmdline = Number.isSafeInteger(pid) && pid > 0 && existsSync(`/proc/${pid}/cmdline`) ? readFileSync(`/proc/${pid}/cmdline`, 'utf8') : '';
       if (!cmdline.includes(name)) continue;
       log(`stopping the ${name} (pid ${pid}) the package started (the tests run their own)`);
-      try { process.kill(pid, 'SIGTERM'); } catch { /* already gone */ }
+      try {
+        process.kill(pid, 'SIGTERM');
+      } catch {
+        /* already gone */
+      }
     }
   }
 }
@@ -152,5 +160,6 @@ export function ensureKerberosClient(log: (m: string) => void): void {
     ? ['rebuild', 'kerberos']
     : ['install', '--no-save', '--no-audit', '--no-fund', `kerberos@${version}`];
   run('npm', args, log, env);
-  if (!kerberosLoads()) throw new MissingToolError(`the kerberos package still does not load after npm ${args.join(' ')}; it needs libkrb5-dev, python3, make and g++`);
+  if (!kerberosLoads())
+    throw new MissingToolError(`the kerberos package still does not load after npm ${args.join(' ')}; it needs libkrb5-dev, python3, make and g++`);
 }

@@ -44,7 +44,11 @@ async function toolsClasspath(log: (m: string) => void): Promise<string> {
 /** `kafka-consumer-groups --describe --group G`: committed offset, log end, lag and owning member per partition. */
 export async function describeGroup(brokers: string, group: string, log: (m: string) => void): Promise<GroupPartition[]> {
   const cp = await toolsClasspath(log);
-  const { stdout } = await run('java', ['-cp', cp, 'org.apache.kafka.tools.consumer.group.ConsumerGroupCommand', '--bootstrap-server', brokers, '--describe', '--group', group], { maxBuffer: 16 << 20 });
+  const { stdout } = await run(
+    'java',
+    ['-cp', cp, 'org.apache.kafka.tools.consumer.group.ConsumerGroupCommand', '--bootstrap-server', brokers, '--describe', '--group', group],
+    { maxBuffer: 16 << 20 },
+  );
   const rows: GroupPartition[] = [];
   for (const line of stdout.split('\n')) {
     const f = line.trim().split(/\s+/);
@@ -52,7 +56,15 @@ export async function describeGroup(brokers: string, group: string, log: (m: str
     if (f.length < 6 || f[0] !== group || !/^\d+$/.test(f[2] ?? '')) continue;
     const num = (s: string | undefined): number | null => (s === undefined || s === '-' ? null : Number(s));
     const text = (x: string | undefined): string | null => (x === undefined || x === '-' ? null : x);
-    rows.push({ topic: f[1] ?? '', partition: Number(f[2]), committed: num(f[3]), logEnd: Number(f[4]), lag: num(f[5]), consumerId: text(f[6]), clientId: text(f[8]) });
+    rows.push({
+      topic: f[1] ?? '',
+      partition: Number(f[2]),
+      committed: num(f[3]),
+      logEnd: Number(f[4]),
+      lag: num(f[5]),
+      consumerId: text(f[6]),
+      clientId: text(f[8]),
+    });
   }
   return rows;
 }

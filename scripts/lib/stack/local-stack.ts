@@ -36,7 +36,11 @@ async function startService(spec: ServiceSpec, log: Log): Promise<void> {
     log(`${spec.name}: started (pid ${started}), log ${spec.logFile}`);
   }
   const current = readPid(spec.pidFile) ?? 0;
-  await waitFor(`${spec.name} on port ${spec.port}`, () => spec.ready(), { timeoutMs: spec.startTimeoutMs, alive: () => isAlive(current), logFile: spec.logFile });
+  await waitFor(`${spec.name} on port ${spec.port}`, () => spec.ready(), {
+    timeoutMs: spec.startTimeoutMs,
+    alive: () => isAlive(current),
+    logFile: spec.logFile,
+  });
   log(`${spec.name}: ready`);
 }
 
@@ -82,7 +86,11 @@ async function stopPid(name: string, pid: number, log: Log, graceMs: number): Pr
     try {
       process.kill(-pid, sig); // the whole process group started detached
     } catch {
-      try { process.kill(pid, sig); } catch { /* gone */ }
+      try {
+        process.kill(pid, sig);
+      } catch {
+        /* gone */
+      }
     }
   };
   signal('SIGTERM');

@@ -42,7 +42,9 @@ export async function freePort(): Promise<number> {
     srv.listen(0, '127.0.0.1', () => {
       const addr = srv.address();
       const port = typeof addr === 'object' && addr !== null ? addr.port : 0;
-      srv.close(() => { res(port); });
+      srv.close(() => {
+        res(port);
+      });
     });
   });
 }
@@ -51,7 +53,13 @@ export async function freePort(): Promise<number> {
 export async function portFree(port: number): Promise<boolean> {
   return new Promise((res) => {
     const srv = createServer();
-    srv.once('error', () => { res(false); });
-    srv.listen(port, '127.0.0.1', () => { srv.close(() => { res(true); }); });
+    srv.once('error', () => {
+      res(false);
+    });
+    srv.listen(port, '127.0.0.1', () => {
+      srv.close(() => {
+        res(true);
+      });
+    });
   });
 }

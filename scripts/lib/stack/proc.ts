@@ -8,7 +8,9 @@ export async function run(cmd: string, args: readonly string[], opts: { what: st
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    child.on('error', (e) => { reject(new Error(`${opts.what}: ${e.message}`)); });
+    child.on('error', (e) => {
+      reject(new Error(`${opts.what}: ${e.message}`));
+    });
     child.on('close', (code) => {
       if (code === 0) resolvePromise(out);
       else reject(new Error(`${opts.what} failed (exit ${code}):\n${out.slice(-4000)}`));
@@ -72,7 +74,16 @@ export interface WaitOptions {
  */
 export async function waitFor(what: string, probe: () => Promise<boolean> | boolean, opts: WaitOptions): Promise<void> {
   const deadline = Date.now() + opts.timeoutMs;
-  const check = opts.errors === 'throw' ? async () => probe() : async () => { try { return await probe(); } catch { return false; } };
+  const check =
+    opts.errors === 'throw'
+      ? async () => probe()
+      : async () => {
+          try {
+            return await probe();
+          } catch {
+            return false;
+          }
+        };
   const log = opts.logFile === undefined ? '' : `; see ${opts.logFile}:\n${tail(opts.logFile)}`;
   for (;;) {
     if (await check()) return;

@@ -49,7 +49,6 @@ function renderHBaseSite(layout: StackLayout): void {
   if (existsSync(log4j)) writeFileSync(join(dir, 'log4j2.properties'), readFileSync(log4j));
 }
 
-
 /**
  * Heaps of the local stack's HBase (master + region server + ZooKeeper in one JVM) and REST gateway.
  * With 1g / 512m, a day of benchmarks (1M-row loads, tables made and dropped) left HBase's old
@@ -65,7 +64,13 @@ function hbaseJava(layout: StackLayout, libs: Libs, heap: string, mainClass: str
 }
 
 /** The java argv of an HBase process (`<mainClass> start`) with its conf folder first on the classpath. */
-export function hbaseJavaArgs(where: { confDir: string; logDir: string; hbaseLib: string }, heap: string, mainClass: string, logName: string, jvmProps: readonly string[] = []): string[] {
+export function hbaseJavaArgs(
+  where: { confDir: string; logDir: string; hbaseLib: string },
+  heap: string,
+  mainClass: string,
+  logName: string,
+  jvmProps: readonly string[] = [],
+): string[] {
   const conf = where.confDir;
   return [
     `-Xmx${heap}`,
@@ -179,9 +184,16 @@ async function zkOk(port: number): Promise<boolean> {
   return new Promise((resolvePromise) => {
     const sock = connect({ host: '127.0.0.1', port }, () => sock.write('ruok'));
     let data = '';
-    sock.setTimeout(2000, () => { sock.destroy(); resolvePromise(false); });
+    sock.setTimeout(2000, () => {
+      sock.destroy();
+      resolvePromise(false);
+    });
     sock.on('data', (d: Buffer) => (data += d.toString()));
-    sock.on('error', () => { resolvePromise(false); });
-    sock.on('close', () => { resolvePromise(data.includes('imok')); });
+    sock.on('error', () => {
+      resolvePromise(false);
+    });
+    sock.on('close', () => {
+      resolvePromise(data.includes('imok'));
+    });
   });
 }

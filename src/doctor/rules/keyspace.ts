@@ -18,7 +18,8 @@ export function regionReachable(start: Buffer, end: Buffer, layout: Pick<Service
   return false;
 }
 
-const show = (k: Buffer): string => (k.length === 0 ? '(table start/end)' : /^[\x20-\x7e]*$/.test(k.toString('latin1')) ? JSON.stringify(k.toString('latin1')) : `0x${k.toString('hex')}`);
+const show = (k: Buffer): string =>
+  k.length === 0 ? '(table start/end)' : /^[\x20-\x7e]*$/.test(k.toString('latin1')) ? JSON.stringify(k.toString('latin1')) : `0x${k.toString('hex')}`;
 
 export function keyspaceFindings(t: TableFacts, servers: number): Finding[] {
   const layout = t.layout;
@@ -27,7 +28,9 @@ export function keyspaceFindings(t: TableFacts, servers: number): Finding[] {
   const dead = t.regions.filter((r) => !regionReachable(r.startKey, r.endKey, layout));
   for (const r of dead) {
     out.push({
-      rule: 'keyspace.unreachable-region', severity: 'error', subject: `region ${r.name}`,
+      rule: 'keyspace.unreachable-region',
+      severity: 'error',
+      subject: `region ${r.name}`,
       measured: `[${show(r.startKey)}, ${show(r.endKey)}) holds no key of the ${layout.saltFormat} salt 0–${layout.buckets - 1}`,
       threshold: 'every pre-split region must be reachable by the key space',
       source: book('rowkey.regionsplits'),
@@ -36,7 +39,9 @@ export function keyspaceFindings(t: TableFacts, servers: number): Finding[] {
   }
   if (servers > 1 && layout.buckets < servers) {
     out.push({
-      rule: 'keyspace.buckets-vs-servers', severity: 'warn', subject: `table ${t.name}`,
+      rule: 'keyspace.buckets-vs-servers',
+      severity: 'warn',
+      subject: `table ${t.name}`,
       measured: `${layout.buckets} salt buckets for ${servers} region servers`,
       threshold: 'at least one bucket per region server, so every server takes writes',
       source: book('rowkey.design'),
@@ -44,7 +49,9 @@ export function keyspaceFindings(t: TableFacts, servers: number): Finding[] {
     });
   } else if (servers > 1 && layout.buckets % servers !== 0) {
     out.push({
-      rule: 'keyspace.buckets-vs-servers', severity: 'info', subject: `table ${t.name}`,
+      rule: 'keyspace.buckets-vs-servers',
+      severity: 'info',
+      subject: `table ${t.name}`,
       measured: `${layout.buckets} salt buckets over ${servers} region servers`,
       threshold: 'a multiple of the server count, so each server holds the same number of buckets',
       source: book('rowkey.design'),

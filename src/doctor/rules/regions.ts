@@ -23,7 +23,9 @@ export function tableRegionFindings(t: TableFacts): Finding[] {
   for (const r of t.regions) {
     if (r.storefileSizeMB === undefined || r.storefileSizeMB <= REGION_MAX_GB * 1024) continue;
     out.push({
-      rule: 'regions.size', severity: 'warn', subject: `region ${r.name}`,
+      rule: 'regions.size',
+      severity: 'warn',
+      subject: `region ${r.name}`,
       measured: `${gb(r.storefileSizeMB)} of store files`,
       threshold: `10–${REGION_MAX_GB} GB per region`,
       source: book('table_schema_rules_of_thumb'),
@@ -34,7 +36,9 @@ export function tableRegionFindings(t: TableFacts): Finding[] {
   const limit = families <= 2 ? REGIONS_PER_TABLE_MAX : Math.floor((REGIONS_PER_TABLE_MAX * 2) / families);
   if (t.regions.length > limit) {
     out.push({
-      rule: 'regions.per-table', severity: 'warn', subject: `table ${t.name}`,
+      rule: 'regions.per-table',
+      severity: 'warn',
+      subject: `table ${t.name}`,
       measured: `${t.regions.length} regions with ${families} famil${families === 1 ? 'y' : 'ies'}`,
       threshold: `about 50–${REGIONS_PER_TABLE_MAX} regions for a table with 1 or 2 families (fewer with more families)`,
       source: book('table_schema_rules_of_thumb'),
@@ -44,7 +48,9 @@ export function tableRegionFindings(t: TableFacts): Finding[] {
   const sizes = t.regions.map((r) => r.storefileSizeMB).filter((x): x is number => x !== undefined);
   if (t.regions.length > SPRAWL_REGIONS && sizes.length === t.regions.length && median(sizes) < TINY_MB) {
     out.push({
-      rule: 'regions.tiny-sprawl', severity: 'warn', subject: `table ${t.name}`,
+      rule: 'regions.tiny-sprawl',
+      severity: 'warn',
+      subject: `table ${t.name}`,
       measured: `${t.regions.length} regions, median ${median(sizes).toFixed(0)} MB`,
       threshold: `regions of 10–${REGION_MAX_GB} GB; more than ${SPRAWL_REGIONS} regions under ${TINY_MB} MB is sprawl`,
       source: book('ops.capacity.regions.count'),
@@ -60,7 +66,9 @@ export function serverFindings(s: ServerFacts, cluster: Pick<ClusterFacts, 'sett
   const subject = `server ${s.name}`;
   if (s.regions > REGIONS_PER_SERVER.high) {
     out.push({
-      rule: 'servers.regions', severity: 'warn', subject,
+      rule: 'servers.regions',
+      severity: 'warn',
+      subject,
       measured: `${s.regions} regions`,
       threshold: `${REGIONS_PER_SERVER.low}–${REGIONS_PER_SERVER.high} regions per server, about 100 best`,
       source: book('arch.regions.size'),
@@ -72,7 +80,9 @@ export function serverFindings(s: ServerFacts, cluster: Pick<ClusterFacts, 'sett
   const fits = flush > 0 ? Math.floor(budgetMB / flush) : Infinity;
   if (s.maxHeapMB > 0 && s.stores > fits) {
     out.push({
-      rule: 'servers.memstore-heap', severity: 'warn', subject,
+      rule: 'servers.memstore-heap',
+      severity: 'warn',
+      subject,
       measured: `${s.stores} memstores (regions × families) × ${flush} MB flush size = ${gb(s.stores * flush)}, against ${gb(budgetMB)} of memstore (heap ${gb(s.maxHeapMB)} × ${fraction})`,
       threshold: `(heap × hbase.regionserver.global.memstore.size) / (hbase.hregion.memstore.flush.size × families) = ${fits} regions as a starting point (${source}); 2–3× that only if most regions are idle`,
       source: book('ops.capacity.regions.count'),

@@ -15,7 +15,9 @@ export function sampleFindings(t: TableFacts): Finding[] {
   if (s.maxCellBytes >= CELL_WARN_BYTES) {
     const at = s.maxCellAt === undefined ? '' : ` at row 0x${s.maxCellAt.row.subarray(0, 32).toString('hex')} column ${s.maxCellAt.column}`;
     out.push({
-      rule: 'cells.size', severity: s.maxCellBytes > CELL_ERROR_BYTES ? 'error' : 'warn', subject: `table ${t.name}`,
+      rule: 'cells.size',
+      severity: s.maxCellBytes > CELL_ERROR_BYTES ? 'error' : 'warn',
+      subject: `table ${t.name}`,
       measured: `largest sampled cell ${mb(s.maxCellBytes)}${at}; ${s.cellsOver1MB} of ${s.cells} sampled cells ≥ 1 MB`,
       threshold: `cells no larger than 10 MB (50 MB with MOB); warn from ${mb(CELL_WARN_BYTES)}`,
       source: book('table_schema_rules_of_thumb'),
@@ -24,7 +26,9 @@ export function sampleFindings(t: TableFacts): Finding[] {
   }
   if (s.rowKeyBytes.avg > ROW_KEY_AVG_BYTES) {
     out.push({
-      rule: 'rowkeys.length', severity: 'warn', subject: `table ${t.name}`,
+      rule: 'rowkeys.length',
+      severity: 'warn',
+      subject: `table ${t.name}`,
       measured: `row keys average ${s.rowKeyBytes.avg.toFixed(0)} bytes (max ${s.rowKeyBytes.max}) over ${s.rows} sampled rows`,
       threshold: `average ≤ ${ROW_KEY_AVG_BYTES} bytes: keys are stored with every cell and in every block index`,
       source: book('keysize.row'),

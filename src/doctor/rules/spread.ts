@@ -26,18 +26,28 @@ export function spreadFindings(t: TableFacts): Finding[] {
   const skew = (hottest.n ?? 0) / mean;
   if (skew > SKEW_WARN) {
     out.push({
-      rule: 'spread.skew', severity: 'warn', subject: `table ${t.name}`,
+      rule: 'spread.skew',
+      severity: 'warn',
+      subject: `table ${t.name}`,
       measured: `write skew ${skew.toFixed(2)} (hottest region ${hottest.name}: ${hottest.n ?? 0} of ${total} writes ${basis}, mean ${mean.toFixed(0)})`,
       threshold: `max/mean ≤ ${SKEW_WARN} over the table's regions`,
       source: book('rowkey.design'),
-      fix: layout !== undefined ? 'look at /ui for hot ids; spread them (tsingest spread set, or keys.spread automatic promotion), see docs/HOT-IDS.md' : 'salt or hash the leading key part so writes spread (see the reference guide on hotspotting)',
+      fix:
+        layout !== undefined
+          ? 'look at /ui for hot ids; spread them (tsingest spread set, or keys.spread automatic promotion), see docs/HOT-IDS.md'
+          : 'salt or hash the leading key part so writes spread (see the reference guide on hotspotting)',
     });
   }
   const idle = writes.filter((w) => (w.n ?? 0) === 0);
   if (idle.length > 0) {
     out.push({
-      rule: 'spread.idle-regions', severity: 'warn', subject: `table ${t.name}`,
-      measured: `${idle.length} of ${regions.length} regions took no writes ${basis} (${idle.slice(0, 3).map((w) => w.name).join(', ')}${idle.length > 3 ? ', …' : ''})`,
+      rule: 'spread.idle-regions',
+      severity: 'warn',
+      subject: `table ${t.name}`,
+      measured: `${idle.length} of ${regions.length} regions took no writes ${basis} (${idle
+        .slice(0, 3)
+        .map((w) => w.name)
+        .join(', ')}${idle.length > 3 ? ', …' : ''})`,
       threshold: 'every region of a salted table takes writes',
       source: book('rowkey.regionsplits'),
       fix: 'check the split points against the keys written (a split the keys never reach), or merge idle regions',

@@ -30,7 +30,9 @@ export function versionFindings(t: TableFacts): Finding[] {
     const ttl = ttlSeconds(f);
     if (t.layout !== undefined && versions > 1) {
       out.push({
-        rule: 'versions.service-table', severity: 'warn', subject,
+        rule: 'versions.service-table',
+        severity: 'warn',
+        subject,
         measured: `VERSIONS ${versions}`,
         threshold: 'VERSIONS 1: this service writes each event once under its own row and never reads old versions',
         source: book('schema.versions.max'),
@@ -38,7 +40,9 @@ export function versionFindings(t: TableFacts): Finding[] {
       });
     } else if (versions >= MANY_VERSIONS) {
       out.push({
-        rule: 'versions.max', severity: 'warn', subject,
+        rule: 'versions.max',
+        severity: 'warn',
+        subject,
         measured: `VERSIONS ${versions}`,
         threshold: `well under ${MANY_VERSIONS} ("hundreds or more" greatly increases store file size)`,
         source: book('schema.versions.max'),
@@ -48,28 +52,37 @@ export function versionFindings(t: TableFacts): Finding[] {
     if (minVersions <= 0) continue;
     if (minVersions >= versions) {
       out.push({
-        rule: 'versions.min-above-max', severity: 'error', subject,
+        rule: 'versions.min-above-max',
+        severity: 'error',
+        subject,
         measured: `MIN_VERSIONS ${minVersions} ≥ VERSIONS ${versions}`,
         threshold: 'MIN_VERSIONS < VERSIONS',
         source: book('schema.minversions'),
         fix: `lower MIN_VERSIONS below VERSIONS: alter '${t.name}', {NAME => '${f.name}', MIN_VERSIONS => ${Math.max(0, versions - 1)}}`,
       });
     }
-    out.push(ttl === undefined
-      ? {
-          rule: 'versions.min-without-ttl', severity: 'warn', subject,
-          measured: `MIN_VERSIONS ${minVersions} without a TTL`,
-          threshold: 'MIN_VERSIONS "should only be set when time-to-live is enabled"',
-          source: book('schema.minversions'),
-          fix: `set MIN_VERSIONS => 0, or set the TTL it is meant to work with`,
-        }
-      : {
-          rule: 'versions.min-with-ttl', severity: 'warn', subject,
-          measured: `MIN_VERSIONS ${minVersions} with TTL ${ttl} s`,
-          threshold: 'data older than the TTL is expected to go; MIN_VERSIONS keeps the newest versions of every cell past it, and store files of expired rows are no longer dropped',
-          source: book('ttl'),
-          fix: `if expired data must go, alter '${t.name}', {NAME => '${f.name}', MIN_VERSIONS => 0}; keep it only if "at least ${minVersions} versions forever" is really wanted`,
-        });
+    out.push(
+      ttl === undefined
+        ? {
+            rule: 'versions.min-without-ttl',
+            severity: 'warn',
+            subject,
+            measured: `MIN_VERSIONS ${minVersions} without a TTL`,
+            threshold: 'MIN_VERSIONS "should only be set when time-to-live is enabled"',
+            source: book('schema.minversions'),
+            fix: `set MIN_VERSIONS => 0, or set the TTL it is meant to work with`,
+          }
+        : {
+            rule: 'versions.min-with-ttl',
+            severity: 'warn',
+            subject,
+            measured: `MIN_VERSIONS ${minVersions} with TTL ${ttl} s`,
+            threshold:
+              'data older than the TTL is expected to go; MIN_VERSIONS keeps the newest versions of every cell past it, and store files of expired rows are no longer dropped',
+            source: book('ttl'),
+            fix: `if expired data must go, alter '${t.name}', {NAME => '${f.name}', MIN_VERSIONS => 0}; keep it only if "at least ${minVersions} versions forever" is really wanted`,
+          },
+    );
   }
   return out;
 }

@@ -28,13 +28,7 @@ function longLerpDelta(x: number, x0: number, x1: number, y0: number, y1: number
 }
 
 /** Runs the iterator to the end: the aggregated [ts, value] points in ascending ts. */
-export function aggregate(
-  views: readonly SeekableView[],
-  startTime: number,
-  endTime: number,
-  aggregator: AggregatorSpec,
-  rate: boolean,
-): [number, number][] {
+export function aggregate(views: readonly SeekableView[], startTime: number, endTime: number, aggregator: AggregatorSpec, rate: boolean): [number, number][] {
   const size = views.length;
   const iterators: (SeekableView | null)[] = [...views];
   const timestamps = new Array<number>(size * 2).fill(0);
@@ -107,11 +101,21 @@ export function aggregate(
         continue;
       }
       switch (aggregator.interpolation) {
-        case 'LERP': vals.push(y0 + longLerpDelta(x, x0, x1, y0, y1)); break;
-        case 'ZIM': vals.push(0); break;
-        case 'MAX': vals.push(LONG_MAX); break;
-        case 'MIN': vals.push(LONG_MIN); break;
-        case 'PREV': vals.push(y0); break;
+        case 'LERP':
+          vals.push(y0 + longLerpDelta(x, x0, x1, y0, y1));
+          break;
+        case 'ZIM':
+          vals.push(0);
+          break;
+        case 'MAX':
+          vals.push(LONG_MAX);
+          break;
+        case 'MIN':
+          vals.push(LONG_MIN);
+          break;
+        case 'PREV':
+          vals.push(y0);
+          break;
       }
     }
     return vals;
@@ -173,11 +177,21 @@ export function aggregate(
         continue;
       }
       switch (aggregator.interpolation) {
-        case 'LERP': vals.push(y0 + ((x - x0) * (y1 - y0)) / (x1 - x0)); break;
-        case 'ZIM': vals.push(0); break;
-        case 'MAX': vals.push(Number.MAX_VALUE); break;
-        case 'MIN': vals.push(-Number.MAX_VALUE); break;
-        case 'PREV': vals.push(y0); break;
+        case 'LERP':
+          vals.push(y0 + ((x - x0) * (y1 - y0)) / (x1 - x0));
+          break;
+        case 'ZIM':
+          vals.push(0);
+          break;
+        case 'MAX':
+          vals.push(Number.MAX_VALUE);
+          break;
+        case 'MIN':
+          vals.push(-Number.MAX_VALUE);
+          break;
+        case 'PREV':
+          vals.push(y0);
+          break;
       }
     }
     out.push([x, aggregator.run(vals)]);

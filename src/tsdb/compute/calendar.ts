@@ -30,8 +30,14 @@ function formatter(tz: string): Intl.DateTimeFormat {
   let f = formatters.get(tz);
   if (f === undefined) {
     f = new Intl.DateTimeFormat('en-US', {
-      timeZone: tz, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric',
-      hour: 'numeric', minute: 'numeric', second: 'numeric',
+      timeZone: tz,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
     });
     formatters.set(tz, f);
   }
@@ -112,15 +118,21 @@ export function previousInterval(ts: number, interval: number, unit: IntervalUni
       if (60 % interval !== 0) f.mi = 0;
       break;
     case 'm':
-      f.s = 0; f.mi = 0;
+      f.s = 0;
+      f.mi = 0;
       if (60 % interval !== 0) f.h = 0;
       break;
     case 'h':
-      f.s = 0; f.mi = 0; f.h = 0;
+      f.s = 0;
+      f.mi = 0;
+      f.h = 0;
       if (24 % interval !== 0) f.d = 1;
       break;
     case 'd':
-      f.s = 0; f.mi = 0; f.h = 0; f.d = 1;
+      f.s = 0;
+      f.mi = 0;
+      f.h = 0;
+      f.d = 1;
       if (interval !== 1) f.mo = 0;
       break;
     case 'w': {
@@ -128,7 +140,9 @@ export function previousInterval(ts: number, interval: number, unit: IntervalUni
       // (lenient Calendar resolution of MONTH=0 + DAY_OF_WEEK). Either way it steps by 7 days; the
       // requested interval is ignored here (Downsampler adds interval × 7 days between buckets). The
       // January anchor matters only when the stepping crosses a DST gap at midnight.
-      f.s = 0; f.mi = 0; f.h = 0;
+      f.s = 0;
+      f.mi = 0;
+      f.h = 0;
       const dow = new Date(Date.UTC(f.y, f.mo, f.d)).getUTCDay();
       if (2 % interval === 0) {
         f.d -= dow;
@@ -145,7 +159,11 @@ export function previousInterval(ts: number, interval: number, unit: IntervalUni
     }
     case 'n':
     case 'y':
-      f.s = 0; f.mi = 0; f.h = 0; f.d = 1; f.mo = 0;
+      f.s = 0;
+      f.mi = 0;
+      f.h = 0;
+      f.d = 1;
+      f.mo = 0;
       break;
   }
   let cal = fromFields(f, tz);

@@ -44,8 +44,14 @@ const takeBucketValue: AggregateFn = (values) => values[0] ?? Number.NaN;
 
 export function downsampleSpec(ds: Downsample, fn: AggregateFn): DownsampleSpec {
   return {
-    all: ds.all, calendar: ds.calendar, intervalMs: specIntervalMs(ds), count: ds.count, unit: ds.unit,
-    timezone: ds.timezone, fn, fill: ds.fill,
+    all: ds.all,
+    calendar: ds.calendar,
+    intervalMs: specIntervalMs(ds),
+    count: ds.count,
+    unit: ds.unit,
+    timezone: ds.timezone,
+    fn,
+    fill: ds.fill,
   };
 }
 
@@ -69,9 +75,10 @@ export function seriesView(sub: SubQuery, s: SeriesInput, scan: ScanRange, range
   if (ds !== undefined) {
     const fn = s.kind === 'buckets' ? takeBucketValue : getAggregator(ds.aggregator).run;
     const spec = downsampleSpec(ds, fn);
-    view = ds.fill === 'none'
-      ? new Downsampler(view, spec, range.startMs, range.endMs)
-      : new FillingDownsampler(view, scan.startMs, scan.endMs, spec, range.startMs, range.endMs);
+    view =
+      ds.fill === 'none'
+        ? new Downsampler(view, spec, range.startMs, range.endMs)
+        : new FillingDownsampler(view, scan.startMs, scan.endMs, spec, range.startMs, range.endMs);
   }
   if (sub.rate) view = new RateSpan(view, sub.rateOptions);
   return view;

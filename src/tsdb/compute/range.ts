@@ -21,7 +21,14 @@ import type { Downsample } from '../types.ts';
 const TIMESPAN_S = 3600; // Const.MAX_TIMESPAN
 
 const UNIT_S: Readonly<Record<Downsample['unit'], number>> = {
-  ms: 0, s: 1, m: 60, h: 3600, d: 86_400, w: 604_800, n: 2_592_000, y: 31_536_000,
+  ms: 0,
+  s: 1,
+  m: 60,
+  h: 3600,
+  d: 86_400,
+  w: 604_800,
+  n: 2_592_000,
+  y: 31_536_000,
 };
 
 /** DownsamplingSpecification.getInterval(): DateTime.parseDuration of the interval, 0 for `all`. */

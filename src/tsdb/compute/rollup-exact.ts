@@ -30,9 +30,7 @@ function isRollupAggregator(name: AggregatorName): name is RollupAggregator {
   return (ROLLUP_EXACT_AGGREGATORS as readonly string[]).includes(name);
 }
 
-export type RollupChoice =
-  | { readonly exact: true; readonly windowMs: number }
-  | { readonly exact: false; readonly reason: string };
+export type RollupChoice = { readonly exact: true; readonly windowMs: number } | { readonly exact: false; readonly reason: string };
 
 /** The largest rollup window that answers this sub-query exactly, or why none does. */
 export function isRollupExact(sub: SubQuery, windowMs: readonly number[]): RollupChoice {

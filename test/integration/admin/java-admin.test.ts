@@ -53,14 +53,16 @@ async function restFamilySchema(restUrl: string, table: string): Promise<Record<
   return family;
 }
 
-const isAdminError = (code: string, field?: string) => (e: unknown): boolean => {
-  assert.ok(e instanceof TableAdminError, `expected TableAdminError, got ${String(e)}`);
-  assert.equal(e.code, code, e.message);
-  if (field !== undefined) {
-    assert.equal(e.field, field, e.message);
-  }
-  return true;
-};
+const isAdminError =
+  (code: string, field?: string) =>
+  (e: unknown): boolean => {
+    assert.ok(e instanceof TableAdminError, `expected TableAdminError, got ${String(e)}`);
+    assert.equal(e.code, code, e.message);
+    if (field !== undefined) {
+      assert.equal(e.field, field, e.message);
+    }
+    return true;
+  };
 
 const SALT_SPLITS = Array.from({ length: 15 }, (_, i) => Buffer.from([i + 1])); // [0x01] … [0x0F]
 // The local stack disables splits cluster-wide; this table-level policy lets the split step work.
@@ -101,13 +103,25 @@ void test('JavaTableAdmin: pre-split create, describe, idempotent ensure, alter,
     assert.equal(d.exists, true);
     assert.equal(d.enabled, true);
     assert.equal(d.regions.length, 16);
-    assert.deepEqual(d.regions.map((r) => r.startKey), [Buffer.alloc(0), ...SALT_SPLITS]);
-    assert.deepEqual(d.regions.map((r) => r.endKey), [...SALT_SPLITS, Buffer.alloc(0)]);
-    assert.ok(d.regions.every((r) => r.server !== null), 'every region is assigned');
+    assert.deepEqual(
+      d.regions.map((r) => r.startKey),
+      [Buffer.alloc(0), ...SALT_SPLITS],
+    );
+    assert.deepEqual(
+      d.regions.map((r) => r.endKey),
+      [...SALT_SPLITS, Buffer.alloc(0)],
+    );
+    assert.ok(
+      d.regions.every((r) => r.server !== null),
+      'every region is assigned',
+    );
     for (const [k, v] of Object.entries(tableAttrs)) {
       assert.equal(d.tableAttrs[k], v, `table attr ${k}`);
     }
-    assert.deepEqual(d.families.map((f) => f.name), ['d']);
+    assert.deepEqual(
+      d.families.map((f) => f.name),
+      ['d'],
+    );
     assert.equal(d.families[0]?.attrs['TTL'], 'FOREVER');
   });
 
@@ -177,12 +191,18 @@ void test('JavaTableAdmin: pre-split create, describe, idempotent ensure, alter,
     const rows = [0x02, 0x05, 0x09].map((b) => Buffer.from([b, 0x61]));
     // three puts, each flushed by a compact call's flush: store files pile up, then one compaction merges them
     for (let i = 0; i < rows.length; i++) {
-      await rest.put(table, rows.slice(0, i + 1).map((r) => ({ row: r, cells: [{ column: Buffer.from('d:q'), value: Buffer.from([i]) }] })));
+      await rest.put(
+        table,
+        rows.slice(0, i + 1).map((r) => ({ row: r, cells: [{ column: Buffer.from('d:q'), value: Buffer.from([i]) }] })),
+      );
       await admin.compact(table);
     }
     const storeFiles = async (): Promise<number[]> => {
       const status = await rest.clusterStatus();
-      return status.liveNodes.flatMap((n) => n.regions).filter((r) => r.name.toString('latin1').startsWith(`${table},`)).map((r) => r.storefiles);
+      return status.liveNodes
+        .flatMap((n) => n.regions)
+        .filter((r) => r.name.toString('latin1').startsWith(`${table},`))
+        .map((r) => r.storefiles);
     };
     // the master's view follows the region servers' reports (every few seconds)
     let files: number[] = [];
@@ -192,7 +212,10 @@ void test('JavaTableAdmin: pre-split create, describe, idempotent ensure, alter,
       await new Promise((r) => setTimeout(r, 500));
     }
     assert.equal(files.filter((n) => n === 1).length, rows.length, `one store file in each region with data: ${JSON.stringify(files)}`);
-    assert.ok(files.every((n) => n <= 1), JSON.stringify(files));
+    assert.ok(
+      files.every((n) => n <= 1),
+      JSON.stringify(files),
+    );
     for (const row of rows) assert.ok((await rest.get(table, row)) !== null, 'the row is still there');
     await assert.rejects(admin.compact(`${table}_missing`), isAdminError('TABLE_NOT_FOUND', 'table'));
   });
@@ -206,45 +229,49 @@ void test('JavaTableAdmin: pre-split create, describe, idempotent ensure, alter,
   });
 });
 
-void test('JavaTableAdmin.codecs: every HBase codec named, NONE and GZ usable, an unusable one says why; the master refuses what the probe cannot use', { timeout: 120_000 }, async (t) => {
-  const env = adminEnv();
-  const codecs = await new JavaTableAdmin({ command: env.command }).codecs();
-  t.diagnostic(JSON.stringify(codecs));
-  assert.ok(codecs.length >= 5, `all of Compression.Algorithm, got ${codecs.length}`);
-  for (const c of codecs) {
-    assert.match(c.name, /^[A-Z0-9]+$/, 'named as in a schema');
-    if (!c.usable) assert.ok(c.error.length > 0, `${c.name}: an unusable codec says why`);
-  }
-  const usable = usableCodecs(codecs);
-  assert.ok(usable.includes('NONE') && usable.includes('GZ'), `NONE and GZ are usable everywhere: ${usable.join(', ')}`);
+void test(
+  'JavaTableAdmin.codecs: every HBase codec named, NONE and GZ usable, an unusable one says why; the master refuses what the probe cannot use',
+  { timeout: 120_000 },
+  async (t) => {
+    const env = adminEnv();
+    const codecs = await new JavaTableAdmin({ command: env.command }).codecs();
+    t.diagnostic(JSON.stringify(codecs));
+    assert.ok(codecs.length >= 5, `all of Compression.Algorithm, got ${codecs.length}`);
+    for (const c of codecs) {
+      assert.match(c.name, /^[A-Z0-9]+$/, 'named as in a schema');
+      if (!c.usable) assert.ok(c.error.length > 0, `${c.name}: an unusable codec says why`);
+    }
+    const usable = usableCodecs(codecs);
+    assert.ok(usable.includes('NONE') && usable.includes('GZ'), `NONE and GZ are usable everywhere: ${usable.join(', ')}`);
 
-  // No cluster connection: the same answer with a ZooKeeper quorum nothing listens on.
-  const offline = await new JavaTableAdmin({ command: env.command, zk: '127.0.0.1:1', timeoutMs: 30_000 }).codecs();
-  assert.deepEqual(usableCodecs(offline), usable);
+    // No cluster connection: the same answer with a ZooKeeper quorum nothing listens on.
+    const offline = await new JavaTableAdmin({ command: env.command, zk: '127.0.0.1:1', timeoutMs: 30_000 }).codecs();
+    assert.deepEqual(usableCodecs(offline), usable);
 
-  // The master's own check (TableDescriptorChecker.checkCompression, before any region exists)
-  // agrees on a codec the probe cannot use: a create through the REST gateway, not through the
-  // tool, is refused and leaves nothing behind (the gateway answers 503; its log has the master's
-  // DoNotRetryIOException naming the codec class). Standalone HBase runs master and region server
-  // in one JVM, so a codec the master accepted would also open.
-  const missing = codecs.find((c) => !c.usable && c.name === 'LZO') ?? codecs.find((c) => !c.usable);
-  assert.ok(missing !== undefined, 'the stack lacks at least one codec (LZO is GPL and never bundled)');
-  const table = `it_codec_${randomBytes(5).toString('hex')}`;
-  const schemaStatus = async (): Promise<number> => {
-    const r = await fetch(`${env.restUrl}/${table}/schema`, { headers: { Accept: 'application/json' } });
-    await r.body?.cancel();
-    return r.status;
-  };
-  t.after(async () => {
-    if ((await schemaStatus()) === 200) await fetch(`${env.restUrl}/${table}/schema`, { method: 'DELETE' }).then((r) => r.body?.cancel());
-  });
-  const res = await fetch(`${env.restUrl}/${table}/schema`, {
-    method: 'PUT',
-    headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
-    body: JSON.stringify({ name: table, ColumnSchema: [{ name: 'd', COMPRESSION: missing.name }] }),
-  });
-  const text = await res.text();
-  t.diagnostic(`create with ${missing.name}: HTTP ${res.status} ${text.slice(0, 300)}`);
-  assert.ok(res.status >= 400, `the master refused COMPRESSION ${missing.name} (HTTP ${res.status})`);
-  assert.equal(await schemaStatus(), 404, 'nothing was created');
-});
+    // The master's own check (TableDescriptorChecker.checkCompression, before any region exists)
+    // agrees on a codec the probe cannot use: a create through the REST gateway, not through the
+    // tool, is refused and leaves nothing behind (the gateway answers 503; its log has the master's
+    // DoNotRetryIOException naming the codec class). Standalone HBase runs master and region server
+    // in one JVM, so a codec the master accepted would also open.
+    const missing = codecs.find((c) => !c.usable && c.name === 'LZO') ?? codecs.find((c) => !c.usable);
+    assert.ok(missing !== undefined, 'the stack lacks at least one codec (LZO is GPL and never bundled)');
+    const table = `it_codec_${randomBytes(5).toString('hex')}`;
+    const schemaStatus = async (): Promise<number> => {
+      const r = await fetch(`${env.restUrl}/${table}/schema`, { headers: { Accept: 'application/json' } });
+      await r.body?.cancel();
+      return r.status;
+    };
+    t.after(async () => {
+      if ((await schemaStatus()) === 200) await fetch(`${env.restUrl}/${table}/schema`, { method: 'DELETE' }).then((r) => r.body?.cancel());
+    });
+    const res = await fetch(`${env.restUrl}/${table}/schema`, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+      body: JSON.stringify({ name: table, ColumnSchema: [{ name: 'd', COMPRESSION: missing.name }] }),
+    });
+    const text = await res.text();
+    t.diagnostic(`create with ${missing.name}: HTTP ${res.status} ${text.slice(0, 300)}`);
+    assert.ok(res.status >= 400, `the master refused COMPRESSION ${missing.name} (HTTP ${res.status})`);
+    assert.equal(await schemaStatus(), 404, 'nothing was created');
+  },
+);

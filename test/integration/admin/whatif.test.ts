@@ -35,7 +35,8 @@ void test('tsingest whatif: predicted skew of the service layout matches the ske
   const file = join(dir, 'sample.jsonl');
   const events = [...generateEvents({ count: EVENTS, ids: 400, startTs: Date.now() - 3_600_000, stepMs: 1, seed: 11, racks: 10 })];
   writeFileSync(file, events.map((e) => JSON.stringify(e)).join('\n') + '\n');
-  const cli = async (argv: readonly string[]): Promise<string> => (await run(NODE_BIN, ['src/cli.ts', ...argv, ...h.baseSets.flatMap((s) => ['--set', s])], { cwd: REPO_ROOT, maxBuffer: 64 << 20 })).stdout;
+  const cli = async (argv: readonly string[]): Promise<string> =>
+    (await run(NODE_BIN, ['src/cli.ts', ...argv, ...h.baseSets.flatMap((s) => ['--set', s])], { cwd: REPO_ROOT, maxBuffer: 64 << 20 })).stdout;
 
   const svg = join(dir, 'heatmap.svg');
   const fromFile = JSON.parse(await cli(['whatif', '--file', file, '--json', '--svg', svg])) as WhatIfReport;
@@ -54,13 +55,20 @@ void test('tsingest whatif: predicted skew of the service layout matches the ske
   // Region loads reach the master with the region servers' reports (every few seconds).
   let data: number[] = [];
   let index: number[] = [];
-  await waitFor('the region loads to count every row', 60_000, async () => {
-    [data, index] = await Promise.all([measured(h, h.names.data), measured(h, h.names.index)]);
-    return data.reduce((a, b) => a + b, 0) >= EVENTS && index.reduce((a, b) => a + b, 0) >= 2 * EVENTS;
-  }, 1000);
+  await waitFor(
+    'the region loads to count every row',
+    60_000,
+    async () => {
+      [data, index] = await Promise.all([measured(h, h.names.data), measured(h, h.names.index)]);
+      return data.reduce((a, b) => a + b, 0) >= EVENTS && index.reduce((a, b) => a + b, 0) >= 2 * EVENTS;
+    },
+    1000,
+  );
   const predicted = { data: current.data.skew, index: current.index?.skew ?? 0 };
   const actual = { data: computeSkew(data), index: computeSkew(index) };
-  t.diagnostic(`data: predicted ${predicted.data.toFixed(3)} measured ${actual.data.toFixed(3)}; index: predicted ${predicted.index.toFixed(3)} measured ${actual.index.toFixed(3)}`);
+  t.diagnostic(
+    `data: predicted ${predicted.data.toFixed(3)} measured ${actual.data.toFixed(3)}; index: predicted ${predicted.index.toFixed(3)} measured ${actual.index.toFixed(3)}`,
+  );
   t.diagnostic(`data rows per region: predicted ${current.data.perRegion.join(',')} measured ${data.join(',')}`);
   assert.ok(predicted.data > 1.5, `the Zipf sample is skewed without spreading (${predicted.data})`);
   assert.ok(Math.abs(actual.data - predicted.data) <= 0.1 * predicted.data, `data skew: predicted ${predicted.data}, measured ${actual.data}`);
@@ -69,5 +77,8 @@ void test('tsingest whatif: predicted skew of the service layout matches the ske
   // The oldest records of the topic are the same sample: the same prediction.
   const fromTopic = JSON.parse(await cli(['whatif', '--topic', h.names.topic, '--max', String(EVENTS), '--json', '--svg', svg])) as WhatIfReport;
   assert.equal(fromTopic.sample.events, EVENTS);
-  assert.deepEqual(fromTopic.predictions.map((p) => [p.name, p.data.perRegion, p.index?.perRegion]), fromFile.predictions.map((p) => [p.name, p.data.perRegion, p.index?.perRegion]));
+  assert.deepEqual(
+    fromTopic.predictions.map((p) => [p.name, p.data.perRegion, p.index?.perRegion]),
+    fromFile.predictions.map((p) => [p.name, p.data.perRegion, p.index?.perRegion]),
+  );
 });

@@ -12,19 +12,42 @@ import { catalogCheckpointFile } from '../../../src/catalog/backfill-checkpoint.
 import { runCatalogBackfill, type CatalogBackfillSettings } from '../../../src/catalog/backfill.ts';
 import { keyspaceOf } from '../../../src/service/keyspace.ts';
 import { uniqueName } from '../../support/env.ts';
-import { NODE_BIN, REPO_ROOT, countRows, createHarness, produceEvents, startInProcess, waitForCommittedAtEnd, waitForEvents, type Harness } from '../../support/service-harness.ts';
+import {
+  NODE_BIN,
+  REPO_ROOT,
+  countRows,
+  createHarness,
+  produceEvents,
+  startInProcess,
+  waitForCommittedAtEnd,
+  waitForEvents,
+  type Harness,
+} from '../../support/service-harness.ts';
 import { catalogEvents, catalogLines, seriesOfEvents } from './helpers.ts';
 
 function cli(h: Harness, args: readonly string[]): Promise<{ code: number | null; out: string }> {
-  const child = spawn(NODE_BIN, ['src/cli.ts', 'catalog', ...args, ...h.baseSets.flatMap((s) => ['--set', s])], { cwd: REPO_ROOT, env: { ...process.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(NODE_BIN, ['src/cli.ts', 'catalog', ...args, ...h.baseSets.flatMap((s) => ['--set', s])], {
+    cwd: REPO_ROOT,
+    env: { ...process.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
-  child.stdout.on('data', (b: Buffer) => { out += b.toString(); });
-  child.stderr.on('data', (b: Buffer) => { out += b.toString(); });
-  return new Promise((res) => { child.once('exit', (code) => { res({ code, out }); }); });
+  child.stdout.on('data', (b: Buffer) => {
+    out += b.toString();
+  });
+  child.stderr.on('data', (b: Buffer) => {
+    out += b.toString();
+  });
+  return new Promise((res) => {
+    child.once('exit', (code) => {
+      res({ code, out });
+    });
+  });
 }
 
 async function clearCatalog(h: Harness): Promise<void> {
-  for await (const row of h.rest.scan(h.names.meta, { startRow: Buffer.from('series/'), stopRow: Buffer.from('series0') })) await h.rest.deleteRow(h.names.meta, row.row);
+  for await (const row of h.rest.scan(h.names.meta, { startRow: Buffer.from('series/'), stopRow: Buffer.from('series0') }))
+    await h.rest.deleteRow(h.names.meta, row.row);
 }
 
 void test('catalog backfill = the rows ingest writes; reruns are idempotent; a resumed run ends the same', async (t) => {
@@ -58,9 +81,24 @@ void test('catalog backfill = the rows ingest writes; reruns are idempotent; a r
   h.defer(() => rm(dir, { recursive: true, force: true }));
   const file = join(dir, 'cp.json');
   const cfg = h.config(['kafka.groupId=unused']);
-  const settings: CatalogBackfillSettings = { keyspace: keyspaceOf(cfg), dataTable: h.names.data, dataFamily: 'd', metaTable: h.names.meta, metaFamily: 'd', pageRows: 25 };
+  const settings: CatalogBackfillSettings = {
+    keyspace: keyspaceOf(cfg),
+    dataTable: h.names.data,
+    dataFamily: 'd',
+    metaTable: h.names.meta,
+    metaFamily: 'd',
+    pageRows: 25,
+  };
   const ac = new AbortController();
-  const stopped = await runCatalogBackfill({ port: h.rest, settings, checkpoint: catalogCheckpointFile(file), signal: ac.signal, onProgress: () => { ac.abort(); } });
+  const stopped = await runCatalogBackfill({
+    port: h.rest,
+    settings,
+    checkpoint: catalogCheckpointFile(file),
+    signal: ac.signal,
+    onProgress: () => {
+      ac.abort();
+    },
+  });
   assert.equal(stopped.status, 'aborted');
   assert.equal(stopped.rowsScanned, 25);
   const partial = await catalogLines(h);

@@ -28,7 +28,13 @@ void test('events go Kafka → consumer → HBase under the salted rowkey and re
   defer(() => admin.deleteTopics({ topics: [topic] }).catch(() => undefined));
 
   const base = 1_732_262_400_000;
-  const sent = Array.from({ length: 50 }, (_, i) => ({ id: `sensor-${i % 5}`, ts: base + i * 1000, metric: i % 2 === 0 ? 'temp' : 'hum', value: i / 4, tags: { site: `s${i % 3}` } }));
+  const sent = Array.from({ length: 50 }, (_, i) => ({
+    id: `sensor-${i % 5}`,
+    ts: base + i * 1000,
+    metric: i % 2 === 0 ? 'temp' : 'hum',
+    value: i / 4,
+    tags: { site: `s${i % 3}` },
+  }));
   const producer = kafka.producer();
   await producer.connect();
   await producer.send({ topic, acks: -1, messages: sent.map((e) => ({ key: e.id, value: JSON.stringify(e) })) });
@@ -66,7 +72,10 @@ void test('events go Kafka → consumer → HBase under the salted rowkey and re
     const decoded = decodeDataRow(row.cells.map((c) => ({ qualifier: c.qualifier, value: c.value })));
     assert.equal(decoded.metrics[e.metric], e.value);
     assert.deepEqual(decoded.tags, e.tags);
-    assert.ok(row.cells.every((c) => c.timestamp === e.ts), 'cell timestamp = event time');
+    assert.ok(
+      row.cells.every((c) => c.timestamp === e.ts),
+      'cell timestamp = event time',
+    );
   }
 
   // "Latest N for an id" is one forward scan of salt‖id‖0x00: newest first.
@@ -75,6 +84,10 @@ void test('events go Kafka → consumer → HBase under the salted rowkey and re
   for await (const row of hbase.scan(table, { startRow: prefix, stopRow: Buffer.concat([prefix.subarray(0, -1), Buffer.from([0x01])]), limit: 3 })) {
     latest.push(decodeDataKey(row.row).ts);
   }
-  const expected = sent.filter((e) => e.id === 'sensor-3').map((e) => e.ts).sort((a, b) => b - a).slice(0, 3);
+  const expected = sent
+    .filter((e) => e.id === 'sensor-3')
+    .map((e) => e.ts)
+    .sort((a, b) => b - a)
+    .slice(0, 3);
   assert.deepEqual(latest, expected);
 });

@@ -82,7 +82,13 @@ void test('delete: range, interrupted and resumed, verified; the neighbour id un
   const cfg = h.config(['kafka.groupId=unused']);
   const tables = tablesOf(cfg);
   // The hot id: plain until BASE + 60 min, over 2 buckets from then, over 4 from BASE + 120 min.
-  await registryStore(cfg, tables, h.rest).update(HOT, () => ({ epochs: [{ since: BASE + 60 * MIN, k: 2 }, { since: BASE + 120 * MIN, k: 4 }], fence: null }));
+  await registryStore(cfg, tables, h.rest).update(HOT, () => ({
+    epochs: [
+      { since: BASE + 60 * MIN, k: 2 },
+      { since: BASE + 120 * MIN, k: 4 },
+    ],
+    fence: null,
+  }));
   const hot = events(HOT, 360, BASE, 30_000); // 3 h
   const other = events(OTHER, 120, BASE, 90_000);
   await ingestThroughService(h, [...hot, ...other]);
@@ -129,7 +135,15 @@ void test('delete: range, interrupted and resumed, verified; the neighbour id un
         if ((delta.dataRows ?? 0) > 0) ac.abort();
       }
     }
-    const first = await eraseId(h.rest, s, { pageRows: 50, concurrency: 8, bucketConcurrency: 1, now: Date.now, checkpoint: eraseCheckpointFile(path), signal: ac.signal, progress: new StopAfterFirstPage(Date.now()) });
+    const first = await eraseId(h.rest, s, {
+      pageRows: 50,
+      concurrency: 8,
+      bucketConcurrency: 1,
+      now: Date.now,
+      checkpoint: eraseCheckpointFile(path),
+      signal: ac.signal,
+      progress: new StopAfterFirstPage(Date.now()),
+    });
     assert.equal(first.status, 'interrupted');
     assert.ok(first.deleted.dataRows > 0 && first.deleted.dataRows <= 50, `one page of the first bucket: ${first.deleted.dataRows}`);
     const saved = JSON.parse(await readFile(path, 'utf8')) as { units: Record<string, { after: string | null }>; finishedAt: string | null };
@@ -153,7 +167,10 @@ void test('delete: range, interrupted and resumed, verified; the neighbour id un
     const { keyspace } = await openKeyspace(cfg, tables, h.rest);
     const s = eraseSettings(h.config(['kafka.groupId=unused', ...SETS]), keyspace, tables, HOT, null);
     const ts = BASE + 400 * MIN;
-    const row = putRowOf({ key: keyspace.dataKey(HOT, ts), cells: buildEventCells({ id: HOT, ts, metric: 'temp', value: 1, tags: {} }, cfg.tables.data.family) });
+    const row = putRowOf({
+      key: keyspace.dataKey(HOT, ts),
+      cells: buildEventCells({ id: HOT, ts, metric: 'temp', value: 1, tags: {} }, cfg.tables.data.family),
+    });
     await retryingRest('put a late event', () => h.rest.put(h.names.data, [row]));
     const left = await verifyErased(h.rest, s, { values: [], minTs: null, maxTs: null });
     assert.deepEqual(left, { dataRows: 1, indexRows: 0, summaries: 0, markerCells: 0, catalogRows: 0, registryEntries: 0 });

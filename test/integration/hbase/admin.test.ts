@@ -4,7 +4,10 @@ import assert from 'node:assert/strict';
 import { HBaseError } from '../../../src/hbase/index.ts';
 import { connect, onCleanup, tempTable, uniqueTableName } from './helpers.ts';
 
-const isCode = (code: string) => (e: unknown): boolean => e instanceof HBaseError && e.code === code && !e.retriable;
+const isCode =
+  (code: string) =>
+  (e: unknown): boolean =>
+    e instanceof HBaseError && e.code === code && !e.retriable;
 
 test('createTable / getSchema / updateSchema / deleteTable lifecycle', async (t) => {
   const { client, spy } = await connect(t);
@@ -25,7 +28,10 @@ test('createTable / getSchema / updateSchema / deleteTable lifecycle', async (t)
 
   const schema = await client.getSchema(table);
   assert.equal(schema.name, table);
-  assert.deepEqual(schema.families.map((f) => f.name), ['cf']);
+  assert.deepEqual(
+    schema.families.map((f) => f.name),
+    ['cf'],
+  );
   assert.equal(schema.families[0]?.attributes['VERSIONS'], '3');
   assert.equal(schema.families[0].attributes['BLOOMFILTER'], 'ROWCOL');
   assert.equal(schema.attributes['it.owner'], 'tsi');
@@ -83,5 +89,8 @@ test('version and cluster status', async (t) => {
   assert.match(node.name, /:\d+$/);
   assert.ok(node.maxHeapSizeMB > 0);
   const names = status.liveNodes.flatMap((n) => n.regions.map((r) => r.name.toString('latin1')));
-  assert.ok(names.some((n) => n.startsWith('hbase:meta,')), names.join(' '));
+  assert.ok(
+    names.some((n) => n.startsWith('hbase:meta,')),
+    names.join(' '),
+  );
 });

@@ -62,17 +62,32 @@ test('get: 404 → null, columns, time range and maxVersions', async (t) => {
   ]);
   assert.deepEqual(cellValues(await client.get(table, row, { columns: [A] })), [`${A.toString('hex')}@3000=${Buffer.from('v3').toString('hex')}`]);
   const versions = await client.get(table, row, { columns: [A], maxVersions: 3 });
-  assert.deepEqual(versions?.cells.map((c) => c.timestamp), [3000, 2000, 1000]);
+  assert.deepEqual(
+    versions?.cells.map((c) => c.timestamp),
+    [3000, 2000, 1000],
+  );
   const ranged = await client.get(table, row, { timeRange: { from: 1500, to: 2500 } });
-  assert.deepEqual(ranged?.cells.map((c) => `${c.qualifier.toString()}@${c.timestamp}`), ['a@2000', 'b@2000']);
+  assert.deepEqual(
+    ranged?.cells.map((c) => `${c.qualifier.toString()}@${c.timestamp}`),
+    ['a@2000', 'b@2000'],
+  );
   assert.equal(await client.get(table, row, { timeRange: { from: 5000, to: 6000 } }), null);
-  assert.deepEqual((await client.get(table, row, { columns: [column('m')] })), null);
+  assert.deepEqual(await client.get(table, row, { columns: [column('m')] }), null);
 });
 
 test('multiGet (e=b64) returns rows aligned with the request, null for missing ones', async (t) => {
   const { client, spy } = await connect(t);
   const table = await tempTable(t, client);
-  await client.put(table, KEYS.map((row, i) => ({ row, cells: [{ column: A, value: Buffer.from([i]), timestamp: T1 }, { column: B, value: Buffer.from('b'), timestamp: T1 }] })));
+  await client.put(
+    table,
+    KEYS.map((row, i) => ({
+      row,
+      cells: [
+        { column: A, value: Buffer.from([i]), timestamp: T1 },
+        { column: B, value: Buffer.from('b'), timestamp: T1 },
+      ],
+    })),
+  );
   const missing = Buffer.from([0x00, 0x00, 0x00]);
   const ask: Buffer[] = [KEYS[2] ?? missing, missing, ...KEYS];
   const res = await client.multiGet(table, ask);
@@ -86,18 +101,30 @@ test('multiGet (e=b64) returns rows aligned with the request, null for missing o
   assert.ok(spy.log.some((e) => e.req.path.includes('/multiget?e=b64&row=')));
   // Per-row columns ride in each row spec.
   const onlyA = await client.multiGet(table, [KEYS[0] ?? missing], { columns: [A] });
-  assert.deepEqual(onlyA[0]?.cells.map((c) => c.qualifier.toString()), ['a']);
+  assert.deepEqual(
+    onlyA[0]?.cells.map((c) => c.qualifier.toString()),
+    ['a'],
+  );
   // maxVersions (v=) and a per-row time range.
   await client.put(table, [{ row: KEYS[0] ?? missing, cells: [{ column: A, value: Buffer.from('newer'), timestamp: T2 }] }]);
   const both = await client.multiGet(table, [KEYS[0] ?? missing], { columns: [A], maxVersions: 2 });
-  assert.deepEqual(both[0]?.cells.map((c) => c.timestamp), [T2, T1]);
+  assert.deepEqual(
+    both[0]?.cells.map((c) => c.timestamp),
+    [T2, T1],
+  );
   const older = await client.multiGet(table, [KEYS[0] ?? missing], { columns: [A], maxVersions: 2, timeRange: { from: T1, to: T2 } });
-  assert.deepEqual(older[0]?.cells.map((c) => c.timestamp), [T1]);
+  assert.deepEqual(
+    older[0]?.cells.map((c) => c.timestamp),
+    [T1],
+  );
   // Split into several requests by URL length.
   const before = spy.log.length;
   const chunked = await client.multiGet(table, KEYS, { maxUrlLength: 60 });
   assert.ok(spy.log.length - before > 1);
-  assert.deepEqual(chunked.map((r) => r?.row), KEYS);
+  assert.deepEqual(
+    chunked.map((r) => r?.row),
+    KEYS,
+  );
   assert.deepEqual(await client.multiGet(table, [missing]), [null]);
 });
 
@@ -110,14 +137,23 @@ test('deleteRow: whole row, selected columns, versions up to a timestamp', async
     { column: A, value: Buffer.from('a2'), timestamp: 2000 },
     { column: B, value: Buffer.from('b'), timestamp: 2000 },
   ];
-  await client.put(table, [r1, r2, r3].map((row) => ({ row, cells })));
+  await client.put(
+    table,
+    [r1, r2, r3].map((row) => ({ row, cells })),
+  );
   await client.deleteRow(table, r1);
   assert.equal(await client.get(table, r1), null);
   await client.deleteRow(table, r2, { columns: [A] });
-  assert.deepEqual((await client.get(table, r2))?.cells.map((c) => c.qualifier.toString()), ['b']);
+  assert.deepEqual(
+    (await client.get(table, r2))?.cells.map((c) => c.qualifier.toString()),
+    ['b'],
+  );
   await client.deleteRow(table, r3, { timestamp: 1000 });
   const left = await client.get(table, r3, { maxVersions: 5 });
-  assert.deepEqual(left?.cells.map((c) => `${c.qualifier.toString()}@${c.timestamp}`), ['a@2000', 'b@2000']);
+  assert.deepEqual(
+    left?.cells.map((c) => `${c.qualifier.toString()}@${c.timestamp}`),
+    ['a@2000', 'b@2000'],
+  );
   await client.deleteRow(table, Buffer.from('never-existed'));
 });
 
@@ -131,12 +167,23 @@ test('checkAndPut: success, failure (304 → false), and "absent" check', async 
   assert.equal(await client.checkAndPut(table, row, [{ column: A, value: v('first') }], { column: A, value: null }), true);
   assert.equal(await client.checkAndPut(table, row, [{ column: A, value: v('again') }], { column: A, value: null }), false);
   assert.equal(
-    await client.checkAndPut(table, row, [{ column: A, value: v('second'), timestamp: future }, { column: B, value: v('side') }], { column: A, value: v('first') }),
+    await client.checkAndPut(
+      table,
+      row,
+      [
+        { column: A, value: v('second'), timestamp: future },
+        { column: B, value: v('side') },
+      ],
+      { column: A, value: v('first') },
+    ),
     true,
   );
   assert.equal(await client.checkAndPut(table, row, [{ column: A, value: v('third') }], { column: A, value: v('first') }), false);
   const got = await client.get(table, row);
-  assert.deepEqual(got?.cells.map((c) => `${c.qualifier.toString()}=${c.value.toString()}`), ['a=second', 'b=side']);
+  assert.deepEqual(
+    got?.cells.map((c) => `${c.qualifier.toString()}=${c.value.toString()}`),
+    ['a=second', 'b=side'],
+  );
   assert.equal(got.cells[0]?.timestamp, future);
 });
 
@@ -145,12 +192,24 @@ test('checkAndDelete: success, failure (304 → false), default and explicit del
   const table = await tempTable(t, client);
   const row = Buffer.from([0xff, 0x00, 0xff]);
   const v = (s: string): Buffer => Buffer.from(s);
-  await client.put(table, [{ row, cells: [{ column: A, value: v('x') }, { column: B, value: v('y') }, { column: column('m', 'z'), value: v('z') }] }]);
+  await client.put(table, [
+    {
+      row,
+      cells: [
+        { column: A, value: v('x') },
+        { column: B, value: v('y') },
+        { column: column('m', 'z'), value: v('z') },
+      ],
+    },
+  ]);
   assert.equal(await client.checkAndDelete(table, row, { column: A, value: v('nope') }), false);
   assert.equal((await client.get(table, row))?.cells.length, 3);
   // Explicit cells: a family and a column; the check column itself stays.
   assert.equal(await client.checkAndDelete(table, row, { column: A, value: v('x') }, [{ column: column('m') }, { column: B }]), true);
-  assert.deepEqual((await client.get(table, row))?.cells.map((c) => c.column.toString()), ['cf:a']);
+  assert.deepEqual(
+    (await client.get(table, row))?.cells.map((c) => c.column.toString()),
+    ['cf:a'],
+  );
   // Default: the check column is deleted.
   assert.equal(await client.checkAndDelete(table, row, { column: A, value: v('x') }), true);
   assert.equal(await client.get(table, row), null);

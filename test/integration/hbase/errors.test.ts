@@ -44,7 +44,9 @@ test('closed port → NETWORK, retriable', async (t) => {
     const s = createServer();
     s.listen(0, '127.0.0.1', () => {
       const { port: p } = s.address() as AddressInfo;
-      s.close(() => { resolve(p); });
+      s.close(() => {
+        resolve(p);
+      });
     });
   });
   restUrl(); // the suite still requires the gateway to be configured
@@ -63,9 +65,20 @@ test('closed port → NETWORK, retriable', async (t) => {
 });
 
 test('deadline expiry → TIMEOUT, retriable (server that never answers)', async (t) => {
-  const hanging: Server = createServer(() => { /* never respond */ });
+  const hanging: Server = createServer(() => {
+    /* never respond */
+  });
   await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
-  onCleanup(t, () => new Promise<void>((resolve) => { hanging.closeAllConnections(); hanging.close(() => { resolve(); }); }));
+  onCleanup(
+    t,
+    () =>
+      new Promise<void>((resolve) => {
+        hanging.closeAllConnections();
+        hanging.close(() => {
+          resolve();
+        });
+      }),
+  );
   const { port } = hanging.address() as AddressInfo;
   const client = new HBaseRestClient({ baseUrl: `http://127.0.0.1:${port}`, defaultDeadlineMs: 60_000 });
   onCleanup(t, () => client.close());
@@ -86,7 +99,16 @@ test('deadline also covers a response body that stalls after the headers', async
     res.write('{"Row":[');
   });
   await new Promise<void>((resolve) => stalling.listen(0, '127.0.0.1', resolve));
-  onCleanup(t, () => new Promise<void>((resolve) => { stalling.closeAllConnections(); stalling.close(() => { resolve(); }); }));
+  onCleanup(
+    t,
+    () =>
+      new Promise<void>((resolve) => {
+        stalling.closeAllConnections();
+        stalling.close(() => {
+          resolve();
+        });
+      }),
+  );
   const { port } = stalling.address() as AddressInfo;
   const client = new HBaseRestClient({ baseUrl: `http://127.0.0.1:${port}`, defaultDeadlineMs: 300 });
   onCleanup(t, () => client.close());

@@ -27,8 +27,7 @@ export function restUrl(): string {
   const url = process.env['TSI_HBASE_REST_URL'];
   if (url === undefined || url === '') {
     throw new Error(
-      'TSI_HBASE_REST_URL is not set: the HBase integration tests need a running REST gateway, ' +
-        'e.g. TSI_HBASE_REST_URL=http://127.0.0.1:8080',
+      'TSI_HBASE_REST_URL is not set: the HBase integration tests need a running REST gateway, ' + 'e.g. TSI_HBASE_REST_URL=http://127.0.0.1:8080',
     );
   }
   return url;
@@ -76,17 +75,10 @@ export function uniqueTableName(): string {
   return `it_hbase_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
 }
 
-export const DEFAULT_FAMILIES: TableSchemaInput['families'] = [
-  { name: 'cf', attributes: { VERSIONS: 5 } },
-  { name: 'm' },
-];
+export const DEFAULT_FAMILIES: TableSchemaInput['families'] = [{ name: 'cf', attributes: { VERSIONS: 5 } }, { name: 'm' }];
 
 /** Creates a uniquely named table and registers its deletion. */
-export async function tempTable(
-  t: TestContext,
-  client: HBaseRestClient,
-  families: TableSchemaInput['families'] = DEFAULT_FAMILIES,
-): Promise<string> {
+export async function tempTable(t: TestContext, client: HBaseRestClient, families: TableSchemaInput['families'] = DEFAULT_FAMILIES): Promise<string> {
   const name = uniqueTableName();
   onCleanup(t, () => client.deleteTable(name, { ignoreMissing: true }));
   await client.createTable({ name, families });

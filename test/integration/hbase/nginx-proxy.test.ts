@@ -16,7 +16,9 @@ type Defer = (fn: () => unknown) => void;
 function setup(t: { after(fn: () => Promise<void>): void }): { defer: Defer; certs: TestCerts; dir: string } {
   const defer = deferrer(t);
   const dir = mkdtempSync(join(tmpdir(), 'tsi-nginx-'));
-  defer(() => { rmSync(dir, { recursive: true, force: true }); });
+  defer(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
   return { defer, certs: makeTestCerts(dir), dir };
 }
 

@@ -27,7 +27,10 @@ test('protobuf puts read back byte for byte; JSON puts write the same cells', as
   await jsonClient.put(json, rows);
 
   for (const table of [proto, json]) {
-    const got = await client.multiGet(table, rows.map((r) => r.row));
+    const got = await client.multiGet(
+      table,
+      rows.map((r) => r.row),
+    );
     for (const [i, r] of rows.entries()) {
       const row = got[i];
       assert.ok(row !== null && row !== undefined, `${table}: row ${i} missing`);

@@ -33,7 +33,9 @@ const run = promisify(execFile);
 void test('HBase REST with its own TLS (hbase.rest.ssl.*): the service and the CLI over HTTPS with hbase.tls.caFile; a wrong CA or server name names hbase.tls; no client certificate required', async (t) => {
   const h = await createHarness(t, { prefix: 'rtls' });
   const dir = mkdtempSync(join(tmpdir(), 'tsi-rtls-'));
-  h.defer(() => { rmSync(dir, { recursive: true, force: true }); });
+  h.defer(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
   const certs = makeTestCerts(join(dir, 'certs'));
   const otherCa = makeTestCerts(join(dir, 'other-certs')).caFile;
   const tls = restTlsSite(certs, join(dir, 'stores'));

@@ -30,9 +30,7 @@ async function collect(client: HBaseRestClient, table: string, opts: ScanOptions
 }
 
 function scannerCalls(spy: SpyTransport, table: string): { method: string; path: string; status: number | undefined }[] {
-  return spy.log
-    .filter((e) => e.req.path.startsWith(`/${table}/scanner`))
-    .map((e) => ({ method: e.req.method, path: e.req.path, status: e.status }));
+  return spy.log.filter((e) => e.req.path.startsWith(`/${table}/scanner`)).map((e) => ({ method: e.req.method, path: e.req.path, status: e.status }));
 }
 
 test('full scan returns every row in key order with binary keys; scanner is deleted', async (t) => {
@@ -40,9 +38,15 @@ test('full scan returns every row in key order with binary keys; scanner is dele
   const table = await tempTable(t, client);
   await seed(client, table, 12);
   const rows = await collect(client, table);
-  assert.deepEqual(rows.map((r) => r.row), Array.from({ length: 12 }, (_, i) => key(i)));
+  assert.deepEqual(
+    rows.map((r) => r.row),
+    Array.from({ length: 12 }, (_, i) => key(i)),
+  );
   // maxVersions defaults to 1: newest cf:a only.
-  assert.deepEqual(rows[0]?.cells.map((c) => `${c.qualifier.toString()}@${c.timestamp}`), ['a@3000', 'b@2000']);
+  assert.deepEqual(
+    rows[0]?.cells.map((c) => `${c.qualifier.toString()}@${c.timestamp}`),
+    ['a@3000', 'b@2000'],
+  );
   const calls = scannerCalls(spy, table);
   assert.equal(calls[0]?.method, 'PUT');
   assert.equal(calls[0].status, 201);
@@ -67,8 +71,15 @@ test('start/stop rows + filter + time range + columns', async (t) => {
       ifMissing: true,
     },
   });
-  assert.deepEqual(rows.map((r) => r.row[1]), [3, 5, 7]);
-  for (const r of rows) assert.deepEqual(r.cells.map((c) => [c.column.toString(), c.timestamp, c.value[0]]), [['cf:a', 1000, 1]]);
+  assert.deepEqual(
+    rows.map((r) => r.row[1]),
+    [3, 5, 7],
+  );
+  for (const r of rows)
+    assert.deepEqual(
+      r.cells.map((c) => [c.column.toString(), c.timestamp, c.value[0]]),
+      [['cf:a', 1000, 1]],
+    );
 });
 
 test('FilterList, MultiRowRangeFilter, raw filter JSON and maxVersions', async (t) => {
@@ -80,17 +91,32 @@ test('FilterList, MultiRowRangeFilter, raw filter JSON and maxVersions', async (
       type: 'FilterList',
       op: 'MUST_PASS_ALL',
       filters: [
-        { type: 'MultiRowRangeFilter', ranges: [{ startRow: key(1), stopRow: key(3) }, { startRow: key(6), stopRow: key(6), stopRowInclusive: true }] },
+        {
+          type: 'MultiRowRangeFilter',
+          ranges: [
+            { startRow: key(1), stopRow: key(3) },
+            { startRow: key(6), stopRow: key(6), stopRowInclusive: true },
+          ],
+        },
         { type: 'KeyOnlyFilter' },
       ],
     },
   });
-  assert.deepEqual(ranged.map((r) => r.row[1]), [1, 2, 6]);
+  assert.deepEqual(
+    ranged.map((r) => r.row[1]),
+    [1, 2, 6],
+  );
   assert.ok(ranged.every((r) => r.cells.every((c) => c.value.length === 0)));
   const raw = await collect(client, table, { filter: JSON.stringify({ type: 'PrefixFilter', value: key(4).subarray(0, 2).toString('base64') }) });
-  assert.deepEqual(raw.map((r) => r.row[1]), [4]);
+  assert.deepEqual(
+    raw.map((r) => r.row[1]),
+    [4],
+  );
   const versions = await collect(client, table, { startRow: key(0), stopRow: key(1), columns: [A], maxVersions: 5 });
-  assert.deepEqual(versions[0]?.cells.map((c) => c.timestamp), [3000, 1000]);
+  assert.deepEqual(
+    versions[0]?.cells.map((c) => c.timestamp),
+    [3000, 1000],
+  );
 });
 
 test('small batch: rows split across responses are merged; limit stops early', async (t) => {
@@ -102,7 +128,10 @@ test('small batch: rows split across responses are merged; limit stops early', a
   for (const r of rows) assert.equal(r.cells.length, 3);
   assert.ok(scannerCalls(spy, table).filter((c) => c.method === 'GET').length >= 18);
   const limited = await collect(client, table, { limit: 4, batch: 2 });
-  assert.deepEqual(limited.map((r) => r.row[1]), [0, 1, 2, 3]);
+  assert.deepEqual(
+    limited.map((r) => r.row[1]),
+    [0, 1, 2, 3],
+  );
   assert.equal(scannerCalls(spy, table).at(-1)?.method, 'DELETE');
 });
 

@@ -20,14 +20,25 @@ import { deferrer, uniqueName } from '../../support/env.ts';
 import { startKdc } from '../../support/kdc.ts';
 import { asksToNegotiate, startKerberosGateway } from '../../support/kerberos-gateway.ts';
 import {
-  countDataCells, createHarness, makeEvents, offsets, produceEvents, readyzStatus, startInProcess, waitFor, waitForCommittedAtEnd, waitForEvents,
+  countDataCells,
+  createHarness,
+  makeEvents,
+  offsets,
+  produceEvents,
+  readyzStatus,
+  startInProcess,
+  waitFor,
+  waitForCommittedAtEnd,
+  waitForEvents,
 } from '../../support/service-harness.ts';
 
 /** What went over the wire below the decorator: credentials sent, status, the cookie's expiry. */
 class Wire implements HttpTransport {
   readonly log: { sent: 'negotiate' | 'cookie' | 'none'; at: number; status: number; cookieExpires?: number }[] = [];
   readonly #inner: HttpTransport;
-  constructor(inner: HttpTransport) { this.#inner = inner; }
+  constructor(inner: HttpTransport) {
+    this.#inner = inner;
+  }
   async request(req: HttpRequest): Promise<HttpResponse> {
     const at = Date.now();
     const sent = req.headers['authorization']?.startsWith('Negotiate ') === true ? 'negotiate' : req.headers['cookie'] === undefined ? 'none' : 'cookie';
@@ -36,15 +47,22 @@ class Wire implements HttpTransport {
     this.log.push({ sent, at, status: res.status, ...(c === undefined || c === null ? {} : { cookieExpires: c.expiresAt }) });
     return res;
   }
-  close(): Promise<void> { return this.#inner.close(); }
+  close(): Promise<void> {
+    return this.#inner.close();
+  }
 }
 
-const forbidden = (re: RegExp) => (e: unknown): boolean => e instanceof HBaseError && (e.code === 'UNAUTHORIZED' || e.code === 'FORBIDDEN') && re.test(e.message);
+const forbidden =
+  (re: RegExp) =>
+  (e: unknown): boolean =>
+    e instanceof HBaseError && (e.code === 'UNAUTHORIZED' || e.code === 'FORBIDDEN') && re.test(e.message);
 
 void test('SPNEGO to a Kerberos REST gateway: refusals named, one handshake per cookie, the service end to end', async (t) => {
   const defer = deferrer(t);
   const dir = mkdtempSync(join(tmpdir(), 'tsi-spnego-'));
-  defer(() => { rmSync(dir, { recursive: true, force: true }); });
+  defer(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
   const kdc = await startKdc({ dir: join(dir, 'kdc') });
   defer(() => kdc.stop());
   const gw = await startKerberosGateway({ kdc, dir: join(dir, 'gw'), cookieValiditySec: 5 });
@@ -101,7 +119,11 @@ void test('SPNEGO to a Kerberos REST gateway: refusals named, one handshake per 
     assert.equal(scanned, rows.length);
 
     assert.equal(wire.log[0]?.sent, 'negotiate', 'the first request carries the token (no 401 round trip)');
-    assert.deepEqual(wire.log.filter((e) => e.status === 401 || e.sent === 'none'), [], 'no request went without credentials or was refused');
+    assert.deepEqual(
+      wire.log.filter((e) => e.status === 401 || e.sent === 'none'),
+      [],
+      'no request went without credentials or was refused',
+    );
     // A new token only when the cookie in hand was (nearly) expired, never while it was good.
     let expires = Number.NEGATIVE_INFINITY;
     for (const e of wire.log) {
@@ -127,41 +149,51 @@ void test('SPNEGO to a Kerberos REST gateway: refusals named, one handshake per 
     }
   });
 
-  await t.test('the service: start refused without a ticket; written through SPNEGO; ticket gone → not ready, nothing committed past it; kinit → all exactly once', async (st) => {
-    const h = await createHarness(st, { prefix: 'spnego' });
-    const group = uniqueName('it-spnego-g');
-    const sets = [`kafka.groupId=${group}`, 'http.port=0', ...spnegoSets, 'hbase.outageDeadlineMs=2000', 'hbase.retryMaxMs=500', 'hbase.requestDeadlineMs=20000'];
-    const committed = async (): Promise<bigint> => Object.values((await offsets(h, group)).committed).reduce((a, b) => a + (b < 0n ? 0n : b), 0n);
-    const events = makeEvents(400);
-    await produceEvents(h, events.slice(0, 200));
+  await t.test(
+    'the service: start refused without a ticket; written through SPNEGO; ticket gone → not ready, nothing committed past it; kinit → all exactly once',
+    async (st) => {
+      const h = await createHarness(st, { prefix: 'spnego' });
+      const group = uniqueName('it-spnego-g');
+      const sets = [
+        `kafka.groupId=${group}`,
+        'http.port=0',
+        ...spnegoSets,
+        'hbase.outageDeadlineMs=2000',
+        'hbase.retryMaxMs=500',
+        'hbase.requestDeadlineMs=20000',
+      ];
+      const committed = async (): Promise<bigint> => Object.values((await offsets(h, group)).committed).reduce((a, b) => a + (b < 0n ? 0n : b), 0n);
+      const events = makeEvents(400);
+      await produceEvents(h, events.slice(0, 200));
 
-    kdc.kdestroy(ccacheFile);
-    await assert.rejects(startInProcess(h, sets), /hbase\.auth/);
-    assert.equal(await committed(), 0n, 'nothing consumed');
+      kdc.kdestroy(ccacheFile);
+      await assert.rejects(startInProcess(h, sets), /hbase\.auth/);
+      assert.equal(await committed(), 0n, 'nothing consumed');
 
-    kdc.kinit('ingest', keytab, ccacheFile);
-    const svc = await startInProcess(h, sets);
-    await waitForEvents(svc, 200);
-    await waitForCommittedAtEnd(h, group);
-    assert.equal(await countDataCells(h), 200);
-    assert.equal(await readyzStatus(svc.httpPort), 200);
-    const id = encodeURIComponent(events[0]?.id ?? '');
-    const read = await fetch(`http://127.0.0.1:${svc.httpPort}/api/v1/ids/${id}/latest?limit=1`);
-    assert.equal(read.status, 200, `the read API through SPNEGO: ${await read.clone().text()}`);
+      kdc.kinit('ingest', keytab, ccacheFile);
+      const svc = await startInProcess(h, sets);
+      await waitForEvents(svc, 200);
+      await waitForCommittedAtEnd(h, group);
+      assert.equal(await countDataCells(h), 200);
+      assert.equal(await readyzStatus(svc.httpPort), 200);
+      const id = encodeURIComponent(events[0]?.id ?? '');
+      const read = await fetch(`http://127.0.0.1:${svc.httpPort}/api/v1/ids/${id}/latest?limit=1`);
+      assert.equal(read.status, 200, `the read API through SPNEGO: ${await read.clone().text()}`);
 
-    // The ticket is gone. Once the cookies the service holds have expired (they live 5 s), its next
-    // handshake fails: only then are the next events produced, so none can slip through on a cookie.
-    kdc.kdestroy(ccacheFile);
-    const gone = Date.now();
-    await waitFor('every cookie issued before kdestroy to expire', 10_000, () => Date.now() > gone + 5_500, 100);
-    await produceEvents(h, events.slice(200));
-    await waitFor('/readyz 503 while there is no ticket', 60_000, async () => (await readyzStatus(svc.httpPort)) === 503, 250);
-    assert.match(svc.lifecycle.reason, /refused the credentials \(hbase\.auth/, svc.lifecycle.reason);
-    assert.equal(await committed(), 200n, 'nothing committed past the refused writes');
+      // The ticket is gone. Once the cookies the service holds have expired (they live 5 s), its next
+      // handshake fails: only then are the next events produced, so none can slip through on a cookie.
+      kdc.kdestroy(ccacheFile);
+      const gone = Date.now();
+      await waitFor('every cookie issued before kdestroy to expire', 10_000, () => Date.now() > gone + 5_500, 100);
+      await produceEvents(h, events.slice(200));
+      await waitFor('/readyz 503 while there is no ticket', 60_000, async () => (await readyzStatus(svc.httpPort)) === 503, 250);
+      assert.match(svc.lifecycle.reason, /refused the credentials \(hbase\.auth/, svc.lifecycle.reason);
+      assert.equal(await committed(), 200n, 'nothing committed past the refused writes');
 
-    kdc.kinit('ingest', keytab, ccacheFile);
-    await waitFor('/readyz 200 after kinit', 60_000, async () => (await readyzStatus(svc.httpPort)) === 200, 250);
-    await waitForCommittedAtEnd(h, group);
-    assert.equal(await countDataCells(h), events.length, 'every event exactly once');
-  });
+      kdc.kinit('ingest', keytab, ccacheFile);
+      await waitFor('/readyz 200 after kinit', 60_000, async () => (await readyzStatus(svc.httpPort)) === 200, 250);
+      await waitForCommittedAtEnd(h, group);
+      assert.equal(await countDataCells(h), events.length, 'every event exactly once');
+    },
+  );
 });

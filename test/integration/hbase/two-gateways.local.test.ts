@@ -12,8 +12,19 @@ import { gatewayLabel } from '../../../src/hbase/index.ts';
 import { uniqueName } from '../../support/env.ts';
 import { startRestGateway, type RestGateway } from '../../support/rest-gateway.ts';
 import {
-  countIndexed, countRows, createHarness, eventsProcessed, makeEvents, offsets, readyzStatus, startInProcess,
-  waitFor, waitForCommittedAtEnd, waitForEvents, type Harness, type TestEvent,
+  countIndexed,
+  countRows,
+  createHarness,
+  eventsProcessed,
+  makeEvents,
+  offsets,
+  readyzStatus,
+  startInProcess,
+  waitFor,
+  waitForCommittedAtEnd,
+  waitForEvents,
+  type Harness,
+  type TestEvent,
 } from '../../support/service-harness.ts';
 
 /** The value of one series of `name` whose labels include all of `labels`, from /metrics (0 when absent). */
@@ -42,13 +53,21 @@ function produceSteadily(h: Harness): { stop(): Promise<TestEvent[]> } {
       await producer.disconnect();
     }
   })();
-  return { stop: async () => { stopped.abort(); await loop; return sent; } };
+  return {
+    stop: async () => {
+      stopped.abort();
+      await loop;
+      return sent;
+    },
+  };
 }
 
 void test('two REST gateways: one killed -9 mid-stream and restarted: nothing lost, ready throughout, health 0 then 1', async (t) => {
   const h = await createHarness(t, { prefix: 'gw2' });
   const dir = mkdtempSync(join(tmpdir(), 'tsi-gw2-'));
-  h.defer(() => { rmSync(dir, { recursive: true, force: true }); });
+  h.defer(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
   let second: RestGateway = await startRestGateway({ dir });
   h.defer(() => second.stop());
   const gw1 = gatewayLabel(h.env.restUrl);
@@ -77,16 +96,29 @@ void test('two REST gateways: one killed -9 mid-stream and restarted: nothing lo
       for (let s = 1; !watching.signal.aborted; s++) {
         await new Promise((r) => setTimeout(r, 1000));
         const now = (await eventsProcessed(svc)).written;
-        perSecond.push(`${s}s:${now - last}${marks.splice(0).map((m) => ` [${m}]`).join('')}`);
+        perSecond.push(
+          `${s}s:${now - last}${marks
+            .splice(0)
+            .map((m) => ` [${m}]`)
+            .join('')}`,
+        );
         last = now;
       }
     })(),
   ]);
   const producing = produceSteadily(h);
-  const stopSideLoops = async (): Promise<void> => { watching.abort(); await watchers; };
+  const stopSideLoops = async (): Promise<void> => {
+    watching.abort();
+    await watchers;
+  };
   try {
     // a few seconds of the stream over both gateways first, so the series shows the rate before the kill
-    await waitFor('both gateways to acknowledge writes', 60_000, async () => (await ok(gw1)) > 0 && (await ok(gw2)) > 0 && (await eventsProcessed(svc)).written >= 1500, 500);
+    await waitFor(
+      'both gateways to acknowledge writes',
+      60_000,
+      async () => (await ok(gw1)) > 0 && (await ok(gw2)) > 0 && (await eventsProcessed(svc)).written >= 1500,
+      500,
+    );
     assert.equal(await up(gw2), 1);
 
     second.signal('SIGKILL');
@@ -113,11 +145,15 @@ void test('two REST gateways: one killed -9 mid-stream and restarted: nothing lo
   await waitForEvents(svc, sent.length);
   await stopSideLoops();
   t.diagnostic(`written events per second (kill, restart marked): ${perSecond.join(' ')}`);
-  const attempts = await Promise.all(['ok', 'connection_error', 'server_error', 'timeout', 'error'].map(async (outcome) => `${outcome}=${await series(port, 'tsingest_hbase_gateway_requests_total', { client: 'write', gateway: gw2, outcome })}`));
+  const attempts = await Promise.all(
+    ['ok', 'connection_error', 'server_error', 'timeout', 'error'].map(
+      async (outcome) => `${outcome}=${await series(port, 'tsingest_hbase_gateway_requests_total', { client: 'write', gateway: gw2, outcome })}`,
+    ),
+  );
   t.diagnostic(`events sent: ${sent.length}; write attempts on ${gw2}: ${attempts.join(' ')}; on ${gw1}: ok=${await ok(gw1)}`);
   await waitForCommittedAtEnd(h, group);
   assert.deepEqual(notReady, [], '/readyz answered 200 throughout');
-  assert.equal(await countRows(h, h.names.data), sent.length, 'every event\'s data row');
+  assert.equal(await countRows(h, h.names.data), sent.length, "every event's data row");
   assert.equal(await countRows(h, h.names.index), countIndexed(sent), 'every index row');
   const o = await offsets(h, group);
   assert.deepEqual(o.committed, o.end, 'offsets committed to the end');

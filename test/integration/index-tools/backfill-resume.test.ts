@@ -29,7 +29,13 @@ void test('rebuild --tag backfills a newly indexed tag; an interrupted run resum
 
   const before = await indexCli(h, ['verify', '--json'], [BOTH]);
   assert.equal(before.code, 1, before.stdout + before.stderr);
-  assert.deepEqual(jsonOf(before)['counts'], { dataRowsChecked: events.length, indexRowsChecked: countIndexed(events), dangling: 0, missing: rackRows.size, malformed: 0 });
+  assert.deepEqual(jsonOf(before)['counts'], {
+    dataRowsChecked: events.length,
+    indexRowsChecked: countIndexed(events),
+    dangling: 0,
+    missing: rackRows.size,
+    malformed: 0,
+  });
 
   // A first run, stopped after three chunks of 10 rows (as SIGINT would stop the CLI).
   const cfg = h.config([BOTH, 'kafka.groupId=unused']);
@@ -54,7 +60,10 @@ void test('rebuild --tag backfills a newly indexed tag; an interrupted run resum
   assert.ok(first.found.dataRowsChecked > 0 && first.found.dataRowsChecked <= 30);
   const saved = decodeCheckpoint(await readFile(checkpoint, 'utf8'), checkpoint, REBUILD_CHECKPOINT);
   assert.equal(saved.finishedAt, null);
-  assert.ok(Object.values(saved.units).some((u) => u.after !== null), 'positions recorded');
+  assert.ok(
+    Object.values(saved.units).some((u) => u.after !== null),
+    'positions recorded',
+  );
   const partial = (await indexSnapshot(h, 'rack')).size;
   assert.equal(partial, first.indexRowsWritten);
   assert.ok(partial < rackRows.size, 'only part of the tag was backfilled');
@@ -72,7 +81,13 @@ void test('rebuild --tag backfills a newly indexed tag; an interrupted run resum
   assert.deepEqual(await indexSnapshot(h, 'rack'), rackRows, 'the resumed backfill wrote exactly the rows ingest would have');
   const after = await indexCli(h, ['verify', '--json'], [BOTH]);
   assert.equal(after.code, 0, after.stdout + after.stderr);
-  assert.deepEqual(jsonOf(after)['counts'], { dataRowsChecked: events.length, indexRowsChecked: countIndexed(events) + rackRows.size, dangling: 0, missing: 0, malformed: 0 });
+  assert.deepEqual(jsonOf(after)['counts'], {
+    dataRowsChecked: events.length,
+    indexRowsChecked: countIndexed(events) + rackRows.size,
+    dangling: 0,
+    missing: 0,
+    malformed: 0,
+  });
 
   const done = await indexCli(h, ['rebuild', '--tag', 'rack', '--checkpoint', checkpoint], [BOTH]);
   assert.equal(done.code, 0, done.stdout + done.stderr);

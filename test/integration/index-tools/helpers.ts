@@ -36,11 +36,19 @@ export function tsingestCli(h: Harness, argv: readonly string[], extraSets: read
   });
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (b: Buffer) => { stdout += b.toString(); });
-  child.stderr.on('data', (b: Buffer) => { stderr += b.toString(); });
-  h.defer(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); });
+  child.stdout.on('data', (b: Buffer) => {
+    stdout += b.toString();
+  });
+  child.stderr.on('data', (b: Buffer) => {
+    stderr += b.toString();
+  });
+  h.defer(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
   return new Promise((resolve) => {
-    child.once('close', (code) => { resolve({ code, stdout, stderr }); });
+    child.once('close', (code) => {
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 

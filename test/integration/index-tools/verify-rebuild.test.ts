@@ -36,8 +36,30 @@ void test('verify finds an injected dangling and missing index row; rebuild repa
   assert.deepEqual(b['counts'], { dataRowsChecked: events.length, indexRowsChecked: indexed, dangling: 1, missing: 1, malformed: 0 });
   const iso = (ts: number): string => new Date(ts).toISOString();
   assert.deepEqual(b['samples'], {
-    dangling: [{ tag: 'site', value: 's-ghost', id: 'ghost-1', ts: ghost.ts, iso: iso(ghost.ts), reason: 'no_data_row', metrics: ['temp'], key: ghostKey.toString('hex') }],
-    missing: [{ tag: 'site', value: lost.value, id: lost.id, ts: lost.ts, iso: iso(lost.ts), reason: 'no_index_row', metrics: [victim.metric], key: encodeIndexKey(lost, 4).toString('hex') }],
+    dangling: [
+      {
+        tag: 'site',
+        value: 's-ghost',
+        id: 'ghost-1',
+        ts: ghost.ts,
+        iso: iso(ghost.ts),
+        reason: 'no_data_row',
+        metrics: ['temp'],
+        key: ghostKey.toString('hex'),
+      },
+    ],
+    missing: [
+      {
+        tag: 'site',
+        value: lost.value,
+        id: lost.id,
+        ts: lost.ts,
+        iso: iso(lost.ts),
+        reason: 'no_index_row',
+        metrics: [victim.metric],
+        key: encodeIndexKey(lost, 4).toString('hex'),
+      },
+    ],
     malformed: [],
   });
 

@@ -55,7 +55,10 @@ function keepProducing(h: Harness, producer: Producer): { stop: () => Promise<vo
     }
   })();
   return {
-    stop: async () => { state.running = false; await loop; },
+    stop: async () => {
+      state.running = false;
+      await loop;
+    },
     sent: () => sent,
   };
 }
@@ -82,8 +85,12 @@ void describe('observability against a real Prometheus', () => {
     const traffic = keepProducing(h, producer);
     h.defer(() => traffic.stop());
 
-    await waitFor('Prometheus to scrape written events', 90_000, async () =>
-      (await prom.query(`sum(tsingest_events_total{job="${JOB}",outcome="written"}) > 0`)).length > 0, 1000);
+    await waitFor(
+      'Prometheus to scrape written events',
+      90_000,
+      async () => (await prom.query(`sum(tsingest_events_total{job="${JOB}",outcome="written"}) > 0`)).length > 0,
+      1000,
+    );
     // Only now, so that Prometheus has seen the DLQ counters at 0 before they count these.
     await producer.send({ topic: h.names.topic, acks: -1, messages: BAD_RECORDS.map((b) => ({ key: 'bad', value: b.value })) });
     await sleep(PRODUCE_MS);
@@ -118,14 +125,22 @@ void describe('observability against a real Prometheus', () => {
 
     // The bad records make TsingestDeadLetters fire (no `for`), per reason; the instance is not down.
     const expectedReasons = [...new Set(BAD_RECORDS.map((b) => b.reason))].sort();
-    await waitFor('TsingestDeadLetters to fire for every reason', 30_000, async () => {
-      const firing = (await prom.alerts()).filter((a) => a.labels['alertname'] === 'TsingestDeadLetters' && a.state === 'firing');
-      return expectedReasons.every((r) => firing.some((a) => a.labels['reason'] === r));
-    }, 1000);
+    await waitFor(
+      'TsingestDeadLetters to fire for every reason',
+      30_000,
+      async () => {
+        const firing = (await prom.alerts()).filter((a) => a.labels['alertname'] === 'TsingestDeadLetters' && a.state === 'firing');
+        return expectedReasons.every((r) => firing.some((a) => a.labels['reason'] === r));
+      },
+      1000,
+    );
     const alerts = await prom.alerts();
     const unexpected = alerts.filter((a) => a.labels['alertname'] === 'TsingestInstanceDown' || a.labels['alertname'] === 'TsingestNotReady');
     assert.deepEqual(unexpected, []);
-    const dlqReasons = alerts.filter((a) => a.labels['alertname'] === 'TsingestDeadLetters').map((a) => a.labels['reason']).sort();
+    const dlqReasons = alerts
+      .filter((a) => a.labels['alertname'] === 'TsingestDeadLetters')
+      .map((a) => a.labels['reason'])
+      .sort();
     assert.deepEqual(dlqReasons, expectedReasons);
     await traffic.stop();
   });

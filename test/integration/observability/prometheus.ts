@@ -65,8 +65,12 @@ export interface StartPrometheusOptions {
 
 export async function startPrometheus(opts: StartPrometheusOptions): Promise<Prometheus> {
   const dir = mkdtempSync(join(tmpdir(), 'tsi-prom-'));
-  opts.defer(() => { rmSync(dir, { recursive: true, force: true }); });
-  const ruleFiles = readdirSync(RULES_DIR).filter((f) => f.endsWith('.yml')).map((f) => JSON.stringify(join(RULES_DIR, f)));
+  opts.defer(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const ruleFiles = readdirSync(RULES_DIR)
+    .filter((f) => f.endsWith('.yml'))
+    .map((f) => JSON.stringify(join(RULES_DIR, f)));
   const config = [
     'global:',
     '  scrape_interval: 1s',
@@ -83,19 +87,31 @@ export async function startPrometheus(opts: StartPrometheusOptions): Promise<Pro
   const configFile = join(dir, 'prometheus.yml');
   writeFileSync(configFile, config);
   const port = await freePort();
-  const child = spawn('prometheus', [
-    `--config.file=${configFile}`,
-    `--storage.tsdb.path=${join(dir, 'data')}`,
-    `--web.listen-address=127.0.0.1:${port}`,
-    '--storage.tsdb.retention.time=1h',
-    '--log.level=warn',
-  ], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    'prometheus',
+    [
+      `--config.file=${configFile}`,
+      `--storage.tsdb.path=${join(dir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      '--storage.tsdb.retention.time=1h',
+      '--log.level=warn',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let out = '';
-  const keep = (b: Buffer): void => { out = (out + b.toString()).slice(-8000); };
+  const keep = (b: Buffer): void => {
+    out = (out + b.toString()).slice(-8000);
+  };
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
-  const exited = new Promise<void>((res) => { child.once('exit', () => { res(); }); });
-  const spawnError = new Promise<Error>((res) => { child.once('error', res); });
+  const exited = new Promise<void>((res) => {
+    child.once('exit', () => {
+      res();
+    });
+  });
+  const spawnError = new Promise<Error>((res) => {
+    child.once('error', res);
+  });
   opts.defer(async () => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGTERM');
@@ -106,7 +122,9 @@ export async function startPrometheus(opts: StartPrometheusOptions): Promise<Pro
   });
   const url = `http://127.0.0.1:${port}`;
   let failed: Error | undefined;
-  void spawnError.then((err) => { failed = err; });
+  void spawnError.then((err) => {
+    failed = err;
+  });
   await waitFor(`Prometheus on ${url} to be ready`, 60_000, async () => {
     if (failed !== undefined) throw new Error(`cannot start prometheus (${failed.message}); install Debian's prometheus package or put prometheus on PATH`);
     if (child.exitCode !== null) throw new Error(`prometheus exited with ${child.exitCode}:\n${out}`);
@@ -120,7 +138,8 @@ export async function startPrometheus(opts: StartPrometheusOptions): Promise<Pro
   });
   return {
     url,
-    query: (expr, time) => api<{ result: PromSample[] }>(`${url}/api/v1/query?query=${encodeURIComponent(expr)}${time === undefined ? '' : `&time=${time}`}`).then((d) => d.result),
+    query: (expr, time) =>
+      api<{ result: PromSample[] }>(`${url}/api/v1/query?query=${encodeURIComponent(expr)}${time === undefined ? '' : `&time=${time}`}`).then((d) => d.result),
     ruleGroups: () => api<{ groups: PromRuleGroup[] }>(`${url}/api/v1/rules`).then((d) => d.groups),
     alerts: () => api<{ alerts: PromAlert[] }>(`${url}/api/v1/alerts`).then((d) => d.alerts),
     output: () => out,

@@ -17,14 +17,23 @@ type Item = Parameters<typeof plain>[0];
 
 void test('awkward ids and tag values read back over raw HTTP paths and the CLI', async (t) => {
   const h = await createHarness(t, { prefix: 'awk', sets: ['rollup.enabled=false'] });
-  const events: TestEvent[] = AWKWARD_IDS.flatMap(({ id }, i) => [0, 1].map((k) => ({
-    id, ts: BASE + i * 1000 + k * 10, metric: 'temp', value: i + k / 10, tags: { site: AWKWARD_VALUES[(i + k) % AWKWARD_VALUES.length]?.id ?? '' },
-  })));
+  const events: TestEvent[] = AWKWARD_IDS.flatMap(({ id }, i) =>
+    [0, 1].map((k) => ({
+      id,
+      ts: BASE + i * 1000 + k * 10,
+      metric: 'temp',
+      value: i + k / 10,
+      tags: { site: AWKWARD_VALUES[(i + k) % AWKWARD_VALUES.length]?.id ?? '' },
+    })),
+  );
   const svc = await startInProcess(h, [`kafka.groupId=${uniqueName('it-awk')}`, 'http.port=0']);
   await produceEvents(h, events);
   await waitForEvents(svc, events.length);
   const expected = (keep: (e: TestEvent) => boolean): Item[] =>
-    events.filter(keep).sort(newestFirst).map((e) => ({ id: e.id, ts: e.ts, metrics: { [e.metric]: e.value }, tags: { ...e.tags } }));
+    events
+      .filter(keep)
+      .sort(newestFirst)
+      .map((e) => ({ id: e.id, ts: e.ts, metrics: { [e.metric]: e.value }, tags: { ...e.tags } }));
   const http = async (path: string): Promise<unknown[]> => {
     const res = await getRaw(svc.httpPort, path);
     const body = res.body as { items?: unknown[]; next?: unknown };
@@ -35,7 +44,10 @@ void test('awkward ids and tag values read back over raw HTTP paths and the CLI'
   const sets = [...h.baseSets, 'kafka.groupId=unused'].flatMap((s) => ['--set', s]);
   const cli = async (args: string[]): Promise<unknown[]> => {
     const { stdout } = await run(NODE_BIN, ['src/cli.ts', 'query', ...args, '--json', ...sets], { cwd: REPO_ROOT, env: process.env });
-    const lines = stdout.trim().split('\n').map((l) => JSON.parse(l) as unknown);
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as unknown);
     assert.equal((lines.pop() as { next?: unknown }).next, null, args.join(' '));
     return lines;
   };

@@ -25,7 +25,10 @@ export interface ModelRow {
 
 export interface ExpectedRollup {
   readonly windowStart: number;
-  readonly metrics: Record<string, { count: number; sum: number; min: number; max: number; mean: number; first: number; firstTs: number; last: number; lastTs: number }>;
+  readonly metrics: Record<
+    string,
+    { count: number; sum: number; min: number; max: number; mean: number; first: number; firstTs: number; last: number; lastTs: number }
+  >;
 }
 
 export interface ReadFixture {
@@ -41,11 +44,19 @@ export interface ReadFixture {
 
 function datasets(): { first: TestEvent[]; later: TestEvent[] } {
   const first: TestEvent[] = [];
-  for (let i = 0; i < 30; i++) first.push({ id: 'dev1', ts: BASE + i * 1000, metric: i % 3 === 0 ? 'hum' : 'temp', value: i + 0.5, tags: { site: i % 2 === 0 ? 'hq' : 'lab' } });
+  for (let i = 0; i < 30; i++)
+    first.push({ id: 'dev1', ts: BASE + i * 1000, metric: i % 3 === 0 ? 'hum' : 'temp', value: i + 0.5, tags: { site: i % 2 === 0 ? 'hq' : 'lab' } });
   for (let i = 0; i < 12; i++) first.push({ id: 'dev10', ts: BASE + i * 1000, metric: 'temp', value: 100 + i, tags: { site: 'hq' } });
   for (let i = 0; i < 6; i++) first.push({ id: '设备-7', ts: BASE + 500 + i * 2000, metric: 'temp', value: -i - 0.25, tags: { site: '工厂-1' } });
   for (let k = 0; k < 24; k++) {
-    for (let j = 0; j < 2; j++) first.push({ id: `node-${k}`, ts: BASE + 60_000 + (k % 6) * 100 + j * 10_000, metric: 'load', value: k + j / 10, tags: { site: 'hq', rack: `r${k % 3}` } });
+    for (let j = 0; j < 2; j++)
+      first.push({
+        id: `node-${k}`,
+        ts: BASE + 60_000 + (k % 6) * 100 + j * 10_000,
+        metric: 'load',
+        value: k + j / 10,
+        tags: { site: 'hq', rack: `r${k % 3}` },
+      });
   }
   // the same (id, ts) as node-3's first event, later: the row's tags now say site=moved
   const later: TestEvent[] = [{ id: 'node-3', ts: BASE + 60_000 + 300, metric: 'temp', value: 7, tags: { site: 'moved' } }];
@@ -104,8 +115,15 @@ function rollupFixture(): ExpectedRollup[] {
     for (const [name, values] of Object.entries(series)) {
       const sum = values.reduce((s, v) => s + v, 0);
       metrics[name] = {
-        count: values.length, sum, min: Math.min(...values), max: Math.max(...values), mean: sum / values.length,
-        first: values[0] ?? 0, firstTs: windowStart + 1000, last: values[values.length - 1] ?? 0, lastTs: windowStart + 1000 * values.length,
+        count: values.length,
+        sum,
+        min: Math.min(...values),
+        max: Math.max(...values),
+        mean: sum / values.length,
+        first: values[0] ?? 0,
+        firstTs: windowStart + 1000,
+        last: values[values.length - 1] ?? 0,
+        lastTs: windowStart + 1000 * values.length,
       };
     }
     out.push({ windowStart, metrics });
@@ -135,16 +153,37 @@ export async function readFixture(t: { after(fn: () => Promise<void>): void }, p
 
   const rollups = rollupFixture();
   const family = cfg.tables.rollup.family;
-  await retryingRest('write summaries', () => h.rest.put(h.names.rollup, [
-    ...rollups.map((r) => ({
-      row: encodeRollupKey({ id: 'dev1', windowSec: 3600, windowStart: r.windowStart }, B),
-      cells: Object.entries(r.metrics).map(([name, m]) => ({ column: column(family, name), value: encodeSummary(m), timestamp: r.windowStart })),
-    })),
-    // a 1d summary of the same id, a summary of dev10 and a marker: none may show up in dev1's 1h reads
-    { row: encodeRollupKey({ id: 'dev1', windowSec: 86_400, windowStart: ROLLUP_FROM - (ROLLUP_FROM % 86_400_000) }, B), cells: [{ column: column(family, 'temp'), value: encodeSummary({ count: 1, sum: 1, min: 1, max: 1, first: 1, firstTs: ROLLUP_FROM, last: 1, lastTs: ROLLUP_FROM }) }] },
-    { row: encodeRollupKey({ id: 'dev10', windowSec: 3600, windowStart: ROLLUP_FROM }, B), cells: [{ column: column(family, 'temp'), value: encodeSummary({ count: 1, sum: 9, min: 9, max: 9, first: 9, firstTs: ROLLUP_FROM, last: 9, lastTs: ROLLUP_FROM }) }] },
-    { row: encodeMarkerKey({ id: 'dev1', windowSec: 3600, windowStart: ROLLUP_FROM }, B), cells: [{ column: column(family, '\u0000m'), value: Buffer.alloc(16) }] },
-  ]));
+  await retryingRest('write summaries', () =>
+    h.rest.put(h.names.rollup, [
+      ...rollups.map((r) => ({
+        row: encodeRollupKey({ id: 'dev1', windowSec: 3600, windowStart: r.windowStart }, B),
+        cells: Object.entries(r.metrics).map(([name, m]) => ({ column: column(family, name), value: encodeSummary(m), timestamp: r.windowStart })),
+      })),
+      // a 1d summary of the same id, a summary of dev10 and a marker: none may show up in dev1's 1h reads
+      {
+        row: encodeRollupKey({ id: 'dev1', windowSec: 86_400, windowStart: ROLLUP_FROM - (ROLLUP_FROM % 86_400_000) }, B),
+        cells: [
+          {
+            column: column(family, 'temp'),
+            value: encodeSummary({ count: 1, sum: 1, min: 1, max: 1, first: 1, firstTs: ROLLUP_FROM, last: 1, lastTs: ROLLUP_FROM }),
+          },
+        ],
+      },
+      {
+        row: encodeRollupKey({ id: 'dev10', windowSec: 3600, windowStart: ROLLUP_FROM }, B),
+        cells: [
+          {
+            column: column(family, 'temp'),
+            value: encodeSummary({ count: 1, sum: 9, min: 9, max: 9, first: 9, firstTs: ROLLUP_FROM, last: 9, lastTs: ROLLUP_FROM }),
+          },
+        ],
+      },
+      {
+        row: encodeMarkerKey({ id: 'dev1', windowSec: 3600, windowStart: ROLLUP_FROM }, B),
+        cells: [{ column: column(family, '\u0000m'), value: Buffer.alloc(16) }],
+      },
+    ]),
+  );
   return { h, cfg, events, rows, indexEntries, rollups };
 }
 
@@ -155,7 +194,9 @@ export interface Paged<T> {
 }
 
 /** Follows `next` until null; `fetch(cursor)` reads one page. */
-export async function followPages<T>(fetch: (cursor: string | null) => Promise<{ items: T[]; next: string | null; dangling?: number | undefined }>): Promise<Paged<T>> {
+export async function followPages<T>(
+  fetch: (cursor: string | null) => Promise<{ items: T[]; next: string | null; dangling?: number | undefined }>,
+): Promise<Paged<T>> {
   const items: T[] = [];
   const pages: number[] = [];
   let dangling = 0;
@@ -172,6 +213,11 @@ export async function followPages<T>(fetch: (cursor: string | null) => Promise<{
 }
 
 /** The comparable part of an event item / a model row. */
-export function plain(x: { id: string; ts: number; metrics: Readonly<Record<string, number>>; tags: Readonly<Record<string, string>> }): { id: string; ts: number; metrics: Record<string, number>; tags: Record<string, string> } {
+export function plain(x: { id: string; ts: number; metrics: Readonly<Record<string, number>>; tags: Readonly<Record<string, string>> }): {
+  id: string;
+  ts: number;
+  metrics: Record<string, number>;
+  tags: Record<string, string>;
+} {
   return { id: x.id, ts: x.ts, metrics: { ...x.metrics }, tags: { ...x.tags } };
 }

@@ -39,15 +39,24 @@ async function getJson(url: string): Promise<{ status: number; body: Body }> {
 void test('HTTP read API and CLI answer like the query layer', async (t) => {
   const f = await readFixture(t, 'api');
   const q = createQueries({ cfg: f.cfg, hbase: f.h.rest, keyspace: keyspaceOf(f.cfg), tables: tablesOf(f.cfg) });
-  const server = await startHttpServer({ host: '127.0.0.1', port: 0, registry: new Registry(), lifecycle: new Lifecycle({ log }), log, routes: createReadApi({ cfg: f.cfg, hbase: f.h.rest, keyspace: keyspaceOf(f.cfg), tables: tablesOf(f.cfg), log }) });
+  const server = await startHttpServer({
+    host: '127.0.0.1',
+    port: 0,
+    registry: new Registry(),
+    lifecycle: new Lifecycle({ log }),
+    log,
+    routes: createReadApi({ cfg: f.cfg, hbase: f.h.rest, keyspace: keyspaceOf(f.cfg), tables: tablesOf(f.cfg), log }),
+  });
   t.after(() => server.close());
   const base = `http://127.0.0.1:${server.port}/api/v1`;
 
   const viaQueries = async (kind: QueryKind, raw: Record<string, string>): Promise<unknown[]> =>
-    (await followPages(async (cursor) => {
-      const page = await collectPage(q.run(q.parse(kind, cursor === null ? raw : { ...raw, cursor })));
-      return { items: page.items, next: page.end.next };
-    })).items;
+    (
+      await followPages(async (cursor) => {
+        const page = await collectPage(q.run(q.parse(kind, cursor === null ? raw : { ...raw, cursor })));
+        return { items: page.items, next: page.end.next };
+      })
+    ).items;
   const viaHttp = (path: string): Promise<{ items: unknown[]; pages: number[]; dangling: number }> =>
     followPages(async (cursor) => {
       const sep = path.includes('?') ? '&' : '?';
@@ -75,8 +84,14 @@ void test('HTTP read API and CLI answer like the query layer', async (t) => {
     assert.deepEqual((factory.items as Parameters<typeof plain>[0][]).map(plain), expectedByTag(f, '工厂-1').map(plain));
     const rollupPath = `/ids/dev1/rollups/1h?from=${ROLLUP_FROM}&to=${ROLLUP_FROM + 6 * HOUR}&limit=4`;
     const rollups = await viaHttp(rollupPath);
-    assert.deepEqual(rollups.items, await viaQueries('rollups', { id: 'dev1', window: '1h', from: String(ROLLUP_FROM), to: String(ROLLUP_FROM + 6 * HOUR), limit: '4' }));
-    assert.deepEqual((rollups.items as { windowStart: number }[]).map((r) => r.windowStart), [...f.rollups].reverse().map((r) => r.windowStart));
+    assert.deepEqual(
+      rollups.items,
+      await viaQueries('rollups', { id: 'dev1', window: '1h', from: String(ROLLUP_FROM), to: String(ROLLUP_FROM + 6 * HOUR), limit: '4' }),
+    );
+    assert.deepEqual(
+      (rollups.items as { windowStart: number }[]).map((r) => r.windowStart),
+      [...f.rollups].reverse().map((r) => r.windowStart),
+    );
     const capped = await getJson(`${base}/ids/dev1/latest?limit=99999999`);
     assert.equal(capped.body.limit, f.cfg.query.maxLimit);
     assert.equal(capped.body.items?.length, 30);
@@ -123,7 +138,14 @@ void test('HTTP read API and CLI answer like the query layer', async (t) => {
   await t.test('503 (retriable) when HBase cannot be reached', async (t2) => {
     const down = new HBaseRestClient({ baseUrl: 'http://127.0.0.1:1', defaultDeadlineMs: 2000 });
     t2.after(() => down.close());
-    const api = await startHttpServer({ host: '127.0.0.1', port: 0, registry: new Registry(), lifecycle: new Lifecycle({ log }), log, routes: createReadApi({ cfg: f.cfg, hbase: down, keyspace: keyspaceOf(f.cfg), tables: tablesOf(f.cfg), log }) });
+    const api = await startHttpServer({
+      host: '127.0.0.1',
+      port: 0,
+      registry: new Registry(),
+      lifecycle: new Lifecycle({ log }),
+      log,
+      routes: createReadApi({ cfg: f.cfg, hbase: down, keyspace: keyspaceOf(f.cfg), tables: tablesOf(f.cfg), log }),
+    });
     t2.after(() => api.close());
     const res = await fetch(`http://127.0.0.1:${api.port}/api/v1/ids/dev1/latest`);
     assert.equal(res.status, 503);
@@ -133,28 +155,57 @@ void test('HTTP read API and CLI answer like the query layer', async (t) => {
 
   await t.test('tsingest query prints the same items (--json) and a table', async () => {
     const sets = [...f.h.baseSets, 'kafka.groupId=unused'].flatMap((s) => ['--set', s]);
-    const cli = (args: string[]): Promise<{ stdout: string; stderr: string }> => run(NODE_BIN, ['src/cli.ts', 'query', ...args, ...sets], { cwd: REPO_ROOT, env: process.env });
+    const cli = (args: string[]): Promise<{ stdout: string; stderr: string }> =>
+      run(NODE_BIN, ['src/cli.ts', 'query', ...args, ...sets], { cwd: REPO_ROOT, env: process.env });
     const json = await cli(['range', '--id', 'dev1', '--from', String(BASE + 2000), '--to', String(BASE + 12_000), '--limit', '4', '--json']);
-    const lines = json.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = json.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const tail = lines.pop() ?? {};
     const page = await collectPage(q.run(q.parse('range', { id: 'dev1', from: String(BASE + 2000), to: String(BASE + 12_000), limit: '4' })));
     assert.deepEqual(lines, JSON.parse(JSON.stringify(page.items)));
     assert.equal(lines.length, 4);
     assert.equal(tail['limit'], 4);
     assert.equal(typeof tail['next'], 'string');
-    const second = await cli(['range', '--id', 'dev1', '--from', String(BASE + 2000), '--to', String(BASE + 12_000), '--limit', '100', '--json', '--cursor', String(tail['next'])]);
-    const rest = second.stdout.trim().split('\n').map((l) => JSON.parse(l) as { ts?: number; next?: string | null });
+    const second = await cli([
+      'range',
+      '--id',
+      'dev1',
+      '--from',
+      String(BASE + 2000),
+      '--to',
+      String(BASE + 12_000),
+      '--limit',
+      '100',
+      '--json',
+      '--cursor',
+      String(tail['next']),
+    ]);
+    const rest = second.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { ts?: number; next?: string | null });
     assert.deepEqual(rest.pop(), { next: null, limit: 100 });
-    assert.deepEqual([...lines, ...rest].map((x) => x['ts']), expectedRange(f, 'dev1', BASE + 2000, BASE + 12_000).map((r) => r.ts));
+    assert.deepEqual(
+      [...lines, ...rest].map((x) => x['ts']),
+      expectedRange(f, 'dev1', BASE + 2000, BASE + 12_000).map((r) => r.ts),
+    );
 
     const table = await cli(['by-tag', '--tag', 'site', '--value', 'moved']);
     const [header, row, summary, next] = table.stdout.trim().split('\n');
     assert.match(header ?? '', /^TIME\s+ID\s+METRICS\s+TAGS$/);
     const moved = expectedByTag(f, 'moved')[0];
     assert.ok(moved !== undefined);
-    assert.ok(row?.startsWith(new Date(moved.ts).toISOString()) === true && row.includes('node-3') && row.includes('temp=7') && row.includes('site=moved'), row);
+    assert.ok(
+      row?.startsWith(new Date(moved.ts).toISOString()) === true && row.includes('node-3') && row.includes('temp=7') && row.includes('site=moved'),
+      row,
+    );
     assert.match(summary ?? '', /^1 event \(limit 100\); 0 dangling index entries skipped$/);
     assert.equal(next, 'no more results');
-    await assert.rejects(cli(['latest', '--id', 'dev1', '--limit', 'lots']), (e: { code?: number; stderr?: string }) => e.code === 2 && /--limit must be a positive integer/.test(e.stderr ?? ''));
+    await assert.rejects(
+      cli(['latest', '--id', 'dev1', '--limit', 'lots']),
+      (e: { code?: number; stderr?: string }) => e.code === 2 && /--limit must be a positive integer/.test(e.stderr ?? ''),
+    );
   });
 });

@@ -9,7 +9,20 @@ import { collectPage, createQueries, type Queries } from '../../../src/query/que
 import { keyspaceOf, tablesOf } from '../../../src/service/keyspace.ts';
 import { rangeShape } from '../../../src/query/scan-reads.ts';
 import type { EventItem, QueryItem, QueryKind, RollupItem } from '../../../src/query/types.ts';
-import { BASE, HOUR, ROLLUP_FROM, ROLLUP_WINDOWS, danglingOf, expectedByTag, expectedRange, followPages, plain, readFixture, type Paged, type ReadFixture } from './fixture.ts';
+import {
+  BASE,
+  HOUR,
+  ROLLUP_FROM,
+  ROLLUP_WINDOWS,
+  danglingOf,
+  expectedByTag,
+  expectedRange,
+  followPages,
+  plain,
+  readFixture,
+  type Paged,
+  type ReadFixture,
+} from './fixture.ts';
 
 const isEvent = (x: QueryItem): x is EventItem => 'ts' in x;
 const isRollup = (x: QueryItem): x is RollupItem => 'windowStart' in x;
@@ -74,7 +87,10 @@ void test('query layer: latest, range, by-tag and rollups read back what ingest 
     assert.ok(hum.items.length >= 4 && hum.items.every((x) => Object.keys(x.metrics).join() === 'hum'));
     // the region server already drops rows without the metric (the filter of rangeShape), not only the client
     let scanned = 0;
-    for await (const row of f.h.rest.scan(f.h.names.data, { ...idTimeRange('dev1', from, to - 1, f.cfg.keys.saltBuckets), ...rangeShape('hum', f.cfg.tables.data.family) })) {
+    for await (const row of f.h.rest.scan(f.h.names.data, {
+      ...idTimeRange('dev1', from, to - 1, f.cfg.keys.saltBuckets),
+      ...rangeShape('hum', f.cfg.tables.data.family),
+    })) {
       assert.ok(row.cells.some((c) => c.qualifier.toString() === 'hum'));
       scanned++;
     }
@@ -116,15 +132,27 @@ void test('query layer: latest, range, by-tag and rollups read back what ingest 
     assert.ok(got.items.every(isRollup));
     const items = got.items.filter(isRollup);
     const expected = [...f.rollups].reverse();
-    assert.deepEqual(items.map((r) => ({ windowStart: r.windowStart, metrics: r.metrics })), expected);
+    assert.deepEqual(
+      items.map((r) => ({ windowStart: r.windowStart, metrics: r.metrics })),
+      expected,
+    );
     assert.ok(items.every((r) => r.id === 'dev1' && r.window === '1h' && r.windowEnd === r.windowStart + HOUR));
     assert.deepEqual(got.pages, [4, 2]);
     const hum = await collectPage(q.run(q.parse('rollups', { id: 'dev1', window: '3600', from: String(ROLLUP_FROM), to: String(to), metric: 'hum' })));
     const humItems = hum.items.filter(isRollup);
-    assert.deepEqual(humItems.map((r) => r.windowStart), expected.filter((r) => 'hum' in r.metrics).map((r) => r.windowStart));
+    assert.deepEqual(
+      humItems.map((r) => r.windowStart),
+      expected.filter((r) => 'hum' in r.metrics).map((r) => r.windowStart),
+    );
     assert.ok(humItems.every((r) => Object.keys(r.metrics).join() === 'hum'));
-    const inner = await collectPage(q.run(q.parse('rollups', { id: 'dev1', window: '1h', from: String(ROLLUP_FROM + HOUR), to: String(ROLLUP_FROM + 3 * HOUR) })));
-    assert.deepEqual(inner.items.filter(isRollup).map((r) => r.windowStart), [ROLLUP_FROM + 2 * HOUR, ROLLUP_FROM + HOUR], 'windows starting in [from, to)');
+    const inner = await collectPage(
+      q.run(q.parse('rollups', { id: 'dev1', window: '1h', from: String(ROLLUP_FROM + HOUR), to: String(ROLLUP_FROM + 3 * HOUR) })),
+    );
+    assert.deepEqual(
+      inner.items.filter(isRollup).map((r) => r.windowStart),
+      [ROLLUP_FROM + 2 * HOUR, ROLLUP_FROM + HOUR],
+      'windows starting in [from, to)',
+    );
   });
 
   await t.test('repair: with query.repairDangling the dangling index rows are deleted, and later reads find none', async () => {

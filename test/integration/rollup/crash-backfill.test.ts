@@ -36,13 +36,28 @@ interface Cli {
 
 function cli(r: RollupHarness, args: readonly string[], extraSets: readonly string[] = []): Cli {
   const sets = [...r.h.baseSets, ...ROLLUP_SETS, ...extraSets];
-  const child = spawn(NODE_BIN, ['src/cli.ts', 'rollup', ...args, ...sets.flatMap((s) => ['--set', s])], { cwd: REPO_ROOT, env: { ...process.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(NODE_BIN, ['src/cli.ts', 'rollup', ...args, ...sets.flatMap((s) => ['--set', s])], {
+    cwd: REPO_ROOT,
+    env: { ...process.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
-  const keep = (b: Buffer): void => { out = (out + b.toString()).slice(-20_000); };
+  const keep = (b: Buffer): void => {
+    out = (out + b.toString()).slice(-20_000);
+  };
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) => { child.once('exit', (code, signal) => { res({ code, signal }); }); });
-  r.h.defer(async () => { if (child.exitCode === null && child.signalCode === null) { child.kill('SIGKILL'); await exited; } });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) => {
+    child.once('exit', (code, signal) => {
+      res({ code, signal });
+    });
+  });
+  r.h.defer(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await exited;
+    }
+  });
   return { exited, kill: () => child.kill('SIGKILL'), output: () => out };
 }
 
@@ -54,11 +69,16 @@ void test('SIGKILL of `tsingest rollup run` mid-run, rerun → summaries of an u
   await writeEvents(r, evs);
   const marked = await markEvents(r, evs);
   const first = cli(r, ['run'], ['rollup.concurrency=1', 'log.level=warn']);
-  await waitFor('the first run to write some summaries', 120_000, async () => {
-    const exit = await Promise.race([first.exited, sleep(1).then(() => undefined)]);
-    if (exit !== undefined) throw new Error(`rollup run ended before it was killed (${JSON.stringify(exit)}):\n${first.output()}`);
-    return (await readRollupTable(r)).summaryRows >= 20;
-  }, 50);
+  await waitFor(
+    'the first run to write some summaries',
+    120_000,
+    async () => {
+      const exit = await Promise.race([first.exited, sleep(1).then(() => undefined)]);
+      if (exit !== undefined) throw new Error(`rollup run ended before it was killed (${JSON.stringify(exit)}):\n${first.output()}`);
+      return (await readRollupTable(r)).summaryRows >= 20;
+    },
+    50,
+  );
   first.kill();
   assert.equal((await first.exited).signal, 'SIGKILL');
   const atKill = await readRollupTable(r);
@@ -106,7 +126,16 @@ void test('backfill (CLI and resumed) = the job on the same data', async (t) => 
   const params = { from: Date.parse(from), to: Number(to) };
   const ac = new AbortController();
   let ids = 0;
-  const partial = await runBackfill({ store: r.h.rest, settings: r.s, params, checkpoint: backfillCheckpointFile(join(dir, 'api.json')), signal: ac.signal, onIdDone: () => { if (++ids === 3) ac.abort(); } });
+  const partial = await runBackfill({
+    store: r.h.rest,
+    settings: r.s,
+    params,
+    checkpoint: backfillCheckpointFile(join(dir, 'api.json')),
+    signal: ac.signal,
+    onIdDone: () => {
+      if (++ids === 3) ac.abort();
+    },
+  });
   assert.equal(partial.status, 'aborted');
   const mid = await readRollupTable(r);
   assert.ok(mid.summaryRows > 0 && mid.summaryRows < byCli.summaryRows, `part written (${mid.summaryRows} of ${byCli.summaryRows})`);

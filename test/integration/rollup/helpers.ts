@@ -34,7 +34,12 @@ export async function rollupHarness(t: { after(fn: () => Promise<void>): void },
 }
 
 export async function writeEvents(r: RollupHarness, events: readonly Ev[]): Promise<void> {
-  const rows = events.map((e) => putRowOf({ key: r.s.keyspace.dataKey(e.id, e.ts), cells: buildEventCells({ id: e.id, ts: e.ts, metric: e.metric, value: e.value, tags: {} }, r.cfg.tables.data.family) }));
+  const rows = events.map((e) =>
+    putRowOf({
+      key: r.s.keyspace.dataKey(e.id, e.ts),
+      cells: buildEventCells({ id: e.id, ts: e.ts, metric: e.metric, value: e.value, tags: {} }, r.cfg.tables.data.family),
+    }),
+  );
   for (let i = 0; i < rows.length; i += 500) {
     const chunk = rows.slice(i, i + 500);
     await retryingRest('put events', () => r.h.rest.put(r.s.dataTable, chunk));
@@ -74,7 +79,9 @@ export function readRollupTable(r: RollupHarness): Promise<RollupTableState> {
     const rows: Row[] = [];
     for await (const row of r.h.rest.scan(r.s.rollupTable, { batch: 5000 })) rows.push(row);
     const markerRows = rows.filter((x) => x.row[1] === 0x00);
-    const marks = markerRows.flatMap((x) => (parseMarkerRow(x.row, x.cells, r.s.keyspace)?.windows ?? []).map((m) => `${m.parts.id}|${m.parts.windowSec}|${m.parts.windowStart}`)).sort();
+    const marks = markerRows
+      .flatMap((x) => (parseMarkerRow(x.row, x.cells, r.s.keyspace)?.windows ?? []).map((m) => `${m.parts.id}|${m.parts.windowSec}|${m.parts.windowStart}`))
+      .sort();
     return { summaries: summariesOfRows(rows), markers: markerRows.map((x) => x.row), marks, summaryRows: rows.length - markerRows.length };
   });
 }

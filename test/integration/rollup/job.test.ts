@@ -86,7 +86,11 @@ void test('a marker row re-marked while its windows are recomputed is left (supe
   // 'calm' shares racy's marker row (same bucket and minute): the whole row stays when racy is re-marked
   const buckets = r.s.keyspace.buckets;
   const calm = Array.from({ length: 1000 }, (_, i) => `calm-${i}`).find((id) => saltOf(id, buckets) === saltOf('racy', buckets)) as string;
-  const early: Ev[] = [{ id: 'racy', ts: start + 1000, metric: 'v', value: 1 }, { id: calm, ts: start + 2000, metric: 'v', value: 2 }, { id: 'other', ts: start + MIN + 5, metric: 'v', value: 3 }];
+  const early: Ev[] = [
+    { id: 'racy', ts: start + 1000, metric: 'v', value: 1 },
+    { id: calm, ts: start + 2000, metric: 'v', value: 2 },
+    { id: 'other', ts: start + MIN + 5, metric: 'v', value: 3 },
+  ];
   const lateEv: Ev = { id: 'racy', ts: start + 3000, metric: 'v', value: 100 };
   await writeEvents(r, early);
   await markEvents(r, early);
@@ -117,7 +121,11 @@ void test('a marker row re-marked while its windows are recomputed is left (supe
   assert.equal(one.ok, true, 'superseded is not an error');
   let table = await readRollupTable(r);
   const key = r.s.keyspace.markerKey({ id: 'racy', windowSec: 60, windowStart: start });
-  assert.deepEqual(table.markers.map((k) => k.toString('hex')), [key.toString('hex')], "only the re-marked row is left (other's went)");
+  assert.deepEqual(
+    table.markers.map((k) => k.toString('hex')),
+    [key.toString('hex')],
+    "only the re-marked row is left (other's went)",
+  );
   assert.deepEqual(table.marks, [`${calm}|60|${start}`, `racy|60|${start}`].sort(), 'both marks of the row are kept');
   const version = (await r.h.rest.get(r.s.rollupTable, key))?.cells.find((c) => c.qualifier.equals(VERSION_QUALIFIER));
   assert.ok(newVersion !== undefined && version?.value.equals(newVersion) === true, 'the row holds the re-mark');
@@ -134,20 +142,40 @@ void test('marker rows on the real gateway: settling ids survive the delete, per
   const r = await rollupHarness(t, 'rrow');
   const start = MIDNIGHT - 5 * HOUR;
   const buckets = r.s.keyspace.buckets;
-  const [settled, settling, legacy] = Array.from({ length: 3000 }, (_, i) => `row-${i}`).filter((id) => saltOf(id, buckets) === saltOf('row-0', buckets)).slice(0, 3) as [string, string, string];
+  const [settled, settling, legacy] = Array.from({ length: 3000 }, (_, i) => `row-${i}`)
+    .filter((id) => saltOf(id, buckets) === saltOf('row-0', buckets))
+    .slice(0, 3) as [string, string, string];
   const evs: Ev[] = [settled, settling, legacy].map((id, i) => ({ id, ts: start + 10 + i, metric: 'v', value: i + 1 }));
   await writeEvents(r, evs);
   const now = Date.now();
   const settleMs = 120_000;
-  const put = (id: string, stamp: number): Promise<void> => r.h.rest.put(r.s.rollupTable, [putRowOf(markerRow({ id, windowSec: 60, windowStart: start }, { keyspace: r.s.keyspace, family: r.s.rollupFamily, stamp }))]);
+  const put = (id: string, stamp: number): Promise<void> =>
+    r.h.rest.put(r.s.rollupTable, [
+      putRowOf(markerRow({ id, windowSec: 60, windowStart: start }, { keyspace: r.s.keyspace, family: r.s.rollupFamily, stamp })),
+    ]);
   await put(settled, now - 300_000);
   await put(settling, now - 10_000);
   // a per-id marker as earlier versions wrote it, and a marker row that lost its version cell
   const legacyKey = encodeIdMarkerKey({ id: legacy, windowSec: 60, windowStart: start }, buckets);
-  await r.h.rest.put(r.s.rollupTable, [{ row: legacyKey, cells: [{ column: Buffer.concat([Buffer.from(`${r.s.rollupFamily}:`), LEGACY_QUALIFIER]), value: newMarkerValue(now - 400_000), timestamp: now - 400_000 }] }]);
+  await r.h.rest.put(r.s.rollupTable, [
+    {
+      row: legacyKey,
+      cells: [
+        { column: Buffer.concat([Buffer.from(`${r.s.rollupFamily}:`), LEGACY_QUALIFIER]), value: newMarkerValue(now - 400_000), timestamp: now - 400_000 },
+      ],
+    },
+  ]);
   const bare = r.s.keyspace.markerKey({ id: legacy, windowSec: 60, windowStart: start - MIN });
-  await r.h.rest.put(r.s.rollupTable, [{ row: bare, cells: [{ column: Buffer.from(`${r.s.rollupFamily}:${legacy}`), value: Buffer.alloc(0), timestamp: now - 500_000 }] }]);
-  const job = (): ReturnType<RollupJob['run']> => new RollupJob({ store: r.h.rest, settings: { ...r.s, markerSettleMs: settleMs }, metrics: createReadMetrics(new Registry(), r.cfg.rollup.windows), log: pino({ level: 'warn' }) }).run();
+  await r.h.rest.put(r.s.rollupTable, [
+    { row: bare, cells: [{ column: Buffer.from(`${r.s.rollupFamily}:${legacy}`), value: Buffer.alloc(0), timestamp: now - 500_000 }] },
+  ]);
+  const job = (): ReturnType<RollupJob['run']> =>
+    new RollupJob({
+      store: r.h.rest,
+      settings: { ...r.s, markerSettleMs: settleMs },
+      metrics: createReadMetrics(new Registry(), r.cfg.rollup.windows),
+      log: pino({ level: 'warn' }),
+    }).run();
   const one = await job();
   assert.equal(one.ok, true, JSON.stringify(one));
   assert.deepEqual([one.sizes[0]?.pending, one.sizes[0]?.settling], [4, 1]);
@@ -157,7 +185,13 @@ void test('marker rows on the real gateway: settling ids survive the delete, per
   assert.equal(table.summaries.get(`${legacy}|60|${start}|v`)?.sum, 3, 'the per-id marker was rolled up');
   assert.equal(table.summaries.has(`${settling}|60|${start}|v`), false);
   // once it has settled
-  const two = await new RollupJob({ store: r.h.rest, settings: { ...r.s, markerSettleMs: settleMs }, metrics: createReadMetrics(new Registry(), r.cfg.rollup.windows), log: pino({ level: 'warn' }), now: () => Date.now() + settleMs }).run();
+  const two = await new RollupJob({
+    store: r.h.rest,
+    settings: { ...r.s, markerSettleMs: settleMs },
+    metrics: createReadMetrics(new Registry(), r.cfg.rollup.windows),
+    log: pino({ level: 'warn' }),
+    now: () => Date.now() + settleMs,
+  }).run();
   assert.equal(two.ok, true);
   table = await readRollupTable(r);
   assert.deepEqual(table.markers, []);

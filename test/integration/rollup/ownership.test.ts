@@ -26,7 +26,11 @@ const INTERVAL_MS = 2000;
 const HOUR = 3_600_000;
 const MIN = 60_000;
 
-interface Scrape { readonly owned: ReadonlySet<number>; readonly windows: number; readonly superseded: number }
+interface Scrape {
+  readonly owned: ReadonlySet<number>;
+  readonly windows: number;
+  readonly superseded: number;
+}
 
 async function scrape(port: number): Promise<Scrape | null> {
   const text = await scrapeMetrics(port);
@@ -50,15 +54,20 @@ async function scrapeAll(inst: Instances): Promise<Map<string, Scrape>> {
 /** Waits until the live instances own every bucket once between them, each a share; → name → owned buckets. */
 async function waitForOwners(inst: Instances, what: string, timeoutMs = 90_000): Promise<Map<string, number[]>> {
   let view = new Map<string, number[]>();
-  await waitFor(`${what}: every bucket owned by exactly one live instance`, timeoutMs, async () => {
-    inst.check();
-    const all = await scrapeAll(inst).catch(() => null);
-    if (all === null) return false;
-    view = new Map([...all].map(([n, s]) => [n, [...s.owned].sort((x, y) => x - y)]));
-    const owned = [...view.values()].flat().sort((x, y) => x - y);
-    // and every live instance has joined: each owns a share
-    return owned.join() === Array.from({ length: B }, (_v, b) => b).join() && [...view.values()].every((b) => b.length > 0);
-  }, 200);
+  await waitFor(
+    `${what}: every bucket owned by exactly one live instance`,
+    timeoutMs,
+    async () => {
+      inst.check();
+      const all = await scrapeAll(inst).catch(() => null);
+      if (all === null) return false;
+      view = new Map([...all].map(([n, s]) => [n, [...s.owned].sort((x, y) => x - y)]));
+      const owned = [...view.values()].flat().sort((x, y) => x - y);
+      // and every live instance has joined: each owns a share
+      return owned.join() === Array.from({ length: B }, (_v, b) => b).join() && [...view.values()].every((b) => b.length > 0);
+    },
+    200,
+  );
   return view;
 }
 
@@ -79,7 +88,12 @@ void test('rollup buckets shared by three instances through a Kafka group: a sha
   const h = await createHarness(t, { prefix: 'own', partitions: 4, sets: [`keys.saltBuckets=${B}`, 'rollup.windows=["1m","1h"]', 'rollup.graceMs=0'] });
   const group = uniqueName('it-own-g');
   // markers taken once 3 s old: a batch is written by then, so ingest never re-marks a window under a recompute
-  const inst = new Instances(h, [`kafka.groupId=${group}`, `rollup.intervalMs=${INTERVAL_MS}`, 'rollup.markerSettleMs=3000', `rollup.owners.sessionTimeoutMs=${SESSION_MS}`]);
+  const inst = new Instances(h, [
+    `kafka.groupId=${group}`,
+    `rollup.intervalMs=${INTERVAL_MS}`,
+    'rollup.markerSettleMs=3000',
+    `rollup.owners.sessionTimeoutMs=${SESSION_MS}`,
+  ]);
   for (const name of ['a', 'b', 'c', 'd']) await inst.add(name);
   const ids = balancedIds(h);
   const producer = h.kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
@@ -89,7 +103,9 @@ void test('rollup buckets shared by three instances through a Kafka group: a sha
   const base = Math.floor(Date.now() / HOUR) * HOUR - 6 * HOUR;
   /** Batch k: each id, 3 events in each of 3 minutes of hour k (closed windows). */
   const produce = async (k: number): Promise<number> => {
-    const batch: TestEvent[] = ids.flatMap((id, j) => [0, 1, 2].flatMap((m) => [0, 1, 2].map((e) => ({ id, ts: base + k * HOUR + m * MIN + e * 1000 + (j % 7), metric: 'temp', value: (j + m * 3 + e) / 4 }))));
+    const batch: TestEvent[] = ids.flatMap((id, j) =>
+      [0, 1, 2].flatMap((m) => [0, 1, 2].map((e) => ({ id, ts: base + k * HOUR + m * MIN + e * 1000 + (j % 7), metric: 'temp', value: (j + m * 3 + e) / 4 }))),
+    );
     await producer.send({ topic: h.names.topic, acks: -1, messages: batch.map((e) => ({ key: e.id, value: JSON.stringify(e) })) });
     all.push(...batch);
     return ids.length * 3 + ids.length; // 1 m windows + 1 h windows of the batch
@@ -97,11 +113,16 @@ void test('rollup buckets shared by three instances through a Kafka group: a sha
   const cfg = h.config([`kafka.groupId=${group}`]);
   const r = { h, cfg, s: rollupSettings(cfg, keyspaceOf(cfg), tablesOf(cfg)) };
   const settled = async (what: string): Promise<void> => {
-    await waitFor(`${what}: every event summarised, no marker left`, 120_000, async () => {
-      inst.check();
-      const st = await readRollupTable(r);
-      return st.markers.length === 0 && st.summaries.size === bruteSummaries(all, [60, 3600]).size;
-    }, 500);
+    await waitFor(
+      `${what}: every event summarised, no marker left`,
+      120_000,
+      async () => {
+        inst.check();
+        const st = await readRollupTable(r);
+        return st.markers.length === 0 && st.summaries.size === bruteSummaries(all, [60, 3600]).size;
+      },
+      500,
+    );
   };
   const shares = (before: Map<string, Scrape>, after: Map<string, Scrape>): { windows: Map<string, number>; superseded: number } => {
     const windows = new Map([...after].map(([n, s]) => [n, s.windows - (before.get(n)?.windows ?? 0)]));
@@ -137,7 +158,9 @@ void test('rollup buckets shared by three instances through a Kafka group: a sha
     const done = Date.now() - t0;
     const { windows } = shares(before, await scrapeAll(inst));
     const total = [...windows.values()].reduce((s, x) => s + x, 0);
-    line.push(`kill -9 b: a, c own every bucket after ${tookOver} ms (${[...owners].map(([n, b]) => `${n}=[${b.join(',')}]`).join(' ')}); batch 2 summarised ${done} ms after the kill; windows ${[...windows].map(([n, w]) => `${n} ${w}`).join(', ')} of ${expected}`);
+    line.push(
+      `kill -9 b: a, c own every bucket after ${tookOver} ms (${[...owners].map(([n, b]) => `${n}=[${b.join(',')}]`).join(' ')}); batch 2 summarised ${done} ms after the kill; windows ${[...windows].map(([n, w]) => `${n} ${w}`).join(', ')} of ${expected}`,
+    );
     assert.ok(tookOver <= SESSION_MS + 10_000, `takeover ${tookOver} ms ≤ session timeout ${SESSION_MS} ms + 10 s`);
     assert.ok(total >= expected, 'batch 2 summarised by a and c');
   });
@@ -151,7 +174,9 @@ void test('rollup buckets shared by three instances through a Kafka group: a sha
     await settled('phase 3');
     const { windows, superseded } = shares(before, await scrapeAll(inst));
     const total = [...windows.values()].reduce((s, x) => s + x, 0);
-    line.push(`d joined: ${[...owners].map(([n, b]) => `${n}=[${b.join(',')}]`).join(' ')}; windows ${[...windows].map(([n, w]) => `${n} ${w}`).join(', ')} of ${total}; superseded ${superseded}`);
+    line.push(
+      `d joined: ${[...owners].map(([n, b]) => `${n}=[${b.join(',')}]`).join(' ')}; windows ${[...windows].map(([n, w]) => `${n} ${w}`).join(', ')} of ${total}; superseded ${superseded}`,
+    );
     assert.equal(total, expected);
     assert.equal(superseded, 0);
     assert.ok((windows.get('d') ?? 0) > 0, 'd computed windows');
@@ -170,10 +195,15 @@ void test('rollup buckets shared by three instances through a Kafka group: a sha
   });
 
   await t.test('the rollup lag returns to 0 on every instance', async () => {
-    await waitFor('tsingest_rollup_lag_seconds 0 on a, c and d', 60_000, async () => {
-      const texts = await Promise.all(inst.live().map((i) => scrapeMetrics(i.port)));
-      return texts.every((x) => x !== null && sumOf(parseMetrics(x), 'tsingest_rollup_lag_seconds') === 0);
-    }, 500);
+    await waitFor(
+      'tsingest_rollup_lag_seconds 0 on a, c and d',
+      60_000,
+      async () => {
+        const texts = await Promise.all(inst.live().map((i) => scrapeMetrics(i.port)));
+        return texts.every((x) => x !== null && sumOf(parseMetrics(x), 'tsingest_rollup_lag_seconds') === 0);
+      },
+      500,
+    );
   });
 
   for (const n of ['a', 'c', 'd']) await inst.stop(n);

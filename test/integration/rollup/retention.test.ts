@@ -50,7 +50,9 @@ async function readApi(r: RollupHarness, cfg: Config, id: string): Promise<Map<s
   const s = readSettingsOf(cfg, r.s.keyspace, tablesOf(cfg));
   const out = new Map<string, number[]>();
   for (const w of parseWindows(cfg.rollup.windows)) {
-    const { items } = await collectPage(readRollups(r.h.rest, { kind: 'rollups', id, window: w, from: MIDNIGHT - DAY, to: MIDNIGHT + 2 * DAY, metric: null, limit: 1000, after: null }, s));
+    const { items } = await collectPage(
+      readRollups(r.h.rest, { kind: 'rollups', id, window: w, from: MIDNIGHT - DAY, to: MIDNIGHT + 2 * DAY, metric: null, limit: 1000, after: null }, s),
+    );
     for (const item of items) {
       for (const [m, v] of Object.entries(item.metrics)) out.set(`${id}|${w.seconds}|${item.windowStart}|${m}`, [v.count, v.sum, v.min, v.max]);
     }
@@ -68,22 +70,48 @@ function bruteSums(evs: readonly Ev[], size: number): [number, number][] {
   return [...bruteSummaries(evs, [size])].map(([k, s]): [number, number] => [Number(k.split('|')[2]), s.sum]).sort((a, b) => a[0] - b[0]);
 }
 
-async function seriesSums(cfg: Config, r: RollupHarness, id: string, downsample: string): Promise<{ window: number | 'raw'; dps: (readonly [number, number | null])[] }> {
+async function seriesSums(
+  cfg: Config,
+  r: RollupHarness,
+  id: string,
+  downsample: string,
+): Promise<{ window: number | 'raw'; dps: (readonly [number, number | null])[] }> {
   const catalog = new SeriesIndex({ idTagKey: 'id' });
   catalog.add({ metric: 'temp', id, tags: {} });
   const store = seriesStoreOf(cfg, r.h.rest, r.s.keyspace, tablesOf(cfg), () => Promise.resolve(undefined), 10_000);
-  const q = parseQueryBody({ start: MIDNIGHT, end: MIDNIGHT + DAY - 1, queries: [{ aggregator: 'sum', metric: 'temp', downsample, filters: [{ type: 'literal_or', tagk: 'id', filter: id, groupBy: false }] }] }, new URLSearchParams(), Date.now());
-  const [a] = await executeQuery(q, { catalog, reads: store, tier: rollupTier(cfg), idTagKey: 'id', limits: { maxSeries: 10, maxPoints: 100_000, concurrency: 2 }, now: Date.now, signal: new AbortController().signal, integerValues: false });
+  const q = parseQueryBody(
+    {
+      start: MIDNIGHT,
+      end: MIDNIGHT + DAY - 1,
+      queries: [{ aggregator: 'sum', metric: 'temp', downsample, filters: [{ type: 'literal_or', tagk: 'id', filter: id, groupBy: false }] }],
+    },
+    new URLSearchParams(),
+    Date.now(),
+  );
+  const [a] = await executeQuery(q, {
+    catalog,
+    reads: store,
+    tier: rollupTier(cfg),
+    idTagKey: 'id',
+    limits: { maxSeries: 10, maxPoints: 100_000, concurrency: 2 },
+    now: Date.now,
+    signal: new AbortController().signal,
+    integerValues: false,
+  });
   assert.ok(a !== undefined);
   return { window: a.plan.path === 'raw' ? 'raw' : a.plan.windowMs / 1000, dps: a.results.flatMap((x) => x.dps) };
 }
 
-void test('tables apply: a family per size with its TTL, altered in place; each size\'s summaries in its family, read back by the rollup and series APIs', async (t) => {
+void test("tables apply: a family per size with its TTL, altered in place; each size's summaries in its family, read back by the rollup and series APIs", async (t) => {
   const r = await rollupHarness(t, 'rttl');
   const cfg = r.h.config(['kafka.groupId=unused', 'tables.rollup.ttlSeconds=604800', `tables.rollup.ttlByWindow=${TTL1}`]);
   const admin = new JavaTableAdmin({ command: r.h.env.adminCommand });
   await retryingRest('apply', () => applyTables(cfg, admin, r.h.rest));
-  assert.deepEqual(await familyTtls(admin, r.h.names.rollup), { d: '604800', r1m: '86400', r1h: '31536000', r1d: '604800', p: 'FOREVER' }, 'point blocks: the data table\'s TTL (none here)');
+  assert.deepEqual(
+    await familyTtls(admin, r.h.names.rollup),
+    { d: '604800', r1m: '86400', r1h: '31536000', r1d: '604800', p: 'FOREVER' },
+    "point blocks: the data table's TTL (none here)",
+  );
 
   const evs = events('dev-a', 40);
   await writeEvents(r, evs);
@@ -99,7 +127,11 @@ void test('tables apply: a family per size with its TTL, altered in place; each 
     families.set(size, seen);
     for (const c of row.cells) seen.add(c.family.toString());
   }
-  assert.deepEqual([...families].map(([size, f]) => [size, [...f].sort()]).sort(), [[3600, ['p', 'r1h']], [60, ['p', 'r1m']], [86_400, ['p', 'r1d']]]);
+  assert.deepEqual([...families].map(([size, f]) => [size, [...f].sort()]).sort(), [
+    [3600, ['p', 'r1h']],
+    [60, ['p', 'r1m']],
+    [86_400, ['p', 'r1d']],
+  ]);
   assert.deepEqual(await readApi(r, cfg, 'dev-a'), expected(evs));
   assert.deepEqual(await seriesSums(cfg, r, 'dev-a', '1h-sum'), { window: 3600, dps: bruteSums(evs, 3600) }, 'the 1 h tier: kept a year');
   // 1 d summaries are kept 7 days (the default ttlSeconds) and these are 20 days old: the planner takes
@@ -114,7 +146,15 @@ void test('tables apply: a family per size with its TTL, altered in place; each 
   const rollup = applied.find((a) => a.role === 'rollup');
   assert.ok(rollup !== undefined);
   assert.equal(whatChanged(rollup.result), 'unchanged');
-  assert.deepEqual(rollup.families.map((f) => [f.family, whatChanged(f.result)]), [['r1m', 'updated (TTL: 86400→172800)'], ['r1h', 'updated (TTL: 31536000→63072000)'], ['r1d', 'unchanged'], ['p', 'unchanged']]);
+  assert.deepEqual(
+    rollup.families.map((f) => [f.family, whatChanged(f.result)]),
+    [
+      ['r1m', 'updated (TTL: 86400→172800)'],
+      ['r1h', 'updated (TTL: 31536000→63072000)'],
+      ['r1d', 'unchanged'],
+      ['p', 'unchanged'],
+    ],
+  );
   assert.deepEqual(await familyTtls(admin, r.h.names.rollup), { d: '604800', r1m: '172800', r1h: '63072000', r1d: '604800', p: 'FOREVER' });
   assert.deepEqual(await readApi(r, cfg2, 'dev-a'), expected(evs), 'no summary lost by the alter');
 });
@@ -142,13 +182,27 @@ void test('upgrade from one rollup family: tables apply adds the size families, 
   }
   const legacyRows = idWindowRows('legacy', fine, { ...s, blocks: null }, Date.now() - 60_000).rows.map((row) => ({
     row: row.row,
-    cells: row.cells.map((c) => c.column.subarray(c.column.indexOf(0x3a) + 1)).flatMap((q, i) => (q[0] === 0x00 ? [] : [{ ...(row.cells[i] as (typeof row.cells)[number]), column: columnOf('d', q) }])),
+    cells: row.cells
+      .map((c) => c.column.subarray(c.column.indexOf(0x3a) + 1))
+      .flatMap((q, i) => (q[0] === 0x00 ? [] : [{ ...(row.cells[i] as (typeof row.cells)[number]), column: columnOf('d', q) }])),
   }));
   await retryingRest('put old summaries', () => r.h.rest.put(old, legacyRows));
-  assert.match((await checkTables(cfg, r.h.rest)).join('\n'), /has no column family 'r1m' \(1m summaries\), 'r1h' \(1h summaries\), 'r1d' \(1d summaries\)/, 'the service refuses to start before the upgrade');
+  assert.match(
+    (await checkTables(cfg, r.h.rest)).join('\n'),
+    /has no column family 'r1m' \(1m summaries\), 'r1h' \(1h summaries\), 'r1d' \(1d summaries\)/,
+    'the service refuses to start before the upgrade',
+  );
 
   const applied = await retryingRest('apply (upgrade)', () => applyTables(cfg, admin, r.h.rest));
-  assert.deepEqual(applied.find((a) => a.role === 'rollup')?.families.map((f) => [f.family, whatChanged(f.result)]), [['r1m', 'added'], ['r1h', 'added'], ['r1d', 'added'], ['p', 'added']]);
+  assert.deepEqual(
+    applied.find((a) => a.role === 'rollup')?.families.map((f) => [f.family, whatChanged(f.result)]),
+    [
+      ['r1m', 'added'],
+      ['r1h', 'added'],
+      ['r1d', 'added'],
+      ['p', 'added'],
+    ],
+  );
   assert.deepEqual(await checkTables(cfg, r.h.rest), []);
   const uo = { ...r, cfg, s };
   assert.deepEqual(await readApi(uo, cfg, 'legacy'), expected(evs), 'every old summary read from the main family');
@@ -160,7 +214,11 @@ void test('upgrade from one rollup family: tables apply adds the size families, 
   await markEvents(uo, [late]);
   const run = await newJob(uo).run();
   assert.equal(run.ok, true, JSON.stringify(run));
-  assert.deepEqual(await readApi(uo, cfg, 'legacy'), expected([...evs, late]), 'recomputed windows from the new families, the others still from the old one, nothing counted twice');
+  assert.deepEqual(
+    await readApi(uo, cfg, 'legacy'),
+    expected([...evs, late]),
+    'recomputed windows from the new families, the others still from the old one, nothing counted twice',
+  );
 
   // The delete erases summaries in every family.
   const es = eraseSettings(cfg, s.keyspace, tablesOf(cfg), 'legacy', null);

@@ -23,7 +23,11 @@ void test('broker down → not ready; broker back → ready, every event written
   const group = uniqueName('it-kdown-g');
   const svc = await startInProcess(h, [`kafka.groupId=${group}`, 'http.port=0']);
   const transitions: string[] = [];
-  t.after(svc.lifecycle.onTransition((tr) => { transitions.push(`${tr.from} → ${tr.to} (${tr.reason})`); }));
+  t.after(
+    svc.lifecycle.onTransition((tr) => {
+      transitions.push(`${tr.from} → ${tr.to} (${tr.reason})`);
+    }),
+  );
   await produceEvents(h, events.slice(0, 1000));
   await waitForEvents(svc, 1000);
   await waitForCommittedAtEnd(h, group);

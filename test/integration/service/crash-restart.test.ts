@@ -33,10 +33,15 @@ void test('SIGKILL mid-stream, restart → every event exactly once, offsets at 
     for (let i = 0; i < events.length; i += 1000) await produceEvents(h, events.slice(i, i + 1000));
   })();
   producing.catch(() => undefined);
-  await waitFor('the first process to write 3000 events', 120_000, async () => {
-    if (first.child.exitCode !== null) throw new Error(`service exited early (${first.child.exitCode}):\n${first.output()}`);
-    return ((await scrapeEvents(first.port)) ?? 0) >= 3000;
-  }, 50);
+  await waitFor(
+    'the first process to write 3000 events',
+    120_000,
+    async () => {
+      if (first.child.exitCode !== null) throw new Error(`service exited early (${first.child.exitCode}):\n${first.output()}`);
+      return ((await scrapeEvents(first.port)) ?? 0) >= 3000;
+    },
+    50,
+  );
   first.child.kill('SIGKILL');
   const exit = await first.exited;
   assert.equal(exit.signal, 'SIGKILL');
@@ -57,10 +62,14 @@ void test('SIGKILL mid-stream, restart → every event exactly once, offsets at 
   assert.equal(await countRows(h, h.names.index), countIndexed(events));
   const o = await offsets(h, group);
   assert.deepEqual(o.committed, o.end);
-  assert.equal(Object.values(o.end).reduce((s, x) => s + x, 0n), BigInt(events.length));
+  assert.equal(
+    Object.values(o.end).reduce((s, x) => s + x, 0n),
+    BigInt(events.length),
+  );
   // The series catalog is written before the offsets it covers are committed, as the index rows are:
   // after the kill and the replay it names exactly the series of the events.
-  const key = (metric: string, id: string, tags: Readonly<Record<string, string>> | undefined): string => JSON.stringify([metric, id, Object.entries(tags ?? {}).sort()]);
+  const key = (metric: string, id: string, tags: Readonly<Record<string, string>> | undefined): string =>
+    JSON.stringify([metric, id, Object.entries(tags ?? {}).sort()]);
   const catalog = await retryingRest('read the catalog', () => new CatalogStore(h.rest, { table: h.names.meta }).read());
   assert.deepEqual(catalog.series.map((s) => key(s.metric, s.id, s.tags)).sort(), [...new Set(events.map((e) => key(e.metric, e.id, e.tags)))].sort());
 });

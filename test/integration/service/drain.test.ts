@@ -54,10 +54,15 @@ void test('SIGTERM mid-stream: exit 0, committed = written, DLQ once per bad rec
     for (let i = 0; i < messages.length; i += 1000) await produceRaw(h, messages.slice(i, i + 1000));
   })();
   producing.catch(() => undefined);
-  await waitFor('the service to handle 2500 records', 180_000, async () => {
-    if (first.child.exitCode !== null) throw new Error(`service exited early:\n${first.output()}`);
-    return ((await scrapeEvents(first.port)) ?? 0) >= 2500;
-  }, 50);
+  await waitFor(
+    'the service to handle 2500 records',
+    180_000,
+    async () => {
+      if (first.child.exitCode !== null) throw new Error(`service exited early:\n${first.output()}`);
+      return ((await scrapeEvents(first.port)) ?? 0) >= 2500;
+    },
+    50,
+  );
   first.child.kill('SIGTERM');
   const exit = await first.exited;
   assert.equal(exit.code, 0, `the drain committed what it wrote:\n${first.output()}`);

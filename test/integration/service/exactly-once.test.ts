@@ -36,7 +36,10 @@ void test('N events → exactly N cells and index rows, offsets at the end; a re
   assert.equal(await countRows(h, h.names.index), expectedIndex, 'one index row per event with a site tag');
   const o1 = await offsets(h, group1);
   assert.deepEqual(o1.committed, o1.end, 'committed offsets = end offsets');
-  assert.equal(Object.values(o1.end).reduce((s, x) => s + x, 0n), BigInt(events.length));
+  assert.equal(
+    Object.values(o1.end).reduce((s, x) => s + x, 0n),
+    BigInt(events.length),
+  );
 
   // Replay the whole topic with a new group: same data again → tables unchanged.
   const group2 = uniqueName('it-xo-g2');

@@ -7,7 +7,17 @@ import assert from 'node:assert/strict';
 import { applyTables } from '../../../src/admin/apply-tables.ts';
 import { JavaTableAdmin } from '../../../src/admin/java-admin.ts';
 import { uniqueName } from '../../support/env.ts';
-import { createHarness, freePort, makeEvents, produceEvents, readyzStatus, retryingRest, scrapeEvents, startChild, waitFor } from '../../support/service-harness.ts';
+import {
+  createHarness,
+  freePort,
+  makeEvents,
+  produceEvents,
+  readyzStatus,
+  retryingRest,
+  scrapeEvents,
+  startChild,
+  waitFor,
+} from '../../support/service-harness.ts';
 
 void test('exit codes of tsingest run: 3 for configuration, 0 for a drain, 4 for a table gone mid-run', async (t) => {
   const h = await createHarness(t, { prefix: 'exit', partitions: 1 });
@@ -38,7 +48,14 @@ void test('exit codes of tsingest run: 3 for configuration, 0 for a drain, 4 for
     await waitFor('the first events written', 60_000, async () => ((await scrapeEvents(run.port)) ?? 0) >= 200);
     await retryingRest(`drop ${h.names.data}`, () => h.rest.deleteTable(h.names.data, { ignoreMissing: true }));
     await produceEvents(h, makeEvents(200, { idPrefix: 'ex', base: 1_800_000_000_000 }));
-    const exit = await Promise.race([run.exited, new Promise<null>((r) => setTimeout(() => { r(null); }, 120_000))]);
+    const exit = await Promise.race([
+      run.exited,
+      new Promise<null>((r) =>
+        setTimeout(() => {
+          r(null);
+        }, 120_000),
+      ),
+    ]);
     assert.notEqual(exit, null, `the service stopped by itself:\n${run.output()}`);
     assert.equal(exit?.code, 4, run.output());
     assert.match(run.output(), /"level":"fatal".*TABLE_NOT_FOUND/);

@@ -7,13 +7,28 @@ import { join } from 'node:path';
 import { connect as tlsConnect, type PeerCertificate } from 'node:tls';
 import { freePort, waitFor } from '../../support/service-harness.ts';
 
-export interface Answer { readonly status: number; readonly headers: Record<string, string | string[] | undefined>; readonly text: string }
+export interface Answer {
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly text: string;
+}
 
 /** A raw HTTPS request: the path goes on the wire exactly as given (no URL normalisation). */
-export function raw(port: number, ca: string, path: string, headers: Record<string, string> = {}, opts: { method?: string; body?: string; cert?: { cert: string; key: string } } = {}): Promise<Answer> {
+export function raw(
+  port: number,
+  ca: string,
+  path: string,
+  headers: Record<string, string> = {},
+  opts: { method?: string; body?: string; cert?: { cert: string; key: string } } = {},
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const socket = tlsConnect({ host: '127.0.0.1', port, ca, servername: 'localhost', ...(opts.cert ?? {}) }, () => {
-      const lines = [`${opts.method ?? 'GET'} ${path} HTTP/1.1`, 'host: localhost', 'connection: close', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+      const lines = [
+        `${opts.method ?? 'GET'} ${path} HTTP/1.1`,
+        'host: localhost',
+        'connection: close',
+        ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+      ];
       if (opts.body !== undefined) lines.push(`content-length: ${Buffer.byteLength(opts.body)}`);
       // write, not end: the server drops a connection the client half-closes before the answer
       socket.write(`${lines.join('\r\n')}\r\n\r\n${opts.body ?? ''}`);
@@ -65,15 +80,21 @@ export function servedCert(port: number, ca: string): Promise<PeerCertificate> {
 export function holdQuery(port: number, ca: string, authorization: string): Promise<{ destroy(): void }> {
   return new Promise((resolve, reject) => {
     const socket = tlsConnect({ host: '127.0.0.1', port, ca, servername: 'localhost' }, () => {
-      socket.write(`POST /api/query HTTP/1.1\r\nhost: localhost\r\nauthorization: ${authorization}\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"start":`);
+      socket.write(
+        `POST /api/query HTTP/1.1\r\nhost: localhost\r\nauthorization: ${authorization}\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"start":`,
+      );
       // the guard admits before the body is read: give it a moment
-      setTimeout(() => { resolve({ destroy: () => socket.destroy() }); }, 300);
+      setTimeout(() => {
+        resolve({ destroy: () => socket.destroy() });
+      }, 300);
     });
     socket.on('error', reject);
   });
 }
 
-export interface Scraper { query(expr: string): Promise<{ value: [number, string] }[]> }
+export interface Scraper {
+  query(expr: string): Promise<{ value: [number, string] }[]>;
+}
 
 /** Debian's Prometheus with two jobs on the service's port: the right token file and a wrong one, both checking the test CA. */
 export async function startScraper(defer: (fn: () => unknown) => void, dir: string, port: number, caFile: string, token: string): Promise<Scraper> {
@@ -94,10 +115,19 @@ export async function startScraper(defer: (fn: () => unknown) => void, dir: stri
     `      - targets: ["127.0.0.1:${port}"]`,
   ];
   const configFile = join(dir, 'prometheus.yml');
-  writeFileSync(configFile, ['global:', '  scrape_interval: 1s', '  scrape_timeout: 900ms', 'scrape_configs:', ...job('good', good), ...job('wrong', wrong), ''].join('\n'));
+  writeFileSync(
+    configFile,
+    ['global:', '  scrape_interval: 1s', '  scrape_timeout: 900ms', 'scrape_configs:', ...job('good', good), ...job('wrong', wrong), ''].join('\n'),
+  );
   const webPort = await freePort();
-  const child = spawn('prometheus', [`--config.file=${configFile}`, `--storage.tsdb.path=${join(dir, 'prom-data')}`, `--web.listen-address=127.0.0.1:${webPort}`, '--log.level=warn'], { stdio: 'ignore' });
-  defer(() => { child.kill('SIGKILL'); });
+  const child = spawn(
+    'prometheus',
+    [`--config.file=${configFile}`, `--storage.tsdb.path=${join(dir, 'prom-data')}`, `--web.listen-address=127.0.0.1:${webPort}`, '--log.level=warn'],
+    { stdio: 'ignore' },
+  );
+  defer(() => {
+    child.kill('SIGKILL');
+  });
   const url = `http://127.0.0.1:${webPort}`;
   await waitFor('Prometheus ready', 60_000, async () => (await fetch(`${url}/-/ready`).catch(() => undefined))?.ok === true, 500);
   return {

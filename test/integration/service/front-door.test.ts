@@ -29,10 +29,12 @@ const SECRETS = {
   viewer: 'viewer-pw-a7f3e2c91d04',
 } as const;
 
-test('the service\'s own port: TLS, mTLS, credentials with scopes, limits, hostile input, real clients', { timeout: 600_000 }, async (t) => {
+test("the service's own port: TLS, mTLS, credentials with scopes, limits, hostile input, real clients", { timeout: 600_000 }, async (t) => {
   const h = await createHarness(t, { prefix: 'door', partitions: 1 });
   const dir = mkdtempSync(join(tmpdir(), 'tsi-door-'));
-  h.defer(() => { rmSync(dir, { recursive: true, force: true }); });
+  h.defer(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
   const certs = makeTestCerts(join(dir, 'pki'));
   const ca = readFileSync(certs.caFile, 'utf8');
   const certFile = join(dir, 'tls.crt');
@@ -40,17 +42,20 @@ test('the service\'s own port: TLS, mTLS, credentials with scopes, limits, hosti
   writeFileSync(certFile, readFileSync(certs.serverCertFile));
   writeFileSync(keyFile, readFileSync(certs.serverKeyFile));
   const credentialsFile = join(dir, 'credentials.json');
-  writeFileSync(credentialsFile, JSON.stringify({
-    tokens: [
-      { name: 'prometheus', sha256: hashToken(SECRETS.prom), scopes: ['metrics'] },
-      { name: 'reader', sha256: hashToken(SECRETS.reader), scopes: ['read'] },
-    ],
-    users: [
-      { name: 'grafana', scrypt: await hashPassword(SECRETS.grafana), scopes: ['read'] },
-      { name: 'viewer', scrypt: await hashPassword(SECRETS.viewer), scopes: ['ui'] },
-    ],
-    clients: [{ name: 'batch-job', cn: 'tsi-test-client', scopes: ['read', 'metrics'] }],
-  }));
+  writeFileSync(
+    credentialsFile,
+    JSON.stringify({
+      tokens: [
+        { name: 'prometheus', sha256: hashToken(SECRETS.prom), scopes: ['metrics'] },
+        { name: 'reader', sha256: hashToken(SECRETS.reader), scopes: ['read'] },
+      ],
+      users: [
+        { name: 'grafana', scrypt: await hashPassword(SECRETS.grafana), scopes: ['read'] },
+        { name: 'viewer', scrypt: await hashPassword(SECRETS.viewer), scopes: ['ui'] },
+      ],
+      clients: [{ name: 'batch-job', cn: 'tsi-test-client', scopes: ['read', 'metrics'] }],
+    }),
+  );
   const port = await freePort();
   const cfg = h.config([
     'kafka.groupId=door',
@@ -66,7 +71,17 @@ test('the service\'s own port: TLS, mTLS, credentials with scopes, limits, hosti
     'log.level=info',
   ]);
   let logText = '';
-  const svc = await startService(cfg, createLogger({ level: 'info', destination: { write: (line: string) => { logText += line; } } }));
+  const svc = await startService(
+    cfg,
+    createLogger({
+      level: 'info',
+      destination: {
+        write: (line: string) => {
+          logText += line;
+        },
+      },
+    }),
+  );
   h.defer(() => svc.stop('test cleanup'));
   const events = makeEvents(60, { idPrefix: 'door' });
   await produceEvents(h, events);
@@ -75,7 +90,15 @@ test('the service\'s own port: TLS, mTLS, credentials with scopes, limits, hosti
   const id = events[0]?.id ?? '';
 
   await t.test('curl: a client certificate, a Basic user, and nothing (401 with WWW-Authenticate)', async () => {
-    const withCert = await curl(['--cacert', certs.caFile, '--cert', certs.clientCertFile, '--key', certs.clientKeyFile, `${base}/api/v1/ids/${id}/latest?limit=5`]);
+    const withCert = await curl([
+      '--cacert',
+      certs.caFile,
+      '--cert',
+      certs.clientCertFile,
+      '--key',
+      certs.clientKeyFile,
+      `${base}/api/v1/ids/${id}/latest?limit=5`,
+    ]);
     assert.equal(withCert.status, 200, withCert.body);
     assert.ok((JSON.parse(withCert.body) as { items: unknown[] }).items.length > 0, 'the read returned events');
     const withBasic = await curl(['--cacert', certs.caFile, '-u', `grafana:${SECRETS.grafana}`, `${base}/api/v1/ids/${id}/latest?limit=5`]);
@@ -110,7 +133,15 @@ test('the service\'s own port: TLS, mTLS, credentials with scopes, limits, hosti
     const readyAuthed = await raw(port, ca, '/readyz', { authorization: `Bearer ${SECRETS.prom}` });
     assert.equal((JSON.parse(readyAuthed.text) as { state: string }).state, 'running', 'a credential sees the state');
     // every route that serves data: refused without a credential, and without the read (or ui) scope
-    const dataRoutes = ['/api/query?start=1h-ago&m=sum:temp', '/api/suggest?type=metrics&q=cpu', '/api/search/lookup?m=temp', '/api/aggregators', '/api/config/filters', '/api/version', `/api/v1/ids/${id}/latest`];
+    const dataRoutes = [
+      '/api/query?start=1h-ago&m=sum:temp',
+      '/api/suggest?type=metrics&q=cpu',
+      '/api/search/lookup?m=temp',
+      '/api/aggregators',
+      '/api/config/filters',
+      '/api/version',
+      `/api/v1/ids/${id}/latest`,
+    ];
     for (const path of dataRoutes) {
       assert.equal((await raw(port, ca, path)).status, 401, `anonymous ${path}`);
       const byViewer = await raw(port, ca, path, { authorization: basic('viewer', SECRETS.viewer) });
@@ -132,13 +163,23 @@ test('the service\'s own port: TLS, mTLS, credentials with scopes, limits, hosti
       assert.match(third.text, /for this identity \(at most 2\)/);
       const other = await holdQuery(port, ca, `Bearer ${SECRETS.reader}`);
       held.push(other);
-      const fourth = await raw(port, ca, `/api/v1/ids/${id}/latest`, {}, { cert: { cert: readFileSync(certs.clientCertFile, 'utf8'), key: readFileSync(certs.clientKeyFile, 'utf8') } });
+      const fourth = await raw(
+        port,
+        ca,
+        `/api/v1/ids/${id}/latest`,
+        {},
+        { cert: { cert: readFileSync(certs.clientCertFile, 'utf8'), key: readFileSync(certs.clientKeyFile, 'utf8') } },
+      );
       assert.equal(fourth.status, 429);
       assert.match(fourth.text, /too many concurrent queries \(at most 3\)/);
     } finally {
       for (const s of held) s.destroy();
     }
-    await waitFor('the slots to be released', 10_000, async () => (await raw(port, ca, `/api/v1/ids/${id}/latest`, { authorization: `Bearer ${SECRETS.reader}` })).status === 200);
+    await waitFor(
+      'the slots to be released',
+      10_000,
+      async () => (await raw(port, ca, `/api/v1/ids/${id}/latest`, { authorization: `Bearer ${SECRETS.reader}` })).status === 200,
+    );
   });
 
   const codes: Record<string, number> = {};
@@ -203,9 +244,18 @@ test('the service\'s own port: TLS, mTLS, credentials with scopes, limits, hosti
 
   await t.test('the log names identity and scope of each request, and no secret', () => {
     const lines = logText.split('\n').filter((l) => l.includes('"http request"'));
-    assert.ok(lines.some((l) => l.includes('"caller":"batch-job"') && l.includes('"via":"cert"') && l.includes('"scope":"read"')), 'the client certificate identity');
-    assert.ok(lines.some((l) => l.includes('"caller":"grafana"') && l.includes('"via":"basic"')), 'the Basic user');
-    assert.ok(lines.some((l) => l.includes('"caller":"prometheus"') && l.includes('"scope":"metrics"') && l.includes('"status":200')), 'the scraper');
+    assert.ok(
+      lines.some((l) => l.includes('"caller":"batch-job"') && l.includes('"via":"cert"') && l.includes('"scope":"read"')),
+      'the client certificate identity',
+    );
+    assert.ok(
+      lines.some((l) => l.includes('"caller":"grafana"') && l.includes('"via":"basic"')),
+      'the Basic user',
+    );
+    assert.ok(
+      lines.some((l) => l.includes('"caller":"prometheus"') && l.includes('"scope":"metrics"') && l.includes('"status":200')),
+      'the scraper',
+    );
     for (const s of Object.values(SECRETS)) assert.ok(!logText.includes(s), 'no secret in the log');
     assert.ok(!logText.includes('access_token'), 'no query string in the log');
   });

@@ -45,10 +45,15 @@ void test('HBase down (gateway up) → not ready within the deadline; back → r
   const hbase = await killStackProcess(h.defer, 'hbase');
   const during = events.slice(1000);
   await produceEvents(h, during);
-  await waitFor('/readyz 503 while HBase is down', 50_000, async () => {
-    assert.deepEqual((await offsets(h, group)).committed, before, 'nothing committed while HBase is down');
-    return (await readyzStatus(svc.httpPort)) === 503;
-  }, 250);
+  await waitFor(
+    '/readyz 503 while HBase is down',
+    50_000,
+    async () => {
+      assert.deepEqual((await offsets(h, group)).committed, before, 'nothing committed while HBase is down');
+      return (await readyzStatus(svc.httpPort)) === 503;
+    },
+    250,
+  );
   assert.match(svc.lifecycle.reason, /HBase/);
 
   await hbase.restore();

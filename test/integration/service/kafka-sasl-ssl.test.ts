@@ -34,7 +34,9 @@ const run = promisify(execFile);
 
 void test('SASL_SSL Kafka: SCRAM over TLS for the service (consume, DLQ, lag), OAUTHBEARER for tsingest produce; a wrong password is a start-up error naming kafka.sasl', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'tsi-ksasl-'));
-  t.after(() => { rmSync(dir, { recursive: true, force: true }); });
+  t.after(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
   const certs = makeTestCerts(join(dir, 'certs'));
   const password = randomBytes(12).toString('base64url');
   const broker = await startSecureKafka({ dir: join(dir, 'kafka'), certs, scramUsers: [{ user: 'ingest', password }] });
@@ -64,7 +66,10 @@ void test('SASL_SSL Kafka: SCRAM over TLS for the service (consume, DLQ, lag), O
     });
     t.diagnostic(`refused after ${Date.now() - t0} ms`);
     const committed = Object.values((await offsets(h, group)).committed);
-    assert.ok(committed.every((o) => o === -1n), `no offset committed: ${committed.join(',')}`);
+    assert.ok(
+      committed.every((o) => o === -1n),
+      `no offset committed: ${committed.join(',')}`,
+    );
   });
 
   await t.test('SCRAM over TLS: every event written once, the bad one dead-lettered over SASL_SSL, offsets committed, ready', async () => {
@@ -86,9 +91,21 @@ void test('SASL_SSL Kafka: SCRAM over TLS for the service (consume, DLQ, lag), O
     const tokenFile = join(dir, 'token');
     writeFileSync(tokenFile, unsecuredJwt('ingest'));
     const file = join(dir, 'events.jsonl');
-    writeFileSync(file, makeEvents(5, { idPrefix: 'oauth' }).map((e) => JSON.stringify(e)).join('\n'));
+    writeFileSync(
+      file,
+      makeEvents(5, { idPrefix: 'oauth' })
+        .map((e) => JSON.stringify(e))
+        .join('\n'),
+    );
     const before = Object.values((await offsets(h, uniqueName('none'))).end).reduce((a, b) => a + b, 0n);
-    const sets = [...h.baseSets, `kafka.brokers=${broker.saslSslBroker}`, 'kafka.tls.enabled=true', `kafka.tls.caFile=${certs.caFile}`, 'kafka.sasl.mechanism=oauthbearer', `kafka.sasl.oauthTokenCommand=${JSON.stringify(['cat', tokenFile])}`].flatMap((s) => ['--set', s]);
+    const sets = [
+      ...h.baseSets,
+      `kafka.brokers=${broker.saslSslBroker}`,
+      'kafka.tls.enabled=true',
+      `kafka.tls.caFile=${certs.caFile}`,
+      'kafka.sasl.mechanism=oauthbearer',
+      `kafka.sasl.oauthTokenCommand=${JSON.stringify(['cat', tokenFile])}`,
+    ].flatMap((s) => ['--set', s]);
     const { stdout } = await run(NODE_BIN, ['src/cli.ts', 'produce', '--file', file, ...sets], { cwd: REPO_ROOT, env: process.env });
     assert.match(stdout, /produced 5 event\(s\)/);
     const after = Object.values((await offsets(h, uniqueName('none'))).end).reduce((a, b) => a + b, 0n);

@@ -60,7 +60,11 @@ void test('REST stalled 60 s at full produce rate: queue bounded, memory bounded
   let samples = 0;
   const sampling = (async () => {
     while (Date.now() < stallEnd) {
-      const [q, rss, lag] = await Promise.all([scrapeGauge(svc.port, 'tsingest_queue_depth'), scrapeGauge(svc.port, 'tsingest_process_resident_memory_bytes'), totalLag(svc.port)]);
+      const [q, rss, lag] = await Promise.all([
+        scrapeGauge(svc.port, 'tsingest_queue_depth'),
+        scrapeGauge(svc.port, 'tsingest_process_resident_memory_bytes'),
+        totalLag(svc.port),
+      ]);
       if (q !== null && rss !== null) {
         samples++;
         maxQueue = Math.max(maxQueue, q);
@@ -84,7 +88,9 @@ void test('REST stalled 60 s at full produce rate: queue bounded, memory bounded
   assert.ok(maxRss < RSS_CEILING, `RSS ${Math.round(maxRss / 2 ** 20)} MiB under ${RSS_CEILING / 2 ** 20} MiB`);
   assert.ok(maxLag >= produced / 2, `lag ${maxLag} showed the stall while nothing committed (${produced} produced)`);
 
-  await waitForCommittedAtEnd(h, group, 600_000).catch((err: unknown) => { throw new Error(`${String(err)}\n${svc.output()}`); });
+  await waitForCommittedAtEnd(h, group, 600_000).catch((err: unknown) => {
+    throw new Error(`${String(err)}\n${svc.output()}`);
+  });
   assert.equal(await countDataCells(h), warm.length + produced, 'every event present after SIGCONT');
   await waitFor('lag back to 0', 30_000, async () => (await totalLag(svc.port)) === 0, 500);
   svc.child.kill('SIGTERM');

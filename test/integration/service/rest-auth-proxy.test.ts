@@ -27,12 +27,20 @@ import {
   type Harness,
 } from '../../support/service-harness.ts';
 
-interface Setup { readonly h: Harness; readonly proxy: NginxProxy; readonly certs: TestCerts; readonly password: string; readonly passwordFile: (pw: string) => string }
+interface Setup {
+  readonly h: Harness;
+  readonly proxy: NginxProxy;
+  readonly certs: TestCerts;
+  readonly password: string;
+  readonly passwordFile: (pw: string) => string;
+}
 
 async function setup(t: { after(fn: () => Promise<void>): void }, prefix: string): Promise<Setup> {
   const h = await createHarness(t, { prefix });
   const dir = mkdtempSync(join(tmpdir(), `tsi-${prefix}-`));
-  h.defer(() => { rmSync(dir, { recursive: true, force: true }); });
+  h.defer(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
   const certs = makeTestCerts(join(dir, 'certs'));
   const password = randomBytes(12).toString('base64url');
   const proxy = await startNginxProxy({ upstream: h.env.restUrl, certs, basicAuth: { user: 'ingest', password }, dir: join(dir, 'nginx') });
@@ -62,7 +70,13 @@ void test('through nginx (TLS + Basic): written and read; credentials refused mi
   const { h } = s;
   const events = makeEvents(1000);
   const group = uniqueName('it-kauth-g');
-  const svc = await startInProcess(h, [`kafka.groupId=${group}`, 'http.port=0', 'hbase.outageDeadlineMs=2000', 'hbase.retryMaxMs=500', ...through(s, s.password)]);
+  const svc = await startInProcess(h, [
+    `kafka.groupId=${group}`,
+    'http.port=0',
+    'hbase.outageDeadlineMs=2000',
+    'hbase.retryMaxMs=500',
+    ...through(s, s.password),
+  ]);
   await produceEvents(h, events.slice(0, 500));
   await waitForEvents(svc, 500);
   await waitForCommittedAtEnd(h, group);

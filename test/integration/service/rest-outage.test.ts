@@ -36,15 +36,22 @@ void test('REST outage: not ready after the deadline, no commits past written da
 
   // Registered after the table drops, so it runs before them (LIFO): the gateway is back for cleanup.
   let restDown = false;
-  h.defer(async () => { if (restDown) await startRestGateway(); });
+  h.defer(async () => {
+    if (restDown) await startRestGateway();
+  });
   stopRestGateway();
   restDown = true;
 
   await produceEvents(h, during);
-  await waitFor('/readyz to answer 503 after the outage deadline', 60_000, async () => {
-    assert.deepEqual((await offsets(h, group)).committed, committedBefore, 'nothing committed while HBase is unreachable');
-    return (await readyzStatus(svc.httpPort)) === 503;
-  }, 250);
+  await waitFor(
+    '/readyz to answer 503 after the outage deadline',
+    60_000,
+    async () => {
+      assert.deepEqual((await offsets(h, group)).committed, committedBefore, 'nothing committed while HBase is unreachable');
+      return (await readyzStatus(svc.httpPort)) === 503;
+    },
+    250,
+  );
   // Still down a little longer: still nothing committed past what was written.
   await new Promise((r) => setTimeout(r, 3000));
   assert.deepEqual((await offsets(h, group)).committed, committedBefore, 'nothing committed while HBase is unreachable');

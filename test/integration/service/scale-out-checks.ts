@@ -70,14 +70,24 @@ export function expandRule(name: string, rules: readonly PromRule[]): string {
  */
 export async function skewPoints(prom: Prometheus, job: string, table: string, seconds: number): Promise<SkewPoint[]> {
   const [series] = await matrix(prom, `${SKEW_RULE}{table="${table}"}[${seconds}s]`);
-  const expr = expandRule(SKEW_RULE, (await prom.ruleGroups()).flatMap((g) => g.rules));
+  const expr = expandRule(
+    SKEW_RULE,
+    (await prom.ruleGroups()).flatMap((g) => g.rules),
+  );
   const out: SkewPoint[] = [];
   for (const [at, v] of series?.values ?? []) {
     const evaluated = (await prom.query(expr, at)).find((s) => s.metric['table'] === table);
     const rates = await prom.query(`rate(tsingest_region_writes_total{job="${job}",table="${table}",region!="unknown"}[1m])`, at);
     const counts = await prom.query(`tsingest_region_count{job="${job}",table="${table}"}`, at);
     const c = clusterSkew(rates, counts);
-    out.push({ at, recorded: Number(v), evaluated: evaluated === undefined ? Number.NaN : Number(evaluated.value[1]), computed: c.skew, instances: c.instances, regions: c.regions });
+    out.push({
+      at,
+      recorded: Number(v),
+      evaluated: evaluated === undefined ? Number.NaN : Number(evaluated.value[1]),
+      computed: c.skew,
+      instances: c.instances,
+      regions: c.regions,
+    });
   }
   return out;
 }
@@ -86,7 +96,8 @@ export async function skewPoints(prom: Prometheus, job: string, table: string, s
 export function tableCells(h: Harness, table: string): Promise<Map<string, string[]>> {
   return retryingRest(`scan ${table}`, async () => {
     const rows = new Map<string, string[]>();
-    for await (const row of h.rest.scan(table, { batch: 5000 })) rows.set(row.row.toString('hex'), row.cells.map((c) => `${c.qualifier.toString('hex')}=${c.value.toString('hex')}`).sort());
+    for await (const row of h.rest.scan(table, { batch: 5000 }))
+      rows.set(row.row.toString('hex'), row.cells.map((c) => `${c.qualifier.toString('hex')}=${c.value.toString('hex')}`).sort());
     return rows;
   });
 }
@@ -96,7 +107,8 @@ export async function copyRows(h: Harness, from: string, to: string): Promise<nu
   const rows: RowCells[] = [];
   await retryingRest(`scan ${from}`, async () => {
     rows.length = 0;
-    for await (const row of h.rest.scan(from, { batch: 5000 })) rows.push({ row: row.row, cells: row.cells.map((c) => ({ column: c.column, value: c.value, timestamp: c.timestamp })) });
+    for await (const row of h.rest.scan(from, { batch: 5000 }))
+      rows.push({ row: row.row, cells: row.cells.map((c) => ({ column: c.column, value: c.value, timestamp: c.timestamp })) });
   });
   for (let i = 0; i < rows.length; i += 500) {
     const chunk = rows.slice(i, i + 500);
@@ -108,11 +120,23 @@ export async function copyRows(h: Harness, from: string, to: string): Promise<nu
 /** `tsingest rollup run` as a child process with the harness's settings; resolves with its exit code and output. */
 export function rollupRun(h: Harness, sets: readonly string[]): Promise<{ code: number | null; output: string }> {
   const all = [...h.baseSets, ...sets];
-  const child = spawn(NODE_BIN, ['src/cli.ts', 'rollup', 'run', ...all.flatMap((s) => ['--set', s])], { cwd: REPO_ROOT, env: { ...process.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(NODE_BIN, ['src/cli.ts', 'rollup', 'run', ...all.flatMap((s) => ['--set', s])], {
+    cwd: REPO_ROOT,
+    env: { ...process.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
-  const keep = (b: Buffer): void => { out = (out + b.toString()).slice(-20_000); };
+  const keep = (b: Buffer): void => {
+    out = (out + b.toString()).slice(-20_000);
+  };
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
-  h.defer(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); });
-  return new Promise((res) => { child.once('exit', (code) => { res({ code, output: out }); }); });
+  h.defer(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  return new Promise((res) => {
+    child.once('exit', (code) => {
+      res({ code, output: out });
+    });
+  });
 }

@@ -55,7 +55,12 @@ export async function startStream(h: Harness, perTick: number): Promise<Stream> 
 function problems(output: string): string {
   const lines = output.split('\n');
   const from = lines.findLastIndex((l) => l.includes('signal received'));
-  return lines.slice(Math.max(0, from)).filter((l) => !/rejoin is needed|Response Heartbeat|"http request"/.test(l)).slice(-25).map((l) => l.slice(0, 600)).join('\n');
+  return lines
+    .slice(Math.max(0, from))
+    .filter((l) => !/rejoin is needed|Response Heartbeat|"http request"/.test(l))
+    .slice(-25)
+    .map((l) => l.slice(0, 600))
+    .join('\n');
 }
 
 export interface Instance {
@@ -134,7 +139,10 @@ export async function describeGroup(h: Harness, group: string): Promise<GroupVie
   const owners = new Map<string, number[]>();
   for (const m of g?.members ?? []) {
     const a = AssignerProtocol.MemberAssignment.decode(m.memberAssignment);
-    owners.set(m.clientId, [...(a?.assignment[h.names.topic] ?? [])].sort((x, y) => x - y));
+    owners.set(
+      m.clientId,
+      [...(a?.assignment[h.names.topic] ?? [])].sort((x, y) => x - y),
+    );
   }
   return { state: g?.state ?? 'Dead', owners };
 }
@@ -142,13 +150,25 @@ export async function describeGroup(h: Harness, group: string): Promise<GroupVie
 /** Waits until the group is Stable with exactly the live instances as members, every partition assigned once. */
 export async function waitForGroup(h: Harness, group: string, inst: Instances, partitions: number, timeoutMs = 120_000): Promise<GroupView> {
   let view: GroupView = { state: 'none', owners: new Map() };
-  const want = inst.live().map((i) => i.clientId).sort();
-  await waitFor(`group ${group} stable with ${want.join(', ')}`, timeoutMs, async () => {
-    inst.check();
-    view = await describeGroup(h, group);
-    const assigned = [...view.owners.values()].flat().sort((x, y) => x - y);
-    return view.state === 'Stable' && [...view.owners.keys()].sort().join() === want.join() && assigned.join() === Array.from({ length: partitions }, (_v, p) => p).join();
-  }, 500);
+  const want = inst
+    .live()
+    .map((i) => i.clientId)
+    .sort();
+  await waitFor(
+    `group ${group} stable with ${want.join(', ')}`,
+    timeoutMs,
+    async () => {
+      inst.check();
+      view = await describeGroup(h, group);
+      const assigned = [...view.owners.values()].flat().sort((x, y) => x - y);
+      return (
+        view.state === 'Stable' &&
+        [...view.owners.keys()].sort().join() === want.join() &&
+        assigned.join() === Array.from({ length: partitions }, (_v, p) => p).join()
+      );
+    },
+    500,
+  );
   return view;
 }
 
@@ -169,10 +189,15 @@ export async function lagSeries(h: Harness, inst: Instances): Promise<Map<string
 export async function waitForLagOwners(h: Harness, inst: Instances, view: GroupView, timeoutMs = 60_000): Promise<Map<string, number[] | null>> {
   const want = JSON.stringify([...view.owners].sort());
   let got = new Map<string, number[] | null>();
-  await waitFor('lag series to follow the assignment', timeoutMs, async () => {
-    got = await lagSeries(h, inst);
-    return JSON.stringify([...got].sort()) === want;
-  }, 1000).catch((err: unknown) => {
+  await waitFor(
+    'lag series to follow the assignment',
+    timeoutMs,
+    async () => {
+      got = await lagSeries(h, inst);
+      return JSON.stringify([...got].sort()) === want;
+    },
+    1000,
+  ).catch((err: unknown) => {
     throw new Error(`${String(err)}
 assigned: ${want}
 lag series: ${JSON.stringify([...got].sort())}`);
@@ -182,9 +207,14 @@ lag series: ${JSON.stringify([...got].sort())}`);
 
 /** Waits until the live instances' written-events counters have all moved past `min`. */
 export async function waitForWrites(inst: Instances, what: string, written: (port: number) => Promise<number | null>, min = 1): Promise<void> {
-  await waitFor(what, 120_000, async () => {
-    inst.check();
-    for (const i of inst.live()) if (((await written(i.port)) ?? 0) < min) return false;
-    return true;
-  }, 250);
+  await waitFor(
+    what,
+    120_000,
+    async () => {
+      inst.check();
+      for (const i of inst.live()) if (((await written(i.port)) ?? 0) < min) return false;
+      return true;
+    },
+    250,
+  );
 }

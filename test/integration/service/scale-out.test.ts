@@ -43,7 +43,11 @@ void test('three instances of one group on 8 partitions: rebalances, kill -9, re
   const prom = await startPrometheus({ job: JOB, targets: inst.all.map((i) => `127.0.0.1:${i.port}`), defer: h.defer });
   const nameOf = (clientId: string): string => inst.all.find((i) => i.clientId === clientId)?.name ?? clientId;
   const timeline: string[] = [];
-  const show = (m: ReadonlyMap<string, readonly number[] | null>): string => [...m].map(([c, p]) => `${nameOf(c)}=[${p?.join(',') ?? 'no /metrics'}]`).sort().join(' ');
+  const show = (m: ReadonlyMap<string, readonly number[] | null>): string =>
+    [...m]
+      .map(([c, p]) => `${nameOf(c)}=[${p?.join(',') ?? 'no /metrics'}]`)
+      .sort()
+      .join(' ');
   // After every change of members: the group settles, then each partition's lag series must be on
   // exactly one live instance, its owner (none left behind on an instance that lost it).
   const settle = async (step: string): Promise<GroupView> => {
@@ -72,20 +76,28 @@ void test('three instances of one group on 8 partitions: rebalances, kill -9, re
 
   // While all three write: the recorded cluster-wide skew = the value computed from the raw series.
   let points: SkewPoint[] = [];
-  await waitFor('a recorded skew over the writes of all three instances', 120_000, async () => {
-    inst.check();
-    points = (await skewPoints(prom, JOB, h.names.data, 15)).filter((p) => p.instances === 3);
-    return points.filter(exact).length >= 3;
-  }, 2000);
+  await waitFor(
+    'a recorded skew over the writes of all three instances',
+    120_000,
+    async () => {
+      inst.check();
+      points = (await skewPoints(prom, JOB, h.names.data, 15)).filter((p) => p.instances === 3);
+      return points.filter(exact).length >= 3;
+    },
+    2000,
+  );
 
   const events = await stream.stop();
   await waitForCommittedAtEnd(h, group, 180_000);
   const view = await settle('stream over, group stable');
 
-  await t.test('each partition\'s lag series is on exactly one live instance: the one that owns it', async () => {
+  await t.test("each partition's lag series is on exactly one live instance: the one that owns it", async () => {
     // settle() checked this after every change of members; once more now that the stream is over.
     const lag = await waitForLagOwners(h, inst, view);
-    assert.deepEqual([...lag.values()].flatMap((p) => p ?? []).sort((x, y) => x - y), Array.from({ length: PARTITIONS }, (_v, p) => p));
+    assert.deepEqual(
+      [...lag.values()].flatMap((p) => p ?? []).sort((x, y) => x - y),
+      Array.from({ length: PARTITIONS }, (_v, p) => p),
+    );
     t.diagnostic(`lag series per instance: ${show(lag)}`);
   });
 
@@ -98,9 +110,16 @@ void test('three instances of one group on 8 partitions: rebalances, kill -9, re
     // exactly at 3 (a wrong rule matches at none).
     t.diagnostic(`skew (computed over 3 instances, ${points[0]?.regions ?? 0} regions): ${points.map((p) => p.computed.toFixed(4)).join(', ')}`);
     const off = points.filter((p) => !exact(p));
-    if (off.length > 0) t.diagnostic(`recorded differs (a scrape stored after the evaluation): ${off.map((p) => `at ${p.at} recorded ${p.recorded.toFixed(4)} computed ${p.computed.toFixed(4)}`).join('; ')}`);
+    if (off.length > 0)
+      t.diagnostic(
+        `recorded differs (a scrape stored after the evaluation): ${off.map((p) => `at ${p.at} recorded ${p.recorded.toFixed(4)} computed ${p.computed.toFixed(4)}`).join('; ')}`,
+      );
     const wrong = points.filter((p) => !same(p.evaluated, p.computed));
-    assert.deepEqual(wrong.map((p) => `at ${p.at}: rule ${p.evaluated} ≠ ${p.computed}`), [], 'the rule\'s expression = the value computed from the raw series, at every point');
+    assert.deepEqual(
+      wrong.map((p) => `at ${p.at}: rule ${p.evaluated} ≠ ${p.computed}`),
+      [],
+      "the rule's expression = the value computed from the raw series, at every point",
+    );
     assert.ok(points.length - off.length >= 3, `the recorded series equals it at ${points.length - off.length} of ${points.length} points`);
   });
 
@@ -119,14 +138,23 @@ void test('three instances of one group on 8 partitions: rebalances, kill -9, re
     }
     const index = await tableRows(h, h.names.index);
     const o = await offsets(h, group);
-    t.diagnostic(`produced ${events.length}; data rows ${data.keys.length} (rows per (id, ts): max ${Math.max(...perEvent.values())}); index rows ${index.keys.length} of ${countIndexed(events)}; events counted written by the final instances: ${perInstance.join(', ')}`);
+    t.diagnostic(
+      `produced ${events.length}; data rows ${data.keys.length} (rows per (id, ts): max ${Math.max(...perEvent.values())}); index rows ${index.keys.length} of ${countIndexed(events)}; events counted written by the final instances: ${perInstance.join(', ')}`,
+    );
     assert.deepEqual(o.committed, o.end, 'committed = end offsets on every partition');
-    assert.equal(Object.values(o.end).reduce((s, x) => s + x, 0n), BigInt(events.length), 'the topic holds what was produced');
+    assert.equal(
+      Object.values(o.end).reduce((s, x) => s + x, 0n),
+      BigInt(events.length),
+      'the topic holds what was produced',
+    );
     assert.equal(perEvent.size, events.length, 'one (id, ts) per produced event');
-    assert.ok([...perEvent.values()].every((n) => n === 1), 'one row per (id, ts)');
-    assert.deepEqual(data.keys, expectedDataKeys(keyspace, events), 'data rows = the events\' keys');
+    assert.ok(
+      [...perEvent.values()].every((n) => n === 1),
+      'one row per (id, ts)',
+    );
+    assert.deepEqual(data.keys, expectedDataKeys(keyspace, events), "data rows = the events' keys");
     assert.equal(await countDataCells(h), events.length, 'one metric cell per event');
-    assert.deepEqual(index.keys, expectedIndexKeys(keyspace, events), 'index rows = the tagged events\' keys');
+    assert.deepEqual(index.keys, expectedIndexKeys(keyspace, events), "index rows = the tagged events' keys");
   });
 
   await t.test('three concurrent rollup runs write the cells one run writes over the same markers', async () => {
@@ -149,7 +177,9 @@ void test('three instances of one group on 8 partitions: rebalances, kill -9, re
 
     const [concurrent, alone] = [await tableCells(h, h.names.rollup), await tableCells(h, single)];
     const [ta, tb] = [await readRollupTable(a), await readRollupTable(b)];
-    t.diagnostic(`markers ${before.markers.length}; summary rows: three concurrent runs ${ta.summaryRows}, one run ${tb.summaryRows}; markers left ${ta.markers.length} / ${tb.markers.length}; runs: ${three.map((r) => r.output.trim().split('\n').pop() ?? '').join(' | ')}`);
+    t.diagnostic(
+      `markers ${before.markers.length}; summary rows: three concurrent runs ${ta.summaryRows}, one run ${tb.summaryRows}; markers left ${ta.markers.length} / ${tb.markers.length}; runs: ${three.map((r) => r.output.trim().split('\n').pop() ?? '').join(' | ')}`,
+    );
     assert.deepEqual(ta.markers, [], 'no marker left by the concurrent runs');
     assert.deepEqual(tb.markers, [], 'no marker left by the single run');
     assert.deepEqual(concurrent, alone, 'same rows, same cells, bit for bit');

@@ -105,10 +105,23 @@ void test('SCRAM-SHA-256 over TLS with the test CA: create + list topics, produc
     let timer: NodeJS.Timeout | undefined;
     const received = await Promise.race([
       new Promise<string>((resolve, reject) => {
-        consumer.run({ eachMessage: ({ message }) => { resolve(message.value?.toString() ?? ''); return Promise.resolve(); } }).catch(reject);
+        consumer
+          .run({
+            eachMessage: ({ message }) => {
+              resolve(message.value?.toString() ?? '');
+              return Promise.resolve();
+            },
+          })
+          .catch(reject);
       }),
-      new Promise<never>((_, reject) => { timer = setTimeout(() => { reject(new Error('no message consumed within 30 s')); }, 30_000); }),
-    ]).finally(() => { clearTimeout(timer); });
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          reject(new Error('no message consumed within 30 s'));
+        }, 30_000);
+      }),
+    ]).finally(() => {
+      clearTimeout(timer);
+    });
     assert.equal(received, value);
   } finally {
     await consumer.disconnect();

@@ -15,7 +15,18 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { JavaTableAdmin } from '../../../src/admin/java-admin.ts';
 import { uniqueName } from '../../support/env.ts';
-import { createHarness, freePort, produceEvents, readyzStatus, startChild, waitFor, waitForCommittedAtEnd, type ChildService, type Harness, type TestEvent } from '../../support/service-harness.ts';
+import {
+  createHarness,
+  freePort,
+  produceEvents,
+  readyzStatus,
+  startChild,
+  waitFor,
+  waitForCommittedAtEnd,
+  type ChildService,
+  type Harness,
+  type TestEvent,
+} from '../../support/service-harness.ts';
 import { killStackProcess } from '../../support/stack-control.ts';
 import { HOT, SPREAD_SETS, expectedDataKeys, expectedIndexKeys, produceLive, registryNow, tableRows } from './helpers.ts';
 
@@ -27,7 +38,13 @@ function evenEvents(n: number, from: number): TestEvent[] {
   const now = Date.now();
   return Array.from({ length: n }, (_, k) => {
     const i = from + k;
-    return { id: i % 21 === 0 ? SPREAD : `cold-${i % 20}`, ts: now - (n - k) * 3, metric: i % 2 === 0 ? 'temp' : 'hum', value: i / 8, tags: { site: `s${i % 3}` } };
+    return {
+      id: i % 21 === 0 ? SPREAD : `cold-${i % 20}`,
+      ts: now - (n - k) * 3,
+      metric: i % 2 === 0 ? 'temp' : 'hum',
+      value: i / 8,
+      tags: { site: `s${i % 3}` },
+    };
   });
 }
 
@@ -90,32 +107,45 @@ void test('HBase killed twice under a running service (spread ids, far-future ev
   const sinceA = (await (await registryNow(h, cfg)).registry.promote(SPREAD, 4, 'manual'))?.since ?? Number.NaN;
   assert.ok(Number.isFinite(sinceA));
   const svc = startChild(h, [`kafka.groupId=${group}`], await freePort());
-  const seen = logCounter(svc, { fatal: /"level":"fatal"/, paused: /pausing consumption until it returns/, resumed: /HBase answers again: resuming consumption/ });
+  const seen = logCounter(svc, {
+    fatal: /"level":"fatal"/,
+    paused: /pausing consumption until it returns/,
+    resumed: /HBase answers again: resuming consumption/,
+  });
   await waitFor('service ready', 90_000, async () => (await readyzStatus(svc.port).catch(() => 0)) === 200);
-  await waitFor('the spread id\'s epoch under way', 30_000, () => Date.now() > sinceA + 1000);
+  await waitFor("the spread id's epoch under way", 30_000, () => Date.now() > sinceA + 1000);
   const before = evenEvents(840, 0);
   await produceEvents(h, before);
   all.push(...before);
 
   // 1. Fences raised during the outage, for the spread id, a cold id and an id never seen.
-  all.push(...(await outage(h, svc, group, async () => {
-    const far = farFuture([SPREAD, 'cold-3', 'far-new'], 60, 0);
-    const live = evenEvents(420, 1000);
-    await produceEvents(h, [...far, ...live]);
-    return [...far, ...live];
-  })));
+  all.push(
+    ...(await outage(h, svc, group, async () => {
+      const far = farFuture([SPREAD, 'cold-3', 'far-new'], 60, 0);
+      const live = evenEvents(420, 1000);
+      await produceEvents(h, [...far, ...live]);
+      return [...far, ...live];
+    })),
+  );
 
   // 2. A promotion the promoter decides on the live stream, and HBase killed seconds later.
-  const hotStream = await produceLive(h, 300, async (out) => {
-    if (out.length > 8000) throw new Error(`no promotion after 8,000 events; service output:\n${svc.output()}`);
-    return (await registryNow(h, cfg)).registry.entryOf(HOT) !== undefined;
-  }, 0);
+  const hotStream = await produceLive(
+    h,
+    300,
+    async (out) => {
+      if (out.length > 8000) throw new Error(`no promotion after 8,000 events; service output:\n${svc.output()}`);
+      return (await registryNow(h, cfg)).registry.entryOf(HOT) !== undefined;
+    },
+    0,
+  );
   all.push(...hotStream);
-  all.push(...(await outage(h, svc, group, async () => {
-    const far = farFuture([HOT], 30, 100);
-    await produceEvents(h, far);
-    return far;
-  })));
+  all.push(
+    ...(await outage(h, svc, group, async () => {
+      const far = farFuture([HOT], 30, 100);
+      await produceEvents(h, far);
+      return far;
+    })),
+  );
   const sinceHot = (await registryNow(h, cfg)).registry.entryOf(HOT)?.epochs[0]?.since ?? Number.NaN;
   assert.ok(Number.isFinite(sinceHot), 'the promotion decided before the kill is in the registry');
   // The live stream goes on into the promoted id's epoch.
@@ -129,7 +159,10 @@ void test('HBase killed twice under a running service (spread ids, far-future ev
     const last = Math.max(...all.filter((e) => e.id === id).map((e) => e.ts));
     assert.ok((registry.entryOf(id)?.fence ?? -1) >= last, `${id}'s fence covers its farthest event`);
   }
-  assert.ok(all.some((e) => e.id === HOT && e.ts >= sinceHot), 'the hot id wrote into its new epoch');
+  assert.ok(
+    all.some((e) => e.id === HOT && e.ts >= sinceHot),
+    'the hot id wrote into its new epoch',
+  );
   const data = await tableRows(h, h.names.data);
   assert.deepEqual(data.keys, expectedDataKeys(ks, all), 'data: row for row, none missing, no copy in another bucket');
   assert.equal(data.cells, expectedCells(all), 'data: no extra cell');

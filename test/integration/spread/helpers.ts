@@ -34,7 +34,12 @@ export function streamEvent(i: number, ts: number): TestEvent {
  * Produces live events (ts ≈ now, strictly increasing by 5 ms) about `rate` per second until `until()`
  * is true; returns them. Acknowledged by the broker (acks = all) before it returns.
  */
-export async function produceLive(h: Harness, rate: number, until: (produced: readonly TestEvent[]) => boolean | Promise<boolean>, start = 0): Promise<TestEvent[]> {
+export async function produceLive(
+  h: Harness,
+  rate: number,
+  until: (produced: readonly TestEvent[]) => boolean | Promise<boolean>,
+  start = 0,
+): Promise<TestEvent[]> {
   const out: TestEvent[] = [];
   let ts = Date.now();
   let i = start;
@@ -85,7 +90,12 @@ export async function tableRows(h: Harness, table: string): Promise<{ keys: stri
 }
 
 /** The events' rows of one id as a reader returns them: newest first, metrics of one (id, ts) together. */
-export function expectedRowsOf(events: readonly TestEvent[], id: string, from = 0, to = Number.MAX_SAFE_INTEGER): { ts: number; metrics: Record<string, number> }[] {
+export function expectedRowsOf(
+  events: readonly TestEvent[],
+  id: string,
+  from = 0,
+  to = Number.MAX_SAFE_INTEGER,
+): { ts: number; metrics: Record<string, number> }[] {
   const rows = new Map<number, Record<string, number>>();
   for (const e of events) {
     if (e.id !== id || e.ts < from || e.ts >= to) continue;

@@ -18,7 +18,9 @@ void test('kill -9 as a promotion becomes visible: after a restart every event i
   const h = await createHarness(t, { prefix: 'spk', partitions: 2, sets: [...SPREAD_SETS] });
   const group = uniqueName('it-spk');
   const cfg = h.config([`kafka.groupId=${group}`]);
-  const ready = async (port: number): Promise<void> => { await waitFor(`service on ${port} ready`, 60_000, async () => (await readyzStatus(port).catch(() => 0)) === 200); };
+  const ready = async (port: number): Promise<void> => {
+    await waitFor(`service on ${port} ready`, 60_000, async () => (await readyzStatus(port).catch(() => 0)) === 200);
+  };
 
   const first = startChild(h, [`kafka.groupId=${group}`], await freePort());
   await ready(first.port);
@@ -44,14 +46,27 @@ void test('kill -9 as a promotion becomes visible: after a restart every event i
   assert.deepEqual(registry.entryOf(HOT)?.epochs, [{ since, k: 4 }], 'the restarted instance found the epoch and added none');
   assert.deepEqual((await tableRows(h, h.names.data)).keys, expectedDataKeys(ks, all), 'data: row for row, no copy in another bucket');
   assert.deepEqual((await tableRows(h, h.names.index)).keys, expectedIndexKeys(ks, all), 'index: row for row');
-  assert.ok(all.some((e) => e.id === HOT && e.ts >= since), 'the hot id wrote into its new epoch');
+  assert.ok(
+    all.some((e) => e.id === HOT && e.ts >= since),
+    'the hot id wrote into its new epoch',
+  );
 
-  const q = createQueries({ cfg, hbase: h.rest, keyspace: ks, tables: tablesOf(cfg), entryFor: (id) => registry.fetch(id), metrics: createReadMetrics(new Registry()) });
+  const q = createQueries({
+    cfg,
+    hbase: h.rest,
+    keyspace: ks,
+    tables: tablesOf(cfg),
+    entryFor: (id) => registry.fetch(id),
+    metrics: createReadMetrics(new Registry()),
+  });
   const latest = await followPages(async (cursor) => {
     const page = await collectPage(q.run(q.parse('latest', cursor === null ? { id: HOT, limit: '50' } : { id: HOT, limit: '50', cursor })));
     return { items: page.items as EventItem[], next: page.end.next };
   });
-  assert.deepEqual(latest.items.map((e) => ({ ts: e.ts, metrics: { ...e.metrics } })), expectedRowsOf(all, HOT));
+  assert.deepEqual(
+    latest.items.map((e) => ({ ts: e.ts, metrics: { ...e.metrics } })),
+    expectedRowsOf(all, HOT),
+  );
   second.child.kill('SIGTERM');
   assert.equal((await second.exited).code, 0, second.output());
 });

@@ -62,7 +62,10 @@ void test('a hot id spread mid-stream by two instances: one row per event, a rep
     return !Number.isNaN(since);
   });
   // The promotion is durable before any write uses it: nothing written so far is at ts ≥ since.
-  assert.ok(phase1.every((e) => e.ts < since), 'the epoch starts after every event written before it was visible');
+  assert.ok(
+    phase1.every((e) => e.ts < since),
+    'the epoch starts after every event written before it was visible',
+  );
   const phase2 = await produceLive(h, 200, () => Date.now() > since + 3000, phase1.length);
   // Late events, produced after the promotion, on both sides of since.
   const late: TestEvent[] = [
@@ -88,7 +91,7 @@ void test('a hot id spread mid-stream by two instances: one row per event, a rep
     assert.equal(buckets.size, 4);
     assert.equal(ks.dataKey(HOT, since - 777)[0], saltOf(HOT, 4), 'a late event before since keeps the plain key');
     assert.equal(ks.dataKey(HOT, since + 777)[0], (saltOf(HOT, 4) + spreadOffset(since + 777, 4)) % 4, 'a late event after since goes to its spread bucket');
-    assert.deepEqual((await tableRows(h, h.names.index)).keys, expectedIndexKeys(ks, all), 'index rows carry the data row\'s spread offset');
+    assert.deepEqual((await tableRows(h, h.names.index)).keys, expectedIndexKeys(ks, all), "index rows carry the data row's spread offset");
   });
 
   const before = { data: await tableRows(h, h.names.data), index: await tableRows(h, h.names.index) };
@@ -99,12 +102,21 @@ void test('a hot id spread mid-stream by two instances: one row per event, a rep
     await waitFor(`the replay of ${all.length} events`, 120_000, async () => (await processed([c])) >= all.length);
     await c.stop('replayed');
     const after = { data: await tableRows(h, h.names.data), index: await tableRows(h, h.names.index) };
-    t.diagnostic(`replay of ${all.length} events across the promotion: data rows ${before.data.keys.length} → ${after.data.keys.length} (cells ${before.data.cells} → ${after.data.cells}), index rows ${before.index.keys.length} → ${after.index.keys.length}`);
+    t.diagnostic(
+      `replay of ${all.length} events across the promotion: data rows ${before.data.keys.length} → ${after.data.keys.length} (cells ${before.data.cells} → ${after.data.cells}), index rows ${before.index.keys.length} → ${after.index.keys.length}`,
+    );
     assert.deepEqual(after.data, before.data, 'data: same rows, same cells');
     assert.deepEqual(after.index, before.index, 'index: same rows, same cells');
   });
 
-  const q = createQueries({ cfg, hbase: h.rest, keyspace: ks, tables: tablesOf(cfg), entryFor: (id) => registry.fetch(id), metrics: createReadMetrics(new Registry()) });
+  const q = createQueries({
+    cfg,
+    hbase: h.rest,
+    keyspace: ks,
+    tables: tablesOf(cfg),
+    entryFor: (id) => registry.fetch(id),
+    metrics: createReadMetrics(new Registry()),
+  });
   await t.test('latest and range of the spread id, across pages, equal its events', async () => {
     const latest = await pages(q, 'latest', { id: HOT, limit: '7' });
     assert.ok(latest.pages.length > 3);
@@ -115,14 +127,20 @@ void test('a hot id spread mid-stream by two instances: one row per event, a rep
     assert.deepEqual(rowsOf(events(range.items)), expectedRowsOf(all, HOT, from, to));
   });
 
-  await t.test('by-tag over the spread id\'s index rows, across pages, equals its events', async () => {
+  await t.test("by-tag over the spread id's index rows, across pages, equals its events", async () => {
     const got = events((await pages(q, 'by_tag', { tag: 'site', value: 'h', limit: '9' })).items);
     assert.ok(got.every((e) => e.id === HOT));
     assert.deepEqual(rowsOf(got), expectedRowsOf(all, HOT));
   });
 
   await t.test('rollups of the spread id: one summary row per window, equal to its events', async () => {
-    const job = new RollupJob({ store: h.rest, settings: rollupSettings(cfg, ks, tablesOf(cfg)), metrics: createReadMetrics(new Registry(), ['5s', '1m']), log: createLogger({ level: 'silent' }), now: () => Date.now() + 3_600_000 });
+    const job = new RollupJob({
+      store: h.rest,
+      settings: rollupSettings(cfg, ks, tablesOf(cfg)),
+      metrics: createReadMetrics(new Registry(), ['5s', '1m']),
+      log: createLogger({ level: 'silent' }),
+      now: () => Date.now() + 3_600_000,
+    });
     const report = await job.run();
     assert.equal(report.ok, true);
     const got = rollups((await pages(q, 'rollups', { id: HOT, window: '5s', limit: '4' })).items);
@@ -134,7 +152,11 @@ void test('a hot id spread mid-stream by two instances: one row per event, a rep
       w.set(e.metric, { count: m.count + 1, sum: m.sum + e.value });
       expected.set(start, w);
     }
-    assert.deepEqual(got.map((r) => r.windowStart), [...expected.keys()].sort((x, y) => y - x), 'one row per window, newest first');
+    assert.deepEqual(
+      got.map((r) => r.windowStart),
+      [...expected.keys()].sort((x, y) => y - x),
+      'one row per window, newest first',
+    );
     for (const r of got) {
       for (const [metric, want] of expected.get(r.windowStart) ?? []) {
         const m = r.metrics[metric];
@@ -144,6 +166,10 @@ void test('a hot id spread mid-stream by two instances: one row per event, a rep
       }
     }
     const minutely = rollups((await pages(q, 'rollups', { id: HOT, window: '1m' })).items);
-    assert.equal(minutely.reduce((n, r) => n + Object.values(r.metrics).reduce((s, m) => s + m.count, 0), 0), all.filter((e) => e.id === HOT).length, '1m summaries count every event once');
+    assert.equal(
+      minutely.reduce((n, r) => n + Object.values(r.metrics).reduce((s, m) => s + m.count, 0), 0),
+      all.filter((e) => e.id === HOT).length,
+      '1m summaries count every event once',
+    );
   });
 });

@@ -26,19 +26,27 @@ export interface Answer {
 }
 
 /** Sends the request as given: the path goes on the wire unchanged (no URL normalisation), the body as its exact bytes. */
-export function send(port: number, r: { method: string; path: string; headers: Readonly<Record<string, string>>; body: string | null }, authorization?: string): Promise<Answer> {
+export function send(
+  port: number,
+  r: { method: string; path: string; headers: Readonly<Record<string, string>>; body: string | null },
+  authorization?: string,
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { ...r.headers, ...(authorization === undefined ? {} : { authorization }) };
     if (r.body !== null) headers['content-length'] = String(Buffer.byteLength(r.body));
     const req = request({ host: '127.0.0.1', port, method: r.method, path: r.path, headers, timeout: 60_000 }, (res) => {
       const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => { chunks.push(c); });
-      res.on('end', () => { resolve({
-        status: res.statusCode ?? 0,
-        contentType: res.headers['content-type'] ?? '',
-        plan: String(res.headers['x-tsingest-plan'] ?? ''),
-        text: Buffer.concat(chunks).toString('utf8'),
-      }); });
+      res.on('data', (c: Buffer) => {
+        chunks.push(c);
+      });
+      res.on('end', () => {
+        resolve({
+          status: res.statusCode ?? 0,
+          contentType: res.headers['content-type'] ?? '',
+          plan: String(res.headers['x-tsingest-plan'] ?? ''),
+          text: Buffer.concat(chunks).toString('utf8'),
+        });
+      });
       res.on('error', reject);
     });
     req.on('timeout', () => req.destroy(new Error(`${r.method} ${r.path}: no answer within 60 s`)));
@@ -81,7 +89,8 @@ export function seriesProblems(text: string, s: SeriesShape): { problems: string
   const stamp = (ts: number, where: string): void => {
     if (!Number.isSafeInteger(ts)) problems.push(`${where}: timestamp ${ts} is not an integer`);
     else if (s.unit === 'ms' ? ts < 1e12 || ts >= 1e13 : ts < 1e9 || ts >= 1e10) problems.push(`${where}: timestamp ${ts} is not epoch ${s.unit}`);
-    else if (ts < s.start - (s.unit === 'ms' ? 86_400_000 : 86_400) || ts > s.end) problems.push(`${where}: timestamp ${ts} outside the range [${s.start}, ${s.end}]`);
+    else if (ts < s.start - (s.unit === 'ms' ? 86_400_000 : 86_400) || ts > s.end)
+      problems.push(`${where}: timestamp ${ts} outside the range [${s.start}, ${s.end}]`);
   };
   const value = (v: unknown, where: string): void => {
     if (v === null || (typeof v === 'number' && Number.isFinite(v))) return;
@@ -99,12 +108,14 @@ export function seriesProblems(text: string, s: SeriesShape): { problems: string
     for (const key of ['annotations', 'globalAnnotations']) {
       const anns = el[key];
       if (anns === undefined) continue;
-      if (!Array.isArray(anns) || anns.some((a) => !isObj(a) || typeof a['description'] !== 'string' || typeof a['startTime'] !== 'number')) problems.push(`${w}: ${key} is not [{description, startTime}]`);
+      if (!Array.isArray(anns) || anns.some((a) => !isObj(a) || typeof a['description'] !== 'string' || typeof a['startTime'] !== 'number'))
+        problems.push(`${w}: ${key} is not [{description, startTime}]`);
     }
     if (s.needsIndex) {
       const q = el['query'];
       const index = isObj(q) ? q['index'] : undefined;
-      if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= s.subQueries) problems.push(`${w}: query.index ${JSON.stringify(index)} is not a sub-query position`);
+      if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= s.subQueries)
+        problems.push(`${w}: query.index ${JSON.stringify(index)} is not a sub-query position`);
       else indexes.add(index);
     }
     const dps = el['dps'];
@@ -140,7 +151,14 @@ export function repeatedKeys(text: string): number {
 }
 
 export interface DashboardJson {
-  readonly templating: { readonly list: readonly { readonly name: string; readonly query: string; readonly includeAll: boolean; readonly current: { readonly value?: string | readonly string[] } }[] };
+  readonly templating: {
+    readonly list: readonly {
+      readonly name: string;
+      readonly query: string;
+      readonly includeAll: boolean;
+      readonly current: { readonly value?: string | readonly string[] };
+    }[];
+  };
   readonly panels: readonly { readonly title: string; readonly targets?: readonly OpenTsdbTarget[] }[];
 }
 
@@ -160,7 +178,9 @@ export function jsonOf(a: Answer): unknown {
 export function checkFixture(f: Fixture, a: Answer, nowMs: number): string[] {
   const path = f.path.split('?')[0];
   const problems: string[] = [];
-  const expect = (ok: boolean, what: string): void => { if (!ok) problems.push(what); };
+  const expect = (ok: boolean, what: string): void => {
+    if (!ok) problems.push(what);
+  };
   expect(a.status === 200, `status ${a.status} (${a.text.slice(0, 300)})`);
   expect(/^application\/json/.test(a.contentType), `content-type ${a.contentType}`);
   if (a.status !== 200) return problems;
@@ -180,10 +200,14 @@ export function checkFixture(f: Fixture, a: Answer, nowMs: number): string[] {
     const r = seriesProblems(a.text, shape);
     problems.push(...r.problems);
     expect(r.series > 0 && r.points > 0, `no data (${r.series} series, ${r.points} points)`);
-    if (shape.needsIndex) expect(r.indexes.size === body.queries.length, `query.index covers ${[...r.indexes].join(',')} of ${body.queries.length} sub-queries`);
+    if (shape.needsIndex)
+      expect(r.indexes.size === body.queries.length, `query.index covers ${[...r.indexes].join(',')} of ${body.queries.length} sub-queries`);
     if (f.route === 'browser' && body.showQuery !== true) {
       const metrics = new Set(body.queries.map((q) => q.metric));
-      expect((jsonOf(a) as Obj[]).every((s) => metrics.has(String(s['metric']))), 'a series metric matches no target (Grafana maps it to target 0)');
+      expect(
+        (jsonOf(a) as Obj[]).every((s) => metrics.has(String(s['metric']))),
+        'a series metric matches no target (Grafana maps it to target 0)',
+      );
     }
     return problems;
   }
@@ -201,15 +225,32 @@ export function checkFixture(f: Fixture, a: Answer, nowMs: number): string[] {
     expect(expected[q]?.(body as string[]) ?? false, `suggest q=${q}: unexpected ${a.text}`);
   } else if (path === '/api/search/lookup') {
     const results = isObj(body) ? body['results'] : undefined;
-    expect(Array.isArray(results) && results.every((r) => isObj(r) && isObj(r['tags']) && Object.values(r['tags']).every((v) => typeof v === 'string')), 'lookup: results[*].tags is not string tags');
+    expect(
+      Array.isArray(results) && results.every((r) => isObj(r) && isObj(r['tags']) && Object.values(r['tags']).every((v) => typeof v === 'string')),
+      'lookup: results[*].tags is not string tags',
+    );
     const tags = Array.isArray(results) ? results.map((r) => (r as { tags: Record<string, string> }).tags) : [];
     const m = decodeURIComponent(new URLSearchParams(f.path.split('?')[1]).get('m') ?? '');
-    if (m.includes('{')) expect(JSON.stringify([...new Set(tags.map((t) => t['id']))].sort()) === JSON.stringify(IDS), `lookup ${m}: ids ${JSON.stringify(tags.map((t) => t['id']))}`);
-    else expect(tags.some((t) => 'site' in t && 'id' in t), `lookup ${m}: tag names lack site/id`);
+    if (m.includes('{'))
+      expect(
+        JSON.stringify([...new Set(tags.map((t) => t['id']))].sort()) === JSON.stringify(IDS),
+        `lookup ${m}: ids ${JSON.stringify(tags.map((t) => t['id']))}`,
+      );
+    else
+      expect(
+        tags.some((t) => 'site' in t && 'id' in t),
+        `lookup ${m}: tag names lack site/id`,
+      );
   } else if (path === '/api/aggregators') {
-    expect(Array.isArray(body) && body.every((x) => typeof x === 'string') && ['sum', 'avg', 'count', 'max', 'min'].every((x) => (body).includes(x)), 'aggregators: not an array of names');
+    expect(
+      Array.isArray(body) && body.every((x) => typeof x === 'string') && ['sum', 'avg', 'count', 'max', 'min'].every((x) => body.includes(x)),
+      'aggregators: not an array of names',
+    );
   } else if (path === '/api/config/filters') {
-    expect(isObj(body) && ['literal_or', 'iliteral_or', 'wildcard', 'regexp', 'not_literal_or'].every((k) => k in body), 'config/filters: not an object keyed by filter name');
+    expect(
+      isObj(body) && ['literal_or', 'iliteral_or', 'wildcard', 'regexp', 'not_literal_or'].every((k) => k in body),
+      'config/filters: not an object keyed by filter name',
+    );
   } else {
     problems.push(`unexpected path ${path}`);
   }

@@ -39,7 +39,7 @@ export const DATA = { name: 'grafana', startMs: Date.UTC(2026, 10, 24, 12), hour
 const DUMP = process.env['TSI_GRAFANA_REPLAY_DUMP'];
 if (DUMP !== undefined) mkdirSync(DUMP, { recursive: true });
 
-void test('Grafana\'s OpenTSDB requests, replayed against the service', async (t) => {
+void test("Grafana's OpenTSDB requests, replayed against the service", async (t) => {
   const h = await createHarness(t, {
     prefix: 'graf',
     partitions: 2,
@@ -57,10 +57,18 @@ void test('Grafana\'s OpenTSDB requests, replayed against the service', async (t
   const port = svc.httpPort;
   const endMs = DATA.startMs + DATA.hours * HOUR;
   const hourly = JSON.stringify({ start: DATA.startMs, end: endMs - 1, queries: [{ aggregator: 'avg', metric: 'temp', downsample: '1h-avg' }] });
-  await waitFor('the rollup job summarised every hour', 300_000, async () => /^rollup:3600s;raw-buckets=0(;|$)/.test((await send(port, { method: 'POST', path: '/api/query', headers: { 'content-type': 'application/json' }, body: hourly }, GRAFANA_BASIC)).plan), 1000);
+  await waitFor(
+    'the rollup job summarised every hour',
+    300_000,
+    async () =>
+      /^rollup:3600s;raw-buckets=0(;|$)/.test(
+        (await send(port, { method: 'POST', path: '/api/query', headers: { 'content-type': 'application/json' }, body: hourly }, GRAFANA_BASIC)).plan,
+      ),
+    1000,
+  );
 
   const anonymous = await send(port, { method: 'POST', path: '/api/query', headers: { 'content-type': 'application/json' }, body: hourly });
-  assert.equal(anonymous.status, 401, 'without the datasource\'s Basic credentials: 401');
+  assert.equal(anonymous.status, 401, "without the datasource's Basic credentials: 401");
 
   await t.test('every fixture request answers with the status and shape Grafana parses', async () => {
     const fixtures = (JSON.parse(readFileSync(join(ROOT, 'test/fixtures/grafana-opentsdb/requests.json'), 'utf8')) as { requests: Fixture[] }).requests;
@@ -81,12 +89,16 @@ void test('Grafana\'s OpenTSDB requests, replayed against the service', async (t
   });
   const compose = join(ROOT, 'deploy/grafana/provisioning/datasources/opentsdb.yml');
   let settings: OpenTsdbDatasource | undefined;
-  await t.test('the provisioning files parse: type opentsdb, the service\'s URL, jsonData as the datasource reads it', () => {
+  await t.test("the provisioning files parse: type opentsdb, the service's URL, jsonData as the datasource reads it", () => {
     settings = openTsdbDatasource(compose);
     assert.equal(settings.url, 'https://ingest:9464', 'compose: the ingest service, its HTTPS port');
     assert.equal(settings.uid, OPENTSDB_DATASOURCE['uid'], 'the uid the stored-series dashboard uses');
     assert.equal(typeof settings.lookupLimit, 'number');
-    assert.deepEqual(provisionedDatasources(join(ROOT, 'deploy/grafana/provisioning/datasources/prometheus.yml')).map((d) => d['type']), ['prometheus'], 'the Prometheus datasource is kept');
+    assert.deepEqual(
+      provisionedDatasources(join(ROOT, 'deploy/grafana/provisioning/datasources/prometheus.yml')).map((d) => d['type']),
+      ['prometheus'],
+      'the Prometheus datasource is kept',
+    );
     const k8s = openTsdbDatasource(join(ROOT, 'deploy/grafana/k8s-datasources.yml'));
     assert.equal(k8s.url, 'https://tsingest-metrics.tsingest.svc.cluster.local:9464');
     assert.deepEqual({ ...k8s, url: '' }, { ...settings, url: '' }, 'Kubernetes: the same datasource');
@@ -113,23 +125,52 @@ void test('Grafana\'s OpenTSDB requests, replayed against the service', async (t
       const values = answers[0] ?? [];
       const current = v.current.value;
       // All (a multi variable) = every value in Grafana's pipe format; otherwise the current value, or the first.
-      vars[v.name] = v.includeAll && Array.isArray(current) && current.includes('$__all') ? values.join('|') : typeof current === 'string' && values.includes(current) ? current : (values[0] ?? '');
+      vars[v.name] =
+        v.includeAll && Array.isArray(current) && current.includes('$__all')
+          ? values.join('|')
+          : typeof current === 'string' && values.includes(current)
+            ? current
+            : (values[0] ?? '');
     }
     assert.equal(vars['metric'], 'temp');
     const ranges = { startMs: DATA.startMs, endMs };
     for (const panel of dashboard.panels.filter((p) => p.targets !== undefined)) {
       const targets = panel.targets ?? [];
-      const browser = browserQueryRequest(targets, { name: `${panel.title} (browser)`, tsdbVersion: ds.tsdbVersion, tsdbResolution: ds.tsdbResolution, startMs: ranges.startMs, endMs: ranges.endMs, interval: '1m', vars });
+      const browser = browserQueryRequest(targets, {
+        name: `${panel.title} (browser)`,
+        tsdbVersion: ds.tsdbVersion,
+        tsdbResolution: ds.tsdbResolution,
+        startMs: ranges.startMs,
+        endMs: ranges.endMs,
+        interval: '1m',
+        vars,
+      });
       assert.ok(browser !== null);
-      const server = serverQueryRequests(targets, { name: `${panel.title} (server)`, tsdbVersion: ds.tsdbVersion, fromMs: ranges.startMs, toMs: ranges.endMs, intervalMs: 60_000, vars });
+      const server = serverQueryRequests(targets, {
+        name: `${panel.title} (server)`,
+        tsdbVersion: ds.tsdbVersion,
+        fromMs: ranges.startMs,
+        toMs: ranges.endMs,
+        intervalMs: 60_000,
+        vars,
+      });
       for (const req of [browser, ...server]) {
         const a = await send(port, req, GRAFANA_BASIC);
         const isBrowser = req === browser;
         const unit = isBrowser && ds.tsdbResolution === 2 ? 'ms' : 's';
         const scale = unit === 'ms' ? 1 : 1000;
-        const r = a.status === 200
-          ? seriesProblems(a.text, { subQueries: targets.length, arrays: req.path.includes('arrays=true'), unit, start: Math.trunc(ranges.startMs / scale), end: Math.trunc(ranges.endMs / scale), needsIndex: isBrowser && ds.tsdbVersion === 3, goDecoder: !isBrowser })
-          : { problems: [`status ${a.status}: ${a.text.slice(0, 300)}`], series: 0, points: 0, indexes: new Set<number>() };
+        const r =
+          a.status === 200
+            ? seriesProblems(a.text, {
+                subQueries: targets.length,
+                arrays: req.path.includes('arrays=true'),
+                unit,
+                start: Math.trunc(ranges.startMs / scale),
+                end: Math.trunc(ranges.endMs / scale),
+                needsIndex: isBrowser && ds.tsdbVersion === 3,
+                goDecoder: !isBrowser,
+              })
+            : { problems: [`status ${a.status}: ${a.text.slice(0, 300)}`], series: 0, points: 0, indexes: new Set<number>() };
         lines.push(`${req.name}: ${req.body ?? ''} -> ${a.status} ${r.series} series ${r.points} points plan=${a.plan}`);
         failures.push(...r.problems.map((p) => `${req.name}: ${p}`));
         if (a.status !== 200) continue;
@@ -137,11 +178,16 @@ void test('Grafana\'s OpenTSDB requests, replayed against the service', async (t
         const series = JSON.parse(a.text) as { tags: Record<string, string>; dps: Record<string, number | null> | [number, number | null][] }[];
         for (const t of targets) {
           for (const m of (t.alias ?? '').matchAll(/\$tag_(\w+)/g)) {
-            if (!series.every((x) => typeof x.tags[m[1] ?? ''] === 'string')) failures.push(`${req.name}: alias ${t.alias ?? ''} needs tag ${m[1] ?? ''} in every series`);
+            if (!series.every((x) => typeof x.tags[m[1] ?? ''] === 'string'))
+              failures.push(`${req.name}: alias ${t.alias ?? ''} needs tag ${m[1] ?? ''} in every series`);
           }
-          if (t.downsampleInterval === '1h' && !/^rollup:3600s;raw-buckets=0(;|$)/.test(a.plan)) failures.push(`${req.name}: 1h downsample not answered from the rollups alone (plan ${a.plan})`);
+          if (t.downsampleInterval === '1h' && !/^rollup:3600s;raw-buckets=0(;|$)/.test(a.plan))
+            failures.push(`${req.name}: 1h downsample not answered from the rollups alone (plan ${a.plan})`);
         }
-        const total = series.reduce((sum, x) => sum + (Array.isArray(x.dps) ? x.dps.map((p) => p[1]) : Object.values(x.dps)).reduce<number>((s2, v) => s2 + (v ?? 0), 0), 0);
+        const total = series.reduce(
+          (sum, x) => sum + (Array.isArray(x.dps) ? x.dps.map((p) => p[1]) : Object.values(x.dps)).reduce<number>((s2, v) => s2 + (v ?? 0), 0),
+          0,
+        );
         const first = targets[0];
         if (first?.downsampleAggregator === 'count') {
           const expected = data.filter((e) => e.metric === 'temp').length;

@@ -41,7 +41,10 @@ void test('series API: the compat suite answered as OpenTSDB 2.4.1 answered it, 
   let documented = 0;
   const plans: string[] = [];
   for (const q of suite(SMALL_DATASET)) {
-    const res = await fetch(`http://127.0.0.1:${port}${q.path}`, { method: q.method, ...(q.body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(q.body) }) });
+    const res = await fetch(`http://127.0.0.1:${port}${q.path}`, {
+      method: q.method,
+      ...(q.body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(q.body) }),
+    });
     const text = await res.text();
     const ours = { status: res.status, body: JSON.parse(text) as unknown };
     plans.push(`${q.name}=${res.headers.get('x-tsingest-plan') ?? '-'}`);
@@ -53,11 +56,17 @@ void test('series API: the compat suite answered as OpenTSDB 2.4.1 answered it, 
   assert.ok(plans.length >= 30, `a suite of at least 30 queries (${plans.length})`);
   t.diagnostic(`plans: ${plans.join(' ')}`);
   t.diagnostic(`documented differences: ${documented}`);
-  assert.deepEqual(failures, [], 'every answer equals OpenTSDB 2.4.1\'s');
-  assert.ok(plans.some((p) => p.includes('rollup:3600s')), 'some suite queries were answered from the rollups');
-  assert.ok(plans.some((p) => /=raw;blocks=[1-9]/.test(p)), 'and some from raw points, read from the point blocks of summarised windows');
+  assert.deepEqual(failures, [], "every answer equals OpenTSDB 2.4.1's");
+  assert.ok(
+    plans.some((p) => p.includes('rollup:3600s')),
+    'some suite queries were answered from the rollups',
+  );
+  assert.ok(
+    plans.some((p) => /=raw;blocks=[1-9]/.test(p)),
+    'and some from raw points, read from the point blocks of summarised windows',
+  );
 
-  await t.test('suggest and look-up answer from the catalog; Grafana\'s health check is a 200', async () => {
+  await t.test("suggest and look-up answer from the catalog; Grafana's health check is a 200", async () => {
     const suggest = await fetch(`http://127.0.0.1:${port}/api/suggest?type=metrics&q=&max=10`);
     assert.deepEqual(await suggest.json(), ['bytes', 'hum', 'temp']);
     const health = await fetch(`http://127.0.0.1:${port}/api/suggest?q=cpu&type=metrics`);
@@ -65,7 +74,10 @@ void test('series API: the compat suite answered as OpenTSDB 2.4.1 answered it, 
     assert.deepEqual(await health.json(), []);
     const tagv = await (await fetch(`http://127.0.0.1:${port}/api/suggest?type=tagv&q=n0&max=10`)).json();
     assert.deepEqual(tagv, ['n01', 'n02', 'n03', 'n04']);
-    const lookup = (await (await fetch(`http://127.0.0.1:${port}/api/search/lookup?m=temp{site=*}&limit=100`)).json()) as { results: { tags: Record<string, string> }[]; totalResults: number };
+    const lookup = (await (await fetch(`http://127.0.0.1:${port}/api/search/lookup?m=temp{site=*}&limit=100`)).json()) as {
+      results: { tags: Record<string, string> }[];
+      totalResults: number;
+    };
     assert.equal(lookup.totalResults, 12);
     assert.deepEqual([...new Set(lookup.results.map((r) => r.tags['site']))].sort(), ['north', 'south', 'west']);
   });
@@ -73,7 +85,11 @@ void test('series API: the compat suite answered as OpenTSDB 2.4.1 answered it, 
   await t.test('limits: a sub-query over series.maxSeries is a 400 naming it', async () => {
     const svc2 = await startInProcess(h, [`kafka.groupId=${uniqueName('it-tsdb-l')}`, 'http.port=0', 'series.maxSeries=3']);
     // stopped here: its own rollup job would race the late-event test below
-    const r = await post(svc2.httpPort, '/api/query', { start: SMALL_DATASET.startMs, end: SMALL_DATASET.startMs + 3_600_000, queries: [{ aggregator: 'sum', metric: 'temp' }] }).finally(() => svc2.stop('test'));
+    const r = await post(svc2.httpPort, '/api/query', {
+      start: SMALL_DATASET.startMs,
+      end: SMALL_DATASET.startMs + 3_600_000,
+      queries: [{ aggregator: 'sum', metric: 'temp' }],
+    }).finally(() => svc2.stop('test'));
     assert.equal(r.status, 400);
     assert.match(JSON.stringify(r.body), /series\.maxSeries/);
   });
@@ -84,13 +100,23 @@ void test('series API: the compat suite answered as OpenTSDB 2.4.1 answered it, 
     await svc.stop('test');
     await waitForCommittedAtEnd(h, groupId);
     const quiet = await startInProcess(h, [`kafka.groupId=${groupId}`, 'http.port=0', 'rollup.intervalMs=3600000']);
-    await waitFor('the quiet service\'s one rollup run', 60_000, async () => (await rollupRuns(quiet)) >= 1);
-    const meanOfFirstHour = (body: unknown): number => (body as { dps: Record<string, number | undefined> }[])[0]?.dps[String(SMALL_DATASET.startMs / 1000)] ?? Number.NaN;
+    await waitFor("the quiet service's one rollup run", 60_000, async () => (await rollupRuns(quiet)) >= 1);
+    const meanOfFirstHour = (body: unknown): number =>
+      (body as { dps: Record<string, number | undefined> }[])[0]?.dps[String(SMALL_DATASET.startMs / 1000)] ?? Number.NaN;
     const before = await post(quiet.httpPort, '/api/query', hourly);
     assert.match(before.headers.get('x-tsingest-plan') ?? '', /^rollup:3600s;raw-buckets=0(;|$)/, 'every hour summarised before the late event');
-    const rawFirstHour = { start: SMALL_DATASET.startMs, end: SMALL_DATASET.startMs + 3_599_999, msResolution: true, queries: [{ aggregator: 'sum', metric: 'temp', filters: [{ type: 'literal_or', tagk: 'id', filter: 'n01', groupBy: false }] }] };
+    const rawFirstHour = {
+      start: SMALL_DATASET.startMs,
+      end: SMALL_DATASET.startMs + 3_599_999,
+      msResolution: true,
+      queries: [{ aggregator: 'sum', metric: 'temp', filters: [{ type: 'literal_or', tagk: 'id', filter: 'n01', groupBy: false }] }],
+    };
     const rawBefore = await post(quiet.httpPort, '/api/query', rawFirstHour);
-    assert.match(rawBefore.headers.get('x-tsingest-plan') ?? '', /^raw;blocks=[1-9][0-9]*;raw-ranges=0$/, 'raw points of the summarised hour from its point block');
+    assert.match(
+      rawBefore.headers.get('x-tsingest-plan') ?? '',
+      /^raw;blocks=[1-9][0-9]*;raw-ranges=0$/,
+      'raw points of the summarised hour from its point block',
+    );
     const late = { id: 'n01', ts: SMALL_DATASET.startMs + 17, metric: 'temp', value: 1000, tags: { site: 'north' } };
     await produceEvents(h, [late]);
     await waitForEvents(quiet, 1, 60_000);
@@ -99,9 +125,17 @@ void test('series API: the compat suite answered as OpenTSDB 2.4.1 answered it, 
     const moved = meanOfFirstHour(after.body);
     assert.ok(moved > meanOfFirstHour(before.body), `the hour's mean took the late value in (${meanOfFirstHour(before.body)} → ${moved})`);
     const rawAfter = await post(quiet.httpPort, '/api/query', rawFirstHour);
-    assert.match(rawAfter.headers.get('x-tsingest-plan') ?? '', /^raw;blocks=\d+;raw-ranges=[1-9]/, 'the marked hour read from the data table, not its stale block');
+    assert.match(
+      rawAfter.headers.get('x-tsingest-plan') ?? '',
+      /^raw;blocks=\d+;raw-ranges=[1-9]/,
+      'the marked hour read from the data table, not its stale block',
+    );
     const dps = (rawAfter.body as { dps: Record<string, number> }[])[0]?.dps ?? {};
     assert.equal(dps[String(late.ts)], 1000, 'the late point is in the raw answer');
-    assert.equal(Object.keys(dps).length, Object.keys((rawBefore.body as { dps: Record<string, number> }[])[0]?.dps ?? {}).length + 1, 'and every other point of the hour once');
+    assert.equal(
+      Object.keys(dps).length,
+      Object.keys((rawBefore.body as { dps: Record<string, number> }[])[0]?.dps ?? {}).length + 1,
+      'and every other point of the hour once',
+    );
   });
 });

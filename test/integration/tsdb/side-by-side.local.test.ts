@@ -19,15 +19,29 @@ import { serviceWithDataset } from './helpers.ts';
 void test('side by side with a live OpenTSDB 2.4.1 on the same HBase: every suite answer the same, or a documented divergence', async (t) => {
   const env = testEnv();
   const zkQuorum = process.env['TSI_HBASE_ZK'];
-  assert.ok(zkQuorum !== undefined && zkQuorum !== '', 'TSI_HBASE_ZK: the local stack\'s ZooKeeper (npm test sets it)');
+  assert.ok(zkQuorum !== undefined && zkQuorum !== '', "TSI_HBASE_ZK: the local stack's ZooKeeper (npm test sets it)");
   const { svc } = await serviceWithDataset(t, 'sbs', SMALL_DATASET);
   const lines: string[] = [];
-  const say = (m: string): void => { lines.push(m); };
-  const tsd = await openTsd({ ep: { restUrl: env.restUrl, kafkaBrokers: env.kafkaBrokers, zkQuorum, adminCommand: env.adminCommand }, dataset: SMALL_DATASET, run: uniqueName('itsbs'), say });
+  const say = (m: string): void => {
+    lines.push(m);
+  };
+  const tsd = await openTsd({
+    ep: { restUrl: env.restUrl, kafkaBrokers: env.kafkaBrokers, zkQuorum, adminCommand: env.adminCommand },
+    dataset: SMALL_DATASET,
+    run: uniqueName('itsbs'),
+    say,
+  });
   t.after(() => tsd.close());
   const divergences = parseDivergences(JSON.parse(readFileSync(join(import.meta.dirname, '../../../docs/SERIES-API-DIVERGENCES.json'), 'utf8')));
   assert.ok(suite(SMALL_DATASET).length >= 30, 'the suite has at least 30 queries');
-  const result = await compareWithOurs({ tsdUrl: tsd.url, oursUrl: `http://127.0.0.1:${svc.httpPort}`, queries: suite(SMALL_DATASET), divergences, reps: 1, say });
+  const result = await compareWithOurs({
+    tsdUrl: tsd.url,
+    oursUrl: `http://127.0.0.1:${svc.httpPort}`,
+    queries: suite(SMALL_DATASET),
+    divergences,
+    reps: 1,
+    say,
+  });
   t.diagnostic(lines.filter((l) => !l.endsWith(': same')).join('\n'));
   assert.equal(result.failures, 0, lines.join('\n'));
   assert.ok(result.ok);

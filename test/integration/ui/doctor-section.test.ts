@@ -20,11 +20,23 @@ import { dumpDom, pngSize, screenshot } from './headless-chromium.ts';
 const run = promisify(execFile);
 const SHOT = { width: 1280, height: 1800 };
 const key = (f: Pick<Finding, 'rule' | 'subject'>): string => `${f.rule} | ${f.subject}`;
-const unescape = (s: string): string => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+const unescape = (s: string): string =>
+  s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&');
 
 void test('/ui shows the schema doctor findings on the service tables, the same as tsingest doctor --json', async (t) => {
   const h = await createHarness(t, { prefix: 'uidoc', partitions: 1 });
-  const svc = await startInProcess(h, [`kafka.groupId=${uniqueName('it-uidoc')}`, 'http.port=0', 'doctor.everyMs=600000', 'doctor.sampleRows=5', 'metrics.heatmapSampleMs=1000']);
+  const svc = await startInProcess(h, [
+    `kafka.groupId=${uniqueName('it-uidoc')}`,
+    'http.port=0',
+    'doctor.everyMs=600000',
+    'doctor.sampleRows=5',
+    'metrics.heatmapSampleMs=1000',
+  ]);
   const base = `http://127.0.0.1:${svc.httpPort}`;
   const snapshot = async (): Promise<UiSnapshot> => (await (await fetch(`${base}/ui/data.json`)).json()) as UiSnapshot;
 
@@ -38,18 +50,27 @@ void test('/ui shows the schema doctor findings on the service tables, the same 
   assert.deepEqual(doctor.report.checked.tables, tables, 'the service checks its own four tables');
   assert.equal(doctor.report.counts.error, 0);
   for (const table of tables) {
-    assert.ok(doctor.report.findings.some((f) => f.rule === 'storage.compression' && f.subject === `table ${table} family d`), `${table}: its compression note`);
+    assert.ok(
+      doctor.report.findings.some((f) => f.rule === 'storage.compression' && f.subject === `table ${table} family d`),
+      `${table}: its compression note`,
+    );
   }
 
-  const cli = await run(NODE_BIN, ['src/cli.ts', 'doctor', '--json', '--no-codec-probe', '--sample-rows', '5', ...h.baseSets.flatMap((s) => ['--set', s])], { cwd: REPO_ROOT, maxBuffer: 16 << 20 });
+  const cli = await run(NODE_BIN, ['src/cli.ts', 'doctor', '--json', '--no-codec-probe', '--sample-rows', '5', ...h.baseSets.flatMap((s) => ['--set', s])], {
+    cwd: REPO_ROOT,
+    maxBuffer: 16 << 20,
+  });
   const byHand = JSON.parse(cli.stdout) as { checked: { tables: string[] }; findings: Finding[] };
   assert.deepEqual(byHand.checked.tables, tables);
   assert.deepEqual(doctor.report.findings.map(key).sort(), byHand.findings.map(key).sort(), 'the same findings as tsingest doctor --json --no-codec-probe');
 
   const dom = await dumpDom(`${base}/ui`);
   assert.match(dom, /<section id="doctor" data-state="ok">/);
-  const rows = [...dom.matchAll(/<tr class="finding" data-severity="([^"]*)" data-rule="([^"]*)" data-subject="([^"]*)">/g)]
-    .map((m) => ({ severity: m[1] ?? '', rule: unescape(m[2] ?? ''), subject: unescape(m[3] ?? '') }));
+  const rows = [...dom.matchAll(/<tr class="finding" data-severity="([^"]*)" data-rule="([^"]*)" data-subject="([^"]*)">/g)].map((m) => ({
+    severity: m[1] ?? '',
+    rule: unescape(m[2] ?? ''),
+    subject: unescape(m[3] ?? ''),
+  }));
   assert.deepEqual(rows.map(key), doctor.report.findings.map(key), 'the page lists the findings of data.json, in order');
   assert.ok(!rows.some((r) => r.severity === 'error'));
   assert.match(dom, new RegExp(`<span class="sev sev-info" data-severity="info" data-count="${doctor.report.counts.info}">`));

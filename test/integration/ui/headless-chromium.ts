@@ -23,7 +23,9 @@ export function findChromium(): string {
       }
     }
   }
-  throw new Error(`headless Chromium not found (looked for ${CANDIDATES.join(', ')} on PATH): install Debian's chromium (apt-get install -y chromium) or set TSI_CHROMIUM to a Chromium binary`);
+  throw new Error(
+    `headless Chromium not found (looked for ${CANDIDATES.join(', ')} on PATH): install Debian's chromium (apt-get install -y chromium) or set TSI_CHROMIUM to a Chromium binary`,
+  );
 }
 
 const FLAGS = [

@@ -67,7 +67,12 @@ void test('the /ui page shows each region of the data table and the dominant hot
   // A hot-ids window and a sampling period that cover the whole test, so nothing ages out meanwhile.
   const svc = await startInProcess(h, [`kafka.groupId=${uniqueName('it-ui')}`, 'http.port=0', 'metrics.hotIdsWindowMs=600000', 'metrics.heatmapSampleMs=1000']);
 
-  const regionMap = new RegionMap({ source: { regions: async (table) => (await h.rest.regions(table)).map((r) => ({ name: r.name, startKey: r.startKey, endKey: r.endKey, server: r.location })) }, log: createLogger({ level: 'warn' }) });
+  const regionMap = new RegionMap({
+    source: {
+      regions: async (table) => (await h.rest.regions(table)).map((r) => ({ name: r.name, startKey: r.startKey, endKey: r.endKey, server: r.location })),
+    },
+    log: createLogger({ level: 'warn' }),
+  });
   await retryingRest('regions', () => regionMap.refresh(h.names.data));
   const regions = regionMap.regions(h.names.data) ?? [];
   assert.equal(regions.length, B, 'the data table is pre-split into one region per salt bucket');
@@ -82,7 +87,12 @@ void test('the /ui page shows each region of the data table and the dominant hot
     await sleep(1200);
   }
   // A service that fails stops the wait at once with its error, instead of at the timeout.
-  await Promise.race([waitForEvents(svc, all.length), svc.finished.then(() => { throw new Error('the service stopped before writing every event'); })]);
+  await Promise.race([
+    waitForEvents(svc, all.length),
+    svc.finished.then(() => {
+      throw new Error('the service stopped before writing every event');
+    }),
+  ]);
   // The page samples the counters every second here: wait until its heatmap holds every written row.
   await waitFor('the heatmap to hold every data row', 60_000, async () => (await snapshot()).heatmap.rows.reduce((n, r) => n + r.total, 0) >= all.length, 500);
 
@@ -102,10 +112,18 @@ void test('the /ui page shows each region of the data table and the dominant hot
 
   const dom = await dumpDom(`${base}/ui`);
   const rows = heatmapRows(dom);
-  assert.deepEqual(rows.map((r) => [r.region, r.state]), regions.map((r) => [encodedOf(r.name), 'live']), 'one heatmap row per region, in key order');
+  assert.deepEqual(
+    rows.map((r) => [r.region, r.state]),
+    regions.map((r) => [encodedOf(r.name), 'live']),
+    'one heatmap row per region, in key order',
+  );
   assert.deepEqual(new Map(rows.map((r) => [r.region, r.total])), expectedTotals, 'rows written per region');
   for (const r of rows) {
-    assert.equal(r.cellWrites.reduce((a, b) => a + b, 0), r.total, `cells of ${r.region} add up to its total`);
+    assert.equal(
+      r.cellWrites.reduce((a, b) => a + b, 0),
+      r.total,
+      `cells of ${r.region} add up to its total`,
+    );
     if (r.total > 0) assert.ok(r.cellWrites.length > 0, `${r.region} has heatmap cells`);
   }
   const hotRow = rows.find((r) => r.region === hotRegion);

@@ -94,7 +94,10 @@ void test('ensureTable sends one JSON request (base64 splits, attrs, deadline, z
 });
 
 void test('ensureTable reports the diff applied to an existing table', async () => {
-  const diff = [{ scope: 'family', key: 'VERSIONS', from: '1', to: '3' }, { scope: 'table', key: 'k', from: null, to: 'v' }];
+  const diff = [
+    { scope: 'family', key: 'VERSIONS', from: '1', to: '3' },
+    { scope: 'table', key: 'k', from: null, to: 'v' },
+  ];
   const { admin } = fake({ ...ensureOk, created: false, diff, splitsMatch: null });
   const res = await admin.ensureTable({ table: 't1', family: 'd', splits: [] });
   assert.equal(res.created, false);
@@ -150,46 +153,78 @@ void test('codecs sends {"op":"codecs"}, keeps every codec with its error text; 
   const { admin, request } = fake({
     ok: true,
     op: 'codecs',
-    codecs: [{ name: 'LZO', usable: false, error: lzo }, { name: 'GZ', usable: true }, { name: 'NONE', usable: true }, { name: 'snappy', usable: true }],
+    codecs: [
+      { name: 'LZO', usable: false, error: lzo },
+      { name: 'GZ', usable: true },
+      { name: 'NONE', usable: true },
+      { name: 'snappy', usable: true },
+    ],
   });
   const codecs = await admin.codecs();
   assert.deepEqual(request(), { op: 'codecs', timeoutMs: 15_000 });
-  assert.deepEqual(codecs, [{ name: 'LZO', usable: false, error: lzo }, { name: 'GZ', usable: true }, { name: 'NONE', usable: true }, { name: 'snappy', usable: true }]);
+  assert.deepEqual(codecs, [
+    { name: 'LZO', usable: false, error: lzo },
+    { name: 'GZ', usable: true },
+    { name: 'NONE', usable: true },
+    { name: 'snappy', usable: true },
+  ]);
   assert.deepEqual(usableCodecs(codecs), ['GZ', 'NONE', 'SNAPPY']);
 });
 
 void test('a codec answer without a name, or unusable without an error text, is a PROTOCOL error', async () => {
   const answer = (codecs: unknown): JavaTableAdmin => fake({ ok: true, op: 'codecs', codecs }).admin;
-  await assert.rejects(answer([{ name: 'LZO', usable: false }]).codecs(), isAdminError('PROTOCOL', (e) => e.message.includes('codecs')));
+  await assert.rejects(
+    answer([{ name: 'LZO', usable: false }]).codecs(),
+    isAdminError('PROTOCOL', (e) => e.message.includes('codecs')),
+  );
   await assert.rejects(answer([{ name: 'LZO', usable: false, error: '' }]).codecs(), isAdminError('PROTOCOL'));
   await assert.rejects(answer([{ usable: true }]).codecs(), isAdminError('PROTOCOL'));
   await assert.rejects(answer([{ name: 'GZ', usable: 'yes' }]).codecs(), isAdminError('PROTOCOL'));
   await assert.rejects(fake({ ok: true, op: 'codecs' }).admin.codecs(), isAdminError('PROTOCOL'));
   const failed = fake({ ok: false, op: 'codecs', code: 'INTERNAL', error: 'NoClassDefFoundError: org/apache/hadoop/hbase/util/CompressionTest' }, { code: 1 });
-  await assert.rejects(failed.admin.codecs(), isAdminError('INTERNAL', (e) => e.message.includes('CompressionTest')));
+  await assert.rejects(
+    failed.admin.codecs(),
+    isAdminError('INTERNAL', (e) => e.message.includes('CompressionTest')),
+  );
 });
 
 void test('ok:false maps to a typed error with code, table, field and the stderr tail', async () => {
   const { admin } = fake(
-    { ok: false, op: 'ensureTable', code: 'UNSUPPORTED_COMPRESSION', error: "table 't1': compression codec LZ4 is not usable", table: 't1', field: 'familyAttrs.COMPRESSION' },
+    {
+      ok: false,
+      op: 'ensureTable',
+      code: 'UNSUPPORTED_COMPRESSION',
+      error: "table 't1': compression codec LZ4 is not usable",
+      table: 't1',
+      field: 'familyAttrs.COMPRESSION',
+    },
     { code: 1, stderr: 'WARN something\njava.io.IOException: boom\n\tat a.b.C(C.java:1)\n\t... 3 more\n' },
   );
   await assert.rejects(
     admin.ensureTable({ table: 't1', family: 'd', splits: [], familyAttrs: { COMPRESSION: 'LZ4' } }),
-    isAdminError('UNSUPPORTED_COMPRESSION', (e) =>
-      e.table === 't1' &&
-      e.field === 'familyAttrs.COMPRESSION' &&
-      !e.retriable &&
-      e.message.includes('LZ4') &&
-      e.stderrTail === 'WARN something\njava.io.IOException: boom'),
+    isAdminError(
+      'UNSUPPORTED_COMPRESSION',
+      (e) =>
+        e.table === 't1' &&
+        e.field === 'familyAttrs.COMPRESSION' &&
+        !e.retriable &&
+        e.message.includes('LZ4') &&
+        e.stderrTail === 'WARN something\njava.io.IOException: boom',
+    ),
   );
 });
 
 void test('UNAVAILABLE from the tool is retriable; unknown codes become HBASE_ERROR', async () => {
   const u = fake({ ok: false, code: 'UNAVAILABLE', error: 'HBase is not reachable', table: null, field: null }, { code: 1 });
-  await assert.rejects(u.admin.describe('t1'), isAdminError('UNAVAILABLE', (e) => e.retriable && e.table === 't1'));
+  await assert.rejects(
+    u.admin.describe('t1'),
+    isAdminError('UNAVAILABLE', (e) => e.retriable && e.table === 't1'),
+  );
   const x = fake({ ok: false, code: 'SOMETHING_NEW', error: 'odd' }, { code: 1 });
-  await assert.rejects(x.admin.drop('t1'), isAdminError('HBASE_ERROR', (e) => !e.retriable && e.message.includes('SOMETHING_NEW')));
+  await assert.rejects(
+    x.admin.drop('t1'),
+    isAdminError('HBASE_ERROR', (e) => !e.retriable && e.message.includes('SOMETHING_NEW')),
+  );
 });
 
 void test('log noise before the response line is ignored', async () => {
@@ -209,7 +244,10 @@ void test('no response line: PROTOCOL error naming the exit code and carrying th
 void test('invalid JSON, a missing ok flag or a malformed body are PROTOCOL errors', async () => {
   await assert.rejects(fake('{not json\n').admin.describe('t1'), isAdminError('PROTOCOL'));
   await assert.rejects(fake({ op: 'describe' }).admin.describe('t1'), isAdminError('PROTOCOL'));
-  await assert.rejects(fake({ ok: true, op: 'ensureTable', table: 't1' }).admin.ensureTable({ table: 't1', family: 'd', splits: [] }), isAdminError('PROTOCOL'));
+  await assert.rejects(
+    fake({ ok: true, op: 'ensureTable', table: 't1' }).admin.ensureTable({ table: 't1', family: 'd', splits: [] }),
+    isAdminError('PROTOCOL'),
+  );
   await assert.rejects(fake({ ...ensureOk }, { code: 1 }).admin.ensureTable({ table: 't1', family: 'd', splits: [] }), isAdminError('PROTOCOL'));
 });
 
@@ -225,7 +263,10 @@ void test('a tool that hangs is killed at the deadline: TIMEOUT with the stderr 
 
 void test('a program that does not exist: SPAWN_FAILED', async () => {
   const admin = new JavaTableAdmin({ command: ['/nonexistent/table-admin-tool'] });
-  await assert.rejects(admin.describe('t1'), isAdminError('SPAWN_FAILED', (e) => e.message.includes('/nonexistent/table-admin-tool')));
+  await assert.rejects(
+    admin.describe('t1'),
+    isAdminError('SPAWN_FAILED', (e) => e.message.includes('/nonexistent/table-admin-tool')),
+  );
 });
 
 void test('constructor rejects an empty command and a too-small timeout', () => {
@@ -234,7 +275,14 @@ void test('constructor rejects an empty command and a too-small timeout', () => 
 });
 
 void test('stderrTail drops stack frames and SLF4J chatter and keeps the last lines', () => {
-  const log = ['SLF4J: multiple bindings', 'line 1', 'java.lang.X: y', '\tat a.B.c(B.java:1)', '\t... 4 more', ...Array.from({ length: 30 }, (_, i) => `l${i}`)].join('\n');
+  const log = [
+    'SLF4J: multiple bindings',
+    'line 1',
+    'java.lang.X: y',
+    '\tat a.B.c(B.java:1)',
+    '\t... 4 more',
+    ...Array.from({ length: 30 }, (_, i) => `l${i}`),
+  ].join('\n');
   const tail = stderrTail(log).split('\n');
   assert.equal(tail.length, 20);
   assert.equal(tail.at(-1), 'l29');

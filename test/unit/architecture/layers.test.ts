@@ -95,16 +95,40 @@ void test('the rooms of src/ stack in floors: no cycle of rooms, so no import cl
 });
 
 void test('the check finds a loop when there is one', () => {
-  assert.deepEqual(findCycle(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']]])), ['a', 'b', 'c', 'a']);
-  assert.equal(findCycle(new Map([['a', ['b', 'a']], ['b', []]])), null, 'a self-import is not a loop of rooms');
+  assert.deepEqual(
+    findCycle(
+      new Map([
+        ['a', ['b']],
+        ['b', ['c']],
+        ['c', ['a']],
+      ]),
+    ),
+    ['a', 'b', 'c', 'a'],
+  );
+  assert.equal(
+    findCycle(
+      new Map([
+        ['a', ['b', 'a']],
+        ['b', []],
+      ]),
+    ),
+    null,
+    'a self-import is not a loop of rooms',
+  );
 });
 
 void test('src/load/ sits above only keys/ and hbase/, and registers no metrics', () => {
   const load = roomImports(importGraph(['src'])).get('src/load');
   assert.ok(load !== undefined, 'src/load exists');
-  assert.deepEqual([...load].filter((r) => !LOAD_FLOOR.includes(r)), []);
+  assert.deepEqual(
+    [...load].filter((r) => !LOAD_FLOOR.includes(r)),
+    [],
+  );
   const promClient = tsFiles(join(ROOT, 'src/load')).filter((f) => /from\s+'prom-client'/.test(readFileSync(f, 'utf8')));
-  assert.deepEqual(promClient.map((f) => relative(ROOT, f)), []);
+  assert.deepEqual(
+    promClient.map((f) => relative(ROOT, f)),
+    [],
+  );
 });
 
 void test('only the wiring (src/service/) imports src/metrics/: the other rooms report through their own meters and observers', () => {

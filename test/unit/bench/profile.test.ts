@@ -32,7 +32,10 @@ test('self time per category sums the deltas of samples whose top frame is in it
   const { self } = breakdown(profile);
   assert.equal(self.get('Kafka fetch + decode (kafkajs)'), 4);
   assert.equal(self.get('body encoding (protobuf / JSON)'), 0.5);
-  assert.equal([...self.values()].reduce((a, v) => a + v, 0), 4.5);
+  assert.equal(
+    [...self.values()].reduce((a, v) => a + v, 0),
+    4.5,
+  );
 });
 
 test('built-in frames are charged to their nearest categorised caller; without one they stay Node internals', () => {
@@ -55,7 +58,10 @@ test('built-in frames are charged to their nearest categorised caller; without o
   assert.equal(charged.get('body encoding (protobuf / JSON)'), 3);
   assert.equal(charged.get('Node internals (net, streams, timers, buffers)'), 3);
   assert.equal(charged.get('garbage collection'), 2);
-  assert.equal([...charged.values()].reduce((a, v) => a + v, 0), [...self.values()].reduce((a, v) => a + v, 0));
+  assert.equal(
+    [...charged.values()].reduce((a, v) => a + v, 0),
+    [...self.values()].reduce((a, v) => a + v, 0),
+  );
 });
 
 test('Prometheus text is parsed into samples with labels; sums filter by label', () => {

@@ -10,7 +10,8 @@ const marks = (cacheSize = 1000): CatalogMarks => new CatalogMarks({ family: 'd'
 function unit(n: number, site = 's'): SeriesTouch[] {
   // n series (5 ids × metrics a/b …), each touched three times
   const out: SeriesTouch[] = [];
-  for (let rep = 0; rep < 3; rep++) for (let i = 0; i < n; i++) out.push({ id: `dev-${i % 5}`, metric: `m${Math.floor(i / 5)}`, tags: { site, rack: `r${i % 5}` } });
+  for (let rep = 0; rep < 3; rep++)
+    for (let i = 0; i < n; i++) out.push({ id: `dev-${i % 5}`, metric: `m${Math.floor(i / 5)}`, tags: { site, rack: `r${i % 5}` } });
   return out;
 }
 
@@ -45,7 +46,7 @@ void test('repeat units write nothing once acknowledged; a new tag value writes 
   assert.deepEqual(seriesOf(changed), [{ metric: 'm0', id: 'dev-0', tags: { rack: 'r9', site: 's' } }]);
 });
 
-void test('the parser\'s tags cell stands for the tags; no tags = {}', () => {
+void test("the parser's tags cell stands for the tags; no tags = {}", () => {
   const m = marks();
   const a = m.rowsFor([{ id: 'x', metric: 'm', tags: { b: '2', a: '1' } }]);
   const b = m.rowsFor([{ id: 'x', metric: 'm', tags: { a: '1', b: '2' }, tagsCell: Buffer.from('{"a":"1","b":"2"}') }]);
@@ -67,7 +68,11 @@ void test('eviction: the least recently seen series is forgotten and written aga
   assert.equal(m.cached, 3);
   assert.deepEqual(m.rowsFor(['a', 'c', 'd'].map(touch)).length, 0, 'b, the least recently seen, was evicted');
   const again = m.rowsFor([touch('b')]);
-  assert.deepEqual(seriesOf(again).map((s) => s?.id), ['b'], 'b is written again');
+  assert.deepEqual(
+    seriesOf(again).map((s) => s?.id),
+    ['b'],
+    'b is written again',
+  );
   m.acknowledged(again);
   assert.equal(m.rowsFor([touch('b')]).length, 0, 'once');
 });

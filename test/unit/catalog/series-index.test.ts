@@ -42,7 +42,10 @@ void test('suggest: sorted, prefix, max (default 25), empty prefix = all', () =>
   for (let i = 0; i < 40; i++) many.add({ metric: `m.${String(i).padStart(2, '0')}`, id: 'x', tags: {} });
   assert.equal(many.metrics('m.').length, 25);
   assert.equal(many.metrics('m.', 100).length, 40);
-  assert.deepEqual(many.metrics('m.3'), Array.from({ length: 10 }, (_, i) => `m.3${i}`));
+  assert.deepEqual(
+    many.metrics('m.3'),
+    Array.from({ length: 10 }, (_, i) => `m.3${i}`),
+  );
 });
 
 void test('suggest: code point (UTF-8 byte) order, not UTF-16 order', () => {
@@ -57,7 +60,10 @@ void test('lookup: literal_or and the id under idTagKey (the id wins over an eve
     'sys.cpu.user:web01:{"dc":"lga","host":"web01","id":"web01"}',
     'sys.cpu.user:web02:{"dc":"lga","host":"web02","id":"web02"}',
   ]);
-  assert.deepEqual(ids(ix, undefined, [f('literal_or', 'id', 'web01')]).map((s) => s.split(':')[0]), ['sys.cpu.sys', 'sys.cpu.user', 'sys.mem']);
+  assert.deepEqual(
+    ids(ix, undefined, [f('literal_or', 'id', 'web01')]).map((s) => s.split(':')[0]),
+    ['sys.cpu.sys', 'sys.cpu.user', 'sys.mem'],
+  );
   assert.deepEqual(ids(ix, 'temp', []), ['temp:sensor-1:{"id":"sensor-1","site":"Zürich"}']);
   assert.deepEqual(ids(ix, 'temp', [f('literal_or', 'id', 'shadowed')]), []);
   assert.deepEqual(ids(ix, 'sys.cpu.user', [f('iliteral_or', 'host', 'WEB01')]).length, 1);
@@ -80,7 +86,10 @@ void test('lookup: limit keeps the first in order; total counts all', () => {
   const ix = index();
   const r = ix.lookup(undefined, [f('literal_or', 'dc', 'lga|sjc')], 2);
   assert.equal(r.total, 5);
-  assert.deepEqual(r.series.map((s) => `${s.metric}:${s.id}`), ['sys.cpu.sys:web01', 'sys.cpu.user:db01']);
+  assert.deepEqual(
+    r.series.map((s) => `${s.metric}:${s.id}`),
+    ['sys.cpu.sys:web01', 'sys.cpu.user:db01'],
+  );
   assert.equal(ix.lookup(undefined, [], 0).series.length, 0);
 });
 

@@ -53,8 +53,19 @@ void test('the decode report checks the salt against B without failing', () => {
   const key = encodeDataKey({ id: ID, ts: TS }, 16);
   const fits = decodeReport(key, 16, 'keys.saltBuckets', null);
   assert.deepEqual(fits, {
-    format: 'binary', salt: saltOf(ID, 16), id: ID, ts: TS, iso: new Date(TS).toISOString(),
-    buckets: 16, bucketsFrom: 'keys.saltBuckets', baseSalt: saltOf(ID, 16), offset: 0, epoch: null, registry: 'read', expectedSalt: saltOf(ID, 16), saltFits: true,
+    format: 'binary',
+    salt: saltOf(ID, 16),
+    id: ID,
+    ts: TS,
+    iso: new Date(TS).toISOString(),
+    buckets: 16,
+    bucketsFrom: 'keys.saltBuckets',
+    baseSalt: saltOf(ID, 16),
+    offset: 0,
+    epoch: null,
+    registry: 'read',
+    expectedSalt: saltOf(ID, 16),
+    saltFits: true,
   });
   const other = decodeReport(key, 32, '--buckets');
   assert.notEqual(saltOf(ID, 32), saltOf(ID, 16), 'the test id changes bucket between B=16 and B=32');
@@ -64,7 +75,7 @@ void test('the decode report checks the salt against B without failing', () => {
   assert.deepEqual([printable.format, printable.salt, printable.saltFits], ['printable', saltOf(ID, 64), true]);
 });
 
-void test('a spread id: encode puts the key in its epoch\'s bucket; decode names the epoch and the offset j', async () => {
+void test("a spread id: encode puts the key in its epoch's bucket; decode names the epoch and the offset j", async () => {
   const since = TS - 1000;
   const hot: SpreadEntry = { epochs: [{ since, k: 8 }], fence: null };
   const j = spreadOffset(TS, 8);
@@ -78,14 +89,20 @@ void test('a spread id: encode puts the key in its epoch\'s bucket; decode names
   const dec = await keys(['decode', key], {}, reg);
   assert.equal(dec.code, 0, dec.stderr);
   const r = JSON.parse(dec.stdout) as Record<string, unknown>;
-  assert.deepEqual([r['salt'], r['baseSalt'], r['offset'], r['epoch'], r['expectedSalt'], r['saltFits']], [spreadSalt, saltOf(ID, 16), j, { since, k: 8 }, spreadSalt, true]);
+  assert.deepEqual(
+    [r['salt'], r['baseSalt'], r['offset'], r['epoch'], r['expectedSalt'], r['saltFits']],
+    [spreadSalt, saltOf(ID, 16), j, { since, k: 8 }, spreadSalt, true],
+  );
   // The plain key of an event in a spread epoch is not where the layout puts it.
   const plain = await keys(['decode', encodeDataKey({ id: ID, ts: TS }, 16).toString('hex')], {}, reg);
   assert.equal(plain.code, 1);
   assert.match(plain.stderr, /has salt \d+ \(spread over 8 buckets from .* on\)/);
   // --offline never asks the registry: the plain key.
   const offline = registry({ [ID]: hot });
-  assert.equal((await keys(['encode', '--id', ID, '--ts', String(TS), '--offline'], {}, offline)).stdout, encodeDataKey({ id: ID, ts: TS }, 16).toString('hex'));
+  assert.equal(
+    (await keys(['encode', '--id', ID, '--ts', String(TS), '--offline'], {}, offline)).stdout,
+    encodeDataKey({ id: ID, ts: TS }, 16).toString('hex'),
+  );
   assert.deepEqual(offline.asked, []);
 });
 
@@ -119,7 +136,10 @@ void test('decode reports a salt that does not fit the configured B and exits 1'
   const off = await keys(['decode', key], { TSI_SALT_BUCKETS: '32' });
   assert.equal(off.code, 1);
   const report = JSON.parse(off.stdout) as Record<string, unknown>;
-  assert.deepEqual([report['id'], report['ts'], report['salt'], report['buckets'], report['expectedSalt'], report['saltFits']], [ID, TS, saltOf(ID, 16), 32, saltOf(ID, 32), false]);
+  assert.deepEqual(
+    [report['id'], report['ts'], report['salt'], report['buckets'], report['expectedSalt'], report['saltFits']],
+    [ID, TS, saltOf(ID, 16), 32, saltOf(ID, 32), false],
+  );
   assert.match(off.stderr, /^tsingest: salt \d+ of this key does not fit B=32 \(keys\.saltBuckets of the configuration\)/);
 
   const overridden = await keys(['decode', key, '--buckets', '16'], { TSI_SALT_BUCKETS: '32' });

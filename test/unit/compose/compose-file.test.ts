@@ -72,7 +72,7 @@ void test('docker-compose.yml: every service drops every capability and has a me
   }
 });
 
-void test('docker-compose.yml: Grafana reads its admin password from a secret file (no default) and mounts the datasource\'s CA and Basic password', () => {
+void test("docker-compose.yml: Grafana reads its admin password from a secret file (no default) and mounts the datasource's CA and Basic password", () => {
   const grafana = services().get('grafana');
   assert.ok(grafana !== undefined);
   assert.deepEqual(listOf(grafana, 'secrets').sort(), ['grafana-admin-password', 'grafana-password', 'http-ca.crt']);
@@ -84,7 +84,10 @@ void test('docker-compose.yml: Grafana reads its admin password from a secret fi
 void test('deploy/k8s: the ingest container has a memory limit, a read-only root filesystem, no privilege escalation and no capability; /tmp is an emptyDir', () => {
   const deployment = readFileSync(join(projectRoot, 'deploy/k8s/deployment.yaml'), 'utf8');
   assert.match(deployment, /limits:\n\s+cpu: \S+\n\s+memory: \d+Mi/);
-  assert.match(deployment, /securityContext:\n\s+allowPrivilegeEscalation: false\n\s+readOnlyRootFilesystem: true\n\s+privileged: false\n\s+capabilities:\n\s+drop: \["ALL"\]/);
+  assert.match(
+    deployment,
+    /securityContext:\n\s+allowPrivilegeEscalation: false\n\s+readOnlyRootFilesystem: true\n\s+privileged: false\n\s+capabilities:\n\s+drop: \["ALL"\]/,
+  );
   assert.match(deployment, /- name: tmp\n\s+emptyDir:/);
   assert.match(deployment, /path: \/readyz/, 'readiness probes /readyz');
 });

@@ -4,7 +4,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  DEFAULT_PORTS, clashMessage, dotEnvValues, parseDotEnv, portsRefusedBy, portsToCheck, publishedHostPorts, renderDotEnv, resolvePorts, resolveProject,
+  DEFAULT_PORTS,
+  clashMessage,
+  dotEnvValues,
+  parseDotEnv,
+  portsRefusedBy,
+  portsToCheck,
+  publishedHostPorts,
+  renderDotEnv,
+  resolvePorts,
+  resolveProject,
 } from '../../../scripts/lib/images/compose-ports.ts';
 
 const none = new Map<string, string>();
@@ -29,15 +38,34 @@ void test('project: COMPOSE_PROJECT_NAME from the environment or .env, default t
   assert.throws(() => resolveProject({ COMPOSE_PROJECT_NAME: 'My Stack' }, none), /lower-case/);
 });
 
-void test('.env: parsed like docker-compose reads it, rewritten in place keeping the user\'s own lines', () => {
+void test(".env: parsed like docker-compose reads it, rewritten in place keeping the user's own lines", () => {
   const text = '# mine\nexport FOO="bar"\nTSI_COMPOSE_KAFKA_PORT = 19092\n\nOTHER=\'x y\'\n';
-  assert.deepEqual([...parseDotEnv(text)], [['FOO', 'bar'], ['TSI_COMPOSE_KAFKA_PORT', '19092'], ['OTHER', 'x y']]);
+  assert.deepEqual(
+    [...parseDotEnv(text)],
+    [
+      ['FOO', 'bar'],
+      ['TSI_COMPOSE_KAFKA_PORT', '19092'],
+      ['OTHER', 'x y'],
+    ],
+  );
   const ports = { ...DEFAULT_PORTS, kafka: 29092 };
   const out = renderDotEnv(text, dotEnvValues('tsingest', ports));
-  assert.equal(out, [
-    '# mine', 'export FOO="bar"', 'TSI_COMPOSE_KAFKA_PORT=29092', '', 'OTHER=\'x y\'',
-    'COMPOSE_PROJECT_NAME=tsingest', 'TSI_COMPOSE_REST_PORT=8080', 'TSI_COMPOSE_HTTP_PORT=9464', 'TSI_COMPOSE_PROMETHEUS_PORT=9090', 'TSI_COMPOSE_GRAFANA_PORT=3000', '',
-  ].join('\n'));
+  assert.equal(
+    out,
+    [
+      '# mine',
+      'export FOO="bar"',
+      'TSI_COMPOSE_KAFKA_PORT=29092',
+      '',
+      "OTHER='x y'",
+      'COMPOSE_PROJECT_NAME=tsingest',
+      'TSI_COMPOSE_REST_PORT=8080',
+      'TSI_COMPOSE_HTTP_PORT=9464',
+      'TSI_COMPOSE_PROMETHEUS_PORT=9090',
+      'TSI_COMPOSE_GRAFANA_PORT=3000',
+      '',
+    ].join('\n'),
+  );
   assert.deepEqual(resolvePorts({}, parseDotEnv(out)), ports, 'what up writes is what the next command reads');
   const fresh = renderDotEnv('', dotEnvValues('tsingest', DEFAULT_PORTS));
   assert.match(fresh, /^# Written by `npm run compose -- up`/);
@@ -53,20 +81,27 @@ void test('ports the project already publishes are not a clash when up runs agai
 
 void test('the clash message names each taken port, its service and the variable that moves it', () => {
   const msg = clashMessage(DEFAULT_PORTS, ['kafka', 'rest']);
-  assert.equal(msg, [
-    '2 ports of the compose stack are in use by something else; nothing was started:',
-    '  127.0.0.1:9092 (Kafka, service kafka) is taken: move it with TSI_COMPOSE_KAFKA_PORT',
-    '  127.0.0.1:8080 (the HBase REST gateway, service hbase) is taken: move it with TSI_COMPOSE_REST_PORT',
-    '  e.g. TSI_COMPOSE_KAFKA_PORT=19092 TSI_COMPOSE_REST_PORT=18080 npm run compose -- up   (the ports are kept in .env for the next commands)',
-  ].join('\n'));
+  assert.equal(
+    msg,
+    [
+      '2 ports of the compose stack are in use by something else; nothing was started:',
+      '  127.0.0.1:9092 (Kafka, service kafka) is taken: move it with TSI_COMPOSE_KAFKA_PORT',
+      '  127.0.0.1:8080 (the HBase REST gateway, service hbase) is taken: move it with TSI_COMPOSE_REST_PORT',
+      '  e.g. TSI_COMPOSE_KAFKA_PORT=19092 TSI_COMPOSE_REST_PORT=18080 npm run compose -- up   (the ports are kept in .env for the next commands)',
+    ].join('\n'),
+  );
   assert.match(clashMessage({ ...DEFAULT_PORTS, http: 60000 }, ['http']), /^a port of the compose stack is in use[^]*TSI_COMPOSE_HTTP_PORT=59999 npm run/);
 });
 
-void test('a port taken after the check: found in docker-compose\'s output and named the same way', () => {
-  const out = 'ERROR: for prometheus  Cannot start service prometheus: driver failed programming external connectivity on endpoint tsingest_prometheus_1 (978836c0): '
-    + 'Error starting userland proxy: listen tcp4 127.0.0.1:19090: bind: address already in use\nEncountered errors while bringing up the project.';
+void test("a port taken after the check: found in docker-compose's output and named the same way", () => {
+  const out =
+    'ERROR: for prometheus  Cannot start service prometheus: driver failed programming external connectivity on endpoint tsingest_prometheus_1 (978836c0): ' +
+    'Error starting userland proxy: listen tcp4 127.0.0.1:19090: bind: address already in use\nEncountered errors while bringing up the project.';
   const ports = { ...DEFAULT_PORTS, prometheus: 19090 };
   assert.deepEqual(portsRefusedBy(out, ports), ['prometheus']);
   assert.deepEqual(portsRefusedBy('compose up app failed (exit 1): something else', ports), []);
-  assert.match(clashMessage(ports, ['prometheus'], 'during'), /^a port of the compose stack is in use by something else \(taken while up was starting\); what up had started is removed:\n {2}127\.0\.0\.1:19090 \(Prometheus, service prometheus\) is taken: move it with TSI_COMPOSE_PROMETHEUS_PORT\n/);
+  assert.match(
+    clashMessage(ports, ['prometheus'], 'during'),
+    /^a port of the compose stack is in use by something else \(taken while up was starting\); what up had started is removed:\n {2}127\.0\.0\.1:19090 \(Prometheus, service prometheus\) is taken: move it with TSI_COMPOSE_PROMETHEUS_PORT\n/,
+  );
 });

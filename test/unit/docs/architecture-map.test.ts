@@ -31,5 +31,8 @@ void test('the map has one line per room of src/, each by its real name', () => 
 
 void test('the map names every folder of scripts/lib/, and no other', () => {
   const listed = [...new Set([...layoutMap().matchAll(/\blib\/([a-z][a-z0-9-]*)\//g)].map((m) => `${m[1] as string}/`))].sort();
-  assert.deepEqual(listed, entries('scripts/lib').filter((e) => e.endsWith('/')));
+  assert.deepEqual(
+    listed,
+    entries('scripts/lib').filter((e) => e.endsWith('/')),
+  );
 });

@@ -46,7 +46,12 @@ type Row = Readonly<Record<string, string>>;
 /** Rows of the markdown table whose header is exactly `columns`; backticks around a cell are dropped. */
 function table(columns: readonly string[]): Row[] {
   const lines = DOC.split('\n');
-  const split = (line: string): string[] => line.trim().slice(1, -1).split('|').map((c) => c.trim());
+  const split = (line: string): string[] =>
+    line
+      .trim()
+      .slice(1, -1)
+      .split('|')
+      .map((c) => c.trim());
   const start = lines.findIndex((l) => l.startsWith('|') && JSON.stringify(split(l)) === JSON.stringify(columns));
   assert.ok(start >= 0, `docs/KEYS.md has a table with columns ${columns.join(' | ')}`);
   const rows: Row[] = [];
@@ -191,11 +196,19 @@ void test('rollup summary, marker row and per-id marker key vectors', () => {
 /** j(ts, K) by the page's formula, independently: MD5 of int64_BE(ts) with BigInt. */
 function refOffset(ts: number, k: number): number {
   if (k === 1) return 0;
-  const digest = createHash('md5').update(Buffer.from(BigInt(ts).toString(16).padStart(16, '0'), 'hex')).digest('hex');
+  const digest = createHash('md5')
+    .update(Buffer.from(BigInt(ts).toString(16).padStart(16, '0'), 'hex'))
+    .digest('hex');
   return Number(BigInt(`0x${digest.slice(0, 8)}`) % BigInt(k));
 }
 
-const SPREAD_ENTRY: SpreadEntry = { epochs: [{ since: 1732262400000, k: 4 }, { since: 1732266000000, k: 16 }], fence: null };
+const SPREAD_ENTRY: SpreadEntry = {
+  epochs: [
+    { since: 1732262400000, k: 4 },
+    { since: 1732266000000, k: 16 },
+  ],
+  fence: null,
+};
 
 void test('KEYS.md spread offsets j(ts, K) equal the code and the independent MD5 computation', () => {
   for (const row of table(['ts', 'j (K = 2)', 'j (K = 4)', 'j (K = 16)'])) {

@@ -12,8 +12,13 @@ test('a region is matched to its load by the encoded name at the end of the full
 
 test('the sample accumulator: averages, maxima, where the largest cell is, cells of 1 MB or more', () => {
   const acc = new SampleAccumulator();
-  const cell = (q: string, bytes: number): { column: Buffer; family: Buffer; qualifier: Buffer; timestamp: number; value: Buffer } =>
-    ({ column: Buffer.from(`d:${q}`), family: Buffer.from('d'), qualifier: Buffer.from(q), timestamp: 1, value: Buffer.alloc(bytes) });
+  const cell = (q: string, bytes: number): { column: Buffer; family: Buffer; qualifier: Buffer; timestamp: number; value: Buffer } => ({
+    column: Buffer.from(`d:${q}`),
+    family: Buffer.from('d'),
+    qualifier: Buffer.from(q),
+    timestamp: 1,
+    value: Buffer.alloc(bytes),
+  });
   acc.add({ row: Buffer.from('ab'), cells: [cell('v', 10), cell('temperature', 2 << 20)] });
   acc.add({ row: Buffer.from('abcdef'), cells: [cell('v', 5)] });
   const f = acc.facts();
@@ -28,9 +33,25 @@ test('the sample accumulator: averages, maxima, where the largest cell is, cells
 });
 
 test('text output names every part of a finding and counts them; JSON carries the same', () => {
-  const f: Finding = { rule: 'storage.bloom', severity: 'warn', subject: 'table t family d', measured: 'BLOOMFILTER NONE', threshold: 'ROW', source: 'https://hbase.apache.org/book.html#schema.bloom', fix: 'alter' };
+  const f: Finding = {
+    rule: 'storage.bloom',
+    severity: 'warn',
+    subject: 'table t family d',
+    measured: 'BLOOMFILTER NONE',
+    threshold: 'ROW',
+    source: 'https://hbase.apache.org/book.html#schema.bloom',
+    fix: 'alter',
+  };
   const text = renderText([f], { tables: ['t'], servers: 1 }).join('\n');
-  for (const part of ['! WARN  storage.bloom  table t family d', 'measured:  BLOOMFILTER NONE', 'threshold: ROW', 'fix:       alter', 'source:    https://hbase.apache.org/book.html#schema.bloom', '0 error(s), 1 warning(s), 0 note(s)']) assert.ok(text.includes(part), part);
+  for (const part of [
+    '! WARN  storage.bloom  table t family d',
+    'measured:  BLOOMFILTER NONE',
+    'threshold: ROW',
+    'fix:       alter',
+    'source:    https://hbase.apache.org/book.html#schema.bloom',
+    '0 error(s), 1 warning(s), 0 note(s)',
+  ])
+    assert.ok(text.includes(part), part);
   assert.match(renderText([], { tables: ['t'], servers: 1 }).join('\n'), /✓ no findings/);
   const json = JSON.parse(renderJson([f], { tables: ['t'], servers: 1 })) as { counts: Record<string, number>; findings: Finding[] };
   assert.deepEqual(json.counts, { error: 0, warn: 1, info: 0 });
@@ -40,7 +61,9 @@ test('text output names every part of a finding and counts them; JSON carries th
 test('the codec probe: its answer upper case; a failure becomes its first line (bounded), never a rejection; no probe, no facts', async () => {
   assert.deepEqual(await probeCodecs(() => Promise.resolve(['gz', 'NONE', 'Snappy'])), { codecsUsable: ['GZ', 'NONE', 'SNAPPY'] });
   assert.deepEqual(await probeCodecs(undefined), {});
-  const timeout = await probeCodecs(() => Promise.reject(new Error('codecs: admin tool did not answer within 30000 ms (killed)\n--- admin tool stderr (tail) ---\nstarting')));
+  const timeout = await probeCodecs(() =>
+    Promise.reject(new Error('codecs: admin tool did not answer within 30000 ms (killed)\n--- admin tool stderr (tail) ---\nstarting')),
+  );
   assert.deepEqual(timeout, { codecProbeFailure: 'codecs: admin tool did not answer within 30000 ms (killed)' });
   const long = await probeCodecs(() => Promise.reject(new Error('x'.repeat(1000))));
   assert.equal(long.codecProbeFailure?.length, 300);

@@ -8,7 +8,10 @@ import { exitStatus } from '../../../src/doctor/finding.ts';
 import { layoutFromAttributes } from '../../../src/doctor/layout.ts';
 import { regionReachable } from '../../../src/doctor/rules/keyspace.ts';
 
-const OUR_FAMILY: ColumnFamilySchema = { name: 'd', attributes: { VERSIONS: '1', BLOOMFILTER: 'ROW', COMPRESSION: 'SNAPPY', DATA_BLOCK_ENCODING: 'FAST_DIFF', TTL: 'FOREVER', MIN_VERSIONS: '0' } };
+const OUR_FAMILY: ColumnFamilySchema = {
+  name: 'd',
+  attributes: { VERSIONS: '1', BLOOMFILTER: 'ROW', COMPRESSION: 'SNAPPY', DATA_BLOCK_ENCODING: 'FAST_DIFF', TTL: 'FOREVER', MIN_VERSIONS: '0' },
+};
 const LAYOUT: ServiceLayout = { role: 'data', buckets: 16, saltFormat: 'binary' };
 
 function regionsFrom(table: string, splits: readonly Buffer[], extra: Partial<RegionFacts> = {}): RegionFacts[] {
@@ -53,7 +56,11 @@ test('a table as tables apply makes it: no findings at all', () => {
 
 test('four families with long names: the family count and each long name, nothing else', () => {
   const fam = (name: string): ColumnFamilySchema => ({ name, attributes: OUR_FAMILY.attributes });
-  const got = rules(cluster([table({ name: 'wide', layout: undefined, regions: regionsFrom('wide', []), families: [fam('measurements'), fam('metadata'), fam('tags'), fam('x')] })]));
+  const got = rules(
+    cluster([
+      table({ name: 'wide', layout: undefined, regions: regionsFrom('wide', []), families: [fam('measurements'), fam('metadata'), fam('tags'), fam('x')] }),
+    ]),
+  );
   assert.deepEqual(got, [
     'warn families.count table wide',
     'warn families.name-length table wide family measurements',
@@ -62,30 +69,44 @@ test('four families with long names: the family count and each long name, nothin
   ]);
 });
 
-test('the rollup table\'s one family per window size (each with its own TTL) is its layout: no findings; the same families elsewhere still count', () => {
+test("the rollup table's one family per window size (each with its own TTL) is its layout: no findings; the same families elsewhere still count", () => {
   const fam = (name: string, ttl: string): ColumnFamilySchema => ({ name, attributes: { ...OUR_FAMILY.attributes, TTL: ttl } });
   const families = [fam('d', 'FOREVER'), fam('r15m', '604800 SECONDS (7 DAYS)'), fam('r1h', '31536000 SECONDS (365 DAYS)'), fam('r1d', 'FOREVER')];
   const rollup: ServiceLayout = { role: 'rollup', buckets: 16, saltFormat: 'binary' };
   assert.deepEqual(rules(cluster([table({ name: 'tsrollup', layout: rollup, families })])), []);
-  assert.deepEqual(rules(cluster([table({ name: 'tsdata', families })])), ['warn families.count table tsdata', 'warn families.name-length table tsdata family r15m']);
+  assert.deepEqual(rules(cluster([table({ name: 'tsdata', families })])), [
+    'warn families.count table tsdata',
+    'warn families.name-length table tsdata family r15m',
+  ]);
 });
 
 test('VERSIONS 5 on a service table, MIN_VERSIONS with a TTL, MIN_VERSIONS without one, MIN_VERSIONS ≥ VERSIONS', () => {
   const f = (name: string, a: Record<string, string>): ColumnFamilySchema => ({ name, attributes: { ...OUR_FAMILY.attributes, ...a } });
   assert.deepEqual(rules(cluster([table({ families: [f('d', { VERSIONS: '5' })] })])), ['warn versions.service-table table t family d']);
-  assert.deepEqual(rules(cluster([table({ layout: undefined, regions: regionsFrom('t', []), families: [f('d', { VERSIONS: '3', MIN_VERSIONS: '1', TTL: '86400 SECONDS (1 DAY)' })] })])),
-    ['warn versions.min-with-ttl table t family d']);
-  assert.deepEqual(rules(cluster([table({ layout: undefined, regions: regionsFrom('t', []), families: [f('d', { VERSIONS: '3', MIN_VERSIONS: '1' })] })])),
-    ['warn versions.min-without-ttl table t family d']);
-  assert.deepEqual(rules(cluster([table({ layout: undefined, regions: regionsFrom('t', []), families: [f('d', { VERSIONS: '1', MIN_VERSIONS: '1', TTL: '60' })] })])),
-    ['error versions.min-above-max table t family d', 'warn versions.min-with-ttl table t family d']);
+  assert.deepEqual(
+    rules(
+      cluster([
+        table({ layout: undefined, regions: regionsFrom('t', []), families: [f('d', { VERSIONS: '3', MIN_VERSIONS: '1', TTL: '86400 SECONDS (1 DAY)' })] }),
+      ]),
+    ),
+    ['warn versions.min-with-ttl table t family d'],
+  );
+  assert.deepEqual(rules(cluster([table({ layout: undefined, regions: regionsFrom('t', []), families: [f('d', { VERSIONS: '3', MIN_VERSIONS: '1' })] })])), [
+    'warn versions.min-without-ttl table t family d',
+  ]);
+  assert.deepEqual(
+    rules(cluster([table({ layout: undefined, regions: regionsFrom('t', []), families: [f('d', { VERSIONS: '1', MIN_VERSIONS: '1', TTL: '60' })] })])),
+    ['error versions.min-above-max table t family d', 'warn versions.min-with-ttl table t family d'],
+  );
 });
 
 test('no bloom filter; no compression and no block encoding are info only; a codec the servers lack is an error', () => {
   const f = (a: Record<string, string>): ColumnFamilySchema[] => [{ name: 'd', attributes: { ...OUR_FAMILY.attributes, ...a } }];
   assert.deepEqual(rules(cluster([table({ families: f({ BLOOMFILTER: 'NONE' }) })])), ['warn storage.bloom table t family d']);
-  assert.deepEqual(rules(cluster([table({ families: f({ COMPRESSION: 'NONE', DATA_BLOCK_ENCODING: 'NONE' }) })])),
-    ['info storage.block-encoding table t family d', 'info storage.compression table t family d']);
+  assert.deepEqual(rules(cluster([table({ families: f({ COMPRESSION: 'NONE', DATA_BLOCK_ENCODING: 'NONE' }) })])), [
+    'info storage.block-encoding table t family d',
+    'info storage.compression table t family d',
+  ]);
   const facts = cluster([table({ families: f({ COMPRESSION: 'LZO' }) })], { codecsUsable: ['NONE', 'GZ', 'SNAPPY'] });
   assert.deepEqual(rules(facts), ['error storage.codec-missing table t family d']);
   assert.equal(exitStatus(diagnose(facts)), 1);
@@ -142,7 +163,10 @@ test('write spread: a hot region and idle regions since the last check', () => {
   const regions = regionsFrom('t', planSaltSplits(4, 'binary'));
   const writes = new Map(regions.map((r, i) => [r.name, [100, 100, 600, 0][i] ?? 0]));
   const got = diagnose(cluster([table({ layout: { ...LAYOUT, buckets: 4 }, regions, writesSinceLastCheck: writes })]));
-  assert.deepEqual(got.map((x) => x.rule), ['spread.idle-regions', 'spread.skew']);
+  assert.deepEqual(
+    got.map((x) => x.rule),
+    ['spread.idle-regions', 'spread.skew'],
+  );
   assert.match(got[1]?.measured ?? '', /write skew 3\.00/);
   // Too few writes to say anything.
   const few = new Map(regions.map((r) => [r.name, 1]));
@@ -150,15 +174,30 @@ test('write spread: a hot region and idle regions since the last check', () => {
 });
 
 test('cells of several MB warn, over 10 MB is an error; long row keys warn', () => {
-  const sample = (maxCellBytes: number, avgKey = 30): SampleFacts => ({ rows: 10, cells: 40, maxCellBytes, cellsOver1MB: maxCellBytes >= 1 << 20 ? 1 : 0, rowKeyBytes: { avg: avgKey, max: avgKey * 2 }, qualifierBytes: { avg: 2, max: 4 } });
+  const sample = (maxCellBytes: number, avgKey = 30): SampleFacts => ({
+    rows: 10,
+    cells: 40,
+    maxCellBytes,
+    cellsOver1MB: maxCellBytes >= 1 << 20 ? 1 : 0,
+    rowKeyBytes: { avg: avgKey, max: avgKey * 2 },
+    qualifierBytes: { avg: 2, max: 4 },
+  });
   assert.deepEqual(rules(cluster([table({ sample: sample(3 << 20) })])), ['warn cells.size table t']);
   assert.deepEqual(rules(cluster([table({ sample: sample(12 << 20) })])), ['error cells.size table t']);
   assert.deepEqual(rules(cluster([table({ sample: sample(100, 180) })])), ['warn rowkeys.length table t']);
 });
 
 test('the layout comes from the attributes tables apply writes', () => {
-  assert.deepEqual(layoutFromAttributes({ 'tsingest.salt.buckets': '16', 'tsingest.key.format': 'v1:printable', 'tsingest.table.role': 'data' }), { role: 'data', buckets: 16, saltFormat: 'printable' });
-  assert.deepEqual(layoutFromAttributes({ 'tsingest.salt.buckets': '8', 'tsingest.key.format': 'v1:spread-registry' }), { role: 'meta', buckets: 8, saltFormat: 'binary' });
+  assert.deepEqual(layoutFromAttributes({ 'tsingest.salt.buckets': '16', 'tsingest.key.format': 'v1:printable', 'tsingest.table.role': 'data' }), {
+    role: 'data',
+    buckets: 16,
+    saltFormat: 'printable',
+  });
+  assert.deepEqual(layoutFromAttributes({ 'tsingest.salt.buckets': '8', 'tsingest.key.format': 'v1:spread-registry' }), {
+    role: 'meta',
+    buckets: 8,
+    saltFormat: 'binary',
+  });
   assert.equal(layoutFromAttributes({ 'tsingest.salt.buckets': 'x', 'tsingest.key.format': 'v1:binary' }), undefined);
   assert.equal(layoutFromAttributes({}), undefined);
 });

@@ -8,16 +8,34 @@ import { createDoctorMetrics, recordDoctorRun } from '../../../src/metrics/docto
 
 const T0 = 1_700_000_000_000;
 const checked = { tables: ['d', 'i'], servers: 1 };
-const finding = (severity: Finding['severity'], rule: string): Finding => ({ rule, severity, subject: 'table d', measured: 'm', threshold: 't', source: 'https://hbase.apache.org/book.html#x', fix: 'f' });
+const finding = (severity: Finding['severity'], rule: string): Finding => ({
+  rule,
+  severity,
+  subject: 'table d',
+  measured: 'm',
+  threshold: 't',
+  source: 'https://hbase.apache.org/book.html#x',
+  fix: 'f',
+});
 
 /** A check the test settles by hand: each call waits for resolve/reject of its own. */
-function manualCheck(): { check: (signal: AbortSignal) => Promise<{ findings: Finding[]; checked: typeof checked }>; calls: { resolve: (f: Finding[]) => void; reject: (e: Error) => void; signal: AbortSignal }[] } {
+function manualCheck(): {
+  check: (signal: AbortSignal) => Promise<{ findings: Finding[]; checked: typeof checked }>;
+  calls: { resolve: (f: Finding[]) => void; reject: (e: Error) => void; signal: AbortSignal }[];
+} {
   const calls: { resolve: (f: Finding[]) => void; reject: (e: Error) => void; signal: AbortSignal }[] = [];
   return {
     calls,
-    check: (signal) => new Promise((resolve, reject) => {
-      calls.push({ resolve: (findings) => { resolve({ findings, checked }); }, reject, signal });
-    }),
+    check: (signal) =>
+      new Promise((resolve, reject) => {
+        calls.push({
+          resolve: (findings) => {
+            resolve({ findings, checked });
+          },
+          reject,
+          signal,
+        });
+      }),
   };
 }
 
@@ -35,7 +53,14 @@ void describe('DoctorScheduler', () => {
     clock(t);
     const m = manualCheck();
     const outcomes: DoctorOutcome[] = [];
-    const s = new DoctorScheduler({ check: m.check, everyMs: 60_000, firstDelayMs: 5000, onRun: (o) => { outcomes.push(o); } });
+    const s = new DoctorScheduler({
+      check: m.check,
+      everyMs: 60_000,
+      firstDelayMs: 5000,
+      onRun: (o) => {
+        outcomes.push(o);
+      },
+    });
     assert.equal(s.snapshot().nextRunAt, null, 'nothing scheduled before start()');
     s.start();
     s.start();
@@ -57,7 +82,10 @@ void describe('DoctorScheduler', () => {
     assert.equal(snap.report.at, T0 + 125_000);
     assert.deepEqual(snap.report.checked, checked);
     assert.equal(snap.nextRunAt, T0 + 185_000, 'everyMs after the run ended');
-    assert.deepEqual(outcomes.map((o) => o.outcome), ['ok']);
+    assert.deepEqual(
+      outcomes.map((o) => o.outcome),
+      ['ok'],
+    );
     t.mock.timers.tick(60_000);
     assert.equal(m.calls.length, 2);
     s.stop();
@@ -67,7 +95,14 @@ void describe('DoctorScheduler', () => {
     clock(t);
     const m = manualCheck();
     const outcomes: DoctorOutcome[] = [];
-    const s = new DoctorScheduler({ check: m.check, everyMs: 1000, firstDelayMs: 0, onRun: (o) => { outcomes.push(o); } });
+    const s = new DoctorScheduler({
+      check: m.check,
+      everyMs: 1000,
+      firstDelayMs: 0,
+      onRun: (o) => {
+        outcomes.push(o);
+      },
+    });
     s.start();
     t.mock.timers.tick(0);
     m.calls[0]?.resolve([finding('info', 'storage.compression')]);
@@ -80,7 +115,10 @@ void describe('DoctorScheduler', () => {
     assert.equal(snap.lastRun.error?.length, 500, 'the reason is bounded');
     assert.match(snap.lastRun.error ?? '', /^gateway <down> x/);
     assert.equal(snap.report?.at, T0, 'the findings of the last completed run stay');
-    assert.deepEqual(outcomes.map((o) => o.outcome), ['ok', 'failed']);
+    assert.deepEqual(
+      outcomes.map((o) => o.outcome),
+      ['ok', 'failed'],
+    );
     t.mock.timers.tick(1000);
     assert.equal(m.calls.length, 3, 'a failure does not stop the schedule');
     s.stop();
@@ -90,13 +128,27 @@ void describe('DoctorScheduler', () => {
     clock(t);
     const m = manualCheck();
     const outcomes: DoctorOutcome[] = [];
-    const s = new DoctorScheduler({ check: m.check, everyMs: 1000, firstDelayMs: 10, onRun: (o) => { outcomes.push(o); } });
+    const s = new DoctorScheduler({
+      check: m.check,
+      everyMs: 1000,
+      firstDelayMs: 10,
+      onRun: (o) => {
+        outcomes.push(o);
+      },
+    });
     s.start();
     s.stop();
     t.mock.timers.tick(10_000);
     assert.equal(m.calls.length, 0, 'the pending first run never starts');
 
-    const s2 = new DoctorScheduler({ check: m.check, everyMs: 1000, firstDelayMs: 0, onRun: (o) => { outcomes.push(o); } });
+    const s2 = new DoctorScheduler({
+      check: m.check,
+      everyMs: 1000,
+      firstDelayMs: 0,
+      onRun: (o) => {
+        outcomes.push(o);
+      },
+    });
     s2.start();
     t.mock.timers.tick(0);
     assert.equal(m.calls.length, 1);

@@ -6,7 +6,18 @@ import { join } from 'node:path';
 import { continueRun, eraseCheckpointFile, finishedCheckpoint, mergeSeen, newEraseCheckpoint, withUnit, type EraseRun } from '../../../src/erase/checkpoint.ts';
 import { CheckpointError } from '../../../src/walk/checkpoint.ts';
 
-const run: EraseRun = { id: 'dev-1', from: null, to: null, dataTable: 'd', indexTable: 'i', rollupTable: 'r', metaTable: 'm', buckets: 16, keyFormat: 'binary', indexTags: ['site'] };
+const run: EraseRun = {
+  id: 'dev-1',
+  from: null,
+  to: null,
+  dataTable: 'd',
+  indexTable: 'i',
+  rollupTable: 'r',
+  metaTable: 'm',
+  buckets: 16,
+  keyFormat: 'binary',
+  indexTags: ['site'],
+};
 
 void test('a checkpoint round-trips through its file with positions and what was seen', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'erase-cp-'));
@@ -23,7 +34,10 @@ void test('a checkpoint round-trips through its file with positions and what was
 
 void test('a checkpoint of another id or range is refused, naming the field', () => {
   const c = newEraseCheckpoint(run, 0);
-  assert.throws(() => continueRun(c, { ...run, id: 'dev-2' }, 'cp.json', 0), (e: unknown) => e instanceof CheckpointError && e.code === 'other_run' && /id is "dev-1" there, "dev-2" now/.test(e.message));
+  assert.throws(
+    () => continueRun(c, { ...run, id: 'dev-2' }, 'cp.json', 0),
+    (e: unknown) => e instanceof CheckpointError && e.code === 'other_run' && /id is "dev-1" there, "dev-2" now/.test(e.message),
+  );
   assert.throws(() => continueRun(c, { ...run, from: 1, to: 2 }, 'cp.json', 0), /from is null there, 1 now/);
   assert.deepEqual(continueRun(undefined, run, 'cp.json', 0).units, {});
 });
@@ -33,12 +47,38 @@ void test('a damaged checkpoint file is an error naming it', async (t) => {
   t.after(() => rm(dir, { recursive: true, force: true }));
   const path = join(dir, 'cp.json');
   await writeFile(path, '{"version":1}');
-  await assert.rejects(eraseCheckpointFile(path).load(), (e: unknown) => e instanceof CheckpointError && e.code === 'invalid' && e.message.includes(`--checkpoint ${path} is not a delete checkpoint`));
+  await assert.rejects(
+    eraseCheckpointFile(path).load(),
+    (e: unknown) => e instanceof CheckpointError && e.code === 'invalid' && e.message.includes(`--checkpoint ${path} is not a delete checkpoint`),
+  );
 });
 
 void test('seen values stay distinct and the ts span widens', () => {
-  let s = mergeSeen({ values: [], minTs: null, maxTs: null }, [{ tag: 'site', value: 'a' }, { tag: 'site', value: 'a' }], 50, 60);
-  s = mergeSeen(s, [{ tag: 'site', value: 'b' }, { tag: 'site', value: 'a' }], 40, 55);
+  let s = mergeSeen(
+    { values: [], minTs: null, maxTs: null },
+    [
+      { tag: 'site', value: 'a' },
+      { tag: 'site', value: 'a' },
+    ],
+    50,
+    60,
+  );
+  s = mergeSeen(
+    s,
+    [
+      { tag: 'site', value: 'b' },
+      { tag: 'site', value: 'a' },
+    ],
+    40,
+    55,
+  );
   s = mergeSeen(s, [], null, null);
-  assert.deepEqual(s, { values: [{ tag: 'site', value: 'a' }, { tag: 'site', value: 'b' }], minTs: 40, maxTs: 60 });
+  assert.deepEqual(s, {
+    values: [
+      { tag: 'site', value: 'a' },
+      { tag: 'site', value: 'b' },
+    ],
+    minTs: 40,
+    maxTs: 60,
+  });
 });

@@ -16,7 +16,10 @@ void test('data scans: one per bucket, each holding the id and never an id it is
   const ks = testKeyspace(16, 'binary', 'entry', fixedSpread({ ab: { epochs: [{ since: 0, k: 4 }], fence: null } }));
   const scans = dataScans(ks, 'a', null);
   assert.equal(scans.length, 16);
-  assert.deepEqual(scans.map((s) => s.unit), Array.from({ length: 16 }, (_, b) => `data/${b}`));
+  assert.deepEqual(
+    scans.map((s) => s.unit),
+    Array.from({ length: 16 }, (_, b) => `data/${b}`),
+  );
   for (let b = 0; b < 16; b++) {
     const scan = scans[b];
     assert.ok(scan !== undefined);
@@ -59,7 +62,10 @@ void test('window cuts: windows wholly inside [from, to) and the ones it cuts', 
     { id: 'x', windowSec: 3600, windowStart: HOUR },
     { id: 'x', windowSec: 86400, windowStart: 0 },
   ]);
-  assert.deepEqual(windowCuts(windows, { from: 0, to: 24 * HOUR }).map((c) => c.cut), [[], []]);
+  assert.deepEqual(
+    windowCuts(windows, { from: 0, to: 24 * HOUR }).map((c) => c.cut),
+    [[], []],
+  );
 });
 
 void test('summary scans: the whole id prefix, or the whole windows of a range', () => {
@@ -82,7 +88,10 @@ void test('marker action: the id cell only (never the version cell or another id
   const key = ks.markerKey({ id: 'a', windowSec: 3600, windowStart: HOUR });
   assert.equal(inRange(key, markerScan(ks, 'a')), true);
   const version = cell(VERSION_QUALIFIER, Buffer.alloc(16));
-  assert.deepEqual(markerAction(ks, 'a', key, [cell(Buffer.from('a')), cell(Buffer.from('ab')), version], windows, null), { kind: 'cell', qualifier: Buffer.from('a') });
+  assert.deepEqual(markerAction(ks, 'a', key, [cell(Buffer.from('a')), cell(Buffer.from('ab')), version], windows, null), {
+    kind: 'cell',
+    qualifier: Buffer.from('a'),
+  });
   assert.equal(markerAction(ks, 'a', key, [cell(Buffer.from('ab')), version], windows, null), null);
   assert.equal(markerAction(ks, 'a', key, [cell(Buffer.from('a'))], windows, { from: 0, to: 2 * HOUR }) !== null, true);
   assert.equal(markerAction(ks, 'a', key, [cell(Buffer.from('a'))], windows, { from: 0, to: HOUR + 1 }), null, 'a cut window keeps its mark');

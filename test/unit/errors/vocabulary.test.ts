@@ -40,26 +40,110 @@ interface Row {
 
 /** Every error class of src/, one representative each, and how it must classify. */
 const TABLE: readonly Row[] = [
-  { cls: ServiceError, make: (cause) => new ServiceError({ code: 'CONSUMER_CRASHED', message: 'crashed', cause }), code: 'CONSUMER_CRASHED', retriable: false, fatal: true },
-  { cls: InputError, make: (cause) => new InputError('--from (9) must be before --to (9)', { field: '--from', cause }), code: 'BAD_INPUT', retriable: false, fatal: true },
-  { cls: HBaseError, make: (cause) => new HBaseError({ code: 'UNAVAILABLE', status: 503, message: 'HTTP 503', cause }), code: 'UNAVAILABLE', retriable: true, fatal: false },
+  {
+    cls: ServiceError,
+    make: (cause) => new ServiceError({ code: 'CONSUMER_CRASHED', message: 'crashed', cause }),
+    code: 'CONSUMER_CRASHED',
+    retriable: false,
+    fatal: true,
+  },
+  {
+    cls: InputError,
+    make: (cause) => new InputError('--from (9) must be before --to (9)', { field: '--from', cause }),
+    code: 'BAD_INPUT',
+    retriable: false,
+    fatal: true,
+  },
+  {
+    cls: HBaseError,
+    make: (cause) => new HBaseError({ code: 'UNAVAILABLE', status: 503, message: 'HTTP 503', cause }),
+    code: 'UNAVAILABLE',
+    retriable: true,
+    fatal: false,
+  },
   { cls: StartupError, make: (cause) => new StartupError('refusing to start', cause), code: 'STARTUP', retriable: false, fatal: true },
-  { cls: RegistryConflictError, make: (cause) => new RegistryConflictError('kept changing', { cause }), code: 'REGISTRY_CONFLICT', retriable: true, fatal: false },
-  { cls: TsdbQueryError, make: (cause) => new TsdbQueryError({ field: 'start', message: 'bad start', cause }), code: 'BAD_QUERY', retriable: false, fatal: true },
+  {
+    cls: RegistryConflictError,
+    make: (cause) => new RegistryConflictError('kept changing', { cause }),
+    code: 'REGISTRY_CONFLICT',
+    retriable: true,
+    fatal: false,
+  },
+  {
+    cls: TsdbQueryError,
+    make: (cause) => new TsdbQueryError({ field: 'start', message: 'bad start', cause }),
+    code: 'BAD_QUERY',
+    retriable: false,
+    fatal: true,
+  },
   { cls: HttpError, make: (cause) => new HttpError(413, 'too large', { cause }), code: 'HTTP_REQUEST', retriable: false, fatal: true },
-  { cls: FilterSpecError, make: (cause) => new FilterSpecError('Filter must contain an asterisk', { cause }), code: 'BAD_FILTER', retriable: false, fatal: true },
+  {
+    cls: FilterSpecError,
+    make: (cause) => new FilterSpecError('Filter must contain an asterisk', { cause }),
+    code: 'BAD_FILTER',
+    retriable: false,
+    fatal: true,
+  },
   { cls: DeadlinePassed, make: () => new DeadlinePassed(), code: 'DEADLINE_PASSED', retriable: true, fatal: false },
-  { cls: QueryError, make: (cause) => new QueryError('bad_parameter', 'limit', 'limit: must be a positive integer', { cause }), code: 'bad_parameter', retriable: false, fatal: true },
-  { cls: KeyError, make: (cause) => new KeyError('invalid_buckets', 'buckets must be an integer in [1, 256], got 0', { cause }), code: 'invalid_buckets', retriable: false, fatal: true },
-  { cls: EventError, make: (cause) => new EventError('malformed_cell', 'd:temp', 'cell d:temp is not 8 bytes', { cause }), code: 'malformed_cell', retriable: false, fatal: true },
-  { cls: CheckpointError, make: (cause) => new CheckpointError('not_json', 'checkpoint c.json is not JSON', { cause }), code: 'not_json', retriable: false, fatal: true },
-  { cls: LifecycleError, make: (cause) => new LifecycleError('illegal_transition', 'stopped -> running', { cause }), code: 'illegal_transition', retriable: false, fatal: true },
-  { cls: TableAdminError, make: (cause) => new TableAdminError('UNAVAILABLE', 'ZooKeeper not reachable', { cause }), code: 'UNAVAILABLE', retriable: true, fatal: false },
+  {
+    cls: QueryError,
+    make: (cause) => new QueryError('bad_parameter', 'limit', 'limit: must be a positive integer', { cause }),
+    code: 'bad_parameter',
+    retriable: false,
+    fatal: true,
+  },
+  {
+    cls: KeyError,
+    make: (cause) => new KeyError('invalid_buckets', 'buckets must be an integer in [1, 256], got 0', { cause }),
+    code: 'invalid_buckets',
+    retriable: false,
+    fatal: true,
+  },
+  {
+    cls: EventError,
+    make: (cause) => new EventError('malformed_cell', 'd:temp', 'cell d:temp is not 8 bytes', { cause }),
+    code: 'malformed_cell',
+    retriable: false,
+    fatal: true,
+  },
+  {
+    cls: CheckpointError,
+    make: (cause) => new CheckpointError('not_json', 'checkpoint c.json is not JSON', { cause }),
+    code: 'not_json',
+    retriable: false,
+    fatal: true,
+  },
+  {
+    cls: LifecycleError,
+    make: (cause) => new LifecycleError('illegal_transition', 'stopped -> running', { cause }),
+    code: 'illegal_transition',
+    retriable: false,
+    fatal: true,
+  },
+  {
+    cls: TableAdminError,
+    make: (cause) => new TableAdminError('UNAVAILABLE', 'ZooKeeper not reachable', { cause }),
+    code: 'UNAVAILABLE',
+    retriable: true,
+    fatal: false,
+  },
   { cls: ConfigError, make: (cause) => new ConfigError('hbase.restUrl: required', { cause }), code: 'CONFIG', retriable: false, fatal: true },
-  { cls: WindowConfigError, make: (cause) => new WindowConfigError('rollup.windows needs at least one window', { cause }), code: 'CONFIG', retriable: false, fatal: true },
+  {
+    cls: WindowConfigError,
+    make: (cause) => new WindowConfigError('rollup.windows needs at least one window', { cause }),
+    code: 'CONFIG',
+    retriable: false,
+    fatal: true,
+  },
   { cls: UsageError, make: (cause) => new UsageError('unknown flag --x', { cause }), code: 'USAGE', retriable: false, fatal: true },
   { cls: RollupStageError, make: (cause) => new RollupStageError('compute', cause), code: 'ROLLUP_FAILED', retriable: false, fatal: true },
-  { cls: SummaryDecodeError, make: (cause) => new SummaryDecodeError('summary cell m is 3 bytes, expected 64', { cause }), code: 'MALFORMED_SUMMARY', retriable: false, fatal: true },
+  {
+    cls: SummaryDecodeError,
+    make: (cause) => new SummaryDecodeError('summary cell m is 3 bytes, expected 64', { cause }),
+    code: 'MALFORMED_SUMMARY',
+    retriable: false,
+    fatal: true,
+  },
   { cls: RetryAbortedError, make: (cause) => new RetryAbortedError('retry aborted', { cause }), code: 'ABORTED', retriable: false, fatal: false },
 ];
 
@@ -99,7 +183,10 @@ void test('every error class of src/ is a ServiceError and has a row in the tabl
   assert.ok(classes.length >= TABLE.length - 1, 'the scan finds the error classes');
   for (const c of classes) {
     const root = c.name === 'ServiceError' && c.file === 'src/errors.ts';
-    assert.ok(root || !['Error', 'RangeError', 'TypeError'].includes(c.base), `${c.name} (${c.file}) extends ${c.base}: make it a ServiceError (src/errors.ts)`);
+    assert.ok(
+      root || !['Error', 'RangeError', 'TypeError'].includes(c.base),
+      `${c.name} (${c.file}) extends ${c.base}: make it a ServiceError (src/errors.ts)`,
+    );
     assert.ok(listed.has(c.name), `${c.name} (${c.file}) is missing from this test's table`);
   }
 });

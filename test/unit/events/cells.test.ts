@@ -50,7 +50,10 @@ void test('metric values round-trip bit-exactly', () => {
     const decoded = decodeMetricValue(encodeMetricValue(v));
     assert.ok(Object.is(decoded, v), String(v));
   }
-  assert.throws(() => decodeMetricValue(Buffer.alloc(4), 'temp'), (e: unknown) => e instanceof EventError && e.code === 'malformed_cell' && e.field === 'temp');
+  assert.throws(
+    () => decodeMetricValue(Buffer.alloc(4), 'temp'),
+    (e: unknown) => e instanceof EventError && e.code === 'malformed_cell' && e.field === 'temp',
+  );
 });
 
 void test('tags encoding is stable: sorted by UTF-8 bytes, compact, independent of insertion order', () => {

@@ -48,7 +48,10 @@ void test('tags are optional; absent or null tags mean none; extra fields are ig
 void test('a tag named __proto__ is kept as an ordinary tag', () => {
   const result = parse('{"id":"a","ts":1,"metric":"m","value":1,"tags":{"__proto__":"x","k":"v"}}');
   assert.ok(result.ok);
-  assert.deepEqual(Object.entries(result.event.tags), [['__proto__', 'x'], ['k', 'v']]);
+  assert.deepEqual(Object.entries(result.event.tags), [
+    ['__proto__', 'x'],
+    ['k', 'v'],
+  ]);
 });
 
 void test('invalid_json: bad UTF-8, bad JSON, non-object JSON, lone surrogates', () => {
@@ -86,7 +89,10 @@ void test('wrong_type: numeric strings, non-string ids, fractional ts, non-objec
 
 void test('id_empty, id_contains_nul and id_too_long', () => {
   assert.equal(rejected(parse({ ...GOOD, id: '' }), 'id_empty', 'id'), 'id is the empty string; it must be 1–128 UTF-8 bytes');
-  assert.match(rejected(parse({ ...GOOD, payload: { deviceId: '' } }, resolveFieldMapping({ id: 'payload.deviceId' })), 'id_empty', 'payload.deviceId'), /empty/);
+  assert.match(
+    rejected(parse({ ...GOOD, payload: { deviceId: '' } }, resolveFieldMapping({ id: 'payload.deviceId' })), 'id_empty', 'payload.deviceId'),
+    /empty/,
+  );
   assert.ok(parse({ ...GOOD, id: ' ' }).ok, 'a blank id is not empty');
   rejected(parse({ ...GOOD, id: 'a\u0000b' }), 'id_contains_nul', 'id');
   assert.match(rejected(parse({ ...GOOD, id: 'x'.repeat(129) }), 'id_too_long', 'id'), /129 UTF-8 bytes, max 128/);
@@ -122,14 +128,20 @@ void test('ts_out_of_range: before minTs, after maxTs (default 2200), non-finite
   rejected(parse({ ...GOOD, ts: '0070-01-01T00:00:00Z' }), 'ts_out_of_range', 'ts');
   const late = rejected(parse({ ...GOOD, ts: '2200-01-01T00:00:00.001Z' }), 'ts_out_of_range', 'ts');
   const max = Date.UTC(2200, 0, 1);
-  assert.equal(late, `ts ${max + 1} (2200-01-01T00:00:00.001Z) is after events.maxTs ${max} (2200-01-01T00:00:00.000Z); raise events.maxTs (epoch ms or ISO-8601) to accept it`);
+  assert.equal(
+    late,
+    `ts ${max + 1} (2200-01-01T00:00:00.001Z) is after events.maxTs ${max} (2200-01-01T00:00:00.000Z); raise events.maxTs (epoch ms or ISO-8601) to accept it`,
+  );
   assert.ok(parse({ ...GOOD, ts: '2199-12-31T23:59:59.999Z' }).ok);
   assert.ok(parse({ ...GOOD, ts: 0 }).ok);
   rejected(parse('{"id":"a","ts":1e400,"metric":"m","value":1}'), 'ts_out_of_range', 'ts');
   const limits = resolveEventLimits({ minTs: 1_000, nowMs: 2_000_000, maxFutureSkewMs: 60_000 });
   rejected(parse({ ...GOOD, ts: 999 }, DEFAULT_FIELD_MAPPING, limits), 'ts_out_of_range', 'ts');
   assert.ok(parse({ ...GOOD, ts: 2_060_000 }, DEFAULT_FIELD_MAPPING, limits).ok);
-  assert.match(rejected(parse({ ...GOOD, ts: 2_060_001 }, DEFAULT_FIELD_MAPPING, limits), 'ts_out_of_range', 'ts'), /more than 60000 ms \(events\.maxFutureSkewMs\) ahead of now 2000000/);
+  assert.match(
+    rejected(parse({ ...GOOD, ts: 2_060_001 }, DEFAULT_FIELD_MAPPING, limits), 'ts_out_of_range', 'ts'),
+    /more than 60000 ms \(events\.maxFutureSkewMs\) ahead of now 2000000/,
+  );
 });
 
 void test('ts_out_of_range follows a raised or lowered maxTs', () => {
@@ -138,7 +150,10 @@ void test('ts_out_of_range follows a raised or lowered maxTs', () => {
   const in2250 = Date.UTC(2250, 5, 1);
   assert.deepEqual(parse({ ...GOOD, ts: in2250 }, DEFAULT_FIELD_MAPPING, raised), { ok: true, event: { ...GOOD, ts: in2250 } });
   assert.ok(parse({ ...GOOD, ts: '2299-12-31T23:59:59.999Z' }, DEFAULT_FIELD_MAPPING, raised).ok);
-  assert.match(rejected(parse({ ...GOOD, ts: year2300 + 1 }, DEFAULT_FIELD_MAPPING, raised), 'ts_out_of_range', 'ts'), new RegExp(`after events\\.maxTs ${year2300} \\(2300-01-01T00:00:00\\.000Z\\)`));
+  assert.match(
+    rejected(parse({ ...GOOD, ts: year2300 + 1 }, DEFAULT_FIELD_MAPPING, raised), 'ts_out_of_range', 'ts'),
+    new RegExp(`after events\\.maxTs ${year2300} \\(2300-01-01T00:00:00\\.000Z\\)`),
+  );
   rejected(parse({ ...GOOD, ts: in2250 }), 'ts_out_of_range', 'ts');
   const lowered = resolveEventLimits({ maxTs: GOOD.ts });
   assert.ok(parse(GOOD, DEFAULT_FIELD_MAPPING, lowered).ok, 'maxTs itself is accepted');
@@ -202,8 +217,20 @@ void test('renamed and dotted fields via the mapping', () => {
 
 void test('every reject reason is exercised and has a description', () => {
   assert.deepEqual([...REJECT_REASONS].sort(), [
-    'cell_too_large', 'hbase_rejected', 'id_contains_nul', 'id_empty', 'id_too_long', 'invalid_json', 'key_invalid',
-    'metric_invalid', 'missing_field', 'tags_invalid', 'ts_invalid', 'ts_out_of_range', 'value_not_finite', 'wrong_type',
+    'cell_too_large',
+    'hbase_rejected',
+    'id_contains_nul',
+    'id_empty',
+    'id_too_long',
+    'invalid_json',
+    'key_invalid',
+    'metric_invalid',
+    'missing_field',
+    'tags_invalid',
+    'ts_invalid',
+    'ts_out_of_range',
+    'value_not_finite',
+    'wrong_type',
   ]);
   assert.equal(new Set(REJECT_REASONS).size, REJECT_REASONS.length, 'no duplicates');
   for (const reason of REJECT_REASONS) assert.match(reason, /^[a-z]+(_[a-z]+)*$/, 'usable as a header value and metric label');

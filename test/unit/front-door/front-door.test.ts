@@ -16,7 +16,10 @@ const basic = (user: string, password: string): string => `Basic ${Buffer.from(`
 
 async function creds(): Promise<ReturnType<typeof parseCredentials>> {
   return parseCredentials({
-    tokens: [{ name: 'prom', sha256: hashToken('tok-prom'), scopes: ['metrics'] }, { name: 'ops', sha256: hashToken('tok-ops'), scopes: ['read', 'admin'] }],
+    tokens: [
+      { name: 'prom', sha256: hashToken('tok-prom'), scopes: ['metrics'] },
+      { name: 'ops', sha256: hashToken('tok-ops'), scopes: ['read', 'admin'] },
+    ],
     users: [{ name: 'grafana', scrypt: await hashPassword('pw-grafana'), scopes: ['read'] }],
     clients: [{ name: 'batch', cn: 'batch.example', scopes: ['read', 'ui'] }],
   });
@@ -42,12 +45,21 @@ test('parseCredentials: hashes only, known scopes, unique names; errors name the
   const c = await creds();
   assert.equal(c.tokens.length, 2);
   assert.equal(c.users[0]?.name, 'grafana');
-  assert.throws(() => parseCredentials({ tokens: [{ name: 'x', token: 'plain-secret', scopes: ['read'] }] }), (err: Error) => /tokens\.0/.test(err.message) && !err.message.includes('plain-secret'));
+  assert.throws(
+    () => parseCredentials({ tokens: [{ name: 'x', token: 'plain-secret', scopes: ['read'] }] }),
+    (err: Error) => /tokens\.0/.test(err.message) && !err.message.includes('plain-secret'),
+  );
   assert.throws(() => parseCredentials({ tokens: [{ name: 'x', sha256: 'not-a-hash', scopes: ['read'] }] }), /tokens\.0\.sha256: the hex SHA-256/);
-  assert.throws(() => parseCredentials({ users: [{ name: 'u', password: 'hunter2', scopes: ['read'] }] }), (err: Error) => !err.message.includes('hunter2'));
+  assert.throws(
+    () => parseCredentials({ users: [{ name: 'u', password: 'hunter2', scopes: ['read'] }] }),
+    (err: Error) => !err.message.includes('hunter2'),
+  );
   assert.throws(() => parseCredentials({ tokens: [{ name: 'x', sha256: hashToken('a'), scopes: ['write'] }] }), /scopes/);
   assert.throws(() => parseCredentials({ tokens: [{ name: 'x', sha256: hashToken('a'), scopes: [] }] }), /scopes/);
-  assert.throws(() => parseCredentials({ tokens: [{ name: 'x', sha256: hashToken('a'), scopes: ['read'] }], clients: [{ name: 'x', cn: 'x', scopes: ['read'] }] }), /given twice/);
+  assert.throws(
+    () => parseCredentials({ tokens: [{ name: 'x', sha256: hashToken('a'), scopes: ['read'] }], clients: [{ name: 'x', cn: 'x', scopes: ['read'] }] }),
+    /given twice/,
+  );
   assert.equal(hashToken('abc'), 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
 });
 
@@ -78,7 +90,11 @@ test('Authenticator: Bearer and Basic against hashes, client certificates by CN,
   assert.match(await rejected(undefined), /credentials required/);
   assert.match(await rejected('Digest abc'), /unsupported authorization scheme/);
   assert.match(await rejected('Basic %%%'), /malformed/);
-  assert.match(await rejected(undefined, { authorized: false, cn: 'batch.example' }), /credentials required/, 'a certificate TLS did not verify counts for nothing');
+  assert.match(
+    await rejected(undefined, { authorized: false, cn: 'batch.example' }),
+    /credentials required/,
+    'a certificate TLS did not verify counts for nothing',
+  );
   assert.match(await rejected(undefined, { authorized: true, cn: 'stranger' }), /not one of the known identities/);
 });
 
@@ -124,8 +140,13 @@ test('config: a non-loopback http.host needs credentials or an explicit http.aut
   assert.ok(!isLoopback('0.0.0.0') && !isLoopback('::') && !isLoopback('10.0.0.1') && !isLoopback('example.org'));
   assert.throws(() => loadConfig({ env: { TSI_HTTP_HOST: '0.0.0.0' } }), /http\.auth\.mode: http\.host is not loopback and no authentication is configured/);
   assert.equal(loadConfig({ env: { TSI_HTTP_HOST: '0.0.0.0', TSI_HTTP_AUTH_MODE: 'none' } }).http.auth.mode, 'none');
-  assert.equal(loadConfig({ env: { TSI_HTTP_HOST: '0.0.0.0', TSI_HTTP_CREDENTIALS_FILE: '/run/secrets/c.json' } }).http.auth.credentialsFile, '/run/secrets/c.json');
-  const inline = loadConfig({ env: { TSI_HTTP_HOST: '0.0.0.0', TSI_HTTP_CREDENTIALS: JSON.stringify({ tokens: [{ name: 'p', sha256: hashToken('x'), scopes: ['metrics'] }] }) } });
+  assert.equal(
+    loadConfig({ env: { TSI_HTTP_HOST: '0.0.0.0', TSI_HTTP_CREDENTIALS_FILE: '/run/secrets/c.json' } }).http.auth.credentialsFile,
+    '/run/secrets/c.json',
+  );
+  const inline = loadConfig({
+    env: { TSI_HTTP_HOST: '0.0.0.0', TSI_HTTP_CREDENTIALS: JSON.stringify({ tokens: [{ name: 'p', sha256: hashToken('x'), scopes: ['metrics'] }] }) },
+  });
   assert.ok(inline.http.auth.credentials !== null);
   assert.throws(() => loadConfig({ env: { TSI_HTTP_TLS_CERT_FILE: '/c.pem' } }), /http\.tls\.keyFile: certFile and keyFile go together/);
   assert.throws(() => loadConfig({ env: { TSI_HTTP_TLS_CLIENT_CA_FILE: '/ca.pem' } }), /client certificates need TLS/);

@@ -24,10 +24,15 @@ class FakeTransport implements HttpTransport {
   }
 }
 
-function client(handler: Handler, extra: { namespace?: string; baseUrl?: string; putEncoding?: 'json' | 'protobuf' } = {}): { c: HBaseRestClient; fake: FakeTransport } {
+function client(
+  handler: Handler,
+  extra: { namespace?: string; baseUrl?: string; putEncoding?: 'json' | 'protobuf' } = {},
+): { c: HBaseRestClient; fake: FakeTransport } {
   const fake = new FakeTransport(handler);
   const c = new HBaseRestClient({
-    baseUrl: extra.baseUrl ?? 'http://gw:8080', transport: fake, defaultDeadlineMs: 1234,
+    baseUrl: extra.baseUrl ?? 'http://gw:8080',
+    transport: fake,
+    defaultDeadlineMs: 1234,
     ...(extra.namespace === undefined ? {} : { namespace: extra.namespace }),
     ...(extra.putEncoding === undefined ? {} : { putEncoding: extra.putEncoding }),
   });
@@ -38,7 +43,7 @@ const ROW = Buffer.from([0x00, 0xff]);
 const COL = column('cf', 'a');
 const json = (s: string): Buffer => Buffer.from(s);
 
-test('put sends one protobuf CellSet PUT by default (the encoder\'s bytes, x-protobuf content type)', async () => {
+test("put sends one protobuf CellSet PUT by default (the encoder's bytes, x-protobuf content type)", async () => {
   const { c, fake } = client(() => ({ status: 200 }));
   const rows = [{ row: ROW, cells: [{ column: COL, value: Buffer.from('v'), timestamp: 5 }] }];
   await c.put('t', rows);
@@ -51,7 +56,10 @@ test('put sends one protobuf CellSet PUT by default (the encoder\'s bytes, x-pro
 
 test('put with putEncoding json sends one CellSet PUT to /<table>/fakerow with JSON headers and the default deadline', async () => {
   const { c, fake } = client(() => ({ status: 200 }), { putEncoding: 'json' });
-  await c.put('t', [{ row: ROW, cells: [{ column: COL, value: Buffer.from('v'), timestamp: 5 }] }, { row: Buffer.from('b'), cells: [{ column: COL, value: Buffer.alloc(0) }] }]);
+  await c.put('t', [
+    { row: ROW, cells: [{ column: COL, value: Buffer.from('v'), timestamp: 5 }] },
+    { row: Buffer.from('b'), cells: [{ column: COL, value: Buffer.alloc(0) }] },
+  ]);
   const [req] = fake.requests;
   assert.ok(req);
   assert.equal(req.method, 'PUT');
@@ -70,8 +78,11 @@ test('put with putEncoding json sends one CellSet PUT to /<table>/fakerow with J
 });
 
 test('get builds the e=b64 row spec, honours namespace, base path and per-call deadline; 404 → null', async () => {
-  const { c, fake } = client((req) =>
-    req.path.includes('AP8') ? { status: 200, body: json(encodeCellSet([{ row: ROW, cells: [{ column: COL, value: Buffer.from('x'), timestamp: 3 }] }])) } : { status: 404, body: json('Not found') },
+  const { c, fake } = client(
+    (req) =>
+      req.path.includes('AP8')
+        ? { status: 200, body: json(encodeCellSet([{ row: ROW, cells: [{ column: COL, value: Buffer.from('x'), timestamp: 3 }] }])) }
+        : { status: 404, body: json('Not found') },
     { namespace: 'ns', baseUrl: 'http://gw:8080/hbase/' },
   );
   const row = await c.get('t', ROW, { columns: [COL], timeRange: { from: 1, to: 10 }, maxVersions: 2, deadlineMs: 50 });
@@ -109,7 +120,17 @@ test('checkAndPut / checkAndDelete: PUT with check=…, check cell last, 304 →
   const [p, d] = fake.requests;
   assert.equal(p?.method, 'PUT');
   assert.equal(p.path, '/t/AP8?e=b64&check=put');
-  assert.deepEqual(JSON.parse(String(p.body)), { Row: [{ key: 'AP8=', Cell: [{ column: 'Y2Y6YQ==', $: 'bmV3' }, { column: 'Y2Y6YQ==', $: 'b2xk' }] }] });
+  assert.deepEqual(JSON.parse(String(p.body)), {
+    Row: [
+      {
+        key: 'AP8=',
+        Cell: [
+          { column: 'Y2Y6YQ==', $: 'bmV3' },
+          { column: 'Y2Y6YQ==', $: 'b2xk' },
+        ],
+      },
+    ],
+  });
   assert.equal(d?.method, 'PUT');
   assert.equal(d.path, '/t/AP8?e=b64&check=delete');
   assert.deepEqual(JSON.parse(String(d.body)), { Row: [{ key: 'AP8=', Cell: [{ column: 'bQ==' }, { column: 'Y2Y6YQ==', $: '' }] }] });
@@ -129,7 +150,10 @@ test('multiGet splits by URL length, aligns results, tolerates 404 chunks', asyn
     return { status: 200, body: json(encodeCellSet(present.map((k) => ({ row: k, cells: [{ column: COL, value: k, timestamp: 1 }] })))) };
   });
   const res = await c.multiGet('t', keys, { maxUrlLength: 40 });
-  assert.deepEqual(res.map((r) => r?.cells[0]?.value.toString() ?? null), ['a', 'b', null, null, 'e']);
+  assert.deepEqual(
+    res.map((r) => r?.cells[0]?.value.toString() ?? null),
+    ['a', 'b', null, null, 'e'],
+  );
   assert.ok(fake.requests.length > 1);
   for (const r of fake.requests) assert.match(r.path, /^\/t\/multiget\?e=b64(&row=[A-Za-z0-9_-]+)+$/);
   assert.deepEqual(await c.multiGet('t', []), []);
@@ -153,35 +177,55 @@ test('scan merges rows split across pages and deletes the scanner after 204', as
   const { c, fake } = scannerFake([page(['r1', 'a'], ['r2', 'a']), page(['r2', 'b'], ['r3', 'a']), 204]);
   const rows = [];
   for await (const r of c.scan('t', { startRow: Buffer.from('r'), filter: { type: 'KeyOnlyFilter' }, batch: 2 })) rows.push(r);
-  assert.deepEqual(rows.map((r) => [r.row.toString(), r.cells.map((x) => x.qualifier.toString()).join('')]), [['r1', 'a'], ['r2', 'ab'], ['r3', 'a']]);
+  assert.deepEqual(
+    rows.map((r) => [r.row.toString(), r.cells.map((x) => x.qualifier.toString()).join('')]),
+    [
+      ['r1', 'a'],
+      ['r2', 'ab'],
+      ['r3', 'a'],
+    ],
+  );
   const [open] = fake.requests;
   assert.equal(open?.path, '/t/scanner');
   assert.deepEqual(JSON.parse(String(open.body)), { startRow: 'cg==', batch: 2, maxVersions: 1, filter: '{"type":"KeyOnlyFilter"}' });
-  assert.deepEqual(fake.requests.slice(1).map((r) => `${r.method} ${r.path}`), [
-    'GET /t/scanner/17953abc', 'GET /t/scanner/17953abc', 'GET /t/scanner/17953abc', 'DELETE /t/scanner/17953abc',
-  ]);
+  assert.deepEqual(
+    fake.requests.slice(1).map((r) => `${r.method} ${r.path}`),
+    ['GET /t/scanner/17953abc', 'GET /t/scanner/17953abc', 'GET /t/scanner/17953abc', 'DELETE /t/scanner/17953abc'],
+  );
 });
 
 test('a page with fewer cells than batch ends on a whole row; with fewer rows than asked too, it is the last (no 204 asked)', async () => {
-  const cells = (k: string, ...qs: string[]): WireRow => ({ row: Buffer.from(k), cells: qs.map((q) => ({ column: column('cf', q), value: Buffer.from(q), timestamp: 1 })) });
+  const cells = (k: string, ...qs: string[]): WireRow => ({
+    row: Buffer.from(k),
+    cells: qs.map((q) => ({ column: column('cf', q), value: Buffer.from(q), timestamp: 1 })),
+  });
   // no ?n=: a page under the cell cap is the end of the scan
   const last = scannerFake([encodeCellSet([cells('r1', 'a', 'b'), cells('r2', 'a')]), page(['r9', 'a'])]);
   const got = [];
   for await (const r of last.c.scan('t', { batch: 4 })) got.push(`${r.row.toString()}:${r.cells.length}`);
   assert.deepEqual(got, ['r1:2', 'r2:1']);
-  assert.deepEqual(last.fake.requests.map((r) => r.method), ['PUT', 'GET', 'DELETE']);
+  assert.deepEqual(
+    last.fake.requests.map((r) => r.method),
+    ['PUT', 'GET', 'DELETE'],
+  );
   // ?n=2 answered with 2 whole rows: not the end; the next, shorter page is
   const paged = scannerFake([page(['r1', 'a'], ['r2', 'a']), page(['r3', 'a']), page(['r9', 'a'])]);
   const rows = [];
   for await (const r of paged.c.scan('t', { pageRows: 2, stateful: true })) rows.push(r.row.toString());
   assert.deepEqual(rows, ['r1', 'r2', 'r3']);
-  assert.deepEqual(paged.fake.requests.map((r) => `${r.method} ${r.path}`), ['PUT /t/scanner', 'GET /t/scanner/17953abc?n=2', 'GET /t/scanner/17953abc?n=2', 'DELETE /t/scanner/17953abc']);
+  assert.deepEqual(
+    paged.fake.requests.map((r) => `${r.method} ${r.path}`),
+    ['PUT /t/scanner', 'GET /t/scanner/17953abc?n=2', 'GET /t/scanner/17953abc?n=2', 'DELETE /t/scanner/17953abc'],
+  );
   // a page of exactly batch cells may end inside a row: that row waits for the next page
   const cut = scannerFake([encodeCellSet([cells('r1', 'a'), cells('r2', 'a')]), encodeCellSet([cells('r2', 'b')])]);
   const whole = [];
   for await (const r of cut.c.scan('t', { batch: 2 })) whole.push(`${r.row.toString()}:${r.cells.length}`);
   assert.deepEqual(whole, ['r1:1', 'r2:2']);
-  assert.deepEqual(cut.fake.requests.map((r) => r.method), ['PUT', 'GET', 'GET', 'DELETE']);
+  assert.deepEqual(
+    cut.fake.requests.map((r) => r.method),
+    ['PUT', 'GET', 'GET', 'DELETE'],
+  );
   // the delete goes out with the last page, before its rows are handed on, and only once
   const overlap = scannerFake([page(['r1', 'a'], ['r2', 'a'])]);
   const it = overlap.c.scan('t')[Symbol.asyncIterator]();
@@ -189,7 +233,10 @@ test('a page with fewer cells than batch ends on a whole row; with fewer rows th
   assert.equal(overlap.fake.requests.at(-1)?.method, 'DELETE');
   assert.equal((await it.next()).value?.row.toString(), 'r2');
   assert.equal((await it.next()).done, true);
-  assert.deepEqual(overlap.fake.requests.map((r) => r.method), ['PUT', 'GET', 'DELETE']);
+  assert.deepEqual(
+    overlap.fake.requests.map((r) => r.method),
+    ['PUT', 'GET', 'DELETE'],
+  );
   // pageRows sizes the cell cap: room for 8 cells a row
   assert.equal((JSON.parse(String(paged.fake.requests[0]?.body)) as { batch?: number }).batch, 1000);
   const big = scannerFake([page(['r1', 'a'])]);
@@ -213,9 +260,12 @@ test('scan deletes the scanner on early break, on limit and on error', async () 
   assert.equal(limited.fake.requests.at(-1)?.method, 'DELETE');
 
   const failing = scannerFake([page(['r1', 'a']), 503]);
-  await assert.rejects(async () => {
-    for await (const r of failing.c.scan('t', { batch: 1 })) assert.ok(r.row.length > 0);
-  }, (e: unknown) => e instanceof HBaseError && e.code === 'UNAVAILABLE' && e.op === 'scan' && e.table === 't');
+  await assert.rejects(
+    async () => {
+      for await (const r of failing.c.scan('t', { batch: 1 })) assert.ok(r.row.length > 0);
+    },
+    (e: unknown) => e instanceof HBaseError && e.code === 'UNAVAILABLE' && e.op === 'scan' && e.table === 't',
+  );
   assert.equal(failing.fake.requests.at(-1)?.method, 'DELETE');
 });
 
@@ -232,7 +282,11 @@ test('scan pageRows asks ?n= rows per page, capped by what the limit still needs
 
   const unlimited = scannerFake([page(['r1', 'a']), 204]);
   for await (const r of unlimited.c.scan('t', { pageRows: 3, stateful: true })) assert.equal(r.row.toString(), 'r1');
-  assert.deepEqual(unlimited.fake.requests.filter((r) => r.method === 'GET').map((r) => r.path), ['/t/scanner/17953abc?n=3'], 'one row of 3 asked: the end');
+  assert.deepEqual(
+    unlimited.fake.requests.filter((r) => r.method === 'GET').map((r) => r.path),
+    ['/t/scanner/17953abc?n=3'],
+    'one row of 3 asked: the end',
+  );
   const limited = scannerFake([page(['r1', 'a']), 204]);
   for await (const r of limited.c.scan('t', { limit: 5000, stateful: true })) assert.equal(r.row.toString(), 'r1');
   assert.equal((JSON.parse(String(limited.fake.requests[0]?.body)) as { caching?: number }).caching, 1000, 'a limit alone caps caching at 1000');
@@ -241,9 +295,12 @@ test('scan pageRows asks ?n= rows per page, capped by what the limit still needs
   assert.equal((JSON.parse(String(explicit.fake.requests[0]?.body)) as { caching?: number }).caching, 50, 'an explicit caching wins');
 
   const bad = scannerFake([]);
-  await assert.rejects(async () => {
-    for await (const r of bad.c.scan('t', { pageRows: 0 })) assert.fail(`unexpected row ${r.row.toString()}`);
-  }, (e: unknown) => e instanceof HBaseError && e.code === 'INVALID_ARGUMENT' && /pageRows/.test(e.message));
+  await assert.rejects(
+    async () => {
+      for await (const r of bad.c.scan('t', { pageRows: 0 })) assert.fail(`unexpected row ${r.row.toString()}`);
+    },
+    (e: unknown) => e instanceof HBaseError && e.code === 'INVALID_ARGUMENT' && /pageRows/.test(e.message),
+  );
   assert.equal(bad.fake.requests.length, 0);
 });
 
@@ -252,7 +309,11 @@ test('a bounded scan with UTF-8 bounds: one stateless GET; a full first page con
   const one = [];
   for await (const r of short.c.scan('t', { startRow: Buffer.from('r'), stopRow: Buffer.from('s'), pageRows: 4 })) one.push(r.row.toString());
   assert.deepEqual(one, ['r1']);
-  assert.deepEqual(short.fake.requests.map((r) => `${r.method} ${r.path}`), ['GET /t/*?startrow=r&endrow=s&maxversions=1&limit=4'], 'one request, no scanner');
+  assert.deepEqual(
+    short.fake.requests.map((r) => `${r.method} ${r.path}`),
+    ['GET /t/*?startrow=r&endrow=s&maxversions=1&limit=4'],
+    'one request, no scanner',
+  );
 
   let n = 0;
   const full = client((req): Partial<HttpResponse> & { status: number } => {
@@ -266,7 +327,11 @@ test('a bounded scan with UTF-8 bounds: one stateless GET; a full first page con
   assert.deepEqual(rows, ['r1', 'r2', 'r3']);
   const [first, open] = full.fake.requests;
   assert.equal(first?.path, '/t/*?startrow=r&endrow=s&maxversions=1&limit=2');
-  assert.equal((JSON.parse(String(open?.body)) as { startRow?: string }).startRow, Buffer.from('r2\u0000').toString('base64'), 'the scanner starts right after r2');
+  assert.equal(
+    (JSON.parse(String(open?.body)) as { startRow?: string }).startRow,
+    Buffer.from('r2\u0000').toString('base64'),
+    'the scanner starts right after r2',
+  );
   assert.equal(full.fake.requests.at(-1)?.method, 'DELETE');
 });
 

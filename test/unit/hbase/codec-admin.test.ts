@@ -1,13 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  decodeClusterStatus,
-  decodeClusterVersion,
-  decodeRegions,
-  decodeTableList,
-  decodeTableSchema,
-  encodeTableSchema,
-} from '../../../src/hbase/index.ts';
+import { decodeClusterStatus, decodeClusterVersion, decodeRegions, decodeTableList, decodeTableSchema, encodeTableSchema } from '../../../src/hbase/index.ts';
 
 test('decodeRegions (captured 2.6.1 TableInfo) → Buffers for keys', () => {
   const regions = decodeRegions(

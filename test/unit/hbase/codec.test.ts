@@ -1,13 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  column,
-  decodeCellSet,
-  encodeCellSet,
-  encodeScanner,
-  splitColumn,
-  HBaseError,
-} from '../../../src/hbase/index.ts';
+import { column, decodeCellSet, encodeCellSet, encodeScanner, splitColumn, HBaseError } from '../../../src/hbase/index.ts';
 
 const BIN = Buffer.from([0x00, 0xff, 0x2f, 0x2b, 0x3f, 0xc3, 0xa9, 0x00]);
 
@@ -40,7 +33,9 @@ test('CellSet round-trips binary keys, columns, empty and utf-8 values with time
 
 test('encodeCellSet uses the Jackson field names, standard padded base64, omits absent ts/value', () => {
   const json = JSON.parse(
-    encodeCellSet([{ row: Buffer.from([0xff]), cells: [{ column: Buffer.from('cf:a') }, { column: Buffer.from('cf:b'), value: Buffer.alloc(0), timestamp: 7 }] }]),
+    encodeCellSet([
+      { row: Buffer.from([0xff]), cells: [{ column: Buffer.from('cf:a') }, { column: Buffer.from('cf:b'), value: Buffer.alloc(0), timestamp: 7 }] },
+    ]),
   ) as unknown;
   assert.deepEqual(json, {
     Row: [{ key: '/w==', Cell: [{ column: 'Y2Y6YQ==' }, { column: 'Y2Y6Yg==', timestamp: 7, $: '' }] }],
@@ -59,7 +54,10 @@ test('decodeCellSet reads a captured 2.6.1 response', () => {
   const [row] = decodeCellSet(Buffer.from(body));
   assert.ok(row);
   assert.deepEqual(row.row, Buffer.from([0x00, 0xff, 0x2f, 0x2b, 0x3f, 0xc3, 0xa9]));
-  assert.deepEqual(row.cells.map((c) => c.column.toString('latin1')), ['cf:a', 'cf:q\0']);
+  assert.deepEqual(
+    row.cells.map((c) => c.column.toString('latin1')),
+    ['cf:a', 'cf:q\0'],
+  );
   assert.deepEqual(row.cells[0]?.value, Buffer.alloc(0));
   assert.deepEqual(row.cells[1]?.value, Buffer.from([0x76, 0x00, 0xff]));
   assert.equal(row.cells[1].timestamp, 1000);

@@ -96,7 +96,13 @@ test('withContext names op and table and keeps code / retriable / cause', () => 
   assert.match(net.message, /^HBase version failed/);
 });
 
-interface GatewayAnswer { name: string; status: number; body: string; code: string; retriable: boolean }
+interface GatewayAnswer {
+  name: string;
+  status: number;
+  body: string;
+  code: string;
+  retriable: boolean;
+}
 
 test('recorded gateway answers: the status decides an outage (a 503 relaying DoNotRetryIOException is one), a missing table or family and a bad request are permanent', async () => {
   const { readFile } = await import('node:fs/promises');

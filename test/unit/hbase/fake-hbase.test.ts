@@ -48,15 +48,27 @@ void test('columns select a family or one column; time range is [from, to); cell
   assert.deepEqual(cols(await scanned(h, { columns: [Buffer.from('d')] })), [['d:a', 'd:b']], 'a row without the columns is not returned');
   assert.deepEqual(cols(await scanned(h, { columns: [column('d', 'b'), column('e', 'x')] })), [['d:b', 'e:x'], ['e:x']]);
   assert.deepEqual(cols(await scanned(h, { timeRange: { from: 10, to: 30 } })), [['d:a', 'd:b']]);
-  assert.deepEqual((await h.multiGet(T, [k(2), k(9), k(1)], { columns: [Buffer.from('e')] })).map((r) => r?.row.toString('hex') ?? null), ['02', null, '01']);
+  assert.deepEqual(
+    (await h.multiGet(T, [k(2), k(9), k(1)], { columns: [Buffer.from('e')] })).map((r) => r?.row.toString('hex') ?? null),
+    ['02', null, '01'],
+  );
 });
 
 void test('filters: MultiRowRangeFilter ranges with their inclusive ends, FirstKeyOnlyFilter one cell per row', async () => {
   const h = new FakeHBase();
   for (const b of [1, 2, 3, 4, 5, 6]) for (const q of ['a', 'b']) cell(h, k(b), q);
-  const filter: ScanOptions['filter'] = { type: 'MultiRowRangeFilter', ranges: [{ startRow: k(1), stopRow: k(2) }, { startRow: k(3), startRowInclusive: false, stopRow: k(5), stopRowInclusive: true }] };
+  const filter: ScanOptions['filter'] = {
+    type: 'MultiRowRangeFilter',
+    ranges: [
+      { startRow: k(1), stopRow: k(2) },
+      { startRow: k(3), startRowInclusive: false, stopRow: k(5), stopRowInclusive: true },
+    ],
+  };
   assert.deepEqual(hex(await scanned(h, { filter })), ['01', '04', '05']);
-  assert.deepEqual((await scanned(h, { filter: { type: 'FirstKeyOnlyFilter' }, limit: 2 })).map((r) => r.cells.length), [1, 1]);
+  assert.deepEqual(
+    (await scanned(h, { filter: { type: 'FirstKeyOnlyFilter' }, limit: 2 })).map((r) => r.cells.length),
+    [1, 1],
+  );
 });
 
 void test('one version per column: the newest timestamp wins, a tie goes to the later write; no timestamp = the clock', async () => {
@@ -83,7 +95,9 @@ void test('check-and-put: applies only when the check holds; a null check holds 
   cell(h, k(2), 'q', '');
   assert.equal(await h.checkAndPut(T, k(2), put('c'), { column: q, value: null }), true, 'an empty cell matches a null check');
   // A writer that lands between the caller's read and its check-and-put makes the check fail.
-  h.beforeCheck = () => { cell(h, k(1), 'q', 'raced', Date.now() + 1000); };
+  h.beforeCheck = () => {
+    cell(h, k(1), 'q', 'raced', Date.now() + 1000);
+  };
   assert.equal(await h.checkAndPut(T, k(1), put('d'), { column: q, value: Buffer.from('b') }), false);
   assert.equal((await h.get(T, k(1)))?.cells[0]?.value.toString(), 'raced');
 });

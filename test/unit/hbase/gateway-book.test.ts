@@ -64,7 +64,11 @@ test('connection failures: never sent (refused, connect timeout, DNS) vs broken 
   assert.equal(connectionFailure(new AggregateError([sockErr('ECONNREFUSED'), sockErr('ENETUNREACH')])), 'unsent');
   assert.equal(connectionFailure(wrapped('ECONNRESET')), 'broken');
   assert.equal(connectionFailure(wrapped('UND_ERR_SOCKET')), 'broken');
-  assert.equal(connectionFailure(new HBaseError({ code: 'TIMEOUT', message: 'deadline', cause: new DOMException('aborted', 'AbortError') })), null, 'the request deadline is not a connection failure');
+  assert.equal(
+    connectionFailure(new HBaseError({ code: 'TIMEOUT', message: 'deadline', cause: new DOMException('aborted', 'AbortError') })),
+    null,
+    'the request deadline is not a connection failure',
+  );
   assert.equal(connectionFailure(new HBaseError({ code: 'CLOSED', message: 'closed' })), null);
   assert.equal(connectionFailure(new Error('x')), null);
 });
@@ -79,7 +83,8 @@ test('what may go to another gateway after a broken connection', () => {
   assert.equal(broken('PUT', '/t/schema'), false);
   assert.equal(broken('POST', '/t/schema'), false);
   assert.equal(broken('DELETE', '/t/row'), false);
-  for (const m of ['GET', 'PUT', 'POST', 'DELETE'] as const) assert.equal(mayResend({ method: m, path: '/t/row?check=put' }, 'unsent'), true, 'never sent: anything');
+  for (const m of ['GET', 'PUT', 'POST', 'DELETE'] as const)
+    assert.equal(mayResend({ method: m, path: '/t/row?check=put' }, 'unsent'), true, 'never sent: anything');
 });
 
 test('the gateway label is the origin, without credentials or path', () => {

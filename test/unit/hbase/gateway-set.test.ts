@@ -39,8 +39,12 @@ function setOf(gws: FakeGateway[]) {
     probePath: '/version/cluster',
     probe: { baseMs: 5, maxMs: 20 },
     observer: {
-      attempted: (gateway, outcome) => { outcomes.push({ gateway, outcome }); },
-      health: (gateway, up) => { events.push(`${gateway} ${up ? 'up' : 'down'}`); },
+      attempted: (gateway, outcome) => {
+        outcomes.push({ gateway, outcome });
+      },
+      health: (gateway, up) => {
+        events.push(`${gateway} ${up ? 'up' : 'down'}`);
+      },
     },
   });
   const client = new HBaseRestClient({ baseUrl: 'http://a:8080', transport: set, closeTransport: true, defaultDeadlineMs: 1000 });
@@ -66,7 +70,10 @@ test('requests alternate over healthy gateways; a refused gateway is taken out, 
   assert.equal(a.served(), 6, 'every put acknowledged, by a');
   assert.equal(b.served(), 3, 'b was tried once, then left out');
   assert.deepEqual(events, ['http://a:8080 up', 'http://b:8080 up', 'http://b:8080 down']);
-  assert.deepEqual(outcomes.filter((o) => o.outcome !== 'ok'), [{ gateway: 'http://b:8080', outcome: 'connection_error' }]);
+  assert.deepEqual(
+    outcomes.filter((o) => o.outcome !== 'ok'),
+    [{ gateway: 'http://b:8080', outcome: 'connection_error' }],
+  );
 
   b.down = null;
   await until('b back in rotation', () => set.status()[1]?.healthy === true);
@@ -109,7 +116,10 @@ function scanning(name: string): FakeGateway {
     if (req.method === 'DELETE') return { status: 200 };
     pages.set(id, served + 1);
     if (served >= 3) return { status: 204 };
-    return { status: 200, body: Buffer.from(encodeCellSet([{ row: Buffer.from(`r${served}`), cells: [{ column: column('d', 'q'), value: Buffer.from(id), timestamp: 1 }] }])) };
+    return {
+      status: 200,
+      body: Buffer.from(encodeCellSet([{ row: Buffer.from(`r${served}`), cells: [{ column: column('d', 'q'), value: Buffer.from(id), timestamp: 1 }] }])),
+    };
   });
 }
 
@@ -130,12 +140,13 @@ test('every page and the delete of a scanner go to the gateway that created it',
   await Promise.all([s1.return(), s2.return()]);
   assert.deepEqual(got.sort(), ['a0', 'a0', 'a0', 'b0', 'b0', 'b0']);
   for (const g of [a, b]) {
-    for (const r of g.requests.filter((q) => q.path.includes('/scanner/'))) assert.ok(r.path.includes(`/scanner/${g.name}`), `${r.method} ${r.path} on ${g.name}`);
+    for (const r of g.requests.filter((q) => q.path.includes('/scanner/')))
+      assert.ok(r.path.includes(`/scanner/${g.name}`), `${r.method} ${r.path} on ${g.name}`);
   }
   await client.close();
 });
 
-test('the scanner\'s gateway dying mid-scan: GATEWAY_LOST (retriable), never another gateway\'s rows', async () => {
+test("the scanner's gateway dying mid-scan: GATEWAY_LOST (retriable), never another gateway's rows", async () => {
   const a = scanning('a');
   const b = scanning('b');
   const { client } = setOf([a, b]);

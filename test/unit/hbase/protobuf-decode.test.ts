@@ -10,8 +10,25 @@ import { decodeCellSetProto, decodeCellSetResponse } from '../../../src/hbase/pr
 import type { WireRow } from '../../../src/hbase/codec.ts';
 import type { Row } from '../../../src/hbase/types.ts';
 
-const plain = (rows: readonly Row[]) => rows.map((r) => ({ row: r.row.toString('hex'), cells: r.cells.map((c) => [c.column.toString('hex'), c.family.toString(), c.qualifier.toString('hex'), c.timestamp, c.value.toString('hex')]) }));
-const wire = (rows: readonly WireRow[]) => rows.map((r) => ({ row: r.row.toString('hex'), cells: r.cells.map((c) => { const i = c.column.indexOf(0x3a); return [c.column.toString('hex'), c.column.subarray(0, i).toString(), c.column.subarray(i + 1).toString('hex'), c.timestamp ?? 0, (c.value ?? Buffer.alloc(0)).toString('hex')]; }) }));
+const plain = (rows: readonly Row[]) =>
+  rows.map((r) => ({
+    row: r.row.toString('hex'),
+    cells: r.cells.map((c) => [c.column.toString('hex'), c.family.toString(), c.qualifier.toString('hex'), c.timestamp, c.value.toString('hex')]),
+  }));
+const wire = (rows: readonly WireRow[]) =>
+  rows.map((r) => ({
+    row: r.row.toString('hex'),
+    cells: r.cells.map((c) => {
+      const i = c.column.indexOf(0x3a);
+      return [
+        c.column.toString('hex'),
+        c.column.subarray(0, i).toString(),
+        c.column.subarray(i + 1).toString('hex'),
+        c.timestamp ?? 0,
+        (c.value ?? Buffer.alloc(0)).toString('hex'),
+      ];
+    }),
+  }));
 
 test('the hand-computed bytes read back', () => {
   const body = Buffer.from('0a12' + '0a030100ff' + '120b' + '1203643a76' + '18ac02' + '22012a', 'hex');
@@ -21,7 +38,10 @@ test('the hand-computed bytes read back', () => {
 
 test('random rows round-trip through the encoder (binary keys and values, timestamps up to 2^53-1)', () => {
   let s = 7;
-  const next = (n: number): number => { s = (s * 1103515245 + 12345) % 2 ** 31; return s % n; };
+  const next = (n: number): number => {
+    s = (s * 1103515245 + 12345) % 2 ** 31;
+    return s % n;
+  };
   const bytes = (n: number): Buffer => Buffer.from(Array.from({ length: n }, () => next(256)));
   for (let round = 0; round < 30; round++) {
     const rows: WireRow[] = Array.from({ length: 1 + next(20) }, () => ({
@@ -47,9 +67,16 @@ test('unknown fields are skipped (a Cell.row copy, a varint, a fixed64 and a fix
 test('truncated or malformed bodies are protocol errors, never partial rows', () => {
   const good = encodeCellSetProto([{ row: Buffer.from('row'), cells: [{ column: Buffer.from('f:q'), timestamp: 1, value: Buffer.from('value') }] }]);
   for (let cut = 1; cut < good.length; cut++) {
-    assert.throws(() => decodeCellSetProto(good.subarray(0, cut)), (e: unknown) => isHBaseError(e, 'PROTOCOL'), `cut at ${cut}`);
+    assert.throws(
+      () => decodeCellSetProto(good.subarray(0, cut)),
+      (e: unknown) => isHBaseError(e, 'PROTOCOL'),
+      `cut at ${cut}`,
+    );
   }
-  assert.throws(() => decodeCellSetProto(Buffer.from('0a020a', 'hex')), (e: unknown) => isHBaseError(e, 'PROTOCOL'));
+  assert.throws(
+    () => decodeCellSetProto(Buffer.from('0a020a', 'hex')),
+    (e: unknown) => isHBaseError(e, 'PROTOCOL'),
+  );
   assert.throws(() => decodeCellSetProto(Buffer.from('0a021200', 'hex')), /without its key/);
   assert.throws(() => decodeCellSetProto(Buffer.from('0b', 'hex')), /wire type 3/);
 });

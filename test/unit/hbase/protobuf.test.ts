@@ -8,7 +8,9 @@ import { encodeCellSetProto, varintSize } from '../../../src/hbase/protobuf.ts';
 const hex = (b: Buffer): string => b.toString('hex');
 
 test('one row, one cell with timestamp and value: the hand-computed bytes', () => {
-  const body = encodeCellSetProto([{ row: Buffer.from([0x01, 0x00, 0xff]), cells: [{ column: Buffer.from('d:v'), timestamp: 300, value: Buffer.from([0x2a]) }] }]);
+  const body = encodeCellSetProto([
+    { row: Buffer.from([0x01, 0x00, 0xff]), cells: [{ column: Buffer.from('d:v'), timestamp: 300, value: Buffer.from([0x2a]) }] },
+  ]);
   // Cell: 12 03 'd:v' | 18 ac 02 | 22 01 2a            = 5 + 3 + 3 = 11 bytes
   // Row:  0a 03 01 00 ff | 12 0b <cell>                = 5 + 13 = 18 bytes
   // Set:  0a 12 <row>                                  = 20 bytes
@@ -48,7 +50,10 @@ test('timestamps above 2^32 and at 2^53-1 encode as full varints', () => {
 test('many rows with long values: sizes past one varint byte stay consistent', () => {
   const rows = Array.from({ length: 500 }, (_v, i) => ({
     row: Buffer.from(`row-${i}`),
-    cells: [{ column: Buffer.from('f:a'), timestamp: i, value: Buffer.alloc(200, i % 256) }, { column: Buffer.from('f:b'), value: Buffer.from('x') }],
+    cells: [
+      { column: Buffer.from('f:a'), timestamp: i, value: Buffer.alloc(200, i % 256) },
+      { column: Buffer.from('f:b'), value: Buffer.from('x') },
+    ],
   }));
   const body = encodeCellSetProto(rows);
   // Walk the top level: 500 length-delimited rows, nothing else.

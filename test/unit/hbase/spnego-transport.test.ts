@@ -26,17 +26,34 @@ class ScriptedGateway implements HttpTransport {
     if (e !== null && e[2] === this.secret && Number(e[1]) > this.now) return { status: 200, headers: {}, body: Buffer.from('ok') };
     if (auth?.startsWith('Negotiate ') === true) {
       if (this.rejectTokens) return { status: 403, headers: {}, body: Buffer.from('GSSException') };
-      return { status: 200, headers: { 'www-authenticate': 'Negotiate bXV0dWFs', 'set-cookie': cookieFor(this.now + this.validityMs, this.secret) }, body: Buffer.from('ok') };
+      return {
+        status: 200,
+        headers: { 'www-authenticate': 'Negotiate bXV0dWFs', 'set-cookie': cookieFor(this.now + this.validityMs, this.secret) },
+        body: Buffer.from('ok'),
+      };
     }
-    return { status: 401, headers: { 'www-authenticate': 'Negotiate', 'set-cookie': 'hadoop.auth=; Path=/; Expires=Thu, 01-Jan-1970 00:00:00 GMT' }, body: Buffer.alloc(0) };
+    return {
+      status: 401,
+      headers: { 'www-authenticate': 'Negotiate', 'set-cookie': 'hadoop.auth=; Path=/; Expires=Thu, 01-Jan-1970 00:00:00 GMT' },
+      body: Buffer.alloc(0),
+    };
   }
-  async close(): Promise<void> { /* nothing */ }
+  async close(): Promise<void> {
+    /* nothing */
+  }
 }
 
 function setup(): { gw: ScriptedGateway; spnego: SpnegoTransport; tokens: () => number } {
   const gw = new ScriptedGateway();
   let n = 0;
-  const spnego = new SpnegoTransport(gw, { token: () => { n += 1; return Promise.resolve(`tok-${n}`); }, renewBeforeMs: 1000, now: () => gw.now });
+  const spnego = new SpnegoTransport(gw, {
+    token: () => {
+      n += 1;
+      return Promise.resolve(`tok-${n}`);
+    },
+    renewBeforeMs: 1000,
+    now: () => gw.now,
+  });
   return { gw, spnego, tokens: () => n };
 }
 
@@ -50,7 +67,7 @@ void test('one Negotiate, then the cookie on every later request', async () => {
   const first = gw.seen[0];
   assert.ok(first !== undefined);
   assert.equal(first.headers['authorization'], 'Negotiate tok-1');
-  assert.equal(first.headers['accept'], 'application/json', 'the request\'s own headers are kept');
+  assert.equal(first.headers['accept'], 'application/json', "the request's own headers are kept");
   for (const r of gw.seen.slice(1)) {
     assert.equal(r.headers['authorization'], undefined);
     assert.match(r.headers['cookie'] ?? '', /^hadoop\.auth="u=client&p=client@TSI\.TEST&t=kerberos&e=\d+&s=one="$/);
@@ -83,7 +100,13 @@ void test('a 401 to the cookie (gateway restarted with a new secret) → one new
   const { gw, spnego, tokens } = setup();
   await spnego.request(get());
   gw.secret = 'two';
-  const put: HttpRequest = { method: 'PUT', path: '/t/r', headers: { 'content-type': 'application/x-protobuf' }, body: Buffer.from([1, 2, 3]), deadlineMs: 1000 };
+  const put: HttpRequest = {
+    method: 'PUT',
+    path: '/t/r',
+    headers: { 'content-type': 'application/x-protobuf' },
+    body: Buffer.from([1, 2, 3]),
+    deadlineMs: 1000,
+  };
   assert.equal((await spnego.request(put)).status, 200);
   assert.equal(tokens(), 2);
   const [, refused, again] = gw.seen;
@@ -96,7 +119,10 @@ void test('a 401 to the cookie (gateway restarted with a new secret) → one new
 void test('concurrent first requests share one handshake', async () => {
   const { spnego, tokens } = setup();
   const res = await Promise.all(Array.from({ length: 8 }, () => spnego.request(get())));
-  assert.deepEqual(res.map((r) => r.status), Array(8).fill(200));
+  assert.deepEqual(
+    res.map((r) => r.status),
+    Array(8).fill(200),
+  );
   assert.equal(tokens(), 1);
 });
 
@@ -114,7 +140,10 @@ void test('a refused token (403) and a token that cannot be made reach the calle
 
 void test('authCookie reads the hadoop.auth cookie, its expiry, and a cleared one', () => {
   const res = (setCookie: string | string[]): HttpResponse => ({ status: 200, headers: { 'set-cookie': setCookie }, body: Buffer.alloc(0) });
-  assert.deepEqual(authCookie(res(['JSESSIONID=x; Path=/', cookieFor(1234)])), { header: 'hadoop.auth="u=client&p=client@TSI.TEST&t=kerberos&e=1234&s=c2ln="', expiresAt: 1234 });
+  assert.deepEqual(authCookie(res(['JSESSIONID=x; Path=/', cookieFor(1234)])), {
+    header: 'hadoop.auth="u=client&p=client@TSI.TEST&t=kerberos&e=1234&s=c2ln="',
+    expiresAt: 1234,
+  });
   assert.equal(authCookie(res('hadoop.auth=; Path=/; Expires=Thu, 01-Jan-1970 00:00:00 GMT')), null);
   assert.equal(authCookie({ status: 200, headers: {}, body: Buffer.alloc(0) }), undefined);
 });

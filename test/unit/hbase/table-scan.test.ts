@@ -6,9 +6,15 @@ void test('a bounded scan with UTF-8 bounds is one GET of the stateless endpoint
   const start = Buffer.from([0x05, ...Buffer.from('设备-7/a b'), 0x00]);
   const stop = Buffer.from([0x05, ...Buffer.from('设备-7/a b'), 0x01]);
   const path = tableScanPath('t', { startRow: start, stopRow: stop, columns: [Buffer.from('d')], maxVersions: 1 }, 16);
-  assert.equal(path, `/t/*?startrow=%05${encodeURIComponent('设备-7/a b')}%00&endrow=%05${encodeURIComponent('设备-7/a b')}%01&column=d&maxversions=1&limit=16`);
+  assert.equal(
+    path,
+    `/t/*?startrow=%05${encodeURIComponent('设备-7/a b')}%00&endrow=%05${encodeURIComponent('设备-7/a b')}%01&column=d&maxversions=1&limit=16`,
+  );
   assert.equal(tableScanPath('t', {}, 3), '/t/*?maxversions=1&limit=3', 'an open range');
-  assert.match(tableScanPath('t', { timeRange: { from: 5, to: 9 }, cacheBlocks: false }, 1) ?? '', /starttime=5&endtime=9&maxversions=1&cacheblocks=false&limit=1$/);
+  assert.match(
+    tableScanPath('t', { timeRange: { from: 5, to: 9 }, cacheBlocks: false }, 1) ?? '',
+    /starttime=5&endtime=9&maxversions=1&cacheblocks=false&limit=1$/,
+  );
 });
 
 void test('not one request: a bound that is not UTF-8 (a reverse ts, a salt ≥ 0x80), a filter, a column the gateway would trim', () => {
@@ -18,5 +24,9 @@ void test('not one request: a bound that is not UTF-8 (a reverse ts, a salt ≥ 
   assert.equal(tableScanPath('t', { filter: { type: 'FirstKeyOnlyFilter' } }, 10), null);
   assert.equal(tableScanPath('t', { columns: [Buffer.from('d:temp ')] }, 10), null);
   assert.equal(tableScanPath('t', { columns: [Buffer.from('d:x\u0001')] }, 10), null);
-  assert.equal(tableScanPath('t', { columns: [Buffer.from('d:\u0000tags', 'latin1')] }, 10), '/t/*?column=d%3A%00tags&maxversions=1&limit=10', 'a control character inside the column is kept');
+  assert.equal(
+    tableScanPath('t', { columns: [Buffer.from('d:\u0000tags', 'latin1')] }, 10),
+    '/t/*?column=d%3A%00tags&maxversions=1&limit=10',
+    'a control character inside the column is kept',
+  );
 });

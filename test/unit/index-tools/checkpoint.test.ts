@@ -3,7 +3,16 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REBUILD_CHECKPOINT, finished, newCheckpoint, rebuildCheckpointFile, runMismatch, runOf, withUnit, type Checkpoint } from '../../../src/index-tools/checkpoint.ts';
+import {
+  REBUILD_CHECKPOINT,
+  finished,
+  newCheckpoint,
+  rebuildCheckpointFile,
+  runMismatch,
+  runOf,
+  withUnit,
+  type Checkpoint,
+} from '../../../src/index-tools/checkpoint.ts';
 import { decodeCheckpoint as decodeAny, encodeCheckpoint } from '../../../src/walk/checkpoint.ts';
 import { configOf, toolSettings } from './fixtures.ts';
 
@@ -30,7 +39,10 @@ void test('a damaged checkpoint is refused naming the file and the field', () =>
   assert.throws(() => decodeCheckpoint('{', 'cp.json'), /checkpoint cp\.json is not JSON/);
   const good = JSON.parse(encodeCheckpoint(withUnit(newCheckpoint(run, 0), 'data/0', { done: false, after: '00' }, 0))) as Record<string, unknown>;
   assert.throws(() => decodeCheckpoint(JSON.stringify({ ...good, version: 2 }), 'cp.json'), /cp\.json: version:/);
-  assert.throws(() => decodeCheckpoint(JSON.stringify({ ...good, units: { 'data/0': { done: false, after: 'xyz' } } }), 'cp.json'), /cp\.json: units\.data\/0\.after: a rowkey in lowercase hex/);
+  assert.throws(
+    () => decodeCheckpoint(JSON.stringify({ ...good, units: { 'data/0': { done: false, after: 'xyz' } } }), 'cp.json'),
+    /cp\.json: units\.data\/0\.after: a rowkey in lowercase hex/,
+  );
   assert.throws(() => decodeCheckpoint(JSON.stringify({ ...good, extra: 1 }), 'cp.json'), /cp\.json: /);
 });
 

@@ -7,7 +7,16 @@ import type { VerifyReport } from '../../../src/index-tools/verify.ts';
 import { configOf, toolSettings } from './fixtures.ts';
 
 const s = toolSettings(configOf());
-const ghost: FindingSample = { tag: 'site', value: 's9', id: 'ghost', ts: 0, iso: '1970-01-01T00:00:00.000Z', reason: 'no_data_row', metrics: ['temp'], key: '00' };
+const ghost: FindingSample = {
+  tag: 'site',
+  value: 's9',
+  id: 'ghost',
+  ts: 0,
+  iso: '1970-01-01T00:00:00.000Z',
+  reason: 'no_data_row',
+  metrics: ['temp'],
+  key: '00',
+};
 const report: VerifyReport = {
   consistent: false,
   interrupted: false,
@@ -23,22 +32,41 @@ void test('verify text: counts, samples (noting when there are more), verdict', 
   assert.ok(lines.includes('dangling (first 1 of 3):'));
   assert.ok(lines.includes('  site=s9 id=ghost ts=1970-01-01T00:00:00.000Z  no_data_row  [temp]'));
   assert.match(lines.at(-1) ?? '', /^✗ inconsistent: 3 dangling, 0 missing/);
-  assert.equal(verifyText({ ...report, consistent: true, counts: { ...report.counts, dangling: 0 }, samples: { dangling: [], missing: [], malformed: [] } }, s).at(-1), '✓ consistent');
-  assert.equal(sampleLine({ ...ghost, reason: 'tag_mismatch', dataValue: null }), '  site=s9 id=ghost ts=1970-01-01T00:00:00.000Z  tag_mismatch (data row has no such tag)  [temp]');
+  assert.equal(
+    verifyText({ ...report, consistent: true, counts: { ...report.counts, dangling: 0 }, samples: { dangling: [], missing: [], malformed: [] } }, s).at(-1),
+    '✓ consistent',
+  );
+  assert.equal(
+    sampleLine({ ...ghost, reason: 'tag_mismatch', dataValue: null }),
+    '  site=s9 id=ghost ts=1970-01-01T00:00:00.000Z  tag_mismatch (data row has no such tag)  [temp]',
+  );
 });
 
 void test('verify JSON carries the verdict, counts, samples and what was checked', () => {
   const j = JSON.parse(verifyJson(report, toolSettings(configOf(), { from: 0, to: 1000 }))) as Record<string, unknown>;
-  assert.deepEqual(j, { command: 'verify', consistent: false, interrupted: false, tables: { data: 'd', index: 'i' }, tags: ['site', 'rack'], window: { from: 0, to: 1000 }, counts: report.counts, samples: report.samples });
+  assert.deepEqual(j, {
+    command: 'verify',
+    consistent: false,
+    interrupted: false,
+    tables: { data: 'd', index: 'i' },
+    tags: ['site', 'rack'],
+    window: { from: 0, to: 1000 },
+    counts: report.counts,
+    samples: report.samples,
+  });
   assert.equal(windowText(toolSettings(configOf(), { from: 0 })), '1970-01-01T00:00:00.000Z ≤ ts < ∞');
 });
 
 void test('rebuild text for finished, interrupted and already finished runs', () => {
   const r: RebuildReport = {
-    status: 'finished', unitsTotal: 12, unitsResumed: 4,
+    status: 'finished',
+    unitsTotal: 12,
+    unitsResumed: 4,
     found: { dataRowsChecked: 10, indexRowsChecked: 9, dangling: 1, missing: 2, malformed: 0 },
     samples: { dangling: [ghost], missing: [], malformed: [] },
-    indexRowsWritten: 2, danglingDeleted: 1, danglingKept: 0,
+    indexRowsWritten: 2,
+    danglingDeleted: 1,
+    danglingKept: 0,
   };
   const ctx = { graceMs: 600_000, checkpoint: 'cp.json' };
   const text = rebuildText(r, s, ctx);

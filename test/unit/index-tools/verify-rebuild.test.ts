@@ -31,7 +31,13 @@ void test('an index written by the ingest verifies consistent, with every row of
   const { cfg, s, store, events } = setup();
   const r = await verifyIndex(store, s, VOPTS);
   assert.equal(r.consistent, true);
-  assert.deepEqual(r.counts, { dataRowsChecked: distinctRows(events), indexRowsChecked: expectedIndex(cfg, events, ['site', 'rack']).size, dangling: 0, missing: 0, malformed: 0 });
+  assert.deepEqual(r.counts, {
+    dataRowsChecked: distinctRows(events),
+    indexRowsChecked: expectedIndex(cfg, events, ['site', 'rack']).size,
+    dangling: 0,
+    missing: 0,
+    malformed: 0,
+  });
   const siteOnly = await verifyIndex(store, toolSettings(cfg, { tag: 'site' }), VOPTS);
   assert.equal(siteOnly.counts.indexRowsChecked, expectedIndex(cfg, events, ['site']).size);
 });
@@ -61,7 +67,16 @@ void test('verify finds each kind of inconsistency; rebuild repairs them; a seco
   assert.deepEqual(reasons(before.samples.dangling), [`metrics_missing:${b.id}`, `tag_mismatch:${c.id}`, 'no_data_row:ghost'].sort());
   assert.deepEqual(reasons(before.samples.missing), [`no_index_row:${a.id}`, `no_index_row:${c.id}`].sort());
   const g = before.samples.dangling.find((x) => x.id === 'ghost');
-  assert.deepEqual(g, { tag: 'site', value: 's9', id: 'ghost', ts: ghost.ts, iso: new Date(ghost.ts).toISOString(), reason: 'no_data_row', metrics: ['temp'], key: encodeIndexKey(ghost, 4).toString('hex') });
+  assert.deepEqual(g, {
+    tag: 'site',
+    value: 's9',
+    id: 'ghost',
+    ts: ghost.ts,
+    iso: new Date(ghost.ts).toISOString(),
+    reason: 'no_data_row',
+    metrics: ['temp'],
+    key: encodeIndexKey(ghost, 4).toString('hex'),
+  });
   assert.equal(before.samples.dangling.find((x) => x.reason === 'tag_mismatch')?.dataValue, 'moved');
 
   const r1 = await rebuildIndex(store, s, ropts());
@@ -87,7 +102,10 @@ void test('dangling rows of recent events are kept within the grace period', asy
   const r = await rebuildIndex(store, s, ropts({ graceMs: 60_000, now: () => now }));
   assert.deepEqual([r.danglingDeleted, r.danglingKept], [1, 1]);
   const left = await verifyIndex(store, s, VOPTS);
-  assert.deepEqual(left.samples.dangling.map((d) => d.id), ['fresh']);
+  assert.deepEqual(
+    left.samples.dangling.map((d) => d.id),
+    ['fresh'],
+  );
 });
 
 void test('--from/--to limit both directions to events in [from, to)', async () => {
@@ -158,7 +176,10 @@ void test('an interrupted rebuild resumes from its checkpoint to the same result
   assert.equal(third.status, 'already_finished');
   assert.equal(store.count('scan'), scans, 'nothing scanned');
 
-  await assert.rejects(rebuildIndex(store, toolSettings(cfg, { tag: 'rack' }), ropts({ checkpoint: cp })), /belongs to another run \(tags is \["site","rack"\] in the checkpoint but \["rack"\] now\)/);
+  await assert.rejects(
+    rebuildIndex(store, toolSettings(cfg, { tag: 'rack' }), ropts({ checkpoint: cp })),
+    /belongs to another run \(tags is \["site","rack"\] in the checkpoint but \["rack"\] now\)/,
+  );
 });
 
 void test('printable data keys and value-salted index: verify and rebuild work the same', async () => {

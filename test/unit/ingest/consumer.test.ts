@@ -18,19 +18,39 @@ const log = createLogger({ level: 'silent' });
 function deferred<T = void>(): { promise: Promise<T>; resolve: (v: T) => void; reject: (e: Error) => void } {
   let resolve: (v: T) => void = () => undefined;
   let reject: (e: Error) => void = () => undefined;
-  const promise = new Promise<T>((res, rej) => { resolve = res; reject = rej; });
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
   return { promise, resolve, reject };
 }
 
 class FakeConsumer implements ConsumerPort {
   readonly calls: string[] = [];
-  connect(): Promise<void> { this.calls.push('connect'); return Promise.resolve(); }
-  subscribe(): Promise<void> { return Promise.resolve(); }
-  run(): Promise<void> { return Promise.resolve(); }
-  stop(): Promise<void> { this.calls.push('stop'); return Promise.resolve(); }
-  disconnect(): Promise<void> { this.calls.push('disconnect'); return Promise.resolve(); }
-  pause(): void { this.calls.push('pause'); }
-  resume(): void { this.calls.push('resume'); }
+  connect(): Promise<void> {
+    this.calls.push('connect');
+    return Promise.resolve();
+  }
+  subscribe(): Promise<void> {
+    return Promise.resolve();
+  }
+  run(): Promise<void> {
+    return Promise.resolve();
+  }
+  stop(): Promise<void> {
+    this.calls.push('stop');
+    return Promise.resolve();
+  }
+  disconnect(): Promise<void> {
+    this.calls.push('disconnect');
+    return Promise.resolve();
+  }
+  pause(): void {
+    this.calls.push('pause');
+  }
+  resume(): void {
+    this.calls.push('resume');
+  }
 }
 
 /** A writer whose writes resolve only when the test says so (FIFO). */
@@ -69,11 +89,15 @@ class FakeGroup {
   payload(partition: number, msgs: KafkaMessage[]): BatchPayload {
     return {
       batch: { topic: 't', partition, messages: msgs },
-      resolveOffset: (offset) => { this.resolved.set(partition, (BigInt(offset) + 1n).toString()); },
+      resolveOffset: (offset) => {
+        this.resolved.set(partition, (BigInt(offset) + 1n).toString());
+      },
       heartbeat: () => Promise.resolve(),
       uncommittedOffsets: () => {
         // kafkajs builds this list from object keys: its partitions are strings, whatever its types say
-        const partitions = [...this.resolved].filter(([p, o]) => this.committed.get(p) !== o).map(([p, offset]) => ({ partition: String(p) as unknown as number, offset }));
+        const partitions = [...this.resolved]
+          .filter(([p, o]) => this.committed.get(p) !== o)
+          .map(([p, offset]) => ({ partition: String(p) as unknown as number, offset }));
         return { topics: partitions.length === 0 ? [] : [{ topic: 't', partitions }] };
       },
       commitOffsetsIfNecessary: async (offsets) => {
@@ -99,7 +123,14 @@ class FakeGroup {
   }
 }
 
-function consumer(o: { writer: GatedWriter | { write: (p: BatchPlan) => Promise<Rejected[]> }; dlq?: (r: readonly DlqRecord[]) => Promise<void>; maxRows?: number; maxQueuedRows?: number; fatal?: unknown[]; commitRetryMs?: number }): { ingest: IngestConsumer; port: FakeConsumer; queued: number[] } {
+function consumer(o: {
+  writer: GatedWriter | { write: (p: BatchPlan) => Promise<Rejected[]> };
+  dlq?: (r: readonly DlqRecord[]) => Promise<void>;
+  maxRows?: number;
+  maxQueuedRows?: number;
+  fatal?: unknown[];
+  commitRetryMs?: number;
+}): { ingest: IngestConsumer; port: FakeConsumer; queued: number[] } {
   const port = new FakeConsumer();
   const queued: number[] = [];
   const ingest = new IngestConsumer({
@@ -113,10 +144,19 @@ function consumer(o: { writer: GatedWriter | { write: (p: BatchPlan) => Promise<
     plan: unitPlanner(() => SETTINGS),
     writer: o.writer,
     dlq: { send: o.dlq ?? (() => Promise.resolve()) },
-    observer: { unit: () => undefined, accepted: () => undefined, deadLettered: () => undefined, queued: (n) => { queued.push(n); } },
+    observer: {
+      unit: () => undefined,
+      accepted: () => undefined,
+      deadLettered: () => undefined,
+      queued: (n) => {
+        queued.push(n);
+      },
+    },
     log,
     signal: new AbortController().signal,
-    onFatal: (err) => { o.fatal?.push(err); },
+    onFatal: (err) => {
+      o.fatal?.push(err);
+    },
     ...(o.commitRetryMs === undefined ? {} : { commitRetryMs: o.commitRetryMs }),
   });
   return { ingest, port, queued };
@@ -152,7 +192,9 @@ void test('commits leave the batch: the partitions resolved while one is in flig
   const { ingest } = consumer({ writer: { write: () => Promise.resolve([]) }, maxRows: 5 });
   const group = new FakeGroup();
   let open: () => void = () => undefined;
-  group.gate = new Promise((r) => { open = r; });
+  group.gate = new Promise((r) => {
+    open = r;
+  });
   await ingest.eachBatch(group.payload(0, messages(0, 5)));
   // the first commit hangs; three more batches finish meanwhile
   await ingest.eachBatch(group.payload(1, messages(0, 5)));
@@ -242,7 +284,11 @@ void test('drain: pauses fetching, lets the units in flight commit in order, sta
   await batch;
   assert.equal(group.commits.at(-1), '1@10', 'both written units committed before the consumer stopped; the third never started');
   const offsets = group.requests.flat().map((c) => Number(c.split('@')[1]));
-  assert.deepEqual(offsets, [...offsets].sort((a, b) => a - b), 'in offset order');
+  assert.deepEqual(
+    offsets,
+    [...offsets].sort((a, b) => a - b),
+    'in offset order',
+  );
   assert.equal(writer.pending.length, 2);
   assert.ok(port.calls.indexOf('stop') > port.calls.indexOf('pause'));
   assert.equal(port.calls.at(-1), 'disconnect');
@@ -297,7 +343,10 @@ void test('queued records never exceed batch.maxQueuedRows across concurrent bat
   writer.pending[1]?.gate.resolve([]);
   await b;
   await until('both commits', () => group.committed.size === 2);
-  assert.deepEqual([...group.committed].sort(), [[0, '5'], [1, '105']]);
+  assert.deepEqual([...group.committed].sort(), [
+    [0, '5'],
+    [1, '105'],
+  ]);
   assert.ok(Math.max(...queued) <= 5, `queue depth stayed within the bound: ${queued.join(',')}`);
   assert.equal(queued.at(-1), 0);
   assert.equal(port.calls.at(-1), 'resume', 'fetching resumed once the queue drained');

@@ -17,10 +17,14 @@ function writer(sink: FakeSink) {
   const counted: { table: string; rows: number }[] = [];
   const writtenTables: string[] = [];
   const observer: WriteObserver = {
-    written: (table) => { writtenTables.push(table); },
+    written: (table) => {
+      writtenTables.push(table);
+    },
     failed: () => undefined,
     retried: () => undefined,
-    catalogWritten: (table, rows) => { counted.push({ table, rows }); },
+    catalogWritten: (table, rows) => {
+      counted.push({ table, rows });
+    },
   };
   const planner = new CatalogMarks({ family: 'm', cacheSize: 1000 });
   const w = new DualWriter({
@@ -36,41 +40,72 @@ function writer(sink: FakeSink) {
   return { w, counted, writtenTables, planner };
 }
 
-const series = (sink: FakeSink) => sink.puts.filter((p) => p.table === 'meta_t').flatMap((p) => p.rows.map((r) => {
-  const s = decodeSeriesRow(r.row, r.cells[0]?.value ?? Buffer.alloc(0));
-  assert.equal(r.cells[0]?.column.toString(), 'm:t');
-  return `${s?.metric}|${s?.id}|${JSON.stringify(s?.tags)}`;
-})).sort();
+const series = (sink: FakeSink) =>
+  sink.puts
+    .filter((p) => p.table === 'meta_t')
+    .flatMap((p) =>
+      p.rows.map((r) => {
+        const s = decodeSeriesRow(r.row, r.cells[0]?.value ?? Buffer.alloc(0));
+        assert.equal(r.cells[0]?.column.toString(), 'm:t');
+        return `${s?.metric}|${s?.id}|${JSON.stringify(s?.tags)}`;
+      }),
+    )
+    .sort();
 
 void test('catalog rows follow the data rows, once per series; repeat units write none', async () => {
   const sink = new FakeSink();
   const { w, counted, writtenTables } = writer(sink);
   const evs = Array.from({ length: 21 }, (_, i) => event(i)); // ids dev-0…6, sites s0…2: 21 distinct series
-  assert.deepEqual(await w.write(planBatch(evs.map((e, i) => record(i, e)), SETTINGS)), []);
+  assert.deepEqual(
+    await w.write(
+      planBatch(
+        evs.map((e, i) => record(i, e)),
+        SETTINGS,
+      ),
+    ),
+    [],
+  );
   const order = sink.attempts.map((p) => p.table);
   assert.ok(order.lastIndexOf(TABLES.data) < order.indexOf('meta_t'), `data first: ${order.join(',')}`);
   const want = [...new Set(evs.map((e) => `temp|${String(e['id'])}|${JSON.stringify(e['tags'])}`))].sort();
   assert.equal(want.length, 21);
   assert.deepEqual(series(sink), want);
-  assert.equal(counted.reduce((s, c) => s + c.rows, 0), 21);
+  assert.equal(
+    counted.reduce((s, c) => s + c.rows, 0),
+    21,
+  );
   assert.ok(counted.every((c) => c.table === 'meta_t'));
   assert.ok(!writtenTables.includes('meta_t'), 'catalog rows are not reported as written data rows');
   const before = sink.attempts.length;
-  await w.write(planBatch(evs.map((e, i) => record(100 + i, e)), SETTINGS));
+  await w.write(
+    planBatch(
+      evs.map((e, i) => record(100 + i, e)),
+      SETTINGS,
+    ),
+  );
   assert.equal(sink.attempts.filter((a, i) => i >= before && a.table === 'meta_t').length, 0, 'second pass: no catalog put');
-  assert.equal(counted.reduce((s, c) => s + c.rows, 0), 21);
+  assert.equal(
+    counted.reduce((s, c) => s + c.rows, 0),
+    21,
+  );
 });
 
 void test('a refused event gets no catalog row; a failed catalog put fails the unit and is retried next time', async () => {
   const sink = new FakeSink();
   const { w, planner } = writer(sink);
   const evs = [{ ...event(0), id: 'lonely' }, event(1)];
-  const plan = planBatch(evs.map((e, i) => record(i, e)), SETTINGS);
+  const plan = planBatch(
+    evs.map((e, i) => record(i, e)),
+    SETTINGS,
+  );
   const bad = plan.events[0]?.data.row.key.toString('hex');
   sink.refuse = (row) => row.row.toString('hex') === bad;
   const refused = await w.write(plan);
   assert.equal(refused.length, 1);
-  assert.deepEqual(series(sink).map((s) => s.split('|')[1]), ['dev-1']);
+  assert.deepEqual(
+    series(sink).map((s) => s.split('|')[1]),
+    ['dev-1'],
+  );
 
   const sink2 = new FakeSink();
   const { w: w2, planner: p2 } = writer(sink2);

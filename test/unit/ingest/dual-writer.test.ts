@@ -14,19 +14,28 @@ import { FakeSink, RowRefused, SETTINGS, Transient, event, record, recordingObse
 
 const TABLES = { data: 'd_t', index: 'i_t' };
 
-function writer(sink: FakeSink, opts: { marks?: boolean; chunkRows?: number; watch?: OutageWatch } = {}): { w: DualWriter; rec: ReturnType<typeof recordingObserver> } {
+function writer(
+  sink: FakeSink,
+  opts: { marks?: boolean; chunkRows?: number; watch?: OutageWatch } = {},
+): { w: DualWriter; rec: ReturnType<typeof recordingObserver> } {
   const rec = recordingObserver();
   const w = new DualWriter({
     sink,
     queue: new PQueue({ concurrency: 2 }),
     tables: TABLES,
     chunk: { maxRows: opts.chunkRows ?? 100, maxBytes: 1 << 20 },
-    policy: new OutagePolicy({ retry: { baseMs: 1, maxMs: 2 }, isRetriable: (e) => e instanceof Transient, isAnswer: (e) => e instanceof RowRefused, watch: opts.watch }),
+    policy: new OutagePolicy({
+      retry: { baseMs: 1, maxMs: 2 },
+      isRetriable: (e) => e instanceof Transient,
+      isAnswer: (e) => e instanceof RowRefused,
+      watch: opts.watch,
+    }),
     isRowRejection: (e) => e instanceof RowRefused,
     observer: rec.observer,
-    marks: opts.marks === true
-      ? { table: 'r_t', planner: new RollupMarks({ window: parseWindow('1h'), graceMs: 60_000, keyspace: SETTINGS.keyspace, family: 'd', cacheSize: 0 }) }
-      : undefined,
+    marks:
+      opts.marks === true
+        ? { table: 'r_t', planner: new RollupMarks({ window: parseWindow('1h'), graceMs: 60_000, keyspace: SETTINGS.keyspace, family: 'd', cacheSize: 0 }) }
+        : undefined,
   });
   return { w, rec };
 }
@@ -37,7 +46,10 @@ void test('every data row is acknowledged before any index row or marker is sent
   const sink = new FakeSink();
   const { w } = writer(sink, { marks: true, chunkRows: 3 });
   const events = Array.from({ length: 10 }, (_, i) => event(i));
-  const plan = planBatch(events.map((e, i) => record(i, e)), SETTINGS);
+  const plan = planBatch(
+    events.map((e, i) => record(i, e)),
+    SETTINGS,
+  );
   const refused = await w.write(plan);
   assert.deepEqual(refused, []);
   const order = sink.attempts.map((p) => p.table);
@@ -54,7 +66,10 @@ void test('every data row is acknowledged before any index row or marker is sent
 void test('a 400 is bisected to the offending row; it gets no index row and no marker', async () => {
   const sink = new FakeSink();
   const events = Array.from({ length: 16 }, (_, i) => (i === 5 ? { ...event(i), id: 'lonely' } : event(i)));
-  const plan = planBatch(events.map((e, i) => record(i, e)), SETTINGS);
+  const plan = planBatch(
+    events.map((e, i) => record(i, e)),
+    SETTINGS,
+  );
   const bad = plan.events[5]?.data.row.key.toString('hex');
   sink.refuse = (row) => row.row.toString('hex') === bad;
   const { w } = writer(sink, { marks: true, chunkRows: 16 });
@@ -77,14 +92,25 @@ void test('written rows carry the salt bucket the planner computed', async () =>
   const sink = new FakeSink();
   const { w, rec } = writer(sink, { marks: true });
   const events = Array.from({ length: 9 }, (_, i) => event(i));
-  await w.write(planBatch(events.map((e, i) => record(i, e)), SETTINGS));
+  await w.write(
+    planBatch(
+      events.map((e, i) => record(i, e)),
+      SETTINGS,
+    ),
+  );
   const byKey = new Map(rec.written.flatMap((x) => x.rows.map((r) => [`${x.table}:${r.key.toString('hex')}`, r.bucket] as const)));
-  const plan = planBatch(events.map((e, i) => record(i, e)), SETTINGS);
+  const plan = planBatch(
+    events.map((e, i) => record(i, e)),
+    SETTINGS,
+  );
   for (const e of plan.events) {
     assert.equal(byKey.get(`${TABLES.data}:${e.data.row.key.toString('hex')}`), saltOf(e.id, SETTINGS.keyspace.buckets));
     for (const r of e.index) {
       const site = (events[Number(e.record.offset)]?.['tags'] as { site: string }).site;
-      assert.equal(byKey.get(`${TABLES.index}:${r.row.key.toString('hex')}`), indexSaltOf({ indexName: 'site', value: site, id: e.id }, SETTINGS.keyspace.buckets, 'entry'));
+      assert.equal(
+        byKey.get(`${TABLES.index}:${r.row.key.toString('hex')}`),
+        indexSaltOf({ indexName: 'site', value: site, id: e.id }, SETTINGS.keyspace.buckets, 'entry'),
+      );
     }
   }
   const markerKeys = sink.keys('r_t');
@@ -94,7 +120,10 @@ void test('written rows carry the salt bucket the planner computed', async () =>
     assert.equal(byKey.get(`r_t:${k}`), salt, 'a marker row is counted in its own bucket');
   }
   for (const id of new Set(plan.events.map((e) => e.id))) {
-    assert.ok(markerKeys.some((k) => Buffer.from(k, 'hex')[0] === saltOf(id, SETTINGS.keyspace.buckets)), `a marker row in ${id}'s bucket was written`);
+    assert.ok(
+      markerKeys.some((k) => Buffer.from(k, 'hex')[0] === saltOf(id, SETTINGS.keyspace.buckets)),
+      `a marker row in ${id}'s bucket was written`,
+    );
   }
 });
 

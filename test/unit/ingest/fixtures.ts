@@ -43,10 +43,16 @@ export class FakeSink implements RowSink {
 
   /** The ids marked in a rollup table's marker rows: their id cells' qualifiers (not 0x00-led). */
   markedIds(table: string): string[] {
-    return this.puts.filter((p) => p.table === table).flatMap((p) => p.rows.flatMap((r) => r.cells
-      .map((c) => c.column.subarray(c.column.indexOf(0x3a) + 1))
-      .filter((q) => q[0] !== 0x00)
-      .map((q) => q.toString('utf8'))));
+    return this.puts
+      .filter((p) => p.table === table)
+      .flatMap((p) =>
+        p.rows.flatMap((r) =>
+          r.cells
+            .map((c) => c.column.subarray(c.column.indexOf(0x3a) + 1))
+            .filter((q) => q[0] !== 0x00)
+            .map((q) => q.toString('utf8')),
+        ),
+      );
   }
 }
 
@@ -68,7 +74,9 @@ export function recordingObserver(): Recorded {
   return {
     written,
     observer: {
-      written: (table, rows) => { written.push({ table, rows: [...rows] }); },
+      written: (table, rows) => {
+        written.push({ table, rows: [...rows] });
+      },
       failed: () => undefined,
       retried: () => undefined,
     },
@@ -76,7 +84,12 @@ export function recordingObserver(): Recorded {
 }
 
 export function record(offset: number, value: unknown): SourceRecord {
-  return { offset: String(offset), key: null, value: value === null ? null : Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)), timestamp: '0' };
+  return {
+    offset: String(offset),
+    key: null,
+    value: value === null ? null : Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)),
+    timestamp: '0',
+  };
 }
 
 export function event(i: number, withSite = true): Record<string, unknown> {

@@ -29,7 +29,12 @@ void test('an acknowledgement restarts the clock of the writes still pending', (
   const clock = { t: 0 };
   const watch = new OutageWatch({ deadlineMs: 1000, now: () => clock.t });
   let outages = 0;
-  watch.listen({ onOutage: () => { outages++; }, onRecovered: () => undefined });
+  watch.listen({
+    onOutage: () => {
+      outages++;
+    },
+    onRecovered: () => undefined,
+  });
   watch.begin();
   const b = watch.begin();
   clock.t = 900;
@@ -49,7 +54,9 @@ void test('flow control: the budget bounds queued records, waiters are admitted 
   const flow = new FlowControl({ maxQueuedRows: 10, onPausedChange: (p, r) => changes.push(`${p ? 'pause' : 'resume'}:${r.join('+')}`) });
   await flow.acquire(6);
   let second = false;
-  const waiting = flow.acquire(6).then(() => { second = true; });
+  const waiting = flow.acquire(6).then(() => {
+    second = true;
+  });
   await new Promise((r) => setImmediate(r));
   assert.equal(second, false);
   assert.equal(flow.queued, 6);
@@ -85,13 +92,25 @@ void test('lag: high watermark − committed, all retained records without a com
 void test('lag monitor reports owned partitions only and removes series after a rebalance', async () => {
   const source: OffsetsSource = {
     topicOffsets: () => Promise.resolve([0, 1, 2].map((p) => ({ partition: p, high: String(100 * (p + 1)), low: '0' }))),
-    committed: () => Promise.resolve([{ partition: 0, offset: '50' }, { partition: 1, offset: '-1' }, { partition: 2, offset: '300' }]),
+    committed: () =>
+      Promise.resolve([
+        { partition: 0, offset: '50' },
+        { partition: 1, offset: '-1' },
+        { partition: 2, offset: '300' },
+      ]),
   };
   const series = new Map<number, number>();
   const polls: boolean[] = [];
   const lag = new LagMonitor({
     source,
-    sink: { set: (_t, p, v) => { series.set(p, v); }, remove: (_t, p) => { series.delete(p); } },
+    sink: {
+      set: (_t, p, v) => {
+        series.set(p, v);
+      },
+      remove: (_t, p) => {
+        series.delete(p);
+      },
+    },
     topic: 't',
     groupId: 'g',
     intervalMs: 60_000,
@@ -99,11 +118,17 @@ void test('lag monitor reports owned partitions only and removes series after a 
   });
   lag.assign([0, 1]);
   await lag.poll();
-  assert.deepEqual([...series.entries()].sort(), [[0, 50], [1, 200]]);
+  assert.deepEqual([...series.entries()].sort(), [
+    [0, 50],
+    [1, 200],
+  ]);
   lag.assign([1, 2]);
   assert.deepEqual([...series.keys()].sort(), [1], 'partition 0 belongs to another instance now');
   await lag.poll();
-  assert.deepEqual([...series.entries()].sort(), [[1, 200], [2, 0]]);
+  assert.deepEqual([...series.entries()].sort(), [
+    [1, 200],
+    [2, 0],
+  ]);
   await lag.stop();
   assert.equal(series.size, 0);
   assert.deepEqual(polls, [true, true]);

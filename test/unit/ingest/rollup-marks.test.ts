@@ -40,8 +40,14 @@ test('one id cell per distinct (id, window), one row per (bucket, window) with a
     assert.equal(version.length, 1, 'one version cell');
     assert.equal(version[0]?.value.readBigInt64BE(0), BigInt(r.stamp), 'the version holds writtenAt');
     for (const c of r.row.cells) assert.equal(c.timestamp, r.stamp);
-    assert.deepEqual(idCells.map((c) => c.qualifier.toString('utf8')), [...r.ids]);
-    assert.deepEqual(r.cacheKeys, r.ids.map((id) => `${d.windowStart}\u0000${id}`));
+    assert.deepEqual(
+      idCells.map((c) => c.qualifier.toString('utf8')),
+      [...r.ids],
+    );
+    assert.deepEqual(
+      r.cacheKeys,
+      r.ids.map((id) => `${d.windowStart}\u0000${id}`),
+    );
     got.set(`${d.salt}|${d.windowStart}`, new Set(r.ids));
   }
   assert.deepEqual(got, want);

@@ -17,12 +17,22 @@ import { SETTINGS, record } from './fixtures.ts';
 const NOW = 1_732_262_400_000;
 const TIMING = spreadTiming({ leadMs: 60_000, refreshMs: 1000, clockToleranceMs: 1000 });
 
-function setup(port = new FakeHBase(), policy?: OutagePolicy): { store: RegistryStore; reg: SpreadRegistry; plan: ReturnType<typeof unitPlanner>; readies: { n: number } } {
+function setup(
+  port = new FakeHBase(),
+  policy?: OutagePolicy,
+): { store: RegistryStore; reg: SpreadRegistry; plan: ReturnType<typeof unitPlanner>; readies: { n: number } } {
   const store = new RegistryStore(port, { table: 'm', family: 'd', buckets: 4 });
   const reg = new SpreadRegistry({ store, timing: TIMING, buckets: 4, maxK: 4, now: () => NOW });
   const keyspace = new Keyspace(SETTINGS.keyspace.layout, reg);
   const readies = { n: 0 };
-  const gate = { ready: async () => { readies.n++; await reg.ready(); }, fenceHorizon: () => reg.fenceHorizon(), raiseFences: (m: ReadonlyMap<string, number>) => reg.raiseFences(m) };
+  const gate = {
+    ready: async () => {
+      readies.n++;
+      await reg.ready();
+    },
+    fenceHorizon: () => reg.fenceHorizon(),
+    raiseFences: (m: ReadonlyMap<string, number>) => reg.raiseFences(m),
+  };
   return { store, reg, plan: unitPlanner(() => ({ ...SETTINGS, keyspace }), gate, policy), readies };
 }
 
@@ -37,7 +47,7 @@ void test('events within the fence horizon are planned from the snapshot, withou
   assert.equal(await store.entry('a'), undefined, 'no fence written');
 });
 
-void test('a far-future event raises its id\'s fence before it is planned; the next one within the fence does not', async () => {
+void test("a far-future event raises its id's fence before it is planned; the next one within the fence does not", async () => {
   const { plan, store } = setup();
   const far = NOW + 10 * 86_400_000;
   const p = await plan([record(0, ev('clocky', far))]);
@@ -59,14 +69,21 @@ void test('visible before used: a far-future event of an id another instance jus
   let ts = since + 7;
   while (spreadOffset(ts, 4) === 0) ts++;
   const p = await plan([record(0, ev('hot', ts))]);
-  assert.equal(p.events[0]?.data.row.key[0], (saltOf('hot', 4) + spreadOffset(ts, 4)) % 4, 'planned in its epoch\'s bucket, not the plain one');
+  assert.equal(p.events[0]?.data.row.key[0], (saltOf('hot', 4) + spreadOffset(ts, 4)) % 4, "planned in its epoch's bucket, not the plain one");
   assert.deepEqual((await store.entry('hot'))?.entry, { epochs: [{ since, k: 4 }], fence: ts + TIMING.fenceAheadMs });
 });
 
 /** The gateway's 503 of issue 31, as the REST client raises it. */
 function gateway503(): HBaseError {
   const body = 'Unavailable\r\norg.apache.hadoop.hbase.DoNotRetryIOException: Zookeeper LIST could not be completed in 10000 ms\r\n';
-  return new HBaseError({ ...classifyHttpStatus(503, body), status: 503, body, table: 'm', op: 'checkAndPut', message: 'HBase checkAndPut on table \'m\' failed: HTTP 503 UNAVAILABLE' });
+  return new HBaseError({
+    ...classifyHttpStatus(503, body),
+    status: 503,
+    body,
+    table: 'm',
+    op: 'checkAndPut',
+    message: "HBase checkAndPut on table 'm' failed: HTTP 503 UNAVAILABLE",
+  });
 }
 
 /** An outage policy over a watch with a hand-driven clock; `heard` lists what the watch declared. */
@@ -75,7 +92,12 @@ function watchedPolicy(deadlineMs: number): { policy: OutagePolicy; watch: Outag
   const watch = new OutageWatch({ deadlineMs, now: () => clock.ms });
   const heard: string[] = [];
   watch.listen({ onFailing: () => heard.push('failing'), onOutage: () => heard.push('outage'), onRecovered: () => heard.push('recovered') });
-  const policy = new OutagePolicy({ retry: { baseMs: 1, maxMs: 2 }, isRetriable: ingestRetriable, isAnswer: (e) => e instanceof HBaseError && e.code === 'BAD_REQUEST', watch });
+  const policy = new OutagePolicy({
+    retry: { baseMs: 1, maxMs: 2 },
+    isRetriable: ingestRetriable,
+    isAnswer: (e) => e instanceof HBaseError && e.code === 'BAD_REQUEST',
+    watch,
+  });
   return { policy, watch, clock, heard };
 }
 
@@ -122,7 +144,10 @@ void test('a stale snapshot that cannot be refreshed keeps the unit waiting as a
   const p = await pending;
   assert.equal(p.events.length, 1);
   assert.ok(Number.isFinite(reg.ageMs), 'the snapshot was read');
-  assert.deepEqual(heard.filter((h) => h !== 'failing'), ['outage', 'recovered']);
+  assert.deepEqual(
+    heard.filter((h) => h !== 'failing'),
+    ['outage', 'recovered'],
+  );
 });
 
 void test('a lost check-and-put race on a fence (RegistryConflictError after every attempt) is retried by the ingest path, not fatal', async () => {

@@ -26,10 +26,15 @@ function dual(sink: FakeSink): DualWriter {
 
 /** `units` plans of `size` events each, offsets numbered across them. */
 function plans(units: number, size: number): BatchPlan[] {
-  return Array.from({ length: units }, (_, u) => planBatch(Array.from({ length: size }, (_v, i) => record(u * size + i, event(u * size + i))), SETTINGS));
+  return Array.from({ length: units }, (_, u) =>
+    planBatch(
+      Array.from({ length: size }, (_v, i) => record(u * size + i, event(u * size + i))),
+      SETTINGS,
+    ),
+  );
 }
 
-void test('units handed in within the linger are one write: one put per table holding every unit\'s rows', async () => {
+void test("units handed in within the linger are one write: one put per table holding every unit's rows", async () => {
   const sink = new FakeSink();
   const c = new WriteCoalescer({ writer: dual(sink), lingerMs: 20, maxRows: 10_000 });
   const ps = plans(4, 5);
@@ -50,8 +55,11 @@ void test('each unit gets back only its own refused events; the others are writt
   const [r0, r1, r2] = await Promise.all(ps.map((p) => c.write(p)));
   assert.deepEqual(r0, []);
   assert.deepEqual(r2, []);
-  assert.deepEqual(r1?.map((r) => [r.record, r.reason]), [[bad.record, 'hbase_rejected']]);
-  assert.equal(sink.keys(TABLES.data).length, 11, 'every other event\'s data row');
+  assert.deepEqual(
+    r1?.map((r) => [r.record, r.reason]),
+    [[bad.record, 'hbase_rejected']],
+  );
+  assert.equal(sink.keys(TABLES.data).length, 11, "every other event's data row");
 });
 
 void test('a failed write fails every unit in it; the next write is a new group', async () => {
@@ -60,7 +68,10 @@ void test('a failed write fails every unit in it; the next write is a new group'
   const c = new WriteCoalescer({ writer: dual(sink), lingerMs: 20, maxRows: 10_000 });
   const ps = plans(2, 3);
   const settled = await Promise.allSettled(ps.map((p) => c.write(p)));
-  assert.deepEqual(settled.map((s) => s.status), ['rejected', 'rejected']);
+  assert.deepEqual(
+    settled.map((s) => s.status),
+    ['rejected', 'rejected'],
+  );
   assert.match(String((settled[0] as PromiseRejectedResult).reason), /gateway gone/);
   assert.deepEqual(await c.write(ps[0] as BatchPlan), []);
   assert.equal(sink.keys(TABLES.data).length, 3, 'only the retried unit is written');
@@ -85,10 +96,20 @@ void test('a group reaching maxRows is written at once, without waiting for the 
 void test('mergePlans keeps every event in hand-in order; splitRefused returns each refusal to its unit', () => {
   const ps = plans(3, 2);
   const merged = mergePlans(ps);
-  assert.deepEqual(merged.events, ps.flatMap((p) => p.events));
+  assert.deepEqual(
+    merged.events,
+    ps.flatMap((p) => p.events),
+  );
   assert.equal(mergePlans([ps[0] as BatchPlan]), ps[0], 'one plan is written as it is');
-  const refusal = (p: number, e: number) => ({ record: (ps[p] as BatchPlan).events[e]?.record ?? record(-1, null), reason: 'hbase_rejected' as const, detail: 'x' });
+  const refusal = (p: number, e: number) => ({
+    record: (ps[p] as BatchPlan).events[e]?.record ?? record(-1, null),
+    reason: 'hbase_rejected' as const,
+    detail: 'x',
+  });
   const parts = splitRefused(ps, [refusal(2, 1), refusal(0, 0), refusal(2, 0)]);
-  assert.deepEqual(parts.map((r) => r.map((x) => x.record.offset)), [['0'], [], ['5', '4']]);
+  assert.deepEqual(
+    parts.map((r) => r.map((x) => x.record.offset)),
+    [['0'], [], ['5', '4']],
+  );
   assert.throws(() => splitRefused(ps, [{ record: record(99, null), reason: 'hbase_rejected', detail: 'x' }]), /belongs to no unit/);
 });

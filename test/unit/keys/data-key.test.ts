@@ -21,8 +21,7 @@ const VECTORS = [
 ] as const;
 
 const malformed = (error: unknown): boolean => error instanceof KeyError && error.code === 'malformed_key';
-const inRange = (key: Buffer, range: ScanRange): boolean =>
-  Buffer.compare(key, range.startRow) >= 0 && Buffer.compare(key, range.stopRow) < 0;
+const inRange = (key: Buffer, range: ScanRange): boolean => Buffer.compare(key, range.startRow) >= 0 && Buffer.compare(key, range.stopRow) < 0;
 
 void test('DESIGN.md test vectors encode exactly (B = 16)', () => {
   for (const v of VECTORS) {
@@ -63,9 +62,15 @@ void test('newer timestamps sort first for one id', () => {
   const tss = [0, 1, 999, 1700000000000, 1732262400000, 1732262400001, MAX_TS];
   const keys = tss.map((ts) => encodeDataKey({ id: 'sensor-0042', ts }, 16));
   const sorted = [...keys].sort((a, b) => Buffer.compare(a, b));
-  assert.deepEqual(sorted.map((k) => decodeDataKey(k).ts), [...tss].reverse());
+  assert.deepEqual(
+    sorted.map((k) => decodeDataKey(k).ts),
+    [...tss].reverse(),
+  );
   const printable = tss.map((ts) => encodePrintableDataKey({ id: 'sensor-0042', ts }, 16)).sort((a, b) => Buffer.compare(a, b));
-  assert.deepEqual(printable.map((k) => decodePrintableDataKey(k).ts), [...tss].reverse());
+  assert.deepEqual(
+    printable.map((k) => decodePrintableDataKey(k).ts),
+    [...tss].reverse(),
+  );
 });
 
 void test('the dev1 prefix does not match dev10 (same bucket with B = 1)', () => {
@@ -105,7 +110,10 @@ void test('idTimeRange covers exactly [fromTs, toTs] in both formats', () => {
   assert.ok(inRange(encodeDataKey({ id: 'dev-1', ts: 0 }, 16), whole));
   assert.ok(inRange(encodeDataKey({ id: 'dev-1', ts: MAX_TS }, 16), whole));
   assert.equal(whole.stopRow.subarray(-8).toString('hex'), '8000000000000000');
-  assert.throws(() => idTimeRange('dev-1', 10, 9, 16), (e: unknown) => e instanceof KeyError && e.code === 'invalid_range');
+  assert.throws(
+    () => idTimeRange('dev-1', 10, 9, 16),
+    (e: unknown) => e instanceof KeyError && e.code === 'invalid_range',
+  );
 });
 
 void test('encode rejects bad ids and timestamps', () => {

@@ -1,23 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import {
-  KeyError,
-  MAX_TS,
-  decodeIndexKey,
-  encodeIndexKey,
-  indexSaltOf,
-  indexScanRanges,
-  type ScanRange,
-} from '../../../src/keys/index.ts';
+import { KeyError, MAX_TS, decodeIndexKey, encodeIndexKey, indexSaltOf, indexScanRanges, type ScanRange } from '../../../src/keys/index.ts';
 
-const md5Mod = (text: string, buckets: number): number =>
-  createHash('md5').update(Buffer.from(text, 'utf8')).digest().readUInt32BE(0) % buckets;
+const md5Mod = (text: string, buckets: number): number => createHash('md5').update(Buffer.from(text, 'utf8')).digest().readUInt32BE(0) % buckets;
 const inRange = (key: Buffer, range: ScanRange): boolean =>
   Buffer.compare(key, range.startRow) >= 0 && (range.stopRow.length === 0 || Buffer.compare(key, range.stopRow) < 0);
 const entry = { indexName: 'site', value: 'sh-01', ts: 1732262400000, id: 'sensor-0042' };
 
-void test('encodes salt\' ‖ indexName ‖ 0x00 ‖ value ‖ 0x00 ‖ reverse ts ‖ id', () => {
+void test("encodes salt' ‖ indexName ‖ 0x00 ‖ value ‖ 0x00 ‖ reverse ts ‖ id", () => {
   const key = encodeIndexKey(entry, 16);
   const salt = md5Mod('site\u0000sh-01\u0000sensor-0042', 16);
   assert.equal(
@@ -62,7 +53,10 @@ void test('"value" mode puts one value in one bucket; "entry" mode spreads it', 
 void test('newer entries sort first within a value and bucket', () => {
   const tss = [0, 10, 1732262400000, MAX_TS];
   const keys = tss.map((ts) => encodeIndexKey({ ...entry, ts }, 1)).sort((a, b) => Buffer.compare(a, b));
-  assert.deepEqual(keys.map((k) => decodeIndexKey(k).ts), [...tss].reverse());
+  assert.deepEqual(
+    keys.map((k) => decodeIndexKey(k).ts),
+    [...tss].reverse(),
+  );
 });
 
 void test('rejects NUL and empty parts, bad ts, bad ids, bad mode', () => {

@@ -17,7 +17,13 @@ import { fixedSpread, testKeyspace } from '../../support/keyspace.ts';
 
 const B = 16;
 const T0 = 1_732_262_400_000;
-const HOT: SpreadEntry = { epochs: [{ since: T0 + 10_000, k: 4 }, { since: T0 + 20_000, k: 16 }], fence: null };
+const HOT: SpreadEntry = {
+  epochs: [
+    { since: T0 + 10_000, k: 4 },
+    { since: T0 + 20_000, k: 16 },
+  ],
+  fence: null,
+};
 const inRange = (k: Buffer, r: ScanRange): boolean => Buffer.compare(k, r.startRow) >= 0 && (r.stopRow.length === 0 || Buffer.compare(k, r.stopRow) < 0);
 
 void test('an id without a registry entry keeps the plain key, ranges and index keys, in both formats', () => {
@@ -26,8 +32,14 @@ void test('an id without a registry entry keeps the plain key, ranges and index 
     const enc = format === 'binary' ? encodeDataKey : encodePrintableDataKey;
     for (const id of ['sensor-0042', 'dev-1', '设备-7']) {
       assert.deepEqual(ks.dataKey(id, T0), enc({ id, ts: T0 }, B));
-      assert.deepEqual(ks.dataRanges(id).map((r) => r.range), [idScanRange(id, B, format)]);
-      assert.deepEqual(ks.dataRanges(id, T0, T0 + 5).map((r) => r.range), [idTimeRange(id, T0, T0 + 5, B, format)]);
+      assert.deepEqual(
+        ks.dataRanges(id).map((r) => r.range),
+        [idScanRange(id, B, format)],
+      );
+      assert.deepEqual(
+        ks.dataRanges(id, T0, T0 + 5).map((r) => r.range),
+        [idTimeRange(id, T0, T0 + 5, B, format)],
+      );
       const d = ks.decodeDataKey(ks.dataKey(id, T0));
       assert.deepEqual([d.id, d.ts, d.offset, d.salt], [id, T0, 0, saltOf(id, B)]);
     }
@@ -59,12 +71,30 @@ void test('a spread id: salt = (salt(id) + j) mod B with j from the epoch contai
 
 void test('ranges of a spread id: one per bucket its epochs use, each from the epoch that starts using it', () => {
   const ks = testKeyspace(B, 'binary', 'entry', fixedSpread({ hot: HOT }));
-  assert.deepEqual(ks.dataRanges('hot', T0, T0 + 9_999).map((r) => r.offset), [0], 'before the epochs: one bucket');
-  assert.deepEqual(ks.dataRanges('hot', T0, T0 + 19_999).map((r) => r.offset), [0, 1, 2, 3]);
-  assert.deepEqual(ks.dataRanges('hot').map((r) => r.offset), Array.from({ length: 16 }, (_, j) => j));
-  assert.deepEqual(ks.idBuckets('hot'), Array.from({ length: 16 }, (_, j) => (saltOf('hot', B) + j) % B));
+  assert.deepEqual(
+    ks.dataRanges('hot', T0, T0 + 9_999).map((r) => r.offset),
+    [0],
+    'before the epochs: one bucket',
+  );
+  assert.deepEqual(
+    ks.dataRanges('hot', T0, T0 + 19_999).map((r) => r.offset),
+    [0, 1, 2, 3],
+  );
+  assert.deepEqual(
+    ks.dataRanges('hot').map((r) => r.offset),
+    Array.from({ length: 16 }, (_, j) => j),
+  );
+  assert.deepEqual(
+    ks.idBuckets('hot'),
+    Array.from({ length: 16 }, (_, j) => (saltOf('hot', B) + j) % B),
+  );
   // Every event of the id in [from, to] is in exactly one range, the one of its bucket; none outside.
-  for (const [from, to] of [[T0, T0 + 30_000], [T0 + 12_000, T0 + 25_000], [T0 + 20_000, MAX_TS], [0, MAX_TS]] as const) {
+  for (const [from, to] of [
+    [T0, T0 + 30_000],
+    [T0 + 12_000, T0 + 25_000],
+    [T0 + 20_000, MAX_TS],
+    [0, MAX_TS],
+  ] as const) {
     const ranges = ks.dataRanges('hot', from, to);
     for (let ts = T0 - 500; ts < T0 + 30_500; ts += 37) {
       const key = ks.dataKey('hot', ts);

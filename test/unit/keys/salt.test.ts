@@ -28,11 +28,7 @@ void test('saltOf rejects buckets outside 1–256 or non-integers with a KeyErro
   for (const bad of [0, -1, 257, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
     assert.throws(
       () => saltOf('x', bad),
-      (error: unknown) =>
-        error instanceof KeyError &&
-        error.code === 'invalid_buckets' &&
-        !error.retriable &&
-        error.message.includes('buckets'),
+      (error: unknown) => error instanceof KeyError && error.code === 'invalid_buckets' && !error.retriable && error.message.includes('buckets'),
     );
   }
   assert.throws(() => md5Bucket(Buffer.from('x'), 0), /buckets/);

@@ -23,7 +23,13 @@ function referenceOffset(ts: number, k: number): number {
   return createHash('md5').update(b).digest().readUInt32BE(0) % k;
 }
 
-const E: SpreadEntry = { epochs: [{ since: 1000, k: 2 }, { since: 5000, k: 8 }], fence: null };
+const E: SpreadEntry = {
+  epochs: [
+    { since: 1000, k: 2 },
+    { since: 5000, k: 8 },
+  ],
+  fence: null,
+};
 
 void test('j(ts, K) is MD5 of int64_BE(ts) mod K, 0 for K = 1, for any ts up to 2^53 − 1', () => {
   for (const ts of [0, 1, 255, 256, 2 ** 32 - 1, 2 ** 32, 2 ** 32 + 1, 1_732_262_400_000, Number.MAX_SAFE_INTEGER]) {
@@ -62,7 +68,10 @@ void test('K of the epoch containing ts; the first ts each bucket offset is used
 void test('an epoch is appended only with a larger K, after the last epoch and after the fence', () => {
   const one = withEpoch(undefined, { since: 100, k: 4 }, 16);
   assert.deepEqual(one, { epochs: [{ since: 100, k: 4 }], fence: null });
-  assert.deepEqual(withEpoch(one, { since: 200, k: 16 }, 16).epochs.map((e) => e.k), [4, 16]);
+  assert.deepEqual(
+    withEpoch(one, { since: 200, k: 16 }, 16).epochs.map((e) => e.k),
+    [4, 16],
+  );
   assert.throws(() => withEpoch(one, { since: 200, k: 4 }, 16), /K never shrinks: the id already spreads over 4 buckets, asked for 4/);
   assert.throws(() => withEpoch(one, { since: 200, k: 2 }, 16), /K never shrinks/);
   assert.throws(() => withEpoch(one, { since: 100, k: 8 }, 16), /ascending since/);
@@ -81,12 +90,26 @@ void test('a fence only rises', () => {
 });
 
 void test('registry cell: compact JSON that round-trips; malformed cells are KeyErrors', () => {
-  const entry: SpreadEntry = { epochs: [{ since: 1_732_262_460_000, k: 4 }, { since: 1_732_262_520_000, k: 16 }], fence: 1_732_262_400_000 };
+  const entry: SpreadEntry = {
+    epochs: [
+      { since: 1_732_262_460_000, k: 4 },
+      { since: 1_732_262_520_000, k: 16 },
+    ],
+    fence: 1_732_262_400_000,
+  };
   const bytes = encodeEntry(entry);
   assert.equal(bytes.toString('utf8'), '{"v":1,"epochs":[[1732262460000,4],[1732262520000,16]],"fence":1732262400000}');
   assert.deepEqual(decodeEntry(bytes, 16), entry);
   assert.deepEqual(decodeEntry(encodeEntry(EMPTY_ENTRY), 16), EMPTY_ENTRY);
-  for (const bad of ['nope', '{"v":2,"epochs":[],"fence":null}', '{"v":1,"epochs":[[1,1]],"fence":null}', '{"v":1,"epochs":[[5,4],[5,8]],"fence":null}', '{"v":1,"epochs":[[5,8],[6,4]],"fence":null}', '{"v":1,"epochs":[[5]],"fence":null}', '{"v":1,"epochs":[],"fence":"x"}']) {
+  for (const bad of [
+    'nope',
+    '{"v":2,"epochs":[],"fence":null}',
+    '{"v":1,"epochs":[[1,1]],"fence":null}',
+    '{"v":1,"epochs":[[5,4],[5,8]],"fence":null}',
+    '{"v":1,"epochs":[[5,8],[6,4]],"fence":null}',
+    '{"v":1,"epochs":[[5]],"fence":null}',
+    '{"v":1,"epochs":[],"fence":"x"}',
+  ]) {
     assert.throws(() => decodeEntry(Buffer.from(bad), 16), KeyError, bad);
   }
   assert.throws(() => decodeEntry(bytes, 8), /2 … 8/, 'K above B is refused');

@@ -10,14 +10,21 @@ const LAYOUT: TablesLayout = {
   rollups: true,
 };
 
-void test('each role has its table and family; the rollup table also its point blocks\' family', () => {
+void test("each role has its table and family; the rollup table also its point blocks' family", () => {
   const t = new Tables(LAYOUT);
-  assert.deepEqual([t.data, t.index, t.meta], [{ name: 'd', family: 'f' }, { name: 'i', family: 'g' }, { name: 'm', family: 'k' }]);
+  assert.deepEqual(
+    [t.data, t.index, t.meta],
+    [
+      { name: 'd', family: 'f' },
+      { name: 'i', family: 'g' },
+      { name: 'm', family: 'k' },
+    ],
+  );
   assert.deepEqual(t.rollup, { name: 'r', family: 'h', pointsFamily: 'p' });
   assert.equal(new Tables({ ...LAYOUT, rollup: { ...LAYOUT.rollup, pointsFamily: null } }).rollup.pointsFamily, null);
 });
 
-void test('names in the doctor\'s order; the rollup table\'s regions are mapped only when rollups are on', () => {
+void test("names in the doctor's order; the rollup table's regions are mapped only when rollups are on", () => {
   const on = new Tables(LAYOUT);
   assert.deepEqual(on.names, ['d', 'i', 'r', 'm']);
   assert.deepEqual(on.mapped, ['d', 'i', 'r']);

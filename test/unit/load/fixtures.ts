@@ -16,9 +16,7 @@ export function region(table: string, start: number[], end: number[], server = '
 
 /** B regions pre-split on the salt boundaries [0x01] … [B−1], as the table planner creates them. */
 export function saltedRegions(table: string, buckets: number, server = 'rs1:16020'): RegionInfo[] {
-  return Array.from({ length: buckets }, (_, i) =>
-    region(table, i === 0 ? [] : [i], i === buckets - 1 ? [] : [i + 1], server),
-  );
+  return Array.from({ length: buckets }, (_, i) => region(table, i === 0 ? [] : [i], i === buckets - 1 ? [] : [i + 1], server));
 }
 
 /** A RegionSource whose answer the test sets, counting calls. */
@@ -41,10 +39,7 @@ export class FakeSource implements RegionSource {
 }
 
 /** The value of one labelled series, or undefined when the series does not exist. */
-export async function seriesValue(
-  metric: Counter | Gauge,
-  labels: Record<string, string>,
-): Promise<number | undefined> {
+export async function seriesValue(metric: Counter | Gauge, labels: Record<string, string>): Promise<number | undefined> {
   const { values } = await metric.get();
   const hit = values.find((v) => Object.entries(labels).every(([k, val]) => v.labels[k] === val));
   return hit?.value;

@@ -85,8 +85,12 @@ void describe('SpaceSaving', () => {
     assert.throws(() => new SpaceSaving(0), /capacity must be an integer in 1…10000, got 0/);
     assert.throws(() => new SpaceSaving(2.5), /capacity/);
     const sketch = new SpaceSaving(2);
-    assert.throws(() => { sketch.add('x', -1); }, /n must be a finite number ≥ 0, got -1/);
-    assert.throws(() => { sketch.add('x', Number.NaN); }, /n must be/);
+    assert.throws(() => {
+      sketch.add('x', -1);
+    }, /n must be a finite number ≥ 0, got -1/);
+    assert.throws(() => {
+      sketch.add('x', Number.NaN);
+    }, /n must be/);
   });
 });
 
@@ -104,7 +108,10 @@ void describe('WindowedHeavyHitters', () => {
     const w = new WindowedHeavyHitters({ capacity: 4, windowMs: 60_000, slots: 12 });
     w.add(1000, 'old', 100);
     w.add(30_000, 'new', 5);
-    assert.deepEqual(w.top(59_000).hitters.map((h) => h.id), ['old', 'new']);
+    assert.deepEqual(
+      w.top(59_000).hitters.map((h) => h.id),
+      ['old', 'new'],
+    );
     const later = w.top(61_000); // slot [0, 5000) has left the window
     assert.deepEqual(later.hitters, [{ id: 'new', count: 5, error: 0 }]);
     assert.equal(later.total, 5);
@@ -136,7 +143,14 @@ void describe('WindowedHeavyHitters', () => {
 
   void it('adds batches aggregated per id, and limits the list to n', () => {
     const w = new WindowedHeavyHitters({ capacity: 4 });
-    w.addAll(10, new Map([['a', 3], ['b', 7], ['c', 0]]));
+    w.addAll(
+      10,
+      new Map([
+        ['a', 3],
+        ['b', 7],
+        ['c', 0],
+      ]),
+    );
     w.addAll(20, [['a', 5]]);
     assert.deepEqual(w.top(30, 1).hitters, [{ id: 'a', count: 8, error: 0 }]);
     assert.equal(w.top(30).hitters.length, 2);
@@ -158,7 +172,14 @@ void describe('WindowedHeavyHitters', () => {
     w.add(5500, 'a', 2);
     w.add(5200, 'b', 1); // same slot epoch 5: kept together
     w.add(4100, 'c', 1); // earlier slot, still in the window
-    assert.deepEqual(w.top(5900).hitters.map((h) => [h.id, h.count]), [['a', 2], ['b', 1], ['c', 1]]);
+    assert.deepEqual(
+      w.top(5900).hitters.map((h) => [h.id, h.count]),
+      [
+        ['a', 2],
+        ['b', 1],
+        ['c', 1],
+      ],
+    );
   });
 
   void it('reuses a top until the next add or the next slot, never a stale one', () => {
@@ -168,9 +189,22 @@ void describe('WindowedHeavyHitters', () => {
     assert.equal(w.top(900), first, 'same slot, no add: the same result');
     assert.notEqual(w.top(900, 1), first, 'another n is another result');
     w.add(700, 'b', 5);
-    assert.deepEqual(w.top(900).hitters.map((h) => [h.id, h.count]), [['b', 5], ['a', 2]], 'an add is seen at once');
+    assert.deepEqual(
+      w.top(900).hitters.map((h) => [h.id, h.count]),
+      [
+        ['b', 5],
+        ['a', 2],
+      ],
+      'an add is seen at once',
+    );
     w.addAll(800, [['a', 4]]);
-    assert.deepEqual(w.top(900).hitters.map((h) => [h.id, h.count]), [['a', 6], ['b', 5]]);
+    assert.deepEqual(
+      w.top(900).hitters.map((h) => [h.id, h.count]),
+      [
+        ['a', 6],
+        ['b', 5],
+      ],
+    );
     assert.deepEqual(w.top(10_500).hitters, [], 'the next slot drops what left the window');
   });
 
@@ -178,6 +212,8 @@ void describe('WindowedHeavyHitters', () => {
     assert.throws(() => new WindowedHeavyHitters({ capacity: -3 }), /capacity must be/);
     assert.throws(() => new WindowedHeavyHitters({ windowMs: 0 }), /windowMs must be a positive number, got 0/);
     assert.throws(() => new WindowedHeavyHitters({ slots: 0 }), /slots must be an integer/);
-    assert.throws(() => { new WindowedHeavyHitters().addAll(0, [['x', -2]]); }, /n must be/);
+    assert.throws(() => {
+      new WindowedHeavyHitters().addAll(0, [['x', -2]]);
+    }, /n must be/);
   });
 });

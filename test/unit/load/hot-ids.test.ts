@@ -29,7 +29,9 @@ async function series(registry: Registry, name: string): Promise<Map<string, num
   return out;
 }
 
-async function setup(extra: { top?: number; windowMs?: number } = {}): Promise<{ registry: Registry; hot: HotIds; unregister: () => void; clock: { t: number }; regions: ReturnType<typeof saltedRegions> }> {
+async function setup(
+  extra: { top?: number; windowMs?: number } = {},
+): Promise<{ registry: Registry; hot: HotIds; unregister: () => void; clock: { t: number }; regions: ReturnType<typeof saltedRegions> }> {
   const registry = new Registry();
   const source = new FakeSource();
   const regions = saltedRegions(TABLE, B);
@@ -57,8 +59,28 @@ void describe('HotIds', () => {
     assert.equal(snap.errorBound, 100 / 16);
     const [first, second] = snap.ids;
     const regionOf = (id: string): string => encodedRegionName(regions[md5Salt(id)]?.name ?? '');
-    assert.deepEqual(first, { id: 'pump-7', events: 50, error: 0, share: 0.5, bucket: md5Salt('pump-7'), k: 1, epoch: null, region: regionOf('pump-7'), server: 'rs1:16020' });
-    assert.deepEqual(second, { id: 'valve-2', events: 20, error: 0, share: 0.2, bucket: md5Salt('valve-2'), k: 1, epoch: null, region: regionOf('valve-2'), server: 'rs1:16020' });
+    assert.deepEqual(first, {
+      id: 'pump-7',
+      events: 50,
+      error: 0,
+      share: 0.5,
+      bucket: md5Salt('pump-7'),
+      k: 1,
+      epoch: null,
+      region: regionOf('pump-7'),
+      server: 'rs1:16020',
+    });
+    assert.deepEqual(second, {
+      id: 'valve-2',
+      events: 20,
+      error: 0,
+      share: 0.2,
+      bucket: md5Salt('valve-2'),
+      k: 1,
+      epoch: null,
+      region: regionOf('valve-2'),
+      server: 'rs1:16020',
+    });
     assert.equal(snap.ids.length, 3);
   });
 
@@ -66,31 +88,63 @@ void describe('HotIds', () => {
     const { hot } = await setup();
     const now = Date.now();
     // A backlog two days old for "old", live events for "live" and "mixed".
-    hot.recordIds(['old', 'old', 'old', 'live', 'mixed', 'mixed'], [now - 172_800_000, now - 172_800_000, now - 172_800_000, now - 1000, now, now - 172_800_000]);
-    assert.deepEqual(hot.snapshot().ids.map((h) => [h.id, h.events]), [['old', 3], ['mixed', 2], ['live', 1]]);
+    hot.recordIds(
+      ['old', 'old', 'old', 'live', 'mixed', 'mixed'],
+      [now - 172_800_000, now - 172_800_000, now - 172_800_000, now - 1000, now, now - 172_800_000],
+    );
+    assert.deepEqual(
+      hot.snapshot().ids.map((h) => [h.id, h.events]),
+      [
+        ['old', 3],
+        ['mixed', 2],
+        ['live', 1],
+      ],
+    );
     const load = hot.load(10);
     assert.equal(load.total, 2);
-    assert.deepEqual(load.top, [['live', 1], ['mixed', 1]]);
+    assert.deepEqual(load.top, [
+      ['live', 1],
+      ['mixed', 1],
+    ]);
     hot.recordIds(['no-ts']);
     assert.equal(hot.load(10).total, 2, 'ids without their ts are not live writes');
     hot.recordDataKeys([testKeyspace(B).dataKey('k', now - 500)]);
-    assert.deepEqual(hot.load(10).top.map(([id]) => id).sort(), ['k', 'live', 'mixed'], 'a decoded key brings its ts');
+    assert.deepEqual(
+      hot
+        .load(10)
+        .top.map(([id]) => id)
+        .sort(),
+      ['k', 'live', 'mixed'],
+      'a decoded key brings its ts',
+    );
   });
 
   void it('decodes printable keys when the table uses them', () => {
     const hot = new HotIds({ table: TABLE, keyspace: testKeyspace(B, 'printable') });
     hot.recordDataKeys([encodePrintableDataKey({ id: 'dev-1', ts: 5 }, B), encodePrintableDataKey({ id: 'dev-1', ts: 6 }, B)]);
-    assert.deepEqual(hot.snapshot().ids.map((h) => [h.id, h.events, h.region]), [['dev-1', 2, '']]);
+    assert.deepEqual(
+      hot.snapshot().ids.map((h) => [h.id, h.events, h.region]),
+      [['dev-1', 2, '']],
+    );
   });
 
   void it('exports only the current top K as gauge series, removing those that fall out', async () => {
     const { registry, hot, clock } = await setup({ top: 2, windowMs: 10_000 });
     hot.recordIds([...Array.from({ length: 9 }, () => 'a'), ...Array.from({ length: 5 }, () => 'b'), 'c', 'd']);
-    assert.deepEqual(await series(registry, HOT_ID_METRICS.events), new Map([['{id="a"}', 9], ['{id="b"}', 5]]));
+    assert.deepEqual(
+      await series(registry, HOT_ID_METRICS.events),
+      new Map([
+        ['{id="a"}', 9],
+        ['{id="b"}', 5],
+      ]),
+    );
     assert.deepEqual(await series(registry, HOT_ID_METRICS.windowEvents), new Map([['', 16]]));
     const info = await series(registry, HOT_ID_METRICS.info);
     assert.equal(info.size, 2);
-    assert.ok([...info.keys()].some((k) => k.includes('id="a"') && k.includes(`bucket="${md5Salt('a')}"`)), [...info.keys()].join(' '));
+    assert.ok(
+      [...info.keys()].some((k) => k.includes('id="a"') && k.includes(`bucket="${md5Salt('a')}"`)),
+      [...info.keys()].join(' '),
+    );
 
     clock.t += 11_000; // everything above left the window
     for (let i = 0; i < 500; i++) hot.recordIds([`many-${i}`, `many-${i % 7}`, 'z', 'z']);
@@ -115,10 +169,17 @@ void describe('HotIds', () => {
     const { writes, close } = meteredRegionWrites(metrics, { regionMap: map });
     const hot = new HotIds({ table: TABLE, keyspace: testKeyspace(B) });
     const observer = writeObserver(metrics, writes, map, hot);
-    const rows = (id: string, n: number): { key: Buffer; bucket: number }[] => Array.from({ length: n }, (_, i) => ({ key: encodeDataKey({ id, ts: 1000 + i }, B), bucket: md5Salt(id) }));
+    const rows = (id: string, n: number): { key: Buffer; bucket: number }[] =>
+      Array.from({ length: n }, (_, i) => ({ key: encodeDataKey({ id, ts: 1000 + i }, B), bucket: md5Salt(id) }));
     observer.written(TABLE, [...rows('a', 3), ...rows('b', 1)], 0.01);
     observer.written('tsi_index', rows('c', 5), 0.01);
-    assert.deepEqual(hot.snapshot().ids.map((h) => [h.id, h.events]), [['a', 3], ['b', 1]]);
+    assert.deepEqual(
+      hot.snapshot().ids.map((h) => [h.id, h.events]),
+      [
+        ['a', 3],
+        ['b', 1],
+      ],
+    );
     close();
   });
 

@@ -3,12 +3,7 @@ import assert from 'node:assert/strict';
 import { createMetrics } from '../../../src/metrics/ingest-metrics.ts';
 import { regionMapObserver } from '../../../src/metrics/region-writes-metrics.ts';
 import { encodedRegionName } from '../../../src/hbase/region-name.ts';
-import {
-  RegionMap,
-  diffRegions,
-  findRegionIndex,
-  locateIn,
-} from '../../../src/load/region-map.ts';
+import { RegionMap, diffRegions, findRegionIndex, locateIn } from '../../../src/load/region-map.ts';
 import type { RegionChange } from '../../../src/load/region-map.ts';
 import { FakeSource, region, saltedRegions, seriesValue, silentLog, sleep, waitFor } from './fixtures.ts';
 
@@ -80,10 +75,7 @@ void describe('locateIn (binary search on start keys)', () => {
 
 void describe('encodedRegionName', () => {
   void it('takes the 32 hex chars between the last two dots', () => {
-    assert.equal(
-      encodedRegionName('tsi_data,\\x05,1732262400000.5E9D1D0A1B2C3D4E5F6A7B8C9D0E1F2A.'),
-      '5e9d1d0a1b2c3d4e5f6a7b8c9d0e1f2a',
-    );
+    assert.equal(encodedRegionName('tsi_data,\\x05,1732262400000.5E9D1D0A1B2C3D4E5F6A7B8C9D0E1F2A.'), '5e9d1d0a1b2c3d4e5f6a7b8c9d0e1f2a');
     assert.equal(encodedRegionName('t,,1.0123456789abcdef0123456789abcdef'), '0123456789abcdef0123456789abcdef');
   });
 

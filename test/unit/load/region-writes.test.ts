@@ -67,11 +67,12 @@ void describe('RegionWrites', () => {
     const regions = map.regions(TABLE) ?? [];
     const hot = regions[3];
     assert.ok(hot !== undefined);
-    writes.record(TABLE, Array.from({ length: 50 }, (_, i) => rowKey(3, `dev${i}`)), saltByte);
-    assert.equal(
-      await seriesValue(metrics.regionWrites, { table: TABLE, region: encodedRegionName(hot.name), server: hot.server }),
-      50,
+    writes.record(
+      TABLE,
+      Array.from({ length: 50 }, (_, i) => rowKey(3, `dev${i}`)),
+      saltByte,
     );
+    assert.equal(await seriesValue(metrics.regionWrites, { table: TABLE, region: encodedRegionName(hot.name), server: hot.server }), 50);
     assert.equal(await seriesValue(metrics.saltBucketWrites, { table: TABLE, bucket: '3' }), 50);
     assert.equal(writes.skew(TABLE), 16);
     assert.equal(await seriesValue(metrics.regionWriteSkew, { table: TABLE }), 16);
@@ -80,8 +81,16 @@ void describe('RegionWrites', () => {
 
   void it('an even writes gives skew 1.0; no bucket counted when bucketOf returns undefined', async () => {
     const { metrics, writes } = await setup();
-    writes.record(TABLE, Array.from({ length: 16 }, (_, salt) => rowKey(salt)), () => undefined);
-    writes.record(TABLE, Array.from({ length: 16 }, (_, salt) => rowKey(salt, 'other')), () => undefined);
+    writes.record(
+      TABLE,
+      Array.from({ length: 16 }, (_, salt) => rowKey(salt)),
+      () => undefined,
+    );
+    writes.record(
+      TABLE,
+      Array.from({ length: 16 }, (_, salt) => rowKey(salt, 'other')),
+      () => undefined,
+    );
     assert.equal(writes.skew(TABLE), 1);
     assert.deepEqual((await metrics.saltBucketWrites.get()).values, []);
     writes.record(TABLE, [], saltByte); // no-op
@@ -92,9 +101,17 @@ void describe('RegionWrites', () => {
     const { metrics, writes, clock } = await setup();
     const start = clock.t - (clock.t % 5000); // start of a slot
     clock.t = start;
-    writes.record(TABLE, Array.from({ length: 16 }, () => rowKey(0)), saltByte); // hot: 16 rows in region 0
+    writes.record(
+      TABLE,
+      Array.from({ length: 16 }, () => rowKey(0)),
+      saltByte,
+    ); // hot: 16 rows in region 0
     clock.t = start + 30_000;
-    writes.record(TABLE, Array.from({ length: 16 }, (_, salt) => rowKey(salt)), saltByte); // one per region
+    writes.record(
+      TABLE,
+      Array.from({ length: 16 }, (_, salt) => rowKey(salt)),
+      saltByte,
+    ); // one per region
     assert.equal(writes.skew(TABLE), 8.5); // 17 / (32 / 16)
     clock.t = start + 59_999;
     assert.equal(writes.skew(TABLE), 8.5);
@@ -132,10 +149,7 @@ void describe('RegionWrites', () => {
       markStale(table);
     };
     writes.record(TABLE, [rowKey(1), rowKey(2)], saltByte);
-    assert.equal(
-      await seriesValue(metrics.regionWrites, { table: TABLE, region: UNKNOWN_REGION, server: UNKNOWN_REGION }),
-      2,
-    );
+    assert.equal(await seriesValue(metrics.regionWrites, { table: TABLE, region: UNKNOWN_REGION, server: UNKNOWN_REGION }), 2);
     assert.equal(writes.skew(TABLE), 0);
     assert.equal(await seriesValue(metrics.regionCount, { table: TABLE }), 0);
     assert.equal(stale, 1);

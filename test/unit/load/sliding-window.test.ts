@@ -16,8 +16,20 @@ void describe('SlidingWindow', () => {
     w.add(4_999, 'a', 1); // same slot
     w.add(5_000, 'b', 4);
     w.add(59_000, 'a', 1);
-    assert.deepEqual(w.totals(59_999), new Map([['a', 4], ['b', 4]]));
-    assert.deepEqual(w.totals(60_000), new Map([['a', 1], ['b', 4]])); // slot [0, 5 s) expired
+    assert.deepEqual(
+      w.totals(59_999),
+      new Map([
+        ['a', 4],
+        ['b', 4],
+      ]),
+    );
+    assert.deepEqual(
+      w.totals(60_000),
+      new Map([
+        ['a', 1],
+        ['b', 4],
+      ]),
+    ); // slot [0, 5 s) expired
     assert.deepEqual(w.totals(65_000), new Map([['a', 1]]));
     assert.deepEqual(w.totals(120_000), new Map());
   });

@@ -3,9 +3,14 @@ import assert from 'node:assert/strict';
 import { SlotRing } from '../../../src/load/slot-ring.ts';
 
 function ring(): SlotRing<string[]> {
-  return new SlotRing<string[]>(60_000, 12, () => [], (v) => {
-    v.length = 0;
-  });
+  return new SlotRing<string[]>(
+    60_000,
+    12,
+    () => [],
+    (v) => {
+      v.length = 0;
+    },
+  );
 }
 
 void test('a time lands in the slot of its epoch; the window is the current slot and the 11 before it', () => {
@@ -30,5 +35,14 @@ void test('a slot reused by a newer epoch starts empty; a clock that steps back 
 });
 
 void test('the window length is checked', () => {
-  assert.throws(() => new SlotRing(0, 1, () => 0, () => undefined), /windowMs must be a positive number/);
+  assert.throws(
+    () =>
+      new SlotRing(
+        0,
+        1,
+        () => 0,
+        () => undefined,
+      ),
+    /windowMs must be a positive number/,
+  );
 });

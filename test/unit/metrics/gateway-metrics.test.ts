@@ -13,8 +13,14 @@ test('gateway series start at 0 / up, labelled by origin and client; the observe
   o.health('http://b:8080', false);
   const text = await registry.metrics();
   const line = (s: string): string | undefined => text.split('\n').find((l) => l.startsWith(s));
-  assert.equal(line('tsingest_hbase_gateway_up{client="write",gateway="http://a:8080"}'), 'tsingest_hbase_gateway_up{client="write",gateway="http://a:8080"} 1');
-  assert.equal(line('tsingest_hbase_gateway_up{client="write",gateway="http://b:8080"}'), 'tsingest_hbase_gateway_up{client="write",gateway="http://b:8080"} 0');
+  assert.equal(
+    line('tsingest_hbase_gateway_up{client="write",gateway="http://a:8080"}'),
+    'tsingest_hbase_gateway_up{client="write",gateway="http://a:8080"} 1',
+  );
+  assert.equal(
+    line('tsingest_hbase_gateway_up{client="write",gateway="http://b:8080"}'),
+    'tsingest_hbase_gateway_up{client="write",gateway="http://b:8080"} 0',
+  );
   assert.equal(line('tsingest_hbase_gateway_requests_total{client="write",gateway="http://b:8080",outcome="connection_error"}')?.split(' ')[1], '1');
   assert.equal(line('tsingest_hbase_gateway_requests_total{client="write",gateway="http://a:8080",outcome="timeout"}')?.split(' ')[1], '0');
   assert.ok(!text.includes('u:p@'), 'no credentials in labels');

@@ -1,12 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Registry } from 'prom-client';
-import {
-  BATCH_ROWS_BUCKETS,
-  END_TO_END_BUCKETS,
-  METRIC_NAMES,
-  createMetrics,
-} from '../../../src/metrics/ingest-metrics.ts';
+import { BATCH_ROWS_BUCKETS, END_TO_END_BUCKETS, METRIC_NAMES, createMetrics } from '../../../src/metrics/ingest-metrics.ts';
 
 void describe('createMetrics', () => {
   void it('registers every fixed metric name and the prefixed default process metrics', async () => {
@@ -48,7 +43,10 @@ void describe('createMetrics', () => {
     assert.equal(BATCH_ROWS_BUCKETS.at(-1), 10000);
     assert.equal(END_TO_END_BUCKETS[0], 0.005);
     assert.equal(END_TO_END_BUCKETS.at(-1), 600);
-    assert.ok(END_TO_END_BUCKETS.every((b, i) => i === 0 || b > (END_TO_END_BUCKETS[i - 1] as number)), 'strictly increasing');
+    assert.ok(
+      END_TO_END_BUCKETS.every((b, i) => i === 0 || b > (END_TO_END_BUCKETS[i - 1] as number)),
+      'strictly increasing',
+    );
     // The 250 ms latency target is a bound, with neighbours within 50 ms, so p99 around it is read closely.
     for (const b of [0.2, 0.25, 0.3]) assert.ok((END_TO_END_BUCKETS as readonly number[]).includes(b), `bucket ${b}`);
     const metrics = createMetrics(undefined, { defaultMetrics: false });

@@ -56,12 +56,15 @@ void describe('dashboard region-write-spread', () => {
 
   void it('layout wraps a section onto the next line when the row is full', () => {
     const placed = layout([{ title: 'S', panels: [sized(16, 4, { title: 'a' }), sized(10, 6, { title: 'b' }), sized(8, 2, { title: 'c' })] }]);
-    assert.deepEqual(placed.map((p) => [p['title'], p['gridPos']]), [
-      ['S', { h: 1, w: 24, x: 0, y: 0 }],
-      ['a', { h: 4, w: 16, x: 0, y: 1 }],
-      ['b', { h: 6, w: 10, x: 0, y: 5 }],
-      ['c', { h: 2, w: 8, x: 10, y: 5 }],
-    ]);
+    assert.deepEqual(
+      placed.map((p) => [p['title'], p['gridPos']]),
+      [
+        ['S', { h: 1, w: 24, x: 0, y: 0 }],
+        ['a', { h: 4, w: 16, x: 0, y: 1 }],
+        ['b', { h: 6, w: 10, x: 0, y: 5 }],
+        ['c', { h: 2, w: 8, x: 10, y: 5 }],
+      ],
+    );
     assert.throws(() => layout([{ title: 'S', panels: [sized(25, 1, { title: 'wide' })] }]), /panel "wide": width must be 1\.\.24, got 25/);
   });
 
@@ -75,7 +78,13 @@ void describe('dashboard region-write-spread', () => {
   });
 
   void it('queries use only metrics the service exports or the recording rules define', () => {
-    const known = new Set<string>([...Object.values(METRIC_NAMES), ...Object.values(READ_METRIC_NAMES), ...Object.values(SPREAD_METRIC_NAMES), ...recordingRules(), ...EXTERNAL]);
+    const known = new Set<string>([
+      ...Object.values(METRIC_NAMES),
+      ...Object.values(READ_METRIC_NAMES),
+      ...Object.values(SPREAD_METRIC_NAMES),
+      ...recordingRules(),
+      ...EXTERNAL,
+    ]);
     for (const q of panelQueries(dashboard)) {
       const withoutStrings = q.expr.replace(/"[^"]*"/g, '""');
       const used = [...withoutStrings.matchAll(/\b(tsingest_[a-z_]+|[a-z_]+:[a-z_]+:[a-z0-9_]+|up)\b(?=\s*[{[)]|\s*$)/g)].map((m) => m[1] ?? '');
@@ -104,7 +113,10 @@ void describe('dashboard region-write-spread', () => {
     const ready = panels.find((p) => p['title'] === 'Instances not ready');
     assert.ok(ready !== undefined);
     const exprs = arr(ready['targets']).map((t) => text(obj(t)['expr']));
-    assert.ok(exprs.some((e) => /\bup\{/.test(e) && /tsingest_ready/.test(e)), exprs.join('; '));
+    assert.ok(
+      exprs.some((e) => /\bup\{/.test(e) && /tsingest_ready/.test(e)),
+      exprs.join('; '),
+    );
   });
 
   void it('has the key-visualizer panel: one row per region ordered by start key, repeated per table', () => {

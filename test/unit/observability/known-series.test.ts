@@ -7,7 +7,10 @@ import { REJECT_REASONS } from '../../../src/events/reject.ts';
 import { FIRST_REGION_START_KEY, METRIC_NAMES, createMetrics, initKnownSeries, startKeyLabel } from '../../../src/metrics/ingest-metrics.ts';
 import { encodedRegionName } from '../../../src/hbase/region-name.ts';
 
-interface FakeRegion { readonly name: string; readonly startKey: Buffer }
+interface FakeRegion {
+  readonly name: string;
+  readonly startKey: Buffer;
+}
 
 /** A region map stand-in: settable regions per table, change listeners called by `change(table)`. */
 function fakeRegions(initial: Record<string, FakeRegion[]>) {
@@ -17,7 +20,9 @@ function fakeRegions(initial: Record<string, FakeRegion[]>) {
     regions: (table: string) => regions.get(table),
     onChange(listener: (c: { table: string }) => void) {
       listeners.add(listener);
-      return () => { listeners.delete(listener); };
+      return () => {
+        listeners.delete(listener);
+      };
     },
     change(table: string, next: FakeRegion[]) {
       regions.set(table, next);
@@ -33,7 +38,10 @@ const region = (table: string, start: number[], id: string): FakeRegion => ({
 });
 
 async function lines(metrics: ReturnType<typeof createMetrics>, name: string): Promise<string[]> {
-  return (await metrics.registry.metrics()).split('\n').filter((l) => l.startsWith(`${name}{`)).sort();
+  return (await metrics.registry.metrics())
+    .split('\n')
+    .filter((l) => l.startsWith(`${name}{`))
+    .sort();
 }
 
 void describe('known label values start at 0', () => {

@@ -10,7 +10,11 @@ import { join, resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dirname, '..', '..', '..');
 const PROM_DIR = join(ROOT, 'deploy', 'prometheus');
-const yamlFiles = (dir: string): string[] => readdirSync(dir).filter((f) => f.endsWith('.yml')).sort().map((f) => join(dir, f));
+const yamlFiles = (dir: string): string[] =>
+  readdirSync(dir)
+    .filter((f) => f.endsWith('.yml'))
+    .sort()
+    .map((f) => join(dir, f));
 const RULE_FILES = yamlFiles(join(PROM_DIR, 'rules'));
 const TEST_FILES = yamlFiles(join(PROM_DIR, 'tests'));
 
@@ -26,7 +30,10 @@ function names(files: readonly string[], pattern: RegExp): string[] {
 
 void describe('deploy/prometheus rules', () => {
   void it('has rule files and rule tests', () => {
-    assert.deepEqual(RULE_FILES.map((f) => f.slice(PROM_DIR.length + 1)), ['rules/tsingest-alerts.yml', 'rules/tsingest-recording.yml']);
+    assert.deepEqual(
+      RULE_FILES.map((f) => f.slice(PROM_DIR.length + 1)),
+      ['rules/tsingest-alerts.yml', 'rules/tsingest-recording.yml'],
+    );
     assert.ok(TEST_FILES.length >= 2, `tests found: ${TEST_FILES.join(', ')}`);
   });
 
@@ -63,7 +70,8 @@ void describe('deploy/prometheus rules', () => {
     const tests = TEST_FILES.map((f) => readFileSync(f, 'utf8')).join('\n');
     const alertsTested = new Set(names(TEST_FILES, /alertname: (\S+)/g));
     for (const alert of names(RULE_FILES, /^\s*- alert: (\S+)/gm)) assert.ok(alertsTested.has(alert), `no alert_rule_test for ${alert}`);
-    for (const record of names(RULE_FILES, /^\s*- record: (\S+)/gm)) assert.ok(tests.includes(`expr: ${record}`) || tests.includes(`(${record}`), `no promql_expr_test for ${record}`);
+    for (const record of names(RULE_FILES, /^\s*- record: (\S+)/gm))
+      assert.ok(tests.includes(`expr: ${record}`) || tests.includes(`(${record}`), `no promql_expr_test for ${record}`);
   });
 
   void it('passes promtool test rules', () => {

@@ -30,12 +30,22 @@ test('a cursor used with another query is rejected naming cursor', () => {
     { ...range, metric: 'hum' },
     { ...range, kind: 'latest' as const },
   ]) {
-    assert.throws(() => { assertCursorFor(c, other); }, isCursorError, JSON.stringify(other));
+    assert.throws(
+      () => {
+        assertCursorFor(c, other);
+      },
+      isCursorError,
+      JSON.stringify(other),
+    );
   }
   const byTag = decodeCursor(encodeCursor({ kind: 'by_tag', tag: 'site', value: 'a', from: 0, to: 9 }, Buffer.from('p')));
-  assert.throws(() => { assertCursorFor(byTag, { kind: 'by_tag', tag: 'site', value: 'b', from: 0, to: 9 }); }, isCursorError);
+  assert.throws(() => {
+    assertCursorFor(byTag, { kind: 'by_tag', tag: 'site', value: 'b', from: 0, to: 9 });
+  }, isCursorError);
   const rollups = decodeCursor(encodeCursor({ kind: 'rollups', id: 'x', from: 0, to: 9, metric: null, window: 3600 }, Buffer.from('p')));
-  assert.throws(() => { assertCursorFor(rollups, { kind: 'rollups', id: 'x', from: 0, to: 9, metric: null, window: 86400 }); }, isCursorError);
+  assert.throws(() => {
+    assertCursorFor(rollups, { kind: 'rollups', id: 'x', from: 0, to: 9, metric: null, window: 86400 });
+  }, isCursorError);
 });
 
 test('fingerprints separate fields that concatenate alike', () => {
@@ -62,6 +72,9 @@ test('malformed cursors are 400s naming cursor', () => {
   ]) {
     assert.throws(() => decodeCursor(text), isCursorError, text.slice(0, 40));
   }
-  assert.throws(() => decodeCursor('%%%', '--cursor'), (e: unknown) => e instanceof QueryError && e.message.startsWith('--cursor '));
+  assert.throws(
+    () => decodeCursor('%%%', '--cursor'),
+    (e: unknown) => e instanceof QueryError && e.message.startsWith('--cursor '),
+  );
   assert.ok(decodeCursor(b64(good)).position.equals(Buffer.from([0])));
 });

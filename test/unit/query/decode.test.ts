@@ -10,7 +10,13 @@ const B = 16;
 
 function rowOf(id: string, ts: number, metric: string, value: number, tags: Record<string, string>): Row {
   const r = buildDataRow({ id, ts, metric, value, tags }, B, 'd');
-  return { row: r.key, cells: r.cells.map((c) => { const col = column(c.family, c.qualifier); return { column: col, family: Buffer.from(c.family), qualifier: c.qualifier, timestamp: c.timestamp, value: c.value }; }) };
+  return {
+    row: r.key,
+    cells: r.cells.map((c) => {
+      const col = column(c.family, c.qualifier);
+      return { column: col, family: Buffer.from(c.family), qualifier: c.qualifier, timestamp: c.timestamp, value: c.value };
+    }),
+  };
 }
 
 test('tagsOfCell: the same bytes answer the same frozen object, other bytes are decoded, bad bytes still throw', () => {
@@ -38,8 +44,29 @@ test('eventItemOf: id, ts, time, metrics and tags of a data row; consecutive row
 });
 
 test('isoOf: Date.toISOString (String(ms) beyond the Date range), also across days and from a kept day', () => {
-  const reference = (ms: number): string => { const d = new Date(ms); return Number.isNaN(d.getTime()) ? String(ms) : d.toISOString(); };
-  const edges = [0, 1, 999, 86_399_999, 86_400_000, 1732262400000, 253402300799999, 253402300800000, 8.64e15 - 1, 8.64e15, 8.64e15 + 1, 2 ** 53 - 1, -1, -86_400_001, 1.5, Number.NaN, Number.POSITIVE_INFINITY];
+  const reference = (ms: number): string => {
+    const d = new Date(ms);
+    return Number.isNaN(d.getTime()) ? String(ms) : d.toISOString();
+  };
+  const edges = [
+    0,
+    1,
+    999,
+    86_399_999,
+    86_400_000,
+    1732262400000,
+    253402300799999,
+    253402300800000,
+    8.64e15 - 1,
+    8.64e15,
+    8.64e15 + 1,
+    2 ** 53 - 1,
+    -1,
+    -86_400_001,
+    1.5,
+    Number.NaN,
+    Number.POSITIVE_INFINITY,
+  ];
   for (const ms of [...edges, ...edges.reverse()]) assert.equal(isoOf(ms), reference(ms), String(ms));
   let ms = 1732262400000;
   for (let i = 0; i < 20_000; i++) {

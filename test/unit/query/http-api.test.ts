@@ -21,7 +21,14 @@ const log = createLogger({ level: 'silent' });
 const cfg = loadConfig({ env: {}, sets: ['keys.saltBuckets=4', 'index.tags=["site"]', 'query.maxLimit=50'] });
 
 async function serve(t: TestContext, hbase: QueryStore, config = cfg): Promise<string> {
-  const server = await startHttpServer({ host: '127.0.0.1', port: 0, registry: new Registry(), lifecycle: new Lifecycle({ log }), log, routes: createReadApi({ cfg: config, hbase, keyspace: keyspaceOf(config), tables: tablesOf(config), log }) });
+  const server = await startHttpServer({
+    host: '127.0.0.1',
+    port: 0,
+    registry: new Registry(),
+    lifecycle: new Lifecycle({ log }),
+    log,
+    routes: createReadApi({ cfg: config, hbase, keyspace: keyspaceOf(config), tables: tablesOf(config), log }),
+  });
   t.after(() => server.close());
   return `http://127.0.0.1:${server.port}`;
 }
@@ -52,10 +59,16 @@ test('a page streams as one JSON document with the effective limit; the API leav
   assert.equal(res.headers.get('cache-control'), 'no-store');
   const body = (await res.json()) as { items: { ts: number; metrics: { temp: number } }[]; next: string | null; limit: number };
   assert.equal(body.limit, 50, 'capped at query.maxLimit');
-  assert.deepEqual(body.items.map((x) => x.ts), Array.from({ length: 50 }, (_, i) => ts + 59 - i));
+  assert.deepEqual(
+    body.items.map((x) => x.ts),
+    Array.from({ length: 50 }, (_, i) => ts + 59 - i),
+  );
   assert.equal(typeof body.next, 'string');
   const rest = (await (await fetch(`${base}/api/v1/ids/a%2Fb/latest?limit=50&cursor=${body.next ?? ''}`)).json()) as typeof body;
-  assert.deepEqual(rest.items.map((x) => x.metrics.temp), Array.from({ length: 10 }, (_, i) => 9 - i));
+  assert.deepEqual(
+    rest.items.map((x) => x.metrics.temp),
+    Array.from({ length: 10 }, (_, i) => 9 - i),
+  );
   assert.equal(rest.next, null);
   const other = await fetch(`${base}/nope`);
   assert.equal(other.status, 404);
@@ -101,11 +114,19 @@ test('HBase failures: 503 + Retry-After when retriable, 500 otherwise, a cut con
 
   // The gateway refusing the service's own credentials is an outage for the caller, not a 500.
   for (const code of ['UNAUTHORIZED', 'FORBIDDEN'] as const) {
-    const refused = await serve(t, new FailingStore(() => new HBaseError({ code, status: code === 'UNAUTHORIZED' ? 401 : 403, message: `HTTP 401 ${code}: the gateway refused the request's credentials` })));
+    const refused = await serve(
+      t,
+      new FailingStore(
+        () => new HBaseError({ code, status: code === 'UNAUTHORIZED' ? 401 : 403, message: `HTTP 401 ${code}: the gateway refused the request's credentials` }),
+      ),
+    );
     const r = await fetch(`${refused}/api/v1/ids/a/latest`);
     assert.equal(r.status, 503, code);
     assert.equal(r.headers.get('retry-after'), '30');
-    assert.deepEqual(await r.json(), { error: 'unavailable', message: 'HBase is unavailable to the service (the gateway refused its credentials), retry later' });
+    assert.deepEqual(await r.json(), {
+      error: 'unavailable',
+      message: 'HBase is unavailable to the service (the gateway refused its credentials), retry later',
+    });
   }
 
   const broken = await serve(t, new FailingStore(() => new HBaseError({ code: 'TABLE_NOT_FOUND', message: 'no table' })));
@@ -131,7 +152,9 @@ class GatedStore extends FakeHBase {
   constructor() {
     super();
     let open = (): void => undefined;
-    this.#gate = new Promise<void>((resolve) => { open = resolve; });
+    this.#gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
     this.open = open;
   }
 
@@ -162,19 +185,27 @@ test('items stream: those read so far go out (in one write) while the read waits
   const utf8 = new TextDecoder();
   const first = await reader.read();
   const sent = utf8.decode(first.value);
-  assert.equal(sent, `{"items":[${[1004, 1003].map((ts) => JSON.stringify({ id: 'a', ts, time: new Date(ts).toISOString(), metrics: { temp: ts - 1000 }, tags: { site: 'x' } })).join(',')}`);
+  assert.equal(
+    sent,
+    `{"items":[${[1004, 1003].map((ts) => JSON.stringify({ id: 'a', ts, time: new Date(ts).toISOString(), metrics: { temp: ts - 1000 }, tags: { site: 'x' } })).join(',')}`,
+  );
   store.open();
   let text = sent;
   for (let r = await reader.read(); !r.done; r = await reader.read()) text += utf8.decode(r.value);
   const body = JSON.parse(text) as { items: { ts: number }[]; next: string | null; limit: number };
-  assert.deepEqual(body.items.map((x) => x.ts), [1004, 1003, 1002, 1001, 1000]);
+  assert.deepEqual(
+    body.items.map((x) => x.ts),
+    [1004, 1003, 1002, 1001, 1000],
+  );
   assert.deepEqual([body.next, body.limit], [null, 10]);
 });
 
 test('a read past query.deadlineMs: 408, and the stalled scan is abandoned', async (t) => {
   let scans = 0;
   let gate = (): void => undefined;
-  const stalled = new Promise<void>((resolve) => { gate = resolve; });
+  const stalled = new Promise<void>((resolve) => {
+    gate = resolve;
+  });
   class StalledStore extends FakeHBase {
     override scan(table: string, opts: ScanOptions = {}): AsyncGenerator<Row, void, undefined> {
       const inner = super.scan(table, opts);
@@ -205,7 +236,12 @@ test('no writes behind a GET: dangling index rows are repaired only in a read wh
   const api = createReadApi({ cfg: repairing, hbase: store, keyspace: keyspaceOf(repairing), tables: tablesOf(repairing), log });
   const serveAs = async (scopes: string[]): Promise<string> => {
     const server = await startHttpServer({
-      host: '127.0.0.1', port: 0, registry: new Registry(), lifecycle: new Lifecycle({ log }), log, routes: api,
+      host: '127.0.0.1',
+      port: 0,
+      registry: new Registry(),
+      lifecycle: new Lifecycle({ log }),
+      log,
+      routes: api,
       guard: () => Promise.resolve({ identity: { name: 'x', via: 'token', scopes: new Set(scopes) } }),
     });
     t.after(() => server.close());

@@ -28,8 +28,17 @@ const TAGS = [
 ] as const;
 const cfg = loadConfig({ env: {}, sets: [`keys.saltBuckets=${B}`, `index.tags=${JSON.stringify(TAGS.map((t) => t.name))}`] });
 
-interface Ev { id: string; ts: number; tags: Record<string, string> }
-interface Page { items?: { id: string; ts?: number; windowStart?: number }[]; next?: string | null; error?: string; parameter?: string }
+interface Ev {
+  id: string;
+  ts: number;
+  tags: Record<string, string>;
+}
+interface Page {
+  items?: { id: string; ts?: number; windowStart?: number }[];
+  next?: string | null;
+  error?: string;
+  parameter?: string;
+}
 
 /** Two events and one 1h summary per awkward id; each event tags every index with one awkward value. */
 function fill(store: FakeHBase): Ev[] {
@@ -42,11 +51,15 @@ function fill(store: FakeHBase): Ev[] {
       const row = buildDataRow({ ...e, metric: 'temp', value: i }, B, 'd');
       store.seed('tsdata', row.key, row.cells);
       for (const [indexName, v] of Object.entries(e.tags)) {
-        store.seed('tsindex', encodeIndexKey({ indexName, value: v, ts: e.ts, id }, B), [{ family: 'd', qualifier: Buffer.from('temp'), value: Buffer.alloc(0), timestamp: e.ts }]);
+        store.seed('tsindex', encodeIndexKey({ indexName, value: v, ts: e.ts, id }, B), [
+          { family: 'd', qualifier: Buffer.from('temp'), value: Buffer.alloc(0), timestamp: e.ts },
+        ]);
       }
     }
     const windowStart = BASE - (BASE % HOUR);
-    store.seed('tsrollup', encodeRollupKey({ id, windowSec: 3600, windowStart }, B), [{ family: 'd', qualifier: Buffer.from('temp'), value: encodeSummary(summaryOf(BASE, i)), timestamp: windowStart }]);
+    store.seed('tsrollup', encodeRollupKey({ id, windowSec: 3600, windowStart }, B), [
+      { family: 'd', qualifier: Buffer.from('temp'), value: encodeSummary(summaryOf(BASE, i)), timestamp: windowStart },
+    ]);
   }
   return events;
 }
@@ -54,7 +67,14 @@ function fill(store: FakeHBase): Ev[] {
 async function serve(t: TestContext): Promise<{ port: number; events: Ev[] }> {
   const store = new FakeHBase();
   const events = fill(store);
-  const server = await startHttpServer({ host: '127.0.0.1', port: 0, registry: new Registry(), lifecycle: new Lifecycle({ log }), log, routes: createReadApi({ cfg, hbase: store, keyspace: keyspaceOf(cfg), tables: tablesOf(cfg), log }) });
+  const server = await startHttpServer({
+    host: '127.0.0.1',
+    port: 0,
+    registry: new Registry(),
+    lifecycle: new Lifecycle({ log }),
+    log,
+    routes: createReadApi({ cfg, hbase: store, keyspace: keyspaceOf(cfg), tables: tablesOf(cfg), log }),
+  });
   t.after(() => server.close());
   return { port: server.port, events };
 }
@@ -81,28 +101,50 @@ test('latest, range and rollups read exactly the id each raw path segment names'
   const { port, events } = await serve(t);
   assert.equal(Buffer.byteLength(LONGEST_ID), MAX_ID_BYTES);
   for (const { id, segments } of AWKWARD_IDS) {
-    const own = events.filter((e) => e.id === id).sort(newestFirst).map(idTs);
+    const own = events
+      .filter((e) => e.id === id)
+      .sort(newestFirst)
+      .map(idTs);
     for (const seg of segments) {
       const latest = await page(port, `/api/v1/ids/${seg}/latest`);
       assert.deepEqual(latest.items?.map(idTs), own, `latest ${seg}`);
       const range = await page(port, `/api/v1/ids/${seg}/events?from=${BASE}&to=${BASE + HOUR}&metric=temp`);
       assert.deepEqual(range.items?.map(idTs), own, `range ${seg}`);
       const rollups = await page(port, `/api/v1/ids/${seg}/rollups/1h`);
-      assert.deepEqual(rollups.items?.map((x) => `${x.id}@${x.windowStart ?? ''}`), [`${id}@${BASE - (BASE % HOUR)}`], `rollups ${seg}`);
+      assert.deepEqual(
+        rollups.items?.map((x) => `${x.id}@${x.windowStart ?? ''}`),
+        [`${id}@${BASE - (BASE % HOUR)}`],
+        `rollups ${seg}`,
+      );
     }
   }
   const first = await page(port, '/api/v1/ids/%2E%2E/latest?limit=1');
-  assert.deepEqual(first.items?.map((x) => x.id), ['..'], 'the query string is still read');
+  assert.deepEqual(
+    first.items?.map((x) => x.id),
+    ['..'],
+    'the query string is still read',
+  );
   const next = await page(port, `/api/v1/ids/../latest?cursor=${first.next ?? ''}`);
-  assert.deepEqual(next.items?.map((x) => x.id), ['..'], 'the cursor of `%2E%2E` serves `..`');
+  assert.deepEqual(
+    next.items?.map((x) => x.id),
+    ['..'],
+    'the cursor of `%2E%2E` serves `..`',
+  );
   const absolute = await page(port, `http://127.0.0.1:${port}/api/v1/ids/.%2E/latest`);
-  assert.deepEqual(absolute.items?.map((x) => x.id), ['..', '..'], 'absolute-form target');
+  assert.deepEqual(
+    absolute.items?.map((x) => x.id),
+    ['..', '..'],
+    'absolute-form target',
+  );
 });
 
 test('the query-string forms read any id, tag and value, also through fetch (which drops . and .. path segments)', async (t) => {
   const { port, events } = await serve(t);
   for (const { id } of AWKWARD_IDS) {
-    const own = events.filter((e) => e.id === id).sort(newestFirst).map(idTs);
+    const own = events
+      .filter((e) => e.id === id)
+      .sort(newestFirst)
+      .map(idTs);
     const q = `id=${encodeURIComponent(id)}`;
     const get = async (path: string): Promise<Page> => {
       const res = await fetch(`http://127.0.0.1:${port}${path}`);
@@ -111,10 +153,17 @@ test('the query-string forms read any id, tag and value, also through fetch (whi
     };
     assert.deepEqual((await get(`/api/v1/latest?${q}`)).items?.map(idTs), own, `latest ${JSON.stringify(id)}`);
     assert.deepEqual((await get(`/api/v1/events?${q}&from=${BASE}&to=${BASE + HOUR}`)).items?.map(idTs), own, `range ${JSON.stringify(id)}`);
-    assert.deepEqual((await get(`/api/v1/rollups/1h?${q}`)).items?.map((x) => x.id), [id], `rollups ${JSON.stringify(id)}`);
+    assert.deepEqual(
+      (await get(`/api/v1/rollups/1h?${q}`)).items?.map((x) => x.id),
+      [id],
+      `rollups ${JSON.stringify(id)}`,
+    );
   }
   for (const { id: value } of AWKWARD_VALUES) {
-    const expected = events.filter((e) => e.tags['..'] === value).sort(newestFirst).map(idTs);
+    const expected = events
+      .filter((e) => e.tags['..'] === value)
+      .sort(newestFirst)
+      .map(idTs);
     const res = await fetch(`http://127.0.0.1:${port}/api/v1/tag-events?tag=${encodeURIComponent('..')}&value=${encodeURIComponent(value)}`);
     assert.deepEqual(((await res.json()) as Page).items?.map(idTs), expected, `by-tag .. = ${JSON.stringify(value)}`);
   }
@@ -128,7 +177,10 @@ test('by-tag reads exactly the tag name and value each raw segment names', async
   const { port, events } = await serve(t);
   for (const tag of TAGS) {
     for (const { id: value, segments } of AWKWARD_VALUES) {
-      const expected = events.filter((e) => e.tags[tag.name] === value).sort(newestFirst).map(idTs);
+      const expected = events
+        .filter((e) => e.tags[tag.name] === value)
+        .sort(newestFirst)
+        .map(idTs);
       assert.ok(expected.length > 0);
       for (const tagSeg of tag.segments) {
         for (const seg of segments) {

@@ -18,7 +18,13 @@ const B = 4;
 const D = 'd';
 const T = { data: 'tsdata', index: 'tsindex', rollup: 'tsrollup' };
 
-interface Ev { id: string; ts: number; metric: string; value: number; tags: Record<string, string> }
+interface Ev {
+  id: string;
+  ts: number;
+  metric: string;
+  value: number;
+  tags: Record<string, string>;
+}
 
 function setup(sets: string[] = []): { store: FakeHBase; queries: Queries; metrics: ReturnType<typeof createReadMetrics> } {
   const cfg = loadConfig({ env: {}, sets: [`keys.saltBuckets=${B}`, 'index.tags=["site"]', 'query.verifyChunk=3', 'query.bucketConcurrency=2', ...sets] });
@@ -32,7 +38,9 @@ function write(store: FakeHBase, e: Ev): void {
   store.seed(T.data, row.key, row.cells);
   for (const [indexName, value] of Object.entries(e.tags)) {
     if (indexName !== 'site') continue;
-    store.seed(T.index, encodeIndexKey({ indexName, value, ts: e.ts, id: e.id }, B), [{ family: D, qualifier: Buffer.from(e.metric), value: Buffer.alloc(0), timestamp: e.ts }]);
+    store.seed(T.index, encodeIndexKey({ indexName, value, ts: e.ts, id: e.id }, B), [
+      { family: D, qualifier: Buffer.from(e.metric), value: Buffer.alloc(0), timestamp: e.ts },
+    ]);
   }
 }
 
@@ -61,12 +69,14 @@ function rollupPages(p: { items: QueryItem[]; pages: number; dangling: number })
   return { ...p, items: p.items.filter((x): x is RollupItem => 'windowStart' in x) };
 }
 
-const idBytesOrder = (a: { ts: number; id: string }, b: { ts: number; id: string }): number => b.ts - a.ts || Buffer.compare(Buffer.from(a.id), Buffer.from(b.id));
+const idBytesOrder = (a: { ts: number; id: string }, b: { ts: number; id: string }): number =>
+  b.ts - a.ts || Buffer.compare(Buffer.from(a.id), Buffer.from(b.id));
 
 test('by-tag: merged newest first across buckets, paged with no gap or repeat, dangling hits dropped and counted', async () => {
   const { store, queries, metrics } = setup();
   const events: Ev[] = [];
-  for (let i = 0; i < 40; i++) events.push({ id: `dev-${i % 9}`, ts: NOW - 100_000 + Math.floor(i / 3) * 1000, metric: 'temp', value: i, tags: { site: i % 4 === 0 ? 'b' : 'a' } });
+  for (let i = 0; i < 40; i++)
+    events.push({ id: `dev-${i % 9}`, ts: NOW - 100_000 + Math.floor(i / 3) * 1000, metric: 'temp', value: i, tags: { site: i % 4 === 0 ? 'b' : 'a' } });
   for (const e of events) write(store, e);
   const salts = new Set(events.filter((e) => e.tags['site'] === 'a').map((e) => indexSaltOf({ indexName: 'site', value: 'a', id: e.id }, B)));
   assert.ok(salts.size > 1, 'hits of site=a sit in several buckets');
@@ -79,17 +89,28 @@ test('by-tag: merged newest first across buckets, paged with no gap or repeat, d
 
   const expected = events.filter((e) => e.tags['site'] === 'a' && e !== gone && e !== moved).sort(idBytesOrder);
   const { items, pages, dangling } = eventPages(await allPages(queries, 'by_tag', { tag: 'site', value: 'a', limit: '4' }));
-  assert.deepEqual(items.map((x) => `${x.id}@${x.ts}`), expected.map((e) => `${e.id}@${e.ts}`));
-  assert.deepEqual(items.map((x) => x.metrics), expected.map((e) => ({ temp: e.value })));
+  assert.deepEqual(
+    items.map((x) => `${x.id}@${x.ts}`),
+    expected.map((e) => `${e.id}@${e.ts}`),
+  );
+  assert.deepEqual(
+    items.map((x) => x.metrics),
+    expected.map((e) => ({ temp: e.value })),
+  );
   assert.equal(pages, Math.ceil(expected.length / 4));
   assert.equal(dangling, 2, 'each dangling hit counted once over all pages');
   assert.equal((await metrics.queryDangling.get()).values.find((v) => v.labels['index'] === 'site')?.value, 2);
   assert.equal(store.count('deleteRow', T.index), 0, 'no repair unless configured');
   assert.ok(store.maxActive <= 2, `at most query.bucketConcurrency scanner steps at once (saw ${store.maxActive})`);
 
-  const window = await collectPage(queries.run(queries.parse('by_tag', { tag: 'site', value: 'a', from: String(expected[5]?.ts), to: String(expected[1]?.ts) })));
+  const window = await collectPage(
+    queries.run(queries.parse('by_tag', { tag: 'site', value: 'a', from: String(expected[5]?.ts), to: String(expected[1]?.ts) })),
+  );
   const inWindow = expected.filter((e) => e.ts >= (expected[5]?.ts ?? 0) && e.ts < (expected[1]?.ts ?? 0));
-  assert.deepEqual(window.items.filter((x): x is EventItem => 'ts' in x).map((x) => `${x.id}@${x.ts}`), inWindow.map((e) => `${e.id}@${e.ts}`));
+  assert.deepEqual(
+    window.items.filter((x): x is EventItem => 'ts' in x).map((x) => `${x.id}@${x.ts}`),
+    inWindow.map((e) => `${e.id}@${e.ts}`),
+  );
   assert.equal(window.end.next, null);
 });
 
@@ -102,7 +123,10 @@ test('by-tag repair deletes dangling index rows older than the grace period only
   await store.deleteRow(T.data, encodeDataKey(old, B));
   await store.deleteRow(T.data, encodeDataKey(fresh, B));
   const page = await collectPage(queries.run(queries.parse('by_tag', { tag: 'site', value: 'x' })));
-  assert.deepEqual(page.items.map((x) => x.id), ['kept']); // both kinds of item carry the id
+  assert.deepEqual(
+    page.items.map((x) => x.id),
+    ['kept'],
+  ); // both kinds of item carry the id
   assert.deepEqual(page.end, { next: null, dangling: 2 });
   assert.equal(store.has(T.index, encodeIndexKey({ indexName: 'site', value: 'x', ts: old.ts, id: old.id }, B)), false, 'old dangling entry repaired');
   assert.equal(store.has(T.index, encodeIndexKey({ indexName: 'site', value: 'x', ts: fresh.ts, id: fresh.id }, B)), true, 'fresh one kept (grace)');
@@ -133,23 +157,39 @@ test('latest and range: pages of a single scan; a metric filter drops rows witho
   for (const e of events) write(store, e);
   const mine = events.filter((e) => e.id === 'dev1').sort(idBytesOrder);
   const latest = eventPages(await allPages(queries, 'latest', { id: 'dev1', limit: '3' }));
-  assert.deepEqual(latest.items.map((x) => x.ts), mine.map((e) => e.ts));
+  assert.deepEqual(
+    latest.items.map((x) => x.ts),
+    mine.map((e) => e.ts),
+  );
   assert.equal(latest.pages, 4);
   const temps = eventPages(await allPages(queries, 'range', { id: 'dev1', metric: 'temp', limit: '2' }));
-  assert.deepEqual(temps.items.map((x) => [x.ts, x.metrics]), mine.filter((e) => e.metric === 'temp').map((e) => [e.ts, { temp: e.value }]));
-  assert.ok(temps.items.every((x) => x.tags['site'] === 's'), 'tags come along with a metric filter');
+  assert.deepEqual(
+    temps.items.map((x) => [x.ts, x.metrics]),
+    mine.filter((e) => e.metric === 'temp').map((e) => [e.ts, { temp: e.value }]),
+  );
+  assert.ok(
+    temps.items.every((x) => x.tags['site'] === 's'),
+    'tags come along with a metric filter',
+  );
   // a row with two metrics (two events at one ts): with a metric the item keeps only that one
   write(store, { id: 'dev2', ts: NOW, metric: 'temp', value: 1, tags: { site: 's' } });
   write(store, { id: 'dev2', ts: NOW, metric: 'hum', value: 2, tags: { site: 's' } });
-  const metricsOf = async (raw: Record<string, string>): Promise<unknown[]> => (await collectPage(queries.run(queries.parse('range', raw)))).items.map((x) => ('ts' in x ? x.metrics : null));
+  const metricsOf = async (raw: Record<string, string>): Promise<unknown[]> =>
+    (await collectPage(queries.run(queries.parse('range', raw)))).items.map((x) => ('ts' in x ? x.metrics : null));
   assert.deepEqual(await metricsOf({ id: 'dev2', metric: 'hum' }), [{ hum: 2 }]);
   assert.deepEqual(await metricsOf({ id: 'dev2' }), [{ temp: 1, hum: 2 }]);
   assert.deepEqual(await metricsOf({ id: 'dev2', metric: 'load' }), []);
   const first = mine[mine.length - 1]?.ts ?? 0;
   const last = mine[0]?.ts ?? 0;
   const bounded = await collectPage(queries.run(queries.parse('range', { id: 'dev1', from: String(first), to: String(last) })));
-  assert.deepEqual(bounded.items.filter((x): x is EventItem => 'ts' in x).map((x) => x.ts), mine.filter((e) => e.ts >= first && e.ts < last).map((e) => e.ts), 'from inclusive, to exclusive');
-  assert.ok(((await metrics.queryDuration.get()).values.find((v) => v.metricName?.endsWith('_count') === true && v.labels['kind'] === 'range')?.value ?? 0) >= 1);
+  assert.deepEqual(
+    bounded.items.filter((x): x is EventItem => 'ts' in x).map((x) => x.ts),
+    mine.filter((e) => e.ts >= first && e.ts < last).map((e) => e.ts),
+    'from inclusive, to exclusive',
+  );
+  assert.ok(
+    ((await metrics.queryDuration.get()).values.find((v) => v.metricName?.endsWith('_count') === true && v.labels['kind'] === 'range')?.value ?? 0) >= 1,
+  );
 });
 
 test('rollups: summary rows of one id and window size, windows starting in [from, to), metric filter', async () => {
@@ -163,13 +203,33 @@ test('rollups: summary rows of one id and window size, windows starting in [from
       ...(w % 2 === 0 ? [{ family: D, qualifier: Buffer.from('hum'), value: encodeSummary(summaryOf(start + 2, 10 * w)), timestamp: start }] : []),
     ]);
   }
-  store.seed(T.rollup, encodeRollupKey({ id: 'dev1', windowSec: 86_400, windowStart: NOW - (NOW % 86_400_000) }, B), [{ family: D, qualifier: Buffer.from('temp'), value: encodeSummary(summaryOf(NOW, 1)), timestamp: NOW }]);
+  store.seed(T.rollup, encodeRollupKey({ id: 'dev1', windowSec: 86_400, windowStart: NOW - (NOW % 86_400_000) }, B), [
+    { family: D, qualifier: Buffer.from('temp'), value: encodeSummary(summaryOf(NOW, 1)), timestamp: NOW },
+  ]);
   const all = rollupPages(await allPages(queries, 'rollups', { id: 'dev1', window: '1h', limit: '2' }));
-  assert.deepEqual(all.items.map((r) => r.windowStart), [4, 3, 2, 1, 0].map((w) => base + w * hour));
+  assert.deepEqual(
+    all.items.map((r) => r.windowStart),
+    [4, 3, 2, 1, 0].map((w) => base + w * hour),
+  );
   assert.ok(all.items.every((r) => r.windowEnd === r.windowStart + hour && r.window === '1h'));
-  assert.deepEqual(all.items[0]?.metrics['hum'], { count: 1, sum: 40, min: 40, max: 40, mean: 40, first: 40, firstTs: base + 4 * hour + 2, last: 40, lastTs: base + 4 * hour + 2 });
-  const hum = await collectPage(queries.run(queries.parse('rollups', { id: 'dev1', window: '1h', metric: 'hum', from: String(base + hour), to: String(base + 4 * hour) })));
-  assert.deepEqual(hum.items.filter((r): r is RollupItem => 'windowStart' in r).map((r) => [r.windowStart, Object.keys(r.metrics)]), [[base + 2 * hour, ['hum']]]);
+  assert.deepEqual(all.items[0]?.metrics['hum'], {
+    count: 1,
+    sum: 40,
+    min: 40,
+    max: 40,
+    mean: 40,
+    first: 40,
+    firstTs: base + 4 * hour + 2,
+    last: 40,
+    lastTs: base + 4 * hour + 2,
+  });
+  const hum = await collectPage(
+    queries.run(queries.parse('rollups', { id: 'dev1', window: '1h', metric: 'hum', from: String(base + hour), to: String(base + 4 * hour) })),
+  );
+  assert.deepEqual(
+    hum.items.filter((r): r is RollupItem => 'windowStart' in r).map((r) => [r.windowStart, Object.keys(r.metrics)]),
+    [[base + 2 * hour, ['hum']]],
+  );
 });
 
 test('index.saltMode=value reads one bucket; keys.format=printable data keys decode and verify', async () => {
@@ -178,14 +238,25 @@ test('index.saltMode=value reads one bucket; keys.format=printable data keys dec
   for (const e of events) {
     const cells = buildEventCells({ ...e }, D);
     store.seed(T.data, encodePrintableDataKey(e, B), cells);
-    store.seed(T.index, encodeIndexKey({ indexName: 'site', value: 'v', ts: e.ts, id: e.id }, B, 'value'), [{ family: D, qualifier: Buffer.from('temp'), value: Buffer.alloc(0), timestamp: e.ts }]);
+    store.seed(T.index, encodeIndexKey({ indexName: 'site', value: 'v', ts: e.ts, id: e.id }, B, 'value'), [
+      { family: D, qualifier: Buffer.from('temp'), value: Buffer.alloc(0), timestamp: e.ts },
+    ]);
   }
   const salts = new Set(store.rows(T.index).map((r) => r.row[0]));
   assert.equal(salts.size, 1, 'value salting puts every entry of a value in one bucket');
   const before = store.count('scan');
   const got = eventPages(await allPages(queries, 'by_tag', { tag: 'site', value: 'v', limit: '3' }));
-  assert.deepEqual(got.items.map((x) => `${x.id}@${x.ts}`), [...events].sort(idBytesOrder).map((e) => `${e.id}@${e.ts}`));
+  assert.deepEqual(
+    got.items.map((x) => `${x.id}@${x.ts}`),
+    [...events].sort(idBytesOrder).map((e) => `${e.id}@${e.ts}`),
+  );
   assert.equal(store.count('scan') - before, got.pages, 'one index scan per page');
   const latest = eventPages(await allPages(queries, 'latest', { id: 'p-1' }));
-  assert.deepEqual(latest.items.map((x) => x.ts), events.filter((e) => e.id === 'p-1').map((e) => e.ts).sort((a, b) => b - a));
+  assert.deepEqual(
+    latest.items.map((x) => x.ts),
+    events
+      .filter((e) => e.id === 'p-1')
+      .map((e) => e.ts)
+      .sort((a, b) => b - a),
+  );
 });

@@ -16,7 +16,7 @@ function hit(id: string, ts: number): IndexHit {
 
 function prng(seed: number): () => number {
   let s = seed >>> 0;
-  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+  return () => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32;
 }
 
 const inRange = (key: Buffer, r: ScanRange): boolean => Buffer.compare(key, r.startRow) >= 0 && Buffer.compare(key, r.stopRow) < 0;
@@ -34,11 +34,13 @@ void test('one range per id in its bucket from its newest to just after its olde
   assert.deepEqual(verifyScans([], keyspace), []);
 });
 
-void test('random chunks: ranges sorted and disjoint, every hit covered, no other id\'s key inside', () => {
+void test("random chunks: ranges sorted and disjoint, every hit covered, no other id's key inside", () => {
   const random = prng(11);
   const ids = Array.from({ length: 40 }, (_, i) => `dev-${i}`);
   for (let round = 0; round < 50; round++) {
-    const hits = Array.from({ length: 1 + Math.floor(random() * 60) }, () => hit(ids[Math.floor(random() * ids.length)] as string, T0 + Math.floor(random() * 86_400_000)));
+    const hits = Array.from({ length: 1 + Math.floor(random() * 60) }, () =>
+      hit(ids[Math.floor(random() * ids.length)] as string, T0 + Math.floor(random() * 86_400_000)),
+    );
     const scans = verifyScans(hits, keyspace);
     assert.equal(new Set(scans.map((s) => s.bucket)).size, scans.length, 'one group per bucket');
     const all = scans.flatMap((s) => s.ranges);
@@ -58,5 +60,8 @@ void test('alignRows: scanned rows in hit order, null where no row came back, ex
   const row = (h: IndexHit) => ({ row: h.dataKey, cells: [] });
   const extra = { row: keyspace.dataKey('a', T0 + 9), cells: [] };
   const aligned = alignRows(hits, [row(hits[2] as IndexHit), extra, row(hits[0] as IndexHit)]);
-  assert.deepEqual(aligned.map((r) => r?.row.toString('hex') ?? null), [(hits[0] as IndexHit).dataKey.toString('hex'), null, (hits[2] as IndexHit).dataKey.toString('hex')]);
+  assert.deepEqual(
+    aligned.map((r) => r?.row.toString('hex') ?? null),
+    [(hits[0] as IndexHit).dataKey.toString('hex'), null, (hits[2] as IndexHit).dataKey.toString('hex')],
+  );
 });

@@ -27,7 +27,8 @@ void test('wholeWindows widens outward to the coarsest size and names a bad rang
 });
 
 void test('a bucket range covers exactly one bucket; bucketRangeAfter resumes after an id', () => {
-  const inR = (k: Buffer, r: { startRow: Buffer; stopRow: Buffer }): boolean => Buffer.compare(k, r.startRow) >= 0 && (r.stopRow.length === 0 || Buffer.compare(k, r.stopRow) < 0);
+  const inR = (k: Buffer, r: { startRow: Buffer; stopRow: Buffer }): boolean =>
+    Buffer.compare(k, r.startRow) >= 0 && (r.stopRow.length === 0 || Buffer.compare(k, r.stopRow) < 0);
   for (const format of ['binary', 'printable'] as const) {
     const ks = testKeyspace(B, format);
     for (const id of ['a', 'dev-1', 'dev-10', '设备']) {
@@ -54,14 +55,28 @@ void test('idWindowRows builds every size in memory, merging newest window first
   assert.equal(rows.length, 4);
   assert.ok(rows.every((r) => r.cells.every((c) => c.timestamp === 42)));
   const columns = rows.map((r) => r.cells.map((c) => c.column.toString('latin1')).join());
-  assert.deepEqual(columns, ['r1m:m,p:m', 'r1m:m,p:m', 'r1m:m,p:m', 'r1h:m,r1h:\u0000sm,p:m'], 'each size in its own family, blocks in p, the pack in the coarser row');
-  const stored = rows.map((r) => ({ row: r.row, cells: r.cells.map((c) => ({ family: c.column.subarray(0, c.column.indexOf(0x3a)), qualifier: c.column.subarray(c.column.indexOf(0x3a) + 1), value: c.value })) }));
+  assert.deepEqual(
+    columns,
+    ['r1m:m,p:m', 'r1m:m,p:m', 'r1m:m,p:m', 'r1h:m,r1h:\u0000sm,p:m'],
+    'each size in its own family, blocks in p, the pack in the coarser row',
+  );
+  const stored = rows.map((r) => ({
+    row: r.row,
+    cells: r.cells.map((c) => ({
+      family: c.column.subarray(0, c.column.indexOf(0x3a)),
+      qualifier: c.column.subarray(c.column.indexOf(0x3a) + 1),
+      value: c.value,
+    })),
+  }));
   assert.deepEqual(sorted(summariesOfRows(stored)), sorted(bruteSummaries(ev, [60, 3600])));
   assert.deepEqual([...blocksOfRows(stored)].sort(), [...brutePoints(ev, [60, 3600])].sort());
   const hour = rows[3];
   const pack = hour?.cells[1];
   assert.ok(hour !== undefined && pack !== undefined);
-  assert.deepEqual(decodeSummaryPack(pack.value, DAY0, 60_000).map((p) => [p.startMs, p.count, p.sum]), ev.map((e) => [e.ts - (e.ts % 60_000), 1, e.value]));
+  assert.deepEqual(
+    decodeSummaryPack(pack.value, DAY0, 60_000).map((p) => [p.startMs, p.count, p.sum]),
+    ev.map((e) => [e.ts - (e.ts % 60_000), 1, e.value]),
+  );
 });
 
 async function jobResult(events: readonly Ev[], s = settings(['1m', '1h'])): Promise<ReturnType<typeof sorted>> {
@@ -75,13 +90,21 @@ async function jobResult(events: readonly Ev[], s = settings(['1m', '1h'])): Pro
 void test('backfill (per bucket and per id) = the job on the same data; only [from, to) widened is written', async () => {
   const s = settings(['1m', '1h']);
   const inside = randomEvents(21, 300, 9, DAY0 + 2 * HOUR, 3);
-  const outside: Ev[] = [{ id: 'dev-1', ts: DAY0 + HOUR - 1, metric: 'temp', value: 1 }, { id: 'dev-1', ts: DAY0 + 6 * HOUR, metric: 'temp', value: 2 }];
+  const outside: Ev[] = [
+    { id: 'dev-1', ts: DAY0 + HOUR - 1, metric: 'temp', value: 1 },
+    { id: 'dev-1', ts: DAY0 + 6 * HOUR, metric: 'temp', value: 2 },
+  ];
   const expected = await jobResult(inside);
   for (const ids of [undefined, [...new Set(inside.map((e) => e.id))]]) {
     const store = new FakeHBase();
     await writeEvents(store, s, [...inside, ...outside]);
     const progress: number[] = [];
-    const r = await runBackfill({ store, settings: s, params: { from: DAY0 + 2 * HOUR + 17, to: DAY0 + 5 * HOUR - 3, ids }, onProgress: (p) => progress.push(p.unitsDone) });
+    const r = await runBackfill({
+      store,
+      settings: s,
+      params: { from: DAY0 + 2 * HOUR + 17, to: DAY0 + 5 * HOUR - 3, ids },
+      onProgress: (p) => progress.push(p.unitsDone),
+    });
     assert.equal(r.status, 'finished');
     assert.equal(r.widened, true);
     assert.deepEqual([r.from, r.to], [DAY0 + 2 * HOUR, DAY0 + 5 * HOUR]);
@@ -104,7 +127,16 @@ void test('a backfill stopped part-way resumes from its checkpoint to the same r
       const params = { from: DAY0, to: DAY0 + 2 * HOUR, ids };
       const ac = new AbortController();
       const firstDone: string[] = [];
-      const first = await runBackfill({ store, settings: s, params, checkpoint: backfillCheckpointFile(file), signal: ac.signal, onIdDone: (id) => { if (firstDone.push(id) === 3) ac.abort(); } });
+      const first = await runBackfill({
+        store,
+        settings: s,
+        params,
+        checkpoint: backfillCheckpointFile(file),
+        signal: ac.signal,
+        onIdDone: (id) => {
+          if (firstDone.push(id) === 3) ac.abort();
+        },
+      });
       assert.equal(first.status, 'aborted');
       const saved = JSON.parse(await readFile(file, 'utf8')) as { finished: boolean; unit: number; lastId: string | null };
       assert.equal(saved.finished, false);
@@ -113,13 +145,20 @@ void test('a backfill stopped part-way resumes from its checkpoint to the same r
       const second = await runBackfill({ store, settings: s, params, checkpoint: backfillCheckpointFile(file), onIdDone: (id) => seen.push(id) });
       assert.equal(second.status, 'finished');
       assert.equal(second.resumed, true);
-      assert.deepEqual(seen.filter((id) => firstDone.includes(id)), [], 'completed ids are not redone');
+      assert.deepEqual(
+        seen.filter((id) => firstDone.includes(id)),
+        [],
+        'completed ids are not redone',
+      );
       assert.ok(seen.length > 0);
       const want = ids === undefined ? expected : expected.filter(([k]) => ids.includes(k.split('|')[0] as string));
       assert.deepEqual(sorted(summariesOfRows(store.rows(s.rollupTable))), want);
       const third = await runBackfill({ store, settings: s, params, checkpoint: backfillCheckpointFile(file) });
       assert.equal(third.status, 'already_finished');
-      await assert.rejects(runBackfill({ store, settings: s, params: { ...params, to: DAY0 + 3 * HOUR }, checkpoint: backfillCheckpointFile(file) }), (e: unknown) => e instanceof CheckpointError && /other parameters \(to: checkpoint/.test(e.message));
+      await assert.rejects(
+        runBackfill({ store, settings: s, params: { ...params, to: DAY0 + 3 * HOUR }, checkpoint: backfillCheckpointFile(file) }),
+        (e: unknown) => e instanceof CheckpointError && /other parameters \(to: checkpoint/.test(e.message),
+      );
     }
     const junk = join(dir, 'junk.json');
     await writeFile(junk, '{"hello":1}');

@@ -32,12 +32,28 @@ function marksOf(s: RollupSettings, rows: readonly { row: Buffer; cells: readonl
 const key = (b: number, ...rest: number[]): Buffer => Buffer.from([b, ...rest]);
 
 void test('rangeCursor: each ascending key to the range holding it, keys between or after ranges to none', () => {
-  const at = rangeCursor([{ startRow: key(1), stopRow: key(3) }, { startRow: key(5), stopRow: key(6) }, { startRow: key(6), stopRow: key(8) }]);
-  assert.deepEqual([key(0), key(1), key(2, 9), key(3), key(4), key(5), key(5, 255), key(6), key(7), key(8), key(9)].map(at), [undefined, 0, 0, undefined, undefined, 1, 1, 2, 2, undefined, undefined]);
+  const at = rangeCursor([
+    { startRow: key(1), stopRow: key(3) },
+    { startRow: key(5), stopRow: key(6) },
+    { startRow: key(6), stopRow: key(8) },
+  ]);
+  assert.deepEqual([key(0), key(1), key(2, 9), key(3), key(4), key(5), key(5, 255), key(6), key(7), key(8), key(9)].map(at), [
+    undefined,
+    0,
+    0,
+    undefined,
+    undefined,
+    1,
+    1,
+    2,
+    2,
+    undefined,
+    undefined,
+  ]);
   assert.equal(rangeCursor([])(key(1)), undefined);
 });
 
-void test('planBatch: finest size = the windows\' own data ranges, sorted, in one filtered scan', () => {
+void test("planBatch: finest size = the windows' own data ranges, sorted, in one filtered scan", () => {
   const s = settings(['1m', '1h']);
   const markers = [found(s, 'b', 60, DAY0 + MIN), found(s, 'a', 60, DAY0 + 5 * MIN), found(s, 'a', 60, DAY0)];
   const plan = planBatch(s.windows, markers, s.keyspace);
@@ -48,14 +64,18 @@ void test('planBatch: finest size = the windows\' own data ranges, sorted, in on
     return (src.ranges[0] as { startRow: Buffer }).startRow;
   };
   const starts = plan.windows.map((w) => w.range.startRow);
-  assert.deepEqual(starts, [...starts].sort((a, b) => Buffer.compare(a, b)), 'sorted');
+  assert.deepEqual(
+    starts,
+    [...starts].sort((a, b) => Buffer.compare(a, b)),
+    'sorted',
+  );
   assert.deepEqual(new Set(plan.windows.map((w) => w.marker)), new Set(markers));
-  for (const w of plan.windows) assert.ok(w.range.startRow.equals(own(w.marker)), 'each window\'s range is what its own scan reads');
+  for (const w of plan.windows) assert.ok(w.range.startRow.equals(own(w.marker)), "each window's range is what its own scan reads");
   assert.ok(plan.scan !== undefined);
   assert.equal(plan.scan.source, 'data');
   assert.ok(plan.scan.startRow.equals(starts[0] as Buffer));
   assert.ok(plan.scan.stopRow.equals(plan.windows.at(-1)?.range.stopRow ?? Buffer.alloc(0)));
-  assert.equal('timeRange' in plan.scan, false, 'no cell time range (it defeats the filter\'s seeks)');
+  assert.equal('timeRange' in plan.scan, false, "no cell time range (it defeats the filter's seeks)");
   assert.ok(plan.scan.filter.type === 'MultiRowRangeFilter' && plan.scan.filter.ranges.length === 3);
 });
 
@@ -89,7 +109,7 @@ void test('cascadeMarkers: one mark per enclosing coarser window, one row per (b
   assert.deepEqual(cascadeMarkers(s.windows, [found(s, 'a', 86_400, DAY0)], o), []);
 });
 
-void test('a bad row in one window\'s source fails that window only (the batch is redone window by window)', async () => {
+void test("a bad row in one window's source fails that window only (the batch is redone window by window)", async () => {
   const s = settings(['1m', '1h']);
   const store = new FakeHBase();
   const events = randomEvents(21, 120, 5, DAY0, 1);
@@ -97,8 +117,12 @@ void test('a bad row in one window\'s source fails that window only (the batch i
   await markEvents(store, s, events);
   // a data row whose metric cell is not an 8-byte double, in a window of its own
   const bad: Ev = { id: 'dev-1', ts: DAY0 + 2 * HOUR + 5, metric: 'temp', value: 0 };
-  await store.put(s.dataTable, [{ row: s.keyspace.dataKey(bad.id, bad.ts), cells: [{ column: Buffer.from('d:temp'), value: Buffer.from([1, 2, 3]), timestamp: bad.ts }] }]);
-  await store.put(s.rollupTable, [putRowOf(markerRow({ id: bad.id, windowSec: 60, windowStart: bad.ts - (bad.ts % MIN) }, { keyspace: s.keyspace, family: s.rollupFamily, stamp: 7 }))]);
+  await store.put(s.dataTable, [
+    { row: s.keyspace.dataKey(bad.id, bad.ts), cells: [{ column: Buffer.from('d:temp'), value: Buffer.from([1, 2, 3]), timestamp: bad.ts }] },
+  ]);
+  await store.put(s.rollupTable, [
+    putRowOf(markerRow({ id: bad.id, windowSec: 60, windowStart: bad.ts - (bad.ts % MIN) }, { keyspace: s.keyspace, family: s.rollupFamily, stamp: 7 })),
+  ]);
   const { metrics } = readMetrics(s);
   const report = await new RollupJob({ store, settings: s, metrics, log: silentLog, now: () => DAY0 + 10 * 24 * HOUR }).run();
   assert.equal(report.errors, 1);

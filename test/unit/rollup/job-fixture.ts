@@ -20,14 +20,32 @@ export const MIN = 60_000;
 export const HOUR = 3_600_000;
 
 export function settings(windows: readonly string[] = ['1m', '1h'], extra: Partial<RollupSettings> = {}): RollupSettings {
-  return { windows: parseWindows(windows), graceMs: 0, markerSettleMs: 0, concurrency: 3, keyspace: testKeyspace(B), dataTable: 'd', rollupTable: 'r', rollupFamily: 'r', pageRows: 7, blocks: { family: BLOCK_FAMILY, maxPoints: 100_000 }, ...extra };
+  return {
+    windows: parseWindows(windows),
+    graceMs: 0,
+    markerSettleMs: 0,
+    concurrency: 3,
+    keyspace: testKeyspace(B),
+    dataTable: 'd',
+    rollupTable: 'r',
+    rollupFamily: 'r',
+    pageRows: 7,
+    blocks: { family: BLOCK_FAMILY, maxPoints: 100_000 },
+    ...extra,
+  };
 }
 
 export const silentLog = pino({ level: 'silent' });
 
 export function readMetrics(s: RollupSettings): { registry: Registry; metrics: ReadMetrics } {
   const registry = new Registry();
-  return { registry, metrics: createReadMetrics(registry, s.windows.map((w) => w.name)) };
+  return {
+    registry,
+    metrics: createReadMetrics(
+      registry,
+      s.windows.map((w) => w.name),
+    ),
+  };
 }
 
 export async function writeEvents(store: FakeHBase, s: RollupSettings, events: readonly Ev[]): Promise<void> {
@@ -48,7 +66,9 @@ export async function markEvents(store: FakeHBase, s: RollupSettings, events: re
     const k = `${e.id}|${windowStart}`;
     if (seen.has(k)) continue;
     seen.add(k);
-    await store.put(s.rollupTable, [putRowOf(markerRow({ id: e.id, windowSec: finest.seconds, windowStart }, { keyspace: s.keyspace, family: s.rollupFamily, stamp: stamp++ }))]);
+    await store.put(s.rollupTable, [
+      putRowOf(markerRow({ id: e.id, windowSec: finest.seconds, windowStart }, { keyspace: s.keyspace, family: s.rollupFamily, stamp: stamp++ })),
+    ]);
   }
   return seen.size;
 }
@@ -65,7 +85,10 @@ export function randomEvents(seed: number, n: number, ids: number, base: number,
 }
 
 export function markerRows(store: FakeHBase, s: RollupSettings): Buffer[] {
-  return store.rows(s.rollupTable).filter((r) => r.row[1] === 0x00).map((r) => r.row);
+  return store
+    .rows(s.rollupTable)
+    .filter((r) => r.row[1] === 0x00)
+    .map((r) => r.row);
 }
 
 /** The (id, window) pairs still marked, as `id|windowSec|windowStart`, sorted: marker rows' id cells and per-id markers. */

@@ -22,7 +22,10 @@ function job(store: RollupStore, s = settings(), now = () => NOW): { job: Rollup
   return { job: new RollupJob({ store, settings: s, metrics, log: silentLog, now }), metrics };
 }
 
-async function metricValue(m: { get(): Promise<{ values: { labels: Record<string, string | number>; value: number }[] }> }, labels: Record<string, string>): Promise<number> {
+async function metricValue(
+  m: { get(): Promise<{ values: { labels: Record<string, string | number>; value: number }[] }> },
+  labels: Record<string, string>,
+): Promise<number> {
   const got = await m.get();
   return got.values.find((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x))?.value ?? Number.NaN;
 }
@@ -87,7 +90,10 @@ void test('open windows are left alone; lag and pending measure the closed backl
   assert.equal(size(report, 0).errors, 1);
   assert.equal(report.ok, false);
   const left = marksIn(store, s);
-  assert.ok(markerRows(store, s).some((k) => k.equals(encodeMarkerKey({ id: 'b', windowSec: 60, windowStart: t0 + 2 * MIN }, B))), 'open window keeps its marker row');
+  assert.ok(
+    markerRows(store, s).some((k) => k.equals(encodeMarkerKey({ id: 'b', windowSec: 60, windowStart: t0 + 2 * MIN }, B))),
+    'open window keeps its marker row',
+  );
   assert.ok(left.includes(`b|60|${t0 + 2 * MIN}`), 'open window keeps its mark');
   assert.equal(left.filter((k) => k.startsWith('a|60|')).length, 1, 'the failed window keeps its mark, the other is gone');
   const lag = await metricValue(metrics.rollupLag, { window: '1m' });
@@ -125,7 +131,9 @@ void test('a marker re-marked during the recompute is not deleted (superseded) a
           const rows = [];
           for await (const r of store.scan(table, opts)) rows.push(r);
           await writeEvents(store, s, [lateEv]);
-          await store.put(s.rollupTable, [putRowOf(markerRow({ id: 'late', windowSec: 60, windowStart: t0 }, { keyspace: s.keyspace, family: s.rollupFamily, stamp: 10_000_000 }))]);
+          await store.put(s.rollupTable, [
+            putRowOf(markerRow({ id: 'late', windowSec: 60, windowStart: t0 }, { keyspace: s.keyspace, family: s.rollupFamily, stamp: 10_000_000 })),
+          ]);
           yield* rows;
         })();
       }
@@ -138,12 +146,19 @@ void test('a marker re-marked during the recompute is not deleted (superseded) a
   const one = await j.run();
   assert.equal(size(one, 0).superseded, 1);
   assert.equal(await metricValue(metrics.rollupSuperseded, { window: '1m' }), 1);
-  assert.deepEqual(markerRows(store, s).map((k) => k.toString('hex')), [encodeMarkerKey({ id: 'late', windowSec: 60, windowStart: t0 }, B).toString('hex')]);
+  assert.deepEqual(
+    markerRows(store, s).map((k) => k.toString('hex')),
+    [encodeMarkerKey({ id: 'late', windowSec: 60, windowStart: t0 }, B).toString('hex')],
+  );
   assert.equal(summariesOfRows(store.rows(s.rollupTable)).get(`late|60|${t0}|v`)?.count, 1, 'the first recompute missed the late event');
   const two = await j.run();
   assert.equal(two.superseded, 0);
   assert.deepEqual(markerRows(store, s), []);
-  assert.deepEqual(sorted(summariesOfRows(store.rows(s.rollupTable))), sorted(bruteSummaries([first, lateEv], [60, 3600])), 'minute and hour include the late event');
+  assert.deepEqual(
+    sorted(summariesOfRows(store.rows(s.rollupTable))),
+    sorted(bruteSummaries([first, lateEv], [60, 3600])),
+    'minute and hour include the late event',
+  );
 });
 
 void test('summary cells carry the time the recompute started reading; a window without data writes nothing', async () => {
@@ -151,7 +166,10 @@ void test('summary cells carry the time the recompute started reading; a window 
   const store = new FakeHBase();
   const t0 = DAY0;
   await writeEvents(store, s, [{ id: 'p', ts: t0 + 1, metric: 'q', value: 5 }]);
-  await markEvents(store, s, [{ id: 'p', ts: t0 + 1, metric: 'q', value: 5 }, { id: 'ghost', ts: t0 + 1, metric: 'q', value: 0 }]);
+  await markEvents(store, s, [
+    { id: 'p', ts: t0 + 1, metric: 'q', value: 5 },
+    { id: 'ghost', ts: t0 + 1, metric: 'q', value: 0 },
+  ]);
   let clock = NOW;
   const { job: j } = job(store, s, () => clock++);
   const report = await j.run();
@@ -159,13 +177,16 @@ void test('summary cells carry the time the recompute started reading; a window 
   assert.equal(size(report, 0).written, 1);
   assert.deepEqual(markerRows(store, s), []);
   const rows = store.rows(s.rollupTable);
-  assert.equal(rows.some((r) => r.row.equals(encodeRollupKey({ id: 'ghost', windowSec: 60, windowStart: t0 }, B))), false);
+  assert.equal(
+    rows.some((r) => r.row.equals(encodeRollupKey({ id: 'ghost', windowSec: 60, windowStart: t0 }, B))),
+    false,
+  );
   const fine = rows.find((r) => r.row.equals(encodeRollupKey({ id: 'p', windowSec: 60, windowStart: t0 }, B)));
   const ts = fine?.cells[0]?.timestamp ?? 0;
   assert.ok(ts >= NOW && ts < clock, `cell timestamp ${ts} comes from the job clock`);
 });
 
-void test('errors are isolated per marker row and counted by stage; a row goes only after its windows\' summaries and cascade', async () => {
+void test("errors are isolated per marker row and counted by stage; a row goes only after its windows' summaries and cascade", async () => {
   const s = settings(['1m', '1h'], { concurrency: 1 });
   const store = new FakeHBase();
   const events = randomEvents(5, 60, 6, DAY0, 1);
@@ -197,13 +218,19 @@ void test('errors are isolated per marker row and counted by stage; a row goes o
     if (c.op !== 'checkAndDelete' || c.keys[0]?.readUInt32BE(2) !== 60) return;
     const { windowStart } = s.keyspace.decodeMarkerKey(c.keys[0]);
     const before = rec.log.slice(0, i);
-    assert.ok(before.some((p) => p.op === 'scan' && p.table === s.dataTable), 'data read first');
+    assert.ok(
+      before.some((p) => p.op === 'scan' && p.table === s.dataTable),
+      'data read first',
+    );
     const ids = idsOf.get(c.keys[0].toString('hex')) ?? [];
     assert.ok(ids.length > 0);
     for (const id of ids) {
       const summary = s.keyspace.rollupKey({ id, windowSec: 60, windowStart });
       const cascade = s.keyspace.markerKey({ id, windowSec: 3600, windowStart: windowStart - (windowStart % HOUR) });
-      assert.ok(before.some((p) => p.op === 'put' && p.keys.some((k) => k.equals(summary)) && p.keys.some((k) => k.equals(cascade))), `summary + cascade put before the delete of the row of ${id}@${windowStart}`);
+      assert.ok(
+        before.some((p) => p.op === 'put' && p.keys.some((k) => k.equals(summary)) && p.keys.some((k) => k.equals(cascade))),
+        `summary + cascade put before the delete of the row of ${id}@${windowStart}`,
+      );
     }
   });
   // batched: one data scan and one put per chunk of windows, far fewer than one per window

@@ -90,14 +90,21 @@ void test('settling ids of a row stay while its settled ids are rolled up and re
   const store = new FakeHBase();
   const [old, fresh] = idsOfBucket(3, 2) as [string, string];
   const t0 = DAY0 + 10 * HOUR;
-  const events: Ev[] = [{ id: old, ts: t0 + 5, metric: 'x', value: 1 }, { id: fresh, ts: t0 + 6, metric: 'x', value: 2 }];
+  const events: Ev[] = [
+    { id: old, ts: t0 + 5, metric: 'x', value: 1 },
+    { id: fresh, ts: t0 + 6, metric: 'x', value: 2 },
+  ];
   await writeEvents(store, s, events);
   await store.put(s.rollupTable, [mark(s, old, t0, NOW - 200_000)]);
   await store.put(s.rollupTable, [mark(s, fresh, t0, NOW - 30_000)]);
   assert.equal(markerRows(store, s).filter((k) => k.readUInt32BE(2) === 60).length, 1, 'both ids in one row');
   const one = await run(store, s);
   assert.deepEqual([one.sizes[0]?.pending, one.sizes[0]?.settling, one.sizes[0]?.written], [2, 1, 1]);
-  assert.deepEqual(marksIn(store, s).filter((m) => m.includes('|60|')), [`${fresh}|60|${t0}`], 'the settling id is still marked');
+  assert.deepEqual(
+    marksIn(store, s).filter((m) => m.includes('|60|')),
+    [`${fresh}|60|${t0}`],
+    'the settling id is still marked',
+  );
   const two = await run(store, s, () => NOW + settle);
   assert.equal(two.sizes[0]?.written, 1);
   assert.deepEqual(marksIn(store, s), []);
@@ -109,10 +116,15 @@ void test('per-id markers of earlier versions are rolled up and removed, beside 
   const store = new FakeHBase();
   const t0 = DAY0 + 4 * HOUR;
   const [legacy, current] = idsOfBucket(0, 2) as [string, string];
-  const events: Ev[] = [{ id: legacy, ts: t0 + 1, metric: 'x', value: 3 }, { id: current, ts: t0 + 2, metric: 'x', value: 4 }];
+  const events: Ev[] = [
+    { id: legacy, ts: t0 + 1, metric: 'x', value: 3 },
+    { id: current, ts: t0 + 2, metric: 'x', value: 4 },
+  ];
   await writeEvents(store, s, events);
   const legacyKey = encodeIdMarkerKey({ id: legacy, windowSec: 60, windowStart: t0 }, B);
-  await store.put(s.rollupTable, [{ row: legacyKey, cells: [{ column: Buffer.concat([Buffer.from('r:'), LEGACY_QUALIFIER]), value: newMarkerValue(77), timestamp: 77 }] }]);
+  await store.put(s.rollupTable, [
+    { row: legacyKey, cells: [{ column: Buffer.concat([Buffer.from('r:'), LEGACY_QUALIFIER]), value: newMarkerValue(77), timestamp: 77 }] },
+  ]);
   await store.put(s.rollupTable, [mark(s, current, t0, 78)]);
   assert.deepEqual(marksIn(store, s), [`${legacy}|60|${t0}`, `${current}|60|${t0}`].sort());
   const report = await run(store, s);
@@ -125,7 +137,9 @@ void test('a row holding only its version cell is removed; a version cell is nev
   const s = settings();
   const store = new FakeHBase();
   const key = s.keyspace.markerKey({ id: 'x', windowSec: 60, windowStart: DAY0 });
-  await store.put(s.rollupTable, [{ row: key, cells: [{ column: Buffer.concat([Buffer.from('r:'), VERSION_QUALIFIER]), value: newMarkerValue(9), timestamp: 9 }] }]);
+  await store.put(s.rollupTable, [
+    { row: key, cells: [{ column: Buffer.concat([Buffer.from('r:'), VERSION_QUALIFIER]), value: newMarkerValue(9), timestamp: 9 }] },
+  ]);
   const report = await run(store, s);
   assert.deepEqual([report.sizes[0]?.pending, report.sizes[0]?.written, report.errors], [0, 0, 0]);
   assert.deepEqual(markerRows(store, s), []);
@@ -145,5 +159,9 @@ void test('an id cell of the wrong bucket is an error of its row; other rows are
   const fine = (await run(store, s)).sizes[0];
   assert.ok(fine !== undefined);
   assert.deepEqual([fine.errors, fine.written], [1, 1]);
-  assert.deepEqual(markerRows(store, s).map((k) => k.toString('hex')), [badRow.toString('hex')], 'the bad row stays for a human');
+  assert.deepEqual(
+    markerRows(store, s).map((k) => k.toString('hex')),
+    [badRow.toString('hex')],
+    'the bad row stays for a human',
+  );
 });

@@ -36,7 +36,7 @@ void test('two runners owning disjoint halves: each works only its buckets, toge
   const ra = await ja.run();
   assert.equal(ra.buckets, 2);
   assert.ok(ra.ok);
-  assert.deepEqual(buckets(markerRows(store, s)), [2, 3], 'the other half\'s markers are left to their owner');
+  assert.deepEqual(buckets(markerRows(store, s)), [2, 3], "the other half's markers are left to their owner");
   const owned = (await a.metrics.rollupBucketOwned.get()).values.map((v) => `${v.labels.bucket}=${v.value}`).sort();
   assert.deepEqual(owned, ['0=1', '1=1', '2=0', '3=0']);
   const lagBuckets = (await a.metrics.rollupBucketLag.get()).values.map((v) => v.labels.bucket).sort();
@@ -74,14 +74,18 @@ void test('a bucket taken away mid-run is left at the next page (its new owner f
 
 void test('mergeReports: two runs of one runner as one: counts added per size, the buckets and outcome of the last', async () => {
   const { store, s } = await marked();
-  const j = (o: BucketOwnership): RollupJob => new RollupJob({ store, settings: s, metrics: readMetrics(s).metrics, log: silentLog, now: () => NOW, ownership: o });
+  const j = (o: BucketOwnership): RollupJob =>
+    new RollupJob({ store, settings: s, metrics: readMetrics(s).metrics, log: silentLog, now: () => NOW, ownership: o });
   const first = await j(owning(0)).run();
   const second = await j(owning(1, 2, 3)).run();
   const m = mergeReports(first, second);
   assert.equal(m.written, first.written + second.written);
   assert.equal(m.buckets, 3);
   assert.ok(m.ok);
-  assert.deepEqual(m.sizes.map((x) => x.written), second.sizes.map((x, i) => x.written + (first.sizes[i]?.written ?? 0)));
+  assert.deepEqual(
+    m.sizes.map((x) => x.written),
+    second.sizes.map((x, i) => x.written + (first.sizes[i]?.written ?? 0)),
+  );
   assert.ok(m.durationMs >= second.durationMs);
   assert.equal(mergeReports(first, { ...second, aborted: true, ok: false }).ok, false);
 });

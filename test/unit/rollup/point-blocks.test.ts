@@ -40,7 +40,10 @@ void test('a point block round-trips random runs, the window edges included, and
     const block = encodePointsBlock(start, { ts, values });
     const back = decodePointsBlock(block, start, w);
     assert.deepEqual(back.ts, ts);
-    assert.deepEqual(back.values.map((v) => Object.is(v, -0) ? 'neg0' : v), values.map((v) => Object.is(v, -0) ? 'neg0' : v));
+    assert.deepEqual(
+      back.values.map((v) => (Object.is(v, -0) ? 'neg0' : v)),
+      values.map((v) => (Object.is(v, -0) ? 'neg0' : v)),
+    );
     assert.equal(pointsInBlock(block), ts.length);
   }
   const one = encodePointsBlock(start, { ts: [start + 5], values: [2.5] });
@@ -61,7 +64,15 @@ void test('a point block refuses what it cannot be: unsorted or empty input, a b
 void test('a summary pack round-trips the finer windows of a coarse one, sparse and whole', () => {
   const rand = prng(11);
   for (const picked of [[0], [23], [0, 1, 2, 23], Array.from({ length: 24 }, (_, i) => i)]) {
-    const windows: PackedSummary[] = picked.map((i) => ({ startMs: DAY0 + i * HOUR, count: 1 + Math.floor(rand() * 5000), sum: rand() * 1e6, min: -rand(), max: rand(), first: rand(), last: rand() }));
+    const windows: PackedSummary[] = picked.map((i) => ({
+      startMs: DAY0 + i * HOUR,
+      count: 1 + Math.floor(rand() * 5000),
+      sum: rand() * 1e6,
+      min: -rand(),
+      max: rand(),
+      first: rand(),
+      last: rand(),
+    }));
     assert.deepEqual(decodeSummaryPack(encodeSummaryPack(DAY0, HOUR, windows), DAY0, HOUR), windows);
   }
   assert.throws(() => encodeSummaryPack(DAY0, HOUR, []), /needs ≥ 1 window/);
@@ -70,15 +81,26 @@ void test('a summary pack round-trips the finer windows of a coarse one, sparse 
   for (let cut = 0; cut < good.length; cut++) assert.throws(() => decodeSummaryPack(good.subarray(0, cut), DAY0, HOUR), /summary pack/, `cut at ${cut}`);
 });
 
-void test('a stored row: a block or a pack counts only when it has its summary\'s timestamp', () => {
-  const cell = (family: string, qualifier: Buffer, value: Buffer, timestamp: number): { family: Buffer; qualifier: Buffer; value: Buffer; timestamp: number } => ({ family: Buffer.from(family), qualifier, value, timestamp });
+void test("a stored row: a block or a pack counts only when it has its summary's timestamp", () => {
+  const cell = (
+    family: string,
+    qualifier: Buffer,
+    value: Buffer,
+    timestamp: number,
+  ): { family: Buffer; qualifier: Buffer; value: Buffer; timestamp: number } => ({ family: Buffer.from(family), qualifier, value, timestamp });
   const m = Buffer.from('temp');
   const block = encodePointsBlock(DAY0, { ts: [DAY0], values: [1] });
   const pack = encodeSummaryPack(DAY0, MIN, [{ startMs: DAY0, count: 1, sum: 1, min: 1, max: 1, first: 1, last: 1 }]);
   const summary = encodeSummary(summaryOf(DAY0, 1));
-  const fresh = windowCellsOf([cell('r1h', m, summary, 9), cell('r1h', Buffer.concat([PACK_PREFIX, m]), pack, 9), cell(BLOCK_FAMILY, m, block, 9)], BLOCK_FAMILY).get('temp');
+  const fresh = windowCellsOf(
+    [cell('r1h', m, summary, 9), cell('r1h', Buffer.concat([PACK_PREFIX, m]), pack, 9), cell(BLOCK_FAMILY, m, block, 9)],
+    BLOCK_FAMILY,
+  ).get('temp');
   assert.ok(fresh?.block !== undefined && fresh.pack !== undefined, 'same put: both taken');
-  const stale = windowCellsOf([cell('r1h', m, summary, 10), cell('r1h', Buffer.concat([PACK_PREFIX, m]), pack, 9), cell(BLOCK_FAMILY, m, block, 9)], BLOCK_FAMILY).get('temp');
+  const stale = windowCellsOf(
+    [cell('r1h', m, summary, 10), cell('r1h', Buffer.concat([PACK_PREFIX, m]), pack, 9), cell(BLOCK_FAMILY, m, block, 9)],
+    BLOCK_FAMILY,
+  ).get('temp');
   assert.ok(stale !== undefined && stale.block === undefined && stale.pack === undefined, 'a newer summary without them: neither taken');
   const legacy = windowCellsOf([cell('d', m, summary, 12), cell('r1h', m, summary, 9), cell(BLOCK_FAMILY, m, block, 9)], BLOCK_FAMILY).get('temp');
   assert.equal(legacy?.summary.timestamp, 12, 'the newest summary of the families wins');
@@ -100,7 +122,8 @@ function packsOfRows(rows: ReturnType<FakeHBase['rows']>, finerSec: number): Map
     for (const c of row.cells) {
       if (!c.qualifier.subarray(0, 2).equals(PACK_PREFIX)) continue;
       const metric = c.qualifier.subarray(2).toString('utf8');
-      for (const p of decodeSummaryPack(c.value, k.windowStart, finerSec * 1000)) out.set(`${k.id}|${finerSec}|${p.startMs}|${metric}`, [p.count, p.sum, p.min, p.max]);
+      for (const p of decodeSummaryPack(c.value, k.windowStart, finerSec * 1000))
+        out.set(`${k.id}|${finerSec}|${p.startMs}|${metric}`, [p.count, p.sum, p.min, p.max]);
     }
   }
   return out;
@@ -115,13 +138,17 @@ void test('the job writes a block beside every summary and a pack in every coars
   assert.deepEqual(sortedRuns(blocksOfRows(store.rows(s.rollupTable))), sortedRuns(brutePoints(events, [60, 3600])));
   const fine = bruteSummaries(events, [60]);
   const want = new Map([...fine].map(([k, v]) => [k, [v.count, v.sum, v.min, v.max]]));
-  assert.deepEqual([...packsOfRows(store.rows(s.rollupTable), 60)].sort(), [...want].sort(), 'each hour\'s pack holds its minutes\' summaries');
+  assert.deepEqual([...packsOfRows(store.rows(s.rollupTable), 60)].sort(), [...want].sort(), "each hour's pack holds its minutes' summaries");
 
   const late: Ev = { id: events[0]?.id ?? 'x', ts: DAY0 + 2 * HOUR + 17, metric: 'late', value: 42 };
   await writeEvents(store, s, [late]);
   await runJob(store, s, [late]);
   const all = [...events, late];
-  assert.deepEqual(sortedRuns(blocksOfRows(store.rows(s.rollupTable))), sortedRuns(brutePoints(all, [60, 3600])), 'the late point in its minute\'s and hour\'s blocks');
+  assert.deepEqual(
+    sortedRuns(blocksOfRows(store.rows(s.rollupTable))),
+    sortedRuns(brutePoints(all, [60, 3600])),
+    "the late point in its minute's and hour's blocks",
+  );
   assert.deepEqual(sorted(summariesOfRows(store.rows(s.rollupTable))), sorted(bruteSummaries(all, [60, 3600])));
 });
 
@@ -129,7 +156,10 @@ void test('no block past maxPoints, nor for an hour with a minute over it; other
   const s = settings(['1m', '1h'], { blocks: { family: BLOCK_FAMILY, maxPoints: 5 } });
   const store = new FakeHBase();
   const busy: Ev[] = Array.from({ length: 6 }, (_, i) => ({ id: 'a', ts: DAY0 + HOUR + i, metric: 'busy', value: i }));
-  const calm: Ev[] = [{ id: 'a', ts: DAY0 + HOUR + 2 * MIN, metric: 'busy', value: 9 }, { id: 'a', ts: DAY0 + HOUR, metric: 'calm', value: 1 }];
+  const calm: Ev[] = [
+    { id: 'a', ts: DAY0 + HOUR + 2 * MIN, metric: 'busy', value: 9 },
+    { id: 'a', ts: DAY0 + HOUR, metric: 'calm', value: 1 },
+  ];
   await writeEvents(store, s, [...busy, ...calm]);
   await runJob(store, s, [...busy, ...calm]);
   const blocks = [...blocksOfRows(store.rows(s.rollupTable)).keys()].sort();
@@ -140,12 +170,24 @@ void test('no block past maxPoints, nor for an hour with a minute over it; other
 void test('a finer row without a block (written before blocks) leaves its coarser window without one for that metric', async () => {
   const s = settings(['1m', '1h']);
   const store = new FakeHBase();
-  const events: Ev[] = [{ id: 'a', ts: DAY0 + HOUR + 1, metric: 'm', value: 1 }, { id: 'a', ts: DAY0 + HOUR + 2 * MIN, metric: 'm', value: 2 }];
+  const events: Ev[] = [
+    { id: 'a', ts: DAY0 + HOUR + 1, metric: 'm', value: 1 },
+    { id: 'a', ts: DAY0 + HOUR + 2 * MIN, metric: 'm', value: 2 },
+  ];
   await writeEvents(store, s, events);
   // the first minute summarised by a version without blocks
-  await store.put(s.rollupTable, [putRowOf({ key: s.keyspace.rollupKey({ id: 'a', windowSec: 60, windowStart: DAY0 + HOUR }), cells: [{ family: 'r1m', qualifier: Buffer.from('m'), value: encodeSummary(summaryOf(DAY0 + HOUR + 1, 1)), timestamp: 5 }] })]);
+  await store.put(s.rollupTable, [
+    putRowOf({
+      key: s.keyspace.rollupKey({ id: 'a', windowSec: 60, windowStart: DAY0 + HOUR }),
+      cells: [{ family: 'r1m', qualifier: Buffer.from('m'), value: encodeSummary(summaryOf(DAY0 + HOUR + 1, 1)), timestamp: 5 }],
+    }),
+  ]);
   await runJob(store, s, [events[1] as Ev]);
-  assert.deepEqual([...blocksOfRows(store.rows(s.rollupTable)).keys()], [`a|60|${DAY0 + HOUR + 2 * MIN}|m`], 'the hour has no block: it would miss the first minute\'s point');
+  assert.deepEqual(
+    [...blocksOfRows(store.rows(s.rollupTable)).keys()],
+    [`a|60|${DAY0 + HOUR + 2 * MIN}|m`],
+    "the hour has no block: it would miss the first minute's point",
+  );
   assert.equal(summariesOfRows(store.rows(s.rollupTable)).get(`a|3600|${DAY0 + HOUR}|m`)?.count, 2, 'its summary counts both');
 });
 

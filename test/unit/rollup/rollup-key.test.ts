@@ -56,7 +56,11 @@ void test('summary, marker row and per-id marker keys: documented vectors = thei
 void test('round trips, including unicode ids and ids with 0x01/0xff-like characters', () => {
   const ids = ['sensor-0042', 'a', '设备-7', 'x\u0001\u00ffy', 'z'.repeat(128)];
   for (const id of ids) {
-    for (const [windowSec, windowStart] of [[60, 0], [3600, 1_732_262_400_000], [86_400, 1_700_006_400_000]] as const) {
+    for (const [windowSec, windowStart] of [
+      [60, 0],
+      [3600, 1_732_262_400_000],
+      [86_400, 1_700_006_400_000],
+    ] as const) {
       for (const b of [1, 4, 16, 256]) {
         const parts = { id, windowSec, windowStart };
         const salt = md5Mod(id, b);
@@ -130,8 +134,16 @@ void test('markerScanRange: closed marker rows (and per-id markers) of one bucke
   for (const id of ids) {
     const salt = md5Mod(id, b);
     const r = markerScanRange(salt, 3600, startBefore, b);
-    for (const [offset, expected] of [[-2 * H, true], [-H, true], [0, false], [H, false]] as const) {
-      for (const key of [encodeMarkerKey({ id, windowSec: 3600, windowStart: startBefore + offset }, b), encodeIdMarkerKey({ id, windowSec: 3600, windowStart: startBefore + offset }, b)]) {
+    for (const [offset, expected] of [
+      [-2 * H, true],
+      [-H, true],
+      [0, false],
+      [H, false],
+    ] as const) {
+      for (const key of [
+        encodeMarkerKey({ id, windowSec: 3600, windowStart: startBefore + offset }, b),
+        encodeIdMarkerKey({ id, windowSec: 3600, windowStart: startBefore + offset }, b),
+      ]) {
         assert.equal(inRange(key, r), expected, `${id} ${offset}`);
       }
     }

@@ -6,7 +6,17 @@ import { RollupScheduler } from '../../../src/rollup/scheduler.ts';
 import { ProgressReporter, etaMs, formatProgress, fractionDone, keyFraction, type BackfillProgress } from '../../../src/rollup/progress.ts';
 import { silentLog } from './job-fixture.ts';
 
-const report = (aborted: boolean): RunReport => ({ startedAt: 0, durationMs: 0, buckets: 0, sizes: [], written: 0, superseded: 0, errors: 0, aborted, ok: !aborted });
+const report = (aborted: boolean): RunReport => ({
+  startedAt: 0,
+  durationMs: 0,
+  buckets: 0,
+  sizes: [],
+  written: 0,
+  superseded: 0,
+  errors: 0,
+  aborted,
+  ok: !aborted,
+});
 
 void test('scheduler: runs repeatedly, never two at once; stop() aborts the current run and waits for it', async () => {
   let active = 0;
@@ -42,14 +52,33 @@ void test('scheduler: runs repeatedly, never two at once; stop() aborts the curr
 
 void test('scheduler survives a run that throws', async () => {
   let runs = 0;
-  const sched = new RollupScheduler({ job: { run: () => { runs++; return Promise.reject(new Error('boom')); } }, intervalMs: 10, log: silentLog });
+  const sched = new RollupScheduler({
+    job: {
+      run: () => {
+        runs++;
+        return Promise.reject(new Error('boom'));
+      },
+    },
+    intervalMs: 10,
+    log: silentLog,
+  });
   sched.start();
   while (runs < 2) await sleep(5);
   await sched.stop();
   assert.ok(runs >= 2);
 });
 
-const p = (o: Partial<BackfillProgress>): BackfillProgress => ({ rowsScanned: 0, windowsWritten: 0, unitsDone: 0, unitsTotal: 4, unitFraction: 0, elapsedMs: 0, rowsThisRun: 0, startFraction: 0, ...o });
+const p = (o: Partial<BackfillProgress>): BackfillProgress => ({
+  rowsScanned: 0,
+  windowsWritten: 0,
+  unitsDone: 0,
+  unitsTotal: 4,
+  unitFraction: 0,
+  elapsedMs: 0,
+  rowsThisRun: 0,
+  startFraction: 0,
+  ...o,
+});
 
 void test('progress: fraction from units done + position in the unit, ETA from this run, one line', () => {
   assert.equal(fractionDone(p({ unitsDone: 1, unitFraction: 0.5 })), 0.375);

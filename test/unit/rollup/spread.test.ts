@@ -13,7 +13,15 @@ import { B, DAY0, HOUR, MIN, markEvents, randomEvents, readMetrics, settings, si
 
 const HOT = 'hot-1';
 // K 2 from the second hour, K 4 from mid third hour (B = 4): the id's rows span 1, 2 and 4 buckets.
-const SPREAD = { [HOT]: { epochs: [{ since: DAY0 + 3 * HOUR, k: 2 }, { since: DAY0 + 4 * HOUR + 30 * MIN, k: 4 }], fence: null } };
+const SPREAD = {
+  [HOT]: {
+    epochs: [
+      { since: DAY0 + 3 * HOUR, k: 2 },
+      { since: DAY0 + 4 * HOUR + 30 * MIN, k: 4 },
+    ],
+    fence: null,
+  },
+};
 
 function spreadSettings(extra: Partial<RollupSettings> = {}): RollupSettings {
   return settings(['1m', '1h'], { keyspace: testKeyspace(B, 'binary', 'entry', fixedSpread(SPREAD)), ...extra });
@@ -23,13 +31,22 @@ function eventsWithHotId(): Ev[] {
   const cold = randomEvents(41, 300, 6, DAY0 + 2 * HOUR, 4);
   const hot = randomEvents(42, 500, 1, DAY0 + 2 * HOUR, 4).map((e) => ({ ...e, id: HOT }));
   // on both sides of each epoch's first ms
-  const edges: Ev[] = [DAY0 + 3 * HOUR - 1, DAY0 + 3 * HOUR, DAY0 + 4 * HOUR + 30 * MIN - 1, DAY0 + 4 * HOUR + 30 * MIN].map((ts, i) => ({ id: HOT, ts, metric: 'edge', value: i + 1 }));
+  const edges: Ev[] = [DAY0 + 3 * HOUR - 1, DAY0 + 3 * HOUR, DAY0 + 4 * HOUR + 30 * MIN - 1, DAY0 + 4 * HOUR + 30 * MIN].map((ts, i) => ({
+    id: HOT,
+    ts,
+    metric: 'edge',
+    value: i + 1,
+  }));
   return [...cold, ...hot, ...edges];
 }
 
 void test('the hot id really is in several buckets', () => {
   const s = spreadSettings();
-  const buckets = new Set(eventsWithHotId().filter((e) => e.id === HOT).map((e) => s.keyspace.dataBucket(s.keyspace.dataKey(e.id, e.ts))));
+  const buckets = new Set(
+    eventsWithHotId()
+      .filter((e) => e.id === HOT)
+      .map((e) => s.keyspace.dataBucket(s.keyspace.dataKey(e.id, e.ts))),
+  );
   assert.equal(buckets.size, B, `buckets ${[...buckets].join(',')}`);
 });
 
@@ -44,7 +61,11 @@ void test('job over a spread id = brute force; the same data unspread gives the 
     const report = await new RollupJob({ store, settings: s, metrics: readMetrics(s).metrics, log: silentLog, now: () => DAY0 + 30 * 24 * HOUR }).run();
     assert.equal(report.ok, true);
     assert.deepEqual(sorted(summariesOfRows(store.rows(s.rollupTable))), expected);
-    assert.deepEqual(sortedRuns(blocksOfRows(store.rows(s.rollupTable))), points, 'point blocks: every point of each window, ascending, merged over the buckets');
+    assert.deepEqual(
+      sortedRuns(blocksOfRows(store.rows(s.rollupTable))),
+      points,
+      'point blocks: every point of each window, ascending, merged over the buckets',
+    );
   }
 });
 
@@ -59,7 +80,11 @@ void test('backfill with a spread id: bucket mode (spread id its own unit) and i
     const done: string[] = [];
     const r = await runBackfill({ store, settings: s, params: { from: DAY0, to: DAY0 + 8 * HOUR, ids }, onIdDone: (id) => done.push(id) });
     assert.equal(r.status, 'finished');
-    assert.equal(r.rowsScanned, new Set(events.filter((e) => ids === undefined || ids.includes(e.id)).map((e) => `${e.id}|${e.ts}`)).size, 'each row read once');
+    assert.equal(
+      r.rowsScanned,
+      new Set(events.filter((e) => ids === undefined || ids.includes(e.id)).map((e) => `${e.id}|${e.ts}`)).size,
+      'each row read once',
+    );
     assert.equal(done.filter((id) => id === HOT).length, 1, 'the hot id is summed once, not once per bucket');
     const want = expected.filter(([k]) => ids === undefined || ids.includes(k.split('|')[0] as string));
     assert.deepEqual(sorted(summariesOfRows(store.rows(s.rollupTable))), want, ids === undefined ? 'bucket mode' : `id mode ${ids.length}`);

@@ -1,6 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SUMMARY_BYTES, SummaryDecodeError, addEvent, decodeSummary, encodeSummary, meanOf, mergeSummary, summaryOf, type MetricSummary } from '../../../src/rollup/summary.ts';
+import {
+  SUMMARY_BYTES,
+  SummaryDecodeError,
+  addEvent,
+  decodeSummary,
+  encodeSummary,
+  meanOf,
+  mergeSummary,
+  summaryOf,
+  type MetricSummary,
+} from '../../../src/rollup/summary.ts';
 
 type Ev = readonly [ts: number, value: number];
 
@@ -27,7 +37,12 @@ function fold(events: readonly Ev[]): MetricSummary | undefined {
 }
 
 void test('addEvent folds count, sum, min, max, first and last by timestamp (any arrival order)', () => {
-  const events: Ev[] = [[50, 2.5], [10, -1], [90, 7], [30, 0.25]];
+  const events: Ev[] = [
+    [50, 2.5],
+    [10, -1],
+    [90, 7],
+    [30, 0.25],
+  ];
   assert.deepEqual(fold(events), brute(events));
   assert.deepEqual(fold([...events].reverse()), brute(events));
   assert.deepEqual(summaryOf(5, 3), { count: 1, sum: 3, min: 3, max: 3, firstTs: 5, first: 3, lastTs: 5, last: 3 });
@@ -35,7 +50,10 @@ void test('addEvent folds count, sum, min, max, first and last by timestamp (any
 
 void test('mergeSummary is associative: any split of the events into parts merges to the whole', () => {
   let seed = 7;
-  const rnd = (): number => { seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31; return seed / 2 ** 31; };
+  const rnd = (): number => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
   for (let round = 0; round < 50; round++) {
     const n = 2 + Math.floor(rnd() * 30);
     // distinct timestamps, quarter-integer values (exact sums in any order)
@@ -66,5 +84,8 @@ void test('encode/decode round trip; 64 bytes big-endian at fixed offsets', () =
 });
 
 void test('decodeSummary names the metric when the cell has the wrong size', () => {
-  assert.throws(() => decodeSummary(Buffer.alloc(8), 'temp'), (e: unknown) => e instanceof SummaryDecodeError && /temp is 8 bytes, expected 64/.test(e.message));
+  assert.throws(
+    () => decodeSummary(Buffer.alloc(8), 'temp'),
+    (e: unknown) => e instanceof SummaryDecodeError && /temp is 8 bytes, expected 64/.test(e.message),
+  );
 });

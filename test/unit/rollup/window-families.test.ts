@@ -6,7 +6,7 @@ import { ttlText, whatChanged } from '../../../src/cli/tables.ts';
 import { isRollupWindowFamily, rollupWindowFamily } from '../../../src/keys/index.ts';
 import { newestPerQualifier, summaryColumns } from '../../../src/rollup/fold.ts';
 
-test('a size\'s family is named by its length in the largest whole unit, whatever the spelling', () => {
+test("a size's family is named by its length in the largest whole unit, whatever the spelling", () => {
   assert.deepEqual([900, 3600, 5400, 86_400, 604_800, 90].map(rollupWindowFamily), ['r15m', 'r1h', 'r90m', 'r1d', 'r7d', 'r90s']);
   assert.ok(isRollupWindowFamily('r1h') && isRollupWindowFamily('r15m'));
   assert.ok(!isRollupWindowFamily('d') && !isRollupWindowFamily('r') && !isRollupWindowFamily('rx') && !isRollupWindowFamily('r0h'));
@@ -18,18 +18,43 @@ test('a read of one size asks for its family and the main one, whole or per metr
 });
 
 test('per metric the newest cell wins across the two families; order of first appearance is kept', () => {
-  const cell = (family: string, q: string, timestamp: number) => ({ family, qualifier: Buffer.from(q), timestamp, value: Buffer.from(`${family}${timestamp}`) });
+  const cell = (family: string, q: string, timestamp: number) => ({
+    family,
+    qualifier: Buffer.from(q),
+    timestamp,
+    value: Buffer.from(`${family}${timestamp}`),
+  });
   const old = [cell('d', 'hum', 100), cell('d', 'temp', 100)];
   const fresh = [cell('r1h', 'temp', 200)];
-  assert.deepEqual(newestPerQualifier([...old, ...fresh]).map((c) => `${c.family}:${c.qualifier.toString()}`), ['d:hum', 'r1h:temp']);
-  assert.deepEqual(newestPerQualifier([...fresh, ...old]).map((c) => `${c.family}:${c.qualifier.toString()}`), ['r1h:temp', 'd:hum'], 'family order does not matter');
-  assert.deepEqual(newestPerQualifier([cell('d', 'temp', 300), ...fresh]).map((c) => c.family), ['d'], 'an older version\'s writer still running: its newer cell wins');
+  assert.deepEqual(
+    newestPerQualifier([...old, ...fresh]).map((c) => `${c.family}:${c.qualifier.toString()}`),
+    ['d:hum', 'r1h:temp'],
+  );
+  assert.deepEqual(
+    newestPerQualifier([...fresh, ...old]).map((c) => `${c.family}:${c.qualifier.toString()}`),
+    ['r1h:temp', 'd:hum'],
+    'family order does not matter',
+  );
+  assert.deepEqual(
+    newestPerQualifier([cell('d', 'temp', 300), ...fresh]).map((c) => c.family),
+    ['d'],
+    "an older version's writer still running: its newer cell wins",
+  );
   assert.deepEqual(newestPerQualifier(old), old);
 });
 
 test('tables apply says what it changed on a family: its TTL from → to, or that it is new', () => {
   assert.equal(whatChanged({ created: false, diff: [{ scope: 'family', key: 'TTL', from: 'FOREVER', to: '31536000' }] }), 'updated (TTL: FOREVER→31536000)');
-  assert.equal(whatChanged({ created: false, diff: [{ scope: 'family', key: 'NAME', from: null, to: 'r1h' }, { scope: 'family', key: 'TTL', from: null, to: '3600' }] }), 'added');
+  assert.equal(
+    whatChanged({
+      created: false,
+      diff: [
+        { scope: 'family', key: 'NAME', from: null, to: 'r1h' },
+        { scope: 'family', key: 'TTL', from: null, to: '3600' },
+      ],
+    }),
+    'added',
+  );
   assert.equal(whatChanged({ created: false, diff: [] }), 'unchanged');
   assert.equal(ttlText('31536000'), '31536000 s = 365 d');
   assert.equal(ttlText('FOREVER'), 'forever');

@@ -14,11 +14,17 @@ void test('parseWindow: units, and clear errors for anything else', () => {
 });
 
 void test('parseWindows: finest first, nested, no duplicates', () => {
-  assert.deepEqual(parseWindows(['1d', '1h']).map((w) => w.name), ['1h', '1d']);
+  assert.deepEqual(
+    parseWindows(['1d', '1h']).map((w) => w.name),
+    ['1h', '1d'],
+  );
   assert.throws(() => parseWindows([]), /at least one/);
   assert.throws(() => parseWindows(['1h', '60m']), /listed twice/);
   assert.throws(() => parseWindows(['1h', '90m']), /not a whole multiple of 1h/);
-  assert.deepEqual(parseWindows(['1m', '1h', '1d']).map((w) => w.seconds), [60, 3600, 86_400]);
+  assert.deepEqual(
+    parseWindows(['1m', '1h', '1d']).map((w) => w.seconds),
+    [60, 3600, 86_400],
+  );
 });
 
 void test('windowStartOf: a window holds [start, start + size); its end belongs to the next one', () => {

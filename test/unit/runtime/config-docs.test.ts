@@ -44,13 +44,23 @@ void test('docs/CONFIG.md is up to date (run npm run config:docs)', () => {
 void test('a key without a description is reported by name', () => {
   const schema = z
     .object({
-      a: z.object({ described: z.number().default(1).describe('one'), bare: z.string().default('x') }).prefault({}).describe('group a'),
+      a: z
+        .object({ described: z.number().default(1).describe('one'), bare: z.string().default('x') })
+        .prefault({})
+        .describe('group a'),
       b: z.object({ n: z.boolean().default(false).describe('flag') }).prefault({}),
     })
     .strict();
   assert.deepEqual(undescribed(schema).sort(), ['a.bare', 'b']);
   const keys = configKeys(schema).keys;
-  assert.deepEqual(keys.map((k) => [k.key, k.defaultValue]), [['a.described', 1], ['a.bare', 'x'], ['b.n', false]]);
+  assert.deepEqual(
+    keys.map((k) => [k.key, k.defaultValue]),
+    [
+      ['a.described', 1],
+      ['a.bare', 'x'],
+      ['b.n', false],
+    ],
+  );
 });
 
 void test('types render with their constraints', () => {

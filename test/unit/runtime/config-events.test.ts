@@ -57,7 +57,9 @@ void test('events.maxTs combines with events.maxFutureSkewMs: the tighter bound 
   now += 3_600_000;
   assert.equal(limitsOf().nowMs, now);
   assert.ok(parseEvent(event(now + 60_000), mapping, limitsOf()).ok, 'the bound moves with the clock');
-  const noSkew = eventLimitsFor(loadConfig({ env: {} }).events, () => { throw new Error('clock read without maxFutureSkewMs'); });
+  const noSkew = eventLimitsFor(loadConfig({ env: {} }).events, () => {
+    throw new Error('clock read without maxFutureSkewMs');
+  });
   assert.equal(noSkew().nowMs, undefined);
 });
 

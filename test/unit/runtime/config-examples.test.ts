@@ -13,7 +13,9 @@ const ROOT = resolve(import.meta.dirname, '..', '..', '..');
 const CONFIG_DIR = join(ROOT, 'config');
 const read = (rel: string): string => readFileSync(join(ROOT, rel), 'utf8');
 
-const examples = readdirSync(CONFIG_DIR).filter((f) => f.endsWith('.json')).sort();
+const examples = readdirSync(CONFIG_DIR)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 
 test('config/ holds the local, compose, secured compose and k8s examples', () => {
   assert.deepEqual(examples, ['compose-secure.json', 'compose.json', 'k8s.json', 'local.json']);
@@ -102,7 +104,9 @@ function k8sVolumes(): { mounts: Map<string, string>; secrets: Map<string, { sec
 /** Every non-null setting whose key ends in File, as [dotted key, path]. */
 function fileSettings(node: unknown, prefix = ''): [string, string][] {
   if (typeof node !== 'object' || node === null || Array.isArray(node)) return [];
-  return Object.entries(node).flatMap(([k, v]): [string, string][] => (k.endsWith('File') && typeof v === 'string' ? [[`${prefix}${k}`, v]] : fileSettings(v, `${prefix}${k}.`)));
+  return Object.entries(node).flatMap(([k, v]): [string, string][] =>
+    k.endsWith('File') && typeof v === 'string' ? [[`${prefix}${k}`, v]] : fileSettings(v, `${prefix}${k}.`),
+  );
 }
 
 test('k8s: SASL_SSL Kafka and an HTTPS gateway with credentials from files that Secret volumes mount, nothing secret in the ConfigMaps', () => {
@@ -116,7 +120,15 @@ test('k8s: SASL_SSL Kafka and an HTTPS gateway with credentials from files that 
   assert.doesNotMatch(read('deploy/k8s/kustomization.yaml') + read('deploy/k8s/deployment.yaml'), /TSI_(KAFKA|HBASE)_(PASSWORD|TOKEN)/);
 
   const files = fileSettings(cfg);
-  assert.deepEqual(files.map(([k]) => k).sort(), ['hbase.auth.passwordFile', 'hbase.tls.caFile', 'http.auth.credentialsFile', 'http.tls.certFile', 'http.tls.keyFile', 'kafka.sasl.passwordFile', 'kafka.tls.caFile']);
+  assert.deepEqual(files.map(([k]) => k).sort(), [
+    'hbase.auth.passwordFile',
+    'hbase.tls.caFile',
+    'http.auth.credentialsFile',
+    'http.tls.certFile',
+    'http.tls.keyFile',
+    'kafka.sasl.passwordFile',
+    'kafka.tls.caFile',
+  ]);
   const { mounts, secrets } = k8sVolumes();
   for (const [key, path] of files) {
     const at = path.lastIndexOf('/');
@@ -124,7 +136,10 @@ test('k8s: SASL_SSL Kafka and an HTTPS gateway with credentials from files that 
     assert.ok(volume !== undefined, `${key} (${path}): no volumeMount at ${path.slice(0, at)}`);
     const secret = secrets.get(volume);
     assert.ok(secret !== undefined, `${key} (${path}): volume ${volume} is not a Secret volume`);
-    assert.ok(secret.paths.includes(path.slice(at + 1)), `${key} (${path}): Secret ${secret.secretName} (volume ${volume}) has no item with path ${path.slice(at + 1)}`);
+    assert.ok(
+      secret.paths.includes(path.slice(at + 1)),
+      `${key} (${path}): Secret ${secret.secretName} (volume ${volume}) has no item with path ${path.slice(at + 1)}`,
+    );
   }
   assert.deepEqual([...secrets.values()].map((v) => v.secretName).sort(), ['tsingest-hbase', 'tsingest-http', 'tsingest-kafka']);
   const deployment = read('deploy/k8s/deployment.yaml');
@@ -153,7 +168,7 @@ test('docker-compose.secure.yml: SASL_SSL Kafka and an HTTPS gateway, every …F
   assert.match(read('.gitignore'), /^\/secrets\/$/m, 'the secrets folder of the example is ignored by git');
 });
 
-test('docker-compose.yml: the service\'s port is HTTPS with hashed credentials, every …File of config/compose.json a compose secret; Prometheus scrapes with a bearer token file over TLS', () => {
+test("docker-compose.yml: the service's port is HTTPS with hashed credentials, every …File of config/compose.json a compose secret; Prometheus scrapes with a bearer token file over TLS", () => {
   const compose = read('docker-compose.yml');
   const cfg = loadConfig({ file: join(CONFIG_DIR, 'compose.json'), env: {} });
   assert.notEqual(cfg.http.tls.certFile, null);
@@ -163,7 +178,10 @@ test('docker-compose.yml: the service\'s port is HTTPS with hashed credentials, 
   const ingest = compose.slice(compose.indexOf('\n  ingest:\n'), compose.indexOf('\n  prometheus:\n'));
   for (const [key, path] of fileSettings(cfg)) {
     const name = path.replace(/^\/run\/secrets\//, '');
-    assert.ok(path.startsWith('/run/secrets/') && defined.has(name) && ingest.includes(`      - ${name}\n`), `${key} (${path}): not a compose secret of the ingest service`);
+    assert.ok(
+      path.startsWith('/run/secrets/') && defined.has(name) && ingest.includes(`      - ${name}\n`),
+      `${key} (${path}): not a compose secret of the ingest service`,
+    );
   }
   const prom = read('deploy/prometheus/prometheus.yml');
   assert.match(prom, /scheme: https/);

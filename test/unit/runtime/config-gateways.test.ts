@@ -17,7 +17,7 @@ test('restUrl is the one-gateway form; restUrls lists several (env comma-separat
   assert.deepEqual(urls({}, ['hbase.restUrls=["http://gw:1","http://gw:2"]']), ['http://gw:1', 'http://gw:2']);
 });
 
-test('a later source\'s form replaces an earlier one; one source may not set both', () => {
+test("a later source's form replaces an earlier one; one source may not set both", () => {
   assert.deepEqual(urls({ TSI_HBASE_REST_URL: 'http://env:1' }, ['hbase.restUrls=http://a:1,http://b:1']), ['http://a:1', 'http://b:1']);
   assert.deepEqual(urls({ TSI_HBASE_REST_URLS: 'http://a:1,http://b:1' }, ['hbase.restUrl=http://one:1']), ['http://one:1']);
   assert.deepEqual(urls({}, ['hbase.restUrls=http://a:1,http://b:1', 'hbase.restUrl=http://one:1']), ['http://one:1'], 'flags in order');
@@ -37,17 +37,26 @@ test('every gateway: same scheme, same path, https when hbase.tls is set, none t
   assertRefused(['hbase.restUrls=ftp://a:1'], /not http or https/);
   assertRefused(['hbase.restUrls=https://a:1,http://b:1', 'hbase.tls.caFile=/ca.pem'], /same scheme/);
   assertRefused(['hbase.restUrls=http://a:1,http://b:1', 'hbase.tls.caFile=/ca.pem'], /hbase\.tls\.caFile set, but hbase\.restUrls is not https: http:\/\/a:1/);
-  assert.deepEqual(urls({}, ['hbase.restUrls=https://a:1/gateway/hbase,https://b:1/gateway/hbase/', 'hbase.tls.serverName=gw']), ['https://a:1/gateway/hbase', 'https://b:1/gateway/hbase/']);
+  assert.deepEqual(urls({}, ['hbase.restUrls=https://a:1/gateway/hbase,https://b:1/gateway/hbase/', 'hbase.tls.serverName=gw']), [
+    'https://a:1/gateway/hbase',
+    'https://b:1/gateway/hbase/',
+  ]);
 });
 
 test('credentials in a gateway URL are refused without echoing them', () => {
-  for (const env of [{ TSI_HBASE_REST_URL: 'https://ingest:s3cr3t-pw@gw:8443' }, { TSI_HBASE_REST_URLS: 'https://gw1:8443,https://ingest:s3cr3t-pw@gw2:8443' }]) {
-    assert.throws(() => loadConfig({ env, sets: [] }), (e: unknown) => {
-      const m = (e as Error).message;
-      assert.match(m, /credentials in the URL are refused.*use hbase\.auth/);
-      assert.match(m, /https:\/\/gw2?:8443/);
-      assert.doesNotMatch(m, /s3cr3t-pw|ingest@/);
-      return true;
-    });
+  for (const env of [
+    { TSI_HBASE_REST_URL: 'https://ingest:s3cr3t-pw@gw:8443' },
+    { TSI_HBASE_REST_URLS: 'https://gw1:8443,https://ingest:s3cr3t-pw@gw2:8443' },
+  ]) {
+    assert.throws(
+      () => loadConfig({ env, sets: [] }),
+      (e: unknown) => {
+        const m = (e as Error).message;
+        assert.match(m, /credentials in the URL are refused.*use hbase\.auth/);
+        assert.match(m, /https:\/\/gw2?:8443/);
+        assert.doesNotMatch(m, /s3cr3t-pw|ingest@/);
+        return true;
+      },
+    );
   }
 });

@@ -32,7 +32,10 @@ test('file, then env, then flags: later sources win', () => {
 });
 
 test('errors name the bad key', () => {
-  assert.throws(() => loadConfig({ sets: ['keys.saltBuckets=300'] }), (e: unknown) => e instanceof ConfigError && /keys\.saltBuckets/.test(e.message));
+  assert.throws(
+    () => loadConfig({ sets: ['keys.saltBuckets=300'] }),
+    (e: unknown) => e instanceof ConfigError && /keys\.saltBuckets/.test(e.message),
+  );
   assert.throws(() => loadConfig({ env: { TSI_KAFKA_BROKERS: 'nohostport' } }), /kafka\.brokers\.0/);
   assert.throws(() => loadConfig({ sets: ['kafka.nope=1'] }), /kafka.*nope|Unrecognized/);
   assert.throws(() => loadConfig({ sets: ['tables.data.family=longname'] }), /tables\.data\.family/);
@@ -41,7 +44,10 @@ test('errors name the bad key', () => {
 test('the service doctor: every 10 minutes, 5 rows per region; 0 turns it off, a shorter period than 1 s is refused', () => {
   assert.deepEqual(loadConfig({ env: {} }).doctor, { everyMs: 600_000, sampleRows: 5 });
   assert.equal(loadConfig({ env: {}, sets: ['doctor.everyMs=0'] }).doctor.everyMs, 0);
-  assert.throws(() => loadConfig({ env: {}, sets: ['doctor.everyMs=500'] }), (e: unknown) => e instanceof ConfigError && /doctor\.everyMs/.test(e.message) && /0 \(off\) or at least 1000/.test(e.message));
+  assert.throws(
+    () => loadConfig({ env: {}, sets: ['doctor.everyMs=500'] }),
+    (e: unknown) => e instanceof ConfigError && /doctor\.everyMs/.test(e.message) && /0 \(off\) or at least 1000/.test(e.message),
+  );
 });
 
 test('unreadable or invalid files are reported with their path', () => {

@@ -32,8 +32,16 @@ void test('every kind of stop has its code, and only a clean one is 0', () => {
     ['a retry loop stopped by shutdown', new RetryAbortedError('retry aborted'), EXIT.OK],
     ['a key out of domain (coded, but no dependency)', new KeyError('invalid_id', 'id is empty'), EXIT.INTERNAL],
     ['a malformed stored cell', new EventError('malformed_cell', 'd:t', 'cell d:t is not 8 bytes'), EXIT.INTERNAL],
-    ['a failed rollup stage, whatever failed under it', new RollupStageError('write', new HBaseError({ code: 'TABLE_NOT_FOUND', message: 'gone' })), EXIT.INTERNAL],
-    ['an HBase answer under an uncoded wrapper', new Error('start-up check failed', { cause: new HBaseError({ code: 'TABLE_NOT_FOUND', message: 'gone' }) }), EXIT.DEPENDENCY],
+    [
+      'a failed rollup stage, whatever failed under it',
+      new RollupStageError('write', new HBaseError({ code: 'TABLE_NOT_FOUND', message: 'gone' })),
+      EXIT.INTERNAL,
+    ],
+    [
+      'an HBase answer under an uncoded wrapper',
+      new Error('start-up check failed', { cause: new HBaseError({ code: 'TABLE_NOT_FOUND', message: 'gone' }) }),
+      EXIT.DEPENDENCY,
+    ],
     ['a bug', new TypeError('x is undefined'), EXIT.INTERNAL],
     ['something thrown that is not an Error', 'boom', EXIT.INTERNAL],
   ];

@@ -1,13 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createMetrics } from '../../../src/metrics/ingest-metrics.ts';
-import {
-  ALLOWED_TRANSITIONS,
-  LIFECYCLE_STATES,
-  Lifecycle,
-  LifecycleError,
-  canTransition,
-} from '../../../src/runtime/lifecycle.ts';
+import { ALLOWED_TRANSITIONS, LIFECYCLE_STATES, Lifecycle, LifecycleError, canTransition } from '../../../src/runtime/lifecycle.ts';
 import type { LifecycleState, Transition } from '../../../src/runtime/lifecycle.ts';
 import { createLogger } from '../../../src/runtime/logger.ts';
 

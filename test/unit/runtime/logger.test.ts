@@ -24,7 +24,7 @@ void describe('createLogger', () => {
     assert.match(String(record['time']), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   });
 
-  void it('an error wrapped with its op and table has the gateway\'s text once; a cause that adds to it is kept', () => {
+  void it("an error wrapped with its op and table has the gateway's text once; a cause that adds to it is kept", () => {
     const { lines, destination } = capture();
     const log = createLogger({ level: 'info', destination });
     const refused = new HBaseError({ code: 'UNAUTHORIZED', status: 401, message: 'HTTP 401 UNAUTHORIZED: the gateway refused the credentials (hbase.auth)' });
@@ -63,11 +63,27 @@ void describe('createLogger', () => {
 void describe('redaction', () => {
   void it('blanks credential paths in any record, a second line of defence', () => {
     const lines: string[] = [];
-    const log = createLogger({ level: 'info', destination: { write: (l: string) => { lines.push(l); } } });
+    const log = createLogger({
+      level: 'info',
+      destination: {
+        write: (l: string) => {
+          lines.push(l);
+        },
+      },
+    });
     const secret = 's3cr3t-value-9f';
     log.info({ password: secret, token: secret, headers: { authorization: `Bearer ${secret}` } }, 'top level');
     log.info({ auth: { password: secret, token: secret }, req: { headers: { authorization: `Basic ${secret}`, cookie: secret } } }, 'nested');
-    log.info({ cfg: { hbase: { auth: { password: secret, token: secret } }, kafka: { sasl: { password: secret } }, http: { auth: { credentials: { tokens: [secret] } } } } }, 'a config');
+    log.info(
+      {
+        cfg: {
+          hbase: { auth: { password: secret, token: secret } },
+          kafka: { sasl: { password: secret } },
+          http: { auth: { credentials: { tokens: [secret] } } },
+        },
+      },
+      'a config',
+    );
     log.info({ err: { config: { password: secret } } }, 'an error');
     assert.equal(lines.length, 4);
     for (const l of lines) {

@@ -16,11 +16,26 @@ const ROOT = resolve(import.meta.dirname, '..', '..', '..');
 
 function capture(): { log: ReturnType<typeof createLogger>; lines: string[] } {
   const lines: string[] = [];
-  return { log: createLogger({ level: 'info', destination: { write: (l: string) => { lines.push(l); } } }), lines };
+  return {
+    log: createLogger({
+      level: 'info',
+      destination: {
+        write: (l: string) => {
+          lines.push(l);
+        },
+      },
+    }),
+    lines,
+  };
 }
 
 test('tsingest run on a non-loopback http.host without credentials refuses to start with exit 3, naming the way out', () => {
-  const res = spawnSync(process.execPath, ['src/cli.ts', 'run'], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, TSI_CONFIG: '', TSI_HTTP_HOST: '0.0.0.0' }, timeout: 30_000 });
+  const res = spawnSync(process.execPath, ['src/cli.ts', 'run'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, TSI_CONFIG: '', TSI_HTTP_HOST: '0.0.0.0' },
+    timeout: 30_000,
+  });
   assert.equal(res.status, 3, res.stderr);
   assert.match(res.stderr, /http\.auth\.mode: http\.host is not loopback and no authentication is configured: set http\.auth\.credentialsFile/);
 });
@@ -28,7 +43,10 @@ test('tsingest run on a non-loopback http.host without credentials refuses to st
 test('http.auth.mode none: a warning at every start; loopback without credentials: anonymous, said once', () => {
   const none = capture();
   frontDoor(loadConfig({ env: { TSI_HTTP_HOST: '0.0.0.0', TSI_HTTP_AUTH_MODE: 'none' } }), none.log);
-  assert.ok(none.lines.some((l) => l.includes('"level":"warn"') && l.includes('http.auth.mode is none')), none.lines.join(''));
+  assert.ok(
+    none.lines.some((l) => l.includes('"level":"warn"') && l.includes('http.auth.mode is none')),
+    none.lines.join(''),
+  );
   const loop = capture();
   frontDoor(loadConfig({ env: {} }), loop.log);
   assert.ok(loop.lines.some((l) => l.includes('the loopback port is anonymous')));
@@ -47,8 +65,20 @@ test('credentials from a file: read again when the file changes; a broken new fi
     assert.equal(door.tls, undefined);
     const ask = async (token: string): Promise<number> => {
       let status = 0;
-      const res = { statusCode: 200, once: () => res, writeHead: (s: number) => { status = s; return res; }, end: () => res } as never;
-      const ctx = await door.guard({ url: '/metrics', method: 'GET', headers: { authorization: `Bearer ${token}` }, socket: {} } as never, res, new URL('http://x/metrics'));
+      const res = {
+        statusCode: 200,
+        once: () => res,
+        writeHead: (s: number) => {
+          status = s;
+          return res;
+        },
+        end: () => res,
+      } as never;
+      const ctx = await door.guard(
+        { url: '/metrics', method: 'GET', headers: { authorization: `Bearer ${token}` }, socket: {} } as never,
+        res,
+        new URL('http://x/metrics'),
+      );
       return ctx === undefined ? status : 200;
     };
     assert.equal(await ask('first-token'), 200);
@@ -62,7 +92,10 @@ test('credentials from a file: read again when the file changes; a broken new fi
     assert.equal(await ask('second-token'), 200, 'the last good credentials stay');
     assert.ok(lines.some((l) => l.includes('the changed credentials file is not valid')));
     assert.ok(!lines.join('').includes('plain-secret-x'));
-    assert.throws(() => frontDoor(loadConfig({ env: { TSI_HTTP_CREDENTIALS_FILE: join(dir, 'missing.json') } }), log), /http\.auth\.credentialsFile: cannot read/);
+    assert.throws(
+      () => frontDoor(loadConfig({ env: { TSI_HTTP_CREDENTIALS_FILE: join(dir, 'missing.json') } }), log),
+      /http\.auth\.credentialsFile: cannot read/,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -34,16 +34,31 @@ void test('config: secrets from the environment stay strings, and the error of a
   const cfg = loadConfig({ env: { TSI_HBASE_USERNAME: 'ingest', TSI_HBASE_PASSWORD: '0123456789' }, sets: ['hbase.auth.type=basic'] });
   assert.equal(cfg.hbase.auth.password, '0123456789');
   assert.equal(cfg.hbase.auth.username, 'ingest');
-  assert.throws(() => loadConfig({ env: { TSI_HBASE_PASSWORD: 's3cr3t-value' }, sets: ['hbase.auth.type=bearer', 'hbase.auth.token=t'] }), (e: unknown) => e instanceof Error && !e.message.includes('s3cr3t-value'));
+  assert.throws(
+    () => loadConfig({ env: { TSI_HBASE_PASSWORD: 's3cr3t-value' }, sets: ['hbase.auth.type=bearer', 'hbase.auth.token=t'] }),
+    (e: unknown) => e instanceof Error && !e.message.includes('s3cr3t-value'),
+  );
 });
 
 void test('TLS material is read from the files; none configured → the system trust store', () => {
   const ca = file('ca.pem', 'CA PEM\n');
-  const cfg = loadConfig({ env: {}, sets: ['hbase.restUrl=https://10.0.0.7:8443', `hbase.tls.caFile=${ca}`, `hbase.tls.certFile=${file('c.pem', 'CERT')}`, `hbase.tls.keyFile=${file('k.pem', 'KEY')}`, 'hbase.tls.serverName=rest.example'] });
+  const cfg = loadConfig({
+    env: {},
+    sets: [
+      'hbase.restUrl=https://10.0.0.7:8443',
+      `hbase.tls.caFile=${ca}`,
+      `hbase.tls.certFile=${file('c.pem', 'CERT')}`,
+      `hbase.tls.keyFile=${file('k.pem', 'KEY')}`,
+      'hbase.tls.serverName=rest.example',
+    ],
+  });
   assert.deepEqual(restTls(cfg.hbase), { ca: 'CA PEM', cert: 'CERT', key: 'KEY', servername: 'rest.example' });
   assert.equal(restTls(loadConfig({ env: {}, sets: ['hbase.restUrl=https://gw:8443'] }).hbase), undefined);
   const missing = loadConfig({ env: {}, sets: ['hbase.restUrl=https://gw:8443', `hbase.tls.caFile=${join(dir, 'nope.pem')}`] });
-  assert.throws(() => restTls(missing.hbase), (e: unknown) => e instanceof ConfigError && /hbase\.tls\.caFile: cannot read .*nope\.pem: ENOENT/.test(e.message));
+  assert.throws(
+    () => restTls(missing.hbase),
+    (e: unknown) => e instanceof ConfigError && /hbase\.tls\.caFile: cannot read .*nope\.pem: ENOENT/.test(e.message),
+  );
 });
 
 void test('Basic from a password file (trailing newline dropped); Bearer from a token file, read again after a rotation', () => {
@@ -87,11 +102,27 @@ void test('the Authorization header goes with every request; a 401 names hbase.a
   const c = new HBaseRestClient({ baseUrl: 'https://gw:8443', transport: ok, defaultDeadlineMs: 1000, authorization: () => `Bearer t${++n}` });
   await c.version();
   await c.version();
-  assert.deepEqual(ok.requests.map((r) => r.headers['authorization']), ['Bearer t1', 'Bearer t2']);
+  assert.deepEqual(
+    ok.requests.map((r) => r.headers['authorization']),
+    ['Bearer t1', 'Bearer t2'],
+  );
 
-  const denied = new HBaseRestClient({ baseUrl: 'https://gw:8443', transport: new Recorder(401, '<html>401 Authorization Required nginx</html>'), defaultDeadlineMs: 1000, authorization: () => 'Basic c2VjcmV0' });
-  await assert.rejects(denied.version(), (e: unknown) => e instanceof HBaseError && e.code === 'UNAUTHORIZED' && !e.retriable
-    && /refused the request's credentials \(hbase\.auth, hbase\.tls\)/.test(e.message) && !e.message.includes('nginx') && !e.message.includes('c2VjcmV0'));
+  const denied = new HBaseRestClient({
+    baseUrl: 'https://gw:8443',
+    transport: new Recorder(401, '<html>401 Authorization Required nginx</html>'),
+    defaultDeadlineMs: 1000,
+    authorization: () => 'Basic c2VjcmV0',
+  });
+  await assert.rejects(
+    denied.version(),
+    (e: unknown) =>
+      e instanceof HBaseError &&
+      e.code === 'UNAUTHORIZED' &&
+      !e.retriable &&
+      /refused the request's credentials \(hbase\.auth, hbase\.tls\)/.test(e.message) &&
+      !e.message.includes('nginx') &&
+      !e.message.includes('c2VjcmV0'),
+  );
   const none = new HBaseRestClient({ baseUrl: 'https://gw:8443', transport: new Recorder(403), defaultDeadlineMs: 1000 });
   await assert.rejects(none.version(), /forbids the request \(credentials or permissions: none sent: hbase\.auth/);
 });
@@ -105,11 +136,21 @@ void test('a TLS verification failure anywhere in the cause chain is explained b
   assert.match(m, /hbase\.tls\.caFile \/etc\/ca\.pem/);
   assert.match(m, /hbase\.tls\.serverName rest\.example/);
   assert.match(m, /certificate says no/);
-  for (const code of ['SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'CERT_HAS_EXPIRED', 'ERR_SSL_WRONG_VERSION_NUMBER']) assert.ok(explainHBaseTlsFailure(cfg.hbase, tlsErr(code)), code);
+  for (const code of ['SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'CERT_HAS_EXPIRED', 'ERR_SSL_WRONG_VERSION_NUMBER'])
+    assert.ok(explainHBaseTlsFailure(cfg.hbase, tlsErr(code)), code);
   const plain = loadConfig({ env: {}, sets: ['hbase.restUrl=https://rest.example:8443'] });
-  assert.match(explainHBaseTlsFailure(plain.hbase, tlsErr('DEPTH_ZERO_SELF_SIGNED_CERT')) ?? '', /system trust store.*host of each gateway \(https:\/\/rest\.example:8443\)/);
-  const mtls = loadConfig({ env: {}, sets: ['hbase.restUrl=https://rest.example:8443', 'hbase.tls.certFile=/c.pem', 'hbase.tls.keyFile=/k.pem', 'hbase.tls.keyPassphraseFile=/pp'] });
-  assert.match(explainHBaseTlsFailure(mtls.hbase, tlsErr('ERR_OSSL_BAD_DECRYPT')) ?? '', /client key could not be used: check hbase\.tls\.keyFile \(\/k\.pem\), hbase\.tls\.keyPassphraseFile/);
+  assert.match(
+    explainHBaseTlsFailure(plain.hbase, tlsErr('DEPTH_ZERO_SELF_SIGNED_CERT')) ?? '',
+    /system trust store.*host of each gateway \(https:\/\/rest\.example:8443\)/,
+  );
+  const mtls = loadConfig({
+    env: {},
+    sets: ['hbase.restUrl=https://rest.example:8443', 'hbase.tls.certFile=/c.pem', 'hbase.tls.keyFile=/k.pem', 'hbase.tls.keyPassphraseFile=/pp'],
+  });
+  assert.match(
+    explainHBaseTlsFailure(mtls.hbase, tlsErr('ERR_OSSL_BAD_DECRYPT')) ?? '',
+    /client key could not be used: check hbase\.tls\.keyFile \(\/k\.pem\), hbase\.tls\.keyPassphraseFile/,
+  );
   assert.equal(explainHBaseTlsFailure(cfg.hbase, Object.assign(new Error('refused'), { code: 'ECONNREFUSED' })), undefined);
   assert.equal(explainHBaseTlsFailure(cfg.hbase, new HBaseError({ code: 'FORBIDDEN', message: 'hbase.auth' })), undefined);
   // Two gateways, one with an untrusted certificate: the message names that one.
@@ -127,6 +168,9 @@ void test('spnego: no header, a decorator per gateway instead; its 401 does not 
   assert.ok(restAuthTransport(cfg.hbase) !== undefined, 'spnego builds the decorator (the kerberos package loads)');
   // With an authTransport the credentials travel in the transport: a 401 names hbase.auth, not "none sent".
   const denied = new HBaseRestClient({ baseUrl: 'http://gw:8080', defaultDeadlineMs: 1000, authTransport: () => new Recorder(401) });
-  await assert.rejects(denied.version(), (e: unknown) => e instanceof HBaseError && e.code === 'UNAUTHORIZED' && /refused the request's credentials \(hbase\.auth, hbase\.tls\)/.test(e.message));
+  await assert.rejects(
+    denied.version(),
+    (e: unknown) => e instanceof HBaseError && e.code === 'UNAUTHORIZED' && /refused the request's credentials \(hbase\.auth, hbase\.tls\)/.test(e.message),
+  );
   await denied.close();
 });

@@ -62,14 +62,17 @@ void test('other kafkajs errors stay errors; warn, info and debug keep their lev
   logger.warn('w');
   logger.info('i');
   logger.debug('d');
-  assert.deepEqual(lines.map((l) => [l['level'], l['msg']]), [
-    ['error', 'Response Produce(key: 0, version: 7)'],
-    ['error', 'Crash: KafkaJSGroupCoordinatorNotFound: Failed to find group coordinator'],
-    ['error', 'Response Fetch(key: 1, version: 11)'],
-    ['warn', 'w'],
-    ['info', 'i'],
-    ['debug', 'd'],
-  ]);
+  assert.deepEqual(
+    lines.map((l) => [l['level'], l['msg']]),
+    [
+      ['error', 'Response Produce(key: 0, version: 7)'],
+      ['error', 'Crash: KafkaJSGroupCoordinatorNotFound: Failed to find group coordinator'],
+      ['error', 'Response Fetch(key: 1, version: 11)'],
+      ['warn', 'w'],
+      ['info', 'i'],
+      ['debug', 'd'],
+    ],
+  );
 });
 
 void test('isCoordinatorStarting looks only at the error text kafkajs attaches', () => {

@@ -18,21 +18,36 @@ void test('config: half-set or contradictory Kafka security settings are errors 
   refused(['kafka.sasl.mechanism=plain', 'kafka.sasl.username=u'], /exactly one of kafka\.sasl\.password and kafka\.sasl\.passwordFile/);
   refused(['kafka.sasl.mechanism=oauthbearer'], /exactly one of kafka\.sasl\.oauthTokenFile and kafka\.sasl\.oauthTokenCommand/);
   refused(['kafka.sasl.username=u'], /kafka\.sasl\.username is set but kafka\.sasl\.mechanism is none/);
-  refused(['kafka.sasl.mechanism=oauthbearer', 'kafka.sasl.oauthTokenFile=/t', 'kafka.sasl.password=x'], /kafka\.sasl\.password is set but kafka\.sasl\.mechanism is oauthbearer/);
+  refused(
+    ['kafka.sasl.mechanism=oauthbearer', 'kafka.sasl.oauthTokenFile=/t', 'kafka.sasl.password=x'],
+    /kafka\.sasl\.password is set but kafka\.sasl\.mechanism is oauthbearer/,
+  );
   refused(['kafka.sasl.mechanism=gssapi'], /kafka\.sasl\.mechanism/);
   const cfg = loadConfig({ env: { TSI_KAFKA_USERNAME: 'ingest', TSI_KAFKA_PASSWORD: '000123' }, sets: ['kafka.sasl.mechanism=scram-sha-256'] });
   assert.equal(cfg.kafka.sasl.password, '000123', 'a password of digits from the environment stays a string');
 });
 
 void test('ssl from the PEM files, verification always on; none unless enabled', () => {
-  const cfg = loadConfig({ env: {}, sets: ['kafka.tls.enabled=true', `kafka.tls.caFile=${file('ca.pem', 'CA\n')}`, `kafka.tls.certFile=${file('c.pem', 'C')}`, `kafka.tls.keyFile=${file('k.pem', 'K')}`, 'kafka.tls.serverName=broker-1'] });
+  const cfg = loadConfig({
+    env: {},
+    sets: [
+      'kafka.tls.enabled=true',
+      `kafka.tls.caFile=${file('ca.pem', 'CA\n')}`,
+      `kafka.tls.certFile=${file('c.pem', 'C')}`,
+      `kafka.tls.keyFile=${file('k.pem', 'K')}`,
+      'kafka.tls.serverName=broker-1',
+    ],
+  });
   assert.deepEqual(kafkaTls(cfg.kafka), { rejectUnauthorized: true, ca: ['CA'], cert: 'C', key: 'K', servername: 'broker-1' });
   assert.deepEqual(kafkaTls(loadConfig({ env: {}, sets: ['kafka.tls.enabled=true'] }).kafka), { rejectUnauthorized: true });
   assert.equal(kafkaTls(loadConfig({ env: {} }).kafka), undefined);
 });
 
 void test('sasl: scram from a password file; oauthbearer from a file or a command, at every authentication', async () => {
-  const scram = loadConfig({ env: {}, sets: ['kafka.sasl.mechanism=scram-sha-512', 'kafka.sasl.username=ingest', `kafka.sasl.passwordFile=${file('pw', 's3cret\n')}`] });
+  const scram = loadConfig({
+    env: {},
+    sets: ['kafka.sasl.mechanism=scram-sha-512', 'kafka.sasl.username=ingest', `kafka.sasl.passwordFile=${file('pw', 's3cret\n')}`],
+  });
   assert.deepEqual(kafkaSasl(scram.kafka), { mechanism: 'scram-sha-512', username: 'ingest', password: 's3cret' });
   assert.equal(kafkaSasl(loadConfig({ env: {} }).kafka), undefined);
 
@@ -43,7 +58,9 @@ void test('sasl: scram from a password file; oauthbearer from a file or a comman
   writeFileSync(tokenPath, 'tok-2');
   assert.deepEqual(await fromFile.oauthBearerProvider(), { value: 'tok-2' }, 'read again at the next authentication');
 
-  const fromCommand = kafkaSasl(loadConfig({ env: {}, sets: ['kafka.sasl.mechanism=oauthbearer', 'kafka.sasl.oauthTokenCommand=["sh","-c","echo tok-cmd"]'] }).kafka);
+  const fromCommand = kafkaSasl(
+    loadConfig({ env: {}, sets: ['kafka.sasl.mechanism=oauthbearer', 'kafka.sasl.oauthTokenCommand=["sh","-c","echo tok-cmd"]'] }).kafka,
+  );
   assert.ok(fromCommand?.mechanism === 'oauthbearer');
   assert.deepEqual(await fromCommand.oauthBearerProvider(), { value: 'tok-cmd' });
   await assert.rejects(tokenFromCommand(['sh', '-c', 'exit 3']), /kafka\.sasl\.oauthTokenCommand \(sh\) failed/);
@@ -51,7 +68,10 @@ void test('sasl: scram from a password file; oauthbearer from a file or a comman
 });
 
 void test('start-up failures name the setting: refused SASL credentials, a TLS mismatch; others are left alone', () => {
-  const cfg = loadConfig({ env: {}, sets: ['kafka.tls.enabled=true', 'kafka.sasl.mechanism=scram-sha-256', 'kafka.sasl.username=ingest', 'kafka.sasl.password=wrong-pw'] });
+  const cfg = loadConfig({
+    env: {},
+    sets: ['kafka.tls.enabled=true', 'kafka.sasl.mechanism=scram-sha-256', 'kafka.sasl.username=ingest', 'kafka.sasl.password=wrong-pw'],
+  });
   const sasl = Object.assign(new Error('SASL SCRAM SHA256 authentication failed: Invalid username or password'), { name: 'KafkaJSSASLAuthenticationError' });
   const why = explainKafkaFailure(cfg.kafka, sasl) ?? '';
   assert.match(why, /Kafka refused the SASL scram-sha-256 credentials: check kafka\.sasl\.username \(ingest\) and kafka\.sasl\.password/);
@@ -65,7 +85,9 @@ void test('TLS/plaintext mismatches name kafka.tls, as kafkajs words them', () =
   const tlsOn = loadConfig({ env: {}, sets: ['kafka.tls.enabled=true'] }).kafka;
   const plain = loadConfig({ env: {} }).kafka;
   // a TLS client against a PLAINTEXT listener
-  const early = Object.assign(new Error('Connection error: Client network socket disconnected before secure TLS connection was established'), { name: 'KafkaJSConnectionError' });
+  const early = Object.assign(new Error('Connection error: Client network socket disconnected before secure TLS connection was established'), {
+    name: 'KafkaJSConnectionError',
+  });
   assert.match(explainKafkaFailure(tlsOn, early) ?? '', /kafka\.tls\.enabled is true but the listener does not speak TLS/);
   // a plaintext client against an SSL / SASL_SSL listener
   const closed = Object.assign(new Error('Closed connection'), { name: 'KafkaJSConnectionClosedError' });

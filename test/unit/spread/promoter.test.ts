@@ -20,7 +20,11 @@ function instance(port: FakeHBase, name: string, load: { total: number; top: [st
 void test('shares are judged over all instances: an id hot on one instance only is not promoted', async () => {
   // Instance a consumes the partition of "dev": 40 % of its writes. On its own view it would be spread.
   const alone = instance(new FakeHBase(), 'a', { total: 1000, top: [['dev', 400]] });
-  assert.deepEqual((await alone.promoter.round()).promoted.map((p) => p.id), ['dev'], 'a\'s view alone');
+  assert.deepEqual(
+    (await alone.promoter.round()).promoted.map((p) => p.id),
+    ['dev'],
+    "a's view alone",
+  );
   // With b's report in the registry, "dev" is 4 % of all writes and "hot" 27 %.
   const port = new FakeHBase();
   const a = instance(port, 'a', { total: 1000, top: [['dev', 400]] });
@@ -41,11 +45,15 @@ void test('two instances deciding the same promotion: one epoch, applied once', 
   await a.promoter.round(); // publishes; cluster = a only (5,000 events, 40 %): promotes
   const [ra, rb] = await Promise.all([a.promoter.round(), b.promoter.round()]);
   const store = new RegistryStore(port, { table: 'm', family: 'd', buckets: 16 });
-  assert.deepEqual((await store.entry('hot'))?.entry.epochs.map((e) => e.k), [16], 'one epoch, K sized to 40 % (capped at B)');
+  assert.deepEqual(
+    (await store.entry('hot'))?.entry.epochs.map((e) => e.k),
+    [16],
+    'one epoch, K sized to 40 % (capped at B)',
+  );
   assert.equal(ra.promoted.length + rb.promoted.length, 0, 'the second round found it done');
 });
 
-void test('too few events: the round is skipped; a stopped instance\'s report ages out and stop() deletes its own', async () => {
+void test("too few events: the round is skipped; a stopped instance's report ages out and stop() deletes its own", async () => {
   const port = new FakeHBase();
   const store = new RegistryStore(port, { table: 'm', family: 'd', buckets: 16 });
   const a = instance(port, 'a', { total: 500, top: [['hot', 400]] });
@@ -54,7 +62,10 @@ void test('too few events: the round is skipped; a stopped instance\'s report ag
   const r = await a.promoter.round();
   assert.deepEqual([r.outcome, r.instances], ['skipped', 1], 'the stale report does not count');
   await a.promoter.stop();
-  assert.deepEqual((await store.loads()).map((l) => l.instance), ['gone']);
+  assert.deepEqual(
+    (await store.loads()).map((l) => l.instance),
+    ['gone'],
+  );
   port.fail({ error: new Error('gateway down') });
   assert.equal((await instance(port, 'c', { total: 1, top: [] }).promoter.round()).outcome, 'error');
 });

@@ -9,7 +9,10 @@ import { FakeHBase } from '../../support/fake-hbase.ts';
 
 const TIMING = spreadTiming({ leadMs: 60_000, refreshMs: 1000, clockToleranceMs: 1000 });
 
-function setup(now = { t: 1_000_000 }, mono = { t: 0 }): { port: FakeHBase; store: RegistryStore; reg: SpreadRegistry; seen: string[]; now: { t: number }; mono: { t: number } } {
+function setup(
+  now = { t: 1_000_000 },
+  mono = { t: 0 },
+): { port: FakeHBase; store: RegistryStore; reg: SpreadRegistry; seen: string[]; now: { t: number }; mono: { t: number } } {
   const port = new FakeHBase();
   const store = new RegistryStore(port, { table: 'm', family: 'd', buckets: 16 });
   const seen: string[] = [];
@@ -80,7 +83,11 @@ void test('refresh takes what another instance wrote; a change of its own made d
     for (const r of rows) yield { ...r, cells: r.cells.map((c) => ({ ...c, value: old })) };
   };
   await reg.refresh();
-  assert.deepEqual(reg.entryOf('x')?.epochs.map((e) => e.k), [2, 4], 'the newer entry wins');
+  assert.deepEqual(
+    reg.entryOf('x')?.epochs.map((e) => e.k),
+    [2, 4],
+    'the newer entry wins',
+  );
 });
 
 void test('ready(): waits for a snapshot younger than 3 × refreshMs, retrying a failing read', async () => {

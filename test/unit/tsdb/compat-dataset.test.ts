@@ -18,21 +18,31 @@ test('data set: 12 ids, gaps of whole hours, one rollover and one reset of bytes
   assert.equal(ids().length, 12);
   const n02 = ids().find((s) => s.id === 'n02');
   assert.ok(n02 !== undefined && missesHour(n02, 2));
-  assert.ok(!points(SMALL_DATASET).some((p) => p.tags.id === 'n02' && p.timestamp >= SMALL_DATASET.startMs + 2 * 3_600_000 && p.timestamp < SMALL_DATASET.startMs + 3 * 3_600_000));
+  assert.ok(
+    !points(SMALL_DATASET).some(
+      (p) => p.tags.id === 'n02' && p.timestamp >= SMALL_DATASET.startMs + 2 * 3_600_000 && p.timestamp < SMALL_DATASET.startMs + 3 * 3_600_000,
+    ),
+  );
   const drops = new Map<string, number>();
   let prev: { id: string; value: number } | undefined;
   for (const p of points(DEFAULT_DATASET).filter((x) => x.metric === 'bytes')) {
     if (prev?.id === p.tags.id && p.value < prev.value) drops.set(p.tags.id, (drops.get(p.tags.id) ?? 0) + 1);
     prev = { id: p.tags.id, value: p.value };
   }
-  assert.deepEqual([...drops.entries()].sort(), [['n01', 1], ['s02', 1]]);
+  assert.deepEqual([...drops.entries()].sort(), [
+    ['n01', 1],
+    ['s02', 1],
+  ]);
   assert.ok(points(DEFAULT_DATASET).every((p) => p.metric !== 'bytes' || (Number.isInteger(p.value) && p.value >= 0 && p.value < COUNTER_MAX)));
 });
 
 test('suite: at least 30 queries, unique names, the same names for every data set size', () => {
   const s = suite(DEFAULT_DATASET);
   assert.ok(s.length >= 30);
-  assert.deepEqual(suite(SMALL_DATASET).map((q) => q.name), s.map((q) => q.name));
+  assert.deepEqual(
+    suite(SMALL_DATASET).map((q) => q.name),
+    s.map((q) => q.name),
+  );
   assert.ok(s.every((q) => (q.method === 'GET') === (q.body === undefined)));
   assert.throws(() => points({ ...SMALL_DATASET, startMs: SMALL_DATASET.startMs + 1 }), /whole hour/);
 });

@@ -15,10 +15,13 @@ for (const set of recordedSets(DIR)) {
   const m = readManifest(DIR, set);
   const store = storeOf(points(m.dataset));
   const qs = suite(m.dataset);
-  const diffsWith = (integerValues: boolean): string[] => qs.flatMap((q) => compareAnswers(q.name, readRecorded(DIR, set, q.name).answer, answerOffline(store, q, { integerValues }))
-    // the echo is the HTTP side's to render; here only query.index is, to key the series
-    .filter((d) => d.kind !== 'query-echo')
-    .map((d) => `${d.query} ${d.kind} ${d.series ?? ''}: ${d.detail}`));
+  const diffsWith = (integerValues: boolean): string[] =>
+    qs.flatMap((q) =>
+      compareAnswers(q.name, readRecorded(DIR, set, q.name).answer, answerOffline(store, q, { integerValues }))
+        // the echo is the HTTP side's to render; here only query.index is, to key the series
+        .filter((d) => d.kind !== 'query-echo')
+        .map((d) => `${d.query} ${d.kind} ${d.series ?? ''}: ${d.detail}`),
+    );
 
   test(`${set}: every suite answer as 2.4.1 gives it (integer values as longs)`, () => {
     assert.deepEqual(diffsWith(true), []);

@@ -27,7 +27,10 @@ for (const set of sets) {
   test(`${set}: recorded by 2.4.1, every suite request as the suite sends it now`, () => {
     assert.match(m.tsdVersion, /^2\.4\.1 /);
     assert.equal(m.points, points(m.dataset).length);
-    assert.deepEqual(m.queries.map((q) => q.name), qs.map((q) => q.name));
+    assert.deepEqual(
+      m.queries.map((q) => q.name),
+      qs.map((q) => q.name),
+    );
     for (const q of qs) {
       const r = readRecorded(DIR, set, q.name);
       assert.deepEqual({ method: r.method, path: r.path, body: r.body }, { method: q.method, path: q.path, body: q.body }, q.name);
@@ -59,7 +62,12 @@ for (const set of sets) {
     assert.ok(keys(body(set, 'time-ms')[0]).every((t) => t > 1e12));
     assert.ok(keys(body(set, 'time-seconds')[0]).every((t) => t < 1e11));
     // regexp unanchored: `0[23]` matches ids ending in 02/03 of every site
-    assert.deepEqual(body(set, 'filter-regexp').map((s) => s.tags['id']).sort(), ['n02', 'n03', 's02', 's03', 'w02', 'w03']);
+    assert.deepEqual(
+      body(set, 'filter-regexp')
+        .map((s) => s.tags['id'])
+        .sort(),
+      ['n02', 'n03', 's02', 's03', 'w02', 'w03'],
+    );
     // an unknown literal tag value is a 400; a wildcard matching nothing is []
     assert.equal(readRecorded(DIR, set, 'error-unknown-tagv').answer.status, 400);
     assert.deepEqual(readRecorded(DIR, set, 'filter-no-match').answer.body, []);

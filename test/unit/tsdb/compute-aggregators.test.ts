@@ -13,9 +13,23 @@ const close = (actual: number, expected: number, rel = 1e-9): void => {
 
 test('every aggregator name has the interpolation of Aggregators.java', () => {
   const expected: Record<string, string> = {
-    sum: 'LERP', min: 'LERP', max: 'LERP', avg: 'LERP', dev: 'LERP', mult: 'LERP', diff: 'LERP', median: 'LERP',
-    zimsum: 'ZIM', count: 'ZIM', squareSum: 'ZIM', first: 'ZIM', last: 'ZIM', none: 'ZIM',
-    mimmin: 'MAX', mimmax: 'MIN', pfsum: 'PREV',
+    sum: 'LERP',
+    min: 'LERP',
+    max: 'LERP',
+    avg: 'LERP',
+    dev: 'LERP',
+    mult: 'LERP',
+    diff: 'LERP',
+    median: 'LERP',
+    zimsum: 'ZIM',
+    count: 'ZIM',
+    squareSum: 'ZIM',
+    first: 'ZIM',
+    last: 'ZIM',
+    none: 'ZIM',
+    mimmin: 'MAX',
+    mimmax: 'MIN',
+    pfsum: 'PREV',
   };
   for (const name of AGGREGATOR_NAMES) {
     const want = expected[name] ?? 'LERP'; // percentiles are LERP
@@ -24,7 +38,14 @@ test('every aggregator name has the interpolation of Aggregators.java', () => {
 });
 
 test('TestAggregators.testStdDevKnownValues: dev of 0..9999 is numpy.std (population) 2886.7513315143719', () => {
-  close(run('dev', Array.from({ length: 10000 }, (_, i) => i)), 2886.7513315143719, 1e-12);
+  close(
+    run(
+      'dev',
+      Array.from({ length: 10000 }, (_, i) => i),
+    ),
+    2886.7513315143719,
+    1e-12,
+  );
 });
 
 test('TestAggregators.testStdDevNoDeviation / testStdDevFewDataInputs: {3,3,3} → 0, {1,2} → 0.5', () => {
@@ -36,7 +57,14 @@ test('TestAggregators.testStdDevNoDeviation / testStdDevFewDataInputs: {3,3,3} �
 test('TestAggregators.testPercentiles: 1..1000 with the legacy estimation (double path: p*, ep*r3 and ep*r7 alike)', () => {
   const values = Array.from({ length: 1000 }, (_, i) => i + 1);
   // legacy: pos = p/100 × (n + 1), linear between the neighbours; the Java test allows ±1 around 500, 750, …
-  const want: [string, number][] = [['50', 500.5], ['75', 750.75], ['90', 900.9], ['95', 950.95], ['99', 990.99], ['999', 999.999]];
+  const want: [string, number][] = [
+    ['50', 500.5],
+    ['75', 750.75],
+    ['90', 900.9],
+    ['95', 950.95],
+    ['99', 990.99],
+    ['999', 999.999],
+  ];
   for (const [p, v] of want) {
     for (const prefix of ['p', 'ep']) {
       for (const suffix of prefix === 'p' ? [''] : ['r3', 'r7']) {

@@ -8,7 +8,10 @@ import type { SeekableView } from '../../../src/tsdb/compute/views.ts';
 import type { AggregatorName, FillPolicy, IntervalUnit } from '../../../src/tsdb/types.ts';
 
 export function view(points: readonly (readonly [number, number])[]): SpanView {
-  return new SpanView(points.map((p) => p[0]), points.map((p) => p[1]));
+  return new SpanView(
+    points.map((p) => p[0]),
+    points.map((p) => p[1]),
+  );
 }
 
 export function drainView(v: SeekableView): [number, number][] {
@@ -21,7 +24,14 @@ export function drainView(v: SeekableView): [number, number][] {
 }
 
 const UNIT_MS: Record<IntervalUnit, number> = {
-  ms: 1, s: 1000, m: 60_000, h: 3600_000, d: 86_400_000, w: 604_800_000, n: 2_592_000_000, y: 31_536_000_000,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3600_000,
+  d: 86_400_000,
+  w: 604_800_000,
+  n: 2_592_000_000,
+  y: 31_536_000_000,
 };
 
 /** DownsamplingSpecification("<count><unit>[c]-<agg>-<fill>") with a zone. */
@@ -35,7 +45,11 @@ export function allSpec(agg: AggregatorName, fill: FillPolicy): DownsampleSpec {
 
 /** [ts, value] lists equal, values within relative 1e-9 (NaN equals NaN, null equals null). */
 export function assertPoints(actual: readonly (readonly [number, number | null])[], expected: readonly (readonly [number, number | null])[]): void {
-  assert.deepEqual(actual.map((p) => p[0]), expected.map((p) => p[0]), 'timestamps');
+  assert.deepEqual(
+    actual.map((p) => p[0]),
+    expected.map((p) => p[0]),
+    'timestamps',
+  );
   for (let i = 0; i < expected.length; i++) {
     const a = actual[i]?.[1];
     const e = expected[i]?.[1];

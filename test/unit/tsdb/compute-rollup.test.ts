@@ -18,8 +18,14 @@ function ds(intervalMs: number, aggregator: AggregatorName, fill: FillPolicy = '
 }
 function sub(downsample: Downsample | undefined, rate = false): SubQuery {
   return {
-    index: 0, metric: 'm', aggregator: 'sum', downsample, rate,
-    rateOptions: { counter: false, counterMax: Number.MAX_SAFE_INTEGER, resetValue: 0, dropResets: false }, filters: [], explicitTags: false,
+    index: 0,
+    metric: 'm',
+    aggregator: 'sum',
+    downsample,
+    rate,
+    rateOptions: { counter: false, counterMax: Number.MAX_SAFE_INTEGER, resetValue: 0, dropResets: false },
+    filters: [],
+    explicitTags: false,
   };
 }
 
@@ -79,7 +85,12 @@ test('rollup buckets through computeSubQuery equal the raw path (fills, partial 
   const range = { startMs: T0 + 7 * MIN, endMs: T0 + 2 * HOUR };
   const windows = summarise(points, MIN);
   for (const agg of ['sum', 'count', 'min', 'max', 'avg', 'first', 'last', 'zimsum', 'mimmin', 'mimmax'] as const) {
-    for (const [fill, rate] of [['none', false], ['zero', false], ['null', false], ['nan', true]] as const) {
+    for (const [fill, rate] of [
+      ['none', false],
+      ['zero', false],
+      ['null', false],
+      ['nan', true],
+    ] as const) {
       const q = sub(ds(10 * MIN, agg, fill), rate);
       const choice = isRollupExact(q, [MIN, 2 * MIN + 1]);
       assert.deepEqual(choice, { exact: true, windowMs: MIN });

@@ -11,26 +11,61 @@ import { assertPoints } from './compute-helpers.ts';
 const UNIT_MS: Record<IntervalUnit, number> = { ms: 1, s: 1000, m: 60_000, h: 3600_000, d: 86_400_000, w: 604_800_000, n: 0, y: 0 };
 
 function ds(count: number, unit: IntervalUnit, aggregator: AggregatorName, fill: FillPolicy = 'none', calendar = false, timezone = 'UTC'): Downsample {
-  return { spec: `${count}${unit}${calendar ? 'c' : ''}-${aggregator}-${fill}`, all: false, count, unit, intervalMs: count * UNIT_MS[unit], calendar, timezone, aggregator, fill };
+  return {
+    spec: `${count}${unit}${calendar ? 'c' : ''}-${aggregator}-${fill}`,
+    all: false,
+    count,
+    unit,
+    intervalMs: count * UNIT_MS[unit],
+    calendar,
+    timezone,
+    aggregator,
+    fill,
+  };
 }
-const ALL = (aggregator: AggregatorName): Downsample => ({ spec: `0all-${aggregator}`, all: true, count: 0, unit: 'ms', intervalMs: 0, calendar: false, timezone: 'UTC', aggregator, fill: 'none' });
+const ALL = (aggregator: AggregatorName): Downsample => ({
+  spec: `0all-${aggregator}`,
+  all: true,
+  count: 0,
+  unit: 'ms',
+  intervalMs: 0,
+  calendar: false,
+  timezone: 'UTC',
+  aggregator,
+  fill: 'none',
+});
 
 function sub(aggregator: AggregatorName, downsample?: Downsample, opts: { rate?: boolean; filters?: TagFilter[] } = {}): SubQuery {
   return {
-    index: 0, metric: 'sys.cpu.user', aggregator, downsample, rate: opts.rate ?? false,
+    index: 0,
+    metric: 'sys.cpu.user',
+    aggregator,
+    downsample,
+    rate: opts.rate ?? false,
     rateOptions: { counter: false, counterMax: Number.MAX_SAFE_INTEGER, resetValue: 0, dropResets: false },
-    filters: opts.filters ?? [], explicitTags: false,
+    filters: opts.filters ?? [],
+    explicitTags: false,
   };
 }
-const raw = (tags: Record<string, string>, points: readonly (readonly [number, number])[]): RawSeries =>
-  ({ kind: 'raw', tags, ts: points.map((p) => p[0]), values: points.map((p) => p[1]) });
+const raw = (tags: Record<string, string>, points: readonly (readonly [number, number])[]): RawSeries => ({
+  kind: 'raw',
+  tags,
+  ts: points.map((p) => p[0]),
+  values: points.map((p) => p[1]),
+});
 const groupBy = (tagk: string): TagFilter => ({ type: 'wildcard', tagk, filter: '*', groupBy: true });
 
 const T0 = 1356998400000;
 /** BaseTsdbTest.storeFloatTimeSeriesSeconds: 1.25, 1.5, … 76 every 30 s from T0 + 30 s (host=web01). */
-const FLOAT_SERIES = raw({ host: 'web01' }, Array.from({ length: 300 }, (_, k) => [T0 + 30000 * (k + 1), 1.25 + 0.25 * k] as const));
+const FLOAT_SERIES = raw(
+  { host: 'web01' },
+  Array.from({ length: 300 }, (_, k) => [T0 + 30000 * (k + 1), 1.25 + 0.25 * k] as const),
+);
 /** BaseTsdbTest.storeLongTimeSeriesSeconds: 1 … 300 every 30 s from T0 + 30 s. */
-const LONG_SERIES = raw({ host: 'web01' }, Array.from({ length: 300 }, (_, k) => [T0 + 30000 * (k + 1), k + 1] as const));
+const LONG_SERIES = raw(
+  { host: 'web01' },
+  Array.from({ length: 300 }, (_, k) => [T0 + 30000 * (k + 1), k + 1] as const),
+);
 
 test('TestTsdbQueryDownsample.downsampleFullyAligned / downsampleUnaligned / downsampleWeirdly: scan bounds', () => {
   const oneMin = ds(60, 's', 'sum');
@@ -67,7 +102,10 @@ test('TestTsdbQueryDownsample.runLongSingleTSDownsampleAllSubSet: 0all-sum over 
 });
 
 test('NOTES: an aligned 6 h query at 5m-avg-zero gives 73 points (the bucket at end is kept)', () => {
-  const series = raw({ host: 'a' }, [[T0 + 60000, 4], [T0 + 6 * 3600000 + 120000, 8]]);
+  const series = raw({ host: 'a' }, [
+    [T0 + 60000, 4],
+    [T0 + 6 * 3600000 + 120000, 8],
+  ]);
   const [r] = computeSubQuery(sub('sum', ds(5, 'm', 'avg', 'zero')), { startMs: T0, endMs: T0 + 6 * 3600000 }, [series]);
   assert.ok(r !== undefined);
   assert.equal(r.dps.length, 73);
@@ -77,14 +115,26 @@ test('NOTES: an aligned 6 h query at 5m-avg-zero gives 73 points (the bucket at 
 });
 
 test('NOTES: a partial first bucket is dropped when the start is not on a boundary; the last partial one is kept', () => {
-  const series = raw({ host: 'a' }, [[T0 + 60000, 1], [T0 + 240000, 2], [T0 + 300000, 3], [T0 + 660000, 5], [T0 + 700000, 7]]);
+  const series = raw({ host: 'a' }, [
+    [T0 + 60000, 1],
+    [T0 + 240000, 2],
+    [T0 + 300000, 3],
+    [T0 + 660000, 5],
+    [T0 + 700000, 7],
+  ]);
   const [r] = computeSubQuery(sub('sum', ds(5, 'm', 'sum')), { startMs: T0 + 120000, endMs: T0 + 610000 }, [series]);
   assert.ok(r !== undefined);
-  assertPoints(r.dps, [[T0 + 300000, 3], [T0 + 600000, 12]]);
+  assertPoints(r.dps, [
+    [T0 + 300000, 3],
+    [T0 + 600000, 12],
+  ]);
 });
 
 test('NOTES: fills — nan gives NaN, null gives null, zero gives 0, none leaves the bucket out', () => {
-  const series = raw({ host: 'a' }, [[T0, 1], [T0 + 120000, 2]]);
+  const series = raw({ host: 'a' }, [
+    [T0, 1],
+    [T0 + 120000, 2],
+  ]);
   const range = { startMs: T0, endMs: T0 + 180000 };
   const values = (fill: FillPolicy): (number | null)[] =>
     (computeSubQuery(sub('sum', ds(1, 'm', 'sum', fill)), range, [series])[0]?.dps ?? []).map((p) => p[1]);
@@ -98,18 +148,38 @@ test('NOTES: fills — nan gives NaN, null gives null, zero gives 0, none leaves
 
 test('NOTES: 1dc in Asia/Shanghai gives buckets at 16:00 UTC', () => {
   const d = Date.UTC(2024, 4, 10);
-  const series = raw({ host: 'a' }, [[d + 3600000, 1], [d + 17 * 3600000, 2], [d + 20 * 3600000, 3], [d + 40 * 3600000, 4]]);
+  const series = raw({ host: 'a' }, [
+    [d + 3600000, 1],
+    [d + 17 * 3600000, 2],
+    [d + 20 * 3600000, 3],
+    [d + 40 * 3600000, 4],
+  ]);
   const [r] = computeSubQuery(sub('sum', ds(1, 'd', 'sum', 'none', true, 'Asia/Shanghai')), { startMs: d - 8 * 3600000, endMs: d + 48 * 3600000 }, [series]);
   assert.ok(r !== undefined);
-  assertPoints(r.dps, [[d - 8 * 3600000, 1], [d + 16 * 3600000, 5], [d + 40 * 3600000, 4]]);
+  assertPoints(r.dps, [
+    [d - 8 * 3600000, 1],
+    [d + 16 * 3600000, 5],
+    [d + 40 * 3600000, 4],
+  ]);
 });
 
 test('range without downsampling: inclusive at both ends; points outside still interpolate inside', () => {
-  const a = raw({ host: 'a' }, [[T0, 10], [T0 + 20000, 30], [T0 + 40000, 50]]);
-  const b = raw({ host: 'b' }, [[T0 + 10000, 1], [T0 + 30000, 3]]);
+  const a = raw({ host: 'a' }, [
+    [T0, 10],
+    [T0 + 20000, 30],
+    [T0 + 40000, 50],
+  ]);
+  const b = raw({ host: 'b' }, [
+    [T0 + 10000, 1],
+    [T0 + 30000, 3],
+  ]);
   const [r] = computeSubQuery(sub('sum'), { startMs: T0 + 10000, endMs: T0 + 30000 }, [a, b]);
   assert.ok(r !== undefined);
-  assertPoints(r.dps, [[T0 + 10000, 21], [T0 + 20000, 32], [T0 + 30000, 43]]);
+  assertPoints(r.dps, [
+    [T0 + 10000, 21],
+    [T0 + 20000, 32],
+    [T0 + 30000, 43],
+  ]);
   assert.deepEqual(r.tags, {});
   assert.deepEqual(r.aggregateTags, ['host']);
 });
@@ -133,11 +203,17 @@ test('SpanGroup.getTags / getAggregatedTags: differing keys aggregate, keys in o
 });
 
 test('aggregator none: every series on its own, group-bys ignored', () => {
-  const s1 = raw({ host: 'a' }, [[T0, 1], [T0 + 1000, 2]]);
+  const s1 = raw({ host: 'a' }, [
+    [T0, 1],
+    [T0 + 1000, 2],
+  ]);
   const s2 = raw({ host: 'b' }, [[T0 + 500, 7]]);
   const out = computeSubQuery(sub('none', undefined, { filters: [groupBy('host')] }), { startMs: T0, endMs: T0 + 60000 }, [s1, s2]);
   assert.equal(out.length, 2);
-  assertPoints(out.find((o) => o.tags['host'] === 'a')?.dps ?? [], [[T0, 1], [T0 + 1000, 2]]);
+  assertPoints(out.find((o) => o.tags['host'] === 'a')?.dps ?? [], [
+    [T0, 1],
+    [T0 + 1000, 2],
+  ]);
   assertPoints(out.find((o) => o.tags['host'] === 'b')?.dps ?? [], [[T0 + 500, 7]]);
 });
 
@@ -151,14 +227,34 @@ test('bucketed input (rollups) takes the same fill and range rules as raw points
   const buckets: SeriesInput = { kind: 'buckets', tags: { host: 'a' }, ts: [T0 - 300000, T0, T0 + 600000], values: [9, 4, 6] };
   const [r] = computeSubQuery(sub('sum', ds(5, 'm', 'count', 'null')), { startMs: T0, endMs: T0 + 900000 }, [buckets]);
   assert.ok(r !== undefined);
-  assertPoints(r.dps, [[T0, 4], [T0 + 300000, null], [T0 + 600000, 6], [T0 + 900000, null]]);
+  assertPoints(r.dps, [
+    [T0, 4],
+    [T0 + 300000, null],
+    [T0 + 600000, 6],
+    [T0 + 900000, null],
+  ]);
 });
 
 test('integerValues option: raw whole numbers aggregate as OpenTSDB longs without downsampling, as doubles with it', () => {
-  const a = raw({ host: 'a' }, [[T0, 1], [T0 + 60000, 2]]);
-  const b = raw({ host: 'b' }, [[T0, 2], [T0 + 60000, 2]]);
+  const a = raw({ host: 'a' }, [
+    [T0, 1],
+    [T0 + 60000, 2],
+  ]);
+  const b = raw({ host: 'b' }, [
+    [T0, 2],
+    [T0 + 60000, 2],
+  ]);
   const range = { startMs: T0, endMs: T0 + 120000 };
-  assertPoints(computeSubQuery(sub('avg'), range, [a, b], { integerValues: true })[0]?.dps ?? [], [[T0, 1], [T0 + 60000, 2]]);
-  assertPoints(computeSubQuery(sub('avg'), range, [a, b])[0]?.dps ?? [], [[T0, 1.5], [T0 + 60000, 2]]);
-  assertPoints(computeSubQuery(sub('avg', ds(1, 'm', 'avg')), range, [a, b], { integerValues: true })[0]?.dps ?? [], [[T0, 1.5], [T0 + 60000, 2]]);
+  assertPoints(computeSubQuery(sub('avg'), range, [a, b], { integerValues: true })[0]?.dps ?? [], [
+    [T0, 1],
+    [T0 + 60000, 2],
+  ]);
+  assertPoints(computeSubQuery(sub('avg'), range, [a, b])[0]?.dps ?? [], [
+    [T0, 1.5],
+    [T0 + 60000, 2],
+  ]);
+  assertPoints(computeSubQuery(sub('avg', ds(1, 'm', 'avg')), range, [a, b], { integerValues: true })[0]?.dps ?? [], [
+    [T0, 1.5],
+    [T0 + 60000, 2],
+  ]);
 });

@@ -4,26 +4,48 @@ import { javaSplit, parseDownsample } from '../../../src/tsdb/downsample-spec.ts
 import { TsdbQueryError } from '../../../src/tsdb/errors.ts';
 
 function rejects(spec: string, message: RegExp, ctx = {}): void {
-  assert.throws(() => parseDownsample(spec, 'queries[1].downsample', ctx), (err: unknown) => {
-    assert.ok(err instanceof TsdbQueryError);
-    assert.equal(err.field, 'queries[1].downsample');
-    assert.match(err.message, message);
-    return true;
-  });
+  assert.throws(
+    () => parseDownsample(spec, 'queries[1].downsample', ctx),
+    (err: unknown) => {
+      assert.ok(err instanceof TsdbQueryError);
+      assert.equal(err.field, 'queries[1].downsample');
+      assert.match(err.message, message);
+      return true;
+    },
+  );
 }
 
 test('TestDownsamplingSpecification: interval, function and fill', () => {
   assert.deepEqual(parseDownsample('1h-avg', 'f'), {
-    spec: '1h-avg', all: false, count: 1, unit: 'h', intervalMs: 3600000, calendar: false, timezone: 'UTC', aggregator: 'avg', fill: 'none',
+    spec: '1h-avg',
+    all: false,
+    count: 1,
+    unit: 'h',
+    intervalMs: 3600000,
+    calendar: false,
+    timezone: 'UTC',
+    aggregator: 'avg',
+    fill: 'none',
   });
   const d = parseDownsample('5m-sum-zero', 'f');
   assert.equal(d.intervalMs, 300000);
   assert.equal(d.fill, 'zero');
   assert.equal(parseDownsample('15m-avg-NaN', 'f').fill, 'nan');
   assert.equal(parseDownsample('1s-max-NULL', 'f').fill, 'null');
-  assert.deepEqual({ ...parseDownsample('500ms-min', 'f') }, {
-    spec: '500ms-min', all: false, count: 500, unit: 'ms', intervalMs: 500, calendar: false, timezone: 'UTC', aggregator: 'min', fill: 'none',
-  });
+  assert.deepEqual(
+    { ...parseDownsample('500ms-min', 'f') },
+    {
+      spec: '500ms-min',
+      all: false,
+      count: 500,
+      unit: 'ms',
+      intervalMs: 500,
+      calendar: false,
+      timezone: 'UTC',
+      aggregator: 'min',
+      fill: 'none',
+    },
+  );
   assert.equal(parseDownsample('1h-avg-', 'f').fill, 'none'); // Java split drops the trailing empty part
   assert.equal(parseDownsample('1n-sum', 'f').intervalMs, 30 * 86400000); // fixed 30-day month off the calendar
   assert.equal(parseDownsample('1y-sum', 'f').intervalMs, 365 * 86400000);

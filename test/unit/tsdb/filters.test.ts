@@ -9,19 +9,42 @@ const f = (type: string, filter: string): TagFilter => buildFilter(type, 'host',
 
 // TestTagVWildcardFilter, every match vector: [tag value, filter, case-insensitive, expected]
 const WILDCARD: [string | undefined, string, boolean, boolean][] = [
-  [HOST, '*', false, true], [undefined, '*', false, false], [HOST, '*.morpork.com', false, true],
-  [HOST, 'ogg*', false, true], [HOST, 'ogg*com', false, true], [HOST, 'ogg*ops*ank*com', false, true],
-  [HOST, 'ogg*ops*com', false, true], [HOST, '*morpork*', false, true], [HOST, '*ops*com', false, true],
-  [HOST, '*ops*mor*com', false, true], [HOST, 'ogg*ops*', false, true], [HOST, 'ogg*ops*mor*', false, true],
-  [HOST, 'ogg***com', false, true], [HOST, 'ogg*****', false, true], [HOST, '****com', false, true],
-  [HOST, '****ogg*****mor****com****', false, true], ['*ops*mor', '*ops*mor', false, true],
-  ['ogg*ops*', 'ogg*ops*', false, true], ['ogg*ops*mor', 'ogg*ops*mor', false, true],
-  ["Здравей'_хора", '*хора', false, true], ["Здравей'_хора", 'Здр*', false, true], ["Здравей'_хора", 'Здр*ра', false, true],
-  [HOST, '*.morpork.org', false, false], [HOST, 'magrat*', false, false], [HOST, 'magrat*com', false, false],
-  [HOST, '*quirm*', false, false], [HOST, '*.MorPork.com', false, false], [HOST, 'Ogg*', false, false],
-  [HOST, 'ogG*Com', false, false], [HOST, '*.MorPork.com', true, true], ['ogg-01.ops.ankh.MORPORK.com', '*.MorPork.com', true, true],
-  [HOST, 'Ogg*', true, true], [HOST, 'ogG*Com', true, true], [HOST, '****', false, true],
-  [undefined, '*.morpork.com', false, false], [undefined, '*.morpork.com', true, false],
+  [HOST, '*', false, true],
+  [undefined, '*', false, false],
+  [HOST, '*.morpork.com', false, true],
+  [HOST, 'ogg*', false, true],
+  [HOST, 'ogg*com', false, true],
+  [HOST, 'ogg*ops*ank*com', false, true],
+  [HOST, 'ogg*ops*com', false, true],
+  [HOST, '*morpork*', false, true],
+  [HOST, '*ops*com', false, true],
+  [HOST, '*ops*mor*com', false, true],
+  [HOST, 'ogg*ops*', false, true],
+  [HOST, 'ogg*ops*mor*', false, true],
+  [HOST, 'ogg***com', false, true],
+  [HOST, 'ogg*****', false, true],
+  [HOST, '****com', false, true],
+  [HOST, '****ogg*****mor****com****', false, true],
+  ['*ops*mor', '*ops*mor', false, true],
+  ['ogg*ops*', 'ogg*ops*', false, true],
+  ['ogg*ops*mor', 'ogg*ops*mor', false, true],
+  ["Здравей'_хора", '*хора', false, true],
+  ["Здравей'_хора", 'Здр*', false, true],
+  ["Здравей'_хора", 'Здр*ра', false, true],
+  [HOST, '*.morpork.org', false, false],
+  [HOST, 'magrat*', false, false],
+  [HOST, 'magrat*com', false, false],
+  [HOST, '*quirm*', false, false],
+  [HOST, '*.MorPork.com', false, false],
+  [HOST, 'Ogg*', false, false],
+  [HOST, 'ogG*Com', false, false],
+  [HOST, '*.MorPork.com', true, true],
+  ['ogg-01.ops.ankh.MORPORK.com', '*.MorPork.com', true, true],
+  [HOST, 'Ogg*', true, true],
+  [HOST, 'ogG*Com', true, true],
+  [HOST, '****', false, true],
+  [undefined, '*.morpork.com', false, false],
+  [undefined, '*.morpork.com', true, false],
 ];
 
 test('TestTagVWildcardFilter vectors', () => {
@@ -54,7 +77,10 @@ test('regexp is unanchored (Matcher.find) and validated', () => {
   assert.equal(matches(f('regexp', '^web[0-9]+$'), 'xx-web01'), false);
   assert.equal(matches(f('regexp', '.*'), undefined), false);
   assert.equal(matches(f('regexp', '(?i)^WEB'), 'web01'), true);
-  assert.throws(() => f('regexp', 'web[0-9'), (e: unknown) => e instanceof FilterSpecError && /Invalid regular expression/.test(e.message));
+  assert.throws(
+    () => f('regexp', 'web[0-9'),
+    (e: unknown) => e instanceof FilterSpecError && /Invalid regular expression/.test(e.message),
+  );
 });
 
 test('Builder errors name the type', () => {
@@ -65,15 +91,23 @@ test('Builder errors name the type', () => {
 });
 
 test('JSON filter objects: groupBy or group_by; errors as "Unable to parse the given JSON"', () => {
-  assert.deepEqual(parseFilterObject({ type: 'literal_or', tagk: 'site', filter: 'site-3', groupBy: false }, 'q'), { type: 'literal_or', tagk: 'site', filter: 'site-3', groupBy: false });
-  assert.equal(parseFilterObject({ type: 'wildcard', tagk: 'host', filter: '*', group_by: true }, 'q').groupBy, true);
-  assert.throws(() => parseFilterObject({ type: 'bogus', tagk: 'host', filter: 'x' }, 'queries[0].filters[1]'), (err: unknown) => {
-    assert.ok(err instanceof TsdbQueryError);
-    assert.equal(err.field, 'queries[0].filters[1]');
-    assert.equal(err.message, 'Unable to parse the given JSON');
-    assert.equal(err.details, 'Could not find a tag value filter of the type: bogus');
-    return true;
+  assert.deepEqual(parseFilterObject({ type: 'literal_or', tagk: 'site', filter: 'site-3', groupBy: false }, 'q'), {
+    type: 'literal_or',
+    tagk: 'site',
+    filter: 'site-3',
+    groupBy: false,
   });
+  assert.equal(parseFilterObject({ type: 'wildcard', tagk: 'host', filter: '*', group_by: true }, 'q').groupBy, true);
+  assert.throws(
+    () => parseFilterObject({ type: 'bogus', tagk: 'host', filter: 'x' }, 'queries[0].filters[1]'),
+    (err: unknown) => {
+      assert.ok(err instanceof TsdbQueryError);
+      assert.equal(err.field, 'queries[0].filters[1]');
+      assert.equal(err.message, 'Unable to parse the given JSON');
+      assert.equal(err.details, 'Could not find a tag value filter of the type: bogus');
+      return true;
+    },
+  );
 });
 
 test('TagVFilter.getFilter shortcuts and tagsToFilters', () => {
@@ -83,10 +117,25 @@ test('TagVFilter.getFilter shortcuts and tagsToFilters', () => {
   assert.deepEqual(shortcutFilter('host', 'Web*'), { type: 'wildcard', tagk: 'host', filter: 'Web*', groupBy: false, caseInsensitive: true });
   assert.throws(() => shortcutFilter('host', 'regexp(web'), /Filter must end with a '\)': regexp\(web/);
   const filters: TagFilter[] = [];
-  mapToFilters([['host', '*'], ['dc', 'a|b'], ['site', 'Web*'], ['rack', 'r1']], filters, true);
-  assert.deepEqual(filters.map((x) => [x.type, x.tagk, x.filter, x.groupBy]), [
-    ['wildcard', 'host', '*', true], ['literal_or', 'dc', 'a|b', true], ['wildcard', 'site', 'Web*', true], ['literal_or', 'rack', 'r1', true],
-  ]);
+  mapToFilters(
+    [
+      ['host', '*'],
+      ['dc', 'a|b'],
+      ['site', 'Web*'],
+      ['rack', 'r1'],
+    ],
+    filters,
+    true,
+  );
+  assert.deepEqual(
+    filters.map((x) => [x.type, x.tagk, x.filter, x.groupBy]),
+    [
+      ['wildcard', 'host', '*', true],
+      ['literal_or', 'dc', 'a|b', true],
+      ['wildcard', 'site', 'Web*', true],
+      ['literal_or', 'rack', 'r1', true],
+    ],
+  );
   const legacy = filters[2];
   assert.ok(legacy !== undefined);
   assert.equal(matches(legacy, 'web-7'), true); // the shortcut wildcard is case-insensitive

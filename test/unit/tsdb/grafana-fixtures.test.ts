@@ -51,12 +51,18 @@ function assertTime(v: unknown, unit: 'ms' | 's', what: string): number {
 /** Every object nested in `v` has its keys in Go map order (sorted bytewise). */
 function assertSortedKeys(v: unknown, where: string): void {
   if (Array.isArray(v)) {
-    v.forEach((x, i) => { assertSortedKeys(x, `${where}[${i}]`); });
+    v.forEach((x, i) => {
+      assertSortedKeys(x, `${where}[${i}]`);
+    });
     return;
   }
   if (!isObj(v)) return;
   const keys = Object.keys(v);
-  assert.deepEqual(keys, [...keys].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b))), `${where} keys are sorted as Go marshals a map`);
+  assert.deepEqual(
+    keys,
+    [...keys].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b))),
+    `${where} keys are sorted as Go marshals a map`,
+  );
   for (const k of keys) assertSortedKeys(v[k], `${where}.${k}`);
 }
 

@@ -42,29 +42,106 @@ const NOW = Date.parse('2026-11-25T12:00:00.123Z');
 const ABS = { from: Date.parse('2026-11-25T00:00:00.000Z'), to: Date.parse('2026-11-25T12:00:00.000Z') };
 const H = 3_600_000;
 
-test('browser path: panel targets become the fixtures\' POST /api/query bodies', () => {
+test("browser path: panel targets become the fixtures' POST /api/query bodies", () => {
   const common = { vars: {} };
   const two = targetsOf('browser-query-v3-relative-two-queries');
-  assertSame(browserQueryRequest(two, { ...common, name: '', tsdbVersion: 3, tsdbResolution: 1, startMs: NOW - 6 * H, endMs: null, interval: '1m' }), 'browser-query-v3-relative-two-queries');
-  assertSame(browserQueryRequest(targetsOf('browser-query-v3-absolute-ms-resolution'), { ...common, name: '', tsdbVersion: 3, tsdbResolution: 2, startMs: ABS.from, endMs: ABS.to, interval: '30s' }), 'browser-query-v3-absolute-ms-resolution');
-  assertSame(browserQueryRequest(targetsOf('browser-query-v1-legacy-tags'), { ...common, name: '', tsdbVersion: 1, tsdbResolution: 1, startMs: NOW - 24 * H, endMs: null, interval: '5m' }), 'browser-query-v1-legacy-tags');
-  assertSame(browserQueryRequest(targetsOf('browser-query-v4-fractional-interval'), { ...common, name: '', tsdbVersion: 4, tsdbResolution: 1, startMs: ABS.from, endMs: ABS.to, interval: '1m' }), 'browser-query-v4-fractional-interval');
-  assert.equal(browserQueryRequest([{ refId: 'A', metric: 'temp', hide: true }, { refId: 'B' }], { ...common, name: '', tsdbVersion: 3, tsdbResolution: 1, startMs: 0, endMs: null, interval: '1m' }), null, 'hidden and metric-less targets are not sent');
+  assertSame(
+    browserQueryRequest(two, { ...common, name: '', tsdbVersion: 3, tsdbResolution: 1, startMs: NOW - 6 * H, endMs: null, interval: '1m' }),
+    'browser-query-v3-relative-two-queries',
+  );
+  assertSame(
+    browserQueryRequest(targetsOf('browser-query-v3-absolute-ms-resolution'), {
+      ...common,
+      name: '',
+      tsdbVersion: 3,
+      tsdbResolution: 2,
+      startMs: ABS.from,
+      endMs: ABS.to,
+      interval: '30s',
+    }),
+    'browser-query-v3-absolute-ms-resolution',
+  );
+  assertSame(
+    browserQueryRequest(targetsOf('browser-query-v1-legacy-tags'), {
+      ...common,
+      name: '',
+      tsdbVersion: 1,
+      tsdbResolution: 1,
+      startMs: NOW - 24 * H,
+      endMs: null,
+      interval: '5m',
+    }),
+    'browser-query-v1-legacy-tags',
+  );
+  assertSame(
+    browserQueryRequest(targetsOf('browser-query-v4-fractional-interval'), {
+      ...common,
+      name: '',
+      tsdbVersion: 4,
+      tsdbResolution: 1,
+      startMs: ABS.from,
+      endMs: ABS.to,
+      interval: '1m',
+    }),
+    'browser-query-v4-fractional-interval',
+  );
+  assert.equal(
+    browserQueryRequest([{ refId: 'A', metric: 'temp', hide: true }, { refId: 'B' }], {
+      ...common,
+      name: '',
+      tsdbVersion: 3,
+      tsdbResolution: 1,
+      startMs: 0,
+      endMs: null,
+      interval: '1m',
+    }),
+    null,
+    'hidden and metric-less targets are not sent',
+  );
 });
 
-test('server path: the same targets become one request per target, in seconds, with Go\'s sorted keys', () => {
+test("server path: the same targets become one request per target, in seconds, with Go's sorted keys", () => {
   const [a, b] = targetsOf('browser-query-v3-relative-two-queries');
   assert.ok(a !== undefined && b !== undefined);
   const last6h = { vars: {}, tsdbVersion: 3, fromMs: NOW - 6 * H, toMs: NOW, intervalMs: 60_000 };
   assertSame(serverQueryRequests([a], { ...last6h, name: '' })[0], 'server-query-v3-filters-downsample');
   assertSame(serverQueryRequests([b], { ...last6h, name: '' })[0], 'server-query-v3-rate-counter-max');
-  const legacy: OpenTsdbTarget = { refId: 'A', aggregator: 'avg', downsampleAggregator: 'avg', downsampleFillPolicy: 'none', metric: 'temp', tags: { site: 'north', id: '*' }, shouldComputeRate: true, isCounter: true };
+  const legacy: OpenTsdbTarget = {
+    refId: 'A',
+    aggregator: 'avg',
+    downsampleAggregator: 'avg',
+    downsampleFillPolicy: 'none',
+    metric: 'temp',
+    tags: { site: 'north', id: '*' },
+    shouldComputeRate: true,
+    isCounter: true,
+  };
   assertSame(serverQueryRequests([legacy], { ...last6h, fromMs: NOW - 24 * H, intervalMs: 300_000, name: '' })[0], 'server-query-v3-legacy-tags-drop-resets');
-  assertSame(serverQueryRequests(targetsOf('browser-query-v4-fractional-interval'), { vars: {}, tsdbVersion: 4, fromMs: ABS.from, toMs: ABS.to, intervalMs: 0, name: '' })[0], 'server-query-v4-arrays');
-  assertSame(serverQueryRequests([{ refId: 'Anno', metric: 'temp', aggregator: 'sum', disableDownsampling: true }], { vars: {}, tsdbVersion: 3, fromMs: ABS.from, toMs: ABS.to, intervalMs: 0, name: '' })[0], 'server-annotations');
+  assertSame(
+    serverQueryRequests(targetsOf('browser-query-v4-fractional-interval'), {
+      vars: {},
+      tsdbVersion: 4,
+      fromMs: ABS.from,
+      toMs: ABS.to,
+      intervalMs: 0,
+      name: '',
+    })[0],
+    'server-query-v4-arrays',
+  );
+  assertSame(
+    serverQueryRequests([{ refId: 'Anno', metric: 'temp', aggregator: 'sum', disableDownsampling: true }], {
+      vars: {},
+      tsdbVersion: 3,
+      fromMs: ABS.from,
+      toMs: ABS.to,
+      intervalMs: 0,
+      name: '',
+    })[0],
+    'server-annotations',
+  );
 });
 
-test('variable queries become the fixtures\' suggest and look-up GETs on both paths', () => {
+test("variable queries become the fixtures' suggest and look-up GETs on both paths", () => {
   const browser = { name: '', route: 'browser', lookupLimit: 1000, vars: {} } as const;
   const server = { ...browser, route: 'server' } as const;
   assertSame(variableRequest('metrics(te)', browser), 'browser-suggest-metrics');

@@ -31,14 +31,28 @@ async function serve(r: SeriesReads, deadlineMs = 150): Promise<{ url: string; s
   const catalog = new SeriesIndex({ idTagKey: 'id' });
   catalog.add({ metric: 'temp', id: 'a', tags: {} });
   const api = createSeriesApi({
-    catalog, reads: r, tier: undefined, idTagKey: 'id', now: Date.now, integerValues: false,
+    catalog,
+    reads: r,
+    tier: undefined,
+    idTagKey: 'id',
+    now: Date.now,
+    integerValues: false,
     limits: { maxSeries: 10, maxPoints: 1000, concurrency: 2 },
-    ready: () => Promise.resolve(), deadlineMs, maxBodyBytes: 200, log: pino({ level: 'silent' }),
+    ready: () => Promise.resolve(),
+    deadlineMs,
+    maxBodyBytes: 200,
+    log: pino({ level: 'silent' }),
   });
   const server = createServer((req, res) => {
-    void api(req, res, new URL(req.url ?? '/', 'http://x')).then((done) => { if (!done) res.writeHead(404).end(); });
+    void api(req, res, new URL(req.url ?? '/', 'http://x')).then((done) => {
+      if (!done) res.writeHead(404).end();
+    });
   });
-  await new Promise<void>((res) => { server.listen(0, '127.0.0.1', () => { res(); }); });
+  await new Promise<void>((res) => {
+    server.listen(0, '127.0.0.1', () => {
+      res();
+    });
+  });
   const addr = server.address();
   return { url: `http://127.0.0.1:${typeof addr === 'object' && addr !== null ? addr.port : 0}`, server };
 }
@@ -48,7 +62,10 @@ const query = '/api/query?start=1h-ago&m=sum:temp';
 void test('a query past series.deadlineMs: 408 naming the setting, within about the deadline', async (t) => {
   const r = reads('stall');
   const { url, server } = await serve(r, 150);
-  t.after(() => { server.closeAllConnections(); server.close(); });
+  t.after(() => {
+    server.closeAllConnections();
+    server.close();
+  });
   const t0 = Date.now();
   const res = await fetch(url + query);
   assert.equal(res.status, 408);
@@ -57,7 +74,7 @@ void test('a query past series.deadlineMs: 408 naming the setting, within about 
   assert.ok(r.calls > 0, 'the read was started');
 });
 
-void test('HBase away: 503 with Retry-After 1; the gateway refusing the service\'s credentials: 503 with Retry-After 30, no detail; a bug: 500', async (t) => {
+void test("HBase away: 503 with Retry-After 1; the gateway refusing the service's credentials: 503 with Retry-After 30, no detail; a bug: 500", async (t) => {
   const cases: [Error, number, string | null][] = [
     [new HBaseError({ code: 'UNAVAILABLE', retriable: true, status: 503, message: 'HBase scan failed: HTTP 503' }), 503, '1'],
     [new HBaseError({ code: 'UNAUTHORIZED', status: 401, message: 'HTTP 401 UNAUTHORIZED: the gateway refused the credentials' }), 503, '30'],
@@ -65,7 +82,10 @@ void test('HBase away: 503 with Retry-After 1; the gateway refusing the service\
   ];
   for (const [err, status, retryAfter] of cases) {
     const { url, server } = await serve(reads(err));
-    t.after(() => { server.closeAllConnections(); server.close(); });
+    t.after(() => {
+      server.closeAllConnections();
+      server.close();
+    });
     const res = await fetch(url + query);
     assert.equal(res.status, status, err.message);
     assert.equal(res.headers.get('retry-after'), retryAfter, err.message);
@@ -77,8 +97,14 @@ void test('HBase away: 503 with Retry-After 1; the gateway refusing the service\
 
 void test('a body over series.maxBodyBytes: 413; the wrong method: 405', async (t) => {
   const { url, server } = await serve(reads('stall'));
-  t.after(() => { server.closeAllConnections(); server.close(); });
-  const big = await fetch(`${url}/api/query`, { method: 'POST', body: JSON.stringify({ start: '1h-ago', queries: [{ aggregator: 'sum', metric: 'x'.repeat(400) }] }) });
+  t.after(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  const big = await fetch(`${url}/api/query`, {
+    method: 'POST',
+    body: JSON.stringify({ start: '1h-ago', queries: [{ aggregator: 'sum', metric: 'x'.repeat(400) }] }),
+  });
   assert.equal(big.status, 413);
   const put = await fetch(`${url}/api/version`, { method: 'PUT' });
   assert.equal(put.status, 405);

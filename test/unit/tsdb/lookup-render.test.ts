@@ -10,23 +10,41 @@ import { TsdbQueryError } from '../../../src/tsdb/errors.ts';
 
 function catalog(): SeriesIndex {
   const index = new SeriesIndex({ idTagKey: 'id' });
-  for (const [metric, id, site] of [['temp', 'd1', 'north'], ['temp', 'd2', 'north'], ['temp', 'd3', 'south'], ['hum', 'd1', 'north']] as const) index.add({ metric, id, tags: { site } });
+  for (const [metric, id, site] of [
+    ['temp', 'd1', 'north'],
+    ['temp', 'd2', 'north'],
+    ['temp', 'd3', 'south'],
+    ['hum', 'd1', 'north'],
+  ] as const)
+    index.add({ metric, id, tags: { site } });
   return index;
 }
 
 void test('look-up: m with {k=v} pairs, * as any key or value, limit, totals; the id shows as a tag', () => {
   const c = catalog();
-  assert.deepEqual(parseLookupM('temp{site=*,*=d1}'), { metric: 'temp', tags: [{ key: 'site', value: '*' }, { key: '*', value: 'd1' }] });
+  assert.deepEqual(parseLookupM('temp{site=*,*=d1}'), {
+    metric: 'temp',
+    tags: [
+      { key: 'site', value: '*' },
+      { key: '*', value: 'd1' },
+    ],
+  });
   const all = lookupAnswer(lookupFromQuery(new URLSearchParams('m=temp{site=north}&limit=1')), c, 0, 5);
   assert.equal(all['totalResults'], 2);
-  assert.deepEqual((all['results'] as { tags: unknown }[]).map((r) => r.tags), [{ id: 'd1', site: 'north' }]);
+  assert.deepEqual(
+    (all['results'] as { tags: unknown }[]).map((r) => r.tags),
+    [{ id: 'd1', site: 'north' }],
+  );
   assert.equal(all['type'], 'LOOKUP');
   assert.equal(all['time'], 5);
   const anyKey = lookupAnswer(lookupFromBody({ metric: '*', tags: [{ key: '*', value: 'd1' }] }), c, 0, 0);
   assert.deepEqual((anyKey['results'] as { metric: string }[]).map((r) => r.metric).sort(), ['hum', 'temp']);
   const noLimit = lookupAnswer(lookupFromQuery(new URLSearchParams('m=temp&limit=0')), c, 0, 0);
-  assert.equal((noLimit['results'] as unknown[]).length, 3, 'limit=0 (Grafana\'s server path without lookupLimit): no limit');
-  assert.throws(() => lookupFromQuery(new URLSearchParams('limit=5')), (e: unknown) => e instanceof TsdbQueryError && e.field === 'm');
+  assert.equal((noLimit['results'] as unknown[]).length, 3, "limit=0 (Grafana's server path without lookupLimit): no limit");
+  assert.throws(
+    () => lookupFromQuery(new URLSearchParams('limit=5')),
+    (e: unknown) => e instanceof TsdbQueryError && e.field === 'm',
+  );
 });
 
 void test('suggest: by prefix, sorted, max; an unknown type is a 400 naming it', () => {
@@ -35,14 +53,29 @@ void test('suggest: by prefix, sorted, max; an unknown type is a 400 naming it',
   assert.deepEqual(suggestAnswer(new URLSearchParams('type=tagk&q='), c), ['id', 'site']);
   assert.deepEqual(suggestAnswer(new URLSearchParams('type=tagv&q=d&max=2'), c), ['d1', 'd2']);
   assert.deepEqual(suggestAnswer({ type: 'metrics', q: 'cpu' }, c), []);
-  assert.throws(() => suggestAnswer(new URLSearchParams('type=tsuid'), c), (e: unknown) => e instanceof TsdbQueryError && e.field === 'type');
+  assert.throws(
+    () => suggestAnswer(new URLSearchParams('type=tsuid'), c),
+    (e: unknown) => e instanceof TsdbQueryError && e.field === 'type',
+  );
 });
 
 void test('rendering: dps as an object of seconds or ms, or [[ts, v]] arrays; NaN as "NaN", null as null', () => {
-  const dps = [[1_700_000_000_500, 1.5], [1_700_000_001_000, Number.NaN], [1_700_000_002_000, null]] as const;
+  const dps = [
+    [1_700_000_000_500, 1.5],
+    [1_700_000_001_000, Number.NaN],
+    [1_700_000_002_000, null],
+  ] as const;
   assert.equal(dpsJson(dps, { msResolution: false, arrays: false }), '{"1700000000":1.5,"1700000001":"NaN","1700000002":null}');
   assert.equal(dpsJson(dps, { msResolution: true, arrays: true }), '[[1700000000500,1.5],[1700000001000,"NaN"],[1700000002000,null]]');
-  const q = parseQueryBody({ start: 1_700_000_000, queries: [{ aggregator: 'avg', metric: 'temp', downsample: '1h-avg', filters: [{ type: 'wildcard', tagk: 'id', filter: '*', groupBy: true }] }], showQuery: true }, new URLSearchParams(), 1_800_000_000_000);
+  const q = parseQueryBody(
+    {
+      start: 1_700_000_000,
+      queries: [{ aggregator: 'avg', metric: 'temp', downsample: '1h-avg', filters: [{ type: 'wildcard', tagk: 'id', filter: '*', groupBy: true }] }],
+      showQuery: true,
+    },
+    new URLSearchParams(),
+    1_800_000_000_000,
+  );
   const sub = q.queries[0];
   assert.ok(sub !== undefined);
   const echo = subQueryEcho(sub, 'rollup:3600s');

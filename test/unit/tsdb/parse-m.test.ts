@@ -7,13 +7,16 @@ const NOW = 1732400000000;
 const parse = (qs: string) => parseQueryString(new URLSearchParams(qs), NOW);
 
 function rejects(qs: string, field: string, message: RegExp | string): void {
-  assert.throws(() => parse(qs), (err: unknown) => {
-    assert.ok(err instanceof TsdbQueryError);
-    assert.equal(err.field, field);
-    if (typeof message === 'string') assert.equal(err.message, message);
-    else assert.match(err.message, message);
-    return true;
-  });
+  assert.throws(
+    () => parse(qs),
+    (err: unknown) => {
+      assert.ok(err instanceof TsdbQueryError);
+      assert.equal(err.field, field);
+      if (typeof message === 'string') assert.equal(err.message, message);
+      else assert.match(err.message, message);
+      return true;
+    },
+  );
 }
 
 test('the full m= form: aggregator, downsample, rate with options, groupBy and filter groups', () => {
@@ -28,9 +31,13 @@ test('the full m= form: aggregator, downsample, rate with options, groupBy and f
   assert.equal(sub.rate, true);
   assert.deepEqual(sub.rateOptions, { counter: true, counterMax: 2 ** 63, resetValue: 1000, dropResets: false });
   // the second group's non-groupBy filters come first, as Tags.parseWithMetricAndFilters adds them
-  assert.deepEqual(sub.filters.map((f) => [f.type, f.tagk, f.filter, f.groupBy]), [
-    ['wildcard', 'host', '*', false], ['literal_or', 'site', 'site-3', true],
-  ]);
+  assert.deepEqual(
+    sub.filters.map((f) => [f.type, f.tagk, f.filter, f.groupBy]),
+    [
+      ['wildcard', 'host', '*', false],
+      ['literal_or', 'site', 'site-3', true],
+    ],
+  );
 });
 
 test('several m=, flags by presence only, last start wins, explicit_tags, duplicates dropped', () => {
@@ -40,7 +47,13 @@ test('several m=, flags by presence only, last start wins, explicit_tags, duplic
   assert.equal(q.showQuery, true);
   assert.equal(q.arrays, true);
   assert.equal(q.timezone, 'UTC');
-  assert.deepEqual(q.queries.map((s) => [s.index, s.aggregator, s.explicitTags]), [[0, 'sum', false], [1, 'avg', true]]);
+  assert.deepEqual(
+    q.queries.map((s) => [s.index, s.aggregator, s.explicitTags]),
+    [
+      [0, 'sum', false],
+      [1, 'avg', true],
+    ],
+  );
   assert.deepEqual(q.queries[1]?.filters, [{ type: 'literal_or', tagk: 'host', filter: 'web01|web02', groupBy: true }]);
   const plain = parse('start=1h-ago&m=sum:temp');
   assert.equal(plain.msResolution, false);
@@ -49,12 +62,19 @@ test('several m=, flags by presence only, last start wins, explicit_tags, duplic
 
 test('filters inside braces: type(expr), equal filters merge and only gain groupBy', () => {
   const sub = parseMSubQuery('sum:temp{host=a}{host=a,dc=regexp(eu.*)}', 'm[0]');
-  assert.deepEqual(sub.filters?.map((f) => [f.type, f.tagk, f.filter, f.groupBy]), [
-    ['literal_or', 'host', 'a', true], ['regexp', 'dc', 'eu.*', false],
-  ]);
+  assert.deepEqual(
+    sub.filters?.map((f) => [f.type, f.tagk, f.filter, f.groupBy]),
+    [
+      ['literal_or', 'host', 'a', true],
+      ['regexp', 'dc', 'eu.*', false],
+    ],
+  );
   const empty = parseMSubQuery('sum:temp{}{host=iwildcard(Web*)}', 'm[0]');
   assert.equal(empty.metric, 'temp');
-  assert.deepEqual(empty.filters?.map((f) => [f.type, f.groupBy]), [['iwildcard', false]]);
+  assert.deepEqual(
+    empty.filters?.map((f) => [f.type, f.groupBy]),
+    [['iwildcard', false]],
+  );
   assert.equal(parseMSubQuery('sum:temp{}', 'm[0]').metric, 'temp');
 });
 

@@ -4,7 +4,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { batchedReads, clusterAsks, type MarkedWindow, type SeriesReads } from '../../../src/tsdb/read-batch.ts';
-import { scanChunks, scansFor, type MarkSpan, type PointBudget, type StoredWindow, type TaggedPoints, type WindowSpan, type WindowsRead } from '../../../src/tsdb/series-store.ts';
+import {
+  scanChunks,
+  scansFor,
+  type MarkSpan,
+  type PointBudget,
+  type StoredWindow,
+  type TaggedPoints,
+  type WindowSpan,
+  type WindowsRead,
+} from '../../../src/tsdb/series-store.ts';
 
 const budget: PointBudget = { take: () => undefined };
 
@@ -16,12 +25,22 @@ class RecordingReads implements SeriesReads {
   rawPointsOf(ids: readonly string[], metrics: readonly string[], from: number, to: number): Promise<Map<string, Map<string, Map<string, TaggedPoints>>>> {
     this.calls.push(`raw ${[...ids].join(',')} ${[...metrics].sort().join(',')} ${from}-${to}`);
     if (this.failRaw) return Promise.reject(new Error('gateway down'));
-    return Promise.resolve(new Map(metrics.map((m) => [m, new Map(ids.map((id) => [id, new Map([['[]', { tagsJson: '[]', ts: [from], values: [m.length] }]])]))])));
+    return Promise.resolve(
+      new Map(metrics.map((m) => [m, new Map(ids.map((id) => [id, new Map([['[]', { tagsJson: '[]', ts: [from], values: [m.length] }]])]))])),
+    );
   }
 
   windowsOf(ids: readonly string[], metrics: readonly string[], spans: readonly WindowSpan[], marks: MarkSpan): Promise<WindowsRead> {
-    this.calls.push(`win ${[...ids].join(',')} ${[...metrics].sort().join(',')} ${spans.map((sp) => `${sp.sizeMs}:${sp.with}`).join(',')} marks ${marks.sizesMs.join(',')}`);
-    const window = (m: string): StoredWindow => ({ startMs: 0, sizeMs: spans[0]?.sizeMs ?? 0, summary: { startMs: 0, count: 1, sum: m.length, min: 1, max: 1, first: 1, last: 1 }, block: undefined, pack: undefined });
+    this.calls.push(
+      `win ${[...ids].join(',')} ${[...metrics].sort().join(',')} ${spans.map((sp) => `${sp.sizeMs}:${sp.with}`).join(',')} marks ${marks.sizesMs.join(',')}`,
+    );
+    const window = (m: string): StoredWindow => ({
+      startMs: 0,
+      sizeMs: spans[0]?.sizeMs ?? 0,
+      summary: { startMs: 0, count: 1, sum: m.length, min: 1, max: 1, first: 1, last: 1 },
+      block: undefined,
+      pack: undefined,
+    });
     return Promise.resolve({
       windows: new Map(metrics.map((m) => [m, new Map(ids.map((id) => [id, [window(m)]]))])),
       marks: new Map(ids.map((id): [string, MarkedWindow[]] => [id, [{ startMs: 0, sizeMs: marks.sizesMs[0] ?? 0 }]])),
@@ -63,10 +82,14 @@ void test('window reads share by spans, markers and ids: one read for all their 
   const [t, h, d, b] = await Promise.all([
     reads.windowsOf(['a'], 'temp', hour, marks),
     reads.windowsOf(['a'], 'hum', hour, marks),
-    reads.windowsOf(['a'], 'hum', [{ ...hour[0] as WindowSpan, with: 'block' }], marks), // other content: its own read
+    reads.windowsOf(['a'], 'hum', [{ ...(hour[0] as WindowSpan), with: 'block' }], marks), // other content: its own read
     reads.windowsOf(['b'], 'hum', hour, marks), // other ids: its own read
   ]);
-  assert.deepEqual(inner.calls.sort(), ['win a hum 3600000:block marks 3600000', 'win a hum,temp 3600000:pack marks 3600000', 'win b hum 3600000:pack marks 3600000']);
+  assert.deepEqual(inner.calls.sort(), [
+    'win a hum 3600000:block marks 3600000',
+    'win a hum,temp 3600000:pack marks 3600000',
+    'win b hum 3600000:pack marks 3600000',
+  ]);
   assert.equal(t.windows.get('a')?.[0]?.summary.sum, 4);
   assert.equal(h.windows.get('a')?.[0]?.summary.sum, 3);
   assert.equal(d.windows.get('a')?.length, 1);
@@ -81,21 +104,39 @@ void test('a read asked in a later turn starts its own; a failed read fails ever
   assert.deepEqual(inner.calls, ['raw a temp 0-100', 'raw a hum 0-100']);
   inner.failRaw = true;
   const both = await Promise.allSettled([reads.rawPointsOf(['a'], 'temp', 0, 9), reads.rawPointsOf(['a'], 'hum', 0, 9)]);
-  assert.deepEqual(both.map((r) => r.status), ['rejected', 'rejected']);
+  assert.deepEqual(
+    both.map((r) => r.status),
+    ['rejected', 'rejected'],
+  );
   assert.equal(inner.calls.length, 3);
 });
 
 void test('scan chunks: ranges sorted by start row across buckets, in near-equal parts, at most 256 a scan', () => {
-  const range = (salt: number, id: number): { startRow: Buffer; stopRow: Buffer } => ({ startRow: Buffer.from([salt, id]), stopRow: Buffer.from([salt, id, 0xff]) });
+  const range = (salt: number, id: number): { startRow: Buffer; stopRow: Buffer } => ({
+    startRow: Buffer.from([salt, id]),
+    stopRow: Buffer.from([salt, id, 0xff]),
+  });
   const ranges = [];
   for (let id = 0; id < 200; id++) for (const salt of [3, 1]) ranges.push(range(salt, id));
   const one = scanChunks(ranges, 1);
-  assert.deepEqual(one.map((c) => c.length), [200, 200], '400 ranges: two scans of at most 256');
+  assert.deepEqual(
+    one.map((c) => c.length),
+    [200, 200],
+    '400 ranges: two scans of at most 256',
+  );
   const flat = one.flat();
-  for (let i = 1; i < flat.length; i++) assert.ok(Buffer.compare((flat[i - 1] as { startRow: Buffer }).startRow, (flat[i] as { startRow: Buffer }).startRow) < 0);
+  for (let i = 1; i < flat.length; i++)
+    assert.ok(Buffer.compare((flat[i - 1] as { startRow: Buffer }).startRow, (flat[i] as { startRow: Buffer }).startRow) < 0);
   assert.deepEqual((one[0] as { startRow: Buffer }[])[0]?.startRow, Buffer.from([1, 0]));
-  assert.deepEqual(scanChunks(ranges, 8).map((c) => c.length), [50, 50, 50, 50, 50, 50, 50, 50]);
-  assert.deepEqual(scanChunks(ranges.slice(0, 3), 8).map((c) => c.length), [1, 1, 1], 'never an empty scan');
+  assert.deepEqual(
+    scanChunks(ranges, 8).map((c) => c.length),
+    [50, 50, 50, 50, 50, 50, 50, 50],
+  );
+  assert.deepEqual(
+    scanChunks(ranges.slice(0, 3), 8).map((c) => c.length),
+    [1, 1, 1],
+    'never an empty scan',
+  );
   assert.deepEqual(scanChunks([], 4), []);
 });
 

@@ -8,16 +8,18 @@ const H = 3_600_000;
 const D = 24 * H;
 const T0 = Date.UTC(2024, 0, 10);
 
-const show = (tiles: readonly Tile[]): string[] => tiles.map((t) => (t.kind === 'block' ? `${t.sizeMs === D ? 'd' : 'h'}@${(t.startMs - T0) / H}` : `raw ${hours(t.fromMs - T0)}-${hours(t.toMs - T0)}`));
+const show = (tiles: readonly Tile[]): string[] =>
+  tiles.map((t) => (t.kind === 'block' ? `${t.sizeMs === D ? 'd' : 'h'}@${(t.startMs - T0) / H}` : `raw ${hours(t.fromMs - T0)}-${hours(t.toMs - T0)}`));
 const hours = (ms: number): string => (ms % H === 0 ? String(ms / H) : `${Math.floor(ms / H)}h+${ms % H}ms`);
 
-void test('whole days as day blocks, the partial days\' hours as hour blocks, partial hours raw', () => {
+void test("whole days as day blocks, the partial days' hours as hour blocks, partial hours raw", () => {
   const all = tileRange(T0 + 22 * H + 5, T0 + 2 * D + 2 * H + 7, [H, D], () => true);
   assert.deepEqual(show(all), ['raw 22h+5ms-23', 'h@23', 'd@24', 'h@48', 'h@49', 'raw 50-50h+7ms']);
 });
 
 void test('an unusable day falls to its hours, an unusable hour to raw; adjacent raw tiles join', () => {
-  const usable = (size: number, start: number): boolean => !(size === D && start === T0 + D) && !(size === H && start >= T0 + D + 3 * H && start < T0 + D + 5 * H);
+  const usable = (size: number, start: number): boolean =>
+    !(size === D && start === T0 + D) && !(size === H && start >= T0 + D + 3 * H && start < T0 + D + 5 * H);
   const tiles = tileRange(T0, T0 + 3 * D, [H, D], usable);
   assert.deepEqual(show(tiles).slice(0, 5), ['d@0', 'h@24', 'h@25', 'h@26', 'raw 27-29']);
   assert.equal(tiles.filter((t) => t.kind === 'block' && t.sizeMs === H).length, 22);
@@ -30,12 +32,20 @@ void test('an unusable day falls to its hours, an unusable hour to raw; adjacent
     at = b;
   }
   assert.equal(at, T0 + 3 * D);
-  assert.deepEqual(blockSpans(tiles), [{ sizeMs: D, from: T0, to: T0 + D }, { sizeMs: H, from: T0 + D, to: T0 + D + 3 * H }, { sizeMs: H, from: T0 + D + 5 * H, to: T0 + 2 * D }, { sizeMs: D, from: T0 + 2 * D, to: T0 + 3 * D }]);
+  assert.deepEqual(blockSpans(tiles), [
+    { sizeMs: D, from: T0, to: T0 + D },
+    { sizeMs: H, from: T0 + D, to: T0 + D + 3 * H },
+    { sizeMs: H, from: T0 + D + 5 * H, to: T0 + 2 * D },
+    { sizeMs: D, from: T0 + 2 * D, to: T0 + 3 * D },
+  ]);
 });
 
 void test('nothing usable: one raw tile; an empty range: none', () => {
   assert.deepEqual(show(tileRange(T0, T0 + 2 * D, [H, D], () => false)), ['raw 0-48']);
-  assert.deepEqual(tileRange(T0, T0, [H, D], () => true), []);
+  assert.deepEqual(
+    tileRange(T0, T0, [H, D], () => true),
+    [],
+  );
 });
 
 void test('a mark makes its window and every coarser window holding it unreadable, not its neighbours', () => {
@@ -43,7 +53,7 @@ void test('a mark makes its window and every coarser window holding it unreadabl
   assert.equal(markedWithin(marks, D, T0), true);
   assert.equal(markedWithin(marks, H, T0 + 5 * H), true);
   assert.equal(markedWithin(marks, H, T0 + 4 * H), false);
-  assert.equal(markedWithin([{ startMs: T0, sizeMs: D }], H, T0 + 5 * H), false, 'a day marker leaves its hours\' blocks readable');
+  assert.equal(markedWithin([{ startMs: T0, sizeMs: D }], H, T0 + 5 * H), false, "a day marker leaves its hours' blocks readable");
 });
 
 void test('uncovered: what of the wanted ranges is not read yet', () => {

@@ -78,7 +78,9 @@ async function ask(store: FakeHBase, catalog: SeriesIndex, tier: RollupTier | un
 }
 
 const rawQuery = (aggregator: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
-  start: DAY0 + 3 * H + 5, end: DAY0 + 2 * D + 5 * H, msResolution: true,
+  start: DAY0 + 3 * H + 5,
+  end: DAY0 + 2 * D + 5 * H,
+  msResolution: true,
   queries: [{ aggregator, metric: 'temp', filters: [{ type: 'wildcard', tagk: 'id', filter: '*', groupBy: true }], ...extra }],
 });
 
@@ -109,23 +111,35 @@ void test('a late event (marked, not yet summarised) is read from the data table
   await writeEvents(store, S, [late]);
   await markEvents(store, S, [late]);
   const a = await sameAsDataTable(store, catalog, rawQuery('none'), 'with the late point');
-  assert.ok(a.results.some((r) => r.dps.some(([ts, v]) => ts === late.ts && v === 999)), 'the late point is in the answer');
+  assert.ok(
+    a.results.some((r) => r.dps.some(([ts, v]) => ts === late.ts && v === 999)),
+    'the late point is in the answer',
+  );
   // and once the job has run, the blocks hold it
   await new RollupJob({ store, settings: S, metrics: readMetrics(S).metrics, log: silentLog, now: () => NOW }).run();
   const after = await sameAsDataTable(store, catalog, rawQuery('none'), 'after the job');
   assert.ok(after.results.some((r) => r.dps.some(([ts]) => ts === late.ts)));
 });
 
-void test('a day with a pending day marker is read from its hours\' blocks; a block older than its summary is not read', async () => {
+void test("a day with a pending day marker is read from its hours' blocks; a block older than its summary is not read", async () => {
   const { store, catalog } = await stored();
   const before = (await ask(store, catalog, TIER, rawQuery('none')))[0];
-  await store.put(S.rollupTable, markerPuts([{ id: 'a', windowSec: 86_400, windowStart: DAY0 + D }], { keyspace: S.keyspace, family: S.rollupFamily, stamp: NOW }).map((p) => putRowOf(p.row)));
+  await store.put(
+    S.rollupTable,
+    markerPuts([{ id: 'a', windowSec: 86_400, windowStart: DAY0 + D }], { keyspace: S.keyspace, family: S.rollupFamily, stamp: NOW }).map((p) =>
+      putRowOf(p.row),
+    ),
+  );
   const marked = await sameAsDataTable(store, catalog, rawQuery('none'), 'day marked');
-  assert.ok((marked.reads.blockWindows) > (before?.reads.blockWindows ?? 0), 'more (hour) blocks instead of a day block');
+  assert.ok(marked.reads.blockWindows > (before?.reads.blockWindows ?? 0), 'more (hour) blocks instead of a day block');
   // a newer summary without a block (a recompute that wrote none) on day 1 of 'c' and on one hour of 'd'
-  const newer = (id: string, windowSec: number, start: number): ReturnType<typeof putRowOf> => putRowOf({ key: S.keyspace.rollupKey({ id, windowSec, windowStart: start }), cells: [{ family: windowSec === 3600 ? 'r1h' : 'r1d', qualifier: Buffer.from('temp'), value: encodeSummary(summaryOf(start, 1)), timestamp: NOW + 1 }] });
+  const newer = (id: string, windowSec: number, start: number): ReturnType<typeof putRowOf> =>
+    putRowOf({
+      key: S.keyspace.rollupKey({ id, windowSec, windowStart: start }),
+      cells: [{ family: windowSec === 3600 ? 'r1h' : 'r1d', qualifier: Buffer.from('temp'), value: encodeSummary(summaryOf(start, 1)), timestamp: NOW + 1 }],
+    });
   await store.put(S.rollupTable, [newer('c', 86_400, DAY0 + D), newer('d', 3600, DAY0 + 5 * H)]);
-  await sameAsDataTable(store, catalog, rawQuery('none'), 'blocks without their summary\'s timestamp are not read');
+  await sameAsDataTable(store, catalog, rawQuery('none'), "blocks without their summary's timestamp are not read");
 });
 
 /** Rollup answers (packs, rows) = the same query with rollups off (every bucket from raw points). */
@@ -135,11 +149,18 @@ async function sameAsRaw(store: FakeHBase, catalog: SeriesIndex, body: Record<st
   assert.ok(rollup !== undefined && raw !== undefined);
   assert.equal(rollup.plan.path, 'rollup', what);
   assert.equal(rollup.results.length, raw.results.length, what);
-  assert.ok(raw.results.some((r) => r.dps.length > 0), `${what}: the reference has data`);
+  assert.ok(
+    raw.results.some((r) => r.dps.length > 0),
+    `${what}: the reference has data`,
+  );
   rollup.results.forEach((r, i) => {
     const want = raw.results[i];
     assert.deepEqual(r.tags, want?.tags, what);
-    assert.deepEqual(r.dps.map(([t]) => t), want?.dps.map(([t]) => t), `${what}: timestamps`);
+    assert.deepEqual(
+      r.dps.map(([t]) => t),
+      want?.dps.map(([t]) => t),
+      `${what}: timestamps`,
+    );
     r.dps.forEach(([, v], j) => {
       const w = want?.dps[j]?.[1] as number;
       assert.ok(Math.abs((v as number) - w) <= 1e-9 * Math.max(1, Math.abs(w)), `${what}: ${String(v)} vs ${w}`);
@@ -148,16 +169,33 @@ async function sameAsRaw(store: FakeHBase, catalog: SeriesIndex, body: Record<st
   return rollup;
 }
 
-void test('hourly summaries of whole days come from the day rows\' packs; a stale or missing pack falls back to the hour rows', async () => {
+void test("hourly summaries of whole days come from the day rows' packs; a stale or missing pack falls back to the hour rows", async () => {
   const { store, catalog } = await stored();
-  const body = { start: DAY0, end: DAY0 + 3 * D - 1, queries: [{ aggregator: 'avg', metric: 'temp', downsample: '1h-avg', filters: [{ type: 'wildcard', tagk: 'id', filter: '*', groupBy: false }] }] };
+  const body = {
+    start: DAY0,
+    end: DAY0 + 3 * D - 1,
+    queries: [{ aggregator: 'avg', metric: 'temp', downsample: '1h-avg', filters: [{ type: 'wildcard', tagk: 'id', filter: '*', groupBy: false }] }],
+  };
   const a = await sameAsRaw(store, catalog, body, 'site-style 1h-avg over 3 days');
   assert.ok(a.reads.packWindows > 0, 'packs read');
   assert.equal(a.reads.rawBuckets, 0);
-  const sum = await sameAsRaw(store, catalog, { ...body, queries: [{ ...body.queries[0], aggregator: 'sum', downsample: '2h-max', filters: [{ type: 'wildcard', tagk: 'id', filter: '*', groupBy: true }] }] }, 'per id 2h-max');
+  const sum = await sameAsRaw(
+    store,
+    catalog,
+    {
+      ...body,
+      queries: [{ ...body.queries[0], aggregator: 'sum', downsample: '2h-max', filters: [{ type: 'wildcard', tagk: 'id', filter: '*', groupBy: true }] }],
+    },
+    'per id 2h-max',
+  );
   assert.ok(sum.reads.packWindows > 0);
   // day 1 of 'a' marked at the day size (an hour was recomputed since its pack): its hours' rows instead
-  await store.put(S.rollupTable, markerPuts([{ id: 'a', windowSec: 86_400, windowStart: DAY0 + D }], { keyspace: S.keyspace, family: S.rollupFamily, stamp: NOW }).map((p) => putRowOf(p.row)));
+  await store.put(
+    S.rollupTable,
+    markerPuts([{ id: 'a', windowSec: 86_400, windowStart: DAY0 + D }], { keyspace: S.keyspace, family: S.rollupFamily, stamp: NOW }).map((p) =>
+      putRowOf(p.row),
+    ),
+  );
   const marked = await sameAsRaw(store, catalog, body, 'a day marked');
   assert.equal(marked.reads.packWindows, a.reads.packWindows - 1, 'one pack fewer');
 });

@@ -24,15 +24,32 @@ void describe('RegionHeatmap', () => {
   void it('turns cumulative counters into rows per sample, idle regions included', () => {
     const hm = new RegionHeatmap({ sampleMs: 1000, maxSamples: 10 });
     hm.push(1000, new Map([[r0, 10]]), regions);
-    hm.push(2000, new Map([[r0, 15], [r1, 4]]), regions);
+    hm.push(
+      2000,
+      new Map([
+        [r0, 15],
+        [r1, 4],
+      ]),
+      regions,
+    );
     const snap = hm.snapshot(regions);
     assert.deepEqual(snap.times, [1000, 2000]);
-    assert.deepEqual(snap.rows.map((r) => [r.region, r.state, r.writes, r.total]), [
-      [r0, 'live', [10, 5], 15],
-      [r1, 'live', [0, 4], 4],
-      [r2, 'live', [0, 0], 0],
-    ]);
-    assert.deepEqual(snap.rows.map((r) => [r.start, r.end, r.server]), [['', '\\x01', 'rs1:16020'], ['\\x01', '\\x02', 'rs1:16020'], ['\\x02', '', 'rs1:16020']]);
+    assert.deepEqual(
+      snap.rows.map((r) => [r.region, r.state, r.writes, r.total]),
+      [
+        [r0, 'live', [10, 5], 15],
+        [r1, 'live', [0, 4], 4],
+        [r2, 'live', [0, 0], 0],
+      ],
+    );
+    assert.deepEqual(
+      snap.rows.map((r) => [r.start, r.end, r.server]),
+      [
+        ['', '\\x01', 'rs1:16020'],
+        ['\\x01', '\\x02', 'rs1:16020'],
+        ['\\x02', '', 'rs1:16020'],
+      ],
+    );
   });
 
   void it('reads a counter that went down as a reset', () => {
@@ -60,7 +77,10 @@ void describe('RegionHeatmap', () => {
     hm.push(1, new Map([[goneName, 7]]), before);
     hm.push(2, new Map([[goneName, 7]]), split);
     const snap = hm.snapshot(split);
-    assert.deepEqual(snap.rows.map((r) => r.state), ['live', 'live', 'live', 'gone']);
+    assert.deepEqual(
+      snap.rows.map((r) => r.state),
+      ['live', 'live', 'live', 'gone'],
+    );
     assert.deepEqual(snap.rows[3], { region: goneName, start: '\\x01', end: '', server: 'rs1:16020', state: 'gone', writes: [7, 0], total: 7 });
     hm.push(3, new Map([[goneName, 7]]), split);
     assert.equal(hm.snapshot(split).rows.length, 3, 'dropped once its samples left the ring');
@@ -69,7 +89,10 @@ void describe('RegionHeatmap', () => {
   void it('puts rows written outside the known regions under state unknown', () => {
     const hm = new RegionHeatmap();
     hm.push(1, new Map([['unknown', 4]]));
-    assert.deepEqual(hm.snapshot(regions).rows.map((r) => r.state), ['live', 'live', 'live', 'unknown']);
+    assert.deepEqual(
+      hm.snapshot(regions).rows.map((r) => r.state),
+      ['live', 'live', 'live', 'unknown'],
+    );
   });
 
   void it('rejects bad options, naming them', () => {
@@ -86,7 +109,13 @@ void describe('regionCountersFromMetrics + HeatmapSampler', () => {
     metrics.regionWrites.inc({ table: TABLE, region: r2, server: 'rs1:16020' }, 1);
     metrics.regionWrites.inc({ table: 'other', region: r1, server: 'rs1:16020' }, 100);
     const source = regionCountersFromMetrics(metrics.regionWrites, { regions: (t) => (t === TABLE ? regions : undefined) }, TABLE);
-    assert.deepEqual(await source.cumulative(), new Map([[r0, 7], [r2, 1]]));
+    assert.deepEqual(
+      await source.cumulative(),
+      new Map([
+        [r0, 7],
+        [r2, 1],
+      ]),
+    );
 
     let now = 50_000;
     const sampler = new HeatmapSampler({ source, sampleMs: 2000, clock: () => now });
@@ -97,13 +126,26 @@ void describe('regionCountersFromMetrics + HeatmapSampler', () => {
     const snap = sampler.snapshot();
     assert.equal(snap.sampleMs, 2000);
     assert.deepEqual(snap.times, [50_000, 52_000]);
-    assert.deepEqual(snap.rows.map((r) => r.writes), [[7, 0], [0, 3], [1, 0]]);
+    assert.deepEqual(
+      snap.rows.map((r) => r.writes),
+      [
+        [7, 0],
+        [0, 3],
+        [1, 0],
+      ],
+    );
   });
 
   void it('samples on its timer until stopped', async () => {
     let reads = 0;
     const sampler = new HeatmapSampler({
-      source: { regions: () => regions, cumulative: () => { reads += 1; return Promise.resolve(new Map([[r0, reads]])); } },
+      source: {
+        regions: () => regions,
+        cumulative: () => {
+          reads += 1;
+          return Promise.resolve(new Map([[r0, reads]]));
+        },
+      },
       sampleMs: 10,
     });
     sampler.start();

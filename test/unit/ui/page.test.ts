@@ -38,7 +38,19 @@ function snapshot(): UiSnapshot {
     capacity: 64,
     errorBound: 45 / 64,
     undecodable: 0,
-    ids: [{ id: '<dev&"1">', events: 30, error: 0, share: 30 / 45, bucket: 1, k: 4, epoch: { since: 1_700_000_000_000, k: 4 }, region: 'bbbb', server: 'rs1:16020' }],
+    ids: [
+      {
+        id: '<dev&"1">',
+        events: 30,
+        error: 0,
+        share: 30 / 45,
+        bucket: 1,
+        k: 4,
+        epoch: { since: 1_700_000_000_000, k: 4 },
+        region: 'bbbb',
+        server: 'rs1:16020',
+      },
+    ],
   };
   return { generatedAt: 1_700_000_010_500, table: 'tsi_data', buckets: 2, heatmap, hotIds, doctor: DOCTOR_OFF };
 }
@@ -99,12 +111,28 @@ async function serve(t: TestContext, handler: RouteHandler): Promise<string> {
   const server = createServer((req, res) => {
     const { pathname } = new URL(req.url ?? '/', 'http://localhost');
     handler(req, res, pathname).then(
-      (handled) => { if (!handled) { res.writeHead(404); res.end('not ours'); } },
-      (err: unknown) => { res.writeHead(500); res.end(String(err)); },
+      (handled) => {
+        if (!handled) {
+          res.writeHead(404);
+          res.end('not ours');
+        }
+      },
+      (err: unknown) => {
+        res.writeHead(500);
+        res.end(String(err));
+      },
     );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => { resolve(); }); }));
+  t.after(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => {
+          resolve();
+        });
+      }),
+  );
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
@@ -171,8 +199,14 @@ void describe('startUi', () => {
     hotIds.recordDataKeys([encodeDataKey({ id: 'x', ts: 1 }, 2), encodeDataKey({ id: 'x', ts: 2 }, 2)]);
     await ui.sampler.sample();
     const snap = ui.snapshot();
-    assert.deepEqual(snap.heatmap.rows.map((r) => r.total), [0, 12]);
-    assert.deepEqual(snap.hotIds.ids.map((h) => [h.id, h.events]), [['x', 2]]);
+    assert.deepEqual(
+      snap.heatmap.rows.map((r) => r.total),
+      [0, 12],
+    );
+    assert.deepEqual(
+      snap.hotIds.ids.map((h) => [h.id, h.events]),
+      [['x', 2]],
+    );
     assert.deepEqual(snap.doctor, DOCTOR_OFF, 'without a doctor the snapshot says it is off');
     assert.match(await metrics.registry.metrics(), /tsingest_hot_id_events\{id="x"\} 2/);
     ui.close();

@@ -4,7 +4,16 @@ import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { CheckpointError, CheckpointWriter, decodeCheckpoint, encodeCheckpoint, fileCheckpointStore, identityDiff, memoryCheckpointStore, type CheckpointFormat } from '../../../src/walk/checkpoint.ts';
+import {
+  CheckpointError,
+  CheckpointWriter,
+  decodeCheckpoint,
+  encodeCheckpoint,
+  fileCheckpointStore,
+  identityDiff,
+  memoryCheckpointStore,
+  type CheckpointFormat,
+} from '../../../src/walk/checkpoint.ts';
 
 const schema = z.object({ version: z.literal(1), position: z.string().regex(/^[0-9a-f]*$/, 'hex'), count: z.number().int() }).strict();
 type State = z.infer<typeof schema>;
@@ -25,7 +34,10 @@ void test('encode/decode round-trip; a damaged checkpoint names the file and eve
   assert.throws(() => decodeCheckpoint('{', 'cp.json', NAMED), refused('not_json', /^--checkpoint cp\.json is not JSON \(not a doctor checkpoint\?\)$/));
   const bad = JSON.stringify({ version: 2, position: 'xyz', count: 3 });
   assert.throws(() => decodeCheckpoint(bad, 'cp.json', PLAIN), refused('invalid', /^checkpoint cp\.json: version: .+; position: hex$/));
-  assert.throws(() => decodeCheckpoint(bad, 'cp.json', NAMED), refused('invalid', /^--checkpoint cp\.json is not a doctor checkpoint: version: .+; position: hex$/));
+  assert.throws(
+    () => decodeCheckpoint(bad, 'cp.json', NAMED),
+    refused('invalid', /^--checkpoint cp\.json is not a doctor checkpoint: version: .+; position: hex$/),
+  );
   assert.throws(() => decodeCheckpoint(JSON.stringify({ ...state, extra: 1 }), 'cp.json', PLAIN), refused('invalid', /^checkpoint cp\.json: \(root\): /));
 });
 
@@ -43,7 +55,10 @@ void test('the file store: a missing file is a fresh run; saves replace the file
   assert.deepEqual(JSON.parse(await readFile(path, 'utf8')), { ...state, count: 4 });
   await writeFile(path, '{"hello":1}');
   await assert.rejects(store.load(), refused('invalid', /is not a doctor checkpoint: /));
-  await assert.rejects(fileCheckpointStore(dir, PLAIN).load(), refused('unreadable', new RegExp(`^checkpoint ${dir.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: `)));
+  await assert.rejects(
+    fileCheckpointStore(dir, PLAIN).load(),
+    refused('unreadable', new RegExp(`^checkpoint ${dir.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: `)),
+  );
 });
 
 void test('the memory store keeps the last state saved and counts saves', async () => {
@@ -61,7 +76,11 @@ void test('identityDiff names the first field that differs, by JSON value, with 
   const a = { table: 't', tags: ['x'], from: null };
   assert.equal(identityDiff(a, { ...a }), undefined);
   assert.equal(identityDiff(a, { from: null, tags: ['x'], table: 't' }), undefined, 'key order does not matter');
-  assert.deepEqual(identityDiff(a, { ...a, tags: ['x', 'y'], from: 5 }), { field: 'tags', saved: '["x"]', now: '["x","y"]' }, 'the checkpoint\'s field order decides which is first');
+  assert.deepEqual(
+    identityDiff(a, { ...a, tags: ['x', 'y'], from: 5 }),
+    { field: 'tags', saved: '["x"]', now: '["x","y"]' },
+    "the checkpoint's field order decides which is first",
+  );
   assert.deepEqual(identityDiff(a, { ...a, extra: 1 }), { field: 'extra', saved: undefined, now: '1' });
   assert.deepEqual(identityDiff({ ...a, gone: true }, a), { field: 'gone', saved: 'true', now: undefined });
 });

@@ -6,13 +6,25 @@ import { bucketPageRows, mergedRows, resumeRanges } from '../../../src/walk/merg
 
 const r = (start: number[], stop: number[]): { startRow: Buffer; stopRow: Buffer } => ({ startRow: Buffer.from(start), stopRow: Buffer.from(stop) });
 
-void test('resuming after a position keeps each range\'s salt and drops ranges already read past', () => {
+void test("resuming after a position keeps each range's salt and drops ranges already read past", () => {
   const ranges = [r([0, 5], [0, 9]), r([1, 5], [1, 9]), r([2, 7], [2, 9])];
   assert.deepEqual(resumeRanges(ranges, 1, null), ranges);
-  assert.deepEqual(resumeRanges(ranges, 1, Buffer.from([6])), [r([0, 6, 0], [0, 9]), r([1, 6, 0], [1, 9]), r([2, 7], [2, 9])], 'a range starting after the position is kept as it is');
+  assert.deepEqual(
+    resumeRanges(ranges, 1, Buffer.from([6])),
+    [r([0, 6, 0], [0, 9]), r([1, 6, 0], [1, 9]), r([2, 7], [2, 9])],
+    'a range starting after the position is kept as it is',
+  );
   assert.deepEqual(resumeRanges(ranges, 1, Buffer.from([9])), [], 'every range is read to its end');
-  assert.deepEqual(resumeRanges([r([0x30, 0x31, 5], [0x30, 0x31, 9])], 2, Buffer.from([6])), [r([0x30, 0x31, 6, 0], [0x30, 0x31, 9])], 'two salt bytes (printable data keys)');
-  assert.deepEqual(resumeRanges([{ startRow: Buffer.from([3, 1]), stopRow: Buffer.alloc(0) }], 1, Buffer.from([2])), [{ startRow: Buffer.from([3, 2, 0]), stopRow: Buffer.alloc(0) }], 'an open end stays open');
+  assert.deepEqual(
+    resumeRanges([r([0x30, 0x31, 5], [0x30, 0x31, 9])], 2, Buffer.from([6])),
+    [r([0x30, 0x31, 6, 0], [0x30, 0x31, 9])],
+    'two salt bytes (printable data keys)',
+  );
+  assert.deepEqual(
+    resumeRanges([{ startRow: Buffer.from([3, 1]), stopRow: Buffer.alloc(0) }], 1, Buffer.from([2])),
+    [{ startRow: Buffer.from([3, 2, 0]), stopRow: Buffer.alloc(0) }],
+    'an open end stays open',
+  );
 });
 
 void test('page rows per scan: all of the page for one scan, about twice its share (≥ 16) for several', () => {
@@ -24,7 +36,13 @@ void test('page rows per scan: all of the page for one scan, about twice its sha
 
 void test('merged rows: by position across salts, one copy of a position present in two buckets', async () => {
   const tables: Record<string, Row[]> = {
-    t: [[0, 1], [0, 3], [1, 2], [1, 3], [2, 0]].map((k) => ({ row: Buffer.from(k), cells: [] })),
+    t: [
+      [0, 1],
+      [0, 3],
+      [1, 2],
+      [1, 3],
+      [2, 0],
+    ].map((k) => ({ row: Buffer.from(k), cells: [] })),
   };
   const asked: ScanOptions[] = [];
   const store = {
@@ -38,6 +56,17 @@ void test('merged rows: by position across salts, one copy of a position present
   };
   const rows: Buffer[] = [];
   for await (const row of mergedRows(store, 't', [r([0], [1]), r([1], [2]), r([2], [3])], { saltBytes: 1, pageRows: 7, shape: {} })) rows.push(row.row);
-  assert.deepEqual(rows.map((b) => [...b]), [[2, 0], [0, 1], [1, 2], [0, 3]]);
-  assert.deepEqual(asked.map((o) => o.pageRows), [7, 7, 7]);
+  assert.deepEqual(
+    rows.map((b) => [...b]),
+    [
+      [2, 0],
+      [0, 1],
+      [1, 2],
+      [0, 3],
+    ],
+  );
+  assert.deepEqual(
+    asked.map((o) => o.pageRows),
+    [7, 7, 7],
+  );
 });

@@ -42,12 +42,17 @@ void test('rowAfter is the smallest key after a key', () => {
 void test('pages of at most pageRows in key order over [start, stop), each a fresh scan just past the previous page', async () => {
   const store = storeOf([1, 2, 3, 4, 5, 6, 7, 8, 9]);
   const columns = [Buffer.from('d')];
-  const pages = await collect(scanPages(store, 't', { startRow: Buffer.from([2]), stopRow: Buffer.from([9]), pageRows: 3, columns, timeRange: { from: 1, to: 2 } }));
+  const pages = await collect(
+    scanPages(store, 't', { startRow: Buffer.from([2]), stopRow: Buffer.from([9]), pageRows: 3, columns, timeRange: { from: 1, to: 2 } }),
+  );
   assert.deepEqual(keysOf(pages), [[2, 3, 4], [5, 6, 7], [8]]);
-  assert.deepEqual(store.asked.map((o) => [...(o.startRow ?? [])]), [[2], [4, 0], [7, 0]]);
+  assert.deepEqual(
+    store.asked.map((o) => [...(o.startRow ?? [])]),
+    [[2], [4, 0], [7, 0]],
+  );
   for (const o of store.asked) {
-    assert.equal(o.limit, 3, 'pageRows is each scan\'s limit');
-    assert.equal(o.pageRows, undefined, 'not passed on as the scanner\'s HTTP page size');
+    assert.equal(o.limit, 3, "pageRows is each scan's limit");
+    assert.equal(o.pageRows, undefined, "not passed on as the scanner's HTTP page size");
     assert.deepEqual(o.stopRow, Buffer.from([9]));
     assert.equal(o.columns, columns, 'the scan shape is passed through');
     assert.deepEqual(o.timeRange, { from: 1, to: 2 });
@@ -56,7 +61,10 @@ void test('pages of at most pageRows in key order over [start, stop), each a fre
 
 void test('no empty page: a range that ends on a page boundary costs one more (empty) scan; an empty range yields nothing', async () => {
   const store = storeOf([1, 2, 3, 4]);
-  assert.deepEqual(keysOf(await collect(scanPages(store, 't', { startRow: Buffer.from([1]), pageRows: 2 }))), [[1, 2], [3, 4]]);
+  assert.deepEqual(keysOf(await collect(scanPages(store, 't', { startRow: Buffer.from([1]), pageRows: 2 }))), [
+    [1, 2],
+    [3, 4],
+  ]);
   assert.equal(store.asked.length, 3);
   assert.deepEqual(await collect(scanPages(store, 't', { startRow: Buffer.from([7]), pageRows: 2 })), []);
   await assert.rejects(collect(scanPages(store, 't', { startRow: Buffer.alloc(0), pageRows: 0 })), /pageRows must be a positive integer/);
@@ -76,7 +84,10 @@ void test('pagesOf groups a stream into pages, the last one shorter', async () =
     for (let i = 0; i < n; i++) yield await Promise.resolve(i);
   }
   assert.deepEqual(await collect(pagesOf(items(5), 2)), [[0, 1], [2, 3], [4]]);
-  assert.deepEqual(await collect(pagesOf(items(4), 2)), [[0, 1], [2, 3]]);
+  assert.deepEqual(await collect(pagesOf(items(4), 2)), [
+    [0, 1],
+    [2, 3],
+  ]);
   assert.deepEqual(await collect(pagesOf(items(0), 2)), []);
   await assert.rejects(collect(pagesOf(items(1), 0)), /page size must be a positive integer/);
 });

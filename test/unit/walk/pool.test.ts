@@ -21,21 +21,32 @@ void test('runs every item with at most `limit` in flight', async () => {
 
 void test('the first failure is rethrown and no new item starts after it; an abort stops starting items', async () => {
   const started: number[] = [];
-  await assert.rejects(runLimited([1, 2, 3, 4], 1, async (n) => {
-    started.push(n);
-    await tick();
-    if (n === 2) throw new Error('boom 2');
-  }), /boom 2/);
+  await assert.rejects(
+    runLimited([1, 2, 3, 4], 1, async (n) => {
+      started.push(n);
+      await tick();
+      if (n === 2) throw new Error('boom 2');
+    }),
+    /boom 2/,
+  );
   assert.deepEqual(started, [1, 2]);
   const ac = new AbortController();
   const ran: number[] = [];
-  await runLimited([1, 2, 3], 1, async (n) => {
-    ran.push(n);
-    ac.abort();
-    await tick();
-  }, ac.signal);
+  await runLimited(
+    [1, 2, 3],
+    1,
+    async (n) => {
+      ran.push(n);
+      ac.abort();
+      await tick();
+    },
+    ac.signal,
+  );
   assert.deepEqual(ran, [1]);
-  await assert.rejects(runLimited([1], 0, () => Promise.resolve()), /concurrency must be a positive integer/);
+  await assert.rejects(
+    runLimited([1], 0, () => Promise.resolve()),
+    /concurrency must be a positive integer/,
+  );
 });
 
 void test('items start in list order; an empty list runs nothing; a limit above the list size is fine', async () => {
@@ -60,11 +71,14 @@ void test('items start in list order; an empty list runs nothing; a limit above 
 
 void test('a failure is rethrown only after the calls already running have settled', async () => {
   const settled: number[] = [];
-  await assert.rejects(runLimited([1, 2, 3], 3, async (n) => {
-    if (n === 1) throw new Error('first fails at once');
-    for (let i = 0; i < n; i++) await tick();
-    settled.push(n);
-  }), /first fails at once/);
+  await assert.rejects(
+    runLimited([1, 2, 3], 3, async (n) => {
+      if (n === 1) throw new Error('first fails at once');
+      for (let i = 0; i < n; i++) await tick();
+      settled.push(n);
+    }),
+    /first fails at once/,
+  );
   assert.deepEqual(settled.sort(), [2, 3]);
 });
 
@@ -72,9 +86,14 @@ void test('an already aborted signal starts nothing', async () => {
   const ac = new AbortController();
   ac.abort();
   let calls = 0;
-  await runLimited([1, 2], 2, () => {
-    calls++;
-    return Promise.resolve();
-  }, ac.signal);
+  await runLimited(
+    [1, 2],
+    2,
+    () => {
+      calls++;
+      return Promise.resolve();
+    },
+    ac.signal,
+  );
   assert.equal(calls, 0);
 });

@@ -6,11 +6,26 @@ class Transient extends Error {}
 
 test('backoff is capped and jittered', () => {
   const policy = { baseMs: 100, maxMs: 1000 };
-  assert.equal(backoffDelay(policy, 1, () => 1), 100);
-  assert.equal(backoffDelay(policy, 3, () => 1), 400);
-  assert.equal(backoffDelay(policy, 10, () => 1), 1000);
-  assert.equal(backoffDelay(policy, 60, () => 0.5), 500);
-  assert.equal(backoffDelay(policy, 5, () => 0), 0);
+  assert.equal(
+    backoffDelay(policy, 1, () => 1),
+    100,
+  );
+  assert.equal(
+    backoffDelay(policy, 3, () => 1),
+    400,
+  );
+  assert.equal(
+    backoffDelay(policy, 10, () => 1),
+    1000,
+  );
+  assert.equal(
+    backoffDelay(policy, 60, () => 0.5),
+    500,
+  );
+  assert.equal(
+    backoffDelay(policy, 5, () => 0),
+    0,
+  );
 });
 
 test('retries retriable errors until success, reporting each retry', async () => {
@@ -46,9 +61,17 @@ test('retries retriable errors until success, reporting each retry', async () =>
 test('non-retriable errors pass straight through', async () => {
   let calls = 0;
   await assert.rejects(
-    retrying(() => { calls++; return Promise.reject(new Error('bad request')); }, {
-      baseMs: 1, maxMs: 1, isRetriable: (e) => e instanceof Transient,
-    }),
+    retrying(
+      () => {
+        calls++;
+        return Promise.reject(new Error('bad request'));
+      },
+      {
+        baseMs: 1,
+        maxMs: 1,
+        isRetriable: (e) => e instanceof Transient,
+      },
+    ),
     /bad request/,
   );
   assert.equal(calls, 1);
@@ -57,8 +80,13 @@ test('non-retriable errors pass straight through', async () => {
 test('an abort stops the retry loop', async () => {
   const ac = new AbortController();
   const p = retrying(() => Promise.reject(new Transient('down')), {
-    baseMs: 1000, maxMs: 1000, isRetriable: () => true, signal: ac.signal,
+    baseMs: 1000,
+    maxMs: 1000,
+    isRetriable: () => true,
+    signal: ac.signal,
   });
-  setTimeout(() => { ac.abort(); }, 20);
+  setTimeout(() => {
+    ac.abort();
+  }, 20);
   await assert.rejects(p, RetryAbortedError);
 });

@@ -56,7 +56,15 @@ void test('throttle: a burst, then the configured rate (one token per row, as th
   let now = 0;
   const sleptMs: { total: number } = { total: 0 };
   const slept = (): number => sleptMs.total;
-  const bucket = createThrottle({ ratePerSec: 5, now: () => now, sleep: (ms) => { now += ms; sleptMs.total += ms; return Promise.resolve(); } });
+  const bucket = createThrottle({
+    ratePerSec: 5,
+    now: () => now,
+    sleep: (ms) => {
+      now += ms;
+      sleptMs.total += ms;
+      return Promise.resolve();
+    },
+  });
   for (let i = 0; i < 5; i++) await bucket.take(1);
   assert.equal(slept(), 0, 'one second of burst');
   for (let i = 0; i < 10; i++) await bucket.take(1);
@@ -72,7 +80,14 @@ void test('the default burst is one second of tokens but at least one; the sleep
   assert.equal(new TokenBucket(0.5, 0).take(2, 0), 2000);
   const signals: (AbortSignal | undefined)[] = [];
   const ac = new AbortController();
-  const throttle = createThrottle({ ratePerSec: 1, now: () => 0, sleep: (_ms, signal) => { signals.push(signal); return Promise.resolve(); } });
+  const throttle = createThrottle({
+    ratePerSec: 1,
+    now: () => 0,
+    sleep: (_ms, signal) => {
+      signals.push(signal);
+      return Promise.resolve();
+    },
+  });
   await throttle.take(2, ac.signal);
   assert.deepEqual(signals, [ac.signal]);
 });
@@ -81,7 +96,9 @@ void test('with the real timer an abort ends the wait early; UNTHROTTLED never w
   const throttle = createThrottle({ ratePerSec: 1 });
   const ac = new AbortController();
   const started = Date.now();
-  setTimeout(() => { ac.abort(); }, 20);
+  setTimeout(() => {
+    ac.abort();
+  }, 20);
   await throttle.take(60, ac.signal); // a minute of debt
   assert.ok(Date.now() - started < 5000, 'the abort ended the wait');
   await UNTHROTTLED.take(1_000_000);

@@ -11,7 +11,14 @@ import { firstByTime, linesOf, sampleOf, topIdsOf } from '../../../src/whatif/sa
 
 const POLICY = { minShare: 0.003, kFactor: 64, maxK: null };
 const sample: SampleEvent[] = [...generateEvents({ count: 20_000, ids: 500, startTs: 1_700_000_000_000, stepMs: 1, seed: 3, racks: 10 })];
-const salted = (o: Partial<Extract<Candidate, { kind: 'salted' }>> = {}): Candidate => ({ kind: 'salted', buckets: 16, format: 'binary', spread: false, indexSaltMode: 'entry', ...o });
+const salted = (o: Partial<Extract<Candidate, { kind: 'salted' }>> = {}): Candidate => ({
+  kind: 'salted',
+  buckets: 16,
+  format: 'binary',
+  spread: false,
+  indexSaltMode: 'entry',
+  ...o,
+});
 const opts = { indexTags: ['site', 'rack'], policy: POLICY };
 
 void test('spread off: rows per region are the MD5 salt buckets of the ids, counted by brute force', () => {
@@ -50,20 +57,33 @@ void test('spread on: the ids the service would promote, each event in bucket sa
   assert.ok(on.data.skew < 1.3 && off.data.skew > 2, `on ${on.data.skew}, off ${off.data.skew}`);
   assert.equal(on.idReadScans.max, 16);
   assert.ok(on.idReadScans.mean > 1);
-  assert.equal(predict(salted({ spread: true, indexSaltMode: 'value' }), sample, opts).tagReadScans, 16, 'value salting reads every bucket once an id is spread');
+  assert.equal(
+    predict(salted({ spread: true, indexSaltMode: 'value' }), sample, opts).tagReadScans,
+    16,
+    'value salting reads every bucket once an id is spread',
+  );
   assert.equal(predict(salted({ indexSaltMode: 'value' }), sample, opts).tagReadScans, 1);
 });
 
 void test('maxK caps K; an id below minShare is never promoted', () => {
-  const counts = new Map([['hot', 900], ['cold', 1]]);
-  assert.deepEqual(steadyPromotions(counts, 1000, 16, { ...POLICY, maxK: 4 }).map((p) => [p.id, p.k]), [['hot', 4]]);
+  const counts = new Map([
+    ['hot', 900],
+    ['cold', 1],
+  ]);
+  assert.deepEqual(
+    steadyPromotions(counts, 1000, 16, { ...POLICY, maxK: 4 }).map((p) => [p.id, p.k]),
+    [['hot', 4]],
+  );
   assert.deepEqual(steadyPromotions(counts, 1000, 16, { ...POLICY, maxK: 1 }), []);
 });
 
 void test('unsalted: regions split at the sample ids’ quantiles, every row placed, one scan per read', () => {
   const p = predict({ kind: 'unsalted', regions: 8 }, sample, opts);
   assert.equal(p.data.regions, 8);
-  assert.equal(p.data.perRegion.reduce((a, b) => a + b, 0), sample.length);
+  assert.equal(
+    p.data.perRegion.reduce((a, b) => a + b, 0),
+    sample.length,
+  );
   assert.equal(p.tagReadScans, 1);
   assert.ok(p.data.skew > 3, `the Zipf ids sort together: ${p.data.skew}`);
   assert.ok((p.index?.regions ?? 0) <= 8);
@@ -71,7 +91,14 @@ void test('unsalted: regions split at the sample ids’ quantiles, every row pla
 
 void test('regions from split points cover the key space without gaps', () => {
   const r = regionsFromSplits([Buffer.from([4]), Buffer.from([8])]);
-  assert.deepEqual(r.map((x) => [x.startKey.toString('hex'), x.endKey.toString('hex')]), [['', '04'], ['04', '08'], ['08', '']]);
+  assert.deepEqual(
+    r.map((x) => [x.startKey.toString('hex'), x.endKey.toString('hex')]),
+    [
+      ['', '04'],
+      ['04', '08'],
+      ['08', ''],
+    ],
+  );
 });
 
 void test('the grid: the current layout first, every combination once, unsalted per B', () => {
@@ -87,7 +114,8 @@ void test('the grid: the current layout first, every combination once, unsalted 
 void test('a sample is parsed as the service parses it: bad lines are counted and left out', () => {
   const cfg = loadConfig({ env: {}, sets: [] });
   const parse = (raw: Uint8Array): ReturnType<typeof parseEvent> => parseEvent(raw, resolveFieldMapping(cfg.events.mapping), eventLimitsFor(cfg.events)());
-  const text = '{"id":"a","ts":1700000000000,"metric":"m","value":1}\n\n{"id":"b","ts":1,\r\n{"id":"a","ts":1700000000001,"metric":"m","value":2}\r\n{"id":"c","ts":1700000000002,"metric":"m","value":3}\n';
+  const text =
+    '{"id":"a","ts":1700000000000,"metric":"m","value":1}\n\n{"id":"b","ts":1,\r\n{"id":"a","ts":1700000000001,"metric":"m","value":2}\r\n{"id":"c","ts":1700000000002,"metric":"m","value":3}\n';
   const s = sampleOf(linesOf(text), parse);
   assert.equal(s.events.length, 3);
   assert.equal(s.rejected, 1);
@@ -98,6 +126,17 @@ void test('a sample is parsed as the service parses it: bad lines are counted an
 
 void test('a topic sample is the first records by time over all partitions', () => {
   const v = (s: string): Uint8Array => Buffer.from(s);
-  const got = firstByTime([{ ts: 5, partition: 0, offset: 0, value: v('a') }, { ts: 1, partition: 1, offset: 0, value: v('b') }, { ts: 5, partition: 1, offset: 1, value: v('c') }, { ts: 9, partition: 0, offset: 1, value: v('d') }], 3);
-  assert.deepEqual(got.map((x) => Buffer.from(x).toString()), ['b', 'a', 'c']);
+  const got = firstByTime(
+    [
+      { ts: 5, partition: 0, offset: 0, value: v('a') },
+      { ts: 1, partition: 1, offset: 0, value: v('b') },
+      { ts: 5, partition: 1, offset: 1, value: v('c') },
+      { ts: 9, partition: 0, offset: 1, value: v('d') },
+    ],
+    3,
+  );
+  assert.deepEqual(
+    got.map((x) => Buffer.from(x).toString()),
+    ['b', 'a', 'c'],
+  );
 });

@@ -8,13 +8,23 @@ import { recommend } from '../../../src/whatif/recommend.ts';
 import { renderJson, renderText, type WhatIfReport } from '../../../src/whatif/render.ts';
 
 const sample = [...generateEvents({ count: 20_000, ids: 500, startTs: 1_700_000_000_000, stepMs: 1, seed: 5, racks: 10 })];
-const grid = candidateGrid({ buckets: [16], formats: ['binary', 'printable'], spread: [false, true], indexSaltModes: ['entry', 'value'], unsalted: true },
-  { kind: 'salted', buckets: 16, format: 'binary', spread: false, indexSaltMode: 'entry' });
+const grid = candidateGrid(
+  { buckets: [16], formats: ['binary', 'printable'], spread: [false, true], indexSaltModes: ['entry', 'value'], unsalted: true },
+  { kind: 'salted', buckets: 16, format: 'binary', spread: false, indexSaltMode: 'entry' },
+);
 const predictions = predictAll(grid, sample, { indexTags: ['site', 'rack'], policy: { minShare: 0.003, kFactor: 64, maxK: null } });
 
 function fake(name: string, data: number, index: number, tagScans: number, idScans = 1): Prediction {
   const t = { regions: 4, rows: 4, perRegion: [1, 1, 1, 1], skew: data, idleRegions: 0, hottest: { region: 0, share: 0.25, topIds: [] }, avgKeyBytes: 20 };
-  return { name, candidate: { kind: 'unsalted', regions: 4 }, data: t, index: { ...t, skew: index }, spreadIds: [], idReadScans: { mean: idScans, max: idScans }, tagReadScans: tagScans };
+  return {
+    name,
+    candidate: { kind: 'unsalted', regions: 4 },
+    data: t,
+    index: { ...t, skew: index },
+    spreadIds: [],
+    idReadScans: { mean: idScans, max: idScans },
+    tagReadScans: tagScans,
+  };
 }
 
 void test('the recommendation keeps writes even first, then takes the cheapest reads', () => {
@@ -32,7 +42,12 @@ void test('the recommendation keeps writes even first, then takes the cheapest r
 });
 
 void test('the text table names every layout, marks the current and the recommended one; JSON carries the regions', () => {
-  const report: WhatIfReport = { sample: { events: sample.length, rejected: 2, ids: 500, from: 'f.jsonl', topIds: [['sensor-00000', 3600]] }, indexTags: ['site', 'rack'], predictions, recommendation: recommend(predictions) };
+  const report: WhatIfReport = {
+    sample: { events: sample.length, rejected: 2, ids: 500, from: 'f.jsonl', topIds: [['sensor-00000', 3600]] },
+    indexTags: ['site', 'rack'],
+    predictions,
+    recommendation: recommend(predictions),
+  };
   const text = renderText(report).join('\n');
   for (const p of predictions) assert.ok(text.includes(p.name), p.name);
   assert.match(text, /\(current\) B16 binary spread off index entry/);
