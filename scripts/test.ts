@@ -1,4 +1,4 @@
-// npm test: typecheck, lint, then every unit and integration test in one node:test run against a
+// npm test: typecheck, lint, the formatter's check (prettier), then every unit and integration test in one node:test run against a
 // real Kafka and HBase: the local Docker-free stack unless another is named (scripts/lib/stack/test-stack.ts).
 // npm run test:docker (`--docker`): the integration tests against containers of the project's images.
 // Fails — never skips — when the stack cannot be brought up.
@@ -42,6 +42,7 @@ async function main(): Promise<number> {
   if (only.length === 0 && !docker) {
     if ((await step('typecheck', process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json', '--noEmit'])) !== 0) return 1;
     if ((await step('lint', process.execPath, ['node_modules/eslint/bin/eslint.js', '--max-warnings=0', '.'])) !== 0) return 1;
+    if ((await step('format', process.execPath, ['node_modules/prettier/bin/prettier.cjs', '--check', '.'])) !== 0) return 1;
   }
   ensureTools(log); // promtool + prometheus (deploy/prometheus tests, dashboard test), nginx, a KDC, …
   ensureKerberosClient(log); // the optional `kerberos` package, when npm ci had no libkrb5-dev to build it
