@@ -5,6 +5,7 @@
 // whole-id delete the catalog rows and, last, the registry entry. Every step is a delete of what a
 // scan found now, so a rerun is idempotent: it finds less, or nothing.
 import { column } from '../hbase/codec.ts';
+import { bumpGenerations } from '../rollup/generations.ts';
 import type { CheckSpec, DeleteCell } from '../hbase/row-ops.ts';
 import type { DeleteRowOptions } from '../hbase/client.ts';
 import type { Row, RowCells } from '../hbase/types.ts';
@@ -188,6 +189,9 @@ export async function eraseId(port: ErasePort, s: EraseSettings, opts: EraseOpti
           progress?.add({ summaries: page.length });
         }
       }
+      // the series API's window caches drop this bucket's windows (src/rollup/generations.ts); also
+      // on a rerun that found nothing left, in case the run before stopped between its deletes and this
+      await bumpGenerations(port, s.meta, [s.keyspace.baseSalt(s.id)]);
     },
     'rollup/markers': async () => {
       const range = markerScan(s.keyspace, s.id);

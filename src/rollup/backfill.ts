@@ -25,6 +25,7 @@ import { keyFraction, type BackfillProgress } from './progress.ts';
 import type { RollupSettings } from './settings.ts';
 import type { RollupStore } from './store.ts';
 import { WindowContent } from './window-content.ts';
+import { putWindowRows } from './generations.ts';
 import { windowStartOf, type WindowSize } from './windows.ts';
 
 export interface BackfillParams {
@@ -262,7 +263,7 @@ class Backfill {
     if (w.fine.size === 0) return;
     const { rows, counts } = idWindowRows(w.id, w.fine, this.#s, w.readAt);
     w.fine.clear();
-    for (let i = 0; i < rows.length; i += PUT_ROWS) await this.#o.store.put(this.#s.rollupTable, rows.slice(i, i + PUT_ROWS));
+    for (let i = 0; i < rows.length; i += PUT_ROWS) await putWindowRows(this.#o.store, this.#s, rows.slice(i, i + PUT_ROWS));
     this.#s.windows.forEach((size, i) => {
       this.#written[size.name] = (this.#written[size.name] ?? 0) + (counts[i] ?? 0);
     });

@@ -18,6 +18,7 @@ import type { PutRow } from './fold.ts';
 import type { FoundMarker } from './plan.ts';
 import { SCAN_BATCH, recomputeWindow, sourceFolder, type RecomputeContext, type RecomputeOutcome } from './recompute.ts';
 import { WindowContent } from './window-content.ts';
+import { putWindowRows } from './generations.ts';
 import { windowRow } from './window-row.ts';
 
 /** The outcome of one window, as recomputeWindow reports it, or its error (a RollupStageError). */
@@ -100,7 +101,7 @@ async function scanAndWrite(ctx: RecomputeContext, scan: BatchScan, windows: rea
     pending.push(row);
     bytes += rowBytes(row);
     if (bytes < BATCH_PUT_BYTES) return;
-    await ctx.store.put(s.rollupTable, pending);
+    await putWindowRows(ctx.store, s, pending);
     pending = [];
     bytes = 0;
   };
@@ -122,6 +123,6 @@ async function scanAndWrite(ctx: RecomputeContext, scan: BatchScan, windows: rea
       { keyspace: s.keyspace, family: s.rollupFamily, stamp: ctx.stamp },
     ),
   );
-  if (pending.length > 0) await ctx.store.put(s.rollupTable, pending);
+  if (pending.length > 0) await putWindowRows(ctx.store, s, pending);
   return written;
 }

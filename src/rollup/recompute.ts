@@ -21,6 +21,7 @@ import { coarserWindow, sourceOf, type FoundMarker, type FoundMarkerRow } from '
 import type { RollupSettings } from './settings.ts';
 import type { RollupStore } from './store.ts';
 import { WindowContent } from './window-content.ts';
+import { putWindowRows } from './generations.ts';
 import { windowRow } from './window-row.ts';
 
 /** A stage of a recompute failed; `cause` is what failed (the rollup job logs it and tries again later). */
@@ -109,7 +110,7 @@ export async function recomputeWindow(ctx: RecomputeContext, m: FoundMarker): Pr
               ),
             ),
           ];
-    await stage('write', () => store.put(s.rollupTable, [row, ...mark]));
+    await stage('write', () => putWindowRows(store, s, [row, ...mark]));
   }
   return { written: row !== undefined };
 }

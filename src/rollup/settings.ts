@@ -1,5 +1,5 @@
 // The part of the configuration the rollup job and the backfill use, resolved once.
-import type { Keyspace, Tables } from '../keys/index.ts';
+import type { Keyspace, TableRef, Tables } from '../keys/index.ts';
 import type { Config } from '../runtime/config.ts';
 import type { BlockSettings } from './window-content.ts';
 import { parseWindows, type WindowSize } from './windows.ts';
@@ -17,6 +17,8 @@ export interface RollupSettings {
   readonly dataTable: string;
   readonly rollupTable: string;
   readonly rollupFamily: string;
+  /** the meta table: its generations row (generations.ts) is bumped after every put of windows */
+  readonly meta: TableRef;
   /** rows per scan page (markers, backfill) */
   readonly pageRows: number;
   /** point blocks (rollup.pointBlocks); null when off */
@@ -39,6 +41,7 @@ export function rollupSettings(cfg: Config, keyspace: Keyspace, tables: Tables, 
     dataTable: tables.data.name,
     rollupTable: tables.rollup.name,
     rollupFamily: tables.rollup.family,
+    meta: tables.meta,
     pageRows,
     blocks: blockSettings(cfg, tables),
   };

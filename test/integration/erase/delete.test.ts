@@ -15,6 +15,7 @@ import { eraseSettings } from '../../../src/erase/settings.ts';
 import { verifyErased } from '../../../src/erase/verify.ts';
 import { buildEventCells } from '../../../src/events/index.ts';
 import { putRowOf } from '../../../src/rollup/fold.ts';
+import { generationsOf, GENERATIONS_ROW } from '../../../src/rollup/generations.ts';
 import { decodeIndexKey, saltOf } from '../../../src/keys/index.ts';
 import { idOfEntryRow } from '../../../src/spread/rows.ts';
 import { keyspaceOf, openKeyspace, registryStore, tablesOf } from '../../../src/service/keyspace.ts';
@@ -152,6 +153,7 @@ void test('delete: range, interrupted and resumed, verified; the neighbour id un
     const mid = await stateOf(h, HOT);
     assert.ok(mid.data > 0 && mid.registry === 1, 'the first part only');
 
+    const gensBefore = generationsOf(await h.rest.get(tables.meta.name, GENERATIONS_ROW));
     const rerun = await tsingestCli(h, ['delete', '--id', HOT, '--checkpoint', path, '--json'], SETS);
     assert.equal(rerun.code, 0, rerun.stdout + rerun.stderr);
     const j = jsonOf(rerun) as { status: string; clean: boolean; deleted: { dataRows: number; registryEntries: number; catalogRows: number } };
@@ -161,6 +163,12 @@ void test('delete: range, interrupted and resumed, verified; the neighbour id un
     assert.equal(j.deleted.registryEntries, 1);
     assert.deepEqual(await stateOf(h, HOT), { data: 0, dataTs: [], index: 0, summaries: 0, markerCells: 0, catalog: 0, registry: 0 });
     assert.deepEqual(await stateOf(h, OTHER), otherBefore, 'the neighbour id keeps every row, marker cell and catalog entry');
+    const gensAfter = generationsOf(await h.rest.get(tables.meta.name, GENERATIONS_ROW));
+    assert.notEqual(
+      gensAfter.get(keyspace.baseSalt(HOT)),
+      gensBefore.get(keyspace.baseSalt(HOT)),
+      "the deleted id's bucket has a new window generation: the series API's window caches drop its windows",
+    );
   });
 
   await t.test('an event written after the delete is there again: the verification finds it, a rerun removes it', async () => {
