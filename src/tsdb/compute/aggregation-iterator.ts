@@ -31,25 +31,26 @@ function longLerpDelta(x: number, x0: number, x1: number, y0: number, y1: number
 export function aggregate(views: readonly SeekableView[], startTime: number, endTime: number, aggregator: AggregatorSpec, rate: boolean): [number, number][] {
   const size = views.length;
   const iterators: (SeekableView | null)[] = [...views];
-  const timestamps = new Array<number>(size * 2).fill(0);
-  const values = new Array<number>(size * 2).fill(0);
-  const isFloat = new Array<boolean>(size * 2).fill(false);
+  // typed arrays: unboxed doubles (every ts and value fits a double exactly, as in the views)
+  const timestamps = new Float64Array(size * 2);
+  const values = new Float64Array(size * 2);
+  const isFloat = new Uint8Array(size * 2);
   const put = (k: number, dp: { ts: number; value: number; integer?: boolean }): void => {
     timestamps[k] = dp.ts;
     values[k] = dp.value;
-    isFloat[k] = dp.integer !== true;
+    isFloat[k] = dp.integer !== true ? 1 : 0;
   };
 
   const endReached = (i: number): void => {
     timestamps[size + i] = ENDED;
-    isFloat[size + i] = false;
+    isFloat[size + i] = 0;
     iterators[i] = null;
   };
   const moveToNext = (i: number): void => {
     const next = size + i;
     timestamps[i] = timestamps[next] ?? 0;
     values[i] = values[next] ?? 0;
-    isFloat[i] = isFloat[next] ?? false;
+    isFloat[i] = isFloat[next] ?? 0;
     const it = iterators[i];
     if (it?.hasNext() === true) {
       put(next, it.next());
@@ -80,6 +81,7 @@ export function aggregate(views: readonly SeekableView[], startTime: number, end
   }
 
   const out: [number, number][] = [];
+  const vals: number[] = [];
   let current = 0;
   const ts = (i: number): number => timestamps[i] ?? 0;
   const val = (i: number): number => values[i] ?? 0;
@@ -123,13 +125,13 @@ export function aggregate(views: readonly SeekableView[], startTime: number, end
   for (;;) {
     // hasNext()
     let any = false;
-    for (let i = 0; i < size; i++) if (ts(size + i) <= endTime) any = true;
+    for (let i = 0; i < size && !any; i++) if (ts(size + i) <= endTime) any = true;
     if (!any) break;
     // next()
     for (let i = current; i < size; i++) {
       if (ts(i + size) === ENDED) {
         timestamps[i] = 0;
-        isFloat[i] = false;
+        isFloat[i] = 0;
       }
     }
     current = -1;
@@ -152,12 +154,13 @@ export function aggregate(views: readonly SeekableView[], startTime: number, end
     if (multiple) for (let i = current + 1; i < size; i++) if (ts(size + i) === minTs) moveToNext(i);
 
     const x = ts(current);
-    if (!rate && !isFloat.includes(true)) {
+    if (!rate && !isFloat.includes(1)) {
       out.push([x, aggregator.runLong(longValues(x, current))]);
       continue;
     }
-    // doubleValue(): the aggregator over every series with a current point
-    const vals: number[] = [];
+    // doubleValue(): the aggregator over every series with a current point (one array for every
+    // timestamp: an aggregator reads its values and keeps none)
+    vals.length = 0;
     for (let pos = 0; pos < size; pos++) {
       if (ts(pos) === 0) continue;
       const y0 = val(pos);

@@ -72,7 +72,10 @@ export function seriesView(sub: SubQuery, s: SeriesInput, scan: ScanRange, range
     if (ds === undefined) throw new Error('bucketed series need a downsample specification');
     if (ds.all) throw new Error('bucketed series cannot answer a 0all downsample');
   }
-  if (ds !== undefined) {
+  // A bucketed series holds one value per bucket at the bucket's aligned start, ascending: the
+  // Downsampler (fill none) would give back exactly its points, and its seek lands where the span's
+  // does (the first bucket at or after the target). Only the filling downsampler adds points.
+  if (ds !== undefined && !(s.kind === 'buckets' && ds.fill === 'none' && !ds.calendar)) {
     const fn = s.kind === 'buckets' ? takeBucketValue : getAggregator(ds.aggregator).run;
     const spec = downsampleSpec(ds, fn);
     view =

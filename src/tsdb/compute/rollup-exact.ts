@@ -53,37 +53,72 @@ export function isRollupExact(sub: SubQuery, windowMs: readonly number[]): Rollu
 export type WindowSummary = PackedSummary;
 
 /**
- * Merges window summaries (ascending by startMs) into one value per downsample bucket of intervalMs
- * for the aggregator: the `ts`/`values` of a BucketedSeries. Windows with count 0 are ignored (a
- * bucket exists only where raw points exist, as in the raw path).
+ * Folds window summaries, ascending by startMs, into one value per downsample bucket of intervalMs
+ * for the aggregator, one window at a time (no array of them in between). Windows with count 0 are
+ * ignored (a bucket exists only where raw points exist, as in the raw path).
  */
-export function bucketsFromSummaries(windows: readonly WindowSummary[], intervalMs: number, aggregator: AggregatorName): { ts: number[]; values: number[] } {
-  if (!isRollupAggregator(aggregator)) throw new Error(`${aggregator} cannot be computed from window summaries`);
-  const ts: number[] = [];
-  const values: number[] = [];
-  let cur: { start: number; count: number; sum: number; min: number; max: number; first: number; last: number } | undefined;
-  const flush = (): void => {
-    if (cur === undefined) return;
-    ts.push(cur.start);
-    values.push(valueOf(cur, aggregator));
-  };
-  for (const w of windows) {
-    if (w.count <= 0) continue;
-    const start = w.startMs - (w.startMs % intervalMs);
-    if (cur !== undefined && cur.start === start) {
-      cur.count += w.count;
-      cur.sum += w.sum;
-      if (w.min < cur.min) cur.min = w.min;
-      if (w.max > cur.max) cur.max = w.max;
-      cur.last = w.last;
-    } else {
-      if (cur !== undefined && start < cur.start) throw new Error('window summaries must be ascending by startMs');
-      flush();
-      cur = { start, count: w.count, sum: w.sum, min: w.min, max: w.max, first: w.first, last: w.last };
-    }
+export class BucketFolder {
+  readonly ts: number[] = [];
+  readonly values: number[] = [];
+  readonly #intervalMs: number;
+  readonly #aggregator: RollupAggregator;
+  readonly #cur = { start: Number.NaN, count: 0, sum: 0, min: 0, max: 0, first: 0, last: 0 };
+  #open = false;
+
+  constructor(intervalMs: number, aggregator: AggregatorName) {
+    if (!isRollupAggregator(aggregator)) throw new Error(`${aggregator} cannot be computed from window summaries`);
+    this.#intervalMs = intervalMs;
+    this.#aggregator = aggregator;
   }
-  flush();
-  return { ts, values };
+
+  add(w: WindowSummary): void {
+    this.addFields(w.startMs, w.count, w.sum, w.min, w.max, w.first, w.last);
+  }
+
+  /** One window given field by field (a summary run's numbers: summary-pack.ts). */
+  addFields(startMs: number, count: number, sum: number, min: number, max: number, first: number, last: number): void {
+    if (count <= 0) return;
+    const cur = this.#cur;
+    const start = startMs - (startMs % this.#intervalMs);
+    if (this.#open && cur.start === start) {
+      cur.count += count;
+      cur.sum += sum;
+      if (min < cur.min) cur.min = min;
+      if (max > cur.max) cur.max = max;
+      cur.last = last;
+      return;
+    }
+    if (this.#open && start < cur.start) throw new Error('window summaries must be ascending by startMs');
+    this.#flush();
+    this.#open = true;
+    cur.start = start;
+    cur.count = count;
+    cur.sum = sum;
+    cur.min = min;
+    cur.max = max;
+    cur.first = first;
+    cur.last = last;
+  }
+
+  /** The buckets: the `ts`/`values` of a BucketedSeries. */
+  finish(): { ts: number[]; values: number[] } {
+    this.#flush();
+    this.#open = false;
+    return { ts: this.ts, values: this.values };
+  }
+
+  #flush(): void {
+    if (!this.#open) return;
+    this.ts.push(this.#cur.start);
+    this.values.push(valueOf(this.#cur, this.#aggregator));
+  }
+}
+
+/** Merges window summaries (ascending by startMs) into one value per downsample bucket (BucketFolder over all of them). */
+export function bucketsFromSummaries(windows: readonly WindowSummary[], intervalMs: number, aggregator: AggregatorName): { ts: number[]; values: number[] } {
+  const f = new BucketFolder(intervalMs, aggregator);
+  for (const w of windows) f.add(w);
+  return f.finish();
 }
 
 function valueOf(b: { count: number; sum: number; min: number; max: number; first: number; last: number }, agg: RollupAggregator): number {
