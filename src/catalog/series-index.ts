@@ -94,6 +94,7 @@ export class SeriesIndex {
   /** identity (metric ‖ 0 ‖ id ‖ 0 ‖ json) → entry */
   #entries = new Map<string, Entry>();
   #views: Views | undefined;
+  #version = 0;
 
   constructor(options: SeriesIndexOptions) {
     this.#idTagKey = options.idTagKey;
@@ -121,6 +122,11 @@ export class SeriesIndex {
     return this.#entries.size;
   }
 
+  /** Changes whenever the content may have: a series added, or the whole content replaced. */
+  get version(): number {
+    return this.#version;
+  }
+
   /** Adds a series (the local write path, a refresh); false when it was already there. */
   add(s: Series): boolean {
     const json = canonicalTags(s.tags).toString('utf8');
@@ -128,14 +134,24 @@ export class SeriesIndex {
     if (this.#entries.has(key)) return false;
     this.#entries.set(key, { metric: s.metric, id: s.id, tags: s.tags, json, ord: 0 });
     this.#views = undefined;
+    this.#version++;
     return true;
   }
 
   /** Replaces the whole content (a refresh: the catalog as read just now). */
   replace(series: Iterable<Series>): void {
+    const old = { entries: this.#entries, views: this.#views, version: this.#version };
     this.#entries = new Map();
     this.#views = undefined;
     for (const s of series) this.add(s);
+    // the same series as before (the periodic whole reread, mostly): the same content, the same version
+    if (this.#entries.size === old.entries.size && [...this.#entries.keys()].every((k) => old.entries.has(k))) {
+      this.#entries = old.entries;
+      this.#views = old.views;
+      this.#version = old.version;
+      return;
+    }
+    this.#version = old.version + 1;
   }
 
   /** Metric names starting with `prefix`, sorted, at most `max`. */

@@ -60,8 +60,15 @@ export function encodeSummaryPack(coarseStart: number, finerMs: number, windows:
   return out;
 }
 
-/** The finer windows' summaries of a pack of the coarse window at `coarseStart`; `what` names it in errors. */
-export function decodeSummaryPack(bytes: Uint8Array, coarseStart: number, finerMs: number, what = 'summary pack'): PackedSummary[] {
+/** Numbers per window in a summary run: start, count, sum, min, max, first, last. */
+export const RUN_STRIDE = 7;
+
+/**
+ * The finer windows' summaries of a pack of the coarse window at `coarseStart` as one run: a
+ * Float64Array of RUN_STRIDE numbers per window (start, count, sum, min, max, first, last), ascending
+ * — one allocation, contiguous for the readers that fold many of them; `what` names it in errors.
+ */
+export function decodeSummaryPackRun(bytes: Uint8Array, coarseStart: number, finerMs: number, what = 'summary pack'): Float64Array {
   const fail = (why: string): Error => new SummaryDecodeError(`${what}: ${why}`);
   const b = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (b[0] !== VERSION) throw fail(`version ${String(b[0])} is not ${VERSION}`);
@@ -69,21 +76,43 @@ export function decodeSummaryPack(bytes: Uint8Array, coarseStart: number, finerM
   const n = r.next();
   if (n < 1) throw fail('holds no window');
   if (n > (b.length - r.at) / (F64_COLUMNS * 8 + 2)) throw fail(`${n} windows do not fit in ${b.length} bytes`);
-  const starts = new Array<number>(n);
+  const out = new Float64Array(n * RUN_STRIDE);
   let k = 0;
   for (let i = 0; i < n; i++) {
     const step = r.next();
     if (i > 0 && step < 1) throw fail('a window repeats');
     k += step;
-    starts[i] = coarseStart + k * finerMs;
+    out[i * RUN_STRIDE] = coarseStart + k * finerMs;
   }
-  const counts = new Array<number>(n);
-  for (let i = 0; i < n; i++) counts[i] = r.next();
+  for (let i = 0; i < n; i++) out[i * RUN_STRIDE + 1] = r.next();
   if (b.length - r.at !== n * F64_COLUMNS * 8) throw fail(`${b.length - r.at} value bytes for ${n} windows`);
-  const col = (c: number, i: number): number => b.readDoubleBE(r.at + (c * n + i) * 8);
-  const out = new Array<PackedSummary>(n);
-  for (let i = 0; i < n; i++) {
-    out[i] = { startMs: starts[i] as number, count: counts[i] as number, sum: col(0, i), min: col(1, i), max: col(2, i), first: col(3, i), last: col(4, i) };
+  for (let c = 0; c < F64_COLUMNS; c++) for (let i = 0; i < n; i++) out[i * RUN_STRIDE + 2 + c] = b.readDoubleBE(r.at + (c * n + i) * 8);
+  return out;
+}
+
+/** A run's windows as objects. */
+export function runSummaries(run: Float64Array): PackedSummary[] {
+  const out: PackedSummary[] = [];
+  for (let o = 0; o < run.length; o += RUN_STRIDE) {
+    out.push({
+      startMs: run[o] as number,
+      count: run[o + 1] as number,
+      sum: run[o + 2] as number,
+      min: run[o + 3] as number,
+      max: run[o + 4] as number,
+      first: run[o + 5] as number,
+      last: run[o + 6] as number,
+    });
   }
   return out;
+}
+
+/** One window's summary as a run of one. */
+export function summaryRun(w: PackedSummary): Float64Array {
+  return Float64Array.of(w.startMs, w.count, w.sum, w.min, w.max, w.first, w.last);
+}
+
+/** The finer windows' summaries of a pack of the coarse window at `coarseStart`; `what` names it in errors. */
+export function decodeSummaryPack(bytes: Uint8Array, coarseStart: number, finerMs: number, what = 'summary pack'): PackedSummary[] {
+  return runSummaries(decodeSummaryPackRun(bytes, coarseStart, finerMs, what));
 }

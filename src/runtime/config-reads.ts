@@ -81,6 +81,28 @@ export const seriesSchema = z
       .describe(
         'Treat whole-number values as OpenTSDB treats values written without a decimal point (its integer arithmetic where every value at a timestamp is one: truncating avg and interpolation). Our cells are doubles and cannot tell 42 from 42.0 (docs/SERIES-API.md, divergences)',
       ),
+    windowCache: z
+      .object({
+        maxBytes: z
+          .number()
+          .int()
+          .min(0)
+          .default(67_108_864)
+          .describe(
+            'Heap the window cache may hold (bytes, estimated): the rollup windows the series API read (summaries, decoded summary packs), kept between queries and checked against the bucket generations the writers bump, so a repeated chart reads the markers and one meta row instead of two rows per id (docs/SERIES-API.md, *Window cache*). About 3 KB per id, metric and day of hourly summaries; 0: off',
+          ),
+        maxAgeMs: z
+          .number()
+          .int()
+          .min(1000)
+          .default(900_000)
+          .describe(
+            'A cached window answers for at most this long (ms) even while its generation holds: the staleness bound against writers that do not bump (an earlier version during a rolling upgrade, a restored snapshot)',
+          ),
+      })
+      .strict()
+      .prefault({})
+      .describe("The series API's window cache (docs/SERIES-API.md, *Window cache*)"),
   })
   .strict()
   .prefault({})

@@ -1,6 +1,7 @@
 // The series API's parts on the read side (docs/SERIES-API.md): the series catalog in memory (read
 // from the meta table, reread on a timer and on a miss), the series store over the read side's HBase
-// client, the rollup tier the planner may answer from, and the HTTP routes.
+// client with the window cache in front of it, the rollup tier the planner may answer from, and the
+// HTTP routes.
 import type { Logger } from 'pino';
 import { LiveIndex } from '../catalog/live-index.ts';
 import { SeriesIndex } from '../catalog/series-index.ts';
@@ -13,6 +14,11 @@ import type { RouteHandler } from '../runtime/http.ts';
 import { createSeriesApi } from '../tsdb/http-api.ts';
 import type { RollupTier } from '../tsdb/plan.ts';
 import { SeriesStore, type SeriesScanPort } from '../tsdb/series-store.ts';
+import { cachedReads, WindowCache } from '../tsdb/window-cache.ts';
+import { AnswerMemo } from '../tsdb/answer-memo.ts';
+
+/** Sub-query answers the answer memo keeps (each its results and its ids: a chart's worth). */
+const MEMO_ANSWERS = 256;
 
 export interface SeriesSide {
   readonly routes: RouteHandler;
@@ -46,6 +52,7 @@ export function seriesStoreOf(
     keyspace,
     data: tables.data,
     rollup: tables.rollup,
+    meta: tables.meta,
     entryFor,
     deadlineMs,
     idTagKey: cfg.catalog.idTagKey,
@@ -75,9 +82,13 @@ export function startSeriesSide(
   catalog.start();
   void catalog.refresh();
   const store = seriesStoreOf(cfg, hbase, keyspace, tables, entryFor);
+  const { maxBytes, maxAgeMs } = cfg.series.windowCache;
+  const cache = maxBytes > 0 ? new WindowCache({ maxBytes, maxAgeMs, now: Date.now }) : undefined;
   const api = createSeriesApi({
     catalog: index,
-    reads: store,
+    reads: cache === undefined ? store : cachedReads(store, cache, (id) => keyspace.baseSalt(id)),
+    // the answer memo needs the generations the window cache reads: on with it
+    memo: cache === undefined ? undefined : { answers: new AnswerMemo(MEMO_ANSWERS, maxAgeMs), probe: store },
     tier: rollupTier(cfg),
     idTagKey: cfg.catalog.idTagKey,
     limits: { maxSeries: cfg.series.maxSeries, maxPoints: cfg.series.maxPoints, concurrency: cfg.series.concurrency },

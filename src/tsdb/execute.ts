@@ -8,7 +8,8 @@
 // cut stream.
 import { computeSubQuery } from './compute/compute.ts';
 import { badQuery, TsdbQueryError } from './errors.ts';
-import { planSubQuery, type RollupTier, type SubQueryPlan } from './plan.ts';
+import { answerKey, probeKept, type AnswerMemo, type KeptAnswer, type ProbeReads } from './answer-memo.ts';
+import { planSubQuery, rawBuckets, type RollupTier, type SubQueryPlan } from './plan.ts';
 import { batchedReads, type MetricReads, type SeriesReads } from './read-batch.ts';
 import { readRaw, readTiled } from './read-points.ts';
 import { readRollup } from './read-summaries.ts';
@@ -20,6 +21,8 @@ export type { CatalogSeries } from './sub-query-reads.ts';
 
 /** What a query needs of the series catalog (src/catalog/series-index.ts SeriesIndex fits). */
 export interface SeriesCatalog {
+  /** changes whenever the series it holds change (the answer memo's key: answer-memo.ts) */
+  readonly version: number;
   lookup(metric: string | undefined, filters: readonly TagFilter[], limit?: number): { readonly series: readonly CatalogSeries[]; readonly total: number };
   /** how many series (tag sets) of `metric` the id has */
   seriesOfId(metric: string, id: string): number;
@@ -46,7 +49,12 @@ export interface ExecuteDeps {
   readonly signal: AbortSignal;
   /** whole-number values take OpenTSDB's integer arithmetic (compute.ts ComputeOptions) */
   readonly integerValues: boolean;
+  /** the answer memo and the reads of its probe (answer-memo.ts); none: every answer is computed */
+  readonly memo?: { readonly answers: AnswerMemo<ReadCounts>; readonly probe: ProbeReads } | undefined;
 }
+
+/** What a sub-query's reads took where (SubQueryReads' counts). */
+export type ReadCounts = Omit<SubQueryReads, 'inputs' | 'budget' | 'fromWindows'>;
 
 export interface SubQueryAnswer {
   readonly sub: SubQuery;
@@ -55,7 +63,9 @@ export interface SubQueryAnswer {
   /** series matched in the catalog */
   readonly series: number;
   /** what the reads took where: points, raw buckets, blocks, packs (SubQueryReads) */
-  readonly reads: Omit<SubQueryReads, 'inputs' | 'budget'>;
+  readonly reads: ReadCounts;
+  /** given again by the answer memo after its probe (answer-memo.ts), not computed */
+  readonly memo: boolean;
 }
 
 function has(list: readonly string[], name: string): boolean {
@@ -154,6 +164,7 @@ async function readSubQuery(sub: SubQuery, plan: SubQueryPlan, ids: IdSeries, de
       ? readTiled(sub.metric, plan.scan, single, tier, deps.idTagKey, now, reads, out)
       : readRollup(sub.downsample as NonNullable<SubQuery['downsample']>, sub.metric, plan, single, tier, now, reads, out),
   ]);
+  if (mixed.size > 0) out.fromWindows = undefined;
 }
 
 function aborted(signal: AbortSignal): Error {
@@ -185,36 +196,67 @@ function untilAborted<T>(signal: AbortSignal, p: Promise<T>): Promise<T> {
   });
 }
 
-/** Answers every sub-query (names checked first, then series, reads and computation), in order. */
+/** The kept answers that still hold, per sub-query (answer-memo.ts): rollup plans that read no bucket raw now, probed together. */
+async function recall(
+  q: TsdbQuery,
+  plans: readonly SubQueryPlan[],
+  deps: ExecuteDeps,
+  budget: Budget,
+  now: number,
+): Promise<(KeptAnswer<ReadCounts> | undefined)[]> {
+  const { memo, tier } = deps;
+  if (memo === undefined || tier === undefined) return plans.map(() => undefined);
+  const found = q.queries.map((sub, i) => {
+    const plan = plans[i] as SubQueryPlan;
+    if (plan.path !== 'rollup' || rawBuckets(plan, tier, [], now).size > 0) return undefined;
+    return memo.answers.get(answerKey(sub, q, plan, deps.catalog.version), now);
+  });
+  const ok = await probeKept(found, memo.probe, budget, deps.limits.concurrency);
+  return found.map((k, i) => (ok[i] === true ? k : undefined));
+}
+
+/** Answers every sub-query (names checked first, then series, reads and computation), in order; kept answers that still hold are given again. */
 export async function executeQuery(q: TsdbQuery, deps: ExecuteDeps): Promise<SubQueryAnswer[]> {
   for (const sub of q.queries) checkNames(sub, deps.catalog);
-  const matched = q.queries.map((sub) => seriesOf(sub, deps));
+  const now = deps.now();
+  const plans = q.queries.map((sub) => planSubQuery(sub, q, deps.tier, now));
   const budget = new Budget(deps.limits.maxPoints, deps.signal);
+  const kept = await untilAborted(deps.signal, recall(q, plans, deps, budget, now));
+  const version = deps.catalog.version;
+  const matched = q.queries.map((sub, i) => (kept[i] === undefined ? seriesOf(sub, deps) : []));
   const reads = batchedReads(deps.reads, budget, deps.limits.concurrency);
   const read = await untilAborted(
     deps.signal,
     Promise.all(
       q.queries.map(async (sub, i) => {
         const series = matched[i] as CatalogSeries[];
-        const plan = planSubQuery(sub, q, deps.tier, deps.now());
         const got = newReads(series, budget);
-        await readSubQuery(sub, plan, byId(series, deps.idTagKey), deps, reads, got);
-        return { plan, got };
+        if (kept[i] === undefined) await readSubQuery(sub, plans[i] as SubQueryPlan, byId(series, deps.idTagKey), deps, reads, got);
+        return got;
       }),
     ),
   );
   if (deps.signal.aborted) throw aborted(deps.signal);
   return q.queries.map((sub, i) => {
-    const { plan, got } = read[i] as (typeof read)[number];
+    const plan = plans[i] as SubQueryPlan;
+    const k = kept[i];
+    if (k !== undefined) return { sub, plan, results: k.results, series: k.series, reads: k.counts, memo: true };
+    const got = read[i] as SubQueryReads;
     const results = computeSubQuery(sub, q, got.inputs.ordered(), { integerValues: deps.integerValues });
-    const counts = {
+    const counts: ReadCounts = {
       points: got.points,
       rawBuckets: got.rawBuckets,
       expiredBuckets: got.expiredBuckets,
       blockWindows: got.blockWindows,
       rawRanges: got.rawRanges,
       packWindows: got.packWindows,
+      cachedIds: got.cachedIds,
     };
-    return { sub, plan, results, series: (matched[i] as CatalogSeries[]).length, reads: counts };
+    const series = (matched[i] as CatalogSeries[]).length;
+    const w = got.fromWindows;
+    if (deps.memo !== undefined && w !== undefined) {
+      deps.memo.answers.keep(answerKey(sub, q, plan, version), { ids: w.ids, gens: w.gens, marks: w.marks, results, series, counts, at: now });
+    }
+    return { sub, plan, results, series, reads: counts, memo: false };
   });
 }

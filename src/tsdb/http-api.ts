@@ -69,15 +69,17 @@ function planLabel(a: SubQueryAnswer): string {
 /**
  * X-Tsingest-Plan, per sub-query: `raw`, with `;blocks=N;raw-ranges=M` when point blocks are on
  * (windows of any id read from a block, ranges read from the data table), or
- * `rollup:<window>s;raw-buckets=N` with `;packs=N` (coarser windows whose summary pack answered) and
- * `;expired-buckets=N` when not 0 (docs/SERIES-API.md).
+ * `rollup:<window>s;raw-buckets=N` with `;packs=N` (coarser windows whose summary pack answered),
+ * `;cached=N` (ids whose windows the window cache answered) and
+ * `;expired-buckets=N` when not 0, and `;answer=memo` for an answer the answer memo gave again after
+ * its probe (docs/SERIES-API.md).
  */
 function planHeader(answers: readonly SubQueryAnswer[], blocks: boolean): string {
   return answers
     .map((a) => {
       const r = a.reads;
       if (a.plan.path === 'raw') return blocks ? `raw;blocks=${r.blockWindows};raw-ranges=${r.rawRanges}` : 'raw';
-      return `${planLabel(a)};raw-buckets=${r.rawBuckets}${r.packWindows > 0 ? `;packs=${r.packWindows}` : ''}${r.expiredBuckets > 0 ? `;expired-buckets=${r.expiredBuckets}` : ''}`;
+      return `${planLabel(a)};raw-buckets=${r.rawBuckets}${r.packWindows > 0 ? `;packs=${r.packWindows}` : ''}${r.cachedIds > 0 ? `;cached=${r.cachedIds}` : ''}${r.expiredBuckets > 0 ? `;expired-buckets=${r.expiredBuckets}` : ''}${a.memo ? ';answer=memo' : ''}`;
     })
     .join(', ');
 }

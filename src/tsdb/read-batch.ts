@@ -39,7 +39,14 @@ export interface MetricReads {
     metric: string,
     spans: readonly WindowSpan[],
     marks: MarkSpan,
-  ): Promise<{ readonly windows: ReadonlyMap<string, readonly StoredWindow[]>; readonly marks: ReadonlyMap<string, readonly MarkedWindow[]> }>;
+  ): Promise<{
+    readonly windows: ReadonlyMap<string, readonly StoredWindow[]>;
+    readonly marks: ReadonlyMap<string, readonly MarkedWindow[]>;
+    /** ids answered from the window cache */
+    readonly cachedIds: ReadonlySet<string>;
+    /** the bucket generations the windows were read under (window cache on) */
+    readonly gens: ReadonlyMap<number, string> | undefined;
+  }>;
 }
 
 /** One read asked: of these ids, for one metric. */
@@ -126,7 +133,7 @@ export function batchedReads(reads: SeriesReads, budget: PointBudget, concurrenc
     async windowsOf(ids, metric, spans, marks) {
       const key = `win|${spans.map((sp) => `${sp.sizeMs}/${sp.from}/${sp.to}/${sp.with}`).join(',')}|${marks.sizesMs.join(',')}/${marks.from}/${marks.to}`;
       const all = (await turn.join(key, ids, metric, (union, metrics) => reads.windowsOf(union, metrics, spans, marks, budget, concurrency))) as WindowsRead;
-      return { windows: all.windows.get(metric) ?? new Map(), marks: all.marks };
+      return { windows: all.windows.get(metric) ?? new Map(), marks: all.marks, cachedIds: all.cachedIds, gens: all.gens };
     },
   };
 }

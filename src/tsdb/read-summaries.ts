@@ -9,9 +9,9 @@
 // pack was written) and for one written before packs existed. Packs, rows and the pending markers of
 // every size are read in one scan group, beside the buckets that are raw whatever the markers say;
 // the summary rows and raw buckets the markers and packs then call for, in a second round.
-import { decodeSummaryPack } from '../rollup/summary-pack.ts';
 import { getAggregator } from './compute/aggregators.ts';
-import { bucketsFromSummaries, type WindowSummary } from './compute/rollup-exact.ts';
+import { RUN_STRIDE, summaryRun } from '../rollup/summary-pack.ts';
+import { BucketFolder } from './compute/rollup-exact.ts';
 import { bucketRanges, expiredRawBuckets, keptSince, rawBuckets, type RollupTier, type SubQueryPlan } from './plan.ts';
 import type { MarkedWindow, MetricReads } from './read-batch.ts';
 import type { StoredWindow, TaggedPoints, WindowSpan } from './series-store.ts';
@@ -40,7 +40,7 @@ export function summarySpans(plan: RollupPlan, tier: RollupTier, now: number): W
   const push = (sizeMs: number, from: number, to: number, what: WindowSpan['with']): void => {
     const last = out.at(-1);
     if (last?.sizeMs === sizeMs && last.to === from) out[out.length - 1] = { ...last, to };
-    else out.push({ sizeMs, from, to, with: what });
+    else out.push(what === 'pack' ? { sizeMs, from, to, with: what, finerMs: windowMs } : { sizeMs, from, to, with: what });
   };
   for (let c = scan.startMs - (scan.startMs % coarse); c < scan.endMs; c += coarse) {
     const from = Math.max(c, scan.startMs);
@@ -51,49 +51,58 @@ export function summarySpans(plan: RollupPlan, tier: RollupTier, now: number): W
   return out;
 }
 
-/** One id's summaries of the plan's size, from packs of good coarser windows and from rows; the coarser windows to read as rows instead. */
-function summariesOf(
-  stored: readonly StoredWindow[],
-  marks: readonly MarkedWindow[],
-  windowMs: number,
-): { windows: WindowSummary[]; redo: number[]; packs: number } {
-  const windows: WindowSummary[] = [];
+/** Runs of one id's summaries of the plan's size (summary-pack.ts: RUN_STRIDE numbers a window), each ascending, the runs apart from each other (windows do not overlap). */
+type Runs = Float64Array[];
+
+/** One id's summaries of the plan's size, from packs of good coarser windows (a run each) and from rows; the coarser windows to read as rows instead. */
+function summariesOf(stored: readonly StoredWindow[], marks: readonly MarkedWindow[], windowMs: number): { runs: Runs; redo: number[]; packs: number } {
+  const runs: Runs = [];
   const redo: number[] = [];
   let packs = 0;
   for (const w of stored) {
     if (w.sizeMs === windowMs) {
-      windows.push(w.summary);
+      runs.push(summaryRun(w.summary));
       continue;
     }
-    const stale = marks.some((m) => m.sizeMs === w.sizeMs && m.startMs === w.startMs);
+    const stale = marks.length > 0 && marks.some((m) => m.sizeMs === w.sizeMs && m.startMs === w.startMs);
     if (stale || w.pack === undefined) {
       redo.push(w.startMs);
       continue;
     }
     packs++;
-    windows.push(...decodeSummaryPack(w.pack, w.startMs, windowMs));
+    runs.push(w.pack);
   }
-  return { windows, redo, packs };
+  return { runs, redo, packs };
+}
+
+/** The runs' summaries in the scan range and outside the `raw` buckets, ascending, folded into buckets (the runs sorted, not their summaries). */
+function foldRuns(ds: Downsample, plan: RollupPlan, runs: Runs, raw: ReadonlySet<number>): { ts: number[]; values: number[] } {
+  const { scan, intervalMs } = plan;
+  const first = (r: Float64Array): number => r[0] ?? 0;
+  let ascending = true;
+  for (let i = 1; i < runs.length && ascending; i++) if (first(runs[i] as Float64Array) < first(runs[i - 1] as Float64Array)) ascending = false;
+  const ordered = ascending ? runs : [...runs].sort((a, b) => first(a) - first(b));
+  const folder = new BucketFolder(intervalMs, ds.aggregator);
+  for (const r of ordered) {
+    for (let o = 0; o < r.length; o += RUN_STRIDE) {
+      const start = r[o] as number;
+      if (start < scan.startMs || start >= scan.endMs || (raw.size > 0 && raw.has(start - (start % intervalMs)))) continue;
+      folder.addFields(start, r[o + 1] as number, r[o + 2] as number, r[o + 3] as number, r[o + 4] as number, r[o + 5] as number, r[o + 6] as number);
+    }
+  }
+  return folder.finish();
 }
 
 /** One id's bucket values: from its summaries where summarised for good, from its raw points (`points`) in the `raw` buckets. */
 function idBuckets(
   ds: Downsample,
   plan: RollupPlan,
-  summaries: readonly WindowSummary[],
+  runs: Runs,
   raw: ReadonlySet<number>,
   points: readonly TaggedPoints[],
 ): { ts: number[]; values: number[] } {
-  const { scan, intervalMs } = plan;
-  const windows: WindowSummary[] = [];
-  let ascending = true;
-  for (const w of summaries) {
-    if (w.startMs < scan.startMs || w.startMs >= scan.endMs || (raw.size > 0 && raw.has(w.startMs - (w.startMs % intervalMs)))) continue;
-    if (windows.length > 0 && w.startMs < (windows[windows.length - 1] as WindowSummary).startMs) ascending = false;
-    windows.push(w);
-  }
-  if (!ascending) windows.sort((a, b) => a.startMs - b.startMs);
-  const fromSummaries = bucketsFromSummaries(windows, intervalMs, ds.aggregator);
+  const { intervalMs } = plan;
+  const fromSummaries = foldRuns(ds, plan, runs, raw);
   if (raw.size === 0) return fromSummaries;
   const buckets = new Map<number, number>(fromSummaries.ts.map((t, i) => [t, fromSummaries.values[i] as number]));
   const run = getAggregator(ds.aggregator).run;
@@ -166,22 +175,24 @@ export async function readRollup(
   const spans = summarySpans(plan, tier, now);
   const marksUpTo = Math.max(...spans.map((sp) => sp.sizeMs));
   const markSizes = tier.windowsMs.filter((w) => w <= marksUpTo && marksUpTo % w === 0);
+  const markSpan = { sizesMs: markSizes, from: plan.scan.startMs, to: plan.scan.endMs };
   const [first, early] = await Promise.all([
-    reads.windowsOf(ids, metric, spans, { sizesMs: markSizes, from: plan.scan.startMs, to: plan.scan.endMs }),
+    reads.windowsOf(ids, metric, spans, markSpan),
     always.size === 0 ? new Map<string, TaggedPoints[]>() : rawOfBuckets(metric, plan, new Map(ids.map((id) => [id, always])), reads, out),
   ]);
   const raw = new Map<string, ReadonlySet<number>>();
   const added = new Map<string, Set<number>>();
   const redo = new Map<number, string[]>();
-  const got = new Map<string, WindowSummary[]>();
+  const got = new Map<string, Runs>();
   for (const id of ids) {
+    if (first.cachedIds.has(id)) out.cachedIds++;
     const marks = first.marks.get(id) ?? [];
     const finer = marks.filter((m) => m.sizeMs <= plan.windowMs);
     const dirty = finer.length === 0 ? always : rawBuckets(plan, tier, finer, now);
     raw.set(id, dirty);
     if (dirty !== always) added.set(id, difference(dirty, always));
     const g = summariesOf(first.windows.get(id) ?? [], marks, plan.windowMs);
-    got.set(id, g.windows);
+    got.set(id, g.runs);
     out.packWindows += g.packs;
     for (const start of g.redo) {
       const group = redo.get(start);
@@ -189,6 +200,8 @@ export async function readRollup(
       else group.push(id);
     }
   }
+  const marked = ids.some((id) => first.marks.has(id));
+  if (!marked && always.size === 0 && redo.size === 0 && first.gens !== undefined) out.fromWindows = { ids, gens: first.gens, marks: markSpan };
   // Round 2: the plan's size's rows of coarser windows whose pack could not be used, and the raw buckets markers added.
   const coarse = coarserSize(tier, plan.windowMs) ?? plan.windowMs;
   const none = { sizesMs: [], from: 0, to: 0 };
@@ -205,11 +218,11 @@ export async function readRollup(
     ),
     added.size === 0 ? new Map<string, TaggedPoints[]>() : rawOfBuckets(metric, plan, added, reads, out),
   ]);
-  for (const r of rows) for (const [id, list] of r.windows) for (const w of list) got.get(id)?.push(w.summary);
+  for (const r of rows) for (const [id, list] of r.windows) for (const w of list) got.get(id)?.push(summaryRun(w.summary));
   for (const [id, s] of single) {
     const dirty = raw.get(id) ?? always;
     out.rawBuckets += dirty.size;
-    const points = [...(early.get(id) ?? []), ...(late.get(id) ?? [])];
+    const points = dirty.size === 0 ? [] : [...(early.get(id) ?? []), ...(late.get(id) ?? [])];
     const b = idBuckets(ds, plan, got.get(id) ?? [], dirty, points);
     if (b.ts.length > 0) out.inputs.add(s, { kind: 'buckets', tags: s.tags, ts: b.ts, values: b.values });
   }

@@ -17,7 +17,9 @@ import { column } from '../hbase/codec.ts';
 import type { ScanFilter } from '../hbase/filters.ts';
 import type { ScanOptions } from '../hbase/scanner.ts';
 import type { Row } from '../hbase/types.ts';
-import type { Keyspace, ScanRange, SpreadEntry } from '../keys/index.ts';
+import type { Keyspace, ScanRange, SpreadEntry, TableRef } from '../keys/index.ts';
+import { GENERATIONS_ROW, generationsOf } from '../rollup/generations.ts';
+import { decodeSummaryPackRun } from '../rollup/summary-pack.ts';
 import { VERSION_QUALIFIER } from '../rollup/marker.ts';
 import { columnOf } from '../rollup/fold.ts';
 import { decodeSummary } from '../rollup/summary.ts';
@@ -29,15 +31,18 @@ import { rangeShape } from '../query/scan-reads.ts';
 import type { ScanShape } from '../walk/merged-scan.ts';
 import { runLimited } from '../walk/pool.ts';
 
-/** What the series store needs of HBase (the REST client's scan fits). */
+/** What the series store needs of HBase (the REST client's scan and get fit). */
 export interface SeriesScanPort {
   scan(table: string, options: ScanOptions): AsyncIterable<Row>;
+  get(table: string, row: Buffer): Promise<Row | null>;
 }
 
 export interface SeriesStoreOptions {
   readonly keyspace: Keyspace;
   readonly data: { readonly name: string; readonly family: string };
   readonly rollup: { readonly name: string; readonly family: string };
+  /** the meta table: the window generations row (src/rollup/generations.ts) */
+  readonly meta: TableRef;
   /** the id's spread entry as the registry holds it now */
   readonly entryFor: (id: string) => Promise<SpreadEntry | undefined>;
   /** per request round trip */
@@ -54,6 +59,8 @@ export interface WindowSpan {
   readonly from: number;
   readonly to: number;
   readonly with: 'block' | 'pack' | 'summary';
+  /** with 'pack': the finer size the packs hold (their summaries come decoded) */
+  readonly finerMs?: number;
 }
 
 /** The markers a window read also reads: of these sizes, windows starting in [from, to). */
@@ -63,21 +70,27 @@ export interface MarkSpan {
   readonly to: number;
 }
 
-/** One stored window of one id and metric: its summary, and its block and pack when valid (encoded). */
+/** One stored window of one id and metric: its summary, its block when valid (encoded), and its pack when valid (decoded: a summary run, summary-pack.ts). */
 export interface StoredWindow {
   readonly startMs: number;
   readonly sizeMs: number;
   readonly summary: WindowSummary;
   readonly block: Buffer | undefined;
-  readonly pack: Buffer | undefined;
+  readonly pack: Float64Array | undefined;
 }
 
 export interface WindowsRead {
   /** by metric, then id: the windows found (any order) */
-  readonly windows: Map<string, Map<string, StoredWindow[]>>;
+  readonly windows: Map<string, Map<string, readonly StoredWindow[]>>;
   /** by id: the pending markers found */
   readonly marks: Map<string, MarkedWindow[]>;
+  /** the ids whose windows came from the window cache (window-cache.ts), not from a scan */
+  readonly cachedIds: ReadonlySet<string>;
+  /** with the window cache: the generation of each of the ids' buckets ('' for none yet), read before any of the windows */
+  readonly gens?: ReadonlyMap<number, string>;
 }
+
+const NO_IDS: ReadonlySet<string> = new Set();
 
 /** The points of one id and metric under one tag set, ascending by ts. */
 export interface TaggedPoints {
@@ -190,7 +203,8 @@ export class SeriesStore {
     const windows = new Map<string, Map<string, StoredWindow[]>>(metrics.map((m) => [m, new Map()]));
     const marked = new Map<string, MarkedWindow[]>();
     const live = spans.filter((sp) => sp.from < sp.to);
-    if (ids.length === 0 || metrics.length === 0 || (live.length === 0 && marks.from >= marks.to)) return { windows, marks: marked };
+    if (ids.length === 0 || metrics.length === 0 || (live.length === 0 && marks.from >= marks.to)) return { windows, marks: marked, cachedIds: NO_IDS };
+    const finerOf = new Map(live.filter((sp) => sp.with === 'pack').map((sp) => [sp.sizeMs, sp.finerMs]));
     const { keyspace, rollup } = this.#o;
     const ranges: ScanRange[] = this.#markerRanges(ids, marks.sizesMs, marks.from, marks.to);
     for (const sp of live) for (const id of ids) ranges.push(keyspace.rollupRange(id, sp.sizeMs / 1000, Math.max(0, sp.from), sp.to - 1));
@@ -212,17 +226,40 @@ export class SeriesStore {
           let list = byId.get(key.id);
           if (list === undefined) byId.set(key.id, (list = []));
           const sum = decodeSummary(cells.summary.value, metric);
+          const finerMs = finerOf.get(sizeMs);
+          if (cells.pack !== undefined && finerMs === undefined) throw new Error(`a pack of ${sizeMs} ms windows was read without its finer size`);
           list.push({
             startMs: key.windowStart,
             sizeMs,
             summary: { startMs: key.windowStart, count: sum.count, sum: sum.sum, min: sum.min, max: sum.max, first: sum.first, last: sum.last },
             block: cells.block?.value,
-            pack: cells.pack?.value,
+            pack: cells.pack === undefined ? undefined : decodeSummaryPackRun(cells.pack.value, key.windowStart, finerMs as number),
           });
         }
       }
     });
-    return { windows, marks: marked };
+    return { windows, marks: marked, cachedIds: NO_IDS };
+  }
+
+  /** The pending markers alone of `ids` (the sizes, windows starting in [from, to)): the window cache's read for ids it answers. */
+  async marksOf(ids: readonly string[], marks: MarkSpan, budget: PointBudget, concurrency = 4): Promise<Map<string, MarkedWindow[]>> {
+    const marked = new Map<string, MarkedWindow[]>();
+    const ranges = this.#markerRanges(ids, marks.sizesMs, marks.from, marks.to);
+    if (ranges.length === 0) return marked;
+    const wantedIds = new Set(ids);
+    const columns = [column(this.#o.rollup.family)];
+    await runLimited(scanChunks(ranges, Math.min(concurrency, Math.ceil(ranges.length / 8))), concurrency, async (scan) => {
+      for await (const row of this.#scanMany(this.#o.rollup.name, scan, { columns })) {
+        budget.take(0);
+        if (row.row[1] === 0x00) this.#noteMarks(row, wantedIds, marked);
+      }
+    });
+    return marked;
+  }
+
+  /** The window generations by bucket (src/rollup/generations.ts): read before the scans whose windows a cache keeps. */
+  async generations(): Promise<Map<number, string>> {
+    return generationsOf(await this.#port.get(this.#o.meta.name, GENERATIONS_ROW));
   }
 
   /** The marker ranges of the ids' buckets for the sizes, windows starting in [from, to). */

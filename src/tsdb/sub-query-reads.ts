@@ -1,7 +1,7 @@
 // What the reads of one sub-query share (execute.ts runs them, read-points.ts and read-summaries.ts
 // do them): the catalog's series by id, the inputs collected in catalog order, and the counts the
 // plan header reports.
-import type { PointBudget } from './series-store.ts';
+import type { MarkSpan, PointBudget } from './series-store.ts';
 import type { SeriesInput } from './types.ts';
 
 /** A series as the catalog shows it: its tags include the id under the id tag key. */
@@ -47,10 +47,28 @@ export interface SubQueryReads {
   rawRanges: number;
   /** rollup plans: coarser windows (of any id) whose finer summaries came from a summary pack */
   packWindows: number;
+  /** rollup plans: ids whose windows came from the window cache (window-cache.ts) */
+  cachedIds: number;
+  /**
+   * rollup plans answered from stored windows alone (no marker, no bucket read raw, one series per
+   * id), read under known generations: what the answer memo keeps with the answer (answer-memo.ts)
+   */
+  fromWindows: { readonly ids: readonly string[]; readonly gens: ReadonlyMap<number, string>; readonly marks: MarkSpan } | undefined;
   /** the query's point budget: block points count too */
   readonly budget: PointBudget;
 }
 
 export function newReads(series: readonly CatalogSeries[], budget: PointBudget): SubQueryReads {
-  return { inputs: new Inputs(series), points: 0, rawBuckets: 0, expiredBuckets: 0, blockWindows: 0, rawRanges: 0, packWindows: 0, budget };
+  return {
+    inputs: new Inputs(series),
+    points: 0,
+    rawBuckets: 0,
+    expiredBuckets: 0,
+    blockWindows: 0,
+    rawRanges: 0,
+    packWindows: 0,
+    cachedIds: 0,
+    fromWindows: undefined,
+    budget,
+  };
 }

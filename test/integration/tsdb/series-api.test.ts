@@ -5,7 +5,8 @@
 // test/fixtures/opentsdb-answers/small/, `npm run compat:opentsdb -- --small --record`), series by
 // series and point by point, or be a documented divergence. Then: suggest and look-up answer from the
 // catalog, a query over the series limit is a 400 naming it, and a late event into a summarised hour
-// is in the very next answer (the planner reads that bucket raw).
+// is in the very next answer (the planner reads that bucket raw); a repeated query is answered by the
+// answer memo, and neither it nor the window cache answers with windows the job has summarised again.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -18,6 +19,11 @@ import { suite } from '../../../scripts/lib/compat/suite.ts';
 import { uniqueName } from '../../support/env.ts';
 import { produceEvents, startInProcess, waitFor, waitForCommittedAtEnd, waitForEvents } from '../../support/service-harness.ts';
 import type { Service } from '../../../src/service/service.ts';
+import { pino } from 'pino';
+import { quietRollupMeters } from '../../../src/rollup/meters.ts';
+import { RollupJob } from '../../../src/rollup/job.ts';
+import { rollupSettings } from '../../../src/rollup/settings.ts';
+import { keyspaceOf, tablesOf } from '../../../src/service/keyspace.ts';
 import { hourlyMean, post, serviceWithDataset } from './helpers.ts';
 
 const ROOT = join(import.meta.dirname, '../../..');
@@ -105,6 +111,9 @@ void test('series API: the compat suite answered as OpenTSDB 2.4.1 answered it, 
       (body as { dps: Record<string, number | undefined> }[])[0]?.dps[String(SMALL_DATASET.startMs / 1000)] ?? Number.NaN;
     const before = await post(quiet.httpPort, '/api/query', hourly);
     assert.match(before.headers.get('x-tsingest-plan') ?? '', /^rollup:3600s;raw-buckets=0(;|$)/, 'every hour summarised before the late event');
+    const beforeAgain = await post(quiet.httpPort, '/api/query', hourly);
+    assert.match(beforeAgain.headers.get('x-tsingest-plan') ?? '', /;answer=memo$/, 'the same query again: the kept answer, after its probe');
+    assert.deepEqual(beforeAgain.body, before.body);
     const rawFirstHour = {
       start: SMALL_DATASET.startMs,
       end: SMALL_DATASET.startMs + 3_599_999,
@@ -122,6 +131,7 @@ void test('series API: the compat suite answered as OpenTSDB 2.4.1 answered it, 
     await waitForEvents(quiet, 1, 60_000);
     const after = await post(quiet.httpPort, '/api/query', hourly);
     assert.match(after.headers.get('x-tsingest-plan') ?? '', /^rollup:3600s;raw-buckets=[1-9]/);
+    assert.doesNotMatch(after.headers.get('x-tsingest-plan') ?? '', /answer=memo/, 'a pending marker: not the kept answer');
     const moved = meanOfFirstHour(after.body);
     assert.ok(moved > meanOfFirstHour(before.body), `the hour's mean took the late value in (${meanOfFirstHour(before.body)} → ${moved})`);
     const rawAfter = await post(quiet.httpPort, '/api/query', rawFirstHour);
@@ -137,5 +147,26 @@ void test('series API: the compat suite answered as OpenTSDB 2.4.1 answered it, 
       Object.keys((rawBefore.body as { dps: Record<string, number> }[])[0]?.dps ?? {}).length + 1,
       'and every other point of the hour once',
     );
+
+    // The job summarises the hour again (its put, then its bump of the window generation, then the
+    // marker goes): the windows the service keeps from before the late event must not answer.
+    const cfg = h.config([`kafka.groupId=${groupId}`, 'rollup.markerSettleMs=0']);
+    const job = new RollupJob({
+      store: h.rest,
+      settings: rollupSettings(cfg, keyspaceOf(cfg), tablesOf(cfg)),
+      metrics: quietRollupMeters(),
+      log: pino({ level: 'silent' }),
+    });
+    const report = await job.run();
+    assert.ok(report.ok && report.written > 0, JSON.stringify(report));
+    const resummarised = await post(quiet.httpPort, '/api/query', hourly);
+    const plan = resummarised.headers.get('x-tsingest-plan') ?? '';
+    assert.match(plan, /^rollup:3600s;raw-buckets=0(;|$)/, 'summarised for good again');
+    assert.doesNotMatch(plan, /answer=memo/, 'a new generation: not the answer kept before the late event');
+    const now = meanOfFirstHour(resummarised.body);
+    assert.ok(Math.abs(now - moved) <= 1e-9 * Math.abs(moved), `the new summary holds the late value (${now} vs ${moved} read raw)`);
+    const kept = await post(quiet.httpPort, '/api/query', hourly);
+    assert.match(kept.headers.get('x-tsingest-plan') ?? '', /;answer=memo$/);
+    assert.deepEqual(kept.body, resummarised.body);
   });
 });

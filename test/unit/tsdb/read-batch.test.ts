@@ -44,6 +44,7 @@ class RecordingReads implements SeriesReads {
     return Promise.resolve({
       windows: new Map(metrics.map((m) => [m, new Map(ids.map((id) => [id, [window(m)]]))])),
       marks: new Map(ids.map((id): [string, MarkedWindow[]] => [id, [{ startMs: 0, sizeMs: marks.sizesMs[0] ?? 0 }]])),
+      cachedIds: new Set<string>(),
     });
   }
 }

@@ -10,10 +10,12 @@ import { putRowOf } from '../../../src/rollup/fold.ts';
 import { RollupJob } from '../../../src/rollup/job.ts';
 import { markerPuts } from '../../../src/rollup/marker.ts';
 import { encodeSummary, summaryOf } from '../../../src/rollup/summary.ts';
-import { executeQuery, type SubQueryAnswer } from '../../../src/tsdb/execute.ts';
+import { executeQuery, type ReadCounts, type SubQueryAnswer } from '../../../src/tsdb/execute.ts';
 import { parseQueryBody } from '../../../src/tsdb/parse-query.ts';
 import type { RollupTier } from '../../../src/tsdb/plan.ts';
 import { SeriesStore } from '../../../src/tsdb/series-store.ts';
+import { cachedReads, WindowCache } from '../../../src/tsdb/window-cache.ts';
+import { AnswerMemo } from '../../../src/tsdb/answer-memo.ts';
 import { FakeHBase } from '../../support/fake-hbase.ts';
 import { BLOCK_FAMILY, prng, type Ev } from '../rollup/brute.ts';
 import { markEvents, readMetrics, settings, silentLog, writeEvents } from '../rollup/job-fixture.ts';
@@ -56,6 +58,7 @@ function seriesStore(store: FakeHBase, blocks: boolean): SeriesStore {
     keyspace: S.keyspace,
     data: { name: S.dataTable, family: 'd' },
     rollup: { name: S.rollupTable, family: S.rollupFamily },
+    meta: S.meta,
     entryFor: () => Promise.resolve(undefined),
     deadlineMs: 10_000,
     idTagKey: 'id',
@@ -145,6 +148,16 @@ void test("a day with a pending day marker is read from its hours' blocks; a blo
 /** Rollup answers (packs, rows) = the same query with rollups off (every bucket from raw points). */
 async function sameAsRaw(store: FakeHBase, catalog: SeriesIndex, body: Record<string, unknown>, what: string): Promise<SubQueryAnswer> {
   const [rollup] = await ask(store, catalog, TIER, body);
+  return assertSameAsRaw(store, catalog, rollup, body, what);
+}
+
+async function assertSameAsRaw(
+  store: FakeHBase,
+  catalog: SeriesIndex,
+  rollup: SubQueryAnswer | undefined,
+  body: Record<string, unknown>,
+  what: string,
+): Promise<SubQueryAnswer> {
   const [raw] = await ask(store, catalog, undefined, body);
   assert.ok(rollup !== undefined && raw !== undefined);
   assert.equal(rollup.plan.path, 'rollup', what);
@@ -198,4 +211,75 @@ void test("hourly summaries of whole days come from the day rows' packs; a stale
   );
   const marked = await sameAsRaw(store, catalog, body, 'a day marked');
   assert.equal(marked.reads.packWindows, a.reads.packWindows - 1, 'one pack fewer');
+});
+
+/** One service's worth of series API state across queries: the window cache and the answer memo over the store. */
+function cachedAsker(store: FakeHBase, catalog: SeriesIndex): (body: Record<string, unknown>) => Promise<SubQueryAnswer> {
+  const inner = seriesStore(store, true);
+  const cache = new WindowCache({ maxBytes: 1 << 24, maxAgeMs: 3_600_000, now: () => NOW });
+  const reads = cachedReads(inner, cache, (id) => S.keyspace.baseSalt(id));
+  const memo = { answers: new AnswerMemo<ReadCounts>(16, 3_600_000), probe: inner };
+  return async (body) => {
+    const q = parseQueryBody(body, new URLSearchParams(), NOW);
+    const [a] = await executeQuery(q, {
+      catalog,
+      reads,
+      memo,
+      tier: TIER,
+      idTagKey: 'id',
+      limits: { maxSeries: 100, maxPoints: 1_000_000, concurrency: 3 },
+      now: () => NOW,
+      signal: new AbortController().signal,
+      integerValues: false,
+    });
+    assert.ok(a !== undefined);
+    return a;
+  };
+}
+
+void test("window cache and answer memo: repeated answers come from memory and stay equal to the raw answer through a late event and the job's rerun", async () => {
+  const { store, catalog } = await stored();
+  const cachedAsk = cachedAsker(store, catalog);
+  const body = {
+    start: DAY0,
+    end: DAY0 + 3 * D - 1,
+    queries: [{ aggregator: 'avg', metric: 'temp', downsample: '1h-avg', filters: [{ type: 'wildcard', tagk: 'id', filter: '*', groupBy: false }] }],
+  };
+  const first = await assertSameAsRaw(store, catalog, await cachedAsk(body), body, 'first read');
+  assert.equal(first.memo, false);
+  assert.equal(first.reads.cachedIds, 0, 'nothing kept yet');
+  const again = await cachedAsk(body);
+  assert.equal(again.memo, true, 'the same query again: the kept answer, after the probe');
+  assert.deepEqual(again.results, first.results);
+  // another aggregation of the same windows: computed, from the window cache
+  const other = {
+    ...body,
+    queries: [{ ...body.queries[0], aggregator: 'sum', downsample: '1h-max', filters: [{ type: 'wildcard', tagk: 'id', filter: '*', groupBy: true }] }],
+  };
+  const otherFirst = await assertSameAsRaw(store, catalog, await cachedAsk(other), other, 'another aggregation');
+  assert.equal(otherFirst.memo, false);
+  assert.ok(otherFirst.reads.cachedIds > 0, `windows from the cache (${otherFirst.reads.cachedIds} ids)`);
+
+  // a late event into a summarised hour of 'b': marked, not yet summarised → that bucket raw
+  const late: Ev = { id: 'b', ts: DAY0 + D + 10 * H + 123, metric: 'temp', value: 999 };
+  await writeEvents(store, S, [late]);
+  await markEvents(store, S, [late]);
+  const marked = await assertSameAsRaw(store, catalog, await cachedAsk(body), body, 'late event marked');
+  assert.equal(marked.memo, false, 'a marker: the kept answer does not hold');
+  assert.ok(marked.reads.rawBuckets > 0, 'the marked hour read raw');
+  assert.notDeepEqual(marked.results, first.results, 'the late value moved the answer');
+  const markedAgain = await cachedAsk(body);
+  assert.equal(markedAgain.memo, false, 'nor while the marker is pending');
+
+  // the job summarises the hour (and the day) again: its put and its bump; the marker goes
+  const report = await new RollupJob({ store, settings: S, metrics: readMetrics(S).metrics, log: silentLog, now: () => NOW }).run();
+  assert.ok(report.ok && report.written > 0);
+  const resummarised = await assertSameAsRaw(store, catalog, await cachedAsk(body), body, 'after the job');
+  assert.equal(resummarised.memo, false, "a bumped generation: the kept answer and 'b''s kept windows do not hold");
+  assert.equal(resummarised.reads.rawBuckets, 0, 'summarised for good again');
+  assert.ok(resummarised.reads.cachedIds < catalog.size, "'b''s bucket read again");
+  assert.deepEqual(resummarised.results, marked.results, 'the new summaries hold the late value, as the raw read did');
+  const kept = await cachedAsk(body);
+  assert.equal(kept.memo, true);
+  assert.deepEqual(kept.results, resummarised.results);
 });

@@ -1,0 +1,178 @@
+// The window cache (src/tsdb/window-cache.ts): windows kept per id, span and start under their
+// bucket's generation, answered only while it holds and while young enough, bounded in bytes with a
+// second chance for the ones used; and the cached reads: ids whose every window is kept are not read
+// again (their markers are), a changed generation sends its bucket's ids back to HBase, point blocks
+// never go through the cache.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { MarkedWindow } from '../../../src/tsdb/read-batch.ts';
+import type { MarkSpan, PointBudget, StoredWindow, TaggedPoints, WindowSpan, WindowsRead } from '../../../src/tsdb/series-store.ts';
+import { cachedReads, spanKey, WindowCache, type CacheableReads } from '../../../src/tsdb/window-cache.ts';
+
+const H = 3_600_000;
+const D = 24 * H;
+const budget: PointBudget = { take: () => undefined };
+
+function windowOf(id: string, sizeMs: number, startMs: number, sum: number, pack?: Float64Array): StoredWindow {
+  return { startMs, sizeMs, summary: { startMs, count: 1, sum, min: sum, max: sum, first: sum, last: sum }, block: undefined, pack };
+}
+
+void test('WindowCache: a window answers under its generation only, while young enough; absent windows are kept as null', () => {
+  let now = 1000;
+  const c = new WindowCache({ maxBytes: 1 << 20, maxAgeMs: 500, now: () => now });
+  const w = windowOf('a', H, 0, 1);
+  c.set('a', 'k', 0, 'g1', w, now);
+  c.set('a', 'k', H, 'g1', null, now);
+  assert.equal(c.get('a', 'k', 0, 'g1', now), w);
+  assert.equal(c.get('a', 'k', H, 'g1', now), null, 'known absent');
+  assert.equal(c.get('a', 'k', 2 * H, 'g1', now), undefined, 'never read');
+  assert.equal(c.get('a', 'k', 0, 'g2', now), undefined, 'another generation: a write since');
+  assert.equal(c.get('b', 'k', 0, 'g1', now), undefined, 'another id');
+  assert.equal(c.get('a', 'k2', 0, 'g1', now), undefined, 'another span key');
+  now += 501;
+  assert.equal(c.get('a', 'k', 0, 'g1', now), undefined, 'older than maxAgeMs');
+  const s = c.stats();
+  assert.equal(s.hits, 2);
+  assert.equal(s.misses, 5);
+  assert.equal(s.entries, 2);
+});
+
+void test('WindowCache: bounded in bytes; the oldest unused entry goes first, a used one gets a second chance', () => {
+  const c = new WindowCache({ maxBytes: 4 * 460 + 100, maxAgeMs: 1e9, now: () => 0 });
+  for (let i = 0; i < 4; i++) c.set(`id${i}`, 'k', 0, 'g', windowOf(`id${i}`, H, 0, i), 0);
+  assert.equal(c.stats().entries, 4);
+  assert.ok(c.get('id0', 'k', 0, 'g', 0) !== undefined, 'id0 used');
+  c.set('id4', 'k', 0, 'g', windowOf('id4', H, 0, 4), 0);
+  assert.equal(c.stats().entries, 4, 'one went');
+  assert.ok(c.get('id0', 'k', 0, 'g', 0) !== undefined, 'the used one stayed');
+  assert.equal(c.get('id1', 'k', 0, 'g', 0), undefined, 'the oldest unused one went');
+  assert.ok(c.stats().bytes <= 4 * 460 + 100);
+  // a pack counts its run's bytes: a big one pushes out more
+  c.set('big', 'k', 0, 'g', windowOf('big', D, 0, 1, new Float64Array(24 * 7)), 0);
+  assert.ok(c.stats().entries < 4);
+  assert.ok(c.stats().bytes <= 4 * 460 + 100);
+});
+
+/** An in-memory HBase for the reads: windows by id, generations by bucket, markers by id; counts what it is asked. */
+class Backing implements CacheableReads {
+  readonly windows = new Map<string, StoredWindow[]>();
+  readonly gens = new Map<number, string>();
+  readonly marks = new Map<string, MarkedWindow[]>();
+  readonly windowReads: string[][] = [];
+  readonly markReads: string[][] = [];
+
+  rawPointsOf(): Promise<Map<string, Map<string, Map<string, TaggedPoints>>>> {
+    return Promise.resolve(new Map<string, Map<string, Map<string, TaggedPoints>>>());
+  }
+
+  windowsOf(ids: readonly string[], metrics: readonly string[], spans: readonly WindowSpan[], marks: MarkSpan): Promise<WindowsRead> {
+    this.windowReads.push([...ids]);
+    const inSpan = (w: StoredWindow): boolean => spans.some((sp) => sp.sizeMs === w.sizeMs && w.startMs >= sp.from && w.startMs < sp.to);
+    return Promise.resolve({
+      windows: new Map(metrics.map((m) => [m, new Map(ids.map((id) => [id, (this.windows.get(`${m}|${id}`) ?? []).filter(inSpan)]))])),
+      marks: this.#marks(ids, marks),
+      cachedIds: new Set<string>(),
+    });
+  }
+
+  marksOf(ids: readonly string[], marks: MarkSpan): Promise<Map<string, MarkedWindow[]>> {
+    this.markReads.push([...ids]);
+    return Promise.resolve(this.#marks(ids, marks));
+  }
+
+  generations(): Promise<Map<number, string>> {
+    return Promise.resolve(new Map(this.gens));
+  }
+
+  #marks(ids: readonly string[], span: MarkSpan): Map<string, MarkedWindow[]> {
+    const out = new Map<string, MarkedWindow[]>();
+    for (const id of ids) {
+      const list = (this.marks.get(id) ?? []).filter((m) => span.sizesMs.includes(m.sizeMs) && m.startMs >= span.from && m.startMs < span.to);
+      if (list.length > 0) out.set(id, list);
+    }
+    return out;
+  }
+}
+
+const bucketOf = (id: string): number => (id === 'a' || id === 'b' ? 0 : 1);
+const spans: WindowSpan[] = [
+  { sizeMs: D, from: 0, to: D, with: 'pack', finerMs: H },
+  { sizeMs: H, from: D, to: D + H, with: 'summary' },
+];
+const marks: MarkSpan = { sizesMs: [H, D], from: 0, to: D + H };
+
+function backing(): Backing {
+  const b = new Backing();
+  for (const id of ['a', 'b', 'c']) {
+    b.windows.set(`temp|${id}`, [windowOf(id, D, 0, 10, new Float64Array(7)), windowOf(id, H, D, 11)]);
+    b.windows.set(`hum|${id}`, [windowOf(id, D, 0, 20, new Float64Array(7))]);
+  }
+  b.gens.set(0, 'g0');
+  return b;
+}
+
+const sums = (r: WindowsRead, m: string, id: string): number[] => (r.windows.get(m)?.get(id) ?? []).map((w) => w.summary.sum);
+
+void test('cached reads: the second read of the same windows reads only the markers, and answers the same', async () => {
+  const b = backing();
+  const cache = new WindowCache({ maxBytes: 1 << 20, maxAgeMs: 60_000, now: () => 0 });
+  const reads = cachedReads(b, cache, bucketOf);
+  const first = await reads.windowsOf(['a', 'b', 'c'], ['temp', 'hum'], spans, marks, budget);
+  assert.deepEqual(b.windowReads, [['a', 'b', 'c']]);
+  assert.equal(first.cachedIds.size, 0);
+  assert.deepEqual(
+    first.gens,
+    new Map([
+      [0, 'g0'],
+      [1, ''],
+    ]),
+    'the generations read, "" for a bucket never bumped',
+  );
+  const second = await reads.windowsOf(['a', 'b', 'c'], ['temp', 'hum'], spans, marks, budget);
+  assert.deepEqual(b.windowReads, [['a', 'b', 'c']], 'no second window read');
+  assert.deepEqual(b.markReads, [['a', 'b', 'c']], 'the markers were read');
+  assert.deepEqual([...second.cachedIds].sort(), ['a', 'b', 'c']);
+  for (const id of ['a', 'b', 'c']) {
+    assert.deepEqual(sums(second, 'temp', id), sums(first, 'temp', id));
+    assert.deepEqual(sums(second, 'hum', id), [20], 'the hour a metric has no window in: known absent');
+  }
+  assert.equal(
+    spanKey('temp', spans[0] as WindowSpan) === spanKey('temp', { ...(spans[0] as WindowSpan), finerMs: 60_000 }),
+    false,
+    'a pack of another finer size is another key',
+  );
+});
+
+void test('cached reads: a bumped bucket sends its ids back to HBase, and the new content is read; markers pass through', async () => {
+  const b = backing();
+  const cache = new WindowCache({ maxBytes: 1 << 20, maxAgeMs: 60_000, now: () => 0 });
+  const reads = cachedReads(b, cache, bucketOf);
+  await reads.windowsOf(['a', 'b', 'c'], ['temp'], spans, marks, budget);
+  // the job rewrote a's day (its put, then its bump) and a late event marked c's hour
+  b.windows.set('temp|a', [windowOf('a', D, 0, 99, new Float64Array(7)), windowOf('a', H, D, 11)]);
+  b.gens.set(0, 'g1');
+  b.marks.set('c', [{ startMs: D, sizeMs: H }]);
+  const r = await reads.windowsOf(['a', 'b', 'c'], ['temp'], spans, marks, budget);
+  assert.deepEqual(b.windowReads.at(-1), ['a', 'b'], "bucket 0's ids read again");
+  assert.deepEqual(b.markReads.at(-1), ['c'], "c's markers read alone");
+  assert.deepEqual(sums(r, 'temp', 'a'), [99, 11], 'the rewritten window, not the kept one');
+  assert.deepEqual(r.marks.get('c'), [{ startMs: D, sizeMs: H }], 'the marker reaches the planner');
+  assert.deepEqual([...r.cachedIds], ['c']);
+});
+
+void test('cached reads: point blocks and reads past MAX_CACHED_LOOKUPS go straight to HBase', async () => {
+  const b = backing();
+  const cache = new WindowCache({ maxBytes: 1 << 20, maxAgeMs: 60_000, now: () => 0 });
+  const reads = cachedReads(b, cache, bucketOf);
+  const blocks: WindowSpan[] = [{ sizeMs: H, from: 0, to: D, with: 'block' }];
+  await reads.windowsOf(['a'], ['temp'], blocks, marks, budget);
+  await reads.windowsOf(['a'], ['temp'], blocks, marks, budget);
+  assert.equal(b.windowReads.length, 2);
+  assert.equal(cache.stats().entries, 0);
+  const ids = Array.from({ length: 300 }, (_, i) => `x${i}`);
+  const long: WindowSpan[] = [{ sizeMs: 60_000, from: 0, to: 2 * D, with: 'summary' }];
+  await reads.windowsOf(ids, ['temp', 'hum'], long, marks, budget);
+  await reads.windowsOf(ids, ['temp', 'hum'], long, marks, budget);
+  assert.equal(b.windowReads.length, 4, '300 ids × 2,880 windows × 2 metrics: not through the cache');
+  assert.equal(cache.stats().entries, 0);
+});
