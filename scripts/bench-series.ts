@@ -2,6 +2,8 @@
 //   [--site-ids 10000] [--site-reps 14] [--buckets 16] [--catalog-series 100000] [--catalog-requests 300]
 //   [--catalog-refresh-ms 30000]
 //   [--write-events 200000] [--write-rounds 2] [--profile] [--endpoints FILE] [--results-dir bench-results]
+//   [--set key=value ...] (settings of our service while it answers the compat and site reads, e.g.
+//   series.windowCache.maxBytes=0 for every answer read and computed, no window cache, no answer memo)
 // The series API (docs/SERIES-API.md) against OpenTSDB 2.4.1 on the same machine and HBase
 // (BENCHMARKS.md, "The series API against OpenTSDB"). Our service runs as its own process on fresh
 // tables and topics (dropped at the end); the TSD on tables named for the run (dropped too).
@@ -42,6 +44,7 @@ const { values } = parseArgs({
     'write-events': { type: 'string', default: '200000' },
     'write-rounds': { type: 'string', default: '2' },
     profile: { type: 'boolean', default: false },
+    set: { type: 'string', multiple: true, default: [] },
     endpoints: { type: 'string' },
     'results-dir': { type: 'string', default: join(projectRoot, 'bench-results') },
   },
@@ -55,7 +58,13 @@ const int = (name: string, v: string | undefined): number => {
   return n;
 };
 
-async function compatPhase(ep: StackEndpoints, run: string, reps: number, profileDir: string | undefined): Promise<Record<string, unknown>> {
+async function compatPhase(
+  ep: StackEndpoints,
+  run: string,
+  reps: number,
+  profileDir: string | undefined,
+  sets: readonly string[],
+): Promise<Record<string, unknown>> {
   const ds = DEFAULT_DATASET;
   const divergences = parseDivergences(JSON.parse(readFileSync(join(projectRoot, 'docs/SERIES-API-DIVERGENCES.json'), 'utf8')));
   const stack = await createOurStack(ep, run, 4, 2, [], say);
@@ -79,7 +88,7 @@ async function compatPhase(ep: StackEndpoints, run: string, reps: number, profil
           profDir = join(profileDir, `compat-${run}`);
           mkdirSync(profDir, { recursive: true });
         }
-        svc = await startOurService(stack, `${run}-g`, ['series.catalogRefreshMs=30000'], say, profDir);
+        svc = await startOurService(stack, `${run}-g`, ['series.catalogRefreshMs=30000', ...sets], say, profDir);
         await waitForAll(svc.url, ds, say, 120_000, 'ours (restarted)');
         const queries = suite(ds);
         const plans: Record<string, string> = {};
@@ -149,7 +158,7 @@ async function main(): Promise<void> {
   };
   const profileDir = values.profile ? join(values['results-dir'], `series-${stamp}-profiles`) : undefined;
   if (phases.has('compat')) {
-    result['compat'] = await compatPhase(ep, `${run}c`, int('reps', values.reps), profileDir);
+    result['compat'] = await compatPhase(ep, `${run}c`, int('reps', values.reps), profileDir, values.set);
     say(`compat suite, per shape:\n${latencyTable((result['compat'] as { shapes: ShapeLatency[] }).shapes)}`);
     save();
   }
@@ -164,6 +173,7 @@ async function main(): Promise<void> {
       hbasePid,
       restPid,
       profileDir,
+      sets: values.set,
       say,
     });
     save();

@@ -33,10 +33,25 @@ export interface SideStats {
   readonly points: number;
   readonly cpuMsPerRead: Readonly<Record<string, number>>;
 }
+/**
+ * How our service answered a read, from its X-Tsingest-Plan: `memo` every sub-query's answer given
+ * again by the answer memo, `cached` windows from the window cache (computed), `read` from HBase.
+ */
+export type AnswerClass = 'memo' | 'cached' | 'read';
+
+export function answerClass(plan: string | null): AnswerClass {
+  const parts = (plan ?? '').split(', ');
+  if (parts.every((p) => p.endsWith(';answer=memo'))) return 'memo';
+  if (parts.some((p) => /;cached=[1-9]/.test(p))) return 'cached';
+  return 'read';
+}
+
 export interface SitePair {
   readonly query: string;
   readonly tsd: SideStats;
   readonly ours: SideStats;
+  /** our timed reads by how they were answered: count, p50, p99 */
+  readonly oursByAnswer: Readonly<Partial<Record<AnswerClass, { n: number; p50: number; p99: number }>>>;
   readonly oursPlans: readonly string[];
   readonly differences: number;
 }
@@ -51,6 +66,10 @@ export interface SiteFigures {
   readonly compactSeconds: number;
   readonly raw: SitePair;
   readonly hourly: SitePair;
+  /** 1h-max of the sites whose 1h-avg was just read: the same windows, another computation */
+  readonly hourlyMax: SitePair;
+  /** settings our reading service ran with beyond the shipped ones (--set) */
+  readonly sets: readonly string[];
   /** our service's VmRSS before the raw reads and the highest sampled while it answered them (bytes) */
   readonly rss: { readonly before: number; readonly peakDuringRaw: number; readonly peakDuringHourly: number };
   readonly profile?: ProfileSummary;
@@ -67,6 +86,8 @@ export interface SiteOptions {
   readonly restPid: number | undefined;
   /** write a CPU profile of the service answering the reads here */
   readonly profileDir: string | undefined;
+  /** settings of our service while it answers the reads */
+  readonly sets: readonly string[];
   readonly say: (m: string) => void;
 }
 
@@ -107,6 +128,7 @@ async function compareReads(o: {
   const t = { ms: [] as number[], points: 0, cpu: {} as Record<string, number> };
   const u = { ms: [] as number[], points: 0, cpu: {} as Record<string, number> };
   const plans = new Set<string>();
+  const byAnswer: Partial<Record<AnswerClass, number[]>> = {};
   let differences = 0;
   const one = async (side: 'tsd' | 'ours', i: number, timed: boolean): Promise<{ status: number; body: unknown }> => {
     const pids = side === 'tsd' ? o.tsdPids : o.ourPids;
@@ -118,6 +140,7 @@ async function compareReads(o: {
     if (side === 'ours' && r.plan !== null) plans.add(r.plan);
     if (timed) {
       acc.ms.push(r.ms);
+      if (side === 'ours') (byAnswer[answerClass(r.plan)] ??= []).push(r.ms);
       acc.points += countPoints(r.body);
       for (const k of Object.keys(c0)) acc.cpu[k] = (acc.cpu[k] ?? 0) + ((c1[k] ?? 0) - (c0[k] ?? 0));
     }
@@ -146,9 +169,15 @@ async function compareReads(o: {
   // A figure measured on nothing is no figure: both sides must have answered points.
   if (u.ms.length === 0 || t.points === 0 || u.points === 0)
     throw new Error(`${o.name}: no points read (TSD ${t.points}, ours ${u.points} over ${u.ms.length} reads): nothing was measured`);
-  const pair = { query: o.pathOf(0), tsd: side(t), ours: side(u), oursPlans: [...plans], differences };
+  const oursByAnswer = Object.fromEntries(Object.entries(byAnswer).map(([k, ms]) => [k, { n: ms.length, ...stats(ms) }]));
+  const pair = { query: o.pathOf(0), tsd: side(t), ours: side(u), oursByAnswer, oursPlans: [...plans], differences };
   o.say(
     `[site] ${o.name}: TSD p50/p99 ${pair.tsd.p50.toFixed(1)} / ${pair.tsd.p99.toFixed(1)} ms, ours ${pair.ours.p50.toFixed(1)} / ${pair.ours.p99.toFixed(1)} ms (${pair.ours.points.toFixed(0)} points; plans ${pair.oursPlans.join(' | ')})`,
+  );
+  o.say(
+    `[site] ${o.name}: ours by answer: ${Object.entries(oursByAnswer)
+      .map(([k, v]) => `${k} ${v.n}× p50 ${v.p50.toFixed(1)} / p99 ${v.p99.toFixed(1)} ms`)
+      .join(', ')}`,
   );
   o.say(`[site] ${o.name}: CPU ms per read: TSD side ${JSON.stringify(pair.tsd.cpuMsPerRead)}, ours ${JSON.stringify(pair.ours.cpuMsPerRead)}`);
   return pair;
@@ -221,7 +250,7 @@ export async function sitePhase(o: SiteOptions): Promise<SiteFigures> {
     // the catalog follows the drain) rereads all ~30,000 series rows while the reads run. The
     // deadline raised from the shipped 30 s: on a loaded machine a raw site-day read took longer
     // (408, run of 16:30 UTC); the benchmark measures it rather than stopping there
-    svc = await startOurService(stack, `${o.run}-g1`, ['series.catalogRefreshMs=30000', 'series.deadlineMs=600000'], say, profDir);
+    svc = await startOurService(stack, `${o.run}-g1`, ['series.catalogRefreshMs=30000', 'series.deadlineMs=600000', ...o.sets], say, profDir);
     const s2 = svc;
     await waitUntil('the catalog read', 60_000, async () => {
       const b = (await timedFetch(`${s2.url}/api/suggest?type=metrics&q=&max=10`)).body;
@@ -253,6 +282,17 @@ export async function sitePhase(o: SiteOptions): Promise<SiteFigures> {
       ourPids,
       say,
     });
+    // the same sites' windows again, another aggregation: not a kept answer (the window cache's case)
+    const hourlyMax = await compareReads({
+      name: 'site-day-1h-max',
+      tsdUrl: tsd.url,
+      ours: s2,
+      reps: 7,
+      pathOf: (i) => path('max:1h-max', `site-${(i + 2) % 7}`, from, to),
+      tsdPids,
+      ourPids,
+      say,
+    });
     const peakDuringHourly = hourlyRss.stop();
     say(
       `[site] our service's VmRSS: ${(rssBefore / 2 ** 20).toFixed(0)} MiB before the reads, peak ${(peakDuringRaw / 2 ** 20).toFixed(0)} MiB during the raw reads, ${(peakDuringHourly / 2 ** 20).toFixed(0)} MiB during the 1h-avg reads`,
@@ -271,6 +311,8 @@ export async function sitePhase(o: SiteOptions): Promise<SiteFigures> {
       compactSeconds,
       raw,
       hourly,
+      hourlyMax,
+      sets: o.sets,
       rss: { before: rssBefore, peakDuringRaw, peakDuringHourly },
       ...(profile === undefined ? {} : { profile }),
     };
