@@ -132,6 +132,11 @@ export class WindowCache {
     this.#evictions++;
   }
 
+  /** Whether any window of the id is kept (under any generation). */
+  holds(id: string): boolean {
+    return this.#byId.has(id);
+  }
+
   stats(): WindowCacheStats {
     return { hits: this.#hits, misses: this.#misses, evictions: this.#evictions, entries: this.#order.size, bytes: this.#bytes };
   }
@@ -165,6 +170,12 @@ export function spanKey(metric: string, sp: WindowSpan): string {
  * others read by one windowsOf as before, their windows then kept under the generation read first.
  */
 export function cachedReads(inner: CacheableReads, cache: WindowCache, bucketOf: (id: string) => number): SeriesReads {
+  // The generations read last. A window kept must be tagged with tokens read before the scan that
+  // found it: any earlier read will do (an older token only makes the entry end sooner). A window
+  // looked up must be checked against tokens read now. So a read with no id kept skips the
+  // generations read and tags what it keeps with the last one.
+  let last: Map<number, string> | undefined;
+  const fresh = async (): Promise<Map<number, string>> => (last = await inner.generations());
   return {
     rawPointsOf: (ids, metrics, from, to, budget, concurrency) => inner.rawPointsOf(ids, metrics, from, to, budget, concurrency),
     async windowsOf(ids, metrics, spans, marks, budget, concurrency) {
@@ -174,7 +185,7 @@ export function cachedReads(inner: CacheableReads, cache: WindowCache, bucketOf:
       if (live.length === 0 || live.some((sp) => sp.with === 'block') || perId * ids.length > MAX_CACHED_LOOKUPS)
         return inner.windowsOf(ids, metrics, spans, marks, budget, concurrency);
       const keys = metrics.map((m) => live.map((sp) => spanKey(m, sp)));
-      const gens = await inner.generations();
+      const gens = last !== undefined && !ids.some((id) => cache.holds(id)) ? last : await fresh();
       const now = cache.now();
       const windows = new Map<string, Map<string, StoredWindow[]>>(metrics.map((m) => [m, new Map()]));
       const used = new Map<number, string>();
@@ -204,7 +215,10 @@ export function cachedReads(inner: CacheableReads, cache: WindowCache, bucketOf:
         const into = windows.get(m) as Map<string, StoredWindow[]>;
         for (const [id, list] of read.windows.get(m) ?? []) into.set(id, [...list]);
       }
-      keep(cache, read, miss, gens, bucketOf, now, metrics, live, keys, starts);
+      // kept after the answer is on its way: the next read looks them up, this one has them
+      setImmediate(() => {
+        keep(cache, read, miss, gens, bucketOf, now, metrics, live, keys, starts);
+      });
       for (const [id, list] of hitMarks) read.marks.set(id, list);
       return { windows, marks: read.marks, cachedIds: new Set(hit), gens: used };
     },
@@ -253,11 +267,13 @@ function keep(
     const spanKeys = keys[i] as readonly string[];
     for (const id of ids) {
       const gen = gens.get(bucketOf(id)) ?? '';
-      const found = new Map<string, StoredWindow>();
-      for (const w of byId?.get(id) ?? []) found.set(`${w.sizeMs}/${w.startMs}`, w);
+      const list = byId?.get(id) ?? [];
       for (let s = 0; s < spans.length; s++) {
         const sp = spans[s] as WindowSpan;
-        for (const start of starts[s] as readonly number[]) cache.set(id, spanKeys[s] as string, start, gen, found.get(`${sp.sizeMs}/${start}`) ?? null, now);
+        for (const start of starts[s] as readonly number[]) {
+          const w = list.find((x) => x.startMs === start && x.sizeMs === sp.sizeMs) ?? null;
+          cache.set(id, spanKeys[s] as string, start, gen, w, now);
+        }
       }
     }
   });

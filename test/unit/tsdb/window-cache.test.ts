@@ -60,6 +60,7 @@ class Backing implements CacheableReads {
   readonly marks = new Map<string, MarkedWindow[]>();
   readonly windowReads: string[][] = [];
   readonly markReads: string[][] = [];
+  generationReads = 0;
 
   rawPointsOf(): Promise<Map<string, Map<string, Map<string, TaggedPoints>>>> {
     return Promise.resolve(new Map<string, Map<string, Map<string, TaggedPoints>>>());
@@ -81,6 +82,7 @@ class Backing implements CacheableReads {
   }
 
   generations(): Promise<Map<number, string>> {
+    this.generationReads++;
     return Promise.resolve(new Map(this.gens));
   }
 
@@ -112,12 +114,15 @@ function backing(): Backing {
 }
 
 const sums = (r: WindowsRead, m: string, id: string): number[] => (r.windows.get(m)?.get(id) ?? []).map((w) => w.summary.sum);
+/** The windows read are kept after the answer is on its way (the next turn of the event loop). */
+const kept = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 void test('cached reads: the second read of the same windows reads only the markers, and answers the same', async () => {
   const b = backing();
   const cache = new WindowCache({ maxBytes: 1 << 20, maxAgeMs: 60_000, now: () => 0 });
   const reads = cachedReads(b, cache, bucketOf);
   const first = await reads.windowsOf(['a', 'b', 'c'], ['temp', 'hum'], spans, marks, budget);
+  await kept();
   assert.deepEqual(b.windowReads, [['a', 'b', 'c']]);
   assert.equal(first.cachedIds.size, 0);
   assert.deepEqual(
@@ -148,6 +153,7 @@ void test('cached reads: a bumped bucket sends its ids back to HBase, and the ne
   const cache = new WindowCache({ maxBytes: 1 << 20, maxAgeMs: 60_000, now: () => 0 });
   const reads = cachedReads(b, cache, bucketOf);
   await reads.windowsOf(['a', 'b', 'c'], ['temp'], spans, marks, budget);
+  await kept();
   // the job rewrote a's day (its put, then its bump) and a late event marked c's hour
   b.windows.set('temp|a', [windowOf('a', D, 0, 99, new Float64Array(7)), windowOf('a', H, D, 11)]);
   b.gens.set(0, 'g1');
@@ -166,13 +172,41 @@ void test('cached reads: point blocks and reads past MAX_CACHED_LOOKUPS go strai
   const reads = cachedReads(b, cache, bucketOf);
   const blocks: WindowSpan[] = [{ sizeMs: H, from: 0, to: D, with: 'block' }];
   await reads.windowsOf(['a'], ['temp'], blocks, marks, budget);
+  await kept();
   await reads.windowsOf(['a'], ['temp'], blocks, marks, budget);
   assert.equal(b.windowReads.length, 2);
   assert.equal(cache.stats().entries, 0);
   const ids = Array.from({ length: 300 }, (_, i) => `x${i}`);
   const long: WindowSpan[] = [{ sizeMs: 60_000, from: 0, to: 2 * D, with: 'summary' }];
   await reads.windowsOf(ids, ['temp', 'hum'], long, marks, budget);
+  await kept();
   await reads.windowsOf(ids, ['temp', 'hum'], long, marks, budget);
   assert.equal(b.windowReads.length, 4, '300 ids × 2,880 windows × 2 metrics: not through the cache');
   assert.equal(cache.stats().entries, 0);
+});
+
+void test('cached reads: a read with no id kept tags what it keeps with the generations read last (read before its scan), without reading them again', async () => {
+  const b = backing();
+  const cache = new WindowCache({ maxBytes: 1 << 20, maxAgeMs: 60_000, now: () => 0 });
+  const r = cachedReads(b, cache, bucketOf);
+  await r.windowsOf(['a'], ['temp'], spans, marks, budget);
+  await kept();
+  assert.equal(b.generationReads, 1, 'the first read: none read before');
+  // b and c: nothing kept of them, so no lookup and no generations read; tagged with g0, read before
+  b.gens.set(0, 'g1');
+  const bc = await r.windowsOf(['b', 'c'], ['temp'], spans, marks, budget);
+  await kept();
+  assert.equal(b.generationReads, 1);
+  assert.deepEqual(
+    bc.gens,
+    new Map([
+      [0, 'g0'],
+      [1, ''],
+    ]),
+    'the older tokens',
+  );
+  // a lookup reads them now: b was kept under g0, bucket 0 is at g1 now, so b is read again; c holds
+  const again = await r.windowsOf(['b', 'c'], ['temp'], spans, marks, budget);
+  assert.equal(b.generationReads, 2);
+  assert.deepEqual([...again.cachedIds], ['c']);
 });
