@@ -30,8 +30,8 @@ export interface ReadSideDeps {
   readonly regionMap: RegionMap;
   readonly keyspace: Keyspace;
   readonly tables: Tables;
-  /** the spread registry: reads by id ask it for the id's entry as it is now; the rollup job waits for a fresh snapshot */
-  readonly registry: Pick<SpreadRegistry, 'ready'>;
+  /** the spread registry: the series API reads through its snapshot (lookupFor); the rollup job waits for a fresh snapshot */
+  readonly registry: Pick<SpreadRegistry, 'ready' | 'lookupFor'>;
   /** the service's hot ids (the page shows them) */
   readonly hotIds: HotIds;
   /** per-gateway series of the read client */
@@ -73,7 +73,9 @@ export function startReadSide(deps: ReadSideDeps): ReadSide {
   });
   const page = uiRoutes({ snapshot: () => ui.snapshot() });
   // The OpenTSDB-compatible series API answers its own /api/… paths before the read API claims /api/.
-  const series = cfg.series.enabled ? startSeriesSide(cfg, hbase, keyspace, tables, entryFor, log.child({ module: 'series-api' })) : undefined;
+  const series = cfg.series.enabled
+    ? startSeriesSide(cfg, hbase, keyspace, tables, (to) => deps.registry.lookupFor(to), log.child({ module: 'series-api' }))
+    : undefined;
   let rollup: RollupScheduler | undefined;
   let owners: KafkaBucketOwners | undefined;
   if (cfg.rollup.enabled) {

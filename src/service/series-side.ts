@@ -7,7 +7,7 @@ import { LiveIndex } from '../catalog/live-index.ts';
 import { SeriesIndex } from '../catalog/series-index.ts';
 import { CatalogStore } from '../catalog/store.ts';
 import type { HBaseRestClient } from '../hbase/index.ts';
-import type { Keyspace, SpreadEntry, Tables } from '../keys/index.ts';
+import type { Keyspace, SpreadLookup, Tables } from '../keys/index.ts';
 import { parseWindows } from '../rollup/windows.ts';
 import { windowRetention, type Config } from '../runtime/config.ts';
 import type { RouteHandler } from '../runtime/http.ts';
@@ -45,7 +45,7 @@ export function seriesStoreOf(
   hbase: SeriesScanPort,
   keyspace: Keyspace,
   tables: Tables,
-  entryFor: (id: string) => Promise<SpreadEntry | undefined>,
+  spreadAt: (toMs: number) => Promise<SpreadLookup>,
   deadlineMs = cfg.hbase.requestDeadlineMs,
 ): SeriesStore {
   return new SeriesStore(hbase, {
@@ -53,7 +53,7 @@ export function seriesStoreOf(
     data: tables.data,
     rollup: tables.rollup,
     meta: tables.meta,
-    entryFor,
+    spreadAt,
     deadlineMs,
     idTagKey: cfg.catalog.idTagKey,
     blockFamily: cfg.rollup.enabled ? tables.rollup.pointsFamily : null,
@@ -65,7 +65,7 @@ export function startSeriesSide(
   hbase: HBaseRestClient,
   keyspace: Keyspace,
   tables: Tables,
-  entryFor: (id: string) => Promise<SpreadEntry | undefined>,
+  spreadAt: (toMs: number) => Promise<SpreadLookup>,
   log: Logger,
 ): SeriesSide {
   const index = new SeriesIndex({ idTagKey: cfg.catalog.idTagKey, source: new CatalogStore(hbase, { table: tables.meta.name }) });
@@ -81,7 +81,7 @@ export function startSeriesSide(
   });
   catalog.start();
   void catalog.refresh();
-  const store = seriesStoreOf(cfg, hbase, keyspace, tables, entryFor);
+  const store = seriesStoreOf(cfg, hbase, keyspace, tables, spreadAt);
   const { maxBytes, maxAgeMs } = cfg.series.windowCache;
   const cache = maxBytes > 0 ? new WindowCache({ maxBytes, maxAgeMs, now: Date.now }) : undefined;
   const api = createSeriesApi({

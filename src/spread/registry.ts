@@ -3,8 +3,9 @@
  * keys.spread.refreshMs, that the Keyspace looks ids up in (SpreadLookup). Writes are planned only
  * with a snapshot younger than the validity V (ready()), events beyond the fence-ahead first raise
  * their id's fence (raiseFences), and promotions append an epoch L ahead (promote): timing.ts says why
- * that keeps every event on one row. Reads by id ask the registry row itself (fetch), so a read never
- * misses a bucket an epoch added since the last refresh. Entries only grow (epochs appended, fences
+ * that keeps every event on one row. A read of data before some ts takes the snapshot when it was
+ * read recently enough to hold every epoch starting before that ts (lookupFor), else one refresh
+ * first, so it never misses a bucket an epoch added since; a tool may ask one id's row itself (fetch). Entries only grow (epochs appended, fences
  * raised), so a snapshot merges what it reads with what it changed itself by taking the larger one.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -145,6 +146,21 @@ export class SpreadRegistry implements SpreadLookup {
       await sleep(delay, undefined, signal === undefined ? {} : { signal }).catch(() => undefined);
       delay = Math.min(delay * 2, this.#o.timing.refreshMs);
     }
+  }
+
+  /**
+   * A lookup holding every epoch that data with ts < toMs can be stored under: the snapshot, when its
+   * read began late enough, else the snapshot after one refresh. An epoch the snapshot lacks was
+   * promoted after its read began, at a time the promoter's clock showed as ≥ readAt − c, so it starts
+   * at ≥ readAt + L − c (timing.ts): when that is ≥ toMs, no data before toMs is under it. A range
+   * ending now is covered by any snapshot younger than L − c (55 s by default; it refreshes every 2 s),
+   * so a read over many ids asks no registry row per id. A range further in the future than a fresh
+   * snapshot covers gets the fresh snapshot: what a per-id read would see too.
+   */
+  async lookupFor(toMs: number): Promise<SpreadLookup> {
+    const covers = (): boolean => toMs <= this.#now() - this.ageMs + this.#o.timing.leadMs - this.#o.timing.clockToleranceMs;
+    if (!covers()) await this.refresh();
+    return this;
   }
 
   /** The id's entry as the registry holds it now (one read); the snapshot takes it in. */

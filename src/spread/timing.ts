@@ -22,6 +22,8 @@ export interface SpreadTiming {
   readonly validityMs: number;
   /** A: events this far ahead of the writer's clock (or further) raise their id's fence first */
   readonly fenceAheadMs: number;
+  /** c: the largest difference between two hosts' clocks */
+  readonly clockToleranceMs: number;
 }
 
 export interface SpreadTimingSettings {
@@ -37,7 +39,7 @@ export function spreadTiming(s: SpreadTimingSettings): SpreadTiming {
     throw new InputError(`keys.spread.leadMs (${s.leadMs}) must exceed 3 × refreshMs + 2 × clockToleranceMs (${validityMs + 2 * s.clockToleranceMs})`, {
       field: 'keys.spread.leadMs',
     });
-  return { leadMs: s.leadMs, refreshMs: s.refreshMs, validityMs, fenceAheadMs };
+  return { leadMs: s.leadMs, refreshMs: s.refreshMs, validityMs, fenceAheadMs, clockToleranceMs: s.clockToleranceMs };
 }
 
 /** The since of an epoch promoted at `now`: L ahead, after the id's last epoch and after its fence. */

@@ -17,7 +17,7 @@ import { column } from '../hbase/codec.ts';
 import type { ScanFilter } from '../hbase/filters.ts';
 import type { ScanOptions } from '../hbase/scanner.ts';
 import type { Row } from '../hbase/types.ts';
-import type { Keyspace, ScanRange, SpreadEntry, TableRef } from '../keys/index.ts';
+import type { Keyspace, ScanRange, SpreadLookup, TableRef } from '../keys/index.ts';
 import { GENERATIONS_ROW, generationsOf } from '../rollup/generations.ts';
 import { decodeSummaryPackRun } from '../rollup/summary-pack.ts';
 import { VERSION_QUALIFIER } from '../rollup/marker.ts';
@@ -43,8 +43,8 @@ export interface SeriesStoreOptions {
   readonly rollup: { readonly name: string; readonly family: string };
   /** the meta table: the window generations row (src/rollup/generations.ts) */
   readonly meta: TableRef;
-  /** the id's spread entry as the registry holds it now */
-  readonly entryFor: (id: string) => Promise<SpreadEntry | undefined>;
+  /** the spread registry as it holds every epoch data before `toMs` can be under (SpreadRegistry.lookupFor: its snapshot, refreshed first when too old) */
+  readonly spreadAt: (toMs: number) => Promise<SpreadLookup>;
   /** per request round trip */
   readonly deadlineMs: number;
   /** the tag key the API shows the id under (catalog.idTagKey): not part of a tag set's identity */
@@ -143,10 +143,8 @@ export class SeriesStore {
     if (from >= to || ids.length === 0 || metrics.length === 0) return out;
     const { keyspace, data } = this.#o;
     const ranges: ScanRange[] = [];
-    for (const id of ids) {
-      const entry = await this.#o.entryFor(id);
-      for (const b of keyspace.dataRanges(id, Math.max(0, from), to - 1, entry)) ranges.push(b.range);
-    }
+    const spread = await this.#o.spreadAt(to);
+    for (const id of ids) for (const b of keyspace.dataRanges(id, Math.max(0, from), to - 1, spread.entryOf(id))) ranges.push(b.range);
     const wanted = metrics.map((m) => ({ qualifier: Buffer.from(m, 'utf8'), byId: out.get(m) as Map<string, Map<string, TaggedPoints>> }));
     const shape = metricsShape(metrics, data.family);
     let lastTagBytes: Buffer | null = null;

@@ -12,7 +12,7 @@ import { whatChanged } from '../../../src/cli/tables.ts';
 import { eraseId } from '../../../src/erase/erase.ts';
 import { eraseSettings } from '../../../src/erase/settings.ts';
 import { verifyErased } from '../../../src/erase/verify.ts';
-import { decodeRollupKey } from '../../../src/keys/index.ts';
+import { decodeRollupKey, NO_SPREAD } from '../../../src/keys/index.ts';
 import { collectPage, readSettingsOf } from '../../../src/query/queries.ts';
 import { readRollups } from '../../../src/query/scan-reads.ts';
 import { idWindowRows } from '../../../src/rollup/backfill-plan.ts';
@@ -78,7 +78,7 @@ async function seriesSums(
 ): Promise<{ window: number | 'raw'; dps: (readonly [number, number | null])[] }> {
   const catalog = new SeriesIndex({ idTagKey: 'id' });
   catalog.add({ metric: 'temp', id, tags: {} });
-  const store = seriesStoreOf(cfg, r.h.rest, r.s.keyspace, tablesOf(cfg), () => Promise.resolve(undefined), 10_000);
+  const store = seriesStoreOf(cfg, r.h.rest, r.s.keyspace, tablesOf(cfg), () => Promise.resolve(NO_SPREAD), 10_000);
   const q = parseQueryBody(
     {
       start: MIDNIGHT,

@@ -85,7 +85,7 @@ void test('promotions: ids at or above minShare whose K would grow, largest shar
 
 void test('timing: the fence-ahead is what the lead leaves after the snapshot validity and two clock tolerances', () => {
   const t = spreadTiming({ leadMs: 60_000, refreshMs: 2000, clockToleranceMs: 5000 });
-  assert.deepEqual(t, { leadMs: 60_000, refreshMs: 2000, validityMs: 6000, fenceAheadMs: 44_000 });
+  assert.deepEqual(t, { leadMs: 60_000, refreshMs: 2000, validityMs: 6000, fenceAheadMs: 44_000, clockToleranceMs: 5000 });
   assert.throws(() => spreadTiming({ leadMs: 16_000, refreshMs: 2000, clockToleranceMs: 5000 }), /must exceed 3 × refreshMs \+ 2 × clockToleranceMs \(16000\)/);
   assert.equal(sinceFor(1000, t, undefined, null), 61_000);
   assert.equal(sinceFor(1000, t, 90_000, null), 90_001, 'after the last epoch');

@@ -118,3 +118,27 @@ void test('fetch reads one id as it is now and the snapshot takes it in', async 
   assert.deepEqual(await reg.fetch('x'), { epochs: [{ since: 5, k: 8 }], fence: 3 });
   assert.equal(reg.entryOf('x')?.fence, 3);
 });
+
+void test('lookupFor: the snapshot for a range its read covers (no registry read), one refresh first for a range it may not', async () => {
+  const { reg, store, port, now, mono } = setup();
+  await reg.refresh();
+  const scans = (): number => port.count('scan');
+  const before = scans();
+  // read at now = 1,000,000 (mono 0): covers data before 1,000,000 + L − c = 1,059,000
+  now.t += 30_000;
+  mono.t += 30_000;
+  assert.equal(await reg.lookupFor(now.t), reg);
+  assert.equal(await reg.lookupFor(1_059_000), reg);
+  assert.equal(scans(), before, 'a range ending now, with a snapshot 30 s old: no read');
+  // an epoch promoted elsewhere after the snapshot starts at ≥ promotion + L: the snapshot covers ranges before it
+  await store.swap('hot', null, { epochs: [{ since: now.t + TIMING.leadMs, k: 4 }], fence: null });
+  assert.equal((await reg.lookupFor(now.t)).entryOf('hot'), undefined, 'not needed: no data before now is under it');
+  assert.equal(scans(), before);
+  // a range ending past what the snapshot covers: one refresh, and the epoch is there
+  const lookup = await reg.lookupFor(1_059_001);
+  assert.equal(scans(), before + 1, 'one scan of the registry rows, not a read per id');
+  assert.deepEqual(lookup.entryOf('hot')?.epochs, [{ since: now.t + TIMING.leadMs, k: 4 }]);
+  // the refreshed snapshot covers the same range again without a read
+  await reg.lookupFor(1_059_001);
+  assert.equal(scans(), before + 1);
+});

@@ -5,6 +5,7 @@
 // table) or rollups off (every point from the data table).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { NO_SPREAD } from '../../../src/keys/index.ts';
 import { SeriesIndex } from '../../../src/catalog/series-index.ts';
 import { putRowOf } from '../../../src/rollup/fold.ts';
 import { RollupJob } from '../../../src/rollup/job.ts';
@@ -59,7 +60,7 @@ function seriesStore(store: FakeHBase, blocks: boolean): SeriesStore {
     data: { name: S.dataTable, family: 'd' },
     rollup: { name: S.rollupTable, family: S.rollupFamily },
     meta: S.meta,
-    entryFor: () => Promise.resolve(undefined),
+    spreadAt: () => Promise.resolve(NO_SPREAD),
     deadlineMs: 10_000,
     idTagKey: 'id',
     blockFamily: blocks ? BLOCK_FAMILY : null,

@@ -1,0 +1,62 @@
+// The series store reads a spread id's rows in every bucket its epochs use, taking the epochs from the
+// spread lookup it is handed for the read's end (SpreadRegistry.lookupFor): one lookup per read, no
+// registry row per id.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { buildEventCells } from '../../../src/events/index.ts';
+import { fixedLookup, NO_SPREAD, type SpreadLookup } from '../../../src/keys/index.ts';
+import { putRowOf } from '../../../src/rollup/fold.ts';
+import { SeriesStore } from '../../../src/tsdb/series-store.ts';
+import { FakeHBase } from '../../support/fake-hbase.ts';
+import { testKeyspace } from '../../support/keyspace.ts';
+
+const B = 8;
+const T0 = Date.UTC(2026, 10, 1);
+const HOT = { epochs: [{ since: T0 + 50_000, k: 8 }], fence: null };
+
+async function setup(): Promise<{ store: FakeHBase; ts: number[] }> {
+  const store = new FakeHBase();
+  const keyspace = testKeyspace(B, 'binary', 'entry', fixedLookup({ hot: HOT }));
+  const ts: number[] = [];
+  for (let i = 0; i < 100; i++) {
+    const t = T0 + i * 1000;
+    ts.push(t);
+    const cells = buildEventCells({ id: 'hot', ts: t, metric: 'temp', value: i, tags: {} });
+    await store.put('d', [putRowOf({ key: keyspace.dataKey('hot', t), cells })]);
+  }
+  return { store, ts };
+}
+
+function storeOf(port: FakeHBase, spread: SpreadLookup, asked: number[]): SeriesStore {
+  return new SeriesStore(port, {
+    keyspace: testKeyspace(B),
+    data: { name: 'd', family: 'd' },
+    rollup: { name: 'r', family: 'r' },
+    meta: { name: 'm', family: 'm' },
+    spreadAt: (to) => {
+      asked.push(to);
+      return Promise.resolve(spread);
+    },
+    deadlineMs: 10_000,
+    idTagKey: 'id',
+    blockFamily: null,
+  });
+}
+
+const budget = { take: () => undefined };
+
+void test('a spread id: every point, from every bucket of its epoch, with one lookup for the read', async () => {
+  const { store, ts } = await setup();
+  const buckets = new Set<number | undefined>();
+  for await (const r of store.scan('d', {})) buckets.add(r.row[0]);
+  assert.ok(buckets.size > 2, `the id's rows spread over ${buckets.size} buckets`);
+  const asked: number[] = [];
+  const got = await storeOf(store, fixedLookup({ hot: HOT }), asked).rawPointsOf(['hot', 'cold'], ['temp'], T0, T0 + 100_000, budget);
+  const points = [...(got.get('temp')?.get('hot')?.values() ?? [])][0];
+  assert.deepEqual(points?.ts, ts);
+  assert.deepEqual(asked, [T0 + 100_000], 'one lookup, for the range end');
+  // the same read without the epoch misses the rows written under it: the lookup is what finds them
+  const blind = await storeOf(store, NO_SPREAD, []).rawPointsOf(['hot'], ['temp'], T0, T0 + 100_000, budget);
+  const seen = [...(blind.get('temp')?.get('hot')?.values() ?? [])][0]?.ts.length ?? 0;
+  assert.ok(seen < ts.length && seen >= 50, `without the epoch only the rows before its since (${seen})`);
+});
