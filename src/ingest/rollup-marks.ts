@@ -8,7 +8,12 @@
 //     settleMs old), so catching up on closed windows writes one marker per (id, window) per settle
 //     period instead of one per flush unit.
 // Both end early by a clock margin (job and ingest hosts may disagree). Past that every touch
-// re-marks, so late events are never missed. Pure apart from the clock.
+// re-marks, so late events are never missed.
+// A late touch re-marks whatever the cache says: an event written more than `lateMs` after its ts,
+// and younger than `lateHorizonMs`. The series API's tail cache (src/tsdb/tail-cache.ts) keeps the
+// raw points of recent windows and takes them as complete only up to lateMs before its read: a point
+// it missed arrives late, and its marker's newer stamp tells the cache to read that id again. Live
+// events are never late, and a catch-up of older data marks as before. Pure apart from the clock.
 import type { DataRow } from '../events/index.ts';
 import type { Keyspace } from '../keys/index.ts';
 import { markerPuts, stampClock } from '../rollup/marker.ts';
@@ -24,6 +29,10 @@ export interface RollupMarksOptions {
   readonly family: string;
   /** Entries kept in the "already marked" cache; 0 disables it. */
   readonly cacheSize: number;
+  /** series.tailCache.lateMs: a touch this much older than now (and younger than lateHorizonMs) re-marks */
+  readonly lateMs?: number;
+  /** series.tailCache.horizonMs: 0 (default) = no late re-marks */
+  readonly lateHorizonMs?: number;
   readonly now?: () => number;
 }
 
@@ -70,17 +79,28 @@ export class RollupMarks {
   /** Marker rows for the distinct (id, window) pairs of `touches` that need (re-)marking now. */
   rowsFor(touches: Iterable<MarkTouch>): MarkRow[] {
     const now = this.#now();
-    // (window → ids seen): no string is built for a pair this call has already seen (most touches)
-    const seen = new Map<number, Set<string>>();
+    const lateBefore = now - (this.#o.lateMs ?? 0);
+    const lateSince = now - (this.#o.lateHorizonMs ?? 0);
+    // (window → id → marked in this call?): no string is built for a pair this call has already
+    // seen (most touches); a pair skipped as cached is marked after all at its first late touch
+    const seen = new Map<number, Map<string, boolean>>();
     const marks: { id: string; windowSec: number; windowStart: number }[] = [];
     for (const { id, ts } of touches) {
       const windowStart = windowStartOf(ts, this.#o.window);
       let ids = seen.get(windowStart);
-      if (ids === undefined) seen.set(windowStart, (ids = new Set()));
-      if (ids.has(id)) continue;
-      ids.add(id);
-      const until = this.#marked.get(`${windowStart}\u0000${id}`);
-      if (until !== undefined && now < until) continue;
+      if (ids === undefined) seen.set(windowStart, (ids = new Map()));
+      const marked = ids.get(id);
+      if (marked === true) continue;
+      const late = ts < lateBefore && ts >= lateSince;
+      if (marked === false && !late) continue;
+      if (marked === undefined && !late) {
+        const until = this.#marked.get(`${windowStart}\u0000${id}`);
+        if (until !== undefined && now < until) {
+          ids.set(id, false);
+          continue;
+        }
+      }
+      ids.set(id, true);
       marks.push({ id, windowSec: this.#o.window.seconds, windowStart });
     }
     if (marks.length === 0) return [];

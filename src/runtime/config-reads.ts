@@ -103,6 +103,36 @@ export const seriesSchema = z
       .strict()
       .prefault({})
       .describe("The series API's window cache (docs/SERIES-API.md, *Window cache*)"),
+    tailCache: z
+      .object({
+        maxBytes: z
+          .number()
+          .int()
+          .min(0)
+          .default(67_108_864)
+          .describe(
+            'Heap the tail cache may hold (bytes, estimated): the raw points of recent windows not yet summarised (the open hour) that the series API read, kept between queries so a dashboard refresh reads only the last lateMs and what came since, not the whole open hour again (docs/SERIES-API.md, *Tail cache*). About 16 bytes per point; 0: off (also off when rollups are)',
+          ),
+        lateMs: z
+          .number()
+          .int()
+          .min(1000)
+          .default(30_000)
+          .describe(
+            'An event whose rollup marker is written more than this long (ms) after its ts is late: ingest re-marks its window (when the event is younger than horizonMs), and the tail cache takes the points it read as complete only up to this long (plus keys.spread.clockToleranceMs) before its read. Larger: fewer re-marks in a catch-up, more re-read per refresh',
+          ),
+        horizonMs: z
+          .number()
+          .int()
+          .min(0)
+          .default(7_200_000)
+          .describe(
+            'The tail cache keeps points younger than this (ms), and ingest re-marks late events only this young (a catch-up of older data writes no more markers than before); 0 turns both off',
+          ),
+      })
+      .strict()
+      .prefault({})
+      .describe("The series API's tail cache of recent raw points, and the late re-marks that keep it exact (docs/SERIES-API.md, *Tail cache*)"),
   })
   .strict()
   .prefault({})

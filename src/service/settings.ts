@@ -47,6 +47,8 @@ export function rollupMarks(cfg: Config, keyspace: Keyspace, tables: Tables): Ro
     keyspace,
     family: tables.rollup.family,
     cacheSize: cfg.rollup.markerCacheSize,
+    lateMs: cfg.series.tailCache.lateMs,
+    lateHorizonMs: cfg.series.tailCache.horizonMs,
   });
 }
 

@@ -113,3 +113,50 @@ test('with a settle period, a closed window is re-marked once per settle period,
   none.acknowledged(none.rowsFor([{ id: 'late', ts: T0 + 5 }]));
   assert.equal(none.rowsFor([{ id: 'late', ts: T0 + 6 }]).length, 1);
 });
+
+test('a late touch (written lateMs after its ts, younger than the horizon) re-marks a cached window; live and old touches do not', () => {
+  const now = { t: T0 + 30 * 60_000 };
+  const m = new RollupMarks({
+    window: HOUR,
+    graceMs: 300_000,
+    settleMs: 120_000,
+    keyspace: testKeyspace(16),
+    family: 'd',
+    cacheSize: 100,
+    lateMs: 30_000,
+    lateHorizonMs: 7_200_000,
+    now: () => now.t,
+  });
+  const first = m.rowsFor([{ id: 'a', ts: now.t - 1000 }]);
+  assert.equal(first.length, 1);
+  m.acknowledged(first);
+  const ids = (rows: ReturnType<RollupMarks['rowsFor']>): string[] => rows.flatMap((r) => [...r.ids]);
+  now.t += 60_000;
+  assert.deepEqual(ids(m.rowsFor([{ id: 'a', ts: now.t - 100 }])), [], 'a live touch of a cached open window: skipped');
+  assert.deepEqual(ids(m.rowsFor([{ id: 'a', ts: now.t - 29_000 }])), [], 'younger than lateMs: not late');
+  assert.deepEqual(ids(m.rowsFor([{ id: 'a', ts: now.t - 31_000 }])), ['a'], 'older than lateMs: re-marked');
+  // a unit whose first touch of the pair is live and a later one late: marked once
+  assert.deepEqual(
+    ids(
+      m.rowsFor([
+        { id: 'a', ts: now.t - 10 },
+        { id: 'a', ts: now.t - 40_000 },
+        { id: 'a', ts: now.t - 50_000 },
+      ]),
+    ),
+    ['a'],
+  );
+  // older than the horizon: a catch-up of old data marks as before (its window is not cached: marked once, then skipped)
+  const old = T0 - 3 * 3_600_000;
+  const r = m.rowsFor([{ id: 'b', ts: old }]);
+  assert.deepEqual(ids(r), ['b']);
+  m.acknowledged(r);
+  assert.deepEqual(ids(m.rowsFor([{ id: 'b', ts: old + 1 }])), [], 'older than the horizon: skipped while its marker settles, as without late re-marks');
+});
+
+test('no late re-marks without a horizon (series.tailCache.horizonMs 0)', () => {
+  const now = { t: T0 + 30 * 60_000 };
+  const m = marks(now);
+  m.acknowledged(m.rowsFor([{ id: 'a', ts: T0 + 1 }]));
+  assert.deepEqual(m.rowsFor([{ id: 'a', ts: T0 + 2 }]), []);
+});
