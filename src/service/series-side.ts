@@ -16,6 +16,7 @@ import type { RollupTier } from '../tsdb/plan.ts';
 import { SeriesStore, type SeriesScanPort } from '../tsdb/series-store.ts';
 import { cachedReads, WindowCache } from '../tsdb/window-cache.ts';
 import { AnswerMemo } from '../tsdb/answer-memo.ts';
+import { TailCache, withTailCache } from '../tsdb/tail-cache.ts';
 
 /** Sub-query answers the answer memo keeps (each its results and its ids: a chart's worth). */
 const MEMO_ANSWERS = 256;
@@ -60,6 +61,22 @@ export function seriesStoreOf(
   });
 }
 
+/** The tail cache of the configuration: on with its bytes and horizon, and with rollups (it checks the rollup markers ingest writes). */
+export function tailCacheOf(cfg: Config): TailCache | undefined {
+  const { maxBytes, horizonMs, lateMs } = cfg.series.tailCache;
+  const finest = parseWindows(cfg.rollup.windows)[0];
+  if (maxBytes === 0 || horizonMs === 0 || !cfg.rollup.enabled || finest === undefined) return undefined;
+  return new TailCache({
+    maxBytes,
+    maxAgeMs: cfg.series.windowCache.maxAgeMs,
+    horizonMs,
+    lateMs,
+    clockToleranceMs: cfg.keys.spread.clockToleranceMs,
+    markSizeMs: finest.ms,
+    now: Date.now,
+  });
+}
+
 export function startSeriesSide(
   cfg: Config,
   hbase: HBaseRestClient,
@@ -84,9 +101,12 @@ export function startSeriesSide(
   const store = seriesStoreOf(cfg, hbase, keyspace, tables, spreadAt);
   const { maxBytes, maxAgeMs } = cfg.series.windowCache;
   const cache = maxBytes > 0 ? new WindowCache({ maxBytes, maxAgeMs, now: Date.now }) : undefined;
+  const bucketOf = (id: string): number => keyspace.baseSalt(id);
+  const windows = cache === undefined ? store : cachedReads(store, cache, bucketOf);
+  const tail = tailCacheOf(cfg);
   const api = createSeriesApi({
     catalog: index,
-    reads: cache === undefined ? store : cachedReads(store, cache, (id) => keyspace.baseSalt(id)),
+    reads: tail === undefined ? windows : withTailCache(windows, store, tail, bucketOf),
     // the answer memo needs the generations the window cache reads: on with it
     memo: cache === undefined ? undefined : { answers: new AnswerMemo(MEMO_ANSWERS, maxAgeMs), probe: store },
     tier: rollupTier(cfg),

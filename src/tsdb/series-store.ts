@@ -268,24 +268,24 @@ export class SeriesStore {
     return buckets.flatMap((bucket) => sizesMs.map((sizeMs) => keyspace.markerWindowRange(bucket, sizeMs / 1000, Math.max(0, from - (from % sizeMs)), to)));
   }
 
-  /** The marks of a marker row (or a per-id marker of an earlier version) for the wanted ids, into `out`. */
+  /** The marks of a marker row (or a per-id marker of an earlier version) for the wanted ids, into `out`, each with its cell's stamp. */
   #noteMarks(row: Row, wanted: ReadonlySet<string>, out: Map<string, MarkedWindow[]>): void {
     const { keyspace } = this.#o;
     const key = keyspace.decodeMarkerKey(row.row);
     const sizeMs = key.windowSec * 1000;
-    const note = (id: string): void => {
+    const note = (id: string, stamp: number): void => {
       if (!wanted.has(id)) return;
       let list = out.get(id);
       if (list === undefined) out.set(id, (list = []));
-      list.push({ startMs: key.windowStart, sizeMs });
+      list.push({ startMs: key.windowStart, sizeMs, stamp });
     };
     if (key.id !== null) {
-      note(key.id);
+      note(key.id, Math.max(...row.cells.map((c) => c.timestamp)));
       return;
     }
     for (const cell of row.cells) {
       if (cell.qualifier[0] === 0x00 || cell.qualifier.equals(VERSION_QUALIFIER) || !cell.family.equals(this.#markerFamily)) continue;
-      note(keyspace.markedId(cell.qualifier, key.salt));
+      note(keyspace.markedId(cell.qualifier, key.salt), cell.timestamp);
     }
   }
 

@@ -40,10 +40,11 @@ export function tileRange(fromMs: number, toMs: number, sizesMs: readonly number
   return out;
 }
 
-/** A window with a pending rollup marker (start and size, ms). */
+/** A window with a pending rollup marker (start and size, ms), and the newest stamp its marker carries for the id (its cell's timestamp). */
 export interface MarkedWindow {
   readonly startMs: number;
   readonly sizeMs: number;
+  readonly stamp?: number;
 }
 
 /** Whether a window of `sizeMs` at `startMs` holds a marked window of its size or a finer one (its block may lack late points). */

@@ -1,0 +1,195 @@
+// The tail cache over the real SeriesStore on the in-memory HBase, with ingest's real marking rules
+// (RollupMarks, late re-marks on): a repeated read of the open hour reads only what is new, and is
+// still every point HBase holds — after live events, after a late one (re-marked), after a
+// generation bump; without the late re-mark it would have missed the late point (the check that the
+// marker is what keeps it exact).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { buildEventCells } from '../../../src/events/index.ts';
+import { RollupMarks } from '../../../src/ingest/rollup-marks.ts';
+import { NO_SPREAD } from '../../../src/keys/index.ts';
+import { putRowOf } from '../../../src/rollup/fold.ts';
+import { bumpGenerations } from '../../../src/rollup/generations.ts';
+import { parseWindow } from '../../../src/rollup/windows.ts';
+import { SeriesStore, type TaggedPoints } from '../../../src/tsdb/series-store.ts';
+import { TailCache, withTailCache } from '../../../src/tsdb/tail-cache.ts';
+import { FakeHBase } from '../../support/fake-hbase.ts';
+import { testKeyspace } from '../../support/keyspace.ts';
+
+const B = 4;
+const HOUR = 3_600_000;
+const T0 = Date.UTC(2026, 10, 28, 14); // the open hour's start
+const keyspace = testKeyspace(B);
+const META = { name: 'm', family: 'm' };
+
+interface World {
+  readonly port: FakeHBase;
+  readonly clock: { t: number };
+  readonly marks: RollupMarks;
+  readonly cache: TailCache;
+  readonly reads: ReturnType<typeof withTailCache>;
+  readonly scans: { ranges: number };
+  write(id: string, ts: number, value: number, mark?: boolean): Promise<void>;
+  /** live events every `step` ms from `from` to the clock, each written 100 ms after its ts (the clock follows) */
+  live(ids: readonly string[], from: number, step: number): Promise<void>;
+  read(ids: readonly string[], from?: number): Promise<Map<string, number[]>>;
+}
+
+function world(maxBytes = 1 << 24): World {
+  const port = new FakeHBase();
+  const clock = { t: T0 + 10 * 60_000 };
+  const marks = new RollupMarks({
+    window: parseWindow('1h'),
+    graceMs: 300_000,
+    settleMs: 120_000,
+    keyspace,
+    family: 'r',
+    cacheSize: 1000,
+    lateMs: 30_000,
+    lateHorizonMs: 2 * HOUR,
+    now: () => clock.t,
+  });
+  const store = new SeriesStore(port, {
+    keyspace,
+    data: { name: 'd', family: 'd' },
+    rollup: { name: 'r', family: 'r' },
+    meta: META,
+    spreadAt: () => Promise.resolve(NO_SPREAD),
+    deadlineMs: 10_000,
+    idTagKey: 'id',
+    blockFamily: null,
+  });
+  const scans = { ranges: 0 };
+  // count the data-table points each read takes from HBase
+  const counted = {
+    windowsOf: store.windowsOf.bind(store),
+    marksOf: store.marksOf.bind(store),
+    generations: store.generations.bind(store),
+    rawPointsOf: async (...args: Parameters<SeriesStore['rawPointsOf']>) => {
+      const got = await store.rawPointsOf(...args);
+      for (const byId of got.values()) for (const sets of byId.values()) for (const p of sets.values()) scans.ranges += p.ts.length;
+      return got;
+    },
+  };
+  const cache = new TailCache({
+    maxBytes,
+    maxAgeMs: 900_000,
+    horizonMs: 2 * HOUR,
+    lateMs: 30_000,
+    clockToleranceMs: 5000,
+    markSizeMs: HOUR,
+    now: () => clock.t,
+  });
+  const reads = withTailCache(counted, counted, cache, (id) => keyspace.baseSalt(id));
+  return {
+    port,
+    clock,
+    marks,
+    cache,
+    reads,
+    scans,
+    async write(id, ts, value, mark = true) {
+      await port.put('d', [putRowOf({ key: keyspace.dataKey(id, ts), cells: buildEventCells({ id, ts, metric: 'temp', value, tags: {} }) })]);
+      if (!mark) return;
+      const rows = marks.rowsFor([{ id, ts }]);
+      if (rows.length > 0)
+        await port.put(
+          'r',
+          rows.map((r) => putRowOf(r.row)),
+        );
+      marks.acknowledged(rows);
+    },
+    async live(ids, from, step) {
+      const end = clock.t;
+      for (let t = from; t < end; t += step) {
+        clock.t = t + 100;
+        for (const id of ids) await this.write(id, t, 1);
+      }
+      clock.t = end;
+    },
+    async read(ids, from = T0) {
+      const got = await reads.rawPointsOf(ids, ['temp'], from, T0 + HOUR, { take: () => undefined });
+      const out = new Map<string, number[]>();
+      for (const [id, sets] of got.get('temp') ?? [])
+        out.set(
+          id,
+          [...sets.values()].flatMap((p: TaggedPoints) => p.ts),
+        );
+      return out;
+    },
+  };
+}
+
+/** Every point HBase holds for the ids in the open hour, read without the cache. */
+function truth(w: World, ids: readonly string[]): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  for (const row of w.port.rows('d')) {
+    const { id, ts } = keyspace.decodeDataKey(row.row);
+    if (!ids.includes(id) || ts < T0 || ts >= T0 + HOUR) continue;
+    out.set(
+      id,
+      [...(out.get(id) ?? []), ts].sort((a, b) => a - b),
+    );
+  }
+  return out;
+}
+
+void test('a repeated read of the open hour reads only the last lateMs and what came since, and answers every point', async () => {
+  const w = world();
+  const ids = ['a', 'b', 'c'];
+  await w.live(ids, T0, 10_000);
+  assert.deepEqual(await w.read(ids), truth(w, ids));
+  const first = w.scans.ranges;
+  assert.equal(first, 3 * 60, 'the first read: the whole open hour');
+  // 10 s later, live events keep coming
+  const last = w.clock.t;
+  w.clock.t += 10_000;
+  await w.live(ids, last, 1000);
+  assert.deepEqual(await w.read(ids), truth(w, ids));
+  const second = w.scans.ranges - first;
+  assert.ok(second <= 3 * (35 + 10 + 1), `the second read took ${second} points from HBase: the last lateMs + c and the new ones, not the hour`);
+  assert.ok(w.cache.stats().hits >= 3);
+});
+
+void test('a late event (written after the read, its ts before completeTo) is re-marked and read; without the re-mark it would be missed', async () => {
+  for (const remark of [true, false]) {
+    const w = world();
+    const ids = ['a', 'b'];
+    await w.live(ids, T0, 10_000);
+    await w.read(ids);
+    w.clock.t += 10_000;
+    // an event 5 minutes old arrives now (a device's buffer, a consumer catching up)
+    await w.write('a', w.clock.t - 300_000 + 7, 9, remark);
+    const got = await w.read(ids);
+    const want = truth(w, ids);
+    if (remark) assert.deepEqual(got, want, 'the late point is in the answer');
+    else
+      assert.notDeepEqual(got.get('a'), want.get('a'), 'without its marker the cache would have answered without it: the marker is what keeps the cache exact');
+  }
+});
+
+void test('a generation bump (the job summarised a window, a delete) drops the entries of the bucket', async () => {
+  const w = world();
+  const ids = ['a', 'b', 'c', 'd'];
+  await w.live(ids, T0, 10_000);
+  await w.read(ids);
+  const before = w.scans.ranges;
+  // a writer that does not re-mark (a delete of rows) but bumps a's bucket
+  await w.port.deleteRow('d', keyspace.dataKey('a', T0));
+  await bumpGenerations(w.port, META, [keyspace.baseSalt('a')]);
+  w.clock.t += 1000;
+  assert.deepEqual(await w.read(ids), truth(w, ids));
+  assert.ok(w.scans.ranges - before >= 59, "a's bucket read whole again");
+});
+
+void test('reads from before the horizon pass through; the bound in bytes evicts the least recently used', async () => {
+  const w = world(200 + 16 * 70);
+  await w.live(['a', 'b'], T0, 10_000);
+  await w.read(['a']);
+  await w.read(['b']);
+  assert.equal(w.cache.stats().entries, 1, 'one entry fits');
+  assert.equal(w.cache.stats().evictions, 1);
+  const before = w.cache.stats();
+  await w.reads.rawPointsOf(['a'], ['temp'], w.clock.t - 3 * HOUR, w.clock.t, { take: () => undefined });
+  assert.deepEqual(w.cache.stats(), before, 'a read from before the horizon: not looked up, not kept');
+});
