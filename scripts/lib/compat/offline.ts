@@ -3,8 +3,10 @@
 // each sub-query's series are picked from the data set by metric and filters, computed
 // (compute/compute.ts) and rendered as OpenTSDB renders them: seconds or ms keys, object or arrays
 // dps, NaN as "NaN". Unknown metrics and literal tag values are 400s, as the TSD's UID lookups make
-// them. Not rendered: the showQuery echo (only `query.index`, so series keys match).
+// them. Not rendered: the showQuery echo (only `query.index`, so series keys match). The series of a
+// sub-query go to compute in name order, or in a given TSD's order (`orderOf`, tsd-order.ts).
 import { computeSubQuery, type ComputeOptions } from '../../../src/tsdb/compute/compute.ts';
+import type { SeriesOrder } from '../../../src/tsdb/compute/group.ts';
 import { TsdbQueryError } from '../../../src/tsdb/errors.ts';
 import { matches } from '../../../src/tsdb/filters.ts';
 import { parseQueryString } from '../../../src/tsdb/parse-m.ts';
@@ -43,7 +45,13 @@ export function storeOf(points: readonly CompatPoint[]): OfflineStore {
 
 const error400 = (message: string): Answer => ({ status: 400, body: { error: { code: 400, message } } });
 
-export function answerOffline(store: OfflineStore, q: CompatQuery, options: ComputeOptions, nowMs = Date.now()): Answer {
+export function answerOffline(
+  store: OfflineStore,
+  q: CompatQuery,
+  options: ComputeOptions,
+  nowMs = Date.now(),
+  orderOf?: (metric: string) => SeriesOrder,
+): Answer {
   const url = new URL(`http://offline${q.path}`);
   let tq;
   try {
@@ -64,7 +72,13 @@ export function answerOffline(store: OfflineStore, q: CompatQuery, options: Comp
       if (unknown !== undefined) return error400(`No such name for 'tagv': '${unknown}'`);
     }
     const picked = all.filter((s) => sub.filters.every((f) => matches(f, s.tags[f.tagk])));
-    for (const r of computeSubQuery(sub, { startMs: tq.startMs, endMs: tq.endMs }, picked, options)) {
+    const order = orderOf?.(sub.metric);
+    for (const r of computeSubQuery(
+      sub,
+      { startMs: tq.startMs, endMs: tq.endMs },
+      picked,
+      order === undefined ? options : { ...options, seriesOrder: order },
+    )) {
       const dps = tq.arrays ? r.dps.map(([t, v]) => [key(t), val(v)]) : Object.fromEntries(r.dps.map(([t, v]) => [String(key(t)), val(v)]));
       out.push({ metric: r.metric, tags: r.tags, aggregateTags: r.aggregateTags, dps, ...(tq.showQuery ? { query: { index: sub.index } } : {}) });
     }

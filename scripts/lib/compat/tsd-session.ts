@@ -13,6 +13,7 @@ import { freePort } from '../stack/probes.ts';
 import { projectRoot, stackLayout, type StackEndpoints } from '../stack/config.ts';
 import { countsByMetric, endMs, METRICS, points, type DatasetParams } from './dataset.ts';
 import { stackRestClient } from '../stack/client.ts';
+import { COMPAT_SALT_BUCKETS } from './tsd-order.ts';
 
 /** Throws unless HBase's REST gateway answers (retried for `waitMs`: HBase may be restarting). */
 export async function requireStack(ep: StackEndpoints, say: (m: string) => void, waitMs = 180_000): Promise<void> {
@@ -74,14 +75,14 @@ export async function openTsd(o: { ep: StackEndpoints; dataset: DatasetParams; r
   };
   try {
     say(`tables ${tables.data}, ${tables.uid}, ${tables.tree}, ${tables.meta}`);
-    await retried('creating the TSD tables', say, () => createTsdTables(admin, tables, 4));
+    await retried('creating the TSD tables', say, () => createTsdTables(admin, tables, COMPAT_SALT_BUCKETS));
     const tsd = await startTsd({
       cacheDir: stackLayout().cacheDir,
       workDir: work,
       zkQuorum: ep.zkQuorum,
       port: await freePort(),
       tables,
-      buckets: 4,
+      buckets: COMPAT_SALT_BUCKETS,
       heap: '1g',
       say,
     });

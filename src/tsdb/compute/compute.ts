@@ -2,7 +2,8 @@
 //
 // The pipeline, as TsdbQuery → SpanGroup → AggregationIterator → HttpJsonSerializer run it:
 //   1. each series is cut to the scan range [scanStart, scanEnd) (range.ts) and dropped when empty;
-//   2. series are grouped (group.ts; `none`: one group per series);
+//   2. for first, last and diff, series are put in order (group.ts orderSeries: 2.4.1's row-key order,
+//      by name unless the caller gives the TSD's); then grouped (group.ts; `none`: one per series);
 //   3. per series: downsample (Downsampler, or FillingDownsampler for nan/null/zero fills), THEN rate
 //      (RateSpan wraps the downsampler: AggregationIterator.create);
 //   4. per group: cross-series aggregation over [scanStart, scanEnd] (aggregation-iterator.ts);
@@ -16,7 +17,8 @@ import type { AggregateFn } from './aggregators.ts';
 import { aggregate } from './aggregation-iterator.ts';
 import { Downsampler, FillingDownsampler } from './downsampler.ts';
 import type { DownsampleSpec } from './downsampler.ts';
-import { groupSeries, groupTags } from './group.ts';
+import { groupSeries, groupTags, orderSeries } from './group.ts';
+import type { SeriesOrder } from './group.ts';
 import { scanRange, specIntervalMs } from './range.ts';
 import type { ScanRange } from './range.ts';
 import { RateSpan, SpanView } from './views.ts';
@@ -37,6 +39,14 @@ export interface ComputeOptions {
    * from 42.0, so this is a guess the caller opts into; default false: every value is a double.
    */
   readonly integerValues?: boolean;
+  /**
+   * The order of the series within a group, which first, last and diff across series depend on.
+   * Default: name order for those three (group.ts nameOrder), 2.4.1's order for an unsalted TSD whose
+   * UIDs follow name order; the given order for the rest. A caller that knows a TSD's UIDs and salting
+   * can give that TSD's order, applied whatever the aggregator (the compat tests do, from recorded
+   * tsuids: scripts/lib/compat/tsd-order.ts).
+   */
+  readonly seriesOrder?: SeriesOrder;
 }
 
 /** A bucketed series already holds one value per bucket: the downsampler only places it. */
@@ -90,7 +100,11 @@ export function seriesView(sub: SubQuery, s: SeriesInput, scan: ScanRange, range
 export function computeSubQuery(sub: SubQuery, range: QueryRange, series: readonly SeriesInput[], options: ComputeOptions = {}): ResultSeries[] {
   const aggregator = getAggregator(sub.aggregator);
   const scan = scanRange(sub.downsample, range.startMs, range.endMs);
-  const inScan = series.map((s) => clip(s, scan)).filter((s) => s.ts.length > 0);
+  const inScan = orderSeries(
+    series.map((s) => clip(s, scan)).filter((s) => s.ts.length > 0),
+    sub.aggregator,
+    options.seriesOrder,
+  );
   const nullFill = sub.downsample?.fill === 'null';
   const out: ResultSeries[] = [];
   for (const group of groupSeries(inScan, sub.filters, sub.aggregator === 'none')) {

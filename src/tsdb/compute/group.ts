@@ -1,7 +1,12 @@
-// Pure: how OpenTSDB 2.4.1 splits the matching series of a sub-query into groups
-// (TsdbQuery.GroupByAndAggregateCB) and names each group (SpanGroup.computeTags).
+// Pure: how OpenTSDB 2.4.1 orders the matching series of a sub-query (its scan's row-key order),
+// splits them into groups (TsdbQuery.GroupByAndAggregateCB) and names each group
+// (SpanGroup.computeTags).
 
-import type { SeriesInput, TagFilter } from '../types.ts';
+import { compareCodePoints } from '../../events/cells.ts';
+import type { AggregatorName, SeriesInput, TagFilter } from '../types.ts';
+
+/** An order of the series of one sub-query (all of one metric): negative when `a` comes first. */
+export type SeriesOrder = (a: SeriesInput, b: SeriesInput) => number;
 
 export interface SeriesGroup {
   /** the group's values of the group-by tag keys (sorted keys), '' without group-by */
@@ -17,10 +22,70 @@ export function groupByKeys(filters: readonly TagFilter[]): string[] {
   return [...new Set(filters.filter((f) => f.groupBy).map((f) => f.tagk))].sort();
 }
 
+/** A series' tags as 2.4.1's row key lays them out: [k1, v1, k2, v2, …], keys ascending. */
+function nameKey(tags: Readonly<Record<string, string>>): string[] {
+  const keys = Object.keys(tags);
+  let sorted = true;
+  for (let i = 1; i < keys.length && sorted; i++) sorted = compareCodePoints(keys[i - 1] ?? '', keys[i] ?? '') < 0;
+  if (!sorted) keys.sort(compareCodePoints);
+  const out = new Array<string>(keys.length * 2);
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i] ?? '';
+    out[2 * i] = k;
+    out[2 * i + 1] = tags[k] ?? '';
+  }
+  return out;
+}
+
+function compareNameKeys(a: readonly string[], b: readonly string[]): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const c = compareCodePoints(a[i] ?? '', b[i] ?? '');
+    if (c !== 0) return c;
+  }
+  return a.length - b.length;
+}
+
+/**
+ * Name order: the tag pairs in tag-key order, compared key, value, key, value, … (code points), a
+ * series whose pairs are a prefix of another's first. That is 2.4.1's row-key order (TsdbQuery.SpanCmp:
+ * metric UID, then the tag pairs as [tagk UID, tagv UID] in tagk UID order) with names in place of
+ * UIDs and no salt: the TSD's own order when it is unsalted (tsd.storage.salt.width 0, its default)
+ * and assigned its UIDs in name order. Otherwise the TSD's order depends on its UIDs, which it assigns
+ * in the order it first sees each name, and on the salt bucket (a hash of the UIDs) that leads every
+ * salted row key: neither is known here (docs/SERIES-API.md, Divergences).
+ */
+export const nameOrder: SeriesOrder = (a, b) => compareNameKeys(nameKey(a.tags), nameKey(b.tags));
+
+/** The aggregators whose result depends on which series comes first or last (not only on rounding). */
+const ORDER_SENSITIVE: ReadonlySet<AggregatorName> = new Set<AggregatorName>(['first', 'last', 'diff']);
+
+/**
+ * The series in the order 2.4.1's SpanGroup holds them, for the aggregators that depend on it: first,
+ * last and diff take the value of the first / last series with one at each timestamp (the
+ * AggregationIterator walks its spans in order). `order` given: sorted by it. Otherwise, for those
+ * three, name order (nameOrder; each series' key built once, no sort when the series already come in
+ * that order, as from the catalog); for every other aggregator the given order is kept: it changes
+ * nothing but the rounding of a sum, and costs nothing.
+ */
+export function orderSeries(series: readonly SeriesInput[], aggregator: AggregatorName, order?: SeriesOrder): readonly SeriesInput[] {
+  if (order !== undefined) return [...series].sort(order);
+  if (!ORDER_SENSITIVE.has(aggregator)) return series;
+  const keys = series.map((s) => nameKey(s.tags));
+  let sorted = true;
+  for (let i = 1; i < keys.length && sorted; i++) sorted = compareNameKeys(keys[i - 1] ?? [], keys[i] ?? []) <= 0;
+  if (sorted) return series;
+  return keys
+    .map((key, i) => ({ key, i }))
+    .sort((x, y) => compareNameKeys(x.key, y.key) || x.i - y.i)
+    .map(({ i }) => series[i] as SeriesInput);
+}
+
 /**
  * One group per distinct combination of the group-by tag values; all series in one group when there
- * is no group-by. A series lacking a group-by tag is dropped (2.4.1 logs "WTF? Dropping span"). With
- * the `none` aggregator, every series is its own group (group-bys are skipped).
+ * is no group-by. Each group keeps the series in their given order (orderSeries first). A series
+ * lacking a group-by tag is dropped (2.4.1 logs "WTF? Dropping span"). With the `none` aggregator,
+ * every series is its own group (group-bys are skipped).
  */
 export function groupSeries(series: readonly SeriesInput[], filters: readonly TagFilter[], none: boolean): SeriesGroup[] {
   if (none) return series.map((s, i) => ({ key: String(i), series: [s] }));
