@@ -11,7 +11,8 @@ import { badQuery, TsdbQueryError } from './errors.ts';
 import { answerKey, probeKept, type AnswerMemo, type KeptAnswer, type ProbeReads } from './answer-memo.ts';
 import { planSubQuery, rawBuckets, type RollupTier, type SubQueryPlan } from './plan.ts';
 import { batchedReads, type MetricReads, type SeriesReads } from './read-batch.ts';
-import { readRaw, readTiled } from './read-points.ts';
+import { readRaw, readTiled, type FoldAll } from './read-points.ts';
+import { isRollupAggregator } from './compute/rollup-exact.ts';
 import { readRollup } from './read-summaries.ts';
 import { tagSetKey, type PointBudget } from './series-store.ts';
 import { newReads, type CatalogSeries, type IdSeries, type SubQueryReads } from './sub-query-reads.ts';
@@ -148,10 +149,30 @@ function splitBySeries(
   return { single, mixed };
 }
 
+/**
+ * A `0all` downsample (fill none) whose aggregator window summaries answer: its one bucket [start, end)
+ * folded from summaries of the windows inside it, summarised for good, and raw points elsewhere
+ * (read-points.ts readTiled with a fold).
+ */
+function foldAllOf(sub: SubQuery, range: { readonly startMs: number }): FoldAll | undefined {
+  const ds = sub.downsample;
+  if (ds === undefined || !ds.all || ds.fill !== 'none' || !isRollupAggregator(ds.aggregator)) return undefined;
+  return { aggregator: ds.aggregator, stampMs: range.startMs };
+}
+
 /** One sub-query's reads, by its plan. */
-async function readSubQuery(sub: SubQuery, plan: SubQueryPlan, ids: IdSeries, deps: ExecuteDeps, reads: MetricReads, out: SubQueryReads): Promise<void> {
+async function readSubQuery(
+  sub: SubQuery,
+  range: { readonly startMs: number; readonly endMs: number },
+  plan: SubQueryPlan,
+  ids: IdSeries,
+  deps: ExecuteDeps,
+  reads: MetricReads,
+  out: SubQueryReads,
+): Promise<void> {
   const tier = deps.tier;
-  const useBlocks = plan.path === 'raw' && tier?.blocks === true;
+  const fold = plan.path === 'raw' && tier !== undefined ? foldAllOf(sub, range) : undefined;
+  const useBlocks = plan.path === 'raw' && (tier?.blocks === true || fold !== undefined);
   if (tier === undefined || (plan.path === 'raw' && !useBlocks)) {
     await readRaw(sub.metric, plan.scan, ids, reads, out);
     return;
@@ -161,7 +182,9 @@ async function readSubQuery(sub: SubQuery, plan: SubQueryPlan, ids: IdSeries, de
   await Promise.all([
     mixed.size > 0 ? readRaw(sub.metric, plan.scan, mixed, reads, out) : undefined,
     plan.path === 'raw'
-      ? readTiled(sub.metric, plan.scan, single, tier, deps.idTagKey, now, reads, out)
+      ? fold === undefined
+        ? readTiled(sub.metric, plan.scan, single, tier, deps.idTagKey, now, reads, out)
+        : readTiled(sub.metric, range, single, tier, deps.idTagKey, now, reads, out, fold)
       : readRollup(sub.downsample as NonNullable<SubQuery['downsample']>, sub.metric, plan, single, tier, now, reads, out),
   ]);
   if (mixed.size > 0) out.fromWindows = undefined;
@@ -231,7 +254,7 @@ export async function executeQuery(q: TsdbQuery, deps: ExecuteDeps): Promise<Sub
       q.queries.map(async (sub, i) => {
         const series = matched[i] as CatalogSeries[];
         const got = newReads(series, budget);
-        if (kept[i] === undefined) await readSubQuery(sub, plans[i] as SubQueryPlan, byId(series, deps.idTagKey), deps, reads, got);
+        if (kept[i] === undefined) await readSubQuery(sub, q, plans[i] as SubQueryPlan, byId(series, deps.idTagKey), deps, reads, got);
         return got;
       }),
     ),
@@ -249,6 +272,7 @@ export async function executeQuery(q: TsdbQuery, deps: ExecuteDeps): Promise<Sub
       expiredBuckets: got.expiredBuckets,
       blockWindows: got.blockWindows,
       rawRanges: got.rawRanges,
+      summaryWindows: got.summaryWindows,
       packWindows: got.packWindows,
       cachedIds: got.cachedIds,
     };

@@ -68,7 +68,8 @@ function planLabel(a: SubQueryAnswer): string {
 
 /**
  * X-Tsingest-Plan, per sub-query: `raw`, with `;blocks=N;raw-ranges=M` when point blocks are on
- * (windows of any id read from a block, ranges read from the data table), or
+ * (windows of any id read from a block, ranges read from the data table) and `;summaries=N` for a
+ * `0all` folded from window summaries (windows of any id whose summary answered), or
  * `rollup:<window>s;raw-buckets=N` with `;packs=N` (coarser windows whose summary pack answered),
  * `;cached=N` (ids whose windows the window cache answered) and
  * `;expired-buckets=N` when not 0, and `;answer=memo` for an answer the answer memo gave again after
@@ -78,7 +79,10 @@ function planHeader(answers: readonly SubQueryAnswer[], blocks: boolean): string
   return answers
     .map((a) => {
       const r = a.reads;
-      if (a.plan.path === 'raw') return blocks ? `raw;blocks=${r.blockWindows};raw-ranges=${r.rawRanges}` : 'raw';
+      if (a.plan.path === 'raw')
+        return blocks || r.summaryWindows > 0
+          ? `raw;blocks=${r.blockWindows};raw-ranges=${r.rawRanges}${r.summaryWindows > 0 ? `;summaries=${r.summaryWindows}` : ''}`
+          : 'raw';
       return `${planLabel(a)};raw-buckets=${r.rawBuckets}${r.packWindows > 0 ? `;packs=${r.packWindows}` : ''}${r.cachedIds > 0 ? `;cached=${r.cachedIds}` : ''}${r.expiredBuckets > 0 ? `;expired-buckets=${r.expiredBuckets}` : ''}${a.memo ? ';answer=memo' : ''}`;
     })
     .join(', ');

@@ -4,6 +4,12 @@
 // data table for the rest (tiles.ts says which). Blocks are read in one scan group with the pending
 // markers; the windows that turn out marked or without a valid block, and the data-table ranges
 // the tiling then needs, are read in a further round (rarely more than one).
+// A `0all` downsample whose aggregator window summaries answer (compute/rollup-exact.ts) tiles the same
+// way with the windows' summaries instead of their blocks, and folds the one bucket [start, end) from
+// them and from the raw points of the raw tiles (the window cache keeps the summaries between queries).
+import { BucketFolder } from './compute/rollup-exact.ts';
+import type { AggregatorName } from './types.ts';
+import { keptSince } from './plan.ts';
 import { decodePointsBlock, pointsInBlock } from '../rollup/points-block.ts';
 import type { MarkedWindow, MetricReads } from './read-batch.ts';
 import type { RollupTier } from './plan.ts';
@@ -49,8 +55,9 @@ class IdTiles {
     return this.asked.some((a) => a.sizeMs === sizeMs && startMs >= a.from && startMs < a.to);
   }
 
-  /** A window read and found with a summary but no valid block of as many points: its points are elsewhere. */
-  lacksBlock(sizeMs: number, startMs: number): boolean {
+  /** Reading blocks: a window read and found with a summary but no valid block of as many points (its points are elsewhere). Summaries: none lacks. */
+  lacks(sizeMs: number, startMs: number, content: TileContent): boolean {
+    if (content === 'summary') return false;
     const w = this.found.get(`${sizeMs}:${startMs}`);
     return w !== undefined && (w.block === undefined || pointsInBlock(w.block) !== w.summary.count);
   }
@@ -60,9 +67,19 @@ function rangesKey(list: readonly { fromMs: number; toMs: number }[] | readonly 
   return JSON.stringify(list);
 }
 
+/** What a tile of a summarised window is read as: its point block (its points), or its summary (a `0all` fold). */
+type TileContent = 'block' | 'summary';
+
+/** A `0all` downsample answered from summaries: the aggregator, and the one bucket's stamp (the query's start). */
+export interface FoldAll {
+  readonly aggregator: AggregatorName;
+  readonly stampMs: number;
+}
+
 /**
  * The raw points of ids with one series each, from point blocks where the tiling allows (see the top
- * of this file): every point in [scan.startMs, scan.endMs) exactly once, ascending.
+ * of this file): every point in [scan.startMs, scan.endMs) exactly once, ascending. With `fold`, each
+ * id's one `0all` bucket over that range instead, from summaries where the tiling allows.
  */
 export async function readTiled(
   metric: string,
@@ -73,21 +90,25 @@ export async function readTiled(
   now: number,
   reads: MetricReads,
   out: SubQueryReads,
+  fold?: FoldAll,
 ): Promise<void> {
   const sizes = tier.windowsMs;
-  const kept = tier.rawTtlMs === null ? Number.NEGATIVE_INFINITY : now - tier.rawTtlMs;
-  const closedAndKept = (size: number, start: number): boolean => start + size + tier.graceMs <= now && start >= kept;
+  const content: TileContent = fold === undefined ? 'block' : 'summary';
+  // a block lives as long as the data table's rows; a summary as long as its size's TTL
+  const rawKept = tier.rawTtlMs === null ? Number.NEGATIVE_INFINITY : now - tier.rawTtlMs;
+  const kept = (size: number): number => (content === 'block' ? rawKept : keptSince(tier, size, now));
+  const closedAndKept = (size: number, start: number): boolean => start + size + tier.graceMs <= now && start >= kept(size);
   const state = new Map(single.map(([id, s]) => [id, new IdTiles(s, idTagKey)]));
   const tilingOf = (t: IdTiles): Tile[] =>
     tileRange(
       scan.startMs,
       scan.endMs,
       sizes,
-      (size, start) => closedAndKept(size, start) && !markedWithin(t.marks, size, start) && !t.lacksBlock(size, start),
+      (size, start) => closedAndKept(size, start) && !markedWithin(t.marks, size, start) && !t.lacks(size, start, content),
     );
   // Round 1: the tiling with no marker known, for every id alike; markers in the same scans.
   const first = tileRange(scan.startMs, scan.endMs, sizes, closedAndKept);
-  await fetchRound(metric, [...state.keys()], blockSpans(first), rawOf(first), reads, state, { sizesMs: sizes, from: scan.startMs, to: scan.endMs });
+  await fetchRound(metric, [...state.keys()], blockSpans(first), rawOf(first), reads, state, { sizesMs: sizes, from: scan.startMs, to: scan.endMs }, content);
   // Later rounds: what each id's own tiling needs that is not read yet.
   for (;;) {
     const blockNeeds = new Map<string, { spans: ReturnType<typeof blockSpans>; ids: string[] }>();
@@ -102,11 +123,14 @@ export async function readTiled(
     if (blockNeeds.size === 0 && rawNeeds.size === 0) break;
     const none = { sizesMs: [], from: 0, to: 0 };
     await Promise.all([
-      ...[...blockNeeds.values()].map((n) => fetchRound(metric, n.ids, n.spans, [], reads, state, none)),
-      ...[...rawNeeds.values()].map((n) => fetchRound(metric, n.ids, [], n.ranges, reads, state, none)),
+      ...[...blockNeeds.values()].map((n) => fetchRound(metric, n.ids, n.spans, [], reads, state, none, content)),
+      ...[...rawNeeds.values()].map((n) => fetchRound(metric, n.ids, [], n.ranges, reads, state, none, content)),
     ]);
   }
-  for (const t of state.values()) assemble(t, tilingOf(t), out);
+  for (const t of state.values()) {
+    if (fold === undefined) assemble(t, tilingOf(t), out);
+    else foldTiles(t, tilingOf(t), fold, out);
+  }
 }
 
 function group<T>(m: Map<string, T>, key: string, init: T): T {
@@ -128,6 +152,7 @@ async function fetchRound(
   reads: MetricReads,
   state: Map<string, IdTiles>,
   marks: { sizesMs: readonly number[]; from: number; to: number },
+  content: TileContent,
 ): Promise<void> {
   const wantWindows = spans.length > 0 || marks.from < marks.to;
   const [win, ...raws] = await Promise.all([
@@ -135,7 +160,7 @@ async function fetchRound(
       ? reads.windowsOf(
           ids,
           metric,
-          spans.map((sp) => ({ ...sp, with: 'block' as const })),
+          spans.map((sp) => ({ ...sp, with: content })),
           marks,
         )
       : undefined,
@@ -184,6 +209,32 @@ function assemble(t: IdTiles, tiles: readonly Tile[], out: SubQueryReads): void 
   }
   out.points += ts.length;
   if (ts.length > 0) out.inputs.add(t.series, { kind: 'raw', tags: t.series.tags, ts, values });
+}
+
+/** One id's `0all` bucket along its tiling: summaries of its summary tiles, and its data-table points cut to each raw tile, in time order. */
+function foldTiles(t: IdTiles, tiles: readonly Tile[], fold: FoldAll, out: SubQueryReads): void {
+  const raw = mergeRaw(t.rawPoints);
+  // one bucket: every start aligns to 0 under an interval past any timestamp
+  const folder = new BucketFolder(Number.MAX_SAFE_INTEGER, fold.aggregator);
+  for (const tile of tiles) {
+    if (tile.kind === 'raw') {
+      out.rawRanges++;
+      let i = lowerBound(raw.ts, tile.fromMs);
+      for (; i < raw.ts.length && (raw.ts[i] as number) < tile.toMs; i++) {
+        const v = raw.values[i] as number;
+        folder.addFields(raw.ts[i] as number, 1, v, v, v, v, v);
+        out.points++;
+      }
+      continue;
+    }
+    const w = t.found.get(`${tile.sizeMs}:${tile.startMs}`);
+    if (w === undefined) continue; // no row: no point of the metric in a window summarised for good
+    out.summaryWindows++;
+    const s = w.summary;
+    folder.addFields(s.startMs, s.count, s.sum, s.min, s.max, s.first, s.last);
+  }
+  const b = folder.finish();
+  if (b.values.length > 0) out.inputs.add(t.series, { kind: 'buckets', tags: t.series.tags, ts: [fold.stampMs], values: [b.values[0] as number] });
 }
 
 function mergeRaw(parts: readonly TaggedPoints[]): { ts: number[]; values: number[] } {

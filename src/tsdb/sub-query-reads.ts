@@ -45,6 +45,8 @@ export interface SubQueryReads {
   blockWindows: number;
   /** raw plans: ranges (of any id) read from the data table */
   rawRanges: number;
+  /** raw plans of a `0all` downsample folded from summaries: windows (of any id) whose summary answered */
+  summaryWindows: number;
   /** rollup plans: coarser windows (of any id) whose finer summaries came from a summary pack */
   packWindows: number;
   /** rollup plans: ids whose windows came from the window cache (window-cache.ts) */
@@ -66,6 +68,7 @@ export function newReads(series: readonly CatalogSeries[], budget: PointBudget):
     expiredBuckets: 0,
     blockWindows: 0,
     rawRanges: 0,
+    summaryWindows: 0,
     packWindows: 0,
     cachedIds: 0,
     fromWindows: undefined,

@@ -80,11 +80,12 @@ export function seriesView(sub: SubQuery, s: SeriesInput, scan: ScanRange, range
   const ds = sub.downsample;
   if (s.kind === 'buckets') {
     if (ds === undefined) throw new Error('bucketed series need a downsample specification');
-    if (ds.all) throw new Error('bucketed series cannot answer a 0all downsample');
+    if (ds.all && ds.fill !== 'none') throw new Error('bucketed series answer a 0all downsample only with fill none');
   }
   // A bucketed series holds one value per bucket at the bucket's aligned start, ascending: the
   // Downsampler (fill none) would give back exactly its points, and its seek lands where the span's
-  // does (the first bucket at or after the target). Only the filling downsampler adds points.
+  // does (the first bucket at or after the target). Only the filling downsampler adds points. (A
+  // `0all` bucketed series is its one value stamped with the query's start, as the Downsampler stamps it.)
   if (ds !== undefined && !(s.kind === 'buckets' && ds.fill === 'none' && !ds.calendar)) {
     const fn = s.kind === 'buckets' ? takeBucketValue : getAggregator(ds.aggregator).run;
     const spec = downsampleSpec(ds, fn);

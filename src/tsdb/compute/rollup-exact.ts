@@ -26,7 +26,7 @@ import type { AggregatorName, SubQuery } from '../types.ts';
 export const ROLLUP_EXACT_AGGREGATORS = ['sum', 'count', 'min', 'max', 'avg', 'first', 'last', 'zimsum', 'mimmin', 'mimmax'] as const;
 type RollupAggregator = (typeof ROLLUP_EXACT_AGGREGATORS)[number];
 
-function isRollupAggregator(name: AggregatorName): name is RollupAggregator {
+export function isRollupAggregator(name: AggregatorName): name is RollupAggregator {
   return (ROLLUP_EXACT_AGGREGATORS as readonly string[]).includes(name);
 }
 

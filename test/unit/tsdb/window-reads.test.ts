@@ -284,3 +284,43 @@ void test("window cache and answer memo: repeated answers come from memory and s
   assert.equal(kept.memo, true);
   assert.deepEqual(kept.results, resummarised.results);
 });
+
+void test('0all from window summaries (days, hours, raw edges and the open end) = every point from the data table, per aggregator; a late event read raw', async () => {
+  const { store, catalog } = await stored();
+  const check = async (body: Record<string, unknown>, what: string): Promise<SubQueryAnswer> => {
+    const [folded] = await ask(store, catalog, TIER, body);
+    const [raw] = await ask(store, catalog, undefined, body);
+    assert.ok(folded !== undefined && raw !== undefined);
+    assert.ok(
+      raw.results.some((r) => r.dps.length > 0),
+      `${what}: the reference has data`,
+    );
+    assert.equal(folded.results.length, raw.results.length, what);
+    folded.results.forEach((r, i) => {
+      const want = raw.results[i];
+      assert.deepEqual(r.tags, want?.tags, what);
+      assert.deepEqual(
+        r.dps.map(([t]) => t),
+        want?.dps.map(([t]) => t),
+        `${what}: timestamps`,
+      );
+      r.dps.forEach(([, v], j) => {
+        const w = want?.dps[j]?.[1] as number;
+        assert.ok(Math.abs((v as number) - w) <= 1e-9 * Math.max(1, Math.abs(w)), `${what}: ${String(v)} vs ${w}`);
+      });
+    });
+    return folded;
+  };
+  for (const agg of ['avg', 'sum', 'count', 'min', 'max', 'first', 'last', 'zimsum', 'mimmax']) {
+    const a = await check(rawQuery(agg, { downsample: `0all-${agg}` }), `0all-${agg}, unaligned edges`);
+    assert.ok(a.reads.summaryWindows > 0, `0all-${agg}: summaries folded`);
+    assert.ok(a.reads.blockWindows === 0, `0all-${agg}: no block read`);
+  }
+  await check({ ...rawQuery('sum', { downsample: '0all-sum' }), start: DAY0 + 1, end: NOW }, 'up to now: the open end raw');
+  const late: Ev = { id: 'b', ts: DAY0 + D + 10 * H + 123, metric: 'temp', value: 999 };
+  await writeEvents(store, S, [late]);
+  await markEvents(store, S, [late]);
+  await check(rawQuery('max', { downsample: '0all-max' }), 'a late event, marked: its windows read raw');
+  const [dev] = await ask(store, catalog, TIER, rawQuery('avg', { downsample: '0all-dev' }));
+  assert.equal(dev?.reads.summaryWindows, 0, 'dev is not computable from summaries: blocks and raw points');
+});
