@@ -16,7 +16,8 @@ import type { RollupTier } from '../tsdb/plan.ts';
 import { SeriesStore, type SeriesScanPort } from '../tsdb/series-store.ts';
 import { cachedReads, WindowCache } from '../tsdb/window-cache.ts';
 import { AnswerMemo } from '../tsdb/answer-memo.ts';
-import { TailCache, withTailCache } from '../tsdb/tail-cache.ts';
+import { TailCache } from '../tsdb/tail-cache.ts';
+import { withTailCache } from '../tsdb/tail-reads.ts';
 
 /** Sub-query answers the answer memo keeps (each its results and its ids: a chart's worth). */
 const MEMO_ANSWERS = 256;

@@ -18,10 +18,9 @@
 // pass through untouched.
 //
 // Bounds: `maxBytes` (16 bytes a point and an entry's overhead), least recently used evicted first, in
-// constant time per entry.
+// constant time per entry. The reads in front of it: tail-reads.ts.
 import type { MarkedWindow } from './tiles.ts';
-import type { MarkSpan, PointBudget, TaggedPoints } from './series-store.ts';
-import type { SeriesReads } from './read-batch.ts';
+import type { TaggedPoints } from './series-store.ts';
 
 export interface TailCacheOptions {
   readonly maxBytes: number;
@@ -37,7 +36,7 @@ export interface TailCacheOptions {
 }
 
 /** One id's points of one metric, by tag set, ascending. */
-interface Entry {
+export interface TailEntry {
   readonly key: string;
   readonly gen: string;
   readonly readAt: number;
@@ -61,7 +60,7 @@ export interface TailCacheStats {
 export class TailCache {
   readonly o: TailCacheOptions;
   /** least recently used first (a Map keeps insertion order: a use re-inserts) */
-  readonly #entries = new Map<string, Entry>();
+  readonly #entries = new Map<string, TailEntry>();
   #bytes = 0;
   #hits = 0;
   #misses = 0;
@@ -72,7 +71,7 @@ export class TailCache {
   }
 
   /** The entry of (id, metric) when it answers a read of [from, …) under `gen` with the id's `marks`; undefined otherwise. */
-  get(id: string, metric: string, from: number, gen: string, marks: readonly MarkedWindow[], now: number): Entry | undefined {
+  get(id: string, metric: string, from: number, gen: string, marks: readonly MarkedWindow[], now: number): TailEntry | undefined {
     const key = `${id}\u0000${metric}`;
     const e = this.#entries.get(key);
     if (e === undefined || e.gen !== gen || e.coveredFrom > from || now - e.readAt > this.o.maxAgeMs || marks.some((m) => this.#late(m, e))) {
@@ -86,14 +85,14 @@ export class TailCache {
   }
 
   /** A marker stamped after the entry's read began (less the clock tolerance), or without a stamp. */
-  #late(m: MarkedWindow, e: Entry): boolean {
+  #late(m: MarkedWindow, e: TailEntry): boolean {
     return m.stamp === undefined || m.stamp > e.readAt - this.o.clockToleranceMs;
   }
 
-  set(id: string, metric: string, e: Omit<Entry, 'key' | 'bytes'>): void {
+  set(id: string, metric: string, e: Omit<TailEntry, 'key' | 'bytes'>): void {
     let points = 0;
     for (const s of e.sets.values()) points += s.ts.length;
-    const entry: Entry = { ...e, key: `${id}\u0000${metric}`, bytes: ENTRY_BYTES + POINT_BYTES * points };
+    const entry: TailEntry = { ...e, key: `${id}\u0000${metric}`, bytes: ENTRY_BYTES + POINT_BYTES * points };
     const old = this.#entries.get(entry.key);
     if (old !== undefined) {
       this.#bytes -= old.bytes;
@@ -114,132 +113,4 @@ export class TailCache {
   stats(): TailCacheStats {
     return { hits: this.#hits, misses: this.#misses, evictions: this.#evictions, entries: this.#entries.size, bytes: this.#bytes };
   }
-}
-
-/** What the tail cache needs beyond SeriesReads (series-store.ts SeriesStore fits). */
-export interface TailReadsPort extends SeriesReads {
-  marksOf(ids: readonly string[], marks: MarkSpan, budget: PointBudget, concurrency?: number): Promise<Map<string, MarkedWindow[]>>;
-  generations(): Promise<Map<number, string>>;
-}
-
-type ByMetric = Map<string, Map<string, Map<string, TaggedPoints>>>;
-
-function lowerBound(a: readonly number[], x: number): number {
-  let lo = 0;
-  let hi = a.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((a[mid] as number) < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/** The points of `p` with from ≤ ts < to (a copy: a query computes over its own arrays). */
-function slice(p: TaggedPoints, from: number, to: number): TaggedPoints {
-  const lo = lowerBound(p.ts, from);
-  const hi = lowerBound(p.ts, to);
-  return { tagsJson: p.tagsJson, ts: p.ts.slice(lo, hi), values: p.values.slice(lo, hi) };
-}
-
-/** `kept`'s points before `cut` followed by `fresh`'s (all at or after cut), per tag set; arrays are never changed in place (a query may hold them). */
-function joined(
-  kept: ReadonlyMap<string, TaggedPoints> | undefined,
-  cut: number,
-  fresh: ReadonlyMap<string, TaggedPoints> | undefined,
-): Map<string, TaggedPoints> {
-  const out = new Map<string, TaggedPoints>();
-  for (const [k, p] of kept ?? []) {
-    const last = p.ts.at(-1);
-    const s = last !== undefined && last < cut ? p : slice(p, Number.NEGATIVE_INFINITY, cut);
-    if (s.ts.length > 0) out.set(k, s);
-  }
-  for (const [k, p] of fresh ?? []) {
-    const before = out.get(k);
-    out.set(k, before === undefined ? p : { tagsJson: k, ts: before.ts.concat(p.ts), values: before.values.concat(p.values) });
-  }
-  return out;
-}
-
-/** Points with ts < `to` (those a read from `to` on did not count). */
-function countBefore(sets: ReadonlyMap<string, TaggedPoints>, to: number): number {
-  let n = 0;
-  for (const p of sets.values()) n += lowerBound(p.ts, to);
-  return n;
-}
-
-/** Every tag set's points from `from` on. */
-function trimmed(sets: ReadonlyMap<string, TaggedPoints>, from: number): Map<string, TaggedPoints> {
-  const out = new Map<string, TaggedPoints>();
-  for (const [k, p] of sets) {
-    const i = lowerBound(p.ts, from);
-    if (i >= p.ts.length) continue;
-    out.set(k, i === 0 ? p : { tagsJson: k, ts: p.ts.slice(i), values: p.values.slice(i) });
-  }
-  return out;
-}
-
-/**
- * `reads` with the tail cache in front of rawPointsOf (raw points, markers and generations through
- * `port`): a read of [from, to) with from in the last horizonMs takes, for each id whose entries hold,
- * the kept points up to their completeTo and reads only [completeTo, to); the other ids are read
- * whole. Entries are then kept with what was read.
- */
-export function withTailCache(reads: SeriesReads, port: TailReadsPort, cache: TailCache, bucketOf: (id: string) => number): SeriesReads {
-  const o = cache.o;
-  return {
-    windowsOf: (...args) => reads.windowsOf(...args),
-    async rawPointsOf(ids, metrics, from, to, budget, concurrency) {
-      const now = o.now();
-      if (from >= to || from < now - o.horizonMs || ids.length === 0) return port.rawPointsOf(ids, metrics, from, to, budget, concurrency);
-      // tokens and markers before the scans: a write the scans miss changes one or the other by the next read
-      // (the markers of the whole horizon: an entry keeps points before this read's `from`, checked here too)
-      const horizon = now - o.horizonMs;
-      const [gens, marks] = await Promise.all([port.generations(), port.marksOf(ids, { sizesMs: [o.markSizeMs], from: horizon, to }, budget, concurrency)]);
-      // each id read from its entries' completeTo (the earliest of its metrics'), or whole
-      const groups = new Map<number, string[]>();
-      const kept = new Map<string, (Entry | undefined)[]>();
-      for (const id of ids) {
-        const gen = gens.get(bucketOf(id)) ?? '';
-        const idMarks = marks.get(id) ?? [];
-        const entries = metrics.map((m) => cache.get(id, m, from, gen, idMarks, now));
-        let start = Number.POSITIVE_INFINITY;
-        for (const e of entries) start = Math.min(start, e === undefined ? from : e.completeTo);
-        start = Math.max(from, start);
-        kept.set(id, entries);
-        const group = groups.get(start);
-        if (group === undefined) groups.set(start, [id]);
-        else group.push(id);
-      }
-      const reads = await Promise.all(
-        [...groups].map(async ([start, group]) => ({
-          start,
-          group,
-          got: start >= to ? undefined : await port.rawPointsOf(group, metrics, start, to, budget, concurrency),
-        })),
-      );
-      const out: ByMetric = new Map(metrics.map((m) => [m, new Map<string, Map<string, TaggedPoints>>()]));
-      const completeTo = Math.min(to, now - o.lateMs - o.clockToleranceMs);
-      for (const { start, group, got } of reads) {
-        for (const id of group) {
-          const entries = kept.get(id) as (Entry | undefined)[];
-          const gen = gens.get(bucketOf(id)) ?? '';
-          metrics.forEach((m, i) => {
-            const e = entries[i];
-            const sets = joined(e?.sets, start, got?.get(m)?.get(id));
-            const answer = new Map<string, TaggedPoints>();
-            for (const [k, p] of sets) {
-              const s = slice(p, from, to);
-              if (s.ts.length > 0) answer.set(k, s);
-            }
-            budget.take(countBefore(answer, start)); // kept points the query computes over count as read
-            if (answer.size > 0) out.get(m)?.set(id, answer);
-            const coveredFrom = Math.max(horizon, Math.min(from, e?.coveredFrom ?? from));
-            cache.set(id, m, { gen, readAt: now, coveredFrom, completeTo: Math.max(start, completeTo), sets: trimmed(sets, coveredFrom) });
-          });
-        }
-      }
-      return out;
-    },
-  };
 }

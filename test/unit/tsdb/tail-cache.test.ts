@@ -11,8 +11,9 @@ import { NO_SPREAD } from '../../../src/keys/index.ts';
 import { putRowOf } from '../../../src/rollup/fold.ts';
 import { bumpGenerations } from '../../../src/rollup/generations.ts';
 import { parseWindow } from '../../../src/rollup/windows.ts';
-import { SeriesStore, type TaggedPoints } from '../../../src/tsdb/series-store.ts';
-import { TailCache, withTailCache } from '../../../src/tsdb/tail-cache.ts';
+import { SeriesStore, type PointBudget, type TaggedPoints } from '../../../src/tsdb/series-store.ts';
+import { TailCache } from '../../../src/tsdb/tail-cache.ts';
+import { withTailCache } from '../../../src/tsdb/tail-reads.ts';
 import { FakeHBase } from '../../support/fake-hbase.ts';
 import { testKeyspace } from '../../support/keyspace.ts';
 
@@ -192,4 +193,41 @@ void test('reads from before the horizon pass through; the bound in bytes evicts
   const before = w.cache.stats();
   await w.reads.rawPointsOf(['a'], ['temp'], w.clock.t - 3 * HOUR, w.clock.t, { take: () => undefined });
   assert.deepEqual(w.cache.stats(), before, 'a read from before the horizon: not looked up, not kept');
+});
+
+void test('asks that board together share one read; an ask made while it is under way waits for the next; a budget overflow fails its own query only', async () => {
+  const w = world();
+  const ids = ['a', 'b', 'c'];
+  await w.live(ids, T0, 10_000);
+  const calls = (): number => w.port.count('scan', 'd');
+  const ask = (asked: readonly string[], budget: PointBudget = { take: () => undefined }): ReturnType<typeof w.reads.rawPointsOf> =>
+    w.reads.rawPointsOf(asked, ['temp'], T0, T0 + HOUR, budget);
+  const before = calls();
+  const [x, y] = await Promise.all([ask(ids), ask(['a', 'b', 'c'])]);
+  assert.equal(calls() - before, 1, 'one scan for both');
+  assert.deepEqual(x, y);
+  // a second ask while the first read is under way: a read of its own, after the first
+  const mid = calls();
+  let second: Promise<unknown> | undefined;
+  const first = ask(ids).then((v) => v);
+  setImmediate(() => {
+    second = ask(ids);
+  });
+  await first;
+  await second;
+  assert.equal(calls() - mid, 2, 'the ask made during the first read took a read of its own');
+  // a query whose budget is exceeded fails; the other one sharing the read is answered
+  const tight = {
+    take: (n: number): void => {
+      if (n > 0) throw new Error('over budget');
+    },
+  };
+  w.clock.t += 60_000;
+  await w.live(ids, w.clock.t - 60_000, 5000);
+  const [bad, good] = await Promise.allSettled([ask(ids, tight), ask(ids)]);
+  assert.equal(bad.status, 'rejected');
+  if (good.status !== 'fulfilled') throw new Error('the query sharing the read failed');
+  const got = good.value;
+  const points = [...(got.get('temp')?.get('a')?.values() ?? [])].flatMap((p) => p.ts);
+  assert.deepEqual(points, truth(w, ['a']).get('a'));
 });
