@@ -114,12 +114,13 @@ void describe('OpenTSDB datasource provisioning', () => {
     );
   });
 
-  void it("Kubernetes: the Service's DNS name, the same settings", () => {
+  void it("Kubernetes: the query Service's DNS name, the same settings", () => {
     const ds = openTsdbDatasource(join(ROOT, 'deploy/grafana/k8s-datasources.yml'));
-    const service = parseYaml(readFileSync(join(ROOT, 'deploy/k8s/service.yaml'), 'utf8')) as {
+    const service = parseYaml(readFileSync(join(ROOT, 'deploy/k8s/query-service.yaml'), 'utf8')) as {
       metadata: { name: string };
-      spec: { ports: { port: number }[] };
+      spec: { selector: Record<string, string>; ports: { port: number }[] };
     };
+    assert.equal(service.spec.selector['app.kubernetes.io/component'], 'query', 'the Service of the query pods');
     const namespace = /^namespace: (\S+)$/m.exec(readFileSync(join(ROOT, 'deploy/k8s/kustomization.yaml'), 'utf8'))?.[1];
     assert.equal(ds.url, `https://${service.metadata.name}.${String(namespace)}.svc.cluster.local:${String(service.spec.ports[0]?.port)}`);
     assert.deepEqual(

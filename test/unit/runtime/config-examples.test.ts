@@ -85,6 +85,7 @@ test('the image and the k8s deployment run the service with the heap flags of sr
   const nodeOptions = (flags: string): RegExp => new RegExp(`- name: NODE_OPTIONS\\n\\s+value: ${flags.replaceAll('-', '\\-')}\\n`);
   assert.ok(read('deploy/service/Dockerfile').includes(`NODE_OPTIONS="${SERVICE_NODE_OPTIONS}"`), 'Dockerfile ENV NODE_OPTIONS');
   assert.match(read('deploy/k8s/deployment.yaml'), nodeOptions(SERVICE_NODE_OPTIONS));
+  assert.match(read('deploy/k8s/query-deployment.yaml'), nodeOptions(QUERY_NODE_OPTIONS));
   const compose = read('docker-compose.yml');
   assert.deepEqual(
     [...compose.matchAll(/NODE_OPTIONS: (.*)$/gm)].map((m) => m[1]),
