@@ -31,6 +31,7 @@ import { loadConfig } from '../src/runtime/config.ts';
 import { ingestObserver, writeObserver } from '../src/service/observers.ts';
 import { planSettings, rollupMarks } from '../src/service/settings.ts';
 import { keyspaceOf, tablesOf } from '../src/service/keyspace.ts';
+import { hotIdsOptions } from '../src/service/ingest-side.ts';
 import { HotIds } from '../src/load/hot-ids.ts';
 import { registerHotIdMetrics } from '../src/metrics/hot-id-metrics.ts';
 import { meteredRegionWrites, regionMapObserver } from '../src/metrics/region-writes-metrics.ts';
@@ -146,14 +147,7 @@ async function writerFor(
   const { writes, close: closeWrites } = meteredRegionWrites(metrics, { regionMap, windowMs: cfg.metrics.skewWindowMs });
   // The sketch's clock advances by one window per round of writes, so after a round every slot of the
   // window is filled, as in a service that has run for a window (the scrape stage prices that).
-  const hotIds = new HotIds({
-    table: tables.data.name,
-    keyspace,
-    regions: regionMap,
-    windowMs: cfg.metrics.hotIdsWindowMs,
-    capacity: cfg.metrics.hotIdsCapacity,
-    now: () => clock.ms,
-  });
+  const hotIds = new HotIds({ ...hotIdsOptions(cfg, tables, keyspace, regionMap), now: () => clock.ms });
   const unregister = registerHotIdMetrics(metrics.registry, hotIds);
   let bytes = 0;
   const writer = new DualWriter({

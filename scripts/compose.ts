@@ -5,8 +5,8 @@
 // `docker-compose` commands in this folder reach the same stack (docs/CONTAINERS.md).
 //   up       checks every port it publishes, then: the project's images (`npm run images`), Kafka +
 //            HBase, pre-split tables through table-admin in the hbase container, topics, the ingest
-//            service and Prometheus (Grafana with --grafana: its image needs a registry). A failed
-//            first `up` removes what it created.
+//            and query services and Prometheus (Grafana with --grafana: its image needs a registry).
+//            A failed first `up` removes what it created.
 //   down     stops everything and deletes the volumes (the images stay)
 //   ps       the containers, then the addresses on the host
 //   logs     docker-compose logs (any of its options: -f, --tail N, SERVICE…)
@@ -31,7 +31,7 @@ const log = (m: string): void => {
 
 function addresses(p: ComposeProject): string {
   const g = p.grafana === true ? ` · Grafana http://127.0.0.1:${p.ports.grafana} (admin, password in ${GRAFANA_SECRET})` : '';
-  return `ingest https://127.0.0.1:${p.ports.http}/ui (CA secrets/http-ca.crt; curl -H "Authorization: Bearer $(cat secrets/operator-token)") · Prometheus http://127.0.0.1:${p.ports.prometheus} · REST http://127.0.0.1:${p.ports.rest} · Kafka 127.0.0.1:${p.ports.kafka}${g}`;
+  return `ingest https://127.0.0.1:${p.ports.http}/ui · query https://127.0.0.1:${p.ports.query}/api/v1, /api/query (CA secrets/http-ca.crt; curl -H "Authorization: Bearer $(cat secrets/operator-token)") · Prometheus http://127.0.0.1:${p.ports.prometheus} · REST http://127.0.0.1:${p.ports.rest} · Kafka 127.0.0.1:${p.ports.kafka}${g}`;
 }
 
 /** Runs a command with the terminal's stdin/stdout/stderr; resolves to its exit code. */

@@ -1,6 +1,6 @@
 // tsingest — the service and its tools. Each command group lives in src/cli/<group>.ts and parses
 // its own flags (plus the common --config FILE and --set key=value).
-//   tsingest run                       the long-running ingest service
+//   tsingest run [--role R]            the long-running service (roles ingest, query, all)
 //   tsingest tables apply|check        create/reconcile the tables; verify them against the config
 //   tsingest keys encode|decode        data rowkeys by hand
 //   tsingest spread list|set           the spread registry (hot ids over several buckets)
@@ -22,7 +22,7 @@ import { KEYS_USAGE, keysCommand } from './cli/keys.ts';
 import { QUERY_USAGE, queryCommand } from './cli/query.ts';
 import { ROLLUP_USAGE, rollupCommand } from './cli/rollup.ts';
 import { PRODUCE_USAGE, produceCommand } from './cli/produce.ts';
-import { runCommand } from './cli/run.ts';
+import { RUN_USAGE, runCommand } from './cli/run.ts';
 import { SPREAD_USAGE, spreadCommand } from './cli/spread.ts';
 import { TABLES_USAGE, tablesCommand } from './cli/tables.ts';
 import { WHATIF_USAGE, whatifCommand } from './cli/whatif.ts';
@@ -31,7 +31,7 @@ type Command = (argv: readonly string[]) => number | Promise<number>;
 
 /** The command tree: each command, its subcommands (as its usage names them) and how it runs. */
 export const COMMANDS: Readonly<Record<string, CommandEntry & { readonly run: Command }>> = {
-  run: { run: runCommand, usage: 'tsingest run [--config FILE] [--set key=value …]', subcommands: [] },
+  run: { run: runCommand, usage: RUN_USAGE, subcommands: [] },
   tables: { run: tablesCommand, usage: TABLES_USAGE, subcommands: ['apply', 'check'] },
   keys: { run: keysCommand, usage: KEYS_USAGE, subcommands: ['encode', 'decode'] },
   rollup: { run: rollupCommand, usage: ROLLUP_USAGE, subcommands: ['run', 'backfill'] },

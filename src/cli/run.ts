@@ -1,18 +1,31 @@
-// tsingest run: the long-running ingest service. Signal handlers are installed before anything
-// starts: a SIGTERM during start-up aborts the start cleanly (exit 0), one after it drains the
+// tsingest run [--role ingest|query|all]: the long-running service, in the role the flag, TSI_ROLE or
+// service.role names (the flag wins; default all: src/service/roles.ts). Signal handlers are
+// installed before anything starts: a SIGTERM during start-up aborts the start cleanly (exit 0), one after it drains the
 // service (exit 0 when everything written was committed, 1 when the drain failed), a second forces
 // (130). A service that stops on its own stops for a fatal error and exits with that error's code:
 // 3 configuration, 4 a lost dependency, 5 internal (src/runtime/exit-codes.ts, README "Operations").
 import { EXIT, exitCodeOf } from '../runtime/exit-codes.ts';
 import { installSignalHandlers } from '../runtime/signals.ts';
 import { createLogger } from '../runtime/logger.ts';
+import { SERVICE_ROLES, isServiceRole } from '../service/roles.ts';
 import { startService, type Service } from '../service/service.ts';
-import { configOf, parseCommand } from './args.ts';
+import { UsageError, configOf, parseCommand, stringFlag, type FlagValues } from './args.ts';
+
+export const RUN_USAGE = `tsingest run [--role ${SERVICE_ROLES.join('|')}] [--config FILE] [--set key=value …]`;
+
+/** The flags with `--role` as the last `--set` (it wins over the file, TSI_ROLE and other --set); a role that does not exist is a UsageError. */
+export function withRole(values: FlagValues): FlagValues {
+  const role = stringFlag(values, 'role');
+  if (role === undefined) return values;
+  if (!isServiceRole(role)) throw new UsageError(`--role must be one of ${SERVICE_ROLES.join(', ')}, got "${role}"`);
+  const sets = Array.isArray(values['set']) ? values['set'] : [];
+  return { ...values, set: [...sets, `service.role=${role}`] };
+}
 
 export async function runCommand(argv: readonly string[]): Promise<number> {
   let cfg;
   try {
-    cfg = configOf(parseCommand(argv, {}).values);
+    cfg = configOf(withRole(parseCommand(argv, { role: { type: 'string' } }).values));
   } catch (err) {
     process.stderr.write(`tsingest: ${err instanceof Error ? err.message : String(err)}\n`);
     return exitCodeOf(err);
@@ -51,7 +64,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
     log.fatal({ err, exitCode: code }, 'tsingest could not start');
     return code;
   }
-  log.info({ http: service.httpPort }, 'tsingest running');
+  log.info({ http: service.httpPort, role: service.role }, 'tsingest running');
   try {
     await service.finished;
   } catch (err) {

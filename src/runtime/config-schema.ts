@@ -27,8 +27,24 @@ const pointInTime = z
   })
   .meta({ format: POINT_IN_TIME_FORMAT });
 
+/** What `tsingest run` runs (src/service/roles.ts): ingest, query, or both in one process. */
+export const SERVICE_ROLES = ['ingest', 'query', 'all'] as const;
+export type ServiceRole = (typeof SERVICE_ROLES)[number];
+
 export const configSchema = z
   .object({
+    service: z
+      .object({
+        role: z
+          .enum(SERVICE_ROLES)
+          .default('all')
+          .describe(
+            'What `tsingest run` runs. ingest: consume and write, the rollup job, the spread promoter, the schema doctor, /ui; no read routes. query: the read API and the series API; joins no consumer group and writes nothing. all: both in one process (the demo, a small site). `--role` wins (docs/ARCHITECTURE.md, *Roles*)',
+          ),
+      })
+      .strict()
+      .prefault({})
+      .describe('The role of the process: which parts `tsingest run` starts'),
     kafka: kafkaSchema,
     hbase: hbaseSchema,
     keys: keysSchema,

@@ -20,6 +20,7 @@ export class ConfigError extends ServiceError<'CONFIG'> {
 
 /** Environment variables the service understands, and the config key each one sets. */
 export const ENV_KEYS: Readonly<Record<string, string>> = {
+  TSI_ROLE: 'service.role',
   TSI_KAFKA_BROKERS: 'kafka.brokers',
   TSI_KAFKA_TOPIC: 'kafka.topic',
   TSI_KAFKA_GROUP_ID: 'kafka.groupId',

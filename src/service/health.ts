@@ -1,7 +1,9 @@
 // Readiness follows what the service can really do. Three health conditions feed the lifecycle
 // (running ⇄ degraded, /readyz): `hbase` (OutageWatch: the oldest unacknowledged write is past
 // hbase.outageDeadlineMs), `kafka-consumer` (kafkajs crashed, disconnected or stopped the consumer;
-// healthy again when it rejoins the group) and `kafka-broker` (the lag poll gets no answer).
+// healthy again when it rejoins the group) and `kafka-broker` (the lag poll gets no answer). A
+// process of the query role has no consumer and writes nothing: its one condition is `hbase`, from
+// the age of its spread registry snapshot (registryHealth).
 import type { Logger } from 'pino';
 import { ServiceError, errorMessage } from '../errors.ts';
 import { isAccessRefused } from '../hbase/index.ts';
@@ -9,6 +11,7 @@ import type { IngestConsumer } from '../ingest/consumer.ts';
 import type { LagMonitor } from '../ingest/lag-monitor.ts';
 import type { OutageWatch } from '../ingest/outage-watch.ts';
 import type { Lifecycle } from '../runtime/lifecycle.ts';
+import type { SpreadRegistry } from '../spread/registry.ts';
 import type { ConsumerHealthEvents } from './kafka-parts.ts';
 import { BROKER_POLL_FAILURES } from './settings.ts';
 
@@ -81,5 +84,30 @@ export function brokerHealth(lifecycle: Lifecycle, log: Log, failures = BROKER_P
     missed++;
     if (missed === failures) log.error({ err }, 'Kafka broker unreachable');
     if (missed >= failures) lifecycle.setCondition('kafka-broker', false, `Kafka broker unreachable: ${errorMessage(err)}`);
+  };
+}
+
+/**
+ * The `hbase` condition of a process that writes nothing (the query role): the spread registry's
+ * refresh (every keys.spread.refreshMs) is its probe. Not ready while its last good read is older than
+ * `limitMs`, ready again with the next one. Returns the stop function.
+ */
+export function registryHealth(registry: Pick<SpreadRegistry, 'ageMs'>, lifecycle: Lifecycle, log: Log, limitMs: number, everyMs = 1000): () => void {
+  let failing = false;
+  const timer = setInterval(() => {
+    const stale = registry.ageMs > limitMs;
+    if (stale === failing) return;
+    failing = stale;
+    if (stale) {
+      log.error({ limitMs }, 'HBase unavailable: the spread registry could not be read for too long');
+      lifecycle.setCondition('hbase', false, () => `HBase unavailable: the spread registry not read for ${Math.round(registry.ageMs / 1000)}s`);
+    } else {
+      log.info('HBase answers again');
+      lifecycle.setCondition('hbase', true);
+    }
+  }, everyMs);
+  timer.unref();
+  return () => {
+    clearInterval(timer);
   };
 }

@@ -1,25 +1,23 @@
-// The composition root: builds every part from one validated Config (parts.ts), wires health
-// (health.ts) and failure, starts consuming, and on stop drains, then closes everything in reverse
-// order (shutdown.ts). Nothing here is a global; tests start several services at once.
+// The composition root: builds the parts of the process's role (roles.ts: ingest, query or all) from
+// one validated Config (parts.ts, ingest-side.ts, read-side.ts), wires health (health.ts) and failure,
+// starts consuming (ingest), and on stop drains, then closes everything in reverse order
+// (shutdown.ts). Nothing here is a global; tests start several services at once.
 import type { Logger } from 'pino';
 import { checkTables } from '../admin/apply-tables.ts';
 import { errorMessage } from '../errors.ts';
 import type { IngestConsumer } from '../ingest/consumer.ts';
 import { createGatewayMetrics } from '../metrics/gateway-metrics.ts';
-import { createMetrics, initKnownSeries, type Metrics } from '../metrics/ingest-metrics.ts';
+import { createMetrics, type Metrics } from '../metrics/ingest-metrics.ts';
 import type { Config } from '../runtime/config.ts';
 import { startHttpServer, type RouteHandler } from '../runtime/http.ts';
 import { Lifecycle } from '../runtime/lifecycle.ts';
-import { brokerHealth, consumerHealth, wireHBaseHealth } from './health.ts';
-import { requireTopics, watchConsumer } from './kafka-parts.ts';
-import { HotIds } from '../load/hot-ids.ts';
-import { registerHotIdMetrics } from '../metrics/hot-id-metrics.ts';
+import { registryHealth } from './health.ts';
 import { createHBaseClient, kafkaClient } from './clients.ts';
 import { frontDoor } from './front-door-side.ts';
 import { explainHBaseTlsFailure } from './hbase-credentials.ts';
-import { explainKafkaFailure } from './kafka-security.ts';
+import { buildIngestSide, hotIdsOf, writeParts } from './ingest-side.ts';
 import { keyspaceOf, tablesOf } from './keyspace.ts';
-import { consumeSide, dlqProducer, outage, regionWrites, writeSide } from './parts.ts';
+import { absentRoutes, partsOf, readConfig, usesKafka, type ServiceRole } from './roles.ts';
 import { startPromoter, startRegistry } from './spread-side.ts';
 import { startReadSide } from './read-side.ts';
 import { StartupError } from './settings.ts';
@@ -28,10 +26,12 @@ import { Closers, withGrace } from './shutdown.ts';
 export { StartupError, planSettings } from './settings.ts';
 
 export interface Service {
+  /** what this process runs (service.role) */
+  readonly role: ServiceRole;
   readonly lifecycle: Lifecycle;
   readonly metrics: Metrics;
   readonly httpPort: number;
-  /** graceful: stop fetching, let in-flight units finish and commit, close everything; rejects when the drain could not commit what it wrote */
+  /** graceful: stop serving reads, stop fetching, let in-flight units finish and commit, close everything; rejects when the drain could not commit what it wrote */
   stop(reason: string): Promise<void>;
   /** resolves when the service stopped; rejects with the cause if it failed */
   readonly finished: Promise<void>;
@@ -62,12 +62,16 @@ function deferred(): Deferred {
 }
 
 export async function startService(cfg: Config, log: Logger, options: StartOptions = {}): Promise<Service> {
+  const role = cfg.service.role;
+  const parts = partsOf(role);
   const metrics = createMetrics();
   const lifecycle = new Lifecycle({ log, metrics });
   const closers = new Closers(log);
-  // Extra HTTP routes and what must stop before the drain: the read side (read API, rollup
-  // scheduler, hot-ids page; src/service/read-side.ts) plugs in here.
+  // Extra HTTP routes and what must stop before the drain: the read side (read API, series API,
+  // rollup scheduler, hot-ids page; src/service/read-side.ts) plugs in here. The routes of the parts
+  // the role does not run answer 404 saying which role serves them.
   const extra: { routes?: RouteHandler; stopFirst: (() => Promise<void>)[] } = { stopFirst: [] };
+  const absent = absentRoutes(role);
   const door = frontDoor(cfg, log);
   const http = await startHttpServer({
     host: cfg.http.host,
@@ -77,7 +81,7 @@ export async function startService(cfg: Config, log: Logger, options: StartOptio
     log,
     guard: door.guard,
     ...(door.tls === undefined ? {} : { tls: door.tls }),
-    routes: (req, res, url, ctx) => extra.routes?.(req, res, url, ctx) ?? Promise.resolve(false),
+    routes: async (req, res, url, ctx) => (await absent(req, res, url, ctx)) || ((await extra.routes?.(req, res, url, ctx)) ?? false),
   });
   closers.add('http server', () => http.close());
   const abort = new AbortController(); // abandons in-flight writes (drain deadline, failure)
@@ -90,7 +94,8 @@ export async function startService(cfg: Config, log: Logger, options: StartOptio
     checkStart();
     const tables = tablesOf(cfg);
     const gatewayMetrics = createGatewayMetrics(metrics.registry);
-    const hbase = createHBaseClient(cfg, 'write', gatewayMetrics);
+    // The write path's client; a query process reads through this one client (its read side's).
+    const hbase = createHBaseClient(cfg, parts.ingest ? 'write' : 'read', gatewayMetrics);
     closers.add('HBase client', () => hbase.close());
     const problems = await checkTables(cfg, hbase).catch((err: unknown) => {
       const why = explainHBaseTlsFailure(cfg.hbase, err);
@@ -98,75 +103,56 @@ export async function startService(cfg: Config, log: Logger, options: StartOptio
     });
     if (problems.length > 0) throw new StartupError(`refusing to start:\n  ${problems.join('\n  ')}`);
     checkStart();
-    const regions = await regionWrites(cfg, tables, hbase, metrics, log, closers);
-    closers.add('known series', initKnownSeries(metrics, { tables: tables.mapped, regions: regions.regionMap }));
-    // One outage policy for every HBase call the ingest path waits for: writes and registry alike.
-    const out = outage(cfg, abort.signal, closers);
-    const { registry, metrics: spreadMetrics } = await startRegistry(cfg, tables, hbase, metrics, log, closers, out.watch);
+    const base = { cfg, tables, hbase, metrics, log, closers };
+    const write = parts.ingest ? await writeParts(base, abort.signal) : undefined;
+    // The spread registry: a query process only reads it (no promoter, no fence raises); with a write
+    // path, its refresh failures feed that path's outage watch.
+    const { registry, metrics: spreadMetrics } = await startRegistry(cfg, tables, hbase, metrics, log, closers, write?.out.watch);
     checkStart();
     const keyspace = keyspaceOf(cfg, registry);
-    // Hot ids: the write path feeds them, the page and the gauges show them.
-    const hotIds = new HotIds({
-      table: tables.data.name,
-      keyspace,
-      regions: regions.regionMap,
-      windowMs: cfg.metrics.hotIdsWindowMs,
-      capacity: cfg.metrics.hotIdsCapacity,
-    });
-    closers.add('hot ids', registerHotIdMetrics(metrics.registry, hotIds));
-    startPromoter(cfg, tables, hbase, registry, hotIds, spreadMetrics, log, closers);
-    // The read side (read API, hot-spots page, rollup job) runs beside ingest and stops before the drain.
-    const kafka = kafkaClient(cfg, log);
-    const read = startReadSide({ cfg, log, metrics, regionMap: regions.regionMap, keyspace, tables, registry, hotIds, gatewayMetrics, kafka });
-    extra.routes = read.routes;
-    extra.stopFirst.push(() => read.stop());
-    closers.add('read side', () => read.close());
-    await requireTopics(kafka, [cfg.kafka.topic, cfg.kafka.dlqTopic], (err) => explainKafkaFailure(cfg.kafka, err));
-    checkStart();
-    const producer = await dlqProducer(kafka, closers);
-    const writer = writeSide(cfg, hbase, metrics, regions, keyspace, tables, out, hotIds);
-
-    let fail: (err: unknown) => void = () => undefined;
-    const side = consumeSide(
-      cfg,
-      kafka,
-      producer,
-      writer,
-      out,
+    const hotIds = write === undefined ? undefined : hotIdsOf(base, keyspace, write.regions.regionMap);
+    if (parts.promoter && hotIds !== undefined) startPromoter(cfg, tables, hbase, registry, hotIds, spreadMetrics, log, closers);
+    // The read side (read API, series API, hot-spots page, rollup job) stops before the drain.
+    const kafka = usesKafka(parts, cfg) ? kafkaClient(cfg, log) : undefined;
+    const read = startReadSide({
+      cfg: readConfig(cfg, parts),
+      log,
+      metrics,
+      parts,
       keyspace,
       tables,
       registry,
-      metrics,
-      log,
-      {
+      load: parts.ui && write !== undefined && hotIds !== undefined ? { regionMap: write.regions.regionMap, hotIds } : undefined,
+      gatewayMetrics,
+      kafka,
+      hbase: parts.ingest ? undefined : hbase,
+    });
+    extra.routes = read.routes;
+    extra.stopFirst.push(() => read.stop());
+    closers.add('read side', () => read.close());
+
+    let fail: (err: unknown) => void = () => undefined;
+    if (write !== undefined && hotIds !== undefined && kafka !== undefined) {
+      const side = await buildIngestSide({
+        ...base,
+        kafka,
+        write,
+        keyspace,
+        registry,
+        hotIds,
+        lifecycle,
         signal: abort.signal,
-        onFatal: (err) => {
+        checkStart,
+        fail: (err) => {
           fail(err);
         },
-        onPoll: brokerHealth(lifecycle, log),
-      },
-      closers,
-    );
-    ingest = side.ingest;
-    closers.add('HBase health', wireHBaseHealth(out.watch, side.ingest, lifecycle, log));
-    closers.add(
-      'consumer events',
-      watchConsumer(
-        side.consumer,
-        cfg.kafka.topic,
-        consumerHealth({
-          lifecycle,
-          log,
-          ingest: side.ingest,
-          lag: side.lag,
-          fail: (err) => {
-            fail(err);
-          },
-        }),
-      ),
-    );
-    await side.ingest.start();
-    side.lag.start();
+      });
+      ingest = side.ingest;
+      await side.start();
+    } else {
+      // Nothing written, no consumer: HBase answering the registry's refresh is what ready means.
+      closers.add('HBase health', registryHealth(registry, lifecycle, log, Math.max(cfg.hbase.outageDeadlineMs, registry.timing.validityMs)));
+    }
     checkStart();
 
     let stopping: Promise<void> | undefined;
@@ -180,7 +166,8 @@ export async function startService(cfg: Config, log: Logger, options: StartOptio
           for (const s of extra.stopFirst) await s();
           // Give in-flight units until shortly before the drain deadline, then abandon them
           // uncommitted (they are replayed) rather than be killed mid-commit.
-          await withGrace(Math.max(100, cfg.shutdown.drainTimeoutMs - 3000), abort, () => side.ingest.drain());
+          const consumer = ingest;
+          if (consumer !== undefined) await withGrace(Math.max(100, cfg.shutdown.drainTimeoutMs - 3000), abort, () => consumer.drain());
         } catch (err) {
           drainErr = err;
         }
@@ -210,8 +197,8 @@ export async function startService(cfg: Config, log: Logger, options: StartOptio
       log.fatal({ err }, 'ingest failed');
       void stop('failure').catch(() => undefined);
     };
-    lifecycle.started('consuming');
-    return { lifecycle, metrics, httpPort: http.port, stop, finished: finished.promise };
+    lifecycle.started(parts.ingest ? 'consuming' : 'serving reads');
+    return { role, lifecycle, metrics, httpPort: http.port, stop, finished: finished.promise };
   } catch (err) {
     const started = ingest;
     if (started !== undefined) await withGrace(Math.max(100, cfg.shutdown.drainTimeoutMs - 3000), abort, () => started.drain()).catch(() => undefined);

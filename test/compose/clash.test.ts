@@ -20,6 +20,7 @@ test('compose up on a taken port: refused before starting anything, naming the p
     TSI_COMPOSE_KAFKA_PORT: String(taken),
     TSI_COMPOSE_REST_PORT: String(await freePort()),
     TSI_COMPOSE_HTTP_PORT: String(await freePort()),
+    TSI_COMPOSE_QUERY_PORT: String(await freePort()),
     TSI_COMPOSE_PROMETHEUS_PORT: String(await freePort()),
   };
   const project: ComposeProject = { name: `tsiclash${Date.now().toString(36)}`, ports: resolvePorts(env, new Map()) };
@@ -44,6 +45,7 @@ test('compose up whose port is taken after the check, while it starts: refused n
     TSI_COMPOSE_KAFKA_PORT: String(await freePort()),
     TSI_COMPOSE_REST_PORT: String(await freePort()),
     TSI_COMPOSE_HTTP_PORT: String(await freePort()),
+    TSI_COMPOSE_QUERY_PORT: String(await freePort()),
     TSI_COMPOSE_PROMETHEUS_PORT: String(await freePort()),
   };
   const project: ComposeProject = { name: `tsirace${Date.now().toString(36)}`, ports: resolvePorts(ports, new Map()) };

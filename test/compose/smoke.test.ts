@@ -1,9 +1,10 @@
 // Compose smoke test (`npm run test:compose`): docker-compose.yml brought up the way a user does it
 // (scripts/lib/images/compose.ts: the project's images, Kafka + HBase, tables through table-admin in the
-// hbase container, topics, the ingest service, Prometheus), under its own project name on ports moved
-// with the TSI_COMPOSE_*_PORT variables while something else holds the default ones (the test holds
-// those that are free). Events produced to Kafka must come back from HBase, Prometheus must be
-// scraping the service, and `down -v` must leave no container, volume or network of the project.
+// hbase container, topics, the ingest and query services, Prometheus), under its own project name on
+// ports moved with the TSI_COMPOSE_*_PORT variables while something else holds the default ones (the
+// test holds those that are free). Events produced to Kafka must come back from HBase and from the
+// query service's series API (the ingest service's answers 404), Prometheus must be scraping both
+// services, and `down -v` must leave no container, volume or network of the project.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -134,6 +135,16 @@ test('compose: events produced to Kafka land in HBase, Prometheus scrapes the se
   assert.equal((await httpsGet(project.ports.http, '/readyz', ca)).status, 200, '/readyz stays open');
   const series = await promQuery(project.ports.prometheus, 'count({__name__=~"tsingest_.+"})');
   assert.ok(Number(series[0]?.value[1] ?? 0) > 10, 'many tsingest_ series scraped');
+  // The query role: the series API on its own port behind the same credentials; the ingest role has none.
+  const operatorToken = `Bearer ${readFileSync(join(secrets, 'operator-token'), 'utf8')}`;
+  assert.equal((await httpsGet(project.ports.query, '/api/suggest?type=metrics&q=', ca, operatorToken)).status, 200, 'the query service reads');
+  assert.equal((await httpsGet(project.ports.query, '/api/suggest?type=metrics&q=', ca)).status, 401, 'the same front door');
+  assert.equal((await httpsGet(project.ports.http, '/api/suggest?type=metrics&q=', ca, operatorToken)).status, 404, 'the ingest service serves no read');
+  const queryUp = await eventually('Prometheus to scrape the query target', 60_000, async () => {
+    const r = await promQuery(project.ports.prometheus, 'up{job="tsingest-query"}');
+    return r[0]?.value[1] === '1' ? r : undefined;
+  });
+  assert.equal(queryUp[0]?.value[1], '1', 'the query target is up (HTTPS, bearer token file, server name query)');
 
   const t1 = Date.now();
   await composeDown(project, log);

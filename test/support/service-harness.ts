@@ -317,11 +317,11 @@ export interface ChildService {
   output(): string;
 }
 
-/** `node src/cli.ts run --set …` as a child process; killed (SIGKILL) on cleanup if still alive. */
-export function startChild(h: Harness, extra: readonly string[], port: number): ChildService {
+/** `node src/cli.ts run [flags] --set …` as a child process; killed (SIGKILL) on cleanup if still alive. */
+export function startChild(h: Harness, extra: readonly string[], port: number, flags: readonly string[] = []): ChildService {
   // Log at info so a drain's outcome (and its failure) is in output().
   const sets = [...h.baseSets, 'log.level=info', ...extra, `http.port=${port}`];
-  const args = ['src/cli.ts', 'run', ...sets.flatMap((s) => ['--set', s])];
+  const args = ['src/cli.ts', 'run', ...flags, ...sets.flatMap((s) => ['--set', s])];
   const child = spawn(NODE_BIN, args, { cwd: REPO_ROOT, env: { ...process.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const keep = (b: Buffer): void => {

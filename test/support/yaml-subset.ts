@@ -1,7 +1,8 @@
-// Pure: a parser for the small YAML subset the project's provisioning files use (no YAML package is a
-// dependency): block mappings and block sequences by indentation, `- key: value` items, comments,
-// and plain, 'single'- or "double"-quoted scalars (true/false, null/~, integers and decimals typed).
-// Anything else (flow collections, anchors, multi-line scalars, tabs) is an error, never a guess.
+// Pure: a parser for the small YAML subset the project's provisioning files and k8s manifests use (no
+// YAML package is a dependency): block mappings and block sequences by indentation, `- key: value`
+// items, comments, plain, 'single'- or "double"-quoted scalars (true/false, null/~, integers and
+// decimals typed) and one-line flow sequences of such scalars (`[ALL]`, `["sleep", "5"]`). Anything
+// else (flow mappings, nested flow sequences, anchors, multi-line scalars, tabs) is an error, never a guess.
 
 export type Yaml = string | number | boolean | null | Yaml[] | { [key: string]: Yaml };
 
@@ -28,8 +29,33 @@ function stripComment(text: string): string {
   return text.trimEnd();
 }
 
+/** `[a, "b, c", 'd']`: the items of a one-line flow sequence of scalars (commas inside quotes kept). */
+function flowSequence(s: string, line: Line): Yaml[] {
+  const inner = s.slice(1, -1).trim();
+  if (inner === '') return [];
+  const items: string[] = [];
+  let quote: string | null = null;
+  let start = 0;
+  for (let i = 0; i < inner.length; i++) {
+    const c = inner[i];
+    if (quote !== null) {
+      if (c === quote) quote = null;
+    } else if (c === '"' || c === "'") quote = c;
+    else if (c === ',') {
+      items.push(inner.slice(start, i));
+      start = i + 1;
+    }
+  }
+  items.push(inner.slice(start));
+  return items.map((item) => {
+    if (/^\s*[[{]/.test(item)) fail(line, 'nested flow collections are not supported');
+    return scalar(item, line);
+  });
+}
+
 function scalar(raw: string, line: Line): Yaml {
   const s = raw.trim();
+  if (s.startsWith('[') && s.endsWith(']')) return flowSequence(s, line);
   if (s.startsWith('"')) {
     if (!s.endsWith('"') || s.length < 2) fail(line, 'unterminated "string"');
     return JSON.parse(s) as string;

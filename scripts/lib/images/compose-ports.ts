@@ -8,6 +8,7 @@ export const PUBLISHED = {
   kafka: { variable: 'TSI_COMPOSE_KAFKA_PORT', service: 'kafka', what: 'Kafka', port: 9092 },
   rest: { variable: 'TSI_COMPOSE_REST_PORT', service: 'hbase', what: 'the HBase REST gateway', port: 8080 },
   http: { variable: 'TSI_COMPOSE_HTTP_PORT', service: 'ingest', what: "the ingest service's HTTP", port: 9464 },
+  query: { variable: 'TSI_COMPOSE_QUERY_PORT', service: 'query', what: "the query service's HTTP", port: 9465 },
   prometheus: { variable: 'TSI_COMPOSE_PROMETHEUS_PORT', service: 'prometheus', what: 'Prometheus', port: 9090 },
   grafana: { variable: 'TSI_COMPOSE_GRAFANA_PORT', service: 'grafana', what: 'Grafana', port: 3000 },
 } as const;
@@ -23,7 +24,7 @@ export const PROJECT_VARIABLE = 'COMPOSE_PROJECT_NAME';
 type Vars = Readonly<Record<string, string | undefined>>;
 
 function portsOf(f: (n: PortName) => number): ComposePorts {
-  return { kafka: f('kafka'), rest: f('rest'), http: f('http'), prometheus: f('prometheus'), grafana: f('grafana') };
+  return { kafka: f('kafka'), rest: f('rest'), http: f('http'), query: f('query'), prometheus: f('prometheus'), grafana: f('grafana') };
 }
 
 /** KEY=value lines of a `.env` file (comments, blank lines and `export ` tolerated; quotes removed). */

@@ -1,8 +1,9 @@
 // The secrets of the compose stack's own HTTPS port (docker-compose.yml `secrets:`), made once in
-// ./secrets (ignored by git) with the openssl CLI: a private CA, the service's certificate for
-// ingest/localhost/127.0.0.1, random tokens and passwords for its clients, and the credentials file
-// the service reads, which holds their hashes only, each made by `tsingest auth hash` as an operator
-// would make it (docs/SECURITY.md).
+// ./secrets (ignored by git) with the openssl CLI: a private CA, the certificate the ingest and query
+// services share for ingest/query/localhost/127.0.0.1, random tokens and passwords for its clients, and
+// the credentials file both read, which holds their hashes only, each made by `tsingest auth hash` as
+// an operator would make it (docs/SECURITY.md). A certificate made before the query service (no
+// DNS:query) is made again from the same CA; the tokens and passwords stay.
 //   secrets/http-ca.crt              the CA clients check the port against (curl --cacert, Prometheus, Grafana)
 //   secrets/http-tls.crt, .key       http.tls.certFile / keyFile
 //   secrets/http-credentials.json    http.auth.credentialsFile
@@ -50,33 +51,23 @@ async function authHash(kind: 'token' | 'password', name: string, scopes: readon
 
 const KEY = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
 
-/** Makes the secrets in `dir` unless its credentials file exists; returns the names of the files it wrote. */
-export async function ensureComposeSecrets(dir: string): Promise<string[]> {
-  if (existsSync(join(dir, 'http-credentials.json'))) return [];
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const p = (name: string): string => join(dir, name);
-  openssl([
-    'req',
-    '-x509',
-    ...KEY,
-    '-keyout',
-    p('http-ca.key'),
-    '-out',
-    p('http-ca.crt'),
-    '-days',
-    '825',
-    '-sha256',
-    '-subj',
-    '/CN=tsingest compose CA',
-    '-addext',
-    'basicConstraints=critical,CA:TRUE',
-    '-addext',
-    'keyUsage=critical,keyCertSign,cRLSign',
-  ]);
+/** The names the services' certificate carries: the compose services of both roles, and the host. */
+export const SERVER_NAMES = ['DNS:ingest', 'DNS:query', 'DNS:localhost', 'IP:127.0.0.1'] as const;
+
+/** The certificate's subjectAltName as openssl prints it (`DNS:ingest, DNS:query, …, IP Address:127.0.0.1`). */
+function subjectAltNames(certFile: string): string {
+  const res = spawnSync('openssl', ['x509', '-in', certFile, '-noout', '-ext', 'subjectAltName'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  return res.status === 0 ? res.stdout : '';
+}
+
+/** http-tls.crt and .key for SERVER_NAMES, signed by the CA in `dir`. */
+function issueServerCertificate(p: (name: string) => string): void {
   writeFileSync(
     p('http-tls.ext'),
-    'basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\nsubjectAltName=DNS:ingest,DNS:localhost,IP:127.0.0.1\n',
+    `basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\nsubjectAltName=${SERVER_NAMES.join(',')}\n`,
   );
+  rmSync(p('http-tls.key'), { force: true });
+  rmSync(p('http-tls.crt'), { force: true });
   openssl(['req', '-new', ...KEY, '-keyout', p('http-tls.key'), '-out', p('http-tls.csr'), '-subj', '/CN=ingest']);
   openssl([
     'x509',
@@ -99,6 +90,40 @@ export async function ensureComposeSecrets(dir: string): Promise<string[]> {
   ]);
   rmSync(p('http-tls.csr'));
   rmSync(p('http-tls.ext'));
+  for (const f of ['http-tls.crt', 'http-tls.key']) chmodSync(p(f), 0o444);
+}
+
+/**
+ * Makes the secrets in `dir` unless its credentials file exists; a certificate without the query
+ * service's name is made again (from the CA kept beside it). Returns the names of the files it wrote.
+ */
+export async function ensureComposeSecrets(dir: string): Promise<string[]> {
+  const p = (name: string): string => join(dir, name);
+  if (existsSync(p('http-credentials.json'))) {
+    if (subjectAltNames(p('http-tls.crt')).includes('DNS:query') || !existsSync(p('http-ca.key'))) return [];
+    issueServerCertificate(p);
+    return ['http-tls.crt', 'http-tls.key'];
+  }
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  openssl([
+    'req',
+    '-x509',
+    ...KEY,
+    '-keyout',
+    p('http-ca.key'),
+    '-out',
+    p('http-ca.crt'),
+    '-days',
+    '825',
+    '-sha256',
+    '-subj',
+    '/CN=tsingest compose CA',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+  ]);
+  issueServerCertificate(p);
   const secret = (): string => randomBytes(24).toString('base64url');
   const prometheus = secret();
   const operator = secret();

@@ -1,5 +1,6 @@
 // docker-compose.yml driven from the host: images, Kafka + HBase, pre-split tables through the
-// table-admin tool inside the hbase container, then topics, the ingest service and Prometheus.
+// table-admin tool inside the hbase container, then topics, the ingest and query services (the two
+// roles of `tsingest run`) and Prometheus.
 // Used by `npm run compose -- up|down|ps|logs|produce` and the compose smoke test (test/compose/).
 // Works with Debian's docker-compose 1.29 and with the compose v2 plugin (`docker compose`).
 // `up` checks every port it publishes before it starts anything, and removes what it created when
@@ -23,7 +24,9 @@ export interface ComposeProject {
 }
 
 /** The app services by name (profile `app`: all buildable offline); Grafana is profile `grafana`. */
-export const APP_SERVICES = ['kafka-init', 'ingest', 'prometheus'] as const;
+export const APP_SERVICES = ['kafka-init', 'ingest', 'query', 'prometheus'] as const;
+/** The services of `tsingest run`: up waits until both are healthy (ready), a failed first up prints their logs. */
+export const ROLE_SERVICES = ['ingest', 'query'] as const;
 /** The file Grafana's admin password is read from (a compose secret); `up` makes one when it is missing. */
 export const GRAFANA_SECRET = join(projectRoot, 'secrets', 'grafana-admin-password');
 
@@ -100,7 +103,7 @@ export async function checkPorts(p: ComposeProject): Promise<void> {
   const own = publishedHostPorts(
     await run('docker', ['ps', '--filter', `label=com.docker.compose.project=${p.name}`, '--format', '{{.Ports}}'], { what: 'docker ps' }),
   );
-  const names: PortName[] = ['kafka', 'rest', 'http', 'prometheus', ...(p.grafana === true ? ['grafana' as const] : [])];
+  const names: PortName[] = ['kafka', 'rest', 'http', 'query', 'prometheus', ...(p.grafana === true ? ['grafana' as const] : [])];
   const taken: PortName[] = [];
   for (const n of portsToCheck(p.ports, names, own)) if (!(await portFree(p.ports[n]))) taken.push(n);
   if (taken.length > 0) throw new ComposeRefused(clashMessage(p.ports, taken));
@@ -136,7 +139,7 @@ export async function composeUp(p: ComposeProject, log: (m: string) => void): Pr
     if (existed) throw err;
     const message = err instanceof Error ? err.message : String(err);
     const taken = portsRefusedBy(message, p.ports);
-    if (taken.length === 0) for (const s of ['kafka', 'hbase', 'ingest']) await dumpLogs(p, s);
+    if (taken.length === 0) for (const s of ['kafka', 'hbase', ...ROLE_SERVICES]) await dumpLogs(p, s);
     log(`up failed: removing what it created (down -v): ${message.split('\n')[0] ?? ''}`);
     await composeDown(p, log).catch((e: unknown) => {
       log(`clean-up failed too: ${String(e)}`);
@@ -154,7 +157,7 @@ async function startStack(p: ComposeProject, log: (m: string) => void): Promise<
   const services = [...APP_SERVICES, ...(p.grafana === true ? ['grafana'] : [])];
   log(`compose project ${p.name}: starting ${services.join(', ')}`);
   await compose(p, ['--profile', 'app', ...(p.grafana === true ? ['--profile', 'grafana'] : []), 'up', '-d', ...services], 'compose up app');
-  await waitHealthy(p, ['ingest'], 180_000, log);
+  await waitHealthy(p, ROLE_SERVICES, 180_000, log);
 }
 
 export async function composeDown(p: ComposeProject, log: (m: string) => void): Promise<void> {

@@ -19,7 +19,7 @@ import {
 const none = new Map<string, string>();
 
 void test('ports: environment, then .env, then the defaults', () => {
-  assert.deepEqual(resolvePorts({}, none), { kafka: 9092, rest: 8080, http: 9464, prometheus: 9090, grafana: 3000 });
+  assert.deepEqual(resolvePorts({}, none), { kafka: 9092, rest: 8080, http: 9464, query: 9465, prometheus: 9090, grafana: 3000 });
   const dotEnv = parseDotEnv('TSI_COMPOSE_KAFKA_PORT=19092\nTSI_COMPOSE_REST_PORT=18080\n');
   const ports = resolvePorts({ TSI_COMPOSE_KAFKA_PORT: '29092', TSI_COMPOSE_HTTP_PORT: '' }, dotEnv);
   assert.deepEqual(ports, { ...DEFAULT_PORTS, kafka: 29092, rest: 18080 });
@@ -29,6 +29,7 @@ void test('ports: not a port, or two services on one port, is an error naming th
   assert.throws(() => resolvePorts({ TSI_COMPOSE_REST_PORT: '80a' }, none), /TSI_COMPOSE_REST_PORT=80a is not a port number/);
   assert.throws(() => resolvePorts({ TSI_COMPOSE_REST_PORT: '70000' }, none), /TSI_COMPOSE_REST_PORT=70000/);
   assert.throws(() => resolvePorts({ TSI_COMPOSE_HTTP_PORT: '9090' }, none), /^Error: TSI_COMPOSE_HTTP_PORT and TSI_COMPOSE_PROMETHEUS_PORT are both 9090/);
+  assert.throws(() => resolvePorts({ TSI_COMPOSE_QUERY_PORT: '9464' }, none), /^Error: TSI_COMPOSE_HTTP_PORT and TSI_COMPOSE_QUERY_PORT are both 9464/);
 });
 
 void test('project: COMPOSE_PROJECT_NAME from the environment or .env, default tsingest; a bad name refused', () => {
@@ -61,6 +62,7 @@ void test(".env: parsed like docker-compose reads it, rewritten in place keeping
       'COMPOSE_PROJECT_NAME=tsingest',
       'TSI_COMPOSE_REST_PORT=8080',
       'TSI_COMPOSE_HTTP_PORT=9464',
+      'TSI_COMPOSE_QUERY_PORT=9465',
       'TSI_COMPOSE_PROMETHEUS_PORT=9090',
       'TSI_COMPOSE_GRAFANA_PORT=3000',
       '',
@@ -76,7 +78,7 @@ void test('ports the project already publishes are not a clash when up runs agai
   const own = publishedHostPorts('127.0.0.1:19092->9092/tcp\n127.0.0.1:18080->8080/tcp\n\n9093/tcp\n');
   assert.deepEqual([...own], [19092, 18080]);
   const ports = { ...DEFAULT_PORTS, kafka: 19092, rest: 18080 };
-  assert.deepEqual(portsToCheck(ports, ['kafka', 'rest', 'http', 'prometheus'], own), ['http', 'prometheus']);
+  assert.deepEqual(portsToCheck(ports, ['kafka', 'rest', 'http', 'query', 'prometheus'], own), ['http', 'query', 'prometheus']);
 });
 
 void test('the clash message names each taken port, its service and the variable that moves it', () => {

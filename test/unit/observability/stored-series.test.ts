@@ -85,13 +85,13 @@ void describe('dashboard stored-series', () => {
 });
 
 void describe('OpenTSDB datasource provisioning', () => {
-  void it("compose: the ingest service's HTTPS port with Basic auth, version 2.3, seconds, a numeric lookup limit; Prometheus kept", () => {
+  void it("compose: the query service's HTTPS port with Basic auth, version 2.3, seconds, a numeric lookup limit; Prometheus kept", () => {
     const file = join(ROOT, 'deploy/grafana/provisioning/datasources/opentsdb.yml');
     const ds = openTsdbDatasource(file);
     assert.deepEqual(ds, {
       name: 'tsingest series',
       uid: OPENTSDB_DATASOURCE['uid'],
-      url: 'https://ingest:9464',
+      url: 'https://query:9464',
       tsdbVersion: 3,
       tsdbResolution: 1,
       lookupLimit: 1000,
@@ -99,6 +99,7 @@ void describe('OpenTSDB datasource provisioning', () => {
     const raw = provisionedDatasources(file).find((d) => d['type'] === 'opentsdb') ?? {};
     assert.equal(raw['basicAuth'], true, 'Basic auth on');
     assert.equal(raw['basicAuthUser'], 'grafana');
+    assert.equal((raw['jsonData'] as Record<string, unknown>)['serverName'], 'query', "the certificate's name of the query service");
     assert.deepEqual(
       raw['secureJsonData'],
       { basicAuthPassword: '$__file{/run/secrets/grafana-password}', tlsCACert: '$__file{/run/secrets/http-ca.crt}' },
@@ -113,12 +114,13 @@ void describe('OpenTSDB datasource provisioning', () => {
     );
   });
 
-  void it("Kubernetes: the Service's DNS name, the same settings", () => {
+  void it("Kubernetes: the query Service's DNS name, the same settings", () => {
     const ds = openTsdbDatasource(join(ROOT, 'deploy/grafana/k8s-datasources.yml'));
-    const service = parseYaml(readFileSync(join(ROOT, 'deploy/k8s/service.yaml'), 'utf8')) as {
+    const service = parseYaml(readFileSync(join(ROOT, 'deploy/k8s/query-service.yaml'), 'utf8')) as {
       metadata: { name: string };
-      spec: { ports: { port: number }[] };
+      spec: { selector: Record<string, string>; ports: { port: number }[] };
     };
+    assert.equal(service.spec.selector['app.kubernetes.io/component'], 'query', 'the Service of the query pods');
     const namespace = /^namespace: (\S+)$/m.exec(readFileSync(join(ROOT, 'deploy/k8s/kustomization.yaml'), 'utf8'))?.[1];
     assert.equal(ds.url, `https://${service.metadata.name}.${String(namespace)}.svc.cluster.local:${String(service.spec.ports[0]?.port)}`);
     assert.deepEqual(
@@ -135,7 +137,9 @@ void describe('OpenTSDB datasource provisioning', () => {
       d: [null],
     });
     assert.deepEqual(parseYaml('lookupLimit: "1000"'), { lookupLimit: '1000' });
-    assert.throws(() => parseYaml('a: [1, 2]'), /flow collections/);
+    assert.deepEqual(parseYaml('a: [1, "x, y", \'z\', ALL]\nb: []'), { a: [1, 'x, y', 'z', 'ALL'], b: [] });
+    assert.throws(() => parseYaml('a: {b: 1}'), /flow collections/);
+    assert.throws(() => parseYaml('a: [[1], 2]'), /nested flow collections/);
     assert.throws(() => parseYaml('a: 1\n  b: 2'), /unexpected indentation/);
     assert.throws(() => parseYaml('a: 1\na: 2'), /duplicate key/);
   });

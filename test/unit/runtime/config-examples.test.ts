@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadConfig } from '../../../src/runtime/config.ts';
-import { SERVICE_NODE_OPTIONS } from '../../../src/runtime/node-options.ts';
+import { QUERY_NODE_OPTIONS, SERVICE_NODE_OPTIONS } from '../../../src/runtime/node-options.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..', '..');
 const CONFIG_DIR = join(ROOT, 'config');
@@ -81,10 +81,17 @@ test('the k8s manifests mount config/k8s.json as the file TSI_CONFIG names', () 
   assert.match(deployment, /mountPath: \/etc\/tsingest/);
 });
 
-test('the image and the k8s deployment run the service with the heap flags of src/runtime/node-options.ts', () => {
+test('the image and the k8s deployment run the service with the heap flags of src/runtime/node-options.ts, the query role with its own', () => {
+  const nodeOptions = (flags: string): RegExp => new RegExp(`- name: NODE_OPTIONS\\n\\s+value: ${flags.replaceAll('-', '\\-')}\\n`);
   assert.ok(read('deploy/service/Dockerfile').includes(`NODE_OPTIONS="${SERVICE_NODE_OPTIONS}"`), 'Dockerfile ENV NODE_OPTIONS');
-  assert.match(read('deploy/k8s/deployment.yaml'), new RegExp(`- name: NODE_OPTIONS\\n\\s+value: ${SERVICE_NODE_OPTIONS.replaceAll('-', '\\-')}\\n`));
-  assert.doesNotMatch(read('docker-compose.yml'), /NODE_OPTIONS/, 'compose inherits the image ENV');
+  assert.match(read('deploy/k8s/deployment.yaml'), nodeOptions(SERVICE_NODE_OPTIONS));
+  assert.match(read('deploy/k8s/query-deployment.yaml'), nodeOptions(QUERY_NODE_OPTIONS));
+  const compose = read('docker-compose.yml');
+  assert.deepEqual(
+    [...compose.matchAll(/NODE_OPTIONS: (.*)$/gm)].map((m) => m[1]),
+    [QUERY_NODE_OPTIONS],
+    'compose: ingest inherits the image ENV, query sets its own',
+  );
 });
 
 /** name → mountPath of the Deployment's volumeMounts; name → { secretName, item paths } of its secret volumes. */
@@ -147,7 +154,7 @@ test('k8s: SASL_SSL Kafka and an HTTPS gateway with credentials from files that 
   assert.match(read('deploy/k8s/servicemonitor.yaml'), /scheme: https[\s\S]*type: Bearer[\s\S]*tlsConfig:/, 'Prometheus scrapes over TLS with a bearer token');
 });
 
-test('docker-compose.secure.yml: SASL_SSL Kafka and an HTTPS gateway, every …File of config/compose-secure.json a compose secret of the ingest service', () => {
+test('docker-compose.secure.yml: SASL_SSL Kafka and an HTTPS gateway, every …File of config/compose-secure.json a compose secret of the ingest service, all but Kafka’s of the query service', () => {
   const override = read('docker-compose.secure.yml');
   assert.equal(secureComposeEnv()['TSI_CONFIG'], '/app/config/compose-secure.json');
   const cfg = loadConfig({ file: join(CONFIG_DIR, 'compose-secure.json'), env: secureComposeEnv() });
@@ -156,14 +163,18 @@ test('docker-compose.secure.yml: SASL_SSL Kafka and an HTTPS gateway, every …F
   assert.match(cfg.hbase.restUrl, /^https:\/\//);
   assert.equal(cfg.hbase.auth.type, 'basic');
   assert.doesNotMatch(override, /TSI_(KAFKA|HBASE)_(PASSWORD|TOKEN)/);
-  const service = override.slice(override.indexOf('\n    secrets:\n'), override.indexOf('\nsecrets:\n'));
-  const mounted = new Set([...service.matchAll(/^ {6}- (\S+)$/gm)].map((m) => m[1]));
+  const mountedBy = (from: string, to: string): Set<string | undefined> =>
+    new Set([...override.slice(override.indexOf(from), override.indexOf(to)).matchAll(/^ {6}- (\S+)$/gm)].map((m) => m[1]));
+  const ingest = mountedBy('\n  ingest:\n', '\n  query:\n');
+  const query = mountedBy('\n  query:\n', '\nsecrets:\n');
   const defined = new Set([...override.slice(override.indexOf('\nsecrets:\n')).matchAll(/^ {2}(\S+):\n {4}file: /gm)].map((m) => m[1]));
   const files = fileSettings(cfg);
   assert.equal(files.length, 7);
   for (const [key, path] of files) {
     const name = path.replace(/^\/run\/secrets\//, '');
-    assert.ok(path.startsWith('/run/secrets/') && mounted.has(name) && defined.has(name), `${key} (${path}): not a compose secret of the ingest service`);
+    assert.ok(path.startsWith('/run/secrets/') && ingest.has(name) && defined.has(name), `${key} (${path}): not a compose secret of the ingest service`);
+    // the query role builds no Kafka client, so it never reads kafka.*'s files
+    assert.equal(query.has(name), !key.startsWith('kafka.'), `${key} (${path}): ${key.startsWith('kafka.') ? 'a' : 'not a'} secret of the query service`);
   }
   assert.match(read('.gitignore'), /^\/secrets\/$/m, 'the secrets folder of the example is ignored by git');
 });
@@ -175,13 +186,18 @@ test("docker-compose.yml: the service's port is HTTPS with hashed credentials, e
   assert.notEqual(cfg.http.auth.credentialsFile, null);
   assert.equal(cfg.http.auth.mode, 'auto');
   const defined = new Set([...compose.slice(compose.indexOf('\nsecrets:\n')).matchAll(/^ {2}(\S+):\n {4}file: \.\/secrets\//gm)].map((m) => m[1]));
-  const ingest = compose.slice(compose.indexOf('\n  ingest:\n'), compose.indexOf('\n  prometheus:\n'));
-  for (const [key, path] of fileSettings(cfg)) {
-    const name = path.replace(/^\/run\/secrets\//, '');
-    assert.ok(
-      path.startsWith('/run/secrets/') && defined.has(name) && ingest.includes(`      - ${name}\n`),
-      `${key} (${path}): not a compose secret of the ingest service`,
-    );
+  for (const [service, next] of [
+    ['ingest', 'query'],
+    ['query', 'prometheus'],
+  ]) {
+    const block = compose.slice(compose.indexOf(`\n  ${service}:\n`), compose.indexOf(`\n  ${next}:\n`));
+    for (const [key, path] of fileSettings(cfg)) {
+      const name = path.replace(/^\/run\/secrets\//, '');
+      assert.ok(
+        path.startsWith('/run/secrets/') && defined.has(name) && block.includes(`      - ${name}\n`),
+        `${key} (${path}): not a compose secret of the ${service} service`,
+      );
+    }
   }
   const prom = read('deploy/prometheus/prometheus.yml');
   assert.match(prom, /scheme: https/);

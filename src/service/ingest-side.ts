@@ -1,0 +1,103 @@
+// The ingest part of the service (roles ingest and all; src/service/roles.ts): the write path's load
+// view (region map, region writes, hot ids), its outage policy, and the consumer of the ingest group
+// with its DLQ producer, writer, lag monitor and health wiring. A query process builds none of it.
+import type { Kafka } from 'kafkajs';
+import type { Logger } from 'pino';
+import type { HBaseRestClient } from '../hbase/index.ts';
+import type { IngestConsumer } from '../ingest/consumer.ts';
+import type { Keyspace, Tables } from '../keys/index.ts';
+import { HotIds, type HotIdsOptions } from '../load/hot-ids.ts';
+import type { RegionMap } from '../load/region-map.ts';
+import type { RegionWrites } from '../load/region-writes.ts';
+import { registerHotIdMetrics } from '../metrics/hot-id-metrics.ts';
+import { initKnownSeries, type Metrics } from '../metrics/ingest-metrics.ts';
+import type { Config } from '../runtime/config.ts';
+import type { Lifecycle } from '../runtime/lifecycle.ts';
+import type { SpreadRegistry } from '../spread/registry.ts';
+import { brokerHealth, consumerHealth, wireHBaseHealth } from './health.ts';
+import { requireTopics, watchConsumer } from './kafka-parts.ts';
+import { explainKafkaFailure } from './kafka-security.ts';
+import { consumeSide, dlqProducer, outage, regionWrites, writeSide, type Outage } from './parts.ts';
+import type { Closers } from './shutdown.ts';
+
+/** What the parts of the service are built from. */
+export interface ServiceBase {
+  readonly cfg: Config;
+  readonly tables: Tables;
+  readonly hbase: HBaseRestClient;
+  readonly metrics: Metrics;
+  readonly log: Logger;
+  readonly closers: Closers;
+}
+
+/** What the write path needs before the spread registry: the region map with its writes, and one outage policy. */
+export interface WriteParts {
+  readonly regions: { readonly regionMap: RegionMap; readonly writes: RegionWrites };
+  /** one outage policy for every HBase call the ingest path waits for: writes and registry alike */
+  readonly out: Outage;
+}
+
+/** `signal` abandons in-flight writes (the drain deadline, a failure). */
+export async function writeParts(b: ServiceBase, signal: AbortSignal): Promise<WriteParts> {
+  const regions = await regionWrites(b.cfg, b.tables, b.hbase, b.metrics, b.log, b.closers);
+  b.closers.add('known series', initKnownSeries(b.metrics, { tables: b.tables.mapped, regions: regions.regionMap }));
+  return { regions, out: outage(b.cfg, signal, b.closers) };
+}
+
+/** The service's hot-ids settings over its data table and region map. */
+export function hotIdsOptions(cfg: Config, tables: Tables, keyspace: Keyspace, regionMap: RegionMap): HotIdsOptions {
+  return { table: tables.data.name, keyspace, regions: regionMap, windowMs: cfg.metrics.hotIdsWindowMs, capacity: cfg.metrics.hotIdsCapacity };
+}
+
+/** Hot ids: the write path feeds them, the page, the gauges and the promoter read them. */
+export function hotIdsOf(b: ServiceBase, keyspace: Keyspace, regionMap: RegionMap): HotIds {
+  const hotIds = new HotIds(hotIdsOptions(b.cfg, b.tables, keyspace, regionMap));
+  b.closers.add('hot ids', registerHotIdMetrics(b.metrics.registry, hotIds));
+  return hotIds;
+}
+
+export interface IngestSideDeps extends ServiceBase {
+  readonly kafka: Kafka;
+  readonly write: WriteParts;
+  readonly keyspace: Keyspace;
+  readonly tables: Tables;
+  readonly registry: SpreadRegistry;
+  readonly hotIds: HotIds;
+  readonly lifecycle: Lifecycle;
+  /** abandons in-flight writes (the drain deadline, a failure) */
+  readonly signal: AbortSignal;
+  /** throws when start-up was aborted (a signal arrived) */
+  readonly checkStart: () => void;
+  /** a fatal error of the consumer: the service stops */
+  readonly fail: (err: unknown) => void;
+}
+
+export interface IngestSide {
+  readonly ingest: IngestConsumer;
+  /** joins the ingest group and starts consuming, and the lag monitor */
+  start(): Promise<void>;
+}
+
+/** Checks the topics, connects the DLQ producer and builds the consumer with its health wiring; `start` makes it consume. */
+export async function buildIngestSide(d: IngestSideDeps): Promise<IngestSide> {
+  const { cfg, log, kafka, metrics, keyspace, tables, lifecycle, closers } = d;
+  const { regions, out } = d.write;
+  await requireTopics(kafka, [cfg.kafka.topic, cfg.kafka.dlqTopic], (err) => explainKafkaFailure(cfg.kafka, err));
+  d.checkStart();
+  const producer = await dlqProducer(kafka, closers);
+  const writer = writeSide(cfg, d.hbase, metrics, regions, keyspace, tables, out, d.hotIds);
+  const hooks = { signal: d.signal, onFatal: d.fail, onPoll: brokerHealth(lifecycle, log) };
+  const side = consumeSide(cfg, kafka, producer, writer, out, keyspace, tables, d.registry, metrics, log, hooks, closers);
+  closers.add('HBase health', wireHBaseHealth(out.watch, side.ingest, lifecycle, log));
+  closers.add(
+    'consumer events',
+    watchConsumer(side.consumer, cfg.kafka.topic, consumerHealth({ lifecycle, log, ingest: side.ingest, lag: side.lag, fail: d.fail })),
+  );
+  return {
+    ingest: side.ingest,
+    start: async () => {
+      await side.ingest.start();
+      side.lag.start();
+    },
+  };
+}
