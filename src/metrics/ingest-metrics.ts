@@ -34,7 +34,12 @@ export const METRIC_NAMES = {
   queueDepth: 'tsingest_queue_depth',
   regionMapRefresh: 'tsingest_region_map_refresh_total',
   catalogRowsWritten: 'tsingest_catalog_rows_written_total',
+  consumerGroupJoins: 'tsingest_consumer_group_joins_total',
 } as const;
+
+/** `tsingest_consumer_group_joins_total{group}`: the ingest consumer group, and the rollup buckets' ownership group. */
+export const CONSUMER_GROUPS = ['ingest', 'rollup-owners'] as const;
+export type ConsumerGroupName = (typeof CONSUMER_GROUPS)[number];
 
 /** `tsingest_events_total{outcome}`: an event was either written to HBase or sent to the DLQ. */
 export const EVENT_OUTCOMES = ['written', 'dlq'] as const;
@@ -87,6 +92,7 @@ export interface Metrics {
   readonly queueDepth: Gauge;
   readonly regionMapRefresh: Counter<'table' | 'outcome'>;
   readonly catalogRowsWritten: Counter;
+  readonly consumerGroupJoins: Counter<'group'>;
   /**
    * Registers a hook run synchronously right before `tsingest_instance_region_write_skew` and
    * `tsingest_region_count` are read at scrape time (so sliding-window values decay even when no
@@ -219,6 +225,12 @@ export function createMetrics(registry: Registry = new Registry(), options: Crea
       help: 'Series catalog rows (docs/SERIES-API.md) acknowledged by HBase: series this instance had not written before or had evicted from catalog.cacheSize; about 0 in the steady state',
       registers,
     }),
+    consumerGroupJoins: new Counter({
+      name: METRIC_NAMES.consumerGroupJoins,
+      help: 'Times this instance joined a Kafka consumer group (group = ingest | rollup-owners): once at start, and again at every rebalance (a session lost, a member come or gone)',
+      labelNames: ['group'] as const,
+      registers,
+    }),
     onScrape(hook) {
       hooks.add(hook);
       return () => {
@@ -230,6 +242,7 @@ export function createMetrics(registry: Registry = new Registry(), options: Crea
   // Start the series of known label values at 0 so rate() and alerts see the first increment.
   for (const outcome of EVENT_OUTCOMES) metrics.events.inc({ outcome }, 0);
   for (const reason of DLQ_REASONS) metrics.dlqRecords.inc({ reason }, 0);
+  for (const group of CONSUMER_GROUPS) metrics.consumerGroupJoins.inc({ group }, 0);
   metrics.ready.set(0);
 
   if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: METRIC_PREFIX });

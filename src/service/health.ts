@@ -46,12 +46,15 @@ export interface ConsumerHealthDeps {
   readonly lag: Pick<LagMonitor, 'assign' | 'poll'>;
   /** kafkajs gave up on the consumer: the service must fail */
   readonly fail: (err: unknown) => void;
+  /** told at every join of the group (the first, and each after a rebalance) */
+  readonly onJoin?: () => void;
 }
 
 export function consumerHealth(d: ConsumerHealthDeps): ConsumerHealthEvents {
   return {
     joined(partitions) {
       d.log.info({ partitions }, 'joined the consumer group');
+      d.onJoin?.();
       d.lag.assign(partitions);
       d.ingest.reapplyPause();
       d.lifecycle.setCondition('kafka-consumer', true);

@@ -91,7 +91,20 @@ export async function buildIngestSide(d: IngestSideDeps): Promise<IngestSide> {
   closers.add('HBase health', wireHBaseHealth(out.watch, side.ingest, lifecycle, log));
   closers.add(
     'consumer events',
-    watchConsumer(side.consumer, cfg.kafka.topic, consumerHealth({ lifecycle, log, ingest: side.ingest, lag: side.lag, fail: d.fail })),
+    watchConsumer(
+      side.consumer,
+      cfg.kafka.topic,
+      consumerHealth({
+        lifecycle,
+        log,
+        ingest: side.ingest,
+        lag: side.lag,
+        fail: d.fail,
+        onJoin: () => {
+          metrics.consumerGroupJoins.inc({ group: 'ingest' });
+        },
+      }),
+    ),
   );
   return {
     ingest: side.ingest,

@@ -93,8 +93,13 @@ export function startReadSide(deps: ReadSideDeps): ReadSide {
     if (cfg.rollup.owners.mode === 'kafka') {
       if (deps.kafka === undefined) throw new Error('the rollup ownership (rollup.owners.mode = kafka) needs the Kafka client');
       owners = new KafkaBucketOwners(
-        ownersOptions(cfg, deps.kafka, log, (owned) => {
-          for (const b of keyspace.allBuckets()) readMetrics.rollupBucketOwned.set({ bucket: String(b) }, owned.has(b) ? 1 : 0);
+        ownersOptions(cfg, deps.kafka, log, {
+          onChange: (owned) => {
+            for (const b of keyspace.allBuckets()) readMetrics.rollupBucketOwned.set({ bucket: String(b) }, owned.has(b) ? 1 : 0);
+          },
+          onJoin: () => {
+            metrics.consumerGroupJoins.inc({ group: 'rollup-owners' });
+          },
         }),
       );
       owners.start();

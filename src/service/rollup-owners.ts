@@ -22,6 +22,8 @@ export interface RollupOwnersOptions {
   readonly log: Logger;
   /** after each change of the owned set (a new assignment, or nothing owned while rebalancing) */
   readonly onChange?: (owned: ReadonlySet<number>) => void;
+  /** told at every join of the group (the first, and each after a rebalance) */
+  readonly onJoin?: () => void;
 }
 
 const NONE: ReadonlySet<number> = new Set();
@@ -59,6 +61,7 @@ export class KafkaBucketOwners implements BucketOwnership {
       const partitions = e.payload.memberAssignment[o.topic] ?? [];
       this.#set(bucketsOfPartitions(partitions, this.#partitions, o.buckets));
       o.log.info({ buckets: [...this.#owned] }, 'rollup buckets assigned');
+      o.onJoin?.();
       this.#joined = true;
       this.#settled = true;
       for (const w of this.#waiters.splice(0)) w();
@@ -179,7 +182,12 @@ async function ensureTopic(kafka: Kafka, topic: string, buckets: number, log: Lo
 }
 
 /** The ownership of one runner as configured: Kafka group membership, or every bucket (`mode: "all"`). */
-export function ownersOptions(cfg: Config, kafka: Kafka, log: Logger, onChange?: (owned: ReadonlySet<number>) => void): RollupOwnersOptions {
+export function ownersOptions(
+  cfg: Config,
+  kafka: Kafka,
+  log: Logger,
+  hooks: { readonly onChange?: (owned: ReadonlySet<number>) => void; readonly onJoin?: () => void } = {},
+): RollupOwnersOptions {
   const o = cfg.rollup.owners;
   const topic = o.topic ?? `${cfg.kafka.topic}.rollup-owners`;
   return {
@@ -192,6 +200,7 @@ export function ownersOptions(cfg: Config, kafka: Kafka, log: Logger, onChange?:
     sessionTimeoutMs: o.sessionTimeoutMs,
     heartbeatIntervalMs: Math.min(cfg.kafka.heartbeatIntervalMs, Math.floor(o.sessionTimeoutMs / 3)),
     log: log.child({ module: 'rollup-owners' }),
-    ...(onChange === undefined ? {} : { onChange }),
+    ...(hooks.onChange === undefined ? {} : { onChange: hooks.onChange }),
+    ...(hooks.onJoin === undefined ? {} : { onJoin: hooks.onJoin }),
   };
 }
