@@ -84,8 +84,13 @@ export class TailCache {
     return e;
   }
 
-  /** A marker stamped after the entry's read began (less the clock tolerance), or without a stamp. */
+  /**
+   * A marker of a window over the entry's complete points stamped after its read began (less the clock
+   * tolerance), or without a stamp. A late point lies in the window it marks, so a window starting at
+   * or after completeTo (the next hour's first mark) says nothing about the points kept.
+   */
   #late(m: MarkedWindow, e: TailEntry): boolean {
+    if (m.startMs >= e.completeTo || m.startMs + m.sizeMs <= e.coveredFrom) return false;
     return m.stamp === undefined || m.stamp > e.readAt - this.o.clockToleranceMs;
   }
 

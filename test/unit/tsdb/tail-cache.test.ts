@@ -231,3 +231,33 @@ void test('asks that board together share one read; an ask made while it is unde
   const points = [...(got.get('temp')?.get('a')?.values() ?? [])].flatMap((p) => p.ts);
   assert.deepEqual(points, truth(w, ['a']).get('a'));
 });
+
+void test("the next window's first marker leaves the kept points alone; a late event into the kept window still drops them", async () => {
+  const w = world();
+  const ids = ['a', 'b'];
+  w.clock.t = T0 + HOUR - 60_000; // the last minute of the hour
+  await w.live(ids, T0, 10_000);
+  await w.reads.rawPointsOf(ids, ['temp'], T0, T0 + 2 * HOUR, { take: () => undefined });
+  const hits = w.cache.stats().hits;
+  // the next hour starts: its first events mark it (stamped after the read)
+  w.clock.t = T0 + HOUR + 5000;
+  await w.live(ids, T0 + HOUR, 1000);
+  const got = await w.reads.rawPointsOf(ids, ['temp'], T0, T0 + 2 * HOUR, { take: () => undefined });
+  assert.equal(w.cache.stats().hits - hits, 2, 'both ids answered from their entries');
+  const want = w.port
+    .rows('d')
+    .map((r) => keyspace.decodeDataKey(r.row))
+    .filter((d) => d.id === 'a');
+  assert.deepEqual(
+    [...(got.get('temp')?.get('a')?.values() ?? [])].flatMap((p) => p.ts),
+    want.map((d) => d.ts).sort((x, y) => x - y),
+  );
+  // a late event into the first hour, re-marked: a's entry is dropped
+  w.clock.t += 10_000;
+  await w.write('a', T0 + 1234, 5);
+  const again = await w.reads.rawPointsOf(ids, ['temp'], T0, T0 + 2 * HOUR, { take: () => undefined });
+  assert.ok(
+    [...(again.get('temp')?.get('a')?.values() ?? [])].some((p) => p.ts.includes(T0 + 1234)),
+    'the late point is read',
+  );
+});
