@@ -19,7 +19,17 @@ import {
   type IndexSaltMode,
   type TsBounds,
 } from './index-key.ts';
-import { MAX_TS, prefixRange, prefixStopRow, timeRange, type ScanRange } from './key-bytes.ts';
+import {
+  MAX_TS,
+  prefixRange,
+  prefixStopRow,
+  readReverseTs,
+  readReverseTsDecimal,
+  REVERSE_TS_BYTES,
+  REVERSE_TS_DIGITS,
+  timeRange,
+  type ScanRange,
+} from './key-bytes.ts';
 import { KeyError } from './key-error.ts';
 import {
   decodeMarkedId,
@@ -135,6 +145,11 @@ export class Keyspace {
   dataBucket(key: Buffer): number {
     if (this.format === 'binary') return key[0] as number;
     return Number.parseInt(key.toString('latin1', 0, 2), 16);
+  }
+
+  /** The event ts of a data key of this format, read from its end (a reader that knows the id from the range it scans). */
+  dataKeyTs(key: Buffer): number {
+    return this.format === 'binary' ? readReverseTs(key, key.length - REVERSE_TS_BYTES) : readReverseTsDecimal(key, key.length - REVERSE_TS_DIGITS);
   }
 
   /** Bytes of the salt at the front of a data key. */

@@ -142,20 +142,27 @@ export class SeriesStore {
     const out = new Map<string, Map<string, Map<string, TaggedPoints>>>(metrics.map((m) => [m, new Map()]));
     if (from >= to || ids.length === 0 || metrics.length === 0) return out;
     const { keyspace, data } = this.#o;
-    const ranges: ScanRange[] = [];
+    // each range tagged with its id: rows come in key order, so a row's id is its range's (no key decoded but its ts)
+    const ranges: (ScanRange & { readonly id: string })[] = [];
     const spread = await this.#o.spreadAt(to);
-    for (const id of ids) for (const b of keyspace.dataRanges(id, Math.max(0, from), to - 1, spread.entryOf(id))) ranges.push(b.range);
+    for (const id of ids) for (const b of keyspace.dataRanges(id, Math.max(0, from), to - 1, spread.entryOf(id))) ranges.push({ ...b.range, id });
     const wanted = metrics.map((m) => ({ qualifier: Buffer.from(m, 'utf8'), byId: out.get(m) as Map<string, Map<string, TaggedPoints>> }));
     const shape = metricsShape(metrics, data.family);
     let lastTagBytes: Buffer | null = null;
     let lastJson = '[]';
     await runLimited(scanChunks(ranges, scansFor(ids.length, concurrency)), concurrency, async (scan) => {
-      const found: { byId: Map<string, Map<string, TaggedPoints>>; value: number }[] = [];
+      let k = 0;
       for await (const row of this.#scanMany(data.name, scan, shape)) {
-        found.length = 0;
+        while (k < scan.length - 1 && Buffer.compare(row.row, (scan[k] as ScanRange).stopRow) >= 0) k++;
+        const id = (scan[k] as { id: string }).id;
+        let ts = Number.NaN;
         let json = '[]';
+        let n = 0;
+        // the tags cell (qualifier 0x00 "tags") sorts before every metric's
         for (const cell of row.cells) {
-          if (cell.qualifier.equals(TAGS_QUALIFIER)) {
+          const q = cell.qualifier;
+          if (q[0] === 0x00) {
+            if (!q.equals(TAGS_QUALIFIER)) continue;
             const bytes = cell.value;
             if (lastTagBytes === null || !lastTagBytes.equals(bytes)) {
               lastTagBytes = Buffer.from(bytes);
@@ -164,20 +171,23 @@ export class SeriesStore {
             json = lastJson;
             continue;
           }
-          const w = wanted.find((x) => x.qualifier.equals(cell.qualifier));
-          if (w !== undefined) found.push({ byId: w.byId, value: cell.value.readDoubleBE(0) });
-        }
-        budget.take(found.length); // also: stops the scan once the query's deadline has passed
-        if (found.length === 0) continue;
-        const { id, ts } = keyspace.decodeDataKey(row.row);
-        for (const f of found) {
-          let sets = f.byId.get(id);
-          if (sets === undefined) f.byId.set(id, (sets = new Map<string, TaggedPoints>()));
+          const w =
+            wanted.length === 1
+              ? q.equals((wanted[0] as { qualifier: Buffer }).qualifier)
+                ? wanted[0]
+                : undefined
+              : wanted.find((x) => x.qualifier.equals(q));
+          if (w === undefined) continue;
+          if (Number.isNaN(ts)) ts = keyspace.dataKeyTs(row.row);
+          let sets = w.byId.get(id);
+          if (sets === undefined) w.byId.set(id, (sets = new Map<string, TaggedPoints>()));
           let series = sets.get(json);
           if (series === undefined) sets.set(json, (series = { tagsJson: json, ts: [], values: [] }));
           series.ts.push(ts);
-          series.values.push(f.value);
+          series.values.push(cell.value.readDoubleBE(0));
+          n++;
         }
+        budget.take(n); // also: stops the scan once the query's deadline has passed
       }
     });
     for (const byId of out.values()) for (const sets of byId.values()) for (const s of sets.values()) sortAscending(s);
@@ -327,10 +337,10 @@ export function scansFor(ids: number, concurrency: number): number {
  * bucket to the next), so a query over a few ids pays one scanner's round trips, not one set per
  * bucket, and a query over many still reads in parallel.
  */
-export function scanChunks(ranges: readonly ScanRange[], parts: number): ScanRange[][] {
+export function scanChunks<R extends ScanRange>(ranges: readonly R[], parts: number): R[][] {
   const sorted = [...ranges].sort((a, b) => Buffer.compare(a.startRow, b.startRow));
   const n = Math.min(sorted.length, Math.max(parts, Math.ceil(sorted.length / RANGES_PER_SCAN)));
-  const out: ScanRange[][] = [];
+  const out: R[][] = [];
   for (let i = 0; i < n; i++) out.push(sorted.slice(Math.floor((i * sorted.length) / n), Math.floor(((i + 1) * sorted.length) / n)));
   return out;
 }

@@ -142,3 +142,14 @@ void test('spread ids before a time: only those whose first epoch starts earlier
   assert.deepEqual(ks.spreadIdsBefore(T0 + 10_001), ['hot']);
   assert.deepEqual(ks.spreadIdsBefore(MAX_TS), ['hot', 'later']);
 });
+
+void test('dataKeyTs: the event ts read from the end of a data key, in both formats, as decodeDataKey reads it', () => {
+  for (const format of ['binary', 'printable'] as const) {
+    const ks = testKeyspace(16, format);
+    for (const ts of [0, 1, 1_732_262_400_000, 2 ** 53 - 1]) {
+      const key = ks.dataKey('sensor-\u00e9-42', ts);
+      assert.equal(ks.dataKeyTs(key), ts, `${format} ${ts}`);
+      assert.equal(ks.dataKeyTs(key), ks.decodeDataKey(key).ts);
+    }
+  }
+});
