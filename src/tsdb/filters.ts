@@ -21,7 +21,7 @@ import { badQuery } from './errors.ts';
 import { ServiceError, type CauseOptions } from '../errors.ts';
 import { javaSplit } from './downsample-spec.ts';
 import { jsonScalarText } from './time.ts';
-import { compileRegexp, RegexpRefused, type CompiledRegexp } from './regexp.ts';
+import { compileRegexp, type CompiledRegexp } from './regexp.ts';
 
 /** A filter problem in OpenTSDB's words; callers add the field. */
 export class FilterSpecError extends ServiceError<'BAD_FILTER'> {
@@ -60,15 +60,11 @@ interface Compiled {
 
 /** The `regexp` filter's engine (regexp.ts: RE2, linear time). Throws FilterSpecError naming the pattern. */
 export function compileRegex(filter: string): CompiledRegexp {
-  try {
-    return compileRegexp(filter);
-  } catch (err) {
-    if (!(err instanceof RegexpRefused)) throw err;
-    throw new FilterSpecError(
-      `Invalid regular expression ${JSON.stringify(filter)}: ${err.message} (regexp filters are matched in linear time by an RE2-class engine: no backreferences, lookaround, possessive quantifiers nor atomic groups; docs/SERIES-API.md)`,
-      { cause: err },
-    );
-  }
+  const re = compileRegexp(filter);
+  if (!('refused' in re)) return re;
+  throw new FilterSpecError(
+    `Invalid regular expression ${JSON.stringify(filter)}: ${re.refused} (regexp filters are matched in linear time by an RE2-class engine: no backreferences, lookaround, possessive quantifiers nor atomic groups; docs/SERIES-API.md)`,
+  );
 }
 
 function literalSet(filter: string, ci: boolean): Set<string> {

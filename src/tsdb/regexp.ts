@@ -13,15 +13,19 @@
 // docs/SERIES-API-DIVERGENCES.json (`regexp-*`) and docs/SERIES-API.md.
 import { RE2JS } from 're2js';
 
-/** A pattern the engine refuses; `reason` says why (the caller names the pattern). */
-export class RegexpRefused extends Error {
-  override name = 'RegexpRefused';
+/** A pattern the engine refuses, and why (the caller names the pattern in its own error). */
+export interface Refused {
+  readonly refused: string;
+}
+
+function refuse(why: string): Refused {
+  return { refused: why };
 }
 
 const HEX4 = /^[0-9A-Fa-f]{4}$/;
 
-/** Java's pattern → the same pattern in RE2's syntax, or RegexpRefused where the two differ. */
-export function javaToRe2(pattern: string): string {
+/** Java's pattern → the same pattern in RE2's syntax, or Refused where the two differ. */
+export function javaToRe2(pattern: string): string | Refused {
   let out = '';
   let inClass = false;
   /** index of the class's first member (a `]` there is a literal, in both engines) */
@@ -30,7 +34,7 @@ export function javaToRe2(pattern: string): string {
     const c = pattern[i] as string;
     if (c === '\\') {
       const n = pattern[i + 1];
-      if (n === undefined) throw new RegexpRefused('a trailing backslash');
+      if (n === undefined) return refuse('a trailing backslash');
       if (n === 'Q') {
         const end = pattern.indexOf('\\E', i + 2);
         const stop = end < 0 ? pattern.length : end + 2;
@@ -40,21 +44,21 @@ export function javaToRe2(pattern: string): string {
       }
       if (n === 'u') {
         const hex = pattern.slice(i + 2, i + 6);
-        if (!HEX4.test(hex)) throw new RegexpRefused('`\\u` without four hex digits');
+        if (!HEX4.test(hex)) return refuse('`\\u` without four hex digits');
         out += `\\x{${hex}}`;
         i += 5;
         continue;
       }
-      if (n === '0') throw new RegexpRefused('an octal escape `\\0…` (RE2 reads octal differently)');
-      if (n === 'v') throw new RegexpRefused('`\\v` (Java: any vertical whitespace; RE2: the vertical tab only)');
+      if (n === '0') return refuse('an octal escape `\\0…` (RE2 reads octal differently)');
+      if (n === 'v') return refuse('`\\v` (Java: any vertical whitespace; RE2: the vertical tab only)');
       out += c + n;
       i++;
       continue;
     }
     if (inClass) {
       if (c === ']' && i !== classStart) inClass = false;
-      else if (c === '[') throw new RegexpRefused('a `[` inside a character class (Java: a nested class or union; RE2: a POSIX class or a literal)');
-      else if (c === '&' && pattern[i + 1] === '&') throw new RegexpRefused('`&&` inside a character class (Java: an intersection; RE2: literal ampersands)');
+      else if (c === '[') return refuse('a `[` inside a character class (Java: a nested class or union; RE2: a POSIX class or a literal)');
+      else if (c === '&' && pattern[i + 1] === '&') return refuse('`&&` inside a character class (Java: an intersection; RE2: literal ampersands)');
       out += c;
       continue;
     }
@@ -67,7 +71,7 @@ export function javaToRe2(pattern: string): string {
   return out;
 }
 
-/** What the pattern matches: `find` (unanchored, as Java's Matcher.find()). Throws RegexpRefused. */
+/** What the pattern matches: `find` (unanchored, as Java's Matcher.find()). */
 export interface CompiledRegexp {
   find(value: string): boolean;
 }
@@ -75,13 +79,15 @@ export interface CompiledRegexp {
 /** Distinct values whose answer one compiled filter remembers (many series share a tag value). */
 const MEMO_VALUES = 4096;
 
-export function compileRegexp(pattern: string): CompiledRegexp {
+/** The compiled pattern, or Refused: syntax RE2 does not take, or takes with another meaning. */
+export function compileRegexp(pattern: string): CompiledRegexp | Refused {
+  const translated = javaToRe2(pattern);
+  if (typeof translated !== 'string') return translated;
   let re: RE2JS;
   try {
-    re = RE2JS.compile(javaToRe2(pattern));
+    re = RE2JS.compile(translated);
   } catch (err) {
-    if (err instanceof RegexpRefused) throw err;
-    throw new RegexpRefused(err instanceof Error ? err.message : String(err));
+    return refuse(err instanceof Error ? err.message : String(err));
   }
   const memo = new Map<string, boolean>();
   return {
