@@ -11,11 +11,15 @@
 // refresh() rescans the catalog through an injected source (store.ts) and replaces the content.
 import { compareCodePoints } from '../events/cells.ts';
 import { matches } from '../tsdb/filters.ts';
+import { runAtOnce, runSliced, type Slices } from '../tsdb/slices.ts';
 import type { TagFilter } from '../tsdb/types.ts';
 import { canonicalTags, type Series } from './rows.ts';
 
 /** OpenTSDB's default `max` of /api/suggest. */
 export const DEFAULT_SUGGEST_MAX = 25;
+
+/** Series tested (times filters) between two yields of a sliced look-up. */
+const STEP_WORK = 1024;
 
 /** A series as the API shows it: its tags include the id under idTagKey. */
 export interface IndexedSeries {
@@ -175,6 +179,19 @@ export class SeriesIndex {
    * passes not_ ones; `wildcard(*)` = any value of that key), the first `limit` in order.
    */
   lookup(metric: string | undefined, filters: readonly TagFilter[], limit = Number.POSITIVE_INFINITY): LookupResult {
+    return runAtOnce(this.#lookupSteps(metric, filters, limit));
+  }
+
+  /**
+   * lookup() in slices of the event loop (src/tsdb/slices.ts): a regexp or wildcard over every series of
+   * a metric is one test per series, and a request must not hold the loop for all of them at once.
+   * Rejects with the slices' signal's reason once it aborts.
+   */
+  lookupSliced(metric: string | undefined, filters: readonly TagFilter[], limit: number, slices: Slices): Promise<LookupResult> {
+    return runSliced(this.#lookupSteps(metric, filters, limit), slices);
+  }
+
+  *#lookupSteps(metric: string | undefined, filters: readonly TagFilter[], limit: number): Generator<void, LookupResult> {
     const v = this.#view();
     let candidates: readonly Entry[] = metric === undefined ? v.all : (v.byMetric.get(metric) ?? []);
     let sorted = true;
@@ -190,12 +207,21 @@ export class SeriesIndex {
       }
     }
     const matched: Entry[] = [];
+    let work = 0;
     for (const e of candidates) {
+      if ((work += filters.length + 1) >= STEP_WORK) {
+        work = 0;
+        yield;
+      }
       if (metric !== undefined && e.metric !== metric) continue;
       if (filters.every((f) => matches(f, this.#valueOf(e, f.tagk)))) matched.push(e);
     }
     if (!sorted) matched.sort((a, b) => a.ord - b.ord);
-    const series = matched.slice(0, Math.max(0, limit)).map((e) => this.#shown(e));
+    const series: IndexedSeries[] = [];
+    for (const e of matched.slice(0, Math.max(0, limit))) {
+      series.push(this.#shown(e));
+      if (series.length % STEP_WORK === 0) yield;
+    }
     return { series, total: matched.length };
   }
 

@@ -15,7 +15,9 @@ import { executeQuery, type ExecuteDeps, type SubQueryAnswer } from './execute.t
 import { lookupAnswer, lookupFromBody, lookupFromQuery, suggestAnswer } from './lookup.ts';
 import { parseQueryString } from './parse-m.ts';
 import { parseQueryBody } from './parse-query.ts';
-import { seriesJson } from './render.ts';
+import { seriesJsonParts } from './render.ts';
+import { checkSubQueries, DEFAULT_MAX_SUB_QUERIES } from './bounds.ts';
+import { Slices } from './slices.ts';
 import { aggregatorsAnswer, filtersAnswer, versionAnswer } from './static-answers.ts';
 import type { TsdbQuery } from './types.ts';
 
@@ -87,17 +89,25 @@ function planHeader(answers: readonly SubQueryAnswer[], blocks: boolean): string
 /** Bytes of answer gathered before a write: each write to the socket costs a syscall (and, on loopback, the peer's receive). */
 const WRITE_CHUNK_CHARS = 64 * 1024;
 
-/** The answer, streamed in chunks of about WRITE_CHUNK_CHARS; an answer smaller than one chunk is one write with a content-length. */
+/**
+ * The answer, streamed in chunks of about WRITE_CHUNK_CHARS; an answer smaller than one chunk is one
+ * write with a content-length. Rendered in parts (render.ts) and slices of the event loop (slices.ts).
+ */
 async function writeSeries(res: ServerResponse, q: TsdbQuery, answers: readonly SubQueryAnswer[], arrays: boolean, blocks: boolean): Promise<void> {
   const headers = { 'content-type': JSON_TYPE, 'cache-control': 'no-store', 'x-tsingest-plan': planHeader(answers, blocks) };
+  const slices = new Slices();
   let pending = '[';
   let streaming = false;
   let first = true;
   for (const a of answers) {
     const plan = planLabel(a);
     for (const s of a.results) {
-      pending += (first ? '' : ',') + seriesJson(s, a.sub, q, arrays, plan);
+      if (!first) pending += ',';
       first = false;
+      for (const part of seriesJsonParts(s, a.sub, q, arrays, plan)) {
+        pending += part;
+        if (slices.due()) await slices.pause();
+      }
       if (pending.length < WRITE_CHUNK_CHARS) continue;
       if (!streaming) res.writeHead(200, headers);
       streaming = true;
@@ -119,6 +129,7 @@ async function writeSeries(res: ServerResponse, q: TsdbQuery, answers: readonly 
 async function answerQuery(req: IncomingMessage, res: ServerResponse, url: URL, deps: SeriesApiDeps): Promise<void> {
   const now = deps.now();
   const q = req.method === 'POST' ? parseQueryBody(await readBody(req, deps.maxBodyBytes), url.searchParams, now) : parseQueryString(url.searchParams, now);
+  checkSubQueries(q, deps.limits.maxSubQueries ?? DEFAULT_MAX_SUB_QUERIES);
   for (const sub of q.queries) await deps.ready(sub.metric);
   const signal = AbortSignal.timeout(deps.deadlineMs);
   let answers: SubQueryAnswer[];
@@ -156,7 +167,7 @@ function routes(deps: SeriesApiDeps): ReadonlyMap<string, { readonly methods: re
           const started = deps.now();
           const lookup = req.method === 'POST' ? lookupFromBody(await readBody(req, deps.maxBodyBytes)) : lookupFromQuery(url.searchParams);
           await deps.ready(lookup.metric === '' ? undefined : lookup.metric);
-          send(res, 200, lookupAnswer(lookup, deps.catalog, started, deps.now()));
+          send(res, 200, await lookupAnswer(lookup, deps.catalog, started, deps.now));
         },
       },
     ],

@@ -1,8 +1,8 @@
 // Work in slices: a request's synchronous work (computing an answer, filtering the catalog, keeping
 // windows, rendering) runs in slices of at most `sliceMs`, and between two slices gives the event
 // loop back (a setImmediate: timers, I/O, Kafka heartbeats, /healthz run), so no request holds it
-// for longer than a slice (issue 37). The loops call `due()` (cheap: it reads the clock every
-// `checkEvery` calls) and, when it says so, `await pause()`. A pause checks the request's signal: a
+// for longer than a slice (issue 37). The loops call `due()` between steps of well under a
+// millisecond (one reading of the clock) and, when it says so, `await pause()`. A pause checks the request's signal: a
 // query past its deadline stops at its next pause with the signal's reason, as its reads do.
 //
 // Cooperative yielding rather than worker threads: the inputs (points read, catalog, caches) live on
@@ -11,13 +11,13 @@
 // slices keep one heap and cost one setImmediate per slice (docs/SERIES-API.md, *Limits*).
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
+export { runAtOnce } from './compute/steps.ts';
+
 /** Default slice of synchronous work (ms). */
 export const SLICE_MS = 20;
 
 export interface SlicesOptions {
   readonly sliceMs?: number;
-  /** calls of due() between two readings of the clock */
-  readonly checkEvery?: number;
   readonly signal?: AbortSignal | undefined;
   readonly now?: () => number;
   /** how a pause gives the event loop back (tests count pauses without waiting) */
@@ -26,27 +26,22 @@ export interface SlicesOptions {
 
 export class Slices {
   readonly #sliceMs: number;
-  readonly #checkEvery: number;
   readonly #signal: AbortSignal | undefined;
   readonly #now: () => number;
   readonly #yield: () => Promise<unknown>;
   #started: number;
-  #calls = 0;
   #pauses = 0;
 
   constructor(options: SlicesOptions = {}) {
     this.#sliceMs = options.sliceMs ?? SLICE_MS;
-    this.#checkEvery = options.checkEvery ?? 64;
     this.#signal = options.signal;
     this.#now = options.now ?? (() => performance.now());
     this.#yield = options.yieldTurn ?? (() => nextTurn());
     this.#started = this.#now();
   }
 
-  /** True when this slice's time is spent: the caller should `await pause()`. */
+  /** True when this slice's time is spent: the caller should `await pause()` (one reading of the clock: call it between steps of some work, not per item of a tight loop). */
   due(): boolean {
-    if (++this.#calls < this.#checkEvery) return false;
-    this.#calls = 0;
     return this.#now() - this.#started >= this.#sliceMs;
   }
 
@@ -57,7 +52,6 @@ export class Slices {
     await this.#yield();
     this.check();
     this.#started = this.#now();
-    this.#calls = 0;
   }
 
   /** Throws the signal's reason when it has aborted. */
@@ -82,20 +76,12 @@ export async function eachSliced(n: number, slices: Slices, step: (i: number) =>
 
 /**
  * Drives a generator that yields at points where it may pause (its own count of work between yields
- * keeps each step short) to its return value, pausing when a slice is spent.
+ * keeps each step short: well under a millisecond) to its return value, pausing when a slice is spent.
  */
 export async function runSliced<T>(steps: Generator<unknown, T>, slices: Slices): Promise<T> {
   for (;;) {
     const r = steps.next();
     if (r.done === true) return r.value;
     if (slices.due()) await slices.pause();
-  }
-}
-
-/** Drives the same generator to its end at once (a caller with no event loop to share, e.g. a test or a CLI). */
-export function runAtOnce<T>(steps: Generator<unknown, T>): T {
-  for (;;) {
-    const r = steps.next();
-    if (r.done === true) return r.value;
   }
 }

@@ -16,6 +16,7 @@
 // - doubleValue() of the TSD throws on ±Infinity (a 500); we return the value instead.
 
 import type { AggregatorSpec } from './aggregators.ts';
+import { runAtOnce, STEP_WORK } from './steps.ts';
 import type { SeekableView } from './views.ts';
 
 const ENDED = Number.MAX_VALUE;
@@ -29,7 +30,19 @@ function longLerpDelta(x: number, x0: number, x1: number, y0: number, y1: number
 
 /** Runs the iterator to the end: the aggregated [ts, value] points in ascending ts. */
 export function aggregate(views: readonly SeekableView[], startTime: number, endTime: number, aggregator: AggregatorSpec, rate: boolean): [number, number][] {
+  return runAtOnce(aggregateSteps(views, startTime, endTime, aggregator, rate));
+}
+
+/** aggregate() as steps (steps.ts): yields every STEP_WORK series looked at, returns the points. */
+export function* aggregateSteps(
+  views: readonly SeekableView[],
+  startTime: number,
+  endTime: number,
+  aggregator: AggregatorSpec,
+  rate: boolean,
+): Generator<void, [number, number][]> {
   const size = views.length;
+  let work = 0;
   const iterators: (SeekableView | null)[] = [...views];
   // typed arrays: unboxed doubles (every ts and value fits a double exactly, as in the views)
   const timestamps = new Float64Array(size * 2);
@@ -60,6 +73,10 @@ export function aggregate(views: readonly SeekableView[], startTime: number, end
   };
 
   for (let i = 0; i < size; i++) {
+    if ((work += 1) >= STEP_WORK) {
+      work = 0;
+      yield;
+    }
     const it = iterators[i];
     if (it === null || it === undefined) continue;
     it.seek(startTime);
@@ -123,6 +140,10 @@ export function aggregate(views: readonly SeekableView[], startTime: number, end
     return vals;
   };
   for (;;) {
+    if ((work += size + 1) >= STEP_WORK) {
+      work = 0;
+      yield;
+    }
     // hasNext()
     let any = false;
     for (let i = 0; i < size && !any; i++) if (ts(size + i) <= endTime) any = true;
