@@ -204,10 +204,17 @@ function routes(deps: SeriesApiDeps): ReadonlyMap<string, { readonly methods: re
   ]);
 }
 
-/** The series API as a route handler: true when it answered (one of its paths), false otherwise. */
-export function createSeriesApi(deps: SeriesApiDeps): (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<boolean> {
+/**
+ * The series API as a route handler: true when it answered (one of its paths), false otherwise. A 500
+ * (and a failure after the answer started) is logged with its cause and the request's id, which the
+ * 500's body carries too (`error.requestId`; every response has it as X-Request-Id).
+ */
+export function createSeriesApi(
+  deps: SeriesApiDeps,
+): (req: IncomingMessage, res: ServerResponse, url: URL, ctx?: { readonly requestId?: string | undefined }) => Promise<boolean> {
   const table = routes(deps);
-  return async (req, res, url) => {
+  return async (req, res, url, ctx) => {
+    const requestId = ctx?.requestId;
     const path = url.pathname.length > 1 && url.pathname.endsWith('/') ? url.pathname.slice(0, -1) : url.pathname;
     const route = table.get(path);
     if (route === undefined) return false;
@@ -216,20 +223,28 @@ export function createSeriesApi(deps: SeriesApiDeps): (req: IncomingMessage, res
       await route.handle(req, res, url);
     } catch (err) {
       if (res.headersSent) {
+        deps.log.error({ err, path, requestId }, 'series API: request failed after the answer started; connection cut');
         res.destroy(err instanceof Error ? err : undefined);
         return true;
       }
       if (err instanceof TsdbQueryError) send(res, 400, errorBody(err));
       else if (err instanceof HttpError) sendError(res, err.status, err.message);
       else if (isHBaseError(err) && isRetriable(err)) {
-        deps.log.warn({ err, path }, 'series API: HBase unavailable');
+        deps.log.warn({ err, path, requestId }, 'series API: HBase unavailable');
         sendError(res, 503, 'HBase is unavailable, retry later', err.message, { 'retry-after': '1' });
       } else if (isAccessRefused(err)) {
-        deps.log.warn({ err, path }, "series API: HBase REST refused the service's credentials");
+        deps.log.warn({ err, path, requestId }, "series API: HBase REST refused the service's credentials");
         sendError(res, 503, 'HBase is unavailable to the service (the gateway refused its credentials), retry later', undefined, { 'retry-after': '30' });
       } else {
-        deps.log.error({ err, path }, 'series API: request failed');
-        sendError(res, 500, 'The query failed', isHBaseError(err) ? err.message : undefined);
+        deps.log.error({ err, path, requestId }, 'series API: request failed');
+        send(res, 500, {
+          error: {
+            code: 500,
+            message: 'The query failed',
+            ...(isHBaseError(err) ? { details: err.message } : {}),
+            ...(requestId === undefined ? {} : { requestId }),
+          },
+        });
       }
     }
     return true;
