@@ -22,6 +22,7 @@ import { keyspaceOf, tablesOf } from './keyspace.ts';
 import { consumeSide, dlqProducer, outage, regionWrites, writeSide } from './parts.ts';
 import { startPromoter, startRegistry } from './spread-side.ts';
 import { startReadSide } from './read-side.ts';
+import { registerEventLoopDelay } from '../metrics/event-loop-metrics.ts';
 import { StartupError } from './settings.ts';
 import { Closers, withGrace } from './shutdown.ts';
 
@@ -65,6 +66,7 @@ export async function startService(cfg: Config, log: Logger, options: StartOptio
   const metrics = createMetrics();
   const lifecycle = new Lifecycle({ log, metrics });
   const closers = new Closers(log);
+  closers.add('event loop delay', registerEventLoopDelay(metrics.registry));
   // Extra HTTP routes and what must stop before the drain: the read side (read API, rollup
   // scheduler, hot-ids page; src/service/read-side.ts) plugs in here.
   const extra: { routes?: RouteHandler; stopFirst: (() => Promise<void>)[] } = { stopFirst: [] };
