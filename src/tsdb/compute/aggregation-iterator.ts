@@ -30,7 +30,14 @@ function longLerpDelta(x: number, x0: number, x1: number, y0: number, y1: number
 
 /** Runs the iterator to the end: the aggregated [ts, value] points in ascending ts. */
 export function aggregate(views: readonly SeekableView[], startTime: number, endTime: number, aggregator: AggregatorSpec, rate: boolean): [number, number][] {
-  return runAtOnce(aggregateSteps(views, startTime, endTime, aggregator, rate));
+  const { ts, values } = runAtOnce(aggregateSteps(views, startTime, endTime, aggregator, rate));
+  return ts.map((t, i) => [t, values[i] as number]);
+}
+
+/** The aggregated points as two arrays (no object per point: an answer of a million points is garbage the GC must not pause for). */
+export interface AggregatedPoints {
+  readonly ts: number[];
+  readonly values: number[];
 }
 
 /** aggregate() as steps (steps.ts): yields every STEP_WORK series looked at, returns the points. */
@@ -40,7 +47,7 @@ export function* aggregateSteps(
   endTime: number,
   aggregator: AggregatorSpec,
   rate: boolean,
-): Generator<void, [number, number][]> {
+): Generator<void, AggregatedPoints> {
   const size = views.length;
   let work = 0;
   const iterators: (SeekableView | null)[] = [...views];
@@ -97,7 +104,8 @@ export function* aggregateSteps(
     }
   }
 
-  const out: [number, number][] = [];
+  const outTs: number[] = [];
+  const outValues: number[] = [];
   const vals: number[] = [];
   let current = 0;
   const ts = (i: number): number => timestamps[i] ?? 0;
@@ -176,7 +184,8 @@ export function* aggregateSteps(
 
     const x = ts(current);
     if (!rate && !isFloat.includes(1)) {
-      out.push([x, aggregator.runLong(longValues(x, current))]);
+      outTs.push(x);
+      outValues.push(aggregator.runLong(longValues(x, current)));
       continue;
     }
     // doubleValue(): the aggregator over every series with a current point (one array for every
@@ -218,7 +227,8 @@ export function* aggregateSteps(
           break;
       }
     }
-    out.push([x, aggregator.run(vals)]);
+    outTs.push(x);
+    outValues.push(aggregator.run(vals));
   }
-  return out;
+  return { ts: outTs, values: outValues };
 }

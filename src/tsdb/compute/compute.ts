@@ -108,9 +108,10 @@ export function* computeSteps(sub: SubQuery, range: QueryRange, series: readonly
     const views = group.series.map((s) => seriesView(sub, s, scan, range, options));
     const points = yield* aggregateSteps(views, scan.startMs, scan.endMs, aggregator, sub.rate);
     const dps: [number, number | null][] = [];
-    for (let i = 0; i < points.length; i++) {
+    for (let i = 0; i < points.ts.length; i++) {
       if (i % STEP_WORK === STEP_WORK - 1) yield;
-      const [ts, v] = points[i] as [number, number];
+      const ts = points.ts[i] as number;
+      const v = points.values[i] as number;
       if (ts < range.startMs || ts > range.endMs) continue;
       dps.push([ts, nullFill && Number.isNaN(v) ? null : v]);
     }
