@@ -75,3 +75,29 @@ void test('catalog look-up with a regexp over 20k series: in slices, the same an
   ac.abort(new Error('deadline'));
   await assert.rejects(c.lookupSliced('temp', filters, 25, new Slices({ signal: ac.signal, sliceMs: 0 })), /deadline/);
 });
+
+void test('catalog views after a change: rebuilt in slices by prepare(), the same as at once; a change meanwhile leaves them to be rebuilt', async () => {
+  const c = new SeriesIndex({ idTagKey: 'id' });
+  const twin = new SeriesIndex({ idTagKey: 'id' });
+  for (let i = 0; i < 20_000; i++) {
+    const s = { metric: ['temp', 'hum'][i % 2] ?? 'temp', id: `d${i}`, tags: { site: `s${i % 7}` } };
+    c.add(s);
+    twin.add(s);
+  }
+  const s = new Slices({ sliceMs: 1, now: ticking(1), yieldTurn: () => Promise.resolve() });
+  await c.prepare(s);
+  assert.ok(s.pauses > 5, `rebuilt in slices (${s.pauses} pauses)`);
+  assert.deepEqual(c.tagValues('', 1_000_000), twin.tagValues('', 1_000_000));
+  assert.deepEqual(c.lookup('hum', [], 10), twin.lookup('hum', [], 10));
+  const before = s.pauses;
+  await c.prepare(s);
+  assert.equal(s.pauses, before, 'nothing to rebuild: no pause');
+  // a series added while a rebuild pauses: that rebuild is not installed, the next read sees it
+  c.add({ metric: 'temp', id: 'late0', tags: { site: 's0' } });
+  const paused = c.prepare(new Slices({ sliceMs: 0, yieldTurn: () => Promise.resolve() }));
+  c.add({ metric: 'temp', id: 'late', tags: { site: 's0' } });
+  await c.prepare(new Slices());
+  await paused;
+  assert.equal(c.lookup('temp', [buildFilter('literal_or', 'id', 'late', false)]).total, 1);
+  assert.equal(c.lookup('temp', [buildFilter('literal_or', 'id', 'late0', false)]).total, 1);
+});
