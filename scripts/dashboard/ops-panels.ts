@@ -198,7 +198,7 @@ const kafka: Section = {
       }),
     ),
     sized(
-      24,
+      12,
       8,
       timeSeries({
         title: 'End-to-end latency',
@@ -207,6 +207,21 @@ const kafka: Section = {
         targets: [
           { expr: quantile(0.5, 'le', 'tsingest_end_to_end_latency_seconds_bucket', JOB), legendFormat: 'p50' },
           { expr: quantile(0.99, 'le', 'tsingest_end_to_end_latency_seconds_bucket', JOB), legendFormat: 'p99' },
+        ],
+        unit: 's',
+        min: 0,
+      }),
+    ),
+    sized(
+      12,
+      8,
+      timeSeries({
+        title: 'Event loop delay',
+        description:
+          'How late each instance ran timers that were due, between two scrapes (tsingest_event_loop_delay_seconds: p99 and the maximum): the longest the event loop was held by synchronous work. While it is held, /healthz does not answer and no Kafka heartbeat is sent; above 1 s: alert TsingestEventLoopStalled.',
+        targets: [
+          { expr: `max by (instance) (tsingest_event_loop_delay_seconds{${JOB},quantile="1"})`, legendFormat: 'max {{instance}}' },
+          { expr: `max by (instance) (tsingest_event_loop_delay_seconds{${JOB},quantile="0.99"})`, legendFormat: 'p99 {{instance}}' },
         ],
         unit: 's',
         min: 0,

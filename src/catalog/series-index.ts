@@ -11,11 +11,16 @@
 // refresh() rescans the catalog through an injected source (store.ts) and replaces the content.
 import { compareCodePoints } from '../events/cells.ts';
 import { matches } from '../tsdb/filters.ts';
+import { runAtOnce, runSliced, type Slices } from '../tsdb/slices.ts';
+import { buildViews, type Entry, type Views } from './series-views.ts';
 import type { TagFilter } from '../tsdb/types.ts';
 import { canonicalTags, type Series } from './rows.ts';
 
 /** OpenTSDB's default `max` of /api/suggest. */
 export const DEFAULT_SUGGEST_MAX = 25;
+
+/** Series tested (times filters) between two yields of a sliced look-up. */
+const STEP_WORK = 1024;
 
 /** A series as the API shows it: its tags include the id under idTagKey. */
 export interface IndexedSeries {
@@ -29,30 +34,6 @@ export interface LookupResult {
   readonly series: readonly IndexedSeries[];
   /** every match */
   readonly total: number;
-}
-
-interface Entry {
-  readonly metric: string;
-  readonly id: string;
-  readonly tags: Readonly<Record<string, string>>;
-  /** the canonical tags JSON: identity and order within (metric, id) */
-  readonly json: string;
-  /** position in the sorted order (set by the rebuild) */
-  ord: number;
-}
-
-interface Views {
-  readonly all: readonly Entry[];
-  readonly byMetric: ReadonlyMap<string, readonly Entry[]>;
-  /** tag key (idTagKey included) → value → series, each list in ord order */
-  readonly postings: ReadonlyMap<string, ReadonlyMap<string, readonly Entry[]>>;
-  readonly metrics: readonly string[];
-  readonly tagKeys: readonly string[];
-  readonly tagValues: readonly string[];
-}
-
-function compareEntries(a: Entry, b: Entry): number {
-  return compareCodePoints(a.metric, b.metric) || compareCodePoints(a.id, b.id) || compareCodePoints(a.json, b.json);
 }
 
 /** Index of the first name ≥ prefix in a sorted list. */
@@ -94,6 +75,8 @@ export class SeriesIndex {
   /** identity (metric ‖ 0 ‖ id ‖ 0 ‖ json) → entry */
   #entries = new Map<string, Entry>();
   #views: Views | undefined;
+  /** counts every change of the content (a rebuild in slices installs its views only if none came meanwhile) */
+  #changes = 0;
   #version = 0;
 
   constructor(options: SeriesIndexOptions) {
@@ -134,6 +117,7 @@ export class SeriesIndex {
     if (this.#entries.has(key)) return false;
     this.#entries.set(key, { metric: s.metric, id: s.id, tags: s.tags, json, ord: 0 });
     this.#views = undefined;
+    this.#changes++;
     this.#version++;
     return true;
   }
@@ -143,6 +127,7 @@ export class SeriesIndex {
     const old = { entries: this.#entries, views: this.#views, version: this.#version };
     this.#entries = new Map();
     this.#views = undefined;
+    this.#changes++;
     for (const s of series) this.add(s);
     // the same series as before (the periodic whole reread, mostly): the same content, the same version
     if (this.#entries.size === old.entries.size && [...this.#entries.keys()].every((k) => old.entries.has(k))) {
@@ -175,6 +160,19 @@ export class SeriesIndex {
    * passes not_ ones; `wildcard(*)` = any value of that key), the first `limit` in order.
    */
   lookup(metric: string | undefined, filters: readonly TagFilter[], limit = Number.POSITIVE_INFINITY): LookupResult {
+    return runAtOnce(this.#lookupSteps(metric, filters, limit));
+  }
+
+  /**
+   * lookup() in slices of the event loop (src/tsdb/slices.ts): a regexp or wildcard over every series of
+   * a metric is one test per series, and a request must not hold the loop for all of them at once.
+   * Rejects with the slices' signal's reason once it aborts.
+   */
+  lookupSliced(metric: string | undefined, filters: readonly TagFilter[], limit: number, slices: Slices): Promise<LookupResult> {
+    return runSliced(this.#lookupSteps(metric, filters, limit), slices);
+  }
+
+  *#lookupSteps(metric: string | undefined, filters: readonly TagFilter[], limit: number): Generator<void, LookupResult> {
     const v = this.#view();
     let candidates: readonly Entry[] = metric === undefined ? v.all : (v.byMetric.get(metric) ?? []);
     let sorted = true;
@@ -190,12 +188,21 @@ export class SeriesIndex {
       }
     }
     const matched: Entry[] = [];
+    let work = 0;
     for (const e of candidates) {
+      if ((work += filters.length + 1) >= STEP_WORK) {
+        work = 0;
+        yield;
+      }
       if (metric !== undefined && e.metric !== metric) continue;
       if (filters.every((f) => matches(f, this.#valueOf(e, f.tagk)))) matched.push(e);
     }
     if (!sorted) matched.sort((a, b) => a.ord - b.ord);
-    const series = matched.slice(0, Math.max(0, limit)).map((e) => this.#shown(e));
+    const series: IndexedSeries[] = [];
+    for (const e of matched.slice(0, Math.max(0, limit))) {
+      series.push(this.#shown(e));
+      if (series.length % STEP_WORK === 0) yield;
+    }
     return { series, total: matched.length };
   }
 
@@ -221,35 +228,19 @@ export class SeriesIndex {
   }
 
   #view(): Views {
-    if (this.#views !== undefined) return this.#views;
-    const all = [...this.#entries.values()].sort(compareEntries);
-    const byMetric = new Map<string, Entry[]>();
-    const postings = new Map<string, Map<string, Entry[]>>();
-    const post = (k: string, value: string, e: Entry): void => {
-      let values = postings.get(k);
-      if (values === undefined) postings.set(k, (values = new Map<string, Entry[]>()));
-      const list = values.get(value);
-      if (list === undefined) values.set(value, [e]);
-      else list.push(e);
-    };
-    all.forEach((e, i) => {
-      e.ord = i;
-      const list = byMetric.get(e.metric);
-      if (list === undefined) byMetric.set(e.metric, [e]);
-      else list.push(e);
-      post(this.#idTagKey, e.id, e);
-      for (const [k, value] of Object.entries(e.tags)) if (k !== this.#idTagKey) post(k, value, e);
-    });
-    const values = new Set<string>();
-    for (const m of postings.values()) for (const value of m.keys()) values.add(value);
-    this.#views = {
-      all,
-      byMetric,
-      postings,
-      metrics: [...byMetric.keys()].sort(compareCodePoints),
-      tagKeys: [...postings.keys()].sort(compareCodePoints),
-      tagValues: [...values].sort(compareCodePoints),
-    };
+    this.#views ??= runAtOnce(buildViews([...this.#entries.values()], this.#idTagKey, false));
     return this.#views;
+  }
+
+  /**
+   * Rebuilds the sorted views, when a change made them stale, in slices of the event loop (the read
+   * side calls it before answering: LiveIndex.ready), so the next read finds them built. A change
+   * during the rebuild leaves them stale (the next read or prepare builds them again).
+   */
+  async prepare(slices: Slices): Promise<void> {
+    if (this.#views !== undefined) return;
+    const changes = this.#changes;
+    const views = await runSliced(buildViews([...this.#entries.values()], this.#idTagKey, true), slices);
+    if (this.#changes === changes) this.#views ??= views;
   }
 }

@@ -1,7 +1,7 @@
 // The front door of the service's port: every request is authenticated (authenticate.ts), checked
 // against the scopes its path needs (scopes.ts), admitted under the concurrency caps (limits.ts) when
 // it is a query, and logged once with the identity and scope it used, never the credential nor the
-// query string. Rejections: 401 with WWW-Authenticate, 403 naming the missing scope, 429 with
+// query string, with the request's id (X-Request-Id, src/runtime/http.ts). Rejections: 401 with WWW-Authenticate, 403 naming the missing scope, 429 with
 // Retry-After, 400 for credentials in the query string. None of them names a valid credential.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
@@ -41,7 +41,7 @@ export interface GuardDeps {
   readonly realm?: string;
 }
 
-export type Guard = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<RequestContext | undefined>;
+export type Guard = (req: IncomingMessage, res: ServerResponse, url: URL, requestId?: string) => Promise<RequestContext | undefined>;
 
 function reject(res: ServerResponse, status: number, error: string, reason: string, headers: Record<string, string | string[]> = {}): void {
   const body = JSON.stringify({ error, message: reason });
@@ -78,7 +78,7 @@ export function createGuard(deps: GuardDeps): Guard {
   const realm = deps.realm ?? 'tsingest';
   // One header per scheme, Basic first: browsers answer the first challenge they support.
   const challenge = [`Basic realm="${realm}", charset="UTF-8"`, `Bearer realm="${realm}"`];
-  return async (req, res, url) => {
+  return async (req, res, url, requestId) => {
     const started = performance.now();
     const needed = scopesFor(url.pathname, req.url ?? '/');
     const scope = needed.length === 0 ? 'open' : needed.join('+');
@@ -92,6 +92,7 @@ export function createGuard(deps: GuardDeps): Guard {
         path: logPath(req),
         status: res.statusCode,
         ms: Math.round(performance.now() - started),
+        ...(requestId === undefined ? {} : { requestId }),
       };
       if (needed.length === 0) deps.log.debug(entry, 'http request');
       else deps.log.info(entry, 'http request');

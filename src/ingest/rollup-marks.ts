@@ -88,7 +88,7 @@ export class RollupMarks {
     for (const { id, ts } of touches) {
       const windowStart = windowStartOf(ts, this.#o.window);
       let ids = seen.get(windowStart);
-      if (ids === undefined) seen.set(windowStart, (ids = new Map()));
+      if (ids === undefined) seen.set(windowStart, (ids = new Map<string, boolean>()));
       const marked = ids.get(id);
       if (marked === true) continue;
       const late = ts < lateBefore && ts >= lateSince;

@@ -44,6 +44,8 @@ export type ReadApiHandler = (req: IncomingMessage, res: ServerResponse, url: UR
 /** The caller, as the front door established it: only the admin scope lets a read repair dangling index rows. */
 export interface ReadContext {
   readonly identity: { readonly scopes: ReadonlySet<string> };
+  /** the request's id (X-Request-Id): in the log lines and the body of a 500 */
+  readonly requestId?: string | undefined;
 }
 
 interface Route {
@@ -109,19 +111,19 @@ function queryParams(url: URL, pathParams: Readonly<Record<string, string>>): Re
   return raw;
 }
 
-function sendError(res: ServerResponse, err: unknown, log: ReadApiDeps['log'], path: string): void {
+function sendError(res: ServerResponse, err: unknown, log: ReadApiDeps['log'], path: string, requestId: string | undefined): void {
   if (err instanceof QueryError) {
     sendJson(res, err.status, { error: err.code, parameter: err.parameter, message: err.message });
     return;
   }
   if (isHBaseError(err) && isRetriable(err)) {
-    log.warn({ err, path }, 'read API: HBase unavailable');
+    log.warn({ err, path, requestId }, 'read API: HBase unavailable');
     sendJson(res, 503, { error: 'unavailable', message: `HBase is unavailable, retry later: ${err.message}` }, { 'retry-after': '1' });
     return;
   }
   if (isAccessRefused(err)) {
     // The gateway refuses the service's own credentials: an outage for the caller, not its fault nor a bug.
-    log.warn({ err, path }, "read API: HBase REST refused the service's credentials");
+    log.warn({ err, path, requestId }, "read API: HBase REST refused the service's credentials");
     sendJson(
       res,
       503,
@@ -130,8 +132,8 @@ function sendError(res: ServerResponse, err: unknown, log: ReadApiDeps['log'], p
     );
     return;
   }
-  log.error({ err, path }, 'read API: query failed');
-  sendJson(res, 500, { error: 'internal', message: isHBaseError(err) ? err.message : 'the query failed' });
+  log.error({ err, path, requestId }, 'read API: query failed');
+  sendJson(res, 500, { error: 'internal', message: isHBaseError(err) ? err.message : 'the query failed', ...(requestId === undefined ? {} : { requestId }) });
 }
 
 /** Waits until the response can take more (or is gone). */
@@ -187,7 +189,7 @@ export function createReadApi(deps: ReadApiDeps): ReadApiHandler {
           message: `the read did not finish within ${deps.cfg.query.deadlineMs} ms (query.deadlineMs); its scans were cancelled. Ask for a smaller page or range`,
         });
       } else {
-        sendError(res, err, log, path);
+        sendError(res, err, log, path, ctx?.requestId);
       }
       return true;
     }
@@ -213,7 +215,7 @@ export function createReadApi(deps: ReadApiDeps): ReadApiHandler {
         log.warn({ path, deadlineMs: deps.cfg.query.deadlineMs }, 'read API: deadline passed after the page started; connection cut');
         void page.return({ next: null }).catch(() => undefined);
       } else {
-        log.error({ err, path }, 'read API: query failed after the response started');
+        log.error({ err, path, requestId: ctx?.requestId }, 'read API: query failed after the response started');
       }
       out.discard();
       res.destroy();

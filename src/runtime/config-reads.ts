@@ -52,8 +52,9 @@ export const seriesSchema = z
       .min(1)
       .default(2_000_000)
       .describe(
-        'Most raw points one query may read (all its sub-queries); more is a 400 naming this key. Summary windows read from the rollups are not counted',
+        'Most raw points one query may read (all its sub-queries), and most points its downsamplers may emit: a fill policy other than none emits one point per interval per series, counted before anything is read or computed (docs/SERIES-API.md, *Limits*); more is a 400 naming this key. Summary windows read from the rollups are not counted',
       ),
+    maxSubQueries: z.number().int().min(1).max(1000).default(32).describe('Most sub-queries one /api/query request may hold; more is a 400 naming this key'),
     deadlineMs: z
       .number()
       .int()

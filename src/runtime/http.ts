@@ -5,7 +5,10 @@
  *   GET /metrics  Prometheus text exposition of the injected prom-client `Registry` (`?name=…`: only those metrics)
  * HEAD is accepted wherever GET is; other methods on these paths get 405, other paths 404.
  * An optional `routes` handler (e.g. the read API) is offered every other path before the 404.
+ * Every response carries X-Request-Id: the caller's, when well-formed, else one made here; the request
+ * log, the error log lines and the body of a 500 carry the same id, so a caller's 500 leads to its cause.
  */
+import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import { createServer as createTlsServer, type Server as TlsServer } from 'node:https';
@@ -23,9 +26,22 @@ export type HealthSource = Pick<Lifecycle, 'state' | 'reason' | 'ready' | 'live'
  */
 export type RouteHandler = (req: IncomingMessage, res: ServerResponse, url: URL, ctx: RequestContext) => Promise<boolean>;
 
-/** Who is calling, as the front door (src/front-door/guard.ts) established it. */
+/** Who is calling, as the front door (src/front-door/guard.ts) established it, and the request's id. */
 export interface RequestContext {
   readonly identity: { readonly name: string; readonly via: string; readonly scopes: ReadonlySet<string> };
+  /** the X-Request-Id of the response (requestIdOf) */
+  readonly requestId?: string;
+}
+
+export const REQUEST_ID_HEADER = 'x-request-id';
+
+/** An incoming id we echo: 1–128 of letters, digits and `._:-` (anything else could forge log lines or headers). */
+const WELL_FORMED_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The request's id: the caller's X-Request-Id when well-formed, else a new UUID. */
+export function requestIdOf(req: Pick<IncomingMessage, 'headers'>): string {
+  const given = req.headers[REQUEST_ID_HEADER];
+  return typeof given === 'string' && WELL_FORMED_ID.test(given) ? given : randomUUID();
 }
 
 /** Without a front door: the anonymous caller of a loopback port (never admin). */
@@ -53,7 +69,7 @@ export interface HttpServerOptions {
   /** Tried for paths other than /healthz, /readyz and /metrics, before answering 404. */
   readonly routes?: RouteHandler;
   /** Runs before every route: resolves the caller, or undefined when it answered (401, 403, 429). */
-  readonly guard?: (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<RequestContext | undefined>;
+  readonly guard?: (req: IncomingMessage, res: ServerResponse, url: URL, requestId: string) => Promise<RequestContext | undefined>;
   /** Serve HTTPS instead of HTTP. */
   readonly tls?: HttpTls;
 }
@@ -80,11 +96,12 @@ function sendJson(res: ServerResponse, status: number, body: Record<string, unkn
   send(res, status, JSON_TYPE, JSON.stringify(body));
 }
 
-async function handle(options: HttpServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(options: HttpServerOptions, req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const { pathname } = url;
-  const ctx = options.guard === undefined ? OPEN_CONTEXT : await options.guard(req, res, url);
-  if (ctx === undefined) return;
+  const caller = options.guard === undefined ? OPEN_CONTEXT : await options.guard(req, res, url, requestId);
+  if (caller === undefined) return;
+  const ctx: RequestContext = { ...caller, requestId };
   if (!ROUTES.has(pathname) && options.routes !== undefined && (await options.routes(req, res, url, ctx))) return;
   if (!ROUTES.has(pathname)) {
     sendJson(res, 404, { status: 'not_found', path: pathname });
@@ -127,9 +144,11 @@ async function metricsText(registry: HttpServerOptions['registry'], names: reado
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServerHandle> {
   const { log } = options;
   const listener: RequestListener = (req, res) => {
-    handle(options, req, res).catch((err: unknown) => {
-      log.error({ err, path: (req.url ?? '/').split('?')[0] }, 'http handler failed');
-      if (!res.headersSent) sendJson(res, 500, { status: 'error' });
+    const requestId = requestIdOf(req);
+    res.setHeader(REQUEST_ID_HEADER, requestId);
+    handle(options, req, res, requestId).catch((err: unknown) => {
+      log.error({ err, path: (req.url ?? '/').split('?')[0], requestId }, 'http handler failed');
+      if (!res.headersSent) sendJson(res, 500, { status: 'error', requestId });
       else res.destroy();
     });
   };

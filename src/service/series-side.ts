@@ -112,7 +112,12 @@ export function startSeriesSide(
     memo: cache === undefined ? undefined : { answers: new AnswerMemo(MEMO_ANSWERS, maxAgeMs), probe: store },
     tier: rollupTier(cfg),
     idTagKey: cfg.catalog.idTagKey,
-    limits: { maxSeries: cfg.series.maxSeries, maxPoints: cfg.series.maxPoints, concurrency: cfg.series.concurrency },
+    limits: {
+      maxSeries: cfg.series.maxSeries,
+      maxPoints: cfg.series.maxPoints,
+      maxSubQueries: cfg.series.maxSubQueries,
+      concurrency: cfg.series.concurrency,
+    },
     now: Date.now,
     integerValues: cfg.series.integerValues,
     ready: (metric) => catalog.ready(metric),

@@ -20,6 +20,7 @@ import { keyspaceOf, tablesOf } from './keyspace.ts';
 import { absentRoutes, partsOf, readConfig, usesKafka, type ServiceRole } from './roles.ts';
 import { startPromoter, startRegistry } from './spread-side.ts';
 import { startReadSide } from './read-side.ts';
+import { registerEventLoopDelay } from '../metrics/event-loop-metrics.ts';
 import { StartupError } from './settings.ts';
 import { Closers, withGrace } from './shutdown.ts';
 
@@ -67,6 +68,7 @@ export async function startService(cfg: Config, log: Logger, options: StartOptio
   const metrics = createMetrics();
   const lifecycle = new Lifecycle({ log, metrics });
   const closers = new Closers(log);
+  closers.add('event loop delay', registerEventLoopDelay(metrics.registry));
   // Extra HTTP routes and what must stop before the drain: the read side (read API, series API,
   // rollup scheduler, hot-ids page; src/service/read-side.ts) plugs in here. The routes of the parts
   // the role does not run answer 404 saying which role serves them.

@@ -5,9 +5,12 @@
 // sub-queries read concurrently, through read-batch.ts, so those over the same ids and range share
 // their scans; they are computed in order after. Every sub-query is answered before anything is
 // sent, so a name OpenTSDB would not know, a limit or a deadline is a clean error answer, never a
-// cut stream.
-import { computeSubQuery } from './compute/compute.ts';
-import { badQuery, TsdbQueryError } from './errors.ts';
+// cut stream. The bounds (bounds.ts) are checked on the catalog's matches before the first read; the
+// catalog look-ups and the computation run in slices of the event loop (slices.ts), stopped by the
+// deadline at their next pause.
+import { checkEmitted, checkSubQueries, DEFAULT_MAX_SUB_QUERIES, limitError } from './bounds.ts';
+import { computeSteps } from './compute/compute.ts';
+import { badQuery } from './errors.ts';
 import { answerKey, probeKept, type AnswerMemo, type KeptAnswer, type ProbeReads } from './answer-memo.ts';
 import { planSubQuery, rawBuckets, type RollupTier, type SubQueryPlan } from './plan.ts';
 import { batchedReads, type MetricReads, type SeriesReads } from './read-batch.ts';
@@ -15,6 +18,7 @@ import { readRaw, readTiled, type FoldAll } from './read-points.ts';
 import { isRollupAggregator } from './compute/rollup-exact.ts';
 import { readRollup } from './read-summaries.ts';
 import { tagSetKey, type PointBudget } from './series-store.ts';
+import { runSliced, Slices } from './slices.ts';
 import { newReads, type CatalogSeries, type IdSeries, type SubQueryReads } from './sub-query-reads.ts';
 import type { ResultSeries, SubQuery, TagFilter, TsdbQuery } from './types.ts';
 
@@ -25,6 +29,13 @@ export interface SeriesCatalog {
   /** changes whenever the series it holds change (the answer memo's key: answer-memo.ts) */
   readonly version: number;
   lookup(metric: string | undefined, filters: readonly TagFilter[], limit?: number): { readonly series: readonly CatalogSeries[]; readonly total: number };
+  /** lookup() in slices of the event loop */
+  lookupSliced(
+    metric: string | undefined,
+    filters: readonly TagFilter[],
+    limit: number,
+    slices: Slices,
+  ): Promise<{ readonly series: readonly CatalogSeries[]; readonly total: number }>;
   /** how many series (tag sets) of `metric` the id has */
   seriesOfId(metric: string, id: string): number;
   metrics(prefix?: string, max?: number): string[];
@@ -34,7 +45,10 @@ export interface SeriesCatalog {
 
 export interface QueryLimits {
   readonly maxSeries: number;
+  /** points read, and points the downsamplers would emit (bounds.ts) */
   readonly maxPoints: number;
+  /** sub-queries of one request (default DEFAULT_MAX_SUB_QUERIES) */
+  readonly maxSubQueries?: number | undefined;
   /** series read at once */
   readonly concurrency: number;
 }
@@ -86,16 +100,9 @@ function checkNames(sub: SubQuery, catalog: SeriesCatalog): void {
   }
 }
 
-function limitError(what: string, n: number, max: number, key: string): TsdbQueryError {
-  return badQuery(
-    key,
-    `Sorry, this query ${what} ${n}, more than the limit of ${max} (${key}). Please try filtering using more tags or decrease your time range.`,
-  );
-}
-
 /** The series of a sub-query: the catalog's matches, only those with exactly the filtered keys with explicitTags. */
-function seriesOf(sub: SubQuery, deps: ExecuteDeps): CatalogSeries[] {
-  const { series, total } = deps.catalog.lookup(sub.metric, sub.filters, deps.limits.maxSeries + 1);
+async function seriesOf(sub: SubQuery, deps: ExecuteDeps, slices: Slices): Promise<CatalogSeries[]> {
+  const { series, total } = await deps.catalog.lookupSliced(sub.metric, sub.filters, deps.limits.maxSeries + 1, slices);
   if (total > deps.limits.maxSeries) throw limitError('matches series:', total, deps.limits.maxSeries, 'series.maxSeries');
   if (!sub.explicitTags) return [...series];
   const keys = new Set(sub.filters.map((f) => f.tagk));
@@ -240,13 +247,22 @@ async function recall(
 
 /** Answers every sub-query (names checked first, then series, reads and computation), in order; kept answers that still hold are given again. */
 export async function executeQuery(q: TsdbQuery, deps: ExecuteDeps): Promise<SubQueryAnswer[]> {
+  checkSubQueries(q, deps.limits.maxSubQueries ?? DEFAULT_MAX_SUB_QUERIES);
   for (const sub of q.queries) checkNames(sub, deps.catalog);
+  const slices = new Slices({ signal: deps.signal });
+  const matched: CatalogSeries[][] = [];
+  for (const sub of q.queries) matched.push(await seriesOf(sub, deps, slices));
+  // what the downsamplers would emit, refused before anything is read
+  checkEmitted(
+    q,
+    matched.map((m) => m.length),
+    deps.limits.maxPoints,
+  );
   const now = deps.now();
   const plans = q.queries.map((sub) => planSubQuery(sub, q, deps.tier, now));
   const budget = new Budget(deps.limits.maxPoints, deps.signal);
   const kept = await untilAborted(deps.signal, recall(q, plans, deps, budget, now));
   const version = deps.catalog.version;
-  const matched = q.queries.map((sub, i) => (kept[i] === undefined ? seriesOf(sub, deps) : []));
   const reads = batchedReads(deps.reads, budget, deps.limits.concurrency);
   const read = await untilAborted(
     deps.signal,
@@ -260,12 +276,16 @@ export async function executeQuery(q: TsdbQuery, deps: ExecuteDeps): Promise<Sub
     ),
   );
   if (deps.signal.aborted) throw aborted(deps.signal);
-  return q.queries.map((sub, i) => {
+  const answers: SubQueryAnswer[] = [];
+  for (const [i, sub] of q.queries.entries()) {
     const plan = plans[i] as SubQueryPlan;
     const k = kept[i];
-    if (k !== undefined) return { sub, plan, results: k.results, series: k.series, reads: k.counts, memo: true };
+    if (k !== undefined) {
+      answers.push({ sub, plan, results: k.results, series: k.series, reads: k.counts, memo: true });
+      continue;
+    }
     const got = read[i] as SubQueryReads;
-    const results = computeSubQuery(sub, q, got.inputs.ordered(), { integerValues: deps.integerValues });
+    const results = await runSliced(computeSteps(sub, q, got.inputs.ordered(), { integerValues: deps.integerValues }), slices);
     const counts: ReadCounts = {
       points: got.points,
       rawBuckets: got.rawBuckets,
@@ -281,6 +301,7 @@ export async function executeQuery(q: TsdbQuery, deps: ExecuteDeps): Promise<Sub
     if (deps.memo !== undefined && w !== undefined) {
       deps.memo.answers.keep(answerKey(sub, q, plan, version), { ids: w.ids, gens: w.gens, marks: w.marks, results, series, counts, at: now });
     }
-    return { sub, plan, results, series, reads: counts, memo: false };
-  });
+    answers.push({ sub, plan, results, series, reads: counts, memo: false });
+  }
+  return answers;
 }

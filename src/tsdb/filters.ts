@@ -11,9 +11,9 @@
 //   (only if it ended with `*` and did not begin with one), and each piece is found by indexOf from a
 //   position that advances by the PIECE'S LENGTH, not past the match (OpenTSDB's loop). So `a*b`, with
 //   no outer star, is an infix match: it matches `xaxbx`.
-// - regexp: unanchored (Matcher.find), as measured. JavaScript RegExp stands in for java.util.regex:
-//   a leading inline-flag group `(?i)`, `(?s)`, `(?m)` (or a combination) becomes the JS flag;
-//   Java-only syntax (possessive quantifiers, `\p{Alpha}`-style classes, …) is refused as a bad regex.
+// - regexp: unanchored (Matcher.find), as measured, in linear time: an RE2-class engine (regexp.ts)
+//   stands in for java.util.regex; Java syntax RE2 lacks (backreferences, lookaround, possessive
+//   quantifiers, …) is refused as a bad regex, naming the pattern.
 // - the shortcut `host=web*` (no `type(…)`) is a case-insensitive wildcard reported as `wildcard`.
 
 import { FILTER_TYPES, type FilterType, type TagFilter } from './types.ts';
@@ -21,6 +21,7 @@ import { badQuery } from './errors.ts';
 import { ServiceError, type CauseOptions } from '../errors.ts';
 import { javaSplit } from './downsample-spec.ts';
 import { jsonScalarText } from './time.ts';
+import { compileRegexp, type CompiledRegexp } from './regexp.ts';
 
 /** A filter problem in OpenTSDB's words; callers add the field. */
 export class FilterSpecError extends ServiceError<'BAD_FILTER'> {
@@ -57,20 +58,13 @@ interface Compiled {
   readonly test: (value: string | undefined) => boolean;
 }
 
-const INLINE_FLAGS = /^\(\?([ims]+)\)/;
-
-export function compileRegex(filter: string): RegExp {
-  const m = INLINE_FLAGS.exec(filter);
-  const flags = m?.[1] === undefined ? '' : [...new Set(m[1])].join('');
-  const body = m === null ? filter : filter.slice(m[0].length);
-  try {
-    if (/\*\+|\+\+|\?\+|\}\+|\\p\{(?:Alpha|Digit|Alnum|Upper|Lower|Punct|Space|XDigit|Blank|Cntrl|Graph|Print|ASCII)\}/.test(body)) {
-      throw new SyntaxError('Java-only regular expression syntax is not supported');
-    }
-    return new RegExp(body, flags);
-  } catch (err) {
-    throw new FilterSpecError(`Invalid regular expression ${JSON.stringify(filter)}: ${(err as Error).message}`);
-  }
+/** The `regexp` filter's engine (regexp.ts: RE2, linear time). Throws FilterSpecError naming the pattern. */
+export function compileRegex(filter: string): CompiledRegexp {
+  const re = compileRegexp(filter);
+  if (!('refused' in re)) return re;
+  throw new FilterSpecError(
+    `Invalid regular expression ${JSON.stringify(filter)}: ${re.refused} (regexp filters are matched in linear time by an RE2-class engine: no backreferences, lookaround, possessive quantifiers nor atomic groups; docs/SERIES-API.md)`,
+  );
 }
 
 function literalSet(filter: string, ci: boolean): Set<string> {
@@ -148,7 +142,7 @@ export function compileFilter(f: TagFilter): Compiled {
     }
     case 'regexp': {
       const re = compileRegex(f.filter);
-      compiled = { identity: JSON.stringify(['regexp', f.tagk, f.filter]), test: (v) => v !== undefined && re.test(v) };
+      compiled = { identity: JSON.stringify(['regexp', f.tagk, f.filter]), test: (v) => v !== undefined && re.find(v) };
       break;
     }
   }

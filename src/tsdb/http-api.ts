@@ -15,7 +15,9 @@ import { executeQuery, type ExecuteDeps, type SubQueryAnswer } from './execute.t
 import { lookupAnswer, lookupFromBody, lookupFromQuery, suggestAnswer } from './lookup.ts';
 import { parseQueryString } from './parse-m.ts';
 import { parseQueryBody } from './parse-query.ts';
-import { seriesJson } from './render.ts';
+import { seriesJsonParts } from './render.ts';
+import { checkSubQueries, DEFAULT_MAX_SUB_QUERIES } from './bounds.ts';
+import { Slices } from './slices.ts';
 import { aggregatorsAnswer, filtersAnswer, versionAnswer } from './static-answers.ts';
 import type { TsdbQuery } from './types.ts';
 
@@ -91,17 +93,25 @@ function planHeader(answers: readonly SubQueryAnswer[], blocks: boolean): string
 /** Bytes of answer gathered before a write: each write to the socket costs a syscall (and, on loopback, the peer's receive). */
 const WRITE_CHUNK_CHARS = 64 * 1024;
 
-/** The answer, streamed in chunks of about WRITE_CHUNK_CHARS; an answer smaller than one chunk is one write with a content-length. */
+/**
+ * The answer, streamed in chunks of about WRITE_CHUNK_CHARS; an answer smaller than one chunk is one
+ * write with a content-length. Rendered in parts (render.ts) and slices of the event loop (slices.ts).
+ */
 async function writeSeries(res: ServerResponse, q: TsdbQuery, answers: readonly SubQueryAnswer[], arrays: boolean, blocks: boolean): Promise<void> {
   const headers = { 'content-type': JSON_TYPE, 'cache-control': 'no-store', 'x-tsingest-plan': planHeader(answers, blocks) };
+  const slices = new Slices();
   let pending = '[';
   let streaming = false;
   let first = true;
   for (const a of answers) {
     const plan = planLabel(a);
     for (const s of a.results) {
-      pending += (first ? '' : ',') + seriesJson(s, a.sub, q, arrays, plan);
+      if (!first) pending += ',';
       first = false;
+      for (const part of seriesJsonParts(s, a.sub, q, arrays, plan)) {
+        pending += part;
+        if (slices.due()) await slices.pause();
+      }
       if (pending.length < WRITE_CHUNK_CHARS) continue;
       if (!streaming) res.writeHead(200, headers);
       streaming = true;
@@ -123,6 +133,7 @@ async function writeSeries(res: ServerResponse, q: TsdbQuery, answers: readonly 
 async function answerQuery(req: IncomingMessage, res: ServerResponse, url: URL, deps: SeriesApiDeps): Promise<void> {
   const now = deps.now();
   const q = req.method === 'POST' ? parseQueryBody(await readBody(req, deps.maxBodyBytes), url.searchParams, now) : parseQueryString(url.searchParams, now);
+  checkSubQueries(q, deps.limits.maxSubQueries ?? DEFAULT_MAX_SUB_QUERIES);
   for (const sub of q.queries) await deps.ready(sub.metric);
   const signal = AbortSignal.timeout(deps.deadlineMs);
   let answers: SubQueryAnswer[];
@@ -160,7 +171,7 @@ function routes(deps: SeriesApiDeps): ReadonlyMap<string, { readonly methods: re
           const started = deps.now();
           const lookup = req.method === 'POST' ? lookupFromBody(await readBody(req, deps.maxBodyBytes)) : lookupFromQuery(url.searchParams);
           await deps.ready(lookup.metric === '' ? undefined : lookup.metric);
-          send(res, 200, lookupAnswer(lookup, deps.catalog, started, deps.now()));
+          send(res, 200, await lookupAnswer(lookup, deps.catalog, started, deps.now));
         },
       },
     ],
@@ -197,10 +208,17 @@ function routes(deps: SeriesApiDeps): ReadonlyMap<string, { readonly methods: re
   ]);
 }
 
-/** The series API as a route handler: true when it answered (one of its paths), false otherwise. */
-export function createSeriesApi(deps: SeriesApiDeps): (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<boolean> {
+/**
+ * The series API as a route handler: true when it answered (one of its paths), false otherwise. A 500
+ * (and a failure after the answer started) is logged with its cause and the request's id, which the
+ * 500's body carries too (`error.requestId`; every response has it as X-Request-Id).
+ */
+export function createSeriesApi(
+  deps: SeriesApiDeps,
+): (req: IncomingMessage, res: ServerResponse, url: URL, ctx?: { readonly requestId?: string | undefined }) => Promise<boolean> {
   const table = routes(deps);
-  return async (req, res, url) => {
+  return async (req, res, url, ctx) => {
+    const requestId = ctx?.requestId;
     const path = url.pathname.length > 1 && url.pathname.endsWith('/') ? url.pathname.slice(0, -1) : url.pathname;
     const route = table.get(path);
     if (route === undefined) return false;
@@ -209,20 +227,28 @@ export function createSeriesApi(deps: SeriesApiDeps): (req: IncomingMessage, res
       await route.handle(req, res, url);
     } catch (err) {
       if (res.headersSent) {
+        deps.log.error({ err, path, requestId }, 'series API: request failed after the answer started; connection cut');
         res.destroy(err instanceof Error ? err : undefined);
         return true;
       }
       if (err instanceof TsdbQueryError) send(res, 400, errorBody(err));
       else if (err instanceof HttpError) sendError(res, err.status, err.message);
       else if (isHBaseError(err) && isRetriable(err)) {
-        deps.log.warn({ err, path }, 'series API: HBase unavailable');
+        deps.log.warn({ err, path, requestId }, 'series API: HBase unavailable');
         sendError(res, 503, 'HBase is unavailable, retry later', err.message, { 'retry-after': '1' });
       } else if (isAccessRefused(err)) {
-        deps.log.warn({ err, path }, "series API: HBase REST refused the service's credentials");
+        deps.log.warn({ err, path, requestId }, "series API: HBase REST refused the service's credentials");
         sendError(res, 503, 'HBase is unavailable to the service (the gateway refused its credentials), retry later', undefined, { 'retry-after': '30' });
       } else {
-        deps.log.error({ err, path }, 'series API: request failed');
-        sendError(res, 500, 'The query failed', isHBaseError(err) ? err.message : undefined);
+        deps.log.error({ err, path, requestId }, 'series API: request failed');
+        send(res, 500, {
+          error: {
+            code: 500,
+            message: 'The query failed',
+            ...(isHBaseError(err) ? { details: err.message } : {}),
+            ...(requestId === undefined ? {} : { requestId }),
+          },
+        });
       }
     }
     return true;

@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import { badQuery } from './errors.ts';
 import type { CatalogSeries, SeriesCatalog } from './execute.ts';
+import { Slices } from './slices.ts';
 import type { TagFilter } from './types.ts';
 
 export interface LookupRequest {
@@ -73,7 +74,8 @@ function tsuidOf(s: CatalogSeries): string {
     .toUpperCase();
 }
 
-export function lookupAnswer(req: LookupRequest, catalog: SeriesCatalog, started: number, now: number): Record<string, unknown> {
+/** The look-up's answer; the catalog is filtered in slices of the event loop (slices.ts), `now` read when it is done. */
+export async function lookupAnswer(req: LookupRequest, catalog: SeriesCatalog, started: number, now: () => number): Promise<Record<string, unknown>> {
   const filters: TagFilter[] = [];
   const anyKeyValues: string[] = [];
   for (const t of req.tags) {
@@ -86,7 +88,7 @@ export function lookupAnswer(req: LookupRequest, catalog: SeriesCatalog, started
     );
   }
   const metric = req.metric === '' ? undefined : req.metric;
-  let series = catalog.lookup(metric, filters).series;
+  let series = (await catalog.lookupSliced(metric, filters, Number.POSITIVE_INFINITY, new Slices())).series;
   if (anyKeyValues.length > 0) series = series.filter((s) => anyKeyValues.every((v) => Object.values(s.tags).includes(v)));
   const shown = series.slice(0, req.limit).map((s) => ({ tsuid: tsuidOf(s), metric: s.metric, tags: s.tags }));
   return {
@@ -94,7 +96,7 @@ export function lookupAnswer(req: LookupRequest, catalog: SeriesCatalog, started
     metric: req.metric === '' ? '*' : req.metric,
     tags: req.tags,
     limit: req.limit === Number.MAX_SAFE_INTEGER ? 0 : req.limit,
-    time: now - started,
+    time: now() - started,
     results: shown,
     startIndex: 0,
     totalResults: series.length,

@@ -24,12 +24,25 @@ function stamp(ts: number, o: RenderOptions): number {
 }
 
 export function dpsJson(dps: ResultSeries['dps'], o: RenderOptions): string {
-  const parts = new Array<string>(dps.length);
-  for (let i = 0; i < dps.length; i++) {
-    const [ts, v] = dps[i] as readonly [number, number | null];
-    parts[i] = o.arrays ? `[${stamp(ts, o)},${num(v)}]` : `"${stamp(ts, o)}":${num(v)}`;
+  return [...dpsJsonParts(dps, o)].join('');
+}
+
+/** Points rendered per part of dpsJsonParts. */
+const PART_POINTS = 8192;
+
+/** dpsJson in parts of at most PART_POINTS points (joined, they are dpsJson), so a writer can give the event loop back between two. */
+export function* dpsJsonParts(dps: ResultSeries['dps'], o: RenderOptions): Generator<string> {
+  yield o.arrays ? '[' : '{';
+  for (let from = 0; from < dps.length; from += PART_POINTS) {
+    const to = Math.min(dps.length, from + PART_POINTS);
+    const parts = new Array<string>(to - from);
+    for (let i = from; i < to; i++) {
+      const [ts, v] = dps[i] as readonly [number, number | null];
+      parts[i - from] = o.arrays ? `[${stamp(ts, o)},${num(v)}]` : `"${stamp(ts, o)}":${num(v)}`;
+    }
+    yield (from === 0 ? '' : ',') + parts.join(',');
   }
-  return o.arrays ? `[${parts.join(',')}]` : `{${parts.join(',')}}`;
+  yield o.arrays ? ']' : '}';
 }
 
 /**
@@ -71,7 +84,20 @@ export function subQueryEcho(sub: SubQuery, plan = 'raw'): Record<string, unknow
 
 /** One result series as a JSON object (no separator); `plan` goes to the echo's rollupTable. */
 export function seriesJson(s: ResultSeries, sub: SubQuery, q: Pick<TsdbQuery, 'msResolution' | 'showQuery'>, arrays: boolean, plan = 'raw'): string {
+  return [...seriesJsonParts(s, sub, q, arrays, plan)].join('');
+}
+
+/** seriesJson in parts (its points in parts of dpsJsonParts). */
+export function* seriesJsonParts(
+  s: ResultSeries,
+  sub: SubQuery,
+  q: Pick<TsdbQuery, 'msResolution' | 'showQuery'>,
+  arrays: boolean,
+  plan = 'raw',
+): Generator<string> {
   const head = `{"metric":${JSON.stringify(s.metric)},"tags":${JSON.stringify(s.tags)},"aggregateTags":${JSON.stringify(s.aggregateTags)}`;
   const query = q.showQuery ? `,"query":${JSON.stringify(subQueryEcho(sub, plan))}` : '';
-  return `${head}${query},"dps":${dpsJson(s.dps, { msResolution: q.msResolution, arrays })}}`;
+  yield `${head}${query},"dps":`;
+  yield* dpsJsonParts(s.dps, { msResolution: q.msResolution, arrays });
+  yield '}';
 }

@@ -12,135 +12,18 @@
 // as before. Point blocks (raw plans) are not kept: they are large and read once per chart.
 //
 // Bounds: `maxBytes` (an estimate of each window's heap: its summary and its pack's summaries) with a
-// second-chance eviction, and `maxAgeMs`, the staleness bound against writers that do not bump (an
+// second-chance eviction in constant time per entry (a linked list in keeping order: an entry is
+// unlinked and appended in O(1), and one set() spares at most MAX_SPARES used entries before it
+// evicts regardless: it once moved every used entry of a Set to its back, O(n²) in V8's Set, 2.2 s
+// for one set() at 80k entries, issue 37), and `maxAgeMs`, the staleness bound against writers that do not bump (an
 // earlier version's job during a rolling upgrade, a table restored from a snapshot).
 import type { MarkedWindow } from './tiles.ts';
 import type { MarkSpan, PointBudget, StoredWindow, WindowSpan, WindowsRead } from './series-store.ts';
 import type { SeriesReads } from './read-batch.ts';
+import { eachSliced, Slices } from './slices.ts';
+import type { WindowCache } from './window-store.ts';
 
-export interface WindowCacheOptions {
-  readonly maxBytes: number;
-  readonly maxAgeMs: number;
-  readonly now: () => number;
-}
-
-interface Entry {
-  readonly id: string;
-  readonly span: string;
-  readonly start: number;
-  readonly gen: string;
-  readonly at: number;
-  readonly window: StoredWindow | null;
-  readonly bytes: number;
-  used: boolean;
-}
-
-/** Heap estimates: an entry with its map slots, a window object with its summary, a pack's run (a Float64Array). */
-const ENTRY_BYTES = 160;
-const WINDOW_BYTES = 300;
-
-function bytesOf(w: StoredWindow | null): number {
-  return ENTRY_BYTES + (w === null ? 0 : WINDOW_BYTES + (w.pack?.byteLength ?? 0));
-}
-
-export interface WindowCacheStats {
-  readonly hits: number;
-  readonly misses: number;
-  readonly evictions: number;
-  readonly entries: number;
-  readonly bytes: number;
-}
-
-/**
- * Windows by id, then span key (metric, size and content asked: spanKey), then start, each with the
- * generation it was read under; bounded in bytes and age. (Nested maps: the id and span key strings
- * are the caller's, their hashes computed once, where one composed key per window cost more than the
- * rest of a cached read.)
- */
-export class WindowCache {
-  readonly #o: WindowCacheOptions;
-  readonly #byId = new Map<string, Map<string, Map<number, Entry>>>();
-  /** every entry, oldest first (the eviction's order) */
-  readonly #order = new Set<Entry>();
-  #bytes = 0;
-  #hits = 0;
-  #misses = 0;
-  #evictions = 0;
-
-  constructor(options: WindowCacheOptions) {
-    this.#o = options;
-  }
-
-  now(): number {
-    return this.#o.now();
-  }
-
-  /** The window kept for (id, span key, start) under generation `gen` (null: known absent), or undefined when none is kept or it is stale. */
-  get(id: string, span: string, start: number, gen: string, now: number): StoredWindow | null | undefined {
-    const e = this.#byId.get(id)?.get(span)?.get(start);
-    if (e === undefined || e.gen !== gen || now - e.at > this.#o.maxAgeMs) {
-      this.#misses++;
-      return undefined;
-    }
-    this.#hits++;
-    e.used = true;
-    return e.window;
-  }
-
-  set(id: string, span: string, start: number, gen: string, window: StoredWindow | null, now: number): void {
-    const bytes = bytesOf(window);
-    if (bytes > this.#o.maxBytes) return;
-    let spans = this.#byId.get(id);
-    if (spans === undefined) this.#byId.set(id, (spans = new Map<string, Map<number, Entry>>()));
-    let starts = spans.get(span);
-    if (starts === undefined) spans.set(span, (starts = new Map<number, Entry>()));
-    const old = starts.get(start);
-    if (old !== undefined) {
-      this.#bytes -= old.bytes;
-      this.#order.delete(old);
-    }
-    const e: Entry = { id, span, start, gen, at: now, window, bytes, used: false };
-    starts.set(start, e);
-    this.#order.add(e);
-    this.#bytes += bytes;
-    this.#evict();
-  }
-
-  /** Second chance: the oldest entry goes unless it was used since it was kept or last spared (then it moves to the back, unused). */
-  #evict(): void {
-    while (this.#bytes > this.#o.maxBytes) {
-      const first = this.#order.values().next();
-      if (first.done === true) return;
-      const e = first.value;
-      this.#order.delete(e);
-      if (e.used) {
-        e.used = false;
-        this.#order.add(e);
-        continue;
-      }
-      this.#remove(e);
-    }
-  }
-
-  #remove(e: Entry): void {
-    const spans = this.#byId.get(e.id);
-    const starts = spans?.get(e.span);
-    starts?.delete(e.start);
-    if (starts?.size === 0) spans?.delete(e.span);
-    if (spans?.size === 0) this.#byId.delete(e.id);
-    this.#bytes -= e.bytes;
-    this.#evictions++;
-  }
-
-  /** Whether any window of the id is kept (under any generation). */
-  holds(id: string): boolean {
-    return this.#byId.has(id);
-  }
-
-  stats(): WindowCacheStats {
-    return { hits: this.#hits, misses: this.#misses, evictions: this.#evictions, entries: this.#order.size, bytes: this.#bytes };
-  }
-}
+export { MAX_SPARES, WindowCache, type WindowCacheOptions, type WindowCacheStats } from './window-store.ts';
 
 /** What the cached reads need beyond SeriesReads (series-store.ts SeriesStore fits). */
 export interface CacheableReads extends SeriesReads {
@@ -191,7 +74,9 @@ export function cachedReads(inner: CacheableReads, cache: WindowCache, bucketOf:
       const used = new Map<number, string>();
       const hit: string[] = [];
       const miss: string[] = [];
+      const slices = new Slices();
       for (const id of ids) {
+        if (slices.due()) await slices.pause();
         const bucket = bucketOf(id);
         const gen = gens.get(bucket) ?? '';
         used.set(bucket, gen);
@@ -215,9 +100,9 @@ export function cachedReads(inner: CacheableReads, cache: WindowCache, bucketOf:
         const into = windows.get(m) as Map<string, StoredWindow[]>;
         for (const [id, list] of read.windows.get(m) ?? []) into.set(id, [...list]);
       }
-      // kept after the answer is on its way: the next read looks them up, this one has them
+      // kept after the answer is on its way, in slices: the next read looks them up, this one has them
       setImmediate(() => {
-        keep(cache, read, miss, gens, bucketOf, now, metrics, live, keys, starts);
+        void keep(cache, read, miss, gens, bucketOf, now, metrics, live, keys, starts).catch(() => undefined);
       });
       for (const [id, list] of hitMarks) read.marks.set(id, list);
       return { windows, marks: read.marks, cachedIds: new Set(hit), gens: used };
@@ -249,8 +134,8 @@ function lookUp(
   return out;
 }
 
-/** Keeps every window asked of the ids read (those not found as known absent) under the generation read before the scan. */
-function keep(
+/** Keeps every window asked of the ids read (those not found as known absent) under the generation read before the scan, in slices. */
+async function keep(
   cache: WindowCache,
   read: WindowsRead,
   ids: readonly string[],
@@ -261,20 +146,25 @@ function keep(
   spans: readonly WindowSpan[],
   keys: readonly (readonly string[])[],
   starts: readonly (readonly number[])[],
-): void {
-  metrics.forEach((m, i) => {
-    const byId = read.windows.get(m);
-    const spanKeys = keys[i] as readonly string[];
-    for (const id of ids) {
+): Promise<void> {
+  const slices = new Slices();
+  for (let m = 0; m < metrics.length; m++) {
+    const byId = read.windows.get(metrics[m] as string);
+    const spanKeys = keys[m] as readonly string[];
+    await eachSliced(ids.length, slices, (i) => {
+      const id = ids[i] as string;
       const gen = gens.get(bucketOf(id)) ?? '';
-      const list = byId?.get(id) ?? [];
-      for (let s = 0; s < spans.length; s++) {
-        const sp = spans[s] as WindowSpan;
-        for (const start of starts[s] as readonly number[]) {
-          const w = list.find((x) => x.startMs === start && x.sizeMs === sp.sizeMs) ?? null;
-          cache.set(id, spanKeys[s] as string, start, gen, w, now);
-        }
+      // the id's windows by size and start (one look-up each, not a search of the list per window)
+      const found = new Map<number, Map<number, StoredWindow>>();
+      for (const w of byId?.get(id) ?? []) {
+        let bySize = found.get(w.sizeMs);
+        if (bySize === undefined) found.set(w.sizeMs, (bySize = new Map<number, StoredWindow>()));
+        bySize.set(w.startMs, w);
       }
-    }
-  });
+      for (let s = 0; s < spans.length; s++) {
+        const bySize = found.get((spans[s] as WindowSpan).sizeMs);
+        for (const start of starts[s] as readonly number[]) cache.set(id, spanKeys[s] as string, start, gen, bySize?.get(start) ?? null, now);
+      }
+    });
+  }
 }

@@ -16,6 +16,7 @@
 // - doubleValue() of the TSD throws on ±Infinity (a 500); we return the value instead.
 
 import type { AggregatorSpec } from './aggregators.ts';
+import { runAtOnce, STEP_WORK } from './steps.ts';
 import type { SeekableView } from './views.ts';
 
 const ENDED = Number.MAX_VALUE;
@@ -29,7 +30,26 @@ function longLerpDelta(x: number, x0: number, x1: number, y0: number, y1: number
 
 /** Runs the iterator to the end: the aggregated [ts, value] points in ascending ts. */
 export function aggregate(views: readonly SeekableView[], startTime: number, endTime: number, aggregator: AggregatorSpec, rate: boolean): [number, number][] {
+  const { ts, values } = runAtOnce(aggregateSteps(views, startTime, endTime, aggregator, rate));
+  return ts.map((t, i) => [t, values[i] as number]);
+}
+
+/** The aggregated points as two arrays (no object per point: an answer of a million points is garbage the GC must not pause for). */
+export interface AggregatedPoints {
+  readonly ts: number[];
+  readonly values: number[];
+}
+
+/** aggregate() as steps (steps.ts): yields every STEP_WORK series looked at, returns the points. */
+export function* aggregateSteps(
+  views: readonly SeekableView[],
+  startTime: number,
+  endTime: number,
+  aggregator: AggregatorSpec,
+  rate: boolean,
+): Generator<void, AggregatedPoints> {
   const size = views.length;
+  let work = 0;
   const iterators: (SeekableView | null)[] = [...views];
   // typed arrays: unboxed doubles (every ts and value fits a double exactly, as in the views)
   const timestamps = new Float64Array(size * 2);
@@ -60,6 +80,10 @@ export function aggregate(views: readonly SeekableView[], startTime: number, end
   };
 
   for (let i = 0; i < size; i++) {
+    if ((work += 1) >= STEP_WORK) {
+      work = 0;
+      yield;
+    }
     const it = iterators[i];
     if (it === null || it === undefined) continue;
     it.seek(startTime);
@@ -80,7 +104,8 @@ export function aggregate(views: readonly SeekableView[], startTime: number, end
     }
   }
 
-  const out: [number, number][] = [];
+  const outTs: number[] = [];
+  const outValues: number[] = [];
   const vals: number[] = [];
   let current = 0;
   const ts = (i: number): number => timestamps[i] ?? 0;
@@ -123,6 +148,10 @@ export function aggregate(views: readonly SeekableView[], startTime: number, end
     return vals;
   };
   for (;;) {
+    if ((work += size + 1) >= STEP_WORK) {
+      work = 0;
+      yield;
+    }
     // hasNext()
     let any = false;
     for (let i = 0; i < size && !any; i++) if (ts(size + i) <= endTime) any = true;
@@ -155,7 +184,8 @@ export function aggregate(views: readonly SeekableView[], startTime: number, end
 
     const x = ts(current);
     if (!rate && !isFloat.includes(1)) {
-      out.push([x, aggregator.runLong(longValues(x, current))]);
+      outTs.push(x);
+      outValues.push(aggregator.runLong(longValues(x, current)));
       continue;
     }
     // doubleValue(): the aggregator over every series with a current point (one array for every
@@ -197,7 +227,8 @@ export function aggregate(views: readonly SeekableView[], startTime: number, end
           break;
       }
     }
-    out.push([x, aggregator.run(vals)]);
+    outTs.push(x);
+    outValues.push(aggregator.run(vals));
   }
-  return out;
+  return { ts: outTs, values: outValues };
 }

@@ -14,13 +14,14 @@
 
 import { getAggregator } from './aggregators.ts';
 import type { AggregateFn } from './aggregators.ts';
-import { aggregate } from './aggregation-iterator.ts';
+import { aggregateSteps } from './aggregation-iterator.ts';
 import { Downsampler, FillingDownsampler } from './downsampler.ts';
 import type { DownsampleSpec } from './downsampler.ts';
 import { groupSeries, groupTags, orderSeries } from './group.ts';
 import type { SeriesOrder } from './group.ts';
 import { scanRange, specIntervalMs } from './range.ts';
 import type { ScanRange } from './range.ts';
+import { runAtOnce, STEP_WORK } from './steps.ts';
 import { RateSpan, SpanView } from './views.ts';
 import type { SeekableView } from './views.ts';
 import type { Downsample, ResultSeries, SeriesInput, SubQuery } from '../types.ts';
@@ -99,25 +100,36 @@ export function seriesView(sub: SubQuery, s: SeriesInput, scan: ScanRange, range
 }
 
 export function computeSubQuery(sub: SubQuery, range: QueryRange, series: readonly SeriesInput[], options: ComputeOptions = {}): ResultSeries[] {
+  return runAtOnce(computeSteps(sub, range, series, options));
+}
+
+/** computeSubQuery as steps (steps.ts): yields between series and every STEP_WORK units of work, so a caller can pause. */
+export function* computeSteps(sub: SubQuery, range: QueryRange, series: readonly SeriesInput[], options: ComputeOptions = {}): Generator<void, ResultSeries[]> {
   const aggregator = getAggregator(sub.aggregator);
   const scan = scanRange(sub.downsample, range.startMs, range.endMs);
-  const inScan = orderSeries(
-    series.map((s) => clip(s, scan)).filter((s) => s.ts.length > 0),
-    sub.aggregator,
-    options.seriesOrder,
-  );
+  const clipped: SeriesInput[] = [];
+  for (const s of series) {
+    const c = clip(s, scan);
+    if (c.ts.length > 0) clipped.push(c);
+    yield;
+  }
+  const inScan = orderSeries(clipped, sub.aggregator, options.seriesOrder);
   const nullFill = sub.downsample?.fill === 'null';
   const out: ResultSeries[] = [];
   for (const group of groupSeries(inScan, sub.filters, sub.aggregator === 'none')) {
     const views = group.series.map((s) => seriesView(sub, s, scan, range, options));
-    const points = aggregate(views, scan.startMs, scan.endMs, aggregator, sub.rate);
+    const points = yield* aggregateSteps(views, scan.startMs, scan.endMs, aggregator, sub.rate);
     const dps: [number, number | null][] = [];
-    for (const [ts, v] of points) {
+    for (let i = 0; i < points.ts.length; i++) {
+      if (i % STEP_WORK === STEP_WORK - 1) yield;
+      const ts = points.ts[i] as number;
+      const v = points.values[i] as number;
       if (ts < range.startMs || ts > range.endMs) continue;
       dps.push([ts, nullFill && Number.isNaN(v) ? null : v]);
     }
     const { tags, aggregateTags } = groupTags(group.series);
     out.push({ metric: sub.metric, tags, aggregateTags, dps });
+    yield;
   }
   return out;
 }

@@ -12,6 +12,7 @@ import { METRIC_NAMES } from '../../../src/metrics/ingest-metrics.ts';
 import { READ_METRIC_NAMES } from '../../../src/metrics/read-metrics.ts';
 import { HOT_ID_METRICS } from '../../../src/metrics/hot-id-metrics.ts';
 import { SPREAD_METRIC_NAMES } from '../../../src/metrics/spread-metrics.ts';
+import { EVENT_LOOP_METRIC_NAMES } from '../../../src/metrics/event-loop-metrics.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..', '..');
 
@@ -82,6 +83,7 @@ void describe('dashboard region-write-spread', () => {
       ...Object.values(METRIC_NAMES),
       ...Object.values(READ_METRIC_NAMES),
       ...Object.values(SPREAD_METRIC_NAMES),
+      ...Object.values(EVENT_LOOP_METRIC_NAMES),
       ...recordingRules(),
       ...EXTERNAL,
     ]);

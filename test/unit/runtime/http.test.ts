@@ -160,7 +160,10 @@ void describe('startHttpServer', () => {
     const base = `http://${HOST}:${server.port}`;
     assert.deepEqual(await getJson(`${base}/api/x?q=1`), { status: 200, body: { path: '/api/x', q: '1' } });
     assert.deepEqual(await getJson(`${base}/other`), { status: 404, body: { status: 'not_found', path: '/other' } });
-    assert.deepEqual(await getJson(`${base}/boom`), { status: 500, body: { status: 'error' } });
+    const boom = await getJson(`${base}/boom`);
+    assert.equal(boom.status, 500);
+    assert.equal(boom.body['status'], 'error');
+    assert.equal(typeof boom.body['requestId'], 'string', 'the 500 names its request (request-id.test.ts)');
     assert.equal((await getJson(`${base}/healthz`)).status, 200);
     assert.deepEqual(seen, ['GET /api/x?q=1', 'GET /other', 'GET /boom'], 'the hook never sees /healthz');
   });

@@ -5,7 +5,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
-import { pino } from 'pino';
 import { SeriesIndex } from '../../../src/catalog/series-index.ts';
 import { HBaseError } from '../../../src/hbase/errors.ts';
 import { createSeriesApi } from '../../../src/tsdb/http-api.ts';
@@ -27,7 +26,7 @@ function reads(behave: 'stall' | Error): SeriesReads & { calls: number } {
   return port;
 }
 
-async function serve(r: SeriesReads, deadlineMs = 150): Promise<{ url: string; server: Server }> {
+async function serve(r: SeriesReads, deadlineMs = 150, logged: Record<string, unknown>[] = []): Promise<{ url: string; server: Server }> {
   const catalog = new SeriesIndex({ idTagKey: 'id' });
   catalog.add({ metric: 'temp', id: 'a', tags: {} });
   const api = createSeriesApi({
@@ -41,10 +40,14 @@ async function serve(r: SeriesReads, deadlineMs = 150): Promise<{ url: string; s
     ready: () => Promise.resolve(),
     deadlineMs,
     maxBodyBytes: 200,
-    log: pino({ level: 'silent' }),
+    log: {
+      warn: (o: Record<string, unknown>) => logged.push({ level: 'warn', ...o }),
+      error: (o: Record<string, unknown>) => logged.push({ level: 'error', ...o }),
+    } as never,
   });
   const server = createServer((req, res) => {
-    void api(req, res, new URL(req.url ?? '/', 'http://x')).then((done) => {
+    const requestId = req.headers['x-request-id'];
+    void api(req, res, new URL(req.url ?? '/', 'http://x'), { requestId: typeof requestId === 'string' ? requestId : undefined }).then((done) => {
       if (!done) res.writeHead(404).end();
     });
   });
@@ -81,17 +84,22 @@ void test("HBase away: 503 with Retry-After 1; the gateway refusing the service'
     [new TypeError('a bug'), 500, null],
   ];
   for (const [err, status, retryAfter] of cases) {
-    const { url, server } = await serve(reads(err));
+    const logged: Record<string, unknown>[] = [];
+    const { url, server } = await serve(reads(err), 150, logged);
     t.after(() => {
       server.closeAllConnections();
       server.close();
     });
-    const res = await fetch(url + query);
+    const res = await fetch(url + query, { headers: { 'x-request-id': `req-${status}` } });
     assert.equal(res.status, status, err.message);
     assert.equal(res.headers.get('retry-after'), retryAfter, err.message);
-    const body = (await res.json()) as { error: { code: number; message: string; details?: string } };
+    const body = (await res.json()) as { error: { code: number; message: string; details?: string; requestId?: string } };
     assert.equal(body.error.code, status);
     if (retryAfter === '30') assert.equal(body.error.details, undefined, 'nothing of the refusal is echoed to the client');
+    if (status !== 500) continue;
+    assert.equal(body.error.requestId, 'req-500', "a 500's body carries the request's id");
+    const line = logged.find((l) => l['level'] === 'error');
+    assert.ok(line !== undefined && line['requestId'] === 'req-500' && line['err'] === err, 'logged with its cause and the id');
   }
 });
 

@@ -20,7 +20,7 @@ function catalog(): SeriesIndex {
   return index;
 }
 
-void test('look-up: m with {k=v} pairs, * as any key or value, limit, totals; the id shows as a tag', () => {
+void test('look-up: m with {k=v} pairs, * as any key or value, limit, totals; the id shows as a tag', async () => {
   const c = catalog();
   assert.deepEqual(parseLookupM('temp{site=*,*=d1}'), {
     metric: 'temp',
@@ -29,7 +29,7 @@ void test('look-up: m with {k=v} pairs, * as any key or value, limit, totals; th
       { key: '*', value: 'd1' },
     ],
   });
-  const all = lookupAnswer(lookupFromQuery(new URLSearchParams('m=temp{site=north}&limit=1')), c, 0, 5);
+  const all = await lookupAnswer(lookupFromQuery(new URLSearchParams('m=temp{site=north}&limit=1')), c, 0, () => 5);
   assert.equal(all['totalResults'], 2);
   assert.deepEqual(
     (all['results'] as { tags: unknown }[]).map((r) => r.tags),
@@ -37,9 +37,9 @@ void test('look-up: m with {k=v} pairs, * as any key or value, limit, totals; th
   );
   assert.equal(all['type'], 'LOOKUP');
   assert.equal(all['time'], 5);
-  const anyKey = lookupAnswer(lookupFromBody({ metric: '*', tags: [{ key: '*', value: 'd1' }] }), c, 0, 0);
+  const anyKey = await lookupAnswer(lookupFromBody({ metric: '*', tags: [{ key: '*', value: 'd1' }] }), c, 0, () => 0);
   assert.deepEqual((anyKey['results'] as { metric: string }[]).map((r) => r.metric).sort(), ['hum', 'temp']);
-  const noLimit = lookupAnswer(lookupFromQuery(new URLSearchParams('m=temp&limit=0')), c, 0, 0);
+  const noLimit = await lookupAnswer(lookupFromQuery(new URLSearchParams('m=temp&limit=0')), c, 0, () => 0);
   assert.equal((noLimit['results'] as unknown[]).length, 3, "limit=0 (Grafana's server path without lookupLimit): no limit");
   assert.throws(
     () => lookupFromQuery(new URLSearchParams('limit=5')),

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { MarkedWindow } from '../../../src/tsdb/read-batch.ts';
 import type { MarkSpan, PointBudget, StoredWindow, TaggedPoints, WindowSpan, WindowsRead } from '../../../src/tsdb/series-store.ts';
-import { cachedReads, spanKey, WindowCache, type CacheableReads } from '../../../src/tsdb/window-cache.ts';
+import { cachedReads, MAX_SPARES, spanKey, WindowCache, type CacheableReads } from '../../../src/tsdb/window-cache.ts';
 
 const H = 3_600_000;
 const D = 24 * H;
@@ -209,4 +209,26 @@ void test('cached reads: a read with no id kept tags what it keeps with the gene
   const again = await r.windowsOf(['b', 'c'], ['temp'], spans, marks, budget);
   assert.equal(b.generationReads, 2);
   assert.deepEqual([...again.cachedIds], ['c']);
+});
+
+void test('WindowCache: past its bound at 80k+ entries, every set() does constant eviction work, used entries or not (issue 37)', () => {
+  const n = 80_000;
+  const c = new WindowCache({ maxBytes: n * 160, maxAgeMs: 1e12, now: () => 0 });
+  for (let i = 0; i < n; i++) c.set(`id${i}`, 'k', 0, 'g', null, 0);
+  assert.equal(c.stats().entries, n, 'full to its bound, nothing evicted yet');
+  // every entry used: the eviction that once moved each of them to the back (O(n²) in a Set) in one set()
+  for (let i = 0; i < n; i++) c.get(`id${i}`, 'k', 0, 'g', 0);
+  let worst = 0;
+  for (let i = 0; i < n; i++) {
+    const before = c.stats().evictionSteps;
+    c.set(`new${i}`, 'k', 0, 'g', null, 0);
+    worst = Math.max(worst, c.stats().evictionSteps - before);
+  }
+  const s = c.stats();
+  assert.equal(s.entries, n, 'still at its bound');
+  assert.ok(worst <= MAX_SPARES + 1, `at most ${MAX_SPARES} spares and one eviction per set() of a same-size entry (worst: ${worst})`);
+  assert.ok(s.evictionSteps <= (MAX_SPARES + 1) * n, 'constant work per set over the run');
+  assert.equal(s.evictions, n);
+  assert.equal(c.get('new0', 'k', 0, 'g', 0), undefined, 'the first new one is gone by now (every old one was spared once)');
+  assert.equal(c.get(`new${n - 1}`, 'k', 0, 'g', 0), null, 'the newest is kept');
 });

@@ -1,0 +1,87 @@
+// Work in slices: a request's synchronous work (computing an answer, filtering the catalog, keeping
+// windows, rendering) runs in slices of at most `sliceMs`, and between two slices gives the event
+// loop back (a setImmediate: timers, I/O, Kafka heartbeats, /healthz run), so no request holds it
+// for longer than a slice (issue 37). The loops call `due()` between steps of well under a
+// millisecond (one reading of the clock) and, when it says so, `await pause()`. A pause checks the request's signal: a
+// query past its deadline stops at its next pause with the signal's reason, as its reads do.
+//
+// Cooperative yielding rather than worker threads: the inputs (points read, catalog, caches) live on
+// the main thread and would be copied to a worker at a cost that itself holds the loop (a structured
+// clone of 2M points), the caches would be split per thread, and a worker pool adds a queue to size;
+// slices keep one heap and cost one setImmediate per slice (docs/SERIES-API.md, *Limits*).
+import { setImmediate as nextTurn } from 'node:timers/promises';
+
+export { runAtOnce } from './compute/steps.ts';
+
+/** Default slice of synchronous work (ms). */
+export const SLICE_MS = 20;
+
+export interface SlicesOptions {
+  readonly sliceMs?: number;
+  readonly signal?: AbortSignal | undefined;
+  readonly now?: () => number;
+  /** how a pause gives the event loop back (tests count pauses without waiting) */
+  readonly yieldTurn?: () => Promise<unknown>;
+}
+
+export class Slices {
+  readonly #sliceMs: number;
+  readonly #signal: AbortSignal | undefined;
+  readonly #now: () => number;
+  readonly #yield: () => Promise<unknown>;
+  #started: number;
+  #pauses = 0;
+
+  constructor(options: SlicesOptions = {}) {
+    this.#sliceMs = options.sliceMs ?? SLICE_MS;
+    this.#signal = options.signal;
+    this.#now = options.now ?? (() => performance.now());
+    this.#yield = options.yieldTurn ?? (() => nextTurn());
+    this.#started = this.#now();
+  }
+
+  /** True when this slice's time is spent: the caller should `await pause()` (one reading of the clock: call it between steps of some work, not per item of a tight loop). */
+  due(): boolean {
+    return this.#now() - this.#started >= this.#sliceMs;
+  }
+
+  /** Gives the event loop back, then starts a new slice; rejects with the signal's reason once it has aborted. */
+  async pause(): Promise<void> {
+    this.#pauses++;
+    this.check();
+    await this.#yield();
+    this.check();
+    this.#started = this.#now();
+  }
+
+  /** Throws the signal's reason when it has aborted. */
+  check(): void {
+    const s = this.#signal;
+    if (s?.aborted === true) throw s.reason instanceof Error ? s.reason : new Error('aborted', { cause: s.reason });
+  }
+
+  /** Pauses taken so far. */
+  get pauses(): number {
+    return this.#pauses;
+  }
+}
+
+/** Runs `step(i)` for i in [0, n), pausing when a slice is spent. */
+export async function eachSliced(n: number, slices: Slices, step: (i: number) => void): Promise<void> {
+  for (let i = 0; i < n; i++) {
+    step(i);
+    if (slices.due()) await slices.pause();
+  }
+}
+
+/**
+ * Drives a generator that yields at points where it may pause (its own count of work between yields
+ * keeps each step short: well under a millisecond) to its return value, pausing when a slice is spent.
+ */
+export async function runSliced<T>(steps: Generator<unknown, T>, slices: Slices): Promise<T> {
+  for (;;) {
+    const r = steps.next();
+    if (r.done === true) return r.value;
+    if (slices.due()) await slices.pause();
+  }
+}

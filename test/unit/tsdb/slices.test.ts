@@ -1,0 +1,103 @@
+// Work in slices (src/tsdb/slices.ts): a pause gives the event loop back and checks the request's
+// signal; a stepped computation driven in slices gives the same answer as at once; the catalog's
+// look-up with a regexp over every series of a metric pauses between slices and stops when aborted.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { SeriesIndex } from '../../../src/catalog/series-index.ts';
+import { buildFilter } from '../../../src/tsdb/filters.ts';
+import { eachSliced, runAtOnce, runSliced, Slices } from '../../../src/tsdb/slices.ts';
+
+/** A clock that moves `stepMs` each time it is read: every due() after the first slice's worth says yes. */
+function ticking(stepMs: number): () => number {
+  let t = 0;
+  return () => (t += stepMs);
+}
+
+void test('due() once the slice is spent; pause() gives the loop back, then starts a new slice', async () => {
+  let turns = 0;
+  const s = new Slices({ sliceMs: 10, now: ticking(6), yieldTurn: () => Promise.resolve(turns++) });
+  assert.equal(s.due(), false);
+  assert.equal(s.due(), true);
+  await s.pause();
+  assert.equal(turns, 1);
+  assert.equal(s.pauses, 1);
+  assert.equal(s.due(), false, 'a new slice');
+  let n = 0;
+  await eachSliced(10, s, () => {
+    n++;
+  });
+  assert.equal(n, 10);
+  assert.equal(s.pauses, 6, 'a pause every other step (the clock moves 6 per reading, the slice is 10)');
+});
+
+void test('a pause rejects with the signal reason once aborted, and lets a timer run in between', async () => {
+  const ac = new AbortController();
+  const s = new Slices({ signal: ac.signal });
+  let fired = false;
+  setTimeout(() => {
+    fired = true;
+    ac.abort(new Error('deadline'));
+  }, 0);
+  // pauses in a row (as a long compute takes them): the timer runs at one of them, the next one stops
+  const run = (async () => {
+    for (let i = 0; i < 100_000; i++) await s.pause();
+    return 'never stopped';
+  })();
+  await assert.rejects(run, /deadline/);
+  assert.ok(fired);
+});
+
+void test('a generator driven in slices gives what it gives at once', async () => {
+  function* steps(): Generator<void, number> {
+    let sum = 0;
+    for (let i = 0; i < 1000; i++) {
+      sum += i;
+      yield;
+    }
+    return sum;
+  }
+  const s = new Slices({ sliceMs: 1, now: ticking(1), yieldTurn: () => Promise.resolve() });
+  assert.equal(await runSliced(steps(), s), runAtOnce(steps()));
+  assert.ok(s.pauses >= 999);
+});
+
+void test('catalog look-up with a regexp over 20k series: in slices, the same answer; aborted, it stops', async () => {
+  const c = new SeriesIndex({ idTagKey: 'id' });
+  for (let i = 0; i < 20_000; i++) c.add({ metric: 'temp', id: `d${i}`, tags: { host: `${'a'.repeat(20 + (i % 9))}${i % 2 === 0 ? '!' : ''}` } });
+  const filters = [buildFilter('regexp', 'host', '(a+)+$', false)];
+  const s = new Slices({ sliceMs: 1, now: ticking(1), yieldTurn: () => Promise.resolve() });
+  const sliced = await c.lookupSliced('temp', filters, 25, s);
+  const once = c.lookup('temp', filters, 25);
+  assert.deepEqual(sliced, once);
+  assert.equal(once.total, 10_000);
+  assert.ok(s.pauses > 5, `paused between slices (${s.pauses})`);
+  const ac = new AbortController();
+  ac.abort(new Error('deadline'));
+  await assert.rejects(c.lookupSliced('temp', filters, 25, new Slices({ signal: ac.signal, sliceMs: 0 })), /deadline/);
+});
+
+void test('catalog views after a change: rebuilt in slices by prepare(), the same as at once; a change meanwhile leaves them to be rebuilt', async () => {
+  const c = new SeriesIndex({ idTagKey: 'id' });
+  const twin = new SeriesIndex({ idTagKey: 'id' });
+  for (let i = 0; i < 20_000; i++) {
+    const s = { metric: ['temp', 'hum'][i % 2] ?? 'temp', id: `d${i}`, tags: { site: `s${i % 7}` } };
+    c.add(s);
+    twin.add(s);
+  }
+  const s = new Slices({ sliceMs: 1, now: ticking(1), yieldTurn: () => Promise.resolve() });
+  await c.prepare(s);
+  assert.ok(s.pauses > 5, `rebuilt in slices (${s.pauses} pauses)`);
+  assert.deepEqual(c.tagValues('', 1_000_000), twin.tagValues('', 1_000_000));
+  assert.deepEqual(c.lookup('hum', [], 10), twin.lookup('hum', [], 10));
+  const before = s.pauses;
+  await c.prepare(s);
+  assert.equal(s.pauses, before, 'nothing to rebuild: no pause');
+  // a series added while a rebuild pauses: that rebuild is not installed, the next read sees it
+  c.add({ metric: 'temp', id: 'late0', tags: { site: 's0' } });
+  const paused = c.prepare(new Slices({ sliceMs: 0, yieldTurn: () => Promise.resolve() }));
+  c.add({ metric: 'temp', id: 'late', tags: { site: 's0' } });
+  await c.prepare(new Slices());
+  await paused;
+  assert.equal(c.lookup('temp', [buildFilter('literal_or', 'id', 'late', false)]).total, 1);
+  assert.equal(c.lookup('temp', [buildFilter('literal_or', 'id', 'late0', false)]).total, 1);
+});
