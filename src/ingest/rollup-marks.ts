@@ -12,11 +12,13 @@
 // A late touch re-marks whatever the cache says: an event written more than `lateMs` after its ts,
 // and younger than `lateHorizonMs`. The series API's tail cache (src/tsdb/tail-cache.ts) keeps the
 // raw points of recent windows and takes them as complete only up to lateMs before its read: a point
-// it missed arrives late, and its marker's newer stamp tells the cache to read that id again. Live
-// events are never late, and a catch-up of older data marks as before. Pure apart from the clock.
+// it missed arrives late, and its marker's newer stamp tells the cache to read that id again. A pair
+// re-marked less than LATE_REMARK_EVERY_MS ago (stamp of an acknowledged re-mark) is not re-marked
+// again: the cache allows for it. Live events are never late, and a catch-up of older data marks as
+// before. Pure apart from the clock.
 import type { DataRow } from '../events/index.ts';
 import type { Keyspace } from '../keys/index.ts';
-import { markerPuts, stampClock } from '../rollup/marker.ts';
+import { LATE_REMARK_EVERY_MS, markerPuts, stampClock } from '../rollup/marker.ts';
 import { windowStartOf, type WindowSize } from '../rollup/windows.ts';
 
 export interface RollupMarksOptions {
@@ -60,6 +62,8 @@ export class RollupMarks {
   readonly #now: () => number;
   /** cacheKey → time until which a re-mark may be skipped */
   readonly #marked = new Map<string, number>();
+  /** cacheKey → stamp of its last acknowledged late re-mark (bounded like #marked) */
+  readonly #lateStamp = new Map<string, number>();
   readonly #stamp: () => number;
 
   constructor(options: RollupMarksOptions) {
@@ -91,7 +95,7 @@ export class RollupMarks {
       if (ids === undefined) seen.set(windowStart, (ids = new Map<string, boolean>()));
       const marked = ids.get(id);
       if (marked === true) continue;
-      const late = ts < lateBefore && ts >= lateSince;
+      const late = ts < lateBefore && ts >= lateSince && !this.#remarkedLately(windowStart, id, now);
       if (marked === false && !late) continue;
       if (marked === undefined && !late) {
         const until = this.#marked.get(`${windowStart}\u0000${id}`);
@@ -114,10 +118,30 @@ export class RollupMarks {
     });
   }
 
+  /** Whether (id, window) has an acknowledged re-mark stamped less than LATE_REMARK_EVERY_MS ago. */
+  #remarkedLately(windowStart: number, id: string, now: number): boolean {
+    if (this.#lateStamp.size === 0) return false;
+    const stamp = this.#lateStamp.get(`${windowStart}\u0000${id}`);
+    return stamp !== undefined && now - stamp < LATE_REMARK_EVERY_MS;
+  }
+
   /** Call once the rows' puts were acknowledged by HBase. */
   acknowledged(rows: readonly MarkRow[]): void {
     if (this.#o.cacheSize === 0) return;
     const now = this.#now();
+    if ((this.#o.lateHorizonMs ?? 0) > 0) {
+      for (const r of rows) {
+        for (const k of r.cacheKeys) {
+          this.#lateStamp.delete(k);
+          this.#lateStamp.set(k, r.stamp);
+        }
+      }
+      while (this.#lateStamp.size > this.#o.cacheSize) {
+        const oldest = this.#lateStamp.keys().next();
+        if (oldest.done === true) break;
+        this.#lateStamp.delete(oldest.value);
+      }
+    }
     for (const r of rows) {
       const until = this.#skipUntil(r.windowStart, r.stamp);
       if (until <= now) continue;

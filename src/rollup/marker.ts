@@ -26,6 +26,15 @@ export const VERSION_QUALIFIER: Buffer = Buffer.from('\u0000v', 'latin1');
 export const LEGACY_QUALIFIER: Buffer = Buffer.from('\u0000m', 'latin1');
 export const MARKER_VALUE_BYTES = 16;
 
+/**
+ * Ingest re-marks a late event's (id, window) at most this often (ms): a later late event of the same
+ * pair within it is covered by the re-mark before it, whose stamp is at most this much older. A reader
+ * that trusts what it read only while no marker is stamped after its read less this and the clocks'
+ * tolerance (the series API's tail cache) stays exact, and a catch-up of recent data writes one
+ * marker cell per pair and second instead of one per flush unit.
+ */
+export const LATE_REMARK_EVERY_MS = 1000;
+
 const EMPTY = Buffer.alloc(0);
 
 export function newMarkerValue(nowMs: number): Buffer {

@@ -7,10 +7,11 @@
 // [coveredFrom, completeTo): every point there that HBase held when the entry's read began (readAt),
 // with completeTo = readAt − lateMs − c (c: the hosts' clock tolerance). A point with ts < completeTo
 // that became visible after readAt was written more than lateMs after its ts: ingest marks such a
-// late event's window again (src/ingest/rollup-marks.ts), with a stamp after readAt − c. So an entry
-// answers only while
-//   - no pending marker of its id over the range read carries a stamp after readAt − c (markers are
-//     read at every query, one scan of the ids' buckets' marker rows),
+// late event's window again (src/ingest/rollup-marks.ts), with a stamp after readAt − c, or (a pair
+// it re-marked within the last LATE_REMARK_EVERY_MS) leaves the re-mark before it, stamped after
+// readAt − c − LATE_REMARK_EVERY_MS. So an entry answers only while
+//   - no pending marker of its id over the range read carries a stamp after readAt − c −
+//     LATE_REMARK_EVERY_MS (markers are read at every query, one scan of the ids' buckets' marker rows),
 //   - its bucket's window generation is the one read before its scan (the rollup job bumps it after it
 //     summarises a window, before it removes the window's marker; `tsingest delete` bumps it too),
 //   - it is younger than maxAgeMs (the bound against writers that do not re-mark: an earlier version).
@@ -19,6 +20,7 @@
 //
 // Bounds: `maxBytes` (16 bytes a point and an entry's overhead), least recently used evicted first, in
 // constant time per entry. The reads in front of it: tail-reads.ts.
+import { LATE_REMARK_EVERY_MS } from '../rollup/marker.ts';
 import type { MarkedWindow } from './tiles.ts';
 import type { TaggedPoints } from './series-store.ts';
 
@@ -91,7 +93,7 @@ export class TailCache {
    */
   #late(m: MarkedWindow, e: TailEntry): boolean {
     if (m.startMs >= e.completeTo || m.startMs + m.sizeMs <= e.coveredFrom) return false;
-    return m.stamp === undefined || m.stamp > e.readAt - this.o.clockToleranceMs;
+    return m.stamp === undefined || m.stamp > e.readAt - this.o.clockToleranceMs - LATE_REMARK_EVERY_MS;
   }
 
   set(id: string, metric: string, e: Omit<TailEntry, 'key' | 'bytes'>): void {

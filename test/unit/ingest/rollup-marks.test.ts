@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RollupMarks } from '../../../src/ingest/rollup-marks.ts';
 import { decodeMarkerKey, saltOf } from '../../../src/keys/index.ts';
-import { VERSION_QUALIFIER } from '../../../src/rollup/marker.ts';
+import { LATE_REMARK_EVERY_MS, VERSION_QUALIFIER } from '../../../src/rollup/marker.ts';
 import { parseWindow } from '../../../src/rollup/windows.ts';
 import { testKeyspace } from '../../support/keyspace.ts';
 
@@ -159,4 +159,30 @@ test('no late re-marks without a horizon (series.tailCache.horizonMs 0)', () => 
   const m = marks(now);
   m.acknowledged(m.rowsFor([{ id: 'a', ts: T0 + 1 }]));
   assert.deepEqual(m.rowsFor([{ id: 'a', ts: T0 + 2 }]), []);
+});
+
+test('a late pair re-marked (and acknowledged) less than LATE_REMARK_EVERY_MS ago is not re-marked again; after it, it is', () => {
+  const now = { t: T0 + 30 * 60_000 };
+  const m = new RollupMarks({
+    window: HOUR,
+    graceMs: 300_000,
+    keyspace: testKeyspace(16),
+    family: 'd',
+    cacheSize: 100,
+    lateMs: 30_000,
+    lateHorizonMs: 7_200_000,
+    now: () => now.t,
+  });
+  const late = (): { id: string; ts: number } => ({ id: 'a', ts: now.t - 60_000 });
+  const first = m.rowsFor([late()]);
+  assert.equal(first.length, 1);
+  m.acknowledged(first);
+  now.t += LATE_REMARK_EVERY_MS - 1;
+  assert.deepEqual(m.rowsFor([late()]), [], 'covered by the re-mark before it');
+  now.t += 1;
+  assert.equal(m.rowsFor([late()]).length, 1, 'a second later: re-marked');
+  // a re-mark that was never acknowledged covers nothing
+  const unacked = m.rowsFor([{ id: 'b', ts: now.t - 60_000 }]);
+  assert.equal(unacked.length, 1);
+  assert.equal(m.rowsFor([{ id: 'b', ts: now.t - 60_000 }]).length, 1);
 });

@@ -36,7 +36,7 @@ interface World {
   read(ids: readonly string[], from?: number): Promise<Map<string, number[]>>;
 }
 
-function world(maxBytes = 1 << 24): World {
+function world(maxBytes = 1 << 24, clockToleranceMs = 5000): World {
   const port = new FakeHBase();
   const clock = { t: T0 + 10 * 60_000 };
   const marks = new RollupMarks({
@@ -77,7 +77,7 @@ function world(maxBytes = 1 << 24): World {
     maxAgeMs: 900_000,
     horizonMs: 2 * HOUR,
     lateMs: 30_000,
-    clockToleranceMs: 5000,
+    clockToleranceMs,
     markSizeMs: HOUR,
     now: () => clock.t,
   });
@@ -260,4 +260,21 @@ void test("the next window's first marker leaves the kept points alone; a late e
     [...(again.get('temp')?.get('a')?.values() ?? [])].some((p) => p.ts.includes(T0 + 1234)),
     'the late point is read',
   );
+});
+
+void test('a second late event within LATE_REMARK_EVERY_MS of a re-mark is not re-marked, and a read between the two still sees it', async () => {
+  const w = world(1 << 24, 0); // no clock tolerance: the re-mark interval alone must cover it
+  const ids = ['a'];
+  await w.live(ids, T0, 10_000);
+  await w.read(ids);
+  w.clock.t += 10_000;
+  await w.write('a', w.clock.t - 200_000, 1); // late: re-marked
+  w.clock.t += 300;
+  await w.read(ids); // reads after the re-mark
+  w.clock.t += 300;
+  const markers = w.port.count('put', 'r');
+  await w.write('a', w.clock.t - 100_000, 2); // late again, within a second of the re-mark
+  assert.equal(w.port.count('put', 'r'), markers, 'not re-marked: covered by the one before');
+  w.clock.t += 10_000;
+  assert.deepEqual(await w.read(ids), truth(w, ids), 'the second late point is read');
 });
