@@ -3,7 +3,8 @@
 // only [completeTo, to) from HBase; the other ids are read whole; the entries are then kept with what
 // was read.
 //
-// Shared reads, exact: the panels of one dashboard refresh arrive together and ask the same ids' tails.
+// Shared reads, exact: the panels of one dashboard refresh arrive together and ask the same ids' tails
+// (asks over fewer than TAIL_SHARING.minIds ids read on their own, at once).
 // A read of the tail departs like a train: asks of the same metrics and start board the next one, which
 // leaves `lingerMs` after its first ask, or as soon as the one before it is back (an ask made while a
 // read is under way waits for the next: a read that began before the ask could miss what was written
@@ -202,7 +203,25 @@ async function serveCluster(
  * `reads` with the tail cache in front of rawPointsOf (raw points, markers and generations through
  * `port`), shared between the queries whose asks board the same read (see the top of this file).
  */
-export function withTailCache(reads: SeriesReads, port: TailReadsPort, cache: TailCache, bucketOf: (id: string) => number, lingerMs = 5): SeriesReads {
+/**
+ * How reads are shared: a read leaves `lingerMs` after its first ask; asks over fewer than `minIds` ids
+ * read on their own at once (sharing saves little there, and a few ids must not wait behind a read of
+ * thousands).
+ */
+export interface TailSharing {
+  readonly lingerMs: number;
+  readonly minIds: number;
+}
+
+export const TAIL_SHARING: TailSharing = { lingerMs: 5, minIds: 64 };
+
+export function withTailCache(
+  reads: SeriesReads,
+  port: TailReadsPort,
+  cache: TailCache,
+  bucketOf: (id: string) => number,
+  sharing: TailSharing = TAIL_SHARING,
+): SeriesReads {
   const lines = new Map<string, { waiting: Ask[]; busy: boolean; timer: NodeJS.Timeout | undefined }>();
   const depart = (key: string, metrics: readonly string[]): void => {
     const line = lines.get(key);
@@ -225,6 +244,12 @@ export function withTailCache(reads: SeriesReads, port: TailReadsPort, cache: Ta
     rawPointsOf(ids, metrics, from, to, budget, concurrency) {
       const o = cache.o;
       if (from >= to || from < o.now() - o.horizonMs || ids.length === 0) return port.rawPointsOf(ids, metrics, from, to, budget, concurrency);
+      if (ids.length < sharing.minIds) {
+        return new Promise<ByMetric>((resolve, reject) => {
+          const ask: Ask = { ids, from, to, budget, concurrency, resolve, reject };
+          void serveCluster((i, f, t, b, c) => readTail(port, cache, bucketOf, i, metrics, f, t, b, c), [ask], new Set(ids));
+        });
+      }
       const key = `${from}|${metrics.join('\u0000')}`;
       let line = lines.get(key);
       if (line === undefined) lines.set(key, (line = { waiting: [], busy: false, timer: undefined }));
@@ -234,7 +259,7 @@ export function withTailCache(reads: SeriesReads, port: TailReadsPort, cache: Ta
         if (!boarding.busy && boarding.timer === undefined) {
           boarding.timer = setTimeout(() => {
             depart(key, metrics);
-          }, lingerMs);
+          }, sharing.lingerMs);
         }
       });
     },

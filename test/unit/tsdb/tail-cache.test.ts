@@ -81,7 +81,7 @@ function world(maxBytes = 1 << 24, clockToleranceMs = 5000): World {
     markSizeMs: HOUR,
     now: () => clock.t,
   });
-  const reads = withTailCache(counted, counted, cache, (id) => keyspace.baseSalt(id));
+  const reads = withTailCache(counted, counted, cache, (id) => keyspace.baseSalt(id), { lingerMs: 5, minIds: 1 });
   return {
     port,
     clock,
@@ -277,4 +277,48 @@ void test('a second late event within LATE_REMARK_EVERY_MS of a re-mark is not r
   assert.equal(w.port.count('put', 'r'), markers, 'not re-marked: covered by the one before');
   w.clock.t += 10_000;
   assert.deepEqual(await w.read(ids), truth(w, ids), 'the second late point is read');
+});
+
+void test('an ask over fewer ids than minIds reads on its own at once, not behind a shared read under way', async () => {
+  const w = world();
+  await w.live(['a', 'b', 'c'], T0, 10_000);
+  const store = new SeriesStore(w.port, {
+    keyspace,
+    data: { name: 'd', family: 'd' },
+    rollup: { name: 'r', family: 'r' },
+    meta: META,
+    spreadAt: () => Promise.resolve(NO_SPREAD),
+    deadlineMs: 10_000,
+    idTagKey: 'id',
+    blockFamily: null,
+  });
+  let release: () => void = () => undefined;
+  const gate = new Promise<void>((r) => {
+    release = r;
+  });
+  const port = {
+    windowsOf: store.windowsOf.bind(store),
+    marksOf: store.marksOf.bind(store),
+    generations: store.generations.bind(store),
+    rawPointsOf: async (...args: Parameters<SeriesStore['rawPointsOf']>) => {
+      if (args[0].length > 1) await gate; // the big read hangs until released
+      return store.rawPointsOf(...args);
+    },
+  };
+  const reads = withTailCache(port, port, w.cache, (id) => keyspace.baseSalt(id), { lingerMs: 1, minIds: 2 });
+  const none = { take: () => undefined };
+  let bigDone = false;
+  const big = reads.rawPointsOf(['a', 'b', 'c'], ['temp'], T0, T0 + HOUR, none).then((v) => {
+    bigDone = true;
+    return v;
+  });
+  await new Promise((r) => setTimeout(r, 20));
+  const small = await reads.rawPointsOf(['a'], ['temp'], T0, T0 + HOUR, none);
+  assert.equal(bigDone, false, 'the shared read is still under way');
+  assert.deepEqual(
+    [...(small.get('temp')?.get('a')?.values() ?? [])].flatMap((p) => p.ts),
+    truth(w, ['a']).get('a'),
+  );
+  release();
+  await big;
 });
