@@ -20,7 +20,6 @@ import type { Row } from '../hbase/types.ts';
 import type { Keyspace, ScanRange, SpreadLookup, TableRef } from '../keys/index.ts';
 import { GENERATIONS_ROW, generationsOf } from '../rollup/generations.ts';
 import { decodeSummaryPackRun } from '../rollup/summary-pack.ts';
-import { VERSION_QUALIFIER } from '../rollup/marker.ts';
 import { columnOf } from '../rollup/fold.ts';
 import { decodeSummary } from '../rollup/summary.ts';
 import { packQualifier, windowCellsOf } from '../rollup/window-content.ts';
@@ -293,9 +292,11 @@ export class SeriesStore {
       note(key.id, Math.max(...row.cells.map((c) => c.timestamp)));
       return;
     }
+    // an id cell's qualifier is the id's UTF-8: only the wanted ids count, so no check of its bucket
+    // (the job's reads check it; here a stray cell could only make a wanted id's window read raw)
     for (const cell of row.cells) {
-      if (cell.qualifier[0] === 0x00 || cell.qualifier.equals(VERSION_QUALIFIER) || !cell.family.equals(this.#markerFamily)) continue;
-      note(keyspace.markedId(cell.qualifier, key.salt), cell.timestamp);
+      if (cell.qualifier[0] === 0x00 || cell.qualifier.length === 0 || !cell.family.equals(this.#markerFamily)) continue;
+      note(cell.qualifier.toString('utf8'), cell.timestamp);
     }
   }
 
