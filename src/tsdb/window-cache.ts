@@ -9,7 +9,8 @@
 // write is acknowledged, so a kept window is what a scan would read now. Absent windows are kept too
 // (a later first write bumps as well). The pending markers are never kept: they are read every time,
 // in one scan of the ids' buckets' marker ranges, and a marked window is answered from the raw points
-// as before. Point blocks (raw plans) are not kept: they are large and read once per chart.
+// as before. Point blocks (raw plans: a 5m-avg over the last hours) are kept too, encoded (about 10
+// bytes a point), copied out of the response they came in.
 //
 // Bounds: `maxBytes` (an estimate of each window's heap: its summary and its pack's summaries) with a
 // second-chance eviction in constant time per entry (a linked list in keeping order: an entry is
@@ -65,8 +66,7 @@ export function cachedReads(inner: CacheableReads, cache: WindowCache, bucketOf:
       const live = spans.filter((sp) => sp.from < sp.to);
       const starts = live.map(startsOf);
       const perId = starts.reduce((n, s) => n + s.length, 0) * metrics.length;
-      if (live.length === 0 || live.some((sp) => sp.with === 'block') || perId * ids.length > MAX_CACHED_LOOKUPS)
-        return inner.windowsOf(ids, metrics, spans, marks, budget, concurrency);
+      if (live.length === 0 || perId * ids.length > MAX_CACHED_LOOKUPS) return inner.windowsOf(ids, metrics, spans, marks, budget, concurrency);
       const keys = metrics.map((m) => live.map((sp) => spanKey(m, sp)));
       const gens = last !== undefined && !ids.some((id) => cache.holds(id)) ? last : await fresh();
       const now = cache.now();
@@ -134,6 +134,12 @@ function lookUp(
   return out;
 }
 
+/** A window as kept: its block copied out of the response body it is a view of (kept, the view would hold the whole body). */
+function owned(w: StoredWindow | undefined): StoredWindow | null {
+  if (w === undefined) return null;
+  return w.block === undefined ? w : { ...w, block: Buffer.from(w.block) };
+}
+
 /** Keeps every window asked of the ids read (those not found as known absent) under the generation read before the scan, in slices. */
 async function keep(
   cache: WindowCache,
@@ -163,7 +169,7 @@ async function keep(
       }
       for (let s = 0; s < spans.length; s++) {
         const bySize = found.get((spans[s] as WindowSpan).sizeMs);
-        for (const start of starts[s] as readonly number[]) cache.set(id, spanKeys[s] as string, start, gen, bySize?.get(start) ?? null, now);
+        for (const start of starts[s] as readonly number[]) cache.set(id, spanKeys[s] as string, start, gen, owned(bySize?.get(start)), now);
       }
     });
   }

@@ -31,7 +31,7 @@ const ENTRY_BYTES = 160;
 const WINDOW_BYTES = 300;
 
 function bytesOf(w: StoredWindow | null): number {
-  return ENTRY_BYTES + (w === null ? 0 : WINDOW_BYTES + (w.pack?.byteLength ?? 0));
+  return ENTRY_BYTES + (w === null ? 0 : WINDOW_BYTES + (w.pack?.byteLength ?? 0) + (w.block?.length ?? 0));
 }
 
 export interface WindowCacheStats {

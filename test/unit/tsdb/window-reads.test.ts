@@ -324,3 +324,32 @@ void test('0all from window summaries (days, hours, raw edges and the open end) 
   const [dev] = await ask(store, catalog, TIER, rawQuery('avg', { downsample: '0all-dev' }));
   assert.equal(dev?.reads.summaryWindows, 0, 'dev is not computable from summaries: blocks and raw points');
 });
+
+void test("raw plans through the window cache: kept blocks answer again, equal to the data table's, through a late event and the job's rerun", async () => {
+  const { store, catalog } = await stored();
+  const cachedAsk = cachedAsker(store, catalog);
+  const body = rawQuery('avg', { downsample: '5m-avg' });
+  const plainAnswer = async (): Promise<SubQueryAnswer> => {
+    const [plain] = await ask(store, catalog, { ...TIER, blocks: false }, body);
+    assert.ok(plain !== undefined && plain.results.some((r) => r.dps.length > 0));
+    return plain;
+  };
+  const first = await cachedAsk(body);
+  assert.ok(first.reads.blockWindows > 0, 'blocks read');
+  assert.deepEqual(first.results, (await plainAnswer()).results);
+  const scans = store.count('scan', S.rollupTable);
+  const again = await cachedAsk(body);
+  assert.deepEqual(again.results, first.results);
+  assert.equal(again.reads.blockWindows, first.reads.blockWindows);
+  assert.ok(store.count('scan', S.rollupTable) - scans <= 1, 'the blocks from the cache: only the markers scanned');
+  // a late event into a summarised hour: its marker keeps the hour off its (kept) block
+  const late: Ev = { id: 'b', ts: DAY0 + D + 10 * H + 123, metric: 'temp', value: 999 };
+  await writeEvents(store, S, [late]);
+  await markEvents(store, S, [late]);
+  const marked = await cachedAsk(body);
+  assert.deepEqual(marked.results, (await plainAnswer()).results, 'with the late point');
+  await new RollupJob({ store, settings: S, metrics: readMetrics(S).metrics, log: silentLog, now: () => NOW }).run();
+  const after = await cachedAsk(body);
+  assert.deepEqual(after.results, (await plainAnswer()).results, "after the job's rerun: the new block");
+  assert.deepEqual(after.results, marked.results);
+});
