@@ -131,7 +131,7 @@ export function batchedReads(reads: SeriesReads, budget: PointBudget, concurrenc
       return all.get(metric) ?? new Map();
     },
     async windowsOf(ids, metric, spans, marks) {
-      const key = `win|${spans.map((sp) => `${sp.sizeMs}/${sp.from}/${sp.to}/${sp.with}`).join(',')}|${marks.sizesMs.join(',')}/${marks.from}/${marks.to}`;
+      const key = `win|${spans.map((sp) => `${sp.sizeMs}/${sp.from}/${sp.to}/${sp.with}`).join(',')}|${marks.sizesMs.join(',')}/${marks.from}/${marks.to}/${marks.closedBy ?? ''}`;
       const all = (await turn.join(key, ids, metric, (union, metrics) => reads.windowsOf(union, metrics, spans, marks, budget, concurrency))) as WindowsRead;
       return { windows: all.windows.get(metric) ?? new Map(), marks: all.marks, cachedIds: all.cachedIds, gens: all.gens };
     },

@@ -13,7 +13,7 @@ import { keptSince } from './plan.ts';
 import { decodePointsBlock, pointsInBlock } from '../rollup/points-block.ts';
 import type { MarkedWindow, MetricReads } from './read-batch.ts';
 import type { RollupTier } from './plan.ts';
-import type { StoredWindow, TaggedPoints } from './series-store.ts';
+import type { MarkSpan, StoredWindow, TaggedPoints } from './series-store.ts';
 import { tagSetKey } from './series-store.ts';
 import type { CatalogSeries, IdSeries, SubQueryReads } from './sub-query-reads.ts';
 import { blockSpans, markedWithin, tileRange, uncovered, type Tile } from './tiles.ts';
@@ -108,7 +108,9 @@ export async function readTiled(
     );
   // Round 1: the tiling with no marker known, for every id alike; markers in the same scans.
   const first = tileRange(scan.startMs, scan.endMs, sizes, closedAndKept);
-  await fetchRound(metric, [...state.keys()], blockSpans(first), rawOf(first), reads, state, { sizesMs: sizes, from: scan.startMs, to: scan.endMs }, content);
+  // (the markers of closed windows only: an open one is a raw tile whatever its markers say)
+  const marks = { sizesMs: sizes, from: scan.startMs, to: scan.endMs, closedBy: now - tier.graceMs };
+  await fetchRound(metric, [...state.keys()], blockSpans(first), rawOf(first), reads, state, marks, content);
   // Later rounds: what each id's own tiling needs that is not read yet.
   for (;;) {
     const blockNeeds = new Map<string, { spans: ReturnType<typeof blockSpans>; ids: string[] }>();
@@ -151,7 +153,7 @@ async function fetchRound(
   ranges: readonly Range[],
   reads: MetricReads,
   state: Map<string, IdTiles>,
-  marks: { sizesMs: readonly number[]; from: number; to: number },
+  marks: MarkSpan,
   content: TileContent,
 ): Promise<void> {
   const wantWindows = spans.length > 0 || marks.from < marks.to;

@@ -175,7 +175,9 @@ export async function readRollup(
   const spans = summarySpans(plan, tier, now);
   const marksUpTo = Math.max(...spans.map((sp) => sp.sizeMs));
   const markSizes = tier.windowsMs.filter((w) => w <= marksUpTo && marksUpTo % w === 0);
-  const markSpan = { sizesMs: markSizes, from: plan.scan.startMs, to: plan.scan.endMs };
+  // windows still open or in their grace are raw whatever their markers say: their marker rows (the
+  // open hour's names every active id) are not read
+  const markSpan = { sizesMs: markSizes, from: plan.scan.startMs, to: plan.scan.endMs, closedBy: now - tier.graceMs };
   const [first, early] = await Promise.all([
     reads.windowsOf(ids, metric, spans, markSpan),
     always.size === 0 ? new Map<string, TaggedPoints[]>() : rawOfBuckets(metric, plan, new Map(ids.map((id) => [id, always])), reads, out),

@@ -67,6 +67,14 @@ export interface MarkSpan {
   readonly sizesMs: readonly number[];
   readonly from: number;
   readonly to: number;
+  /**
+   * Only windows closed by then (start + size ≤ closedBy): a window still open or in its grace period
+   * is read raw whatever its markers say, and its marker row names every id active in it (the open
+   * hour's: thousands of cells) — not read.
+   */
+  readonly closedBy?: number;
+  /** Only markers stamped at or after this (marksOf: a scan time range on the cells; a reader that knows what it read before then). */
+  readonly stampedSince?: number;
 }
 
 /** One stored window of one id and metric: its summary, its block when valid (encoded), and its pack when valid (decoded: a summary run, summary-pack.ts). */
@@ -213,7 +221,7 @@ export class SeriesStore {
     if (ids.length === 0 || metrics.length === 0 || (live.length === 0 && marks.from >= marks.to)) return { windows, marks: marked, cachedIds: NO_IDS };
     const finerOf = new Map(live.filter((sp) => sp.with === 'pack').map((sp) => [sp.sizeMs, sp.finerMs]));
     const { keyspace, rollup } = this.#o;
-    const ranges: ScanRange[] = this.#markerRanges(ids, marks.sizesMs, marks.from, marks.to);
+    const ranges: ScanRange[] = this.#markerRanges(ids, marks);
     for (const sp of live) for (const id of ids) ranges.push(keyspace.rollupRange(id, sp.sizeMs / 1000, Math.max(0, sp.from), sp.to - 1));
     const columns = windowColumns(rollup.family, this.#o.blockFamily, metrics, live);
     const wantedIds = new Set(ids);
@@ -251,12 +259,13 @@ export class SeriesStore {
   /** The pending markers alone of `ids` (the sizes, windows starting in [from, to)): the window cache's read for ids it answers. */
   async marksOf(ids: readonly string[], marks: MarkSpan, budget: PointBudget, concurrency = 4): Promise<Map<string, MarkedWindow[]>> {
     const marked = new Map<string, MarkedWindow[]>();
-    const ranges = this.#markerRanges(ids, marks.sizesMs, marks.from, marks.to);
+    const ranges = this.#markerRanges(ids, marks);
     if (ranges.length === 0) return marked;
     const wantedIds = new Set(ids);
     const columns = [column(this.#o.rollup.family)];
+    const shape = marks.stampedSince === undefined ? { columns } : { columns, timeRange: { from: Math.max(0, marks.stampedSince), to: MAX_STAMP } };
     await runLimited(scanChunks(ranges, Math.min(concurrency, Math.ceil(ranges.length / 8))), concurrency, async (scan) => {
-      for await (const row of this.#scanMany(this.#o.rollup.name, scan, { columns })) {
+      for await (const row of this.#scanMany(this.#o.rollup.name, scan, shape)) {
         budget.take(0);
         if (row.row[1] === 0x00) this.#noteMarks(row, wantedIds, marked);
       }
@@ -269,12 +278,20 @@ export class SeriesStore {
     return generationsOf(await this.#port.get(this.#o.meta.name, GENERATIONS_ROW));
   }
 
-  /** The marker ranges of the ids' buckets for the sizes, windows starting in [from, to). */
-  #markerRanges(ids: readonly string[], sizesMs: readonly number[], from: number, to: number): ScanRange[] {
+  /** The marker ranges of the ids' buckets for the sizes, windows starting in [from, to) (closed by `closedBy` when given). */
+  #markerRanges(ids: readonly string[], span: MarkSpan): ScanRange[] {
+    const { from, to, closedBy } = span;
     if (from >= to) return [];
     const { keyspace } = this.#o;
     const buckets = [...new Set(ids.map((id) => keyspace.baseSalt(id)))];
-    return buckets.flatMap((bucket) => sizesMs.map((sizeMs) => keyspace.markerWindowRange(bucket, sizeMs / 1000, Math.max(0, from - (from % sizeMs)), to)));
+    const out: ScanRange[] = [];
+    for (const sizeMs of span.sizesMs) {
+      const start = Math.max(0, from - (from % sizeMs));
+      const stop = closedBy === undefined ? to : Math.min(to, closedBy - sizeMs + 1);
+      if (start >= stop) continue;
+      for (const bucket of buckets) out.push(keyspace.markerWindowRange(bucket, sizeMs / 1000, start, stop));
+    }
+    return out;
   }
 
   /** The marks of a marker row (or a per-id marker of an earlier version) for the wanted ids, into `out`, each with its cell's stamp. */
@@ -317,6 +334,9 @@ export class SeriesStore {
     yield* this.#scan(table, { startRow: first.startRow, stopRow: last.stopRow }, { ...shape, filter });
   }
 }
+
+/** Past every stamp a marker cell can carry (a scan time range's end). */
+const MAX_STAMP = 8_640_000_000_000_000;
 
 /** Rows per page of a scan: a site's day is ~150,000 rows, so fewer, larger pages (< 1 MB each) save round trips. */
 const PAGE_ROWS = 5000;

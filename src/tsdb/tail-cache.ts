@@ -72,6 +72,16 @@ export class TailCache {
     this.o = options;
   }
 
+  /** When the entry of (id, metric) was read, whether it still holds or not (what markers a check of it needs: those stamped after). */
+  readAtOf(id: string, metric: string): number | undefined {
+    return this.#entries.get(`${id}\u0000${metric}`)?.readAt;
+  }
+
+  /** The oldest stamp a marker can carry and still drop an entry read at `readAt`. */
+  lateSince(readAt: number): number {
+    return readAt - this.o.clockToleranceMs - LATE_REMARK_EVERY_MS;
+  }
+
   /** The entry of (id, metric) when it answers a read of [from, …) under `gen` with the id's `marks`; undefined otherwise. */
   get(id: string, metric: string, from: number, gen: string, marks: readonly MarkedWindow[], now: number): TailEntry | undefined {
     const key = `${id}\u0000${metric}`;
@@ -93,7 +103,7 @@ export class TailCache {
    */
   #late(m: MarkedWindow, e: TailEntry): boolean {
     if (m.startMs >= e.completeTo || m.startMs + m.sizeMs <= e.coveredFrom) return false;
-    return m.stamp === undefined || m.stamp > e.readAt - this.o.clockToleranceMs - LATE_REMARK_EVERY_MS;
+    return m.stamp === undefined || m.stamp > this.lateSince(e.readAt);
   }
 
   set(id: string, metric: string, e: Omit<TailEntry, 'key' | 'bytes'>): void {

@@ -96,7 +96,16 @@ async function readTail(
   // tokens and markers before the scans: a write the scans miss changes one or the other by the next
   // read (the markers of the whole horizon: an entry keeps points before this read's `from`, checked here too)
   const horizon = now - o.horizonMs;
-  const [gens, marks] = await Promise.all([port.generations(), port.marksOf(ids, { sizesMs: [o.markSizeMs], from: horizon, to }, budget, concurrency)]);
+  // only markers stamped late enough to drop an entry are read (a scan time range: in a steady refresh,
+  // the last seconds' — not the open hour's row naming every active id); none when no id has an entry
+  let oldest = Number.POSITIVE_INFINITY;
+  for (const id of ids) for (const m of metrics) oldest = Math.min(oldest, cache.readAtOf(id, m) ?? Number.POSITIVE_INFINITY);
+  const [gens, marks] = await Promise.all([
+    port.generations(),
+    oldest === Number.POSITIVE_INFINITY
+      ? new Map<string, MarkedWindow[]>()
+      : port.marksOf(ids, { sizesMs: [o.markSizeMs], from: horizon, to, stampedSince: cache.lateSince(oldest) }, budget, concurrency),
+  ]);
   // each id read from its entries' completeTo (the earliest of its metrics'), or whole
   const groups = new Map<number, string[]>();
   const kept = new Map<string, (TailEntry | undefined)[]>();
