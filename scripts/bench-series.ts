@@ -1,7 +1,9 @@
-// npm run bench:series -- [--phases compat,site,catalog,write] [--reps 10] [--site-events 1000000]
+// npm run bench:series -- [--phases compat,site,catalog,write,live] [--reps 10] [--site-events 1000000]
 //   [--site-ids 10000] [--site-reps 14] [--buckets 16] [--catalog-series 100000] [--catalog-requests 300]
 //   [--catalog-refresh-ms 30000]
 //   [--write-events 200000] [--write-rounds 2] [--profile] [--endpoints FILE] [--results-dir bench-results]
+//   [--live-history 1000000] [--live-ids 10000] [--live-rate 500] [--live-minutes 5] [--live-refresh-ms 10000]
+//   [--live-check-ms 100000] [--live-heavy-seconds 60]
 //   [--set key=value ...] (settings of our service while it answers the compat and site reads, e.g.
 //   series.windowCache.maxBytes=0 for every answer read and computed, no window cache, no answer memo)
 // The series API (docs/SERIES-API.md) against OpenTSDB 2.4.1 on the same machine and HBase
@@ -13,6 +15,8 @@
 //  site     a site's day raw and at 1h-avg, ~150k points per site-day (lib/bench/series-site.ts)
 //  catalog  /api/suggest and /api/search/lookup with N series in the catalog (lib/bench/series-catalog.ts)
 //  write    ingest CPU per event with catalog.enabled true vs false, A/B
+//  live     the dashboard users open (ranges ending now) on both sides while both ingest, our ingest
+//           process watched (lib/bench/series-live.ts); not in the default phases (about 15 minutes)
 // Writes bench-results/series-<date>.json.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -28,6 +32,7 @@ import { catalogPhase, writePhase } from './lib/bench/series-catalog.ts';
 import { createOurStack, rssSampler, startOurService, timedFetch, waitAllSizes, waitRollups } from './lib/bench/series-service.ts';
 import { profileSummary } from './lib/bench/series-profile.ts';
 import { sitePhase } from './lib/bench/series-site.ts';
+import { livePhase } from './lib/bench/series-live.ts';
 import { projectRoot, readEndpoints, stackLayout, stackPid, type StackEndpoints } from './lib/stack/config.ts';
 
 const { values } = parseArgs({
@@ -43,6 +48,14 @@ const { values } = parseArgs({
     'catalog-refresh-ms': { type: 'string', default: '30000' },
     'write-events': { type: 'string', default: '200000' },
     'write-rounds': { type: 'string', default: '2' },
+    'live-history': { type: 'string', default: '1000000' },
+    'live-ids': { type: 'string', default: '10000' },
+    'live-rate': { type: 'string', default: '500' },
+    'live-minutes': { type: 'string', default: '5' },
+    'live-refresh-ms': { type: 'string', default: '10000' },
+    'live-check-ms': { type: 'string', default: '100000' },
+    'live-heavy-seconds': { type: 'string', default: '60' },
+    'live-hold': { type: 'string' },
     profile: { type: 'boolean', default: false },
     set: { type: 'string', multiple: true, default: [] },
     endpoints: { type: 'string' },
@@ -131,7 +144,7 @@ async function main(): Promise<void> {
       .map((s) => s.trim())
       .filter((s) => s !== ''),
   );
-  for (const p of phases) if (!['compat', 'site', 'catalog', 'write'].includes(p)) throw new Error(`unknown phase ${p}`);
+  for (const p of phases) if (!['compat', 'site', 'catalog', 'write', 'live'].includes(p)) throw new Error(`unknown phase ${p}`);
   const endpointsFile = values.endpoints ?? stackLayout().endpointsFile;
   const ep = readEndpoints(endpointsFile);
   const runDir = dirname(endpointsFile);
@@ -196,6 +209,24 @@ async function main(): Promise<void> {
       events: int('write-events', values['write-events']),
       ids: 10_000,
       rounds: int('write-rounds', values['write-rounds']),
+      say,
+    });
+    save();
+  }
+  if (phases.has('live')) {
+    result['live'] = await livePhase({
+      ep,
+      run: `${run}l`,
+      historyEvents: int('live-history', values['live-history']),
+      ids: int('live-ids', values['live-ids']),
+      rate: int('live-rate', values['live-rate']),
+      minutes: int('live-minutes', values['live-minutes']),
+      refreshMs: int('live-refresh-ms', values['live-refresh-ms']),
+      checkEveryMs: int('live-check-ms', values['live-check-ms']),
+      heavySeconds: int('live-heavy-seconds', values['live-heavy-seconds']),
+      buckets: int('buckets', values.buckets),
+      sets: values.set,
+      hold: values['live-hold'],
       say,
     });
     save();

@@ -17,9 +17,8 @@ import { compareAnswers } from '../compat/compare.ts';
 import type { StackEndpoints } from '../stack/config.ts';
 import { putPoints } from '../opentsdb/io.ts';
 import { countPoints, toOpenTsdbPoint, tsdTables } from '../opentsdb/plan.ts';
-import { createTsdTables, dropTsdTables, startTsd } from '../opentsdb/tsd.ts';
+import { dropTsdTables, tsdBeside } from '../opentsdb/tsd.ts';
 import { createOurStack, rssSampler, startOurService, timedFetch, waitAllSizes, waitRollups, waitUntil, type OurService } from './series-service.ts';
-import { freePort } from '../stack/probes.ts';
 import { profileSummary, type ProfileSummary } from './series-profile.ts';
 import { stackLayout } from '../stack/config.ts';
 
@@ -215,15 +214,13 @@ export async function sitePhase(o: SiteOptions): Promise<SiteFigures> {
     await s1.stop();
     svc = undefined;
     // the TSD: same points
-    await createTsdTables(stack.admin, tables, o.buckets);
-    const tsd = await startTsd({
+    const tsd = await tsdBeside({
+      admin: stack.admin,
       cacheDir: stackLayout().cacheDir,
       workDir: work,
       zkQuorum: o.ep.zkQuorum,
-      port: await freePort(),
       tables,
       buckets: o.buckets,
-      heap: '1g',
       say,
     });
     stopTsd = () => tsd.stop();

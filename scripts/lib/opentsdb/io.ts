@@ -7,7 +7,8 @@ export interface PutResult {
   readonly pointsPerSec: number;
 }
 
-async function putBatch(url: string, batch: readonly OpenTsdbPoint[]): Promise<void> {
+/** One /api/put of `batch` with sync=true: resolves once HBase acknowledged every point; throws unless all were stored. */
+export async function putBatch(url: string, batch: readonly OpenTsdbPoint[]): Promise<void> {
   // sync=true: the TSD answers once HBase acknowledged every point of the batch (or timed out).
   const res = await fetch(`${url}/api/put?summary=true&sync=true&sync_timeout=120000`, {
     method: 'POST',
@@ -26,22 +27,37 @@ async function putBatch(url: string, batch: readonly OpenTsdbPoint[]): Promise<v
 }
 
 /** Writes every point, `batchSize` per request, at most `inFlight` requests at once; stops at the first failure. */
+/** Writes in flight: each tracked until it settles, the first failure kept. */
+export class InFlight {
+  readonly pending = new Set<Promise<unknown>>();
+  failure: unknown;
+
+  add(p: Promise<unknown>): void {
+    this.pending.add(p);
+    p.then(
+      () => this.pending.delete(p),
+      (err: unknown) => {
+        this.failure ??= err;
+        this.pending.delete(p);
+      },
+    );
+  }
+
+  /** Resolves once every write tracked so far settled; throws the first failure. */
+  async settled(what: string): Promise<void> {
+    await Promise.allSettled([...this.pending]);
+    if (this.failure !== undefined) throw this.failure instanceof Error ? this.failure : new Error(`${what} failed`, { cause: this.failure });
+  }
+}
+
 export async function putPoints(url: string, points: Iterable<OpenTsdbPoint>, batchSize: number, inFlight: number): Promise<PutResult> {
-  const pending = new Set<Promise<void>>();
-  let failure: unknown;
+  const writes = new InFlight();
+  const { pending } = writes;
   let n = 0;
   let batch: OpenTsdbPoint[] = [];
   const send = async (): Promise<void> => {
-    const p = putBatch(url, batch);
+    writes.add(putBatch(url, batch));
     batch = [];
-    pending.add(p);
-    p.then(
-      () => pending.delete(p),
-      (err: unknown) => {
-        failure ??= err;
-        pending.delete(p);
-      },
-    );
     if (pending.size >= inFlight) await Promise.race(pending).catch(() => undefined);
   };
   const t0 = performance.now();
@@ -49,11 +65,10 @@ export async function putPoints(url: string, points: Iterable<OpenTsdbPoint>, ba
     batch.push(p);
     n++;
     if (batch.length >= batchSize) await send();
-    if (failure !== undefined) break;
+    if (writes.failure !== undefined) break;
   }
-  if (batch.length > 0 && failure === undefined) await send();
-  await Promise.allSettled(pending);
-  if (failure !== undefined) throw failure instanceof Error ? failure : new Error('OpenTSDB put failed', { cause: failure });
+  if (batch.length > 0 && writes.failure === undefined) await send();
+  await writes.settled('OpenTSDB put');
   const seconds = (performance.now() - t0) / 1000;
   return { points: n, seconds, pointsPerSec: n / seconds };
 }

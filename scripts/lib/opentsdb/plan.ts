@@ -65,9 +65,11 @@ export interface TsdConfigInput {
   readonly cacheDir: string;
   /** the largest request body the TSD accepts (bytes); bodies above Netty's 8 KiB chunk need enable_chunked */
   readonly maxRequestBytes: number;
+  /** its row compaction on (OpenTSDB's default and production setting: an hour of a series into one cell once the hour is past) */
+  readonly compaction?: boolean;
 }
 
-/** opentsdb.conf for the benchmark: salted like `buckets`, compactions and appends off, chunked requests on. */
+/** opentsdb.conf for the benchmark: salted like `buckets`, compactions off unless asked (on: as in production), appends off, chunked requests on. */
 export function tsdConfig(c: TsdConfigInput): string {
   return [
     `tsd.network.port = ${c.port}`,
@@ -82,7 +84,7 @@ export function tsdConfig(c: TsdConfigInput): string {
     'tsd.core.auto_create_metrics = true',
     'tsd.storage.salt.width = 1',
     `tsd.storage.salt.buckets = ${c.buckets}`,
-    'tsd.storage.enable_compaction = false',
+    `tsd.storage.enable_compaction = ${c.compaction === true}`,
     'tsd.storage.enable_appends = false',
     'tsd.http.request.enable_chunked = true',
     `tsd.http.request.max_chunk = ${c.maxRequestBytes}`,

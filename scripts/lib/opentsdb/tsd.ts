@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { TableAdminPort } from '../../../src/admin/table-admin-port.ts';
 import type { HBaseRestClient } from '../../../src/hbase/index.ts';
 import { resolveJars } from '../stack/artifacts.ts';
+import { freePort } from '../stack/probes.ts';
 import { saltSplits, tsdConfig, tsdFamilies, type TsdTables } from './plan.ts';
 
 const LOGBACK = `<configuration>
@@ -23,14 +24,18 @@ const LOGBACK = `<configuration>
  * again with another family on the existing table it adds it (its reconcile step), so `tsdb-uid`
  * gets `id` and then `name` without changing the tool. Only the data table is pre-split.
  */
-export async function createTsdTables(admin: TableAdminPort, tables: TsdTables, buckets: number): Promise<void> {
+/** The families' codec: none (the benchmark's default), or production's (SNAPPY, FAST_DIFF: what a cluster runs OpenTSDB with). */
+export type TsdCodec = 'none' | 'production';
+
+export async function createTsdTables(admin: TableAdminPort, tables: TsdTables, buckets: number, codec: TsdCodec = 'none'): Promise<void> {
+  const attrs = codec === 'production' ? { COMPRESSION: 'SNAPPY', DATA_BLOCK_ENCODING: 'FAST_DIFF' } : { COMPRESSION: 'NONE' };
   for (const t of tsdFamilies(tables)) {
     for (const family of t.families) {
       const r = await admin.ensureTable({
         table: t.table,
         family,
         splits: t.salted ? saltSplits(buckets) : [],
-        familyAttrs: { VERSIONS: 1, BLOOMFILTER: 'ROW', COMPRESSION: 'NONE' },
+        familyAttrs: { VERSIONS: 1, BLOOMFILTER: 'ROW', ...attrs },
       });
       if (t.salted && r.splitsMatch !== true) throw new Error(`${t.table}: regions not split on the ${buckets} salt buckets (${r.regionCount} regions)`);
     }
@@ -61,6 +66,8 @@ export async function startTsd(o: {
   tables: TsdTables;
   buckets: number;
   heap: string;
+  /** its row compaction (tsd.storage.enable_compaction): off unless asked */
+  compaction?: boolean;
   say: (m: string) => void;
 }): Promise<Tsd> {
   const lib = await resolveJars(o.cacheDir, 'opentsdb', o.say);
@@ -70,7 +77,16 @@ export async function startTsd(o: {
   const conf = join(o.workDir, 'opentsdb.conf');
   writeFileSync(
     conf,
-    tsdConfig({ port: o.port, zkQuorum: o.zkQuorum, tables: o.tables, buckets: o.buckets, staticRoot, cacheDir: httpCache, maxRequestBytes: 4 << 20 }),
+    tsdConfig({
+      port: o.port,
+      zkQuorum: o.zkQuorum,
+      tables: o.tables,
+      buckets: o.buckets,
+      staticRoot,
+      cacheDir: httpCache,
+      maxRequestBytes: 4 << 20,
+      compaction: o.compaction === true,
+    }),
   );
   const logback = join(o.workDir, 'logback.xml');
   writeFileSync(logback, LOGBACK);
@@ -112,4 +128,33 @@ export async function startTsd(o: {
     await new Promise((r) => setTimeout(r, 500));
   }
   return { pid, url, stop };
+}
+
+/**
+ * A TSD for a benchmark beside the local stack: its tables made (with `codec`), then the TSD on a free
+ * port (1 GB heap), its row compaction on when asked (`compaction`, production's default).
+ */
+export async function tsdBeside(o: {
+  admin: TableAdminPort;
+  cacheDir: string;
+  workDir: string;
+  zkQuorum: string;
+  tables: TsdTables;
+  buckets: number;
+  codec?: TsdCodec;
+  compaction?: boolean;
+  say: (m: string) => void;
+}): Promise<Tsd> {
+  await createTsdTables(o.admin, o.tables, o.buckets, o.codec ?? 'none');
+  return startTsd({
+    cacheDir: o.cacheDir,
+    workDir: o.workDir,
+    zkQuorum: o.zkQuorum,
+    port: await freePort(),
+    tables: o.tables,
+    buckets: o.buckets,
+    heap: '1g',
+    compaction: o.compaction === true,
+    say: o.say,
+  });
 }

@@ -1,0 +1,118 @@
+// What the live phase watches in our ingest process while the dashboards refresh: its /metrics every
+// second (consumer lag, the event-loop delay it reports, consumer group joins), its VmRSS, and
+// /healthz answering; summarised as p50 / p99 / max and the longest run of seconds with lag above 0.
+import { memory, parseMetrics, sumOf, type Sample } from './child.ts';
+import { percentile } from './load.ts';
+import { histogramSnapshot, quantile, type HistogramSnapshot } from './service.ts';
+
+const E2E = 'tsingest_end_to_end_latency_seconds';
+
+export interface WatchFigures {
+  readonly samples: number;
+  readonly lag: { readonly p50: number; readonly p99: number; readonly max: number; readonly longestAboveZeroSeconds: number };
+  /**
+   * the process's own event-loop delay (tsingest_event_loop_delay_seconds, read and reset at each
+   * scrape: each sample is one second's p99 and max), in ms: the p99 and the largest of the per-second
+   * p99s, and the largest delay seen
+   */
+  readonly eventLoopDelayMs: { readonly p99OfP99: number; readonly maxOfP99: number; readonly max: number; readonly samples: number };
+  /** consumer group joins during the watch, per group label (each beyond the first join is a rebalance) */
+  readonly groupJoins: Readonly<Record<string, number>>;
+  readonly rssBytes: { readonly max: number };
+  /** event ts → write acknowledged (its histogram over the watch), seconds */
+  readonly endToEnd: { readonly p50: number; readonly p99: number; readonly events: number };
+  /** /healthz round trips (ms), and those that failed or took over 1 s */
+  readonly healthz: { readonly p99: number; readonly max: number; readonly failed: number };
+}
+
+const stats = (xs: number[]): { p50: number; p99: number; max: number } => {
+  const s = [...xs].sort((a, b) => a - b);
+  return { p50: percentile(s, 50), p99: percentile(s, 99), max: s.at(-1) ?? Number.NaN };
+};
+
+function joins(samples: readonly Sample[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const s of samples) if (s.name === 'tsingest_consumer_group_joins_total') out.set(s.labels['group'] ?? '', s.value);
+  return out;
+}
+
+/** Watches the process at `url` (pid `pid`) every `everyMs` until stop(). */
+export function watchIngest(url: string, pid: number, everyMs = 1000): { stop(): Promise<WatchFigures> } {
+  const lag: number[] = [];
+  const delayP99: number[] = [];
+  const delayMax: number[] = [];
+  const health: number[] = [];
+  let healthFailed = 0;
+  let rss = 0;
+  let run = 0;
+  let longest = 0;
+  let first: Map<string, number> | undefined;
+  let last = new Map<string, number>();
+  let stopped = false;
+  let busy: Promise<void> = Promise.resolve();
+  const e2e = async (): Promise<HistogramSnapshot | undefined> => {
+    const res = await fetch(`${url}/metrics?name=${E2E}`, { signal: AbortSignal.timeout(10_000) }).catch(() => undefined);
+    return res === undefined ? undefined : histogramSnapshot(parseMetrics(await res.text()), E2E);
+  };
+  const e2eStart = e2e();
+  const tick = async (): Promise<void> => {
+    const t0 = performance.now();
+    const h = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(10_000) }).then(
+      (r) => r.ok,
+      () => false,
+    );
+    const ms = performance.now() - t0;
+    health.push(ms);
+    if (!h || ms > 1000) healthFailed++;
+    try {
+      rss = Math.max(rss, memory(pid).rss);
+    } catch {
+      // exited
+    }
+    const res = await fetch(`${url}/metrics?name=tsingest_consumer_lag&name=tsingest_event_loop_delay_seconds&name=tsingest_consumer_group_joins_total`, {
+      signal: AbortSignal.timeout(10_000),
+    }).catch(() => undefined);
+    if (res === undefined) return;
+    const samples = parseMetrics(await res.text());
+    const l = sumOf(samples, 'tsingest_consumer_lag');
+    lag.push(l);
+    run = l > 0 ? run + everyMs / 1000 : 0;
+    longest = Math.max(longest, run);
+    for (const s of samples) {
+      if (s.name !== 'tsingest_event_loop_delay_seconds') continue;
+      if (s.labels['quantile'] === '0.99') delayP99.push(s.value * 1000);
+      if (s.labels['quantile'] === '1') delayMax.push(s.value * 1000);
+    }
+    last = joins(samples);
+    first ??= last;
+  };
+  const timer = setInterval(() => {
+    if (stopped) return;
+    busy = busy.then(tick).catch(() => undefined);
+  }, everyMs);
+  return {
+    stop: async () => {
+      stopped = true;
+      clearInterval(timer);
+      await busy;
+      const groupJoins: Record<string, number> = {};
+      for (const [g, n] of last) groupJoins[g] = n - (first?.get(g) ?? 0);
+      const l = stats(lag);
+      const h = stats(health);
+      const [a, b] = [await e2eStart, await e2e()];
+      const endToEnd =
+        a === undefined || b === undefined
+          ? { p50: Number.NaN, p99: Number.NaN, events: 0 }
+          : { p50: quantile(b, a, 0.5), p99: quantile(b, a, 0.99), events: b.count - a.count };
+      return {
+        samples: lag.length,
+        lag: { ...l, longestAboveZeroSeconds: longest },
+        eventLoopDelayMs: { p99OfP99: stats(delayP99).p99, maxOfP99: stats(delayP99).max, max: stats(delayMax).max, samples: delayP99.length },
+        groupJoins,
+        rssBytes: { max: rss },
+        endToEnd,
+        healthz: { p99: h.p99, max: h.max, failed: healthFailed },
+      };
+    },
+  };
+}
