@@ -83,7 +83,7 @@ function planHeader(answers: readonly SubQueryAnswer[], blocks: boolean): string
       const r = a.reads;
       if (a.plan.path === 'raw')
         return blocks || r.summaryWindows > 0
-          ? `raw;blocks=${r.blockWindows};raw-ranges=${r.rawRanges}${r.summaryWindows > 0 ? `;summaries=${r.summaryWindows}` : ''}`
+          ? `raw;blocks=${r.blockWindows};raw-ranges=${r.rawRanges}${r.summaryWindows > 0 ? `;summaries=${r.summaryWindows}` : ''}${r.packWindows > 0 ? `;packs=${r.packWindows}` : ''}`
           : 'raw';
       return `${planLabel(a)};raw-buckets=${r.rawBuckets}${r.packWindows > 0 ? `;packs=${r.packWindows}` : ''}${r.cachedIds > 0 ? `;cached=${r.cachedIds}` : ''}${r.expiredBuckets > 0 ? `;expired-buckets=${r.expiredBuckets}` : ''}${a.memo ? ';answer=memo' : ''}`;
     })

@@ -13,7 +13,8 @@ import { keptSince } from './plan.ts';
 import { decodePointsBlock, pointsInBlock } from '../rollup/points-block.ts';
 import type { MarkedWindow, MetricReads } from './read-batch.ts';
 import type { RollupTier } from './plan.ts';
-import type { MarkSpan, StoredWindow, TaggedPoints } from './series-store.ts';
+import type { MarkSpan, StoredWindow, TaggedPoints, WindowSpan } from './series-store.ts';
+import { RUN_STRIDE } from '../rollup/summary-pack.ts';
 import { tagSetKey } from './series-store.ts';
 import type { CatalogSeries, IdSeries, SubQueryReads } from './sub-query-reads.ts';
 import { blockSpans, markedWithin, tileRange, uncovered, type Tile } from './tiles.ts';
@@ -45,6 +46,10 @@ class IdTiles {
   /** data-table ranges read, sorted */
   rawHave: Range[] = [];
   readonly rawPoints: TaggedPoints[] = [];
+  /** a window read for its block came without a valid one (its tiling is its own) */
+  mayLack = false;
+  /** coarser windows whose pack gave this id's finer summaries */
+  packs = 0;
 
   constructor(series: CatalogSeries, idTagKey: string) {
     this.series = series;
@@ -53,6 +58,31 @@ class IdTiles {
 
   wasAsked(sizeMs: number, startMs: number): boolean {
     return this.asked.some((a) => a.sizeMs === sizeMs && startMs >= a.from && startMs < a.to);
+  }
+
+  /**
+   * A coarser window's summary pack, read for the finer windows a fold tiles it into: each finer
+   * window's summary taken as found and its span as asked, unless a pending marker of the coarser
+   * window says the pack is stale (then its finer windows are read as rows in the next round).
+   */
+  unpack(w: StoredWindow, finerMs: number): void {
+    const run = w.pack;
+    if (run === undefined || this.marks.some((m) => m.sizeMs === w.sizeMs && m.startMs === w.startMs)) return;
+    for (let o = 0; o < run.length; o += RUN_STRIDE) {
+      const startMs = run[o] as number;
+      const summary = {
+        startMs,
+        count: run[o + 1] as number,
+        sum: run[o + 2] as number,
+        min: run[o + 3] as number,
+        max: run[o + 4] as number,
+        first: run[o + 5] as number,
+        last: run[o + 6] as number,
+      };
+      this.found.set(`${finerMs}:${startMs}`, { startMs, sizeMs: finerMs, summary, block: undefined, pack: undefined });
+    }
+    this.asked.push({ sizeMs: finerMs, from: w.startMs, to: w.startMs + w.sizeMs });
+    this.packs++;
   }
 
   /** Reading blocks: a window read and found with a summary but no valid block of as many points (its points are elsewhere). Summaries: none lacks. */
@@ -99,25 +129,47 @@ export async function readTiled(
   const kept = (size: number): number => (content === 'block' ? rawKept : keptSince(tier, size, now));
   const closedAndKept = (size: number, start: number): boolean => start + size + tier.graceMs <= now && start >= kept(size);
   const state = new Map(single.map(([id, s]) => [id, new IdTiles(s, idTagKey)]));
-  const tilingOf = (t: IdTiles): Tile[] =>
-    tileRange(
-      scan.startMs,
-      scan.endMs,
-      sizes,
-      (size, start) => closedAndKept(size, start) && !markedWithin(t.marks, size, start) && !t.lacks(size, start, content),
-    );
   // Round 1: the tiling with no marker known, for every id alike; markers in the same scans.
   const first = tileRange(scan.startMs, scan.endMs, sizes, closedAndKept);
+  // an id with no pending marker of a closed window and every block valid tiles as round 1 did
+  const tilingOf = (t: IdTiles): Tile[] =>
+    t.marks.length === 0 && !t.mayLack
+      ? first
+      : tileRange(
+          scan.startMs,
+          scan.endMs,
+          sizes,
+          (size, start) => closedAndKept(size, start) && !markedWithin(t.marks, size, start) && !t.lacks(size, start, content),
+        );
+  // A fold reads a closed coarser window's finer summaries from its pack (a partial day: one cell, not an hour row each).
+  const spansOf = (tiles: readonly Tile[], packs: boolean): WindowSpan[] => {
+    const out: WindowSpan[] = [];
+    for (const sp of blockSpans(tiles)) {
+      const coarse = sizes[sizes.indexOf(sp.sizeMs) + 1];
+      if (!packs || content === 'block' || coarse === undefined) {
+        out.push({ ...sp, with: content });
+        continue;
+      }
+      for (let c = sp.from - (sp.from % coarse); c < sp.to; c += coarse) {
+        if (closedAndKept(coarse, c)) out.push({ sizeMs: coarse, from: c, to: c + coarse, with: 'pack', finerMs: sp.sizeMs });
+        else out.push({ sizeMs: sp.sizeMs, from: Math.max(sp.from, c), to: Math.min(sp.to, c + coarse), with: content });
+      }
+    }
+    return out;
+  };
   // (the markers of closed windows only: an open one is a raw tile whatever its markers say)
   const marks = { sizesMs: sizes, from: scan.startMs, to: scan.endMs, closedBy: now - tier.graceMs };
-  await fetchRound(metric, [...state.keys()], blockSpans(first), rawOf(first), reads, state, marks, content);
+  await fetchRound(metric, [...state.keys()], spansOf(first, true), rawOf(first), reads, state, marks);
   // Later rounds: what each id's own tiling needs that is not read yet.
   for (;;) {
-    const blockNeeds = new Map<string, { spans: ReturnType<typeof blockSpans>; ids: string[] }>();
+    const blockNeeds = new Map<string, { spans: WindowSpan[]; ids: string[] }>();
     const rawNeeds = new Map<string, { ranges: Range[]; ids: string[] }>();
     for (const [id, t] of state) {
       const tiles = tilingOf(t);
-      const spans = blockSpans(tiles.filter((x) => x.kind === 'block' && !t.wasAsked(x.sizeMs, x.startMs)));
+      const spans = spansOf(
+        tiles.filter((x) => x.kind === 'block' && !t.wasAsked(x.sizeMs, x.startMs)),
+        false,
+      );
       const ranges = uncovered(rawOf(tiles), t.rawHave);
       if (spans.length > 0) group(blockNeeds, rangesKey(spans), { spans, ids: [] }).ids.push(id);
       if (ranges.length > 0) group(rawNeeds, rangesKey(ranges), { ranges, ids: [] }).ids.push(id);
@@ -125,8 +177,8 @@ export async function readTiled(
     if (blockNeeds.size === 0 && rawNeeds.size === 0) break;
     const none = { sizesMs: [], from: 0, to: 0 };
     await Promise.all([
-      ...[...blockNeeds.values()].map((n) => fetchRound(metric, n.ids, n.spans, [], reads, state, none, content)),
-      ...[...rawNeeds.values()].map((n) => fetchRound(metric, n.ids, [], n.ranges, reads, state, none, content)),
+      ...[...blockNeeds.values()].map((n) => fetchRound(metric, n.ids, n.spans, [], reads, state, none)),
+      ...[...rawNeeds.values()].map((n) => fetchRound(metric, n.ids, [], n.ranges, reads, state, none)),
     ]);
   }
   for (const t of state.values()) {
@@ -149,31 +201,41 @@ function rawOf(tiles: readonly Tile[]): Range[] {
 async function fetchRound(
   metric: string,
   ids: readonly string[],
-  spans: ReturnType<typeof blockSpans>,
+  spans: readonly WindowSpan[],
   ranges: readonly Range[],
   reads: MetricReads,
   state: Map<string, IdTiles>,
   marks: MarkSpan,
-  content: TileContent,
 ): Promise<void> {
   const wantWindows = spans.length > 0 || marks.from < marks.to;
   const [win, ...raws] = await Promise.all([
-    wantWindows
-      ? reads.windowsOf(
-          ids,
-          metric,
-          spans.map((sp) => ({ ...sp, with: content })),
-          marks,
-        )
-      : undefined,
+    wantWindows ? reads.windowsOf(ids, metric, spans, marks) : undefined,
     ...ranges.map((r) => reads.rawPointsOf(ids, metric, r.fromMs, r.toMs)),
   ]);
   for (const id of ids) {
     const t = state.get(id) as IdTiles;
     if (win !== undefined) {
       if (marks.from < marks.to) t.marks = win.marks.get(id) ?? [];
-      t.asked.push(...spans);
-      for (const w of win.windows.get(id) ?? []) t.found.set(`${w.sizeMs}:${w.startMs}`, w);
+      for (const sp of spans) if (sp.with !== 'pack') t.asked.push(sp);
+      const unpacked = new Set<number>();
+      for (const w of win.windows.get(id) ?? []) {
+        const pack = spans.find((sp) => sp.with === 'pack' && sp.sizeMs === w.sizeMs && w.startMs >= sp.from && w.startMs < sp.to);
+        if (pack?.finerMs !== undefined) {
+          t.unpack(w, pack.finerMs);
+          unpacked.add(w.startMs);
+          continue;
+        }
+        t.found.set(`${w.sizeMs}:${w.startMs}`, w);
+        if (w.block === undefined || pointsInBlock(w.block) !== w.summary.count) t.mayLack = true;
+      }
+      // a coarser window read for its pack and not found: no point in it, unless a pending marker says its rows are not written yet
+      for (const sp of spans) {
+        if (sp.with !== 'pack' || sp.finerMs === undefined) continue;
+        for (let c = sp.from; c < sp.to; c += sp.sizeMs) {
+          if (unpacked.has(c) || t.marks.some((m) => m.sizeMs === sp.sizeMs && m.startMs === c)) continue;
+          t.asked.push({ sizeMs: sp.finerMs, from: c, to: c + sp.sizeMs });
+        }
+      }
     }
     if (ranges.length === 0) continue;
     t.rawHave = [...t.rawHave, ...ranges].sort((a, b) => a.fromMs - b.fromMs);
@@ -235,6 +297,7 @@ function foldTiles(t: IdTiles, tiles: readonly Tile[], fold: FoldAll, out: SubQu
     const s = w.summary;
     folder.addFields(s.startMs, s.count, s.sum, s.min, s.max, s.first, s.last);
   }
+  out.packWindows += t.packs;
   const b = folder.finish();
   if (b.values.length > 0) out.inputs.add(t.series, { kind: 'buckets', tags: t.series.tags, ts: [fold.stampMs], values: [b.values[0] as number] });
 }

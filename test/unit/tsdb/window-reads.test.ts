@@ -314,6 +314,7 @@ void test('0all from window summaries (days, hours, raw edges and the open end) 
   for (const agg of ['avg', 'sum', 'count', 'min', 'max', 'first', 'last', 'zimsum', 'mimmax']) {
     const a = await check(rawQuery(agg, { downsample: `0all-${agg}` }), `0all-${agg}, unaligned edges`);
     assert.ok(a.reads.summaryWindows > 0, `0all-${agg}: summaries folded`);
+    assert.ok(a.reads.packWindows > 0, `0all-${agg}: the partial days' hours from their packs`);
     assert.ok(a.reads.blockWindows === 0, `0all-${agg}: no block read`);
   }
   await check({ ...rawQuery('sum', { downsample: '0all-sum' }), start: DAY0 + 1, end: NOW }, 'up to now: the open end raw');
@@ -321,6 +322,14 @@ void test('0all from window summaries (days, hours, raw edges and the open end) 
   await writeEvents(store, S, [late]);
   await markEvents(store, S, [late]);
   await check(rawQuery('max', { downsample: '0all-max' }), 'a late event, marked: its windows read raw');
+  // a pending day marker: that day's pack may be stale, its hours read as rows
+  const before = (await ask(store, catalog, TIER, rawQuery('sum', { downsample: '0all-sum' })))[0];
+  await store.put(
+    S.rollupTable,
+    markerPuts([{ id: 'a', windowSec: 86_400, windowStart: DAY0 }], { keyspace: S.keyspace, family: S.rollupFamily, stamp: NOW }).map((p) => putRowOf(p.row)),
+  );
+  const staleDay = await check(rawQuery('sum', { downsample: '0all-sum' }), 'a day marked: its hours as rows');
+  assert.equal(staleDay.reads.packWindows, (before?.reads.packWindows ?? 0) - 1, 'one pack fewer');
   const [dev] = await ask(store, catalog, TIER, rawQuery('avg', { downsample: '0all-dev' }));
   assert.equal(dev?.reads.summaryWindows, 0, 'dev is not computable from summaries: blocks and raw points');
 });
