@@ -36,10 +36,14 @@ function lowerBound(a: readonly number[], x: number): number {
   return lo;
 }
 
-/** The points of `p` with from ≤ ts < to (a copy: a query computes over its own arrays). */
+/**
+ * The points of `p` with from ≤ ts < to: `p` itself when they all are (the cache never changes an
+ * array in place, and no reader of the answer does), else a copy of the part.
+ */
 function slice(p: TaggedPoints, from: number, to: number): TaggedPoints {
   const lo = lowerBound(p.ts, from);
   const hi = lowerBound(p.ts, to);
+  if (lo === 0 && hi === p.ts.length) return p;
   return { tagsJson: p.tagsJson, ts: p.ts.slice(lo, hi), values: p.values.slice(lo, hi) };
 }
 
