@@ -91,7 +91,7 @@ void test("Grafana's OpenTSDB requests, replayed against the service", async (t)
   let settings: OpenTsdbDatasource | undefined;
   await t.test("the provisioning files parse: type opentsdb, the service's URL, jsonData as the datasource reads it", () => {
     settings = openTsdbDatasource(compose);
-    assert.equal(settings.url, 'https://ingest:9464', 'compose: the ingest service, its HTTPS port');
+    assert.equal(settings.url, 'https://query:9464', 'compose: the query service (role query), its HTTPS port');
     assert.equal(settings.uid, OPENTSDB_DATASOURCE['uid'], 'the uid the stored-series dashboard uses');
     assert.equal(typeof settings.lookupLimit, 'number');
     assert.deepEqual(
@@ -100,7 +100,7 @@ void test("Grafana's OpenTSDB requests, replayed against the service", async (t)
       'the Prometheus datasource is kept',
     );
     const k8s = openTsdbDatasource(join(ROOT, 'deploy/grafana/k8s-datasources.yml'));
-    assert.equal(k8s.url, 'https://tsingest-metrics.tsingest.svc.cluster.local:9464');
+    assert.equal(k8s.url, 'https://tsingest-query.tsingest.svc.cluster.local:9464', 'Kubernetes: the query Service');
     assert.deepEqual({ ...k8s, url: '' }, { ...settings, url: '' }, 'Kubernetes: the same datasource');
   });
 
