@@ -252,6 +252,8 @@ export async function executeQuery(q: TsdbQuery, deps: ExecuteDeps): Promise<Sub
   const slices = new Slices({ signal: deps.signal });
   const matched: CatalogSeries[][] = [];
   for (const sub of q.queries) matched.push(await seriesOf(sub, deps, slices));
+  // lighter queries resume first at each pause (slices.ts): the weight is the series matched
+  slices.weight = matched.reduce((n, m) => n + m.length, 0);
   // what the downsamplers would emit, refused before anything is read
   checkEmitted(
     q,

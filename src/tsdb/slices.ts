@@ -5,6 +5,10 @@
 // millisecond (one reading of the clock) and, when it says so, `await pause()`. A pause checks the request's signal: a
 // query past its deadline stops at its next pause with the signal's reason, as its reads do.
 //
+// Lightest first: a pause resumes, at each turn of the event loop, the waiting request with the least
+// work (`weight`: the series it matched), so a one-id panel is not answered after every slice of the
+// site panels refreshed with it; the loop is still given back at every pause.
+//
 // Cooperative yielding rather than worker threads: the inputs (points read, catalog, caches) live on
 // the main thread and would be copied to a worker at a cost that itself holds the loop (a structured
 // clone of 2M points), the caches would be split per thread, and a worker pool adds a queue to size;
@@ -18,6 +22,8 @@ export const SLICE_MS = 20;
 
 export interface SlicesOptions {
   readonly sliceMs?: number;
+  /** how much work the request is (the series it matched); lighter ones resume first (default 0) */
+  readonly weight?: number;
   readonly signal?: AbortSignal | undefined;
   readonly now?: () => number;
   /** how a pause gives the event loop back (tests count pauses without waiting) */
@@ -31,12 +37,15 @@ export class Slices {
   readonly #yield: () => Promise<unknown>;
   #started: number;
   #pauses = 0;
+  /** how much work the request is: lighter ones resume first (lightestFirst) */
+  weight: number;
 
   constructor(options: SlicesOptions = {}) {
     this.#sliceMs = options.sliceMs ?? SLICE_MS;
     this.#signal = options.signal;
     this.#now = options.now ?? (() => performance.now());
-    this.#yield = options.yieldTurn ?? (() => nextTurn());
+    this.weight = options.weight ?? 0;
+    this.#yield = options.yieldTurn ?? (() => lightestFirst(this.weight));
     this.#started = this.#now();
   }
 
@@ -64,6 +73,33 @@ export class Slices {
   get pauses(): number {
     return this.#pauses;
   }
+}
+
+const waiting: { readonly weight: number; readonly resume: () => void }[] = [];
+let turnScheduled = false;
+
+/** One waiter resumed per turn of the event loop: the lightest (the earliest of equal weights). */
+function resumeLightest(): void {
+  turnScheduled = false;
+  let best = 0;
+  for (let i = 1; i < waiting.length; i++) if ((waiting[i] as { weight: number }).weight < (waiting[best] as { weight: number }).weight) best = i;
+  const [next] = waiting.splice(best, 1);
+  if (waiting.length > 0) {
+    turnScheduled = true;
+    void nextTurn().then(resumeLightest);
+  }
+  next?.resume();
+}
+
+/** Resolves at a later turn of the event loop, after every lighter waiter has had its turn. */
+export function lightestFirst(weight: number): Promise<void> {
+  return new Promise<void>((resume) => {
+    waiting.push({ weight, resume });
+    if (!turnScheduled) {
+      turnScheduled = true;
+      void nextTurn().then(resumeLightest);
+    }
+  });
 }
 
 /** Runs `step(i)` for i in [0, n), pausing when a slice is spent. */

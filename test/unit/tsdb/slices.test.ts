@@ -101,3 +101,28 @@ void test('catalog views after a change: rebuilt in slices by prepare(), the sam
   assert.equal(c.lookup('temp', [buildFilter('literal_or', 'id', 'late', false)]).total, 1);
   assert.equal(c.lookup('temp', [buildFilter('literal_or', 'id', 'late0', false)]).total, 1);
 });
+
+void test('lightest first: of the requests waiting at a pause, the one with the least work resumes first, one per turn of the event loop', async () => {
+  const order: string[] = [];
+  const run = async (name: string, weight: number, pauses: number): Promise<void> => {
+    const slices = new Slices({ sliceMs: 0, weight });
+    for (let i = 0; i < pauses; i++) {
+      await slices.pause();
+      order.push(name);
+    }
+  };
+  await Promise.all([run('heavy', 10_000, 3), run('light', 1, 3), run('middle', 500, 2)]);
+  assert.deepEqual(order, ['light', 'light', 'light', 'middle', 'middle', 'heavy', 'heavy', 'heavy']);
+  // an equal weight waits its turn: the earliest first
+  const fair: string[] = [];
+  await Promise.all(
+    ['a', 'b'].map(async (name) => {
+      const slices = new Slices({ sliceMs: 0, weight: 5 });
+      for (let i = 0; i < 2; i++) {
+        await slices.pause();
+        fair.push(name);
+      }
+    }),
+  );
+  assert.deepEqual(fair, ['a', 'b', 'a', 'b']);
+});
