@@ -1,12 +1,19 @@
-// npm test: typecheck, lint, the formatter's check (prettier), then every unit and integration test in one node:test run against a
-// real Kafka and HBase: the local Docker-free stack unless another is named (scripts/lib/stack/test-stack.ts).
-// npm run test:docker (`--docker`): the integration tests against containers of the project's images.
+// npm test: typecheck, lint, the formatter's check (prettier), then every unit and integration test against a real Kafka and
+// HBase: the local Docker-free stack unless another is named (scripts/lib/stack/test-stack.ts). The tests run in groups
+// (scripts/lib/test-run/groups.ts): unit files side by side, integration files side by side on the one stack, then the
+// files that kill, freeze or restart the stack's own processes one at a time; the run ends with every group's counts and
+// their total, and fails if any group failed.
+// npm run test:docker (`--docker`): the integration tests against containers of the project's images, in the same groups.
+// npm test -- <files or globs>: exactly those, in one node:test run, one file at a time.
 // Fails — never skips — when the stack cannot be brought up.
 import { spawn } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { globSync } from 'node:fs';
 import { acquireTestStack } from './lib/stack/test-stack.ts';
 import { ensureKerberosClient, ensureTools } from './lib/stack/ensure-tools.ts';
 import { projectRoot, stackEnv } from './lib/stack/config.ts';
+import { concurrencyFrom, explicitGroup, planGroups, type TestGroup } from './lib/test-run/groups.ts';
+import { passed, report, runGroup, type GroupResult } from './lib/test-run/run-group.ts';
 
 const log = (m: string): void => {
   process.stdout.write(`[test] ${m}\n`);
@@ -25,14 +32,30 @@ function step(name: string, cmd: string, args: string[], env: NodeJS.ProcessEnv 
   });
 }
 
+const glob = (pattern: string): string[] => globSync(pattern, { cwd: projectRoot }).sort();
+
 // `*.local.test.ts` tests start processes of their own against the local stack's ZooKeeper (a second
 // REST gateway, one with TLS or Kerberos), which the container stack does not publish. They run in
 // `npm test` (CI's first suite); the container suite names them instead of running them.
 function containerSuite(): string[] {
-  const all = globSync('test/integration/**/*.test.ts', { cwd: projectRoot }).sort();
+  const all = glob('test/integration/**/*.test.ts');
   const local = all.filter((f) => f.endsWith('.local.test.ts'));
   if (local.length > 0) log(`not in the container suite (they need the local stack's ZooKeeper; npm test runs them): ${local.join(', ')}`);
   return all.filter((f) => !f.endsWith('.local.test.ts'));
+}
+
+/** The groups of this run: the named files as given, or the whole suite (the container suite: integration files only). */
+function groupsOf(only: readonly string[], docker: boolean): TestGroup[] {
+  if (only.length > 0) return [explicitGroup(only)];
+  const env = process.env;
+  const concurrency = {
+    unit: concurrencyFrom(env['TSI_TEST_UNIT_CONCURRENCY'], Math.max(2, availableParallelism()), 'TSI_TEST_UNIT_CONCURRENCY'),
+    integration: concurrencyFrom(env['TSI_TEST_CONCURRENCY'], 3, 'TSI_TEST_CONCURRENCY'),
+  };
+  return planGroups(
+    { unit: docker ? [] : glob('test/unit/**/*.test.ts'), integration: docker ? containerSuite() : glob('test/integration/**/*.test.ts') },
+    concurrency,
+  );
 }
 
 async function main(): Promise<number> {
@@ -44,6 +67,7 @@ async function main(): Promise<number> {
     if ((await step('lint', process.execPath, ['node_modules/eslint/bin/eslint.js', '--max-warnings=0', '.'])) !== 0) return 1;
     if ((await step('format', process.execPath, ['node_modules/prettier/bin/prettier.cjs', '--check', '.'])) !== 0) return 1;
   }
+  const groups = groupsOf(only, docker);
   ensureTools(log); // promtool + prometheus (deploy/prometheus tests, dashboard test), nginx, a KDC, …
   ensureKerberosClient(log); // the optional `kerberos` package, when npm ci had no libkrb5-dev to build it
   const t0 = Date.now();
@@ -55,8 +79,14 @@ async function main(): Promise<number> {
       ...stackEnv(stack),
       ...stack.env,
     };
-    const files = only.length > 0 ? only : docker ? containerSuite() : ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts'];
-    return await step('tests', process.execPath, ['--test', '--test-reporter=spec', '--test-timeout=600000', '--test-concurrency=1', ...files], env);
+    const results: GroupResult[] = [];
+    for (const group of groups) {
+      const r = await runGroup(group, { cwd: projectRoot, env, log });
+      results.push(r);
+      if (!passed(r)) log(`group ${group.name} FAILED (exit ${r.code}); the other groups still run`);
+    }
+    for (const line of report(results)) log(line);
+    return results.every(passed) ? 0 : 1;
   } finally {
     await stack.release();
   }

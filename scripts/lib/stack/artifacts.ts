@@ -27,6 +27,11 @@ export async function resolveJars(cacheDir: string, name: 'hbase' | 'kafka' | 'o
     what: `mvn dependency:copy-dependencies for ${name}`,
   });
   writeFileSync(join(tmp, '.complete'), new Date().toISOString());
+  // Another process (a test file running beside this one) may have finished first and be using its copy.
+  if (existsSync(join(target, '.complete'))) {
+    rmSync(tmp, { recursive: true, force: true });
+    return target;
+  }
   rmSync(target, { recursive: true, force: true });
   renameSync(tmp, target);
   return target;
