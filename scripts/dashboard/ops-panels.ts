@@ -265,9 +265,10 @@ const rollups: Section = {
       6,
       8,
       timeSeries({
-        title: 'Rollup windows /s',
-        description: 'Windows recomputed and written per second, per window size (tsingest_rollup_windows_total).',
-        targets: [{ expr: `sum by (window) (${rate('tsingest_rollup_windows_total', JOB)})`, legendFormat: '{{window}}' }],
+        title: 'Rollup windows written /s',
+        description:
+          'Windows recomputed with a summary row written, per second and window size (tsingest_rollup_windows_written_total); a window without data writes none and is not counted.',
+        targets: [{ expr: `sum by (window) (${rate('tsingest_rollup_windows_written_total', JOB)})`, legendFormat: '{{window}}' }],
         unit: 'suffix: windows/s',
         min: 0,
       }),

@@ -3,7 +3,8 @@ import { pino } from 'pino';
 import { encodeId } from '../keys/index.ts';
 import { runBackfill, type BackfillResult } from '../rollup/backfill.ts';
 import { backfillCheckpointFile } from '../rollup/checkpoint.ts';
-import { RollupJob, formatRunReport, mergeReports } from '../rollup/job.ts';
+import { RollupJob } from '../rollup/job.ts';
+import { formatRunReport, mergeReports } from '../rollup/run-report.ts';
 import { quietRollupMeters } from '../rollup/meters.ts';
 import { ProgressReporter } from '../rollup/progress.ts';
 import { rollupSettings } from '../rollup/settings.ts';
@@ -89,7 +90,7 @@ async function rollupRun(cfg: Config): Promise<number> {
       seen = owners.generation;
       report = mergeReports(report, await job.run(signal));
     }
-    out(`${formatRunReport(report)}, buckets ${report.buckets} of ${keyspace.buckets} (rollup.owners.mode ${cfg.rollup.owners.mode})`);
+    out(`${formatRunReport(report)}; rollup.owners.mode ${cfg.rollup.owners.mode}`);
     return report.ok ? 0 : 1;
   } finally {
     release();

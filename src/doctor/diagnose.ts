@@ -4,6 +4,7 @@ import { sortFindings, type Finding } from './finding.ts';
 import { familyFindings } from './rules/families.ts';
 import { keyspaceFindings } from './rules/keyspace.ts';
 import { serverFindings, tableRegionFindings } from './rules/regions.ts';
+import { retentionFindings } from './rules/retention.ts';
 import { sampleFindings } from './rules/sample.ts';
 import { spreadFindings } from './rules/spread.ts';
 import { codecProbeFindings, storageFindings } from './rules/storage.ts';
@@ -21,5 +22,5 @@ export function diagnose(facts: ClusterFacts): Finding[] {
     ...sampleFindings(t),
   ]);
   const perServer = facts.servers.flatMap((s) => serverFindings(s, facts));
-  return sortFindings([...perTable, ...perServer, ...codecProbeFindings(facts)]);
+  return sortFindings([...perTable, ...perServer, ...retentionFindings(facts), ...codecProbeFindings(facts)]);
 }

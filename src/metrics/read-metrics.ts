@@ -8,8 +8,9 @@ import { ROLLUP_ERROR_STAGES } from '../rollup/meters.ts';
 export const READ_METRIC_NAMES = {
   rollupPendingMarkers: 'tsingest_rollup_pending_markers',
   rollupLag: 'tsingest_rollup_lag_seconds',
-  rollupWindows: 'tsingest_rollup_windows_total',
-  rollupSuperseded: 'tsingest_rollup_markers_superseded_total',
+  rollupWindowsWritten: 'tsingest_rollup_windows_written_total',
+  rollupMarkersRemarked: 'tsingest_rollup_markers_remarked_total',
+  rollupBucketsWorked: 'tsingest_rollup_buckets_worked',
   rollupRuns: 'tsingest_rollup_runs_total',
   rollupRunDuration: 'tsingest_rollup_run_duration_seconds',
   rollupErrors: 'tsingest_rollup_errors_total',
@@ -25,8 +26,12 @@ export interface ReadMetrics {
   readonly rollupPendingMarkers: Gauge<'window'>;
   /** now − end of the oldest closed window still marked (0 when none), per window size */
   readonly rollupLag: Gauge<'window'>;
-  readonly rollupWindows: Counter<'window'>;
-  readonly rollupSuperseded: Counter<'window'>;
+  /** windows a summary row was written for, per window size */
+  readonly rollupWindowsWritten: Counter<'window'>;
+  /** marked windows recomputed whose marker row was re-marked after the read: left for the next run */
+  readonly rollupMarkersRemarked: Counter<'window'>;
+  /** salt buckets the last run worked on */
+  readonly rollupBucketsWorked: Gauge;
   readonly rollupRuns: Counter<'outcome'>;
   readonly rollupRunDuration: Histogram;
   readonly rollupErrors: Counter<'stage'>;
@@ -54,16 +59,21 @@ export function createReadMetrics(registry: Registry, windows: readonly string[]
       labelNames: ['window'] as const,
       registers,
     }),
-    rollupWindows: new Counter({
-      name: READ_METRIC_NAMES.rollupWindows,
-      help: 'Rollup windows recomputed and written, per window size',
+    rollupWindowsWritten: new Counter({
+      name: READ_METRIC_NAMES.rollupWindowsWritten,
+      help: 'Rollup windows recomputed with a summary row written (a window without data writes none), per window size',
       labelNames: ['window'] as const,
       registers,
     }),
-    rollupSuperseded: new Counter({
-      name: READ_METRIC_NAMES.rollupSuperseded,
-      help: 'Markers left in place because ingest re-marked the window during its recompute (recomputed next run)',
+    rollupMarkersRemarked: new Counter({
+      name: READ_METRIC_NAMES.rollupMarkersRemarked,
+      help: 'Marked windows recomputed whose marker row was found re-marked when the run went to delete it (marked again after the run read it; with several runners, also a row another runner removed first): the row stays and the next run recomputes them',
       labelNames: ['window'] as const,
+      registers,
+    }),
+    rollupBucketsWorked: new Gauge({
+      name: READ_METRIC_NAMES.rollupBucketsWorked,
+      help: 'Salt buckets the last rollup run of this instance worked on (those it owned at the start of the run)',
       registers,
     }),
     rollupRuns: new Counter({
@@ -115,8 +125,8 @@ export function createReadMetrics(registry: Registry, windows: readonly string[]
   for (const outcome of ['ok', 'error']) m.rollupRuns.inc({ outcome }, 0);
   for (const stage of ROLLUP_ERROR_STAGES) m.rollupErrors.inc({ stage }, 0);
   for (const window of windows) {
-    m.rollupWindows.inc({ window }, 0);
-    m.rollupSuperseded.inc({ window }, 0);
+    m.rollupWindowsWritten.inc({ window }, 0);
+    m.rollupMarkersRemarked.inc({ window }, 0);
     m.rollupPendingMarkers.set({ window }, 0);
     m.rollupLag.set({ window }, 0);
   }

@@ -20,6 +20,7 @@ import type { BucketOwnership } from './ownership.ts';
 import { closedMarkerRange, lagSeconds, parseMarkerRow, type FoundMarker, type FoundMarkerRow } from './plan.ts';
 import { RollupStageError, removeMarkerRow, type RecomputeContext, type RecomputeOutcome } from './recompute.ts';
 import type { RollupSettings } from './settings.ts';
+import { bucketRuns, formatRunReport, type RunReport, type SizeReport } from './run-report.ts';
 import type { RollupStore } from './store.ts';
 import type { WindowSize } from './windows.ts';
 
@@ -37,35 +38,6 @@ interface RowWork {
   readonly taken: number;
   open: number;
   failed: boolean;
-}
-
-export interface SizeReport {
-  readonly window: string;
-  /** closed marked windows found (one per id cell of a marker row) */
-  pending: number;
-  /** of those, marked by ingest less than rollup.markerSettleMs ago: left for a later run */
-  settling: number;
-  /** summary rows written */
-  written: number;
-  /** windows without data (nothing written, marker removed) */
-  empty: number;
-  superseded: number;
-  errors: number;
-}
-
-export interface RunReport {
-  readonly startedAt: number;
-  readonly durationMs: number;
-  /** salt buckets this run owned (all of them without an ownership) */
-  readonly buckets: number;
-  readonly sizes: readonly SizeReport[];
-  readonly written: number;
-  readonly superseded: number;
-  readonly errors: number;
-  /** stopped early by the AbortSignal (markers left for the next run) */
-  readonly aborted: boolean;
-  /** no errors and not aborted */
-  readonly ok: boolean;
 }
 
 export interface RollupJobOptions {
@@ -109,6 +81,7 @@ export class RollupJob {
     const { metrics, settings, log } = this.#o;
     const startedAt = this.#now();
     const buckets = this.#ownedBuckets();
+    metrics.rollupBucketsWorked.set(buckets.length);
     const stop = metrics.rollupRunDuration.startTimer();
     const lagKnown = await this.#measureLag(startedAt, buckets);
     const sizes: SizeReport[] = [];
@@ -117,23 +90,24 @@ export class RollupJob {
       sizes.push(await this.#runSize(w, buckets, lagKnown, signal));
     }
     stop();
-    const sum = (k: 'written' | 'superseded' | 'errors'): number => sizes.reduce((n, s) => n + s[k], 0);
+    const sum = (k: 'written' | 'remarked' | 'errors'): number => sizes.reduce((n, s) => n + s[k], 0);
     const errors = sum('errors') + (lagKnown.size < settings.windows.length ? 1 : 0);
     const aborted = signal?.aborted === true;
     const report: RunReport = {
       startedAt,
       durationMs: this.#now() - startedAt,
-      buckets: buckets.length,
+      buckets,
+      saltBuckets: settings.keyspace.allBuckets().length,
       sizes,
       written: sum('written'),
-      superseded: sum('superseded'),
+      remarked: sum('remarked'),
       errors,
       aborted,
       ok: errors === 0 && !aborted,
     };
     metrics.rollupRuns.inc({ outcome: errors === 0 ? 'ok' : 'error' });
-    const level = errors > 0 ? 'warn' : report.written + report.superseded > 0 ? 'info' : 'debug';
-    log[level]({ sizes, durationMs: report.durationMs, aborted }, 'rollup run finished');
+    const level = errors > 0 ? 'warn' : report.written + report.remarked > 0 ? 'info' : 'debug';
+    log[level]({ buckets: bucketRuns(buckets), sizes, durationMs: report.durationMs, aborted }, formatRunReport(report));
     return report;
   }
 
@@ -180,7 +154,7 @@ export class RollupJob {
   async #runSize(w: WindowSize, buckets: readonly number[], lagKnown: ReadonlySet<string>, signal: AbortSignal | undefined): Promise<SizeReport> {
     const { store, settings: s, metrics, log } = this.#o;
     const now = this.#now();
-    const rep: SizeReport = { window: w.name, pending: 0, settling: 0, written: 0, empty: 0, superseded: 0, errors: 0 };
+    const rep: SizeReport = { window: w.name, pending: 0, settling: 0, written: 0, empty: 0, remarked: 0, errors: 0 };
     let oldestLeft: number | undefined;
     const left = (start: number): void => {
       oldestLeft = Math.min(oldestLeft ?? Infinity, start);
@@ -294,7 +268,7 @@ export class RollupJob {
     return { row, upTo: settling === 0 ? row.newest : newestTaken, taken, open: taken, failed: false };
   }
 
-  /** Deletes a row whose windows are all done (checked: false = re-marked since the read, superseded). */
+  /** Deletes a row whose windows are all done (checked: false = re-marked since the read; its windows are counted re-marked and left for the next run). */
   async #remove(w: WindowSize, work: RowWork, rep: SizeReport, left: (start: number) => void): Promise<void> {
     const start = work.row.windows[0]?.parts.windowStart;
     const keep = (): void => {
@@ -307,8 +281,8 @@ export class RollupJob {
     try {
       const deleted = await this.#limiter.run(() => removeMarkerRow(this.#ctx, work.row, work.upTo));
       if (deleted) return;
-      rep.superseded += work.taken;
-      this.#o.metrics.rollupSuperseded.inc({ window: w.name }, work.taken);
+      rep.remarked += work.taken;
+      this.#o.metrics.rollupMarkersRemarked.inc({ window: w.name }, work.taken);
       keep();
     } catch (err) {
       rep.errors++;
@@ -328,47 +302,9 @@ export class RollupJob {
     }
     if (out.written) {
       rep.written++;
-      metrics.rollupWindows.inc({ window: w.name });
+      metrics.rollupWindowsWritten.inc({ window: w.name });
     } else {
       rep.empty++;
     }
   }
-}
-
-/** Two runs of one runner as one (`tsingest rollup run` over a changed assignment): counts added, buckets of the last. */
-export function mergeReports(a: RunReport, b: RunReport): RunReport {
-  const sizes = b.sizes.map((s) => {
-    const p = a.sizes.find((x) => x.window === s.window);
-    return p === undefined
-      ? s
-      : {
-          window: s.window,
-          pending: p.pending + s.pending,
-          settling: s.settling,
-          written: p.written + s.written,
-          empty: p.empty + s.empty,
-          superseded: p.superseded + s.superseded,
-          errors: p.errors + s.errors,
-        };
-  });
-  const errors = a.errors + b.errors;
-  return {
-    startedAt: a.startedAt,
-    durationMs: b.startedAt + b.durationMs - a.startedAt,
-    buckets: b.buckets,
-    sizes,
-    written: a.written + b.written,
-    superseded: a.superseded + b.superseded,
-    errors,
-    aborted: b.aborted,
-    ok: errors === 0 && !b.aborted,
-  };
-}
-
-/** One line for logs and `tsingest rollup run`. */
-export function formatRunReport(r: RunReport): string {
-  const per = r.sizes.map((s) => `${s.window} ${s.written}`).join(', ');
-  const found = r.sizes.reduce((n, s) => n + s.pending, 0);
-  const settling = r.sizes.reduce((n, s) => n + s.settling, 0);
-  return `rollup run: windows written ${r.written}${per === '' ? '' : ` (${per})`}, superseded ${r.superseded}, errors ${r.errors}, markers found ${found}${settling > 0 ? ` (${settling} left to settle, rollup.markerSettleMs)` : ''}, duration ${(r.durationMs / 1000).toFixed(2)}s${r.aborted ? ', stopped early' : ''}`;
 }

@@ -20,6 +20,11 @@ export interface LabelledCounter<L extends string> {
   inc(labels: Labels<L>, value?: number): void;
 }
 
+/** A gauge without labels. */
+export interface PlainGauge {
+  set(value: number): void;
+}
+
 export interface DurationTimer {
   /** Starts timing; the returned function ends it. */
   startTimer(): () => unknown;
@@ -27,14 +32,16 @@ export interface DurationTimer {
 
 /**
  * By kind of meter: per window size, the closed windows still marked as the last run saw them
- * (pending) and the seconds since the end of the oldest of them (lag, 0 when none); windows written
- * and markers left for the next run (superseded); runs by outcome and their duration; errors by
- * stage; per salt bucket, 1 when this runner works on its markers (owned), and the lag of each owned
- * bucket at the start of a run.
+ * (pending) and the seconds since the end of the oldest of them (lag, 0 when none); the windows a run
+ * wrote a summary for (windows written) and the marked windows whose marker row it found re-marked at
+ * the delete, left for the next run (markers re-marked); the salt buckets the last run worked on;
+ * runs by outcome and their duration; errors by stage; per salt bucket, 1 when this runner works on
+ * its markers (owned), and the lag of each owned bucket at the start of a run.
  */
 export type RollupMeters = Readonly<
   Record<'rollupPendingMarkers' | 'rollupLag', LabelledGauge<'window'>> &
-    Record<'rollupWindows' | 'rollupSuperseded', LabelledCounter<'window'>> &
+    Record<'rollupWindowsWritten' | 'rollupMarkersRemarked', LabelledCounter<'window'>> &
+    Record<'rollupBucketsWorked', PlainGauge> &
     Record<'rollupRuns', LabelledCounter<'outcome'>> &
     Record<'rollupRunDuration', DurationTimer> &
     Record<'rollupErrors', LabelledCounter<'stage'>> &
@@ -49,8 +56,9 @@ export function quietRollupMeters(): RollupMeters {
   return {
     rollupPendingMarkers: gauge,
     rollupLag: gauge,
-    rollupWindows: counter,
-    rollupSuperseded: counter,
+    rollupWindowsWritten: counter,
+    rollupMarkersRemarked: counter,
+    rollupBucketsWorked: { set: (): void => undefined },
     rollupRuns: counter,
     rollupRunDuration: { startTimer: () => () => undefined },
     rollupErrors: counter,

@@ -119,8 +119,8 @@ export async function recomputeWindow(ctx: RecomputeContext, m: FoundMarker): Pr
  * Removes a marker row as read, once every window it marks was recomputed: check-and-delete that
  * checks the cell `row.check` names (a marker row's version, rewritten by every put; a per-id
  * marker's unique value) and deletes the family up to `upTo`, so older versions still kept until a
- * flush or compaction cannot resurface. False = superseded: the row was re-marked since it was read
- * (or another runner removed it first); it stays for the next run.
+ * flush or compaction cannot resurface. False = found re-marked: the row was re-marked since it was
+ * read (or another runner removed it first); it stays for the next run.
  */
 export function removeMarkerRow(ctx: RecomputeContext, row: FoundMarkerRow, upTo: number): Promise<boolean> {
   const s = ctx.settings;

@@ -3,6 +3,25 @@
 // its point blocks' family) and the secondary index (`index`).
 import { z } from 'zod';
 
+/**
+ * The longest TTL a column family can have: HBase keeps it as a Java int of seconds, and the int's
+ * largest value, 2147483647, is HConstants.FOREVER (the admin tool reads it back as FOREVER). A
+ * number here is always a real TTL; null is forever.
+ */
+export const HBASE_MAX_TTL_SECONDS = 2_147_483_646;
+
+/** A family's TTL in seconds, 1 to HBASE_MAX_TTL_SECONDS, or null for forever. */
+const ttlSeconds = () =>
+  z
+    .number()
+    .int()
+    .min(1)
+    .max(
+      HBASE_MAX_TTL_SECONDS,
+      `at most ${HBASE_MAX_TTL_SECONDS} s (about 68 years): HBase keeps a TTL as a 32-bit count of seconds and reads 2147483647 as FOREVER; null is forever`,
+    )
+    .nullable();
+
 const tableFields = (defaultName: string) => ({
   name: z
     .string()
@@ -15,11 +34,7 @@ const tableFields = (defaultName: string) => ({
     .default('d')
     .describe('The one column family (1–4 characters)'),
   versions: z.number().int().min(1).max(10).default(1).describe('Cell versions kept (VERSIONS); replays rewrite the same cell, so 1 is enough'),
-  ttlSeconds: z
-    .number()
-    .int()
-    .positive()
-    .nullable()
+  ttlSeconds: ttlSeconds()
     .default(null)
     .describe(
       "Time to live of cells in seconds, counted from the cell timestamp: the event ts in the data and index tables, the writer's clock in the meta table (null: forever)",
@@ -42,17 +57,13 @@ const rollupTableSchema = (defaultName: string, description: string) =>
   z
     .object({
       ...tableFields(defaultName),
-      ttlSeconds: z
-        .number()
-        .int()
-        .positive()
-        .nullable()
+      ttlSeconds: ttlSeconds()
         .default(null)
         .describe(
           "Default time to live (s) of the summaries of every window size not in ttlByWindow, and of the marker family (tables.rollup.family, which also keeps summaries written before the per-size families); counted from the summary's cell timestamp, the time the rollup job wrote it, at or after the window closed (null: forever)",
         ),
       ttlByWindow: z
-        .record(z.string(), z.number().int().positive().nullable())
+        .record(z.string(), ttlSeconds())
         .default({})
         .describe(
           'Time to live (s) of one window size\'s summaries, by window as in rollup.windows, e.g. {"1h": 31536000, "1d": null} (null: forever); each size has its own family r<size> (r1h, r1d); a window not listed takes ttlSeconds',

@@ -87,7 +87,10 @@ void test('SIGKILL of `tsingest rollup run` mid-run, rerun → summaries of an u
   const second = cli(r, ['run']);
   const exit = await second.exited;
   assert.equal(exit.code, 0, second.output());
-  assert.match(second.output(), /rollup run: windows written \d+ \(1m \d+, 1h \d+, 1d \d+\), superseded \d+, errors 0/);
+  assert.match(
+    second.output(),
+    /rollup run: buckets worked \d+ of \d+ \([\d -]+\), marked windows found \d+, windows written \d+ \(1m \d+, 1h \d+, 1d \d+\), windows without data \d+, markers found re-marked \d+.*, errors 0/,
+  );
   const after = await readRollupTable(r);
   assert.deepEqual(after.markers, [], 'no marker of a closed window remains');
   assert.deepEqual(sorted(after.summaries), sorted(bruteSummaries(evs, WINDOW_SECS)));

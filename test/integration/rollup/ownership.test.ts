@@ -29,7 +29,7 @@ const MIN = 60_000;
 interface Scrape {
   readonly owned: ReadonlySet<number>;
   readonly windows: number;
-  readonly superseded: number;
+  readonly remarked: number;
 }
 
 async function scrape(port: number): Promise<Scrape | null> {
@@ -37,7 +37,7 @@ async function scrape(port: number): Promise<Scrape | null> {
   if (text === null) return null;
   const samples = parseMetrics(text);
   const owned = new Set(samples.filter((s) => s.name === 'tsingest_rollup_bucket_owned' && s.value === 1).map((s) => Number(s.labels['bucket'])));
-  return { owned, windows: sumOf(samples, 'tsingest_rollup_windows_total'), superseded: sumOf(samples, 'tsingest_rollup_markers_superseded_total') };
+  return { owned, windows: sumOf(samples, 'tsingest_rollup_windows_written_total'), remarked: sumOf(samples, 'tsingest_rollup_markers_remarked_total') };
 }
 
 /** Each live instance's scrape, by name (throws when one does not answer). */
@@ -124,10 +124,10 @@ void test('rollup buckets shared by three instances through a Kafka group: a sha
       500,
     );
   };
-  const shares = (before: Map<string, Scrape>, after: Map<string, Scrape>): { windows: Map<string, number>; superseded: number } => {
+  const shares = (before: Map<string, Scrape>, after: Map<string, Scrape>): { windows: Map<string, number>; remarked: number } => {
     const windows = new Map([...after].map(([n, s]) => [n, s.windows - (before.get(n)?.windows ?? 0)]));
-    const superseded = [...after].reduce((x, [n, s]) => x + s.superseded - (before.get(n)?.superseded ?? 0), 0);
-    return { windows, superseded };
+    const remarked = [...after].reduce((x, [n, s]) => x + s.remarked - (before.get(n)?.remarked ?? 0), 0);
+    return { windows, remarked };
   };
   const line: string[] = [];
 
@@ -139,11 +139,11 @@ void test('rollup buckets shared by three instances through a Kafka group: a sha
     const before = await scrapeAll(inst);
     const expected = await produce(0);
     await settled('phase 1');
-    const { windows, superseded } = shares(before, await scrapeAll(inst));
+    const { windows, remarked } = shares(before, await scrapeAll(inst));
     const total = [...windows.values()].reduce((s, x) => s + x, 0);
-    line.push(`phase 1: windows ${[...windows].map(([n, w]) => `${n} ${w}`).join(', ')} of ${total} (${expected} distinct); superseded ${superseded}`);
+    line.push(`phase 1: windows ${[...windows].map(([n, w]) => `${n} ${w}`).join(', ')} of ${total} (${expected} distinct); remarked ${remarked}`);
     assert.equal(total, expected, 'every window computed once: the sum over instances = the distinct windows');
-    assert.equal(superseded, 0);
+    assert.equal(remarked, 0);
     for (const [n, w] of windows) assert.ok(w <= 0.4 * total, `${n} computed ${w} of ${total} (> 0.4)`);
   });
 
@@ -172,13 +172,13 @@ void test('rollup buckets shared by three instances through a Kafka group: a sha
     const before = await scrapeAll(inst);
     const expected = await produce(2);
     await settled('phase 3');
-    const { windows, superseded } = shares(before, await scrapeAll(inst));
+    const { windows, remarked } = shares(before, await scrapeAll(inst));
     const total = [...windows.values()].reduce((s, x) => s + x, 0);
     line.push(
-      `d joined: ${[...owners].map(([n, b]) => `${n}=[${b.join(',')}]`).join(' ')}; windows ${[...windows].map(([n, w]) => `${n} ${w}`).join(', ')} of ${total}; superseded ${superseded}`,
+      `d joined: ${[...owners].map(([n, b]) => `${n}=[${b.join(',')}]`).join(' ')}; windows ${[...windows].map(([n, w]) => `${n} ${w}`).join(', ')} of ${total}; remarked ${remarked}`,
     );
     assert.equal(total, expected);
-    assert.equal(superseded, 0);
+    assert.equal(remarked, 0);
     assert.ok((windows.get('d') ?? 0) > 0, 'd computed windows');
     for (const [n, w] of windows) assert.ok(w <= 0.4 * total, `${n} computed ${w} of ${total} (> 0.4)`);
   });

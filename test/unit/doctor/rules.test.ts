@@ -80,6 +80,47 @@ test("the rollup table's one family per window size (each with its own TTL) is i
   ]);
 });
 
+test('retention: a coarser size kept shorter than a finer one, and a size a coarser one is built from kept shorter than the raw points plus a coarser window', () => {
+  const fam = (name: string, ttl: string): ColumnFamilySchema => ({ name, attributes: { ...OUR_FAMILY.attributes, TTL: ttl } });
+  const rollup = (...families: ColumnFamilySchema[]): TableFacts =>
+    table({
+      name: 'tsrollup',
+      layout: { role: 'rollup', buckets: 16, saltFormat: 'binary' },
+      families: [fam('d', 'FOREVER'), ...families, fam('p', '2592000')],
+    });
+  const data = (ttl: string): TableFacts => table({ name: 'tsdata', families: [fam('d', ttl)] });
+  const DAYS = (n: number): string => `${n * 86_400} SECONDS (${n} DAYS)`;
+  // docs/RETENTION.md's example: raw 30 d, 1h a year, 1d for ever
+  assert.deepEqual(rules(cluster([data(DAYS(30)), rollup(fam('r1h', DAYS(365)), fam('r1d', 'FOREVER'))])), []);
+  // 1d kept a week while 1h is kept a year; 15m (from which 1h is built) kept 7 d < 30 d + 1 h
+  const got = diagnose(cluster([data(DAYS(30)), rollup(fam('r15m', DAYS(7)), fam('r1h', DAYS(365)), fam('r1d', DAYS(7)))]));
+  assert.deepEqual(
+    got.map((f) => `${f.severity} ${f.rule} ${f.subject}`),
+    ['warn retention.coarser-shorter table tsrollup family r1d', 'warn retention.source-shorter table tsrollup family r15m'],
+  );
+  const [order, source] = got;
+  assert.match(order?.measured ?? '', /r1d \(1d summaries\) kept 604800 s \(7 d\), the finer r1h \(1h summaries\) 31536000 s \(365 d\)/);
+  assert.match(order?.fix ?? '', /tables\.rollup\.ttlByWindow\.1d to at least 31536000 .*alter 'tsrollup', \{NAME => 'r1d', TTL => 31536000\}/);
+  assert.match(
+    source?.measured ?? '',
+    /r15m \(15m summaries, from which 1h is built\) kept 604800 s \(7 d\); raw points \(table tsdata\) kept 2592000 s \(30 d\)/,
+  );
+  assert.match(source?.threshold ?? '', /\(2595600 s\)/);
+  assert.match(source?.source ?? '', /docs\/RETENTION\.md/);
+  // raw points for ever: a size a coarser one is built from must be kept for ever too (r1h here, the issue's "r1h shorter than r1d")
+  assert.deepEqual(rules(cluster([data('FOREVER'), rollup(fam('r1h', DAYS(365)), fam('r1d', 'FOREVER'))])), [
+    'warn retention.source-shorter table tsrollup family r1h',
+  ]);
+  // without the data table in the run only the sizes are compared; 2147483647 is FOREVER
+  assert.deepEqual(rules(cluster([rollup(fam('r1h', DAYS(365)), fam('r1d', '2147483647'))])), []);
+  assert.deepEqual(rules(cluster([rollup(fam('r1h', 'FOREVER'), fam('r1d', DAYS(400)))])), ['warn retention.coarser-shorter table tsrollup family r1d']);
+  // the same families on a table without the rollup layout: not looked at
+  assert.deepEqual(
+    rules(cluster([table({ name: 'x', layout: undefined, regions: regionsFrom('x', []), families: [fam('r1h', 'FOREVER'), fam('r1d', '60')] })])),
+    [],
+  );
+});
+
 test('VERSIONS 5 on a service table, MIN_VERSIONS with a TTL, MIN_VERSIONS without one, MIN_VERSIONS ≥ VERSIONS', () => {
   const f = (name: string, a: Record<string, string>): ColumnFamilySchema => ({ name, attributes: { ...OUR_FAMILY.attributes, ...a } });
   assert.deepEqual(rules(cluster([table({ families: [f('d', { VERSIONS: '5' })] })])), ['warn versions.service-table table t family d']);

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { encodeMarkerKey, encodeRollupKey } from '../../../src/keys/index.ts';
-import { RollupJob, formatRunReport, type RunReport, type SizeReport } from '../../../src/rollup/job.ts';
+import { RollupJob } from '../../../src/rollup/job.ts';
+import { bucketRuns, formatRunReport, type RunReport, type SizeReport } from '../../../src/rollup/run-report.ts';
 import { VERSION_QUALIFIER, markerRow } from '../../../src/rollup/marker.ts';
 import { putRowOf } from '../../../src/rollup/fold.ts';
 import type { RollupStore } from '../../../src/rollup/store.ts';
@@ -56,11 +57,16 @@ void test('one run: finest windows from events, coarser from finer (cascade), ma
   assert.equal(size(report, 1).written, new Set(coarse).size, 'every touched hour re-marked by the cascade and rolled up in the same run');
   assert.equal(report.ok, true);
   assert.equal(report.errors, 0);
-  assert.equal(await metricValue(metrics.rollupWindows, { window: '1m' }), new Set(fine).size);
+  assert.equal(await metricValue(metrics.rollupWindowsWritten, { window: '1m' }), new Set(fine).size);
+  assert.equal(await metricValue(metrics.rollupMarkersRemarked, { window: '1m' }), 0);
+  assert.equal((await metrics.rollupBucketsWorked.get()).values[0]?.value, B, 'every bucket worked');
   assert.equal(await metricValue(metrics.rollupRuns, { outcome: 'ok' }), 1);
   assert.equal(await metricValue(metrics.rollupLag, { window: '1m' }), 0, 'caught up');
   assert.equal(await metricValue(metrics.rollupPendingMarkers, { window: '1m' }), marked);
-  assert.match(formatRunReport(report), /^rollup run: windows written \d+ \(1m \d+, 1h \d+\), superseded 0, errors 0, markers found \d+, duration/);
+  assert.equal(
+    formatRunReport({ ...report, durationMs: 1200 }),
+    `rollup run: buckets worked ${B} of ${B} (0-${B - 1}), marked windows found ${marked + size(report, 1).pending}, windows written ${report.written} (1m ${size(report, 0).written}, 1h ${size(report, 1).written}), windows without data 0, markers found re-marked 0, errors 0, duration 1.20s`,
+  );
   // Idempotent: a second run finds nothing, changes nothing.
   const before = sorted(summariesOfRows(store.rows(s.rollupTable)));
   const again = await j.run();
@@ -113,7 +119,7 @@ void test('open windows are left alone; lag and pending measure the closed backl
   assert.equal(got.has(`a|3600|${t0}|x`), false, 'the hour is still open: its cascade marker waits');
 });
 
-void test('a marker re-marked during the recompute is not deleted (superseded) and is redone next run', async () => {
+void test('a marker re-marked during the recompute is not deleted (counted as found re-marked) and is redone next run', async () => {
   const s = settings();
   const store = new FakeHBase();
   const t0 = DAY0 + 3 * HOUR;
@@ -144,15 +150,21 @@ void test('a marker re-marked during the recompute is not deleted (superseded) a
   };
   const { job: j, metrics } = job(racing, s);
   const one = await j.run();
-  assert.equal(size(one, 0).superseded, 1);
-  assert.equal(await metricValue(metrics.rollupSuperseded, { window: '1m' }), 1);
+  assert.equal(size(one, 0).remarked, 1);
+  assert.equal(size(one, 0).written, 1, 'the window was written once, not twice');
+  assert.equal(await metricValue(metrics.rollupMarkersRemarked, { window: '1m' }), 1);
+  assert.equal(await metricValue(metrics.rollupWindowsWritten, { window: '1m' }), 1);
+  assert.match(
+    formatRunReport(one),
+    /, windows written 2 \(1m 1, 1h 1\), windows without data 0, markers found re-marked 1 \(left for the next run\), errors 0,/,
+  );
   assert.deepEqual(
     markerRows(store, s).map((k) => k.toString('hex')),
     [encodeMarkerKey({ id: 'late', windowSec: 60, windowStart: t0 }, B).toString('hex')],
   );
   assert.equal(summariesOfRows(store.rows(s.rollupTable)).get(`late|60|${t0}|v`)?.count, 1, 'the first recompute missed the late event');
   const two = await j.run();
-  assert.equal(two.superseded, 0);
+  assert.equal(two.remarked, 0);
   assert.deepEqual(markerRows(store, s), []);
   assert.deepEqual(
     sorted(summariesOfRows(store.rows(s.rollupTable))),
@@ -280,4 +292,10 @@ void test('two runners at once give what one runner gives', async () => {
   assert.deepEqual(markerRows(b, s), []);
   // the version cell qualifier is reserved, never a metric nor an id
   assert.equal(VERSION_QUALIFIER[0], 0x00);
+});
+
+void test('bucketRuns: the buckets a run worked, as runs of consecutive numbers', () => {
+  assert.equal(bucketRuns([0, 1, 2, 3, 7, 9, 10]), '0-3 7 9-10');
+  assert.equal(bucketRuns([5]), '5');
+  assert.equal(bucketRuns([]), 'none');
 });

@@ -1,6 +1,6 @@
 // Marker rows (one per bucket and window, one cell per id, one version cell): how the job takes and
 // removes them. One check-and-delete per row; a re-mark of ANY id of the row during the run keeps
-// the whole row (superseded); settling ids stay while the others go; rows wider than a page; per-id
+// the whole row (found re-marked); settling ids stay while the others go; rows wider than a page; per-id
 // markers of earlier versions; a row holding only its version cell.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -47,7 +47,7 @@ void test('a row wider than a page is recomputed in chunks and removed by one ch
   assert.deepEqual(sorted(summariesOfRows(store.rows(s.rollupTable))), sorted(bruteSummaries(events, [60, 3600])));
 });
 
-void test('a re-mark of another id of the row during the run keeps the whole row (superseded); the next run redoes it', async () => {
+void test('a re-mark of another id of the row during the run keeps the whole row (found re-marked); the next run redoes it', async () => {
   const s = settings();
   const store = new FakeHBase();
   const [a, b] = idsOfBucket(2, 2) as [string, string];
@@ -75,7 +75,7 @@ void test('a re-mark of another id of the row during the run keeps the whole row
   };
   const one = await run(racing, s);
   assert.equal(raced, true);
-  assert.equal(one.sizes[0]?.superseded, 1, "a's window: its row was re-marked");
+  assert.equal(one.sizes[0]?.remarked, 1, "a's window: its row was re-marked");
   assert.equal(one.ok, true);
   assert.deepEqual(marksIn(store, s), [`${a}|60|${t0}`, `${b}|60|${t0}`], 'nothing marked is lost');
   const two = await run(store, s);

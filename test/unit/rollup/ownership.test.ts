@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { RollupJob, mergeReports } from '../../../src/rollup/job.ts';
+import { RollupJob } from '../../../src/rollup/job.ts';
+import { formatRunReport, mergeReports } from '../../../src/rollup/run-report.ts';
 import { bucketsOfPartitions, ownAll, type BucketOwnership } from '../../../src/rollup/ownership.ts';
 import { bruteSummaries, sorted, summariesOfRows } from './brute.ts';
 import { FakeHBase } from '../../support/fake-hbase.ts';
@@ -34,7 +35,9 @@ void test('two runners owning disjoint halves: each works only its buckets, toge
   const a = readMetrics(s);
   const ja = new RollupJob({ store, settings: s, metrics: a.metrics, log: silentLog, now: () => NOW, ownership: owning(0, 1) });
   const ra = await ja.run();
-  assert.equal(ra.buckets, 2);
+  assert.deepEqual(ra.buckets, [0, 1]);
+  assert.match(formatRunReport(ra), /^rollup run: buckets worked 2 of 4 \(0-1\), /);
+  assert.equal((await a.metrics.rollupBucketsWorked.get()).values[0]?.value, 2);
   assert.ok(ra.ok);
   assert.deepEqual(buckets(markerRows(store, s)), [2, 3], "the other half's markers are left to their owner");
   const owned = (await a.metrics.rollupBucketOwned.get()).values.map((v) => `${v.labels.bucket}=${v.value}`).sort();
@@ -51,10 +54,10 @@ void test('two runners owning disjoint halves: each works only its buckets, toge
   // the same data, one runner over every bucket: the same windows written, split between the two above
   const one = await marked();
   const r1 = await new RollupJob({ store: one.store, settings: one.s, metrics: readMetrics(one.s).metrics, log: silentLog, now: () => NOW }).run();
-  assert.equal(r1.buckets, B);
+  assert.equal(r1.buckets.length, B);
   assert.equal(ra.written + rb.written, r1.written, 'windows written: split, none twice');
   assert.ok(ra.written > 0 && rb.written > 0, `both did a share (${ra.written} + ${rb.written})`);
-  assert.equal(ra.superseded + rb.superseded, 0);
+  assert.equal(ra.remarked + rb.remarked, 0);
 });
 
 void test('a bucket taken away mid-run is left at the next page (its new owner finishes it), without an error', async () => {
@@ -72,15 +75,16 @@ void test('a bucket taken away mid-run is left at the next page (its new owner f
   assert.deepEqual(sorted(summariesOfRows(store.rows(s.rollupTable))), sorted(bruteSummaries(events, [60, 3600])));
 });
 
-void test('mergeReports: two runs of one runner as one: counts added per size, the buckets and outcome of the last', async () => {
+void test('mergeReports: two runs of one runner as one: counts added per size, the buckets of both, the outcome of the last', async () => {
   const { store, s } = await marked();
   const j = (o: BucketOwnership): RollupJob =>
     new RollupJob({ store, settings: s, metrics: readMetrics(s).metrics, log: silentLog, now: () => NOW, ownership: o });
-  const first = await j(owning(0)).run();
-  const second = await j(owning(1, 2, 3)).run();
+  const first = await j(owning(2)).run();
+  const second = await j(owning(0, 3)).run();
   const m = mergeReports(first, second);
   assert.equal(m.written, first.written + second.written);
-  assert.equal(m.buckets, 3);
+  assert.deepEqual(m.buckets, [0, 2, 3]);
+  assert.match(formatRunReport(m), /^rollup run: buckets worked 3 of 4 \(0 2-3\), /);
   assert.ok(m.ok);
   assert.deepEqual(
     m.sizes.map((x) => x.written),

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { RunReport } from '../../../src/rollup/job.ts';
+import type { RunReport } from '../../../src/rollup/run-report.ts';
 import { RollupScheduler } from '../../../src/rollup/scheduler.ts';
 import { ProgressReporter, etaMs, formatProgress, fractionDone, keyFraction, type BackfillProgress } from '../../../src/rollup/progress.ts';
 import { silentLog } from './job-fixture.ts';
@@ -9,10 +9,11 @@ import { silentLog } from './job-fixture.ts';
 const report = (aborted: boolean): RunReport => ({
   startedAt: 0,
   durationMs: 0,
-  buckets: 0,
+  buckets: [],
+  saltBuckets: 16,
   sizes: [],
   written: 0,
-  superseded: 0,
+  remarked: 0,
   errors: 0,
   aborted,
   ok: !aborted,

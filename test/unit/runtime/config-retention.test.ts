@@ -94,3 +94,19 @@ test('the points family is neither the marker family nor a window family', () =>
   assert.throws(() => loadConfig({ sets: ['tables.rollup.pointsFamily=d'] }), /tables\.rollup\.pointsFamily: "d" is the marker family/);
   assert.throws(() => loadConfig({ sets: ['tables.rollup.pointsFamily=r1h'] }), /tables\.rollup\.pointsFamily: "r1h"/);
 });
+
+test("every TTL is held to HBase's largest (a 32-bit count of seconds, 2147483647 being FOREVER); the error names the key", () => {
+  const refused = (set: string, key: string): void => {
+    assert.throws(
+      () => loadConfig({ sets: [set] }),
+      (e: unknown) => e instanceof ConfigError && new RegExp(`${key.replaceAll('.', '\\.')}: at most 2147483646 s .*null is forever`).test(e.message),
+      set,
+    );
+  };
+  for (const role of ['data', 'index', 'rollup', 'meta']) refused(`tables.${role}.ttlSeconds=3153600000`, `tables.${role}.ttlSeconds`);
+  refused('tables.rollup.ttlByWindow={"1d": 3153600000}', 'tables.rollup.ttlByWindow.1d');
+  refused('tables.data.ttlSeconds=2147483647', 'tables.data.ttlSeconds');
+  const longest = loadConfig({ sets: ['tables.data.ttlSeconds=2147483646', 'tables.rollup.ttlByWindow={"1d": 2147483646}'] });
+  assert.equal(longest.tables.data.ttlSeconds, 2_147_483_646);
+  assert.equal(windowRetention(longest).find((w) => w.window === '1d')?.ttlSeconds, 2_147_483_646);
+});
