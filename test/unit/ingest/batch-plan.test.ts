@@ -17,7 +17,7 @@ function failingKeyspace(fail: () => Error): Keyspace {
 }
 
 void test("the key layout's own KeyError dead-letters the event as key_invalid; the rest of the batch is planned", () => {
-  const keyspace = failingKeyspace(() => new KeyError('invalid_id', 'id must not contain a NUL (0x00) character'));
+  const keyspace = failingKeyspace(() => new KeyError('INVALID_ID', 'id must not contain a NUL (0x00) character'));
   const plan = planBatch([record(0, event(0)), record(1, event(1))], { ...SETTINGS, keyspace });
   assert.equal(plan.events.length, 0);
   assert.deepEqual(
