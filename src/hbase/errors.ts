@@ -16,6 +16,8 @@ export interface HBaseErrorInit {
   body?: string;
   table?: string;
   op?: string;
+  /** the wait the gateway asked for (Retry-After of a 429 or 503), in ms, uncapped */
+  retryAfterMs?: number | undefined;
   cause?: unknown;
 }
 
@@ -29,6 +31,8 @@ export class HBaseError extends ServiceError<HBaseErrorCode> {
   readonly body?: string;
   readonly table?: string;
   readonly op?: string;
+  /** the wait the gateway asked for (Retry-After of a 429 or 503), in ms, uncapped; the retry loop caps it */
+  readonly retryAfterMs?: number;
 
   constructor(init: HBaseErrorInit) {
     super({ code: init.code, message: init.message, retriable: init.retriable ?? DEFAULT_RETRIABLE.has(init.code), cause: init.cause });
@@ -36,6 +40,7 @@ export class HBaseError extends ServiceError<HBaseErrorCode> {
     if (init.body !== undefined) this.body = truncateBody(init.body);
     if (init.table !== undefined) this.table = init.table;
     if (init.op !== undefined) this.op = init.op;
+    if (init.retryAfterMs !== undefined) this.retryAfterMs = init.retryAfterMs;
   }
 }
 
@@ -186,6 +191,14 @@ export function isRetriable(err: unknown): boolean {
     if (code?.startsWith('UND_ERR_') === true && !PERMANENT_UNDICI_CODES.has(code)) return true;
   }
   return false;
+}
+
+/** The wait the first HBaseError along the cause chain was asked for (its Retry-After), in ms; undefined without one. */
+export function askedWaitMs(err: unknown): number | undefined {
+  for (const e of causeChain(err)) {
+    if (e instanceof HBaseError) return e.retryAfterMs;
+  }
+  return undefined;
 }
 
 export function isHBaseError(err: unknown, code?: HBaseErrorCode): err is HBaseError {

@@ -1,6 +1,7 @@
 // Internal: one HTTP exchange with the gateway → response or HBaseError, plus error context.
 import { KEY_ERROR_CODES, ServiceError } from '../errors.ts';
 import { HBaseError, classifyHttpStatus, classifyTransportError, type HBaseErrorCode } from './errors.ts';
+import { retryAfterOf } from './retry-after.ts';
 import type { HttpMethod, HttpResponse, HttpTransport } from './transport.ts';
 
 export interface CallSpec {
@@ -84,6 +85,7 @@ export class RestCaller {
       retriable,
       status: res.status,
       body: text,
+      retryAfterMs: retryAfterOf(res),
       message: `HTTP ${res.status} ${code}${snippet === '' ? '' : `: ${snippet}`}`,
     });
   }
@@ -104,6 +106,7 @@ export function withContext(err: unknown, op: string, table: string | undefined)
       ...(err.status === undefined ? {} : { status: err.status }),
       ...(err.body === undefined ? {} : { body: err.body }),
       ...(table === undefined ? {} : { table }),
+      retryAfterMs: err.retryAfterMs,
       op,
       message: `${where} failed: ${err.message}`,
       cause: err,
