@@ -28,72 +28,82 @@ export type ServiceErrorCode = (typeof SERVICE_ERROR_CODES)[number];
 
 /** HBaseError (src/hbase/errors.ts): the REST client's failures. */
 export const HBASE_ERROR_CODES = [
-  'BAD_REQUEST', // 400: malformed request / server-side RuntimeException
-  'UNAUTHORIZED', // 401: the gateway (or its proxy) refused the credentials
-  'FORBIDDEN', // 403: permissions, read-only gateway
-  'NOT_FOUND', // 404: row / scanner / column family not found
-  'TABLE_NOT_FOUND', // 404 whose body names TableNotFoundException
-  'TABLE_EXISTS', // createTable on an existing table (ifExists: 'error')
-  'SCANNER_GONE', // 410: the server dropped the scanner (e.g. table disabled)
-  'HTTP_4XX', // any other 4xx (405, 409, 415, ...)
-  'UNAVAILABLE', // 502/503/504, 429, 500 with retriable markers
-  'SERVER_ERROR', // other 5xx
-  'TIMEOUT', // the call's deadline expired (connect, headers or body)
-  'NETWORK', // socket-level failure (refused, reset, DNS, ...)
-  'PROTOCOL', // unexpected response shape / status
-  'CHECK_FAILED', // 304 from check=put/delete (the client API returns false instead)
-  'INVALID_ARGUMENT', // rejected client-side before sending
-  'CLOSED', // transport already closed
-  'GATEWAY_LOST', // the one gateway holding a session's state (a REST scanner) failed: start over
+  'HBASE_BAD_REQUEST', // 400: malformed request / server-side RuntimeException
+  'HBASE_UNAUTHORIZED', // 401: the gateway (or its proxy) refused the credentials
+  'HBASE_FORBIDDEN', // 403: permissions, read-only gateway
+  'HBASE_NOT_FOUND', // 404: row / scanner / column family not found
+  'HBASE_TABLE_NOT_FOUND', // 404 whose body names TableNotFoundException
+  'HBASE_TABLE_EXISTS', // createTable on an existing table (ifExists: 'error')
+  'HBASE_SCANNER_GONE', // 410: the server dropped the scanner (e.g. table disabled)
+  'HBASE_HTTP_4XX', // any other 4xx (405, 409, 415, ...)
+  'HBASE_UNAVAILABLE', // 502/503/504, 429, 500 with retriable markers
+  'HBASE_SERVER_ERROR', // other 5xx
+  'HBASE_TIMEOUT', // the call's deadline expired (connect, headers or body)
+  'HBASE_NETWORK', // socket-level failure (refused, reset, DNS, ...)
+  'HBASE_PROTOCOL', // unexpected response shape / status
+  'HBASE_CHECK_FAILED', // 304 from check=put/delete (the client API returns false instead)
+  'HBASE_INVALID_ARGUMENT', // rejected client-side before sending
+  'HBASE_CLOSED', // transport already closed
+  'HBASE_GATEWAY_LOST', // the one gateway holding a session's state (a REST scanner) failed: start over
 ] as const;
 
-/** TableAdminError (src/admin/table-admin-port.ts): the Java admin tool's codes plus the adapter's own. */
+/**
+ * TableAdminError (src/admin/table-admin-port.ts): the Java admin tool's codes, prefixed ADMIN_ at the
+ * adapter (the tool answers `TIMEOUT`, we raise `ADMIN_TIMEOUT`), plus the adapter's own.
+ */
 export const TABLE_ADMIN_ERROR_CODES = [
-  'BAD_REQUEST', // the request was invalid (names the field)
-  'TABLE_NOT_FOUND',
-  'UNSUPPORTED_COMPRESSION', // the codec is not usable on this cluster; the caller picks a fallback
-  'IMMUTABLE_ATTR_CONFLICT', // e.g. tsingest.salt.buckets differs on an existing table
-  'SPLIT_FAILED',
-  'TIMEOUT',
-  'UNAVAILABLE', // HBase / ZooKeeper not reachable
-  'HBASE_ERROR', // any other error HBase reported
-  'INTERNAL', // the tool failed unexpectedly
-  'PROTOCOL', // the tool's output was not one valid JSON response
-  'SPAWN_FAILED', // the tool could not be started
+  'ADMIN_BAD_REQUEST', // the request was invalid (names the field)
+  'ADMIN_TABLE_NOT_FOUND',
+  'ADMIN_UNSUPPORTED_COMPRESSION', // the codec is not usable on this cluster; the caller picks a fallback
+  'ADMIN_IMMUTABLE_ATTR_CONFLICT', // e.g. tsingest.salt.buckets differs on an existing table
+  'ADMIN_SPLIT_FAILED',
+  'ADMIN_TIMEOUT',
+  'ADMIN_UNAVAILABLE', // HBase / ZooKeeper not reachable
+  'ADMIN_HBASE_ERROR', // any other error HBase reported
+  'ADMIN_INTERNAL', // the tool failed unexpectedly
+  'ADMIN_PROTOCOL', // the tool's output was not one valid JSON response
+  'ADMIN_SPAWN_FAILED', // the tool could not be started
 ] as const;
 
 /** CheckpointError (src/walk/checkpoint.ts): a checkpoint that cannot be used. */
 export const CHECKPOINT_ERROR_CODES = [
-  'unreadable', // the file exists but cannot be read
-  'not_json',
-  'invalid', // JSON, but not a checkpoint of this tool (the fields at fault are named)
-  'other_run', // a checkpoint of a run with other parameters
+  'CHECKPOINT_UNREADABLE', // the file exists but cannot be read
+  'CHECKPOINT_NOT_JSON',
+  'CHECKPOINT_INVALID', // JSON, but not a checkpoint of this tool (the fields at fault are named)
+  'CHECKPOINT_OTHER_RUN', // a checkpoint of a run with other parameters
 ] as const;
 
 /** LifecycleError (src/runtime/lifecycle.ts). */
-export const LIFECYCLE_ERROR_CODES = ['illegal_transition'] as const;
+export const LIFECYCLE_ERROR_CODES = ['ILLEGAL_TRANSITION'] as const;
 
-/** QueryError (src/query/query-error.ts): the read side's bad input, HTTP 400 or 404. */
-export const QUERY_ERROR_CODES = ['bad_parameter', 'bad_cursor', 'unknown_index', 'unknown_window', 'unknown_parameter'] as const;
+/**
+ * QueryError (src/query/query-error.ts): the read side's bad input, HTTP 400 or 404. The read API's
+ * JSON body spells the code in lower case (`{"error":"bad_parameter",…}`, README).
+ */
+export const QUERY_ERROR_CODES = ['BAD_PARAMETER', 'BAD_CURSOR', 'UNKNOWN_INDEX', 'UNKNOWN_WINDOW', 'UNKNOWN_PARAMETER'] as const;
 
 /** EventError (src/events/event-error.ts): bad event configuration, malformed stored cells. */
-export const EVENT_ERROR_CODES = ['invalid_limits', 'invalid_mapping', 'malformed_cell'] as const;
+export const EVENT_ERROR_CODES = ['INVALID_LIMITS', 'INVALID_MAPPING', 'MALFORMED_CELL'] as const;
 
 /** KeyError (src/keys/key-error.ts): an argument out of the key codecs' domain, malformed key bytes. */
 export const KEY_ERROR_CODES = [
-  'invalid_buckets',
-  'invalid_id',
-  'invalid_ts',
-  'invalid_range',
-  'invalid_index_part',
-  'invalid_regions',
-  'invalid_salt_mode',
-  'invalid_spread',
-  'invalid_window',
-  'malformed_key',
+  'INVALID_BUCKETS',
+  'INVALID_ID',
+  'INVALID_TS',
+  'INVALID_RANGE',
+  'INVALID_INDEX_PART',
+  'INVALID_REGIONS',
+  'INVALID_SALT_MODE',
+  'INVALID_SPREAD',
+  'INVALID_WINDOW',
+  'MALFORMED_KEY',
 ] as const;
 
-/** Every family of codes; a code may belong to more than one family (TIMEOUT: HBase and the admin tool). */
+/**
+ * Every family of codes. A code belongs to one family only and is UPPER_SNAKE (test/unit/errors/
+ * codes.test.ts), so a code alone says what failed: HBASE_TIMEOUT is the REST client's, ADMIN_TIMEOUT
+ * the admin tool's.
+ */
 export const ERROR_CODE_FAMILIES = {
   service: SERVICE_ERROR_CODES,
   hbase: HBASE_ERROR_CODES,
@@ -107,8 +117,8 @@ export const ERROR_CODE_FAMILIES = {
 export type ErrorCodeFamily = keyof typeof ERROR_CODE_FAMILIES;
 export type ErrorCode = (typeof ERROR_CODE_FAMILIES)[ErrorCodeFamily][number];
 
-/** The one closed list: every code any error of the project carries. */
-export const ERROR_CODES: readonly ErrorCode[] = [...new Set(Object.values(ERROR_CODE_FAMILIES).flat())];
+/** The one closed list: every code any error of the project carries, each once. */
+export const ERROR_CODES: readonly ErrorCode[] = Object.values(ERROR_CODE_FAMILIES).flat();
 
 export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && (ERROR_CODES as readonly string[]).includes(value);

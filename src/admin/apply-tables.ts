@@ -38,13 +38,13 @@ async function ensureWithCodec(admin: TableAdminPort, planned: PlannedTable, cod
       const result = await admin.ensureTable({ ...planned.request, familyAttrs: { ...planned.request.familyAttrs, COMPRESSION: codec } });
       return { result, codec };
     } catch (err) {
-      if (!(err instanceof TableAdminError && err.code === 'UNSUPPORTED_COMPRESSION')) throw err;
+      if (!(err instanceof TableAdminError && err.code === 'ADMIN_UNSUPPORTED_COMPRESSION')) throw err;
       last = err;
     }
   }
   throw last instanceof Error
     ? last
-    : new TableAdminError('UNSUPPORTED_COMPRESSION', `no usable compression codec for ${planned.request.table}`, { table: planned.request.table });
+    : new TableAdminError('ADMIN_UNSUPPORTED_COMPRESSION', `no usable compression codec for ${planned.request.table}`, { table: planned.request.table });
 }
 
 async function codecsFor(admin: TableAdminPort, t: TableConfig): Promise<readonly string[]> {

@@ -8,8 +8,8 @@
 import { spawn } from 'node:child_process';
 import { z } from 'zod';
 import type { CodecProbe, CodecProbePort } from './codec-probe-port.ts';
-import { TableAdminError, isTableAdminErrorCode } from './table-admin-port.ts';
-import type { EnsureTableRequest, EnsureTableResult, TableAdminErrorCode, TableAdminPort, TableDescription } from './table-admin-port.ts';
+import { TableAdminError, tableAdminErrorCodeOf } from './table-admin-port.ts';
+import type { EnsureTableRequest, EnsureTableResult, TableAdminPort, TableDescription } from './table-admin-port.ts';
 
 export interface JavaTableAdminOptions {
   /** argv prefix that runs the tool (no shell is involved). */
@@ -174,7 +174,7 @@ export class JavaTableAdmin implements TableAdminPort, CodecProbePort {
 
   async #call(op: string, table: string | undefined, fields: Record<string, unknown>): Promise<unknown> {
     const what = table === undefined ? op : `${op} on table '${table}'`;
-    // The tool's own deadline is shorter, so it normally answers TIMEOUT itself (and, behind
+    // The tool's own deadline is shorter, so it normally answers TIMEOUT itself (ADMIN_TIMEOUT here) (and, behind
     // `docker exec`, stops even though killing the docker CLI would not stop it).
     const toolTimeoutMs = this.#timeoutMs - Math.min(5_000, Math.floor(this.#timeoutMs / 4));
     const request = { op, ...(table === undefined ? {} : { table }), ...fields, ...this.#connection, timeoutMs: toolTimeoutMs };
@@ -196,9 +196,9 @@ export class JavaTableAdmin implements TableAdminPort, CodecProbePort {
     }
     const e = envelope.data;
     if (!e.ok) {
-      const code: TableAdminErrorCode = isTableAdminErrorCode(e.code) ? e.code : 'HBASE_ERROR';
+      const code = tableAdminErrorCodeOf(e.code);
       const message = `${what} failed (${e.code ?? 'no code'}): ${e.error ?? 'no message'}`;
-      throw new TableAdminError(code, code === 'INTERNAL' ? withTail(message, tail) : message, {
+      throw new TableAdminError(code, code === 'ADMIN_INTERNAL' ? withTail(message, tail) : message, {
         table: e.table ?? table,
         field: e.field ?? undefined,
         stderrTail: tail,
@@ -253,12 +253,14 @@ function runTool(
       child.kill('SIGKILL');
       const tail = stderrTail(stderr.toString('utf8'));
       finish(() => {
-        reject(new TableAdminError('TIMEOUT', withTail(`${what}: admin tool did not answer within ${timeoutMs} ms (killed)`, tail), { stderrTail: tail }));
+        reject(
+          new TableAdminError('ADMIN_TIMEOUT', withTail(`${what}: admin tool did not answer within ${timeoutMs} ms (killed)`, tail), { stderrTail: tail }),
+        );
       });
     }, timeoutMs);
     child.on('error', (cause) => {
       finish(() => {
-        reject(new TableAdminError('SPAWN_FAILED', `${what}: cannot run admin tool '${program}': ${cause.message}`, { cause }));
+        reject(new TableAdminError('ADMIN_SPAWN_FAILED', `${what}: cannot run admin tool '${program}': ${cause.message}`, { cause }));
       });
     });
     child.stdout.on('data', (chunk: Buffer) => {
@@ -266,7 +268,7 @@ function runTool(
       if (stdoutBytes > STDOUT_LIMIT_BYTES) {
         child.kill('SIGKILL');
         finish(() => {
-          reject(new TableAdminError('PROTOCOL', `${what}: admin tool wrote more than ${STDOUT_LIMIT_BYTES} bytes to stdout`));
+          reject(new TableAdminError('ADMIN_PROTOCOL', `${what}: admin tool wrote more than ${STDOUT_LIMIT_BYTES} bytes to stdout`));
         });
         return;
       }
@@ -317,5 +319,5 @@ function exitText(run: ToolRun): string {
 }
 
 function protocolError(message: string, table: string | undefined, tail: string, cause?: unknown): TableAdminError {
-  return new TableAdminError('PROTOCOL', withTail(message, tail), { table, stderrTail: tail, cause });
+  return new TableAdminError('ADMIN_PROTOCOL', withTail(message, tail), { table, stderrTail: tail, cause });
 }

@@ -10,21 +10,23 @@ import { ServiceError, TABLE_ADMIN_ERROR_CODES } from '../errors.ts';
 export type TableAdminErrorCode = (typeof TABLE_ADMIN_ERROR_CODES)[number];
 
 const RETRIABLE: Readonly<Record<TableAdminErrorCode, boolean>> = {
-  BAD_REQUEST: false,
-  TABLE_NOT_FOUND: false,
-  UNSUPPORTED_COMPRESSION: false,
-  IMMUTABLE_ATTR_CONFLICT: false,
-  SPLIT_FAILED: false,
-  TIMEOUT: true,
-  UNAVAILABLE: true,
-  HBASE_ERROR: false,
-  INTERNAL: false,
-  PROTOCOL: false,
-  SPAWN_FAILED: false,
+  ADMIN_BAD_REQUEST: false,
+  ADMIN_TABLE_NOT_FOUND: false,
+  ADMIN_UNSUPPORTED_COMPRESSION: false,
+  ADMIN_IMMUTABLE_ATTR_CONFLICT: false,
+  ADMIN_SPLIT_FAILED: false,
+  ADMIN_TIMEOUT: true,
+  ADMIN_UNAVAILABLE: true,
+  ADMIN_HBASE_ERROR: false,
+  ADMIN_INTERNAL: false,
+  ADMIN_PROTOCOL: false,
+  ADMIN_SPAWN_FAILED: false,
 };
 
-export function isTableAdminErrorCode(value: unknown): value is TableAdminErrorCode {
-  return typeof value === 'string' && (TABLE_ADMIN_ERROR_CODES as readonly string[]).includes(value);
+/** Our code for a code the admin tool answers with (`TIMEOUT` → `ADMIN_TIMEOUT`); an unknown one is ADMIN_HBASE_ERROR. */
+export function tableAdminErrorCodeOf(toolCode: unknown): TableAdminErrorCode {
+  const code = `ADMIN_${String(toolCode)}`;
+  return (TABLE_ADMIN_ERROR_CODES as readonly string[]).includes(code) ? (code as TableAdminErrorCode) : 'ADMIN_HBASE_ERROR';
 }
 
 export interface TableAdminErrorDetails {
@@ -59,7 +61,7 @@ export interface FamilyAttrs {
   /** Seconds, counted from the cell timestamp; 'FOREVER' for none. */
   readonly TTL?: number | 'FOREVER';
   readonly BLOOMFILTER?: BloomFilterType;
-  /** NONE, GZ, SNAPPY, LZ4, ZSTD, …; fails with UNSUPPORTED_COMPRESSION if the cluster lacks it. */
+  /** NONE, GZ, SNAPPY, LZ4, ZSTD, …; fails with ADMIN_UNSUPPORTED_COMPRESSION if the cluster lacks it. */
   readonly COMPRESSION?: string;
   /** NONE, PREFIX, DIFF, FAST_DIFF, ROW_INDEX_V1. */
   readonly DATA_BLOCK_ENCODING?: string;
@@ -82,7 +84,7 @@ export interface EnsureTableRequest {
   readonly familyAttrs?: FamilyAttrs;
   /** Table metadata such as `tsingest.salt.buckets`, `tsingest.key.format`. */
   readonly tableAttrs?: Readonly<Record<string, string>>;
-  /** Keys of tableAttrs that must not change on an existing table (IMMUTABLE_ATTR_CONFLICT). */
+  /** Keys of tableAttrs that must not change on an existing table (ADMIN_IMMUTABLE_ATTR_CONFLICT). */
   readonly immutableTableAttrs?: readonly string[];
   /** Compute the diff against an existing table without applying it. */
   readonly dryRun?: boolean;

@@ -103,7 +103,7 @@ export async function runCatalogBackfill(o: CatalogBackfillOptions): Promise<Cat
     const d = identityDiff(saved.identity, identity);
     if (d !== undefined) {
       throw new CheckpointError(
-        'other_run',
+        'CHECKPOINT_OTHER_RUN',
         `--checkpoint ${cp.where} belongs to a catalog backfill with other parameters (${d.field}: checkpoint ${d.saved ?? 'absent'} ≠ now ${d.now ?? 'absent'}); use another file or remove it`,
       );
     }

@@ -93,7 +93,7 @@ export async function queryCommand(argv: readonly string[]): Promise<number> {
     let end: PageEnd;
     for (;;) {
       const r: IteratorResult<QueryItem, PageEnd> = await page.next().catch((err: unknown) => {
-        throw isHBaseError(err, 'TABLE_NOT_FOUND') || isHBaseError(err, 'NOT_FOUND')
+        throw isHBaseError(err, 'HBASE_TABLE_NOT_FOUND') || isHBaseError(err, 'HBASE_NOT_FOUND')
           ? rephrase(`${err.message} (do the tables exist? see \`tsingest tables check\`)`, err)
           : err;
       });

@@ -106,7 +106,7 @@ export function continueRun(saved: EraseCheckpoint | undefined, run: EraseRun, w
   const d = identityDiff(saved.run, run);
   if (d !== undefined) {
     throw new CheckpointError(
-      'other_run',
+      'CHECKPOINT_OTHER_RUN',
       `--checkpoint ${where} belongs to another delete (${d.field} is ${d.saved ?? 'absent'} there, ${d.now ?? 'absent'} now); use another file or remove it`,
     );
   }

@@ -41,7 +41,7 @@ export function encodeMetricValue(value: number): Buffer {
 
 export function decodeMetricValue(bytes: Uint8Array, qualifier = 'metric'): number {
   if (bytes.length !== METRIC_VALUE_BYTES) {
-    throw new EventError('malformed_cell', qualifier, `cell ${qualifier} is ${bytes.length} bytes, expected an 8-byte double`);
+    throw new EventError('MALFORMED_CELL', qualifier, `cell ${qualifier} is ${bytes.length} bytes, expected an 8-byte double`);
   }
   return (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)).readDoubleBE(0);
 }
@@ -81,14 +81,14 @@ export function decodeTags(bytes: Uint8Array): Readonly<Record<string, string>> 
   try {
     parsed = JSON.parse(strictUtf8.decode(bytes));
   } catch (cause) {
-    throw new EventError('malformed_cell', 'tags', 'tags cell is not UTF-8 JSON', { cause });
+    throw new EventError('MALFORMED_CELL', 'tags', 'tags cell is not UTF-8 JSON', { cause });
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new EventError('malformed_cell', 'tags', 'tags cell is not a JSON object');
+    throw new EventError('MALFORMED_CELL', 'tags', 'tags cell is not a JSON object');
   }
   const entries = Object.entries(parsed);
   for (const [key, value] of entries) {
-    if (typeof value !== 'string') throw new EventError('malformed_cell', 'tags', `tag ${key} is not a string`);
+    if (typeof value !== 'string') throw new EventError('MALFORMED_CELL', 'tags', `tag ${key} is not a string`);
   }
   return Object.freeze(Object.fromEntries(entries) as Record<string, string>);
 }
@@ -160,7 +160,7 @@ function metricName(qualifier: Buffer): string {
   try {
     name = strictUtf8.decode(qualifier);
   } catch (cause) {
-    throw new EventError('malformed_cell', qualifier.toString('hex'), 'metric qualifier is not valid UTF-8', { cause });
+    throw new EventError('MALFORMED_CELL', qualifier.toString('hex'), 'metric qualifier is not valid UTF-8', { cause });
   }
   if (names.size >= NAMES_KEPT) names.clear();
   names.set(key, name);

@@ -22,12 +22,12 @@ export function resolveFieldMapping(input: FieldMappingInput = {}): FieldMapping
   const out: Record<string, string> = { ...DEFAULT_FIELD_MAPPING };
   for (const [key, path] of Object.entries(input)) {
     if (!(EVENT_FIELDS as readonly string[]).includes(key)) {
-      throw new EventError('invalid_mapping', `mapping.${key}`, `mapping.${key} is not an event field (${EVENT_FIELDS.join(', ')})`);
+      throw new EventError('INVALID_MAPPING', `mapping.${key}`, `mapping.${key} is not an event field (${EVENT_FIELDS.join(', ')})`);
     }
     if (path === undefined) continue;
     if (typeof path !== 'string' || path.split('.').some((segment) => segment.length === 0)) {
       throw new EventError(
-        'invalid_mapping',
+        'INVALID_MAPPING',
         `mapping.${key}`,
         `mapping.${key} must be a non-empty dot-separated path without empty segments, got ${JSON.stringify(path)}`,
       );

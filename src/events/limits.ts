@@ -49,7 +49,7 @@ function isLimitKey(key: string): key is keyof EventLimits {
 }
 
 function invalid(field: string, message: string): EventError {
-  return new EventError('invalid_limits', `limits.${field}`, `limits.${field} ${message}`);
+  return new EventError('INVALID_LIMITS', `limits.${field}`, `limits.${field} ${message}`);
 }
 
 /** Defaults + overrides, validated; throws an EventError naming the offending `limits.<field>`. */

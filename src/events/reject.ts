@@ -30,7 +30,11 @@ export const REJECT_REASONS = [
   /** raw record or encoded tags cell larger than limits.maxCellBytes */
   'cell_too_large',
   // --- batch planning (src/ingest/batch-plan.ts) ---
-  /** the event parsed but a data or index rowkey could not be built from it (a guard: parsing already checks what the key codecs need) */
+  /**
+   * the event parsed but the key layout refused to build a data or index rowkey of it (its KeyError; a
+   * guard: parsing already checks what the key codecs need). Any other failure there is a bug and
+   * stops the unit for replay instead.
+   */
   'key_invalid',
   // --- writing (src/ingest/dual-writer.ts) ---
   /** HBase answered 400 for the row itself (found by bisecting the refused chunk) */

@@ -6,13 +6,13 @@ import type { RestCaller } from './rest-caller.ts';
 import type { CallOptions, ClusterStatus, Region, TableSchema, TableSchemaInput } from './types.ts';
 
 export interface CreateTableOptions extends CallOptions {
-  /** 'error' (default) → TABLE_EXISTS; 'skip' → resolve false; 'replace' → PUT the schema over
+  /** 'error' (default) → HBASE_TABLE_EXISTS; 'skip' → resolve false; 'replace' → PUT the schema over
    * the existing table (families not listed are DROPPED, the table is disabled meanwhile). */
   ifExists?: 'error' | 'skip' | 'replace';
 }
 
 export interface DeleteTableOptions extends CallOptions {
-  /** Resolve false instead of throwing TABLE_NOT_FOUND. */
+  /** Resolve false instead of throwing HBASE_TABLE_NOT_FOUND. */
   ignoreMissing?: boolean;
 }
 
@@ -25,7 +25,7 @@ export async function tableExists(caller: RestCaller, t: string, deadlineMs: Dea
 
 export async function getRegions(caller: RestCaller, t: string, deadlineMs: Deadline): Promise<Region[]> {
   const path = `${tablePath(t)}/regions`;
-  const res = await caller.call({ method: 'GET', path, deadlineMs, ok: [200], notFound: 'TABLE_NOT_FOUND' });
+  const res = await caller.call({ method: 'GET', path, deadlineMs, ok: [200], notFound: 'HBASE_TABLE_NOT_FOUND' });
   return decodeRegions(res.body);
 }
 
@@ -34,7 +34,7 @@ export async function createTable(caller: RestCaller, t: string, schema: TableSc
   const ifExists = opts.ifExists ?? 'error';
   const onExisting = (): boolean => {
     if (ifExists === 'error') {
-      throw new HBaseError({ code: 'TABLE_EXISTS', retriable: false, message: `table '${t}' already exists` });
+      throw new HBaseError({ code: 'HBASE_TABLE_EXISTS', retriable: false, message: `table '${t}' already exists` });
     }
     return false;
   };
@@ -58,7 +58,7 @@ export async function updateSchema(caller: RestCaller, t: string, schema: Omit<T
 
 export async function getSchema(caller: RestCaller, t: string, deadlineMs: Deadline): Promise<TableSchema> {
   const path = `${tablePath(t)}/schema`;
-  const res = await caller.call({ method: 'GET', path, deadlineMs, ok: [200], notFound: 'TABLE_NOT_FOUND' });
+  const res = await caller.call({ method: 'GET', path, deadlineMs, ok: [200], notFound: 'HBASE_TABLE_NOT_FOUND' });
   return decodeTableSchema(res.body);
 }
 
@@ -68,7 +68,7 @@ export async function deleteTable(caller: RestCaller, t: string, opts: DeleteTab
     path: `${tablePath(t)}/schema`,
     deadlineMs: opts.deadlineMs,
     ok: opts.ignoreMissing === true ? [200, 404] : [200],
-    notFound: 'TABLE_NOT_FOUND',
+    notFound: 'HBASE_TABLE_NOT_FOUND',
   });
   return res.status === 200;
 }

@@ -189,7 +189,7 @@ export class HBaseRestClient {
     return this.#run('deleteRow', table, async (t) => {
       const path = rowPath(t, row, { columns: opts.columns, timestamp: opts.timestamp });
       const call = { method: 'DELETE', path, deadlineMs: opts.deadlineMs, ok: [200] } as const;
-      await this.#caller.call({ ...call, notFound: 'TABLE_NOT_FOUND' });
+      await this.#caller.call({ ...call, notFound: 'HBASE_TABLE_NOT_FOUND' });
     });
   }
 

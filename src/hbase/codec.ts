@@ -9,10 +9,10 @@ const COLON = 0x3a;
 const B64_RE = /^[A-Za-z0-9+/]*={0,2}$/;
 
 export function protocolError(message: string, cause?: unknown): HBaseError {
-  return new HBaseError({ code: 'PROTOCOL', retriable: false, message, cause });
+  return new HBaseError({ code: 'HBASE_PROTOCOL', retriable: false, message, cause });
 }
 
-/** Strict standard-base64 decode (padding optional); throws PROTOCOL on garbage. */
+/** Strict standard-base64 decode (padding optional); throws HBASE_PROTOCOL on garbage. */
 export function fromB64(s: string, what = 'base64 field'): Buffer {
   if (!B64_RE.test(s) || s.length % 4 === 1) throw protocolError(`invalid base64 in ${what}: '${s.slice(0, 40)}'`);
   return Buffer.from(s, 'base64');

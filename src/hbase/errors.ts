@@ -4,7 +4,7 @@
 // An HBaseError is a ServiceError (src/errors.ts): `fatal` defaults to "not retriable".
 import { HBASE_ERROR_CODES, ServiceError } from '../errors.ts';
 
-/** The codes (src/errors.ts HBASE_ERROR_CODES, where each is described), by name: HBaseErrorCode.TIMEOUT. */
+/** The codes (src/errors.ts HBASE_ERROR_CODES, where each is described), by name: HBaseErrorCode.HBASE_TIMEOUT. */
 export const HBaseErrorCode = Object.fromEntries(HBASE_ERROR_CODES.map((c) => [c, c])) as { readonly [K in (typeof HBASE_ERROR_CODES)[number]]: K };
 export type HBaseErrorCode = (typeof HBASE_ERROR_CODES)[number];
 
@@ -16,12 +16,14 @@ export interface HBaseErrorInit {
   body?: string;
   table?: string;
   op?: string;
+  /** the wait the gateway asked for (Retry-After of a 429 or 503), in ms, uncapped */
+  retryAfterMs?: number | undefined;
   cause?: unknown;
 }
 
 const BODY_LIMIT = 2048;
 
-const DEFAULT_RETRIABLE: ReadonlySet<HBaseErrorCode> = new Set<HBaseErrorCode>(['UNAVAILABLE', 'TIMEOUT', 'NETWORK', 'GATEWAY_LOST']);
+const DEFAULT_RETRIABLE: ReadonlySet<HBaseErrorCode> = new Set<HBaseErrorCode>(['HBASE_UNAVAILABLE', 'HBASE_TIMEOUT', 'HBASE_NETWORK', 'HBASE_GATEWAY_LOST']);
 
 export class HBaseError extends ServiceError<HBaseErrorCode> {
   override readonly name = 'HBaseError';
@@ -29,6 +31,8 @@ export class HBaseError extends ServiceError<HBaseErrorCode> {
   readonly body?: string;
   readonly table?: string;
   readonly op?: string;
+  /** the wait the gateway asked for (Retry-After of a 429 or 503), in ms, uncapped; the retry loop caps it */
+  readonly retryAfterMs?: number;
 
   constructor(init: HBaseErrorInit) {
     super({ code: init.code, message: init.message, retriable: init.retriable ?? DEFAULT_RETRIABLE.has(init.code), cause: init.cause });
@@ -36,6 +40,7 @@ export class HBaseError extends ServiceError<HBaseErrorCode> {
     if (init.body !== undefined) this.body = truncateBody(init.body);
     if (init.table !== undefined) this.table = init.table;
     if (init.op !== undefined) this.op = init.op;
+    if (init.retryAfterMs !== undefined) this.retryAfterMs = init.retryAfterMs;
   }
 }
 
@@ -87,24 +92,24 @@ export interface HttpClassification {
  */
 export function classifyHttpStatus(status: number, body = ''): HttpClassification {
   const has = (markers: readonly string[]): boolean => markers.some((m) => body.includes(m));
-  if (status === 400) return { code: 'BAD_REQUEST', retriable: false };
-  if (status === 401) return { code: 'UNAUTHORIZED', retriable: false };
-  if (status === 403) return { code: 'FORBIDDEN', retriable: false };
+  if (status === 400) return { code: 'HBASE_BAD_REQUEST', retriable: false };
+  if (status === 401) return { code: 'HBASE_UNAUTHORIZED', retriable: false };
+  if (status === 403) return { code: 'HBASE_FORBIDDEN', retriable: false };
   if (status === 404) {
-    return { code: body.includes('TableNotFoundException') ? 'TABLE_NOT_FOUND' : 'NOT_FOUND', retriable: false };
+    return { code: body.includes('TableNotFoundException') ? 'HBASE_TABLE_NOT_FOUND' : 'HBASE_NOT_FOUND', retriable: false };
   }
-  if (status === 408) return { code: 'TIMEOUT', retriable: true };
-  if (status === 410) return { code: 'SCANNER_GONE', retriable: false };
-  if (status === 429) return { code: 'UNAVAILABLE', retriable: true };
-  if (status === 304) return { code: 'CHECK_FAILED', retriable: false };
-  if (status >= 400 && status < 500) return { code: 'HTTP_4XX', retriable: false };
-  if (status === 502 || status === 503 || status === 504) return { code: 'UNAVAILABLE', retriable: true };
+  if (status === 408) return { code: 'HBASE_TIMEOUT', retriable: true };
+  if (status === 410) return { code: 'HBASE_SCANNER_GONE', retriable: false };
+  if (status === 429) return { code: 'HBASE_UNAVAILABLE', retriable: true };
+  if (status === 304) return { code: 'HBASE_CHECK_FAILED', retriable: false };
+  if (status >= 400 && status < 500) return { code: 'HBASE_HTTP_4XX', retriable: false };
+  if (status === 502 || status === 503 || status === 504) return { code: 'HBASE_UNAVAILABLE', retriable: true };
   if (status === 500) {
     const retriable = has(RETRIABLE_MARKERS) && !has(PERMANENT_MARKERS);
-    return { code: retriable ? 'UNAVAILABLE' : 'SERVER_ERROR', retriable };
+    return { code: retriable ? 'HBASE_UNAVAILABLE' : 'HBASE_SERVER_ERROR', retriable };
   }
-  if (status >= 500) return { code: 'SERVER_ERROR', retriable: false };
-  return { code: 'PROTOCOL', retriable: false };
+  if (status >= 500) return { code: 'HBASE_SERVER_ERROR', retriable: false };
+  return { code: 'HBASE_PROTOCOL', retriable: false };
 }
 
 // Socket / undici error codes that mean the request may not have reached HBase, or the connection
@@ -148,16 +153,16 @@ export function classifyTransportError(err: unknown): HttpClassification {
   const name = errorNameOf(err);
   if (err instanceof HBaseError) return { code: err.code, retriable: err.retriable };
   if (name === 'TimeoutError' || (code !== undefined && TIMEOUT_CODES.has(code))) {
-    return { code: 'TIMEOUT', retriable: true };
+    return { code: 'HBASE_TIMEOUT', retriable: true };
   }
-  if (code === 'UND_ERR_CLOSED' || code === 'UND_ERR_DESTROYED') return { code: 'CLOSED', retriable: false };
-  if (code !== undefined && NETWORK_CODES.has(code)) return { code: 'NETWORK', retriable: true };
+  if (code === 'UND_ERR_CLOSED' || code === 'UND_ERR_DESTROYED') return { code: 'HBASE_CLOSED', retriable: false };
+  if (code !== undefined && NETWORK_CODES.has(code)) return { code: 'HBASE_NETWORK', retriable: true };
   if (code?.startsWith('UND_ERR_') === true) {
-    return PERMANENT_UNDICI_CODES.has(code) ? { code: 'PROTOCOL', retriable: false } : { code: 'NETWORK', retriable: true };
+    return PERMANENT_UNDICI_CODES.has(code) ? { code: 'HBASE_PROTOCOL', retriable: false } : { code: 'HBASE_NETWORK', retriable: true };
   }
   // AggregateError from happy-eyeballs connects carries the per-address errors.
   if (err instanceof AggregateError && err.errors.length > 0) return classifyTransportError(err.errors[0]);
-  return { code: 'NETWORK', retriable: false };
+  return { code: 'HBASE_NETWORK', retriable: false };
 }
 
 function* causeChain(err: unknown): Generator {
@@ -188,11 +193,19 @@ export function isRetriable(err: unknown): boolean {
   return false;
 }
 
+/** The wait the first HBaseError along the cause chain was asked for (its Retry-After), in ms; undefined without one. */
+export function askedWaitMs(err: unknown): number | undefined {
+  for (const e of causeChain(err)) {
+    if (e instanceof HBaseError) return e.retryAfterMs;
+  }
+  return undefined;
+}
+
 export function isHBaseError(err: unknown, code?: HBaseErrorCode): err is HBaseError {
   return err instanceof HBaseError && (code === undefined || err.code === code);
 }
 
 /** The gateway refused the service (401 credentials, 403 permissions): an outage of the service's access, not a bad request. */
 export function isAccessRefused(err: unknown): err is HBaseError {
-  return isHBaseError(err, 'UNAUTHORIZED') || isHBaseError(err, 'FORBIDDEN');
+  return isHBaseError(err, 'HBASE_UNAUTHORIZED') || isHBaseError(err, 'HBASE_FORBIDDEN');
 }

@@ -8,7 +8,7 @@
 // - A request that failed that way goes to another healthy gateway when gateway-rules.ts allows it;
 //   otherwise (or when none is left) the caller gets the gateway's error.
 // - `session()` pins requests to one gateway (a REST scanner lives on the gateway that created it);
-//   when that gateway's connection fails mid-session the request fails with GATEWAY_LOST (retriable:
+//   when that gateway's connection fails mid-session the request fails with HBASE_GATEWAY_LOST (retriable:
 //   the caller starts over), never with another gateway's answer.
 import { HBaseError } from './errors.ts';
 import { GatewayBook, type ProbeBackoff } from './gateway-book.ts';
@@ -41,7 +41,7 @@ export interface GatewaySetOptions {
 
 function outcomeOf(err: unknown): GatewayOutcome {
   if (connectionFailure(err) !== null) return 'connection_error';
-  return err instanceof HBaseError && err.code === 'TIMEOUT' ? 'timeout' : 'error';
+  return err instanceof HBaseError && err.code === 'HBASE_TIMEOUT' ? 'timeout' : 'error';
 }
 
 export class GatewaySetTransport implements HttpTransport {
@@ -86,7 +86,7 @@ export class GatewaySetTransport implements HttpTransport {
           if (connectionFailure(err) === null) throw err;
           const label = this.#gateways[at]?.label ?? '?';
           throw new HBaseError({
-            code: 'GATEWAY_LOST',
+            code: 'HBASE_GATEWAY_LOST',
             message: `${req.method} ${label}${req.path}: the gateway holding this scanner failed mid-scan (${err instanceof Error ? err.message : String(err)}); the scan must start over`,
             cause: err,
           });

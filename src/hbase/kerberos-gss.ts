@@ -25,7 +25,7 @@ export function loadKerberos(): KerberosModule {
     return loaded;
   } catch (err) {
     throw new HBaseError({
-      code: 'INVALID_ARGUMENT',
+      code: 'HBASE_INVALID_ARGUMENT',
       message:
         'hbase.auth.type is spnego, but the optional `kerberos` package (a native addon) is not installed or does not load: ' +
         'install the Kerberos headers and a compiler (Debian/Ubuntu: apt-get install libkrb5-dev python3 make g++; RHEL: krb5-devel) ' +
@@ -44,7 +44,7 @@ export function gssServiceName(principal: string): string {
 /**
  * A NegotiateToken for `service` (`HTTP@gateway-host`). Every call starts a new security context, so
  * every token carries a fresh authenticator. A failure (no ticket, expired ticket, KDC unreachable,
- * unknown service principal) is an UNAUTHORIZED HBaseError, handled like a gateway's 401: an outage for
+ * unknown service principal) is an HBASE_UNAUTHORIZED HBaseError, handled like a gateway's 401: an outage for
  * the write path, never a bad row.
  */
 export function kerberosToken(service: string, krb: KerberosModule = loadKerberos()): NegotiateToken {
@@ -55,7 +55,7 @@ export function kerberosToken(service: string, krb: KerberosModule = loadKerbero
     } catch (err) {
       const detail = err instanceof Error ? err.message : String(err);
       throw new HBaseError({
-        code: 'UNAUTHORIZED',
+        code: 'HBASE_UNAUTHORIZED',
         retriable: false,
         message:
           `SPNEGO: no Kerberos token for ${service} (hbase.auth: a ticket in KRB5CCNAME from kinit, or a keytab in KRB5_CLIENT_KTNAME; ` +

@@ -1,6 +1,7 @@
 // Internal: one HTTP exchange with the gateway → response or HBaseError, plus error context.
 import { KEY_ERROR_CODES, ServiceError } from '../errors.ts';
 import { HBaseError, classifyHttpStatus, classifyTransportError, type HBaseErrorCode } from './errors.ts';
+import { retryAfterOf } from './retry-after.ts';
 import type { HttpMethod, HttpResponse, HttpTransport } from './transport.ts';
 
 export interface CallSpec {
@@ -15,7 +16,7 @@ export interface CallSpec {
   deadlineMs?: number | undefined;
   /** Statuses handed back to the caller; anything else becomes an HBaseError. */
   ok: readonly number[];
-  /** Code to use for a 404 (e.g. TABLE_NOT_FOUND where 404 can only mean "no such table"). */
+  /** Code to use for a 404 (e.g. HBASE_TABLE_NOT_FOUND where 404 can only mean "no such table"). */
   notFound?: HBaseErrorCode;
 }
 
@@ -70,7 +71,7 @@ export class RestCaller {
     const text = res.body.toString('utf8');
     let { code, retriable } = classifyHttpStatus(res.status, text);
     if (res.status === 404 && spec.notFound !== undefined) code = spec.notFound;
-    if (res.status >= 200 && res.status < 300) ({ code, retriable } = { code: 'PROTOCOL', retriable: false });
+    if (res.status >= 200 && res.status < 300) ({ code, retriable } = { code: 'HBASE_PROTOCOL', retriable: false });
     // An auth proxy's 401/403 page says nothing useful; name what to check instead.
     const sent = this.#authorization === undefined && !this.#transportAuthenticates ? 'none sent: hbase.auth' : 'hbase.auth';
     const snippet =
@@ -84,6 +85,7 @@ export class RestCaller {
       retriable,
       status: res.status,
       body: text,
+      retryAfterMs: retryAfterOf(res),
       message: `HTTP ${res.status} ${code}${snippet === '' ? '' : `: ${snippet}`}`,
     });
   }
@@ -104,6 +106,7 @@ export function withContext(err: unknown, op: string, table: string | undefined)
       ...(err.status === undefined ? {} : { status: err.status }),
       ...(err.body === undefined ? {} : { body: err.body }),
       ...(table === undefined ? {} : { table }),
+      retryAfterMs: err.retryAfterMs,
       op,
       message: `${where} failed: ${err.message}`,
       cause: err,
@@ -111,7 +114,7 @@ export function withContext(err: unknown, op: string, table: string | undefined)
   }
   // A request we could not build: an argument out of domain (a RangeError, a KeyError) or a bug.
   const invalid = err instanceof RangeError || err instanceof TypeError || isKeyError(err);
-  const { code, retriable } = invalid ? { code: 'INVALID_ARGUMENT' as const, retriable: false } : classifyTransportError(err);
+  const { code, retriable } = invalid ? { code: 'HBASE_INVALID_ARGUMENT' as const, retriable: false } : classifyTransportError(err);
   const detail = err instanceof Error ? err.message : String(err);
   return new HBaseError({
     code,

@@ -75,7 +75,7 @@ export async function* scanRows(caller: RestCaller, table: string, opts: ScanOpt
     const first = pageRows === undefined ? limit : Math.min(pageRows, limit ?? pageRows);
     const statelessPath = first === undefined || opts.stateful === true ? null : tableScanPath(table, opts, first);
     if (first !== undefined && statelessPath !== null) {
-      const res = await caller.call({ method: 'GET', path: statelessPath, deadlineMs, ok: [200, 204], notFound: 'TABLE_NOT_FOUND' });
+      const res = await caller.call({ method: 'GET', path: statelessPath, deadlineMs, ok: [200, 204], notFound: 'HBASE_TABLE_NOT_FOUND' });
       const rows = res.status === 204 ? [] : decodeCellSet(res.body);
       for (const r of rows) yield r;
       const last = rows.at(-1);
@@ -96,7 +96,7 @@ export async function* scanRows(caller: RestCaller, table: string, opts: ScanOpt
     const body = encodeScanner({ ...opts, caching, batch, maxVersions: opts.maxVersions ?? 1 });
     const base = `${tablePath(table)}/scanner`;
     session = caller.session();
-    const created = await session.call({ method: 'PUT', path: base, body, deadlineMs, ok: [201], notFound: 'TABLE_NOT_FOUND' });
+    const created = await session.call({ method: 'PUT', path: base, body, deadlineMs, ok: [201], notFound: 'HBASE_TABLE_NOT_FOUND' });
     const location = headerValue(created, 'location');
     if (location === undefined) throw protocolError('scanner created without a Location header');
     scannerPath = `${base}/${encodeURIComponent(scannerIdFrom(location))}`;

@@ -22,7 +22,7 @@ export interface HttpResponse {
 
 /**
  * Contract: `request` resolves for every HTTP status (errors statuses included) and rejects only
- * for transport failures, preferably with an HBaseError (code TIMEOUT / NETWORK / CLOSED).
+ * for transport failures, preferably with an HBaseError (code HBASE_TIMEOUT / HBASE_NETWORK / HBASE_CLOSED).
  */
 export interface HttpTransport {
   request(req: HttpRequest): Promise<HttpResponse>;

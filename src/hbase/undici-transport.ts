@@ -57,10 +57,10 @@ export class UndiciTransport implements HttpTransport {
   async request(req: HttpRequest): Promise<HttpResponse> {
     const where = `${req.method} ${this.#origin}${req.path}`;
     if (this.#closed) {
-      throw new HBaseError({ code: 'CLOSED', retriable: false, message: `${where}: transport is closed` });
+      throw new HBaseError({ code: 'HBASE_CLOSED', retriable: false, message: `${where}: transport is closed` });
     }
     if (!(req.deadlineMs > 0)) {
-      throw new HBaseError({ code: 'INVALID_ARGUMENT', message: `${where}: deadlineMs must be > 0` });
+      throw new HBaseError({ code: 'HBASE_INVALID_ARGUMENT', message: `${where}: deadlineMs must be > 0` });
     }
     const controller = new AbortController();
     const timer = setTimeout(() => {
@@ -89,7 +89,7 @@ export class UndiciTransport implements HttpTransport {
     } catch (err) {
       if (controller.signal.aborted) {
         throw new HBaseError({
-          code: 'TIMEOUT',
+          code: 'HBASE_TIMEOUT',
           retriable: true,
           message: `${where}: deadline of ${req.deadlineMs} ms exceeded`,
           cause: err,

@@ -36,7 +36,7 @@ function metricName(q: Buffer): string {
   try {
     return strictUtf8.decode(q);
   } catch (cause) {
-    throw new EventError('malformed_cell', q.toString('hex'), `qualifier ${q.toString('hex')} is not valid UTF-8`, { cause });
+    throw new EventError('MALFORMED_CELL', q.toString('hex'), `qualifier ${q.toString('hex')} is not valid UTF-8`, { cause });
   }
 }
 
@@ -49,7 +49,7 @@ export function dataFactsOf(row: Row, s: IndexToolSettings): DataFacts {
   const d = s.keyspace.decodeDataKey(row.row);
   if (!s.keyspace.fits(d)) {
     throw new KeyError(
-      'invalid_spread',
+      'INVALID_SPREAD',
       `misplaced: the row is in spread bucket offset ${d.offset}, the registry puts (${JSON.stringify(d.id)}, ${d.ts}) at offset ${s.keyspace.offsetOf(d.id, d.ts)}`,
     );
   }
@@ -71,7 +71,7 @@ export function indexFactsOf(row: Row, s: IndexToolSettings): IndexFacts {
   const d = s.keyspace.decodeIndexKey(row.row);
   if (!s.keyspace.fits(d)) {
     throw new KeyError(
-      'invalid_spread',
+      'INVALID_SPREAD',
       `misplaced: the index row is in spread bucket offset ${d.offset}, the registry puts (${JSON.stringify(d.id)}, ${d.ts}) at offset ${s.keyspace.offsetOf(d.id, d.ts)}`,
     );
   }

@@ -118,7 +118,7 @@ export async function rebuildIndex(store: IndexStore, s: IndexToolSettings, opts
     const why = runMismatch(saved.run, run);
     if (why !== null)
       throw new CheckpointError(
-        'other_run',
+        'CHECKPOINT_OTHER_RUN',
         `checkpoint ${opts.checkpoint?.where ?? ''} belongs to another run (${why}); use another --checkpoint file or delete it`,
       );
   }

@@ -1,6 +1,6 @@
 // Pure: turns a run of Kafka records into the rows to write (data rows, index rows) and the records
 // to dead-letter, and cuts work into flush units and write chunks. No I/O.
-import type { Keyspace } from '../keys/index.ts';
+import { KeyError, type Keyspace } from '../keys/index.ts';
 import {
   buildEventCells,
   buildIndexRows,
@@ -107,7 +107,10 @@ export function planBatch(records: readonly SourceRecord[], s: PlanSettings): Ba
       key = s.keyspace.dataKey(event.id, event.ts, offset);
       index = indexRowsOf(event, offset, s);
     } catch (err) {
-      plan.rejects.push({ record, reason: 'key_invalid', detail: `key_invalid: ${(err as Error).message}` });
+      // Only the key layout's own error says the event cannot have a key; anything else (a TypeError
+      // included) is a bug: it fails the unit, which is replayed, rather than dead-lettering good data.
+      if (!(err instanceof KeyError)) throw err;
+      plan.rejects.push({ record, reason: 'key_invalid', detail: `key_invalid: ${err.message}` });
       continue;
     }
     const data = { row: { key, cells: buildEventCells(event, s.dataFamily, parsed.tagsCell) }, bucket: s.keyspace.dataBucket(key) };

@@ -126,10 +126,10 @@ function decodeIdBytes(idBytes: Buffer, key: Buffer): string {
 
 function checkIdBytes(idBytes: Buffer, key: Buffer): string {
   if (idBytes.length === 0) {
-    throw new KeyError('malformed_key', `key ${key.toString('hex')} has an empty id`);
+    throw new KeyError('MALFORMED_KEY', `key ${key.toString('hex')} has an empty id`);
   }
   if (idBytes.includes(0x00)) {
-    throw new KeyError('malformed_key', `key ${key.toString('hex')}: id contains 0x00`);
+    throw new KeyError('MALFORMED_KEY', `key ${key.toString('hex')}: id contains 0x00`);
   }
   return decodeUtf8(idBytes, () => `id of key ${key.toString('hex')}`);
 }
@@ -138,7 +138,7 @@ function checkSalt(decoded: DecodedDataKey, buckets: number | undefined, key: Bu
   if (buckets !== undefined) {
     const expected = saltOf(decoded.id, buckets);
     if (expected !== decoded.salt) {
-      throw new KeyError('malformed_key', `key ${key.toString('hex')}: salt ${decoded.salt} does not match salt ${expected} of id for buckets=${buckets}`);
+      throw new KeyError('MALFORMED_KEY', `key ${key.toString('hex')}: salt ${decoded.salt} does not match salt ${expected} of id for buckets=${buckets}`);
     }
   }
   return decoded;
@@ -150,11 +150,11 @@ function checkSalt(decoded: DecodedDataKey, buckets: number | undefined, key: Bu
  */
 export function decodeDataKey(key: Buffer, buckets?: number): DecodedDataKey {
   if (key.length < MIN_BINARY_LENGTH) {
-    throw new KeyError('malformed_key', `data key is ${key.length} bytes, shorter than the minimum ${MIN_BINARY_LENGTH} (salt, id, 0x00, 8-byte ts)`);
+    throw new KeyError('MALFORMED_KEY', `data key is ${key.length} bytes, shorter than the minimum ${MIN_BINARY_LENGTH} (salt, id, 0x00, 8-byte ts)`);
   }
   const sep = key.length - REVERSE_TS_BYTES - 1;
   if (key[sep] !== 0x00) {
-    throw new KeyError('malformed_key', `key ${key.toString('hex')}: no 0x00 terminator before the 8-byte reverse ts`);
+    throw new KeyError('MALFORMED_KEY', `key ${key.toString('hex')}: no 0x00 terminator before the 8-byte reverse ts`);
   }
   const id = decodeIdBytes(key.subarray(1, sep), key);
   const ts = readReverseTs(key, sep + 1);
@@ -167,14 +167,14 @@ function isLowerHex(byte: number | undefined): boolean {
 
 export function decodePrintableDataKey(key: Buffer, buckets?: number): DecodedDataKey {
   if (key.length < MIN_PRINTABLE_LENGTH) {
-    throw new KeyError('malformed_key', `printable data key is ${key.length} bytes, shorter than the minimum ${MIN_PRINTABLE_LENGTH}`);
+    throw new KeyError('MALFORMED_KEY', `printable data key is ${key.length} bytes, shorter than the minimum ${MIN_PRINTABLE_LENGTH}`);
   }
   if (!isLowerHex(key[0]) || !isLowerHex(key[1])) {
-    throw new KeyError('malformed_key', 'printable data key must start with two lowercase hex salt chars');
+    throw new KeyError('MALFORMED_KEY', 'printable data key must start with two lowercase hex salt chars');
   }
   const sep = key.length - REVERSE_TS_DIGITS - 1;
   if (key[sep] !== 0x00) {
-    throw new KeyError('malformed_key', 'printable data key: no 0x00 terminator before the 19-digit reverse ts');
+    throw new KeyError('MALFORMED_KEY', 'printable data key: no 0x00 terminator before the 19-digit reverse ts');
   }
   const ts = readReverseTsDecimal(key, sep + 1);
   const id = decodeIdBytes(key.subarray(2, sep), key);
@@ -196,13 +196,13 @@ export function decodeAnyKey(key: Buffer, buckets?: number): DecodedAnyKey {
 /** decodeAnyKey without the ISO time (readers decoding many keys). */
 export function decodeKeyOfEitherFormat(key: Buffer, buckets?: number): DecodedDataKey & { readonly format: KeyFormat } {
   if (key.length < REVERSE_TS_BYTES + 3) {
-    throw new KeyError('malformed_key', `key is ${key.length} bytes, too short to be a data key`);
+    throw new KeyError('MALFORMED_KEY', `key is ${key.length} bytes, too short to be a data key`);
   }
   const lead = key[key.length - REVERSE_TS_BYTES] ?? 0;
   const format: KeyFormat | null = lead === BINARY_REVERSE_TS_LEAD ? 'binary' : isAsciiDigit(lead) ? 'printable' : null;
   if (format === null) {
     throw new KeyError(
-      'malformed_key',
+      'MALFORMED_KEY',
       `key ${key.toString('hex')} is neither a binary data key (… 0x00 + 8-byte reverse ts starting 0x7F) ` +
         'nor a printable one (… 0x00 + 19 decimal digits)',
     );

@@ -32,16 +32,16 @@ const NUL = Buffer.from([0x00]);
 /** Validates one text part of an index key; returns its UTF-8 length. */
 function checkPart(text: string, name: 'indexName' | 'value'): number {
   if (typeof text !== 'string') {
-    throw new KeyError('invalid_index_part', `${name} must be a string`);
+    throw new KeyError('INVALID_INDEX_PART', `${name} must be a string`);
   }
   if (name === 'indexName' && text.length === 0) {
-    throw new KeyError('invalid_index_part', 'indexName must not be empty');
+    throw new KeyError('INVALID_INDEX_PART', 'indexName must not be empty');
   }
   if (text.includes('\u0000')) {
-    throw new KeyError('invalid_index_part', `${name} must not contain a NUL (0x00) character`);
+    throw new KeyError('INVALID_INDEX_PART', `${name} must not contain a NUL (0x00) character`);
   }
   if (!text.isWellFormed()) {
-    throw new KeyError('invalid_index_part', `${name} contains a lone surrogate (not representable in UTF-8)`);
+    throw new KeyError('INVALID_INDEX_PART', `${name} contains a lone surrogate (not representable in UTF-8)`);
   }
   return Buffer.byteLength(text, 'utf8');
 }
@@ -53,7 +53,7 @@ function encodePart(text: string, name: 'indexName' | 'value'): Buffer {
 
 function assertSaltMode(mode: IndexSaltMode): void {
   if (!(INDEX_SALT_MODES as readonly string[]).includes(mode)) {
-    throw new KeyError('invalid_salt_mode', `saltMode must be one of ${INDEX_SALT_MODES.join(', ')}, got ${mode}`);
+    throw new KeyError('INVALID_SALT_MODE', `saltMode must be one of ${INDEX_SALT_MODES.join(', ')}, got ${mode}`);
   }
 }
 
@@ -104,19 +104,19 @@ export function decodeIndexKey(key: Buffer, buckets?: number, saltMode: IndexSal
   const hex = (): string => key.toString('hex'); // for error messages only
   const nameEnd = key.indexOf(0x00, 1);
   if (key.length < 1 || nameEnd <= 1) {
-    throw new KeyError('malformed_key', `index key ${hex()}: missing or empty indexName before 0x00`);
+    throw new KeyError('MALFORMED_KEY', `index key ${hex()}: missing or empty indexName before 0x00`);
   }
   const valueEnd = key.indexOf(0x00, nameEnd + 1);
   if (valueEnd < 0) {
-    throw new KeyError('malformed_key', `index key ${hex()}: no 0x00 terminator after the value`);
+    throw new KeyError('MALFORMED_KEY', `index key ${hex()}: no 0x00 terminator after the value`);
   }
   const idStart = valueEnd + 1 + REVERSE_TS_BYTES;
   if (key.length <= idStart) {
-    throw new KeyError('malformed_key', `index key ${hex()}: too short for an 8-byte reverse ts and an id`);
+    throw new KeyError('MALFORMED_KEY', `index key ${hex()}: too short for an 8-byte reverse ts and an id`);
   }
   const idBytes = key.subarray(idStart);
   if (idBytes.includes(0x00)) {
-    throw new KeyError('malformed_key', `index key ${hex()}: id contains 0x00`);
+    throw new KeyError('MALFORMED_KEY', `index key ${hex()}: id contains 0x00`);
   }
   const decoded: DecodedIndexKey = {
     salt: key[0] ?? 0,
@@ -128,7 +128,7 @@ export function decodeIndexKey(key: Buffer, buckets?: number, saltMode: IndexSal
   if (buckets !== undefined) {
     const expected = indexSaltOf(decoded, buckets, saltMode);
     if (expected !== decoded.salt) {
-      throw new KeyError('malformed_key', `index key ${hex()}: salt ${decoded.salt} does not match ${expected} (buckets=${buckets}, saltMode=${saltMode})`);
+      throw new KeyError('MALFORMED_KEY', `index key ${hex()}: salt ${decoded.salt} does not match ${expected} (buckets=${buckets}, saltMode=${saltMode})`);
     }
   }
   return decoded;

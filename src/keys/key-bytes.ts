@@ -22,7 +22,7 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 export function assertTs(ts: number, name = 'ts'): void {
   if (!Number.isSafeInteger(ts) || ts < MIN_TS) {
-    throw new KeyError('invalid_ts', `${name} must be an integer epoch-ms in [0, 2^53−1], got ${String(ts)}`);
+    throw new KeyError('INVALID_TS', `${name} must be an integer epoch-ms in [0, 2^53−1], got ${String(ts)}`);
   }
 }
 
@@ -30,24 +30,24 @@ export function assertTsRange(fromTs: number, toTs: number): void {
   assertTs(fromTs, 'fromTs');
   assertTs(toTs, 'toTs');
   if (fromTs > toTs) {
-    throw new KeyError('invalid_range', `fromTs (${fromTs}) must be <= toTs (${toTs})`);
+    throw new KeyError('INVALID_RANGE', `fromTs (${fromTs}) must be <= toTs (${toTs})`);
   }
 }
 
 /** Validates an id (1–128 UTF-8 bytes, no NUL, well-formed Unicode) and returns its UTF-8 length. */
 export function idByteLength(id: string): number {
   if (typeof id !== 'string' || id.length === 0) {
-    throw new KeyError('invalid_id', 'id must be a non-empty string');
+    throw new KeyError('INVALID_ID', 'id must be a non-empty string');
   }
   if (!id.isWellFormed()) {
-    throw new KeyError('invalid_id', 'id contains a lone surrogate (not representable in UTF-8)');
+    throw new KeyError('INVALID_ID', 'id contains a lone surrogate (not representable in UTF-8)');
   }
   if (id.includes('\u0000')) {
-    throw new KeyError('invalid_id', 'id must not contain a NUL (0x00) character');
+    throw new KeyError('INVALID_ID', 'id must not contain a NUL (0x00) character');
   }
   const n = Buffer.byteLength(id, 'utf8');
   if (n > MAX_ID_BYTES) {
-    throw new KeyError('invalid_id', `id is ${n} UTF-8 bytes, max ${MAX_ID_BYTES}`);
+    throw new KeyError('INVALID_ID', `id is ${n} UTF-8 bytes, max ${MAX_ID_BYTES}`);
   }
   return n;
 }
@@ -58,13 +58,13 @@ export function encodeId(id: string): Buffer {
   return Buffer.from(id, 'utf8');
 }
 
-/** Strict UTF-8 decode; throws a `malformed_key` KeyError naming `what` on invalid bytes. */
+/** Strict UTF-8 decode; throws a `MALFORMED_KEY` KeyError naming `what` on invalid bytes. */
 /** Strict UTF-8; `what` names the bytes in the error (a function: built only when it is thrown). */
 export function decodeUtf8(bytes: Uint8Array, what: string | (() => string)): string {
   try {
     return strictUtf8.decode(bytes);
   } catch (cause) {
-    throw new KeyError('malformed_key', `${typeof what === 'string' ? what : what()} is not valid UTF-8`, { cause });
+    throw new KeyError('MALFORMED_KEY', `${typeof what === 'string' ? what : what()} is not valid UTF-8`, { cause });
   }
 }
 
@@ -101,11 +101,11 @@ export function writeReverseTsDecimal(ts: number, extra: 0 | 1 = 0): Buffer {
 /** Turns a decoded reverse ts back into epoch ms, rejecting values outside [0, 2^53−1]. */
 export function tsFromReverse(rev: bigint): number {
   if (rev > REVERSE_TS_BASE) {
-    throw new KeyError('malformed_key', `reverse ts 0x${rev.toString(16)} exceeds 0x7FFFFFFFFFFFFFFF`);
+    throw new KeyError('MALFORMED_KEY', `reverse ts 0x${rev.toString(16)} exceeds 0x7FFFFFFFFFFFFFFF`);
   }
   const ts = REVERSE_TS_BASE - rev;
   if (ts > BigInt(MAX_TS)) {
-    throw new KeyError('malformed_key', `reverse ts encodes ts ${ts} beyond 2^53−1`);
+    throw new KeyError('MALFORMED_KEY', `reverse ts encodes ts ${ts} beyond 2^53−1`);
   }
   return Number(ts);
 }
@@ -122,7 +122,7 @@ export function readReverseTs(buf: Buffer, offset: number): number {
 export function readReverseTsDecimal(buf: Buffer, offset: number): number {
   const digits = buf.subarray(offset, offset + REVERSE_TS_DIGITS);
   if (digits.length !== REVERSE_TS_DIGITS || !digits.every(isAsciiDigit)) {
-    throw new KeyError('malformed_key', `printable key must end with ${REVERSE_TS_DIGITS} decimal digits`);
+    throw new KeyError('MALFORMED_KEY', `printable key must end with ${REVERSE_TS_DIGITS} decimal digits`);
   }
   return tsFromReverse(BigInt(digits.toString('latin1')));
 }

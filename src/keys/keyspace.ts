@@ -166,8 +166,8 @@ export class Keyspace {
   decodeDataKey(key: Buffer): DecodedData {
     const d = decodeKeyOfEitherFormat(key);
     if (d.format !== this.format)
-      throw new KeyError('malformed_key', `key ${key.toString('hex')} is a ${d.format} data key, the table holds ${this.format} keys`);
-    if (d.salt >= this.buckets) throw new KeyError('malformed_key', `key ${key.toString('hex')}: salt ${d.salt} is not a bucket of B=${this.buckets}`);
+      throw new KeyError('MALFORMED_KEY', `key ${key.toString('hex')} is a ${d.format} data key, the table holds ${this.format} keys`);
+    if (d.salt >= this.buckets) throw new KeyError('MALFORMED_KEY', `key ${key.toString('hex')}: salt ${d.salt} is not a bucket of B=${this.buckets}`);
     return { format: d.format, salt: d.salt, id: d.id, ts: d.ts, offset: (d.salt - saltOf(d.id, this.buckets) + this.buckets) % this.buckets };
   }
 
@@ -211,7 +211,7 @@ export class Keyspace {
    */
   idRangeIn(id: string, bucket: number, bounds?: TsBounds): ScanRange {
     if (!Number.isInteger(bucket) || bucket < 0 || bucket >= this.buckets)
-      throw new KeyError('invalid_buckets', `bucket ${bucket} is not a bucket of B=${this.buckets}`);
+      throw new KeyError('INVALID_BUCKETS', `bucket ${bucket} is not a bucket of B=${this.buckets}`);
     const prefix = idPrefixAt(id, bucket, this.format);
     return bounds === undefined ? prefixRange(prefix) : timeRange(prefix, bounds.fromTs, bounds.toTs, this.format === 'printable');
   }
@@ -243,7 +243,7 @@ export class Keyspace {
   /** Decodes an index key, recovers its spread offset j and the data key it points at (no registry needed). */
   decodeIndexKey(key: Buffer): DecodedIndex {
     const d = decodeIndexKey(key);
-    if (d.salt >= this.buckets) throw new KeyError('malformed_key', `index key ${key.toString('hex')}: salt ${d.salt} is not a bucket of B=${this.buckets}`);
+    if (d.salt >= this.buckets) throw new KeyError('MALFORMED_KEY', `index key ${key.toString('hex')}: salt ${d.salt} is not a bucket of B=${this.buckets}`);
     const offset = (d.salt - indexSaltOf(d, this.buckets, this.indexSaltMode) + this.buckets) % this.buckets;
     return { ...d, offset, dataKey: this.dataKey(d.id, d.ts, offset) };
   }

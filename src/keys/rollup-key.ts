@@ -41,12 +41,12 @@ export const MAX_WINDOW_SEC = 0xffff_ffff;
 
 export function assertWindow(windowSec: number, windowStart?: number): void {
   if (!Number.isSafeInteger(windowSec) || windowSec < 1 || windowSec > MAX_WINDOW_SEC) {
-    throw new KeyError('invalid_window', `window must be 1 … ${MAX_WINDOW_SEC} seconds, got ${String(windowSec)}`);
+    throw new KeyError('INVALID_WINDOW', `window must be 1 … ${MAX_WINDOW_SEC} seconds, got ${String(windowSec)}`);
   }
   if (windowStart !== undefined) {
     assertTs(windowStart, 'windowStart');
     if (windowStart % (windowSec * 1000) !== 0) {
-      throw new KeyError('invalid_window', `windowStart ${windowStart} is not aligned to a ${windowSec}s window`);
+      throw new KeyError('INVALID_WINDOW', `windowStart ${windowStart} is not aligned to a ${windowSec}s window`);
     }
   }
 }
@@ -77,7 +77,7 @@ export function encodeRollupKey(parts: RollupKeyParts, buckets: number): Buffer 
 
 export function decodeRollupKey(key: Buffer, buckets?: number): DecodedRollupKey {
   // (the hex only for an error: a read decodes a key per row)
-  const bad = (why: string): KeyError => new KeyError('malformed_key', `rollup key ${key.toString('hex')}${why}`);
+  const bad = (why: string): KeyError => new KeyError('MALFORMED_KEY', `rollup key ${key.toString('hex')}${why}`);
   if (key.length < 2 + SUMMARY_TAIL || key[1] === 0x00) throw bad(' is too short or is a marker key');
   const sep = key.length - SUMMARY_TAIL;
   if (key[sep] !== 0x00) throw bad(': no 0x00 after the id');
@@ -100,7 +100,7 @@ export function decodeRollupKey(key: Buffer, buckets?: number): DecodedRollupKey
 export function rollupScanRange(id: string, windowSec: number, fromStart: number, toStart: number, buckets: number): ScanRange {
   assertTs(fromStart, 'fromStart');
   assertTs(toStart, 'toStart');
-  if (fromStart > toStart) throw new KeyError('invalid_range', `fromStart (${fromStart}) must be <= toStart (${toStart})`);
+  if (fromStart > toStart) throw new KeyError('INVALID_RANGE', `fromStart (${fromStart}) must be <= toStart (${toStart})`);
   const prefix = rollupPrefix(id, windowSec, buckets);
   return { startRow: Buffer.concat([prefix, writeReverseTs(toStart)]), stopRow: Buffer.concat([prefix, writeReverseTs(fromStart, 1)]) };
 }
@@ -126,17 +126,17 @@ export function encodeIdMarkerKey(parts: RollupKeyParts, buckets: number): Buffe
 /** A marker row key (id null) or a per-id marker key (its id, whose salt must match for `buckets`). */
 export function decodeMarkerKey(key: Buffer, buckets?: number): DecodedMarkerKey {
   const hex = key.toString('hex');
-  if (key.length < MARKER_ROW_BYTES || key[1] !== 0x00) throw new KeyError('malformed_key', `marker key ${hex} is too short or not a marker`);
+  if (key.length < MARKER_ROW_BYTES || key[1] !== 0x00) throw new KeyError('MALFORMED_KEY', `marker key ${hex} is too short or not a marker`);
   const windowStart = Number(key.readBigUInt64BE(2 + WINDOW_BYTES));
   assertTs(windowStart, 'windowStart');
   const salt = key[0] ?? 0;
-  if (buckets !== undefined && salt >= buckets) throw new KeyError('malformed_key', `marker key ${hex}: salt ${salt} is not a bucket of B=${buckets}`);
+  if (buckets !== undefined && salt >= buckets) throw new KeyError('MALFORMED_KEY', `marker key ${hex}: salt ${salt} is not a bucket of B=${buckets}`);
   const head = { salt, windowSec: key.readUInt32BE(2), windowStart };
   if (key.length === MARKER_ROW_BYTES) return { ...head, id: null };
   const idBytes = key.subarray(MARKER_ROW_BYTES);
-  if (idBytes.includes(0x00)) throw new KeyError('malformed_key', `marker key ${hex}: id contains 0x00`);
+  if (idBytes.includes(0x00)) throw new KeyError('MALFORMED_KEY', `marker key ${hex}: id contains 0x00`);
   if (buckets !== undefined && saltOf(idBytes, buckets) !== salt) {
-    throw new KeyError('malformed_key', `marker key ${hex}: salt does not match the id for buckets=${buckets}`);
+    throw new KeyError('MALFORMED_KEY', `marker key ${hex}: salt does not match the id for buckets=${buckets}`);
   }
   return { ...head, id: decodeUtf8(idBytes, `id of marker key ${hex}`) };
 }
@@ -144,8 +144,8 @@ export function decodeMarkerKey(key: Buffer, buckets?: number): DecodedMarkerKey
 /** The id an id cell of the marker row in bucket `salt` names (its qualifier), checked like a key's id. */
 export function decodeMarkedId(qualifier: Buffer, salt: number, buckets: number): string {
   const what = `marked id ${qualifier.toString('hex')}`;
-  if (qualifier.length === 0 || qualifier.includes(0x00)) throw new KeyError('malformed_key', `${what} is empty or contains 0x00`);
-  if (saltOf(qualifier, buckets) !== salt) throw new KeyError('malformed_key', `${what} is not of bucket ${salt} for buckets=${buckets}`);
+  if (qualifier.length === 0 || qualifier.includes(0x00)) throw new KeyError('MALFORMED_KEY', `${what} is empty or contains 0x00`);
+  if (saltOf(qualifier, buckets) !== salt) throw new KeyError('MALFORMED_KEY', `${what} is not of bucket ${salt} for buckets=${buckets}`);
   return decodeUtf8(qualifier, what);
 }
 
@@ -165,7 +165,7 @@ export function markerWindowRange(salt: number, windowSec: number, fromStart: nu
  */
 export function markerScanRange(salt: number, windowSec: number, startBefore: number, buckets: number): ScanRange {
   assertBuckets(buckets);
-  if (!Number.isInteger(salt) || salt < 0 || salt >= buckets) throw new KeyError('invalid_buckets', `salt ${salt} is not a bucket of ${buckets}`);
+  if (!Number.isInteger(salt) || salt < 0 || salt >= buckets) throw new KeyError('INVALID_BUCKETS', `salt ${salt} is not a bucket of ${buckets}`);
   assertWindow(windowSec);
   assertTs(startBefore, 'startBefore');
   const head = Buffer.concat([Buffer.from([salt, 0x00]), windowBytes(windowSec)]);

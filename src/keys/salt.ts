@@ -15,7 +15,7 @@ export const DEFAULT_BUCKETS = 16;
 
 export function assertBuckets(buckets: number): void {
   if (!Number.isInteger(buckets) || buckets < MIN_BUCKETS || buckets > MAX_BUCKETS) {
-    throw new KeyError('invalid_buckets', `buckets must be an integer in [${MIN_BUCKETS}, ${MAX_BUCKETS}], got ${String(buckets)}`);
+    throw new KeyError('INVALID_BUCKETS', `buckets must be an integer in [${MIN_BUCKETS}, ${MAX_BUCKETS}], got ${String(buckets)}`);
   }
 }
 

@@ -26,12 +26,12 @@ export function saltPrefix(bucket: number, format: KeyFormat): Buffer {
 export function bucketOfKey(key: Buffer, format: KeyFormat = 'binary'): number {
   if (format === 'binary') {
     const salt = key[0];
-    if (salt === undefined) throw new KeyError('malformed_key', 'empty key has no salt byte');
+    if (salt === undefined) throw new KeyError('MALFORMED_KEY', 'empty key has no salt byte');
     return salt;
   }
   const hex = key.length >= 2 ? key.toString('latin1', 0, 2) : '';
   if (!/^[0-9a-f]{2}$/.test(hex)) {
-    throw new KeyError('malformed_key', 'printable key must start with two lowercase hex salt chars');
+    throw new KeyError('MALFORMED_KEY', 'printable key must start with two lowercase hex salt chars');
   }
   return Number.parseInt(hex, 16);
 }
@@ -52,7 +52,7 @@ function commonPrefixLength(a: Buffer, b: Buffer): number {
  */
 export function planIdPrefixSplits(sampleIds: readonly string[], regions: number): Buffer[] {
   if (!Number.isInteger(regions) || regions < 1) {
-    throw new KeyError('invalid_regions', `regions must be a positive integer, got ${String(regions)}`);
+    throw new KeyError('INVALID_REGIONS', `regions must be a positive integer, got ${String(regions)}`);
   }
   const sorted = sampleIds.map((id) => Buffer.from(id, 'utf8')).sort((a, b) => Buffer.compare(a, b));
   const distinct = sorted.filter((id, i) => i === 0 || !id.equals(sorted[i - 1] ?? Buffer.alloc(0)));

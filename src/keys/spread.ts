@@ -84,7 +84,7 @@ export function bucketSince(entry: SpreadEntry | undefined, j: number): number |
 }
 
 function bad(message: string): KeyError {
-  return new KeyError('invalid_spread', message);
+  return new KeyError('INVALID_SPREAD', message);
 }
 
 /** Throws unless the entry is well formed for B buckets (ascending since, strictly growing K ≤ B). */
@@ -133,7 +133,7 @@ export function decodeEntry(bytes: Uint8Array, buckets: number): SpreadEntry {
   try {
     raw = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
   } catch (cause) {
-    throw new KeyError('invalid_spread', 'spread registry cell is not JSON', { cause });
+    throw new KeyError('INVALID_SPREAD', 'spread registry cell is not JSON', { cause });
   }
   const o = raw as { v?: unknown; epochs?: unknown; fence?: unknown };
   if (typeof raw !== 'object' || raw === null || o.v !== 1 || !Array.isArray(o.epochs)) throw bad('spread registry cell is not {"v":1,"epochs":[…],"fence":…}');

@@ -53,7 +53,7 @@ export function encodeCursor(q: QueryIdentity, position: Buffer): string {
 }
 
 function bad(param: string, detail: string): QueryError {
-  return new QueryError('bad_cursor', 'cursor', `${param} is not a valid cursor: ${detail}`);
+  return new QueryError('BAD_CURSOR', 'cursor', `${param} is not a valid cursor: ${detail}`);
 }
 
 function optionalTime(o: Record<string, unknown>, key: string, param: string): number | undefined {
@@ -97,7 +97,7 @@ export function decodeCursor(text: string, param = 'cursor'): DecodedCursor {
 export function assertCursorFor(c: DecodedCursor, q: QueryIdentity, param = 'cursor'): void {
   if (c.kind !== q.kind || c.fingerprint !== fingerprintOf(q)) {
     throw new QueryError(
-      'bad_cursor',
+      'BAD_CURSOR',
       'cursor',
       `${param} belongs to a different query (it was issued for another kind, id, tag, value, from, to, metric or window)`,
     );

@@ -90,7 +90,7 @@ export function matchRoute(segments: readonly string[]): { route: Route; params:
         try {
           params[part.param] = decodeURIComponent(seg);
         } catch {
-          throw new QueryError('bad_parameter', part.param, `${part.param} is not valid percent-encoded UTF-8`);
+          throw new QueryError('BAD_PARAMETER', part.param, `${part.param} is not valid percent-encoded UTF-8`);
         }
       }
       if (!ok) break;
@@ -104,8 +104,8 @@ function queryParams(url: URL, pathParams: Readonly<Record<string, string>>): Re
   const raw: Record<string, string> = { ...pathParams };
   for (const key of new Set(url.searchParams.keys())) {
     const values = url.searchParams.getAll(key);
-    if (Object.hasOwn(pathParams, key)) throw new QueryError('unknown_parameter', key, `${key} is part of the path, not a query parameter`);
-    if (values.length > 1) throw new QueryError('bad_parameter', key, `${key} is given ${values.length} times`);
+    if (Object.hasOwn(pathParams, key)) throw new QueryError('UNKNOWN_PARAMETER', key, `${key} is part of the path, not a query parameter`);
+    if (values.length > 1) throw new QueryError('BAD_PARAMETER', key, `${key} is given ${values.length} times`);
     raw[key] = values[0] ?? '';
   }
   return raw;
@@ -113,7 +113,8 @@ function queryParams(url: URL, pathParams: Readonly<Record<string, string>>): Re
 
 function sendError(res: ServerResponse, err: unknown, log: ReadApiDeps['log'], path: string, requestId: string | undefined): void {
   if (err instanceof QueryError) {
-    sendJson(res, err.status, { error: err.code, parameter: err.parameter, message: err.message });
+    // The body spells the code in lower case, as it always has (README: `{"error":"bad_parameter",…}`).
+    sendJson(res, err.status, { error: err.code.toLowerCase(), parameter: err.parameter, message: err.message });
     return;
   }
   if (isHBaseError(err) && isRetriable(err)) {

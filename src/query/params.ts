@@ -56,7 +56,7 @@ class Reader {
   }
 
   bad(p: string, detail: string): QueryError {
-    return new QueryError('bad_parameter', p, `${this.#label(p)} ${detail}`);
+    return new QueryError('BAD_PARAMETER', p, `${this.#label(p)} ${detail}`);
   }
 
   get(p: string): string | undefined {
@@ -83,7 +83,7 @@ class Reader {
     const v = this.#raw[p];
     if (v === undefined) return fallback;
     const t = parseTimeParam(this.#label(p), v);
-    if (!t.ok) throw new QueryError('bad_parameter', p, t.message);
+    if (!t.ok) throw new QueryError('BAD_PARAMETER', p, t.message);
     if (t.ms > Number.MAX_SAFE_INTEGER) throw this.bad(p, 'is beyond the largest time (2^53−1 ms)');
     return t.ms;
   }
@@ -94,7 +94,7 @@ function checkKnown(kind: QueryKind, raw: RawParams, label: ParamLabel): void {
   for (const [p, v] of Object.entries(raw)) {
     if (v !== undefined && !allowed.includes(p)) {
       throw new QueryError(
-        'unknown_parameter',
+        'UNKNOWN_PARAMETER',
         p,
         `${label(p)} is not a parameter of a ${kind.replace('_', '-')} read (allowed: ${allowed.map(label).join(', ')})`,
       );
@@ -132,7 +132,7 @@ function parseTag(r: Reader, s: ParamSettings): string {
   const tag = r.text('tag', r.required('tag'), { allowEmpty: false, maxBytes: MAX_NAME_BYTES });
   if (!s.indexTags.includes(tag)) {
     const known = s.indexTags.length === 0 ? 'none are configured' : `configured: ${s.indexTags.join(', ')}`;
-    throw new QueryError('unknown_index', 'tag', `${r.label('tag')} "${tag}" is not an indexed tag (index.tags; ${known})`);
+    throw new QueryError('UNKNOWN_INDEX', 'tag', `${r.label('tag')} "${tag}" is not an indexed tag (index.tags; ${known})`);
   }
   return tag;
 }
@@ -142,7 +142,7 @@ function parseWindow(r: Reader, s: ParamSettings): WindowSize {
   const w = findWindow(s.windows, name.trim());
   if (w === undefined) {
     throw new QueryError(
-      'unknown_window',
+      'UNKNOWN_WINDOW',
       'window',
       `${r.label('window')} "${name}" is not a configured rollup window (rollup.windows: ${s.windows.map((x) => x.name).join(', ')})`,
     );

@@ -18,6 +18,6 @@ export class QueryError extends ServiceError<QueryErrorCode> {
   constructor(code: QueryErrorCode, parameter: string, message: string, options: CauseOptions = {}) {
     super({ code, message, retriable: false, cause: options.cause });
     this.parameter = parameter;
-    this.status = code === 'unknown_index' || code === 'unknown_window' ? 404 : 400;
+    this.status = code === 'UNKNOWN_INDEX' || code === 'UNKNOWN_WINDOW' ? 404 : 400;
   }
 }

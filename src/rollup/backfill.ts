@@ -145,7 +145,7 @@ class Backfill {
       if (d !== undefined) {
         const diff = `${d.field}: checkpoint ${d.saved ?? 'absent'} ≠ now ${d.now ?? 'absent'}`;
         throw new CheckpointError(
-          'other_run',
+          'CHECKPOINT_OTHER_RUN',
           `--checkpoint ${this.#cp.where} belongs to a backfill with other parameters (${diff}); use another file or remove it`,
         );
       }

@@ -24,7 +24,12 @@ export const hbaseSchema = z
       .min(1)
       .default(100)
       .describe('First retry delay after a retriable HBase error (ms); grows exponentially up to retryMaxMs, with full jitter'),
-    retryMaxMs: z.number().int().min(1).default(5000).describe('Largest retry delay (ms); must be >= hbase.retryBaseMs'),
+    retryMaxMs: z
+      .number()
+      .int()
+      .min(1)
+      .default(5000)
+      .describe('Largest retry delay (ms); must be >= hbase.retryBaseMs. A 429 or 503 whose Retry-After asks for longer is waited for, up to 30 s'),
     outageDeadlineMs: z
       .number()
       .int()

@@ -32,7 +32,7 @@ export const TOOL_EXIT = {
 } as const;
 
 /** HBase answers that mean the cluster refused for good; the client-side codes are our own bug. */
-const CLIENT_SIDE: ReadonlySet<ErrorCode> = new Set(['INVALID_ARGUMENT', 'CLOSED']);
+const CLIENT_SIDE: ReadonlySet<ErrorCode> = new Set(['HBASE_INVALID_ARGUMENT', 'HBASE_CLOSED']);
 const LOST_DEPENDENCY: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'CONSUMER_CRASHED',
   'KAFKA',

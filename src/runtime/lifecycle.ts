@@ -97,7 +97,7 @@ export class Lifecycle {
 
   /**
    * Moves to `to`. A transition to the current state only updates the reason (no listeners called)
-   * and returns false; an illegal transition throws `LifecycleError('illegal_transition')`.
+   * and returns false; an illegal transition throws `LifecycleError('ILLEGAL_TRANSITION')`.
    */
   transition(to: LifecycleState, reason: string): boolean {
     const from = this.#state;
@@ -106,7 +106,7 @@ export class Lifecycle {
       return false;
     }
     if (!canTransition(from, to)) {
-      throw new LifecycleError('illegal_transition', `illegal lifecycle transition ${from} → ${to} (${reason})`);
+      throw new LifecycleError('ILLEGAL_TRANSITION', `illegal lifecycle transition ${from} → ${to} (${reason})`);
     }
     this.#state = to;
     this.#reason = reason;

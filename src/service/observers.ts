@@ -6,10 +6,15 @@ import type { WriteObserver, WrittenRow } from '../ingest/dual-writer.ts';
 import type { IngestObserver } from '../ingest/consumer.ts';
 import type { LagSink } from '../ingest/lag-monitor.ts';
 
+/**
+ * The `status` label of a failed request: the HTTP status, else the error's code in lower case
+ * without the HBase family's prefix (`timeout`, `network`: the label values from before the codes
+ * took the HBASE_ prefix), else `error`.
+ */
 function statusOf(err: unknown): string {
   const e = err as { status?: unknown; code?: unknown };
   if (typeof e.status === 'number') return String(e.status);
-  return typeof e.code === 'string' ? e.code.toLowerCase() : 'error';
+  return typeof e.code === 'string' ? e.code.replace(/^HBASE_/, '').toLowerCase() : 'error';
 }
 
 /** Where the ids of acknowledged data-table rows go to find the hot ids (src/load/hot-ids.ts `HotIds`). */

@@ -63,7 +63,7 @@ export interface Outage {
   readonly policy: OutagePolicy;
 }
 
-const isRowRejection = (err: unknown): boolean => isHBaseError(err, 'BAD_REQUEST');
+const isRowRejection = (err: unknown): boolean => isHBaseError(err, 'HBASE_BAD_REQUEST');
 
 /**
  * Every HBase call the ingest path waits for retries what can heal: a transient HBase error (the

@@ -50,12 +50,12 @@ export function decodeCheckpoint<T>(text: string, path: string, format: Checkpoi
   try {
     raw = JSON.parse(text);
   } catch (cause) {
-    throw new CheckpointError('not_json', `${label} is not JSON${format.kind === undefined ? '' : ` (not ${format.kind}?)`}`, { cause });
+    throw new CheckpointError('CHECKPOINT_NOT_JSON', `${label} is not JSON${format.kind === undefined ? '' : ` (not ${format.kind}?)`}`, { cause });
   }
   const parsed = format.schema.safeParse(raw);
   if (!parsed.success) {
     const fields = parsed.error.issues.map((i) => `${i.path.length === 0 ? '(root)' : i.path.map(String).join('.')}: ${i.message}`).join('; ');
-    throw new CheckpointError('invalid', format.kind === undefined ? `${label}: ${fields}` : `${label} is not ${format.kind}: ${fields}`);
+    throw new CheckpointError('CHECKPOINT_INVALID', format.kind === undefined ? `${label}: ${fields}` : `${label} is not ${format.kind}: ${fields}`);
   }
   return parsed.data;
 }
@@ -73,7 +73,7 @@ export function fileCheckpointStore<T>(path: string, format: CheckpointFormat<T>
       try {
         text = await readTextIfExists(path);
       } catch (cause) {
-        throw new CheckpointError('unreadable', `${labelOf(path, format)}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+        throw new CheckpointError('CHECKPOINT_UNREADABLE', `${labelOf(path, format)}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
       }
       return text === undefined ? undefined : decodeCheckpoint(text, path, format);
     },

@@ -1,9 +1,18 @@
-// Retries a write while its errors are retriable: capped exponential backoff with full jitter. It
+// Retries a write while its errors are retriable: capped exponential backoff with full jitter, or
+// longer when the gateway asked for a wait (Retry-After of a 429 or 503, up to RETRY_AFTER_CAP_MS). It
 // never gives up on a retriable error (skipping would lose data) and stops only when aborted. Whether
 // HBase is *down* is not decided here from failure counts: failures may arrive only when a request
 // deadline expires, so OutageWatch (outage-watch.ts) measures time from the oldest unacknowledged write.
 
 import { ServiceError, type CauseOptions } from '../errors.ts';
+import { askedWaitMs } from '../hbase/errors.ts';
+
+/**
+ * The longest wait a Retry-After may impose on one retry: a proxy asking for an hour must not hold a
+ * write (or a shutdown's patience) for an hour. The outage watch keeps counting during the wait, and
+ * the retry's signal ends it.
+ */
+export const RETRY_AFTER_CAP_MS = 30_000;
 
 export interface BackoffPolicy {
   readonly baseMs: number;
@@ -14,6 +23,15 @@ export interface BackoffPolicy {
 export function backoffDelay(policy: BackoffPolicy, attempt: number, random: () => number = Math.random): number {
   const cap = Math.min(policy.maxMs, policy.baseMs * 2 ** Math.min(attempt - 1, 30));
   return Math.round(random() * cap);
+}
+
+/**
+ * The wait before retry number `attempt`: the backoff, or the wait the gateway asked for when that is
+ * longer (capped at RETRY_AFTER_CAP_MS), so a Retry-After of 0 never makes a tight loop.
+ */
+export function retryDelay(policy: BackoffPolicy, attempt: number, askedMs: number | undefined, random: () => number = Math.random): number {
+  const backoff = backoffDelay(policy, attempt, random);
+  return askedMs === undefined ? backoff : Math.max(backoff, Math.min(askedMs, RETRY_AFTER_CAP_MS));
 }
 
 export interface RetryHooks {
@@ -65,7 +83,7 @@ export async function retrying<T>(fn: () => Promise<T>, opts: RetryOptions): Pro
     } catch (err) {
       if (!opts.isRetriable(err)) throw err;
       attempt++;
-      const delay = backoffDelay(opts, attempt);
+      const delay = retryDelay(opts, attempt, askedWaitMs(err));
       opts.hooks?.onRetry?.(err, attempt, delay);
       await sleep(delay, opts.signal);
     }

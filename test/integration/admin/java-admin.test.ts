@@ -163,14 +163,14 @@ void test('JavaTableAdmin: pre-split create, describe, idempotent ensure, alter,
   await t.test('an immutable table attr that differs is refused', async () => {
     await assert.rejects(
       admin.ensureTable({ ...request, tableAttrs: { ...tableAttrs, 'tsingest.salt.buckets': '8' } }),
-      isAdminError('IMMUTABLE_ATTR_CONFLICT', 'tableAttrs.tsingest.salt.buckets'),
+      isAdminError('ADMIN_IMMUTABLE_ATTR_CONFLICT', 'tableAttrs.tsingest.salt.buckets'),
     );
   });
 
   await t.test('a codec the cluster lacks fails naming the codec, and creates nothing', async () => {
     const other = `${table}_lzo`;
     await assert.rejects(admin.ensureTable({ table: other, family: 'd', splits: [], familyAttrs: { COMPRESSION: 'LZO' } }), (e: unknown) => {
-      isAdminError('UNSUPPORTED_COMPRESSION', 'familyAttrs.COMPRESSION')(e);
+      isAdminError('ADMIN_UNSUPPORTED_COMPRESSION', 'familyAttrs.COMPRESSION')(e);
       assert.ok(e instanceof TableAdminError && e.message.includes('LZO') && e.table === other);
       return true;
     });
@@ -217,7 +217,7 @@ void test('JavaTableAdmin: pre-split create, describe, idempotent ensure, alter,
       JSON.stringify(files),
     );
     for (const row of rows) assert.ok((await rest.get(table, row)) !== null, 'the row is still there');
-    await assert.rejects(admin.compact(`${table}_missing`), isAdminError('TABLE_NOT_FOUND', 'table'));
+    await assert.rejects(admin.compact(`${table}_missing`), isAdminError('ADMIN_TABLE_NOT_FOUND', 'table'));
   });
 
   await t.test('drop removes the table', async () => {

@@ -36,7 +36,7 @@ test('createTable / getSchema / updateSchema / deleteTable lifecycle', async (t)
   assert.equal(schema.families[0].attributes['BLOOMFILTER'], 'ROWCOL');
   assert.equal(schema.attributes['it.owner'], 'tsi');
 
-  await assert.rejects(client.createTable({ name: table, families: [{ name: 'x' }] }), isCode('TABLE_EXISTS'));
+  await assert.rejects(client.createTable({ name: table, families: [{ name: 'x' }] }), isCode('HBASE_TABLE_EXISTS'));
   assert.equal(await client.createTable({ name: table, families: [{ name: 'x' }] }, { ifExists: 'skip' }), false);
 
   // POST: add a family, modify another; unlisted families stay.
@@ -56,8 +56,8 @@ test('createTable / getSchema / updateSchema / deleteTable lifecycle', async (t)
   assert.equal(await client.tableExists(table), false);
   assert.ok(!(await client.listTables()).includes(table));
   assert.equal(await client.deleteTable(table, { ignoreMissing: true }), false);
-  await assert.rejects(client.deleteTable(table), isCode('TABLE_NOT_FOUND'));
-  await assert.rejects(client.getSchema(table), isCode('TABLE_NOT_FOUND'));
+  await assert.rejects(client.deleteTable(table), isCode('HBASE_TABLE_NOT_FOUND'));
+  await assert.rejects(client.getSchema(table), isCode('HBASE_TABLE_NOT_FOUND'));
 });
 
 test('regions of a table: one region spanning the whole key space', async (t) => {
@@ -73,7 +73,7 @@ test('regions of a table: one region spanning the whole key space', async (t) =>
   assert.deepEqual(r.startKey, Buffer.alloc(0));
   assert.deepEqual(r.endKey, Buffer.alloc(0));
   assert.match(r.location, /^.+:\d+$/);
-  await assert.rejects(client.regions('it_hbase_no_such_table_regions'), isCode('TABLE_NOT_FOUND'));
+  await assert.rejects(client.regions('it_hbase_no_such_table_regions'), isCode('HBASE_TABLE_NOT_FOUND'));
 });
 
 test('version and cluster status', async (t) => {

@@ -8,11 +8,11 @@ import { connect, onCleanup, restUrl, tempTable } from './helpers.ts';
 
 const CELLS = [{ row: Buffer.from([0x00, 0xff]), cells: [{ column: column('cf', 'a'), value: Buffer.from('v'), timestamp: 1 }] }];
 
-test('put to a missing table → TABLE_NOT_FOUND, not retriable, names op and table', async (t) => {
+test('put to a missing table → HBASE_TABLE_NOT_FOUND, not retriable, names op and table', async (t) => {
   const { client } = await connect(t);
   await assert.rejects(client.put('it_hbase_does_not_exist', CELLS), (e: unknown) => {
     assert.ok(e instanceof HBaseError);
-    assert.equal(e.code, 'TABLE_NOT_FOUND');
+    assert.equal(e.code, 'HBASE_TABLE_NOT_FOUND');
     assert.equal(e.status, 404);
     assert.equal(e.retriable, false);
     assert.equal(isRetriable(e), false);
@@ -24,22 +24,22 @@ test('put to a missing table → TABLE_NOT_FOUND, not retriable, names op and ta
   });
 });
 
-test('unknown column family → NOT_FOUND; malformed filter → BAD_REQUEST; both permanent', async (t) => {
+test('unknown column family → HBASE_NOT_FOUND; malformed filter → HBASE_BAD_REQUEST; both permanent', async (t) => {
   const { client } = await connect(t);
   const table = await tempTable(t, client);
   await assert.rejects(
     client.put(table, [{ row: Buffer.from('r'), cells: [{ column: column('nofam', 'q'), value: Buffer.from('v') }] }]),
-    (e: unknown) => e instanceof HBaseError && e.code === 'NOT_FOUND' && !e.retriable && /NoSuchColumnFamilyException/.test(e.message),
+    (e: unknown) => e instanceof HBaseError && e.code === 'HBASE_NOT_FOUND' && !e.retriable && /NoSuchColumnFamilyException/.test(e.message),
   );
   await assert.rejects(
     (async () => {
       for await (const r of client.scan(table, { filter: '{"type":"NoSuchFilter"}' })) assert.fail(String(r.row));
     })(),
-    (e: unknown) => e instanceof HBaseError && e.code === 'BAD_REQUEST' && !e.retriable && e.op === 'scan',
+    (e: unknown) => e instanceof HBaseError && e.code === 'HBASE_BAD_REQUEST' && !e.retriable && e.op === 'scan',
   );
 });
 
-test('closed port → NETWORK, retriable', async (t) => {
+test('closed port → HBASE_NETWORK, retriable', async (t) => {
   const port = await new Promise<number>((resolve) => {
     const s = createServer();
     s.listen(0, '127.0.0.1', () => {
@@ -54,7 +54,7 @@ test('closed port → NETWORK, retriable', async (t) => {
   onCleanup(t, () => client.close());
   await assert.rejects(client.get('t', Buffer.from('r')), (e: unknown) => {
     assert.ok(e instanceof HBaseError);
-    assert.equal(e.code, 'NETWORK');
+    assert.equal(e.code, 'HBASE_NETWORK');
     assert.equal(e.retriable, true);
     assert.equal(isRetriable(e), true);
     assert.equal(e.op, 'get');
@@ -64,7 +64,7 @@ test('closed port → NETWORK, retriable', async (t) => {
   await assert.rejects(client.version(), (e: unknown) => isRetriable(e));
 });
 
-test('deadline expiry → TIMEOUT, retriable (server that never answers)', async (t) => {
+test('deadline expiry → HBASE_TIMEOUT, retriable (server that never answers)', async (t) => {
   const hanging: Server = createServer(() => {
     /* never respond */
   });
@@ -85,7 +85,7 @@ test('deadline expiry → TIMEOUT, retriable (server that never answers)', async
   const started = Date.now();
   await assert.rejects(client.get('t', Buffer.from('r'), { deadlineMs: 200 }), (e: unknown) => {
     assert.ok(e instanceof HBaseError);
-    assert.equal(e.code, 'TIMEOUT');
+    assert.equal(e.code, 'HBASE_TIMEOUT');
     assert.equal(e.retriable, true);
     assert.match(e.message, /deadline of 200 ms exceeded/);
     return true;
@@ -112,5 +112,5 @@ test('deadline also covers a response body that stalls after the headers', async
   const { port } = stalling.address() as AddressInfo;
   const client = new HBaseRestClient({ baseUrl: `http://127.0.0.1:${port}`, defaultDeadlineMs: 300 });
   onCleanup(t, () => client.close());
-  await assert.rejects(client.get('t', Buffer.from('r')), (e: unknown) => e instanceof HBaseError && e.code === 'TIMEOUT' && isRetriable(e));
+  await assert.rejects(client.get('t', Buffer.from('r')), (e: unknown) => e instanceof HBaseError && e.code === 'HBASE_TIMEOUT' && isRetriable(e));
 });

@@ -161,7 +161,7 @@ test('scan of a missing table fails (not retriable) and still deletes its scanne
   const table = 'it_hbase_missing_scan_table';
   await assert.rejects(collect(client, table), (e: unknown) => {
     assert.ok(e instanceof HBaseError);
-    assert.equal(e.code, 'NOT_FOUND');
+    assert.equal(e.code, 'HBASE_NOT_FOUND');
     assert.equal(e.retriable, false);
     assert.match(e.message, /scan on table 'it_hbase_missing_scan_table'/);
     return true;

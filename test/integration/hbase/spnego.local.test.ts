@@ -55,7 +55,7 @@ class Wire implements HttpTransport {
 const forbidden =
   (re: RegExp) =>
   (e: unknown): boolean =>
-    e instanceof HBaseError && (e.code === 'UNAUTHORIZED' || e.code === 'FORBIDDEN') && re.test(e.message);
+    e instanceof HBaseError && (e.code === 'HBASE_UNAUTHORIZED' || e.code === 'HBASE_FORBIDDEN') && re.test(e.message);
 
 void test('SPNEGO to a Kerberos REST gateway: refusals named, one handshake per cookie, the service end to end', async (t) => {
   const defer = deferrer(t);

@@ -58,7 +58,7 @@ void test('exit codes of tsingest run: 3 for configuration, 0 for a drain, 4 for
     ]);
     assert.notEqual(exit, null, `the service stopped by itself:\n${run.output()}`);
     assert.equal(exit?.code, 4, run.output());
-    assert.match(run.output(), /"level":"fatal".*TABLE_NOT_FOUND/);
+    assert.match(run.output(), /"level":"fatal".*HBASE_TABLE_NOT_FOUND/);
     // The tables back, so the harness drops what it created (the gateway can hang on a table it just deleted).
     await retryingRest('apply tables', () => applyTables(h.config(['kafka.groupId=unused']), new JavaTableAdmin({ command: h.env.adminCommand }), h.rest));
   });

@@ -171,20 +171,20 @@ void test('codecs sends {"op":"codecs"}, keeps every codec with its error text; 
   assert.deepEqual(usableCodecs(codecs), ['GZ', 'NONE', 'SNAPPY']);
 });
 
-void test('a codec answer without a name, or unusable without an error text, is a PROTOCOL error', async () => {
+void test('a codec answer without a name, or unusable without an error text, is an ADMIN_PROTOCOL error', async () => {
   const answer = (codecs: unknown): JavaTableAdmin => fake({ ok: true, op: 'codecs', codecs }).admin;
   await assert.rejects(
     answer([{ name: 'LZO', usable: false }]).codecs(),
-    isAdminError('PROTOCOL', (e) => e.message.includes('codecs')),
+    isAdminError('ADMIN_PROTOCOL', (e) => e.message.includes('codecs')),
   );
-  await assert.rejects(answer([{ name: 'LZO', usable: false, error: '' }]).codecs(), isAdminError('PROTOCOL'));
-  await assert.rejects(answer([{ usable: true }]).codecs(), isAdminError('PROTOCOL'));
-  await assert.rejects(answer([{ name: 'GZ', usable: 'yes' }]).codecs(), isAdminError('PROTOCOL'));
-  await assert.rejects(fake({ ok: true, op: 'codecs' }).admin.codecs(), isAdminError('PROTOCOL'));
+  await assert.rejects(answer([{ name: 'LZO', usable: false, error: '' }]).codecs(), isAdminError('ADMIN_PROTOCOL'));
+  await assert.rejects(answer([{ usable: true }]).codecs(), isAdminError('ADMIN_PROTOCOL'));
+  await assert.rejects(answer([{ name: 'GZ', usable: 'yes' }]).codecs(), isAdminError('ADMIN_PROTOCOL'));
+  await assert.rejects(fake({ ok: true, op: 'codecs' }).admin.codecs(), isAdminError('ADMIN_PROTOCOL'));
   const failed = fake({ ok: false, op: 'codecs', code: 'INTERNAL', error: 'NoClassDefFoundError: org/apache/hadoop/hbase/util/CompressionTest' }, { code: 1 });
   await assert.rejects(
     failed.admin.codecs(),
-    isAdminError('INTERNAL', (e) => e.message.includes('CompressionTest')),
+    isAdminError('ADMIN_INTERNAL', (e) => e.message.includes('CompressionTest')),
   );
 });
 
@@ -203,7 +203,7 @@ void test('ok:false maps to a typed error with code, table, field and the stderr
   await assert.rejects(
     admin.ensureTable({ table: 't1', family: 'd', splits: [], familyAttrs: { COMPRESSION: 'LZ4' } }),
     isAdminError(
-      'UNSUPPORTED_COMPRESSION',
+      'ADMIN_UNSUPPORTED_COMPRESSION',
       (e) =>
         e.table === 't1' &&
         e.field === 'familyAttrs.COMPRESSION' &&
@@ -214,16 +214,16 @@ void test('ok:false maps to a typed error with code, table, field and the stderr
   );
 });
 
-void test('UNAVAILABLE from the tool is retriable; unknown codes become HBASE_ERROR', async () => {
+void test('UNAVAILABLE from the tool is ADMIN_UNAVAILABLE, retriable; unknown codes become ADMIN_HBASE_ERROR', async () => {
   const u = fake({ ok: false, code: 'UNAVAILABLE', error: 'HBase is not reachable', table: null, field: null }, { code: 1 });
   await assert.rejects(
     u.admin.describe('t1'),
-    isAdminError('UNAVAILABLE', (e) => e.retriable && e.table === 't1'),
+    isAdminError('ADMIN_UNAVAILABLE', (e) => e.retriable && e.table === 't1'),
   );
   const x = fake({ ok: false, code: 'SOMETHING_NEW', error: 'odd' }, { code: 1 });
   await assert.rejects(
     x.admin.drop('t1'),
-    isAdminError('HBASE_ERROR', (e) => !e.retriable && e.message.includes('SOMETHING_NEW')),
+    isAdminError('ADMIN_HBASE_ERROR', (e) => !e.retriable && e.message.includes('SOMETHING_NEW')),
   );
 });
 
@@ -233,39 +233,42 @@ void test('log noise before the response line is ignored', async () => {
   assert.equal(res.created, true);
 });
 
-void test('no response line: PROTOCOL error naming the exit code and carrying the stderr tail', async () => {
+void test('no response line: ADMIN_PROTOCOL error naming the exit code and carrying the stderr tail', async () => {
   const { admin } = fake('', { code: 3, stderr: 'Error: Could not find or load main class Nope\n' });
   await assert.rejects(
     admin.describe('t1'),
-    isAdminError('PROTOCOL', (e) => e.message.includes('code 3') && e.message.includes('Could not find or load main class') && e.stderrTail !== undefined),
+    isAdminError(
+      'ADMIN_PROTOCOL',
+      (e) => e.message.includes('code 3') && e.message.includes('Could not find or load main class') && e.stderrTail !== undefined,
+    ),
   );
 });
 
-void test('invalid JSON, a missing ok flag or a malformed body are PROTOCOL errors', async () => {
-  await assert.rejects(fake('{not json\n').admin.describe('t1'), isAdminError('PROTOCOL'));
-  await assert.rejects(fake({ op: 'describe' }).admin.describe('t1'), isAdminError('PROTOCOL'));
+void test('invalid JSON, a missing ok flag or a malformed body are ADMIN_PROTOCOL errors', async () => {
+  await assert.rejects(fake('{not json\n').admin.describe('t1'), isAdminError('ADMIN_PROTOCOL'));
+  await assert.rejects(fake({ op: 'describe' }).admin.describe('t1'), isAdminError('ADMIN_PROTOCOL'));
   await assert.rejects(
     fake({ ok: true, op: 'ensureTable', table: 't1' }).admin.ensureTable({ table: 't1', family: 'd', splits: [] }),
-    isAdminError('PROTOCOL'),
+    isAdminError('ADMIN_PROTOCOL'),
   );
-  await assert.rejects(fake({ ...ensureOk }, { code: 1 }).admin.ensureTable({ table: 't1', family: 'd', splits: [] }), isAdminError('PROTOCOL'));
+  await assert.rejects(fake({ ...ensureOk }, { code: 1 }).admin.ensureTable({ table: 't1', family: 'd', splits: [] }), isAdminError('ADMIN_PROTOCOL'));
 });
 
-void test('a tool that hangs is killed at the deadline: TIMEOUT with the stderr tail', async () => {
+void test('a tool that hangs is killed at the deadline: ADMIN_TIMEOUT with the stderr tail', async () => {
   const { admin } = fake('', { hang: true, timeoutMs: 1_500, stderr: 'connecting to zookeeper...\n' });
   const started = Date.now();
   await assert.rejects(
     admin.describe('t1'),
-    isAdminError('TIMEOUT', (e) => e.retriable && e.message.includes('1500 ms') && e.message.includes('connecting to zookeeper')),
+    isAdminError('ADMIN_TIMEOUT', (e) => e.retriable && e.message.includes('1500 ms') && e.message.includes('connecting to zookeeper')),
   );
   assert.ok(Date.now() - started < 5_000);
 });
 
-void test('a program that does not exist: SPAWN_FAILED', async () => {
+void test('a program that does not exist: ADMIN_SPAWN_FAILED', async () => {
   const admin = new JavaTableAdmin({ command: ['/nonexistent/table-admin-tool'] });
   await assert.rejects(
     admin.describe('t1'),
-    isAdminError('SPAWN_FAILED', (e) => e.message.includes('/nonexistent/table-admin-tool')),
+    isAdminError('ADMIN_SPAWN_FAILED', (e) => e.message.includes('/nonexistent/table-admin-tool')),
   );
 });
 

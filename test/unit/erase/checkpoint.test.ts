@@ -36,7 +36,7 @@ void test('a checkpoint of another id or range is refused, naming the field', ()
   const c = newEraseCheckpoint(run, 0);
   assert.throws(
     () => continueRun(c, { ...run, id: 'dev-2' }, 'cp.json', 0),
-    (e: unknown) => e instanceof CheckpointError && e.code === 'other_run' && /id is "dev-1" there, "dev-2" now/.test(e.message),
+    (e: unknown) => e instanceof CheckpointError && e.code === 'CHECKPOINT_OTHER_RUN' && /id is "dev-1" there, "dev-2" now/.test(e.message),
   );
   assert.throws(() => continueRun(c, { ...run, from: 1, to: 2 }, 'cp.json', 0), /from is null there, 1 now/);
   assert.deepEqual(continueRun(undefined, run, 'cp.json', 0).units, {});
@@ -49,7 +49,7 @@ void test('a damaged checkpoint file is an error naming it', async (t) => {
   await writeFile(path, '{"version":1}');
   await assert.rejects(
     eraseCheckpointFile(path).load(),
-    (e: unknown) => e instanceof CheckpointError && e.code === 'invalid' && e.message.includes(`--checkpoint ${path} is not a delete checkpoint`),
+    (e: unknown) => e instanceof CheckpointError && e.code === 'CHECKPOINT_INVALID' && e.message.includes(`--checkpoint ${path} is not a delete checkpoint`),
   );
 });
 

@@ -56,8 +56,8 @@ const TABLE: readonly Row[] = [
   },
   {
     cls: HBaseError,
-    make: (cause) => new HBaseError({ code: 'UNAVAILABLE', status: 503, message: 'HTTP 503', cause }),
-    code: 'UNAVAILABLE',
+    make: (cause) => new HBaseError({ code: 'HBASE_UNAVAILABLE', status: 503, message: 'HTTP 503', cause }),
+    code: 'HBASE_UNAVAILABLE',
     retriable: true,
     fatal: false,
   },
@@ -87,43 +87,43 @@ const TABLE: readonly Row[] = [
   { cls: DeadlinePassed, make: () => new DeadlinePassed(), code: 'DEADLINE_PASSED', retriable: true, fatal: false },
   {
     cls: QueryError,
-    make: (cause) => new QueryError('bad_parameter', 'limit', 'limit: must be a positive integer', { cause }),
-    code: 'bad_parameter',
+    make: (cause) => new QueryError('BAD_PARAMETER', 'limit', 'limit: must be a positive integer', { cause }),
+    code: 'BAD_PARAMETER',
     retriable: false,
     fatal: true,
   },
   {
     cls: KeyError,
-    make: (cause) => new KeyError('invalid_buckets', 'buckets must be an integer in [1, 256], got 0', { cause }),
-    code: 'invalid_buckets',
+    make: (cause) => new KeyError('INVALID_BUCKETS', 'buckets must be an integer in [1, 256], got 0', { cause }),
+    code: 'INVALID_BUCKETS',
     retriable: false,
     fatal: true,
   },
   {
     cls: EventError,
-    make: (cause) => new EventError('malformed_cell', 'd:temp', 'cell d:temp is not 8 bytes', { cause }),
-    code: 'malformed_cell',
+    make: (cause) => new EventError('MALFORMED_CELL', 'd:temp', 'cell d:temp is not 8 bytes', { cause }),
+    code: 'MALFORMED_CELL',
     retriable: false,
     fatal: true,
   },
   {
     cls: CheckpointError,
-    make: (cause) => new CheckpointError('not_json', 'checkpoint c.json is not JSON', { cause }),
-    code: 'not_json',
+    make: (cause) => new CheckpointError('CHECKPOINT_NOT_JSON', 'checkpoint c.json is not JSON', { cause }),
+    code: 'CHECKPOINT_NOT_JSON',
     retriable: false,
     fatal: true,
   },
   {
     cls: LifecycleError,
-    make: (cause) => new LifecycleError('illegal_transition', 'stopped -> running', { cause }),
-    code: 'illegal_transition',
+    make: (cause) => new LifecycleError('ILLEGAL_TRANSITION', 'stopped -> running', { cause }),
+    code: 'ILLEGAL_TRANSITION',
     retriable: false,
     fatal: true,
   },
   {
     cls: TableAdminError,
-    make: (cause) => new TableAdminError('UNAVAILABLE', 'ZooKeeper not reachable', { cause }),
-    code: 'UNAVAILABLE',
+    make: (cause) => new TableAdminError('ADMIN_UNAVAILABLE', 'ZooKeeper not reachable', { cause }),
+    code: 'ADMIN_UNAVAILABLE',
     retriable: true,
     fatal: false,
   },
@@ -220,9 +220,9 @@ void test('the closed list has no duplicates, and every code is one of its strin
 });
 
 void test('classifyError walks the cause chain past uncoded wrappers; the first coded error decides', () => {
-  const outage = new HBaseError({ code: 'UNAVAILABLE', status: 503, message: 'HTTP 503' });
+  const outage = new HBaseError({ code: 'HBASE_UNAVAILABLE', status: 503, message: 'HTTP 503' });
   const wrapped = new Error('writing the batch failed', { cause: new Error('chunk 3', { cause: outage }) });
-  assert.deepEqual(classifyError(wrapped), { code: 'UNAVAILABLE', source: 'service', retriable: true, fatal: false });
+  assert.deepEqual(classifyError(wrapped), { code: 'HBASE_UNAVAILABLE', source: 'service', retriable: true, fatal: false });
   // a coded wrapper speaks for itself, whatever it wraps
   assert.equal(classifyError(new StartupError('refusing to start', outage)).retriable, false);
   // an abort and a kafkajs error are recognised by name, also under a wrapper
@@ -234,7 +234,7 @@ void test('classifyError walks the cause chain past uncoded wrappers; the first 
 });
 
 void test('rephrase words a failure anew and keeps what it is: code, retriable, fatal, cause', () => {
-  const outage = new HBaseError({ code: 'UNAVAILABLE', status: 503, message: 'HTTP 503' });
+  const outage = new HBaseError({ code: 'HBASE_UNAVAILABLE', status: 503, message: 'HTTP 503' });
   const told = rephrase('HBase at https://h:8080: the CA does not match', outage);
   assert.equal(told.message, 'HBase at https://h:8080: the CA does not match');
   assert.equal(told.cause, outage);

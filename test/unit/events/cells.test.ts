@@ -52,7 +52,7 @@ void test('metric values round-trip bit-exactly', () => {
   }
   assert.throws(
     () => decodeMetricValue(Buffer.alloc(4), 'temp'),
-    (e: unknown) => e instanceof EventError && e.code === 'malformed_cell' && e.field === 'temp',
+    (e: unknown) => e instanceof EventError && e.code === 'MALFORMED_CELL' && e.field === 'temp',
   );
 });
 
@@ -84,7 +84,7 @@ void test('decodeDataRow reads metrics and tags, skips reserved qualifiers', () 
 });
 
 void test('decodeDataRow rejects malformed cells', () => {
-  const malformed = (e: unknown) => e instanceof EventError && e.code === 'malformed_cell';
+  const malformed = (e: unknown) => e instanceof EventError && e.code === 'MALFORMED_CELL';
   assert.throws(() => decodeDataRow([{ qualifier: Buffer.from('temp'), value: Buffer.alloc(7) }]), malformed);
   assert.throws(() => decodeDataRow([{ qualifier: Buffer.from([0xff]), value: Buffer.alloc(8) }]), malformed);
   assert.throws(() => decodeDataRow([{ qualifier: Buffer.from([0xff]), value: Buffer.alloc(8) }]), malformed, 'a bad name is never kept');

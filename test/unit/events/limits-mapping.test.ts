@@ -13,7 +13,7 @@ import {
 } from '../../../src/events/index.ts';
 
 const limitsError = (field: string) => (e: unknown) =>
-  e instanceof EventError && e.code === 'invalid_limits' && e.field === `limits.${field}` && !e.retriable && e.message.includes(`limits.${field}`);
+  e instanceof EventError && e.code === 'INVALID_LIMITS' && e.field === `limits.${field}` && !e.retriable && e.message.includes(`limits.${field}`);
 
 void test('default limits', () => {
   assert.deepEqual(resolveEventLimits(), DEFAULT_EVENT_LIMITS);
@@ -47,7 +47,7 @@ void test('field mapping defaults, overrides, validation', () => {
   assert.deepEqual(resolveFieldMapping(), DEFAULT_FIELD_MAPPING);
   assert.deepEqual(resolveFieldMapping({ id: 'deviceId' }), { ...DEFAULT_FIELD_MAPPING, id: 'deviceId' });
   const mappingError = (field: string) => (e: unknown) =>
-    e instanceof EventError && e.code === 'invalid_mapping' && e.field === `mapping.${field}` && e.message.includes(`mapping.${field}`);
+    e instanceof EventError && e.code === 'INVALID_MAPPING' && e.field === `mapping.${field}` && e.message.includes(`mapping.${field}`);
   assert.throws(() => resolveFieldMapping({ id: '' }), mappingError('id'));
   assert.throws(() => resolveFieldMapping({ ts: 'a..b' }), mappingError('ts'));
   assert.throws(() => resolveFieldMapping({ value: '.v' }), mappingError('value'));

@@ -97,7 +97,7 @@ test('errors carry code, retriable, status, op and table', async () => {
   const { c } = client(() => ({ status: 503, body: json('Unavailable\r\njava.io.IOException: x\n\tat a.b(C.java:1)') }));
   await assert.rejects(c.put('t', [{ row: ROW, cells: [{ column: COL, value: ROW }] }]), (e: unknown) => {
     assert.ok(e instanceof HBaseError);
-    assert.equal(e.code, 'UNAVAILABLE');
+    assert.equal(e.code, 'HBASE_UNAVAILABLE');
     assert.equal(e.retriable, true);
     assert.equal(e.status, 503);
     assert.equal(e.op, 'put');
@@ -106,8 +106,8 @@ test('errors carry code, retriable, status, op and table', async () => {
     assert.doesNotMatch(e.message, /at a\.b/);
     return true;
   });
-  await assert.rejects(c.get('bad/name', ROW), (e: unknown) => e instanceof HBaseError && e.code === 'INVALID_ARGUMENT');
-  await assert.rejects(c.get('t', Buffer.alloc(0)), (e: unknown) => e instanceof HBaseError && e.code === 'INVALID_ARGUMENT');
+  await assert.rejects(c.get('bad/name', ROW), (e: unknown) => e instanceof HBaseError && e.code === 'HBASE_INVALID_ARGUMENT');
+  await assert.rejects(c.get('t', Buffer.alloc(0)), (e: unknown) => e instanceof HBaseError && e.code === 'HBASE_INVALID_ARGUMENT');
 });
 
 test('checkAndPut / checkAndDelete: PUT with check=…, check cell last, 304 → false', async () => {
@@ -136,7 +136,7 @@ test('checkAndPut / checkAndDelete: PUT with check=…, check cell last, 304 →
   assert.deepEqual(JSON.parse(String(d.body)), { Row: [{ key: 'AP8=', Cell: [{ column: 'bQ==' }, { column: 'Y2Y6YQ==', $: '' }] }] });
   await assert.rejects(
     c.checkAndPut('t', ROW, [{ column: column('cf', 'b'), value: ROW }], { column: COL, value: ROW }),
-    (e: unknown) => e instanceof HBaseError && e.code === 'INVALID_ARGUMENT' && e.op === 'checkAndPut',
+    (e: unknown) => e instanceof HBaseError && e.code === 'HBASE_INVALID_ARGUMENT' && e.op === 'checkAndPut',
   );
   assert.equal(fake.requests.length, 2);
 });
@@ -264,7 +264,7 @@ test('scan deletes the scanner on early break, on limit and on error', async () 
     async () => {
       for await (const r of failing.c.scan('t', { batch: 1 })) assert.ok(r.row.length > 0);
     },
-    (e: unknown) => e instanceof HBaseError && e.code === 'UNAVAILABLE' && e.op === 'scan' && e.table === 't',
+    (e: unknown) => e instanceof HBaseError && e.code === 'HBASE_UNAVAILABLE' && e.op === 'scan' && e.table === 't',
   );
   assert.equal(failing.fake.requests.at(-1)?.method, 'DELETE');
 });
@@ -299,7 +299,7 @@ test('scan pageRows asks ?n= rows per page, capped by what the limit still needs
     async () => {
       for await (const r of bad.c.scan('t', { pageRows: 0 })) assert.fail(`unexpected row ${r.row.toString()}`);
     },
-    (e: unknown) => e instanceof HBaseError && e.code === 'INVALID_ARGUMENT' && /pageRows/.test(e.message),
+    (e: unknown) => e instanceof HBaseError && e.code === 'HBASE_INVALID_ARGUMENT' && /pageRows/.test(e.message),
   );
   assert.equal(bad.fake.requests.length, 0);
 });

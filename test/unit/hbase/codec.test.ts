@@ -64,11 +64,11 @@ test('decodeCellSet reads a captured 2.6.1 response', () => {
   assert.deepEqual(decodeCellSet('{}'), []);
 });
 
-test('decodeCellSet raises PROTOCOL errors for non-JSON, wrong shapes and bad base64', () => {
+test('decodeCellSet raises HBASE_PROTOCOL errors for non-JSON, wrong shapes and bad base64', () => {
   for (const body of ['Not found', '{"Row":"x"}', '{"Row":[{"key":"%%%","Cell":[]}]}', '{"Row":[{"key":"A","Cell":[]}]}']) {
     assert.throws(
       () => decodeCellSet(body),
-      (e: unknown) => e instanceof HBaseError && e.code === 'PROTOCOL' && !e.retriable,
+      (e: unknown) => e instanceof HBaseError && e.code === 'HBASE_PROTOCOL' && !e.retriable,
       body,
     );
   }

@@ -56,7 +56,7 @@ test('rejects an empty set and a bad backoff', () => {
 });
 
 const sockErr = (code: string): Error => Object.assign(new Error(code), { code });
-const wrapped = (code: string): HBaseError => new HBaseError({ code: 'NETWORK', message: 'wrapped', cause: sockErr(code) });
+const wrapped = (code: string): HBaseError => new HBaseError({ code: 'HBASE_NETWORK', message: 'wrapped', cause: sockErr(code) });
 
 test('connection failures: never sent (refused, connect timeout, DNS) vs broken (reset, closed)', () => {
   assert.equal(connectionFailure(wrapped('ECONNREFUSED')), 'unsent');
@@ -65,11 +65,11 @@ test('connection failures: never sent (refused, connect timeout, DNS) vs broken 
   assert.equal(connectionFailure(wrapped('ECONNRESET')), 'broken');
   assert.equal(connectionFailure(wrapped('UND_ERR_SOCKET')), 'broken');
   assert.equal(
-    connectionFailure(new HBaseError({ code: 'TIMEOUT', message: 'deadline', cause: new DOMException('aborted', 'AbortError') })),
+    connectionFailure(new HBaseError({ code: 'HBASE_TIMEOUT', message: 'deadline', cause: new DOMException('aborted', 'AbortError') })),
     null,
     'the request deadline is not a connection failure',
   );
-  assert.equal(connectionFailure(new HBaseError({ code: 'CLOSED', message: 'closed' })), null);
+  assert.equal(connectionFailure(new HBaseError({ code: 'HBASE_CLOSED', message: 'closed' })), null);
   assert.equal(connectionFailure(new Error('x')), null);
 });
 

@@ -91,7 +91,7 @@ test('a check-and-put on a reset connection is not sent again; a refused one is'
   const cells = [{ column: column('d', 'q'), value: Buffer.from('v') }];
   const check = { column: column('d', 'q'), value: null };
   // the first request goes to a (round-robin start)
-  await assert.rejects(client.checkAndPut('t', Buffer.from('r'), cells, check), (err) => isHBaseError(err, 'NETWORK'));
+  await assert.rejects(client.checkAndPut('t', Buffer.from('r'), cells, check), (err) => isHBaseError(err, 'HBASE_NETWORK'));
   assert.equal(b.served(), 0, 'not re-sent after a reset: a may have applied it');
   const a2 = new FakeGateway('a');
   const b2 = new FakeGateway('b');
@@ -146,7 +146,7 @@ test('every page and the delete of a scanner go to the gateway that created it',
   await client.close();
 });
 
-test("the scanner's gateway dying mid-scan: GATEWAY_LOST (retriable), never another gateway's rows", async () => {
+test("the scanner's gateway dying mid-scan: HBASE_GATEWAY_LOST (retriable), never another gateway's rows", async () => {
   const a = scanning('a');
   const b = scanning('b');
   const { client } = setOf([a, b]);
@@ -155,7 +155,7 @@ test("the scanner's gateway dying mid-scan: GATEWAY_LOST (retriable), never anot
   if (first.done === true) throw new Error('the scan yielded nothing');
   const owner = first.value.cells[0]?.value.toString().startsWith('a') === true ? a : b;
   owner.down = 'ECONNREFUSED';
-  await assert.rejects(scan.next(), (err) => isHBaseError(err, 'GATEWAY_LOST') && err.retriable && /start over/.test(err.message));
+  await assert.rejects(scan.next(), (err) => isHBaseError(err, 'HBASE_GATEWAY_LOST') && err.retriable && /start over/.test(err.message));
   const other = owner === a ? b : a;
   assert.equal(other.requests.filter((q) => q.path.includes('/scanner/')).length, 0, 'no page asked elsewhere');
   await client.close();

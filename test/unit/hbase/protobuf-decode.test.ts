@@ -69,13 +69,13 @@ test('truncated or malformed bodies are protocol errors, never partial rows', ()
   for (let cut = 1; cut < good.length; cut++) {
     assert.throws(
       () => decodeCellSetProto(good.subarray(0, cut)),
-      (e: unknown) => isHBaseError(e, 'PROTOCOL'),
+      (e: unknown) => isHBaseError(e, 'HBASE_PROTOCOL'),
       `cut at ${cut}`,
     );
   }
   assert.throws(
     () => decodeCellSetProto(Buffer.from('0a020a', 'hex')),
-    (e: unknown) => isHBaseError(e, 'PROTOCOL'),
+    (e: unknown) => isHBaseError(e, 'HBASE_PROTOCOL'),
   );
   assert.throws(() => decodeCellSetProto(Buffer.from('0a021200', 'hex')), /without its key/);
   assert.throws(() => decodeCellSetProto(Buffer.from('0b', 'hex')), /wire type 3/);

@@ -132,7 +132,7 @@ void test('a refused token (403) and a token that cannot be made reach the calle
   assert.equal((await spnego.request(get())).status, 403);
   assert.equal((await spnego.request(get())).status, 403);
   assert.equal(tokens(), 2, 'without a cookie every request negotiates');
-  const noTicket = new HBaseError({ code: 'UNAUTHORIZED', message: 'SPNEGO: no Kerberos token for HTTP@gw (hbase.auth …)' });
+  const noTicket = new HBaseError({ code: 'HBASE_UNAUTHORIZED', message: 'SPNEGO: no Kerberos token for HTTP@gw (hbase.auth …)' });
   const failing = new SpnegoTransport(gw, { token: () => Promise.reject(noTicket) });
   await assert.rejects(failing.request(get()), (e: unknown) => e === noTicket);
   assert.equal(failing.negotiations, 0);

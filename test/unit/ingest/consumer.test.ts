@@ -303,7 +303,7 @@ void test('a failed unit is not committed, nor is any unit after it, even when w
   await tick();
   assert.equal(writer.pending.length, 2);
   writer.pending[1]?.gate.resolve([]);
-  writer.pending[0]?.gate.reject(Object.assign(new Error('table gone'), { code: 'TABLE_NOT_FOUND' }));
+  writer.pending[0]?.gate.reject(Object.assign(new Error('table gone'), { code: 'HBASE_TABLE_NOT_FOUND' }));
   await assert.rejects(batch, /table gone/);
   await tick();
   assert.equal(group.commits.length, 0, 'nothing committed: the second unit would skip the first one');

@@ -82,7 +82,7 @@ function gateway503(): HBaseError {
     body,
     table: 'm',
     op: 'checkAndPut',
-    message: "HBase checkAndPut on table 'm' failed: HTTP 503 UNAVAILABLE",
+    message: "HBase checkAndPut on table 'm' failed: HTTP 503 HBASE_UNAVAILABLE",
   });
 }
 
@@ -95,7 +95,7 @@ function watchedPolicy(deadlineMs: number): { policy: OutagePolicy; watch: Outag
   const policy = new OutagePolicy({
     retry: { baseMs: 1, maxMs: 2 },
     isRetriable: ingestRetriable,
-    isAnswer: (e) => e instanceof HBaseError && e.code === 'BAD_REQUEST',
+    isAnswer: (e) => e instanceof HBaseError && e.code === 'HBASE_BAD_REQUEST',
     watch,
   });
   return { policy, watch, clock, heard };
@@ -128,9 +128,9 @@ void test('a fence raise during an HBase outage (a 503 relaying DoNotRetryIOExce
 void test('a permanent error of a fence raise still leaves the planner (a missing meta table is not an outage)', async () => {
   const { policy } = watchedPolicy(250);
   const port = new FakeHBase();
-  port.checkAndPut = () => Promise.reject(new HBaseError({ code: 'TABLE_NOT_FOUND', status: 404, message: 'no such table' }));
+  port.checkAndPut = () => Promise.reject(new HBaseError({ code: 'HBASE_TABLE_NOT_FOUND', status: 404, message: 'no such table' }));
   const { plan } = setup(port, policy);
-  await assert.rejects(plan([record(0, ev('clocky', NOW + 10 * 86_400_000))]), (e: unknown) => e instanceof HBaseError && e.code === 'TABLE_NOT_FOUND');
+  await assert.rejects(plan([record(0, ev('clocky', NOW + 10 * 86_400_000))]), (e: unknown) => e instanceof HBaseError && e.code === 'HBASE_TABLE_NOT_FOUND');
 });
 
 void test('a stale snapshot that cannot be refreshed keeps the unit waiting as a pending call: the watch declares the outage, the plan lands once the registry answers', async () => {

@@ -20,7 +20,7 @@ const VECTORS = [
   { id: '设备-7', ts: 1700000000123, salt: 0, hex: '00e8aebee5a4872d37007ffffe74301a9784' },
 ] as const;
 
-const malformed = (error: unknown): boolean => error instanceof KeyError && error.code === 'malformed_key';
+const malformed = (error: unknown): boolean => error instanceof KeyError && error.code === 'MALFORMED_KEY';
 const inRange = (key: Buffer, range: ScanRange): boolean => Buffer.compare(key, range.startRow) >= 0 && Buffer.compare(key, range.stopRow) < 0;
 
 void test('DESIGN.md test vectors encode exactly (B = 16)', () => {
@@ -112,20 +112,20 @@ void test('idTimeRange covers exactly [fromTs, toTs] in both formats', () => {
   assert.equal(whole.stopRow.subarray(-8).toString('hex'), '8000000000000000');
   assert.throws(
     () => idTimeRange('dev-1', 10, 9, 16),
-    (e: unknown) => e instanceof KeyError && e.code === 'invalid_range',
+    (e: unknown) => e instanceof KeyError && e.code === 'INVALID_RANGE',
   );
 });
 
 void test('encode rejects bad ids and timestamps', () => {
   const invalid = (code: string) => (e: unknown) => e instanceof KeyError && e.code === code;
   for (const id of ['', 'a\u0000b', 'x'.repeat(129), 'é'.repeat(65), '\ud800']) {
-    assert.throws(() => encodeDataKey({ id, ts: 0 }, 16), invalid('invalid_id'), JSON.stringify(id));
+    assert.throws(() => encodeDataKey({ id, ts: 0 }, 16), invalid('INVALID_ID'), JSON.stringify(id));
   }
   for (const ts of [-1, 1.5, MAX_TS + 1, Number.NaN, Number.POSITIVE_INFINITY]) {
-    assert.throws(() => encodeDataKey({ id: 'a', ts }, 16), invalid('invalid_ts'), String(ts));
-    assert.throws(() => encodePrintableDataKey({ id: 'a', ts }, 16), invalid('invalid_ts'), String(ts));
+    assert.throws(() => encodeDataKey({ id: 'a', ts }, 16), invalid('INVALID_TS'), String(ts));
+    assert.throws(() => encodePrintableDataKey({ id: 'a', ts }, 16), invalid('INVALID_TS'), String(ts));
   }
-  assert.throws(() => encodeDataKey({ id: 'a', ts: 0 }, 0), invalid('invalid_buckets'));
+  assert.throws(() => encodeDataKey({ id: 'a', ts: 0 }, 0), invalid('INVALID_BUCKETS'));
 });
 
 void test('decodeDataKey reports malformed keys clearly', () => {

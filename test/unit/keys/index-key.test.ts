@@ -63,18 +63,18 @@ void test('rejects NUL and empty parts, bad ts, bad ids, bad mode', () => {
   const code = (c: string) => (e: unknown) => e instanceof KeyError && e.code === c;
   assert.throws(() => encodeIndexKey({ ...entry, indexName: 'a\u0000b' }, 16), /indexName must not contain a NUL/);
   assert.throws(() => encodeIndexKey({ ...entry, value: 'a\u0000b' }, 16), /value must not contain a NUL/);
-  assert.throws(() => encodeIndexKey({ ...entry, indexName: '' }, 16), code('invalid_index_part'));
-  assert.throws(() => encodeIndexKey({ ...entry, value: '\udc00' }, 16), code('invalid_index_part'));
-  assert.throws(() => encodeIndexKey({ ...entry, id: '' }, 16), code('invalid_id'));
-  assert.throws(() => encodeIndexKey({ ...entry, id: 'a\u0000' }, 16), code('invalid_id'));
-  assert.throws(() => encodeIndexKey({ ...entry, ts: -5 }, 16), code('invalid_ts'));
-  assert.throws(() => encodeIndexKey(entry, 300), code('invalid_buckets'));
+  assert.throws(() => encodeIndexKey({ ...entry, indexName: '' }, 16), code('INVALID_INDEX_PART'));
+  assert.throws(() => encodeIndexKey({ ...entry, value: '\udc00' }, 16), code('INVALID_INDEX_PART'));
+  assert.throws(() => encodeIndexKey({ ...entry, id: '' }, 16), code('INVALID_ID'));
+  assert.throws(() => encodeIndexKey({ ...entry, id: 'a\u0000' }, 16), code('INVALID_ID'));
+  assert.throws(() => encodeIndexKey({ ...entry, ts: -5 }, 16), code('INVALID_TS'));
+  assert.throws(() => encodeIndexKey(entry, 300), code('INVALID_BUCKETS'));
   assert.throws(() => indexScanRanges('site', 'a\u0000', 16), /value must not contain a NUL/);
-  assert.throws(() => indexScanRanges('site', 'v', 16, 'bogus' as 'entry'), code('invalid_salt_mode'));
+  assert.throws(() => indexScanRanges('site', 'v', 16, 'bogus' as 'entry'), code('INVALID_SALT_MODE'));
 });
 
 void test('decodeIndexKey reports malformed keys', () => {
-  const malformed = (e: unknown) => e instanceof KeyError && e.code === 'malformed_key';
+  const malformed = (e: unknown) => e instanceof KeyError && e.code === 'MALFORMED_KEY';
   const key = encodeIndexKey(entry, 16);
   assert.throws(() => decodeIndexKey(Buffer.alloc(0)), malformed);
   assert.throws(() => decodeIndexKey(Buffer.from([3, 0, 0x61, 0])), /empty indexName/);

@@ -24,11 +24,11 @@ void test('saltOf is always 0 with one bucket and stays below B', () => {
   }
 });
 
-void test('saltOf rejects buckets outside 1–256 or non-integers with a KeyError (invalid_buckets) naming buckets', () => {
+void test('saltOf rejects buckets outside 1–256 or non-integers with a KeyError (INVALID_BUCKETS) naming buckets', () => {
   for (const bad of [0, -1, 257, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
     assert.throws(
       () => saltOf('x', bad),
-      (error: unknown) => error instanceof KeyError && error.code === 'invalid_buckets' && !error.retriable && error.message.includes('buckets'),
+      (error: unknown) => error instanceof KeyError && error.code === 'INVALID_BUCKETS' && !error.retriable && error.message.includes('buckets'),
     );
   }
   assert.throws(() => md5Bucket(Buffer.from('x'), 0), /buckets/);

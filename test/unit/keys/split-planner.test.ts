@@ -31,7 +31,7 @@ void test('planSaltSplits yields [0x01] … [B−1]', () => {
   assert.deepEqual(planSaltSplits(256).at(-1), Buffer.from([255]));
   assert.throws(
     () => planSaltSplits(0),
-    (e: unknown) => e instanceof KeyError && e.code === 'invalid_buckets',
+    (e: unknown) => e instanceof KeyError && e.code === 'INVALID_BUCKETS',
   );
   assert.throws(() => planSaltSplits(257), /buckets/);
 });
@@ -64,7 +64,7 @@ void test('each salt bucket is exactly one region of the planned table', () => {
 void test('bucketOfKey rejects keys without a salt', () => {
   assert.throws(
     () => bucketOfKey(Buffer.alloc(0)),
-    (e: unknown) => e instanceof KeyError && e.code === 'malformed_key',
+    (e: unknown) => e instanceof KeyError && e.code === 'MALFORMED_KEY',
   );
   assert.throws(() => bucketOfKey(Buffer.from('Zz'), 'printable'), /lowercase hex/);
   assert.throws(() => bucketOfKey(Buffer.from('0'), 'printable'), /lowercase hex/);
@@ -120,7 +120,7 @@ void test('planIdPrefixSplits sorts by UTF-8 bytes and de-duplicates', () => {
   assert.deepEqual(splits, [Buffer.from([0xf0])]);
   assert.throws(
     () => planIdPrefixSplits(['a'], 0),
-    (e: unknown) => e instanceof KeyError && e.code === 'invalid_regions',
+    (e: unknown) => e instanceof KeyError && e.code === 'INVALID_REGIONS',
   );
   assert.throws(() => planIdPrefixSplits(['a'], 2.5), /regions/);
 });

@@ -81,6 +81,17 @@ test('a page streams as one JSON document with the effective limit; the API leav
   await del.body?.cancel();
 });
 
+test('a bad parameter is a 400 whose body names it, the code in lower case as README documents', async (t) => {
+  const base = await serve(t, new FakeHBase());
+  const res = await fetch(`${base}/api/v1/ids/a/latest?limit=0`);
+  assert.equal(res.status, 400);
+  const body = (await res.json()) as { error: string; parameter: string };
+  assert.deepEqual({ error: body.error, parameter: body.parameter }, { error: 'bad_parameter', parameter: 'limit' });
+  const unknown = await fetch(`${base}/api/v1/index/nope/x/events`);
+  assert.equal(unknown.status, 404);
+  assert.equal(((await unknown.json()) as { error: string }).error, 'unknown_index');
+});
+
 class FailingStore extends FakeHBase {
   readonly #err: () => Error;
   readonly #after: number;
@@ -106,18 +117,23 @@ class FailingStore extends FakeHBase {
 }
 
 test('HBase failures: 503 + Retry-After when retriable, 500 otherwise, a cut connection once streaming', async (t) => {
-  const unavailable = await serve(t, new FailingStore(() => new HBaseError({ code: 'UNAVAILABLE', message: 'HTTP 503 UNAVAILABLE' })));
+  const unavailable = await serve(t, new FailingStore(() => new HBaseError({ code: 'HBASE_UNAVAILABLE', message: 'HTTP 503 UNAVAILABLE' })));
   const r503 = await fetch(`${unavailable}/api/v1/ids/a/latest`);
   assert.equal(r503.status, 503);
   assert.equal(r503.headers.get('retry-after'), '1');
   assert.equal(((await r503.json()) as { error: string }).error, 'unavailable');
 
   // The gateway refusing the service's own credentials is an outage for the caller, not a 500.
-  for (const code of ['UNAUTHORIZED', 'FORBIDDEN'] as const) {
+  for (const code of ['HBASE_UNAUTHORIZED', 'HBASE_FORBIDDEN'] as const) {
     const refused = await serve(
       t,
       new FailingStore(
-        () => new HBaseError({ code, status: code === 'UNAUTHORIZED' ? 401 : 403, message: `HTTP 401 ${code}: the gateway refused the request's credentials` }),
+        () =>
+          new HBaseError({
+            code,
+            status: code === 'HBASE_UNAUTHORIZED' ? 401 : 403,
+            message: `HTTP 401 ${code}: the gateway refused the request's credentials`,
+          }),
       ),
     );
     const r = await fetch(`${refused}/api/v1/ids/a/latest`);
@@ -129,12 +145,12 @@ test('HBase failures: 503 + Retry-After when retriable, 500 otherwise, a cut con
     });
   }
 
-  const broken = await serve(t, new FailingStore(() => new HBaseError({ code: 'TABLE_NOT_FOUND', message: 'no table' })));
+  const broken = await serve(t, new FailingStore(() => new HBaseError({ code: 'HBASE_TABLE_NOT_FOUND', message: 'no table' })));
   const r500 = await fetch(`${broken}/api/v1/ids/a/latest`);
   assert.equal(r500.status, 500);
   assert.match(((await r500.json()) as { message: string }).message, /no table/);
 
-  const store = new FailingStore(() => new HBaseError({ code: 'UNAVAILABLE', message: 'gone mid-scan' }), 2);
+  const store = new FailingStore(() => new HBaseError({ code: 'HBASE_UNAVAILABLE', message: 'gone mid-scan' }), 2);
   for (let i = 0; i < 5; i++) {
     const row = buildDataRow({ id: 'a', ts: 1000 + i, metric: 'temp', value: i, tags: {} }, 4, 'd');
     store.seed('tsdata', row.key, row.cells);

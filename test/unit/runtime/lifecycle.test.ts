@@ -66,7 +66,7 @@ void describe('Lifecycle', () => {
         const lc = at(paths[from]);
         assert.throws(() => lc.transition(to, 'test'), {
           name: 'LifecycleError',
-          code: 'illegal_transition',
+          code: 'ILLEGAL_TRANSITION',
           retriable: false,
           message: `illegal lifecycle transition ${from} → ${to} (test)`,
         });

@@ -27,10 +27,14 @@ void describe('createLogger', () => {
   void it("an error wrapped with its op and table has the gateway's text once; a cause that adds to it is kept", () => {
     const { lines, destination } = capture();
     const log = createLogger({ level: 'info', destination });
-    const refused = new HBaseError({ code: 'UNAUTHORIZED', status: 401, message: 'HTTP 401 UNAUTHORIZED: the gateway refused the credentials (hbase.auth)' });
+    const refused = new HBaseError({
+      code: 'HBASE_UNAUTHORIZED',
+      status: 401,
+      message: 'HTTP 401 HBASE_UNAUTHORIZED: the gateway refused the credentials (hbase.auth)',
+    });
     log.error({ err: withContext(refused, 'get', 'tsi:meta') }, 'read failed');
     const message = (JSON.parse(lines[0] ?? '') as { err: { message: string } }).err.message;
-    assert.equal(message, "HBase get on table 'tsi:meta' failed: HTTP 401 UNAUTHORIZED: the gateway refused the credentials (hbase.auth)");
+    assert.equal(message, "HBase get on table 'tsi:meta' failed: HTTP 401 HBASE_UNAUTHORIZED: the gateway refused the credentials (hbase.auth)");
     assert.equal(message.split('the gateway refused').length, 2, 'once');
     log.error({ err: new Error('outer', { cause: new Error('inner detail') }) }, 'x');
     assert.equal((JSON.parse(lines[1] ?? '') as { err: { message: string } }).err.message, 'outer: inner detail');

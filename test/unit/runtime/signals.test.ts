@@ -97,7 +97,7 @@ void describe('installSignalHandlers', () => {
   void it('a fatal failure during the drain exits with its own code (a lost dependency: 4)', async () => {
     const source = emitter();
     const { exit, first } = fakeExit();
-    const gone = new HBaseError({ code: 'TABLE_NOT_FOUND', status: 404, message: 'no such table' });
+    const gone = new HBaseError({ code: 'HBASE_TABLE_NOT_FOUND', status: 404, message: 'no such table' });
     const uninstall = installSignalHandlers({ onDrain: () => Promise.reject(gone), drainTimeoutMs: 10_000, log, exit, source });
     source.emit('SIGTERM', 'SIGTERM');
     assert.equal(await first, 4);

@@ -117,7 +117,7 @@ void test('the Authorization header goes with every request; a 401 names hbase.a
     denied.version(),
     (e: unknown) =>
       e instanceof HBaseError &&
-      e.code === 'UNAUTHORIZED' &&
+      e.code === 'HBASE_UNAUTHORIZED' &&
       !e.retriable &&
       /refused the request's credentials \(hbase\.auth, hbase\.tls\)/.test(e.message) &&
       !e.message.includes('nginx') &&
@@ -130,7 +130,11 @@ void test('the Authorization header goes with every request; a 401 names hbase.a
 void test('a TLS verification failure anywhere in the cause chain is explained by hbase.tls; other failures are not', () => {
   const cfg = loadConfig({ env: {}, sets: ['hbase.restUrl=https://10.0.0.7:8443', 'hbase.tls.caFile=/etc/ca.pem', 'hbase.tls.serverName=rest.example'] });
   const tlsErr = (code: string): Error => Object.assign(new Error(`${code}: certificate says no`), { code });
-  const wrapped = new HBaseError({ code: 'NETWORK', message: 'GET https://10.0.0.7:8443/t/exists failed', cause: tlsErr('ERR_TLS_CERT_ALTNAME_INVALID') });
+  const wrapped = new HBaseError({
+    code: 'HBASE_NETWORK',
+    message: 'GET https://10.0.0.7:8443/t/exists failed',
+    cause: tlsErr('ERR_TLS_CERT_ALTNAME_INVALID'),
+  });
   const m = explainHBaseTlsFailure(cfg.hbase, wrapped) ?? '';
   assert.match(m, /check hbase\.tls/);
   assert.match(m, /hbase\.tls\.caFile \/etc\/ca\.pem/);
@@ -152,10 +156,14 @@ void test('a TLS verification failure anywhere in the cause chain is explained b
     /client key could not be used: check hbase\.tls\.keyFile \(\/k\.pem\), hbase\.tls\.keyPassphraseFile/,
   );
   assert.equal(explainHBaseTlsFailure(cfg.hbase, Object.assign(new Error('refused'), { code: 'ECONNREFUSED' })), undefined);
-  assert.equal(explainHBaseTlsFailure(cfg.hbase, new HBaseError({ code: 'FORBIDDEN', message: 'hbase.auth' })), undefined);
+  assert.equal(explainHBaseTlsFailure(cfg.hbase, new HBaseError({ code: 'HBASE_FORBIDDEN', message: 'hbase.auth' })), undefined);
   // Two gateways, one with an untrusted certificate: the message names that one.
   const two = loadConfig({ env: {}, sets: ['hbase.restUrls=https://gw-a.example:8443,https://gw-b.example:8443', 'hbase.tls.caFile=/etc/ca.pem'] });
-  const onB = new HBaseError({ code: 'NETWORK', message: 'GET https://gw-b.example:8443/version/cluster failed', cause: tlsErr('SELF_SIGNED_CERT_IN_CHAIN') });
+  const onB = new HBaseError({
+    code: 'HBASE_NETWORK',
+    message: 'GET https://gw-b.example:8443/version/cluster failed',
+    cause: tlsErr('SELF_SIGNED_CERT_IN_CHAIN'),
+  });
   const named = explainHBaseTlsFailure(two.hbase, onB) ?? '';
   assert.match(named, /TLS to the HBase REST gateway of https:\/\/gw-b\.example:8443 failed/);
   assert.doesNotMatch(named, /gw-a/);
@@ -170,7 +178,8 @@ void test('spnego: no header, a decorator per gateway instead; its 401 does not 
   const denied = new HBaseRestClient({ baseUrl: 'http://gw:8080', defaultDeadlineMs: 1000, authTransport: () => new Recorder(401) });
   await assert.rejects(
     denied.version(),
-    (e: unknown) => e instanceof HBaseError && e.code === 'UNAUTHORIZED' && /refused the request's credentials \(hbase\.auth, hbase\.tls\)/.test(e.message),
+    (e: unknown) =>
+      e instanceof HBaseError && e.code === 'HBASE_UNAUTHORIZED' && /refused the request's credentials \(hbase\.auth, hbase\.tls\)/.test(e.message),
   );
   await denied.close();
 });

@@ -79,8 +79,8 @@ void test('a query past series.deadlineMs: 408 naming the setting, within about 
 
 void test("HBase away: 503 with Retry-After 1; the gateway refusing the service's credentials: 503 with Retry-After 30, no detail; a bug: 500", async (t) => {
   const cases: [Error, number, string | null][] = [
-    [new HBaseError({ code: 'UNAVAILABLE', retriable: true, status: 503, message: 'HBase scan failed: HTTP 503' }), 503, '1'],
-    [new HBaseError({ code: 'UNAUTHORIZED', status: 401, message: 'HTTP 401 UNAUTHORIZED: the gateway refused the credentials' }), 503, '30'],
+    [new HBaseError({ code: 'HBASE_UNAVAILABLE', retriable: true, status: 503, message: 'HBase scan failed: HTTP 503' }), 503, '1'],
+    [new HBaseError({ code: 'HBASE_UNAUTHORIZED', status: 401, message: 'HTTP 401 HBASE_UNAUTHORIZED: the gateway refused the credentials' }), 503, '30'],
     [new TypeError('a bug'), 500, null],
   ];
   for (const [err, status, retryAfter] of cases) {

@@ -28,17 +28,23 @@ function refused(code: string, message: RegExp): (e: unknown) => boolean {
 
 void test('encode/decode round-trip; a damaged checkpoint names the file and every field at fault', () => {
   assert.deepEqual(decodeCheckpoint(encodeCheckpoint(state), 'cp.json', PLAIN), state);
-  assert.equal(new CheckpointError('invalid', 'x').retriable, false);
+  assert.equal(new CheckpointError('CHECKPOINT_INVALID', 'x').retriable, false);
   assert.ok(encodeCheckpoint(state).endsWith('}\n'));
-  assert.throws(() => decodeCheckpoint('{', 'cp.json', PLAIN), refused('not_json', /^checkpoint cp\.json is not JSON$/));
-  assert.throws(() => decodeCheckpoint('{', 'cp.json', NAMED), refused('not_json', /^--checkpoint cp\.json is not JSON \(not a doctor checkpoint\?\)$/));
+  assert.throws(() => decodeCheckpoint('{', 'cp.json', PLAIN), refused('CHECKPOINT_NOT_JSON', /^checkpoint cp\.json is not JSON$/));
+  assert.throws(
+    () => decodeCheckpoint('{', 'cp.json', NAMED),
+    refused('CHECKPOINT_NOT_JSON', /^--checkpoint cp\.json is not JSON \(not a doctor checkpoint\?\)$/),
+  );
   const bad = JSON.stringify({ version: 2, position: 'xyz', count: 3 });
-  assert.throws(() => decodeCheckpoint(bad, 'cp.json', PLAIN), refused('invalid', /^checkpoint cp\.json: version: .+; position: hex$/));
+  assert.throws(() => decodeCheckpoint(bad, 'cp.json', PLAIN), refused('CHECKPOINT_INVALID', /^checkpoint cp\.json: version: .+; position: hex$/));
   assert.throws(
     () => decodeCheckpoint(bad, 'cp.json', NAMED),
-    refused('invalid', /^--checkpoint cp\.json is not a doctor checkpoint: version: .+; position: hex$/),
+    refused('CHECKPOINT_INVALID', /^--checkpoint cp\.json is not a doctor checkpoint: version: .+; position: hex$/),
   );
-  assert.throws(() => decodeCheckpoint(JSON.stringify({ ...state, extra: 1 }), 'cp.json', PLAIN), refused('invalid', /^checkpoint cp\.json: \(root\): /));
+  assert.throws(
+    () => decodeCheckpoint(JSON.stringify({ ...state, extra: 1 }), 'cp.json', PLAIN),
+    refused('CHECKPOINT_INVALID', /^checkpoint cp\.json: \(root\): /),
+  );
 });
 
 void test('the file store: a missing file is a fresh run; saves replace the file atomically; an unreadable file is named', async (t) => {
@@ -54,10 +60,10 @@ void test('the file store: a missing file is a fresh run; saves replace the file
   assert.deepEqual(await readdir(dir), ['cp.json'], 'no temp file left behind');
   assert.deepEqual(JSON.parse(await readFile(path, 'utf8')), { ...state, count: 4 });
   await writeFile(path, '{"hello":1}');
-  await assert.rejects(store.load(), refused('invalid', /is not a doctor checkpoint: /));
+  await assert.rejects(store.load(), refused('CHECKPOINT_INVALID', /is not a doctor checkpoint: /));
   await assert.rejects(
     fileCheckpointStore(dir, PLAIN).load(),
-    refused('unreadable', new RegExp(`^checkpoint ${dir.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: `)),
+    refused('CHECKPOINT_UNREADABLE', new RegExp(`^checkpoint ${dir.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: `)),
   );
 });
 

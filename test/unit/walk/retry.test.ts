@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { backoffDelay, retrying, RetryAbortedError } from '../../../src/walk/retry.ts';
+import { backoffDelay, RETRY_AFTER_CAP_MS, retryDelay, retrying, RetryAbortedError } from '../../../src/walk/retry.ts';
 
 class Transient extends Error {}
 
@@ -26,6 +26,15 @@ test('backoff is capped and jittered', () => {
     backoffDelay(policy, 5, () => 0),
     0,
   );
+});
+
+test('a wait the gateway asked for (Retry-After) replaces a shorter backoff, capped; none or a shorter one leaves the backoff', () => {
+  const policy = { baseMs: 100, maxMs: 1000 };
+  const one = (): number => 1;
+  assert.equal(retryDelay(policy, 1, undefined, one), 100);
+  assert.equal(retryDelay(policy, 1, 2500, one), 2500);
+  assert.equal(retryDelay(policy, 4, 0, one), 800);
+  assert.equal(retryDelay(policy, 1, 3_600_000, one), RETRY_AFTER_CAP_MS);
 });
 
 test('retries retriable errors until success, reporting each retry', async () => {
