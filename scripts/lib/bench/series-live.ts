@@ -26,7 +26,7 @@ import { livePanels, panelBody, type Panel } from './live-panels.ts';
 import { startFeed, type LiveFeed } from './live-feed.ts';
 import { watchIngest, type WatchFigures } from './live-watch.ts';
 import { produceAll } from './service.ts';
-import { createOurStack, rssSampler, startOurService, timedFetch, waitUntil, type OurService } from './series-service.ts';
+import { createOurStack, planOf, rssSampler, startOurService, timedFetch, waitUntil, type OurService } from './series-service.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -242,8 +242,9 @@ export async function livePhase(o: LiveOptions): Promise<LiveFigures> {
       const s = await waitUntil(
         `our rollups of ${metric}'s closed hours`,
         1_800_000,
-        async () => /;raw-buckets=0(;|$)/.test((await timedFetch(`${ours.url}/api/query`, { body: q })).plan ?? ''),
+        async () => /;raw-buckets=0(;|$)/.test(await planOf(ours.url, q)),
         5000,
+        'throw',
       );
       say(`[live] ${metric}: every closed hour summarised (${s.toFixed(0)} s)`);
       for (let i = 0; i < 2; i++) await timedFetch(`${tsd.url}/api/query?start=${t0 - DAY}&end=${lastClosed}&m=sum:${metric}`, {}, 600_000);

@@ -149,9 +149,9 @@ export async function startOurService(
 }
 
 /** waitFor, and how long it took in seconds. */
-export async function waitUntil(what: string, timeoutMs: number, check: () => Promise<boolean>, everyMs = 1000): Promise<number> {
+export async function waitUntil(what: string, timeoutMs: number, check: () => Promise<boolean>, everyMs = 1000, errors?: 'throw'): Promise<number> {
   const t0 = Date.now();
-  await waitFor(what, check, { timeoutMs, everyMs });
+  await waitFor(what, check, { timeoutMs, everyMs, ...(errors === undefined ? {} : { errors }) });
   return (Date.now() - t0) / 1000;
 }
 
@@ -181,13 +181,21 @@ export async function timedFetch(url: string, init: { method?: string; body?: un
   return { ms, status: res.status, plan: res.headers.get('x-tsingest-plan'), body };
 }
 
+/** The plan header of a query's answer; a 5xx throws (a failing read is not a slow rollup job: a wait on it ends at once). */
+export async function planOf(url: string, query: unknown): Promise<string> {
+  const r = await timedFetch(`${url}/api/query`, { body: query });
+  if (r.status >= 500) throw new Error(`POST ${url}/api/query answered ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`);
+  return r.plan ?? '';
+}
+
 /** Until `query` (a POST /api/query body) is answered wholly from the hourly rollups. */
 export function waitRollups(url: string, query: unknown, timeoutMs: number): Promise<number> {
   return waitUntil(
     'the rollup job to summarise every hour',
     timeoutMs,
-    async () => /^rollup:3600s;raw-buckets=0(;|$)/.test((await timedFetch(`${url}/api/query`, { body: query })).plan ?? ''),
+    async () => /^rollup:3600s;raw-buckets=0(;|$)/.test(await planOf(url, query)),
     2000,
+    'throw',
   );
 }
 
