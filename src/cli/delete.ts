@@ -125,8 +125,9 @@ export async function deleteCommand(argv: readonly string[]): Promise<number> {
     if (!(await idSeen(rest, s, bucketConcurrency))) {
       clearInterval(timer);
       const ms = Date.now() - started;
+      const where = 'no data row in any bucket, no summary, registry entry or catalog row';
       if (values['json'] === true) out(JSON.stringify({ id, range, status: 'never-seen', ms, neverSeen: true, deleted: null, left: null, clean: true }));
-      else out(`delete ${JSON.stringify(id)}: id never seen (no data row in any bucket, no summary, registry entry or catalog row): nothing to delete (${(ms / 1000).toFixed(1)} s)`);
+      else out(`delete ${JSON.stringify(id)}: id never seen (${where}): nothing to delete (${(ms / 1000).toFixed(1)} s)`);
       return TOOL_EXIT.OK;
     }
     const r = await interruptible((signal) =>

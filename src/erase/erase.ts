@@ -191,7 +191,10 @@ export async function eraseId(port: ErasePort, s: EraseSettings, opts: EraseOpti
           // The id's cell only: the version cell and other ids' cells stay, and the rollup job removes
           // a row left with its version cell alone (docs/ROLLUPS.md).
           if (action.kind === 'row') doomed.push(row);
-          else doomed.push({ row: row.row, cells: row.cells.filter((c) => c.qualifier.equals(action.qualifier)), columns: [column(s.rollup.family, action.qualifier)] });
+          else {
+            const columns = [column(s.rollup.family, action.qualifier)];
+            doomed.push({ row: row.row, cells: row.cells.filter((c) => c.qualifier.equals(action.qualifier)), columns });
+          }
         }
         deleted.markerCells += await removeRows(port, limiter, s.rollup.name, doomed, opts.now());
         progress?.add({ markers: page.length });

@@ -17,11 +17,11 @@ async function anyRow(port: ErasePort, table: string, range: { startRow: Buffer;
 
 /** Whether the id has a data row in any bucket, a summary, a registry entry or a catalog row. */
 export async function idSeen(port: ErasePort, s: EraseSettings, concurrency = 8): Promise<boolean> {
-  let seen = false;
+  const found: boolean[] = [];
   await runLimited(dataScans(s.keyspace, s.id, null), concurrency, async (d) => {
-    if (!seen && (await anyRow(port, s.data.name, d.range))) seen = true;
+    found.push(await anyRow(port, s.data.name, d.range));
   });
-  if (seen) return true;
+  if (found.includes(true)) return true;
   for (const r of summaryScans(s.keyspace, s.id, s.windows, null)) if (await anyRow(port, s.rollup.name, r)) return true;
   const col = column(s.meta.family, ENTRY_QUALIFIER);
   const entry = await port.get(s.meta.name, entryRow(s.id), { columns: [col] });
