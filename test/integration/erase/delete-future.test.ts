@@ -59,10 +59,12 @@ void test('delete: future-dated events of a plain, a spread and an awkward id le
       assert.equal(r.code, 0, r.stdout + r.stderr);
       const j = jsonOf(r) as unknown as DeleteJson;
       assert.equal(j.clean, true, r.stdout);
-      assert.equal(j.deleted?.dataRows, before.data, 'the data rows found, and gone after');
-      assert.equal(j.deleted?.indexRows, before.index, 'the index rows that existed, not the keys tried');
-      assert.equal(j.deleted?.catalogRows, before.catalog);
-      assert.equal(j.deleted?.registryEntries, before.registry);
+      const d = j.deleted;
+      assert.ok(d !== null, r.stdout);
+      assert.equal(d.dataRows, before.data, 'the data rows found, and gone after');
+      assert.equal(d.indexRows, before.index, 'the index rows that existed, not the keys tried');
+      assert.equal(d.catalogRows, before.catalog);
+      assert.equal(d.registryEntries, before.registry);
       assert.deepEqual(await stateOf(h, id, SETS), NOTHING, 'a raw scan of every table finds nothing of the id');
 
       const again = await tsingestCli(h, ['delete', '--id', id, '--json'], SETS);
