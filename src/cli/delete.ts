@@ -1,9 +1,12 @@
 // tsingest delete --id ID [--from T --to T]: one id's data, index rows, rollups, catalog and registry
-// entry removed (src/erase/), then every place scanned again; exit 1 when anything of it is left.
+// entry removed (src/erase/), then every place scanned again; exit 1 when anything of it is left, 2 on
+// a wrong command line (an id the key layout refuses included) before any HBase call, 0 with "never
+// seen" when a probe of every bucket, the summaries, the registry and the catalog finds nothing of it.
 import { eraseCheckpointFile } from '../erase/checkpoint.ts';
 import { eraseId, type EraseReport } from '../erase/erase.ts';
 import { EraseProgress, formatEraseProgress } from '../erase/progress.ts';
-import { eraseSettings, type EraseSettings } from '../erase/settings.ts';
+import { idSeen } from '../erase/probe.ts';
+import { assertErasableId, eraseSettings, type EraseSettings } from '../erase/settings.ts';
 import { totalLeft, verifyErased, type Leftovers } from '../erase/verify.ts';
 import { classifyError } from '../errors.ts';
 import { retrying } from '../walk/retry.ts';
@@ -44,6 +47,21 @@ function rangeOf(values: FlagValues): { from: number; to: number } | null {
   return range;
 }
 
+/** What is left, table by table: `tsdb-data: 25 data rows; tsdb-index: 12 index rows`. */
+export function leftByTable(s: EraseSettings, left: Leftovers): string {
+  const places: [keyof Leftovers, string, string][] = [
+    ['dataRows', s.data.name, 'data rows'],
+    ['indexRows', s.index.name, 'index rows'],
+    ['summaries', s.rollup.name, 'summaries'],
+    ['markerCells', s.rollup.name, 'marker cells'],
+    ['catalogRows', s.meta.name, 'catalog rows'],
+    ['registryEntries', s.meta.name, 'registry entries'],
+  ];
+  const byTable = new Map<string, string[]>();
+  for (const [key, table, what] of places) if (left[key] > 0) byTable.set(table, [...(byTable.get(table) ?? []), `${left[key]} ${what}`]);
+  return [...byTable].map(([table, parts]) => `${table}: ${parts.join(', ')}`).join('; ');
+}
+
 function reportLines(r: EraseReport, s: EraseSettings, left: Leftovers | null, ms: number): string[] {
   const d = r.deleted;
   const what = s.range === null ? 'all of it' : `[${new Date(s.range.from).toISOString()}, ${new Date(s.range.to).toISOString()})`;
@@ -59,10 +77,7 @@ function reportLines(r: EraseReport, s: EraseSettings, left: Leftovers | null, m
     );
   else
     lines.push(
-      `  LEFT: ${Object.entries(left)
-        .filter(([, n]) => n > 0)
-        .map(([k, n]) => `${n} ${k}`)
-        .join(', ')} — written meanwhile? run the delete again`,
+      `  LEFT after the delete, by table: ${leftByTable(s, left)} (rows written for the id during the delete? a rerun removes them, whatever their time)`,
     );
   return lines;
 }
@@ -71,6 +86,11 @@ export async function deleteCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parseCommand(argv, OPTIONS);
   if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0] ?? ''}"; usage: ${DELETE_USAGE}`);
   const id = requiredString(values, 'id');
+  try {
+    assertErasableId(id);
+  } catch (err) {
+    throw new UsageError((err as Error).message, { cause: err });
+  }
   const range = rangeOf(values);
   const cfg = configOf(values);
   const tables = tablesOf(cfg);
@@ -102,6 +122,14 @@ export async function deleteCommand(argv: readonly string[]): Promise<number> {
   try {
     // The key layout over the registry as it is now (the data scans cover every bucket anyway).
     const s: EraseSettings = { ...settings, keyspace: (await openKeyspace(cfg, tables, rest)).keyspace };
+    if (!(await idSeen(rest, s, bucketConcurrency))) {
+      clearInterval(timer);
+      const ms = Date.now() - started;
+      const where = 'no data row in any bucket, no summary, registry entry or catalog row';
+      if (values['json'] === true) out(JSON.stringify({ id, range, status: 'never-seen', ms, neverSeen: true, deleted: null, left: null, clean: true }));
+      else out(`delete ${JSON.stringify(id)}: id never seen (${where}): nothing to delete (${(ms / 1000).toFixed(1)} s)`);
+      return TOOL_EXIT.OK;
+    }
     const r = await interruptible((signal) =>
       eraseId(rest, s, {
         pageRows,
@@ -131,6 +159,8 @@ export async function deleteCommand(argv: readonly string[]): Promise<number> {
           unitsResumed: r.unitsResumed,
           deleted: r.deleted,
           left,
+          leftByTable: left === null || totalLeft(left) === 0 ? null : leftByTable(s, left),
+          neverSeen: false,
           clean: left === null ? null : totalLeft(left) === 0,
         }),
       );

@@ -3,11 +3,12 @@
 // kill never leaves an index row whose data row, the only way to find it, is gone), then the page's
 // last key goes to the checkpoint. Then the summaries, the markers (the id's cell only), and for a
 // whole-id delete the catalog rows and, last, the registry entry. Every step is a delete of what a
-// scan found now, so a rerun is idempotent: it finds less, or nothing.
+// scan found now, at a timestamp that covers the newest cell found (remove.ts: a future event time
+// too), so a rerun is idempotent: it finds less, or nothing. The counts are of rows (marker cells)
+// found before the delete and no longer found by a read after it, not of requests answered.
 import { column } from '../hbase/codec.ts';
 import { bumpGenerations } from '../rollup/generations.ts';
 import type { CheckSpec, DeleteCell } from '../hbase/row-ops.ts';
-import type { DeleteRowOptions } from '../hbase/client.ts';
 import type { Row, RowCells } from '../hbase/types.ts';
 import { SERIES_RANGE, seriesKeyId } from '../catalog/rows.ts';
 import { putRowOf } from '../rollup/fold.ts';
@@ -15,7 +16,7 @@ import { markerPuts, stampClock } from '../rollup/marker.ts';
 import { ENTRY_QUALIFIER, entryRow } from '../spread/rows.ts';
 import { RegistryConflictError } from '../spread/store.ts';
 import { CheckpointWriter, memoryCheckpointStore, type CheckpointStore } from '../walk/checkpoint.ts';
-import { createLimiter, type Limiter } from '../walk/limiter.ts';
+import { createLimiter } from '../walk/limiter.ts';
 import { scanPages, type ScanPort } from '../walk/paged-scan.ts';
 import { classifyError } from '../errors.ts';
 import { RetryAbortedError, retrying } from '../walk/retry.ts';
@@ -24,11 +25,11 @@ import type { Throttle } from '../walk/throttle.ts';
 import { continueRun, finishedCheckpoint, mergeSeen, newEraseCheckpoint, withUnit, type EraseCheckpoint, type EraseUnit, type Seen } from './checkpoint.ts';
 import { dataScans, indexRowsOf, markerAction, markerScan, recomputeMarks, summaryScans, type IndexedValue } from './plan.ts';
 import type { EraseProgress } from './progress.ts';
+import { existingRows, removeRows, type Doomed, type RemovePort } from './remove.ts';
 import { eraseRunOf, type EraseSettings } from './settings.ts';
 
 /** The HBase calls a delete makes (HBaseRestClient fits). */
-export interface ErasePort extends ScanPort {
-  deleteRow(table: string, row: Buffer, opts?: DeleteRowOptions): Promise<void>;
+export interface ErasePort extends ScanPort, RemovePort {
   put(table: string, rows: readonly RowCells[]): Promise<void>;
   get(table: string, row: Buffer, opts?: { columns?: readonly Buffer[] }): Promise<Row | null>;
   checkAndDelete(table: string, row: Buffer, check: CheckSpec, deleteCells?: readonly DeleteCell[]): Promise<boolean>;
@@ -114,10 +115,6 @@ class Keeper {
   }
 }
 
-function deleteAll(port: ErasePort, limiter: Limiter, table: string, keys: readonly Buffer[], opts?: DeleteRowOptions): Promise<unknown> {
-  return Promise.all(keys.map((k) => limiter.run(() => port.deleteRow(table, k, opts))));
-}
-
 export async function eraseId(port: ErasePort, s: EraseSettings, opts: EraseOptions): Promise<EraseReport> {
   const store = opts.checkpoint ?? memoryCheckpointStore<EraseCheckpoint>();
   const saved = continueRun(await store.load(), eraseRunOf(s), store.where, opts.now());
@@ -156,18 +153,14 @@ export async function eraseId(port: ErasePort, s: EraseSettings, opts: EraseOpti
         minTs = Math.min(minTs ?? r.ts, r.ts);
         maxTs = Math.max(maxTs ?? r.ts, r.ts);
       }
-      await deleteAll(port, limiter, s.index.name, indexKeys);
-      await deleteAll(
-        port,
-        limiter,
-        s.data.name,
-        page.map((r) => r.row),
-      );
-      deleted.indexRows += indexKeys.length;
-      deleted.dataRows += page.length;
+      const now = opts.now();
+      const indexRemoved = await removeRows(port, limiter, s.index.name, await existingRows(port, s.index.name, indexKeys), now);
+      const dataRemoved = await removeRows(port, limiter, s.data.name, page, now);
+      deleted.indexRows += indexRemoved;
+      deleted.dataRows += dataRemoved;
       last = (page.at(-1) as Row).row.toString('hex');
       await keeper.update(scan.unit, { done: false, after: last }, values, minTs, maxTs, opts.now());
-      progress?.add({ dataRows: page.length, indexRows: indexKeys.length });
+      progress?.add({ dataRows: dataRemoved, indexRows: indexRemoved });
       await opts.throttle?.take(page.length, signal);
       if (stopped()) return;
     }
@@ -179,14 +172,9 @@ export async function eraseId(port: ErasePort, s: EraseSettings, opts: EraseOpti
     'rollup/summaries': async () => {
       for (const range of summaryScans(s.keyspace, s.id, s.windows, s.range)) {
         for await (const page of scanPages(port, s.rollup.name, { ...range, pageRows: opts.pageRows })) {
-          await deleteAll(
-            port,
-            limiter,
-            s.rollup.name,
-            page.map((r) => r.row),
-          );
-          deleted.summaries += page.length;
-          progress?.add({ summaries: page.length });
+          const n = await removeRows(port, limiter, s.rollup.name, page, opts.now());
+          deleted.summaries += n;
+          progress?.add({ summaries: n });
         }
       }
       // the series API's window caches drop this bucket's windows (src/rollup/generations.ts); also
@@ -196,24 +184,27 @@ export async function eraseId(port: ErasePort, s: EraseSettings, opts: EraseOpti
     'rollup/markers': async () => {
       const range = markerScan(s.keyspace, s.id);
       for await (const page of scanPages(port, s.rollup.name, { ...range, pageRows: opts.pageRows })) {
+        const doomed: Doomed[] = [];
         for (const row of page) {
           const action = markerAction(s.keyspace, s.id, row.row, row.cells, s.windows, s.range);
           if (action === null) continue;
           // The id's cell only: the version cell and other ids' cells stay, and the rollup job removes
           // a row left with its version cell alone (docs/ROLLUPS.md).
-          const cols = action.kind === 'cell' ? { columns: [column(s.rollup.family, action.qualifier)] } : {};
-          await limiter.run(() => port.deleteRow(s.rollup.name, row.row, cols));
-          deleted.markerCells++;
+          if (action.kind === 'row') doomed.push(row);
+          else {
+            const columns = [column(s.rollup.family, action.qualifier)];
+            doomed.push({ row: row.row, cells: row.cells.filter((c) => c.qualifier.equals(action.qualifier)), columns });
+          }
         }
+        deleted.markerCells += await removeRows(port, limiter, s.rollup.name, doomed, opts.now());
         progress?.add({ markers: page.length });
       }
       if (s.range !== null) await markCutWindows(port, s, deleted);
     },
     'meta/catalog': async () => {
       for await (const page of scanPages(port, s.meta.name, { ...SERIES_RANGE, pageRows: opts.pageRows, columns: [column(s.meta.family, 't')] })) {
-        const own = page.filter((r) => seriesKeyId(r.row) === s.id).map((r) => r.row);
-        await deleteAll(port, limiter, s.meta.name, own);
-        deleted.catalogRows += own.length;
+        const own = page.filter((r) => seriesKeyId(r.row) === s.id);
+        deleted.catalogRows += await removeRows(port, limiter, s.meta.name, own, opts.now());
       }
     },
     'meta/registry': async () => {
@@ -270,7 +261,10 @@ async function deleteEntry(port: ErasePort, s: EraseSettings): Promise<number> {
     const row = await port.get(s.meta.name, entryRow(s.id), { columns: [col] });
     const cell = row?.cells.find((c) => c.column.equals(col));
     if (cell === undefined) return 0;
-    if (await port.checkAndDelete(s.meta.name, entryRow(s.id), { column: col, value: cell.value })) return 1;
+    if (await port.checkAndDelete(s.meta.name, entryRow(s.id), { column: col, value: cell.value })) {
+      const after = await port.get(s.meta.name, entryRow(s.id), { columns: [col] });
+      return after?.cells.some((c) => c.column.equals(col)) === true ? 0 : 1;
+    }
   }
   throw new RegistryConflictError(
     `the spread registry entry of ${JSON.stringify(s.id)} kept changing under 10 check-and-delete attempts; run the delete again`,

@@ -1,7 +1,7 @@
 // What `tsingest delete` works on, resolved once from the configuration: the id, the range, the
 // tables and families, the key layout, the indexed tags and the rollup window sizes.
 import { InputError } from '../errors.ts';
-import type { Keyspace, TableRef, Tables } from '../keys/index.ts';
+import { encodeId, KeyError, type Keyspace, type TableRef, type Tables } from '../keys/index.ts';
 import { parseWindows, type WindowSize } from '../rollup/windows.ts';
 import type { Config } from '../runtime/config.ts';
 import type { EraseRun } from './checkpoint.ts';
@@ -21,7 +21,7 @@ export interface EraseSettings {
 }
 
 export function eraseSettings(cfg: Config, keyspace: Keyspace, tables: Tables, id: string, range: EraseRange): EraseSettings {
-  if (id === '' || id.includes('\u0000')) throw new InputError('--id must be a non-empty id without NUL', { field: '--id' });
+  assertErasableId(id);
   assertRange(range);
   return {
     id,
@@ -34,6 +34,16 @@ export function eraseSettings(cfg: Config, keyspace: Keyspace, tables: Tables, i
     rollup: tables.rollup,
     meta: tables.meta,
   };
+}
+
+/** The key layout's own check of an id (1–128 UTF-8 bytes, no NUL, well-formed), before any HBase call. */
+export function assertErasableId(id: string): void {
+  try {
+    encodeId(id);
+  } catch (err) {
+    if (!(err instanceof KeyError)) throw err;
+    throw new InputError(`--id: ${err.message}`, { field: '--id', cause: err });
+  }
 }
 
 /** The identity of a run in its checkpoint: a rerun with another id, range or layout must not continue it. */

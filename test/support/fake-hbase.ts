@@ -146,10 +146,12 @@ export class FakeHBase implements QueryStore, RollupStore, IndexStore, RegistryP
     );
   }
 
-  /** The whole row, or only `columns` (families or single columns). */
-  deleteRow(table: string, row: Buffer, opts: Columns = {}): Promise<void> {
+  /** The whole row, or only `columns` (families or single columns); with `timestamp`, only the cells
+   * at or before it (the gateway's `/<ts>`: a marker at ts). Without, every cell (not modelled: the
+   * gateway's marker at its now, which leaves cells of a later timestamp). */
+  deleteRow(table: string, row: Buffer, opts: Columns & { readonly timestamp?: number } = {}): Promise<void> {
     return this.#run('deleteRow', table, row, () => {
-      this.#remove(table, row, (c) => selects(opts.columns, c));
+      this.#remove(table, row, (c) => selects(opts.columns, c) && (opts.timestamp === undefined || c.timestamp <= opts.timestamp));
     });
   }
 

@@ -17,3 +17,15 @@ void test('delete: --id is required, --from and --to go together and in order, e
     (e: unknown) => e instanceof UsageError && /--concurrency must be between 1 and 1024/.test(e.message),
   );
 });
+
+void test('delete: an id the key layout refuses is a wrong command line, refused before any HBase call', async () => {
+  const refused: [string, RegExp][] = [
+    ['x'.repeat(130), /^--id: id is 130 UTF-8 bytes, max 128$/],
+    ['é'.repeat(65), /^--id: id is 130 UTF-8 bytes, max 128$/],
+    ['a\u0000b', /^--id: id must not contain a NUL/],
+  ];
+  for (const [id, message] of refused) {
+    // no --set: a call to HBase would fail otherwise (and not with a UsageError)
+    await assert.rejects(deleteCommand(['--id', id]), (e: unknown) => e instanceof UsageError && message.test(e.message));
+  }
+});
