@@ -31,6 +31,10 @@ export const REQUESTS_PER_SLOT = 4;
 const MARKER_SCAN_BATCH = 1000;
 const MARKER_FETCH_ROWS = 16;
 
+function isAborted(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true;
+}
+
 /** A marker row being worked on: removed once its last taken window is done, unless one failed. */
 interface RowWork {
   readonly row: FoundMarkerRow;
@@ -206,8 +210,8 @@ export class RollupJob {
           for (let i = 0; i < windows.length; i += s.pageRows) {
             while (outstanding.size >= s.concurrency) await Promise.race(outstanding);
             // stopped: no next batch (a wide marker row makes a page of many batches); the rows not
-            // finished keep their markers for the next run
-            if (signal?.aborted === true) {
+            // finished keep their markers for the next run (asked again: the signal may fire meanwhile)
+            if (isAborted(signal)) {
               complete = false;
               return;
             }

@@ -223,12 +223,30 @@ void test('SIGTERM to the service during a long rollup run: exit 0 within the dr
   await writeEvents(r, events);
   const marked = await markEvents(r, events);
   const drainMs = 4000;
-  const run = startChild(r.h, [`kafka.groupId=${uniqueName('it-rstop')}`, 'rollup.windows=["1m"]', 'rollup.concurrency=1', 'rollup.owners.mode=all', `shutdown.drainTimeoutMs=${drainMs}`], await freePort());
-  await waitFor('the rollup run under way', 90_000, async () => {
-    if (run.child.exitCode !== null) throw new Error(`service exited early:\n${run.output()}`);
-    const text = await fetch(`http://127.0.0.1:${run.port}/metrics?name=tsingest_rollup_windows_written_total`).then((x) => x.text(), () => '');
-    return /^tsingest_rollup_windows_written_total\{[^}]*\} [1-9]/m.test(text);
-  }, 20);
+  const run = startChild(
+    r.h,
+    [
+      `kafka.groupId=${uniqueName('it-rstop')}`,
+      'rollup.windows=["1m"]',
+      'rollup.concurrency=1',
+      'rollup.owners.mode=all',
+      `shutdown.drainTimeoutMs=${drainMs}`,
+    ],
+    await freePort(),
+  );
+  await waitFor(
+    'the rollup run under way',
+    90_000,
+    async () => {
+      if (run.child.exitCode !== null) throw new Error(`service exited early:\n${run.output()}`);
+      const text = await fetch(`http://127.0.0.1:${run.port}/metrics?name=tsingest_rollup_windows_written_total`).then(
+        (x) => x.text(),
+        () => '',
+      );
+      return /^tsingest_rollup_windows_written_total\{[^}]*\} [1-9]/m.test(text);
+    },
+    20,
+  );
   const t0 = performance.now();
   run.child.kill('SIGTERM');
   const exit = await run.exited;
