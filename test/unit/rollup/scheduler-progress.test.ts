@@ -53,10 +53,10 @@ void test('scheduler: runs repeatedly, never two at once; stop() aborts the curr
 
 void test('scheduler: stop(waitMs) waits for a run that does not stop at most waitMs, and says so', async () => {
   let release: () => void = () => undefined;
-  let started = false;
+  const run = { started: false };
   const job = {
     run: (): Promise<RunReport> => {
-      started = true;
+      run.started = true;
       // a run stuck in a request: it ignores the abort until released
       return new Promise<RunReport>((resolve) => {
         release = () => {
@@ -67,7 +67,7 @@ void test('scheduler: stop(waitMs) waits for a run that does not stop at most wa
   };
   const sched = new RollupScheduler({ job, intervalMs: 1000, log: silentLog });
   sched.start();
-  while (!started) await sleep(5);
+  while (!run.started) await sleep(5);
   const t0 = performance.now();
   assert.equal(await sched.stop(50), false, 'the run was still in flight');
   const waited = performance.now() - t0;
