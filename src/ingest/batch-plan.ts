@@ -41,7 +41,15 @@ export interface Rejected {
   readonly reason: RejectReason;
   readonly field?: string | undefined;
   readonly detail: string;
+  /** what of the event HBase holds all the same (DLQ header `tsingest-stored`; dual-writer.ts) */
+  readonly stored?: StoredPart | undefined;
 }
+
+/**
+ * `data-row`: an event whose index row HBase refused keeps its data row (with its rollup mark and
+ * series catalog row); only index rows are missing, and `tsingest index verify` reports them.
+ */
+export type StoredPart = 'data-row';
 
 /** A row to write and the salt bucket its key starts with (for the per-bucket write metrics). */
 export interface PlannedRow {

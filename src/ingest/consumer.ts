@@ -80,7 +80,7 @@ function toSource(m: KafkaMessage): SourceRecord {
 }
 
 function toDlq(topic: string, partition: number, r: Rejected): DlqRecord {
-  return { topic, partition, ...r.record, reason: r.reason, field: r.field, detail: r.detail };
+  return { topic, partition, ...r.record, reason: r.reason, field: r.field, detail: r.detail, stored: r.stored };
 }
 
 interface UnitRange {

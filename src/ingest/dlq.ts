@@ -3,6 +3,7 @@
 // records (acks = all, idempotent producer), so its source offset may then be committed.
 import type { Producer } from 'kafkajs';
 import type { RejectReason } from '../events/index.ts';
+import type { StoredPart } from './batch-plan.ts';
 
 export interface DlqRecord {
   readonly topic: string;
@@ -14,12 +15,15 @@ export interface DlqRecord {
   readonly reason: RejectReason;
   readonly field?: string | undefined;
   readonly detail: string;
+  /** what of the event is stored in HBase all the same (an index row refused: its data row) */
+  readonly stored?: StoredPart | undefined;
 }
 
 export const DLQ_HEADERS = {
   reason: 'tsingest-reason',
   field: 'tsingest-field',
   detail: 'tsingest-detail',
+  stored: 'tsingest-stored',
   topic: 'tsingest-source-topic',
   partition: 'tsingest-source-partition',
   offset: 'tsingest-source-offset',
@@ -51,6 +55,7 @@ export class KafkaDlq implements DlqSink {
           [DLQ_HEADERS.reason]: r.reason,
           ...(r.field === undefined ? {} : { [DLQ_HEADERS.field]: r.field }),
           [DLQ_HEADERS.detail]: r.detail.slice(0, 1000),
+          ...(r.stored === undefined ? {} : { [DLQ_HEADERS.stored]: r.stored }),
           [DLQ_HEADERS.topic]: r.topic,
           [DLQ_HEADERS.partition]: String(r.partition),
           [DLQ_HEADERS.offset]: r.offset,

@@ -4,6 +4,9 @@
 // when HBase acknowledged everything it returns as written; rows HBase refuses as malformed (400)
 // are isolated by bisection and handed back for the DLQ instead of blocking the stream. Each write
 // reports to the OutageWatch (start, failures, acknowledgement), which decides when HBase is down.
+// An event whose index row is refused is dead-lettered with its data row (and rollup mark, catalog
+// row) kept, and says so (`stored: 'data-row'`; docs/ARCHITECTURE.md "An event refused by HBase"):
+// nothing is undone, so the success path does no extra work.
 import type PQueue from 'p-queue';
 import { chunkRows, rowBytes, type BatchPlan, type PlannedEvent, type PlannedRow, type Rejected } from './batch-plan.ts';
 import { toRowCells, type RowCellsLike } from '../hbase/row-cells.ts';
@@ -153,10 +156,15 @@ export class DualWriter {
       if (!bisect || !this.#o.isRowRejection(err)) throw err;
       if (chunk.length === 1) {
         const { event } = chunk[0] as Entry;
+        const index = table === this.#o.tables.index;
         refused.set(event, {
           record: event.record,
           reason: 'hbase_rejected',
-          detail: `hbase_rejected: ${table} refused the row: ${(err as Error).message}`.slice(0, 512),
+          detail: (index
+            ? `hbase_rejected: ${table} refused the index row; the data row is stored (index verify reports its index row missing): ${(err as Error).message}`
+            : `hbase_rejected: ${table} refused the row: ${(err as Error).message}`
+          ).slice(0, 512),
+          ...(index ? { stored: 'data-row' as const } : {}),
         });
         return;
       }

@@ -7,7 +7,8 @@
  * check-and-delete (REQUESTS_PER_SLOT × rollup.concurrency requests in flight over the run); a size
  * ends when all its rows are settled. A failing window never stops the others: it is counted by
  * stage, its row stays, and the next run redoes the row. Safe to run on several instances at once and
- * to kill at any point (docs/ROLLUPS.md).
+ * to kill at any point (docs/ROLLUPS.md). Aborted (the signal), it takes no next page nor batch: what
+ * is in flight finishes, and every marker row not finished stays for the next run.
  */
 import type { Logger } from 'pino';
 import type { RollupErrorStage, RollupMeters } from './meters.ts';
@@ -29,6 +30,10 @@ export const REQUESTS_PER_SLOT = 4;
 /** Marker scans: cells per HTTP response, and (partial) rows per response, so wide rows stay bounded. */
 const MARKER_SCAN_BATCH = 1000;
 const MARKER_FETCH_ROWS = 16;
+
+function isAborted(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true;
+}
 
 /** A marker row being worked on: removed once its last taken window is done, unless one failed. */
 interface RowWork {
@@ -204,6 +209,12 @@ export class RollupJob {
           }
           for (let i = 0; i < windows.length; i += s.pageRows) {
             while (outstanding.size >= s.concurrency) await Promise.race(outstanding);
+            // stopped: no next batch (a wide marker row makes a page of many batches); the rows not
+            // finished keep their markers for the next run (asked again: the signal may fire meanwhile)
+            if (isAborted(signal)) {
+              complete = false;
+              return;
+            }
             const { rest } = await recomputeBatch(this.#ctx, windows.slice(i, i + s.pageRows), {
               limiter: this.#limiter,
               done: (m, out) => {

@@ -1,8 +1,9 @@
 /**
  * Runs the rollup job every `rollup.intervalMs` inside the service: the first run right after
  * start(), each next one `intervalMs` after the previous one started (or at once when a run took
- * longer), never two at a time. stop() cancels the current run through its AbortSignal (it stops
- * taking new windows; windows in flight finish) and resolves when it is over.
+ * longer), never two at a time. stop() cancels the current run through its AbortSignal (it takes no
+ * next batch; the batches in flight finish) and resolves when it is over, or after the wait it is
+ * given (the service's drain deadline).
  */
 import type { Logger } from 'pino';
 import type { HBaseRestClient } from '../hbase/index.ts';
@@ -82,12 +83,34 @@ export class RollupScheduler {
     }
   }
 
-  /** Cancels the current run (if any), waits for it, and schedules no more. Idempotent. */
-  async stop(): Promise<void> {
+  /**
+   * Cancels the current run (if any), schedules no more, and waits for the run to end: at most
+   * `waitMs` (default: no limit), so a shutdown stays bounded whatever is in flight. A run still going
+   * then is left to end alone (its requests fail once the client closes; its markers stay for the
+   * next run); resolves false in that case. Idempotent.
+   */
+  async stop(waitMs?: number): Promise<boolean> {
     this.#abort.abort(new Error('rollup scheduler stopped'));
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
-    await this.#current;
+    const current = this.#current;
+    if (current === undefined) return true;
+    if (waitMs === undefined) {
+      await current;
+      return true;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const ended = await Promise.race([
+      current.then(() => true),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => {
+          resolve(false);
+        }, waitMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (!ended) this.#o.log.warn({ waitMs }, 'rollup run still in flight at shutdown: left to end alone (its markers stay for the next run)');
+    return ended;
   }
 }
 

@@ -50,8 +50,12 @@ export interface ReadSide {
   /** the routes of the parts the role runs (/api/v1/…, the series API, /ui) for the service's HTTP server */
   readonly routes: RouteHandler;
   readonly readMetrics: ReadMetrics;
-  /** stops the doctor (abandoning a run in progress), the series API and the rollup job (waiting for a run in progress); the rollup ownership starts leaving its group */
-  stop(): Promise<void>;
+  /**
+   * stops the doctor (abandoning a run in progress), the series API and the rollup job (it takes no
+   * next batch; its run in progress is waited for at most `rollupWaitMs`, default no limit); the
+   * rollup ownership starts leaving its group
+   */
+  stop(rollupWaitMs?: number): Promise<void>;
   /** stop(), then waits for the ownership to have left, and closes the page's sampler and the read client */
   close(): Promise<void>;
 }
@@ -110,13 +114,13 @@ export function startReadSide(deps: ReadSideDeps): ReadSide {
   let stopping: Promise<void> | undefined;
   let leaving: Promise<void> | undefined;
   let closing: Promise<void> | undefined;
-  const stop = (): Promise<void> => {
+  const stop = (rollupWaitMs?: number): Promise<void> => {
     stopping ??= (async () => {
       doctor?.stop();
       // the ownership consumer leaves its group beside the drain, not before it (close() waits for it)
       leaving = owners?.stop();
       await series?.stop();
-      await rollup?.stop();
+      await rollup?.stop(rollupWaitMs);
     })();
     return stopping;
   };

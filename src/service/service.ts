@@ -43,6 +43,14 @@ export interface StartOptions {
   readonly signal?: AbortSignal | undefined;
 }
 
+/** The drain's time: shutdown.drainTimeoutMs less 3 s for closing (at least 100 ms). */
+function drainGraceMs(cfg: Config): number {
+  return Math.max(100, cfg.shutdown.drainTimeoutMs - 3000);
+}
+
+/** The part of the drain's time the read side may take to stop (its rollup run in flight). */
+const READ_SIDE_SHARE = 1 / 3;
+
 interface Deferred {
   readonly promise: Promise<void>;
   resolve(): void;
@@ -72,7 +80,7 @@ export async function startService(cfg: Config, log: Logger, options: StartOptio
   // Extra HTTP routes and what must stop before the drain: the read side (read API, series API,
   // rollup scheduler, hot-ids page; src/service/read-side.ts) plugs in here. The routes of the parts
   // the role does not run answer 404 saying which role serves them.
-  const extra: { routes?: RouteHandler; stopFirst: (() => Promise<void>)[] } = { stopFirst: [] };
+  const extra: { routes?: RouteHandler; stopFirst: ((waitMs: number) => Promise<void>)[] } = { stopFirst: [] };
   const absent = absentRoutes(role);
   const door = frontDoor(cfg, log);
   const http = await startHttpServer({
@@ -130,7 +138,7 @@ export async function startService(cfg: Config, log: Logger, options: StartOptio
       hbase: parts.ingest ? undefined : hbase,
     });
     extra.routes = read.routes;
-    extra.stopFirst.push(() => read.stop());
+    extra.stopFirst.push((waitMs) => read.stop(waitMs));
     closers.add('read side', () => read.close());
 
     let fail: (err: unknown) => void = () => undefined;
@@ -164,12 +172,17 @@ export async function startService(cfg: Config, log: Logger, options: StartOptio
       stopping ??= (async () => {
         if (lifecycle.state !== 'draining' && lifecycle.live) lifecycle.transition('draining', reason);
         let drainErr: unknown;
+        // Everything below ends shortly before the drain deadline (the signal handler's watchdog).
+        const graceMs = drainGraceMs(cfg);
+        const deadline = performance.now() + graceMs;
         try {
-          for (const s of extra.stopFirst) await s();
+          // The read side first; its rollup run (left for the next run when stopped) is waited for
+          // at most a third of the grace, so whatever it has in flight the drain keeps the rest.
+          for (const s of extra.stopFirst) await s(Math.floor(graceMs * READ_SIDE_SHARE));
           // Give in-flight units until shortly before the drain deadline, then abandon them
           // uncommitted (they are replayed) rather than be killed mid-commit.
           const consumer = ingest;
-          if (consumer !== undefined) await withGrace(Math.max(100, cfg.shutdown.drainTimeoutMs - 3000), abort, () => consumer.drain());
+          if (consumer !== undefined) await withGrace(Math.max(100, deadline - performance.now()), abort, () => consumer.drain());
         } catch (err) {
           drainErr = err;
         }
@@ -203,7 +216,7 @@ export async function startService(cfg: Config, log: Logger, options: StartOptio
     return { role, lifecycle, metrics, httpPort: http.port, stop, finished: finished.promise };
   } catch (err) {
     const started = ingest;
-    if (started !== undefined) await withGrace(Math.max(100, cfg.shutdown.drainTimeoutMs - 3000), abort, () => started.drain()).catch(() => undefined);
+    if (started !== undefined) await withGrace(drainGraceMs(cfg), abort, () => started.drain()).catch(() => undefined);
     abort.abort(err);
     await closers.closeAll();
     const aborted = options.signal?.aborted === true;

@@ -88,6 +88,36 @@ void test('a 400 is bisected to the offending row; it gets no index row and no m
   assert.equal(sink.attempts.filter((a) => a.table === TABLES.data).length, 9);
 });
 
+void test('a refused index row: the event is dead-lettered saying its data row (mark, catalog row) is stored, the rest stand', async () => {
+  const sink = new FakeSink();
+  const events = Array.from({ length: 16 }, (_, i) => (i === 5 ? { ...event(i), id: 'lonely' } : event(i)));
+  const plan = planBatch(
+    events.map((e, i) => record(i, e)),
+    SETTINGS,
+  );
+  const data = plan.events[5]?.data.row.key.toString('hex') ?? '';
+  const bad = plan.events[5]?.index[0]?.row.key.toString('hex');
+  assert.ok(bad !== undefined, 'event 5 has an index row');
+  sink.refuse = (row) => row.row.toString('hex') === bad;
+  const { w } = writer(sink, { marks: true, chunkRows: 16 });
+  const refused = await w.write(plan);
+  assert.equal(refused.length, 1);
+  const r = refused[0];
+  assert.equal(r?.record.offset, '5');
+  assert.equal(r.reason, 'hbase_rejected');
+  assert.equal(r.stored, 'data-row', 'the DLQ record says the data row is kept');
+  assert.match(r.detail, /refused the index row; the data row is stored/);
+  assert.ok(sink.keys(TABLES.data).includes(data), 'its data row stands');
+  assert.ok(sink.markedIds('r_t').includes('lonely'), 'its rollup mark stands (the window holds its data row)');
+  assert.ok(!sink.keys(TABLES.index).includes(bad), 'the refused index row is not written');
+  assert.equal(sink.keys(TABLES.index).length, 15, "every other event's index row is written");
+  // a refused data row says nothing is stored
+  const other = new FakeSink();
+  other.refuse = (row) => row.row.toString('hex') === data;
+  const dataRefused = await writer(other, { marks: true, chunkRows: 16 }).w.write(plan);
+  assert.equal(dataRefused[0]?.stored, undefined);
+});
+
 void test('written rows carry the salt bucket the planner computed', async () => {
   const sink = new FakeSink();
   const { w, rec } = writer(sink, { marks: true });

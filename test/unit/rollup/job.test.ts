@@ -278,6 +278,34 @@ void test('scan errors of one bucket do not stop the other buckets; an aborted r
   assert.deepEqual(sorted(summariesOfRows(store.rows(s.rollupTable))), sorted(bruteSummaries(events, [60])));
 });
 
+void test('aborted mid-page, the run stops at its next batch: the marker rows not finished stay for the next run', async () => {
+  // one wide marker row per bucket (200 ids in one minute, ~50 a row): a page of several batches of pageRows (7)
+  const s = settings(['1m'], { concurrency: 1 });
+  const store = new FakeHBase();
+  const t0 = DAY0 + 3 * HOUR;
+  const events: Ev[] = Array.from({ length: 200 }, (_, i) => ({ id: `wide-${i}`, ts: t0 + i, metric: 'v', value: i }));
+  await writeEvents(store, s, events);
+  const marked = await markEvents(store, s, events);
+  const ac = new AbortController();
+  // the stop arrives while the first batch writes its summaries
+  const stopping: RollupStore = {
+    scan: (table, opts) => store.scan(table, opts),
+    put: async (table, rows) => {
+      await store.put(table, rows);
+      if (table === s.rollupTable) ac.abort();
+    },
+    checkAndDelete: (t, r, c, d) => store.checkAndDelete(t, r, c, d),
+  };
+  const stopped = await job(stopping, s).job.run(ac.signal);
+  assert.equal(stopped.aborted, true);
+  assert.equal(stopped.written, s.pageRows, 'the batch in flight finished, no other batch began');
+  assert.equal(marksIn(store, s).length, marked, 'every mark left: no marker row was finished');
+  const done = await job(store, s).job.run();
+  assert.equal(done.ok, true);
+  assert.deepEqual(markerRows(store, s), []);
+  assert.deepEqual(sorted(summariesOfRows(store.rows(s.rollupTable))), sorted(bruteSummaries(events, [60])));
+});
+
 void test('two runners at once give what one runner gives', async () => {
   const s = settings(['1m', '1h', '1d']);
   const events = randomEvents(11, 300, 7, DAY0 + 20 * HOUR, 6);

@@ -51,6 +51,31 @@ void test('scheduler: runs repeatedly, never two at once; stop() aborts the curr
   assert.throws(() => new RollupScheduler({ job, intervalMs: 0, log: silentLog }), /intervalMs must be > 0/);
 });
 
+void test('scheduler: stop(waitMs) waits for a run that does not stop at most waitMs, and says so', async () => {
+  let release: () => void = () => undefined;
+  const run = { started: false };
+  const job = {
+    run: (): Promise<RunReport> => {
+      run.started = true;
+      // a run stuck in a request: it ignores the abort until released
+      return new Promise<RunReport>((resolve) => {
+        release = () => {
+          resolve(report(true));
+        };
+      });
+    },
+  };
+  const sched = new RollupScheduler({ job, intervalMs: 1000, log: silentLog });
+  sched.start();
+  while (!run.started) await sleep(5);
+  const t0 = performance.now();
+  assert.equal(await sched.stop(50), false, 'the run was still in flight');
+  const waited = performance.now() - t0;
+  assert.ok(waited >= 45 && waited < 1000, `stop() waited ${waited} ms`);
+  release();
+  assert.equal(await sched.stop(50), true, 'ended now');
+});
+
 void test('scheduler survives a run that throws', async () => {
   let runs = 0;
   const sched = new RollupScheduler({
