@@ -187,7 +187,7 @@ void test('rollup buckets shared by three instances through a Kafka group: a sha
     await produce(3);
     const run = await rollupRun(h, [`kafka.groupId=${group}`, 'rollup.markerSettleMs=0', `rollup.owners.sessionTimeoutMs=${SESSION_MS}`]);
     assert.equal(run.code, 0, run.output);
-    const m = /buckets (\d+) of (\d+)/.exec(run.output);
+    const m = /buckets worked (\d+) of (\d+)/.exec(run.output);
     line.push(`rollup run beside a, c, d: ${m?.[0] ?? run.output.trim().split('\n').pop() ?? ''}`);
     assert.ok(m !== null && Number(m[1]) < B && Number(m[2]) === B, `a share of the buckets: ${m?.[0] ?? run.output}`);
     await settled('phase 4');
