@@ -24,16 +24,17 @@ export const EXCLUSIVE: Readonly<Record<string, string>> = {
  * Only an order: a file missing from here still runs (after these, in name order).
  */
 export const SLOW_FIRST: readonly string[] = [
-  // seconds each took in a whole run, two at a time (2026-11-29, 2 cores)
-  'test/integration/rollup/retention.test.ts', // 371
-  'test/integration/rollup/job.test.ts', // 331
-  'test/integration/service/exit-codes.test.ts', // 199
-  'test/integration/rollup/crash-backfill.test.ts', // 190
-  'test/integration/service/scale-out.test.ts', // 179
-  'test/integration/service/rest-auth-proxy.test.ts', // 139
-  'test/integration/service/secrets-never-printed.test.ts', // 129
-  'test/integration/rollup/ownership.test.ts', // 122
-  'test/integration/tsdb/side-by-side.local.test.ts', // 108
+  // seconds each took in a whole run, three at a time (2026-11-29, 2 cores)
+  'test/integration/rollup/job.test.ts', // 411
+  'test/integration/rollup/retention.test.ts', // 345
+  'test/integration/rollup/crash-backfill.test.ts', // 209
+  'test/integration/service/exit-codes.test.ts', // 204
+  'test/integration/service/scale-out.test.ts', // 183
+  'test/integration/service/rest-auth-proxy.test.ts', // 147
+  'test/integration/service/secrets-never-printed.test.ts', // 144
+  'test/integration/query/awkward-ids.test.ts', // 141
+  'test/integration/rollup/ownership.test.ts', // 138
+  'test/integration/admin/doctor.test.ts', // 132
 ];
 
 export type GroupName = 'unit' | 'integration' | 'exclusive' | 'files';
