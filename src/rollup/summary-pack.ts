@@ -90,20 +90,23 @@ export function decodeSummaryPackRun(bytes: Uint8Array, coarseStart: number, fin
   return out;
 }
 
+/** The summary at offset `o` (a multiple of RUN_STRIDE) of a decoded run. */
+export function summaryAt(run: Float64Array, o: number): PackedSummary {
+  return {
+    startMs: run[o] as number,
+    count: run[o + 1] as number,
+    sum: run[o + 2] as number,
+    min: run[o + 3] as number,
+    max: run[o + 4] as number,
+    first: run[o + 5] as number,
+    last: run[o + 6] as number,
+  };
+}
+
 /** A run's windows as objects. */
 export function runSummaries(run: Float64Array): PackedSummary[] {
   const out: PackedSummary[] = [];
-  for (let o = 0; o < run.length; o += RUN_STRIDE) {
-    out.push({
-      startMs: run[o] as number,
-      count: run[o + 1] as number,
-      sum: run[o + 2] as number,
-      min: run[o + 3] as number,
-      max: run[o + 4] as number,
-      first: run[o + 5] as number,
-      last: run[o + 6] as number,
-    });
-  }
+  for (let o = 0; o < run.length; o += RUN_STRIDE) out.push(summaryAt(run, o));
   return out;
 }
 

@@ -14,7 +14,7 @@ import { decodePointsBlock, pointsInBlock } from '../rollup/points-block.ts';
 import type { MarkedWindow, MetricReads } from './read-batch.ts';
 import type { RollupTier } from './plan.ts';
 import type { MarkSpan, StoredWindow, TaggedPoints, WindowSpan } from './series-store.ts';
-import { RUN_STRIDE } from '../rollup/summary-pack.ts';
+import { RUN_STRIDE, summaryAt } from '../rollup/summary-pack.ts';
 import { tagSetKey } from './series-store.ts';
 import type { CatalogSeries, IdSeries, SubQueryReads } from './sub-query-reads.ts';
 import { blockSpans, markedWithin, tileRange, uncovered, type Tile } from './tiles.ts';
@@ -69,16 +69,8 @@ class IdTiles {
     const run = w.pack;
     if (run === undefined || this.marks.some((m) => m.sizeMs === w.sizeMs && m.startMs === w.startMs)) return;
     for (let o = 0; o < run.length; o += RUN_STRIDE) {
-      const startMs = run[o] as number;
-      const summary = {
-        startMs,
-        count: run[o + 1] as number,
-        sum: run[o + 2] as number,
-        min: run[o + 3] as number,
-        max: run[o + 4] as number,
-        first: run[o + 5] as number,
-        last: run[o + 6] as number,
-      };
+      const summary = summaryAt(run, o);
+      const startMs = summary.startMs;
       this.found.set(`${finerMs}:${startMs}`, { startMs, sizeMs: finerMs, summary, block: undefined, pack: undefined });
     }
     this.asked.push({ sizeMs: finerMs, from: w.startMs, to: w.startMs + w.sizeMs });
