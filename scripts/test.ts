@@ -14,6 +14,7 @@ import { ensureKerberosClient, ensureTools } from './lib/stack/ensure-tools.ts';
 import { projectRoot, stackEnv } from './lib/stack/config.ts';
 import { concurrencyFrom, explicitGroup, planGroups, type TestGroup } from './lib/test-run/groups.ts';
 import { passed, report, runGroup, type GroupResult } from './lib/test-run/run-group.ts';
+import { markStackLogs, stackLogDigest } from './lib/test-run/stack-logs.ts';
 
 const log = (m: string): void => {
   process.stdout.write(`[test] ${m}\n`);
@@ -81,9 +82,12 @@ async function main(): Promise<number> {
     };
     const results: GroupResult[] = [];
     for (const group of groups) {
+      const marks = stack.kind === 'local' ? markStackLogs() : undefined;
       const r = await runGroup(group, { cwd: projectRoot, env, log });
       results.push(r);
-      if (!passed(r)) log(`group ${group.name} FAILED (exit ${r.code}); the other groups still run`);
+      if (passed(r)) continue;
+      log(`group ${group.name} FAILED (exit ${r.code}); the other groups still run`);
+      if (marks !== undefined) for (const line of stackLogDigest(marks)) log(line);
     }
     for (const line of report(results)) log(line);
     return results.every(passed) ? 0 : 1;

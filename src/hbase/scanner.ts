@@ -8,6 +8,7 @@
 // A page ends only when the scanner is exhausted, at `batch` cells or at `?n=` rows
 // (ScannerInstanceResource.get), so a page with fewer cells than `batch` ends on a whole row, and
 // one with fewer rows than asked as well is the last: no further GET (and no 204) is needed.
+import { HBaseError } from './errors.ts';
 import { decodeCellSet, encodeScanner, protocolError, type ScannerSpec } from './codec.ts';
 import { PROTOBUF, decodeCellSetResponse } from './protobuf-decode.ts';
 import { tablePath } from './paths.ts';
@@ -47,6 +48,23 @@ export function scanBatchFor(pageRows: number | undefined): number {
 }
 /** Upper bound of the caching derived from `limit` when neither `caching` nor `pageRows` is given. */
 export const MAX_DEFAULT_CACHING = 1000;
+
+/**
+ * HBase REST answers a scanner request it cannot read (an unknown field) with a bodiless 500. Seen
+ * from a gateway whose JSON mapper had lost its JAXB annotations, so the `column` we send was
+ * unknown to it; a restart of the gateway cleared it. Said in the error, since the 500 says nothing.
+ */
+function explainUnreadScanner(err: unknown): never {
+  if (!(err instanceof HBaseError) || err.status !== 500 || (err.body ?? '') !== '') throw err;
+  throw new HBaseError({
+    code: err.code,
+    retriable: err.retriable,
+    status: 500,
+    body: '',
+    cause: err,
+    message: `${err.message}: the REST gateway could not read the scanner request (HBase REST answers an unreadable request so); if every scan fails so, restart the gateway`,
+  });
+}
 
 function scannerIdFrom(location: string): string {
   const path = new URL(location, 'http://placeholder').pathname;
@@ -96,7 +114,9 @@ export async function* scanRows(caller: RestCaller, table: string, opts: ScanOpt
     const body = encodeScanner({ ...opts, caching, batch, maxVersions: opts.maxVersions ?? 1 });
     const base = `${tablePath(table)}/scanner`;
     session = caller.session();
-    const created = await session.call({ method: 'PUT', path: base, body, deadlineMs, ok: [201], notFound: 'HBASE_TABLE_NOT_FOUND' });
+    const created = await session
+      .call({ method: 'PUT', path: base, body, deadlineMs, ok: [201], notFound: 'HBASE_TABLE_NOT_FOUND' })
+      .catch(explainUnreadScanner);
     const location = headerValue(created, 'location');
     if (location === undefined) throw protocolError('scanner created without a Location header');
     scannerPath = `${base}/${encodeURIComponent(scannerIdFrom(location))}`;

@@ -6,7 +6,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { NODE_BIN, REPO_ROOT, waitFor } from './service-harness.ts';
 import { requireStackPid, type StackProcess } from '../../scripts/lib/stack/config.ts';
-import { hbaseRestAnswers, kafkaAnswers } from '../../scripts/lib/stack/probes.ts';
+import { hbaseRestAnswers, hbaseRestScannerModelFault, kafkaAnswers } from '../../scripts/lib/stack/probes.ts';
 import { isAlive } from '../../scripts/lib/stack/proc.ts';
 import { testEnv } from './env.ts';
 
@@ -26,11 +26,25 @@ function tsiCtl(name: StackProcess, action: 'kill' | 'start' | 'freeze' | 'thaw'
   return execFileSync('docker', ['exec', containerOf(name), 'tsi-ctl', name, action], { encoding: 'utf8', timeout: 90_000 }).trim();
 }
 
-/** Until the stack answers again: REST for the HBase processes, the broker for Kafka. */
+/**
+ * Until the stack answers again: REST for the HBase processes, the broker for Kafka. A gateway that
+ * answers but cannot read its scanner model (probes.ts) is restarted, as `scripts/stack.ts up` does
+ * on the local stack.
+ */
 async function waitAnswers(name: StackProcess): Promise<void> {
   const env = testEnv();
-  const probe = name === 'kafka' ? () => kafkaAnswers(env.kafkaBrokers) : () => hbaseRestAnswers(env.restUrl);
-  await waitFor(`${name} to answer again`, 180_000, probe, 500);
+  if (name === 'kafka') {
+    await waitFor('kafka to answer again', 180_000, () => kafkaAnswers(env.kafkaBrokers), 500);
+    return;
+  }
+  for (let attempt = 1; ; attempt++) {
+    await waitFor(`${name} to answer again`, 180_000, () => hbaseRestAnswers(env.restUrl), 500);
+    const fault = await hbaseRestScannerModelFault(env.restUrl);
+    if (fault === undefined) return;
+    if (attempt === 3) throw new Error(`the REST gateway answers but ${fault}, after ${attempt} starts`);
+    tsiCtl('rest', 'kill');
+    tsiCtl('rest', 'start');
+  }
 }
 
 /** `node scripts/stack.ts up` with this environment: restarts what is down and waits until it answers. */

@@ -18,7 +18,28 @@ async function prepareLibs(layout: StackLayout, log: Log): Promise<Libs & { admi
   return { hbaseLib, kafkaLib, adminClasses };
 }
 
+/** Starts `spec` unless it already answers, and waits until it does; one that answers but cannot be used (`fault`) is restarted, at most twice. */
 async function startService(spec: ServiceSpec, log: Log): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    await startOnce(spec, log);
+    const fault = await spec.fault?.();
+    if (fault === undefined) {
+      log(`${spec.name}: ready`);
+      return;
+    }
+    if (attempt === MAX_START_ATTEMPTS) throw new Error(`${spec.name}: answers but ${fault}, after ${attempt} starts; see ${spec.logFile}`);
+    const pid = readPid(spec.pidFile);
+    log(`${spec.name}: answers but ${fault}; restarting it (pid ${String(pid)})`);
+    if (pid !== undefined && isAlive(pid)) {
+      process.kill(pid, 'SIGKILL');
+      await waitFor(`${spec.name} (pid ${pid}) to exit`, () => !isAlive(pid), { timeoutMs: 30_000 });
+    }
+  }
+}
+
+const MAX_START_ATTEMPTS = 3;
+
+async function startOnce(spec: ServiceSpec, log: Log): Promise<void> {
   const pid = readPid(spec.pidFile);
   if (pid !== undefined && isAlive(pid)) {
     if (await spec.ready().catch(() => false)) {
@@ -41,7 +62,6 @@ async function startService(spec: ServiceSpec, log: Log): Promise<void> {
     alive: () => isAlive(current),
     logFile: spec.logFile,
   });
-  log(`${spec.name}: ready`);
 }
 
 export function endpointsOf(layout: StackLayout, libs: Libs & { adminClasses: string }): StackEndpoints {

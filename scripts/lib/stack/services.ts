@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { projectRoot, stackPidFile, type StackLayout } from './config.ts';
 import { JDK17_OPENS, hbaseClasspath, kafkaClasspath } from './artifacts.ts';
 import { run } from './proc.ts';
-import { hbaseRestAnswers, kafkaAnswers } from './probes.ts';
+import { hbaseRestAnswers, hbaseRestScannerModelFault, kafkaAnswers } from './probes.ts';
 
 export interface ServiceSpec {
   readonly name: 'hbase' | 'rest' | 'kafka';
@@ -17,6 +17,8 @@ export interface ServiceSpec {
   /** prepares config/storage; returns the java argv */
   prepare(): Promise<string[]>;
   ready(): Promise<boolean>;
+  /** once ready: why the process answers yet cannot be used (then it is restarted), or undefined */
+  fault?(): Promise<string | undefined>;
   readonly startTimeoutMs: number;
 }
 
@@ -119,6 +121,7 @@ export function serviceSpecs(layout: StackLayout, libs: Libs): ServiceSpec[] {
       // Version alone answers before the master has finished initialising; the default
       // namespace and a live region server with hbase:meta mean tables can be created.
       ready: () => hbaseRestAnswers(rest),
+      fault: () => hbaseRestScannerModelFault(rest),
     },
     {
       name: 'kafka',

@@ -269,6 +269,24 @@ test('scan deletes the scanner on early break, on limit and on error', async () 
   assert.equal(failing.fake.requests.at(-1)?.method, 'DELETE');
 });
 
+test('a bodiless 500 to the scanner request says the gateway could not read it; a 500 with a body is left as it is', async () => {
+  const unread = client(() => ({ status: 500 }));
+  await assert.rejects(
+    async () => {
+      for await (const r of unread.c.scan('t', { columns: ['d:v'] })) assert.ok(r.row.length > 0);
+    },
+    (e: unknown) =>
+      e instanceof HBaseError && e.code === 'HBASE_SERVER_ERROR' && e.status === 500 && e.table === 't' && /could not read the scanner request/.test(e.message),
+  );
+  const said = client(() => ({ status: 500, body: Buffer.from('java.io.IOException: disk') }));
+  await assert.rejects(
+    async () => {
+      for await (const r of said.c.scan('t')) assert.ok(r.row.length > 0);
+    },
+    (e: unknown) => e instanceof HBaseError && e.status === 500 && !/could not read/.test(e.message) && /disk/.test(e.message),
+  );
+});
+
 test('scan pageRows asks ?n= rows per page, capped by what the limit still needs', async () => {
   const paged = scannerFake([page(['r1', 'a'], ['r2', 'a']), page(['r3', 'a'], ['r4', 'a']), page(['r5', 'a'])]);
   const got = [];
