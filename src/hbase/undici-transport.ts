@@ -36,6 +36,9 @@ function describe(err: unknown): string {
   return String(err);
 }
 
+/** How long close() waits for requests in flight before aborting them. */
+export const CLOSE_GRACE_MS = 1000;
+
 export class UndiciTransport implements HttpTransport {
   readonly #pool: Pool;
   readonly #origin: string;
@@ -102,9 +105,28 @@ export class UndiciTransport implements HttpTransport {
     }
   }
 
-  async close(): Promise<void> {
+  /**
+   * Waits up to `graceMs` for requests in flight, then aborts them: a call HBase never answers (a
+   * stuck region server, a frozen gateway) must not hold a shutdown past its deadline.
+   */
+  async close(graceMs = CLOSE_GRACE_MS): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.#pool.close();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((res) => {
+      timer = setTimeout(() => {
+        res('late');
+      }, graceMs);
+      timer.unref();
+    });
+    try {
+      const closing = this.#pool.close();
+      closing.catch(() => undefined); // a destroy below may end it with an error: nobody waits for that
+      if ((await Promise.race([closing, late])) === 'late') {
+        await this.#pool.destroy(new Error(`HBase transport closed with requests still in flight after ${graceMs} ms`));
+      }
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }

@@ -78,11 +78,15 @@ export class RollupJob {
     return owned === undefined ? [...all] : all.filter((b) => owned.has(b));
   }
 
+  /** the signal of the run under way (one at a time: the scheduler never overlaps runs) */
+  #signal: AbortSignal | undefined;
+
   #owns(bucket: number): boolean {
     return this.#o.ownership?.owned().has(bucket) ?? true;
   }
 
   async run(signal?: AbortSignal): Promise<RunReport> {
+    this.#signal = signal;
     const { metrics, settings, log } = this.#o;
     const startedAt = this.#now();
     const buckets = this.#ownedBuckets();
@@ -118,7 +122,10 @@ export class RollupJob {
 
   #error(stage: RollupErrorStage, err: unknown, what: Record<string, unknown>): void {
     this.#o.metrics.rollupErrors.inc({ stage });
-    this.#o.log.warn({ err, stage, ...what }, 'rollup error (left for the next run)');
+    // After a stop, calls still in flight fail as the HBase client closes: one per window of the
+    // batch, all for the same reason, which the run's closing line (aborted) already says.
+    const level = isAborted(this.#signal) ? 'debug' : 'warn';
+    this.#o.log[level]({ err, stage, ...what }, 'rollup error (left for the next run)');
   }
 
   /** Lag at the start of the run: the oldest closed marker of each size (one 1-row scan per owned bucket). */

@@ -1,7 +1,7 @@
 // The rollup job against the real HBase: summaries equal a brute-force computation over random events
 // (several ids, hours across a day boundary), late events re-marked after their window was rolled up,
-// duplicates, window edges; a marker re-marked during a run survives it; two runners at once; a
-// SIGTERM to the service during a long run exits 0 within the drain deadline, its markers left.
+// duplicates, window edges; a marker re-marked during a run survives it; two runners at once.
+// (shutdown.test.ts: a SIGTERM during a run.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { encodeIdMarkerKey, saltOf } from '../../../src/keys/index.ts';
@@ -13,8 +13,6 @@ import { pino } from 'pino';
 import { createReadMetrics } from '../../../src/metrics/read-metrics.ts';
 import { RollupJob } from '../../../src/rollup/job.ts';
 import { bruteSummaries, prng, sorted, type Ev } from '../../unit/rollup/brute.ts';
-import { uniqueName } from '../../support/env.ts';
-import { freePort, startChild, waitFor } from '../../support/service-harness.ts';
 import { WINDOW_SECS, markEvents, newJob, readRollupTable, rollupHarness, writeEvents } from './helpers.ts';
 
 const MIN = 60_000;
@@ -212,53 +210,4 @@ void test('two job runners at once give the summaries one runner gives', async (
   const table = await readRollupTable(r);
   assert.deepEqual(table.markers, []);
   assert.deepEqual(sorted(table.summaries), sorted(bruteSummaries(events, WINDOW_SECS)));
-});
-
-void test('SIGTERM to the service during a long rollup run: exit 0 within the drain deadline, the markers not finished left', async (t) => {
-  const r = await rollupHarness(t, 'rstop');
-  // 16,000 ids in one minute: one marker row of ~4,000 ids per bucket, a page of 8 batches (500
-  // windows each); one bucket at a time. Before issue 39 the run ended only at its next page.
-  const start = MIDNIGHT - HOUR;
-  const events: Ev[] = Array.from({ length: 16_000 }, (_, i) => ({ id: `s-${i}`, ts: start + (i % MIN), metric: 'v', value: i }));
-  await writeEvents(r, events);
-  const marked = await markEvents(r, events);
-  const drainMs = 4000;
-  const run = startChild(
-    r.h,
-    [
-      `kafka.groupId=${uniqueName('it-rstop')}`,
-      'rollup.windows=["1m"]',
-      'rollup.concurrency=1',
-      'rollup.owners.mode=all',
-      `shutdown.drainTimeoutMs=${drainMs}`,
-    ],
-    await freePort(),
-  );
-  await waitFor(
-    'the rollup run under way',
-    90_000,
-    async () => {
-      if (run.child.exitCode !== null) throw new Error(`service exited early:\n${run.output()}`);
-      const text = await fetch(`http://127.0.0.1:${run.port}/metrics?name=tsingest_rollup_windows_written_total`).then(
-        (x) => x.text(),
-        () => '',
-      );
-      return /^tsingest_rollup_windows_written_total\{[^}]*\} [1-9]/m.test(text);
-    },
-    20,
-  );
-  const t0 = performance.now();
-  run.child.kill('SIGTERM');
-  const exit = await run.exited;
-  const tookMs = performance.now() - t0;
-  assert.equal(exit.code, 0, run.output());
-  assert.ok(tookMs < drainMs, `exited in ${Math.round(tookMs)} ms, within the drain deadline (${drainMs} ms)`);
-  const table = await readRollupTable(r);
-  assert.ok(table.marks.length > 0, `markers left for the next run: ${table.marks.length} of ${marked}`);
-  // nothing lost: every marked window is rolled up or still marked
-  const marks = new Set(table.marks);
-  for (const e of events) {
-    const k = `${e.id}|60|${e.ts - (e.ts % MIN)}`;
-    assert.ok(marks.has(k) || table.summaries.has(`${k}|v`), `${k}: a summary or its mark`);
-  }
 });

@@ -273,7 +273,7 @@ test('a bodiless 500 to the scanner request says the gateway could not read it; 
   const unread = client(() => ({ status: 500 }));
   await assert.rejects(
     async () => {
-      for await (const r of unread.c.scan('t', { columns: ['d:v'] })) assert.ok(r.row.length > 0);
+      for await (const r of unread.c.scan('t', { columns: [column('d', 'v')] })) assert.ok(r.row.length > 0);
     },
     (e: unknown) =>
       e instanceof HBaseError && e.code === 'HBASE_SERVER_ERROR' && e.status === 500 && e.table === 't' && /could not read the scanner request/.test(e.message),
