@@ -89,7 +89,15 @@ export function startReadSide(deps: ReadSideDeps): ReadSide {
   // The OpenTSDB-compatible series API answers its own /api/… paths before the read API claims /api/.
   const series =
     parts.reads && cfg.series.enabled
-      ? startSeriesSide(cfg, hbase, keyspace, tables, (to) => deps.registry.lookupFor(to), log.child({ module: 'series-api' }))
+      ? startSeriesSide({
+          cfg,
+          hbase,
+          keyspace,
+          tables,
+          spreadAt: (to) => deps.registry.lookupFor(to),
+          registry: metrics.registry,
+          log: log.child({ module: 'series-api' }),
+        })
       : undefined;
   let rollup: RollupScheduler | undefined;
   let owners: KafkaBucketOwners | undefined;

@@ -3,7 +3,9 @@
 // client with the window cache in front of it, the rollup tier the planner may answer from, and the
 // HTTP routes.
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import { LiveIndex } from '../catalog/live-index.ts';
+import { registerSeriesCacheMetrics } from '../metrics/series-cache-metrics.ts';
 import { SeriesIndex } from '../catalog/series-index.ts';
 import { CatalogStore } from '../catalog/store.ts';
 import type { HBaseRestClient } from '../hbase/index.ts';
@@ -78,14 +80,19 @@ export function tailCacheOf(cfg: Config): TailCache | undefined {
   });
 }
 
-export function startSeriesSide(
-  cfg: Config,
-  hbase: HBaseRestClient,
-  keyspace: Keyspace,
-  tables: Tables,
-  spreadAt: (toMs: number) => Promise<SpreadLookup>,
-  log: Logger,
-): SeriesSide {
+export interface SeriesSideDeps {
+  readonly cfg: Config;
+  readonly hbase: HBaseRestClient;
+  readonly keyspace: Keyspace;
+  readonly tables: Tables;
+  readonly spreadAt: (toMs: number) => Promise<SpreadLookup>;
+  /** the service's metrics registry: the caches' lookups and bytes */
+  readonly registry: Registry;
+  readonly log: Logger;
+}
+
+export function startSeriesSide(deps: SeriesSideDeps): SeriesSide {
+  const { cfg, hbase, keyspace, tables, spreadAt, log } = deps;
   const index = new SeriesIndex({ idTagKey: cfg.catalog.idTagKey, source: new CatalogStore(hbase, { table: tables.meta.name }) });
   let warnedAt = Number.NEGATIVE_INFINITY;
   const catalog = new LiveIndex({
@@ -125,5 +132,13 @@ export function startSeriesSide(
     maxBodyBytes: cfg.series.maxBodyBytes,
     log,
   });
-  return { routes: api, catalog, stop: () => catalog.stop() };
+  const unregister = registerSeriesCacheMetrics(deps.registry, { ...(cache === undefined ? {} : { window: cache }), ...(tail === undefined ? {} : { tail }) });
+  return {
+    routes: api,
+    catalog,
+    stop: () => {
+      unregister();
+      return catalog.stop();
+    },
+  };
 }

@@ -1,7 +1,8 @@
-// A plain HTTP proxy in front of the stack's REST gateway that can hold requests: those matching a
-// predicate, once `hold` is called, get no answer until the proxy closes (the gateway never sees
-// them). It stands for a gateway or region server stuck on one call while everything else answers,
-// without touching the shared stack.
+// A plain HTTP proxy in front of the stack's REST gateway that can hold or delay requests: those
+// matching a predicate, once `hold` is called, get no answer until the proxy closes (the gateway never
+// sees them); once `delay` is called, matching ones reach the gateway after a random wait. It stands
+// for a gateway or region server stuck on one call, or slow, while everything else answers, without
+// touching the shared stack.
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -9,6 +10,10 @@ export interface HoldingProxy {
   readonly url: string;
   /** from now on, requests for which `match(method, path)` is true are held */
   hold(match: (method: string, path: string) => boolean): void;
+  /** from now on, requests for which `match(method, path)` is true reach the gateway after 0 to `maxMs` ms */
+  delay(match: (method: string, path: string) => boolean, maxMs: number): void;
+  /** requests delayed so far */
+  readonly delayed: number;
   /** requests held so far ("METHOD path") */
   readonly held: readonly string[];
   close(): Promise<void>;
@@ -17,6 +22,8 @@ export interface HoldingProxy {
 export async function startHoldingProxy(upstream: string, defer: (fn: () => unknown) => void): Promise<HoldingProxy> {
   const target = new URL(upstream);
   let match: ((method: string, path: string) => boolean) | undefined;
+  let slow: { match: (method: string, path: string) => boolean; maxMs: number } | undefined;
+  let delayed = 0;
   const held: string[] = [];
   const parked: ServerResponse[] = [];
 
@@ -43,6 +50,14 @@ export async function startHoldingProxy(upstream: string, defer: (fn: () => unkn
       req.resume();
       return;
     }
+    if (slow?.match(method, path) === true) {
+      delayed++;
+      req.pause();
+      setTimeout(() => {
+        forward(req, res);
+      }, Math.random() * slow.maxMs);
+      return;
+    }
     forward(req, res);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -62,6 +77,12 @@ export async function startHoldingProxy(upstream: string, defer: (fn: () => unkn
     held,
     hold: (m) => {
       match = m;
+    },
+    delay: (m, maxMs) => {
+      slow = { match: m, maxMs };
+    },
+    get delayed() {
+      return delayed;
     },
     close,
   };
