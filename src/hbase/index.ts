@@ -16,6 +16,8 @@ export type { ScanFilter, Comparator, CompareOp, RowRange } from './filters.ts';
 export { encodeRowKeySegment, rowSpec, rowPath, multiGetPath, tablePath, toB64Url, isValidTableName } from './paths.ts';
 export type { HttpTransport, HttpRequest, HttpResponse, HttpMethod } from './transport.ts';
 export { UndiciTransport } from './undici-transport.ts';
+export { PriorityTransport } from './priority-transport.ts';
+export type { PriorityTransportOptions } from './priority-transport.ts';
 export { GatewaySetTransport, GATEWAY_OUTCOMES } from './gateway-set.ts';
 export type { Gateway, GatewayObserver, GatewayOutcome, GatewaySetOptions } from './gateway-set.ts';
 export { gatewayLabel } from './gateway-rules.ts';

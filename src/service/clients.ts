@@ -7,7 +7,8 @@
 // (src/hbase/gateway-set.ts) over one transport per gateway, built by `gatewayTransport`.
 import { Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
-import { GatewaySetTransport, HBaseRestClient, UndiciTransport, type HttpTransport, type TransportTls } from '../hbase/index.ts';
+import { GatewaySetTransport, HBaseRestClient, PriorityTransport, UndiciTransport, type HttpTransport, type TransportTls } from '../hbase/index.ts';
+import { currentRequestWeight } from '../tsdb/request-weight.ts';
 import { gatewayObserver, type GatewayMetrics } from '../metrics/gateway-metrics.ts';
 import { hbaseRestUrls, type Config } from '../runtime/config.ts';
 import { restAuthTransport, restAuthorization, restTls } from './hbase-credentials.ts';
@@ -33,6 +34,8 @@ export type HBaseClientRole = 'write' | 'read' | 'tool';
 export interface GatewaySettings {
   /** sockets kept to this gateway */
   readonly connections: number;
+  /** the read client's: the weight of the request a call is made for (the lightest goes first) */
+  readonly priority?: () => number | undefined;
   readonly tls: TransportTls | undefined;
   /** a per-gateway authenticating decorator (SPNEGO: its cookie is per gateway) */
   readonly auth: ((transport: HttpTransport, origin: string) => HttpTransport) | undefined;
@@ -45,14 +48,21 @@ export interface GatewaySettings {
 export function gatewayTransport(url: string, s: GatewaySettings): HttpTransport {
   const origin = new URL(url).origin;
   const pool = new UndiciTransport({ origin, connections: s.connections, ...(s.tls === undefined ? {} : { tls: s.tls }) });
-  return s.auth === undefined ? pool : s.auth(pool, origin);
+  const authed = s.auth === undefined ? pool : s.auth(pool, origin);
+  return s.priority === undefined ? authed : new PriorityTransport({ inner: authed, slots: s.connections, priority: s.priority });
 }
 
 /** `metrics`: per-gateway series labelled with this client's role (the service's clients). */
 export function createHBaseClient(cfg: Config, role: HBaseClientRole, metrics?: GatewayMetrics): HBaseRestClient {
   const connections = role === 'read' ? Math.max(4, cfg.query.bucketConcurrency, cfg.keys.saltBuckets) : cfg.hbase.connections;
   const authTransport = restAuthTransport(cfg.hbase);
-  const settings: GatewaySettings = { connections, tls: restTls(cfg.hbase), auth: authTransport };
+  // the read client's calls wait for a socket lightest request first (series API panels refreshed together)
+  const settings: GatewaySettings = {
+    connections,
+    tls: restTls(cfg.hbase),
+    auth: authTransport,
+    ...(role === 'read' ? { priority: currentRequestWeight } : {}),
+  };
   const authorization = restAuthorization(cfg.hbase);
   const urls = hbaseRestUrls(cfg.hbase);
   const base = new URL(urls[0] ?? cfg.hbase.restUrl);

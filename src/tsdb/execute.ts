@@ -19,6 +19,7 @@ import { isRollupAggregator } from './compute/rollup-exact.ts';
 import { readRollup } from './read-summaries.ts';
 import { tagSetKey, type PointBudget } from './series-store.ts';
 import { runSliced, Slices } from './slices.ts';
+import { weighed, type RequestWeight } from './request-weight.ts';
 import { newReads, type CatalogSeries, type IdSeries, type SubQueryReads } from './sub-query-reads.ts';
 import type { ResultSeries, SubQuery, TagFilter, TsdbQuery } from './types.ts';
 
@@ -245,15 +246,25 @@ async function recall(
   return found.map((k, i) => (ok[i] === true ? k : undefined));
 }
 
-/** Answers every sub-query (names checked first, then series, reads and computation), in order; kept answers that still hold are given again. */
-export async function executeQuery(q: TsdbQuery, deps: ExecuteDeps): Promise<SubQueryAnswer[]> {
+/**
+ * Answers every sub-query (names checked first, then series, reads and computation), in order; kept
+ * answers that still hold are given again. One weighed request (request-weight.ts): its HBase calls
+ * carry the series it matched.
+ */
+export function executeQuery(q: TsdbQuery, deps: ExecuteDeps): Promise<SubQueryAnswer[]> {
+  return weighed((w) => answerQuery(q, deps, w));
+}
+
+async function answerQuery(q: TsdbQuery, deps: ExecuteDeps, weight: RequestWeight): Promise<SubQueryAnswer[]> {
   checkSubQueries(q, deps.limits.maxSubQueries ?? DEFAULT_MAX_SUB_QUERIES);
   for (const sub of q.queries) checkNames(sub, deps.catalog);
   const slices = new Slices({ signal: deps.signal });
   const matched: CatalogSeries[][] = [];
   for (const sub of q.queries) matched.push(await seriesOf(sub, deps, slices));
-  // lighter queries resume first at each pause (slices.ts): the weight is the series matched
+  // lighter queries resume first at each pause (slices.ts) and their HBase calls go first (the read
+  // client's gate, request-weight.ts): the weight is the series matched
   slices.weight = matched.reduce((n, m) => n + m.length, 0);
+  weight.weight = slices.weight;
   // what the downsamplers would emit, refused before anything is read
   checkEmitted(
     q,
