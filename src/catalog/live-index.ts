@@ -3,7 +3,9 @@
 // of the last reread less `slackMs` (writers' clocks may run behind ours); every `fullEvery`-th
 // reread is whole, which also catches a row stamped further in the past than the slack. A query or
 // look-up naming a metric it does not know yet rereads what is new at once (at most every `missMs`),
-// so a series written a moment ago is found without waiting for the timer. A whole reread of 100,000
+// so a series written a moment ago is found without waiting for the timer; with `freshMs`, every query
+// waits for a reread of what is new started at most that long before it (0: after it arrived), so a
+// new series of a known metric (a new id under a site=* panel) is in the first answer after its write. A whole reread of 100,000
 // rows holds the event loop for about a second (BENCHMARKS.md); a reread of what is new costs what is
 // new, and the sorted views a change makes stale are rebuilt in slices of the event loop before the
 // next answer (SeriesIndex.prepare: in one go, 100k series held it ~300 ms after every change). A
@@ -20,6 +22,12 @@ export interface LiveIndexOptions {
   readonly fullEvery?: number;
   /** how far behind our clock a writer's may be (ms, default 5 min) */
   readonly slackMs?: number;
+  /**
+   * Before a query: a reread of what is new that started at most this long before the query arrived
+   * (ms). 0: every query sees every series whose catalog row was written before it arrived (queries
+   * arriving together share one reread). Undefined: none (the timer and misses only).
+   */
+  readonly freshMs?: number;
   readonly onError?: (err: unknown) => void;
   readonly now?: () => number;
 }
@@ -33,6 +41,8 @@ export class LiveIndex {
   #since: number | undefined;
   #rereads = 0;
   #timer: NodeJS.Timeout | undefined;
+  /** when the reread in flight (or the last one) started */
+  #refreshStarted = Number.NEGATIVE_INFINITY;
 
   constructor(options: LiveIndexOptions) {
     this.#o = options;
@@ -48,6 +58,7 @@ export class LiveIndex {
     this.#refreshing ??= (async () => {
       const started = this.#now();
       this.#lastAt = started;
+      this.#refreshStarted = started;
       try {
         const since = this.#since;
         if (whole || since === undefined) await this.#o.index.refresh();
@@ -69,11 +80,23 @@ export class LiveIndex {
   async ready(metric?: string): Promise<void> {
     const index = this.#o.index;
     if (this.#since === undefined) await this.refresh();
+    else if (this.#o.freshMs !== undefined) await this.#freshSince(this.#now() - this.#o.freshMs);
     else if (metric !== undefined) {
       await index.prepare(new Slices());
       if (index.metrics(metric, 1)[0] !== metric && this.#now() - this.#lastAt >= (this.#o.missMs ?? 2000)) await this.refresh();
     }
     await index.prepare(new Slices());
+  }
+
+  /** Waits for a reread of what is new that started at or after `t` (the one in flight if it did, else the next). */
+  async #freshSince(t: number): Promise<void> {
+    const inFlight = this.#refreshing;
+    if (inFlight !== undefined) {
+      if (this.#refreshStarted >= t) return inFlight;
+      await inFlight;
+    }
+    if (this.#refreshStarted >= t) return;
+    await this.refresh();
   }
 
   start(): void {

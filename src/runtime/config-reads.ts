@@ -76,6 +76,15 @@ export const seriesSchema = z
       .describe(
         'The read side rereads what is new in the series catalog this often (ms; every 20th reread is whole); a query or look-up naming a metric it does not know rereads at once (at most every 2 s)',
       ),
+    catalogFreshMs: z
+      .number()
+      .int()
+      .min(0)
+      .nullable()
+      .default(0)
+      .describe(
+        'Before answering, a query waits for a reread of what is new in the series catalog that started at most this long (ms) before it arrived: 0, the default, means a series written before the query is in its answer (a new id under a site=* panel, as OpenTSDB shows it); queries arriving together share one reread. Larger: fewer rereads at high query rates, a new series missing from answers for up to this long. null: only the timed rereads (catalogRefreshMs) and unknown metrics',
+      ),
     integerValues: z
       .boolean()
       .default(true)

@@ -98,6 +98,7 @@ export function startSeriesSide(deps: SeriesSideDeps): SeriesSide {
   const catalog = new LiveIndex({
     index,
     refreshMs: cfg.series.catalogRefreshMs,
+    ...(cfg.series.catalogFreshMs === null ? {} : { freshMs: cfg.series.catalogFreshMs }),
     onError: (err) => {
       if (Date.now() - warnedAt < 30_000) return;
       warnedAt = Date.now();

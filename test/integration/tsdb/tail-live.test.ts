@@ -152,3 +152,21 @@ void test('an ingest and a query process, an id promoted to spread mid-feed: the
   assert.ok(Number.isFinite(since) && since < Date.now() - 10_000, 'dev-0 was spread for part of the feed');
   assert.ok(delayed() > 0, 'some data writes were delayed');
 });
+
+void test('a new id of a known metric is in the first answer after its write (the catalog timer at its 30 s default)', async (t) => {
+  const h = await createHarness(t, { prefix: 'tlnew', partitions: 1, sets: ['rollup.windows=["1m","1h"]', 'index.tags=["site"]'] });
+  const svc = await startInProcess(h, [`kafka.groupId=${uniqueName('it-tlnew')}`, 'http.port=0']);
+  const now = Date.now();
+  const start = now - (now % MIN) - MIN;
+  const known: TestEvent[] = [0, 1, 2].map((i) => ({ id: `dev-${i}`, ts: now - 1000 + i, metric: 'temp', value: i, tags: { site: 'north' } }));
+  await produceEvents(h, known);
+  await waitForEvents(svc, known.length);
+  const first = await post(svc.httpPort, '/api/query', panel(start, Date.now()));
+  assert.deepEqual(answered(first.body), expected(known, start, Date.now()), 'the catalog read at the first query');
+  const fresh: TestEvent = { id: 'dev-new', ts: Date.now(), metric: 'temp', value: 9, tags: { site: 'south' } };
+  await produceEvents(h, [fresh]);
+  await waitForEvents(svc, known.length + 1);
+  const end = Date.now();
+  const next = await post(svc.httpPort, '/api/query', panel(start, end));
+  assert.deepEqual(answered(next.body), expected([...known, fresh], start, end), 'the new id (a new site too) is in the next answer');
+});

@@ -45,3 +45,35 @@ void test('first a whole read, then only what is new; a miss rereads at once; a 
   assert.deepEqual(live.index.metrics(), ['hum', 'load', 'temp'], 'a whole reread catches it');
   assert.equal(source.reads.filter((r) => typeof r !== 'number').length, 2, 'two whole reads in all');
 });
+
+void test('freshMs 0: a new series of a known metric is in the first answer after its write; queries arriving together share one reread', async () => {
+  const clock = { ms: 1_000_000 };
+  const source = new TimedSource();
+  source.rows.push({ at: 900_000, s: { metric: 'temp', id: 'a', tags: {} } });
+  const live = new LiveIndex({ index: new SeriesIndex({ idTagKey: 'id', source }), refreshMs: 60_000, freshMs: 0, now: () => clock.ms });
+  await live.ready('temp');
+  clock.ms += 10;
+  source.rows.push({ at: clock.ms, s: { metric: 'temp', id: 'new', tags: {} } });
+  await live.ready('temp');
+  assert.deepEqual(
+    live.index.lookup('temp', []).series.map((s) => s.id),
+    ['a', 'new'],
+  );
+  const before = source.reads.length;
+  clock.ms += 10;
+  await Promise.all([live.ready('temp'), live.ready('temp'), live.ready('temp')]);
+  assert.equal(source.reads.length, before + 1, 'three queries at once, one reread');
+});
+
+void test('freshMs 1000: a reread started within the last second serves the query; an older one does not', async () => {
+  const clock = { ms: 1_000_000 };
+  const source = new TimedSource();
+  const live = new LiveIndex({ index: new SeriesIndex({ idTagKey: 'id', source }), refreshMs: 60_000, freshMs: 1000, now: () => clock.ms });
+  await live.ready('temp');
+  clock.ms += 500;
+  await live.ready('temp');
+  assert.equal(source.reads.length, 1, 'the first read is half a second old: enough');
+  clock.ms += 600;
+  await live.ready('temp');
+  assert.equal(source.reads.length, 2, 'past a second: reread');
+});
