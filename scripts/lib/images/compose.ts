@@ -9,7 +9,17 @@ import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PORT_NAMES, PUBLISHED, clashMessage, portsRefusedBy, portsToCheck, publishedHostPorts, type ComposePorts, type PortName } from './compose-ports.ts';
+import {
+  PORT_NAMES,
+  PUBLISHED,
+  clashMessage,
+  portsRefusedBy,
+  suggestFreePorts,
+  portsToCheck,
+  publishedHostPorts,
+  type ComposePorts,
+  type PortName,
+} from './compose-ports.ts';
 import { ensureComposeSecrets } from './compose-secrets.ts';
 import { buildImages } from './specs.ts';
 import { portFree } from '../stack/probes.ts';
@@ -106,7 +116,7 @@ export async function checkPorts(p: ComposeProject): Promise<void> {
   const names: PortName[] = ['kafka', 'rest', 'http', 'query', 'prometheus', ...(p.grafana === true ? ['grafana' as const] : [])];
   const taken: PortName[] = [];
   for (const n of portsToCheck(p.ports, names, own)) if (!(await portFree(p.ports[n]))) taken.push(n);
-  if (taken.length > 0) throw new ComposeRefused(clashMessage(p.ports, taken));
+  if (taken.length > 0) throw new ComposeRefused(clashMessage(p.ports, taken, await suggestFreePorts(p.ports, taken, portFree)));
 }
 
 /** Grafana's admin password file: made with a random password when missing (never a default password). */
@@ -144,7 +154,9 @@ export async function composeUp(p: ComposeProject, log: (m: string) => void): Pr
     await composeDown(p, log).catch((e: unknown) => {
       log(`clean-up failed too: ${String(e)}`);
     });
-    throw taken.length === 0 ? err : new ComposeRefused(clashMessage(p.ports, taken, 'during'), { cause: err });
+    throw taken.length === 0
+      ? err
+      : new ComposeRefused(clashMessage(p.ports, taken, await suggestFreePorts(p.ports, taken, portFree), 'during'), { cause: err });
   }
 }
 
