@@ -40,7 +40,38 @@ export const ROLE_SERVICES = ['ingest', 'query'] as const;
 /** The file Grafana's admin password is read from (a compose secret); `up` makes one when it is missing. */
 export const GRAFANA_SECRET = join(projectRoot, 'secrets', 'grafana-admin-password');
 
-/** A port clash: found by the check before anything started, or a port taken while `up` was starting. */
+/** The image docker-compose.yml runs for Grafana (the one taken from a registry); `up --grafana` never pulls it. */
+export const GRAFANA_IMAGE = 'grafana/grafana:12.1.1';
+
+/** What to do when GRAFANA_IMAGE is not in the local engine: ways to provide it, none of which `up` does. */
+export function missingGrafanaImage(image: string): string {
+  return [
+    `Grafana's image ${image} is not in the local Docker engine, and up --grafana does not pull it (a registry may not answer here); nothing was started.`,
+    'Provide it, then run up --grafana again:',
+    `  docker pull ${image}                     (where a registry answers)`,
+    `  docker load -i grafana.tar                (made elsewhere with: docker save ${image} -o grafana.tar)`,
+    `  docker tag <a local Grafana image> ${image}`,
+    'or run npm run compose -- up without --grafana (everything else, offline).',
+  ].join('\n');
+}
+
+/** Refuses `up --grafana` before anything starts when Grafana's image is not in the local engine (`exists`: docker image inspect). */
+export async function checkGrafanaImage(p: ComposeProject, exists: (image: string) => Promise<boolean> = imageExists): Promise<void> {
+  if (p.grafana === true && !(await exists(GRAFANA_IMAGE))) throw new ComposeRefused(missingGrafanaImage(GRAFANA_IMAGE));
+}
+
+/** Whether the local engine holds `image`; an engine that does not answer is an error, not a missing image. */
+async function imageExists(image: string): Promise<boolean> {
+  return run('docker', ['image', 'inspect', '--format', '{{.Id}}', image], { what: 'docker image inspect' }).then(
+    () => true,
+    (err: unknown) => {
+      if (err instanceof Error && /no such image/i.test(err.message)) return false;
+      throw err;
+    },
+  );
+}
+
+/** A refusal before anything starts (a port clash, Grafana's image missing), or a port taken while `up` was starting. */
 export class ComposeRefused extends Error {
   override readonly name = 'ComposeRefused';
 }
@@ -133,11 +164,12 @@ async function projectExists(p: ComposeProject): Promise<boolean> {
 }
 
 /**
- * Checks the ports, then starts the stack. When it fails after starting something, and the project
+ * Checks Grafana's image (with `grafana`) and the ports, then starts the stack. When it fails after starting something, and the project
  * did not exist before, the logs of its services go to stderr and everything it created is removed
  * (`down -v`): a failed first `up` leaves nothing behind.
  */
 export async function composeUp(p: ComposeProject, log: (m: string) => void): Promise<void> {
+  await checkGrafanaImage(p);
   await checkPorts(p);
   ensureGrafanaSecret(log);
   const made = await ensureComposeSecrets(join(projectRoot, 'secrets'));
