@@ -213,7 +213,10 @@ export function createReadApi(deps: ReadApiDeps): ReadApiHandler {
       out.end(trailer(r.value, limit));
     } catch (err) {
       if (err instanceof DeadlinePassed) {
-        log.warn({ path, deadlineMs: deps.cfg.query.deadlineMs }, 'read API: deadline passed after the page started; connection cut');
+        log.warn(
+          { path, deadlineMs: deps.cfg.query.deadlineMs, requestId: ctx?.requestId },
+          'read API: deadline passed after the page started; connection cut',
+        );
         void page.return({ next: null }).catch(() => undefined);
       } else {
         log.error({ err, path, requestId: ctx?.requestId }, 'read API: query failed after the response started');
