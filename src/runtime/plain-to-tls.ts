@@ -1,20 +1,19 @@
 /**
  * Plain HTTP sent to the HTTPS port gets a plain-HTTP answer that says so, instead of a connection
- * closed without a word (OpenSSL's "http request" handshake error). The TLS server's connections are
- * looked at before TLS sees them: one whose first byte starts an HTTP request line (an upper-case
- * ASCII letter: GET, POST, …; a TLS handshake record starts with 0x16) is answered 400 in plain HTTP
- * and closed; every other one goes to the server's own TLS handling, its first bytes put back.
- * A connection that sends nothing is closed after `firstByteTimeoutMs` (TLS's handshake timeout).
+ * closed without a word. OpenSSL recognises an HTTP request line where a TLS handshake should be
+ * (GET, POST, HEAD, PUT; CONNECT) and the handshake fails with ERR_SSL_HTTP_REQUEST: the TLS server
+ * reports it as 'tlsClientError', and the answer is written in plain text on the TCP connection under
+ * the failed TLS socket, which the server closes as before. Nothing is read before TLS sees the bytes,
+ * so TLS clients are served exactly as without this.
  */
 import type { Socket } from 'node:net';
 import type { Server as TlsServer } from 'node:tls';
 
-/** What a plain-HTTP client is told; `host` is the request's Host header when it is a plain host[:port]. */
-export function httpsRequiredAnswer(host: string | undefined, port: number): string {
-  const where = host ?? `<host>:${port}`;
+/** What a plain-HTTP client is told: a complete HTTP/1.1 400 with a JSON body naming the https URL. */
+export function httpsRequiredAnswer(port: number): string {
   const body = JSON.stringify({
     error: 'https_required',
-    message: `this port speaks HTTPS only: use https://${where}/ (with the CA that signed the service's certificate, e.g. curl --cacert)`,
+    message: `this port speaks HTTPS only: use https://<host>:${port}/ (with the CA that signed the service's certificate, e.g. curl --cacert)`,
   });
   return [
     'HTTP/1.1 400 Bad Request',
@@ -27,35 +26,23 @@ export function httpsRequiredAnswer(host: string | undefined, port: number): str
   ].join('\r\n');
 }
 
-/** The Host header of a request's first bytes, when it is a plain host[:port] (anything else could forge the answer). */
-export function hostOf(head: string): string | undefined {
-  const host = /\r\nhost:[ \t]*([^\r\n]*)/i.exec(head)?.[1]?.trim();
-  return host !== undefined && /^[A-Za-z0-9.:[\]-]{1,255}$/.test(host) ? host : undefined;
-}
+/** The handshake errors OpenSSL gives for a plain HTTP request (and a proxy's CONNECT) on a TLS port. */
+const PLAIN_HTTP_ERRORS = new Set(['ERR_SSL_HTTP_REQUEST', 'ERR_SSL_HTTPS_PROXY_REQUEST']);
 
-/** An upper-case ASCII letter: the first byte of an HTTP/1 request line. */
-const looksLikeHttp = (byte: number | undefined): boolean => byte !== undefined && byte >= 0x41 && byte <= 0x5a;
+const peerOf = (s: Pick<Socket, 'remoteAddress' | 'remotePort'>): string => `${s.remoteAddress ?? ''}|${String(s.remotePort ?? '')}`;
 
-/** Installs the look at the first byte on `server` (before it listens): see the file's comment. */
-export function answerPlainHttp(server: TlsServer, firstByteTimeoutMs = 120_000): void {
-  const tlsListeners = server.listeners('connection') as ((socket: Socket) => void)[];
-  server.removeAllListeners('connection');
-  server.on('connection', (socket: Socket) => {
-    const ignore = (): void => undefined; // a reset before the first byte: nothing to answer
-    socket.on('error', ignore);
-    socket.setTimeout(firstByteTimeoutMs, () => socket.destroy());
-    socket.once('data', (chunk: Buffer) => {
-      socket.setTimeout(0);
-      if (looksLikeHttp(chunk[0])) {
-        socket.resume(); // read and drop the rest of the request
-        socket.end(httpsRequiredAnswer(hostOf(chunk.toString('latin1')), socket.localPort ?? 0));
-        return;
-      }
-      socket.off('error', ignore);
-      socket.pause();
-      socket.unshift(chunk);
-      for (const listener of tlsListeners) listener.call(server, socket);
-      process.nextTick(() => socket.resume());
-    });
+/** Installs the answer on `server`: see the file's comment. */
+export function answerPlainHttp(server: TlsServer): void {
+  // The TCP connections by peer address, while open: a failed TLS socket leads to its own.
+  const connections = new Map<string, Socket>();
+  server.prependListener('connection', (socket: Socket) => {
+    const peer = peerOf(socket);
+    connections.set(peer, socket);
+    socket.once('close', () => connections.delete(peer));
+  });
+  server.on('tlsClientError', (err: Error & { code?: string }, tlsSocket) => {
+    if (err.code === undefined || !PLAIN_HTTP_ERRORS.has(err.code)) return;
+    const tcp = connections.get(peerOf(tlsSocket));
+    if (tcp?.writable === true) tcp.end(httpsRequiredAnswer(tcp.localPort ?? 0));
   });
 }
