@@ -151,12 +151,21 @@ export async function checkPorts(p: ComposeProject): Promise<void> {
 }
 
 /** Grafana's admin password file: made with a random password when missing (never a default password). */
-export function ensureGrafanaSecret(log: (m: string) => void): void {
-  if (existsSync(GRAFANA_SECRET)) return;
-  mkdirSync(join(GRAFANA_SECRET, '..'), { recursive: true, mode: 0o700 });
-  writeFileSync(GRAFANA_SECRET, randomBytes(18).toString('base64url'), { flag: 'wx' });
-  chmodSync(GRAFANA_SECRET, 0o444); // Grafana runs as uid 472; a bind-mounted secret keeps the host's mode
-  log(`Grafana admin password generated in ${GRAFANA_SECRET} (user admin)`);
+export function ensureGrafanaSecret(log: (m: string) => void, file: string = GRAFANA_SECRET): void {
+  if (existsSync(file)) return;
+  mkdirSync(join(file, '..'), { recursive: true, mode: 0o700 });
+  writeFileSync(file, randomBytes(18).toString('base64url'), { flag: 'wx' });
+  chmodSync(file, 0o444); // Grafana runs as uid 472; a bind-mounted secret keeps the host's mode
+  log(`Grafana admin password generated in ${file} (user admin)`);
+}
+
+/**
+ * Every secret file docker-compose.yml names, made in `dir` when missing: Grafana's admin password
+ * and the secrets of the service's port (compose-secrets.ts). Returns the names of the port's files it made.
+ */
+export async function ensureSecretFiles(dir: string, log: (m: string) => void): Promise<string[]> {
+  ensureGrafanaSecret(log, join(dir, 'grafana-admin-password'));
+  return ensureComposeSecrets(dir);
 }
 
 async function projectExists(p: ComposeProject): Promise<boolean> {
@@ -171,8 +180,7 @@ async function projectExists(p: ComposeProject): Promise<boolean> {
 export async function composeUp(p: ComposeProject, log: (m: string) => void): Promise<void> {
   await checkGrafanaImage(p);
   await checkPorts(p);
-  ensureGrafanaSecret(log);
-  const made = await ensureComposeSecrets(join(projectRoot, 'secrets'));
+  const made = await ensureSecretFiles(join(projectRoot, 'secrets'), log);
   if (made.length > 0) log(`secrets of the service's port made in secrets/: ${made.join(', ')}`);
   const existed = await projectExists(p);
   try {
