@@ -113,7 +113,7 @@ function queryParams(url: URL, pathParams: Readonly<Record<string, string>>): Re
 
 function sendError(res: ServerResponse, err: unknown, log: ReadApiDeps['log'], path: string, requestId: string | undefined): void {
   if (err instanceof QueryError) {
-    // The body spells the code in lower case, as it always has (README: `{"error":"bad_parameter",…}`).
+    // The body spells the code in lower case, as it always has (docs/QUERIES.md: `{"error":"bad_parameter",…}`).
     sendJson(res, err.status, { error: err.code.toLowerCase(), parameter: err.parameter, message: err.message });
     return;
   }
