@@ -125,3 +125,15 @@ void test('examples reach the compose stack through its port variables, and read
   }
   assert.deepEqual(wrong, []);
 });
+
+void test("the compose services' URLs the docs name are the provisioned ones: https, on config/compose.json's http.port", () => {
+  const port = (JSON.parse(read('config/compose.json')) as { http: { port: number } }).http.port;
+  const provisioned = /^ {4}url: (\S+)$/m.exec(read('deploy/grafana/provisioning/datasources/opentsdb.yml'))?.[1];
+  assert.equal(provisioned, `https://query:${port}`);
+  const named = PAGES.flatMap((page) => [...read(page).matchAll(/\bhttps?:\/\/(?:ingest|query):\d+/g)].map((m) => `${page}: ${m[0]}`));
+  assert.ok(named.length > 0, 'the docs name the datasource URL');
+  assert.deepEqual(
+    named.filter((n) => !n.endsWith(`https://query:${port}`) && !n.endsWith(`https://ingest:${port}`)),
+    [],
+  );
+});
