@@ -45,12 +45,16 @@ export const GRAFANA_IMAGE = 'grafana/grafana:12.1.1';
 
 /** What to do when GRAFANA_IMAGE is not in the local engine: ways to provide it, none of which `up` does. */
 export function missingGrafanaImage(image: string): string {
+  const ways: [string, string][] = [
+    [`docker pull ${image}`, 'where a registry answers'],
+    ['docker load -i grafana.tar', `made elsewhere with: docker save ${image} -o grafana.tar`],
+    [`docker tag <a local Grafana image> ${image}`, 'an image built or mirrored here'],
+  ];
+  const width = Math.max(...ways.map(([command]) => command.length));
   return [
     `Grafana's image ${image} is not in the local Docker engine, and up --grafana does not pull it (a registry may not answer here); nothing was started.`,
     'Provide it, then run up --grafana again:',
-    `  docker pull ${image}                     (where a registry answers)`,
-    `  docker load -i grafana.tar                (made elsewhere with: docker save ${image} -o grafana.tar)`,
-    `  docker tag <a local Grafana image> ${image}`,
+    ...ways.map(([command, why]) => `  ${command.padEnd(width)}   (${why})`),
     'or run npm run compose -- up without --grafana (everything else, offline).',
   ].join('\n');
 }
