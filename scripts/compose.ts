@@ -11,15 +11,23 @@
 //   ps       the containers, then the addresses on the host
 //   logs     docker-compose logs (any of its options: -f, --tail N, SERVICE…)
 //   produce  tsingest produce against the stack's Kafka (config/compose.json, the moved port)
-//   secrets  only makes the secrets of the service's HTTPS port in ./secrets
-//            (scripts/lib/images/compose-secrets.ts), which `up` does too when they are missing; by-hand
-//            `docker-compose up` needs them
+//   secrets  only makes the secret files docker-compose.yml names, in ./secrets: those of the service's
+//            HTTPS port (scripts/lib/images/compose-secrets.ts) and Grafana's admin password, which
+//            `up` makes too when they are missing; a by-hand `docker-compose` needs them
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ComposeRefused, GRAFANA_SECRET, composeArgv, composeDown, composeEnv, composeUp, type ComposeProject } from './lib/images/compose.ts';
-import { ensureComposeSecrets } from './lib/images/compose-secrets.ts';
+import {
+  ComposeRefused,
+  GRAFANA_SECRET,
+  composeArgv,
+  composeDown,
+  composeEnv,
+  composeUp,
+  ensureSecretFiles,
+  type ComposeProject,
+} from './lib/images/compose.ts';
 import { dotEnvValues, parseDotEnv, renderDotEnv, resolvePorts, resolveProject } from './lib/images/compose-ports.ts';
 import { projectRoot } from './lib/stack/config.ts';
 
@@ -86,7 +94,9 @@ async function main(argv: readonly string[]): Promise<number> {
       });
     case 'secrets': {
       parseArgs({ args: rest, options: {} });
-      const made = await ensureComposeSecrets(join(projectRoot, 'secrets'));
+      // every secret file docker-compose.yml names, Grafana's admin password too: a by-hand
+      // docker-compose warns of an undefined secret file for any that is missing
+      const made = await ensureSecretFiles(join(projectRoot, 'secrets'), log);
       log(made.length === 0 ? 'secrets/http-credentials.json exists: nothing made' : `made in secrets/: ${made.join(', ')}`);
       return 0;
     }

@@ -4,13 +4,15 @@
 // written or dead-lettered, prints what it wrote and exits. `--serve` keeps the service running.
 // With a cluster configured it runs the service (same as `tsingest run`). The demo's configuration is
 // config/local.json, so the README's query examples (`--config config/local.json`) read its data.
+// The service's log lines go to a file (scripts/lib/demo/demo-log.ts), whose path the demo prints.
 import { parseArgs } from 'node:util';
 import { Kafka, logLevel } from 'kafkajs';
 import { stackUp } from './lib/stack/local-stack.ts';
 import { loadConfig } from '../src/runtime/config.ts';
-import { createLogger } from '../src/runtime/logger.ts';
 import { main as cli } from '../src/cli.ts';
 import { runDemo } from './lib/demo/demo.ts';
+import { DEMO_COMMAND_SETS, demoLogFile, demoLogger } from './lib/demo/demo-log.ts';
+import { stackLayout } from './lib/stack/config.ts';
 
 const { values } = parseArgs({
   options: {
@@ -33,16 +35,13 @@ async function main(): Promise<number> {
   say('no cluster configured: starting the embedded local stack (HBase + REST + Kafka)');
   const ep = await stackUp(say);
   // The local stack's endpoints (its ports can be moved with TSI_STACK_*_PORT) win over the file.
-  const sets = [
-    `kafka.brokers=${ep.kafkaBrokers}`,
-    `hbase.restUrl=${ep.restUrl}`,
-    `hbase.adminCommand=${JSON.stringify(ep.adminCommand)}`,
-    ...(values.set ?? []),
-  ];
-  const cfg = loadConfig({ file: DEMO_CONFIG, env, sets: [...sets, 'log.level=warn', ...(values.serve ? [] : ['http.port=0'])] });
-  say(`configuration: ${DEMO_CONFIG}`);
+  const stackSets = [`kafka.brokers=${ep.kafkaBrokers}`, `hbase.restUrl=${ep.restUrl}`, `hbase.adminCommand=${JSON.stringify(ep.adminCommand)}`];
+  const sets = [...stackSets, ...(values.set ?? [])];
+  const cfg = loadConfig({ file: DEMO_CONFIG, env, sets: [...sets, ...(values.serve ? [] : ['http.port=0'])] });
+  const logFile = demoLogFile(stackLayout().logDir);
+  say(`configuration: ${DEMO_CONFIG}; the service's log (JSON lines, kafkajs's among them): ${logFile}`);
   say('creating the pre-split tables (data, index, rollup)');
-  const cliArgs = ['--config', DEMO_CONFIG, ...sets.flatMap((s) => ['--set', s])];
+  const cliArgs = ['--config', DEMO_CONFIG, ...[...stackSets, ...DEMO_COMMAND_SETS, ...(values.set ?? [])].flatMap((s) => ['--set', s])];
   const rc = await cli(['tables', 'apply', ...cliArgs]);
   if (rc !== 0) return rc;
   const kafka = new Kafka({ clientId: 'tsingest-demo', brokers: cfg.kafka.brokers, logLevel: logLevel.NOTHING });
@@ -53,7 +52,8 @@ async function main(): Promise<number> {
     live: Number(values.live),
     serve: values.serve,
     say,
-    log: createLogger({ level: cfg.log.level }),
+    log: demoLogger(logFile),
+    logFile,
     cli: (argv) => cli([...argv, ...cliArgs]),
   });
 }

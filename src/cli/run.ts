@@ -3,7 +3,7 @@
 // installed before anything starts: a SIGTERM during start-up aborts the start cleanly (exit 0), one after it drains the
 // service (exit 0 when everything written was committed, 1 when the drain failed), a second forces
 // (130). A service that stops on its own stops for a fatal error and exits with that error's code:
-// 3 configuration, 4 a lost dependency, 5 internal (src/runtime/exit-codes.ts, README "Operations").
+// 3 configuration, 4 a lost dependency, 5 internal (src/runtime/exit-codes.ts, docs/OPERATIONS.md).
 import { EXIT, exitCodeOf } from '../runtime/exit-codes.ts';
 import { installSignalHandlers } from '../runtime/signals.ts';
 import { createLogger } from '../runtime/logger.ts';

@@ -1,7 +1,7 @@
 // The front door of the service's port: every request is authenticated (authenticate.ts), checked
 // against the scopes its path needs (scopes.ts), admitted under the concurrency caps (limits.ts) when
-// it is a query, and logged once with the identity and scope it used, never the credential nor the
-// query string, with the request's id (X-Request-Id, src/runtime/http.ts). Rejections: 401 with WWW-Authenticate, 403 naming the missing scope, 429 with
+// it is a query, and logged once with the identity and scope it used and the status the client got
+// (marked `cut` when the response did not end), never the credential nor the query string, with the request's id (X-Request-Id, src/runtime/http.ts). Rejections: 401 with WWW-Authenticate, 403 naming the missing scope, 429 with
 // Retry-After, 400 for credentials in the query string. None of them names a valid credential.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
@@ -71,6 +71,17 @@ function logPath(req: IncomingMessage): string {
 }
 
 /**
+ * What the client got, for the request log: `status` is the status line it received (null when the
+ * connection closed before one was sent: res.statusCode would still say 200), and `cut: true` when the
+ * response did not end (a deadline or an error cut it after it started, or the client went away), so
+ * a 200 whose body was cut off is not logged as a plain 200.
+ */
+export function answered(res: Pick<ServerResponse, 'headersSent' | 'statusCode' | 'writableFinished'>): { status: number | null; cut?: true } {
+  const status = res.headersSent ? res.statusCode : null;
+  return res.writableFinished ? { status } : { status, cut: true };
+}
+
+/**
  * Resolves the request's context, or undefined when the guard already answered it. Queries (any
  * path under /api/) hold a concurrency slot until the response closes.
  */
@@ -90,7 +101,7 @@ export function createGuard(deps: GuardDeps): Guard {
         scope,
         method: req.method,
         path: logPath(req),
-        status: res.statusCode,
+        ...answered(res),
         ms: Math.round(performance.now() - started),
         ...(requestId === undefined ? {} : { requestId }),
       };

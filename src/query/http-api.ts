@@ -113,7 +113,7 @@ function queryParams(url: URL, pathParams: Readonly<Record<string, string>>): Re
 
 function sendError(res: ServerResponse, err: unknown, log: ReadApiDeps['log'], path: string, requestId: string | undefined): void {
   if (err instanceof QueryError) {
-    // The body spells the code in lower case, as it always has (README: `{"error":"bad_parameter",…}`).
+    // The body spells the code in lower case, as it always has (docs/QUERIES.md: `{"error":"bad_parameter",…}`).
     sendJson(res, err.status, { error: err.code.toLowerCase(), parameter: err.parameter, message: err.message });
     return;
   }
@@ -213,7 +213,10 @@ export function createReadApi(deps: ReadApiDeps): ReadApiHandler {
       out.end(trailer(r.value, limit));
     } catch (err) {
       if (err instanceof DeadlinePassed) {
-        log.warn({ path, deadlineMs: deps.cfg.query.deadlineMs }, 'read API: deadline passed after the page started; connection cut');
+        log.warn(
+          { path, deadlineMs: deps.cfg.query.deadlineMs, requestId: ctx?.requestId },
+          'read API: deadline passed after the page started; connection cut',
+        );
         void page.return({ next: null }).catch(() => undefined);
       } else {
         log.error({ err, path, requestId: ctx?.requestId }, 'read API: query failed after the response started');

@@ -1,5 +1,5 @@
 // The exit codes of `tsingest run`, so that a supervisor can tell a clean stop from a failure, and a
-// failure that a restart may heal from one it cannot (README "Operations": systemd and k8s settings).
+// failure that a restart may heal from one it cannot (docs/OPERATIONS.md: systemd and k8s settings).
 import { HBASE_ERROR_CODES, classifyError, type ErrorCode } from '../errors.ts';
 
 export const EXIT = {

@@ -16,6 +16,7 @@ import type { SecureContextOptions } from 'node:tls';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Lifecycle } from './lifecycle.ts';
+import { answerPlainHttp } from './plain-to-tls.ts';
 
 export type HealthSource = Pick<Lifecycle, 'state' | 'reason' | 'ready' | 'live'>;
 
@@ -155,6 +156,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   const { tls } = options;
   const secure: TlsServer | undefined =
     tls === undefined ? undefined : createTlsServer({ ...tls.context, requestCert: tls.requestCert, rejectUnauthorized: tls.rejectUnauthorized }, listener);
+  if (secure !== undefined) answerPlainHttp(secure); // plain HTTP to this port is told to use https
   const server: Server | TlsServer = secure ?? createServer(listener);
   const unwatch = tls?.watch?.((context) => {
     try {

@@ -21,6 +21,8 @@ export interface DemoOptions {
   readonly serve: boolean;
   readonly say: (m: string) => void;
   readonly log: Logger;
+  /** where `log` writes (printed, so the reader knows where the service's own lines are) */
+  readonly logFile: string;
   /** runs a `tsingest` command against the demo's configuration */
   readonly cli: (argv: readonly string[]) => Promise<number>;
 }
@@ -144,7 +146,8 @@ async function report(o: DemoOptions, metricsText: string): Promise<void> {
   say(`${cfg.tables.data.name}: ${regions.length} regions received writes`);
   say('rollups: one job run over the closed windows (the service also runs it every rollup.intervalMs)');
   // The service has stopped, so no ingest is skipping re-marks: the markers need not settle first.
-  await o.cli(['rollup', 'run', '--set', 'rollup.markerSettleMs=0']);
+  // Nobody to share the buckets with either: one run over all of them, without a Kafka ownership group.
+  await o.cli(['rollup', 'run', '--set', 'rollup.markerSettleMs=0', '--set', 'rollup.owners.mode=all']);
   const examples: readonly (readonly string[])[] = [
     ['query', 'latest', '--id', HOTTEST, '--limit', '3'], // its newest events are in its spread buckets, merged
     ['keys', 'encode', '--id', HOTTEST, '--ts', String(Date.now() - 60_000)],
@@ -156,4 +159,5 @@ async function report(o: DemoOptions, metricsText: string): Promise<void> {
     say(`$ npm run cli -- ${argv.join(' ')} --config config/local.json`);
     await o.cli(argv);
   }
+  say(`the service's log of this run: ${o.logFile}`);
 }

@@ -111,20 +111,58 @@ export function portsRefusedBy(output: string, ports: ComposePorts): PortName[] 
   return PORT_NAMES.filter((n) => refused.has(ports[n]));
 }
 
+/** Where the search for a free port to suggest starts: 10000 above the taken one, or below it near the top of the range. */
+function firstCandidate(port: number): number {
+  return port + 10_000 > 65535 ? port - 1 : port + 10_000;
+}
+
 /**
- * What `up` says when ports are taken: each port, what it is for and the variable that moves it.
+ * For each taken port, a port to suggest in its place that `isFree` found free just now: from
+ * port + 10000 (below the port near 65535) on, never one of the stack's other ports nor one already
+ * suggested; at most `tries` checks per port (a port with none found has no suggestion).
+ */
+export async function suggestFreePorts(
+  ports: ComposePorts,
+  taken: readonly PortName[],
+  isFree: (port: number) => Promise<boolean>,
+  tries = 20,
+): Promise<Partial<Record<PortName, number>>> {
+  const out: Partial<Record<PortName, number>> = {};
+  const used = new Set(PORT_NAMES.map((n) => ports[n]));
+  for (const n of taken) {
+    const start = firstCandidate(ports[n]);
+    const step = start > ports[n] ? 1 : -1;
+    for (let i = 0, c = start; i < tries && c >= 1 && c <= 65535; i++, c += step) {
+      if (used.has(c) || !(await isFree(c))) continue;
+      out[n] = c;
+      used.add(c);
+      break;
+    }
+  }
+  return out;
+}
+
+/**
+ * What `up` says when ports are taken: each port, what it is for and the variable that moves it, and
+ * a command line with the ports `suggested` (suggestFreePorts: checked free when the message was made).
  * `before`: found by the check, nothing started; `during`: taken while `up` was starting, what it had started removed.
  */
-export function clashMessage(ports: ComposePorts, taken: readonly PortName[], when: 'before' | 'during' = 'before'): string {
+export function clashMessage(
+  ports: ComposePorts,
+  taken: readonly PortName[],
+  suggested: Partial<Record<PortName, number>>,
+  when: 'before' | 'during' = 'before',
+): string {
   const lines = taken.map(
     (n) => `  127.0.0.1:${ports[n]} (${PUBLISHED[n].what}, service ${PUBLISHED[n].service}) is taken: move it with ${PUBLISHED[n].variable}`,
   );
-  const example = taken.map((n) => `${PUBLISHED[n].variable}=${String(ports[n] + 10_000 > 65535 ? ports[n] - 1 : ports[n] + 10_000)}`).join(' ');
+  const example = taken.map((n) => `${PUBLISHED[n].variable}=${suggested[n] === undefined ? '<a free port>' : String(suggested[n])}`).join(' ');
+  const allFree = taken.every((n) => suggested[n] !== undefined);
   const many = taken.length > 1;
   const head = `${many ? `${taken.length} ports` : 'a port'} of the compose stack ${many ? 'are' : 'is'} in use by something else`;
   return [
     when === 'before' ? `${head}; nothing was started:` : `${head} (taken while up was starting); what up had started is removed:`,
     ...lines,
-    `  e.g. ${example} npm run compose -- up   (the ports are kept in .env for the next commands)`,
+    `  e.g. ${example} npm run compose -- up   (${allFree ? `${many ? 'these ports were' : 'this port was'} free just now; ` : ''}the ports are kept in .env for the next commands)`,
   ].join('\n');
 }

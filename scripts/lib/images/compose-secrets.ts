@@ -5,14 +5,14 @@
 // an operator would make it (docs/SECURITY.md). A certificate made before the query service (no
 // DNS:query) is made again from the same CA; the tokens and passwords stay.
 //   secrets/http-ca.crt              the CA clients check the port against (curl --cacert, Prometheus, Grafana)
-//   secrets/http-tls.crt, .key       http.tls.certFile / keyFile
+//   secrets/http-tls.crt, .key       http.tls.certFile / keyFile (the key 0600, owned by the containers' uid 1000)
 //   secrets/http-credentials.json    http.auth.credentialsFile
 //   secrets/prometheus-token         Bearer, scope metrics (deploy/prometheus/prometheus.yml)
 //   secrets/grafana-password         Basic user grafana, scope read (the OpenTSDB datasource)
 //   secrets/operator-token           Bearer, scopes read, ui, metrics (curl, a browser plugin)
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from '../stack/config.ts';
 
@@ -60,6 +60,21 @@ function subjectAltNames(certFile: string): string {
   return res.status === 0 ? res.stdout : '';
 }
 
+/** uid and gid of the user the service's containers run as (`node`: deploy/service/Dockerfile, deploy/base/node/Dockerfile). */
+export const SERVICE_UID = 1000;
+
+/**
+ * The server key, mode 0600 and owned by the containers' user: a bind-mounted compose secret keeps
+ * the host file's owner and mode, so the key is given to uid 1000 (as root; a user who is uid 1000
+ * owns it already). Run as another user, a 0600 key would be unreadable in the containers, so it
+ * stays 0444 there (in the 0700 secrets/ folder).
+ */
+export function protectServerKey(file: string): void {
+  const uid = process.getuid?.();
+  if (uid === 0) chownSync(file, SERVICE_UID, SERVICE_UID);
+  chmodSync(file, uid === 0 || uid === SERVICE_UID ? 0o600 : 0o444);
+}
+
 /** http-tls.crt and .key for SERVER_NAMES, signed by the CA in `dir`. */
 function issueServerCertificate(p: (name: string) => string): void {
   writeFileSync(
@@ -90,7 +105,8 @@ function issueServerCertificate(p: (name: string) => string): void {
   ]);
   rmSync(p('http-tls.csr'));
   rmSync(p('http-tls.ext'));
-  for (const f of ['http-tls.crt', 'http-tls.key']) chmodSync(p(f), 0o444);
+  chmodSync(p('http-tls.crt'), 0o444);
+  protectServerKey(p('http-tls.key'));
 }
 
 /**
@@ -100,6 +116,7 @@ function issueServerCertificate(p: (name: string) => string): void {
 export async function ensureComposeSecrets(dir: string): Promise<string[]> {
   const p = (name: string): string => join(dir, name);
   if (existsSync(p('http-credentials.json'))) {
+    if (existsSync(p('http-tls.key'))) protectServerKey(p('http-tls.key')); // a key made 0444 by an earlier version
     if (subjectAltNames(p('http-tls.crt')).includes('DNS:query') || !existsSync(p('http-ca.key'))) return [];
     issueServerCertificate(p);
     return ['http-tls.crt', 'http-tls.key'];
@@ -139,8 +156,9 @@ export async function ensureComposeSecrets(dir: string): Promise<string[]> {
   const credentials = { tokens: entries.flatMap((e) => e.tokens ?? []), users: entries.flatMap((e) => e.users ?? []) };
   writeFileSync(p('http-credentials.json'), `${JSON.stringify(credentials, null, 2)}\n`);
   const written = ['http-ca.crt', 'http-tls.crt', 'http-tls.key', 'http-credentials.json', 'prometheus-token', 'operator-token', 'grafana-password'];
-  // The containers run as other users (node 1000, nobody, grafana 472) and a bind mount keeps host modes.
-  for (const f of written) chmodSync(p(f), 0o444);
+  // The clients' files are read in containers of other users (nobody, grafana 472) and a bind mount
+  // keeps host modes; the key only by the service (protectServerKey).
+  for (const f of written) if (f !== 'http-tls.key') chmodSync(p(f), 0o444);
   chmodSync(p('http-ca.key'), 0o400);
   return written;
 }

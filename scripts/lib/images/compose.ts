@@ -9,7 +9,17 @@ import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PORT_NAMES, PUBLISHED, clashMessage, portsRefusedBy, portsToCheck, publishedHostPorts, type ComposePorts, type PortName } from './compose-ports.ts';
+import {
+  PORT_NAMES,
+  PUBLISHED,
+  clashMessage,
+  portsRefusedBy,
+  suggestFreePorts,
+  portsToCheck,
+  publishedHostPorts,
+  type ComposePorts,
+  type PortName,
+} from './compose-ports.ts';
 import { ensureComposeSecrets } from './compose-secrets.ts';
 import { buildImages } from './specs.ts';
 import { portFree } from '../stack/probes.ts';
@@ -30,7 +40,42 @@ export const ROLE_SERVICES = ['ingest', 'query'] as const;
 /** The file Grafana's admin password is read from (a compose secret); `up` makes one when it is missing. */
 export const GRAFANA_SECRET = join(projectRoot, 'secrets', 'grafana-admin-password');
 
-/** A port clash: found by the check before anything started, or a port taken while `up` was starting. */
+/** The image docker-compose.yml runs for Grafana (the one taken from a registry); `up --grafana` never pulls it. */
+export const GRAFANA_IMAGE = 'grafana/grafana:12.1.1';
+
+/** What to do when GRAFANA_IMAGE is not in the local engine: ways to provide it, none of which `up` does. */
+export function missingGrafanaImage(image: string): string {
+  const ways: [string, string][] = [
+    [`docker pull ${image}`, 'where a registry answers'],
+    ['docker load -i grafana.tar', `made elsewhere with: docker save ${image} -o grafana.tar`],
+    [`docker tag <a local Grafana image> ${image}`, 'an image built or mirrored here'],
+  ];
+  const width = Math.max(...ways.map(([command]) => command.length));
+  return [
+    `Grafana's image ${image} is not in the local Docker engine, and up --grafana does not pull it (a registry may not answer here); nothing was started.`,
+    'Provide it, then run up --grafana again:',
+    ...ways.map(([command, why]) => `  ${command.padEnd(width)}   (${why})`),
+    'or run npm run compose -- up without --grafana (everything else, offline).',
+  ].join('\n');
+}
+
+/** Refuses `up --grafana` before anything starts when Grafana's image is not in the local engine (`exists`: docker image inspect). */
+export async function checkGrafanaImage(p: ComposeProject, exists: (image: string) => Promise<boolean> = imageExists): Promise<void> {
+  if (p.grafana === true && !(await exists(GRAFANA_IMAGE))) throw new ComposeRefused(missingGrafanaImage(GRAFANA_IMAGE));
+}
+
+/** Whether the local engine holds `image`; an engine that does not answer is an error, not a missing image. */
+async function imageExists(image: string): Promise<boolean> {
+  return run('docker', ['image', 'inspect', '--format', '{{.Id}}', image], { what: 'docker image inspect' }).then(
+    () => true,
+    (err: unknown) => {
+      if (err instanceof Error && /no such image/i.test(err.message)) return false;
+      throw err;
+    },
+  );
+}
+
+/** A refusal before anything starts (a port clash, Grafana's image missing), or a port taken while `up` was starting. */
 export class ComposeRefused extends Error {
   override readonly name = 'ComposeRefused';
 }
@@ -106,16 +151,25 @@ export async function checkPorts(p: ComposeProject): Promise<void> {
   const names: PortName[] = ['kafka', 'rest', 'http', 'query', 'prometheus', ...(p.grafana === true ? ['grafana' as const] : [])];
   const taken: PortName[] = [];
   for (const n of portsToCheck(p.ports, names, own)) if (!(await portFree(p.ports[n]))) taken.push(n);
-  if (taken.length > 0) throw new ComposeRefused(clashMessage(p.ports, taken));
+  if (taken.length > 0) throw new ComposeRefused(clashMessage(p.ports, taken, await suggestFreePorts(p.ports, taken, portFree)));
 }
 
 /** Grafana's admin password file: made with a random password when missing (never a default password). */
-export function ensureGrafanaSecret(log: (m: string) => void): void {
-  if (existsSync(GRAFANA_SECRET)) return;
-  mkdirSync(join(GRAFANA_SECRET, '..'), { recursive: true, mode: 0o700 });
-  writeFileSync(GRAFANA_SECRET, randomBytes(18).toString('base64url'), { flag: 'wx' });
-  chmodSync(GRAFANA_SECRET, 0o444); // Grafana runs as uid 472; a bind-mounted secret keeps the host's mode
-  log(`Grafana admin password generated in ${GRAFANA_SECRET} (user admin)`);
+export function ensureGrafanaSecret(log: (m: string) => void, file: string = GRAFANA_SECRET): void {
+  if (existsSync(file)) return;
+  mkdirSync(join(file, '..'), { recursive: true, mode: 0o700 });
+  writeFileSync(file, randomBytes(18).toString('base64url'), { flag: 'wx' });
+  chmodSync(file, 0o444); // Grafana runs as uid 472; a bind-mounted secret keeps the host's mode
+  log(`Grafana admin password generated in ${file} (user admin)`);
+}
+
+/**
+ * Every secret file docker-compose.yml names, made in `dir` when missing: Grafana's admin password
+ * and the secrets of the service's port (compose-secrets.ts). Returns the names of the port's files it made.
+ */
+export async function ensureSecretFiles(dir: string, log: (m: string) => void): Promise<string[]> {
+  ensureGrafanaSecret(log, join(dir, 'grafana-admin-password'));
+  return ensureComposeSecrets(dir);
 }
 
 async function projectExists(p: ComposeProject): Promise<boolean> {
@@ -123,14 +177,14 @@ async function projectExists(p: ComposeProject): Promise<boolean> {
 }
 
 /**
- * Checks the ports, then starts the stack. When it fails after starting something, and the project
+ * Checks Grafana's image (with `grafana`) and the ports, then starts the stack. When it fails after starting something, and the project
  * did not exist before, the logs of its services go to stderr and everything it created is removed
  * (`down -v`): a failed first `up` leaves nothing behind.
  */
 export async function composeUp(p: ComposeProject, log: (m: string) => void): Promise<void> {
+  await checkGrafanaImage(p);
   await checkPorts(p);
-  ensureGrafanaSecret(log);
-  const made = await ensureComposeSecrets(join(projectRoot, 'secrets'));
+  const made = await ensureSecretFiles(join(projectRoot, 'secrets'), log);
   if (made.length > 0) log(`secrets of the service's port made in secrets/: ${made.join(', ')}`);
   const existed = await projectExists(p);
   try {
@@ -144,7 +198,9 @@ export async function composeUp(p: ComposeProject, log: (m: string) => void): Pr
     await composeDown(p, log).catch((e: unknown) => {
       log(`clean-up failed too: ${String(e)}`);
     });
-    throw taken.length === 0 ? err : new ComposeRefused(clashMessage(p.ports, taken, 'during'), { cause: err });
+    throw taken.length === 0
+      ? err
+      : new ComposeRefused(clashMessage(p.ports, taken, await suggestFreePorts(p.ports, taken, portFree), 'during'), { cause: err });
   }
 }
 

@@ -1,4 +1,4 @@
-// `tsingest run` exits with a code that tells the truth (README "Operations"), as a process, against the
+// `tsingest run` exits with a code that tells the truth (docs/OPERATIONS.md), as a process, against the
 // real stack: a configuration that does not validate and one that does not match the tables refuse
 // to start with 3; a table dropped under the running service is a dependency lost for good, 4 (before
 // issue 31 a fatal stop exited 0, so a supervisor took it for a clean stop); a SIGTERM drain, 0.

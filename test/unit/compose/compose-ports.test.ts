@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import {
   DEFAULT_PORTS,
   clashMessage,
+  suggestFreePorts,
   dotEnvValues,
   parseDotEnv,
   portsRefusedBy,
@@ -81,18 +82,34 @@ void test('ports the project already publishes are not a clash when up runs agai
   assert.deepEqual(portsToCheck(ports, ['kafka', 'rest', 'http', 'query', 'prometheus'], own), ['http', 'query', 'prometheus']);
 });
 
-void test('the clash message names each taken port, its service and the variable that moves it', () => {
-  const msg = clashMessage(DEFAULT_PORTS, ['kafka', 'rest']);
+void test('the clash message names each taken port, its service and the variable that moves it, and suggests the free ports it was given', () => {
+  const msg = clashMessage(DEFAULT_PORTS, ['kafka', 'rest'], { kafka: 19093, rest: 18080 });
   assert.equal(
     msg,
     [
       '2 ports of the compose stack are in use by something else; nothing was started:',
       '  127.0.0.1:9092 (Kafka, service kafka) is taken: move it with TSI_COMPOSE_KAFKA_PORT',
       '  127.0.0.1:8080 (the HBase REST gateway, service hbase) is taken: move it with TSI_COMPOSE_REST_PORT',
-      '  e.g. TSI_COMPOSE_KAFKA_PORT=19092 TSI_COMPOSE_REST_PORT=18080 npm run compose -- up   (the ports are kept in .env for the next commands)',
+      '  e.g. TSI_COMPOSE_KAFKA_PORT=19093 TSI_COMPOSE_REST_PORT=18080 npm run compose -- up   (these ports were free just now; the ports are kept in .env for the next commands)',
     ].join('\n'),
   );
-  assert.match(clashMessage({ ...DEFAULT_PORTS, http: 60000 }, ['http']), /^a port of the compose stack is in use[^]*TSI_COMPOSE_HTTP_PORT=59999 npm run/);
+  const none = clashMessage(DEFAULT_PORTS, ['http'], {});
+  assert.match(none, /TSI_COMPOSE_HTTP_PORT=<a free port> npm run compose -- up {3}\(the ports are kept in \.env/);
+  assert.doesNotMatch(none, /free just now/, 'no claim of a free port when none was found');
+});
+
+void test('suggestFreePorts: from port + 10000 on, past ports the check finds taken, never a port of the stack, each checked', async () => {
+  const busy = new Set([19092, 19093]);
+  const asked: number[] = [];
+  const isFree = (port: number): Promise<boolean> => {
+    asked.push(port);
+    return Promise.resolve(!busy.has(port));
+  };
+  const ports = { ...DEFAULT_PORTS, rest: 19094 }; // the stack's own REST port is never suggested for Kafka
+  assert.deepEqual(await suggestFreePorts(ports, ['kafka', 'http'], isFree), { kafka: 19095, http: 19464 });
+  assert.deepEqual(asked, [19092, 19093, 19095, 19464], "each suggestion was checked; the stack's own port was skipped unchecked");
+  assert.deepEqual(await suggestFreePorts({ ...DEFAULT_PORTS, http: 60000 }, ['http'], isFree), { http: 59999 }, 'near the top: downwards');
+  assert.deepEqual(await suggestFreePorts(DEFAULT_PORTS, ['kafka'], () => Promise.resolve(false), 5), {}, 'nothing free within the tries: no suggestion');
 });
 
 void test("a port taken after the check: found in docker-compose's output and named the same way", () => {
@@ -103,7 +120,7 @@ void test("a port taken after the check: found in docker-compose's output and na
   assert.deepEqual(portsRefusedBy(out, ports), ['prometheus']);
   assert.deepEqual(portsRefusedBy('compose up app failed (exit 1): something else', ports), []);
   assert.match(
-    clashMessage(ports, ['prometheus'], 'during'),
+    clashMessage(ports, ['prometheus'], { prometheus: 29090 }, 'during'),
     /^a port of the compose stack is in use by something else \(taken while up was starting\); what up had started is removed:\n {2}127\.0\.0\.1:19090 \(Prometheus, service prometheus\) is taken: move it with TSI_COMPOSE_PROMETHEUS_PORT\n/,
   );
 });

@@ -127,6 +127,14 @@ void describe('OpenTSDB datasource provisioning', () => {
       { ...ds, url: '' },
       { name: 'tsingest series', uid: OPENTSDB_DATASOURCE['uid'], url: '', tsdbVersion: 3, tsdbResolution: 1, lookupLimit: 1000 },
     );
+    // The host checked in the port's certificate is one the certificate carries, as
+    // kustomization.yaml tells the operator to make it (the URL's host, ….svc.cluster.local, is not).
+    const carried = [...readFileSync(join(ROOT, 'deploy/k8s/kustomization.yaml'), 'utf8').matchAll(/DNS:(\S+?\.svc)\b/g)].map((m) => m[1] ?? '');
+    assert.deepEqual(carried, [`tsingest-metrics.${String(namespace)}.svc`, `${service.metadata.name}.${String(namespace)}.svc`]);
+    const raw = provisionedDatasources(join(ROOT, 'deploy/grafana/k8s-datasources.yml')).find((d) => d['type'] === 'opentsdb') ?? {};
+    assert.equal((raw['jsonData'] as Record<string, unknown>)['serverName'], carried[1], "Grafana checks the query Service's name");
+    const monitor = /serverName: (\S+)/.exec(readFileSync(join(ROOT, 'deploy/k8s/servicemonitor.yaml'), 'utf8'))?.[1];
+    assert.ok(monitor !== undefined && carried.includes(monitor), `the ServiceMonitor checks ${String(monitor)}, a name the certificate carries`);
   });
 
   void it('the YAML subset parser reads what it supports and refuses the rest', () => {

@@ -81,7 +81,7 @@ test('a page streams as one JSON document with the effective limit; the API leav
   await del.body?.cancel();
 });
 
-test('a bad parameter is a 400 whose body names it, the code in lower case as README documents', async (t) => {
+test('a bad parameter is a 400 whose body names it, the code in lower case as docs/QUERIES.md documents', async (t) => {
   const base = await serve(t, new FakeHBase());
   const res = await fetch(`${base}/api/v1/ids/a/latest?limit=0`);
   assert.equal(res.status, 400);
