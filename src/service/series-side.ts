@@ -128,7 +128,7 @@ export function startSeriesSide(deps: SeriesSideDeps): SeriesSide {
     },
     now: Date.now,
     integerValues: cfg.series.integerValues,
-    ready: (metric) => catalog.ready(metric),
+    ready: (metric, arrivedAt) => catalog.ready(metric, arrivedAt),
     deadlineMs: cfg.series.deadlineMs,
     maxBodyBytes: cfg.series.maxBodyBytes,
     log,

@@ -25,7 +25,8 @@ const JSON_TYPE = 'application/json; charset=UTF-8';
 
 export interface SeriesApiDeps extends Omit<ExecuteDeps, 'signal'> {
   /** the catalog is loaded, and reread when `metric` is unknown to it */
-  readonly ready: (metric?: string) => Promise<void>;
+  /** the catalog ready for a request that arrived at `arrivedAt` (deps.now()) naming `metric` */
+  readonly ready: (metric?: string, arrivedAt?: number) => Promise<void>;
   readonly deadlineMs: number;
   readonly maxBodyBytes: number;
   readonly log: Pick<Logger, 'warn' | 'error'>;
@@ -134,7 +135,7 @@ async function answerQuery(req: IncomingMessage, res: ServerResponse, url: URL, 
   const now = deps.now();
   const q = req.method === 'POST' ? parseQueryBody(await readBody(req, deps.maxBodyBytes), url.searchParams, now) : parseQueryString(url.searchParams, now);
   checkSubQueries(q, deps.limits.maxSubQueries ?? DEFAULT_MAX_SUB_QUERIES);
-  for (const sub of q.queries) await deps.ready(sub.metric);
+  for (const sub of q.queries) await deps.ready(sub.metric, now);
   const signal = AbortSignal.timeout(deps.deadlineMs);
   let answers: SubQueryAnswer[];
   try {

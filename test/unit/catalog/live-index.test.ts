@@ -77,3 +77,19 @@ void test('freshMs 1000: a reread started within the last second serves the quer
   await live.ready('temp');
   assert.equal(source.reads.length, 2, 'past a second: reread');
 });
+
+void test('freshMs 0: the sub-queries of one request (one arrival time) share one reread', async () => {
+  const clock = { ms: 1_000_000 };
+  const source = new TimedSource();
+  const live = new LiveIndex({ index: new SeriesIndex({ idTagKey: 'id', source }), refreshMs: 60_000, freshMs: 0, now: () => clock.ms });
+  await live.ready('temp');
+  const arrived = (clock.ms += 10);
+  const before = source.reads.length;
+  for (const metric of ['temp', 'hum', 'load', 'temp']) {
+    await live.ready(metric, arrived);
+    clock.ms += 5;
+  }
+  assert.equal(source.reads.length, before + 1, 'four sub-queries, one reread');
+  await live.ready('temp', clock.ms);
+  assert.equal(source.reads.length, before + 2, 'a later request, another');
+});
