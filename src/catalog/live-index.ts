@@ -78,11 +78,14 @@ export class LiveIndex {
    * index's sorted views rebuilt in slices of the event loop when a change made them stale. With
    * `freshMs`, a reread of what is new started at or after `arrivedAt − freshMs` (arrivedAt: when the
    * request came, our clock; the sub-queries of one request share it, so they share one reread).
+   * `fresh` false: loaded and prepared as it is, no reread (what a query checks before the reread).
    */
-  async ready(metric?: string, arrivedAt: number = this.#now()): Promise<void> {
+  async ready(metric?: string, arrivedAt: number = this.#now(), fresh = true): Promise<void> {
     const index = this.#o.index;
     if (this.#since === undefined) await this.refresh();
-    else if (this.#o.freshMs !== undefined) await this.#freshSince(arrivedAt - this.#o.freshMs);
+    else if (!fresh) {
+      // loaded and prepared, as it is: no reread
+    } else if (this.#o.freshMs !== undefined) await this.#freshSince(arrivedAt - this.#o.freshMs);
     else if (metric !== undefined) {
       await index.prepare(new Slices());
       if (index.metrics(metric, 1)[0] !== metric && this.#now() - this.#lastAt >= (this.#o.missMs ?? 2000)) await this.refresh();

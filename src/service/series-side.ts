@@ -128,7 +128,7 @@ export function startSeriesSide(deps: SeriesSideDeps): SeriesSide {
     },
     now: Date.now,
     integerValues: cfg.series.integerValues,
-    ready: (metric, arrivedAt) => catalog.ready(metric, arrivedAt),
+    ready: (metric, arrivedAt, fresh) => catalog.ready(metric, arrivedAt, fresh),
     deadlineMs: cfg.series.deadlineMs,
     maxBodyBytes: cfg.series.maxBodyBytes,
     log,

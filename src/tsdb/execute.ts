@@ -247,6 +247,19 @@ async function recall(
 }
 
 /**
+ * Before the catalog's reread of what is new (series.catalogFreshMs): a query that the series the
+ * catalog already holds put over series.maxSeries or series.maxPoints is refused now, with nothing
+ * read from HBase; a reread only adds series, so the query could only be refused after it too.
+ * Metrics the catalog does not know yet are left to the reread (and to checkNames after it).
+ */
+export async function refuseEarly(q: TsdbQuery, deps: ExecuteDeps): Promise<void> {
+  const slices = new Slices({ signal: deps.signal });
+  const counts: number[] = [];
+  for (const sub of q.queries) counts.push(has(deps.catalog.metrics(sub.metric, 1), sub.metric) ? (await seriesOf(sub, deps, slices)).length : 0);
+  checkEmitted(q, counts, deps.limits.maxPoints);
+}
+
+/**
  * Answers every sub-query (names checked first, then series, reads and computation), in order; kept
  * answers that still hold are given again. One weighed request (request-weight.ts): its HBase calls
  * carry the series it matched.

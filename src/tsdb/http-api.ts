@@ -11,7 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { isAccessRefused, isHBaseError, isRetriable } from '../hbase/errors.ts';
 import { errorBody, HttpError, TsdbQueryError } from './errors.ts';
-import { executeQuery, type ExecuteDeps, type SubQueryAnswer } from './execute.ts';
+import { executeQuery, refuseEarly, type ExecuteDeps, type SubQueryAnswer } from './execute.ts';
 import { lookupAnswer, lookupFromBody, lookupFromQuery, suggestAnswer } from './lookup.ts';
 import { parseQueryString } from './parse-m.ts';
 import { parseQueryBody } from './parse-query.ts';
@@ -25,8 +25,8 @@ const JSON_TYPE = 'application/json; charset=UTF-8';
 
 export interface SeriesApiDeps extends Omit<ExecuteDeps, 'signal'> {
   /** the catalog is loaded, and reread when `metric` is unknown to it */
-  /** the catalog ready for a request that arrived at `arrivedAt` (deps.now()) naming `metric` */
-  readonly ready: (metric?: string, arrivedAt?: number) => Promise<void>;
+  /** the catalog ready for a request that arrived at `arrivedAt` (deps.now()) naming `metric`; `fresh` false: as it is, no reread */
+  readonly ready: (metric?: string, arrivedAt?: number, fresh?: boolean) => Promise<void>;
   readonly deadlineMs: number;
   readonly maxBodyBytes: number;
   readonly log: Pick<Logger, 'warn' | 'error'>;
@@ -135,10 +135,13 @@ async function answerQuery(req: IncomingMessage, res: ServerResponse, url: URL, 
   const now = deps.now();
   const q = req.method === 'POST' ? parseQueryBody(await readBody(req, deps.maxBodyBytes), url.searchParams, now) : parseQueryString(url.searchParams, now);
   checkSubQueries(q, deps.limits.maxSubQueries ?? DEFAULT_MAX_SUB_QUERIES);
-  for (const sub of q.queries) await deps.ready(sub.metric, now);
   const signal = AbortSignal.timeout(deps.deadlineMs);
   let answers: SubQueryAnswer[];
   try {
+    // what the catalog already refuses is refused before its reread of what is new (nothing read)
+    await deps.ready(undefined, now, false);
+    await refuseEarly(q, { ...deps, signal });
+    for (const sub of q.queries) await deps.ready(sub.metric, now);
     answers = await executeQuery(q, { ...deps, signal });
   } catch (err) {
     if (signal.aborted && !(err instanceof TsdbQueryError))
