@@ -36,13 +36,12 @@ export class LiveIndex {
   readonly #o: LiveIndexOptions;
   readonly #now: () => number;
   #refreshing: Promise<void> | undefined;
+  /** when the reread in flight (or the last one) started */
   #lastAt = Number.NEGATIVE_INFINITY;
   /** start of the last reread that succeeded (its rows are in), or undefined before the first whole one */
   #since: number | undefined;
   #rereads = 0;
   #timer: NodeJS.Timeout | undefined;
-  /** when the reread in flight (or the last one) started */
-  #refreshStarted = Number.NEGATIVE_INFINITY;
 
   constructor(options: LiveIndexOptions) {
     this.#o = options;
@@ -58,7 +57,6 @@ export class LiveIndex {
     this.#refreshing ??= (async () => {
       const started = this.#now();
       this.#lastAt = started;
-      this.#refreshStarted = started;
       try {
         const since = this.#since;
         if (whole || since === undefined) await this.#o.index.refresh();
@@ -97,10 +95,10 @@ export class LiveIndex {
   async #freshSince(t: number): Promise<void> {
     const inFlight = this.#refreshing;
     if (inFlight !== undefined) {
-      if (this.#refreshStarted >= t) return inFlight;
+      if (this.#lastAt >= t) return inFlight;
       await inFlight;
     }
-    if (this.#refreshStarted >= t) return;
+    if (this.#lastAt >= t) return;
     await this.refresh();
   }
 

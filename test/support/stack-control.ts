@@ -6,7 +6,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { NODE_BIN, REPO_ROOT, waitFor } from './service-harness.ts';
 import { requireStackPid, type StackProcess } from '../../scripts/lib/stack/config.ts';
-import { hbaseRestAnswers, hbaseRestScannerModelFault, kafkaAnswers } from '../../scripts/lib/stack/probes.ts';
+import { hbaseRestAnswers, hbaseRestScannerModelFault, kafkaAnswers, untilSound } from '../../scripts/lib/stack/probes.ts';
 import { isAlive } from '../../scripts/lib/stack/proc.ts';
 import { testEnv } from './env.ts';
 
@@ -37,14 +37,16 @@ async function waitAnswers(name: StackProcess): Promise<void> {
     await waitFor('kafka to answer again', 180_000, () => kafkaAnswers(env.kafkaBrokers), 500);
     return;
   }
-  for (let attempt = 1; ; attempt++) {
-    await waitFor(`${name} to answer again`, 180_000, () => hbaseRestAnswers(env.restUrl), 500);
-    const fault = await hbaseRestScannerModelFault(env.restUrl);
-    if (fault === undefined) return;
-    if (attempt === 3) throw new Error(`the REST gateway answers but ${fault}, after ${attempt} starts`);
-    tsiCtl('rest', 'kill');
-    tsiCtl('rest', 'start');
-  }
+  await untilSound({
+    what: 'the REST gateway',
+    started: () => waitFor(`${name} to answer again`, 180_000, () => hbaseRestAnswers(env.restUrl), 500),
+    fault: () => hbaseRestScannerModelFault(env.restUrl),
+    restart: () => {
+      tsiCtl('rest', 'kill');
+      tsiCtl('rest', 'start');
+      return Promise.resolve();
+    },
+  });
 }
 
 /** `node scripts/stack.ts up` with this environment: restarts what is down and waits until it answers. */

@@ -15,7 +15,7 @@
 import { execFileSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GenericContainer, Wait, getContainerRuntimeClient, type StartedTestContainer } from 'testcontainers';
-import { hbaseRestAnswers, hbaseRestScannerModelFault, kafkaAnswers } from './probes.ts';
+import { hbaseRestAnswers, hbaseRestScannerModelFault, kafkaAnswers, untilSound } from './probes.ts';
 import { buildImages, imageTags } from '../images/specs.ts';
 
 // Ports are published on 127.0.0.1 only, and that is where the host reaches them. Without this,
@@ -208,15 +208,16 @@ async function startHBase(): Promise<Started & { restUrl: string }> {
   );
   try {
     const restUrl = `http://127.0.0.1:${container.getMappedPort(HBASE_REST_PORT)}`;
-    for (let attempt = 1; ; attempt++) {
-      await waitUntil(`HBase REST at ${restUrl}`, HBASE_READY_MS, () => hbaseRestAnswers(restUrl), container);
-      const fault = await hbaseRestScannerModelFault(restUrl);
-      if (fault === undefined) break;
-      if (attempt === 3) throw new Error(`HBase REST at ${restUrl} answers but ${fault}, after ${attempt} starts`);
+    await untilSound({
+      what: `HBase REST at ${restUrl}`,
+      started: () => waitUntil(`HBase REST at ${restUrl}`, HBASE_READY_MS, () => hbaseRestAnswers(restUrl), container),
+      fault: () => hbaseRestScannerModelFault(restUrl),
       // the image's supervisor restarts one process (deploy/container/tsi-ctl)
-      await container.exec(['tsi-ctl', 'rest', 'kill']);
-      await container.exec(['tsi-ctl', 'rest', 'start']);
-    }
+      restart: async () => {
+        await container.exec(['tsi-ctl', 'rest', 'kill']);
+        await container.exec(['tsi-ctl', 'rest', 'start']);
+      },
+    });
     return { container, restUrl };
   } catch (e) {
     await remove(container).catch(() => undefined);

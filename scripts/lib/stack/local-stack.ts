@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { stackLayout, pinnedVersions, type StackEndpoints, type StackLayout } from './config.ts';
 import { adminMainClass, compileAdminTool, hbaseClasspath, resolveJars, JDK17_OPENS } from './artifacts.ts';
 import { hbaseConfDir, serviceSpecs, type Libs, type ServiceSpec } from './services.ts';
-import { portFree } from './probes.ts';
+import { portFree, untilSound } from './probes.ts';
 import { isAlive, readPid, requireCommand, sleep, startDetached, waitFor } from './proc.ts';
 
 type Log = (msg: string) => void;
@@ -18,26 +18,22 @@ async function prepareLibs(layout: StackLayout, log: Log): Promise<Libs & { admi
   return { hbaseLib, kafkaLib, adminClasses };
 }
 
-/** Starts `spec` unless it already answers, and waits until it does; one that answers but cannot be used (`fault`) is restarted, at most twice. */
+/** Starts `spec` unless it already answers, and waits until it does; one that answers but cannot be used (`fault`) is restarted (probes.ts untilSound). */
 async function startService(spec: ServiceSpec, log: Log): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    await startOnce(spec, log);
-    const fault = await spec.fault?.();
-    if (fault === undefined) {
-      log(`${spec.name}: ready`);
-      return;
-    }
-    if (attempt === MAX_START_ATTEMPTS) throw new Error(`${spec.name}: answers but ${fault}, after ${attempt} starts; see ${spec.logFile}`);
-    const pid = readPid(spec.pidFile);
-    log(`${spec.name}: answers but ${fault}; restarting it (pid ${String(pid)})`);
-    if (pid !== undefined && isAlive(pid)) {
+  await untilSound({
+    what: `${spec.name} (see ${spec.logFile})`,
+    started: () => startOnce(spec, log),
+    fault: () => spec.fault?.() ?? Promise.resolve(undefined),
+    restart: async (fault) => {
+      const pid = readPid(spec.pidFile);
+      log(`${spec.name}: answers but ${fault}; restarting it (pid ${String(pid)})`);
+      if (pid === undefined || !isAlive(pid)) return;
       process.kill(pid, 'SIGKILL');
       await waitFor(`${spec.name} (pid ${pid}) to exit`, () => !isAlive(pid), { timeoutMs: 30_000 });
-    }
-  }
+    },
+  });
+  log(`${spec.name}: ready`);
 }
-
-const MAX_START_ATTEMPTS = 3;
 
 async function startOnce(spec: ServiceSpec, log: Log): Promise<void> {
   const pid = readPid(spec.pidFile);

@@ -71,6 +71,28 @@ export async function hbaseRestScannerModelFault(restUrl: string): Promise<strin
   return `a scanner with a column, a comparator and row ranges answered HTTP ${res.status}${text === '' ? ' with no body' : `: ${text}`}`;
 }
 
+/** Starts allowed for a process that answers but is unusable (`fault`), the first included. */
+export const MAX_SOUND_STARTS = 3;
+
+/**
+ * Waits until the process answers (`started`), then asks `fault`; a fault restarts it (`restart`) and
+ * waits again, at most MAX_SOUND_STARTS starts in all; the last fault is an error naming `what`.
+ */
+export async function untilSound(o: {
+  readonly what: string;
+  readonly started: () => Promise<void>;
+  readonly fault: () => Promise<string | undefined>;
+  readonly restart: (fault: string) => Promise<void>;
+}): Promise<void> {
+  for (let start = 1; ; start++) {
+    await o.started();
+    const fault = await o.fault();
+    if (fault === undefined) return;
+    if (start === MAX_SOUND_STARTS) throw new Error(`${o.what} answers but ${fault}, after ${start} starts`);
+    await o.restart(fault);
+  }
+}
+
 /** A TCP port free on 127.0.0.1 right now (the OS picks it). */
 export async function freePort(): Promise<number> {
   return new Promise((res, rej) => {
