@@ -3,7 +3,9 @@
  * HBase shell calls). The REST gateway cannot create pre-split tables and has no split endpoint, and
  * hbase-shell is not on Maven Central for 2.6.x, so this one file is the admin path.
  *
- * Protocol: ONE JSON request on stdin, ONE JSON line on stdout, logs on stderr only.
+ * Protocol: ONE JSON request on stdin, ONE JSON line on stdout, logs on stderr only. Or a session
+ * (Session.java): a first line {"op":"session"}, then one request per line, one response line each,
+ * on one cached connection, until stdin ends.
  *   {"op":"ensureTable","table":"t","family":"d","splits":["AQ==",...],
  *    "familyAttrs":{"VERSIONS":1,"TTL":"FOREVER","BLOOMFILTER":"ROW","COMPRESSION":"NONE"},
  *    "tableAttrs":{"tsingest.salt.buckets":"16"},"immutableTableAttrs":["tsingest.salt.buckets"],
@@ -51,6 +53,7 @@
  */
 package tsingest.admin;
 
+import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
@@ -105,7 +108,7 @@ import org.apache.hbase.thirdparty.com.google.gson.JsonPrimitive;
 
 public final class TableAdmin {
   private static final int MAX_REQUEST_BYTES = 4 << 20;
-  private static final long DEFAULT_TIMEOUT_MS = 120_000;
+  static final long DEFAULT_TIMEOUT_MS = 120_000;
   /** Family attributes this tool reads and writes, in the HBase shell's spelling. */
   private static final List<String> FAMILY_KEYS = List.of("VERSIONS", "MIN_VERSIONS", "TTL",
       "BLOOMFILTER", "COMPRESSION", "DATA_BLOCK_ENCODING", "BLOCKSIZE", "IN_MEMORY", "BLOCKCACHE",
@@ -153,17 +156,31 @@ public final class TableAdmin {
   }
 
   public static void main(String[] args) {
-    // Keep stdout for the one response line: anything else that prints to System.out (a logger's
+    // Keep stdout for the response lines: anything else that prints to System.out (a logger's
     // console appender created later, a library's println) lands on stderr instead.
     stdout = new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
     System.setOut(System.err);
     if (System.getProperty("org.apache.logging.log4j.level") == null) {
       System.setProperty("org.apache.logging.log4j.level", "WARN");
     }
+    InputStream in = new BufferedInputStream(System.in);
+    String first;
+    try {
+      first = readLine(in);
+    } catch (IOException | AdminException e) {
+      respond(error(null, null, "BAD_REQUEST", null, "request: " + e.getMessage()), 1);
+      Runtime.getRuntime().halt(exitCode);
+      return;
+    }
+    if (first != null && Session.opens(first)) {
+      Session.serve(in, stdout);
+      System.err.flush();
+      Runtime.getRuntime().halt(0);
+    }
     String op = null;
     String table = null;
     try {
-      JsonObject json = readRequest(System.in);
+      JsonObject json = parseRequest(first == null ? readAll(in, "") : readAll(in, first + "\n"));
       op = optString(json, "op");
       if (op == null) {
         throw new AdminException("BAD_REQUEST", "op", "request: field 'op' is required");
@@ -172,7 +189,7 @@ public final class TableAdmin {
       Request req = new Request(json, op, timeoutMs);
       table = req.table;
       startWatchdog(op, table, timeoutMs);
-      JsonObject result = run(req);
+      JsonObject result = run(req, null);
       result.addProperty("ok", true);
       result.addProperty("op", op);
       respond(result, 0);
@@ -187,7 +204,11 @@ public final class TableAdmin {
     Runtime.getRuntime().halt(exitCode);
   }
 
-  private static JsonObject run(Request req) throws AdminException {
+  /**
+   * Runs one request. {@code session} is null for a one-shot call (its own connection, closed after);
+   * a session lends its cached connection instead.
+   */
+  static JsonObject run(Request req, Session session) throws AdminException {
     switch (req.op) {
       case "ensureTable":
       case "describe":
@@ -208,7 +229,13 @@ public final class TableAdmin {
     EnsureSpec spec = req.op.equals("ensureTable") ? EnsureSpec.parse(req, tn) : null;
     byte[] splitPoint = req.op.equals("split") ? splitPoint(req, tn) : null;
     Configuration conf = configure(req);
-    try (Connection conn = ConnectionFactory.createConnection(conf); Admin admin = conn.getAdmin()) {
+    Connection conn = null;
+    try {
+      conn = session == null ? ConnectionFactory.createConnection(conf) : session.connection(req, conf);
+    } catch (Exception e) {
+      throw classify(e, req.table);
+    }
+    try (Admin admin = conn.getAdmin()) {
       switch (req.op) {
         case "ensureTable":
           return Ops.ensureTable(conn, admin, tn, spec, req);
@@ -227,13 +254,41 @@ public final class TableAdmin {
       throw e;
     } catch (Exception e) {
       throw classify(e, req.table);
+    } finally {
+      if (session == null) {
+        closeQuietly(conn);
+      }
+    }
+  }
+
+  static void closeQuietly(Connection conn) {
+    try {
+      conn.close();
+    } catch (IOException | RuntimeException e) {
+      System.err.println("tsingest-table-admin: closing the connection: " + describe(e));
     }
   }
 
   // ---------------------------------------------------------------- request parsing
 
-  private static JsonObject readRequest(InputStream in) throws IOException, AdminException {
+  /** One line of stdin without its newline (null at end of input), at most MAX_REQUEST_BYTES. */
+  static String readLine(InputStream in) throws IOException, AdminException {
     ByteArrayOutputStream buf = new ByteArrayOutputStream();
+    int b;
+    while ((b = in.read()) >= 0 && b != '\n') {
+      buf.write(b);
+      if (buf.size() > MAX_REQUEST_BYTES) {
+        throw new AdminException("BAD_REQUEST", null, "request: larger than " + MAX_REQUEST_BYTES
+            + " bytes");
+      }
+    }
+    return b < 0 && buf.size() == 0 ? null : buf.toString(StandardCharsets.UTF_8);
+  }
+
+  /** {@code head} followed by the rest of stdin, at most MAX_REQUEST_BYTES in all. */
+  private static String readAll(InputStream in, String head) throws IOException, AdminException {
+    ByteArrayOutputStream buf = new ByteArrayOutputStream();
+    buf.write(head.getBytes(StandardCharsets.UTF_8));
     byte[] chunk = new byte[8192];
     int n;
     while ((n = in.read(chunk)) >= 0) {
@@ -243,7 +298,11 @@ public final class TableAdmin {
             + " bytes");
       }
     }
-    String text = buf.toString(StandardCharsets.UTF_8).trim();
+    return buf.toString(StandardCharsets.UTF_8);
+  }
+
+  static JsonObject parseRequest(String raw) throws AdminException {
+    String text = raw.trim();
     if (text.isEmpty()) {
       throw new AdminException("BAD_REQUEST", null, "request: empty stdin, expected one JSON object");
     }
@@ -269,7 +328,7 @@ public final class TableAdmin {
     return el.getAsString();
   }
 
-  private static long optLong(JsonObject o, String key, long dflt) throws AdminException {
+  static long optLong(JsonObject o, String key, long dflt) throws AdminException {
     JsonElement el = o.get(key);
     if (el == null || el.isJsonNull()) {
       return dflt;
@@ -435,12 +494,12 @@ public final class TableAdmin {
     return s.length() > 1500 ? s.substring(0, 1500) + "..." : s;
   }
 
-  private static String describe(Throwable t) {
+  static String describe(Throwable t) {
     String msg = t.getMessage() == null ? "" : t.getMessage().split("\n", 2)[0];
     return t.getClass().getSimpleName() + (msg.isEmpty() ? "" : ": " + msg);
   }
 
-  private static JsonObject error(String op, String table, String code, String field, String msg) {
+  static JsonObject error(String op, String table, String code, String field, String msg) {
     JsonObject o = new JsonObject();
     o.addProperty("ok", false);
     o.add("op", op == null ? JsonNull.INSTANCE : new JsonPrimitive(op));
@@ -459,7 +518,7 @@ public final class TableAdmin {
     }
   }
 
-  private static void logCause(AdminException e) {
+  static void logCause(AdminException e) {
     if (e.getCause() != null) {
       System.err.println("tsingest-table-admin: " + e.code + ": " + e.getMessage());
       e.getCause().printStackTrace(System.err);

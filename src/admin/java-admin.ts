@@ -1,15 +1,16 @@
-// TableAdminPort adapter that runs deploy/admin/TableAdmin.java (HBase's Java Admin API) once per
-// call: one JSON request on the tool's stdin, one JSON line back on its stdout, logs on stderr.
+// TableAdminPort adapter that runs deploy/admin/TableAdmin.java (HBase's Java Admin API): one JSON
+// request on the tool's stdin, one JSON line back on its stdout, logs on stderr; a process per call,
+// or with `session` one process for many calls (tool-process.ts).
 // `command` is the argv prefix that starts the tool, e.g.
 //   ['java', ...jvmFlags, '-cp', '<classes>:<hbase-lib>/*:<conf>', 'tsingest.admin.TableAdmin']
 //   ['docker', 'exec', '-i', '<container>', 'table-admin']
 // Buffers become base64 at this boundary and nowhere else. The same tool answers the codec probe
 // (CodecProbePort): `codecs` tests HBase's codecs in the tool's JVM, without a cluster connection.
-import { spawn } from 'node:child_process';
 import { z } from 'zod';
 import type { CodecProbe, CodecProbePort } from './codec-probe-port.ts';
 import { TableAdminError, tableAdminErrorCodeOf } from './table-admin-port.ts';
 import type { EnsureTableRequest, EnsureTableResult, TableAdminPort, TableDescription } from './table-admin-port.ts';
+import { runTool, ToolSession, withTail, type ToolAnswer, type ToolSpec } from './tool-process.ts';
 
 export interface JavaTableAdminOptions {
   /** argv prefix that runs the tool (no shell is involved). */
@@ -23,6 +24,12 @@ export interface JavaTableAdminOptions {
   readonly conf?: Readonly<Record<string, string>>;
   /** Environment for the tool process; default: this process's environment. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Keep one tool process (and its HBase connection) for every call until close(), instead of one
+   * process per call: a JVM start and a connection are ~2–4 s, the calls themselves ~0.2–1 s. For
+   * callers that make several calls in a row (`tables apply` makes one or more per table and family).
+   */
+  readonly session?: boolean;
 }
 
 export interface PingResult {
@@ -33,9 +40,6 @@ export interface PingResult {
 }
 
 const DEFAULT_TIMEOUT_MS = 120_000;
-const STDOUT_LIMIT_BYTES = 32 * 1024 * 1024;
-const STDERR_KEEP_BYTES = 64 * 1024;
-const STDERR_TAIL_CHARS = 3_000;
 
 const stringMap = z.record(z.string(), z.string());
 const envelopeSchema = z.object({
@@ -98,10 +102,10 @@ const codecsSchema = z.object({
 });
 
 export class JavaTableAdmin implements TableAdminPort, CodecProbePort {
-  readonly #command: readonly string[];
+  readonly #tool: ToolSpec;
   readonly #timeoutMs: number;
   readonly #connection: Readonly<Record<string, unknown>>;
-  readonly #env: Readonly<Record<string, string | undefined>> | undefined;
+  readonly #session: ToolSession | undefined;
 
   constructor(options: JavaTableAdminOptions) {
     const [program] = options.command;
@@ -112,14 +116,19 @@ export class JavaTableAdmin implements TableAdminPort, CodecProbePort {
     if (!Number.isInteger(timeoutMs) || timeoutMs < 1_000) {
       throw new RangeError(`JavaTableAdmin: timeoutMs must be an integer >= 1000, got ${timeoutMs}`);
     }
-    this.#command = [...options.command];
+    this.#tool = { command: [...options.command], env: options.env };
     this.#timeoutMs = timeoutMs;
     this.#connection = {
       ...(options.zk === undefined ? {} : { zk: options.zk }),
       ...(options.zkParent === undefined ? {} : { zkParent: options.zkParent }),
       ...(options.conf === undefined ? {} : { conf: options.conf }),
     };
-    this.#env = options.env;
+    this.#session = options.session === true ? new ToolSession(this.#tool) : undefined;
+  }
+
+  /** Ends the session's tool process, if any (a no-op without `session`). */
+  close(): Promise<void> {
+    return this.#session?.close() ?? Promise.resolve();
   }
 
   async ensureTable(req: EnsureTableRequest): Promise<EnsureTableResult> {
@@ -178,11 +187,13 @@ export class JavaTableAdmin implements TableAdminPort, CodecProbePort {
     // `docker exec`, stops even though killing the docker CLI would not stop it).
     const toolTimeoutMs = this.#timeoutMs - Math.min(5_000, Math.floor(this.#timeoutMs / 4));
     const request = { op, ...(table === undefined ? {} : { table }), ...fields, ...this.#connection, timeoutMs: toolTimeoutMs };
-    const run = await runTool(this.#command, JSON.stringify(request), this.#timeoutMs, this.#env, what);
-    const tail = stderrTail(run.stderr);
-    const line = lastJsonLine(run.stdout);
+    const input = JSON.stringify(request);
+    const run: ToolAnswer =
+      this.#session === undefined ? await runTool(this.#tool, input, this.#timeoutMs, what) : await this.#session.request(input, this.#timeoutMs, what);
+    const tail = run.stderrTail;
+    const line = run.line;
     if (line === undefined) {
-      throw protocolError(`${what}: admin tool exited with ${exitText(run)} and wrote no JSON response`, table, tail);
+      throw protocolError(`${what}: admin tool exited with ${run.exit ?? 'code 0'} and wrote no JSON response`, table, tail);
     }
     let parsed: unknown;
     try {
@@ -204,8 +215,8 @@ export class JavaTableAdmin implements TableAdminPort, CodecProbePort {
         stderrTail: tail,
       });
     }
-    if (run.exitCode !== 0) {
-      throw protocolError(`${what}: admin tool answered ok but exited with ${exitText(run)}`, table, tail);
+    if (run.exit !== undefined) {
+      throw protocolError(`${what}: admin tool answered ok but exited with ${run.exit}`, table, tail);
     }
     return parsed;
   }
@@ -218,104 +229,6 @@ export class JavaTableAdmin implements TableAdminPort, CodecProbePort {
     }
     return result.data;
   }
-}
-
-interface ToolRun {
-  readonly stdout: string;
-  readonly stderr: string;
-  readonly exitCode: number | null;
-  readonly signal: NodeJS.Signals | null;
-}
-
-/** Spawns the tool (no shell), feeds it the request, collects bounded output, kills it at the deadline. */
-function runTool(
-  command: readonly string[],
-  input: string,
-  timeoutMs: number,
-  env: Readonly<Record<string, string | undefined>> | undefined,
-  what: string,
-): Promise<ToolRun> {
-  const [program = '', ...args] = command;
-  return new Promise<ToolRun>((resolve, reject) => {
-    const stdout: Buffer[] = [];
-    let stdoutBytes = 0;
-    let stderr = Buffer.alloc(0);
-    let settled = false;
-    const child = spawn(program, args, { stdio: ['pipe', 'pipe', 'pipe'], env: env ?? process.env });
-    const finish = (fn: () => void): void => {
-      if (!settled) {
-        settled = true;
-        clearTimeout(timer);
-        fn();
-      }
-    };
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      const tail = stderrTail(stderr.toString('utf8'));
-      finish(() => {
-        reject(
-          new TableAdminError('ADMIN_TIMEOUT', withTail(`${what}: admin tool did not answer within ${timeoutMs} ms (killed)`, tail), { stderrTail: tail }),
-        );
-      });
-    }, timeoutMs);
-    child.on('error', (cause) => {
-      finish(() => {
-        reject(new TableAdminError('ADMIN_SPAWN_FAILED', `${what}: cannot run admin tool '${program}': ${cause.message}`, { cause }));
-      });
-    });
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdoutBytes += chunk.length;
-      if (stdoutBytes > STDOUT_LIMIT_BYTES) {
-        child.kill('SIGKILL');
-        finish(() => {
-          reject(new TableAdminError('ADMIN_PROTOCOL', `${what}: admin tool wrote more than ${STDOUT_LIMIT_BYTES} bytes to stdout`));
-        });
-        return;
-      }
-      stdout.push(chunk);
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr = Buffer.concat([stderr, chunk]);
-      if (stderr.length > STDERR_KEEP_BYTES) {
-        stderr = stderr.subarray(stderr.length - STDERR_KEEP_BYTES);
-      }
-    });
-    child.on('close', (exitCode, signal) => {
-      finish(() => {
-        resolve({ stdout: Buffer.concat(stdout).toString('utf8'), stderr: stderr.toString('utf8'), exitCode, signal });
-      });
-    });
-    // A tool that dies before reading its input must not crash us with EPIPE.
-    child.stdin.on('error', () => undefined);
-    child.stdin.end(input);
-  });
-}
-
-/** The response line: the last stdout line that looks like a JSON object. */
-function lastJsonLine(stdout: string): string | undefined {
-  return stdout
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l.startsWith('{'))
-    .at(-1);
-}
-
-/** The end of the tool's log, Java stack frames dropped, for error messages. */
-export function stderrTail(stderr: string): string {
-  const lines = stderr
-    .split('\n')
-    .map((l) => l.trimEnd())
-    .filter((l) => l !== '' && !/^\s+at /.test(l) && !/^\s*\.\.\. \d+ more$/.test(l) && !l.startsWith('SLF4J:'));
-  const text = lines.slice(-20).join('\n');
-  return text.length > STDERR_TAIL_CHARS ? text.slice(text.length - STDERR_TAIL_CHARS) : text;
-}
-
-function withTail(message: string, tail: string): string {
-  return tail === '' ? message : `${message}\n--- admin tool stderr (tail) ---\n${tail}`;
-}
-
-function exitText(run: ToolRun): string {
-  return run.signal === null ? `code ${run.exitCode ?? 'unknown'}` : `signal ${run.signal}`;
 }
 
 function protocolError(message: string, table: string | undefined, tail: string, cause?: unknown): TableAdminError {

@@ -102,11 +102,11 @@ export async function createHarness(t: { after(fn: () => Promise<void>): void },
   defer(() => admin.disconnect());
 
   const cfg = config(['kafka.groupId=unused']);
-  // Register the drops first, so a half-failed apply still cleans up what it created.
-  for (const table of [names.data, names.index, names.rollup, names.meta])
-    defer(() => retryingRest(`drop ${table}`, () => rest.deleteTable(table, { ignoreMissing: true })));
-  const tableAdmin = new JavaTableAdmin({ command: env.adminCommand });
-  const applied = await retryingRest('apply tables', () => applyTables(cfg, tableAdmin, rest));
+  // Register the drops first, so a half-failed apply still cleans up what it created; the four at once.
+  const tables = [names.data, names.index, names.rollup, names.meta];
+  defer(() => Promise.all(tables.map((table) => retryingRest(`drop ${table}`, () => rest.deleteTable(table, { ignoreMissing: true })))));
+  const tableAdmin = new JavaTableAdmin({ command: env.adminCommand, session: true });
+  const applied = await retryingRest('apply tables', () => applyTables(cfg, tableAdmin, rest)).finally(() => tableAdmin.close());
   for (const a of applied) if (!a.splitsVerified) throw new Error(`table ${a.result.table}: region splits not as planned (${a.restRegionStarts.join(',')})`);
 
   defer(() => admin.deleteTopics({ topics: [names.topic, names.dlq] }).catch(() => undefined));

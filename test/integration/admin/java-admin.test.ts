@@ -1,6 +1,7 @@
 // JavaTableAdmin against a real HBase: the tool command comes from TSI_ADMIN_COMMAND (a JSON argv
 // array), REST cross-checks from TSI_HBASE_REST_URL. Missing settings fail the test, never skip it.
-// Each admin call starts a JVM (~1.5-4 s), so the steps share one table and one test.
+// The steps share one table, one test and one tool process (a session: deploy/admin/Session.java); the
+// codec test runs the tool once per call.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -68,15 +69,16 @@ const SALT_SPLITS = Array.from({ length: 15 }, (_, i) => Buffer.from([i + 1])); 
 // The local stack disables splits cluster-wide; this table-level policy lets the split step work.
 const SPLIT_POLICY = 'org.apache.hadoop.hbase.regionserver.ConstantSizeRegionSplitPolicy';
 
-void test('JavaTableAdmin: pre-split create, describe, idempotent ensure, alter, split, drop', { timeout: 240_000 }, async (t) => {
+void test('JavaTableAdmin (one session): pre-split create, describe, idempotent ensure, alter, split, drop', { timeout: 240_000 }, async (t) => {
   const env = adminEnv();
-  const admin = new JavaTableAdmin({ command: env.command });
+  const admin = new JavaTableAdmin({ command: env.command, session: true });
   const table = `it_admin_${randomBytes(5).toString('hex')}`;
   let dropped = false;
   t.after(async () => {
     if (!dropped) {
       await admin.drop(table);
     }
+    await admin.close();
   });
   const tableAttrs = { 'tsingest.salt.buckets': '16', 'tsingest.key.format': 'binary-v1', SPLIT_POLICY };
   const request: EnsureTableRequest = {
@@ -228,6 +230,25 @@ void test('JavaTableAdmin: pre-split create, describe, idempotent ensure, alter,
     assert.deepEqual(d.regions, []);
   });
 });
+
+void test(
+  "JavaTableAdmin (one session): the tool's own deadline answers TIMEOUT and ends the session; the next call gets a new one",
+  { timeout: 120_000 },
+  async () => {
+    // ZooKeeper where nothing listens: the HBase client retries past the tool's deadline (timeoutMs less a quarter).
+    const admin = new JavaTableAdmin({ command: adminEnv().command, zk: '127.0.0.1:1', timeoutMs: 8_000, session: true });
+    try {
+      for (const call of [() => admin.ping(), () => admin.describe('it_admin_nowhere')]) {
+        await assert.rejects(
+          call(),
+          (e: unknown) => e instanceof TableAdminError && e.code === 'ADMIN_TIMEOUT' && /did not finish within 6000 ms/.test(e.message),
+        );
+      }
+    } finally {
+      await admin.close();
+    }
+  },
+);
 
 void test(
   'JavaTableAdmin.codecs: every HBase codec named, NONE and GZ usable, an unusable one says why; the master refuses what the probe cannot use',

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { JavaTableAdmin, stderrTail } from '../../../src/admin/java-admin.ts';
+import { JavaTableAdmin } from '../../../src/admin/java-admin.ts';
+import { stderrTail } from '../../../src/admin/tool-process.ts';
 import { usableCodecs } from '../../../src/admin/codec-probe-port.ts';
 import { TableAdminError } from '../../../src/admin/table-admin-port.ts';
 
