@@ -3,7 +3,8 @@
 // (scripts/lib/test-run/groups.ts): unit files side by side, integration files side by side on the one stack, then the
 // files that kill, freeze or restart the stack's own processes one at a time; the run ends with every group's counts and
 // their total, and fails if any group failed.
-// npm run test:docker (`--docker`): the integration tests against containers of the project's images, in the same groups.
+// npm run test:docker (`--docker`): the integration files about what containers change (CONTAINER_SUITE in groups.ts)
+// against containers of the project's images, in the same groups.
 // npm test -- <files or globs>: exactly those, in one node:test run, one file at a time.
 // Fails — never skips — when the stack cannot be brought up.
 import { spawn } from 'node:child_process';
@@ -12,7 +13,7 @@ import { globSync } from 'node:fs';
 import { acquireTestStack } from './lib/stack/test-stack.ts';
 import { ensureKerberosClient, ensureTools } from './lib/stack/ensure-tools.ts';
 import { projectRoot, stackEnv } from './lib/stack/config.ts';
-import { concurrencyFrom, explicitGroup, planGroups, type TestGroup } from './lib/test-run/groups.ts';
+import { CONTAINER_SUITE, concurrencyFrom, explicitGroup, planGroups, type TestGroup } from './lib/test-run/groups.ts';
 import { passed, report, runGroup, type GroupResult } from './lib/test-run/run-group.ts';
 import { markStackLogs, stackLogDigest } from './lib/test-run/stack-logs.ts';
 
@@ -35,14 +36,13 @@ function step(name: string, cmd: string, args: string[], env: NodeJS.ProcessEnv 
 
 const glob = (pattern: string): string[] => globSync(pattern, { cwd: projectRoot }).sort();
 
-// `*.local.test.ts` tests start processes of their own against the local stack's ZooKeeper (a second
-// REST gateway, one with TLS or Kerberos), which the container stack does not publish. They run in
-// `npm test` (CI's first suite); the container suite names them instead of running them.
+// The container suite runs the files of CONTAINER_SUITE (groups.ts): those whose subject is what the
+// container stack does differently. The whole integration suite runs in `npm test` (CI's first suite).
 function containerSuite(): string[] {
-  const all = glob('test/integration/**/*.test.ts');
-  const local = all.filter((f) => f.endsWith('.local.test.ts'));
-  if (local.length > 0) log(`not in the container suite (they need the local stack's ZooKeeper; npm test runs them): ${local.join(', ')}`);
-  return all.filter((f) => !f.endsWith('.local.test.ts'));
+  const all = new Set(glob('test/integration/**/*.test.ts'));
+  const files = Object.keys(CONTAINER_SUITE).filter((f) => all.has(f));
+  log(`container suite: ${files.length} of ${all.size} integration files (the whole suite runs in npm test): ${files.join(', ')}`);
+  return files;
 }
 
 /** The groups of this run: the named files as given, or the whole suite (the container suite: integration files only). */

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, globSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { EXCLUSIVE, SLOW_FIRST, concurrencyFrom, explicitGroup, planGroups, slowFirst } from '../../../scripts/lib/test-run/groups.ts';
+import { CONTAINER_SUITE, EXCLUSIVE, SLOW_FIRST, concurrencyFrom, explicitGroup, planGroups, slowFirst } from '../../../scripts/lib/test-run/groups.ts';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const integration = globSync('test/integration/**/*.test.ts', { cwd: ROOT }).sort();
@@ -40,6 +40,20 @@ void test('the listed files exist; SLOW_FIRST names no exclusive file and none t
   assert.deepEqual(
     SLOW_FIRST.filter((f) => Object.hasOwn(EXCLUSIVE, f)),
     [],
+  );
+});
+
+void test('the container suite names existing integration files, none that needs the local stack, each with its reason', () => {
+  const files = Object.keys(CONTAINER_SUITE);
+  assert.ok(files.length > 0);
+  for (const f of files) {
+    assert.ok(integration.includes(f), `${f} is an integration test file`);
+    assert.ok(!f.endsWith('.local.test.ts'), `${f} needs the local stack's ZooKeeper`);
+    assert.ok((CONTAINER_SUITE[f] ?? '').length > 0, `${f} says what it checks of the containers`);
+  }
+  assert.ok(
+    files.some((f) => Object.hasOwn(EXCLUSIVE, f)),
+    'at least one file restarts a container process through tsi-ctl',
   );
 });
 
