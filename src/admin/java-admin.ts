@@ -15,7 +15,7 @@ import { runTool, ToolSession, withTail, type ToolAnswer, type ToolSpec } from '
 export interface JavaTableAdminOptions {
   /** argv prefix that runs the tool (no shell is involved). */
   readonly command: readonly string[];
-  /** Whole-call limit, JVM start-up included. Default 120 s. */
+  /** Whole-call limit, JVM start-up included (with `session`, a new process's start has a limit of its own). Default 120 s. */
   readonly timeoutMs?: number;
   /** ZooKeeper quorum `host[:port][,host[:port]]`; default: hbase-site.xml on the tool's classpath. */
   readonly zk?: string;

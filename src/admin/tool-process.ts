@@ -234,16 +234,21 @@ export class ToolSession {
     this.#proc = proc;
     proc.hold(true);
     proc.stderr.reset();
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => {
-        resolve('timeout');
-      }, timeoutMs);
-    });
+    const timers: NodeJS.Timeout[] = [];
+    const deadline = (): Promise<'timeout'> =>
+      new Promise((resolve) => {
+        timers.push(
+          setTimeout(() => {
+            resolve('timeout');
+          }, timeoutMs),
+        );
+      });
     try {
+      // A new process first opens the session, within a deadline of its own: the request's deadline then
+      // starts once the tool is up, as the tool's own deadline does (a JVM start under load is seconds).
       if (started) {
         proc.child.stdin.write(`${SESSION_HELLO}\n`);
-        const hello = await Promise.race([proc.next(), deadline]);
+        const hello = await Promise.race([proc.next(), deadline()]);
         if (hello === 'timeout') throw this.#kill(proc, timeoutError(`${what} (opening a session)`, timeoutMs, proc.stderr.tail()));
         if (proc.spawnFailure !== undefined) throw spawnError(what, this.#spec, proc.spawnFailure);
         if (hello === undefined) return { line: undefined, stderrTail: proc.stderr.tail(), exit: proc.ended };
@@ -251,13 +256,13 @@ export class ToolSession {
           throw this.#kill(proc, new TableAdminError('ADMIN_PROTOCOL', `${what}: admin tool did not open a session: ${hello.slice(0, 200)}`));
       }
       proc.child.stdin.write(`${input.replaceAll('\n', ' ')}\n`);
-      const line = await Promise.race([proc.next(), deadline]);
+      const line = await Promise.race([proc.next(), deadline()]);
       if (line === 'timeout') throw this.#kill(proc, timeoutError(what, timeoutMs, proc.stderr.tail()));
       // The tool's own deadline answer ends its process (Session.java): the next request needs another.
       if (line !== undefined && isToolTimeout(line) && this.#proc === proc) this.#proc = undefined;
       return { line, stderrTail: proc.stderr.tail(), exit: line === undefined ? proc.ended : undefined };
     } finally {
-      clearTimeout(timer);
+      for (const t of timers) clearTimeout(t);
       proc.hold(false);
     }
   }

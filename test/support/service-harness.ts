@@ -33,6 +33,8 @@ export interface Harness {
   readonly defer: Defer;
   readonly kafka: Kafka;
   readonly admin: Admin;
+  /** the table admin tool, one session (one JVM) for the harness's life: `tables apply`, compact, … */
+  readonly tableAdmin: JavaTableAdmin;
   readonly rest: HBaseRestClient;
   readonly names: {
     readonly data: string;
@@ -102,11 +104,12 @@ export async function createHarness(t: { after(fn: () => Promise<void>): void },
   defer(() => admin.disconnect());
 
   const cfg = config(['kafka.groupId=unused']);
+  const tableAdmin = new JavaTableAdmin({ command: env.adminCommand, session: true });
+  defer(() => tableAdmin.close());
   // Register the drops first, so a half-failed apply still cleans up what it created; the four at once.
   const tables = [names.data, names.index, names.rollup, names.meta];
   defer(() => Promise.all(tables.map((table) => retryingRest(`drop ${table}`, () => rest.deleteTable(table, { ignoreMissing: true })))));
-  const tableAdmin = new JavaTableAdmin({ command: env.adminCommand, session: true });
-  const applied = await retryingRest('apply tables', () => applyTables(cfg, tableAdmin, rest)).finally(() => tableAdmin.close());
+  const applied = await retryingRest('apply tables', () => applyTables(cfg, tableAdmin, rest));
   for (const a of applied) if (!a.splitsVerified) throw new Error(`table ${a.result.table}: region splits not as planned (${a.restRegionStarts.join(',')})`);
 
   defer(() => admin.deleteTopics({ topics: [names.topic, names.dlq] }).catch(() => undefined));
@@ -119,7 +122,7 @@ export async function createHarness(t: { after(fn: () => Promise<void>): void },
     ],
     waitForLeaders: true,
   });
-  return { env, defer, kafka, admin, rest, names, baseSets, config };
+  return { env, defer, kafka, admin, tableAdmin, rest, names, baseSets, config };
 }
 
 export interface RawMessage {

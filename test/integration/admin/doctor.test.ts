@@ -7,7 +7,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { JavaTableAdmin } from '../../../src/admin/java-admin.ts';
 import { TABLE_META } from '../../../src/keys/index.ts';
 import type { Finding } from '../../../src/doctor/finding.ts';
 import { uniqueName } from '../../support/env.ts';
@@ -44,7 +43,7 @@ void test('tsingest doctor: each wrongly designed table gives exactly its findin
   await h.rest.createTable({ name: bigcell, families: [fam('d')] });
   // RegionSplitter's HexStringSplit for 16 regions ("10000000" … "f0000000") on the binary salt.
   const hexSplits = Array.from({ length: 15 }, (_v, i) => Buffer.from(`${(i + 1).toString(16)}0000000`, 'latin1'));
-  await new JavaTableAdmin({ command: h.env.adminCommand }).ensureTable({
+  await h.tableAdmin.ensureTable({
     table: hex,
     family: 'd',
     splits: hexSplits,

@@ -105,7 +105,7 @@ async function seriesSums(
 void test("tables apply: a family per size with its TTL, altered in place; each size's summaries in its family, read back by the rollup and series APIs", async (t) => {
   const r = await rollupHarness(t, 'rttl');
   const cfg = r.h.config(['kafka.groupId=unused', 'tables.rollup.ttlSeconds=604800', `tables.rollup.ttlByWindow=${TTL1}`]);
-  const admin = new JavaTableAdmin({ command: r.h.env.adminCommand });
+  const admin = r.h.tableAdmin;
   await retryingRest('apply', () => applyTables(cfg, admin, r.h.rest));
   assert.deepEqual(
     await familyTtls(admin, r.h.names.rollup),
@@ -161,7 +161,7 @@ void test("tables apply: a family per size with its TTL, altered in place; each 
 
 void test('upgrade from one rollup family: tables apply adds the size families, old summaries stay readable, a recompute supersedes them, delete erases both', async (t) => {
   const r = await rollupHarness(t, 'rupg');
-  const admin = new JavaTableAdmin({ command: r.h.env.adminCommand });
+  const admin = r.h.tableAdmin;
   // A rollup table as versions before this change made it: the main family only, summaries in it.
   const old = `${r.h.names.rollup}_old`;
   r.h.defer(() => retryingRest(`drop ${old}`, () => r.h.rest.deleteTable(old, { ignoreMissing: true })));

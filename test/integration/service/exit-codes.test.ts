@@ -5,7 +5,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { applyTables } from '../../../src/admin/apply-tables.ts';
-import { JavaTableAdmin } from '../../../src/admin/java-admin.ts';
 import { uniqueName } from '../../support/env.ts';
 import {
   createHarness,
@@ -60,6 +59,6 @@ void test('exit codes of tsingest run: 3 for configuration, 0 for a drain, 4 for
     assert.equal(exit?.code, 4, run.output());
     assert.match(run.output(), /"level":"fatal".*HBASE_TABLE_NOT_FOUND/);
     // The tables back, so the harness drops what it created (the gateway can hang on a table it just deleted).
-    await retryingRest('apply tables', () => applyTables(h.config(['kafka.groupId=unused']), new JavaTableAdmin({ command: h.env.adminCommand }), h.rest));
+    await retryingRest('apply tables', () => applyTables(h.config(['kafka.groupId=unused']), h.tableAdmin, h.rest));
   });
 });

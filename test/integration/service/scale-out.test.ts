@@ -7,7 +7,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { applyTables } from '../../../src/admin/apply-tables.ts';
-import { JavaTableAdmin } from '../../../src/admin/java-admin.ts';
 import { decodeDataKey } from '../../../src/keys/index.ts';
 import { rollupSettings } from '../../../src/rollup/settings.ts';
 import { keyspaceOf, tablesOf } from '../../../src/service/keyspace.ts';
@@ -162,7 +161,7 @@ void test('three instances of one group on 8 partitions: rebalances, kill -9, re
     const single = uniqueName('it_scale_r1');
     const cfgB = h.config(['kafka.groupId=unused', `tables.rollup.name=${single}`]);
     h.defer(() => retryingRest(`drop ${single}`, () => h.rest.deleteTable(single, { ignoreMissing: true })));
-    await retryingRest('apply tables', () => applyTables(cfgB, new JavaTableAdmin({ command: h.env.adminCommand }), h.rest));
+    await retryingRest('apply tables', () => applyTables(cfgB, h.tableAdmin, h.rest));
     const a = { h, cfg: cfgA, s: rollupSettings(cfgA, keyspaceOf(cfgA), tablesOf(cfgA)) };
     const b = { h, cfg: cfgB, s: rollupSettings(cfgB, keyspaceOf(cfgB), tablesOf(cfgB)) };
     const before = await readRollupTable(a);

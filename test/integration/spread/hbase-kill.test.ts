@@ -13,7 +13,6 @@
 // flushed, so whatever is missing afterwards is the service's fault, not the stack's.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { JavaTableAdmin } from '../../../src/admin/java-admin.ts';
 import { uniqueName } from '../../support/env.ts';
 import {
   createHarness,
@@ -60,8 +59,7 @@ function expectedCells(events: readonly TestEvent[]): number {
 }
 
 async function flushTables(h: Harness): Promise<void> {
-  const admin = new JavaTableAdmin({ command: h.env.adminCommand });
-  for (const t of [h.names.data, h.names.index, h.names.rollup, h.names.meta]) await admin.compact(t);
+  for (const t of [h.names.data, h.names.index, h.names.rollup, h.names.meta]) await h.tableAdmin.compact(t);
 }
 
 /** Counts log lines of the child as they come (its output() keeps only the tail). */
