@@ -1,16 +1,6 @@
-// tsingest — the service and its tools. Each command group lives in src/cli/<group>.ts and parses
-// its own flags (plus the common --config FILE and --set key=value).
-//   tsingest run [--role R]            the long-running service (roles ingest, query, all)
-//   tsingest tables apply|check        create/reconcile the tables; verify them against the config
-//   tsingest keys encode|decode        data rowkeys by hand
-//   tsingest spread list|set           the spread registry (hot ids over several buckets)
-//   tsingest produce --file F          JSON events (one per line) to kafka.topic, checked first
-//   tsingest doctor                    HBase's schema rules checked on the live cluster
-//   tsingest whatif --file F           candidate key layouts' write spread predicted from a sample
-//   tsingest catalog backfill          the series catalog of data already written
-//   tsingest auth hash --token         the stored (hashed) form of a credential of the service's port
-//   tsingest delete --id ID            one id's rows from every table (or those in --from/--to), verified
-// `--help` (or -h) on any command or subcommand, and `tsingest help [CMD]`, print its usage (src/cli/help.ts).
+// tsingest — the service and its tools: dispatches to the command groups of src/cli/<group>.ts, each
+// parsing its own flags. Every command: docs/COMMANDS.md; usage: `tsingest help [CMD]`.
+// Design notes: docs/DECISIONS.md#the-command-line
 import { UsageError } from './cli/args.ts';
 import { AUTH_USAGE, authCommand } from './cli/auth.ts';
 import { helpFor, overallUsage, type CommandEntry } from './cli/help.ts';

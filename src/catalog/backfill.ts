@@ -1,13 +1,7 @@
 /**
- * `tsingest catalog backfill`: the series catalog of data written without it (before the catalog
- * existed, or with catalog.enabled=false). Walks the data table one salt bucket after the other in
- * pages (src/walk/paged-scan.ts; optionally only cells with event ts in [from, to)), decodes each row
- * (key → id; cells → metrics and the row's tags) and puts the catalog row of every series it has not
- * put yet in this run (CatalogMarks' cache, the same planner as ingest). Every put is idempotent (same
- * key, same cell), so a rerun or a run beside live ingest is harmless. After each page's puts the
- * position (bucket, last row key) goes to the checkpoint, so a rerun continues; throttled on rows
- * scanned. A spread id's rows are in several buckets: each bucket's pass finds the same series again,
- * which costs a cache hit at most.
+ * `tsingest catalog backfill`: puts the series catalog rows of data written without the catalog,
+ * walking the data table bucket by bucket in pages; idempotent, checkpointed, throttled.
+ * Design notes: docs/DECISIONS.md#catalog-backfill
  */
 import { decodeTags, TAGS_QUALIFIER } from '../events/cells.ts';
 import { CatalogMarks, type SeriesTouch } from './marks.ts';

@@ -1,15 +1,6 @@
-// The read side's series catalog: a SeriesIndex kept current from the meta table. Every `refreshMs`
-// it rereads what is new: the rows whose cell timestamp (the writer's clock) is at or after the start
-// of the last reread less `slackMs` (writers' clocks may run behind ours); every `fullEvery`-th
-// reread is whole, which also catches a row stamped further in the past than the slack. A query or
-// look-up naming a metric it does not know yet rereads what is new at once (at most every `missMs`),
-// so a series written a moment ago is found without waiting for the timer; with `freshMs`, every query
-// waits for a reread of what is new started at most that long before it (0: after it arrived), so a
-// new series of a known metric (a new id under a site=* panel) is in the first answer after its write. A whole reread of 100,000
-// rows holds the event loop for about a second (BENCHMARKS.md); a reread of what is new costs what is
-// new, and the sorted views a change makes stale are rebuilt in slices of the event loop before the
-// next answer (SeriesIndex.prepare: in one go, 100k series held it ~300 ms after every change). A
-// failed reread keeps the last content (the next one tries again).
+// The read side's series catalog: a SeriesIndex kept current from the meta table by rereads of what is
+// new (on a timer, at once for an unknown metric, and before a query with `freshMs`).
+// Design notes: docs/DECISIONS.md#keeping-the-catalog-current
 import { Slices } from '../tsdb/slices.ts';
 import type { SeriesIndex } from './series-index.ts';
 

@@ -1,21 +1,7 @@
 /**
- * Pure: the series catalog rows of the meta table (docs/KEYS.md, "Series catalog"; docs/SERIES-API.md,
- * "The series catalog"). One family (tables.meta.family), beside the spread registry's rows
- * (src/spread/rows.ts). One row per series = (metric, id, tag set):
- *
- *   "series/" ‖ UTF-8(metric) ‖ 0x00 ‖ UTF-8(id) ‖ 0x00 ‖ digest8(T)
- *                                qualifier "t": T, the canonical tags JSON of the series (without the id)
- *
- *   T        = the compact JSON object of the tags, keys sorted by their UTF-8 bytes, no whitespace:
- *              the same bytes as the data table's tags cell (src/events/cells.ts encodeTags); `{}`
- *              for a series without tags
- *   digest8  = the first 8 bytes of SHA-1(T)
- *
- * Metric names and ids never contain NUL (src/events/parse.ts rejects them), so the first 0x00 after
- * the prefix ends the metric, and the id runs up to the 0x00 before the 8 digest bytes (which may
- * contain any byte, 0x00 included: the id is taken from the end). Tag keys and values may be any
- * string without NUL; they live in the JSON cell, not in the key. The rows of one metric are one
- * prefix scan (`metricRange`), all series one scan of "series/" (`SERIES_RANGE`).
+ * Pure: the series catalog rows of the meta table, one per series (metric, id, tag set), their keys
+ * and scan ranges. Specification: docs/KEYS.md, "Series catalog".
+ * Design notes: docs/DECISIONS.md#catalog-rows
  */
 import { createHash } from 'node:crypto';
 import { encodeTags } from '../events/cells.ts';

@@ -1,14 +1,6 @@
-// Pure: the series catalog in memory, for the series API: /api/suggest (metric names, tag keys, tag
-// values by prefix), /api/search/lookup and the query planner (the series of a metric matching tag
-// filters, with OpenTSDB 2.4's filter semantics: src/tsdb/filters.ts). The id of a series is shown as
-// the tag `idTagKey` (catalog.idTagKey); an event tag of that name is shadowed by it.
-//
-// Speed (100k series: scripts/bench-catalog.ts): names for suggest are kept sorted (code point order =
-// UTF-8 byte order, as OpenTSDB's UID table), a prefix is a binary search; lookups start from the
-// smallest candidate list: a metric's series, or for a literal_or filter the series carrying one of
-// its values (postings per tag key and value). The sorted views are rebuilt on the first read after a
-// change (add, replace), so a stream of new series costs one rebuild per read, not per series.
-// refresh() rescans the catalog through an injected source (store.ts) and replaces the content.
+// Pure: the series catalog in memory, for /api/suggest, /api/search/lookup and the query planner
+// (OpenTSDB 2.4's filter semantics: src/tsdb/filters.ts).
+// Design notes: docs/DECISIONS.md#the-catalog-in-memory
 import { compareCodePoints } from '../events/cells.ts';
 import { matches } from '../tsdb/filters.ts';
 import { runAtOnce, runSliced, type Slices } from '../tsdb/slices.ts';

@@ -1,17 +1,7 @@
 /**
- * Pure: what `tsingest delete --id ID [--from T --to T]` scans and deletes (docs/KEYS.md has every
- * layout). An id's places:
- *   - data rows: the prefix `salt ‖ id ‖ 0x00` in EVERY salt bucket (not only the buckets the registry's
- *     epochs name: a row an instance wrote under a stale registry copy is found too); B short scans;
- *   - index rows: one per indexed tag of each data row, key (tag, value, ts, id) in bucket salt' + j,
- *     computed from the data row's tags cell and its bucket offset j (the write path's buildIndexRows);
- *   - rollup summaries: `salt(id) ‖ id ‖ 0x00 ‖ …` in the id's base bucket, every window size;
- *   - rollup markers: the id's cell in the marker rows of its base bucket (never the row: other ids'
- *     cells and the version cell stay), and per-id marker rows of earlier versions;
- *   - catalog rows `series/metric ‖ 0x00 ‖ id ‖ 0x00 ‖ digest` and the registry entry `spread/id` (meta).
- * With a range [from, to) only the rows of events in it go, summaries and markers of windows that lie
- * wholly in it, and the windows it cuts are marked for the rollup job to recompute from what is left.
- * Every id comparison is on the whole id (a key's id bytes end at a 0x00), so `a` never touches `ab`.
+ * Pure: what `tsingest delete --id ID [--from T --to T]` scans and deletes in each table
+ * (docs/DELETE.md).
+ * Design notes: docs/DECISIONS.md#deleting-an-id
  */
 import { InputError } from '../errors.ts';
 import { TAGS_QUALIFIER } from '../events/cells.ts';

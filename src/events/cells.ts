@@ -1,13 +1,7 @@
 /**
- * HBase cells of an event (DESIGN.md): family `d`; qualifier = metric name (UTF-8); value = 8-byte
- * big-endian IEEE-754 double; cell timestamp = event ts (a replay overwrites the same cell).
- *
- * Tags: one cell per row with qualifier TAGS_QUALIFIER = 0x00 "tags" (metric names cannot contain
- * NUL, so it can never collide with a metric) and value = UTF-8 JSON object with keys sorted by
- * UTF-8 bytes, no whitespace, e.g. {"rack":"r1","site":"sh-01"}. The tags cell is written only when
- * the event has tags, so an event without tags never clears tags another metric of the same row
- * (same id + ts) wrote. Tags therefore belong to the row, not to one metric: last write wins.
- * Qualifiers starting with 0x00 are reserved for such row-level cells; readers skip unknown ones.
+ * HBase cells of an event: one cell per metric (8-byte double, cell timestamp = event ts) and a
+ * row-level tags cell. Specification: docs/KEYS.md, "Cells of the data table".
+ * Design notes: docs/DECISIONS.md#cells-of-an-event
  */
 import { encodeDataKey } from '../keys/data-key.ts';
 import { EventError } from './event-error.ts';

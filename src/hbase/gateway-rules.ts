@@ -1,15 +1,6 @@
 // Pure: what a failed exchange with one gateway of a set means, and whether the request may be sent
 // again to another gateway.
-//
-// Connection-level failures take a gateway out of rotation (gateway-book.ts):
-//   - `unsent`: the connection was never made (refused, connect timeout, unreachable, DNS), so the
-//     gateway never saw the request: any request may go to another gateway;
-//   - `broken`: the connection broke before a response (reset, "other side closed", broken pipe): the
-//     gateway may have carried the request out, so only requests that are safe to repeat go again.
-// Everything else (an HTTP answer of any status, the request's own deadline, a closed transport) is
-// not the gateway's connection failing: the gateway stays in rotation and the error goes to the caller.
-// The request's deadline is left out on purpose: a gateway holds requests while HBase is slow or
-// down, and every gateway would time out alike.
+// Design notes: docs/DECISIONS.md#what-a-gateway-failure-means
 import type { HttpRequest } from './transport.ts';
 
 export type ConnectionFailure = 'unsent' | 'broken';

@@ -1,15 +1,7 @@
-// HttpTransport over several HBase REST gateways, each with its own transport (one per gateway: its
-// pool, TLS, credentials). Which gateway takes a request and which are in rotation is gateway-book.ts;
-// what a failure means and what may be re-sent is gateway-rules.ts. This file does the I/O: attempts,
-// failover, probes, sessions, and reports each attempt to an observer (metrics).
-//
-// - A connection-level failure takes the gateway out of rotation; a probe (GET <probePath>) on a
-//   backoff brings it back as soon as it answers with any HTTP status.
-// - A request that failed that way goes to another healthy gateway when gateway-rules.ts allows it;
-//   otherwise (or when none is left) the caller gets the gateway's error.
-// - `session()` pins requests to one gateway (a REST scanner lives on the gateway that created it);
-//   when that gateway's connection fails mid-session the request fails with HBASE_GATEWAY_LOST (retriable:
-//   the caller starts over), never with another gateway's answer.
+// HttpTransport over several HBase REST gateways: attempts, failover, probes and pinned sessions,
+// each attempt reported to an observer. The choice of gateway is gateway-book.ts's, the failure
+// rules gateway-rules.ts's.
+// Design notes: docs/DECISIONS.md#several-gateways
 import { HBaseError } from './errors.ts';
 import { GatewayBook, type ProbeBackoff } from './gateway-book.ts';
 import { connectionFailure, gatewayLabel, mayResend } from './gateway-rules.ts';

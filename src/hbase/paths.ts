@@ -1,18 +1,6 @@
-// URL building for the HBase 2.6 REST gateway (pure).
-//
-// Binary row keys travel in the URL with the `e=b64` key encoding (query param `e`, or an
-// `Encoding` header). RowSpec decodes `b64` / `base64` / `b64url` / `base64url` with
-// java.util.Base64.getUrlDecoder(): the URL-safe alphabet (-, _), padding optional. Before
-// decoding, RowSpec URL-decodes each part with java.net.URLDecoder, and with e=b64 the columns in
-// the path are base64url-decoded too. So: row key and columns → unpadded base64url; no '/', '+',
-// '?', '%', ',' or '*' can appear, which keeps RowSpec's path parsing (',' = row range / column
-// list, '*' = suffix glob, '/' = segment) intact.
-//
-// One trap: Jersey routes /<table>/{regions,schema,scanner,exists} and /<table>/multiget.* to
-// other resources before the row resource. A key whose base64url is exactly `regions` (bytes
-// ad e8 22 a2 7b) or starts with `multiget` would be misrouted. Percent-encoding the first
-// character ("%72egions") defeats the route match while RowSpec's URLDecoder restores it
-// (verified against 2.6.1).
+// URL building for the HBase 2.6 REST gateway (pure): row keys and columns as unpadded base64url
+// (`e=b64`), with Jersey's route trap escaped.
+// Design notes: docs/DECISIONS.md#gateway-urls
 import type { TimeRange } from './types.ts';
 
 export const KEY_ENCODING_PARAM = 'e=b64';

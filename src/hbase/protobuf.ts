@@ -1,12 +1,6 @@
-// CellSet bodies in the REST gateway's protobuf form (Content-Type application/x-protobuf), from
-// the .proto files inside hbase-rest-2.6.1.jar:
-//   message CellSet { message Row { required bytes key = 1; repeated Cell values = 2; }
-//                     repeated Row rows = 1; }
-//   message Cell { optional bytes row = 1; optional bytes column = 2;
-//                  optional int64 timestamp = 3; optional bytes data = 4; }
-// Compared with JSON there is no base64 (a third fewer bytes for binary keys and values) and no
-// JSON text to build here or to parse with Jackson on the gateway. The encoder sizes the message
-// first and writes it into one Buffer: no intermediate objects or strings.
+// CellSet bodies in the REST gateway's protobuf form (application/x-protobuf), encoded into one
+// Buffer and decoded without intermediate objects.
+// Design notes: docs/DECISIONS.md#protobuf-cell-sets
 import type { WireCell, WireRow } from './codec.ts';
 
 const WIRE_VARINT = 0;

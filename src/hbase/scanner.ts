@@ -1,13 +1,6 @@
-// Stateful REST scanner as an async generator:
-//   PUT /<table>/scanner (ScannerModel JSON) → 201 + Location: …/<table>/scanner/<id>
-//   GET /<table>/scanner/<id>  → 200 CellSet | 204 when exhausted (the scanner still exists)
-//   DELETE /<table>/scanner/<id> → always sent: after exhaustion, on early break (return()),
-//   and on error. A 404 on DELETE (already expired) is fine.
-// `batch` caps *cells* per GET response and the server cuts rows across responses at that
-// boundary, so consecutive chunks of one row are merged here before yielding.
-// A page ends only when the scanner is exhausted, at `batch` cells or at `?n=` rows
-// (ScannerInstanceResource.get), so a page with fewer cells than `batch` ends on a whole row, and
-// one with fewer rows than asked as well is the last: no further GET (and no 204) is needed.
+// A stateful REST scanner as an async generator: created, read a page at a time, always deleted;
+// the chunks of one row are merged before they are yielded.
+// Design notes: docs/DECISIONS.md#rest-scanners
 import { HBaseError } from './errors.ts';
 import { decodeCellSet, encodeScanner, protocolError, type ScannerSpec } from './codec.ts';
 import { PROTOBUF, decodeCellSetResponse } from './protobuf-decode.ts';

@@ -1,12 +1,6 @@
-// SPNEGO (HTTP `Authorization: Negotiate`, RFC 4559) in front of ONE gateway, as a decorator of
-// that gateway's HttpTransport. HBase's REST gateway authenticates with Hadoop's
-// AuthenticationFilter: a request with a valid Kerberos token gets its answer plus a signed
-// `hadoop.auth` cookie (`…&e=<expiry ms>&s=<signature>`), and later requests that carry the cookie
-// are let through without Kerberos. So: negotiate once, send the cookie after that, and negotiate
-// again only when the cookie is about to expire or the gateway answers 401 (expired, or signed by a
-// restarted gateway's new secret). One token per request would be wrong as well as slow: Kerberos
-// authenticators are replay-checked. The cookie's signer secret belongs to one gateway, hence one
-// decorator per gateway. Concurrent requests without a cookie wait for one handshake, not N.
+// SPNEGO (Kerberos `Negotiate`, RFC 4559) in front of one gateway, as a decorator of its
+// HttpTransport: negotiate once, then send the gateway's `hadoop.auth` cookie.
+// Design notes: docs/DECISIONS.md#spnego
 import type { HttpRequest, HttpResponse, HttpTransport } from './transport.ts';
 
 /** A fresh initial SPNEGO token (base64) for the gateway; rejects with an HBaseError naming the setting to check. */

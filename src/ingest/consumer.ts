@@ -1,16 +1,7 @@
-// The Kafka side: a consumer-group member that takes each fetched batch, cuts it into flush units,
-// writes each unit (data, then index) and dead-letters its bad records, and resolves the unit's last
-// offset once its writes and those of every unit before it are acknowledged (units of a batch are
-// written concurrently, resolved in order). The batch is done once its units are resolved; their
-// commit is the OffsetCommitter's, off the consume cycle: one request at a time for every partition's
-// resolved offsets. Nothing is committed past an unacknowledged write; on any failure the batch is
-// left unresolved from the failed unit on and will be replayed (writes are idempotent).
-//
-// Flow control lives here: fetching pauses while HBase is down, while the queued-record budget
-// (batch.maxQueuedRows) is exhausted, and for the drain. The drain pauses fetching, lets the units in
-// flight finish, commits everything resolved *while the consumer still runs* (kafkajs silently drops
-// commits once stop() has begun), and only then stops the consumer; an offset it could not commit
-// fails the drain.
+// The Kafka side: a consumer-group member that cuts each fetched batch into flush units, writes them,
+// dead-letters bad records and resolves offsets in order; and the flow control (outage, queue
+// budget, drain).
+// Design notes: docs/DECISIONS.md#the-consumer
 import type { Batch, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
 import { ServiceError, classifyError, errorMessage } from '../errors.ts';

@@ -1,12 +1,6 @@
-// Writes a batch plan to HBase: every data row first, then every index row (with the rollup markers
-// and the series catalog rows of the unit), in chunks through one
-// shared bounded queue (p-queue), each chunk retried while its errors are retriable. Resolves only
-// when HBase acknowledged everything it returns as written; rows HBase refuses as malformed (400)
-// are isolated by bisection and handed back for the DLQ instead of blocking the stream. Each write
-// reports to the OutageWatch (start, failures, acknowledgement), which decides when HBase is down.
-// An event whose index row is refused is dead-lettered with its data row (and rollup mark, catalog
-// row) kept, and says so (`stored: 'data-row'`; docs/ARCHITECTURE.md "An event refused by HBase"):
-// nothing is undone, so the success path does no extra work.
+// Writes a batch plan to HBase: data rows first, then index rows, rollup markers and catalog rows, in
+// retried chunks; rows HBase refuses as malformed are isolated for the DLQ.
+// Design notes: docs/DECISIONS.md#the-dual-writer
 import type PQueue from 'p-queue';
 import { chunkRows, rowBytes, type BatchPlan, type PlannedEvent, type PlannedRow, type Rejected } from './batch-plan.ts';
 import { toRowCells, type RowCellsLike } from '../hbase/row-cells.ts';

@@ -1,12 +1,6 @@
-// Commits Kafka offsets off the consume cycle. The consumer resolves a unit's last offset only after
-// every write of the unit and of the units before it is acknowledged (consumer.ts), so a resolved
-// offset is always safe to commit; this committer commits them — kafkajs's uncommittedOffsets(), for
-// every partition at once — in one OffsetCommit request at a time: a request asked for while one is
-// in flight is merged into the next. A failed commit is retried (after a pause) by the next request
-// or by its own timer; nothing is lost by a commit that never lands (a rebalance resets kafkajs's
-// resolved offsets to the committed ones, so those records are replayed, and writes are idempotent).
-// flush() commits everything resolved so far and fails when it cannot: the drain uses it before it
-// stops the consumer (kafkajs drops commits once stop() has begun).
+// Commits the consumer's resolved Kafka offsets off the consume cycle, one OffsetCommit request at a
+// time; flush() for the drain.
+// Design notes: docs/DECISIONS.md#offset-commits
 import type { EachBatchPayload } from 'kafkajs';
 
 /** The parts of a kafkajs eachBatch payload that commit (any payload: they act on the consumer group). */

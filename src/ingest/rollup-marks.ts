@@ -1,21 +1,7 @@
-// Rollup markers written by ingest: one id cell per (id, finest rollup window) a flush unit touched, in
-// one marker row per (salt bucket, window) (src/rollup/marker.ts), put after the unit's data rows are
-// acknowledged and before its offsets are committed (docs/ROLLUPS.md).
-// A bounded cache skips re-marking an (id, window) this process already marked while that marker is
-// certain to still be in place, i.e. not yet taken by a rollup job:
-//   - while the window is open (the job only takes markers of closed windows), and
-//   - for `settleMs` after the mark (the job only takes a finest-window marker once its timestamp is
-//     settleMs old), so catching up on closed windows writes one marker per (id, window) per settle
-//     period instead of one per flush unit.
-// Both end early by a clock margin (job and ingest hosts may disagree). Past that every touch
-// re-marks, so late events are never missed.
-// A late touch re-marks whatever the cache says: an event written more than `lateMs` after its ts,
-// and younger than `lateHorizonMs`. The series API's tail cache (src/tsdb/tail-cache.ts) keeps the
-// raw points of recent windows and takes them as complete only up to lateMs before its read: a point
-// it missed arrives late, and its marker's newer stamp tells the cache to read that id again. A pair
-// re-marked less than LATE_REMARK_EVERY_MS ago (stamp of an acknowledged re-mark) is not re-marked
-// again: the cache allows for it. Live events are never late, and a catch-up of older data marks as
-// before. Pure apart from the clock.
+// Rollup markers written by ingest (an id cell per (id, finest window) a flush unit touched), with a
+// bounded cache that skips re-marks while a marker is certain to be in place. Pure apart from the
+// clock.
+// Design notes: docs/DECISIONS.md#rollup-markers-written-by-ingest
 import type { DataRow } from '../events/index.ts';
 import type { Keyspace } from '../keys/index.ts';
 import { LATE_REMARK_EVERY_MS, markerPuts, stampClock } from '../rollup/marker.ts';

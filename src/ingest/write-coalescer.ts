@@ -1,14 +1,6 @@
-// Coalesces the flush units that the partitions of one fetch hand in at about the same time into one
-// write: kafkajs runs eachBatch for every partition of a fetch at once and fetches again only when all
-// of them are done, so N partitions writing N small units one after another (or N puts racing for a
-// 2-core HBase) make the consume cycle, and with it every event's latency, longer than one write of
-// all their rows. A unit waits at most `lingerMs` for others (or until `maxRows` are pending), then
-// they are written together through the DualWriter (data rows first, then index rows and markers, as
-// for one unit) and each unit gets back the events HBase refused among its own.
-//
-// Nothing about commits changes: each unit's caller still commits its own offsets only after this
-// write is acknowledged. A failed write fails every unit in it; each is left uncommitted and replayed
-// (writes are idempotent), as a failed unit is alone.
+// Coalesces the flush units the partitions of one fetch hand in at about the same time into one
+// write (`batch.lingerMs`, `maxRows`).
+// Design notes: docs/DECISIONS.md#write-coalescing
 import type { BatchPlan, PlannedEvent, Rejected, SourceRecord } from './batch-plan.ts';
 import type { DualWriter } from './dual-writer.ts';
 

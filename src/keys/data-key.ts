@@ -1,22 +1,7 @@
 /**
- * Data rowkey codec (DESIGN.md, fixed format; other programs compute it too).
- *
- * Binary (default):
- *   key = salt (1 byte) ‖ UTF-8(id) ‖ 0x00 ‖ int64_BE(0x7FFFFFFFFFFFFFFF − ts)
- *
- * Printable (shell readability; opt-in, never mixed with binary in one table):
- *   key = hex2(salt) ‖ UTF-8(id) ‖ 0x00 ‖ dec19(0x7FFFFFFFFFFFFFFF − ts)
- *   - hex2(salt): exactly two lowercase hex ASCII chars ("00".."ff"); ASCII order of [0-9a-f] keeps
- *     bucket order.
- *   - 0x00: the same terminator as binary. Ids may contain any character except NUL, so no printable
- *     separator would be unambiguous (and 0x00 keeps `dev1` from matching `dev10`).
- *   - dec19: the reverse ts in decimal, zero-padded to exactly 19 ASCII digits (2^63 − 1 has 19),
- *     so lexicographic order equals numeric order. Example (B = 16): `sensor-0042`, ts 1732262400000
- *     → "09" "sensor-0042" 0x00 "9223370304592375807".
- *
- * Telling them apart: a binary key's reverse ts begins with byte 0x7F (ts ≤ 2^53 − 1 keeps the
- * reverse value ≥ 0x7FE0…), while a printable key's last 8 bytes are ASCII digits — the byte at
- * `length − 8` decides.
+ * Data rowkey codec, binary and printable; a fixed format that other programs compute too.
+ * Specification: docs/KEYS.md, "Data rowkey".
+ * Design notes: docs/DECISIONS.md#data-rowkeys
  */
 import {
   REVERSE_TS_BYTES,

@@ -1,14 +1,7 @@
 /**
- * Secondary index key (DESIGN.md):
- *   key = salt' ‖ indexName ‖ 0x00 ‖ value ‖ 0x00 ‖ int64_BE(0x7FFFFFFFFFFFFFFF − ts) ‖ UTF-8(id)
- *
- * salt' by mode:
- *   - 'entry' (default): MD5(indexName ‖ 0x00 ‖ value ‖ 0x00 ‖ id) mod B — a hot value spreads over
- *     all buckets; a read fans out B scans and merges by time.
- *   - 'value': MD5(indexName ‖ 0x00 ‖ value) mod B — a read is one scan, a hot value is one hotspot.
- * (MD5 → first 4 bytes as uint32 BE → mod B, exactly like the data salt.)
- * indexName (non-empty) and value (may be empty) are UTF-8 without 0x00; the id is the tail after the
- * 8-byte reverse ts.
+ * Secondary index key codec and its salt modes ('entry', 'value'). Specification: docs/KEYS.md,
+ * "Secondary index key".
+ * Design notes: docs/DECISIONS.md#index-keys
  */
 import { REVERSE_TS_BYTES, assertTs, decodeUtf8, idByteLength, prefixRange, readReverseTs, timeRange, writeReverseTsAt, type ScanRange } from './key-bytes.ts';
 import { KeyError } from './key-error.ts';

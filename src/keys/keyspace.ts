@@ -1,12 +1,7 @@
 /**
- * The key layout as one object (pure): salt buckets B, the data key format, the index salt mode and
- * the spread registry's view. Built once (src/service/keyspace.ts) and injected into the write path,
- * the readers, the rollup job, the backfill and the index tools, so none of them threads B, format or
- * salt mode through its own settings, and all of them follow spread ids the same way.
- *
- * It answers: the data key of (id, ts); the scan ranges of an id over a time range (one per bucket
- * its epochs use); the data key an index hit points at; the index and rollup keys and ranges.
- * docs/KEYS.md is the specification; the codecs it wraps are data-key.ts, index-key.ts, rollup-key.ts.
+ * The key layout as one object (pure): salt buckets, data key format, index salt mode and the spread
+ * registry's view; built once and injected. Specification: docs/KEYS.md.
+ * Design notes: docs/DECISIONS.md#the-keyspace-object
  */
 import { decodeKeyOfEitherFormat, encodeDataKeyAt, idPrefixAt, type DecodedDataKey, type KeyFormat } from './data-key.ts';
 import {

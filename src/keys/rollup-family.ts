@@ -1,12 +1,7 @@
 /**
- * Rollup window sizes as durations ("15m", "1h", "1d") and the column family that holds the
- * summaries of one size in the rollup table (docs/RETENTION.md).
- *
- * Each size has its own family so that each has its own TTL (HBase keeps a TTL per family). The
- * name is derived from the size in seconds, never from how it is spelled in the configuration, so
- * "60m" and "1h" share one family: `r` + the size in the largest whole unit (d, h, m, s), e.g.
- * 3600 s → `r1h`, 5400 s → `r90m`, 86400 s → `r1d`. The configured family (tables.rollup.family,
- * `d`) keeps the marker rows and the summaries written before the per-size families existed.
+ * Rollup window sizes as durations ("15m", "1h", "1d") and the column family, one per size, that
+ * holds their summaries in the rollup table (docs/RETENTION.md).
+ * Design notes: docs/DECISIONS.md#rollup-families
  */
 import { MAX_WINDOW_SEC } from './rollup-key.ts';
 

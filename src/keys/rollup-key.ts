@@ -1,25 +1,7 @@
 /**
- * Rollup (summary) rowkeys and rollup markers, both in the rollup table, always binary.
- *
- * Summary row of one id, one window size, one window:
- *   key = salt(id) ‖ UTF-8(id) ‖ 0x00 ‖ uint32_BE(windowSeconds) ‖ int64_BE(0x7FFFFFFFFFFFFFFF − windowStartMs)
- *   - salt(id) is the data key's salt (MD5 of the id mod B), so an id's rollups live in the same
- *     bucket as its events, and "one id, one window size, a time range" is one short forward scan,
- *     newest window first (like the data table).
- *
- * Marker row of one salt bucket, window size and window: "these ids of the bucket received events in
- * this window since it was last rolled up".
- *   key = salt ‖ 0x00 ‖ uint32_BE(windowSeconds) ‖ int64_BE(windowStartMs)            (14 bytes)
- *   - one cell per marked id (qualifier = UTF-8(id)), plus a version cell rewritten by every put
- *     (src/rollup/marker.ts), so the job removes a whole row with ONE check-and-delete.
- *   - byte 1 is 0x00, which no summary key has there (ids are non-empty and contain no NUL), so
- *     markers sit at the front of each bucket, apart from the summaries.
- *   - oldest window first, so the job's scan per (bucket, window size) stops at the first window that
- *     is not closed yet: its cost follows the markers pending, not the table size.
- *
- * Per-id marker (written by earlier versions; still read and removed by the job):
- *   key = salt(id) ‖ 0x00 ‖ uint32_BE(windowSeconds) ‖ int64_BE(windowStartMs) ‖ UTF-8(id)
- *   It sorts right after the marker row of its window, so one scan reads both kinds.
+ * Rollup summary rowkeys and marker rows of the rollup table, always binary. Specification:
+ * docs/ROLLUPS.md, "Keys".
+ * Design notes: docs/DECISIONS.md#rollup-keys
  */
 import { REVERSE_TS_BYTES, assertTs, decodeUtf8, encodeId, readReverseTs, writeReverseTs, type ScanRange } from './key-bytes.ts';
 import { KeyError } from './key-error.ts';

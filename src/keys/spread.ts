@@ -1,19 +1,7 @@
 /**
- * Spread ids (pure): one hot id's events spread over K salt buckets instead of one (docs/KEYS.md,
- * "Spread keys"). A registry entry per spread id holds its epochs (since, K): K buckets for the events
- * with ts ≥ since, until the next epoch. Before the first epoch an id has K = 1 (the plain key).
- *
- *   j(ts, K)      = uint32_BE(first 4 bytes of MD5(int64_BE(ts))) mod K      (0 when K = 1)
- *   data salt     = (salt(id) + j) mod B
- *   index salt'   = (salt'(entry) + j) mod B      (the same j as the event's data row)
- *
- * So an event (id, ts) always maps to one row, before and after any promotion: epochs are only ever
- * appended with `since` in the future (src/spread/), so the epoch containing a written ts never changes.
- * K never shrinks from one epoch to the next, so the buckets an id uses only ever grow: bucket offset j
- * is in use from the first epoch with K > j on (bucketSince).
- *
- * `fence` (or null) is the largest event ts this id was written at ahead of the writers' horizon (far
- * future): a new epoch must start after it, or such an event would move to another row on a replay.
+ * Spread ids (pure): a hot id's events over K salt buckets, by epochs. Specification: docs/KEYS.md,
+ * "Spread keys".
+ * Design notes: docs/DECISIONS.md#spread-keys
  */
 import { hash } from 'node:crypto';
 import { KeyError } from './key-error.ts';

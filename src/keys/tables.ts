@@ -1,11 +1,7 @@
 /**
- * The service's tables as one object (pure): per role — data, index, rollup, meta — the table's name
- * and main family, the rollup table's family of point blocks, and which tables the service maps the
- * regions of. Built once from the configuration (tablesOf, src/service/keyspace.ts) and injected
- * beside the Keyspace into the write path, the readers, the rollup job, the series API, the spread
- * registry, the schema doctor and the tools, so none of them reads the configuration's `tables` in
- * pieces. How a table is created (TTL, compression, block encoding, splits) is the table plan's
- * (src/admin/table-plan.ts), which reads the whole table configuration.
+ * The service's tables as one object (pure): per role (data, index, rollup, meta) the name and
+ * families; built once from the configuration and injected.
+ * Design notes: docs/DECISIONS.md#the-tables-object
  */
 
 /** A table and the family its rows live in. */

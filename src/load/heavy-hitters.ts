@@ -1,22 +1,7 @@
 /**
- * Heavy hitters: which ids carry most of the writes, in memory bounded by a constant whatever the
- * number of distinct ids (pure; time is passed in).
- *
- * `SpaceSaving` is the weighted Space-Saving sketch (Metwally, Agrawal, El Abbadi, 2005) with K
- * counters. Adding n to an unmonitored id when all K counters are taken evicts the id with the
- * smallest count m and gives the newcomer count m + n with error m. With N = total weight added:
- * - memory: at most K (id, count, error) entries, however many distinct ids pass;
- * - every estimate brackets the truth: count − error ≤ true ≤ count, and error ≤ N / K;
- * - every id with true count > N / K is monitored (it is among the entries);
- * - an id monitored since its first event has error 0: its count is exact. An id whose count stays
- *   above N / K is never the minimum, so never evicted: a dominant id (share > 1/K of the events
- *   from its first event on) is counted exactly.
- *
- * `WindowedHeavyHitters` keeps a ring of S Space-Saving sketches, one per time slot (slot-ring.ts, the
- * ring SlidingWindow keeps its sums in: S slots of windowMs / S), so memory is at most S × K entries
- * and counts leave the window slot by slot. An id's window estimate sums its count in each slot of the window;
- * in a full slot that does not monitor it, the id can have had at most that slot's minimum count, so
- * that minimum is added to both its count and its error. The error bound stays error ≤ N_window / K.
+ * Heavy hitters (pure; time is passed in): Space-Saving sketches, and a ring of them over a sliding
+ * window, for the ids that carry most of the writes in constant memory.
+ * Design notes: docs/DECISIONS.md#heavy-hitters
  */
 
 import { SlotRing } from './slot-ring.ts';

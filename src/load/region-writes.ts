@@ -1,17 +1,7 @@
 /**
- * Region writes: rows per region and per salt bucket, and the skew `max / mean` rows per
- * region over a sliding window, told to a `RegionWritesObserver` (src/metrics/region-writes-metrics.ts
- * turns them into counters and gauges).
- *
- * - The mean is taken over ALL regions of the table in the current region map, including regions with
- *   no writes in the window: all writes in one region of N gives N, a perfectly even spread gives 1.0.
- * - No writes in the window (or no region map yet) gives 0: "nothing to judge", and it lets the
- *   gauge decay to 0 when ingest stops instead of freezing the last value.
- * - Rows outside the known regions are counted under region/server `unknown` and left out of the skew.
- * - The skew and region count are recomputed and told on every `record`, on region changes and on
- *   `updateGauges()` (the metrics call it at scrape time, so the skew decays without writes).
- *
- * Rows written in total are NOT counted here (the writer owns them), so nothing is counted twice.
+ * Region writes: rows per region and per salt bucket, and the skew max / mean rows per region over a
+ * sliding window, told to a `RegionWritesObserver`.
+ * Design notes: docs/DECISIONS.md#region-writes-and-skew
  */
 import { UNKNOWN_REGION } from './region-map.ts';
 import type { RegionChange, RegionChangeListener } from './region-map.ts';

@@ -1,11 +1,7 @@
 /**
- * The event loop's delay (node:perf_hooks monitorEventLoopDelay): how late the loop ran a timer that
- * was due, over the time since the previous scrape. One gauge on the service's prom-client `Registry`,
- * `tsingest_event_loop_delay_seconds{quantile="0.5"|"0.99"|"1"}` (1 = the maximum), read and reset at
- * each scrape. A request, a job or a cache that holds the loop shows here first: while it is held,
- * /healthz does not answer and the Kafka consumer sends no heartbeat (docs/OBSERVABILITY.md, the
- * TsingestEventLoopStalled alert). Several Prometheus servers scraping one instance each see the
- * delay since any scrape.
+ * The event loop's delay since the previous scrape, as the gauge
+ * `tsingest_event_loop_delay_seconds{quantile}` (docs/OBSERVABILITY.md).
+ * Design notes: docs/DECISIONS.md#event-loop-delay
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Gauge, type Registry } from 'prom-client';

@@ -1,11 +1,7 @@
 /**
- * The hot ids (src/load/hot-ids.ts) as bounded top-K gauges. Only the current top K series exist:
- * every scrape rebuilds them from one snapshot, so ids that fell out of the top K disappear and the
- * cardinality stays ≤ K.
- *   tsingest_hot_id_events{id}                    estimated events of the id in the window (upper estimate)
- *   tsingest_hot_id_buckets{id}                   salt buckets K its events spread over now (1: a plain id)
- *   tsingest_hot_id_info{id,bucket,region,server} 1 per hot id: its base salt bucket and that bucket's region
- *   tsingest_hot_ids_window_events                exact events counted in the window (the share's denominator)
+ * The hot ids (src/load/hot-ids.ts) as bounded top-K gauges (`tsingest_hot_id_*`), rebuilt from one
+ * snapshot at every scrape.
+ * Design notes: docs/DECISIONS.md#hot-id-metrics
  */
 import { Gauge, type Registry } from 'prom-client';
 import type { HotIdsSnapshot } from '../load/hot-ids.ts';

@@ -1,12 +1,7 @@
 /**
- * The ingest side's Prometheus metrics (writes per region and bucket, rows and events, batches, HBase
- * calls, DLQ, consumer lag, readiness, the region map), created on one explicit prom-client `Registry`
- * (no global default, no module-level singletons); the read side, hot ids, spread ids, the doctor and the
- * gateways add theirs to the same `Registry` (their own *-metrics.ts). The root creates it once with
- * `createMetrics()` and passes the returned object (or the few metrics a module needs, via
- * `Pick<Metrics, …>`) down.
- *
- * Metric names are fixed: the Grafana dashboard queries them. Change a name only with the dashboard.
+ * The ingest side's Prometheus metrics, on one explicit prom-client `Registry` created once and passed
+ * down. Metric names are fixed: the Grafana dashboard queries them.
+ * Design notes: docs/DECISIONS.md#the-metrics-registry
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { REJECT_REASONS } from '../events/reject.ts';

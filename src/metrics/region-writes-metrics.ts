@@ -1,11 +1,7 @@
 /**
- * The region map and the region writes (src/load/) as Prometheus series: the observers they are
- * built with, and the scrape hook that recomputes the skew so it decays when no writes arrive.
- *   tsingest_region_writes_total{table,region,server}  rows per region (series of vanished or moved regions are removed)
- *   tsingest_salt_bucket_writes_total{table,bucket}    rows per salt bucket
- *   tsingest_instance_region_write_skew{table}         max / mean rows per region over the sliding window
- *   tsingest_region_count{table}                       regions of the table in the map
- *   tsingest_region_map_refresh_total{table,outcome}   loads of the region map
+ * The region map and the region writes (src/load/) as Prometheus series, and the scrape hook that
+ * lets the skew decay when no writes arrive.
+ * Design notes: docs/DECISIONS.md#region-write-metrics
  */
 import { encodedRegionName } from '../hbase/region-name.ts';
 import type { RegionMapObserver } from '../load/region-map.ts';

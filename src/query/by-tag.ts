@@ -1,13 +1,7 @@
 /**
- * Events by an indexed tag value in [from, to): one index scan per salt bucket ('entry' salting; one
- * scan for 'value' salting), merged newest first by the index key after the salt byte (reverse ts,
- * then id: the same order in every bucket, unique per entry), stopping as soon as the page is full.
- * Each hit is verified against the data table with multi-gets of query.verifyChunk rows (a page of
- * more than that many: chunks of query.verifyScanChunk hits read by range scans, one per data bucket,
- * since the REST gateway turns a multi-get into one Get per row); dangling
- * hits are dropped, counted and, when query.repairDangling is on and the event is older than
- * query.danglingGraceMs, deleted from the index. At most query.bucketConcurrency scanner requests are
- * in flight; each bucket reads small pages, so a page of N items reads about N index rows in total.
+ * Events by an indexed tag value in [from, to): index scans per salt bucket merged newest first, each
+ * hit verified against the data table.
+ * Design notes: docs/DECISIONS.md#reads-by-tag
  */
 import type { Logger } from 'pino';
 import { column } from '../hbase/codec.ts';

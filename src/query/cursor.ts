@@ -1,14 +1,7 @@
 /**
- * Pure: the opaque page cursor. base64url of a small versioned JSON:
- *   {"v":1,"k":kind,"q":fingerprint,"f":from,"t":to,"p":base64url(position)}
- * - position: the merge position of the page's last row, i.e. its key after the salt, which is the
- *   same in every bucket: id ‖ 0x00 ‖ reverse ts for latest / range (an id's rows may be in several
- *   buckets, docs/KEYS.md spread keys), id ‖ 0x00 ‖ window ‖ reverse start for rollups,
- *   name ‖ 0x00 ‖ value ‖ 0x00 ‖ reverse ts ‖ id for by-tag. (Version 1 cursors held the whole key
- *   of latest / range / rollup rows; they are refused.)
- * - fingerprint: a hash of what the query asks (kind, id / tag / value, from, to, metric, window), so
- *   a cursor used with another query is rejected instead of silently reading the wrong rows.
- * - from / to are carried so that a default `to` (now + 1 day) stays the same across pages.
+ * Pure: the opaque page cursor, base64url of a small versioned JSON (kind, query fingerprint, from,
+ * to, merge position).
+ * Design notes: docs/DECISIONS.md#page-cursors
  */
 import { createHash } from 'node:crypto';
 import { QUERY_KINDS, type QueryKind } from './meters.ts';

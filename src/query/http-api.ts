@@ -1,26 +1,7 @@
 /**
- * The HTTP read API (GET, JSON), mounted on the service's HTTP server through its `routes` hook:
- *
- *   GET /api/v1/ids/{id}/latest?limit=&cursor=
- *   GET /api/v1/ids/{id}/events?from=&to=&metric=&limit=&cursor=
- *   GET /api/v1/index/{tag}/{value}/events?from=&to=&limit=&cursor=
- *   GET /api/v1/ids/{id}/rollups/{window}?from=&to=&metric=&limit=&cursor=
- *
- * and the same reads with the id, tag and value in the query string instead (every id reachable from
- * every client: WHATWG URL clients, fetch and browsers, drop the path segments `.`/`..`, encoded too):
- *
- *   GET /api/v1/latest?id=…   /api/v1/events?id=…   /api/v1/tag-events?tag=…&value=…   /api/v1/rollups/{window}?id=…
- *
- * Routes match the path as sent (src/query/request-path.ts), never the URL-normalised one: it is
- * split on `/` first, then each segment is percent-decoded (`/api/v1/ids/%E8%AE%BE%E5%A4%87-7/latest`),
- * so `%2F` is a `/` inside an id, `+` is a plus, and `.`/`..` segments (literal or `%2E`-encoded) are
- * the ids `.`/`..`: no dot segment is removed. Every path starting with /api/ (as sent or once
- * normalised) is answered here. The query string is parsed by URLSearchParams. 200 answers
- * `{"items":[…],"next":cursor|null,"limit":n}` (+ `"dangling":n` for by-tag reads), streamed: the
- * items are written as they are read (ItemWriter: those ready at once in one write). Errors: 400 `{error, parameter, message}` for a bad parameter or
- * cursor, 404 for an unknown index (tag) or window, 503 when HBase is unavailable (retriable, with
- * Retry-After), 500 otherwise. A failure after the first item was sent cuts the connection (the body
- * is then not valid JSON, which no client can mistake for a complete page).
+ * The HTTP read API (GET, JSON, under /api/v1/), mounted on the service's HTTP server through its
+ * `routes` hook. Routes, answers and errors: docs/QUERIES.md.
+ * Design notes: docs/DECISIONS.md#the-http-read-api
  */
 import { ServiceError } from '../errors.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';

@@ -1,12 +1,7 @@
 /**
- * Pure: turns the raw string parameters of a read (HTTP query string + path, or CLI flags) into a
- * typed query, or throws a QueryError naming the parameter. The CLI and the HTTP API both call this,
- * so they accept exactly the same things; `label` says how to spell a parameter in messages.
- *
- * - limit: positive integer; default query.defaultLimit; above query.maxLimit it is capped (the
- *   effective limit is reported with the page).
- * - from / to: epoch ms or ISO-8601 with a zone; [from, to), from defaults to 0, to to now + 1 day.
- * - cursor: from a previous page of the same query; when from/to are omitted they come from it.
+ * Pure: the raw string parameters of a read (HTTP or CLI) → a typed query, or a QueryError naming the
+ * parameter; both front ends call it, so they accept the same things.
+ * Design notes: docs/DECISIONS.md#read-parameters
  */
 import { parseTimeParam } from '../events/timestamp.ts';
 import { MAX_ID_BYTES } from '../keys/index.ts';

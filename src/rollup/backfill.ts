@@ -1,16 +1,7 @@
 /**
  * Backfill: the summaries of every window overlapping [from, to) computed directly from the data
- * table, for history the markers never covered (docs/ROLLUPS.md). [from, to) is widened outward to
- * whole windows of the coarsest size, so every window written is complete.
- *   - with ids: one scan per id (its rows in the widened range, merged over the buckets of its spread
- *     epochs);
- *   - without: one scan per salt bucket with the cell time range [from, to) (cell timestamps are event
- *     timestamps); rows arrive in key order, so one id's rows are consecutive and only that id's
- *     windows are held in memory. A spread id's rows are in several buckets, so a bucket scan skips
- *     them and every spread id (per the registry) is a unit of its own after the buckets, read as in
- *     id mode: a summary is only ever computed from all of the window's rows.
- * Summary cells get the time the id's rows started to be read as timestamp, as in the job, so a job
- * run and a backfill never overwrite a fresher result. Resumable (checkpoint.ts), throttled.
+ * table (docs/ROLLUPS.md, "Backfill"). Resumable, throttled.
+ * Design notes: docs/DECISIONS.md#rollup-backfill
  */
 import type { ScanRange } from '../keys/index.ts';
 import type { TimeRange } from '../hbase/index.ts';

@@ -1,12 +1,7 @@
 /**
- * Pure planning of a batched recompute (docs/ROLLUPS.md, *The job*): the closed markers of one marker
- * page (one bucket, one size) whose source is one key range each are read by ONE scan — the ranges
- * sorted, a MultiRowRangeFilter that makes HBase seek from one to the next. (No cell time range: it
- * would make the region server test every cell between the ranges instead of seeking past them — on
- * the benchmark it made the job 2.8× slower on a 10× larger table; docs/ROLLUPS.md.)
- * Each row returned is folded into the window whose range holds its key, in key order: the rows and
- * the order of a window's own bounded scan, hence the same bits. A window whose source is several
- * ranges (a spread id with rows in several buckets) is left to the per-window recompute.
+ * Pure planning of a batched recompute: the single-range windows of one marker page read by one
+ * MultiRowRangeFilter scan, each row folded into its window.
+ * Design notes: docs/DECISIONS.md#planning-a-batched-recompute
  */
 import type { ScanFilter } from '../hbase/index.ts';
 import type { Keyspace, ScanRange } from '../keys/index.ts';

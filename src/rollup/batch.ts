@@ -1,16 +1,7 @@
 /**
- * Recomputes a chunk of marked windows of one bucket and size in a few requests (docs/ROLLUPS.md,
- * *The job*):
- *   1. T = now, just before reading the source;
- *   2. ONE scan reads the sources of all windows that have a single source range (batch-plan.ts),
- *      each row folded into its window in key order — what the window's own scan would fold;
- *   3. ONE multi-row put writes their rows (summaries, point blocks, packs; cell timestamp T) and the
- *      marker rows of the coarser windows enclosing the windows written — or a few puts, when the
- *      rows pass BATCH_PUT_BYTES (a coarser size's point blocks), the markers always in the last.
- * Removing the marker rows is the job's, once every window of a row is done (job.ts). A window whose
- * source is several ranges (spread id) goes through recomputeWindow on its own. When the batch scan
- * or put fails (e.g. one window's bad row), every window of the batch is redone one by one by
- * recomputeWindow, so a failing window never stops the others.
+ * Recomputes a chunk of marked windows of one bucket and size in a few requests (one scan, one put),
+ * falling back to one window at a time when the batch fails.
+ * Design notes: docs/DECISIONS.md#batched-recompute
  */
 import type { Limiter } from '../walk/limiter.ts';
 import { cascadeMarkers, planBatch, rangeCursor, type BatchScan, type BatchWindow } from './batch-plan.ts';

@@ -1,11 +1,7 @@
 /**
- * Pure: the rollup table's cells as rows to put and columns to read: per-metric summaries, the
- * newest of a metric's summary cells, the columns of one size's summaries. What a window's row holds
- * is window-content.ts's.
- *
- * The fold order is fixed (rows in key order, cells in stored order), so the job, a second job
- * instance and the backfill add the same floating-point numbers in the same order and write
- * bit-identical sums for the same data.
+ * Pure: the rollup table's cells as rows to put and columns to read. The fold order is fixed, so
+ * every writer of a window writes bit-identical sums.
+ * Design notes: docs/DECISIONS.md#fold-order
  */
 import type { DataRow } from '../events/index.ts';
 import { rollupWindowFamily } from '../keys/index.ts';

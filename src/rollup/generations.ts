@@ -1,16 +1,7 @@
 /**
- * Window generations: one token per salt bucket, in one row of the meta table, that every writer of a
- * bucket's stored windows (summaries, point blocks, summary packs) replaces with a fresh random one
- * right AFTER its write is acknowledged: the rollup job, the backfill and `tsingest delete`.
- *
- * The series API's window cache (src/tsdb/window-cache.ts) tags each window it keeps with its bucket's
- * token as read BEFORE the scan that found it, and keeps answering from it only while the token is
- * unchanged. That is exact: a write the scan did not see ends before its bump, and the bump comes
- * after the token was read, so the token differs by the next read. A job killed between its put and
- * its bump leaves the marker that caused the put, and the marker makes every reader treat the window
- * as not summarised until a later run puts it again and bumps (docs/SERIES-API.md, *Window cache*).
- *
- * Marker rows are not windows: ingest writes them without a bump, and the readers read them fresh.
+ * Window generations: one token per salt bucket in the meta table, replaced after every acknowledged
+ * write of a bucket's stored windows (docs/ROLLUPS.md, "Window generations").
+ * Design notes: docs/DECISIONS.md#window-generations
  */
 import { randomBytes } from 'node:crypto';
 import { column } from '../hbase/codec.ts';

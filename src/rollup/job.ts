@@ -1,14 +1,7 @@
 /**
- * One rollup job run: for each window size, finest first, the closed marker rows of every salt bucket
- * (bucket scans in parallel, at most `rollup.concurrency` at once, oldest window first) are read a
- * page at a time (whole rows, about `pageRows` marked windows a page), and the page's windows are
- * recomputed in chunks of `pageRows`, each chunk one batch (batch.ts: one scan of the windows'
- * sources, one put). Once every window a marker row names is done, the row goes with ONE
- * check-and-delete (REQUESTS_PER_SLOT × rollup.concurrency requests in flight over the run); a size
- * ends when all its rows are settled. A failing window never stops the others: it is counted by
- * stage, its row stays, and the next run redoes the row. Safe to run on several instances at once and
- * to kill at any point (docs/ROLLUPS.md). Aborted (the signal), it takes no next page nor batch: what
- * is in flight finishes, and every marker row not finished stays for the next run.
+ * One rollup job run: per window size, finest first, the closed marker rows of every salt bucket read
+ * a page at a time and their windows recomputed in batches (docs/ROLLUPS.md, "The job").
+ * Design notes: docs/DECISIONS.md#one-job-run
  */
 import type { Logger } from 'pino';
 import type { RollupErrorStage, RollupMeters } from './meters.ts';

@@ -1,20 +1,7 @@
 /**
- * Pure: marker rows. A marker row (key: rollup-key.ts, one per salt bucket, window size and window)
- * says "these ids of the bucket received events in this window since it was last rolled up":
- *   - one cell per marked id: qualifier = UTF-8(id) (never 0x00-led: ids contain no NUL), empty
- *     value, timestamp = the writer's stamp (the job's settle rule reads it);
- *   - the version cell, qualifier VERSION_QUALIFIER (0x00 "v"), rewritten by EVERY put of the row
- *     with a value unique to that put: int64_BE(writtenAtMs) ‖ 8 random bytes.
- * The job reads a row, recomputes its ids' windows, then removes the row with ONE check-and-delete:
- * check the version value it read, delete the family up to the newest stamp it took. Any put since
- * the read changed the version, so the delete fails and nothing marked after the read is lost
- * (docs/ROLLUPS.md).
- *
- * Cell timestamps are the writer's `stamp` (strictly increasing per writer), so a re-mark by the
- * same writer is never at or below a stamp the job deletes up to.
- *
- * Earlier versions wrote one row per (id, window) (a per-id marker key) with one cell, LEGACY_QUALIFIER
- * (0x00 "m"), holding the unique value; the job still reads and removes those (plan.ts).
+ * Pure: marker rows (one per bucket, size and window: an id cell per marked id and a version cell)
+ * and their removal with one check-and-delete (docs/ROLLUPS.md).
+ * Design notes: docs/DECISIONS.md#marker-rows
  */
 import { randomBytes } from 'node:crypto';
 import type { DataRow } from '../events/index.ts';

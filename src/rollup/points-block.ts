@@ -1,13 +1,7 @@
 /**
- * Pure: a point block — every point of one metric of one id in one rollup window, in one cell of the
- * rollup table's points family (docs/ROLLUPS.md, *Point blocks*). The job writes it in the same row
- * put as the window's summary, so a read of raw points over windows summarised for good reads one
- * cell per window and metric instead of one data row per event (the series API's raw path).
- *
- * Value (version 1):
- *   u8 1 ‖ varint n (≥ 1) ‖ n varints: ts offsets in ms, the first from the window start, each next
- *   from the ts before it (ascending, no repeat: ≥ 1) ‖ n × f64 big-endian values
- * A point per distinct ts: the data table holds one cell per (id, ts, metric).
+ * Pure: a point block, every point of one metric of one id in one rollup window, in one cell of the
+ * points family (docs/ROLLUPS.md, "Point blocks").
+ * Design notes: docs/DECISIONS.md#point-blocks
  */
 import { SummaryDecodeError } from './summary.ts';
 import { VarintReader, varintLength, writeVarint } from './varint.ts';

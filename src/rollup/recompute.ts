@@ -1,15 +1,7 @@
 /**
- * Recomputes one marked window on its own (docs/ROLLUPS.md) — a spread window whose rows are in
- * several buckets, or a window of a batch that failed (batch.ts):
- *   1. T = now, just before reading the source;
- *   2. finest size: one bounded scan of the id's data rows in the window, every event folded in;
- *      coarser size: one bounded scan of the finer size's rows inside the window, merged;
- *   3. the window's row (summaries, point blocks, summary packs: window-content.ts) is put with cell
- *      timestamp T (VERSIONS 1: the newest recompute wins whatever the write order); a window
- *      without data writes nothing (an existing summary is left as is);
- *   4. below the coarsest size, the enclosing coarser window is marked in the same put, so it is
- *      marked BEFORE the marker row of this window goes (removeMarkerRow, once every window of that
- *      row is done): a kill between the two leaves work, never loses it.
+ * Recomputes one marked window on its own: a spread window whose rows are in several buckets, or a
+ * window of a failed batch.
+ * Design notes: docs/DECISIONS.md#one-window-recomputed
  */
 import { ServiceError, errorMessage } from '../errors.ts';
 import type { Row } from '../hbase/index.ts';

@@ -1,14 +1,7 @@
 /**
- * Pure: a summary pack — the summaries of one metric of one id in every finer window of a coarser
- * window, in one cell of the coarser window's row (docs/ROLLUPS.md, *Summary packs*). The job writes
- * it when it builds a coarser window from the finer summaries (it has them in hand), so a read of
- * hourly summaries over whole days reads one cell per day instead of 24 rows.
- *
- * Value (version 1), columns one after the other:
- *   u8 1 ‖ varint n (≥ 1) ‖ n varints: window index (start − coarse start) / finer length, the first
- *   as is, each next as the step from the one before (≥ 1) ‖ n varints: count ‖ n × f64 sum ‖
- *   n × f64 min ‖ n × f64 max ‖ n × f64 first ‖ n × f64 last (f64 big-endian)
- * The first and last values' timestamps are not kept: the series API needs the values only.
+ * Pure: a summary pack, the summaries of one metric of one id in every finer window of a coarser
+ * window, in one cell of the coarser window's row.
+ * Design notes: docs/DECISIONS.md#summary-packs
  */
 import type { MetricSummary } from './summary.ts';
 import { SummaryDecodeError } from './summary.ts';

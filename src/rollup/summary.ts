@@ -1,11 +1,7 @@
 /**
- * Pure: the per-metric summary of one window and its cell encoding.
- *
- * One summary row per (id, window size, window) in the rollup table; one cell per metric:
- *   qualifier = metric name (UTF-8), value = 64 bytes, all big-endian:
- *     int64 count ‖ f64 sum ‖ f64 min ‖ f64 max ‖ int64 firstTs ‖ f64 first ‖ int64 lastTs ‖ f64 last
- *   first/last are the values at the earliest/latest event timestamp in the window.
- * Summaries merge associatively, which is how a coarser window is built from the finer ones.
+ * Pure: the per-metric summary of one window (count, sum, min, max, first, last) and its 64-byte
+ * cell encoding.
+ * Design notes: docs/DECISIONS.md#window-summaries
  */
 import { ServiceError, type CauseOptions } from '../errors.ts';
 

@@ -1,19 +1,7 @@
 /**
- * Pure: what the rollup job builds for one window, and the row that stores it (docs/ROLLUPS.md).
- *
- * Per metric:
- *   - the summary (summary.ts), as always;
- *   - with point blocks on, its points (points-block.ts): at the finest size from the data rows, at a
- *     coarser size the finer windows' blocks joined. A metric gets no block when its points pass
- *     `maxPoints`, when a ts repeats, or (coarser sizes) when a finer window with data for it has no
- *     valid block (written before blocks existed, or too large): the block must hold exactly the
- *     points the summary counts;
- *   - at a coarser size, the finer windows' summaries as one summary pack (summary-pack.ts).
- *
- * The row: summary cells and packs in the size's family, blocks in the points family, every cell at
- * the same timestamp T (the time the recompute started reading). A reader takes a block or a pack
- * only when its timestamp equals its summary's: the two come from one put, so an older block left
- * beside a newer summary (a recompute that wrote none) is never mistaken for the newer one.
+ * Pure: what the rollup job builds for one window (summaries, point blocks, summary packs) and the
+ * row that stores it (docs/ROLLUPS.md).
+ * Design notes: docs/DECISIONS.md#window-content
  */
 import type { StoredCell } from '../events/index.ts';
 import { decodeDataRow } from '../events/index.ts';

@@ -1,12 +1,7 @@
 /**
- * The operational HTTP endpoints, on plain node:http (no framework):
- *   GET /healthz  200 {"status":"ok","state":…} while live, else 503 {"status":"down",…}
- *   GET /readyz   200 {"status":"ready","state":"running"} when ready, else 503 with state and reason
- *   GET /metrics  Prometheus text exposition of the injected prom-client `Registry` (`?name=…`: only those metrics)
- * HEAD is accepted wherever GET is; other methods on these paths get 405, other paths 404.
- * An optional `routes` handler (e.g. the read API) is offered every other path before the 404.
- * Every response carries X-Request-Id: the caller's, when well-formed, else one made here; the request
- * log, the error log lines and the body of a 500 carry the same id, so a caller's 500 leads to its cause.
+ * The operational HTTP endpoints on plain node:http (/healthz, /readyz, /metrics) and an optional
+ * `routes` hook for every other path; every response carries X-Request-Id.
+ * Design notes: docs/DECISIONS.md#operational-endpoints
  */
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';

@@ -1,13 +1,7 @@
 /**
- * Service lifecycle: an explicit state machine that `/healthz`, `/readyz` and the `tsingest_ready` /
- * `tsingest_state` gauges reflect. Signal handling lives in signals.ts.
- *
- *   starting ─► running ◄─► degraded        degraded = running but not ready: some health condition
- *      │           │           │             fails (HBase down past its deadline, the Kafka consumer
- *      └───────────┴───────────┴─► draining ─► stopped           crashed or the broker is gone, …)
- *   any non-terminal state ─► failed          stopped and failed are terminal
- *
- * Health conditions (`setCondition`) drive running ⇄ degraded: ready only while none fails.
+ * Service lifecycle: an explicit state machine (starting, running, degraded, draining, stopped,
+ * failed) that /healthz, /readyz and the state gauges reflect. Signals: signals.ts.
+ * Design notes: docs/DECISIONS.md#lifecycle
  */
 import type { Logger } from 'pino';
 import { ServiceError, type CauseOptions, type LIFECYCLE_ERROR_CODES } from '../errors.ts';

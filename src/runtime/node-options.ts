@@ -1,12 +1,7 @@
 /**
- * V8 heap flags the service is run with (Dockerfile ENV, deploy/k8s, docker-compose, the benchmark).
- * The live heap while draining is about 60–90 MB (heap snapshot mid-drain, queue full at 16,000
- * records); without caps V8 let the heap grow past 370 MiB, 300+ MiB of it garbage, and the process
- * to 557–712 MiB RSS. A small young generation (semi-space 12 MiB) and an old-space cap kept the RSS
- * peaks of the benchmark's drains and stalls at 236–289 MiB (target 300 MB) at the same throughput
- * order (BENCHMARKS.md, "Memory"). 12 rather than 8: fewer scavenges and promotions cut the
- * p99 at 50 % load (172–199 ms against 198–376 ms with 8, RSS 270–274 against 255–263 MiB;
- * BENCHMARKS.md, round 4); 16 was about as fast but peaked at 294 MiB.
+ * V8 heap flags the service is run with (Dockerfile, deploy/k8s, docker-compose, the benchmark):
+ * a small young generation and an old-space cap keep the RSS under 300 MB.
+ * Design notes: docs/DECISIONS.md#heap-flags
  */
 export const SERVICE_NODE_OPTIONS = '--max-semi-space-size=12 --max-old-space-size=160';
 

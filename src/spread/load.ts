@@ -1,13 +1,7 @@
 /**
- * Pure: what the instances tell each other about their writes, and the promotions that follow.
- *
- * Each instance publishes a load report (its hot-ids sketch over metrics.hotIdsWindowMs: the total
- * events it wrote and the lower-bound counts of its top ids) as a row of the meta table. Any instance
- * sums the fresh reports of all instances and finds the ids whose share of *all* writes reaches
- * keys.spread.minShare. So a hot id is judged on the whole stream, not on the partitions one instance
- * happens to consume (with Kafka keyed by id, one instance sees all of an id's events and would
- * overrate its share N times). Every instance computes the same decision from the same rows; the
- * registry's check-and-put lets one of them apply it.
+ * Pure: the load reports the instances publish about their writes, and the promotions their sum
+ * calls for.
+ * Design notes: docs/DECISIONS.md#cluster-load
  */
 
 export interface LoadReport {

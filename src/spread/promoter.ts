@@ -1,12 +1,7 @@
 /**
- * Automatic promotion (keys.spread.auto). Every keys.spread.refreshMs each instance:
- *   1. publishes its load report (its hot-ids sketch over metrics.hotIdsWindowMs) to the meta table;
- *   2. reads every instance's report and sums the fresh ones (load.ts clusterLoad);
- *   3. promotes each id whose share of all writes calls for more buckets than it has (promotionsFor)
- *      through the registry's check-and-put (registry.ts promote): when several instances decide the
- *      same promotion, one check-and-put wins and the others find the epoch already there.
- * So the instances agree through the registry: no instance spreads an id on what it sees alone.
- * Reports of stopped instances age out (and are deleted); stop() deletes this instance's own.
+ * Automatic promotion (keys.spread.auto): every keys.spread.refreshMs publish this instance's load,
+ * sum every instance's, promote through the registry's check-and-put.
+ * Design notes: docs/DECISIONS.md#automatic-promotion
  */
 import { maxK } from '../keys/index.ts';
 import { clusterLoad, promotionsFor, type LoadReport, type Promotion, type PromotionPolicy } from './load.ts';

@@ -1,12 +1,7 @@
 /**
- * The spread registry as each instance sees it: a snapshot of every entry, refreshed every
- * keys.spread.refreshMs, that the Keyspace looks ids up in (SpreadLookup). Writes are planned only
- * with a snapshot younger than the validity V (ready()), events beyond the fence-ahead first raise
- * their id's fence (raiseFences), and promotions append an epoch L ahead (promote): timing.ts says why
- * that keeps every event on one row. A read of data before some ts takes the snapshot when it was
- * read recently enough to hold every epoch starting before that ts (lookupFor), else one refresh
- * first, so it never misses a bucket an epoch added since; a tool may ask one id's row itself (fetch). Entries only grow (epochs appended, fences
- * raised), so a snapshot merges what it reads with what it changed itself by taking the larger one.
+ * The spread registry as each instance sees it: a snapshot refreshed every keys.spread.refreshMs that
+ * the Keyspace looks ids up in, with fences raised and promotions appended through it.
+ * Design notes: docs/DECISIONS.md#the-registry-as-an-instance-sees-it
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { maxK, withEpoch, withFence, type SpreadEntry, type SpreadEpoch, type SpreadLookup } from '../keys/index.ts';

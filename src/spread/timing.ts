@@ -1,16 +1,7 @@
 /**
- * Pure: when a promotion takes effect and which events need a fence (docs/KEYS.md, "When a new epoch
- * starts"). With L = leadMs, V = 3 × refreshMs (the oldest registry snapshot a writer plans with) and
- * c = clockToleranceMs (the largest difference between two hosts' clocks):
- *
- *   - a promotion at time p (the promoter's clock) starts its epoch at since = p + L;
- *   - a writer whose snapshot lacks the promotion read it before the promotion was committed, so it
- *     plans at most V later, at a time its own clock shows as ≤ p + V + c;
- *   - without asking the registry it writes only events with ts < (its now) + A, where the fence-ahead
- *     A = L − V − 2c (the second c covers the promotion's own round trip);
- *   so every event it writes without the epoch has ts < p + L = since: no event is ever written under
- *   an epoch that a promotion later changes. An event with ts ≥ now + A first raises its id's fence in
- *   the registry (check-and-put), and a promotion's since must be after the fence.
+ * Pure: when a promotion takes effect and which events need a fence (docs/KEYS.md, "When an epoch
+ * starts").
+ * Design notes: docs/DECISIONS.md#when-an-epoch-starts
  */
 import { InputError } from '../errors.ts';
 export interface SpreadTiming {

@@ -1,18 +1,6 @@
-// The answer memo: a rollup sub-query's answer, kept for the same sub-query over the same range, and
-// given again after one probe of HBase shows that nothing it was computed from has changed. A
-// dashboard asks the same queries every refresh; the probe is what a warm answer costs.
-//
-// An answer is kept only when it came from stored windows alone: every window summarised for good
-// (no pending marker of any of its ids, no bucket read raw: no open, partial or expired window), the
-// ids one series each, every window read under known bucket generations (window-cache.ts). It is
-// given again only when, at the time of the new query:
-//   - the catalog is the same (its version: the same series match);
-//   - the planner makes the same plan, and still reads no bucket raw (time moves windows past their TTL);
-//   - the probe, ONE read of the generations row beside ONE scan of the pending markers of the ids'
-//     buckets, finds every bucket's generation unchanged and no marker of any of the ids: nothing was
-//     written to those windows since (src/rollup/generations.ts) and no late event waits for the job;
-//   - it is younger than maxAgeMs (the window cache's staleness bound, for the same writers).
-// Otherwise the query runs as if no answer were kept, and keeps its own.
+// The answer memo: a rollup sub-query's answer, given again after one probe of HBase shows that
+// nothing it was computed from has changed (docs/SERIES-API.md, "Window cache and answer memo").
+// Design notes: docs/DECISIONS.md#answer-memo
 import type { MarkedWindow } from './tiles.ts';
 import type { MarkSpan, PointBudget } from './series-store.ts';
 import type { SubQueryPlan } from './plan.ts';

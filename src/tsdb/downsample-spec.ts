@@ -1,19 +1,5 @@
-// Pure: OpenTSDB 2.4.1's downsample specifier `interval-agg[-fill]` → Downsample
-// (net.opentsdb.core.DownsamplingSpecification(String), with the query's timezone/useCalendar applied
-// as TSQuery.validateAndSetQuery does, and the calendar interval read as Downsampler does).
-//
-// - Java's `split("-")` (trailing empty parts dropped: `1h-avg-` is `1h-avg`); 2 or 3 parts.
-// - interval: any first part CONTAINING `all` is the one-bucket `all` (case-sensitive, `0all`,
-//   `all`, `xall`…); one ending in `c` is a calendar interval; otherwise DateTime.parseDuration, whose
-//   only-the-last-character rule we copy (`1xh` = 1h). `n` = 30 days and `y` = 365 days as fixed
-//   intervals (OpenTSDB uses those lengths when not on the calendar), so intervalMs is never 0 except
-//   for `all`.
-// - aggregator: exact (case-sensitive) name from AGGREGATOR_NAMES; `none` refused.
-// - fill: none/nan/null/zero in any case. `scalar` is accepted by 2.4.1's parser but fails at query
-//   time with "unhandled fill policy" (a 500); we refuse it here with a 400 instead.
-// - calendar (`c` suffix or the query's useCalendar): OpenTSDB's Downsampler re-reads the interval as
-//   Integer.parseInt(digits) + a unit from ms,s,m,h,d,w,n,y and fails at query time otherwise; we
-//   apply that check at parse time.
+// Pure: OpenTSDB 2.4.1's downsample specifier `interval-agg[-fill]` → Downsample.
+// Design notes: docs/DECISIONS.md#downsample-specifiers
 
 import { AGGREGATOR_NAMES, FILL_POLICIES, type AggregatorName, type Downsample, type FillPolicy, type IntervalUnit } from './types.ts';
 import { badQuery } from './errors.ts';

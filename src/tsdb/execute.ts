@@ -1,13 +1,6 @@
-// Runs a parsed /api/query: per sub-query, the series from the catalog (never a scan of the data
-// table), the planner's path (plan.ts), the reads under the query's limits — raw points
-// (read-points.ts: point blocks where the rollup job wrote them, the data table for the rest) or
-// window summaries (read-summaries.ts) — and OpenTSDB 2.4.1's computation (compute/). The
-// sub-queries read concurrently, through read-batch.ts, so those over the same ids and range share
-// their scans; they are computed in order after. Every sub-query is answered before anything is
-// sent, so a name OpenTSDB would not know, a limit or a deadline is a clean error answer, never a
-// cut stream. The bounds (bounds.ts) are checked on the catalog's matches before the first read; the
-// catalog look-ups and the computation run in slices of the event loop (slices.ts), stopped by the
-// deadline at their next pause.
+// Runs a parsed /api/query: per sub-query the catalog's series, the planner's path, the reads and
+// OpenTSDB 2.4.1's computation; every sub-query is answered before anything is sent.
+// Design notes: docs/DECISIONS.md#running-a-query
 import { checkEmitted, checkSubQueries, DEFAULT_MAX_SUB_QUERIES, limitError } from './bounds.ts';
 import { computeSteps } from './compute/compute.ts';
 import { badQuery } from './errors.ts';

@@ -1,20 +1,6 @@
-// Pure: OpenTSDB 2.4.1's tag-value filters (net.opentsdb.query.filter.*): building and validating
-// them (TagVFilter.Builder and each filter's constructor), the shortcut forms (TagVFilter.getFilter,
-// mapToFilters, Tags.parse) and matching (each filter's match()).
-//
-// Semantics copied, quirks included:
-// - literal_or / not_literal_or split on `|` with Java's split (trailing empties dropped: `a|` is
-//   {a}); the i- variants lower-case both sides. A series WITHOUT the tag: literal/wildcard/regexp do
-//   not match, not_ filters DO match.
-// - wildcard: leading/trailing `*` stripped; the rest split on `*`; a value matches when it ends with
-//   the last piece (only if the filter began with `*` and did not end with one), starts with the first
-//   (only if it ended with `*` and did not begin with one), and each piece is found by indexOf from a
-//   position that advances by the PIECE'S LENGTH, not past the match (OpenTSDB's loop). So `a*b`, with
-//   no outer star, is an infix match: it matches `xaxbx`.
-// - regexp: unanchored (Matcher.find), as measured, in linear time: an RE2-class engine (regexp.ts)
-//   stands in for java.util.regex; Java syntax RE2 lacks (backreferences, lookaround, possessive
-//   quantifiers, …) is refused as a bad regex, naming the pattern.
-// - the shortcut `host=web*` (no `type(…)`) is a case-insensitive wildcard reported as `wildcard`.
+// Pure: OpenTSDB 2.4.1's tag-value filters (net.opentsdb.query.filter.*): building, validating, the
+// shortcut forms and matching, quirks included.
+// Design notes: docs/DECISIONS.md#tag-value-filters
 
 import { FILTER_TYPES, type FilterType, type TagFilter } from './types.ts';
 import { badQuery } from './errors.ts';

@@ -1,12 +1,6 @@
-// The OpenTSDB-compatible series API on the service's HTTP server (docs/SERIES-API.md), the endpoints
-// Grafana's built-in OpenTSDB datasource calls:
-//   POST|GET /api/query          GET|POST /api/suggest        GET|POST /api/search/lookup
-//   GET /api/aggregators         GET /api/config/filters      GET /api/version
-// A bad request is OpenTSDB's error shape {"error":{"code":400,"message":…,"details":…}}; a limit is a
-// 400 naming its key; a query past its deadline a 408 (as OpenTSDB answers a timeout); HBase away a
-// 503 with Retry-After. /api/query answers every sub-query before it sends, then streams the series
-// one by one; the response header X-Tsingest-Plan says where each sub-query's points came from
-// (`rollup:<window>` with the count of buckets read raw, or `raw`), and so does showQuery's echo.
+// The OpenTSDB-compatible series API on the service's HTTP server, the endpoints Grafana's OpenTSDB
+// datasource calls (docs/SERIES-API.md, "Endpoints").
+// Design notes: docs/DECISIONS.md#series-api-endpoints
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { isAccessRefused, isHBaseError, isRetriable } from '../hbase/errors.ts';

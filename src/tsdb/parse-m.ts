@@ -1,17 +1,5 @@
-// Pure: `GET /api/query?start=…&m=…` → TsdbQuery, as OpenTSDB 2.4.1's QueryRpc.parseQuery,
-// parseMTypeSubQuery, parseRateOptions and Tags.parseWithMetricAndFilters read it.
-//
-// - `m=agg:[interval-agg:][rate[{counter[,max[,reset]]}]:][explicit_tags:]metric[{groupBy}][{filters}]`,
-//   2 to 5 `:`-separated parts; middle parts are recognised by prefix (`rate…`, a leading digit =
-//   downsample, `explicit_tags…`) and anything else is silently ignored, as in OpenTSDB.
-// - the LAST brace group, when there are two, holds the non-groupBy filters; they come first in the
-//   filter list, then the first group's (groupBy) ones, an equal filter only gaining groupBy.
-// - flags are presence-only: `ms`, `show_query`, `arrays` (`arrays=false` means arrays). A parameter
-//   given twice counts with its LAST value (`start`, `end`). GET does not read `timezone` nor
-//   `use_calendar` in 2.4.1 (QueryRpc never looks at them), so neither do we: UTC, no calendar.
-// - Refused, clearly: `tsuid=` (we have no UIDs) and `exp=` (expressions are not implemented here).
-// - Where OpenTSDB throws a non-HTTP exception while parsing `m` (an empty part, a bad filter inside
-//   braces), its TSD answers 500; we answer 400 with the same message.
+// Pure: `GET /api/query?start=…&m=…` → TsdbQuery, as OpenTSDB 2.4.1's QueryRpc reads it.
+// Design notes: docs/DECISIONS.md#get-apiquery
 
 import type { RateOptions, TagFilter, TsdbQuery } from './types.ts';
 import { badQuery } from './errors.ts';

@@ -1,15 +1,5 @@
-// Pure: `POST /api/query` → TsdbQuery, as OpenTSDB 2.4.1 reads it: Jackson binds the body to TSQuery /
-// TSSubQuery / TagVFilter.Builder / RateOptions (unknown keys ignored, scalars coerced), duplicates
-// are removed (HttpJsonSerializer.parseQueryV1), then TSQuery.validateAndSetQuery runs. Of the URL,
-// a POST reads only `arrays`, and only its presence (HttpJsonSerializer: hasQueryStringParam).
-//
-// Binding rules copied: keys are case-sensitive (`msResolution`, not `ms`: 2.4.1 has no `ms` alias
-// in the body, so `"ms":true` is ignored like any unknown key); `tags` and `filters` are applied in
-// document order and the LATER one wins (setTags clears the filter list, setFilters replaces it);
-// rateOptions takes `counter` or `isCounter`, `counterMax`, `resetValue`, `dropResets`.
-// Accepted and ignored: padding, noAnnotations, globalAnnotations, showTSUIDs, showSummary,
-// showStats, delete, options, … (we never delete). Refused: `tsuids` (we have no UIDs).
-// Type errors in the body are OpenTSDB's "Unable to parse the given JSON" (details say what).
+// Pure: `POST /api/query` → TsdbQuery, as OpenTSDB 2.4.1 binds and validates the body.
+// Design notes: docs/DECISIONS.md#post-apiquery
 
 import type { RateOptions, TagFilter, TsdbQuery } from './types.ts';
 import { badQuery } from './errors.ts';

@@ -1,26 +1,6 @@
-// Pure: where each sub-query's points come from (docs/SERIES-API.md "The planner").
-//
-// `raw`: every point of each series in the TSD's scan range (compute/range.ts), one range scan per
-// series (per spread bucket for a spread id), no index hit to verify.
-// `rollup`: when the downsample is exact from window summaries (compute/rollup-exact.ts: a fixed
-// interval that a configured rollup window divides, an aggregator computable from count, sum, min,
-// max, first and last), each downsample bucket is the merge of its windows' summaries, EXCEPT the
-// buckets holding a window the job has not summarised for good, which are computed from the raw
-// points of that bucket and merged in, so an answer is never stale:
-//   - a window still open or within the grace period (the job only takes closed windows),
-//   - a window with a pending marker at its size or a finer one (late data since its summary, or the
-//     job not yet run; ingest marks the finest size, the job cascades to coarser ones),
-//   - a window not wholly inside the scan range (its summary would hold points the TSD does not see),
-//   - a window whose summary may have expired: each window size has its own TTL (docs/RETENTION.md).
-// Which size: of the sizes that divide the interval, the largest whose summaries are still kept for
-// the whole scan range (its first window); when none is, the one kept furthest back (ties: the
-// larger). So a 1h-avg over two years with 1h summaries kept for a year and the finer 15m ones for
-// two reads the 15m tier, and with none kept that far the 1h one. Buckets whose windows that size no
-// longer holds are read from raw points: exact while the data table still holds them, and otherwise
-// what is left there (often nothing) — never a summary that may be gone, and never a coarser size's
-// summary spread over finer buckets (not exact).
-// An id with more than one series of the metric (its tags changed) is read raw: its summaries do not
-// tell its series apart.
+// Pure: where each sub-query's points come from, `raw` or `rollup` at one window size
+// (docs/SERIES-API.md, "The planner").
+// Design notes: docs/DECISIONS.md#the-planner
 import { isRollupExact } from './compute/rollup-exact.ts';
 import { scanRange, type ScanRange } from './compute/range.ts';
 import type { SubQuery } from './types.ts';

@@ -1,12 +1,6 @@
-// A sub-query's raw points (the raw plan, and the series the rollup plan reads raw): every point of
-// each series in the scan range, from the data table, or — for an id with one series of the metric
-// while the job writes point blocks — from the blocks of the windows summarised for good and the
-// data table for the rest (tiles.ts says which). Blocks are read in one scan group with the pending
-// markers; the windows that turn out marked or without a valid block, and the data-table ranges
-// the tiling then needs, are read in a further round (rarely more than one).
-// A `0all` downsample whose aggregator window summaries answer (compute/rollup-exact.ts) tiles the same
-// way with the windows' summaries instead of their blocks, and folds the one bucket [start, end) from
-// them and from the raw points of the raw tiles (the window cache keeps the summaries between queries).
+// A sub-query's raw points: from point blocks where the rollup job wrote them, from the data table
+// for the rest (tiles.ts says which).
+// Design notes: docs/DECISIONS.md#raw-points
 import { BucketFolder } from './compute/rollup-exact.ts';
 import type { AggregatorName } from './types.ts';
 import { keptSince } from './plan.ts';

@@ -1,14 +1,6 @@
-// A rollup plan's reads (plan.ts): each downsample bucket from the window summaries of the plan's size
-// where every window in it is summarised for good, from the raw points of the bucket elsewhere.
-//
-// Where the summaries come from: a window of the next coarser size holds the plan's size's summaries
-// of all its windows in one summary pack (window-content.ts), so for each coarser window that is
-// closed and still kept the pack is read (one cell per id and coarser window: a day of hourly
-// summaries), and the plan's size's own rows only for the rest of the range, for a coarser window
-// whose pack is stale (a pending marker at the coarser size: a finer window was recomputed since the
-// pack was written) and for one written before packs existed. Packs, rows and the pending markers of
-// every size are read in one scan group, beside the buckets that are raw whatever the markers say;
-// the summary rows and raw buckets the markers and packs then call for, in a second round.
+// A rollup plan's reads (plan.ts): each downsample bucket from window summaries or summary packs
+// where every window is summarised for good, from raw points elsewhere.
+// Design notes: docs/DECISIONS.md#summary-reads
 import { getAggregator } from './compute/aggregators.ts';
 import { RUN_STRIDE, summaryRun } from '../rollup/summary-pack.ts';
 import { BucketFolder } from './compute/rollup-exact.ts';

@@ -1,16 +1,6 @@
-// Pure: the `regexp` tag-value filter's engine. OpenTSDB 2.4.1 compiles the filter with
-// java.util.regex and matches with Matcher.find() (unanchored); a backtracking engine takes time
-// exponential in the value for patterns like `(a+)+$` (a 28-character value held the event loop 16 s).
-// We match with re2js, a port of RE2/J: time linear in the value, whatever the pattern.
-//
-// Java's syntax is kept where RE2 has it (inline flags `(?i)`, `(?s)`, `(?m)` anywhere, `\Q…\E`,
-// `\x{…}`, `\p{Lu}`, `{n,m}` up to 1000); `\uXXXX` (Java, not RE2) is rewritten to `\x{XXXX}`. A pattern
-// RE2 cannot take (backreferences, lookaround, possessive quantifiers, atomic groups, `\Z`, `\G`,
-// `\h`, `\R`, POSIX `\p{Alpha}`, `(?x)`, `(?u)`, `(?d)`, repeats above 1000) is refused, as is syntax
-// that both engines take with different meanings (a `[` or `&&` inside a character class: Java's
-// class union and intersection; `\0…` octal; `\v`): a 400 naming the pattern, never a silently
-// different match. What still differs from Java for patterns both take is listed in
-// docs/SERIES-API-DIVERGENCES.json (`regexp-*`) and docs/SERIES-API.md.
+// Pure: the `regexp` tag-value filter's engine: re2js (RE2, linear time) in place of java.util.regex;
+// Java syntax RE2 lacks or reads differently is refused with a 400.
+// Design notes: docs/DECISIONS.md#the-regexp-engine
 import { RE2JS } from 're2js';
 
 /** A pattern the engine refuses, and why (the caller names the pattern in its own error). */

@@ -1,17 +1,6 @@
-// The series API's reads from HBase, through a small port it owns:
-//   - raw points of many ids and some metrics in [from, to): the ranges of every id (one per bucket
-//     its epochs use), sorted, one scan per chunk of 256 ranges with a MultiRowRangeFilter that makes
-//     the region server seek from one id's range to the next (across salt buckets too), and rows
-//     without one of the metrics dropped there; points split by metric, id and the event's tag set
-//     (a series is metric + id + tags), ascending. (One scanner per id, and later one per bucket,
-//     cost a REST round-trip set each: the gateway's CPU and the loopback writes, not the points,
-//     were most of a read.)
-//   - stored windows of many ids and some metrics (their summaries, with the point blocks or the
-//     summary packs asked for: src/rollup/window-content.ts), likewise, with the pending rollup
-//     markers of the ids' buckets as more ranges of the same scans (markers sit at the front of
-//     each bucket of the rollup table).
-// Asking for several metrics at once is how the sub-queries of one request share a scan
-// (read-batch.ts).
+// The series API's reads from HBase through a small port it owns: raw points and stored windows of
+// many ids and metrics in few scans.
+// Design notes: docs/DECISIONS.md#the-series-store
 import { decodeTags, TAGS_QUALIFIER } from '../events/cells.ts';
 import { column } from '../hbase/codec.ts';
 import type { ScanFilter } from '../hbase/filters.ts';

@@ -1,18 +1,6 @@
-// Work in slices: a request's synchronous work (computing an answer, filtering the catalog, keeping
-// windows, rendering) runs in slices of at most `sliceMs`, and between two slices gives the event
-// loop back (a setImmediate: timers, I/O, Kafka heartbeats, /healthz run), so no request holds it
-// for longer than a slice (issue 37). The loops call `due()` between steps of well under a
-// millisecond (one reading of the clock) and, when it says so, `await pause()`. A pause checks the request's signal: a
-// query past its deadline stops at its next pause with the signal's reason, as its reads do.
-//
-// Lightest first: a pause resumes, at each turn of the event loop, the waiting request with the least
-// work (`weight`: the series it matched), so a one-id panel is not answered after every slice of the
-// site panels refreshed with it; the loop is still given back at every pause.
-//
-// Cooperative yielding rather than worker threads: the inputs (points read, catalog, caches) live on
-// the main thread and would be copied to a worker at a cost that itself holds the loop (a structured
-// clone of 2M points), the caches would be split per thread, and a worker pool adds a queue to size;
-// slices keep one heap and cost one setImmediate per slice (docs/SERIES-API.md, *Limits*).
+// Work in slices: a request's synchronous work runs in slices of at most `sliceMs`, giving the event
+// loop back between them, lightest request first (docs/SERIES-API.md, "Limits").
+// Design notes: docs/DECISIONS.md#work-in-slices
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
 export { runAtOnce } from './compute/steps.ts';

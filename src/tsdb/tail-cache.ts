@@ -1,25 +1,6 @@
-// The tail cache: the raw points of recent windows (those not summarised yet: the open hour, the hour
-// in its grace period) that the series API read, kept between queries, so a dashboard whose ranges end
-// now reads, at each refresh, only what is new since its last read and the last `lateMs` before it,
-// not the whole open hour of every id again.
-//
-// Exactness (docs/SERIES-API.md, *Tail cache*). An entry holds one id's points of one metric over
-// [coveredFrom, completeTo): every point there that HBase held when the entry's read began (readAt),
-// with completeTo = readAt − lateMs − c (c: the hosts' clock tolerance). A point with ts < completeTo
-// that became visible after readAt was written more than lateMs after its ts: ingest marks such a
-// late event's window again (src/ingest/rollup-marks.ts), with a stamp after readAt − c, or (a pair
-// it re-marked within the last LATE_REMARK_EVERY_MS) leaves the re-mark before it, stamped after
-// readAt − c − LATE_REMARK_EVERY_MS. So an entry answers only while
-//   - no pending marker of its id over the range read carries a stamp after readAt − c −
-//     LATE_REMARK_EVERY_MS (markers are read at every query, one scan of the ids' buckets' marker rows),
-//   - its bucket's window generation is the one read before its scan (the rollup job bumps it after it
-//     summarises a window, before it removes the window's marker; `tsingest delete` bumps it too),
-//   - it is younger than maxAgeMs (the bound against writers that do not re-mark: an earlier version).
-// The points since completeTo are read again at every query. Reads that start before now − horizonMs
-// pass through untouched.
-//
-// Bounds: `maxBytes` (16 bytes a point and an entry's overhead), least recently used evicted first, in
-// constant time per entry. The reads in front of it: tail-reads.ts.
+// The tail cache: the raw points of recent windows not summarised yet, kept between queries
+// (docs/SERIES-API.md, "Tail cache"). The reads in front of it: tail-reads.ts.
+// Design notes: docs/DECISIONS.md#tail-cache
 import { LATE_REMARK_EVERY_MS } from '../rollup/marker.ts';
 import type { MarkedWindow } from './tiles.ts';
 import type { TaggedPoints } from './series-store.ts';

@@ -1,16 +1,6 @@
-// The reads in front of the tail cache (tail-cache.ts): a raw read of [from, to) with from in the last
-// horizonMs takes, for each id whose entries hold, the kept points up to their completeTo and reads
-// only [completeTo, to) from HBase; the other ids are read whole; the entries are then kept with what
-// was read.
-//
-// Shared reads, exact: the panels of one dashboard refresh arrive together and ask the same ids' tails
-// (asks over fewer than TAIL_SHARING.minIds ids read on their own, at once).
-// A read of the tail departs like a train: asks of the same metrics and start board the next one, which
-// leaves `lingerMs` after its first ask, or as soon as the one before it is back (an ask made while a
-// read is under way waits for the next: a read that began before the ask could miss what was written
-// just before it). Asks over nearly the same ids share one read of their union (read-batch.ts
-// clusterAsks); each is answered its own ids over its own [from, to), and every point the shared read
-// takes counts against each of its asks' budgets, so a query's limit holds as before.
+// The reads in front of the tail cache (tail-cache.ts): kept points up to their completeTo, the rest
+// read from HBase, one read shared by the asks of a refresh.
+// Design notes: docs/DECISIONS.md#tail-reads
 import { clusterAsks, type SeriesReads } from './read-batch.ts';
 import type { MarkedWindow } from './tiles.ts';
 import type { MarkSpan, PointBudget, TaggedPoints } from './series-store.ts';

@@ -1,13 +1,6 @@
 // Pure: which parts of a series' scan range a raw read takes from point blocks, and which from the
-// data table (docs/SERIES-API.md, "The planner": point blocks).
-//
-// The range is tiled from the coarsest rollup size down: a window of a size is one block tile when it
-// lies wholly inside the range and its block may be read (`usable`: closed, its block still kept, no
-// pending marker at its size or a finer one, not found missing); otherwise it is cut into the windows
-// of the next finer size, and so on; what no size's block covers is a raw tile, read from the data
-// table. A block holds exactly the points of its window that the data table holds (the job writes it
-// in the same put as the window's summary), so the points a tiling reads are the points the raw read
-// would read.
+// data table.
+// Design notes: docs/DECISIONS.md#tiles
 
 export type Tile =
   { readonly kind: 'block'; readonly sizeMs: number; readonly startMs: number } | { readonly kind: 'raw'; readonly fromMs: number; readonly toMs: number };

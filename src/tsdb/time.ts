@@ -1,21 +1,6 @@
-// Pure: OpenTSDB 2.4.1's time language (net.opentsdb.utils.DateTime: parseDateTimeString,
-// parseDuration; Tags.parseLong), copied rule for rule, quirks included, with `now` injected.
-//
-// - `<digits>ms`: epoch ms as given. `now` (any case). `<duration>-ago` (any case): now − duration.
-// - contains `/` or `:`: an absolute date, chosen BY LENGTH as OpenTSDB does: 10 `yyyy/MM/dd`,
-//   16 `yyyy/MM/dd-HH:mm` (if it contains `-`) else `yyyy/MM/dd HH:mm`, 19 likewise with `:ss`; any
-//   other length is "Invalid absolute date". Java's SimpleDateFormat is lenient: fields roll over
-//   (month 13 = January of the next year) and text after the last field is ignored; both copied.
-// - otherwise a number: `<10 digits>.<1-3 digits>` has its dot removed (so `1355961603.41` is
-//   135596160341 ms, OpenTSDB's own test vector); any other dot is an error; negative is an error; a
-//   string of at most 10 characters is seconds (×1000), a longer one is milliseconds.
-// - durations: leading digits, then ONLY THE LAST CHARACTER decides the unit (ms if it ends `ms`):
-//   `1xh` is one hour, as in OpenTSDB. n = 30 days, y = 365 days.
-//
-// Not copied (documented): Java's Julian calendar before 1582; Java timezone ids that Intl does not
-// know (`PST`, …) and the case-sensitivity of Java's id lookup (Intl accepts `utc`); at a DST gap or
-// overlap we resolve a wall time as Intl-offset arithmetic does (earlier offset for gaps), which is
-// believed, not measured, to match java.util.GregorianCalendar.
+// Pure: OpenTSDB 2.4.1's time language (net.opentsdb.utils.DateTime), copied rule for rule, quirks
+// included, with `now` injected.
+// Design notes: docs/DECISIONS.md#the-time-language
 
 import { badQuery, TsdbQueryError } from './errors.ts';
 import { InputError } from '../errors.ts';

@@ -1,23 +1,6 @@
-// The window cache: the stored windows the rollup plans read (summaries, and summary packs decoded),
-// kept in memory between queries, so a dashboard that asks again for the same days reads the pending
-// markers of its ids' buckets and one row of the meta table instead of two rows per id.
-//
-// Exactness (docs/SERIES-API.md, *Window cache*): each window is kept per (metric, id, size, start,
-// content asked) with the generation token of the id's bucket (src/rollup/generations.ts) as read
-// BEFORE the scan that found it, and answers only while that token is unchanged. Every writer of a
-// bucket's windows (the rollup job, the backfill, `tsingest delete`) replaces the token after its
-// write is acknowledged, so a kept window is what a scan would read now. Absent windows are kept too
-// (a later first write bumps as well). The pending markers are never kept: they are read every time,
-// in one scan of the ids' buckets' marker ranges, and a marked window is answered from the raw points
-// as before. Point blocks (raw plans: a 5m-avg over the last hours) are kept too, encoded (about 10
-// bytes a point), copied out of the response they came in.
-//
-// Bounds: `maxBytes` (an estimate of each window's heap: its summary and its pack's summaries) with a
-// second-chance eviction in constant time per entry (a linked list in keeping order: an entry is
-// unlinked and appended in O(1), and one set() spares at most MAX_SPARES used entries before it
-// evicts regardless: it once moved every used entry of a Set to its back, O(n²) in V8's Set, 2.2 s
-// for one set() at 80k entries, issue 37), and `maxAgeMs`, the staleness bound against writers that do not bump (an
-// earlier version's job during a rolling upgrade, a table restored from a snapshot).
+// The window cache: the stored windows the rollup plans read, kept in memory between queries
+// (docs/SERIES-API.md, "Window cache and answer memo").
+// Design notes: docs/DECISIONS.md#window-cache
 import type { MarkedWindow } from './tiles.ts';
 import type { MarkSpan, PointBudget, StoredWindow, WindowSpan, WindowsRead } from './series-store.ts';
 import type { SeriesReads } from './read-batch.ts';

@@ -1,12 +1,7 @@
 /**
- * Region × time heatmap data for the /ui page: the service's own per-region write counters
- * (`tsingest_region_writes_total` of the data table) sampled every few seconds into a bounded ring
- * (default 120 samples × the table's regions), each sample holding the rows written per region since
- * the previous one.
- *
- * `RegionHeatmap` is pure (counts and times are passed in); `HeatmapSampler` reads a
- * `RegionCounterSource` on a timer. A counter that goes down (its series was removed after a region
- * moved server and started again) is read as a reset, as Prometheus does: the new value is the delta.
+ * Region × time heatmap data for the /ui page, sampled from the service's per-region write counters
+ * into a bounded ring.
+ * Design notes: docs/DECISIONS.md#region-heatmap
  */
 import type { Counter } from 'prom-client';
 import { encodedRegionName } from '../hbase/region-name.ts';

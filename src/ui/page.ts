@@ -1,15 +1,7 @@
 /**
- * The built-in hot-spot page for users without Grafana, as route handlers on the service's HTTP port:
- *   GET /ui            HTML: region × time heatmap of writes to the data table, the hot ids table and
- *                      the schema doctor's findings on the service's tables
- *   GET /ui/data.json  the same snapshot as JSON (UiSnapshot)
- *   GET /ui/           redirects to /ui
- * HEAD is accepted wherever GET is; other methods get 405. Other paths are not handled (false), so
- * the host server answers them.
- *
- * `startUi` starts the heatmap sampler once per service from its metrics and region map (the hot-ids
- * sketch is the service's own, src/load/hot-ids.ts); `uiRoutes` only needs a snapshot function, so it can be mounted
- * before the parts exist (it answers 503 until then).
+ * The built-in hot-spot page for users without Grafana (GET /ui, /ui/data.json) as route handlers on
+ * the service's HTTP port.
+ * Design notes: docs/DECISIONS.md#the-hot-spot-page
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Counter, Registry } from 'prom-client';

@@ -1,11 +1,7 @@
 /**
- * Reads merge forward scans over one table, one per salt bucket they touch: B buckets for a by-tag
- * read, the buckets of an id's spread epochs for latest / range and for a rollup recompute (one for a
- * plain id), one for rollups. Rows are merged by their key after the salt, which is the same in every bucket (an id's
- * rows: id ‖ 0x00 ‖ reverse ts, newest first; index rows: name ‖ value ‖ reverse ts ‖ id), and a row
- * whose position repeats one already returned (one event written in two buckets) is dropped.
- *
- * A page's cursor is the position of its last row, so the next page resumes every bucket just after it.
+ * Reads that merge forward scans over one table, one per salt bucket they touch, by the key after the
+ * salt; a repeated position is dropped.
+ * Design notes: docs/DECISIONS.md#merged-scans
  */
 import type { Row } from '../hbase/types.ts';
 import type { ScanOptions } from '../hbase/scanner.ts';

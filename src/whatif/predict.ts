@@ -1,13 +1,6 @@
-// Pure: the write spread and read fan-out a key layout would give a sample of events. Every row key
-// is made by the service's own Keyspace and located in the regions `tables apply` would create (one per
-// salt bucket; unsalted tables split at quantiles of the sample's ids and tag values), so a
-// prediction differs from a measurement only where the model does: table regions that split later,
-// and spreading, which the model takes at its steady state (below).
-//
-// Spreading on: ids are promoted as keys.spread would promote them on a live stream with the
-// sample's shares (promotionsFor over the whole sample), and every event of a promoted id is placed
-// with its K. A backlog stamped before a promotion is never spread (docs/HOT-IDS.md), so for a replay
-// of old events the "spread off" figures are the ones that apply.
+// Pure: the write spread and read fan-out a key layout would give a sample of events, computed with
+// the service's own Keyspace (docs/WHATIF.md).
+// Design notes: docs/DECISIONS.md#predicting-a-layout
 import { Keyspace, fixedLookup, planIdPrefixSplits, type SpreadEntry } from '../keys/index.ts';
 import type { TsEvent } from '../events/index.ts';
 import { computeSkew } from '../load/region-writes.ts';

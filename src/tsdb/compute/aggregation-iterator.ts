@@ -1,19 +1,6 @@
 // Pure: OpenTSDB 2.4.1's AggregationIterator (src/core/AggregationIterator.java), the double path,
-// ported slot for slot: for each series i, slot i holds its "current" point (the last one at or before
-// the emitted timestamp; ts 0 = none yet / ended) and slot size+i its next point (MAX = ended).
-//
-// - Output timestamps: the union of the series' timestamps within [startTime, endTime] (the SCAN
-//   bounds, see range.ts; the serializer later keeps only [query start, query end]).
-// - At each timestamp, a series with a point there gives its value; a series between two points gives
-//   its interpolation (LERP / 0 / ±Double.MAX_VALUE / previous); a series before its first point or
-//   after its last gives nothing.
-// - With rate, a series between points gives its PREVIOUS rate (y0, no interpolation, whatever the
-//   aggregator), and the first rate of each series (RateSpan's rate from the fake (0, 0) point) is
-//   never emitted at its own timestamp but is the series' previous value until its second rate point.
-// - Long path: when no slot (current or next, any series) holds a double and there is no rate, the TSD
-//   calls runLong (aggregators-long.ts) and LERP is integer arithmetic truncated toward zero; ZIM 0,
-//   MAX/MIN Long.MAX_VALUE/Long.MIN_VALUE. Downsampled and rate values are always doubles.
-// - doubleValue() of the TSD throws on ±Infinity (a 500); we return the value instead.
+// ported slot for slot, and the long path's rules.
+// Design notes: docs/DECISIONS.md#aggregationiterator
 
 import type { AggregatorSpec } from './aggregators.ts';
 import { runAtOnce, STEP_WORK } from './steps.ts';

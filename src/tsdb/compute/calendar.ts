@@ -1,16 +1,6 @@
 // Pure: the parts of java.util.GregorianCalendar (in a TimeZone) that OpenTSDB 2.4.1's calendar
-// downsampling uses (DateTime.previousInterval, Calendar.add), over epoch ms and an IANA zone.
-//
-// - add() of time units (ms, s, m, h) moves the instant by a fixed length, as GregorianCalendar.add
-//   does for fields >= HOUR; add() of date units (d, n, y) moves the local date and keeps the local
-//   wall time (months pin the day to the month's length, as Java does).
-// - Local wall times in a DST gap resolve forward with the offset from before the gap (Java's lenient
-//   behaviour). Checked against java.util.Calendar (JDK 17, en locale) running a copy of 2.4.1's
-//   DateTime.previousInterval and the Downsampler's adds: 20,000 random cases over UTC, Asia/Shanghai,
-//   Asia/Kabul, Pacific/Fiji, America/New_York, Europe/London, Australia/Lord_Howe, America/Sao_Paulo
-//   and Europe/Berlin, every unit, many around DST changes: all equal.
-// - Weeks start on SUNDAY: Calendar.getFirstDayOfWeek() of that JVM's default locale (en). A TSD under
-//   a JVM locale whose weeks start on Monday would put `wc` buckets elsewhere.
+// downsampling uses, over epoch ms and an IANA zone.
+// Design notes: docs/DECISIONS.md#calendar-arithmetic
 
 import type { IntervalUnit } from '../types.ts';
 

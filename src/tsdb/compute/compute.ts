@@ -1,16 +1,6 @@
-// Pure: one OpenTSDB 2.4.1 sub-query's computation — matching stored series in, result series out.
-//
-// The pipeline, as TsdbQuery → SpanGroup → AggregationIterator → HttpJsonSerializer run it:
-//   1. each series is cut to the scan range [scanStart, scanEnd) (range.ts) and dropped when empty;
-//   2. for first, last and diff, series are put in order (group.ts orderSeries: 2.4.1's row-key order,
-//      by name unless the caller gives the TSD's); then grouped (group.ts; `none`: one per series);
-//   3. per series: downsample (Downsampler, or FillingDownsampler for nan/null/zero fills), THEN rate
-//      (RateSpan wraps the downsampler: AggregationIterator.create);
-//   4. per group: cross-series aggregation over [scanStart, scanEnd] (aggregation-iterator.ts);
-//   5. the serializer keeps points with query start ≤ ts ≤ query end and renders NaN as null when the
-//      fill policy is null.
-// A group whose series all have data in the scan range but none in the query range is returned with
-// no dps, as the TSD returns it.
+// Pure: one OpenTSDB 2.4.1 sub-query's computation, matching stored series in, result series out
+// (docs/TSDB-COMPUTE.md).
+// Design notes: docs/DECISIONS.md#one-sub-query-computed
 
 import { getAggregator } from './aggregators.ts';
 import type { AggregateFn } from './aggregators.ts';

@@ -1,20 +1,6 @@
-// Pure: the time bounds OpenTSDB 2.4.1 computes around a query (TsdbQuery.getScanStartTimeSeconds /
-// getScanEndTimeSeconds), and the serializer's final range rule.
-//
-// 1. The HBase scan covers rows [scanStart, scanEnd) (hour rows; the stop key is exclusive), so a
-//    series contributes its points with scanStart ≤ ts < scanEnd — points BEFORE the query start and
-//    AFTER its end take part in downsampling, interpolation and rate.
-//    - scanStart: start (s) aligned down to the downsample interval (fixed length, even for calendar
-//      and `n`/`y`: 30 d / 365 d), then down to the hour.
-//    - scanEnd: end (s, +1 because the end is given in ms: the "edge case" bump in 2.4.1 always
-//      fires), then up to the NEXT interval boundary (always moves), then up to the hour; without a
-//      downsample interval (none or `all`), up to the next hour (always moves).
-// 2. SpanGroup / AggregationIterator / FillingDownsampler run over [scanStart, scanEnd] (ms).
-// 3. HttpJsonSerializer.formatQueryAsyncV1 skips every point with ts < query start or ts > query end:
-//    the query range is INCLUSIVE at both ends, with or without downsampling. A downsample bucket
-//    stamped before the start (the partial first bucket) is dropped; one stamped at ≤ end is kept
-//    (with all its data up to scanEnd).
-// Timestamps must be ms after 2^32 ms (1970-02-20): OpenTSDB reads smaller values as seconds.
+// Pure: the time bounds OpenTSDB 2.4.1 computes around a query (the scan range), and the
+// serializer's final range rule.
+// Design notes: docs/DECISIONS.md#scan-range-and-query-range
 
 import type { Downsample } from '../types.ts';
 

@@ -1,24 +1,6 @@
-// Pure: when a sub-query's downsampling can be answered EXACTLY from rollup window summaries, and
-// how to turn the summaries into one downsample value per bucket (a BucketedSeries for compute.ts).
-//
-// Exactness argument:
-// - Fixed (non-calendar, not `all`, not `n`/`y`) intervals bucket raw points into [k·I, (k+1)·I) on
-//   epoch multiples (Downsampler.alignTimestamp). Rollup windows of length w are epoch-aligned too,
-//   so when w divides I every bucket is the union of I/w whole windows.
-// - The bucket value of sum, count, min, max, avg, first, last, zimsum, mimmin and mimmax is then a
-//   function of the windows' {count, sum, min, max, first, last}: sums add, counts add, min of mins,
-//   max of maxes, avg = Σsum / Σcount, first of the earliest window, last of the latest. (avg and sum
-//   add partial sums in another order than the raw sequential sum: equal to within a few ulps, far
-//   inside the 1e-9 relative tolerance.) dev, median, mult, diff, squareSum and the percentiles need
-//   more than these summaries; `none` is not a downsampler.
-// - The buckets that can reach the answer are all inside the TSD's scan range (range.ts: scanStart
-//   is a bucket boundary or earlier-and-skipped by Downsampler.seek; the last bucket stamped ≤ end
-//   ends at or before scanEnd), so whole-window buckets equal the raw path's buckets.
-// - Rate stays exact: 2.4.1 computes rate AFTER downsampling (AggregationIterator.create wraps each
-//   span's downsampler in a RateSpan), so it only ever sees bucket values.
-// Assumes the window summaries were built like OpenTSDB's aggregators treat values: NaN values are
-// not counted in count/sum/min/max (our cells never hold NaN; if they did, first/last would differ:
-// OpenTSDB's first/last keep a NaN).
+// Pure: when a sub-query's downsampling can be answered exactly from rollup window summaries, and how
+// the summaries become one downsample value per bucket.
+// Design notes: docs/DECISIONS.md#exact-answers-from-rollups
 
 import type { PackedSummary } from '../../rollup/summary-pack.ts';
 import type { AggregatorName, SubQuery } from '../types.ts';

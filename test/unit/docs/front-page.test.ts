@@ -1,9 +1,10 @@
 // README.md is the front door and docs/ the rest: held here against the files they describe. The
 // README opens with the two commands (the second is what .ci/run runs), stays short, and indexes every
 // page of docs/; every relative link of README.md, docs/*.md and BENCHMARKS.md reaches a file and,
-// with a #fragment, a heading of it; and the ports the examples use are the ones the code has: a
-// default named beside a variable is that variable's default, the compose stack is reached through its
-// variables (never a literal https port), and the read APIs through the query service's port.
+// with a #fragment, a heading of it, and so does every docs/<page>.md#fragment a comment of src/
+// names; and the ports the examples use are the ones the code has: a default named beside a variable
+// is that variable's default, the compose stack is reached through its variables (never a literal
+// https port), and the read APIs through the query service's port.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
@@ -86,6 +87,19 @@ void test('every relative link of README.md, BENCHMARKS.md and docs/*.md reaches
     }
   }
   assert.deepEqual(broken, []);
+});
+
+void test('every docs/<page>.md#fragment a source file of src/ names is a heading of that page', () => {
+  const files = readdirSync(join(ROOT, 'src'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+  const named = files.flatMap((f) =>
+    [...read(`src/${f}`).matchAll(/\bdocs\/([A-Z0-9-]+\.md)#([\w-]+)/g)].map((m) => ({ file: `src/${f}`, page: `docs/${m[1] ?? ''}`, fragment: m[2] ?? '' })),
+  );
+  assert.ok(named.length > 0, 'src/ names design notes');
+  const broken = named.filter(({ page, fragment }) => !existsSync(join(ROOT, page)) || !anchorsOf(read(page)).has(fragment));
+  assert.deepEqual(
+    broken.map(({ file, page, fragment }) => `${file}: ${page}#${fragment}`),
+    [],
+  );
 });
 
 void test('a default named beside a port variable is that variable’s default', () => {
