@@ -21,8 +21,17 @@ export interface ServiceDoctor {
   stop(): void;
 }
 
-/** `tables`: the service's own, in the order the doctor checks them (Tables.names). */
-export function startDoctor(cfg: Config, tables: readonly string[], hbase: HBaseRestClient, metrics: Pick<Metrics, 'registry'>, log: Logger): ServiceDoctor {
+export interface DoctorOptions {
+  readonly cfg: Config;
+  /** the service's own, in the order the doctor checks them (Tables.names) */
+  readonly tables: readonly string[];
+  readonly hbase: HBaseRestClient;
+  readonly metrics: Pick<Metrics, 'registry'>;
+  readonly log: Logger;
+}
+
+export function startDoctor(o: DoctorOptions): ServiceDoctor {
+  const { cfg, tables, hbase, metrics, log } = o;
   const { everyMs, sampleRows } = cfg.doctor;
   if (everyMs === 0) return { snapshot: () => DOCTOR_OFF, stop: () => undefined };
   const m = createDoctorMetrics(metrics.registry);

@@ -90,12 +90,22 @@ export function brokerHealth(lifecycle: Lifecycle, log: Log, failures = BROKER_P
   };
 }
 
+export interface RegistryHealthOptions {
+  readonly registry: Pick<SpreadRegistry, 'ageMs'>;
+  readonly lifecycle: Lifecycle;
+  readonly log: Log;
+  readonly limitMs: number;
+  /** how often the registry's age is looked at (default 1 s) */
+  readonly everyMs?: number;
+}
+
 /**
  * The `hbase` condition of a process that writes nothing (the query role): the spread registry's
  * refresh (every keys.spread.refreshMs) is its probe. Not ready while its last good read is older than
  * `limitMs`, ready again with the next one. Returns the stop function.
  */
-export function registryHealth(registry: Pick<SpreadRegistry, 'ageMs'>, lifecycle: Lifecycle, log: Log, limitMs: number, everyMs = 1000): () => void {
+export function registryHealth(o: RegistryHealthOptions): () => void {
+  const { registry, lifecycle, log, limitMs, everyMs = 1000 } = o;
   let failing = false;
   const timer = setInterval(() => {
     const stale = registry.ageMs > limitMs;

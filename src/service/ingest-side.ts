@@ -2,33 +2,22 @@
 // view (region map, region writes, hot ids), its outage policy, and the consumer of the ingest group
 // with its DLQ producer, writer, lag monitor and health wiring. A query process builds none of it.
 import type { Kafka } from 'kafkajs';
-import type { Logger } from 'pino';
-import type { HBaseRestClient } from '../hbase/index.ts';
 import type { IngestConsumer } from '../ingest/consumer.ts';
 import type { Keyspace, Tables } from '../keys/index.ts';
 import { HotIds, type HotIdsOptions } from '../load/hot-ids.ts';
 import type { RegionMap } from '../load/region-map.ts';
 import type { RegionWrites } from '../load/region-writes.ts';
 import { registerHotIdMetrics } from '../metrics/hot-id-metrics.ts';
-import { initKnownSeries, type Metrics } from '../metrics/ingest-metrics.ts';
+import { initKnownSeries } from '../metrics/ingest-metrics.ts';
 import type { Config } from '../runtime/config.ts';
 import type { Lifecycle } from '../runtime/lifecycle.ts';
 import type { SpreadRegistry } from '../spread/registry.ts';
 import { brokerHealth, consumerHealth, wireHBaseHealth } from './health.ts';
 import { requireTopics, watchConsumer } from './kafka-parts.ts';
 import { explainKafkaFailure } from './kafka-security.ts';
-import { consumeSide, dlqProducer, outage, regionWrites, writeSide, type Outage } from './parts.ts';
-import type { Closers } from './shutdown.ts';
+import { consumeSide, dlqProducer, outage, regionWrites, writeSide, type Outage, type ServiceBase } from './parts.ts';
 
-/** What the parts of the service are built from. */
-export interface ServiceBase {
-  readonly cfg: Config;
-  readonly tables: Tables;
-  readonly hbase: HBaseRestClient;
-  readonly metrics: Metrics;
-  readonly log: Logger;
-  readonly closers: Closers;
-}
+export type { ServiceBase } from './parts.ts';
 
 /** What the write path needs before the spread registry: the region map with its writes, and one outage policy. */
 export interface WriteParts {
@@ -39,7 +28,7 @@ export interface WriteParts {
 
 /** `signal` abandons in-flight writes (the drain deadline, a failure). */
 export async function writeParts(b: ServiceBase, signal: AbortSignal): Promise<WriteParts> {
-  const regions = await regionWrites(b.cfg, b.tables, b.hbase, b.metrics, b.log, b.closers);
+  const regions = await regionWrites(b);
   b.closers.add('known series', initKnownSeries(b.metrics, { tables: b.tables.mapped, regions: regions.regionMap }));
   return { regions, out: outage(b.cfg, signal, b.closers) };
 }
@@ -85,9 +74,9 @@ export async function buildIngestSide(d: IngestSideDeps): Promise<IngestSide> {
   await requireTopics(kafka, [cfg.kafka.topic, cfg.kafka.dlqTopic], (err) => explainKafkaFailure(cfg.kafka, err));
   d.checkStart();
   const producer = await dlqProducer(kafka, closers);
-  const writer = writeSide(cfg, d.hbase, metrics, regions, keyspace, tables, out, d.hotIds);
+  const writer = writeSide({ cfg, hbase: d.hbase, metrics, regions, keyspace, tables, outage: out, hotIds: d.hotIds });
   const hooks = { signal: d.signal, onFatal: d.fail, onPoll: brokerHealth(lifecycle, log) };
-  const side = consumeSide(cfg, kafka, producer, writer, out, keyspace, tables, d.registry, metrics, log, hooks, closers);
+  const side = consumeSide({ cfg, kafka, producer, writer, outage: out, keyspace, tables, registry: d.registry, metrics, log, hooks, closers });
   closers.add('HBase health', wireHBaseHealth(out.watch, side.ingest, lifecycle, log));
   closers.add(
     'consumer events',

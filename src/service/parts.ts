@@ -25,16 +25,20 @@ import { adminOffsetsSource } from './kafka-parts.ts';
 import type { Closers } from './shutdown.ts';
 import { LAG_POLL_MS, catalogMarks, consumerConfig, planSettings, rollupMarks } from './settings.ts';
 
+/** What the parts of the service are built from. */
+export interface ServiceBase {
+  readonly cfg: Config;
+  readonly tables: Tables;
+  readonly hbase: HBaseRestClient;
+  readonly metrics: Metrics;
+  readonly log: Logger;
+  readonly closers: Closers;
+}
+
 /** Region map (refreshed on a timer) and the region writes over it, with their metrics. */
-export async function regionWrites(
-  cfg: Config,
-  tables: Tables,
-  hbase: HBaseRestClient,
-  metrics: Metrics,
-  log: Logger,
-  closers: Closers,
-): Promise<{ regionMap: RegionMap; writes: RegionWrites }> {
-  const { mapped } = tables;
+export async function regionWrites(b: ServiceBase): Promise<{ regionMap: RegionMap; writes: RegionWrites }> {
+  const { cfg, hbase, metrics, log, closers } = b;
+  const { mapped } = b.tables;
   const source = {
     regions: async (t: string) => (await hbase.regions(t)).map((r) => ({ name: r.name, startKey: r.startKey, endKey: r.endKey, server: r.location })),
   };
@@ -92,16 +96,19 @@ export function outage(cfg: Config, signal: AbortSignal, closers: Closers): Outa
   return { watch, policy };
 }
 
-export function writeSide(
-  cfg: Config,
-  hbase: HBaseRestClient,
-  metrics: Metrics,
-  regions: { regionMap: RegionMap; writes: RegionWrites },
-  keyspace: Keyspace,
-  tables: Tables,
-  outage: Outage,
-  hotIds?: HotIdFeed,
-): DualWriter {
+export interface WriteSideOptions {
+  readonly cfg: Config;
+  readonly hbase: HBaseRestClient;
+  readonly metrics: Metrics;
+  readonly regions: { readonly regionMap: RegionMap; readonly writes: RegionWrites };
+  readonly keyspace: Keyspace;
+  readonly tables: Tables;
+  readonly outage: Outage;
+  readonly hotIds?: HotIdFeed | undefined;
+}
+
+export function writeSide(o: WriteSideOptions): DualWriter {
+  const { cfg, hbase, metrics, regions, keyspace, tables, outage, hotIds } = o;
   return new DualWriter({
     sink: hbase,
     queue: new PQueue({ concurrency: cfg.hbase.concurrency }),
@@ -126,20 +133,24 @@ export interface ConsumeSide {
   readonly lag: LagMonitor;
 }
 
-export function consumeSide(
-  cfg: Config,
-  kafka: Kafka,
-  producer: Producer,
-  writer: DualWriter,
-  outage: Outage,
-  keyspace: Keyspace,
-  tables: Tables,
-  registry: SpreadRegistry,
-  metrics: Metrics,
-  log: Logger,
-  hooks: { readonly signal: AbortSignal; readonly onFatal: (err: unknown) => void; readonly onPoll: (ok: boolean, err?: unknown) => void },
-  closers: Closers,
-): ConsumeSide {
+export interface ConsumeSideOptions {
+  readonly cfg: Config;
+  readonly kafka: Kafka;
+  /** the DLQ's */
+  readonly producer: Producer;
+  readonly writer: DualWriter;
+  readonly outage: Outage;
+  readonly keyspace: Keyspace;
+  readonly tables: Tables;
+  readonly registry: SpreadRegistry;
+  readonly metrics: Metrics;
+  readonly log: Logger;
+  readonly hooks: { readonly signal: AbortSignal; readonly onFatal: (err: unknown) => void; readonly onPoll: (ok: boolean, err?: unknown) => void };
+  readonly closers: Closers;
+}
+
+export function consumeSide(o: ConsumeSideOptions): ConsumeSide {
+  const { cfg, kafka, producer, writer, outage, keyspace, tables, registry, metrics, log, hooks, closers } = o;
   const consumer = kafka.consumer(consumerConfig(cfg));
   const ingest = new IngestConsumer({
     consumer,

@@ -68,7 +68,7 @@ export function startReadSide(deps: ReadSideDeps): ReadSide {
   const store = registryStore(cfg, tables, hbase);
   const entryFor = async (id: string) => (await store.entry(id))?.entry;
   const api = parts.reads ? createReadApi({ cfg, hbase, keyspace, tables, entryFor, metrics: readMetrics, log: log.child({ module: 'read-api' }) }) : undefined;
-  const doctor = parts.doctor ? startDoctor(cfg, tables.names, hbase, metrics, log.child({ module: 'doctor' })) : undefined;
+  const doctor = parts.doctor ? startDoctor({ cfg, tables: tables.names, hbase, metrics, log: log.child({ module: 'doctor' }) }) : undefined;
   const { load } = deps;
   const ui =
     load !== undefined

@@ -43,15 +43,19 @@ export function rollupTier(cfg: Config): RollupTier | undefined {
   };
 }
 
+export interface SeriesStoreOptions {
+  readonly cfg: Config;
+  readonly hbase: SeriesScanPort;
+  readonly keyspace: Keyspace;
+  readonly tables: Tables;
+  readonly spreadAt: (toMs: number) => Promise<SpreadLookup>;
+  /** default hbase.requestDeadlineMs */
+  readonly deadlineMs?: number;
+}
+
 /** The series store of the configuration: the tables, the point blocks' family when rollups are on and the job writes blocks. */
-export function seriesStoreOf(
-  cfg: Config,
-  hbase: SeriesScanPort,
-  keyspace: Keyspace,
-  tables: Tables,
-  spreadAt: (toMs: number) => Promise<SpreadLookup>,
-  deadlineMs = cfg.hbase.requestDeadlineMs,
-): SeriesStore {
+export function seriesStoreOf(o: SeriesStoreOptions): SeriesStore {
+  const { cfg, hbase, keyspace, tables, spreadAt, deadlineMs = cfg.hbase.requestDeadlineMs } = o;
   return new SeriesStore(hbase, {
     keyspace,
     data: tables.data,
@@ -107,7 +111,7 @@ export function startSeriesSide(deps: SeriesSideDeps): SeriesSide {
   });
   catalog.start();
   void catalog.refresh();
-  const store = seriesStoreOf(cfg, hbase, keyspace, tables, spreadAt);
+  const store = seriesStoreOf({ cfg, hbase, keyspace, tables, spreadAt });
   const { maxBytes, maxAgeMs } = cfg.series.windowCache;
   const cache = maxBytes > 0 ? new WindowCache({ maxBytes, maxAgeMs, now: Date.now }) : undefined;
   const bucketOf = (id: string): number => keyspace.baseSalt(id);

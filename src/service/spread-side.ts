@@ -4,19 +4,15 @@
 // the ids hot over all instances.
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import type { Logger } from 'pino';
-import type { HBaseRestClient } from '../hbase/index.ts';
 import type { OutageWatch } from '../ingest/outage-watch.ts';
-import type { Tables } from '../keys/index.ts';
 import type { HotIds } from '../load/hot-ids.ts';
-import type { Metrics } from '../metrics/ingest-metrics.ts';
 import { createSpreadMetrics, removeSpreadMetrics, spreadObserver, type SpreadMetrics } from '../metrics/spread-metrics.ts';
 import type { Config } from '../runtime/config.ts';
 import type { PromotionPolicy } from '../spread/load.ts';
 import { Promoter } from '../spread/promoter.ts';
 import type { SpreadRegistry } from '../spread/registry.ts';
 import { registryStore, spreadMaxK, spreadRegistryOf } from './keyspace.ts';
-import type { Closers } from './shutdown.ts';
+import type { ServiceBase } from './parts.ts';
 
 export function promotionPolicy(cfg: Config): PromotionPolicy {
   const s = cfg.keys.spread;
@@ -27,15 +23,8 @@ export function promotionPolicy(cfg: Config): PromotionPolicy {
  * The registry's refresh failures are told to the outage watch too (`watch`): while the ingest path
  * waits for a valid snapshot, its wait is pending there, and the failure is what the outage reports.
  */
-export async function startRegistry(
-  cfg: Config,
-  tables: Tables,
-  hbase: HBaseRestClient,
-  metrics: Metrics,
-  log: Logger,
-  closers: Closers,
-  watch?: Pick<OutageWatch, 'failed'>,
-): Promise<{ registry: SpreadRegistry; metrics: SpreadMetrics }> {
+export async function startRegistry(b: ServiceBase, watch?: Pick<OutageWatch, 'failed'>): Promise<{ registry: SpreadRegistry; metrics: SpreadMetrics }> {
+  const { cfg, tables, hbase, metrics, log, closers } = b;
   let age = (): number => Number.POSITIVE_INFINITY;
   const spreadMetrics = createSpreadMetrics(metrics.registry, () => age());
   closers.add('spread metrics', () => {
@@ -60,17 +49,17 @@ export async function startRegistry(
   return { registry, metrics: spreadMetrics };
 }
 
+/** What the promoter promotes from: the registry it writes to, the hot ids it reads, the spread metrics it counts its rounds in. */
+export interface PromoterInputs {
+  readonly registry: SpreadRegistry;
+  readonly hotIds: HotIds;
+  readonly metrics: SpreadMetrics;
+}
+
 /** With keys.spread.auto: this instance's promoter (stopped before the registry). */
-export function startPromoter(
-  cfg: Config,
-  tables: Tables,
-  hbase: HBaseRestClient,
-  registry: SpreadRegistry,
-  hotIds: HotIds,
-  m: SpreadMetrics,
-  log: Logger,
-  closers: Closers,
-): Promoter | undefined {
+export function startPromoter(b: Omit<ServiceBase, 'metrics'>, inputs: PromoterInputs): Promoter | undefined {
+  const { cfg, tables, hbase, log, closers } = b;
+  const { registry, hotIds, metrics: m } = inputs;
   if (!cfg.keys.spread.auto) return undefined;
   const s = cfg.keys.spread;
   const promoter = new Promoter({

@@ -78,7 +78,14 @@ async function seriesSums(
 ): Promise<{ window: number | 'raw'; dps: (readonly [number, number | null])[] }> {
   const catalog = new SeriesIndex({ idTagKey: 'id' });
   catalog.add({ metric: 'temp', id, tags: {} });
-  const store = seriesStoreOf(cfg, r.h.rest, r.s.keyspace, tablesOf(cfg), () => Promise.resolve(NO_SPREAD), 10_000);
+  const store = seriesStoreOf({
+    cfg,
+    hbase: r.h.rest,
+    keyspace: r.s.keyspace,
+    tables: tablesOf(cfg),
+    spreadAt: () => Promise.resolve(NO_SPREAD),
+    deadlineMs: 10_000,
+  });
   const q = parseQueryBody(
     {
       start: MIDNIGHT,

@@ -133,7 +133,7 @@ void describe('registryHealth: the query role is ready while its spread registry
     t.mock.timers.enable({ apis: ['setInterval'] });
     const lifecycle = new Lifecycle({ log });
     const registry = { ageMs: 100 };
-    const stop = registryHealth(registry, lifecycle, log, 5000, 1000);
+    const stop = registryHealth({ registry, lifecycle, log, limitMs: 5000, everyMs: 1000 });
     lifecycle.started('serving reads');
     t.mock.timers.tick(1000);
     assert.equal(lifecycle.ready, true);
