@@ -119,7 +119,7 @@ export function startSeriesSide(deps: SeriesSideDeps): SeriesSide {
   const tail = tailCacheOf(cfg);
   const api = createSeriesApi({
     catalog: index,
-    reads: tail === undefined ? windows : withTailCache(windows, store, tail, bucketOf),
+    reads: tail === undefined ? windows : withTailCache(windows, { port: store, cache: tail, bucketOf }),
     // the answer memo needs the generations the window cache reads: on with it
     memo: cache === undefined ? undefined : { answers: new AnswerMemo(MEMO_ANSWERS, maxAgeMs), probe: store },
     tier: rollupTier(cfg),

@@ -161,32 +161,37 @@ function foldAllOf(sub: SubQuery, range: { readonly startMs: number }): FoldAll 
   return { aggregator: ds.aggregator, stampMs: range.startMs };
 }
 
+interface SubQueryRead {
+  readonly sub: SubQuery;
+  /** the query's */
+  readonly range: { readonly startMs: number; readonly endMs: number };
+  readonly plan: SubQueryPlan;
+  readonly ids: IdSeries;
+  readonly deps: ExecuteDeps;
+  readonly reads: MetricReads;
+  readonly out: SubQueryReads;
+}
+
 /** One sub-query's reads, by its plan. */
-async function readSubQuery(
-  sub: SubQuery,
-  range: { readonly startMs: number; readonly endMs: number },
-  plan: SubQueryPlan,
-  ids: IdSeries,
-  deps: ExecuteDeps,
-  reads: MetricReads,
-  out: SubQueryReads,
-): Promise<void> {
+async function readSubQuery(o: SubQueryRead): Promise<void> {
+  const { sub, range, plan, ids, deps, reads, out } = o;
   const tier = deps.tier;
   const fold = plan.path === 'raw' && tier !== undefined ? foldAllOf(sub, range) : undefined;
   const useBlocks = plan.path === 'raw' && (tier?.blocks === true || fold !== undefined);
+  const read = { metric: sub.metric, reads, out };
   if (tier === undefined || (plan.path === 'raw' && !useBlocks)) {
-    await readRaw(sub.metric, plan.scan, ids, reads, out);
+    await readRaw({ ...read, scan: plan.scan, ids });
     return;
   }
   const { single, mixed } = splitBySeries(sub.metric, ids, deps.catalog);
   const now = deps.now();
   await Promise.all([
-    mixed.size > 0 ? readRaw(sub.metric, plan.scan, mixed, reads, out) : undefined,
+    mixed.size > 0 ? readRaw({ ...read, scan: plan.scan, ids: mixed }) : undefined,
     plan.path === 'raw'
       ? fold === undefined
-        ? readTiled(sub.metric, plan.scan, single, tier, deps.idTagKey, now, reads, out)
-        : readTiled(sub.metric, range, single, tier, deps.idTagKey, now, reads, out, fold)
-      : readRollup(sub.downsample as NonNullable<SubQuery['downsample']>, sub.metric, plan, single, tier, now, reads, out),
+        ? readTiled({ ...read, scan: plan.scan, single, tier, idTagKey: deps.idTagKey, now })
+        : readTiled({ ...read, scan: range, single, tier, idTagKey: deps.idTagKey, now, fold })
+      : readRollup({ ...read, ds: sub.downsample as NonNullable<SubQuery['downsample']>, plan, single, tier, now }),
   ]);
   if (mixed.size > 0) out.fromWindows = undefined;
 }
@@ -225,9 +230,9 @@ async function recall(
   q: TsdbQuery,
   plans: readonly SubQueryPlan[],
   deps: ExecuteDeps,
-  budget: Budget,
-  now: number,
+  at: { readonly budget: Budget; readonly now: number },
 ): Promise<(KeptAnswer<ReadCounts> | undefined)[]> {
+  const { budget, now } = at;
   const { memo, tier } = deps;
   if (memo === undefined || tier === undefined) return plans.map(() => undefined);
   const found = q.queries.map((sub, i) => {
@@ -280,7 +285,7 @@ async function answerQuery(q: TsdbQuery, deps: ExecuteDeps, weight: RequestWeigh
   const now = deps.now();
   const plans = q.queries.map((sub) => planSubQuery(sub, q, deps.tier, now));
   const budget = new Budget(deps.limits.maxPoints, deps.signal);
-  const kept = await untilAborted(deps.signal, recall(q, plans, deps, budget, now));
+  const kept = await untilAborted(deps.signal, recall(q, plans, deps, { budget, now }));
   const version = deps.catalog.version;
   const reads = batchedReads(deps.reads, budget, deps.limits.concurrency);
   const read = await untilAborted(
@@ -289,7 +294,8 @@ async function answerQuery(q: TsdbQuery, deps: ExecuteDeps, weight: RequestWeigh
       q.queries.map(async (sub, i) => {
         const series = matched[i] as CatalogSeries[];
         const got = newReads(series, budget);
-        if (kept[i] === undefined) await readSubQuery(sub, q, plans[i] as SubQueryPlan, byId(series, deps.idTagKey), deps, reads, got);
+        if (kept[i] === undefined)
+          await readSubQuery({ sub, range: q, plan: plans[i] as SubQueryPlan, ids: byId(series, deps.idTagKey), deps, reads, out: got });
         return got;
       }),
     ),

@@ -4,7 +4,7 @@
 // the union of their ids: raw points, and stored windows (summaries, point blocks, packs, with the
 // pending markers). The sub-queries run
 // concurrently (execute.ts), so their reads meet here; a read asked later simply starts its own scan.
-import type { MarkSpan, PointBudget, StoredWindow, TaggedPoints, WindowSpan, WindowsRead } from './series-store.ts';
+import type { MarkSpan, PointBudget, RawAsk, StoredWindow, TaggedPoints, WindowSpan, WindowsAsk, WindowsRead } from './series-store.ts';
 import type { MarkedWindow } from './tiles.ts';
 
 export type { MarkedWindow } from './tiles.ts';
@@ -12,23 +12,9 @@ export type { MarkedWindow } from './tiles.ts';
 /** What a query needs of HBase (series-store.ts SeriesStore fits): each read takes several metrics. */
 export interface SeriesReads {
   /** every id's points of each metric, by metric, id and tag set */
-  rawPointsOf(
-    ids: readonly string[],
-    metrics: readonly string[],
-    from: number,
-    to: number,
-    budget: PointBudget,
-    concurrency?: number,
-  ): Promise<Map<string, Map<string, Map<string, TaggedPoints>>>>;
+  rawPointsOf(ask: RawAsk, budget: PointBudget, concurrency?: number): Promise<Map<string, Map<string, Map<string, TaggedPoints>>>>;
   /** stored windows (summaries with blocks or packs) of each metric by id, and the pending markers by id, in one scan group */
-  windowsOf(
-    ids: readonly string[],
-    metrics: readonly string[],
-    spans: readonly WindowSpan[],
-    marks: MarkSpan,
-    budget: PointBudget,
-    concurrency?: number,
-  ): Promise<WindowsRead>;
+  windowsOf(ask: WindowsAsk, budget: PointBudget, concurrency?: number): Promise<WindowsRead>;
 }
 
 /** The reads of one sub-query: one metric each. */
@@ -126,13 +112,15 @@ export function batchedReads(reads: SeriesReads, budget: PointBudget, concurrenc
   return {
     async rawPointsOf(ids, metric, from, to) {
       const all = (await turn.join(`raw|${from}|${to}`, ids, metric, (union, metrics) =>
-        reads.rawPointsOf(union, metrics, from, to, budget, concurrency),
+        reads.rawPointsOf({ ids: union, metrics, from, to }, budget, concurrency),
       )) as Map<string, Map<string, Map<string, TaggedPoints>>>;
       return all.get(metric) ?? new Map();
     },
     async windowsOf(ids, metric, spans, marks) {
       const key = `win|${spans.map((sp) => `${sp.sizeMs}/${sp.from}/${sp.to}/${sp.with}`).join(',')}|${marks.sizesMs.join(',')}/${marks.from}/${marks.to}/${marks.closedBy ?? ''}`;
-      const all = (await turn.join(key, ids, metric, (union, metrics) => reads.windowsOf(union, metrics, spans, marks, budget, concurrency))) as WindowsRead;
+      const all = (await turn.join(key, ids, metric, (union, metrics) =>
+        reads.windowsOf({ ids: union, metrics, spans, marks }, budget, concurrency),
+      )) as WindowsRead;
       return { windows: all.windows.get(metric) ?? new Map(), marks: all.marks, cachedIds: all.cachedIds, gens: all.gens };
     },
   };

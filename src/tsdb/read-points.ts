@@ -15,8 +15,21 @@ import { blockSpans, markedWithin, tileRange, uncovered, type Tile } from './til
 
 type Range = { readonly fromMs: number; readonly toMs: number };
 
+/** One sub-query's reading: its metric, the reads it asks, what it gathers into. */
+export interface MetricRead {
+  readonly metric: string;
+  readonly reads: MetricReads;
+  readonly out: SubQueryReads;
+}
+
+export interface RawRead extends MetricRead {
+  readonly scan: { readonly startMs: number; readonly endMs: number };
+  readonly ids: IdSeries;
+}
+
 /** Every point of each series in [scan.startMs, scan.endMs) from the data table. */
-export async function readRaw(metric: string, scan: { startMs: number; endMs: number }, ids: IdSeries, reads: MetricReads, out: SubQueryReads): Promise<void> {
+export async function readRaw(o: RawRead): Promise<void> {
+  const { metric, scan, ids, reads, out } = o;
   const found = await reads.rawPointsOf([...ids.keys()], metric, scan.startMs, scan.endMs);
   out.rawRanges += ids.size;
   for (const [id, sets] of ids) {
@@ -92,22 +105,23 @@ export interface FoldAll {
   readonly stampMs: number;
 }
 
+export interface TiledRead extends MetricRead {
+  readonly scan: { readonly startMs: number; readonly endMs: number };
+  /** ids with one series each */
+  readonly single: readonly (readonly [string, CatalogSeries])[];
+  readonly tier: RollupTier;
+  readonly idTagKey: string;
+  readonly now: number;
+  readonly fold?: FoldAll | undefined;
+}
+
 /**
  * The raw points of ids with one series each, from point blocks where the tiling allows (see the top
  * of this file): every point in [scan.startMs, scan.endMs) exactly once, ascending. With `fold`, each
  * id's one `0all` bucket over that range instead, from summaries where the tiling allows.
  */
-export async function readTiled(
-  metric: string,
-  scan: { startMs: number; endMs: number },
-  single: readonly (readonly [string, CatalogSeries])[],
-  tier: RollupTier,
-  idTagKey: string,
-  now: number,
-  reads: MetricReads,
-  out: SubQueryReads,
-  fold?: FoldAll,
-): Promise<void> {
+export async function readTiled(o: TiledRead): Promise<void> {
+  const { metric, scan, single, tier, idTagKey, now, reads, out, fold } = o;
   const sizes = tier.windowsMs;
   const content: TileContent = fold === undefined ? 'block' : 'summary';
   // a block lives as long as the data table's rows; a summary as long as its size's TTL
@@ -145,7 +159,8 @@ export async function readTiled(
   };
   // (the markers of closed windows only: an open one is a raw tile whatever its markers say)
   const marks = { sizesMs: sizes, from: scan.startMs, to: scan.endMs, closedBy: now - tier.graceMs };
-  await fetchRound(metric, [...state.keys()], spansOf(first, true), rawOf(first), reads, state, marks);
+  const round = { metric, reads, state };
+  await fetchRound({ ...round, ids: [...state.keys()], spans: spansOf(first, true), ranges: rawOf(first), marks });
   // Later rounds: what each id's own tiling needs that is not read yet.
   for (;;) {
     const blockNeeds = new Map<string, { spans: WindowSpan[]; ids: string[] }>();
@@ -163,8 +178,8 @@ export async function readTiled(
     if (blockNeeds.size === 0 && rawNeeds.size === 0) break;
     const none = { sizesMs: [], from: 0, to: 0 };
     await Promise.all([
-      ...[...blockNeeds.values()].map((n) => fetchRound(metric, n.ids, n.spans, [], reads, state, none)),
-      ...[...rawNeeds.values()].map((n) => fetchRound(metric, n.ids, [], n.ranges, reads, state, none)),
+      ...[...blockNeeds.values()].map((n) => fetchRound({ ...round, ids: n.ids, spans: n.spans, ranges: [], marks: none })),
+      ...[...rawNeeds.values()].map((n) => fetchRound({ ...round, ids: n.ids, spans: [], ranges: n.ranges, marks: none })),
     ]);
   }
   for (const t of state.values()) {
@@ -183,16 +198,21 @@ function rawOf(tiles: readonly Tile[]): Range[] {
   return tiles.flatMap((t) => (t.kind === 'raw' ? [{ fromMs: t.fromMs, toMs: t.toMs }] : []));
 }
 
+/** One round of readTiled's reads: block spans (with the markers of `marks`) and data-table ranges for `ids`. */
+interface Round {
+  readonly metric: string;
+  readonly reads: MetricReads;
+  /** what the round's reads go into */
+  readonly state: Map<string, IdTiles>;
+  readonly ids: readonly string[];
+  readonly spans: readonly WindowSpan[];
+  readonly ranges: readonly Range[];
+  readonly marks: MarkSpan;
+}
+
 /** Reads block spans (with the markers of `marks`) and data-table ranges for `ids`, into their state. */
-async function fetchRound(
-  metric: string,
-  ids: readonly string[],
-  spans: readonly WindowSpan[],
-  ranges: readonly Range[],
-  reads: MetricReads,
-  state: Map<string, IdTiles>,
-  marks: MarkSpan,
-): Promise<void> {
+async function fetchRound(o: Round): Promise<void> {
+  const { metric, ids, spans, ranges, reads, state, marks } = o;
   const wantWindows = spans.length > 0 || marks.from < marks.to;
   const [win, ...raws] = await Promise.all([
     wantWindows ? reads.windowsOf(ids, metric, spans, marks) : undefined,

@@ -5,9 +5,10 @@ import { getAggregator } from './compute/aggregators.ts';
 import { RUN_STRIDE, summaryRun } from '../rollup/summary-pack.ts';
 import { BucketFolder } from './compute/rollup-exact.ts';
 import { bucketRanges, expiredRawBuckets, keptSince, rawBuckets, type RollupTier, type SubQueryPlan } from './plan.ts';
-import type { MarkedWindow, MetricReads } from './read-batch.ts';
+import type { MarkedWindow } from './read-batch.ts';
 import type { StoredWindow, TaggedPoints, WindowSpan } from './series-store.ts';
-import type { CatalogSeries, SubQueryReads } from './sub-query-reads.ts';
+import type { CatalogSeries } from './sub-query-reads.ts';
+import type { MetricRead } from './read-points.ts';
 import type { Downsample } from './types.ts';
 
 type RollupPlan = Extract<SubQueryPlan, { path: 'rollup' }>;
@@ -89,10 +90,9 @@ function foldRuns(ds: Downsample, plan: RollupPlan, runs: Runs, raw: ReadonlySet
 function idBuckets(
   ds: Downsample,
   plan: RollupPlan,
-  runs: Runs,
-  raw: ReadonlySet<number>,
-  points: readonly TaggedPoints[],
+  read: { readonly runs: Runs; readonly raw: ReadonlySet<number>; readonly points: readonly TaggedPoints[] },
 ): { ts: number[]; values: number[] } {
+  const { runs, raw, points } = read;
   const { intervalMs } = plan;
   const fromSummaries = foldRuns(ds, plan, runs, raw);
   if (raw.size === 0) return fromSummaries;
@@ -113,13 +113,8 @@ function idBuckets(
 }
 
 /** The raw points of each id's unsummarised buckets: ids sharing a range are read together (and with other sub-queries' alike). */
-async function rawOfBuckets(
-  metric: string,
-  plan: RollupPlan,
-  raw: ReadonlyMap<string, ReadonlySet<number>>,
-  reads: MetricReads,
-  out: SubQueryReads,
-): Promise<Map<string, TaggedPoints[]>> {
+async function rawOfBuckets(r: MetricRead, plan: RollupPlan, raw: ReadonlyMap<string, ReadonlySet<number>>): Promise<Map<string, TaggedPoints[]>> {
+  const { metric, reads, out } = r;
   const byRange = new Map<string, { from: number; to: number; ids: string[] }>();
   for (const [id, buckets] of raw) {
     for (const r of bucketRanges(buckets, plan.intervalMs)) {
@@ -147,17 +142,18 @@ function difference(a: ReadonlySet<number>, b: ReadonlySet<number>): Set<number>
   return new Set([...a].filter((x) => !b.has(x)));
 }
 
+export interface RollupRead extends MetricRead {
+  readonly ds: Downsample;
+  readonly plan: RollupPlan;
+  /** ids with one series of the metric each */
+  readonly single: readonly (readonly [string, CatalogSeries])[];
+  readonly tier: RollupTier;
+  readonly now: number;
+}
+
 /** The rollup plan's reads for ids with one series of the metric each. */
-export async function readRollup(
-  ds: Downsample,
-  metric: string,
-  plan: RollupPlan,
-  single: readonly (readonly [string, CatalogSeries])[],
-  tier: RollupTier,
-  now: number,
-  reads: MetricReads,
-  out: SubQueryReads,
-): Promise<void> {
+export async function readRollup(o: RollupRead): Promise<void> {
+  const { ds, metric, plan, single, tier, now, reads, out } = o;
   const ids = single.map(([id]) => id);
   // Buckets raw whatever the markers say (open, not wholly in range, expired) are read at once,
   // beside the markers and summaries; the buckets that markers add, after. (Most ids have no
@@ -172,7 +168,7 @@ export async function readRollup(
   const markSpan = { sizesMs: markSizes, from: plan.scan.startMs, to: plan.scan.endMs, closedBy: now - tier.graceMs };
   const [first, early] = await Promise.all([
     reads.windowsOf(ids, metric, spans, markSpan),
-    always.size === 0 ? new Map<string, TaggedPoints[]>() : rawOfBuckets(metric, plan, new Map(ids.map((id) => [id, always])), reads, out),
+    always.size === 0 ? new Map<string, TaggedPoints[]>() : rawOfBuckets(o, plan, new Map(ids.map((id) => [id, always]))),
   ]);
   const raw = new Map<string, ReadonlySet<number>>();
   const added = new Map<string, Set<number>>();
@@ -210,14 +206,14 @@ export async function readRollup(
         ),
       ),
     ),
-    added.size === 0 ? new Map<string, TaggedPoints[]>() : rawOfBuckets(metric, plan, added, reads, out),
+    added.size === 0 ? new Map<string, TaggedPoints[]>() : rawOfBuckets(o, plan, added),
   ]);
   for (const r of rows) for (const [id, list] of r.windows) for (const w of list) got.get(id)?.push(summaryRun(w.summary));
   for (const [id, s] of single) {
     const dirty = raw.get(id) ?? always;
     out.rawBuckets += dirty.size;
     const points = dirty.size === 0 ? [] : [...(early.get(id) ?? []), ...(late.get(id) ?? [])];
-    const b = idBuckets(ds, plan, got.get(id) ?? [], dirty, points);
+    const b = idBuckets(ds, plan, { runs: got.get(id) ?? [], raw: dirty, points });
     if (b.ts.length > 0) out.inputs.add(s, { kind: 'buckets', tags: s.tags, ts: b.ts, values: b.values });
   }
 }

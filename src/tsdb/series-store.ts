@@ -106,6 +106,22 @@ export function tagSetKey(tags: Readonly<Record<string, string>>, idTagKey: stri
   );
 }
 
+/** A raw read asked: the points of each of `metrics` with from ≤ ts < to of every id. */
+export interface RawAsk {
+  readonly ids: readonly string[];
+  readonly metrics: readonly string[];
+  readonly from: number;
+  readonly to: number;
+}
+
+/** A windows read asked: the stored windows of `spans` of each of `metrics` of every id, with the pending markers of `marks`. */
+export interface WindowsAsk {
+  readonly ids: readonly string[];
+  readonly metrics: readonly string[];
+  readonly spans: readonly WindowSpan[];
+  readonly marks: MarkSpan;
+}
+
 /** Counts points read, and refuses to go past the query's budget or its deadline (take throws). */
 export interface PointBudget {
   take(n: number): void;
@@ -127,14 +143,8 @@ export class SeriesStore {
    * one scan per chunk of ranges reads every metric asked (the sub-queries of one request share it),
    * `concurrency` scans at once.
    */
-  async rawPointsOf(
-    ids: readonly string[],
-    metrics: readonly string[],
-    from: number,
-    to: number,
-    budget: PointBudget,
-    concurrency = 4,
-  ): Promise<Map<string, Map<string, Map<string, TaggedPoints>>>> {
+  async rawPointsOf(ask: RawAsk, budget: PointBudget, concurrency = 4): Promise<Map<string, Map<string, Map<string, TaggedPoints>>>> {
+    const { ids, metrics, from, to } = ask;
     const out = new Map<string, Map<string, Map<string, TaggedPoints>>>(metrics.map((m) => [m, new Map()]));
     if (from >= to || ids.length === 0 || metrics.length === 0) return out;
     const { keyspace, data } = this.#o;
@@ -196,14 +206,8 @@ export class SeriesStore {
    * scans, the pending markers of the given sizes over [marks.from, marks.to) for those ids: the
    * markers sit at the front of each bucket of the same table, so they cost ranges, not a scan.
    */
-  async windowsOf(
-    ids: readonly string[],
-    metrics: readonly string[],
-    spans: readonly WindowSpan[],
-    marks: MarkSpan,
-    budget: PointBudget,
-    concurrency = 4,
-  ): Promise<WindowsRead> {
+  async windowsOf(ask: WindowsAsk, budget: PointBudget, concurrency = 4): Promise<WindowsRead> {
+    const { ids, metrics, spans, marks } = ask;
     const windows = new Map<string, Map<string, StoredWindow[]>>(metrics.map((m) => [m, new Map()]));
     const marked = new Map<string, MarkedWindow[]>();
     const live = spans.filter((sp) => sp.from < sp.to);

@@ -40,6 +40,14 @@ export interface TailCacheStats {
   readonly bytes: number;
 }
 
+/** One id's look-ups: under the generation of its bucket, with its pending markers, at one time. */
+export interface TailLookUp {
+  readonly id: string;
+  readonly gen: string;
+  readonly marks: readonly MarkedWindow[];
+  readonly now: number;
+}
+
 export class TailCache {
   readonly o: TailCacheOptions;
   /** least recently used first (a Map keeps insertion order: a use re-inserts) */
@@ -63,8 +71,9 @@ export class TailCache {
     return readAt - this.o.clockToleranceMs - LATE_REMARK_EVERY_MS;
   }
 
-  /** The entry of (id, metric) when it answers a read of [from, …) under `gen` with the id's `marks`; undefined otherwise. */
-  get(id: string, metric: string, from: number, gen: string, marks: readonly MarkedWindow[], now: number): TailEntry | undefined {
+  /** The entry of (at.id, metric) when it answers a read of [from, …) under `at.gen` with the id's `at.marks`; undefined otherwise. */
+  get(at: TailLookUp, metric: string, from: number): TailEntry | undefined {
+    const { id, gen, marks, now } = at;
     const key = `${id}\u0000${metric}`;
     const e = this.#entries.get(key);
     if (e === undefined || e.gen !== gen || e.coveredFrom > from || now - e.readAt > this.o.maxAgeMs || marks.some((m) => this.#late(m, e))) {

@@ -3,7 +3,7 @@
 // Design notes: docs/DECISIONS.md#tail-reads
 import { clusterAsks, type SeriesReads } from './read-batch.ts';
 import type { MarkedWindow } from './tiles.ts';
-import type { MarkSpan, PointBudget, TaggedPoints } from './series-store.ts';
+import type { MarkSpan, PointBudget, RawAsk, TaggedPoints } from './series-store.ts';
 import type { TailCache, TailEntry } from './tail-cache.ts';
 
 /** What the tail reads need beyond SeriesReads (series-store.ts SeriesStore fits). */
@@ -70,21 +70,20 @@ function trimmed(sets: ReadonlyMap<string, TaggedPoints>, from: number): Sets {
   return out;
 }
 
+/** What a read of the tail reads through: the port, the cache, and each id's bucket (its generation's). */
+export interface TailReads {
+  readonly port: TailReadsPort;
+  readonly cache: TailCache;
+  readonly bucketOf: (id: string) => number;
+}
+
 /**
  * One read of the tail of `ids` for `metrics` over [from, to): every id's points there, by metric, id and
  * tag set (the same arrays the cache now keeps), the cache's entries renewed.
  */
-async function readTail(
-  port: TailReadsPort,
-  cache: TailCache,
-  bucketOf: (id: string) => number,
-  ids: readonly string[],
-  metrics: readonly string[],
-  from: number,
-  to: number,
-  budget: PointBudget,
-  concurrency: number | undefined,
-): Promise<ByMetric> {
+async function readTail(tail: TailReads, ask: RawAsk, budget: PointBudget, concurrency: number | undefined): Promise<ByMetric> {
+  const { port, cache, bucketOf } = tail;
+  const { ids, metrics, from, to } = ask;
   const o = cache.o;
   const now = o.now();
   // tokens and markers before the scans: a write the scans miss changes one or the other by the next
@@ -106,7 +105,8 @@ async function readTail(
   for (const id of ids) {
     const gen = gens.get(bucketOf(id)) ?? '';
     const idMarks = marks.get(id) ?? [];
-    const entries = metrics.map((m) => cache.get(id, m, from, gen, idMarks, now));
+    const at = { id, gen, marks: idMarks, now };
+    const entries = metrics.map((m) => cache.get(at, m, from));
     let start = Number.POSITIVE_INFINITY;
     for (const e of entries) start = Math.min(start, e === undefined ? from : e.completeTo);
     start = Math.max(from, start);
@@ -119,7 +119,7 @@ async function readTail(
     [...groups].map(async ([start, group]) => ({
       start,
       group,
-      got: start >= to ? undefined : await port.rawPointsOf(group, metrics, start, to, budget, concurrency),
+      got: start >= to ? undefined : await port.rawPointsOf({ ids: group, metrics, from: start, to }, budget, concurrency),
     })),
   );
   const out: ByMetric = new Map(metrics.map((m) => [m, new Map<string, Sets>()]));
@@ -154,7 +154,7 @@ interface Ask {
 
 /** One train's asks over nearly the same ids: a read of their union, each answered its own part; its budget charges every ask still waiting. */
 async function serveCluster(
-  run: (ids: readonly string[], from: number, to: number, budget: PointBudget, concurrency: number | undefined) => Promise<ByMetric>,
+  run: (span: Omit<RawAsk, 'metrics'>, budget: PointBudget, concurrency: number | undefined) => Promise<ByMetric>,
   asks: readonly Ask[],
   ids: ReadonlySet<string>,
 ): Promise<void> {
@@ -177,7 +177,7 @@ async function serveCluster(
   const concurrency = Math.max(...asks.map((a) => a.concurrency ?? 4));
   let got: ByMetric;
   try {
-    got = await run([...ids], from, to, budget, concurrency);
+    got = await run({ ids: [...ids], from, to }, budget, concurrency);
   } catch (err) {
     for (const a of live) a.reject(err);
     return;
@@ -218,13 +218,8 @@ export interface TailSharing {
 
 export const TAIL_SHARING: TailSharing = { lingerMs: 5, minIds: 64 };
 
-export function withTailCache(
-  reads: SeriesReads,
-  port: TailReadsPort,
-  cache: TailCache,
-  bucketOf: (id: string) => number,
-  sharing: TailSharing = TAIL_SHARING,
-): SeriesReads {
+export function withTailCache(reads: SeriesReads, tail: TailReads, sharing: TailSharing = TAIL_SHARING): SeriesReads {
+  const { port, cache } = tail;
   const lines = new Map<string, { waiting: Ask[]; busy: boolean; timer: NodeJS.Timeout | undefined }>();
   const depart = (key: string, metrics: readonly string[]): void => {
     const line = lines.get(key);
@@ -233,8 +228,8 @@ export function withTailCache(
     if (line.busy || line.waiting.length === 0) return;
     const asks = line.waiting.splice(0);
     line.busy = true;
-    const run = (ids: readonly string[], from: number, to: number, budget: PointBudget, concurrency: number | undefined): Promise<ByMetric> =>
-      readTail(port, cache, bucketOf, ids, metrics, from, to, budget, concurrency);
+    const run = (span: Omit<RawAsk, 'metrics'>, budget: PointBudget, concurrency: number | undefined): Promise<ByMetric> =>
+      readTail(tail, { ...span, metrics }, budget, concurrency);
     void Promise.all(clusterAsks(asks).map((c) => serveCluster(run, c.asks, c.ids))).finally(() => {
       line.busy = false;
       // asks made while this read was under way leave at once: they have waited already
@@ -244,13 +239,14 @@ export function withTailCache(
   };
   return {
     windowsOf: (...args) => reads.windowsOf(...args),
-    rawPointsOf(ids, metrics, from, to, budget, concurrency) {
+    rawPointsOf(asked, budget, concurrency) {
+      const { ids, metrics, from, to } = asked;
       const o = cache.o;
-      if (from >= to || from < o.now() - o.horizonMs || ids.length === 0) return port.rawPointsOf(ids, metrics, from, to, budget, concurrency);
+      if (from >= to || from < o.now() - o.horizonMs || ids.length === 0) return port.rawPointsOf(asked, budget, concurrency);
       if (ids.length < sharing.minIds) {
         return new Promise<ByMetric>((resolve, reject) => {
           const ask: Ask = { ids, from, to, budget, concurrency, resolve, reject };
-          void serveCluster((i, f, t, b, c) => readTail(port, cache, bucketOf, i, metrics, f, t, b, c), [ask], new Set(ids));
+          void serveCluster((span, b, c) => readTail(tail, { ...span, metrics }, b, c), [ask], new Set(ids));
         });
       }
       const key = `${from}|${metrics.join('\u0000')}`;

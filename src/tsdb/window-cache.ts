@@ -5,7 +5,7 @@ import type { MarkedWindow } from './tiles.ts';
 import type { MarkSpan, PointBudget, StoredWindow, WindowSpan, WindowsRead } from './series-store.ts';
 import type { SeriesReads } from './read-batch.ts';
 import { eachSliced, Slices } from './slices.ts';
-import type { WindowCache } from './window-store.ts';
+import type { IdStamp, WindowCache } from './window-store.ts';
 
 export { MAX_SPARES, WindowCache, type WindowCacheOptions, type WindowCacheStats } from './window-store.ts';
 
@@ -48,13 +48,15 @@ export function cachedReads(inner: CacheableReads, cache: WindowCache, bucketOf:
   let last: Map<number, string> | undefined;
   const fresh = async (): Promise<Map<number, string>> => (last = await inner.generations());
   return {
-    rawPointsOf: (ids, metrics, from, to, budget, concurrency) => inner.rawPointsOf(ids, metrics, from, to, budget, concurrency),
-    async windowsOf(ids, metrics, spans, marks, budget, concurrency) {
+    rawPointsOf: (ask, budget, concurrency) => inner.rawPointsOf(ask, budget, concurrency),
+    async windowsOf(asked, budget, concurrency) {
+      const { ids, metrics, spans, marks } = asked;
       const live = spans.filter((sp) => sp.from < sp.to);
       const starts = live.map(startsOf);
       const perId = starts.reduce((n, s) => n + s.length, 0) * metrics.length;
-      if (live.length === 0 || perId * ids.length > MAX_CACHED_LOOKUPS) return inner.windowsOf(ids, metrics, spans, marks, budget, concurrency);
+      if (live.length === 0 || perId * ids.length > MAX_CACHED_LOOKUPS) return inner.windowsOf(asked, budget, concurrency);
       const keys = metrics.map((m) => live.map((sp) => spanKey(m, sp)));
+      const ask: CacheAsk = { metrics, spans: live, keys, starts };
       const gens = last !== undefined && !ids.some((id) => cache.holds(id)) ? last : await fresh();
       const now = cache.now();
       const windows = new Map<string, Map<string, StoredWindow[]>>(metrics.map((m) => [m, new Map()]));
@@ -67,7 +69,7 @@ export function cachedReads(inner: CacheableReads, cache: WindowCache, bucketOf:
         const bucket = bucketOf(id);
         const gen = gens.get(bucket) ?? '';
         used.set(bucket, gen);
-        const found = lookUp(cache, id, gen, now, keys, starts);
+        const found = lookUp(cache, { id, gen, now }, ask);
         if (found === undefined) {
           miss.push(id);
           continue;
@@ -79,7 +81,7 @@ export function cachedReads(inner: CacheableReads, cache: WindowCache, bucketOf:
         });
       }
       const [read, hitMarks] = await Promise.all([
-        miss.length === 0 ? undefined : inner.windowsOf(miss, metrics, spans, marks, budget, concurrency),
+        miss.length === 0 ? undefined : inner.windowsOf({ ids: miss, metrics, spans, marks }, budget, concurrency),
         hit.length === 0 || marks.from >= marks.to ? new Map<string, MarkedWindow[]>() : inner.marksOf(hit, marks, budget, concurrency),
       ]);
       if (read === undefined) return { windows, marks: hitMarks, cachedIds: new Set(hit), gens: used };
@@ -89,7 +91,7 @@ export function cachedReads(inner: CacheableReads, cache: WindowCache, bucketOf:
       }
       // kept after the answer is on its way, in slices: the next read looks them up, this one has them
       setImmediate(() => {
-        void keep(cache, read, miss, gens, bucketOf, now, metrics, live, keys, starts).catch(() => undefined);
+        void keep({ cache, ask, read, ids: miss, gens, bucketOf, now }).catch(() => undefined);
       });
       for (const [id, list] of hitMarks) read.marks.set(id, list);
       return { windows, marks: read.marks, cachedIds: new Set(hit), gens: used };
@@ -97,21 +99,23 @@ export function cachedReads(inner: CacheableReads, cache: WindowCache, bucketOf:
   };
 }
 
-/** Every window asked of one id, per metric, when all are kept under `gen`; undefined at the first one that is not. */
-function lookUp(
-  cache: WindowCache,
-  id: string,
-  gen: string,
-  now: number,
-  keys: readonly (readonly string[])[],
-  starts: readonly (readonly number[])[],
-): StoredWindow[][] | undefined {
+/** What one windowsOf asks of the cache: per metric, the span keys of the live spans; per span, the windows' starts. */
+interface CacheAsk {
+  readonly metrics: readonly string[];
+  readonly spans: readonly WindowSpan[];
+  readonly keys: readonly (readonly string[])[];
+  readonly starts: readonly (readonly number[])[];
+}
+
+/** Every window asked of one id, per metric, when all are kept under `at.gen`; undefined at the first one that is not. */
+function lookUp(cache: WindowCache, at: IdStamp, ask: CacheAsk): StoredWindow[][] | undefined {
+  const { keys, starts } = ask;
   const out: StoredWindow[][] = [];
   for (const spanKeys of keys) {
     const list: StoredWindow[] = [];
     for (let s = 0; s < spanKeys.length; s++) {
       for (const start of starts[s] as readonly number[]) {
-        const w = cache.get(id, spanKeys[s] as string, start, gen, now);
+        const w = cache.get(at, spanKeys[s] as string, start);
         if (w === undefined) return undefined;
         if (w !== null) list.push(w);
       }
@@ -127,26 +131,29 @@ function owned(w: StoredWindow | undefined): StoredWindow | null {
   return w.block === undefined ? w : { ...w, block: Buffer.from(w.block) };
 }
 
+interface Keep {
+  readonly cache: WindowCache;
+  readonly ask: CacheAsk;
+  /** what the scan found of `ids` */
+  readonly read: WindowsRead;
+  readonly ids: readonly string[];
+  /** the generations read before the scan, by bucket */
+  readonly gens: ReadonlyMap<number, string>;
+  readonly bucketOf: (id: string) => number;
+  readonly now: number;
+}
+
 /** Keeps every window asked of the ids read (those not found as known absent) under the generation read before the scan, in slices. */
-async function keep(
-  cache: WindowCache,
-  read: WindowsRead,
-  ids: readonly string[],
-  gens: ReadonlyMap<number, string>,
-  bucketOf: (id: string) => number,
-  now: number,
-  metrics: readonly string[],
-  spans: readonly WindowSpan[],
-  keys: readonly (readonly string[])[],
-  starts: readonly (readonly number[])[],
-): Promise<void> {
+async function keep(o: Keep): Promise<void> {
+  const { cache, read, ids, gens, bucketOf, now } = o;
+  const { metrics, spans, keys, starts } = o.ask;
   const slices = new Slices();
   for (let m = 0; m < metrics.length; m++) {
     const byId = read.windows.get(metrics[m] as string);
     const spanKeys = keys[m] as readonly string[];
     await eachSliced(ids.length, slices, (i) => {
       const id = ids[i] as string;
-      const gen = gens.get(bucketOf(id)) ?? '';
+      const at = { id, gen: gens.get(bucketOf(id)) ?? '', now };
       // the id's windows by size and start (one look-up each, not a search of the list per window)
       const found = new Map<number, Map<number, StoredWindow>>();
       for (const w of byId?.get(id) ?? []) {
@@ -156,7 +163,7 @@ async function keep(
       }
       for (let s = 0; s < spans.length; s++) {
         const bySize = found.get((spans[s] as WindowSpan).sizeMs);
-        for (const start of starts[s] as readonly number[]) cache.set(id, spanKeys[s] as string, start, gen, owned(bySize?.get(start)), now);
+        for (const start of starts[s] as readonly number[]) cache.set(at, spanKeys[s] as string, start, owned(bySize?.get(start)));
       }
     });
   }

@@ -23,6 +23,13 @@ interface Entry {
   next: Entry | undefined;
 }
 
+/** One id's look-ups or keeps: under the generation of its bucket, at one time. */
+export interface IdStamp {
+  readonly id: string;
+  readonly gen: string;
+  readonly now: number;
+}
+
 /** Used entries one set() moves to the back (a second chance) before it evicts whatever is oldest. */
 export const MAX_SPARES = 8;
 
@@ -72,7 +79,8 @@ export class WindowCache {
   }
 
   /** The window kept for (id, span key, start) under generation `gen` (null: known absent), or undefined when none is kept or it is stale. */
-  get(id: string, span: string, start: number, gen: string, now: number): StoredWindow | null | undefined {
+  get(at: IdStamp, span: string, start: number): StoredWindow | null | undefined {
+    const { id, gen, now } = at;
     const e = this.#byId.get(id)?.get(span)?.get(start);
     if (e === undefined || e.gen !== gen || now - e.at > this.#o.maxAgeMs) {
       this.#misses++;
@@ -83,7 +91,8 @@ export class WindowCache {
     return e.window;
   }
 
-  set(id: string, span: string, start: number, gen: string, window: StoredWindow | null, now: number): void {
+  set(at: IdStamp, span: string, start: number, window: StoredWindow | null): void {
+    const { id, gen, now } = at;
     const bytes = bytesOf(window);
     if (bytes > this.#o.maxBytes) return;
     let spans = this.#byId.get(id);

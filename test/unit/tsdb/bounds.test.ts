@@ -11,7 +11,7 @@ import { TsdbQueryError } from '../../../src/tsdb/errors.ts';
 import { executeQuery, type ExecuteDeps } from '../../../src/tsdb/execute.ts';
 import { parseQueryString } from '../../../src/tsdb/parse-m.ts';
 import type { SeriesReads } from '../../../src/tsdb/read-batch.ts';
-import { tagSetKey, type TaggedPoints } from '../../../src/tsdb/series-store.ts';
+import { tagSetKey, type RawAsk, type TaggedPoints } from '../../../src/tsdb/series-store.ts';
 
 const NOW = Date.UTC(2026, 0, 1);
 const YEAR = 365 * 86_400_000;
@@ -29,7 +29,8 @@ function readsPort(
 ): SeriesReads & { calls: number } {
   const port = {
     calls: 0,
-    rawPointsOf(ids: readonly string[], metrics: readonly string[]) {
+    rawPointsOf(ask: RawAsk) {
+      const { ids, metrics } = ask;
       port.calls++;
       onRead?.();
       const out = new Map<string, Map<string, Map<string, TaggedPoints>>>();

@@ -7,11 +7,12 @@ import { batchedReads, clusterAsks, type MarkedWindow, type SeriesReads } from '
 import {
   scanChunks,
   scansFor,
-  type MarkSpan,
   type PointBudget,
+  type RawAsk,
   type StoredWindow,
   type TaggedPoints,
   type WindowSpan,
+  type WindowsAsk,
   type WindowsRead,
 } from '../../../src/tsdb/series-store.ts';
 
@@ -22,7 +23,8 @@ class RecordingReads implements SeriesReads {
   readonly calls: string[] = [];
   failRaw = false;
 
-  rawPointsOf(ids: readonly string[], metrics: readonly string[], from: number, to: number): Promise<Map<string, Map<string, Map<string, TaggedPoints>>>> {
+  rawPointsOf(ask: RawAsk): Promise<Map<string, Map<string, Map<string, TaggedPoints>>>> {
+    const { ids, metrics, from, to } = ask;
     this.calls.push(`raw ${[...ids].join(',')} ${[...metrics].sort().join(',')} ${from}-${to}`);
     if (this.failRaw) return Promise.reject(new Error('gateway down'));
     return Promise.resolve(
@@ -30,7 +32,8 @@ class RecordingReads implements SeriesReads {
     );
   }
 
-  windowsOf(ids: readonly string[], metrics: readonly string[], spans: readonly WindowSpan[], marks: MarkSpan): Promise<WindowsRead> {
+  windowsOf(ask: WindowsAsk): Promise<WindowsRead> {
+    const { ids, metrics, spans, marks } = ask;
     this.calls.push(
       `win ${[...ids].join(',')} ${[...metrics].sort().join(',')} ${spans.map((sp) => `${sp.sizeMs}:${sp.with}`).join(',')} marks ${marks.sizesMs.join(',')}`,
     );

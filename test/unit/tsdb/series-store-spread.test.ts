@@ -51,12 +51,15 @@ void test('a spread id: every point, from every bucket of its epoch, with one lo
   for await (const r of store.scan('d', {})) buckets.add(r.row[0]);
   assert.ok(buckets.size > 2, `the id's rows spread over ${buckets.size} buckets`);
   const asked: number[] = [];
-  const got = await storeOf(store, fixedLookup({ hot: HOT }), asked).rawPointsOf(['hot', 'cold'], ['temp'], T0, T0 + 100_000, budget);
+  const got = await storeOf(store, fixedLookup({ hot: HOT }), asked).rawPointsOf(
+    { ids: ['hot', 'cold'], metrics: ['temp'], from: T0, to: T0 + 100_000 },
+    budget,
+  );
   const points = [...(got.get('temp')?.get('hot')?.values() ?? [])][0];
   assert.deepEqual(points?.ts, ts);
   assert.deepEqual(asked, [T0 + 100_000], 'one lookup, for the range end');
   // the same read without the epoch misses the rows written under it: the lookup is what finds them
-  const blind = await storeOf(store, NO_SPREAD, []).rawPointsOf(['hot'], ['temp'], T0, T0 + 100_000, budget);
+  const blind = await storeOf(store, NO_SPREAD, []).rawPointsOf({ ids: ['hot'], metrics: ['temp'], from: T0, to: T0 + 100_000 }, budget);
   const seen = [...(blind.get('temp')?.get('hot')?.values() ?? [])][0]?.ts.length ?? 0;
   assert.ok(seen < ts.length && seen >= 50, `without the epoch only the rows before its since (${seen})`);
 });

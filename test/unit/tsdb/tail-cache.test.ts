@@ -81,7 +81,7 @@ function world(maxBytes = 1 << 24, clockToleranceMs = 5000): World {
     markSizeMs: HOUR,
     now: () => clock.t,
   });
-  const reads = withTailCache(counted, counted, cache, (id) => keyspace.baseSalt(id), { lingerMs: 5, minIds: 1 });
+  const reads = withTailCache(counted, { port: counted, cache, bucketOf: (id) => keyspace.baseSalt(id) }, { lingerMs: 5, minIds: 1 });
   return {
     port,
     clock,
@@ -109,7 +109,7 @@ function world(maxBytes = 1 << 24, clockToleranceMs = 5000): World {
       clock.t = end;
     },
     async read(ids, from = T0) {
-      const got = await reads.rawPointsOf(ids, ['temp'], from, T0 + HOUR, { take: () => undefined });
+      const got = await reads.rawPointsOf({ ids, metrics: ['temp'], from, to: T0 + HOUR }, { take: () => undefined });
       const out = new Map<string, number[]>();
       for (const [id, sets] of got.get('temp') ?? [])
         out.set(
@@ -191,7 +191,7 @@ void test('reads from before the horizon pass through; the bound in bytes evicts
   assert.equal(w.cache.stats().entries, 1, 'one entry fits');
   assert.equal(w.cache.stats().evictions, 1);
   const before = w.cache.stats();
-  await w.reads.rawPointsOf(['a'], ['temp'], w.clock.t - 3 * HOUR, w.clock.t, { take: () => undefined });
+  await w.reads.rawPointsOf({ ids: ['a'], metrics: ['temp'], from: w.clock.t - 3 * HOUR, to: w.clock.t }, { take: () => undefined });
   assert.deepEqual(w.cache.stats(), before, 'a read from before the horizon: not looked up, not kept');
 });
 
@@ -201,7 +201,7 @@ void test('asks that board together share one read; an ask made while it is unde
   await w.live(ids, T0, 10_000);
   const calls = (): number => w.port.count('scan', 'd');
   const ask = (asked: readonly string[], budget: PointBudget = { take: () => undefined }): ReturnType<typeof w.reads.rawPointsOf> =>
-    w.reads.rawPointsOf(asked, ['temp'], T0, T0 + HOUR, budget);
+    w.reads.rawPointsOf({ ids: asked, metrics: ['temp'], from: T0, to: T0 + HOUR }, budget);
   const before = calls();
   const [x, y] = await Promise.all([ask(ids), ask(['a', 'b', 'c'])]);
   assert.equal(calls() - before, 1, 'one scan for both');
@@ -237,12 +237,12 @@ void test("the next window's first marker leaves the kept points alone; a late e
   const ids = ['a', 'b'];
   w.clock.t = T0 + HOUR - 60_000; // the last minute of the hour
   await w.live(ids, T0, 10_000);
-  await w.reads.rawPointsOf(ids, ['temp'], T0, T0 + 2 * HOUR, { take: () => undefined });
+  await w.reads.rawPointsOf({ ids, metrics: ['temp'], from: T0, to: T0 + 2 * HOUR }, { take: () => undefined });
   const hits = w.cache.stats().hits;
   // the next hour starts: its first events mark it (stamped after the read)
   w.clock.t = T0 + HOUR + 5000;
   await w.live(ids, T0 + HOUR, 1000);
-  const got = await w.reads.rawPointsOf(ids, ['temp'], T0, T0 + 2 * HOUR, { take: () => undefined });
+  const got = await w.reads.rawPointsOf({ ids, metrics: ['temp'], from: T0, to: T0 + 2 * HOUR }, { take: () => undefined });
   assert.equal(w.cache.stats().hits - hits, 2, 'both ids answered from their entries');
   const want = w.port
     .rows('d')
@@ -255,7 +255,7 @@ void test("the next window's first marker leaves the kept points alone; a late e
   // a late event into the first hour, re-marked: a's entry is dropped
   w.clock.t += 10_000;
   await w.write('a', T0 + 1234, 5);
-  const again = await w.reads.rawPointsOf(ids, ['temp'], T0, T0 + 2 * HOUR, { take: () => undefined });
+  const again = await w.reads.rawPointsOf({ ids, metrics: ['temp'], from: T0, to: T0 + 2 * HOUR }, { take: () => undefined });
   assert.ok(
     [...(again.get('temp')?.get('a')?.values() ?? [])].some((p) => p.ts.includes(T0 + 1234)),
     'the late point is read',
@@ -301,19 +301,19 @@ void test('an ask over fewer ids than minIds reads on its own at once, not behin
     marksOf: store.marksOf.bind(store),
     generations: store.generations.bind(store),
     rawPointsOf: async (...args: Parameters<SeriesStore['rawPointsOf']>) => {
-      if (args[0].length > 1) await gate; // the big read hangs until released
+      if (args[0].ids.length > 1) await gate; // the big read hangs until released
       return store.rawPointsOf(...args);
     },
   };
-  const reads = withTailCache(port, port, w.cache, (id) => keyspace.baseSalt(id), { lingerMs: 1, minIds: 2 });
+  const reads = withTailCache(port, { port, cache: w.cache, bucketOf: (id) => keyspace.baseSalt(id) }, { lingerMs: 1, minIds: 2 });
   const none = { take: () => undefined };
   let bigDone = false;
-  const big = reads.rawPointsOf(['a', 'b', 'c'], ['temp'], T0, T0 + HOUR, none).then((v) => {
+  const big = reads.rawPointsOf({ ids: ['a', 'b', 'c'], metrics: ['temp'], from: T0, to: T0 + HOUR }, none).then((v) => {
     bigDone = true;
     return v;
   });
   await new Promise((r) => setTimeout(r, 20));
-  const small = await reads.rawPointsOf(['a'], ['temp'], T0, T0 + HOUR, none);
+  const small = await reads.rawPointsOf({ ids: ['a'], metrics: ['temp'], from: T0, to: T0 + HOUR }, none);
   assert.equal(bigDone, false, 'the shared read is still under way');
   assert.deepEqual(
     [...(small.get('temp')?.get('a')?.values() ?? [])].flatMap((p) => p.ts),

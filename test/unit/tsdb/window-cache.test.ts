@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { MarkedWindow } from '../../../src/tsdb/read-batch.ts';
-import type { MarkSpan, PointBudget, StoredWindow, TaggedPoints, WindowSpan, WindowsRead } from '../../../src/tsdb/series-store.ts';
+import type { MarkSpan, PointBudget, StoredWindow, TaggedPoints, WindowSpan, WindowsAsk, WindowsRead } from '../../../src/tsdb/series-store.ts';
 import { cachedReads, MAX_SPARES, spanKey, WindowCache, type CacheableReads } from '../../../src/tsdb/window-cache.ts';
 
 const H = 3_600_000;
@@ -21,16 +21,16 @@ void test('WindowCache: a window answers under its generation only, while young 
   let now = 1000;
   const c = new WindowCache({ maxBytes: 1 << 20, maxAgeMs: 500, now: () => now });
   const w = windowOf('a', H, 0, 1);
-  c.set('a', 'k', 0, 'g1', w, now);
-  c.set('a', 'k', H, 'g1', null, now);
-  assert.equal(c.get('a', 'k', 0, 'g1', now), w);
-  assert.equal(c.get('a', 'k', H, 'g1', now), null, 'known absent');
-  assert.equal(c.get('a', 'k', 2 * H, 'g1', now), undefined, 'never read');
-  assert.equal(c.get('a', 'k', 0, 'g2', now), undefined, 'another generation: a write since');
-  assert.equal(c.get('b', 'k', 0, 'g1', now), undefined, 'another id');
-  assert.equal(c.get('a', 'k2', 0, 'g1', now), undefined, 'another span key');
+  c.set({ id: 'a', gen: 'g1', now }, 'k', 0, w);
+  c.set({ id: 'a', gen: 'g1', now }, 'k', H, null);
+  assert.equal(c.get({ id: 'a', gen: 'g1', now }, 'k', 0), w);
+  assert.equal(c.get({ id: 'a', gen: 'g1', now }, 'k', H), null, 'known absent');
+  assert.equal(c.get({ id: 'a', gen: 'g1', now }, 'k', 2 * H), undefined, 'never read');
+  assert.equal(c.get({ id: 'a', gen: 'g2', now }, 'k', 0), undefined, 'another generation: a write since');
+  assert.equal(c.get({ id: 'b', gen: 'g1', now }, 'k', 0), undefined, 'another id');
+  assert.equal(c.get({ id: 'a', gen: 'g1', now }, 'k2', 0), undefined, 'another span key');
   now += 501;
-  assert.equal(c.get('a', 'k', 0, 'g1', now), undefined, 'older than maxAgeMs');
+  assert.equal(c.get({ id: 'a', gen: 'g1', now }, 'k', 0), undefined, 'older than maxAgeMs');
   const s = c.stats();
   assert.equal(s.hits, 2);
   assert.equal(s.misses, 5);
@@ -39,16 +39,16 @@ void test('WindowCache: a window answers under its generation only, while young 
 
 void test('WindowCache: bounded in bytes; the oldest unused entry goes first, a used one gets a second chance', () => {
   const c = new WindowCache({ maxBytes: 4 * 460 + 100, maxAgeMs: 1e9, now: () => 0 });
-  for (let i = 0; i < 4; i++) c.set(`id${i}`, 'k', 0, 'g', windowOf(`id${i}`, H, 0, i), 0);
+  for (let i = 0; i < 4; i++) c.set({ id: `id${i}`, gen: 'g', now: 0 }, 'k', 0, windowOf(`id${i}`, H, 0, i));
   assert.equal(c.stats().entries, 4);
-  assert.ok(c.get('id0', 'k', 0, 'g', 0) !== undefined, 'id0 used');
-  c.set('id4', 'k', 0, 'g', windowOf('id4', H, 0, 4), 0);
+  assert.ok(c.get({ id: 'id0', gen: 'g', now: 0 }, 'k', 0) !== undefined, 'id0 used');
+  c.set({ id: 'id4', gen: 'g', now: 0 }, 'k', 0, windowOf('id4', H, 0, 4));
   assert.equal(c.stats().entries, 4, 'one went');
-  assert.ok(c.get('id0', 'k', 0, 'g', 0) !== undefined, 'the used one stayed');
-  assert.equal(c.get('id1', 'k', 0, 'g', 0), undefined, 'the oldest unused one went');
+  assert.ok(c.get({ id: 'id0', gen: 'g', now: 0 }, 'k', 0) !== undefined, 'the used one stayed');
+  assert.equal(c.get({ id: 'id1', gen: 'g', now: 0 }, 'k', 0), undefined, 'the oldest unused one went');
   assert.ok(c.stats().bytes <= 4 * 460 + 100);
   // a pack counts its run's bytes: a big one pushes out more
-  c.set('big', 'k', 0, 'g', windowOf('big', D, 0, 1, new Float64Array(24 * 7)), 0);
+  c.set({ id: 'big', gen: 'g', now: 0 }, 'k', 0, windowOf('big', D, 0, 1, new Float64Array(24 * 7)));
   assert.ok(c.stats().entries < 4);
   assert.ok(c.stats().bytes <= 4 * 460 + 100);
 });
@@ -66,7 +66,8 @@ class Backing implements CacheableReads {
     return Promise.resolve(new Map<string, Map<string, Map<string, TaggedPoints>>>());
   }
 
-  windowsOf(ids: readonly string[], metrics: readonly string[], spans: readonly WindowSpan[], marks: MarkSpan): Promise<WindowsRead> {
+  windowsOf(ask: WindowsAsk): Promise<WindowsRead> {
+    const { ids, metrics, spans, marks } = ask;
     this.windowReads.push([...ids]);
     const inSpan = (w: StoredWindow): boolean => spans.some((sp) => sp.sizeMs === w.sizeMs && w.startMs >= sp.from && w.startMs < sp.to);
     return Promise.resolve({
@@ -121,7 +122,7 @@ void test('cached reads: the second read of the same windows reads only the mark
   const b = backing();
   const cache = new WindowCache({ maxBytes: 1 << 20, maxAgeMs: 60_000, now: () => 0 });
   const reads = cachedReads(b, cache, bucketOf);
-  const first = await reads.windowsOf(['a', 'b', 'c'], ['temp', 'hum'], spans, marks, budget);
+  const first = await reads.windowsOf({ ids: ['a', 'b', 'c'], metrics: ['temp', 'hum'], spans, marks }, budget);
   await kept();
   assert.deepEqual(b.windowReads, [['a', 'b', 'c']]);
   assert.equal(first.cachedIds.size, 0);
@@ -133,7 +134,7 @@ void test('cached reads: the second read of the same windows reads only the mark
     ]),
     'the generations read, "" for a bucket never bumped',
   );
-  const second = await reads.windowsOf(['a', 'b', 'c'], ['temp', 'hum'], spans, marks, budget);
+  const second = await reads.windowsOf({ ids: ['a', 'b', 'c'], metrics: ['temp', 'hum'], spans, marks }, budget);
   assert.deepEqual(b.windowReads, [['a', 'b', 'c']], 'no second window read');
   assert.deepEqual(b.markReads, [['a', 'b', 'c']], 'the markers were read');
   assert.deepEqual([...second.cachedIds].sort(), ['a', 'b', 'c']);
@@ -152,13 +153,13 @@ void test('cached reads: a bumped bucket sends its ids back to HBase, and the ne
   const b = backing();
   const cache = new WindowCache({ maxBytes: 1 << 20, maxAgeMs: 60_000, now: () => 0 });
   const reads = cachedReads(b, cache, bucketOf);
-  await reads.windowsOf(['a', 'b', 'c'], ['temp'], spans, marks, budget);
+  await reads.windowsOf({ ids: ['a', 'b', 'c'], metrics: ['temp'], spans, marks }, budget);
   await kept();
   // the job rewrote a's day (its put, then its bump) and a late event marked c's hour
   b.windows.set('temp|a', [windowOf('a', D, 0, 99, new Float64Array(7)), windowOf('a', H, D, 11)]);
   b.gens.set(0, 'g1');
   b.marks.set('c', [{ startMs: D, sizeMs: H }]);
-  const r = await reads.windowsOf(['a', 'b', 'c'], ['temp'], spans, marks, budget);
+  const r = await reads.windowsOf({ ids: ['a', 'b', 'c'], metrics: ['temp'], spans, marks }, budget);
   assert.deepEqual(b.windowReads.at(-1), ['a', 'b'], "bucket 0's ids read again");
   assert.deepEqual(b.markReads.at(-1), ['c'], "c's markers read alone");
   assert.deepEqual(sums(r, 'temp', 'a'), [99, 11], 'the rewritten window, not the kept one');
@@ -171,17 +172,17 @@ void test('cached reads: point blocks are kept (copied out of the response); rea
   const cache = new WindowCache({ maxBytes: 1 << 20, maxAgeMs: 60_000, now: () => 0 });
   const reads = cachedReads(b, cache, bucketOf);
   const blocks: WindowSpan[] = [{ sizeMs: H, from: 0, to: D, with: 'block' }];
-  await reads.windowsOf(['a'], ['temp'], blocks, marks, budget);
+  await reads.windowsOf({ ids: ['a'], metrics: ['temp'], spans: blocks, marks }, budget);
   await kept();
-  const again = await reads.windowsOf(['a'], ['temp'], blocks, marks, budget);
+  const again = await reads.windowsOf({ ids: ['a'], metrics: ['temp'], spans: blocks, marks }, budget);
   assert.equal(b.windowReads.length, 1, 'the second read from the cache');
   assert.ok(cache.stats().entries > 0);
   assert.deepEqual(again.cachedIds, new Set(['a']));
   const ids = Array.from({ length: 3000 }, (_, i) => `x${i}`);
   const long: WindowSpan[] = [{ sizeMs: 60_000, from: 0, to: 2 * D, with: 'summary' }];
-  await reads.windowsOf(ids, ['temp', 'hum'], long, marks, budget);
+  await reads.windowsOf({ ids, metrics: ['temp', 'hum'], spans: long, marks }, budget);
   await kept();
-  await reads.windowsOf(ids, ['temp', 'hum'], long, marks, budget);
+  await reads.windowsOf({ ids, metrics: ['temp', 'hum'], spans: long, marks }, budget);
   assert.equal(b.windowReads.length, 3, '3,000 ids × 2,880 windows × 2 metrics: not through the cache');
 });
 
@@ -189,12 +190,12 @@ void test('cached reads: a read with no id kept tags what it keeps with the gene
   const b = backing();
   const cache = new WindowCache({ maxBytes: 1 << 20, maxAgeMs: 60_000, now: () => 0 });
   const r = cachedReads(b, cache, bucketOf);
-  await r.windowsOf(['a'], ['temp'], spans, marks, budget);
+  await r.windowsOf({ ids: ['a'], metrics: ['temp'], spans, marks }, budget);
   await kept();
   assert.equal(b.generationReads, 1, 'the first read: none read before');
   // b and c: nothing kept of them, so no lookup and no generations read; tagged with g0, read before
   b.gens.set(0, 'g1');
-  const bc = await r.windowsOf(['b', 'c'], ['temp'], spans, marks, budget);
+  const bc = await r.windowsOf({ ids: ['b', 'c'], metrics: ['temp'], spans, marks }, budget);
   await kept();
   assert.equal(b.generationReads, 1);
   assert.deepEqual(
@@ -206,7 +207,7 @@ void test('cached reads: a read with no id kept tags what it keeps with the gene
     'the older tokens',
   );
   // a lookup reads them now: b was kept under g0, bucket 0 is at g1 now, so b is read again; c holds
-  const again = await r.windowsOf(['b', 'c'], ['temp'], spans, marks, budget);
+  const again = await r.windowsOf({ ids: ['b', 'c'], metrics: ['temp'], spans, marks }, budget);
   assert.equal(b.generationReads, 2);
   assert.deepEqual([...again.cachedIds], ['c']);
 });
@@ -214,14 +215,14 @@ void test('cached reads: a read with no id kept tags what it keeps with the gene
 void test('WindowCache: past its bound at 80k+ entries, every set() does constant eviction work, used entries or not (issue 37)', () => {
   const n = 80_000;
   const c = new WindowCache({ maxBytes: n * 160, maxAgeMs: 1e12, now: () => 0 });
-  for (let i = 0; i < n; i++) c.set(`id${i}`, 'k', 0, 'g', null, 0);
+  for (let i = 0; i < n; i++) c.set({ id: `id${i}`, gen: 'g', now: 0 }, 'k', 0, null);
   assert.equal(c.stats().entries, n, 'full to its bound, nothing evicted yet');
   // every entry used: the eviction that once moved each of them to the back (O(n²) in a Set) in one set()
-  for (let i = 0; i < n; i++) c.get(`id${i}`, 'k', 0, 'g', 0);
+  for (let i = 0; i < n; i++) c.get({ id: `id${i}`, gen: 'g', now: 0 }, 'k', 0);
   let worst = 0;
   for (let i = 0; i < n; i++) {
     const before = c.stats().evictionSteps;
-    c.set(`new${i}`, 'k', 0, 'g', null, 0);
+    c.set({ id: `new${i}`, gen: 'g', now: 0 }, 'k', 0, null);
     worst = Math.max(worst, c.stats().evictionSteps - before);
   }
   const s = c.stats();
@@ -229,6 +230,6 @@ void test('WindowCache: past its bound at 80k+ entries, every set() does constan
   assert.ok(worst <= MAX_SPARES + 1, `at most ${MAX_SPARES} spares and one eviction per set() of a same-size entry (worst: ${worst})`);
   assert.ok(s.evictionSteps <= (MAX_SPARES + 1) * n, 'constant work per set over the run');
   assert.equal(s.evictions, n);
-  assert.equal(c.get('new0', 'k', 0, 'g', 0), undefined, 'the first new one is gone by now (every old one was spared once)');
-  assert.equal(c.get(`new${n - 1}`, 'k', 0, 'g', 0), null, 'the newest is kept');
+  assert.equal(c.get({ id: 'new0', gen: 'g', now: 0 }, 'k', 0), undefined, 'the first new one is gone by now (every old one was spared once)');
+  assert.equal(c.get({ id: `new${n - 1}`, gen: 'g', now: 0 }, 'k', 0), null, 'the newest is kept');
 });
