@@ -34,7 +34,8 @@ const OPTIONS = {
   samples: { type: 'string' },
 } as const;
 
-function boundedInt(values: FlagValues, name: string, fallback: number, min: number, max: number): number {
+function boundedInt(values: FlagValues, name: string, o: { readonly fallback: number; readonly min: number; readonly max: number }): number {
+  const { fallback, min, max } = o;
   const n = intFlag(name, stringFlag(values, name), fallback);
   if (n < min || n > max) throw new UsageError(`--${name} must be between ${min} and ${max}, got ${n}`);
   return n;
@@ -78,12 +79,12 @@ export async function indexCommand(argv: readonly string[]): Promise<number> {
   const tables = tablesOf(cfg);
   const flags = settingsFrom(cfg, tables, values); // flag errors before any HBase call
   const common = {
-    chunkSize: boundedInt(values, 'chunk', cfg.query.verifyChunk, 1, 10_000),
-    concurrency: boundedInt(values, 'concurrency', cfg.query.bucketConcurrency, 1, 256),
-    sampleSize: boundedInt(values, 'samples', 5, 0, 1000),
+    chunkSize: boundedInt(values, 'chunk', { fallback: cfg.query.verifyChunk, min: 1, max: 10_000 }),
+    concurrency: boundedInt(values, 'concurrency', { fallback: cfg.query.bucketConcurrency, min: 1, max: 256 }),
+    sampleSize: boundedInt(values, 'samples', { fallback: 5, min: 0, max: 1000 }),
   };
   const json = values['json'] === true;
-  const graceMs = boundedInt(values, 'grace-ms', cfg.query.danglingGraceMs, 0, Number.MAX_SAFE_INTEGER);
+  const graceMs = boundedInt(values, 'grace-ms', { fallback: cfg.query.danglingGraceMs, min: 0, max: Number.MAX_SAFE_INTEGER });
   const rate = rateFlag(values);
   const checkpointPath = stringFlag(values, 'checkpoint');
   if (checkpointPath === '') throw new UsageError('--checkpoint needs a file path');

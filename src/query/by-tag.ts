@@ -105,7 +105,7 @@ export async function* readByTag(store: QueryStore, q: ByTagQuery, s: ReadSettin
               chunk.map((h) => h.dataKey),
               { columns: dataColumns },
             );
-      const verdicts = verifyHits(chunk, rows, q.tag, q.value, s.keyspace);
+      const verdicts = verifyHits(chunk, rows, q, s.keyspace);
       for (const [i, v] of verdicts.entries()) {
         const hit = chunk[i] as IndexHit;
         if (!v.ok) {

@@ -92,7 +92,12 @@ function queryParams(url: URL, pathParams: Readonly<Record<string, string>>): Re
   return raw;
 }
 
-function sendError(res: ServerResponse, err: unknown, log: ReadApiDeps['log'], path: string, requestId: string | undefined): void {
+function sendError(
+  res: ServerResponse,
+  err: unknown,
+  at: { readonly log: ReadApiDeps['log']; readonly path: string; readonly requestId: string | undefined },
+): void {
+  const { log, path, requestId } = at;
   if (err instanceof QueryError) {
     // The body spells the code in lower case, as it always has (docs/QUERIES.md: `{"error":"bad_parameter",…}`).
     sendJson(res, err.status, { error: err.code.toLowerCase(), parameter: err.parameter, message: err.message });
@@ -171,7 +176,7 @@ export function createReadApi(deps: ReadApiDeps): ReadApiHandler {
           message: `the read did not finish within ${deps.cfg.query.deadlineMs} ms (query.deadlineMs); its scans were cancelled. Ask for a smaller page or range`,
         });
       } else {
-        sendError(res, err, log, path, ctx?.requestId);
+        sendError(res, err, { log, path, requestId: ctx?.requestId });
       }
       return true;
     }

@@ -145,7 +145,8 @@ function parseWindow(r: Reader, s: ParamSettings): WindowSize {
   return w;
 }
 
-function parseSpec(kind: QueryKind, r: Reader, s: ParamSettings, limit: number, cursor: DecodedCursor | null): QuerySpec {
+function parseSpec(kind: QueryKind, r: Reader, s: ParamSettings, page: { readonly limit: number; readonly cursor: DecodedCursor | null }): QuerySpec {
+  const { limit, cursor } = page;
   const after = null;
   switch (kind) {
     case 'latest':
@@ -177,7 +178,7 @@ export function parseQuery(kind: QueryKind, raw: RawParams, s: ParamSettings): Q
   const limit = parseLimit(r, s);
   const rawCursor = r.get('cursor');
   const cursor = rawCursor === undefined ? null : decodeCursor(rawCursor.trim(), label('cursor'));
-  const spec = parseSpec(kind, r, s, limit, cursor);
+  const spec = parseSpec(kind, r, s, { limit, cursor });
   if (cursor === null) return spec;
   assertCursorFor(cursor, identityOf(spec), label('cursor'));
   return { ...spec, after: cursor.position };

@@ -21,12 +21,12 @@ export { MAX_PAGE_ROWS } from '../walk/merged-scan.ts';
 /** One page over `ranges` of `table`, merged by position; `decode` may drop a row by returning null. */
 export async function* pagedScan<T>(
   store: QueryStore,
-  table: string,
-  ranges: readonly ScanRange[],
-  o: { readonly saltBytes: number; readonly shape: ScanShape },
+  scan: { readonly table: string; readonly ranges: readonly ScanRange[]; readonly saltBytes: number; readonly shape: ScanShape },
   q: QuerySpec,
   decode: (row: Row) => T | null,
 ): PageStream<T> {
+  const { table, ranges } = scan;
+  const o = scan;
   const live = resumeRanges(ranges, o.saltBytes, q.after);
   if (live.length === 0) return { next: null };
   const rows = mergedRows(store, table, live, { saltBytes: o.saltBytes, shape: o.shape, pageRows: bucketPageRows(q.limit, live.length) });
@@ -55,7 +55,7 @@ async function idRanges(s: ReadSettings, id: string, fromTs?: number, toTs?: num
 export async function* readLatest(store: QueryStore, q: LatestQuery, s: ReadSettings): PageStream<EventItem> {
   const ranges = await idRanges(s, q.id);
   const shape = { columns: [column(s.data.family)] };
-  return yield* pagedScan(store, s.data.name, ranges, { saltBytes: s.keyspace.dataSaltBytes, shape }, q, (row) => eventItemOf(row, s.keyspace));
+  return yield* pagedScan(store, { table: s.data.name, ranges, saltBytes: s.keyspace.dataSaltBytes, shape }, q, (row) => eventItemOf(row, s.keyspace));
 }
 
 /**
@@ -90,7 +90,7 @@ function withMetric(item: EventItem, metric: string): EventItem | null {
 export async function* readRange(store: QueryStore, q: RangeQuery, s: ReadSettings): PageStream<EventItem> {
   if (q.from >= q.to) return { next: null };
   const ranges = await idRanges(s, q.id, q.from, q.to - 1);
-  return yield* pagedScan(store, s.data.name, ranges, { saltBytes: s.keyspace.dataSaltBytes, shape: rangeShape(q.metric, s.data.family) }, q, (row) => {
+  return yield* pagedScan(store, { table: s.data.name, ranges, saltBytes: s.keyspace.dataSaltBytes, shape: rangeShape(q.metric, s.data.family) }, q, (row) => {
     const item = eventItemOf(row, s.keyspace);
     return q.metric === null ? item : withMetric(item, q.metric);
   });
@@ -101,5 +101,7 @@ export async function* readRollups(store: QueryStore, q: RollupQuery, s: ReadSet
   const range = s.keyspace.rollupRange(q.id, q.window.seconds, q.from, q.to - 1);
   // The size's own family and the main one (summaries from before the per-size families, docs/RETENTION.md)
   const columns = summaryColumns(s.rollup.family, q.window.seconds, q.metric === null ? undefined : [Buffer.from(q.metric, 'utf8')]);
-  return yield* pagedScan(store, s.rollup.name, [range], { saltBytes: 1, shape: { columns } }, q, (row) => rollupItemOf(row, q.window, s.keyspace, q.metric));
+  return yield* pagedScan(store, { table: s.rollup.name, ranges: [range], saltBytes: 1, shape: { columns } }, q, (row) =>
+    rollupItemOf(row, q.window, s.keyspace, q.metric),
+  );
 }

@@ -29,7 +29,13 @@ export function hitOf(indexKey: Buffer, keyspace: Keyspace): IndexHit {
 }
 
 /** `rows` aligned with `hits` (null = no such data row), as multi-get returns them. */
-export function verifyHits(hits: readonly IndexHit[], rows: readonly (Row | null)[], tag: string, value: string, keyspace: Keyspace): Verdict[] {
+export function verifyHits(
+  hits: readonly IndexHit[],
+  rows: readonly (Row | null)[],
+  pair: { readonly tag: string; readonly value: string },
+  keyspace: Keyspace,
+): Verdict[] {
+  const { tag, value } = pair;
   return hits.map((_, i) => {
     const row = rows[i] ?? null;
     if (row === null || row.cells.length === 0) return { ok: false, reason: 'missing' };

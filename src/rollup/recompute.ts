@@ -54,7 +54,12 @@ async function stage<T>(name: RollupErrorStage, fn: () => Promise<T>): Promise<T
  * salt (time order, newest first: the order one bucket would have), so the fold adds the same
  * numbers in the same order whatever K.
  */
-export async function computeWindow(store: RollupStore, s: RollupSettings, id: string, windowSec: number, start: number): Promise<WindowContent> {
+export async function computeWindow(
+  store: RollupStore,
+  s: RollupSettings,
+  w: { readonly id: string; readonly windowSec: number; readonly start: number },
+): Promise<WindowContent> {
+  const { id, windowSec, start } = w;
   const src = sourceOf(s.windows, id, windowSec, start, s.keyspace);
   const acc = new WindowContent(s.blocks);
   const fold = sourceFolder(src.kind, s);
@@ -85,7 +90,7 @@ export async function recomputeWindow(ctx: RecomputeContext, m: FoundMarker): Pr
   const { store, settings: s } = ctx;
   const { id, windowSec, windowStart } = m.parts;
   const t = ctx.now();
-  const content = await stage('compute', () => computeWindow(store, s, id, windowSec, windowStart));
+  const content = await stage('compute', () => computeWindow(store, s, { id, windowSec, start: windowStart }));
   const row = windowRow(s, { id, windowSec, windowStart }, content, t);
   if (row !== undefined) {
     // The summary and the coarser window's marker in one multi-row put (both before the marker delete;

@@ -32,7 +32,13 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
   res.end(text);
 }
 
-function sendError(res: ServerResponse, status: number, message: string, details?: string, headers: Record<string, string> = {}): void {
+function sendError(
+  res: ServerResponse,
+  status: number,
+  e: { readonly message: string; readonly details?: string | undefined },
+  headers: Record<string, string> = {},
+): void {
+  const { message, details } = e;
   send(res, status, { error: details === undefined ? { code: status, message } : { code: status, message, details } }, headers);
 }
 
@@ -92,7 +98,13 @@ const WRITE_CHUNK_CHARS = 64 * 1024;
  * The answer, streamed in chunks of about WRITE_CHUNK_CHARS; an answer smaller than one chunk is one
  * write with a content-length. Rendered in parts (render.ts) and slices of the event loop (slices.ts).
  */
-async function writeSeries(res: ServerResponse, q: TsdbQuery, answers: readonly SubQueryAnswer[], arrays: boolean, blocks: boolean): Promise<void> {
+async function writeSeries(
+  res: ServerResponse,
+  q: TsdbQuery,
+  answers: readonly SubQueryAnswer[],
+  how: { readonly arrays: boolean; readonly blocks: boolean },
+): Promise<void> {
+  const { arrays, blocks } = how;
   const headers = { 'content-type': JSON_TYPE, 'cache-control': 'no-store', 'x-tsingest-plan': planHeader(answers, blocks) };
   const slices = new Slices();
   let pending = '[';
@@ -103,7 +115,7 @@ async function writeSeries(res: ServerResponse, q: TsdbQuery, answers: readonly 
     for (const s of a.results) {
       if (!first) pending += ',';
       first = false;
-      for (const part of seriesJsonParts(s, a.sub, q, arrays, plan)) {
+      for (const part of seriesJsonParts(s, a.sub, q, { arrays, plan })) {
         pending += part;
         if (slices.due()) await slices.pause();
       }
@@ -142,7 +154,7 @@ async function answerQuery(req: IncomingMessage, res: ServerResponse, url: URL, 
       throw new HttpError(408, `The query did not finish within ${deps.deadlineMs} ms (series.deadlineMs); its reads were cancelled`, { cause: err });
     throw err;
   }
-  await writeSeries(res, q, answers, url.searchParams.has('arrays'), deps.tier?.blocks === true);
+  await writeSeries(res, q, answers, { arrays: url.searchParams.has('arrays'), blocks: deps.tier?.blocks === true });
 }
 
 type Handler = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
@@ -230,13 +242,13 @@ export function createSeriesApi(
         return true;
       }
       if (err instanceof TsdbQueryError) send(res, 400, errorBody(err));
-      else if (err instanceof HttpError) sendError(res, err.status, err.message);
+      else if (err instanceof HttpError) sendError(res, err.status, { message: err.message });
       else if (isHBaseError(err) && isRetriable(err)) {
         deps.log.warn({ err, path, requestId }, 'series API: HBase unavailable');
-        sendError(res, 503, 'HBase is unavailable, retry later', err.message, { 'retry-after': '1' });
+        sendError(res, 503, { message: 'HBase is unavailable, retry later', details: err.message }, { 'retry-after': '1' });
       } else if (isAccessRefused(err)) {
         deps.log.warn({ err, path, requestId }, "series API: HBase REST refused the service's credentials");
-        sendError(res, 503, 'HBase is unavailable to the service (the gateway refused its credentials), retry later', undefined, { 'retry-after': '30' });
+        sendError(res, 503, { message: 'HBase is unavailable to the service (the gateway refused its credentials), retry later' }, { 'retry-after': '30' });
       } else {
         deps.log.error({ err, path, requestId }, 'series API: request failed');
         send(res, 500, {

@@ -82,19 +82,20 @@ export function subQueryEcho(sub: SubQuery, plan = 'raw'): Record<string, unknow
   };
 }
 
-/** One result series as a JSON object (no separator); `plan` goes to the echo's rollupTable. */
-export function seriesJson(s: ResultSeries, sub: SubQuery, q: Pick<TsdbQuery, 'msResolution' | 'showQuery'>, arrays: boolean, plan = 'raw'): string {
-  return [...seriesJsonParts(s, sub, q, arrays, plan)].join('');
+/** How a series is rendered: its points as arrays or as an object; `plan` (default raw) goes to the echo's rollupTable. */
+export interface SeriesJsonHow {
+  readonly arrays: boolean;
+  readonly plan?: string;
+}
+
+/** One result series as a JSON object (no separator); `how.plan` goes to the echo's rollupTable. */
+export function seriesJson(s: ResultSeries, sub: SubQuery, q: Pick<TsdbQuery, 'msResolution' | 'showQuery'>, how: SeriesJsonHow): string {
+  return [...seriesJsonParts(s, sub, q, how)].join('');
 }
 
 /** seriesJson in parts (its points in parts of dpsJsonParts). */
-export function* seriesJsonParts(
-  s: ResultSeries,
-  sub: SubQuery,
-  q: Pick<TsdbQuery, 'msResolution' | 'showQuery'>,
-  arrays: boolean,
-  plan = 'raw',
-): Generator<string> {
+export function* seriesJsonParts(s: ResultSeries, sub: SubQuery, q: Pick<TsdbQuery, 'msResolution' | 'showQuery'>, how: SeriesJsonHow): Generator<string> {
+  const { arrays, plan = 'raw' } = how;
   const head = `{"metric":${JSON.stringify(s.metric)},"tags":${JSON.stringify(s.tags)},"aggregateTags":${JSON.stringify(s.aggregateTags)}`;
   const query = q.showQuery ? `,"query":${JSON.stringify(subQueryEcho(sub, plan))}` : '';
   yield `${head}${query},"dps":`;

@@ -127,13 +127,14 @@ export function zoneOffsetMs(tz: string, epochMs: number): number {
   const num = (k: string): number => Number(parts[k] ?? '0');
   const yearAbs = num('year');
   const year = parts['era'] === 'BC' || parts['era'] === 'B' ? 1 - yearAbs : yearAbs;
-  const wall = utcFields(year, num('month') - 1, num('day'), num('hour'), num('minute'), num('second'));
+  const wall = utcFields({ y: year, mon: num('month') - 1, d: num('day'), h: num('hour'), mi: num('minute'), s: num('second') });
   const floorSecond = Math.floor(epochMs / 1000) * 1000;
   return wall - floorSecond;
 }
 
 /** Date.UTC without its two-digit-year mapping; fields roll over (lenient), as Java's calendar. */
-function utcFields(y: number, mon: number, d: number, h: number, mi: number, s: number): number {
+function utcFields(f: { readonly y: number; readonly mon: number; readonly d: number; readonly h: number; readonly mi: number; readonly s: number }): number {
+  const { y, mon, d, h, mi, s } = f;
   const date = new Date(0);
   date.setUTCFullYear(y, mon, d);
   date.setUTCHours(h, mi, s, 0);
@@ -160,7 +161,7 @@ function parseAbsolute(datetime: string, tz: string, field: string): number {
   const m = (datetime.includes('-') ? patterns.dash : patterns.space).exec(datetime);
   if (m === null) throw badQuery(field, `Invalid date: ${datetime}. Unparseable date: "${datetime}"`);
   const f = m.slice(1).map(Number);
-  const wall = utcFields(f[0] ?? 0, (f[1] ?? 1) - 1, f[2] ?? 1, f[3] ?? 0, f[4] ?? 0, f[5] ?? 0);
+  const wall = utcFields({ y: f[0] ?? 0, mon: (f[1] ?? 1) - 1, d: f[2] ?? 1, h: f[3] ?? 0, mi: f[4] ?? 0, s: f[5] ?? 0 });
   return wallTimeToEpoch(tz, wall);
 }
 

@@ -66,7 +66,13 @@ function clip(s: SeriesInput, scan: ScanRange): SeriesInput {
 }
 
 /** The per-series view: the span, downsampled (bucketed input: placed in its buckets), then rate. */
-export function seriesView(sub: SubQuery, s: SeriesInput, scan: ScanRange, range: QueryRange, options: ComputeOptions = {}): SeekableView {
+export function seriesView(
+  sub: SubQuery,
+  s: SeriesInput,
+  frame: { readonly scan: ScanRange; readonly range: QueryRange },
+  options: ComputeOptions = {},
+): SeekableView {
+  const { scan, range } = frame;
   let view: SeekableView = new SpanView(s.ts, s.values, s.kind === 'raw' && options.integerValues === true);
   const ds = sub.downsample;
   if (s.kind === 'buckets') {
@@ -107,7 +113,7 @@ export function* computeSteps(sub: SubQuery, range: QueryRange, series: readonly
   const nullFill = sub.downsample?.fill === 'null';
   const out: ResultSeries[] = [];
   for (const group of groupSeries(inScan, sub.filters, sub.aggregator === 'none')) {
-    const views = group.series.map((s) => seriesView(sub, s, scan, range, options));
+    const views = group.series.map((s) => seriesView(sub, s, { scan, range }, options));
     const points = yield* aggregateSteps(views, scan.startMs, scan.endMs, aggregator, sub.rate);
     const dps: [number, number | null][] = [];
     for (let i = 0; i < points.ts.length; i++) {

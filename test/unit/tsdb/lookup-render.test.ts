@@ -83,7 +83,7 @@ void test('rendering: dps as an object of seconds or ms, or [[ts, v]] arrays; Na
   assert.deepEqual(echo['tags'], { id: 'wildcard(*)' });
   assert.equal(echo['rateOptions'], null);
   assert.equal(echo['rollupTable'], 'rollup:3600s');
-  const text = seriesJson({ metric: 'temp', tags: { id: 'd1' }, aggregateTags: [], dps: [[3_600_000, 2]] }, sub, q, false, 'raw');
+  const text = seriesJson({ metric: 'temp', tags: { id: 'd1' }, aggregateTags: [], dps: [[3_600_000, 2]] }, sub, q, { arrays: false, plan: 'raw' });
   const parsed = JSON.parse(text) as Record<string, unknown>;
   assert.deepEqual(Object.keys(parsed), ['metric', 'tags', 'aggregateTags', 'query', 'dps']);
   assert.deepEqual(parsed['dps'], { 3600: 2 });
