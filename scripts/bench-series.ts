@@ -101,7 +101,7 @@ async function compatPhase(
           profDir = join(profileDir, `compat-${run}`);
           mkdirSync(profDir, { recursive: true });
         }
-        svc = await startOurService(stack, `${run}-g`, ['series.catalogRefreshMs=30000', ...sets], say, profDir);
+        svc = await startOurService(stack, `${run}-g`, ['series.catalogRefreshMs=30000', ...sets], say, { cpuProfDir: profDir });
         await waitForAll(svc.url, ds, say, 120_000, 'ours (restarted)');
         const queries = suite(ds);
         const plans: Record<string, string> = {};

@@ -211,7 +211,7 @@ export async function livePhase(o: LiveOptions): Promise<LiveFigures> {
     const ingest = await startOurService(stack, `${o.run}-g`, [...SHIPPED, 'service.role=ingest'], say);
     stops.push(() => ingest.stop());
     const startQuery = (profDir?: string): Promise<OurService> =>
-      startOurService(stack, `${o.run}-g`, [...SHIPPED, 'service.role=query', ...o.sets], say, profDir);
+      startOurService(stack, `${o.run}-g`, [...SHIPPED, 'service.role=query', ...o.sets], say, { cpuProfDir: profDir });
     let ours = await startQuery();
     stops.push(() => ours.stop());
     // live traffic from now on; the history is the day before

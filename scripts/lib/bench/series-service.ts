@@ -122,11 +122,12 @@ export async function startOurService(
   group: string,
   extra: readonly string[],
   say: (m: string) => void,
-  cpuProfDir?: string,
+  child: { readonly cpuProfDir?: string | undefined; readonly env?: NodeJS.ProcessEnv } = {},
 ): Promise<OurService> {
+  const { cpuProfDir } = child;
   const port = await freePort();
-  const child = await startServiceChild({
-    env: { ...process.env },
+  const proc = await startServiceChild({
+    env: { ...(child.env ?? process.env) },
     sets: [...stack.sets, `kafka.groupId=${group}`, ...extra],
     port,
     say,
@@ -135,15 +136,15 @@ export async function startOurService(
   const url = `http://127.0.0.1:${port}`;
   return {
     url,
-    child,
-    pid: child.pid,
+    child: proc,
+    pid: proc.pid,
     processed: async () => {
-      const s = await child.scrape(['tsingest_events_total']);
+      const s = await proc.scrape(['tsingest_events_total']);
       return sumOf(s, 'tsingest_events_total', { outcome: 'written' }) + sumOf(s, 'tsingest_events_total', { outcome: 'dlq' });
     },
-    counter: async (name) => sumOf(await child.scrape([name]), name),
+    counter: async (name) => sumOf(await proc.scrape([name]), name),
     stop: async () => {
-      await child.stop();
+      await proc.stop();
     },
   };
 }

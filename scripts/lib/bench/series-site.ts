@@ -247,7 +247,7 @@ export async function sitePhase(o: SiteOptions): Promise<SiteFigures> {
     // the catalog follows the drain) rereads all ~30,000 series rows while the reads run. The
     // deadline raised from the shipped 30 s: on a loaded machine a raw site-day read took longer
     // (408, run of 16:30 UTC); the benchmark measures it rather than stopping there
-    svc = await startOurService(stack, `${o.run}-g1`, ['series.catalogRefreshMs=30000', 'series.deadlineMs=600000', ...o.sets], say, profDir);
+    svc = await startOurService(stack, `${o.run}-g1`, ['series.catalogRefreshMs=30000', 'series.deadlineMs=600000', ...o.sets], say, { cpuProfDir: profDir });
     const s2 = svc;
     await waitUntil('the catalog read', 60_000, async () => {
       const b = (await timedFetch(`${s2.url}/api/suggest?type=metrics&q=&max=10`)).body;
