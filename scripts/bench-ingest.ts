@@ -68,6 +68,9 @@ try {
   await new Promise((r) => setTimeout(r, o.minutes * 60_000));
   const figures = await watch.stop();
   await feed.stop();
+  // A watch that saw nothing measured nothing: no figure of it is reported as met.
+  if (figures.samples === 0 || figures.endToEnd.events === 0)
+    throw new Error(`the watch saw ${figures.samples} samples and ${figures.endToEnd.events} events written: nothing was measured`);
   await ingest.stop();
   const result = {
     at: new Date().toISOString(),
