@@ -44,11 +44,11 @@ const DAY = 86_400_000;
 const SHIPPED_ROLLUPS = ['rollup.graceMs=300000', 'rollup.markerSettleMs=120000', 'rollup.intervalMs=60000', 'series.catalogRefreshMs=30000'];
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const run = `bi${Date.now().toString(36)}`;
-const stack = await createOurStack(readEndpoints(), run, 16, 8, [], say);
+const stack = await createOurStack(readEndpoints(), run, { buckets: 16, partitions: 8 }, say);
 try {
   const env = { ...process.env, NODE_OPTIONS: o.heap === 'shipped' ? SERVICE_NODE_OPTIONS : '' };
   const profDir = values.profile ? join(values['results-dir'], `ingest-${stamp}-profiles`) : undefined;
-  const ingest = await startOurService(stack, `${run}-g`, [...SHIPPED_ROLLUPS, 'service.role=ingest'], say, { cpuProfDir: profDir, env });
+  const ingest = await startOurService(stack, `${run}-g`, say, { extra: [...SHIPPED_ROLLUPS, 'service.role=ingest'], cpuProfDir: profDir, env });
   const t0 = Date.now();
   const feed = await startFeed({ kafka: stack.kafka, topic: stack.names.topic, tsdUrl: undefined, rate: o.rate, ids: o.ids, seed: 7 });
   const produced = await produceAll(stack.kafka, stack.names.topic, {

@@ -74,21 +74,20 @@ const int = (name: string, v: string | undefined): number => {
 async function compatPhase(
   ep: StackEndpoints,
   run: string,
-  reps: number,
-  profileDir: string | undefined,
-  sets: readonly string[],
+  o: { readonly reps: number; readonly profileDir: string | undefined; readonly sets: readonly string[] },
 ): Promise<Record<string, unknown>> {
+  const { reps, profileDir, sets } = o;
   const ds = DEFAULT_DATASET;
   const divergences = parseDivergences(JSON.parse(readFileSync(join(projectRoot, 'docs/SERIES-API-DIVERGENCES.json'), 'utf8')));
-  const stack = await createOurStack(ep, run, 4, 2, [], say);
+  const stack = await createOurStack(ep, run, { buckets: 4, partitions: 2 }, say);
   try {
-    let svc = await startOurService(stack, `${run}-g`, [], say);
+    let svc = await startOurService(stack, `${run}-g`, say);
     try {
       const tsd = await openTsd({ ep, dataset: ds, run, say });
       try {
         const t0 = performance.now();
         await produceEvents(ep.kafkaBrokers, stack.names.topic, events(ds), say);
-        await waitForAll(svc.url, ds, say, 600_000, 'ours');
+        await waitForAll(svc.url, ds, say, { waitMs: 600_000, who: 'ours' });
         const hourly = { start: ds.startMs, end: endMs(ds) - 1, queries: [{ aggregator: 'avg', metric: 'temp', downsample: '1h-avg' }] };
         await waitRollups(svc.url, hourly, 600_000);
         await waitRollups(svc.url, { ...hourly, queries: [{ aggregator: 'avg', metric: 'hum', downsample: '1h-avg' }] }, 600_000);
@@ -101,8 +100,8 @@ async function compatPhase(
           profDir = join(profileDir, `compat-${run}`);
           mkdirSync(profDir, { recursive: true });
         }
-        svc = await startOurService(stack, `${run}-g`, ['series.catalogRefreshMs=30000', ...sets], say, { cpuProfDir: profDir });
-        await waitForAll(svc.url, ds, say, 120_000, 'ours (restarted)');
+        svc = await startOurService(stack, `${run}-g`, say, { extra: ['series.catalogRefreshMs=30000', ...sets], cpuProfDir: profDir });
+        await waitForAll(svc.url, ds, say, { waitMs: 120_000, who: 'ours (restarted)' });
         const queries = suite(ds);
         const plans: Record<string, string> = {};
         for (const q of queries) plans[q.name] = (await timedFetch(`${svc.url}${q.path}`, q.body === undefined ? {} : { body: q.body })).plan ?? '-';
@@ -171,7 +170,7 @@ async function main(): Promise<void> {
   };
   const profileDir = values.profile ? join(values['results-dir'], `series-${stamp}-profiles`) : undefined;
   if (phases.has('compat')) {
-    result['compat'] = await compatPhase(ep, `${run}c`, int('reps', values.reps), profileDir, values.set);
+    result['compat'] = await compatPhase(ep, `${run}c`, { reps: int('reps', values.reps), profileDir, sets: values.set });
     say(`compat suite, per shape:\n${latencyTable((result['compat'] as { shapes: ShapeLatency[] }).shapes)}`);
     save();
   }

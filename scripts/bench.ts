@@ -142,10 +142,10 @@ function configFor(ep: Env, sets: readonly string[]): { cfg: Config; env: NodeJS
 async function scenario(
   ep: Env,
   mode: string,
-  kafka: Kafka,
-  rest: HBaseRestClient,
+  clients: { readonly kafka: Kafka; readonly rest: HBaseRestClient },
   report: { compression: string; produce: number },
 ): Promise<ScenarioFigures> {
+  const { kafka, rest } = clients;
   const tags = mode === 'none' ? [] : TWO_TAGS;
   const n = benchNames();
   const sets = setsFor(n, tags);
@@ -156,7 +156,7 @@ async function scenario(
   try {
     say(`[${mode}] run ${n.run}: tables and topics`);
     const idList = Array.from({ length: ids }, (_v, i) => `sensor-${String(i).padStart(5, '0')}`);
-    const tables = await createTables(cfg, n, admin, rest, idList, buckets);
+    const tables = await createTables(cfg, n, { admin, rest }, { ids: idList, regions: buckets });
     const plannedData = planTables(cfg).find((p) => p.role === 'data');
     if (plannedData === undefined) throw new Error('no data table planned');
     await admin.ensureTable({
@@ -260,7 +260,7 @@ async function stall(ep: Env, kafka: Kafka, rest: HBaseRestClient): Promise<Figu
   const sets = setsFor(n, []);
   const { cfg, env } = configFor(ep, sets);
   try {
-    await createTables(cfg, n, new JavaTableAdmin({ command: cfg.hbase.adminCommand }), rest, ['sensor-00000'], 1);
+    await createTables(cfg, n, { admin: new JavaTableAdmin({ command: cfg.hbase.adminCommand }), rest }, { ids: ['sensor-00000'], regions: 1 });
     await createTopics(kafka, n, PARTITIONS);
     const r = await runStall({
       env,
@@ -318,7 +318,7 @@ async function main(): Promise<number> {
   const report: { compression: string; produce: number } = { compression: '?', produce: NaN };
   try {
     const scenarios: ScenarioFigures[] = [];
-    if (scenarioPhases.length > 0) for (const mode of modes) scenarios.push(await scenario(ep, mode, kafka, rest, report));
+    if (scenarioPhases.length > 0) for (const mode of modes) scenarios.push(await scenario(ep, mode, { kafka, rest }, report));
     const spread = phases.has('skew')
       ? await skewPhase(
           {

@@ -104,7 +104,7 @@ async function main(): Promise<number> {
     if (values.ours !== undefined) {
       const oursUrl = values.ours.replace(/\/+$/, '');
       if (values.produce !== undefined) await produceEvents(ep.kafkaBrokers, values.produce, events(dataset), say);
-      await waitForAll(oursUrl, dataset, say, Number(values['ours-wait']) * 1000, `ours (${oursUrl})`);
+      await waitForAll(oursUrl, dataset, say, { waitMs: Number(values['ours-wait']) * 1000, who: `ours (${oursUrl})` });
       const { ok } = await compareWithOurs({ tsdUrl: tsd.url, oursUrl, queries, divergences, reps, say });
       if (!ok) code = 1;
     }

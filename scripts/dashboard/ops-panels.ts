@@ -3,8 +3,8 @@ import { sized, stateTimeline, timeSeries, type Section } from './grafana.ts';
 import { JOB, JOB_TABLE } from './spread-panels.ts';
 
 const rate = (metric: string, selector: string): string => `rate(${metric}{${selector}}[$__rate_interval])`;
-const quantile = (q: number, by: string, bucket: string, selector: string, range = '$__rate_interval'): string =>
-  `histogram_quantile(${q}, sum by (${by}) (rate(${bucket}{${selector}}[${range}])))`;
+const quantile = (q: number, by: string, of: { readonly bucket: string; readonly selector: string; readonly range?: string }): string =>
+  `histogram_quantile(${q}, sum by (${by}) (rate(${of.bucket}{${of.selector}}[${of.range ?? '$__rate_interval'}])))`;
 
 const throughput: Section = {
   title: 'Throughput and batches',
@@ -39,8 +39,8 @@ const throughput: Section = {
         description:
           'Rows per HBase write batch (histogram tsingest_batch_rows): p50, p99 and mean. Batches close on batch.maxRows, batch.maxBytes or the Kafka fetch wait.',
         targets: [
-          { expr: quantile(0.5, 'le', 'tsingest_batch_rows_bucket', JOB), legendFormat: 'p50' },
-          { expr: quantile(0.99, 'le', 'tsingest_batch_rows_bucket', JOB), legendFormat: 'p99' },
+          { expr: quantile(0.5, 'le', { bucket: 'tsingest_batch_rows_bucket', selector: JOB }), legendFormat: 'p50' },
+          { expr: quantile(0.99, 'le', { bucket: 'tsingest_batch_rows_bucket', selector: JOB }), legendFormat: 'p99' },
           { expr: `sum(${rate('tsingest_batch_rows_sum', JOB)}) / sum(${rate('tsingest_batch_rows_count', JOB)})`, legendFormat: 'mean' },
         ],
         unit: 'short',
@@ -54,8 +54,8 @@ const throughput: Section = {
         title: 'Batch size (bytes)',
         description: 'Encoded bytes per HBase write batch (histogram tsingest_batch_bytes): p50 and p99.',
         targets: [
-          { expr: quantile(0.5, 'le', 'tsingest_batch_bytes_bucket', JOB), legendFormat: 'p50' },
-          { expr: quantile(0.99, 'le', 'tsingest_batch_bytes_bucket', JOB), legendFormat: 'p99' },
+          { expr: quantile(0.5, 'le', { bucket: 'tsingest_batch_bytes_bucket', selector: JOB }), legendFormat: 'p50' },
+          { expr: quantile(0.99, 'le', { bucket: 'tsingest_batch_bytes_bucket', selector: JOB }), legendFormat: 'p99' },
         ],
         unit: 'bytes',
         min: 0,
@@ -115,7 +115,7 @@ const hbase: Section = {
       timeSeries({
         title: 'Request latency p50 by op',
         description: 'Median HBase REST request duration by operation (histogram tsingest_hbase_request_duration_seconds).',
-        targets: [{ expr: quantile(0.5, 'le, op', 'tsingest_hbase_request_duration_seconds_bucket', JOB_TABLE), legendFormat: '{{op}}' }],
+        targets: [{ expr: quantile(0.5, 'le, op', { bucket: 'tsingest_hbase_request_duration_seconds_bucket', selector: JOB_TABLE }), legendFormat: '{{op}}' }],
         unit: 's',
         min: 0,
       }),
@@ -126,7 +126,9 @@ const hbase: Section = {
       timeSeries({
         title: 'Request latency p99 by op',
         description: '99th percentile HBase REST request duration by operation (histogram tsingest_hbase_request_duration_seconds).',
-        targets: [{ expr: quantile(0.99, 'le, op', 'tsingest_hbase_request_duration_seconds_bucket', JOB_TABLE), legendFormat: '{{op}}' }],
+        targets: [
+          { expr: quantile(0.99, 'le, op', { bucket: 'tsingest_hbase_request_duration_seconds_bucket', selector: JOB_TABLE }), legendFormat: '{{op}}' },
+        ],
         unit: 's',
         min: 0,
       }),
@@ -205,8 +207,8 @@ const kafka: Section = {
         description:
           'Event timestamp to HBase write acknowledged (histogram tsingest_end_to_end_latency_seconds): p50 and p99. Includes producer delay and clock skew; replays of old events read high.',
         targets: [
-          { expr: quantile(0.5, 'le', 'tsingest_end_to_end_latency_seconds_bucket', JOB), legendFormat: 'p50' },
-          { expr: quantile(0.99, 'le', 'tsingest_end_to_end_latency_seconds_bucket', JOB), legendFormat: 'p99' },
+          { expr: quantile(0.5, 'le', { bucket: 'tsingest_end_to_end_latency_seconds_bucket', selector: JOB }), legendFormat: 'p50' },
+          { expr: quantile(0.99, 'le', { bucket: 'tsingest_end_to_end_latency_seconds_bucket', selector: JOB }), legendFormat: 'p99' },
         ],
         unit: 's',
         min: 0,
@@ -285,7 +287,7 @@ const rollups: Section = {
             expr: `sum(rate(tsingest_rollup_run_duration_seconds_sum{${JOB}}[5m])) / sum(rate(tsingest_rollup_run_duration_seconds_count{${JOB}}[5m]))`,
             legendFormat: 'mean',
           },
-          { expr: quantile(0.99, 'le', 'tsingest_rollup_run_duration_seconds_bucket', JOB, '5m'), legendFormat: 'p99' },
+          { expr: quantile(0.99, 'le', { bucket: 'tsingest_rollup_run_duration_seconds_bucket', selector: JOB, range: '5m' }), legendFormat: 'p99' },
         ],
         unit: 's',
         min: 0,

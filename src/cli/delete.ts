@@ -102,7 +102,7 @@ export async function deleteCommand(argv: readonly string[]): Promise<number> {
   if (checkpointPath === '') throw new UsageError('--checkpoint needs a file path');
   let settings: EraseSettings;
   try {
-    settings = eraseSettings(cfg, keyspaceOf(cfg), tables, id, range);
+    settings = eraseSettings(cfg, keyspaceOf(cfg), tables, { id, range });
   } catch (err) {
     throw new UsageError((err as Error).message, { cause: err });
   }

@@ -131,7 +131,8 @@ export function mergeSeen(seen: Seen, values: readonly IndexedValue[], minTs: nu
   };
 }
 
-export function withUnit(c: EraseCheckpoint, unit: string, pos: EraseUnit, seen: Seen, now: number): EraseCheckpoint {
+export function withUnit(c: EraseCheckpoint, step: { readonly unit: string; readonly pos: EraseUnit; readonly seen: Seen }, now: number): EraseCheckpoint {
+  const { unit, pos, seen } = step;
   return { ...c, units: { ...c.units, [unit]: pos }, seen, updatedAt: new Date(now).toISOString() };
 }
 

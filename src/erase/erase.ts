@@ -8,7 +8,7 @@
 // found before the delete and no longer found by a read after it, not of requests answered.
 import { column } from '../hbase/codec.ts';
 import { bumpGenerations } from '../rollup/generations.ts';
-import type { CheckSpec, DeleteCell } from '../hbase/row-ops.ts';
+import type { CheckedDelete } from '../hbase/row-ops.ts';
 import type { Row, RowCells } from '../hbase/types.ts';
 import { SERIES_RANGE, seriesKeyId } from '../catalog/rows.ts';
 import { putRowOf } from '../rollup/fold.ts';
@@ -32,7 +32,7 @@ import { eraseRunOf, type EraseSettings } from './settings.ts';
 export interface ErasePort extends ScanPort, RemovePort {
   put(table: string, rows: readonly RowCells[]): Promise<void>;
   get(table: string, row: Buffer, opts?: { columns?: readonly Buffer[] }): Promise<Row | null>;
-  checkAndDelete(table: string, row: Buffer, check: CheckSpec, deleteCells?: readonly DeleteCell[]): Promise<boolean>;
+  checkAndDelete(table: string, del: CheckedDelete): Promise<boolean>;
 }
 
 export interface EraseOptions {
@@ -87,6 +87,15 @@ export function unitsOf(s: EraseSettings): string[] {
   return [...dataScans(s.keyspace, s.id, s.range).map((d) => d.unit), ...late];
 }
 
+/** What a page of data rows had: its index values and ts span (null: none). */
+interface Found {
+  readonly values: readonly IndexedValue[];
+  readonly minTs: number | null;
+  readonly maxTs: number | null;
+}
+
+const NOTHING_FOUND: Found = { values: [], minTs: null, maxTs: null };
+
 class Keeper {
   #c: EraseCheckpoint;
   readonly #writer: CheckpointWriter<EraseCheckpoint>;
@@ -100,8 +109,8 @@ class Keeper {
     return this.#c;
   }
 
-  update(unit: string, pos: EraseUnit, values: readonly IndexedValue[], minTs: number | null, maxTs: number | null, now: number): Promise<void> {
-    this.#c = withUnit(this.#c, unit, pos, mergeSeen(this.#c.seen, values, minTs, maxTs), now);
+  update(unit: string, pos: EraseUnit, found: Found, now: number): Promise<void> {
+    this.#c = withUnit(this.#c, { unit, pos, seen: mergeSeen(this.#c.seen, found.values, found.minTs, found.maxTs) }, now);
     return this.#writer.write(this.#c, now, pos.done);
   }
 
@@ -134,7 +143,7 @@ export async function eraseId(port: ErasePort, s: EraseSettings, opts: EraseOpti
   });
   const { signal, progress } = opts;
   progress?.start(units.length, resumed);
-  const limiter = createLimiter(opts.concurrency);
+  const remover = { port, limiter: createLimiter(opts.concurrency) };
   const stopped = (): boolean => signal?.aborted === true;
 
   const dataUnit = async (scan: ReturnType<typeof dataScans>[number]): Promise<void> => {
@@ -154,17 +163,17 @@ export async function eraseId(port: ErasePort, s: EraseSettings, opts: EraseOpti
         maxTs = Math.max(maxTs ?? r.ts, r.ts);
       }
       const now = opts.now();
-      const indexRemoved = await removeRows(port, limiter, s.index.name, await existingRows(port, s.index.name, indexKeys), now);
-      const dataRemoved = await removeRows(port, limiter, s.data.name, page, now);
+      const indexRemoved = await removeRows(remover, s.index.name, await existingRows(port, s.index.name, indexKeys), now);
+      const dataRemoved = await removeRows(remover, s.data.name, page, now);
       deleted.indexRows += indexRemoved;
       deleted.dataRows += dataRemoved;
       last = (page.at(-1) as Row).row.toString('hex');
-      await keeper.update(scan.unit, { done: false, after: last }, values, minTs, maxTs, opts.now());
+      await keeper.update(scan.unit, { done: false, after: last }, { values, minTs, maxTs }, opts.now());
       progress?.add({ dataRows: dataRemoved, indexRows: indexRemoved });
       await opts.throttle?.take(page.length, signal);
       if (stopped()) return;
     }
-    await keeper.update(scan.unit, { done: true, after: last }, [], null, null, opts.now());
+    await keeper.update(scan.unit, { done: true, after: last }, NOTHING_FOUND, opts.now());
     progress?.unitDone();
   };
 
@@ -172,7 +181,7 @@ export async function eraseId(port: ErasePort, s: EraseSettings, opts: EraseOpti
     'rollup/summaries': async () => {
       for (const range of summaryScans(s.keyspace, s.id, s.windows, s.range)) {
         for await (const page of scanPages(port, s.rollup.name, { ...range, pageRows: opts.pageRows })) {
-          const n = await removeRows(port, limiter, s.rollup.name, page, opts.now());
+          const n = await removeRows(remover, s.rollup.name, page, opts.now());
           deleted.summaries += n;
           progress?.add({ summaries: n });
         }
@@ -186,7 +195,7 @@ export async function eraseId(port: ErasePort, s: EraseSettings, opts: EraseOpti
       for await (const page of scanPages(port, s.rollup.name, { ...range, pageRows: opts.pageRows })) {
         const doomed: Doomed[] = [];
         for (const row of page) {
-          const action = markerAction(s.keyspace, s.id, row.row, row.cells, s.windows, s.range);
+          const action = markerAction(s, row);
           if (action === null) continue;
           // The id's cell only: the version cell and other ids' cells stay, and the rollup job removes
           // a row left with its version cell alone (docs/ROLLUPS.md).
@@ -196,7 +205,7 @@ export async function eraseId(port: ErasePort, s: EraseSettings, opts: EraseOpti
             doomed.push({ row: row.row, cells: row.cells.filter((c) => c.qualifier.equals(action.qualifier)), columns });
           }
         }
-        deleted.markerCells += await removeRows(port, limiter, s.rollup.name, doomed, opts.now());
+        deleted.markerCells += await removeRows(remover, s.rollup.name, doomed, opts.now());
         progress?.add({ markers: page.length });
       }
       if (s.range !== null) await markCutWindows(port, s, deleted);
@@ -204,7 +213,7 @@ export async function eraseId(port: ErasePort, s: EraseSettings, opts: EraseOpti
     'meta/catalog': async () => {
       for await (const page of scanPages(port, s.meta.name, { ...SERIES_RANGE, pageRows: opts.pageRows, columns: [column(s.meta.family, 't')] })) {
         const own = page.filter((r) => seriesKeyId(r.row) === s.id);
-        deleted.catalogRows += await removeRows(port, limiter, s.meta.name, own, opts.now());
+        deleted.catalogRows += await removeRows(remover, s.meta.name, own, opts.now());
       }
     },
     'meta/registry': async () => {
@@ -230,7 +239,7 @@ export async function eraseId(port: ErasePort, s: EraseSettings, opts: EraseOpti
     for (const unit of LATE_UNITS) {
       if (stopped() || !units.includes(unit) || done(unit)) continue;
       await again(lateUnit[unit]);
-      await keeper.update(unit, { done: true, after: null }, [], null, null, opts.now());
+      await keeper.update(unit, { done: true, after: null }, NOTHING_FOUND, opts.now());
       progress?.unitDone();
     }
   } catch (err) {
@@ -261,7 +270,7 @@ async function deleteEntry(port: ErasePort, s: EraseSettings): Promise<number> {
     const row = await port.get(s.meta.name, entryRow(s.id), { columns: [col] });
     const cell = row?.cells.find((c) => c.column.equals(col));
     if (cell === undefined) return 0;
-    if (await port.checkAndDelete(s.meta.name, entryRow(s.id), { column: col, value: cell.value })) {
+    if (await port.checkAndDelete(s.meta.name, { row: entryRow(s.id), check: { column: col, value: cell.value } })) {
       const after = await port.get(s.meta.name, entryRow(s.id), { columns: [col] });
       return after?.cells.some((c) => c.column.equals(col)) === true ? 0 : 1;
     }

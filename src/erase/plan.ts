@@ -79,7 +79,7 @@ function parseTags(value: Buffer): Readonly<Record<string, string>> {
 
 /** The index scans that find what is left of an id's index rows of one (tag, value): one per bucket, any salt mode. */
 export function indexCheckRanges(keyspace: Keyspace, v: IndexedValue, minTs: number, maxTs: number): ScanRange[] {
-  return indexScanRanges(v.tag, v.value, keyspace.buckets, 'entry', { fromTs: minTs, toTs: maxTs });
+  return indexScanRanges(v.tag, v.value, keyspace.buckets, { saltMode: 'entry', bounds: { fromTs: minTs, toTs: maxTs } });
 }
 
 /** Windows of one size: those wholly in [from, to) (start range, inclusive; null: none) and those it cuts. */
@@ -125,14 +125,17 @@ export function markerScan(keyspace: Keyspace, id: string): ScanRange {
 /** What to delete of one marker row: the id's cell, the whole per-id marker row, or nothing. */
 export type MarkerAction = { readonly kind: 'cell'; readonly qualifier: Buffer } | { readonly kind: 'row' } | null;
 
-export function markerAction(
-  keyspace: Keyspace,
-  id: string,
-  key: Buffer,
-  cells: readonly CellLike[],
-  windows: readonly WindowSize[],
-  range: EraseRange,
-): MarkerAction {
+/** Whose marks markerAction removes: EraseSettings fits. */
+export interface MarksOf {
+  readonly keyspace: Keyspace;
+  readonly id: string;
+  readonly windows: readonly WindowSize[];
+  readonly range: EraseRange;
+}
+
+export function markerAction(of: MarksOf, marker: { readonly row: Buffer; readonly cells: readonly CellLike[] }): MarkerAction {
+  const { keyspace, id, windows, range } = of;
+  const { row: key, cells } = marker;
   const k = keyspace.decodeMarkerKey(key);
   if (range !== null) {
     const size = windows.find((w) => w.seconds === k.windowSec);

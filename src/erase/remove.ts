@@ -34,8 +34,15 @@ function gone(d: Doomed, after: Row | null): boolean {
   return !after.cells.some((c) => cols.some((col) => col.equals(c.column) || col.equals(c.family)));
 }
 
+/** What removes rows: the port, and the limiter its deletes run under. */
+export interface Remover {
+  readonly port: RemovePort;
+  readonly limiter: Limiter;
+}
+
 /** Deletes each row at its stamp, then reads them again: returns how many are gone. */
-export async function removeRows(port: RemovePort, limiter: Limiter, table: string, doomed: readonly Doomed[], now: number): Promise<number> {
+export async function removeRows(remover: Remover, table: string, doomed: readonly Doomed[], now: number): Promise<number> {
+  const { port, limiter } = remover;
   if (doomed.length === 0) return 0;
   await Promise.all(
     doomed.map((d) =>

@@ -20,7 +20,8 @@ export interface EraseSettings {
   readonly meta: TableRef;
 }
 
-export function eraseSettings(cfg: Config, keyspace: Keyspace, tables: Tables, id: string, range: EraseRange): EraseSettings {
+export function eraseSettings(cfg: Config, keyspace: Keyspace, tables: Tables, target: { readonly id: string; readonly range: EraseRange }): EraseSettings {
+  const { id, range } = target;
   assertErasableId(id);
   assertRange(range);
   return {

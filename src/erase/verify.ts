@@ -52,11 +52,7 @@ export async function verifyErased(port: ErasePort, s: EraseSettings, seen: Seen
     const n = await count(s.rollup.name, r);
     left.summaries += n;
   }
-  left.markerCells = await count(
-    s.rollup.name,
-    markerScan(s.keyspace, s.id),
-    (row) => markerAction(s.keyspace, s.id, row.row, row.cells, s.windows, s.range) !== null,
-  );
+  left.markerCells = await count(s.rollup.name, markerScan(s.keyspace, s.id), (row) => markerAction(s, row) !== null);
   if (s.range === null) {
     left.catalogRows = await count(s.meta.name, SERIES_RANGE, (row) => seriesKeyId(row.row) === s.id);
     const col = column(s.meta.family, ENTRY_QUALIFIER);

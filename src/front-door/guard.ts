@@ -43,8 +43,14 @@ export interface GuardDeps {
 
 export type Guard = (req: IncomingMessage, res: ServerResponse, url: URL, requestId?: string) => Promise<RequestContext | undefined>;
 
-function reject(res: ServerResponse, status: number, error: string, reason: string, headers: Record<string, string | string[]> = {}): void {
-  const body = JSON.stringify({ error, message: reason });
+/** Answers `status` with `{ error, message }` (and `headers`). */
+function reject(
+  res: ServerResponse,
+  status: number,
+  why: { readonly error: string; readonly message: string },
+  headers: Record<string, string | string[]> = {},
+): void {
+  const body = JSON.stringify({ error: why.error, message: why.message });
   res.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(body),
@@ -110,7 +116,10 @@ export function createGuard(deps: GuardDeps): Guard {
     });
     for (const key of url.searchParams.keys()) {
       if (CREDENTIAL_PARAMS.has(key.toLowerCase())) {
-        reject(res, 400, 'credentials_in_url', 'credentials are not accepted in the query string: send them in the Authorization header');
+        reject(res, 400, {
+          error: 'credentials_in_url',
+          message: 'credentials are not accepted in the query string: send them in the Authorization header',
+        });
         return undefined;
       }
     }
@@ -123,24 +132,22 @@ export function createGuard(deps: GuardDeps): Guard {
       return { identity: who };
     }
     if (!outcome.ok) {
-      reject(res, 401, 'unauthorized', outcome.reason, { 'www-authenticate': challenge });
+      reject(res, 401, { error: 'unauthorized', message: outcome.reason }, { 'www-authenticate': challenge });
       return undefined;
     }
     who = outcome.identity;
     const missing = missingScopes(who, needed);
     if (missing.length > 0) {
-      reject(
-        res,
-        403,
-        'forbidden',
-        `this credential lacks the scope ${missing.join(' and ')} that ${url.pathname.startsWith('/api/') ? 'the read APIs need' : 'this path needs'}`,
-      );
+      reject(res, 403, {
+        error: 'forbidden',
+        message: `this credential lacks the scope ${missing.join(' and ')} that ${url.pathname.startsWith('/api/') ? 'the read APIs need' : 'this path needs'}`,
+      });
       return undefined;
     }
     if (url.pathname.startsWith('/api/') || (req.url ?? '').startsWith('/api/')) {
       const slot = deps.limits.admit(who.name);
       if (!slot.ok) {
-        reject(res, 429, 'too_many_requests', slot.reason, { 'retry-after': '1' });
+        reject(res, 429, { error: 'too_many_requests', message: slot.reason }, { 'retry-after': '1' });
         return undefined;
       }
       res.once('close', slot.release);

@@ -10,7 +10,7 @@ import { RestCaller, withContext, type Authorization } from './rest-caller.ts';
 import * as rowOps from './row-ops.ts';
 import { scanRows, type ScanOptions } from './scanner.ts';
 import type { HttpTransport } from './transport.ts';
-import type { CallOptions, CellInput, ClusterStatus, GetOptions, Region, Row, RowCells, TableSchema, TableSchemaInput } from './types.ts';
+import type { CallOptions, ClusterStatus, GetOptions, Region, Row, RowCells, TableSchema, TableSchemaInput } from './types.ts';
 import { UndiciTransport, type TransportTls } from './undici-transport.ts';
 
 export interface HBaseRestClientOptions {
@@ -74,7 +74,11 @@ export class HBaseRestClient {
     const conn = opts.connections === undefined ? {} : { connections: opts.connections };
     this.#ownsTransport = opts.transport === undefined || opts.closeTransport === true;
     this.#transport = opts.transport ?? defaultTransport(url.origin, conn, opts);
-    this.#caller = new RestCaller(this.#transport, url.pathname, opts.defaultDeadlineMs, opts.authorization, opts.authTransport !== undefined);
+    this.#caller = new RestCaller(this.#transport, url.pathname, {
+      defaultDeadlineMs: opts.defaultDeadlineMs,
+      authorization: opts.authorization,
+      transportAuthenticates: opts.authTransport !== undefined,
+    });
     this.#putEncoding = opts.putEncoding ?? 'protobuf';
     this.#namespace = opts.namespace;
   }
@@ -168,20 +172,14 @@ export class HBaseRestClient {
 
   /** Puts `cells` iff `check` holds (false when it does not). HBase REST requires the check
    * column to be one of the put cells; that is validated before sending. */
-  checkAndPut(table: string, row: Buffer, cells: readonly CellInput[], check: rowOps.CheckSpec, opts: CallOptions = {}): Promise<boolean> {
-    return this.#run('checkAndPut', table, (t) => rowOps.checkAndPut(this.#caller, t, row, cells, check, opts.deadlineMs));
+  checkAndPut(table: string, put: rowOps.CheckedPut, opts: CallOptions = {}): Promise<boolean> {
+    return this.#run('checkAndPut', table, (t) => rowOps.checkAndPut(this.#caller, t, put, opts.deadlineMs));
   }
 
   /** Deletes `deleteCells` iff `check` holds (false when it does not). With no deleteCells the
    * gateway deletes all versions of the check column (not the whole row). */
-  checkAndDelete(
-    table: string,
-    row: Buffer,
-    check: rowOps.CheckSpec,
-    deleteCells: readonly rowOps.DeleteCell[] = [],
-    opts: CallOptions = {},
-  ): Promise<boolean> {
-    return this.#run('checkAndDelete', table, (t) => rowOps.checkAndDelete(this.#caller, t, row, check, deleteCells, opts.deadlineMs));
+  checkAndDelete(table: string, del: rowOps.CheckedDelete, opts: CallOptions = {}): Promise<boolean> {
+    return this.#run('checkAndDelete', table, (t) => rowOps.checkAndDelete(this.#caller, t, del, opts.deadlineMs));
   }
 
   /** DELETE /<table>/<row>[/<columns>][/<timestamp>]; deleting a missing row succeeds. */

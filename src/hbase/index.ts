@@ -3,7 +3,7 @@ export { HBaseRestClient } from './client.ts';
 export type { HBaseRestClientOptions, DeleteRowOptions, PutEncoding } from './client.ts';
 export { encodeCellSetProto } from './protobuf.ts';
 export type { CreateTableOptions, DeleteTableOptions } from './admin-ops.ts';
-export type { CheckSpec, DeleteCell, MultiGetOptions } from './row-ops.ts';
+export type { CheckSpec, CheckedDelete, CheckedPut, DeleteCell, MultiGetOptions } from './row-ops.ts';
 export type { ScanOptions } from './scanner.ts';
 export { DEFAULT_SCAN_BATCH } from './scanner.ts';
 export { HBaseError, HBaseErrorCode, isAccessRefused, isRetriable, isHBaseError, classifyHttpStatus, classifyTransportError } from './errors.ts';

@@ -33,6 +33,15 @@ export function bodySnippet(body: string, max = 300): string {
 /** The Authorization header value for the next request (read per request: tokens rotate), or undefined. */
 export type Authorization = () => string | undefined;
 
+/** How a RestCaller calls, besides its transport and path prefix. */
+export interface CallerOptions {
+  /** for a call that names no deadline */
+  readonly defaultDeadlineMs: number;
+  readonly authorization?: Authorization | undefined;
+  /** the transport adds credentials itself (SPNEGO), for the wording of a 401/403 */
+  readonly transportAuthenticates?: boolean;
+}
+
 export class RestCaller {
   readonly #transport: HttpTransport;
   readonly #prefix: string;
@@ -40,19 +49,18 @@ export class RestCaller {
   readonly #authorization: Authorization | undefined;
   readonly #transportAuthenticates: boolean;
 
-  /** `transportAuthenticates`: the transport adds credentials itself (SPNEGO), for the wording of a 401/403. */
-  constructor(transport: HttpTransport, prefix: string, defaultDeadlineMs: number, authorization?: Authorization, transportAuthenticates = false) {
+  constructor(transport: HttpTransport, prefix: string, opts: CallerOptions) {
     this.#transport = transport;
     this.#prefix = prefix.replace(/\/+$/, '');
-    this.#defaultDeadlineMs = defaultDeadlineMs;
-    this.#authorization = authorization;
-    this.#transportAuthenticates = transportAuthenticates;
+    this.#defaultDeadlineMs = opts.defaultDeadlineMs;
+    this.#authorization = opts.authorization;
+    this.#transportAuthenticates = opts.transportAuthenticates ?? false;
   }
 
   /** A caller whose requests all go to one server (transport.ts `session`): for a REST scanner. */
   session(): RestCaller {
     const pinned = this.#transport.session?.() ?? this.#transport;
-    return new RestCaller(pinned, this.#prefix, this.#defaultDeadlineMs, this.#authorization);
+    return new RestCaller(pinned, this.#prefix, { defaultDeadlineMs: this.#defaultDeadlineMs, authorization: this.#authorization });
   }
 
   async call(spec: CallSpec): Promise<HttpResponse> {

@@ -21,6 +21,20 @@ export interface DeleteCell {
   timestamp?: number;
 }
 
+/** checkAndPut's mutation: `cells` are put iff `check` holds. */
+export interface CheckedPut {
+  row: Buffer;
+  cells: readonly CellInput[];
+  check: CheckSpec;
+}
+
+/** checkAndDelete's mutation: `deleteCells` are deleted iff `check` holds (none: the check column). */
+export interface CheckedDelete {
+  row: Buffer;
+  check: CheckSpec;
+  deleteCells?: readonly DeleteCell[];
+}
+
 export interface MultiGetOptions extends GetOptions {
   /** Rows travel as query params; requests are split to stay under this URL length (6000). */
   maxUrlLength?: number;
@@ -79,41 +93,28 @@ function checkCell(check: CheckSpec): WireCell {
 async function checkAndMutate(
   caller: RestCaller,
   t: string,
-  row: Buffer,
-  cells: WireCell[],
-  kind: 'put' | 'delete',
+  mutation: { readonly row: Buffer; readonly cells: WireCell[]; readonly kind: 'put' | 'delete' },
   deadlineMs: number | undefined,
 ): Promise<boolean> {
+  const { row, cells, kind } = mutation;
   const path = rowPath(t, row, {}, [`check=${kind}`]);
   const body = encodeCellSet([{ row, cells }]);
   const res = await caller.call({ method: 'PUT', path, body, deadlineMs, ok: [200, 304] });
   return res.status === 200;
 }
 
-export function checkAndPut(
-  caller: RestCaller,
-  t: string,
-  row: Buffer,
-  cells: readonly CellInput[],
-  check: CheckSpec,
-  deadlineMs: number | undefined,
-): Promise<boolean> {
+export function checkAndPut(caller: RestCaller, t: string, put: CheckedPut, deadlineMs: number | undefined): Promise<boolean> {
+  const { row, cells, check } = put;
   checkColumn(check.column, false);
   if (cells.length === 0 || !cells.some((c) => c.column.equals(check.column))) {
     throw new RangeError('checkAndPut: the check column must also be one of the put cells (HBase REST requirement)');
   }
-  return checkAndMutate(caller, t, row, [...cells, checkCell(check)], 'put', deadlineMs);
+  return checkAndMutate(caller, t, { row, cells: [...cells, checkCell(check)], kind: 'put' }, deadlineMs);
 }
 
-export function checkAndDelete(
-  caller: RestCaller,
-  t: string,
-  row: Buffer,
-  check: CheckSpec,
-  deleteCells: readonly DeleteCell[],
-  deadlineMs: number | undefined,
-): Promise<boolean> {
+export function checkAndDelete(caller: RestCaller, t: string, del: CheckedDelete, deadlineMs: number | undefined): Promise<boolean> {
+  const { row, check, deleteCells = [] } = del;
   checkColumn(check.column, true);
   const cells: WireCell[] = deleteCells.map((d) => ({ column: d.column, timestamp: d.timestamp }));
-  return checkAndMutate(caller, t, row, [...cells, checkCell(check)], 'delete', deadlineMs);
+  return checkAndMutate(caller, t, { row, cells: [...cells, checkCell(check)], kind: 'delete' }, deadlineMs);
 }

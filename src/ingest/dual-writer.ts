@@ -55,6 +55,14 @@ interface Entry extends PlannedRow {
   readonly event: PlannedEvent;
 }
 
+/** How a table's rows are written: where refused events go, whether a refused chunk is bisected
+ * down to its refused rows (else the error fails the unit), how acknowledgement is reported. */
+interface WriteMode {
+  readonly refused: Map<PlannedEvent, Rejected>;
+  readonly bisect: boolean;
+  readonly report: Report;
+}
+
 export class DualWriter {
   readonly #o: DualWriterOptions;
 
@@ -65,13 +73,14 @@ export class DualWriter {
   /** Returns the events HBase refused (to dead-letter); all others are acknowledged in every table. */
   async write(plan: BatchPlan): Promise<Rejected[]> {
     const refused = new Map<PlannedEvent, Rejected>();
+    const mode: WriteMode = { refused, bisect: true, report: 'rows' };
     const data = plan.events.map((event) => ({ event, ...event.data }));
-    await this.#writeAll(this.#o.tables.data, data, refused);
+    await this.#writeAll(this.#o.tables.data, data, mode);
     // Index rows and rollup markers only for events whose data rows are acknowledged: a marker must
     // never exist before the data it announces (the job could roll up without it and delete the mark).
     const written = plan.events.filter((e) => !refused.has(e));
     const index = written.flatMap((event) => event.index.map((r) => ({ event, ...r })));
-    await Promise.all([this.#writeAll(this.#o.tables.index, index, refused), this.#writeMarks(written), this.#writeCatalog(written)]);
+    await Promise.all([this.#writeAll(this.#o.tables.index, index, mode), this.#writeMarks(written), this.#writeCatalog(written)]);
     return [...refused.values()];
   }
 
@@ -84,7 +93,7 @@ export class DualWriter {
     for (const e of events) if (!firstOf.has(e.id)) firstOf.set(e.id, e);
     const entries = rows.map((r: CatalogRow) => ({ event: firstOf.get(r.id) as PlannedEvent, row: r.row, bucket: 0 }));
     // Like a marker, a catalog row refused is not one event's fault: the unit fails (replayed).
-    await this.#writeAll(catalog.table, entries, new Map(), false, 'catalog');
+    await this.#writeAll(catalog.table, entries, { refused: new Map(), bisect: false, report: 'catalog' });
     catalog.planner.acknowledged(rows);
   }
 
@@ -106,20 +115,20 @@ export class DualWriter {
     await this.#writeAll(
       marks.table,
       planned.map((p) => p.entry),
-      new Map(),
-      false,
+      { refused: new Map(), bisect: false, report: 'rows' },
     );
     marks.planner.acknowledged(planned.map((p) => p.mark));
   }
 
-  async #writeAll(table: string, entries: readonly Entry[], refused: Map<PlannedEvent, Rejected>, bisect = true, report: Report = 'rows'): Promise<void> {
+  async #writeAll(table: string, entries: readonly Entry[], mode: WriteMode): Promise<void> {
     if (entries.length === 0) return;
     const chunks = chunkRows(entries, this.#o.chunk.maxRows, this.#o.chunk.maxBytes, (e) => rowBytes(e.row));
     const { queue, policy } = this.#o;
-    await Promise.all(chunks.map((chunk) => queue.add(() => this.#writeChunk(table, chunk, refused, bisect, report), { signal: policy.signal })));
+    await Promise.all(chunks.map((chunk) => queue.add(() => this.#writeChunk(table, chunk, mode), { signal: policy.signal })));
   }
 
-  async #writeChunk(table: string, chunk: readonly Entry[], refused: Map<PlannedEvent, Rejected>, bisect: boolean, report: Report = 'rows'): Promise<void> {
+  async #writeChunk(table: string, chunk: readonly Entry[], mode: WriteMode): Promise<void> {
+    const { refused, bisect, report } = mode;
     const { observer, policy } = this.#o;
     const rows = chunk.map((e) => toRowCells(e.row));
     try {
@@ -163,8 +172,8 @@ export class DualWriter {
         return;
       }
       const mid = Math.ceil(chunk.length / 2);
-      await this.#writeChunk(table, chunk.slice(0, mid), refused, bisect);
-      await this.#writeChunk(table, chunk.slice(mid), refused, bisect);
+      await this.#writeChunk(table, chunk.slice(0, mid), mode);
+      await this.#writeChunk(table, chunk.slice(mid), mode);
     }
   }
 }

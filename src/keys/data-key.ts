@@ -3,6 +3,7 @@
  * Specification: docs/KEYS.md, "Data rowkey".
  * Design notes: docs/DECISIONS.md#data-rowkeys
  */
+import type { TsBounds } from './index-key.ts';
 import {
   REVERSE_TS_BYTES,
   REVERSE_TS_DIGITS,
@@ -93,8 +94,8 @@ export function idScanRange(id: string, buckets: number, format: KeyFormat = 'bi
  * Forward scan over an id's rows with fromTs ≤ ts ≤ toTs (both inclusive). Reverse time: the start
  * row is at toTs (newest), the exclusive stop row just past fromTs.
  */
-export function idTimeRange(id: string, fromTs: number, toTs: number, buckets: number, format: KeyFormat = 'binary'): ScanRange {
-  return timeRange(idPrefix(id, buckets, format), fromTs, toTs, format === 'printable');
+export function idTimeRange(id: string, bounds: TsBounds, buckets: number, format: KeyFormat = 'binary'): ScanRange {
+  return timeRange(idPrefix(id, buckets, format), bounds.fromTs, bounds.toTs, format === 'printable');
 }
 
 // Readers decode many keys of one id in a row: the last id decoded is kept (a copy of its bytes).

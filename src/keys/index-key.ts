@@ -135,9 +135,9 @@ export function indexScanRanges(
   indexName: string,
   value: string,
   buckets: number,
-  saltMode: IndexSaltMode = DEFAULT_INDEX_SALT_MODE,
-  bounds?: TsBounds,
+  opts: { readonly saltMode?: IndexSaltMode; readonly bounds?: TsBounds | undefined } = {},
 ): ScanRange[] {
+  const { saltMode = DEFAULT_INDEX_SALT_MODE, bounds } = opts;
   assertBuckets(buckets);
   assertSaltMode(saltMode);
   const name = encodePart(indexName, 'indexName');

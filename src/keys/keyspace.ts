@@ -232,7 +232,7 @@ export class Keyspace {
    */
   indexRanges(indexName: string, value: string, bounds?: TsBounds): ScanRange[] {
     const mode: IndexSaltMode = this.indexSaltMode === 'value' && this.spread.spreadIds().length > 0 ? 'entry' : this.indexSaltMode;
-    return indexScanRanges(indexName, value, this.buckets, mode, bounds);
+    return indexScanRanges(indexName, value, this.buckets, { saltMode: mode, bounds });
   }
 
   /** Decodes an index key, recovers its spread offset j and the data key it points at (no registry needed). */
@@ -249,7 +249,7 @@ export class Keyspace {
   }
 
   rollupRange(id: string, windowSec: number, fromStart: number, toStart: number): ScanRange {
-    return rollupScanRange(id, windowSec, fromStart, toStart, this.buckets);
+    return rollupScanRange(id, windowSec, { fromStart, toStart }, this.buckets);
   }
 
   decodeRollupKey(key: Buffer): DecodedRollupKey {
@@ -267,7 +267,7 @@ export class Keyspace {
 
   /** Markers of one bucket and size whose window starts in [fromStart, startBefore). */
   markerWindowRange(salt: number, windowSec: number, fromStart: number, startBefore: number): ScanRange {
-    return markerWindowRange(salt, windowSec, fromStart, startBefore, this.buckets);
+    return markerWindowRange(salt, windowSec, { fromStart, startBefore }, this.buckets);
   }
 
   decodeMarkerKey(key: Buffer): DecodedMarkerKey {

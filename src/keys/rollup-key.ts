@@ -79,7 +79,8 @@ export function decodeRollupKey(key: Buffer, buckets?: number): DecodedRollupKey
  * Summaries of one id and window size whose window starts in [fromStart, toStart] (both inclusive),
  * newest first.
  */
-export function rollupScanRange(id: string, windowSec: number, fromStart: number, toStart: number, buckets: number): ScanRange {
+export function rollupScanRange(id: string, windowSec: number, starts: { readonly fromStart: number; readonly toStart: number }, buckets: number): ScanRange {
+  const { fromStart, toStart } = starts;
   assertTs(fromStart, 'fromStart');
   assertTs(toStart, 'toStart');
   if (fromStart > toStart) throw new KeyError('INVALID_RANGE', `fromStart (${fromStart}) must be <= toStart (${toStart})`);
@@ -135,10 +136,15 @@ export function decodeMarkedId(qualifier: Buffer, salt: number, buckets: number)
  * Markers of one bucket and window size whose window starts in [fromStart, startBefore): the marks
  * a read of those windows must know of (the series API reads such windows raw).
  */
-export function markerWindowRange(salt: number, windowSec: number, fromStart: number, startBefore: number, buckets: number): ScanRange {
-  const all = markerScanRange(salt, windowSec, startBefore, buckets);
-  assertTs(fromStart, 'fromStart');
-  return { startRow: Buffer.concat([all.startRow, startBytes(fromStart)]), stopRow: all.stopRow };
+export function markerWindowRange(
+  salt: number,
+  windowSec: number,
+  starts: { readonly fromStart: number; readonly startBefore: number },
+  buckets: number,
+): ScanRange {
+  const all = markerScanRange(salt, windowSec, starts.startBefore, buckets);
+  assertTs(starts.fromStart, 'fromStart');
+  return { startRow: Buffer.concat([all.startRow, startBytes(starts.fromStart)]), stopRow: all.stopRow };
 }
 
 /**

@@ -31,7 +31,12 @@ export function byTagRanges(q: ByTagQuery, s: ReadSettings): ScanRange[] {
   return resumeRanges(s.keyspace.indexRanges(q.tag, q.value, { fromTs: q.from, toTs: q.to - 1 }), 1, q.after);
 }
 
-async function settle(store: QueryStore, q: ByTagQuery, s: ReadSettings, ctx: ByTagContext, hits: readonly IndexHit[]): Promise<void> {
+async function settle(
+  store: QueryStore,
+  asked: { readonly q: ByTagQuery; readonly s: ReadSettings; readonly ctx: ByTagContext },
+  hits: readonly IndexHit[],
+): Promise<void> {
+  const { q, s, ctx } = asked;
   if (hits.length === 0) return;
   ctx.metrics?.queryDangling.inc({ index: q.tag }, hits.length);
   const now = ctx.now();
@@ -81,6 +86,7 @@ export async function* readByTag(store: QueryStore, q: ByTagQuery, s: ReadSettin
     limiter: createLimiter(s.bucketConcurrency),
   });
   const dataColumns = [column(s.data.family)];
+  const asked = { q, s, ctx };
   let emitted = 0;
   let dangling = 0;
   let last: IndexHit | null = null;
@@ -113,7 +119,7 @@ export async function* readByTag(store: QueryStore, q: ByTagQuery, s: ReadSettin
           continue;
         }
         if (emitted >= q.limit && last !== null) return { next: encodeCursor(identityOf(q), last.position), dangling };
-        await settle(store, q, s, ctx, pending);
+        await settle(store, asked, pending);
         dangling += pending.length;
         pending = [];
         yield v.item;
@@ -121,7 +127,7 @@ export async function* readByTag(store: QueryStore, q: ByTagQuery, s: ReadSettin
         last = hit;
       }
     }
-    await settle(store, q, s, ctx, pending);
+    await settle(store, asked, pending);
     dangling += pending.length;
     return { next: null, dangling };
   } finally {

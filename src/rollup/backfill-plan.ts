@@ -10,11 +10,11 @@ import { windowStartOf } from './windows.ts';
 /** What a checkpoint must match for a rerun to continue it. */
 export function backfillIdentity(
   s: RollupSettings,
-  from: number,
-  to: number,
+  range: { readonly from: number; readonly to: number },
   ids: readonly string[] | undefined,
   spreadIds: readonly string[] = [],
 ): Record<string, unknown> {
+  const { from, to } = range;
   return {
     from,
     to,

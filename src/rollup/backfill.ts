@@ -129,7 +129,7 @@ class Backfill {
 
   async run(): Promise<BackfillResult> {
     this.#startedAt = this.#now();
-    const identity = backfillIdentity(this.#s, this.#range.from, this.#range.to, this.#ids, this.#spreadIds);
+    const identity = backfillIdentity(this.#s, this.#range, this.#ids, this.#spreadIds);
     const saved = await this.#cp.load();
     if (saved !== undefined) {
       const d = identityDiff(saved.identity, identity);
@@ -188,24 +188,24 @@ class Backfill {
     const whole = keyspace.bucketRange(salt);
     const range = this.#state.lastId === null ? whole : keyspace.bucketRangeAfter(salt, this.#state.lastId);
     const skip = new Set(this.#spreadIds);
-    return this.#stream(salt, [range], { from: this.#range.from, to: this.#range.to }, (key) => keyFraction(key, whole.startRow, whole.stopRow), skip);
+    const scan = { ranges: [range], timeRange: { from: this.#range.from, to: this.#range.to }, skip };
+    return this.#stream(salt, scan, (key) => keyFraction(key, whole.startRow, whole.stopRow));
   }
 
   #id(index: number, id: string): Promise<boolean> {
     const { from, to } = this.#range;
     const ranges = this.#s.keyspace.dataRanges(id, from, to - 1).map((b) => b.range);
     // Newest first: the position is how far back from `to` the scan got.
-    return this.#stream(index, ranges, undefined, (_key, ts) => (to - ts) / (to - from));
+    return this.#stream(index, { ranges }, (_key, ts) => (to - ts) / (to - from));
   }
 
   /** Streams one unit's rows; false when aborted (the id in progress is dropped, redone on resume). */
   async #stream(
     unit: number,
-    ranges: readonly ScanRange[],
-    timeRange: TimeRange | undefined,
+    scan: { readonly ranges: readonly ScanRange[]; readonly timeRange?: TimeRange; readonly skip?: ReadonlySet<string> },
     where: (key: Buffer, ts: number) => number,
-    skip?: ReadonlySet<string>,
   ): Promise<boolean> {
+    const { ranges, timeRange, skip } = scan;
     const { signal } = this.#o;
     const { keyspace } = this.#s;
     let cur: IdWindows | undefined;

@@ -40,7 +40,7 @@ export function planBatch(sizes: readonly WindowSize[], markers: readonly FoundM
   let kind: 'data' | 'summaries' = 'data';
   for (const m of markers) {
     const { id, windowSec, windowStart } = m.parts;
-    const src = sourceOf(sizes, id, windowSec, windowStart, keyspace);
+    const src = sourceOf(sizes, { id, windowSec, start: windowStart }, keyspace);
     kind = src.kind;
     const range = src.kind === 'summaries' ? src.range : src.ranges.length === 1 ? src.ranges[0] : undefined;
     if (range === undefined) singles.push(m);

@@ -38,6 +38,13 @@ interface RowWork {
   failed: boolean;
 }
 
+/** One size's pass (#runSize): its size, its report, and where it notes a window left for the next run. */
+interface SizeRun {
+  readonly w: WindowSize;
+  readonly rep: SizeReport;
+  readonly left: (start: number) => void;
+}
+
 export interface RollupJobOptions {
   readonly store: RollupStore;
   readonly settings: RollupSettings;
@@ -135,7 +142,7 @@ export class RollupJob {
           let first: number | undefined;
           // only the key matters: the first cell of the first row (a marker row may be wide)
           for await (const row of store.scan(s.rollupTable, {
-            ...closedMarkerRange(salt, w, s.graceMs, now, s.keyspace),
+            ...closedMarkerRange(salt, w, now, s),
             limit: 1,
             filter: { type: 'FirstKeyOnlyFilter' },
           })) {
@@ -164,6 +171,7 @@ export class RollupJob {
     const left = (start: number): void => {
       oldestLeft = Math.min(oldestLeft ?? Infinity, start);
     };
+    const run: SizeRun = { w, rep, left };
     let complete = lagKnown.has(w.name);
     // Ingest marks only the finest size and skips re-marks for the settle period (src/ingest/rollup-marks.ts):
     // its mark is taken only once it is that old. Coarser marks are the job's own.
@@ -177,9 +185,9 @@ export class RollupJob {
       void p.then(() => set.delete(p));
     };
     const finish = (work: RowWork): void => {
-      track(removals, this.#remove(w, work, rep, left));
+      track(removals, this.#remove(run, work));
     };
-    const range = (salt: number): ReturnType<typeof closedMarkerRange> => closedMarkerRange(salt, w, s.graceMs, now, s.keyspace);
+    const range = (salt: number): ReturnType<typeof closedMarkerRange> => closedMarkerRange(salt, w, now, s);
     await runLimited(buckets, s.concurrency, async (salt) => {
       try {
         const pages = scanPages(store, s.rollupTable, {
@@ -198,7 +206,7 @@ export class RollupJob {
           const windows: FoundMarker[] = [];
           const rowOf = new Map<FoundMarker, RowWork>();
           for (const r of page) {
-            const work = this.#take(w, r, cutoff, rep, left);
+            const work = this.#take(run, r, cutoff);
             if (work === undefined) continue;
             if (work.taken === 0) finish(work);
             for (const m of work.row.windows)
@@ -218,7 +226,7 @@ export class RollupJob {
             const { rest } = await recomputeBatch(this.#ctx, windows.slice(i, i + s.pageRows), {
               limiter: this.#limiter,
               done: (m, out) => {
-                this.#count(w, m, out, rep, left);
+                this.#count(run, m, out);
                 const work = rowOf.get(m) as RowWork;
                 if ('error' in out) work.failed = true;
                 if (--work.open === 0) finish(work);
@@ -245,12 +253,11 @@ export class RollupJob {
 
   /** A marker row as read → the work on it (what is taken, what to delete up to); undefined: nothing to do. */
   #take(
-    w: WindowSize,
+    run: SizeRun,
     r: { readonly row: Buffer; readonly cells: readonly { qualifier: Buffer; value: Buffer; timestamp: number }[] },
     cutoff: number,
-    rep: SizeReport,
-    left: (start: number) => void,
   ): RowWork | undefined {
+    const { w, rep, left } = run;
     let row: FoundMarkerRow | undefined;
     try {
       row = parseMarkerRow(r.row, r.cells, this.#o.settings.keyspace);
@@ -280,7 +287,8 @@ export class RollupJob {
   }
 
   /** Deletes a row whose windows are all done (checked: false = re-marked since the read; its windows are counted re-marked and left for the next run). */
-  async #remove(w: WindowSize, work: RowWork, rep: SizeReport, left: (start: number) => void): Promise<void> {
+  async #remove(run: SizeRun, work: RowWork): Promise<void> {
+    const { w, rep, left } = run;
     const start = work.row.windows[0]?.parts.windowStart;
     const keep = (): void => {
       if (start !== undefined) left(start);
@@ -302,7 +310,8 @@ export class RollupJob {
     }
   }
 
-  #count(w: WindowSize, m: FoundMarker, out: RecomputeOutcome | { readonly error: unknown }, rep: SizeReport, left: (start: number) => void): void {
+  #count(run: SizeRun, m: FoundMarker, out: RecomputeOutcome | { readonly error: unknown }): void {
+    const { w, rep, left } = run;
     const { metrics } = this.#o;
     if ('error' in out) {
       rep.errors++;

@@ -48,12 +48,11 @@ export function indexOfSize(sizes: readonly WindowSize[], windowSec: number): nu
 
 export function sourceOf(
   sizes: readonly WindowSize[],
-  id: string,
-  windowSec: number,
-  start: number,
+  window: { readonly id: string; readonly windowSec: number; readonly start: number },
   keyspace: Keyspace,
-  entry: SpreadEntry | undefined = keyspace.entryOf(id),
+  entry: SpreadEntry | undefined = keyspace.entryOf(window.id),
 ): WindowSource {
+  const { id, windowSec, start } = window;
   const i = indexOfSize(sizes, windowSec);
   const w = sizes[i] as WindowSize;
   if (i === 0) return { kind: 'data', ranges: keyspace.dataRanges(id, start, start + w.ms - 1, entry).map((b) => b.range) };
@@ -68,8 +67,8 @@ export function coarserWindow(sizes: readonly WindowSize[], windowSec: number, s
 }
 
 /** The closed-marker scan of one bucket and size at `now`. */
-export function closedMarkerRange(salt: number, w: WindowSize, graceMs: number, now: number, keyspace: Keyspace): ScanRange {
-  return keyspace.markerRange(salt, w.seconds, firstOpenStart(w, graceMs, now));
+export function closedMarkerRange(salt: number, w: WindowSize, now: number, s: { readonly graceMs: number; readonly keyspace: Keyspace }): ScanRange {
+  return s.keyspace.markerRange(salt, w.seconds, firstOpenStart(w, s.graceMs, now));
 }
 
 /**

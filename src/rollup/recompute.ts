@@ -59,8 +59,7 @@ export async function computeWindow(
   s: RollupSettings,
   w: { readonly id: string; readonly windowSec: number; readonly start: number },
 ): Promise<WindowContent> {
-  const { id, windowSec, start } = w;
-  const src = sourceOf(s.windows, id, windowSec, start, s.keyspace);
+  const src = sourceOf(s.windows, w, s.keyspace);
   const acc = new WindowContent(s.blocks);
   const fold = sourceFolder(src.kind, s);
   const rows =
@@ -121,7 +120,9 @@ export async function recomputeWindow(ctx: RecomputeContext, m: FoundMarker): Pr
  */
 export function removeMarkerRow(ctx: RecomputeContext, row: FoundMarkerRow, upTo: number): Promise<boolean> {
   const s = ctx.settings;
-  return ctx.store.checkAndDelete(s.rollupTable, row.key, { column: columnOf(s.rollupFamily, row.check.qualifier), value: row.check.value }, [
-    { column: Buffer.from(s.rollupFamily, 'utf8'), timestamp: upTo },
-  ]);
+  return ctx.store.checkAndDelete(s.rollupTable, {
+    row: row.key,
+    check: { column: columnOf(s.rollupFamily, row.check.qualifier), value: row.check.value },
+    deleteCells: [{ column: Buffer.from(s.rollupFamily, 'utf8'), timestamp: upTo }],
+  });
 }

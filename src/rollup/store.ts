@@ -1,10 +1,10 @@
 // The HBase operations the rollup job and the backfill need (HBaseRestClient fits). Their scans are
 // paged walks (src/walk/paged-scan.ts): no REST scanner is kept open while the caller works.
-import type { CheckSpec, DeleteCell } from '../hbase/index.ts';
+import type { CheckedDelete } from '../hbase/index.ts';
 import type { ScanPort } from '../walk/paged-scan.ts';
 import type { PutRow } from './fold.ts';
 
 export interface RollupStore extends ScanPort {
   put(table: string, rows: readonly PutRow[]): Promise<void>;
-  checkAndDelete(table: string, row: Buffer, check: CheckSpec, deleteCells?: readonly DeleteCell[]): Promise<boolean>;
+  checkAndDelete(table: string, del: CheckedDelete): Promise<boolean>;
 }

@@ -6,7 +6,7 @@
  */
 import { ServiceError, type CauseOptions } from '../errors.ts';
 import { column } from '../hbase/codec.ts';
-import type { CellInput, CheckSpec, Row, RowCells, ScanOptions } from '../hbase/index.ts';
+import type { CheckedPut, Row, RowCells, ScanOptions } from '../hbase/index.ts';
 import { decodeEntry, encodeEntry, type SpreadEntry } from '../keys/index.ts';
 import { decodeLoad, encodeLoad, type LoadReport } from './load.ts';
 import { ENTRY_QUALIFIER, ENTRY_RANGE, LOAD_QUALIFIER, LOAD_RANGE, entryRow, idOfEntryRow, loadRow } from './rows.ts';
@@ -16,7 +16,7 @@ export interface RegistryPort {
   scan(table: string, options: ScanOptions): AsyncIterable<Row>;
   get(table: string, row: Buffer, options: { readonly columns?: readonly Buffer[] }): Promise<Row | null>;
   put(table: string, rows: readonly RowCells[]): Promise<void>;
-  checkAndPut(table: string, row: Buffer, cells: readonly CellInput[], check: CheckSpec): Promise<boolean>;
+  checkAndPut(table: string, put: CheckedPut): Promise<boolean>;
   deleteRow(table: string, row: Buffer): Promise<void>;
 }
 
@@ -91,7 +91,8 @@ export class RegistryStore {
   /** Puts `next` iff the entry still holds `expected` (null: there is none); false when it changed. */
   swap(id: string, expected: Buffer | null, next: SpreadEntry): Promise<boolean> {
     const value = encodeEntry(next);
-    return this.#port.checkAndPut(this.#o.table, entryRow(id), [{ column: this.#entryColumn, value }], { column: this.#entryColumn, value: expected });
+    const cells = [{ column: this.#entryColumn, value }];
+    return this.#port.checkAndPut(this.#o.table, { row: entryRow(id), cells, check: { column: this.#entryColumn, value: expected } });
   }
 
   /**

@@ -27,9 +27,9 @@ export function buildFilter(
   type: string | undefined,
   tagk: string | undefined,
   filter: string | undefined,
-  groupBy: boolean,
-  caseInsensitive = false,
+  opts: { readonly groupBy?: boolean; readonly caseInsensitive?: boolean } = {},
 ): TagFilter {
+  const { groupBy = false, caseInsensitive = false } = opts;
   if (type === undefined || type === '') throw new FilterSpecError('The filter type cannot be null or empty');
   if (tagk === undefined || tagk === '') throw new FilterSpecError('The tagk cannot be null or empty');
   if (!isFilterType(type)) throw new FilterSpecError(`Could not find a tag value filter of the type: ${type}`);
@@ -154,9 +154,9 @@ export function shortcutFilter(tagk: string, value: string): TagFilter | null {
   const paren = value.indexOf('(');
   if (paren > -1) {
     if (!value.endsWith(')')) throw new FilterSpecError(`Filter must end with a ')': ${value}`);
-    return buildFilter(value.substring(0, paren).toLowerCase(), tagk, value.substring(paren + 1, value.length - 1), false);
+    return buildFilter(value.substring(0, paren).toLowerCase(), tagk, value.substring(paren + 1, value.length - 1));
   }
-  if (value.includes('*')) return buildFilter('wildcard', tagk, value, false, true);
+  if (value.includes('*')) return buildFilter('wildcard', tagk, value, { caseInsensitive: true });
   return null;
 }
 
@@ -164,8 +164,8 @@ export function shortcutFilter(tagk: string, value: string): TagFilter | null {
 export function mapToFilters(entries: Iterable<readonly [string, string]>, filters: TagFilter[], groupBy: boolean): void {
   for (const [tagk, value] of entries) {
     let f = shortcutFilter(tagk, value);
-    if (f === null && value === '*') f = buildFilter('wildcard', tagk, '*', false, true);
-    else f ??= buildFilter('literal_or', tagk, value, false);
+    if (f === null && value === '*') f = buildFilter('wildcard', tagk, '*', { caseInsensitive: true });
+    else f ??= buildFilter('literal_or', tagk, value);
     if (!groupBy) {
       filters.push(f);
       continue;
@@ -201,7 +201,7 @@ export function parseFilterObject(raw: unknown, field: string): TagFilter {
     if (key === 'groupBy' || key === 'group_by') groupBy = jsonBoolean(o[key], `${field}.${key}`);
   }
   try {
-    return buildFilter(str('type'), str('tagk'), str('filter'), groupBy);
+    return buildFilter(str('type'), str('tagk'), str('filter'), { groupBy });
   } catch (err) {
     if (err instanceof FilterSpecError) throw badQuery(field, 'Unable to parse the given JSON', err.message);
     throw err;

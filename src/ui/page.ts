@@ -29,7 +29,10 @@ export interface UiRoutesOptions {
   readonly refreshMs?: number;
 }
 
-function send(res: ServerResponse, req: IncomingMessage, status: number, contentType: string, body: string): void {
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+function send(res: ServerResponse, req: IncomingMessage, status: number, reply: { readonly contentType: string; readonly body: string }): void {
+  const { contentType, body } = reply;
   res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' });
   res.end(req.method === 'HEAD' ? undefined : body);
 }
@@ -42,7 +45,7 @@ export function uiRoutes(options: UiRoutesOptions): RouteHandler {
     if (pathname !== UI_PATHS.page && pathname !== UI_PATHS.data && pathname !== `${UI_PATHS.page}/`) return Promise.resolve(false);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.setHeader('allow', 'GET, HEAD');
-      send(res, req, 405, 'application/json; charset=utf-8', JSON.stringify({ status: 'method_not_allowed', method: req.method ?? '' }));
+      send(res, req, 405, { contentType: JSON_TYPE, body: JSON.stringify({ status: 'method_not_allowed', method: req.method ?? '' }) });
       return Promise.resolve(true);
     }
     if (pathname === `${UI_PATHS.page}/`) {
@@ -52,11 +55,11 @@ export function uiRoutes(options: UiRoutesOptions): RouteHandler {
     }
     const snapshot = options.snapshot();
     if (snapshot === undefined) {
-      send(res, req, 503, 'text/plain; charset=utf-8', 'the service is starting; the page is available once it consumes\n');
+      send(res, req, 503, { contentType: 'text/plain; charset=utf-8', body: 'the service is starting; the page is available once it consumes\n' });
     } else if (pathname === UI_PATHS.data) {
-      send(res, req, 200, 'application/json; charset=utf-8', JSON.stringify(snapshot));
+      send(res, req, 200, { contentType: JSON_TYPE, body: JSON.stringify(snapshot) });
     } else {
-      send(res, req, 200, 'text/html; charset=utf-8', renderPage(snapshot, refreshMs));
+      send(res, req, 200, { contentType: 'text/html; charset=utf-8', body: renderPage(snapshot, refreshMs) });
     }
     return Promise.resolve(true);
   };

@@ -31,7 +31,8 @@ export function ratioColour(ratio: number, top: number): string {
   return ratio <= 1 ? mix(LIGHT, MEAN, ratio) : mix(MEAN, DARK, (ratio - 1) / Math.max(top - 1, 0.01));
 }
 
-function row(y: number, label: string, t: TablePrediction, top: number, indent: number): string {
+function row(y: number, line: { readonly label: string; readonly t: TablePrediction; readonly indent: number }, top: number): string {
+  const { label, t, indent } = line;
   const mean = t.rows / Math.max(1, t.regions);
   const w = GRID_W / Math.max(1, t.regions);
   const cells = t.perRegion.map((n, i) => {
@@ -52,7 +53,7 @@ export function renderHeatmapSvg(predictions: readonly Prediction[], recommended
     (r, i) =>
       `<rect x="${LABEL_W + i * 110}" y="8" width="14" height="14" fill="${ratioColour(r, top)}" stroke="#999"/><text x="${LABEL_W + i * 110 + 18}" y="20" font-size="11">${r === 0 ? 'idle' : `${r.toFixed(2)} × mean`}</text>`,
   );
-  const body = tables.map((x, i) => row(LEGEND_H + i * ROW_H, x.label, x.t, top, x.indent));
+  const body = tables.map((x, i) => row(LEGEND_H + i * ROW_H, x, top));
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${LABEL_W + GRID_W + 10}" height="${height}" font-family="sans-serif">`,
     `<rect width="100%" height="100%" fill="#fff"/>`,

@@ -14,8 +14,8 @@
 //    matching calls fail (a scan when it opens, other calls as a rejected promise).
 import { setImmediate as tick } from 'node:timers/promises';
 import { column as columnOf, splitColumn } from '../../src/hbase/codec.ts';
-import type { CheckSpec, DeleteCell, ScanOptions } from '../../src/hbase/index.ts';
-import type { Cell, CellInput, Row, RowCells } from '../../src/hbase/types.ts';
+import type { CheckSpec, CheckedDelete, CheckedPut, ScanOptions } from '../../src/hbase/index.ts';
+import type { Cell, Row, RowCells } from '../../src/hbase/types.ts';
 import type { IndexStore } from '../../src/index-tools/passes.ts';
 import type { QueryStore } from '../../src/query/types.ts';
 import type { RollupStore } from '../../src/rollup/store.ts';
@@ -121,7 +121,7 @@ export class FakeHBase implements QueryStore, RollupStore, IndexStore, RegistryP
     });
   }
 
-  checkAndPut(table: string, row: Buffer, cells: readonly CellInput[], check: CheckSpec): Promise<boolean> {
+  checkAndPut(table: string, { row, cells, check }: CheckedPut): Promise<boolean> {
     return this.#run('checkAndPut', table, row, () =>
       this.#checked(table, row, check, () => {
         this.#write(table, row, cells);
@@ -131,7 +131,7 @@ export class FakeHBase implements QueryStore, RollupStore, IndexStore, RegistryP
 
   /** deleteCells: a family → its cells up to `timestamp` (default all); a column → the cell if at
    * `timestamp` (default: any). None: the check column (as the gateway does). */
-  checkAndDelete(table: string, row: Buffer, check: CheckSpec, deleteCells: readonly DeleteCell[] = []): Promise<boolean> {
+  checkAndDelete(table: string, { row, check, deleteCells = [] }: CheckedDelete): Promise<boolean> {
     return this.#run('checkAndDelete', table, row, () =>
       this.#checked(table, row, check, () => {
         const specs = deleteCells.length > 0 ? deleteCells : [{ column: check.column }];

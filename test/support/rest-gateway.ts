@@ -97,7 +97,11 @@ export async function startRestGateway(o: RestGatewayOptions): Promise<RestGatew
     process.stderr.write(`[rest-gateway] ${m}\n`);
   });
   const logFile = join(o.dir, 'rest.log');
-  const argv = hbaseJavaArgs({ confDir, logDir: o.dir, hbaseLib }, '384m', 'org.apache.hadoop.hbase.rest.RESTServer', 'rest.log', o.jvmProps ?? []);
+  const argv = hbaseJavaArgs(
+    { confDir, logDir: o.dir, hbaseLib },
+    { heap: '384m', mainClass: 'org.apache.hadoop.hbase.rest.RESTServer', logName: 'rest.log' },
+    o.jvmProps ?? [],
+  );
   const fd = openSync(join(o.dir, 'rest.out'), 'a');
   const child = (() => {
     try {

@@ -64,7 +64,7 @@ export interface NativeResult {
 export async function writeNative(table: string, file: string, threads: number, log: (m: string) => void): Promise<NativeResult> {
   const layout = stackLayout();
   const lib = await resolveJars(layout.cacheDir, 'hbase', log);
-  const classes = await compileJava(layout.cacheDir, lib, 'deploy/bench', 'bench-classes', 'the native benchmark writer', log);
+  const classes = await compileJava(layout.cacheDir, lib, { srcRel: 'deploy/bench', prefix: 'bench-classes', what: 'the native benchmark writer' }, log);
   const cp = `${classes}:${hbaseClasspath(hbaseConfDir(layout), lib)}`;
   const { stdout } = await execFileP(
     'java',

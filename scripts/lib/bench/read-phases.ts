@@ -169,7 +169,14 @@ export function expectedHourWindows(gen: GenParams): number {
   return seen.size;
 }
 
-async function rollupTable(ctx: Ctx, prefix: string, history: number, fresh: number, hourStart: number): Promise<RollupTable> {
+/** The new events of every round: how many, from which hour. */
+interface Fresh {
+  readonly fresh: number;
+  readonly hourStart: number;
+}
+
+async function rollupTable(ctx: Ctx, prefix: string, history: number, f: Fresh): Promise<RollupTable> {
+  const { fresh, hourStart } = f;
   // markerSettleMs 0: the markers of each round are written just before its run, and the job would
   // leave markers younger than the settle period (120 s by default) alone — as `npm start`'s demo does.
   const cfg = config(ctx, prefix, ['index.tags=[]', 'rollup.graceMs=0', 'rollup.markerSettleMs=0']);
@@ -189,13 +196,8 @@ async function rollupTable(ctx: Ctx, prefix: string, history: number, fresh: num
   return { cfg, history: h.dataRows, fresh: n };
 }
 
-async function timedRun(
-  ctx: Ctx,
-  t: RollupTable,
-  fresh: number,
-  hourStart: number,
-  expected: number,
-): Promise<{ seconds: number; windows: number; markers: number; marks: number }> {
+async function timedRun(ctx: Ctx, t: RollupTable, f: Fresh, expected: number): Promise<{ seconds: number; windows: number; markers: number; marks: number }> {
+  const { fresh, hourStart } = f;
   const marks = await loadEvents(ctx.rest, t.cfg, freshGen(ctx, fresh, hourStart), { markers: true, dataless: true });
   const job = new RollupJob({
     store: ctx.rest,
@@ -231,8 +233,9 @@ export async function rollupPhase(ctx: Ctx, history: number, fresh: number): Pro
   ctx.say(`rollup phase: ${history} and ${history * 10} history rows, the same ${fresh} new events each, ${ROUNDS} alternating rounds`);
   const hourStart = Math.floor(Date.now() / HOUR) * HOUR - 2 * HOUR;
   const expected = expectedHourWindows(freshGen(ctx, fresh, hourStart));
-  const small = await rollupTable(ctx, 'r1', history, fresh, hourStart);
-  const large = await rollupTable(ctx, 'r10', history * 10, fresh, hourStart);
+  const f: Fresh = { fresh, hourStart };
+  const small = await rollupTable(ctx, 'r1', history, f);
+  const large = await rollupTable(ctx, 'r10', history * 10, f);
   const t0 = performance.now();
   for (const t of [small, large]) await ctx.admin.compact(t.cfg.tables.data.name);
   const settleSeconds = (performance.now() - t0) / 1000;
@@ -256,7 +259,7 @@ export async function rollupPhase(ctx: Ctx, history: number, fresh: number): Pro
             ['small', small],
           ];
     for (const [name, t] of order) {
-      const r = await timedRun(ctx, t, fresh, hourStart, expected);
+      const r = await timedRun(ctx, t, f, expected);
       runs[name].push(r.seconds);
       runs.windows = r.windows;
       runs.markers = r.markers;

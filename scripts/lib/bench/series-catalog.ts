@@ -61,7 +61,7 @@ export async function catalogPhase(o: {
   say: (m: string) => void;
 }): Promise<CatalogFigures> {
   const { say } = o;
-  const stack = await createOurStack(o.ep, o.run, 4, 1, [], say);
+  const stack = await createOurStack(o.ep, o.run, { buckets: 4, partitions: 1 }, say);
   try {
     const column = Buffer.from(`${stack.cfg.tables.meta.family}:${SERIES_QUALIFIER.toString('latin1')}`, 'latin1');
     const all = catalogSeries(o.series);
@@ -78,7 +78,7 @@ export async function catalogPhase(o: {
     const putSeconds = (performance.now() - t0) / 1000;
     say(`[catalog] put ${all.length} series rows into ${stack.names.meta} in ${putSeconds.toFixed(1)} s`);
     // `--catalog-refresh-ms`: the shipped 30 s unless told (a reread of every row blocks the event loop while it decodes)
-    const svc = await startOurService(stack, `${o.run}-g`, [`series.catalogRefreshMs=${o.refreshMs}`], say);
+    const svc = await startOurService(stack, `${o.run}-g`, say, { extra: [`series.catalogRefreshMs=${o.refreshMs}`] });
     try {
       const r0 = performance.now();
       const ids = Math.ceil(o.series / CAT_METRICS);
@@ -89,7 +89,7 @@ export async function catalogPhase(o: {
           const b = (await timedFetch(`${svc.url}/api/search/lookup?m=sys.m00&limit=1`)).body as { totalResults?: number };
           return b.totalResults === ids;
         },
-        250,
+        { everyMs: 250 },
       );
       const readySeconds = (performance.now() - r0) / 1000;
       say(`[catalog] the service answers from all ${o.series} series ${readySeconds.toFixed(1)} s after it answered HTTP`);
@@ -178,7 +178,7 @@ export async function writePhase(o: {
 }): Promise<WriteFigures> {
   const { say } = o;
   // the rollup job kept out of the drain (its markers are still written): only the write path is timed
-  const stack = await createOurStack(o.ep, o.run, 4, 8, [], say);
+  const stack = await createOurStack(o.ep, o.run, { buckets: 4, partitions: 8 }, say);
   const dayStart = Math.floor((Date.now() - 3 * DAY) / DAY) * DAY;
   const gen = { count: o.events, ids: o.ids, startTs: dayStart, stepMs: 10, seed: 42 };
   const runs: WriteRun[] = [];
@@ -190,14 +190,11 @@ export async function writePhase(o: {
         await stack.topic(topic, 8);
         await produceAll(stack.kafka, topic, gen);
         const t0 = performance.now();
-        const svc = await startOurService(
-          stack,
-          `${topic}-g`,
-          [`kafka.topic=${topic}`, `catalog.enabled=${String(catalog)}`, 'rollup.markerSettleMs=600000'],
-          say,
-        );
+        const svc = await startOurService(stack, `${topic}-g`, say, {
+          extra: [`kafka.topic=${topic}`, `catalog.enabled=${String(catalog)}`, 'rollup.markerSettleMs=600000'],
+        });
         try {
-          await waitUntil('the first batch written', 1_800_000, async () => (await svc.processed()) >= o.events, 100);
+          await waitUntil('the first batch written', 1_800_000, async () => (await svc.processed()) >= o.events, { everyMs: 100 });
           const drainSeconds = (performance.now() - t0) / 1000;
           const cpu1 = svc.child.cpuMs();
           const rows1 = await svc.counter('tsingest_catalog_rows_written_total');
@@ -210,7 +207,7 @@ export async function writePhase(o: {
               for (const e of generateEvents(gen)) yield { ...e, ts: e.ts + DAY };
             })(),
           );
-          await waitUntil('the second batch written', 1_800_000, async () => (await svc.processed()) >= 2 * o.events, 100);
+          await waitUntil('the second batch written', 1_800_000, async () => (await svc.processed()) >= 2 * o.events, { everyMs: 100 });
           const steadySeconds = (performance.now() - s0) / 1000;
           const cpu2 = svc.child.cpuMs();
           const rows2 = await svc.counter('tsingest_catalog_rows_written_total');

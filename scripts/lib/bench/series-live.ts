@@ -134,7 +134,12 @@ function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
  * One refresh of the dashboard on one side: every panel, six at a time, ending now. A panel that is
  * not answered 200 counts at the time it took (a 408 at the deadline) and is tallied by status.
  */
-async function refresh(url: string, panels: readonly Panel[], acc: SideAcc | undefined, side: string, say: (m: string) => void): Promise<void> {
+async function refresh(
+  to: { readonly side: string; readonly url: string; readonly acc: SideAcc | undefined },
+  panels: readonly Panel[],
+  say: (m: string) => void,
+): Promise<void> {
+  const { side, url, acc } = to;
   await limited(
     6,
     panels.map((p) => async () => {
@@ -171,7 +176,7 @@ async function checkAnswers(o: {
   try {
     await o.feed.settled();
     const target = o.history + o.feed.sent;
-    await waitUntil('our ingest to write every event sent', 120_000, async () => (await o.ingest.processed()) >= target, 200);
+    await waitUntil('our ingest to write every event sent', 120_000, async () => (await o.ingest.processed()) >= target, { everyMs: 200 });
     const end = Date.now();
     const out = new Map<string, string | null>();
     for (const p of o.panels) {
@@ -189,7 +194,7 @@ async function checkAnswers(o: {
 
 export async function livePhase(o: LiveOptions): Promise<LiveFigures> {
   const { say } = o;
-  const stack = await createOurStack(o.ep, o.run, o.buckets, 8, [], say);
+  const stack = await createOurStack(o.ep, o.run, { buckets: o.buckets, partitions: 8 }, say);
   const tables = tsdTables(o.run);
   const work = mkdtempSync(join(tmpdir(), 'tsi-bench-live-'));
   const stops: (() => Promise<unknown>)[] = [];
@@ -208,10 +213,10 @@ export async function livePhase(o: LiveOptions): Promise<LiveFigures> {
     });
     stops.push(() => tsd.stop());
     // two processes, as compose and k8s run them: ingest (consume, write, rollups) and query (the reads)
-    const ingest = await startOurService(stack, `${o.run}-g`, [...SHIPPED, 'service.role=ingest'], say);
+    const ingest = await startOurService(stack, `${o.run}-g`, say, { extra: [...SHIPPED, 'service.role=ingest'] });
     stops.push(() => ingest.stop());
     const startQuery = (profDir?: string): Promise<OurService> =>
-      startOurService(stack, `${o.run}-g`, [...SHIPPED, 'service.role=query', ...o.sets], say, { cpuProfDir: profDir });
+      startOurService(stack, `${o.run}-g`, say, { extra: [...SHIPPED, 'service.role=query', ...o.sets], cpuProfDir: profDir });
     let ours = await startQuery();
     stops.push(() => ours.stop());
     // live traffic from now on; the history is the day before
@@ -234,18 +239,15 @@ export async function livePhase(o: LiveOptions): Promise<LiveFigures> {
       ),
     ]);
     say(`[live] history produced to Kafka in ${produced.seconds.toFixed(0)} s, put to the TSD in ${put.seconds.toFixed(0)} s`);
-    await waitUntil('our ingest to write the history', 1_800_000, async () => (await ingest.processed()) >= o.historyEvents, 1000);
+    await waitUntil('our ingest to write the history', 1_800_000, async () => (await ingest.processed()) >= o.historyEvents, { everyMs: 1000 });
     // the history's closed hours summarised (ours); its hours compacted (the TSD: a full-range read per metric compacts what it reads)
     const lastClosed = Math.floor((Date.now() - 300_000) / HOUR) * HOUR - HOUR;
     for (const metric of METRICS) {
       const q = { start: t0 - DAY, end: lastClosed - 1, queries: [{ aggregator: 'avg', metric, downsample: '1h-avg' }] };
-      const s = await waitUntil(
-        `our rollups of ${metric}'s closed hours`,
-        1_800_000,
-        async () => /;raw-buckets=0(;|$)/.test(await planOf(ours.url, q)),
-        5000,
-        'throw',
-      );
+      const s = await waitUntil(`our rollups of ${metric}'s closed hours`, 1_800_000, async () => /;raw-buckets=0(;|$)/.test(await planOf(ours.url, q)), {
+        everyMs: 5000,
+        errors: 'throw',
+      });
       say(`[live] ${metric}: every closed hour summarised (${s.toFixed(0)} s)`);
       for (let i = 0; i < 2; i++) await timedFetch(`${tsd.url}/api/query?start=${t0 - DAY}&end=${lastClosed}&m=sum:${metric}`, {}, 600_000);
     }
@@ -256,8 +258,8 @@ export async function livePhase(o: LiveOptions): Promise<LiveFigures> {
       oneId: 'sensor-00042',
     });
     for (let w = 0; w < 2; w++) {
-      await refresh(tsd.url, panels, undefined, 'tsd', say);
-      await refresh(ours.url, panels, undefined, 'ours', say);
+      await refresh({ side: 'tsd', url: tsd.url, acc: undefined }, panels, say);
+      await refresh({ side: 'ours', url: ours.url, acc: undefined }, panels, say);
     }
     if (o.hold !== undefined) {
       writeFileSync(o.hold, `TSD ${tsd.url}\nours ${ours.url}\n`);
@@ -297,7 +299,7 @@ export async function livePhase(o: LiveOptions): Promise<LiveFigures> {
         ['ours', ours.url, ourAcc],
       ];
       if (refreshes % 2 === 1) sides.reverse();
-      for (const [side, url, acc] of sides) await refresh(url, panels, acc, side, say);
+      for (const [side, url, acc] of sides) await refresh({ side, url, acc }, panels, say);
       refreshes++;
       if (feed.failure !== undefined) throw feed.failure instanceof Error ? feed.failure : new Error('the live feed failed');
       if (performance.now() >= nextCheck) {

@@ -58,11 +58,10 @@ export interface OurStack {
 export async function createOurStack(
   ep: StackEndpoints,
   run: string,
-  buckets: number,
-  partitions: number,
-  extra: readonly string[],
+  shape: { readonly buckets: number; readonly partitions: number; readonly extra?: readonly string[] },
   say: (m: string) => void,
 ): Promise<OurStack> {
+  const { buckets, partitions, extra = [] } = shape;
   const names = ourNames(run);
   const sets = ourSets(ep, names, buckets, extra);
   const cfg = loadConfig({ env: {}, sets: [...sets, 'kafka.groupId=unused'] });
@@ -120,11 +119,10 @@ export interface OurService {
 export async function startOurService(
   stack: OurStack,
   group: string,
-  extra: readonly string[],
   say: (m: string) => void,
-  child: { readonly cpuProfDir?: string | undefined; readonly env?: NodeJS.ProcessEnv } = {},
+  child: { readonly extra?: readonly string[]; readonly cpuProfDir?: string | undefined; readonly env?: NodeJS.ProcessEnv } = {},
 ): Promise<OurService> {
-  const { cpuProfDir } = child;
+  const { extra = [], cpuProfDir } = child;
   const port = await freePort();
   const proc = await startServiceChild({
     env: { ...(child.env ?? process.env) },
@@ -150,7 +148,13 @@ export async function startOurService(
 }
 
 /** waitFor, and how long it took in seconds. */
-export async function waitUntil(what: string, timeoutMs: number, check: () => Promise<boolean>, everyMs = 1000, errors?: 'throw'): Promise<number> {
+export async function waitUntil(
+  what: string,
+  timeoutMs: number,
+  check: () => Promise<boolean>,
+  poll: { readonly everyMs?: number; readonly errors?: 'throw' } = {},
+): Promise<number> {
+  const { everyMs = 1000, errors } = poll;
   const t0 = Date.now();
   await waitFor(what, check, { timeoutMs, everyMs, ...(errors === undefined ? {} : { errors }) });
   return (Date.now() - t0) / 1000;
@@ -191,13 +195,10 @@ export async function planOf(url: string, query: unknown): Promise<string> {
 
 /** Until `query` (a POST /api/query body) is answered wholly from the hourly rollups. */
 export function waitRollups(url: string, query: unknown, timeoutMs: number): Promise<number> {
-  return waitUntil(
-    'the rollup job to summarise every hour',
-    timeoutMs,
-    async () => /^rollup:3600s;raw-buckets=0(;|$)/.test(await planOf(url, query)),
-    2000,
-    'throw',
-  );
+  return waitUntil('the rollup job to summarise every hour', timeoutMs, async () => /^rollup:3600s;raw-buckets=0(;|$)/.test(await planOf(url, query)), {
+    everyMs: 2000,
+    errors: 'throw',
+  });
 }
 
 /**
@@ -212,7 +213,7 @@ export async function waitAllSizes(svc: OurService, timeoutMs: number): Promise<
     'a rollup run with no closed window left marked',
     timeoutMs,
     async () => (await runs()) >= from + 2 && (await svc.counter('tsingest_rollup_pending_markers')) === 0,
-    1000,
+    { everyMs: 1000 },
   );
 }
 

@@ -190,7 +190,7 @@ export async function sitePhase(o: SiteOptions): Promise<SiteFigures> {
   const from = dayStart;
   const to = dayStart + DAY - 1;
   say(`[site] ${o.events} events, ${o.ids} ids (Zipf 1.1), one every ${stepMs} ms over ${new Date(dayStart).toISOString().slice(0, 10)}`);
-  const stack = await createOurStack(o.ep, o.run, o.buckets, 8, [], say);
+  const stack = await createOurStack(o.ep, o.run, { buckets: o.buckets, partitions: 8 }, say);
   const tables = tsdTables(o.run);
   const work = mkdtempSync(join(tmpdir(), 'tsi-bench-series-'));
   let svc: OurService | undefined;
@@ -200,9 +200,9 @@ export async function sitePhase(o: SiteOptions): Promise<SiteFigures> {
     const produced = await produceAll(stack.kafka, stack.names.topic, gen);
     say(`[site] produced ${o.events} events in ${produced.seconds.toFixed(1)} s`);
     const t0 = performance.now();
-    svc = await startOurService(stack, `${o.run}-g1`, [], say);
+    svc = await startOurService(stack, `${o.run}-g1`, say);
     const s1 = svc;
-    await waitUntil(`${o.events} events written`, 3_600_000, async () => (await s1.processed()) >= o.events, 250);
+    await waitUntil(`${o.events} events written`, 3_600_000, async () => (await s1.processed()) >= o.events, { everyMs: 250 });
     const oursDrainSeconds = (performance.now() - t0) / 1000;
     say(`[site] ours drained ${o.events} events in ${oursDrainSeconds.toFixed(1)} s (spawn → last written)`);
     let oursRollupWaitSeconds = 0;
@@ -247,7 +247,10 @@ export async function sitePhase(o: SiteOptions): Promise<SiteFigures> {
     // the catalog follows the drain) rereads all ~30,000 series rows while the reads run. The
     // deadline raised from the shipped 30 s: on a loaded machine a raw site-day read took longer
     // (408, run of 16:30 UTC); the benchmark measures it rather than stopping there
-    svc = await startOurService(stack, `${o.run}-g1`, ['series.catalogRefreshMs=30000', 'series.deadlineMs=600000', ...o.sets], say, { cpuProfDir: profDir });
+    svc = await startOurService(stack, `${o.run}-g1`, say, {
+      extra: ['series.catalogRefreshMs=30000', 'series.deadlineMs=600000', ...o.sets],
+      cpuProfDir: profDir,
+    });
     const s2 = svc;
     await waitUntil('the catalog read', 60_000, async () => {
       const b = (await timedFetch(`${s2.url}/api/suggest?type=metrics&q=&max=10`)).body;

@@ -48,11 +48,11 @@ export interface CreatedTables {
 export async function createTables(
   cfg: Config,
   n: BenchNames,
-  admin: TableAdminPort,
-  rest: HBaseRestClient,
-  ids: readonly string[],
-  regions: number,
+  ports: { readonly admin: TableAdminPort; readonly rest: HBaseRestClient },
+  split: { readonly ids: readonly string[]; readonly regions: number },
 ): Promise<CreatedTables> {
+  const { admin, rest } = ports;
+  const { ids, regions } = split;
   const applied = await applyTables(cfg, admin, rest);
   const data = applied.find((a) => a.role === 'data');
   if (data === undefined || !data.splitsVerified) throw new Error(`data table ${n.data}: pre-split regions not as planned`);

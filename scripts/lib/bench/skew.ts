@@ -22,7 +22,7 @@ export async function skewPhase(ctx: SpreadContext, configFor: ConfigFor, bucket
     const base = configFor(n, TAGS);
     const sets = [...base.sets, `keys.spread.auto=${mode === 'on'}`];
     const c = { ...base, cfg: { ...base.cfg, keys: { ...base.cfg.keys, spread: { ...base.cfg.keys.spread, auto: mode === 'on' } } }, sets };
-    await createTables(c.cfg, n, new JavaTableAdmin({ command: c.cfg.hbase.adminCommand }), ctx.rest, idList, buckets);
+    await createTables(c.cfg, n, { admin: new JavaTableAdmin({ command: c.cfg.hbase.adminCommand }), rest: ctx.rest }, { ids: idList, regions: buckets });
     await createTopics(ctx.kafka, n, PARTITIONS);
     return { n, c, sets };
   };

@@ -102,7 +102,12 @@ function skewOf(what: string, after: ReadonlyMap<string, number>, before: Readon
 }
 
 /** Streams `count` events at `rate` per second with ts = now (one event per ms at most per id stream). */
-async function produceLive(kafka: Kafka, topic: string, count: number, ids: number, rate: number): Promise<{ seconds: number; t0: number; tEnd: number }> {
+async function produceLive(
+  kafka: Kafka,
+  topic: string,
+  load: { readonly count: number; readonly ids: number; readonly rate: number },
+): Promise<{ seconds: number; t0: number; tEnd: number }> {
+  const { count, ids, rate } = load;
   const producer = kafka.producer();
   await producer.connect();
   try {
@@ -172,7 +177,7 @@ export async function runMode(ctx: SpreadContext, setup: ModeSetup, mode: 'on' |
   let stream: Awaited<ReturnType<typeof produceLive>>;
   try {
     say(`[skew ${mode}] streaming ${ctx.events} live events at ${ctx.rate}/s (ts = produce time)`);
-    const producing = produceLive(ctx.kafka, setup.topic, ctx.events, ctx.ids, ctx.rate);
+    const producing = produceLive(ctx.kafka, setup.topic, { count: ctx.events, ids: ctx.ids, rate: ctx.rate });
     half = await waitWritten(live, ctx.events / 2, 1_800_000);
     halfAt = Date.now();
     stream = await producing;

@@ -31,7 +31,13 @@ export async function send(base: string, q: CompatQuery, timeoutMs = 120_000): P
  * The TSD's answer, retried (up to `attempts`, `waitMs` apart) on a dropped connection, a timeout or
  * a 5xx: on this machine HBase may be restarted under the TSD for a minute at a time.
  */
-export async function sendToTsd(base: string, q: CompatQuery, say: (m: string) => void, attempts = 12, waitMs = 10_000): Promise<TimedAnswer> {
+export async function sendToTsd(
+  base: string,
+  q: CompatQuery,
+  say: (m: string) => void,
+  retry: { readonly attempts?: number; readonly waitMs?: number } = {},
+): Promise<TimedAnswer> {
+  const { attempts = 12, waitMs = 10_000 } = retry;
   let last: unknown;
   for (let i = 1; i <= attempts; i++) {
     try {

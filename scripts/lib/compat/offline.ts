@@ -49,9 +49,9 @@ export function answerOffline(
   store: OfflineStore,
   q: CompatQuery,
   options: ComputeOptions,
-  nowMs = Date.now(),
-  orderOf?: (metric: string) => SeriesOrder,
+  at: { readonly nowMs?: number; readonly orderOf?: ((metric: string) => SeriesOrder) | undefined } = {},
 ): Answer {
+  const { nowMs = Date.now(), orderOf } = at;
   const url = new URL(`http://offline${q.path}`);
   let tq;
   try {

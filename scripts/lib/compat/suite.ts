@@ -53,11 +53,18 @@ interface Sub {
   tags?: Record<string, string>;
 }
 
-function post(name: string, shape: Shape, w: Window, queries: Sub[], extra: Record<string, unknown> = {}, query = ''): CompatQuery {
+/** A POST's sub-queries, or them with more top-level fields of its body (after start and end) and a query string. */
+type PostAsk = Sub[] | { readonly queries: Sub[]; readonly extra?: Record<string, unknown>; readonly query?: string };
+
+function post(name: string, shape: Shape, w: Window, ask: PostAsk): CompatQuery {
+  const o: Exclude<PostAsk, Sub[]> = Array.isArray(ask) ? { queries: ask } : ask;
+  const { queries, extra = {}, query = '' } = o;
   return { name, shape, method: 'POST', path: `/api/query${query}`, body: { start: w.start, end: w.end, ...extra, queries }, expectError: false };
 }
 
-function get(name: string, shape: Shape, w: Window, m: string, extra = ''): CompatQuery {
+/** A GET's m parameter, or it with more of the query string. */
+function get(name: string, shape: Shape, w: Window, ask: string | { readonly m: string; readonly extra: string }): CompatQuery {
+  const { m, extra } = typeof ask === 'string' ? { m: ask, extra: '' } : ask;
   return { name, shape, method: 'GET', path: `/api/query?start=${w.start}&end=${w.end}&m=${encodeURIComponent(m)}${extra}`, expectError: false };
 }
 
@@ -86,13 +93,10 @@ export function suite(p: DatasetParams): CompatQuery[] {
     post('order-first-all', 'aggregate', w6, [{ aggregator: 'first', metric: 'temp', downsample: '10m-avg' }]),
     post('order-last-all', 'aggregate', w6, [{ aggregator: 'last', metric: 'hum', downsample: '10m-avg' }]),
     post('order-diff-all', 'aggregate', w6, [{ aggregator: 'diff', metric: 'temp', downsample: '10m-avg' }]),
-    post(
-      'tsuids-none',
-      'aggregate',
-      w6,
-      METRICS.map((metric) => ({ aggregator: 'none', metric, downsample: '0all-count' })),
-      { showTSUIDs: true },
-    ),
+    post('tsuids-none', 'aggregate', w6, {
+      queries: METRICS.map((metric) => ({ aggregator: 'none', metric, downsample: '0all-count' })),
+      extra: { showTSUIDs: true },
+    }),
     post('filter-wildcard', 'filter', full, [{ aggregator: 'max', metric: 'temp', downsample: '2h-max', filters: [f('wildcard', 'id', '*1', true)] }]),
     post('filter-wildcard-prefix', 'filter', w6, [{ aggregator: 'sum', metric: 'hum', downsample: '1h-avg', filters: [f('wildcard', 'id', 's0*')] }]),
     post('filter-regexp', 'filter', full, [{ aggregator: 'avg', metric: 'temp', downsample: '1h-max', filters: [f('regexp', 'id', '0[23]', true)] }]),
@@ -111,12 +115,13 @@ export function suite(p: DatasetParams): CompatQuery[] {
       { aggregator: 'sum', metric: 'temp', downsample: '15m-avg-nan', filters: [site('north'), f('literal_or', 'id', 'n02|n04', true)] },
     ]),
     post('all-count', 'downsample', full, [{ aggregator: 'sum', metric: 'temp', downsample: '0all-count', filters: [site('north'), allIds] }]),
-    post('calendar-1dc-sum-tz', 'calendar', full, [{ aggregator: 'sum', metric: 'temp', downsample: '1dc-sum', filters: [id('n01')] }], {
-      timezone: 'Asia/Shanghai',
+    post('calendar-1dc-sum-tz', 'calendar', full, {
+      queries: [{ aggregator: 'sum', metric: 'temp', downsample: '1dc-sum', filters: [id('n01')] }],
+      extra: { timezone: 'Asia/Shanghai' },
     }),
-    post('calendar-1h-use-calendar', 'calendar', w6, [{ aggregator: 'sum', metric: 'hum', downsample: '1h-avg', filters: [id('w01')] }], {
-      timezone: 'Asia/Kolkata',
-      useCalendar: true,
+    post('calendar-1h-use-calendar', 'calendar', w6, {
+      queries: [{ aggregator: 'sum', metric: 'hum', downsample: '1h-avg', filters: [id('w01')] }],
+      extra: { timezone: 'Asia/Kolkata', useCalendar: true },
     }),
     post('rate-counter', 'rate', w2, [{ aggregator: 'sum', metric: 'bytes', rate: true, rateOptions: { counter: true }, filters: [id('n01')] }]),
     post('rate-counter-max', 'rate', w2, [
@@ -129,22 +134,28 @@ export function suite(p: DatasetParams): CompatQuery[] {
       { aggregator: 'sum', metric: 'bytes', rate: true, rateOptions: { counter: true, dropResets: true }, filters: [f('literal_or', 'id', 'n01|s02', true)] },
     ]),
     post('rate-gauge-downsample', 'rate', w6, [{ aggregator: 'avg', metric: 'temp', downsample: '10m-avg', rate: true, filters: [site('south')] }]),
-    post('time-ms', 'time-form', { start: w1.start + 1500, end: w1.end - 500 }, [{ aggregator: 'sum', metric: 'temp', filters: [id('n03')] }], {
-      msResolution: true,
-    }),
+    post(
+      'time-ms',
+      'time-form',
+      { start: w1.start + 1500, end: w1.end - 500 },
+      {
+        queries: [{ aggregator: 'sum', metric: 'temp', filters: [id('n03')] }],
+        extra: { msResolution: true },
+      },
+    ),
     post('time-seconds', 'time-form', { start: w1.start / 1000, end: w1.end / 1000 }, [{ aggregator: 'sum', metric: 'temp', filters: [id('n03')] }]),
     post('time-unaligned-start', 'time-form', unaligned, [{ aggregator: 'sum', metric: 'temp', downsample: '5m-avg', filters: [id('n01')] }]),
-    post('output-arrays', 'output-form', full, [{ aggregator: 'sum', metric: 'temp', downsample: '1h-avg-null', filters: [id('n02')] }], {}, '?arrays=true'),
-    post(
-      'output-show-query',
-      'output-form',
-      w6,
-      [
+    post('output-arrays', 'output-form', full, {
+      queries: [{ aggregator: 'sum', metric: 'temp', downsample: '1h-avg-null', filters: [id('n02')] }],
+      query: '?arrays=true',
+    }),
+    post('output-show-query', 'output-form', w6, {
+      queries: [
         { aggregator: 'avg', metric: 'temp', downsample: '1h-avg', filters: [site('north'), allIds] },
         { aggregator: 'sum', metric: 'bytes', rate: true, rateOptions: { counter: true, counterMax: COUNTER_MAX }, filters: [id('n01')] },
       ],
-      { showQuery: true },
-    ),
+      extra: { showQuery: true },
+    }),
     post('output-two-subqueries', 'output-form', w6, [
       { aggregator: 'max', metric: 'temp', downsample: '1h-max', filters: [site('west')] },
       { aggregator: 'min', metric: 'hum', downsample: '1h-min', filters: [site('west')] },
@@ -152,8 +163,8 @@ export function suite(p: DatasetParams): CompatQuery[] {
     post('legacy-tags', 'filter', w6, [{ aggregator: 'sum', metric: 'temp', downsample: '1h-avg', tags: { site: 'south', id: '*' } }]),
     get('get-m', 'get', full, 'avg:1h-avg:temp{id=n01}'),
     get('get-m-group-filters', 'get', w6, 'sum:10m-avg:hum{id=*}{site=north}'),
-    get('get-m-rate', 'get', w2, `sum:rate{counter,${COUNTER_MAX}}:bytes{id=n01}`, '&ms'),
-    get('get-m-arrays', 'get', w6, 'max:1h-max-nan:temp{id=n04}', '&arrays=false'),
+    get('get-m-rate', 'get', w2, { m: `sum:rate{counter,${COUNTER_MAX}}:bytes{id=n01}`, extra: '&ms' }),
+    get('get-m-arrays', 'get', w6, { m: 'max:1h-max-nan:temp{id=n04}', extra: '&arrays=false' }),
     { ...post('error-unknown-metric', 'error', w6, [{ aggregator: 'sum', metric: 'nosuchmetric' }]), expectError: true },
     { ...post('error-unknown-aggregator', 'error', w6, [{ aggregator: 'bogus', metric: 'temp' }]), expectError: true },
     { ...post('error-unknown-tagv', 'error', w6, [{ aggregator: 'sum', metric: 'temp', filters: [id('zz99')] }]), expectError: true },

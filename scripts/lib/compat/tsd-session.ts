@@ -35,7 +35,13 @@ function pomVersion(): string {
   return /<opentsdb\.version>([^<]+)</.exec(pom)?.[1] ?? '?';
 }
 
-async function retried<T>(what: string, say: (m: string) => void, fn: () => Promise<T>, attempts = 18, waitMs = 10_000): Promise<T> {
+async function retried<T>(
+  what: string,
+  say: (m: string) => void,
+  fn: () => Promise<T>,
+  retry: { readonly attempts?: number; readonly waitMs?: number } = {},
+): Promise<T> {
+  const { attempts = 18, waitMs = 10_000 } = retry;
   for (let i = 1; ; i++) {
     try {
       return await fn();
@@ -97,7 +103,7 @@ export async function openTsd(o: { ep: StackEndpoints; dataset: DatasetParams; r
       await retried(`put of points ${i}..${i + chunk.length}`, say, () => putPoints(tsd.url, chunk, 500, 4));
     }
     say(`put ${all.length} points in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-    await waitForAll(tsd.url, dataset, say, 300_000, 'the TSD');
+    await waitForAll(tsd.url, dataset, say, { waitMs: 300_000, who: 'the TSD' });
     return { url: tsd.url, version, close };
   } catch (err) {
     await close();
@@ -106,7 +112,13 @@ export async function openTsd(o: { ep: StackEndpoints; dataset: DatasetParams; r
 }
 
 /** Until a raw `none` query per metric over the whole set counts every point of the data set at `url` (the TSD or ours). */
-export async function waitForAll(url: string, dataset: DatasetParams, say: (m: string) => void, waitMs: number, who: string): Promise<void> {
+export async function waitForAll(
+  url: string,
+  dataset: DatasetParams,
+  say: (m: string) => void,
+  wait: { readonly waitMs: number; readonly who: string },
+): Promise<void> {
+  const { waitMs, who } = wait;
   const want = countsByMetric(dataset);
   const deadline = Date.now() + waitMs;
   for (const metric of METRICS) {

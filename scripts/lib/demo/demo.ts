@@ -107,7 +107,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
   say('live events (ts = now, 1,000/s) until the instances promote the hot ids; their epochs start keys.spread.leadMs later');
   const hbase = createHBaseClient(cfg, 'tool');
   let epochsFrom = Number.POSITIVE_INFINITY;
-  total += await produceLive(kafka, cfg.kafka.topic, 1000, async (sent) => {
+  total += await produceLive(kafka, cfg.kafka.topic, { rate: 1000 }, async (sent) => {
     if (sent > 120_000) throw new Error('no id was promoted after 120,000 live events');
     const { registry } = await openKeyspace(cfg, tablesOf(cfg), hbase);
     const starts = registry.spreadIds().map((id) => registry.entryOf(id)?.epochs.at(-1)?.since ?? 0);
@@ -118,7 +118,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
   await hbase.close();
   await o.cli(['spread', 'list']);
   const before = await settled(total);
-  total += await produceLive(kafka, cfg.kafka.topic, 1000, (sent) => sent >= o.live, 777);
+  total += await produceLive(kafka, cfg.kafka.topic, { rate: 1000, seed: 777 }, (sent) => sent >= o.live);
   const text = await settled(total);
   say(`${o.live} live events after the epochs started: region write skew ${skews(cfg, before, text)} (the history: see above)`);
   await service.stop('demo finished');

@@ -9,7 +9,13 @@ import { computeSkew } from '../../../src/load/region-writes.ts';
  * Produces events at about `rate` per second with ts = the time of sending (the history's Zipf ids)
  * until `done(sent)` says so; returns how many.
  */
-export async function produceLive(kafka: Kafka, topic: string, rate: number, done: (sent: number) => boolean | Promise<boolean>, seed = 4242): Promise<number> {
+export async function produceLive(
+  kafka: Kafka,
+  topic: string,
+  feed: { readonly rate: number; readonly seed?: number },
+  done: (sent: number) => boolean | Promise<boolean>,
+): Promise<number> {
+  const { rate, seed = 4242 } = feed;
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
   await producer.connect();
   try {

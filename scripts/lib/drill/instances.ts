@@ -66,11 +66,11 @@ function startStream(kafka: Kafka, topic: string, rate: number): { produced: () 
 /** Data rows: how many, and how many rows each produced (id, ts) has; rows of no produced event counted apart. */
 async function countRows(
   rest: HBaseRestClient,
-  data: string,
-  index: string,
+  tables: { readonly data: string; readonly index: string },
   base: number,
   produced: number,
 ): Promise<{ rows: number; distinct: number; maxPerEvent: number; foreign: number; indexRows: number }> {
+  const { data, index } = tables;
   const per = new Map<number, number>();
   let rows = 0;
   let foreign = 0;
@@ -205,7 +205,7 @@ export async function runInstancesDrill(o: InstancesDrillOptions): Promise<numbe
     final = await obs.untilSettled('caught up');
     for (const i of instances.filter((x) => x.live)) await stop(i.name, 'SIGTERM');
     const committed = await describeGroup(ep.kafkaBrokers, group, say);
-    const c = await countRows(rest, tables.data, tables.index, stream.base, produced);
+    const c = await countRows(rest, tables, stream.base, produced);
     const sumCommitted = committed.reduce((a, p) => a + (p.committed ?? 0), 0);
     const ok =
       c.rows === produced &&

@@ -103,12 +103,13 @@ export async function buildImages(opts: BuildOptions, log: (m: string) => void):
     }
   }
   for (const name of opts.only) {
-    results.push(await buildImage(await specOf(name, tags[name], bases, cacheDir, log), log, opts.force));
+    results.push(await buildImage(await specOf({ name, tag: tags[name] }, bases, cacheDir, log), log, opts.force));
   }
   return results;
 }
 
-async function specOf(name: ImageName, tag: string, bases: Bases, cacheDir: string, log: (m: string) => void): Promise<ImageSpec> {
+async function specOf(image: { readonly name: ImageName; readonly tag: string }, bases: Bases, cacheDir: string, log: (m: string) => void): Promise<ImageSpec> {
+  const { name, tag } = image;
   const container = { to: 'container', from: p('deploy/container'), hash: 'content' } as const;
   switch (name) {
     case 'hbase': {

@@ -56,14 +56,20 @@ export function kafkaClasspath(libDir: string): string {
 
 /** Compiles deploy/admin/*.java against the HBase jars; returns the classes folder. */
 export function compileAdminTool(cacheDir: string, hbaseLib: string, log: (m: string) => void): Promise<string> {
-  return compileJava(cacheDir, hbaseLib, 'deploy/admin', 'admin-classes', 'the table admin tool', log);
+  return compileJava(cacheDir, hbaseLib, { srcRel: 'deploy/admin', prefix: 'admin-classes', what: 'the table admin tool' }, log);
 }
 
 /**
  * Compiles every .java in `srcRel` (project-relative) against the HBase jars into a cache folder
  * named by the hash of the jar set and the sources, so an unchanged tool is compiled once.
  */
-export async function compileJava(cacheDir: string, hbaseLib: string, srcRel: string, prefix: string, what: string, log: (m: string) => void): Promise<string> {
+export async function compileJava(
+  cacheDir: string,
+  hbaseLib: string,
+  src: { readonly srcRel: string; readonly prefix: string; readonly what: string },
+  log: (m: string) => void,
+): Promise<string> {
+  const { srcRel, prefix, what } = src;
   const srcDir = join(projectRoot, srcRel);
   const sources = readdirSync(srcDir)
     .filter((f) => f.endsWith('.java'))

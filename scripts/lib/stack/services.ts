@@ -61,18 +61,20 @@ function renderHBaseSite(layout: StackLayout): void {
 const HBASE_HEAP = '3g';
 const REST_HEAP = '1g';
 
-function hbaseJava(layout: StackLayout, libs: Libs, heap: string, mainClass: string, logName: string): string[] {
-  return hbaseJavaArgs({ confDir: hbaseConfDir(layout), logDir: layout.logDir, hbaseLib: libs.hbaseLib }, heap, mainClass, logName);
+function hbaseJava(layout: StackLayout, libs: Libs, proc: HBaseProcess): string[] {
+  return hbaseJavaArgs({ confDir: hbaseConfDir(layout), logDir: layout.logDir, hbaseLib: libs.hbaseLib }, proc);
+}
+
+/** An HBase process: its heap, main class and log file name. */
+export interface HBaseProcess {
+  readonly heap: string;
+  readonly mainClass: string;
+  readonly logName: string;
 }
 
 /** The java argv of an HBase process (`<mainClass> start`) with its conf folder first on the classpath. */
-export function hbaseJavaArgs(
-  where: { confDir: string; logDir: string; hbaseLib: string },
-  heap: string,
-  mainClass: string,
-  logName: string,
-  jvmProps: readonly string[] = [],
-): string[] {
+export function hbaseJavaArgs(where: { confDir: string; logDir: string; hbaseLib: string }, proc: HBaseProcess, jvmProps: readonly string[] = []): string[] {
+  const { heap, mainClass, logName } = proc;
   const conf = where.confDir;
   return [
     `-Xmx${heap}`,
@@ -105,7 +107,7 @@ export function serviceSpecs(layout: StackLayout, libs: Libs): ServiceSpec[] {
       prepare: () => {
         renderHBaseSite(layout);
         mkdirSync(join(layout.dataDir, 'hbase'), { recursive: true });
-        return Promise.resolve(hbaseJava(layout, libs, HBASE_HEAP, 'org.apache.hadoop.hbase.master.HMaster', 'hbase.log'));
+        return Promise.resolve(hbaseJava(layout, libs, { heap: HBASE_HEAP, mainClass: 'org.apache.hadoop.hbase.master.HMaster', logName: 'hbase.log' }));
       },
       // ZooKeeper answers "imok" once the in-process quorum is up; the master is checked through REST.
       ready: () => zkOk(p.zk),
@@ -117,7 +119,7 @@ export function serviceSpecs(layout: StackLayout, libs: Libs): ServiceSpec[] {
       logFile: join(layout.logDir, 'rest.log'),
       pidFile: stackPidFile('rest', layout.runDir),
       startTimeoutMs: 180_000,
-      prepare: () => Promise.resolve(hbaseJava(layout, libs, REST_HEAP, 'org.apache.hadoop.hbase.rest.RESTServer', 'rest.log')),
+      prepare: () => Promise.resolve(hbaseJava(layout, libs, { heap: REST_HEAP, mainClass: 'org.apache.hadoop.hbase.rest.RESTServer', logName: 'rest.log' })),
       // Version alone answers before the master has finished initialising; the default
       // namespace and a live region server with hbase:meta mean tables can be created.
       ready: () => hbaseRestAnswers(rest),

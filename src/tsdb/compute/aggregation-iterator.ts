@@ -3,6 +3,7 @@
 // Design notes: docs/DECISIONS.md#aggregationiterator
 
 import type { AggregatorSpec } from './aggregators.ts';
+import type { ScanRange } from './range.ts';
 import { runAtOnce, STEP_WORK } from './steps.ts';
 import type { SeekableView } from './views.ts';
 
@@ -10,14 +11,14 @@ const ENDED = Number.MAX_VALUE;
 const LONG_MAX = Number(2n ** 63n - 1n); // Long.MAX_VALUE, as the nearest double
 const LONG_MIN = -(2 ** 63); // Long.MIN_VALUE
 
-/** (x − x0) × (y1 − y0) / (x1 − x0) in Java long arithmetic (exact through BigInt). */
-function longLerpDelta(x: number, x0: number, x1: number, y0: number, y1: number): number {
-  return Number((BigInt(x - x0) * (BigInt(y1) - BigInt(y0))) / BigInt(x1 - x0));
+/** dx × (y1 − y0) / span in Java long arithmetic (exact through BigInt): dx = x − x0, span = x1 − x0. */
+function longLerpDelta(dx: number, span: number, y0: number, y1: number): number {
+  return Number((BigInt(dx) * (BigInt(y1) - BigInt(y0))) / BigInt(span));
 }
 
 /** Runs the iterator to the end: the aggregated [ts, value] points in ascending ts. */
-export function aggregate(views: readonly SeekableView[], startTime: number, endTime: number, aggregator: AggregatorSpec, rate: boolean): [number, number][] {
-  const { ts, values } = runAtOnce(aggregateSteps(views, startTime, endTime, aggregator, rate));
+export function aggregate(views: readonly SeekableView[], scan: ScanRange, aggregator: AggregatorSpec, rate: boolean): [number, number][] {
+  const { ts, values } = runAtOnce(aggregateSteps(views, scan, aggregator, rate));
   return ts.map((t, i) => [t, values[i] as number]);
 }
 
@@ -28,13 +29,8 @@ export interface AggregatedPoints {
 }
 
 /** aggregate() as steps (steps.ts): yields every STEP_WORK series looked at, returns the points. */
-export function* aggregateSteps(
-  views: readonly SeekableView[],
-  startTime: number,
-  endTime: number,
-  aggregator: AggregatorSpec,
-  rate: boolean,
-): Generator<void, AggregatedPoints> {
+export function* aggregateSteps(views: readonly SeekableView[], scan: ScanRange, aggregator: AggregatorSpec, rate: boolean): Generator<void, AggregatedPoints> {
+  const { startMs: startTime, endMs: endTime } = scan;
   const size = views.length;
   let work = 0;
   const iterators: (SeekableView | null)[] = [...views];
@@ -116,7 +112,7 @@ export function* aggregateSteps(
       }
       switch (aggregator.interpolation) {
         case 'LERP':
-          vals.push(y0 + longLerpDelta(x, x0, x1, y0, y1));
+          vals.push(y0 + longLerpDelta(x - x0, x1 - x0, y0, y1));
           break;
         case 'ZIM':
           vals.push(0);

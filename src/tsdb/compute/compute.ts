@@ -86,10 +86,7 @@ export function seriesView(
   if (ds !== undefined && !(s.kind === 'buckets' && ds.fill === 'none' && !ds.calendar)) {
     const fn = s.kind === 'buckets' ? takeBucketValue : getAggregator(ds.aggregator).run;
     const spec = downsampleSpec(ds, fn);
-    view =
-      ds.fill === 'none'
-        ? new Downsampler(view, spec, range.startMs, range.endMs)
-        : new FillingDownsampler(view, scan.startMs, scan.endMs, spec, range.startMs, range.endMs);
+    view = ds.fill === 'none' ? new Downsampler(view, spec, range.startMs, range.endMs) : new FillingDownsampler(view, scan, spec, range);
   }
   if (sub.rate) view = new RateSpan(view, sub.rateOptions);
   return view;
@@ -114,7 +111,7 @@ export function* computeSteps(sub: SubQuery, range: QueryRange, series: readonly
   const out: ResultSeries[] = [];
   for (const group of groupSeries(inScan, sub.filters, sub.aggregator === 'none')) {
     const views = group.series.map((s) => seriesView(sub, s, { scan, range }, options));
-    const points = yield* aggregateSteps(views, scan.startMs, scan.endMs, aggregator, sub.rate);
+    const points = yield* aggregateSteps(views, scan, aggregator, sub.rate);
     const dps: [number, number | null][] = [];
     for (let i = 0; i < points.ts.length; i++) {
       if (i % STEP_WORK === STEP_WORK - 1) yield;

@@ -8,6 +8,7 @@
 
 import type { AggregateFn } from './aggregators.ts';
 import { calendarAdd, previousInterval } from './calendar.ts';
+import type { ScanRange } from './range.ts';
 import type { Point, SeekableView } from './views.ts';
 import type { FillPolicy, IntervalUnit } from '../types.ts';
 
@@ -182,7 +183,7 @@ export class Downsampler implements SeekableView {
 /**
  * FillingDownsampler (fill nan/null/zero): every bucket from the one holding startTime up to, not
  * including, the one holding endTime (calendar: plus one when both are the same bucket); `all` only
- * when there is data. startTime/endTime are the SCAN bounds (see range.ts), not the query's.
+ * when there is data. `scan` is the SCAN bounds (see range.ts), `query` the query's.
  */
 export class FillingDownsampler extends Downsampler {
   #timestamp: number;
@@ -190,8 +191,9 @@ export class FillingDownsampler extends Downsampler {
   #previousCalendar = 0;
   #nextCalendar = 0;
 
-  constructor(source: SeekableView, startTime: number, endTime: number, spec: DownsampleSpec, queryStart: number, queryEnd: number) {
-    super(source, spec, queryStart, queryEnd);
+  constructor(source: SeekableView, scan: ScanRange, spec: DownsampleSpec, query: { readonly startMs: number; readonly endMs: number }) {
+    super(source, spec, query.startMs, query.endMs);
+    const { startMs: startTime, endMs: endTime } = scan;
     if (spec.fill === 'none') throw new Error('Cannot instantiate FillingDownsampler with fill policy none');
     if (spec.all) {
       this.#timestamp = startTime;

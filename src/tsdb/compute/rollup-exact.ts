@@ -58,6 +58,7 @@ export class BucketFolder {
   }
 
   /** One window given field by field (a summary run's numbers: summary-pack.ts). */
+  // eslint-disable-next-line @typescript-eslint/max-params -- per-window hot path (every raw point of a 0all tile too): the numbers are passed unboxed, no object per call
   addFields(startMs: number, count: number, sum: number, min: number, max: number, first: number, last: number): void {
     if (count <= 0) return;
     const cur = this.#cur;

@@ -38,7 +38,7 @@ void test('ingest writes one catalog row per series; a second pass of the same e
   const index = new SeriesIndex({ idTagKey: 'id', source: new CatalogStore(h.rest, { table: h.names.meta }) });
   assert.equal(await index.refresh(), want.length);
   assert.deepEqual(index.metrics(''), ['cpu', 'disk.io', 'mem', 'temp']);
-  const cpuS0 = index.lookup('cpu', [buildFilter('literal_or', 'site', 's0', false)]);
+  const cpuS0 = index.lookup('cpu', [buildFilter('literal_or', 'site', 's0')]);
   const expected = want.filter((l) => l.startsWith('cpu|') && l.includes('"site":"s0"')).length;
   assert.ok(expected > 0);
   assert.equal(cpuS0.total, expected);

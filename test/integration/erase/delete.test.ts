@@ -93,7 +93,7 @@ void test('delete: range, interrupted and resumed, verified; the neighbour id un
     t.after(() => rm(dir, { recursive: true, force: true }));
     const path = join(dir, 'cp.json');
     const { keyspace } = await openKeyspace(cfg, tables, h.rest);
-    const s = eraseSettings(h.config(['kafka.groupId=unused', ...SETS]), keyspace, tables, HOT, null);
+    const s = eraseSettings(h.config(['kafka.groupId=unused', ...SETS]), keyspace, tables, { id: HOT, range: null });
     const ac = new AbortController();
     class StopAfterFirstPage extends EraseProgress {
       override add(delta: Partial<EraseCounts>): void {
@@ -138,7 +138,7 @@ void test('delete: range, interrupted and resumed, verified; the neighbour id un
 
   await t.test('an event written after the delete is there again: the verification finds it, a rerun removes it', async () => {
     const { keyspace } = await openKeyspace(cfg, tables, h.rest);
-    const s = eraseSettings(h.config(['kafka.groupId=unused', ...SETS]), keyspace, tables, HOT, null);
+    const s = eraseSettings(h.config(['kafka.groupId=unused', ...SETS]), keyspace, tables, { id: HOT, range: null });
     const ts = BASE + 400 * MIN;
     const row = putRowOf({
       key: keyspace.dataKey(HOT, ts),

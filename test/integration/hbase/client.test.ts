@@ -164,21 +164,20 @@ test('checkAndPut: success, failure (304 → false), and "absent" check', async 
   const v = (s: string): Buffer => Buffer.from(s);
   // Newer than the server-stamped 'first' so that it becomes the version the next check reads.
   const future = Date.now() + 3_600_000;
-  assert.equal(await client.checkAndPut(table, row, [{ column: A, value: v('first') }], { column: A, value: null }), true);
-  assert.equal(await client.checkAndPut(table, row, [{ column: A, value: v('again') }], { column: A, value: null }), false);
+  assert.equal(await client.checkAndPut(table, { row, cells: [{ column: A, value: v('first') }], check: { column: A, value: null } }), true);
+  assert.equal(await client.checkAndPut(table, { row, cells: [{ column: A, value: v('again') }], check: { column: A, value: null } }), false);
   assert.equal(
-    await client.checkAndPut(
-      table,
+    await client.checkAndPut(table, {
       row,
-      [
+      cells: [
         { column: A, value: v('second'), timestamp: future },
         { column: B, value: v('side') },
       ],
-      { column: A, value: v('first') },
-    ),
+      check: { column: A, value: v('first') },
+    }),
     true,
   );
-  assert.equal(await client.checkAndPut(table, row, [{ column: A, value: v('third') }], { column: A, value: v('first') }), false);
+  assert.equal(await client.checkAndPut(table, { row, cells: [{ column: A, value: v('third') }], check: { column: A, value: v('first') } }), false);
   const got = await client.get(table, row);
   assert.deepEqual(
     got?.cells.map((c) => `${c.qualifier.toString()}=${c.value.toString()}`),
@@ -202,16 +201,16 @@ test('checkAndDelete: success, failure (304 → false), default and explicit del
       ],
     },
   ]);
-  assert.equal(await client.checkAndDelete(table, row, { column: A, value: v('nope') }), false);
+  assert.equal(await client.checkAndDelete(table, { row, check: { column: A, value: v('nope') } }), false);
   assert.equal((await client.get(table, row))?.cells.length, 3);
   // Explicit cells: a family and a column; the check column itself stays.
-  assert.equal(await client.checkAndDelete(table, row, { column: A, value: v('x') }, [{ column: column('m') }, { column: B }]), true);
+  assert.equal(await client.checkAndDelete(table, { row, check: { column: A, value: v('x') }, deleteCells: [{ column: column('m') }, { column: B }] }), true);
   assert.deepEqual(
     (await client.get(table, row))?.cells.map((c) => c.column.toString()),
     ['cf:a'],
   );
   // Default: the check column is deleted.
-  assert.equal(await client.checkAndDelete(table, row, { column: A, value: v('x') }), true);
+  assert.equal(await client.checkAndDelete(table, { row, check: { column: A, value: v('x') } }), true);
   assert.equal(await client.get(table, row), null);
 });
 

@@ -88,7 +88,7 @@ void test('query layer: latest, range, by-tag and rollups read back what ingest 
     // the region server already drops rows without the metric (the filter of rangeShape), not only the client
     let scanned = 0;
     for await (const row of f.h.rest.scan(f.h.names.data, {
-      ...idTimeRange('dev1', from, to - 1, f.cfg.keys.saltBuckets),
+      ...idTimeRange('dev1', { fromTs: from, toTs: to - 1 }, f.cfg.keys.saltBuckets),
       ...rangeShape('hum', f.cfg.tables.data.family),
     })) {
       assert.ok(row.cells.some((c) => c.qualifier.toString() === 'hum'));

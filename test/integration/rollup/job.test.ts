@@ -114,7 +114,7 @@ void test('a marker row re-marked while its windows are recomputed is left (its 
       })();
     },
     put: (table, rows) => r.h.rest.put(table, rows),
-    checkAndDelete: (table, row, check, cells) => r.h.rest.checkAndDelete(table, row, check, cells),
+    checkAndDelete: (table, del) => r.h.rest.checkAndDelete(table, del),
   };
   const one = await newJob(r, racing).run();
   assert.equal(raced, true);

@@ -228,7 +228,7 @@ void test('upgrade from one rollup family: tables apply adds the size families, 
   );
 
   // The delete erases summaries in every family.
-  const es = eraseSettings(cfg, s.keyspace, tablesOf(cfg), 'legacy', null);
+  const es = eraseSettings(cfg, s.keyspace, tablesOf(cfg), { id: 'legacy', range: null });
   const report = await eraseId(r.h.rest, es, { pageRows: 100, concurrency: 8, bucketConcurrency: 2, now: Date.now });
   assert.ok(report.deleted.summaries > 0);
   const left = await verifyErased(r.h.rest, es, report.seen);

@@ -24,7 +24,7 @@ function index(): SeriesIndex {
   return ix;
 }
 
-const f = (type: FilterType, tagk: string, filter: string) => buildFilter(type, tagk, filter, false);
+const f = (type: FilterType, tagk: string, filter: string) => buildFilter(type, tagk, filter);
 const ids = (ix: SeriesIndex, metric: string | undefined, filters: ReturnType<typeof f>[]) =>
   ix.lookup(metric, filters).series.map((s) => `${s.metric}:${s.id}:${JSON.stringify(s.tags)}`);
 

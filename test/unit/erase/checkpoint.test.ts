@@ -25,7 +25,7 @@ void test('a checkpoint round-trips through its file with positions and what was
   const store = eraseCheckpointFile(join(dir, 'cp.json'));
   assert.equal(await store.load(), undefined);
   let c = newEraseCheckpoint(run, 0);
-  c = withUnit(c, 'data/3', { done: false, after: '03abcd' }, mergeSeen(c.seen, [{ tag: 'site', value: 's1' }], 10, 20), 1000);
+  c = withUnit(c, { unit: 'data/3', pos: { done: false, after: '03abcd' }, seen: mergeSeen(c.seen, [{ tag: 'site', value: 's1' }], 10, 20) }, 1000);
   c = finishedCheckpoint(c, 2000);
   await store.save(c);
   assert.deepEqual(await store.load(), c);

@@ -88,14 +88,24 @@ void test('marker action: the id cell only (never the version cell or another id
   const key = ks.markerKey({ id: 'a', windowSec: 3600, windowStart: HOUR });
   assert.equal(inRange(key, markerScan(ks, 'a')), true);
   const version = cell(VERSION_QUALIFIER, Buffer.alloc(16));
-  assert.deepEqual(markerAction(ks, 'a', key, [cell(Buffer.from('a')), cell(Buffer.from('ab')), version], windows, null), {
-    kind: 'cell',
-    qualifier: Buffer.from('a'),
-  });
-  assert.equal(markerAction(ks, 'a', key, [cell(Buffer.from('ab')), version], windows, null), null);
-  assert.equal(markerAction(ks, 'a', key, [cell(Buffer.from('a'))], windows, { from: 0, to: 2 * HOUR }) !== null, true);
-  assert.equal(markerAction(ks, 'a', key, [cell(Buffer.from('a'))], windows, { from: 0, to: HOUR + 1 }), null, 'a cut window keeps its mark');
+  assert.deepEqual(
+    markerAction({ keyspace: ks, id: 'a', windows, range: null }, { row: key, cells: [cell(Buffer.from('a')), cell(Buffer.from('ab')), version] }),
+    {
+      kind: 'cell',
+      qualifier: Buffer.from('a'),
+    },
+  );
+  assert.equal(markerAction({ keyspace: ks, id: 'a', windows, range: null }, { row: key, cells: [cell(Buffer.from('ab')), version] }), null);
+  assert.equal(
+    markerAction({ keyspace: ks, id: 'a', windows, range: { from: 0, to: 2 * HOUR } }, { row: key, cells: [cell(Buffer.from('a'))] }) !== null,
+    true,
+  );
+  assert.equal(
+    markerAction({ keyspace: ks, id: 'a', windows, range: { from: 0, to: HOUR + 1 } }, { row: key, cells: [cell(Buffer.from('a'))] }),
+    null,
+    'a cut window keeps its mark',
+  );
   const legacy = encodeIdMarkerKey({ id: 'a', windowSec: 3600, windowStart: HOUR }, 1);
-  assert.deepEqual(markerAction(ks, 'a', legacy, [cell(LEGACY_QUALIFIER)], windows, null), { kind: 'row' });
-  assert.equal(markerAction(ks, 'ab', legacy, [cell(LEGACY_QUALIFIER)], windows, null), null);
+  assert.deepEqual(markerAction({ keyspace: ks, id: 'a', windows, range: null }, { row: legacy, cells: [cell(LEGACY_QUALIFIER)] }), { kind: 'row' });
+  assert.equal(markerAction({ keyspace: ks, id: 'ab', windows, range: null }, { row: legacy, cells: [cell(LEGACY_QUALIFIER)] }), null);
 });

@@ -25,7 +25,7 @@ void test('removeRows: a row of a future event time goes and counts; one written
   db.seed('t', q('rewritten'), [{ family: 'd', qualifier: q('m'), value: q('2'), timestamp: NOW + 2 * HOUR }]);
   const read = await db.multiGet('t', [q('future'), q('past')]);
   const doomed = [...read.flatMap((r) => (r === null ? [] : [r])), { row: q('rewritten'), cells: [{ timestamp: NOW - HOUR }] }];
-  const n = await removeRows(db, createLimiter(4), 't', doomed, NOW);
+  const n = await removeRows({ port: db, limiter: createLimiter(4) }, 't', doomed, NOW);
   assert.equal(n, 2, 'the future and the past row: gone in the read after');
   assert.deepEqual(
     (await db.multiGet('t', [q('future'), q('past'), q('rewritten')])).map((r) => r !== null),
@@ -42,7 +42,7 @@ void test('removeRows: with columns only those go, and the row counts when they 
   const row = await db.get('t', q('marker'));
   assert.ok(row !== null);
   const mine = row.cells.filter((c) => c.qualifier.equals(q('dev')));
-  assert.equal(await removeRows(db, createLimiter(1), 't', [{ row: row.row, cells: mine, columns: [column('d', 'dev')] }], NOW), 1);
+  assert.equal(await removeRows({ port: db, limiter: createLimiter(1) }, 't', [{ row: row.row, cells: mine, columns: [column('d', 'dev')] }], NOW), 1);
   assert.deepEqual(
     (await db.get('t', q('marker')))?.cells.map((c) => c.qualifier.toString()),
     ['v'],

@@ -114,9 +114,9 @@ test('checkAndPut / checkAndDelete: PUT with check=…, check cell last, 304 →
   let status = 200;
   const { c, fake } = client(() => ({ status }));
   const put = [{ column: COL, value: Buffer.from('new') }];
-  assert.equal(await c.checkAndPut('t', ROW, put, { column: COL, value: Buffer.from('old') }), true);
+  assert.equal(await c.checkAndPut('t', { row: ROW, cells: put, check: { column: COL, value: Buffer.from('old') } }), true);
   status = 304;
-  assert.equal(await c.checkAndDelete('t', ROW, { column: COL, value: null }, [{ column: Buffer.from('m') }]), false);
+  assert.equal(await c.checkAndDelete('t', { row: ROW, check: { column: COL, value: null }, deleteCells: [{ column: Buffer.from('m') }] }), false);
   const [p, d] = fake.requests;
   assert.equal(p?.method, 'PUT');
   assert.equal(p.path, '/t/AP8?e=b64&check=put');
@@ -135,7 +135,7 @@ test('checkAndPut / checkAndDelete: PUT with check=…, check cell last, 304 →
   assert.equal(d.path, '/t/AP8?e=b64&check=delete');
   assert.deepEqual(JSON.parse(String(d.body)), { Row: [{ key: 'AP8=', Cell: [{ column: 'bQ==' }, { column: 'Y2Y6YQ==', $: '' }] }] });
   await assert.rejects(
-    c.checkAndPut('t', ROW, [{ column: column('cf', 'b'), value: ROW }], { column: COL, value: ROW }),
+    c.checkAndPut('t', { row: ROW, cells: [{ column: column('cf', 'b'), value: ROW }], check: { column: COL, value: ROW } }),
     (e: unknown) => e instanceof HBaseError && e.code === 'HBASE_INVALID_ARGUMENT' && e.op === 'checkAndPut',
   );
   assert.equal(fake.requests.length, 2);

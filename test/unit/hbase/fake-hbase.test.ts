@@ -87,18 +87,18 @@ void test('check-and-put: applies only when the check holds; a null check holds 
   const h = new FakeHBase();
   const q = column('d', 'q');
   const put = (value: string): { column: Buffer; value: Buffer }[] => [{ column: q, value: Buffer.from(value) }];
-  assert.equal(await h.checkAndPut(T, k(1), put('a'), { column: q, value: null }), true, 'absent');
-  assert.equal(await h.checkAndPut(T, k(1), put('b'), { column: q, value: null }), false, 'present now');
-  assert.equal(await h.checkAndPut(T, k(1), put('b'), { column: q, value: Buffer.from('x') }), false, 'another value');
-  assert.equal(await h.checkAndPut(T, k(1), put('b'), { column: q, value: Buffer.from('a') }), true);
+  assert.equal(await h.checkAndPut(T, { row: k(1), cells: put('a'), check: { column: q, value: null } }), true, 'absent');
+  assert.equal(await h.checkAndPut(T, { row: k(1), cells: put('b'), check: { column: q, value: null } }), false, 'present now');
+  assert.equal(await h.checkAndPut(T, { row: k(1), cells: put('b'), check: { column: q, value: Buffer.from('x') } }), false, 'another value');
+  assert.equal(await h.checkAndPut(T, { row: k(1), cells: put('b'), check: { column: q, value: Buffer.from('a') } }), true);
   assert.equal((await h.get(T, k(1)))?.cells[0]?.value.toString(), 'b');
   cell(h, k(2), 'q', '');
-  assert.equal(await h.checkAndPut(T, k(2), put('c'), { column: q, value: null }), true, 'an empty cell matches a null check');
+  assert.equal(await h.checkAndPut(T, { row: k(2), cells: put('c'), check: { column: q, value: null } }), true, 'an empty cell matches a null check');
   // A writer that lands between the caller's read and its check-and-put makes the check fail.
   h.beforeCheck = () => {
     cell(h, k(1), 'q', 'raced', Date.now() + 1000);
   };
-  assert.equal(await h.checkAndPut(T, k(1), put('d'), { column: q, value: Buffer.from('b') }), false);
+  assert.equal(await h.checkAndPut(T, { row: k(1), cells: put('d'), check: { column: q, value: Buffer.from('b') } }), false);
   assert.equal((await h.get(T, k(1)))?.cells[0]?.value.toString(), 'raced');
 });
 
@@ -108,12 +108,15 @@ void test('check-and-delete: a family up to a timestamp, one column at its times
   cell(h, k(1), 'v', '1', 5);
   cell(h, k(1), 'a', '', 3);
   cell(h, k(1), 'b', '', 9);
-  assert.equal(await h.checkAndDelete(T, k(1), { column: v, value: Buffer.from('2') }, [{ column: Buffer.from('d') }]), false);
-  assert.equal(await h.checkAndDelete(T, k(1), { column: v, value: Buffer.from('1') }, [{ column: Buffer.from('d'), timestamp: 5 }]), true);
+  assert.equal(await h.checkAndDelete(T, { row: k(1), check: { column: v, value: Buffer.from('2') }, deleteCells: [{ column: Buffer.from('d') }] }), false);
+  assert.equal(
+    await h.checkAndDelete(T, { row: k(1), check: { column: v, value: Buffer.from('1') }, deleteCells: [{ column: Buffer.from('d'), timestamp: 5 }] }),
+    true,
+  );
   assert.deepEqual(h.snapshot(T), new Map([['01', ['b']]]));
-  assert.equal(await h.checkAndDelete(T, k(1), { column: v, value: null }, [{ column: column('d', 'b'), timestamp: 8 }]), true);
+  assert.equal(await h.checkAndDelete(T, { row: k(1), check: { column: v, value: null }, deleteCells: [{ column: column('d', 'b'), timestamp: 8 }] }), true);
   assert.deepEqual(h.snapshot(T), new Map([['01', ['b']]]), 'not the version at 8');
-  assert.equal(await h.checkAndDelete(T, k(1), { column: column('d', 'b'), value: Buffer.alloc(0) }), true);
+  assert.equal(await h.checkAndDelete(T, { row: k(1), check: { column: column('d', 'b'), value: Buffer.alloc(0) } }), true);
   assert.equal(h.has(T, k(1)), false);
 });
 

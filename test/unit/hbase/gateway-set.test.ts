@@ -91,13 +91,13 @@ test('a check-and-put on a reset connection is not sent again; a refused one is'
   const cells = [{ column: column('d', 'q'), value: Buffer.from('v') }];
   const check = { column: column('d', 'q'), value: null };
   // the first request goes to a (round-robin start)
-  await assert.rejects(client.checkAndPut('t', Buffer.from('r'), cells, check), (err) => isHBaseError(err, 'HBASE_NETWORK'));
+  await assert.rejects(client.checkAndPut('t', { row: Buffer.from('r'), cells, check }), (err) => isHBaseError(err, 'HBASE_NETWORK'));
   assert.equal(b.served(), 0, 'not re-sent after a reset: a may have applied it');
   const a2 = new FakeGateway('a');
   const b2 = new FakeGateway('b');
   const second = setOf([a2, b2]);
   a2.down = 'ECONNREFUSED';
-  assert.equal(await second.client.checkAndPut('t', Buffer.from('r'), cells, check), true, 'refused: never sent, so b takes it');
+  assert.equal(await second.client.checkAndPut('t', { row: Buffer.from('r'), cells, check }), true, 'refused: never sent, so b takes it');
   await Promise.all([client.close(), second.client.close()]);
 });
 

@@ -96,7 +96,7 @@ void test('idTimeRange covers exactly [fromTs, toTs] in both formats', () => {
   const to = 2_000_000;
   for (const format of ['binary', 'printable'] as const) {
     const encode = format === 'binary' ? encodeDataKey : encodePrintableDataKey;
-    const range = idTimeRange('dev-1', from, to, 16, format);
+    const range = idTimeRange('dev-1', { fromTs: from, toTs: to }, 16, format);
     assert.ok(Buffer.compare(range.startRow, range.stopRow) < 0);
     for (const ts of [from, from + 1, 1_500_000, to - 1, to]) {
       assert.ok(inRange(encode({ id: 'dev-1', ts }, 16), range), `${format} ${ts} inside`);
@@ -106,12 +106,12 @@ void test('idTimeRange covers exactly [fromTs, toTs] in both formats', () => {
     }
     assert.ok(!inRange(encode({ id: 'dev-10', ts: from }, 16), range));
   }
-  const whole = idTimeRange('dev-1', 0, MAX_TS, 16);
+  const whole = idTimeRange('dev-1', { fromTs: 0, toTs: MAX_TS }, 16);
   assert.ok(inRange(encodeDataKey({ id: 'dev-1', ts: 0 }, 16), whole));
   assert.ok(inRange(encodeDataKey({ id: 'dev-1', ts: MAX_TS }, 16), whole));
   assert.equal(whole.stopRow.subarray(-8).toString('hex'), '8000000000000000');
   assert.throws(
-    () => idTimeRange('dev-1', 10, 9, 16),
+    () => idTimeRange('dev-1', { fromTs: 10, toTs: 9 }, 16),
     (e: unknown) => e instanceof KeyError && e.code === 'INVALID_RANGE',
   );
 });

@@ -70,7 +70,7 @@ void test('rejects NUL and empty parts, bad ts, bad ids, bad mode', () => {
   assert.throws(() => encodeIndexKey({ ...entry, ts: -5 }, 16), code('INVALID_TS'));
   assert.throws(() => encodeIndexKey(entry, 300), code('INVALID_BUCKETS'));
   assert.throws(() => indexScanRanges('site', 'a\u0000', 16), /value must not contain a NUL/);
-  assert.throws(() => indexScanRanges('site', 'v', 16, 'bogus' as 'entry'), code('INVALID_SALT_MODE'));
+  assert.throws(() => indexScanRanges('site', 'v', 16, { saltMode: 'bogus' as 'entry' }), code('INVALID_SALT_MODE'));
 });
 
 void test('decodeIndexKey reports malformed keys', () => {
@@ -111,7 +111,7 @@ void test('indexScanRanges: one range per bucket in entry mode, covering every e
 });
 
 void test('indexScanRanges: single range in value mode, and time bounds are inclusive', () => {
-  const [only, ...rest] = indexScanRanges('site', 'sh-01', 16, 'value', { fromTs: 100, toTs: 200 });
+  const [only, ...rest] = indexScanRanges('site', 'sh-01', 16, { saltMode: 'value', bounds: { fromTs: 100, toTs: 200 } });
   assert.equal(rest.length, 0);
   assert.ok(only);
   assert.equal(only.startRow[0], md5Mod('site\u0000sh-01', 16));
@@ -121,7 +121,7 @@ void test('indexScanRanges: single range in value mode, and time bounds are incl
   for (const ts of [99, 201, 0]) {
     assert.ok(!inRange(encodeIndexKey({ ...entry, ts, id: `d${ts}` }, 16, 'value'), only), `ts ${ts}`);
   }
-  const fanned = indexScanRanges('site', 'sh-01', 16, 'entry', { fromTs: 100, toTs: 200 });
+  const fanned = indexScanRanges('site', 'sh-01', 16, { saltMode: 'entry', bounds: { fromTs: 100, toTs: 200 } });
   assert.equal(fanned.length, 16);
   for (const id of ['a', 'b', 'zzzz', '设备-7']) {
     for (const ts of [100, 200]) {
@@ -129,6 +129,6 @@ void test('indexScanRanges: single range in value mode, and time bounds are incl
     }
     assert.equal(fanned.filter((r) => inRange(encodeIndexKey({ ...entry, ts: 201, id }, 16), r)).length, 0);
   }
-  assert.throws(() => indexScanRanges('site', 'v', 16, 'entry', { fromTs: 2, toTs: 1 }), /fromTs/);
+  assert.throws(() => indexScanRanges('site', 'v', 16, { saltMode: 'entry', bounds: { fromTs: 2, toTs: 1 } }), /fromTs/);
   assert.equal(indexScanRanges('site', 'v', 1).length, 1);
 });

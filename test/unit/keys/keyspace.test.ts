@@ -38,7 +38,7 @@ void test('an id without a registry entry keeps the plain key, ranges and index 
       );
       assert.deepEqual(
         ks.dataRanges(id, T0, T0 + 5).map((r) => r.range),
-        [idTimeRange(id, T0, T0 + 5, B, format)],
+        [idTimeRange(id, { fromTs: T0, toTs: T0 + 5 }, B, format)],
       );
       const d = ks.decodeDataKey(ks.dataKey(id, T0));
       assert.deepEqual([d.id, d.ts, d.offset, d.salt], [id, T0, 0, saltOf(id, B)]);

@@ -59,7 +59,7 @@ void test("planBatch: finest size = the windows' own data ranges, sorted, in one
   const plan = planBatch(s.windows, markers, s.keyspace);
   assert.deepEqual(plan.singles, []);
   const own = (m: FoundMarker): Buffer => {
-    const src = sourceOf(s.windows, m.parts.id, 60, m.parts.windowStart, s.keyspace);
+    const src = sourceOf(s.windows, { id: m.parts.id, windowSec: 60, start: m.parts.windowStart }, s.keyspace);
     assert.ok(src.kind === 'data' && src.ranges.length === 1);
     return (src.ranges[0] as { startRow: Buffer }).startRow;
   };

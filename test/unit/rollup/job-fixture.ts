@@ -124,9 +124,9 @@ export function recording(store: RollupStore): { store: RollupStore; log: Call[]
         log.push({ op: 'put', table, keys: rows.map((r) => r.row) });
         return store.put(table, rows);
       },
-      checkAndDelete: (table, row, check, cells) => {
-        log.push({ op: 'checkAndDelete', table, keys: [row] });
-        return store.checkAndDelete(table, row, check, cells);
+      checkAndDelete: (table, del) => {
+        log.push({ op: 'checkAndDelete', table, keys: [del.row] });
+        return store.checkAndDelete(table, del);
       },
     },
   };

@@ -146,7 +146,7 @@ void test('a marker re-marked during the recompute is not deleted (counted as fo
       return store.scan(table, opts);
     },
     put: (t, r) => store.put(t, r),
-    checkAndDelete: (t, r, c, d) => store.checkAndDelete(t, r, c, d),
+    checkAndDelete: (t, d) => store.checkAndDelete(t, d),
   };
   const { job: j, metrics } = job(racing, s);
   const one = await j.run();
@@ -294,7 +294,7 @@ void test('aborted mid-page, the run stops at its next batch: the marker rows no
       await store.put(table, rows);
       if (table === s.rollupTable) ac.abort();
     },
-    checkAndDelete: (t, r, c, d) => store.checkAndDelete(t, r, c, d),
+    checkAndDelete: (t, d) => store.checkAndDelete(t, d),
   };
   const stopped = await job(stopping, s).job.run(ac.signal);
   assert.equal(stopped.aborted, true);

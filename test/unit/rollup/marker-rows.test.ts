@@ -71,7 +71,7 @@ void test('a re-mark of another id of the row during the run keeps the whole row
       })();
     },
     put: (t, r) => store.put(t, r),
-    checkAndDelete: (t, r, c, d) => store.checkAndDelete(t, r, c, d),
+    checkAndDelete: (t, d) => store.checkAndDelete(t, d),
   };
   const one = await run(racing, s);
   assert.equal(raced, true);

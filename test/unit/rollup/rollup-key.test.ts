@@ -113,7 +113,7 @@ void test('invalid windows and keys are rejected with a reason', () => {
 void test('rollupScanRange includes exactly the windows starting in [from, to] of one id and size', () => {
   const id = 'sensor-0042';
   const from = 1_732_262_400_000;
-  const r = rollupScanRange(id, 3600, from, from + 5 * H, 16);
+  const r = rollupScanRange(id, 3600, { fromStart: from, toStart: from + 5 * H }, 16);
   for (let i = -3; i <= 8; i++) {
     const key = encodeRollupKey({ id, windowSec: 3600, windowStart: from + i * H }, 16);
     assert.equal(inRange(key, r), i >= 0 && i <= 5, `window ${i}`);
@@ -123,8 +123,12 @@ void test('rollupScanRange includes exactly the windows starting in [from, to] o
   assert.equal(inRange(encodeRollupKey({ id, windowSec: 86_400, windowStart: from - (from % 86_400_000) }, 16), r), false);
   assert.equal(inRange(encodeRollupKey({ id: `${id}0`, windowSec: 3600, windowStart: from }, 16), r), false);
   // Newest first: the start row is the latest window.
-  assert.ok(rollupScanRange(id, 3600, from, from + 5 * H, 16).startRow.equals(encodeRollupKey({ id, windowSec: 3600, windowStart: from + 5 * H }, 16)));
-  assert.throws(() => rollupScanRange(id, 3600, from + H, from, 16), /fromStart/);
+  assert.ok(
+    rollupScanRange(id, 3600, { fromStart: from, toStart: from + 5 * H }, 16).startRow.equals(
+      encodeRollupKey({ id, windowSec: 3600, windowStart: from + 5 * H }, 16),
+    ),
+  );
+  assert.throws(() => rollupScanRange(id, 3600, { fromStart: from + H, toStart: from }, 16), /fromStart/);
 });
 
 void test('markerScanRange: closed marker rows (and per-id markers) of one bucket and size, oldest first; never summaries', () => {

@@ -30,7 +30,7 @@ for (const set of recordedSets(DIR)) {
       compareAnswers(
         q.name,
         readRecorded(DIR, set, q.name).answer,
-        answerOffline(store, q, { integerValues }, Date.now(), inTsdOrder ? tsdOrder : undefined),
+        answerOffline(store, q, { integerValues }, { nowMs: Date.now(), orderOf: inTsdOrder ? tsdOrder : undefined }),
         // the echo is the HTTP side's to render; here only query.index is, to key the series
       ).filter((d) => d.kind !== 'query-echo'),
     );

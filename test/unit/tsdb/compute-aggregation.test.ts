@@ -26,11 +26,11 @@ const DATA_5SEC = [0, 7000, 10000, 15000, 20000, 25000, 30000, 35000, 40000, 450
 const RATE: RateOptions = { counter: false, counterMax: Number.MAX_SAFE_INTEGER, resetValue: 0, dropResets: false };
 
 test('TestAggregationIterator.testAggregate_singleSpan', () => {
-  assertPoints(aggregate([view(P1)], START, END, getAggregator('sum'), false), P1);
+  assertPoints(aggregate([view(P1)], { startMs: START, endMs: END }, getAggregator('sum'), false), P1);
 });
 
 test('TestAggregationIterator.testAggregate_doubleSpans: union of timestamps, LERP in gaps, nothing outside a series', () => {
-  assertPoints(aggregate([view(P1), view(P2)], START, END, getAggregator('sum'), false), [
+  assertPoints(aggregate([view(P1), view(P2)], { startMs: START, endMs: END }, getAggregator('sum'), false), [
     [B, 40],
     [B + 10000, 87],
     [B + 20000, 108],
@@ -48,8 +48,7 @@ test('TestAggregationIterator.pfsum: PREV interpolation', () => {
         ]),
         view(P2),
       ],
-      START,
-      END,
+      { startMs: START, endMs: END },
       getAggregator('pfsum'),
       false,
     ),
@@ -65,18 +64,18 @@ test('TestAggregationIterator.pfsum: PREV interpolation', () => {
 test('TestAggregationIterator.testAggregate_manySpansWithDownsampling: seek from +1 s drops the first 10 s bucket', () => {
   const views = Array.from({ length: 7 }, () => new Downsampler(view(DATA_5SEC), spec(10, 's', 'avg', 'none'), 0, 0));
   assertPoints(
-    aggregate(views, B + 1000, B + 100000, getAggregator('sum'), false),
+    aggregate(views, { startMs: B + 1000, endMs: B + 100000 }, getAggregator('sum'), false),
     [10000, 20000, 30000, 40000, 50000].map((o) => [B + o, 7] as const),
   );
 });
 
 test('TestAggregationIterator.testAggregate_emptySpan: an empty series is ignored', () => {
-  assertPoints(aggregate([view([]), view(P1)], B, END, getAggregator('sum'), false), P1);
+  assertPoints(aggregate([view([]), view(P1)], { startMs: B, endMs: END }, getAggregator('sum'), false), P1);
 });
 
 test('interpolation kinds at a gap: zimsum 0, mimmin +MAX, mimmax −MAX, avg LERP, count ZIM', () => {
   const at20 = (name: 'zimsum' | 'mimmin' | 'mimmax' | 'avg' | 'count' | 'min'): number | undefined =>
-    aggregate([view(P1), view(P2)], START, END, getAggregator(name), false).find((p) => p[0] === B + 20000)?.[1];
+    aggregate([view(P1), view(P2)], { startMs: START, endMs: END }, getAggregator(name), false).find((p) => p[0] === B + 20000)?.[1];
   assert.equal(at20('zimsum'), 48);
   assert.equal(at20('mimmin'), 48);
   assert.equal(at20('mimmax'), 48);
@@ -94,7 +93,7 @@ test('NaN from a nan fill propagates: sum skips NaN, mult does not', () => {
     [B, 3],
     [B + 10000, 4],
   ]);
-  assertPoints(aggregate([x, y], START, END, getAggregator('sum'), false), [
+  assertPoints(aggregate([x, y], { startMs: START, endMs: END }, getAggregator('sum'), false), [
     [B, 3],
     [B + 10000, 6],
   ]);
@@ -106,7 +105,7 @@ test('NaN from a nan fill propagates: sum skips NaN, mult does not', () => {
     [B, 3],
     [B + 10000, 4],
   ]);
-  assertPoints(aggregate([x2, y2], START, END, getAggregator('mult'), false), [
+  assertPoints(aggregate([x2, y2], { startMs: START, endMs: END }, getAggregator('mult'), false), [
     [B, Number.NaN],
     [B + 10000, 8],
   ]);
@@ -217,7 +216,7 @@ test('AggregationIterator with rate: first rate never emitted, a series between 
   );
   // a: bogus 0/… at B, 1 at +10 s, 2 at +20 s; b: bogus 100/(…) at +5 s, 10 at +15 s
   const bogusB = 100 / ((B + 5000) / 1000);
-  assertPoints(aggregate([a, b], START, END, getAggregator('sum'), true), [
+  assertPoints(aggregate([a, b], { startMs: START, endMs: END }, getAggregator('sum'), true), [
     [B + 10000, 1 + bogusB],
     [B + 15000, 1 + 10],
     [B + 20000, 2],
@@ -231,14 +230,14 @@ test('TestAggregationIterator.testAggregate_doubleSpans on longs: integer LERP (
       pts.map((p) => p[1]),
       true,
     );
-  assertPoints(aggregate([ints(P1), ints(P2)], START, END, getAggregator('sum'), false), [
+  assertPoints(aggregate([ints(P1), ints(P2)], { startMs: START, endMs: END }, getAggregator('sum'), false), [
     [B, 40],
     [B + 10000, 87],
     [B + 20000, 108],
     [B + 30000, 70],
   ]);
   // avg of 50 and 37 is 43 (long division), of LERP 60 and 48 is 54
-  assertPoints(aggregate([ints(P1), ints(P2)], START, END, getAggregator('avg'), false), [
+  assertPoints(aggregate([ints(P1), ints(P2)], { startMs: START, endMs: END }, getAggregator('avg'), false), [
     [B, 40],
     [B + 10000, 43],
     [B + 20000, 54],
@@ -250,19 +249,19 @@ test('TestAggregationIterator.testAggregate_doubleSpans on longs: integer LERP (
     [B + 3000, 10],
   ] as const;
   const b = [[B + 1000, 1]] as const;
-  assertPoints(aggregate([ints(a), ints(b)], START, END, getAggregator('sum'), false), [
+  assertPoints(aggregate([ints(a), ints(b)], { startMs: START, endMs: END }, getAggregator('sum'), false), [
     [B, 0],
     [B + 1000, 4],
     [B + 3000, 10],
   ]);
-  assertPoints(aggregate([view(a), view(b)], START, END, getAggregator('sum'), false), [
+  assertPoints(aggregate([view(a), view(b)], { startMs: START, endMs: END }, getAggregator('sum'), false), [
     [B, 0],
     [B + 1000, 1 + 10 / 3],
     [B + 3000, 10],
   ]);
   // one double anywhere in the current/next slots → the double path
   const mixed = [[B + 1000, 1.5]] as const;
-  assertPoints(aggregate([ints(a), view(mixed)], START, END, getAggregator('sum'), false), [
+  assertPoints(aggregate([ints(a), view(mixed)], { startMs: START, endMs: END }, getAggregator('sum'), false), [
     [B, 0],
     [B + 1000, 1.5 + 10 / 3],
     [B + 3000, 10],

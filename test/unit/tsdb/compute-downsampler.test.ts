@@ -12,7 +12,7 @@ const NaN_ = Number.NaN;
 test('TestFillingDownsampler.testNaNMissingInterval: 100ms-sum-nan fills every bucket of [start, end)', () => {
   const b = 500;
   const src = view([4, 5, 7, 12, 15, 24, 25, 26, 27].map((k) => [b + 25 * k, 1] as const));
-  const ds = new FillingDownsampler(src, b, b + 36 * 25, spec(100, 'ms', 'sum', 'nan'), 0, 0);
+  const ds = new FillingDownsampler(src, { startMs: b, endMs: b + 36 * 25 }, spec(100, 'ms', 'sum', 'nan'), { startMs: 0, endMs: 0 });
   assertPoints(drainView(ds), [
     [500, NaN_],
     [600, 3],
@@ -29,7 +29,7 @@ test('TestFillingDownsampler.testNaNMissingInterval: 100ms-sum-nan fills every b
 test('TestFillingDownsampler.testZeroMissingInterval: 100ms-sum-zero', () => {
   const b = 500;
   const src = view([4, 5, 7, 12, 15, 24, 25, 26, 27].map((k) => [b + 25 * k, 1] as const));
-  const ds = new FillingDownsampler(src, b, b + 36 * 25, spec(100, 'ms', 'sum', 'zero'), 0, 0);
+  const ds = new FillingDownsampler(src, { startMs: b, endMs: b + 36 * 25 }, spec(100, 'ms', 'sum', 'zero'), { startMs: 0, endMs: 0 });
   assertPoints(drainView(ds), [
     [500, 0],
     [600, 3],
@@ -46,7 +46,7 @@ test('TestFillingDownsampler.testZeroMissingInterval: 100ms-sum-zero', () => {
 test('TestFillingDownsampler.testWithoutMissingIntervals', () => {
   const b = 1000;
   const src = view(Array.from({ length: 12 }, (_, k) => [b + 25 * k, 12 - k] as const));
-  const ds = new FillingDownsampler(src, b, b + 12 * 25, spec(100, 'ms', 'sum', 'nan'), 0, 0);
+  const ds = new FillingDownsampler(src, { startMs: b, endMs: b + 12 * 25 }, spec(100, 'ms', 'sum', 'nan'), { startMs: 0, endMs: 0 });
   assertPoints(drainView(ds), [
     [1000, 42],
     [1100, 26],
@@ -68,7 +68,7 @@ test('TestFillingDownsampler.testWithOutOfBoundsData: earlier buckets are consum
     [b + 120000 + 30384, 37],
     [b + 240000 + 1530, 86],
   ]);
-  const ds = new FillingDownsampler(src, b, b + 120000, spec(1, 'm', 'sum', 'nan'), 0, 0);
+  const ds = new FillingDownsampler(src, { startMs: b, endMs: b + 120000 }, spec(1, 'm', 'sum', 'nan'), { startMs: 0, endMs: 0 });
   assertPoints(drainView(ds), [
     [1425335880000, 30],
     [1425335940000, 9],
@@ -78,7 +78,7 @@ test('TestFillingDownsampler.testWithOutOfBoundsData: earlier buckets are consum
 test('TestFillingDownsampler.testDownsampler_allFullRange: 0all-sum-nan → one point at query start', () => {
   const B = 1356998400000;
   const src = view([5, 15, 25, 35, 45, 55].map((s, i) => [B + s * 1000, 2 ** i] as const));
-  const ds = new FillingDownsampler(src, B + 5000, B + 55000, allSpec('sum', 'nan'), 0, Number.MAX_SAFE_INTEGER);
+  const ds = new FillingDownsampler(src, { startMs: B + 5000, endMs: B + 55000 }, allSpec('sum', 'nan'), { startMs: 0, endMs: Number.MAX_SAFE_INTEGER });
   assertPoints(drainView(ds), [[0, 63]]);
 });
 
@@ -99,7 +99,10 @@ test('TestFillingDownsampler.testDownsampler_calendarDay: fixed 1d control and 1
     [DST_TS + 172800000, 5],
     [DST_TS + 242999000, 6],
   ] as const;
-  const control = new FillingDownsampler(view(pts), DST_TS, DST_TS + 86400000 * 4, spec(1, 'd', 'sum', 'nan'), 0, Number.MAX_SAFE_INTEGER);
+  const control = new FillingDownsampler(view(pts), { startMs: DST_TS, endMs: DST_TS + 86400000 * 4 }, spec(1, 'd', 'sum', 'nan'), {
+    startMs: 0,
+    endMs: Number.MAX_SAFE_INTEGER,
+  });
   assertPoints(drainView(control), [
     [DST_TS, 3],
     [DST_TS + 86400000, 7],
@@ -108,11 +111,9 @@ test('TestFillingDownsampler.testDownsampler_calendarDay: fixed 1d control and 1
   ]);
   const tv = new FillingDownsampler(
     view(pts),
-    1450094400000 - 86400000,
-    DST_TS + 86400000 * 5,
+    { startMs: 1450094400000 - 86400000, endMs: DST_TS + 86400000 * 5 },
     spec(1, 'd', 'sum', 'nan', true, 'Pacific/Funafuti'),
-    0,
-    Number.MAX_SAFE_INTEGER,
+    { startMs: 0, endMs: Number.MAX_SAFE_INTEGER },
   );
   const t0 = 1450094400000 - 86400000;
   assertPoints(drainView(tv), [
@@ -135,7 +136,10 @@ test('TestFillingDownsampler.testDownsampler_calendarMonth: fixed 1n (30 d) cont
     [1456704000000, 5],
     [1456772400000, 6],
   ] as const;
-  const control = new FillingDownsampler(view(pts), dec1, dec1 + 2592000000 * 5, spec(1, 'n', 'sum', 'nan'), 0, Number.MAX_SAFE_INTEGER);
+  const control = new FillingDownsampler(view(pts), { startMs: dec1, endMs: dec1 + 2592000000 * 5 }, spec(1, 'n', 'sum', 'nan'), {
+    startMs: 0,
+    endMs: Number.MAX_SAFE_INTEGER,
+  });
   assertPoints(drainView(control), [
     [dec1, 1],
     [dec1 + 2592000000, 5],
@@ -143,7 +147,10 @@ test('TestFillingDownsampler.testDownsampler_calendarMonth: fixed 1n (30 d) cont
     [dec1 + 3 * 2592000000, 11],
     [dec1 + 4 * 2592000000, NaN_],
   ]);
-  const tv = new FillingDownsampler(view(pts), dec1, dec1 + 2592000000 * 6, spec(1, 'n', 'sum', 'nan', true, 'Pacific/Funafuti'), 0, Number.MAX_SAFE_INTEGER);
+  const tv = new FillingDownsampler(view(pts), { startMs: dec1, endMs: dec1 + 2592000000 * 6 }, spec(1, 'n', 'sum', 'nan', true, 'Pacific/Funafuti'), {
+    startMs: 0,
+    endMs: Number.MAX_SAFE_INTEGER,
+  });
   assertPoints(drainView(tv), [
     [1448884800000, 3],
     [1451563200000, 3],

@@ -5,7 +5,7 @@ import { TsdbQueryError } from '../../../src/tsdb/errors.ts';
 import type { TagFilter } from '../../../src/tsdb/types.ts';
 
 const HOST = 'ogg-01.ops.ankh.morpork.com';
-const f = (type: string, filter: string): TagFilter => buildFilter(type, 'host', filter, false);
+const f = (type: string, filter: string): TagFilter => buildFilter(type, 'host', filter);
 
 // TestTagVWildcardFilter, every match vector: [tag value, filter, case-insensitive, expected]
 const WILDCARD: [string | undefined, string, boolean, boolean][] = [
@@ -84,10 +84,10 @@ test('regexp is unanchored (Matcher.find) and validated', () => {
 });
 
 test('Builder errors name the type', () => {
-  assert.throws(() => buildFilter('nosuch', 'host', 'x', false), /^FilterSpecError: Could not find a tag value filter of the type: nosuch$/);
-  assert.throws(() => buildFilter('Literal_or', 'host', 'x', false), /Could not find a tag value filter of the type: Literal_or/);
-  assert.throws(() => buildFilter('', 'host', 'x', false), /The filter type cannot be null or empty/);
-  assert.throws(() => buildFilter('literal_or', '', 'x', false), /The tagk cannot be null or empty/);
+  assert.throws(() => buildFilter('nosuch', 'host', 'x'), /^FilterSpecError: Could not find a tag value filter of the type: nosuch$/);
+  assert.throws(() => buildFilter('Literal_or', 'host', 'x'), /Could not find a tag value filter of the type: Literal_or/);
+  assert.throws(() => buildFilter('', 'host', 'x'), /The filter type cannot be null or empty/);
+  assert.throws(() => buildFilter('literal_or', '', 'x'), /The tagk cannot be null or empty/);
 });
 
 test('JSON filter objects: groupBy or group_by; errors as "Unable to parse the given JSON"', () => {

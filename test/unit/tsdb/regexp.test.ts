@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { buildFilter, FilterSpecError, matches } from '../../../src/tsdb/filters.ts';
 import { compileRegexp, javaToRe2, type CompiledRegexp } from '../../../src/tsdb/regexp.ts';
 
-const rx = (filter: string) => buildFilter('regexp', 'host', filter, false);
+const rx = (filter: string) => buildFilter('regexp', 'host', filter);
 
 test('unanchored find, anchors and inline flags as Java has them', () => {
   assert.equal(matches(rx('web[0-9]+'), 'xx-web01-yy'), true);
