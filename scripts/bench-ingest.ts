@@ -1,11 +1,12 @@
 // npm run bench:ingest -- [--history 1000000] [--ids 10000] [--rate 500] [--minutes 3] [--settle-seconds 150]
-//   [--heap shipped|default] [--profile] [--results-dir bench-results]
+//   [--heap shipped|default] [--node-options="FLAGS"] [--profile] [--results-dir bench-results]
 // The ingest role alone, as the live phase of bench:series runs it (its rollup settings, a day of
 // history, a live feed with ts = now) but with no query process and no TSD beside it: once the history
 // is written and the lag is 0, `settle-seconds` pass (the history's rollup runs), then the process is
 // watched for `minutes` (scripts/lib/bench/live-watch.ts: event-loop delay, lag, group joins, RSS).
 // `--heap shipped` runs it with the heap flags the images and k8s ship (SERVICE_NODE_OPTIONS);
-// `default`, with V8's defaults, as bench:series runs it. `--profile`: a CPU profile of the process.
+// `default`, with V8's defaults; `--node-options` runs it with these flags instead (a candidate for the
+// shipped ones). `--profile`: a CPU profile of the process.
 // Writes bench-results/ingest-<date>.json.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -26,6 +27,7 @@ const { values } = parseArgs({
     minutes: { type: 'string', default: '3' },
     'settle-seconds': { type: 'string', default: '150' },
     heap: { type: 'string', default: 'shipped' },
+    'node-options': { type: 'string' },
     profile: { type: 'boolean', default: false },
     'results-dir': { type: 'string', default: join(projectRoot, 'bench-results') },
   },
@@ -36,7 +38,16 @@ const num = (name: keyof typeof values): number => {
   return n;
 };
 if (values.heap !== 'shipped' && values.heap !== 'default') throw new Error(`--heap: shipped or default, got ${values.heap}`);
-const o = { history: num('history'), ids: num('ids'), rate: num('rate'), minutes: num('minutes'), settleSeconds: num('settle-seconds'), heap: values.heap };
+const nodeOptions = values['node-options'] ?? (values.heap === 'shipped' ? SERVICE_NODE_OPTIONS : '');
+const o = {
+  history: num('history'),
+  ids: num('ids'),
+  rate: num('rate'),
+  minutes: num('minutes'),
+  settleSeconds: num('settle-seconds'),
+  heap: values.heap,
+  nodeOptions,
+};
 const say = (m: string): void => {
   process.stdout.write(`[bench:ingest] ${m}\n`);
 };
@@ -46,7 +57,7 @@ const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const run = `bi${Date.now().toString(36)}`;
 const stack = await createOurStack(readEndpoints(), run, { buckets: 16, partitions: 8 }, say);
 try {
-  const env = { ...process.env, NODE_OPTIONS: o.heap === 'shipped' ? SERVICE_NODE_OPTIONS : '' };
+  const env = { ...process.env, NODE_OPTIONS: o.nodeOptions };
   const profDir = values.profile ? join(values['results-dir'], `ingest-${stamp}-profiles`) : undefined;
   const ingest = await startOurService(stack, `${run}-g`, say, { extra: [...SHIPPED_ROLLUPS, 'service.role=ingest'], cpuProfDir: profDir, env });
   const t0 = Date.now();

@@ -3,7 +3,7 @@
 //   [--catalog-refresh-ms 30000]
 //   [--write-events 200000] [--write-rounds 2] [--profile] [--endpoints FILE] [--results-dir bench-results]
 //   [--live-history 1000000] [--live-ids 10000] [--live-rate 500] [--live-minutes 5] [--live-refresh-ms 10000]
-//   [--live-check-ms 100000] [--live-heavy-seconds 60]
+//   [--live-check-ms 100000] [--live-heavy-seconds 60] [--live-heap shipped|default]
 //   [--set key=value ...] (settings of our service while it answers the compat and site reads, e.g.
 //   series.windowCache.maxBytes=0 for every answer read and computed, no window cache, no answer memo)
 // The series API (docs/SERIES-API.md) against OpenTSDB 2.4.1 on the same machine and HBase
@@ -56,6 +56,7 @@ const { values } = parseArgs({
     'live-check-ms': { type: 'string', default: '100000' },
     'live-heavy-seconds': { type: 'string', default: '60' },
     'live-hold': { type: 'string' },
+    'live-heap': { type: 'string', default: 'shipped' },
     profile: { type: 'boolean', default: false },
     set: { type: 'string', multiple: true, default: [] },
     endpoints: { type: 'string' },
@@ -226,12 +227,18 @@ async function main(): Promise<void> {
       buckets: int('buckets', values.buckets),
       sets: values.set,
       hold: values['live-hold'],
+      heap: heapChoice(values['live-heap']),
       say,
     });
     save();
   }
   save();
   say(`results in ${file}`);
+}
+
+function heapChoice(v: string): 'shipped' | 'default' {
+  if (v !== 'shipped' && v !== 'default') throw new Error(`--live-heap: shipped or default, got ${v}`);
+  return v;
 }
 
 main().catch((err: unknown) => {

@@ -8,9 +8,11 @@
 // as a browser does) for `minutes`; p50 / p99 per panel and side. Every `checkEveryMs` each panel is
 // asked of both sides over the same closed range (ending a second before the check, once both have
 // acknowledged every event sent) and the answers compared (scripts/lib/compat/compare.ts). Ours runs
-// as compose and k8s run it: an ingest process and a query process (`service.role`); the ingest
+// as compose and k8s run it: an ingest process and a query process (`service.role`), each with the heap
+// flags they ship with unless `--live-heap default`; the ingest
 // process is watched throughout (live-watch.ts). Then, separately, the heaviest query the limits
 // allow is sent to the query process for `heavySeconds` while the ingest process is watched.
+import { QUERY_NODE_OPTIONS, SERVICE_NODE_OPTIONS } from '../../../src/runtime/node-options.ts';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -48,6 +50,8 @@ export interface LiveOptions {
   readonly buckets: number;
   /** settings of our query-serving process beyond the shipped ones */
   readonly sets: readonly string[];
+  /** `shipped`: each role with the heap flags compose and k8s give it (src/runtime/node-options.ts); `default`: V8's */
+  readonly heap: 'shipped' | 'default';
   /**
    * A development aid, not a measurement: after the warm-up, keep both sides fed and running while
    * this file exists (it is created), restart our service whenever `<hold>.restart` appears (it is
@@ -213,10 +217,15 @@ export async function livePhase(o: LiveOptions): Promise<LiveFigures> {
     });
     stops.push(() => tsd.stop());
     // two processes, as compose and k8s run them: ingest (consume, write, rollups) and query (the reads)
-    const ingest = await startOurService(stack, `${o.run}-g`, say, { extra: [...SHIPPED, 'service.role=ingest'] });
+    const heapOf = (flags: string): NodeJS.ProcessEnv => ({ ...process.env, NODE_OPTIONS: o.heap === 'shipped' ? flags : '' });
+    const ingest = await startOurService(stack, `${o.run}-g`, say, { extra: [...SHIPPED, 'service.role=ingest'], env: heapOf(SERVICE_NODE_OPTIONS) });
     stops.push(() => ingest.stop());
     const startQuery = (profDir?: string): Promise<OurService> =>
-      startOurService(stack, `${o.run}-g`, say, { extra: [...SHIPPED, 'service.role=query', ...o.sets], cpuProfDir: profDir });
+      startOurService(stack, `${o.run}-g`, say, {
+        extra: [...SHIPPED, 'service.role=query', ...o.sets],
+        cpuProfDir: profDir,
+        env: heapOf(QUERY_NODE_OPTIONS),
+      });
     let ours = await startQuery();
     stops.push(() => ours.stop());
     // live traffic from now on; the history is the day before
