@@ -11,6 +11,7 @@ import { readRaw, readTiled, type FoldAll } from './read-points.ts';
 import { isRollupAggregator } from './compute/rollup-exact.ts';
 import { readRollup } from './read-summaries.ts';
 import { tagSetKey, type PointBudget } from './series-store.ts';
+import type { PhaseClock } from './phase-clock.ts';
 import { runSliced, Slices } from './slices.ts';
 import { weighed, type RequestWeight } from './request-weight.ts';
 import { newReads, type CatalogSeries, type IdSeries, type SubQueryReads } from './sub-query-reads.ts';
@@ -58,6 +59,8 @@ export interface ExecuteDeps {
   readonly signal: AbortSignal;
   /** whole-number values take OpenTSDB's integer arithmetic (compute.ts ComputeOptions) */
   readonly integerValues: boolean;
+  /** where the request's time goes: lookup, recall, read, compute (phase-clock.ts) */
+  readonly clock?: PhaseClock | undefined;
   /** the answer memo and the reads of its probe (answer-memo.ts); none: every answer is computed */
   readonly memo?: { readonly answers: AnswerMemo<ReadCounts>; readonly probe: ProbeReads } | undefined;
 }
@@ -270,6 +273,8 @@ async function answerQuery(q: TsdbQuery, deps: ExecuteDeps, weight: RequestWeigh
   checkSubQueries(q, deps.limits.maxSubQueries ?? DEFAULT_MAX_SUB_QUERIES);
   for (const sub of q.queries) checkNames(sub, deps.catalog);
   const slices = new Slices({ signal: deps.signal });
+  const clock = deps.clock;
+  clock?.enter('lookup');
   const matched: CatalogSeries[][] = [];
   for (const sub of q.queries) matched.push(await seriesOf(sub, deps, slices));
   // lighter queries resume first at each pause (slices.ts) and their HBase calls go first (the read
@@ -285,7 +290,9 @@ async function answerQuery(q: TsdbQuery, deps: ExecuteDeps, weight: RequestWeigh
   const now = deps.now();
   const plans = q.queries.map((sub) => planSubQuery(sub, q, deps.tier, now));
   const budget = new Budget(deps.limits.maxPoints, deps.signal);
+  clock?.enter('recall');
   const kept = await untilAborted(deps.signal, recall(q, plans, deps, { budget, now }));
+  clock?.enter('read');
   const version = deps.catalog.version;
   const reads = batchedReads(deps.reads, budget, deps.limits.concurrency);
   const read = await untilAborted(
@@ -301,6 +308,7 @@ async function answerQuery(q: TsdbQuery, deps: ExecuteDeps, weight: RequestWeigh
     ),
   );
   if (deps.signal.aborted) throw aborted(deps.signal);
+  clock?.enter('compute');
   const answers: SubQueryAnswer[] = [];
   for (const [i, sub] of q.queries.entries()) {
     const plan = plans[i] as SubQueryPlan;
@@ -328,5 +336,6 @@ async function answerQuery(q: TsdbQuery, deps: ExecuteDeps, weight: RequestWeigh
     }
     answers.push({ sub, plan, results, series, reads: counts, memo: false });
   }
+  clock?.stop();
   return answers;
 }

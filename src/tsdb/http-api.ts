@@ -11,6 +11,7 @@ import { parseQueryString } from './parse-m.ts';
 import { parseQueryBody } from './parse-query.ts';
 import { seriesJsonParts } from './render.ts';
 import { checkSubQueries, DEFAULT_MAX_SUB_QUERIES } from './bounds.ts';
+import { PhaseClock } from './phase-clock.ts';
 import { Slices } from './slices.ts';
 import { aggregatorsAnswer, filtersAnswer, versionAnswer } from './static-answers.ts';
 import type { TsdbQuery } from './types.ts';
@@ -102,10 +103,15 @@ async function writeSeries(
   res: ServerResponse,
   q: TsdbQuery,
   answers: readonly SubQueryAnswer[],
-  how: { readonly arrays: boolean; readonly blocks: boolean },
+  how: { readonly arrays: boolean; readonly blocks: boolean; readonly clock: PhaseClock },
 ): Promise<void> {
-  const { arrays, blocks } = how;
-  const headers = { 'content-type': JSON_TYPE, 'cache-control': 'no-store', 'x-tsingest-plan': planHeader(answers, blocks) };
+  const { arrays, blocks, clock } = how;
+  const headers = {
+    'content-type': JSON_TYPE,
+    'cache-control': 'no-store',
+    'x-tsingest-plan': planHeader(answers, blocks),
+    'server-timing': clock.header(),
+  };
   const slices = new Slices();
   let pending = '[';
   let streaming = false;
@@ -142,19 +148,21 @@ async function answerQuery(req: IncomingMessage, res: ServerResponse, url: URL, 
   const q = req.method === 'POST' ? parseQueryBody(await readBody(req, deps.maxBodyBytes), url.searchParams, now) : parseQueryString(url.searchParams, now);
   checkSubQueries(q, deps.limits.maxSubQueries ?? DEFAULT_MAX_SUB_QUERIES);
   const signal = AbortSignal.timeout(deps.deadlineMs);
+  const clock = new PhaseClock();
   let answers: SubQueryAnswer[];
   try {
     // what the catalog already refuses is refused before its reread of what is new (nothing read)
+    clock.enter('catalog');
     await deps.ready(undefined, now, false);
     await refuseEarly(q, { ...deps, signal });
     for (const sub of q.queries) await deps.ready(sub.metric, now);
-    answers = await executeQuery(q, { ...deps, signal });
+    answers = await executeQuery(q, { ...deps, signal, clock });
   } catch (err) {
     if (signal.aborted && !(err instanceof TsdbQueryError))
       throw new HttpError(408, `The query did not finish within ${deps.deadlineMs} ms (series.deadlineMs); its reads were cancelled`, { cause: err });
     throw err;
   }
-  await writeSeries(res, q, answers, { arrays: url.searchParams.has('arrays'), blocks: deps.tier?.blocks === true });
+  await writeSeries(res, q, answers, { arrays: url.searchParams.has('arrays'), blocks: deps.tier?.blocks === true, clock });
 }
 
 type Handler = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;

@@ -12,6 +12,9 @@
 // flags they ship with unless `--live-heap default`; the ingest
 // process is watched throughout (live-watch.ts). Then, separately, the heaviest query the limits
 // allow is sent to the query process for `heavySeconds` while the ingest process is watched.
+import { addPhases, newAcc, phasesP50, push, sideFigures, type SideAcc, type SideFigures } from './live-acc.ts';
+
+export type { SideFigures } from './live-acc.ts';
 import { QUERY_NODE_OPTIONS, SERVICE_NODE_OPTIONS } from '../../../src/runtime/node-options.ts';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,7 +26,6 @@ import { countPoints, toOpenTsdbPoint, tsdTables } from '../opentsdb/plan.ts';
 import { dropTsdTables, tsdBeside } from '../opentsdb/tsd.ts';
 import type { StackEndpoints } from '../stack/config.ts';
 import { stackLayout } from '../stack/config.ts';
-import { percentile } from './load.ts';
 import { livePanels, panelBody, type Panel } from './live-panels.ts';
 import { startFeed, type LiveFeed } from './live-feed.ts';
 import { watchIngest, type WatchFigures } from './live-watch.ts';
@@ -67,17 +69,11 @@ export interface PanelFigures {
   readonly tsd: SideFigures;
   readonly ours: SideFigures;
   readonly oursPlans: readonly string[];
+  /** ours: the median ms of each phase its Server-Timing names (catalog, lookup, recall, read, compute), and of the rest (`other`: before the handler, the render, the transfer) */
+  readonly oursPhasesP50: Readonly<Record<string, number>>;
   /** answer checks over the same closed range: how many, and those whose answers differed (with the first difference) */
   readonly checks: number;
   readonly differing: readonly string[];
-}
-
-export interface SideFigures {
-  readonly p50: number;
-  readonly p99: number;
-  readonly n: number;
-  readonly points: number;
-  readonly failed: Readonly<Record<string, number>>;
 }
 
 export interface LiveFigures {
@@ -98,11 +94,6 @@ export interface LiveFigures {
   readonly sets: readonly string[];
 }
 
-const stats = (xs: readonly number[]): { p50: number; p99: number } => {
-  const s = [...xs].sort((a, b) => a - b);
-  return { p50: percentile(s, 50), p99: percentile(s, 99) };
-};
-
 /** Runs `fns` at most `n` at a time. */
 async function limited<T>(n: number, fns: readonly (() => Promise<T>)[]): Promise<T[]> {
   const out: T[] = new Array<T>(fns.length);
@@ -116,22 +107,6 @@ async function limited<T>(n: number, fns: readonly (() => Promise<T>)[]): Promis
     }),
   );
   return out;
-}
-
-interface SideAcc {
-  ms: Map<string, number[]>;
-  points: Map<string, number>;
-  plans: Map<string, Set<string>>;
-  /** answers other than 200, by panel and status */
-  failed: Map<string, Map<number, number>>;
-}
-
-const newAcc = (): SideAcc => ({ ms: new Map(), points: new Map(), plans: new Map(), failed: new Map() });
-
-function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
-  const list = m.get(k);
-  if (list === undefined) m.set(k, [v]);
-  else list.push(v);
 }
 
 /**
@@ -158,6 +133,7 @@ async function refresh(
       }
       acc.points.set(p.name, (acc.points.get(p.name) ?? 0) + countPoints(r.body));
       if (r.plan !== null) (acc.plans.get(p.name) ?? acc.plans.set(p.name, new Set()).get(p.name))?.add(r.plan);
+      addPhases(acc, p.name, r);
     }),
   );
 }
@@ -325,18 +301,13 @@ export async function livePhase(o: LiveOptions): Promise<LiveFigures> {
     const ingestDuringDashboards = await watch.stop();
     const queryPeakRssBytes = queryRss.stop();
     const figures = panels.map((p): PanelFigures => {
-      const side = (acc: SideAcc): SideFigures => {
-        const ms = acc.ms.get(p.name) ?? [];
-        const failed = Object.fromEntries([...(acc.failed.get(p.name) ?? [])].map(([k, v]) => [String(k), v]));
-        const ok = ms.length - Object.values(failed).reduce((a, b) => a + b, 0);
-        return { ...stats(ms), n: ms.length, points: (acc.points.get(p.name) ?? 0) / Math.max(1, ok), failed };
-      };
       const c = checks.get(p.name) as { n: number; differing: string[] };
       return {
         panel: p.name,
-        tsd: side(tsdAcc),
-        ours: side(ourAcc),
+        tsd: sideFigures(tsdAcc, p.name),
+        ours: sideFigures(ourAcc, p.name),
         oursPlans: [...(ourAcc.plans.get(p.name) ?? [])].slice(0, 8),
+        oursPhasesP50: phasesP50(ourAcc, p.name),
         checks: c.n,
         differing: c.differing,
       };
@@ -345,7 +316,7 @@ export async function livePhase(o: LiveOptions): Promise<LiveFigures> {
       if (f.ours.n === 0 || f.tsd.points === 0 || f.ours.points === 0)
         throw new Error(`${f.panel}: no points read (TSD ${f.tsd.points}, ours ${f.ours.points}): nothing was measured`);
       say(
-        `[live] ${f.panel}: TSD p50/p99 ${f.tsd.p50.toFixed(0)} / ${f.tsd.p99.toFixed(0)} ms, ours ${f.ours.p50.toFixed(0)} / ${f.ours.p99.toFixed(0)} ms (${(f.ours.p50 / f.tsd.p50).toFixed(2)}×); not 200: TSD ${JSON.stringify(f.tsd.failed)}, ours ${JSON.stringify(f.ours.failed)}; answers equal in ${f.checks - f.differing.length} of ${f.checks} checks; plans ${f.oursPlans.slice(0, 2).join(' | ')}`,
+        `[live] ${f.panel}: TSD p50/p99 ${f.tsd.p50.toFixed(0)} / ${f.tsd.p99.toFixed(0)} ms, ours ${f.ours.p50.toFixed(0)} / ${f.ours.p99.toFixed(0)} ms (${(f.ours.p50 / f.tsd.p50).toFixed(2)}×); not 200: TSD ${JSON.stringify(f.tsd.failed)}, ours ${JSON.stringify(f.ours.failed)}; answers equal in ${f.checks - f.differing.length} of ${f.checks} checks; ours by phase (p50 ms) ${JSON.stringify(f.oursPhasesP50)}; plans ${f.oursPlans.slice(0, 2).join(' | ')}`,
       );
     }
     say(

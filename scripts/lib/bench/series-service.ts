@@ -164,6 +164,8 @@ export interface Timed {
   readonly ms: number;
   readonly status: number;
   readonly plan: string | null;
+  /** the Server-Timing header (ours: where the request's time went, src/tsdb/phase-clock.ts) */
+  readonly timing: string | null;
   readonly body: unknown;
 }
 
@@ -183,7 +185,7 @@ export async function timedFetch(url: string, init: { method?: string; body?: un
   } catch {
     // not JSON
   }
-  return { ms, status: res.status, plan: res.headers.get('x-tsingest-plan'), body };
+  return { ms, status: res.status, plan: res.headers.get('x-tsingest-plan'), timing: res.headers.get('server-timing'), body };
 }
 
 /** The plan header of a query's answer; a 5xx throws (a failing read is not a slow rollup job: a wait on it ends at once). */

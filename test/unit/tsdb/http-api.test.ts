@@ -62,6 +62,28 @@ async function serve(r: SeriesReads, deadlineMs = 150, logged: Record<string, un
 
 const query = '/api/query?start=1h-ago&m=sum:temp';
 
+void test('an answer carries Server-Timing: where its time went, phase by phase', async (t) => {
+  const empty: SeriesReads = {
+    rawPointsOf: () => Promise.resolve(new Map()),
+    windowsOf: () => Promise.resolve({ windows: new Map(), marks: new Map(), cachedIds: new Set() }),
+  };
+  const { url, server } = await serve(empty, 5000);
+  t.after(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  const res = await fetch(url + query);
+  assert.equal(res.status, 200);
+  await res.text();
+  const timing = res.headers.get('server-timing') ?? '';
+  assert.deepEqual(
+    timing.split(', ').map((p) => p.split(';')[0]),
+    ['catalog', 'lookup', 'recall', 'read', 'compute'],
+    timing,
+  );
+  for (const p of timing.split(', ')) assert.match(p, /;dur=\d+\.\d$/);
+});
+
 void test('a query past series.deadlineMs: 408 naming the setting, within about the deadline', async (t) => {
   const r = reads('stall');
   const { url, server } = await serve(r, 150);
