@@ -49,7 +49,15 @@ export function watchIngest(url: string, pid: number, everyMs = 1000): { stop():
   let first: Map<string, number> | undefined;
   let last = new Map<string, number>();
   let stopped = false;
-  let busy: Promise<void> = Promise.resolve();
+  // The delay gauge covers the time since its previous scrape: this first scrape, not counted, starts
+  // the watch's first second here (without it, the first sample held everything since the process
+  // started: its module loading, a history's drain).
+  let busy: Promise<void> = fetch(`${url}/metrics?name=tsingest_event_loop_delay_seconds`, { signal: AbortSignal.timeout(10_000) }).then(
+    async (r) => {
+      await r.text();
+    },
+    () => undefined,
+  );
   const e2e = async (): Promise<HistogramSnapshot | undefined> => {
     const res = await fetch(`${url}/metrics?name=${E2E}`, { signal: AbortSignal.timeout(10_000) }).catch(() => undefined);
     return res === undefined ? undefined : histogramSnapshot(parseMetrics(await res.text()), E2E);

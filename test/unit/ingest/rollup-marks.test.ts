@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { RollupMarks } from '../../../src/ingest/rollup-marks.ts';
+import { EXPIRE_PER_CALL, RollupMarks } from '../../../src/ingest/rollup-marks.ts';
 import { decodeMarkerKey, saltOf } from '../../../src/keys/index.ts';
 import { LATE_REMARK_EVERY_MS, VERSION_QUALIFIER } from '../../../src/rollup/marker.ts';
 import { parseWindow } from '../../../src/rollup/windows.ts';
@@ -77,6 +77,22 @@ test('an acknowledged mark of an open window is not rewritten; a late touch afte
   // window end 11:00 + 5 min grace − 60 s margin = 11:04: from then on every touch re-marks
   now.t = T0 + 3_600_000 + 240_000;
   assert.equal(m.rowsFor([{ id: 'hot', ts: T0 + 8 }]).length, 1, 'close to closing: re-mark');
+});
+
+test('entries that expire together leave a few at a time; an expired entry still in the cache re-marks', () => {
+  const now = { t: T0 + 60_000 };
+  const m = new RollupMarks({ window: HOUR, graceMs: 300_000, keyspace: testKeyspace(16), family: 'd', cacheSize: 100_000, now: () => now.t });
+  const ids = Array.from({ length: 3 * EXPIRE_PER_CALL + 10 }, (_, i) => `dev${i}`);
+  m.acknowledged(m.rowsFor(ids.map((id) => ({ id, ts: T0 + 1 }))));
+  assert.equal(m.cached, ids.length);
+  // past the window's end + grace − margin: every entry expired at once
+  now.t = T0 + 3_600_000 + 300_000;
+  const one = m.rowsFor([{ id: 'late', ts: T0 + 3_600_000 + 5 }]);
+  m.acknowledged(one);
+  assert.equal(m.cached, ids.length + 1 - EXPIRE_PER_CALL, 'one call removed EXPIRE_PER_CALL expired entries, no more');
+  assert.equal(m.rowsFor([{ id: ids.at(-1) as string, ts: T0 + 2 }]).length, 1, 'an expired entry not removed yet: re-marked all the same');
+  for (let i = 0; i < 3; i++) m.acknowledged([]);
+  assert.equal(m.cached, 1, 'the next calls removed the rest; the new window entry stays');
 });
 
 test('the cache is bounded and cacheSize 0 disables it', () => {
