@@ -125,10 +125,10 @@ export class RollupMarks {
           this.#lateStamp.set(k, r.stamp);
         }
       }
-      while (this.#lateStamp.size > this.#o.cacheSize) {
-        const oldest = this.#lateStamp.keys().next();
-        if (oldest.done === true) break;
-        this.#lateStamp.delete(oldest.value);
+      // one iterator: a new one per removal would step over every removed entry still held as a hole
+      for (const k of this.#lateStamp.keys()) {
+        if (this.#lateStamp.size <= this.#o.cacheSize) break;
+        this.#lateStamp.delete(k);
       }
     }
     for (const r of rows) {
