@@ -1,6 +1,7 @@
 // The answer memo: a rollup sub-query's answer, given again after one probe of HBase shows that
 // nothing it was computed from has changed (docs/SERIES-API.md, "Window cache and answer memo").
 // Design notes: docs/DECISIONS.md#answer-memo
+import { LruMap } from '../walk/lru-map.ts';
 import type { MarkedWindow } from './tiles.ts';
 import type { MarkSpan, PointBudget } from './series-store.ts';
 import type { SubQueryPlan } from './plan.ts';
@@ -32,7 +33,7 @@ export function answerKey(sub: SubQuery, q: TsdbQuery, plan: SubQueryPlan, catal
 
 /** Kept answers, the newest `maxEntries`, each for at most `maxAgeMs`. */
 export class AnswerMemo<C> {
-  readonly #entries = new Map<string, KeptAnswer<C>>();
+  readonly #entries = new LruMap<string, KeptAnswer<C>>();
   readonly #maxEntries: number;
   readonly #maxAgeMs: number;
 
@@ -42,7 +43,7 @@ export class AnswerMemo<C> {
   }
 
   get(key: string, now: number): KeptAnswer<C> | undefined {
-    const e = this.#entries.get(key);
+    const e = this.#entries.peek(key);
     if (e === undefined) return undefined;
     if (now - e.at > this.#maxAgeMs) {
       this.#entries.delete(key);
@@ -52,13 +53,8 @@ export class AnswerMemo<C> {
   }
 
   keep(key: string, answer: KeptAnswer<C>): void {
-    this.#entries.delete(key);
     this.#entries.set(key, answer);
-    while (this.#entries.size > this.#maxEntries) {
-      const oldest = this.#entries.keys().next();
-      if (oldest.done === true) break;
-      this.#entries.delete(oldest.value);
-    }
+    while (this.#entries.size > this.#maxEntries) if (this.#entries.shift() === undefined) break;
   }
 
   drop(key: string): void {

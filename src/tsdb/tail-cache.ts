@@ -2,6 +2,7 @@
 // (docs/SERIES-API.md, "Tail cache"). The reads in front of it: tail-reads.ts.
 // Design notes: docs/DECISIONS.md#tail-cache
 import { LATE_REMARK_EVERY_MS } from '../rollup/marker.ts';
+import { LruMap } from '../walk/lru-map.ts';
 import type { MarkedWindow } from './tiles.ts';
 import type { TaggedPoints } from './series-store.ts';
 
@@ -50,8 +51,8 @@ export interface TailLookUp {
 
 export class TailCache {
   readonly o: TailCacheOptions;
-  /** least recently used first (a Map keeps insertion order: a use re-inserts) */
-  readonly #entries = new Map<string, TailEntry>();
+  /** least recently used first */
+  readonly #entries = new LruMap<string, TailEntry>();
   #bytes = 0;
   #hits = 0;
   #misses = 0;
@@ -63,7 +64,7 @@ export class TailCache {
 
   /** When the entry of (id, metric) was read, whether it still holds or not (what markers a check of it needs: those stamped after). */
   readAtOf(id: string, metric: string): number | undefined {
-    return this.#entries.get(`${id}\u0000${metric}`)?.readAt;
+    return this.#entries.peek(`${id}\u0000${metric}`)?.readAt;
   }
 
   /** The oldest stamp a marker can carry and still drop an entry read at `readAt`. */
@@ -75,14 +76,13 @@ export class TailCache {
   get(at: TailLookUp, metric: string, from: number): TailEntry | undefined {
     const { id, gen, marks, now } = at;
     const key = `${id}\u0000${metric}`;
-    const e = this.#entries.get(key);
+    const e = this.#entries.peek(key);
     if (e === undefined || e.gen !== gen || e.coveredFrom > from || now - e.readAt > this.o.maxAgeMs || marks.some((m) => this.#late(m, e))) {
       this.#misses++;
       return undefined;
     }
     this.#hits++;
-    this.#entries.delete(key);
-    this.#entries.set(key, e);
+    this.#entries.get(key); // the most recently used now
     return e;
   }
 
@@ -100,7 +100,7 @@ export class TailCache {
     let points = 0;
     for (const s of e.sets.values()) points += s.ts.length;
     const entry: TailEntry = { ...e, key: `${id}\u0000${metric}`, bytes: ENTRY_BYTES + POINT_BYTES * points };
-    const old = this.#entries.get(entry.key);
+    const old = this.#entries.peek(entry.key);
     if (old !== undefined) {
       this.#bytes -= old.bytes;
       this.#entries.delete(entry.key);
@@ -109,10 +109,9 @@ export class TailCache {
     this.#entries.set(entry.key, entry);
     this.#bytes += entry.bytes;
     while (this.#bytes > this.o.maxBytes) {
-      const first = this.#entries.values().next();
-      if (first.done === true) break;
-      this.#entries.delete(first.value.key);
-      this.#bytes -= first.value.bytes;
+      const first = this.#entries.shift();
+      if (first === undefined) break;
+      this.#bytes -= first[1].bytes;
       this.#evictions++;
     }
   }

@@ -1,6 +1,7 @@
 // The window cache's store (window-cache.ts has the whole story): windows by id, span key and start,
 // each with the generation it was read under, bounded in bytes (second chance in constant time per
 // entry) and in age.
+import { LruMap } from '../walk/lru-map.ts';
 import type { StoredWindow } from './series-store.ts';
 
 export interface WindowCacheOptions {
@@ -18,9 +19,6 @@ interface Entry {
   readonly window: StoredWindow | null;
   readonly bytes: number;
   used: boolean;
-  /** neighbours in keeping order (older, newer) */
-  prev: Entry | undefined;
-  next: Entry | undefined;
 }
 
 /** One id's look-ups or keeps: under the generation of its bucket, at one time. */
@@ -60,10 +58,8 @@ export interface WindowCacheStats {
 export class WindowCache {
   readonly #o: WindowCacheOptions;
   readonly #byId = new Map<string, Map<string, Map<number, Entry>>>();
-  /** every entry in a list, oldest first (the eviction's order) */
-  #oldest: Entry | undefined;
-  #newest: Entry | undefined;
-  #count = 0;
+  /** every entry, oldest first (the eviction's order) */
+  readonly #order = new LruMap<Entry, Entry>();
   #bytes = 0;
   #steps = 0;
   #hits = 0;
@@ -102,11 +98,11 @@ export class WindowCache {
     const old = starts.get(start);
     if (old !== undefined) {
       this.#bytes -= old.bytes;
-      this.#unlink(old);
+      this.#order.delete(old);
     }
-    const e: Entry = { id, span, start, gen, at: now, window, bytes, used: false, prev: undefined, next: undefined };
+    const e: Entry = { id, span, start, gen, at: now, window, bytes, used: false };
     starts.set(start, e);
-    this.#append(e);
+    this.#order.set(e, e);
     this.#bytes += bytes;
     this.#evict();
   }
@@ -118,37 +114,17 @@ export class WindowCache {
   #evict(): void {
     let spares = 0;
     while (this.#bytes > this.#o.maxBytes) {
-      const e = this.#oldest;
+      const e = this.#order.shift()?.[1];
       if (e === undefined) return;
       this.#steps++;
-      this.#unlink(e);
       if (e.used && spares < MAX_SPARES) {
         spares++;
         e.used = false;
-        this.#append(e);
+        this.#order.set(e, e);
         continue;
       }
       this.#remove(e);
     }
-  }
-
-  #append(e: Entry): void {
-    e.prev = this.#newest;
-    e.next = undefined;
-    if (this.#newest === undefined) this.#oldest = e;
-    else this.#newest.next = e;
-    this.#newest = e;
-    this.#count++;
-  }
-
-  #unlink(e: Entry): void {
-    if (e.prev === undefined) this.#oldest = e.next;
-    else e.prev.next = e.next;
-    if (e.next === undefined) this.#newest = e.prev;
-    else e.next.prev = e.prev;
-    e.prev = undefined;
-    e.next = undefined;
-    this.#count--;
   }
 
   #remove(e: Entry): void {
@@ -167,6 +143,6 @@ export class WindowCache {
   }
 
   stats(): WindowCacheStats {
-    return { hits: this.#hits, misses: this.#misses, evictions: this.#evictions, entries: this.#count, bytes: this.#bytes, evictionSteps: this.#steps };
+    return { hits: this.#hits, misses: this.#misses, evictions: this.#evictions, entries: this.#order.size, bytes: this.#bytes, evictionSteps: this.#steps };
   }
 }
