@@ -7,9 +7,10 @@ export const SERVICE_NODE_OPTIONS = '--max-semi-space-size=12 --max-old-space-si
 
 /**
  * The query role's heap flags (docker-compose.yml, deploy/k8s): the read side holds what ingest never
- * does, the series API's window cache (series.windowCache.maxBytes, 64 MB by default) and the answer
- * being built; a site's day read raw peaked at 514–594 MiB RSS in the series benchmark, which ran
- * without caps (BENCHMARKS.md). Sized from that, not measured with these flags: the same young
- * generation as ingest, a 512 MB old space, in a 1 GiB memory limit.
+ * does (the window, tail and answer caches, the answers being built) and makes far more short-lived
+ * garbage (decoded scanner pages). Measured in the live dashboard benchmark (BENCHMARKS.md): with
+ * ingest's 12 MB semi-space and a 512 MB old space the site-wide panels took 2.3–2.7× as long as
+ * with V8's defaults (p50 12.2 s against 4.1 s), at 564 MiB RSS against 1,178. So V8's own young
+ * generation and a 1,536 MB old space, in a 2 GiB memory limit.
  */
-export const QUERY_NODE_OPTIONS = '--max-semi-space-size=12 --max-old-space-size=512';
+export const QUERY_NODE_OPTIONS = '--max-old-space-size=1536';

@@ -135,7 +135,7 @@ void test('docker-compose.yml: the ingest and query roles are two services, each
     assert.ok(health.has('interval') && health.has('retries'), `${role}: its own probe`);
     assert.deepEqual(listOf(block, 'secrets').sort(), ['http-credentials.json', 'http-tls.crt', 'http-tls.key'], `${role}: the same port secrets`);
   }
-  assert.deepEqual(Object.fromEntries(limits), { ingest: '512m', query: '1g' }, 'each role its own memory limit');
+  assert.deepEqual(Object.fromEntries(limits), { ingest: '512m', query: '2g' }, 'each role its own memory limit');
   // the published ports: the variables and defaults of scripts/lib/images/compose-ports.ts
   for (const n of PORT_NAMES) {
     const { variable, service, port } = PUBLISHED[n];

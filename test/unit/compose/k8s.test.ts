@@ -82,7 +82,7 @@ void test('deploy/k8s: ingest and query are two Deployments of one image, each w
       [true, false, ['ALL']],
     );
   }
-  assert.deepEqual(memory, { ingest: 512, query: 1024 }, 'each role its own memory limit: a 160 MB heap for ingest, 512 MB for the reads');
+  assert.deepEqual(memory, { ingest: 512, query: 2048 }, 'each role its own memory limit: a 160 MB heap for ingest, 1,536 MB for the reads');
 });
 
 void test('deploy/k8s: both roles behind the same credentials and config; the query pods get no Kafka credentials', () => {
