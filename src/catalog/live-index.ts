@@ -19,9 +19,18 @@ export interface LiveIndexOptions {
    * arriving together share one reread). Undefined: none (the timer and misses only).
    */
   readonly freshMs?: number;
+  /**
+   * How long a fresh reread waits before it starts, so that the queries arriving together (a
+   * dashboard's panels, sent at once) board one reread rather than each waiting out the one before
+   * (default FRESH_LINGER_MS).
+   */
+  readonly freshLingerMs?: number;
   readonly onError?: (err: unknown) => void;
   readonly now?: () => number;
 }
+
+/** Default wait before a fresh reread starts (ms): the panels of one dashboard refresh arrive within it. */
+export const FRESH_LINGER_MS = 10;
 
 export class LiveIndex {
   readonly #o: LiveIndexOptions;
@@ -33,6 +42,8 @@ export class LiveIndex {
   #since: number | undefined;
   #rereads = 0;
   #timer: NodeJS.Timeout | undefined;
+  /** a fresh reread about to start (its linger): the queries arriving meanwhile board it */
+  #lingering: Promise<void> | undefined;
 
   constructor(options: LiveIndexOptions) {
     this.#o = options;
@@ -82,15 +93,31 @@ export class LiveIndex {
     await index.prepare(new Slices());
   }
 
-  /** Waits for a reread of what is new that started at or after `t` (the one in flight if it did, else the next). */
+  /**
+   * Waits for a reread of what is new that started at or after `t`: the one in flight if it did, else
+   * the next, which starts after a linger (freshLingerMs) shared by every query arriving in it. A
+   * reread in flight that started before `t` is waited out first (one at a time: a whole reread
+   * replaces the content).
+   */
   async #freshSince(t: number): Promise<void> {
-    const inFlight = this.#refreshing;
-    if (inFlight !== undefined) {
-      if (this.#lastAt >= t) return inFlight;
-      await inFlight;
+    for (;;) {
+      const inFlight = this.#refreshing;
+      if (this.#lastAt >= t) {
+        await inFlight;
+        return;
+      }
+      if (inFlight !== undefined) {
+        await inFlight;
+        continue;
+      }
+      this.#lingering ??= new Promise<void>((resolve) => {
+        setTimeout(resolve, this.#o.freshLingerMs ?? FRESH_LINGER_MS);
+      }).then(() => {
+        this.#lingering = undefined;
+        void this.refresh();
+      });
+      await this.#lingering;
     }
-    if (this.#lastAt >= t) return;
-    await this.refresh();
   }
 
   start(): void {

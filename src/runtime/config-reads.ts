@@ -83,7 +83,7 @@ export const seriesSchema = z
       .nullable()
       .default(0)
       .describe(
-        'Before answering, a query waits for a reread of what is new in the series catalog that started at most this long (ms) before it arrived: 0, the default, means a series written before the query is in its answer (a new id under a site=* panel, as OpenTSDB shows it); queries arriving together share one reread. Larger: fewer rereads at high query rates, a new series missing from answers for up to this long. null: only the timed rereads (catalogRefreshMs) and unknown metrics',
+        'Before answering, a query waits for a reread of what is new in the series catalog that started at most this long (ms) before it arrived: 0, the default, means a series written before the query is in its answer (a new id under a site=* panel, as OpenTSDB shows it); queries arriving together share one reread (it starts 10 ms after the first asks). Larger: fewer rereads at high query rates, a new series missing from answers for up to this long. null: only the timed rereads (catalogRefreshMs) and unknown metrics',
       ),
     integerValues: z
       .boolean()

@@ -93,3 +93,87 @@ void test('freshMs 0: the sub-queries of one request (one arrival time) share on
   await live.ready('temp', clock.ms);
   assert.equal(source.reads.length, before + 2, 'a later request, another');
 });
+
+/** A source whose reads take the rows as they are when the read starts, and answer when released. */
+class SlowSource extends TimedSource {
+  readonly #gates: (() => void)[] = [];
+
+  override read(metric?: undefined, sinceMs?: number): Promise<{ series: Series[] }> {
+    const answer = super.read(metric, sinceMs);
+    return new Promise((resolve) => {
+      this.#gates.push(() => {
+        resolve(answer);
+      });
+    });
+  }
+
+  /** Answers every read asked so far; how many. */
+  release(): number {
+    const n = this.#gates.length;
+    for (const g of this.#gates.splice(0)) g();
+    return n;
+  }
+}
+
+const tick = (ms = 0): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+void test('freshMs 0: queries arriving one after another while a reread is in flight board one next reread, after its linger, and each sees what was written before it arrived', async () => {
+  const clock = { ms: 1_000_000 };
+  const source = new SlowSource();
+  source.rows.push({ at: 900_000, s: { metric: 'temp', id: 'a', tags: {} } });
+  const live = new LiveIndex({ index: new SeriesIndex({ idTagKey: 'id', source }), refreshMs: 60_000, freshMs: 0, freshLingerMs: 30, now: () => clock.ms });
+  const first = live.ready('temp');
+  source.release();
+  await first;
+  const loaded = source.reads.length;
+  // a reread in flight (started by the timer's kind of call), then a series written, then three queries
+  clock.ms += 10;
+  const older = live.refresh();
+  clock.ms += 10;
+  source.rows.push({ at: clock.ms, s: { metric: 'temp', id: 'late', tags: {} } });
+  const queries: Promise<void>[] = [];
+  for (let i = 0; i < 3; i++) {
+    clock.ms += 1;
+    queries.push(live.ready('temp'));
+    await tick(2);
+  }
+  assert.equal(source.release(), 1, 'only the older reread asked so far');
+  await older;
+  await tick(60); // the linger
+  assert.equal(source.release(), 1, 'one next reread for the three queries');
+  await Promise.all(queries);
+  assert.equal(source.reads.length, loaded + 2);
+  assert.deepEqual(
+    live.index.lookup('temp', []).series.map((s) => s.id),
+    ['a', 'late'],
+    'the series written before the queries arrived is in',
+  );
+});
+
+void test('freshMs 0: queries arriving a few ms apart board one reread (its linger), which sees what was written between their arrivals', async () => {
+  const clock = { ms: 1_000_000 };
+  const source = new SlowSource();
+  source.rows.push({ at: 900_000, s: { metric: 'temp', id: 'a', tags: {} } });
+  const live = new LiveIndex({ index: new SeriesIndex({ idTagKey: 'id', source }), refreshMs: 60_000, freshMs: 0, freshLingerMs: 30, now: () => clock.ms });
+  const first = live.ready('temp');
+  source.release();
+  await first;
+  const loaded = source.reads.length;
+  const queries: Promise<void>[] = [];
+  for (const id of ['b', 'c', 'd']) {
+    clock.ms += 2;
+    queries.push(live.ready('temp'));
+    source.rows.push({ at: clock.ms, s: { metric: 'temp', id, tags: {} } }); // written just after this query arrived
+    await tick(2);
+  }
+  await tick(60);
+  assert.equal(source.release(), 1, 'one reread for the three');
+  await tick(10);
+  assert.equal(source.release(), 0, 'and no second one (without the linger, the later two waited out the first and read again)');
+  await Promise.all(queries);
+  assert.equal(source.reads.length, loaded + 1);
+  assert.deepEqual(
+    live.index.lookup('temp', []).series.map((s) => s.id),
+    ['a', 'b', 'c', 'd'],
+  );
+});
