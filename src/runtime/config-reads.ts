@@ -97,9 +97,10 @@ export const seriesSchema = z
           .number()
           .int()
           .min(0)
-          .default(67_108_864)
+          .nullable()
+          .default(null)
           .describe(
-            'Heap the window cache may hold (bytes, estimated): the rollup windows the series API read (summaries, decoded summary packs), kept between queries and checked against the bucket generations the writers bump, so a repeated chart reads the markers and one meta row instead of two rows per id (docs/SERIES-API.md, *Window cache*). About 3 KB per id, metric and day of hourly summaries; 0: off',
+            "Heap the window cache may hold (bytes, estimated): the rollup windows the series API read (summaries, decoded summary packs), kept between queries and checked against the bucket generations the writers bump, so a repeated chart reads the markers and one meta row instead of two rows per id (docs/SERIES-API.md, *Window cache*). About 3 KB per id, metric and day of hourly summaries; 0: off; null (the default): a quarter of the V8 heap the process runs with, between 64 and 512 MiB (64 MiB with the ingest role's heap flags, 432 MiB with the query role's)",
           ),
         maxAgeMs: z
           .number()

@@ -2,6 +2,7 @@
 // from the meta table, reread on a timer and on a miss), the series store over the read side's HBase
 // client with the window cache in front of it, the rollup tier the planner may answer from, and the
 // HTTP routes.
+import { getHeapStatistics } from 'node:v8';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { LiveIndex } from '../catalog/live-index.ts';
@@ -68,6 +69,19 @@ export function seriesStoreOf(o: SeriesStoreOptions): SeriesStore {
   });
 }
 
+const MIB = 1024 * 1024;
+
+/**
+ * The window cache's bound when the configuration leaves it to the heap: a quarter of it, between 64
+ * and 512 MiB. A day of hourly summaries is about 3 KB per id and metric, so 64 MiB holds a site-wide
+ * 24 h panel of 10,000 ids only before noon UTC (the day's hours are read one by one until its pack
+ * is written): past it the cache thrashed and the live dashboard's site panels read most windows
+ * again at every refresh (BENCHMARKS.md, *The live dashboard*).
+ */
+export function windowCacheBytes(heapLimitBytes: number): number {
+  return Math.min(512 * MIB, Math.max(64 * MIB, Math.floor(heapLimitBytes / 4 / MIB) * MIB));
+}
+
 /** The tail cache of the configuration: on with its bytes and horizon, and with rollups (it checks the rollup markers ingest writes). */
 export function tailCacheOf(cfg: Config): TailCache | undefined {
   const { maxBytes, horizonMs, lateMs } = cfg.series.tailCache;
@@ -112,7 +126,8 @@ export function startSeriesSide(deps: SeriesSideDeps): SeriesSide {
   catalog.start();
   void catalog.refresh();
   const store = seriesStoreOf({ cfg, hbase, keyspace, tables, spreadAt });
-  const { maxBytes, maxAgeMs } = cfg.series.windowCache;
+  const { maxAgeMs } = cfg.series.windowCache;
+  const maxBytes = cfg.series.windowCache.maxBytes ?? windowCacheBytes(getHeapStatistics().heap_size_limit);
   const cache = maxBytes > 0 ? new WindowCache({ maxBytes, maxAgeMs, now: Date.now }) : undefined;
   const bucketOf = (id: string): number => keyspace.baseSalt(id);
   const windows = cache === undefined ? store : cachedReads(store, cache, bucketOf);
