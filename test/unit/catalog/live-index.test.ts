@@ -117,7 +117,8 @@ class SlowSource extends TimedSource {
 
 const tick = (ms = 0): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-void test('freshMs 0: queries arriving one after another while a reread is in flight board one next reread, after its linger, and each sees what was written before it arrived', async () => {
+/** A fresh (freshMs 0, a 30 ms linger) catalog over a SlowSource, loaded with one series; how many reads that took. */
+async function loadedSlow(): Promise<{ clock: { ms: number }; source: SlowSource; live: LiveIndex; loaded: number }> {
   const clock = { ms: 1_000_000 };
   const source = new SlowSource();
   source.rows.push({ at: 900_000, s: { metric: 'temp', id: 'a', tags: {} } });
@@ -125,7 +126,11 @@ void test('freshMs 0: queries arriving one after another while a reread is in fl
   const first = live.ready('temp');
   source.release();
   await first;
-  const loaded = source.reads.length;
+  return { clock, source, live, loaded: source.reads.length };
+}
+
+void test('freshMs 0: queries arriving one after another while a reread is in flight board one next reread, after its linger, and each sees what was written before it arrived', async () => {
+  const { clock, source, live, loaded } = await loadedSlow();
   // a reread in flight (started by the timer's kind of call), then a series written, then three queries
   clock.ms += 10;
   const older = live.refresh();
@@ -151,14 +156,7 @@ void test('freshMs 0: queries arriving one after another while a reread is in fl
 });
 
 void test('freshMs 0: queries arriving a few ms apart board one reread (its linger), which sees what was written between their arrivals', async () => {
-  const clock = { ms: 1_000_000 };
-  const source = new SlowSource();
-  source.rows.push({ at: 900_000, s: { metric: 'temp', id: 'a', tags: {} } });
-  const live = new LiveIndex({ index: new SeriesIndex({ idTagKey: 'id', source }), refreshMs: 60_000, freshMs: 0, freshLingerMs: 30, now: () => clock.ms });
-  const first = live.ready('temp');
-  source.release();
-  await first;
-  const loaded = source.reads.length;
+  const { clock, source, live, loaded } = await loadedSlow();
   const queries: Promise<void>[] = [];
   for (const id of ['b', 'c', 'd']) {
     clock.ms += 2;
