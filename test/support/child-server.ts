@@ -42,15 +42,17 @@ export function supervise(child: ChildProcess, graceMs: number): Supervised {
   };
 }
 
+/** How waitReady polls: the probe, how long and how often, and what to tell when it gives up. */
+export interface ReadyPoll {
+  readonly ready: () => Promise<boolean>;
+  readonly timeoutMs: number;
+  readonly everyMs: number;
+  readonly diagnose: () => string;
+}
+
 /** Polls `ready` until true; stops the child and throws with `diagnose()` when it exits or the time runs out. */
-export async function waitReady(
-  what: string,
-  s: Supervised,
-  ready: () => Promise<boolean>,
-  timeoutMs: number,
-  everyMs: number,
-  diagnose: () => string,
-): Promise<void> {
+export async function waitReady(what: string, s: Supervised, poll: ReadyPoll): Promise<void> {
+  const { ready, timeoutMs, everyMs, diagnose } = poll;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const exited = s.exitedWith();

@@ -139,14 +139,12 @@ export async function startKdc(o: KdcOptions): Promise<Kdc> {
   })();
   const s = supervise(child, 5_000);
   const tail = (f: string): string => (existsSync(f) ? readFileSync(f, 'utf8').split('\n').slice(-30).join('\n') : '(none)');
-  await waitReady(
-    `krb5kdc on 127.0.0.1:${port}`,
-    s,
-    () => tcpAnswers(port),
-    START_TIMEOUT_MS,
-    100,
-    () => `${logFile}:\n${tail(logFile)}\n${tail(join(dir, 'krb5kdc.out'))}`,
-  );
+  await waitReady(`krb5kdc on 127.0.0.1:${port}`, s, {
+    ready: () => tcpAnswers(port),
+    timeoutMs: START_TIMEOUT_MS,
+    everyMs: 100,
+    diagnose: () => `${logFile}:\n${tail(logFile)}\n${tail(join(dir, 'krb5kdc.out'))}`,
+  });
 
   const keytabName = (principal: string): string => join(dir, `${principal.replace(/[^A-Za-z0-9]+/g, '_')}.keytab`);
   return {

@@ -129,14 +129,12 @@ export async function startNginxProxy(o: NginxProxyOptions): Promise<NginxProxy>
   child.stderr.on('data', collect);
   const s = supervise(child, STOP_GRACE_MS);
   const stop = (): Promise<void> => s.stop();
-  await waitReady(
-    `nginx on 127.0.0.1:${port}`,
-    s,
-    () => tlsAnswers(port),
-    START_TIMEOUT_MS,
-    100,
-    () => `${output.trim()}\n${readLog(errorLog)}`,
-  );
+  await waitReady(`nginx on 127.0.0.1:${port}`, s, {
+    ready: () => tlsAnswers(port),
+    timeoutMs: START_TIMEOUT_MS,
+    everyMs: 100,
+    diagnose: () => `${output.trim()}\n${readLog(errorLog)}`,
+  });
   const setBasicAuth = (user: string, password: string): void => {
     if (o.basicAuth === undefined) throw new Error('setBasicAuth: the proxy was started without basicAuth');
     writeFileSync(join(o.dir, 'htpasswd'), htpasswdLine(user, password));

@@ -113,14 +113,12 @@ export async function startRestGateway(o: RestGatewayOptions): Promise<RestGatew
   const s = supervise(child, 10_000);
   const url = `${o.scheme ?? 'http'}://127.0.0.1:${port}`;
   const ready = o.ready ?? hbaseRestAnswers;
-  await waitReady(
-    `REST gateway on ${url}`,
-    s,
-    () => ready(url),
-    o.startTimeoutMs ?? 120_000,
-    250,
-    () => `${logFile}:\n${tail(logFile)}\n${join(o.dir, 'rest.out')}:\n${tail(join(o.dir, 'rest.out'), 20)}`,
-  );
+  await waitReady(`REST gateway on ${url}`, s, {
+    ready: () => ready(url),
+    timeoutMs: o.startTimeoutMs ?? 120_000,
+    everyMs: 250,
+    diagnose: () => `${logFile}:\n${tail(logFile)}\n${join(o.dir, 'rest.out')}:\n${tail(join(o.dir, 'rest.out'), 20)}`,
+  });
   const pid = child.pid ?? -1;
   return {
     url,

@@ -221,14 +221,12 @@ export async function startSecureKafka(o: SecureKafkaOptions): Promise<SecureKaf
   })();
   const s = supervise(child, STOP_GRACE_MS);
   const plainBroker = `127.0.0.1:${ports.internal}`;
-  await waitReady(
-    `secure kafka on ${plainBroker}`,
-    s,
-    () => answers(plainBroker),
-    START_TIMEOUT_MS,
-    250,
-    () => `${logFile}:\n${tail(logFile)}`,
-  );
+  await waitReady(`secure kafka on ${plainBroker}`, s, {
+    ready: () => answers(plainBroker),
+    timeoutMs: START_TIMEOUT_MS,
+    everyMs: 250,
+    diagnose: () => `${logFile}:\n${tail(logFile)}`,
+  });
   const stop = (): Promise<void> => s.stop();
   return { saslSslBroker: `127.0.0.1:${ports.sasl}`, plainBroker, stop };
 }

@@ -98,7 +98,9 @@ export function danglingOf(f: ReadFixture, value: string): number {
   return f.indexEntries.filter((x) => x.value === value).length - expectedByTag(f, value).length;
 }
 
-export function expectedRange(f: ReadFixture, id: string, from = 0, to = Number.MAX_SAFE_INTEGER, metric: string | null = null): ModelRow[] {
+/** The rows of `id` in [from, to) (all by default), newest first; with `metric`, only that metric of the rows that have it. */
+export function expectedRange(f: ReadFixture, id: string, range: { readonly from?: number; readonly to?: number; readonly metric?: string } = {}): ModelRow[] {
+  const { from = 0, to = Number.MAX_SAFE_INTEGER, metric = null } = range;
   return [...f.rows.values()]
     .filter((r) => r.id === id && r.ts >= from && r.ts < to && (metric === null || metric in r.metrics))
     .map((r) => (metric === null ? r : { ...r, metrics: { [metric]: r.metrics[metric] ?? Number.NaN } }))

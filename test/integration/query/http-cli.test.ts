@@ -76,7 +76,7 @@ void test('HTTP read API and CLI answer like the query layer', async (t) => {
     const to = new Date(BASE + 21_000).toISOString();
     const hum = await viaHttp(`/ids/dev1/events?from=${from}&to=${encodeURIComponent(to)}&metric=hum&limit=2`);
     assert.deepEqual(hum.items, await viaQueries('range', { id: 'dev1', from: String(from), to, metric: 'hum', limit: '2' }));
-    assert.deepEqual((hum.items as Parameters<typeof plain>[0][]).map(plain), expectedRange(f, 'dev1', from, BASE + 21_000, 'hum').map(plain));
+    assert.deepEqual((hum.items as Parameters<typeof plain>[0][]).map(plain), expectedRange(f, 'dev1', { from, to: BASE + 21_000, metric: 'hum' }).map(plain));
     const hq = await viaHttp('/index/site/hq/events?limit=10');
     assert.deepEqual((hq.items as Parameters<typeof plain>[0][]).map(plain), expectedByTag(f, 'hq').map(plain));
     assert.equal(hq.dangling, 2);
@@ -189,7 +189,7 @@ void test('HTTP read API and CLI answer like the query layer', async (t) => {
     assert.deepEqual(rest.pop(), { next: null, limit: 100 });
     assert.deepEqual(
       [...lines, ...rest].map((x) => x['ts']),
-      expectedRange(f, 'dev1', BASE + 2000, BASE + 12_000).map((r) => r.ts),
+      expectedRange(f, 'dev1', { from: BASE + 2000, to: BASE + 12_000 }).map((r) => r.ts),
     );
 
     const table = await cli(['by-tag', '--tag', 'site', '--value', 'moved']);

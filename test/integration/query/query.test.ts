@@ -78,12 +78,12 @@ void test('query layer: latest, range, by-tag and rollups read back what ingest 
     const from = BASE + 5000;
     const to = BASE + 20_000;
     const got = await eventPages(q, 'range', { id: 'dev1', from: String(from), to: new Date(to).toISOString(), limit: '4' });
-    const expected = expectedRange(f, 'dev1', from, to).map(plain);
+    const expected = expectedRange(f, 'dev1', { from, to }).map(plain);
     assert.deepEqual(got.items.map(plain), expected);
     assert.equal(got.items.at(-1)?.ts, from, 'the event at from is the oldest returned');
     assert.equal(got.items[0]?.ts, to - 1000, 'the event at to is not returned');
     const hum = await eventPages(q, 'range', { id: 'dev1', from: String(from), to: String(to), metric: 'hum', limit: '2' });
-    assert.deepEqual(hum.items.map(plain), expectedRange(f, 'dev1', from, to, 'hum').map(plain));
+    assert.deepEqual(hum.items.map(plain), expectedRange(f, 'dev1', { from, to, metric: 'hum' }).map(plain));
     assert.ok(hum.items.length >= 4 && hum.items.every((x) => Object.keys(x.metrics).join() === 'hum'));
     // the region server already drops rows without the metric (the filter of rangeShape), not only the client
     let scanned = 0;

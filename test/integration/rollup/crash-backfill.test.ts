@@ -18,7 +18,9 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const MIDNIGHT = Math.floor((Date.now() - 30 * DAY) / DAY) * DAY;
 
-function events(seed: number, n: number, ids: number, from: number, hours: number): Ev[] {
+/** `n` random events of `ids` ids over `hours` hours from `from`, drawn from `seed`. */
+function events(draw: { readonly seed: number; readonly n: number; readonly ids: number; readonly from: number; readonly hours: number }): Ev[] {
+  const { seed, n, ids, from, hours } = draw;
   const rnd = prng(seed);
   return Array.from({ length: n }, () => ({
     id: `s-${Math.floor(rnd() * ids)}`,
@@ -65,7 +67,7 @@ void test('SIGKILL of `tsingest rollup run` mid-run, rerun → summaries of an u
   const r = await rollupHarness(t, 'rkill');
   // enough marker rows (about one per event: 30 ids over 24 h of minutes) that the run is still
   // deleting them when the first summaries appear
-  const evs = events(3, 3000, 30, MIDNIGHT - 24 * HOUR, 24);
+  const evs = events({ seed: 3, n: 3000, ids: 30, from: MIDNIGHT - 24 * HOUR, hours: 24 });
   await writeEvents(r, evs);
   const marked = await markEvents(r, evs);
   const first = cli(r, ['run'], ['rollup.concurrency=1', 'log.level=warn']);
@@ -98,7 +100,7 @@ void test('SIGKILL of `tsingest rollup run` mid-run, rerun → summaries of an u
 
 void test('backfill (CLI and resumed) = the job on the same data', async (t) => {
   const r = await rollupHarness(t, 'rback');
-  const evs = events(5, 400, 9, MIDNIGHT - 2 * HOUR, 5);
+  const evs = events({ seed: 5, n: 400, ids: 9, from: MIDNIGHT - 2 * HOUR, hours: 5 });
   const outside: Ev[] = [{ id: 's-1', ts: MIDNIGHT - 2 * DAY, metric: 'a', value: 1 }];
   await writeEvents(r, [...evs, ...outside]);
   const dir = await mkdtemp(join(tmpdir(), 'tsi-rback-'));

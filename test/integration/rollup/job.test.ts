@@ -21,7 +21,9 @@ const DAY = 24 * HOUR;
 // Long closed windows (graceMs 0): two days straddling a UTC midnight, a few weeks ago.
 const MIDNIGHT = Math.floor((Date.now() - 20 * DAY) / DAY) * DAY;
 
-function randomEvents(seed: number, n: number, ids: number, from: number, hours: number): Ev[] {
+/** `n` random events of `ids` ids over `hours` hours from `from`, drawn from `seed`. */
+function randomEvents(draw: { readonly seed: number; readonly n: number; readonly ids: number; readonly from: number; readonly hours: number }): Ev[] {
+  const { seed, n, ids, from, hours } = draw;
   const rnd = prng(seed);
   return Array.from({ length: n }, () => ({
     id: `dev-${Math.floor(rnd() * ids)}`,
@@ -201,7 +203,7 @@ void test('marker rows on the real gateway: settling ids survive the delete, per
 
 void test('two job runners at once give the summaries one runner gives', async (t) => {
   const r = await rollupHarness(t, 'rtwo');
-  const events = randomEvents(7, 300, 5, MIDNIGHT - HOUR, 2);
+  const events = randomEvents({ seed: 7, n: 300, ids: 5, from: MIDNIGHT - HOUR, hours: 2 });
   await writeEvents(r, events);
   const marked = await markEvents(r, events);
   const [a, b] = await Promise.all([newJob(r).run(), newJob(r).run()]);

@@ -13,14 +13,17 @@ export interface Answer {
   readonly text: string;
 }
 
+/** How raw sends its request: headers, method (GET), body, a client certificate. */
+export interface RawRequest {
+  readonly headers?: Record<string, string>;
+  readonly method?: string;
+  readonly body?: string;
+  readonly cert?: { cert: string; key: string };
+}
+
 /** A raw HTTPS request: the path goes on the wire exactly as given (no URL normalisation). */
-export function raw(
-  port: number,
-  ca: string,
-  path: string,
-  headers: Record<string, string> = {},
-  opts: { method?: string; body?: string; cert?: { cert: string; key: string } } = {},
-): Promise<Answer> {
+export function raw(port: number, ca: string, path: string, opts: RawRequest = {}): Promise<Answer> {
+  const headers = opts.headers ?? {};
   return new Promise((resolve, reject) => {
     const socket = tlsConnect({ host: '127.0.0.1', port, ca, servername: 'localhost', ...(opts.cert ?? {}) }, () => {
       const lines = [
@@ -97,7 +100,12 @@ export interface Scraper {
 }
 
 /** Debian's Prometheus with two jobs on the service's port: the right token file and a wrong one, both checking the test CA. */
-export async function startScraper(defer: (fn: () => unknown) => void, dir: string, port: number, caFile: string, token: string): Promise<Scraper> {
+export async function startScraper(
+  defer: (fn: () => unknown) => void,
+  dir: string,
+  target: { readonly port: number; readonly caFile: string; readonly token: string },
+): Promise<Scraper> {
+  const { port, caFile, token } = target;
   const good = join(dir, 'prom-token');
   const wrong = join(dir, 'wrong-token');
   writeFileSync(good, token);

@@ -117,12 +117,12 @@ test("the service's own port: TLS, mTLS, credentials with scopes, limits, hostil
   });
 
   await t.test('scopes: 403 naming the missing scope; probes open, saying only ready or not without a credential', async () => {
-    const metricsByReader = await raw(port, ca, '/metrics', { authorization: `Bearer ${SECRETS.reader}` });
+    const metricsByReader = await raw(port, ca, '/metrics', { headers: { authorization: `Bearer ${SECRETS.reader}` } });
     assert.equal(metricsByReader.status, 403);
     assert.match(metricsByReader.text, /lacks the scope metrics/);
-    const uiByProm = await raw(port, ca, '/ui', { authorization: `Bearer ${SECRETS.prom}` });
+    const uiByProm = await raw(port, ca, '/ui', { headers: { authorization: `Bearer ${SECRETS.prom}` } });
     assert.equal(uiByProm.status, 403);
-    const metrics = await raw(port, ca, '/metrics', { authorization: `Bearer ${SECRETS.prom}` });
+    const metrics = await raw(port, ca, '/metrics', { headers: { authorization: `Bearer ${SECRETS.prom}` } });
     assert.equal(metrics.status, 200);
     assert.match(metrics.text, /tsingest_events_total/);
     const ready = await raw(port, ca, '/readyz');
@@ -130,7 +130,7 @@ test("the service's own port: TLS, mTLS, credentials with scopes, limits, hostil
     assert.deepEqual(JSON.parse(ready.text), { status: 'ready' });
     const health = await raw(port, ca, '/healthz');
     assert.deepEqual(JSON.parse(health.text), { status: 'ok' });
-    const readyAuthed = await raw(port, ca, '/readyz', { authorization: `Bearer ${SECRETS.prom}` });
+    const readyAuthed = await raw(port, ca, '/readyz', { headers: { authorization: `Bearer ${SECRETS.prom}` } });
     assert.equal((JSON.parse(readyAuthed.text) as { state: string }).state, 'running', 'a credential sees the state');
     // every route that serves data: refused without a credential, and without the read (or ui) scope
     const dataRoutes = [
@@ -144,32 +144,32 @@ test("the service's own port: TLS, mTLS, credentials with scopes, limits, hostil
     ];
     for (const path of dataRoutes) {
       assert.equal((await raw(port, ca, path)).status, 401, `anonymous ${path}`);
-      const byViewer = await raw(port, ca, path, { authorization: basic('viewer', SECRETS.viewer) });
+      const byViewer = await raw(port, ca, path, { headers: { authorization: basic('viewer', SECRETS.viewer) } });
       assert.equal(byViewer.status, 403, `ui scope only: ${path}`);
       assert.match(byViewer.text, /lacks the scope read/);
     }
-    assert.notEqual((await raw(port, ca, '/api/version', { authorization: `Bearer ${SECRETS.reader}` })).status, 401, 'the read scope passes');
+    assert.notEqual((await raw(port, ca, '/api/version', { headers: { authorization: `Bearer ${SECRETS.reader}` } })).status, 401, 'the read scope passes');
     assert.equal((await raw(port, ca, '/ui/data.json')).status, 401, 'anonymous /ui/data.json');
-    assert.equal((await raw(port, ca, '/ui/data.json', { authorization: `Bearer ${SECRETS.reader}` })).status, 403, '/ui/data.json wants the ui scope');
+    assert.equal(
+      (await raw(port, ca, '/ui/data.json', { headers: { authorization: `Bearer ${SECRETS.reader}` } })).status,
+      403,
+      '/ui/data.json wants the ui scope',
+    );
   });
 
   await t.test('limits: past the per-identity cap 429 with Retry-After, and past the total cap', async () => {
     // Queries that hold their slot: a POST /api/query whose body never finishes arriving.
     const held = await Promise.all([0, 1].map(() => holdQuery(port, ca, basic('grafana', SECRETS.grafana))));
     try {
-      const third = await raw(port, ca, `/api/v1/ids/${id}/latest`, { authorization: basic('grafana', SECRETS.grafana) });
+      const third = await raw(port, ca, `/api/v1/ids/${id}/latest`, { headers: { authorization: basic('grafana', SECRETS.grafana) } });
       assert.equal(third.status, 429);
       assert.equal(third.headers['retry-after'], '1');
       assert.match(third.text, /for this identity \(at most 2\)/);
       const other = await holdQuery(port, ca, `Bearer ${SECRETS.reader}`);
       held.push(other);
-      const fourth = await raw(
-        port,
-        ca,
-        `/api/v1/ids/${id}/latest`,
-        {},
-        { cert: { cert: readFileSync(certs.clientCertFile, 'utf8'), key: readFileSync(certs.clientKeyFile, 'utf8') } },
-      );
+      const fourth = await raw(port, ca, `/api/v1/ids/${id}/latest`, {
+        cert: { cert: readFileSync(certs.clientCertFile, 'utf8'), key: readFileSync(certs.clientKeyFile, 'utf8') },
+      });
       assert.equal(fourth.status, 429);
       assert.match(fourth.text, /too many concurrent queries \(at most 3\)/);
     } finally {
@@ -178,7 +178,7 @@ test("the service's own port: TLS, mTLS, credentials with scopes, limits, hostil
     await waitFor(
       'the slots to be released',
       10_000,
-      async () => (await raw(port, ca, `/api/v1/ids/${id}/latest`, { authorization: `Bearer ${SECRETS.reader}` })).status === 200,
+      async () => (await raw(port, ca, `/api/v1/ids/${id}/latest`, { headers: { authorization: `Bearer ${SECRETS.reader}` } })).status === 200,
     );
   });
 
@@ -201,7 +201,7 @@ test("the service's own port: TLS, mTLS, credentials with scopes, limits, hostil
       ['NUL in a Basic pair', '/ui', { authorization: `Basic ${Buffer.from('viewer\0:x').toString('base64')}` }, 401],
     ];
     for (const [what, path, headers, expected] of cases) {
-      const a = await raw(port, ca, path, headers);
+      const a = await raw(port, ca, path, { headers });
       codes[what] = a.status;
       assert.equal(a.status, expected, `${what}: ${a.text.slice(0, 200)}`);
       assert.ok(!a.text.includes('root:'), `${what}: no file content`);
@@ -212,7 +212,7 @@ test("the service's own port: TLS, mTLS, credentials with scopes, limits, hostil
   });
 
   await t.test('Prometheus scrapes /metrics over TLS with a bearer token file; a wrong token is a down target', async () => {
-    const prom = await startScraper(h.defer, dir, port, certs.caFile, SECRETS.prom);
+    const prom = await startScraper(h.defer, dir, { port, caFile: certs.caFile, token: SECRETS.prom });
     await waitFor('both targets scraped', 60_000, async () => (await prom.query('up')).length === 2, 1000);
     await waitFor('the good target up', 30_000, async () => (await prom.query('up{job="good"}'))[0]?.value[1] === '1', 1000);
     assert.equal((await prom.query('up{job="wrong"}'))[0]?.value[1], '0', 'the wrong token: down');

@@ -148,7 +148,13 @@ export async function describeGroup(h: Harness, group: string): Promise<GroupVie
 }
 
 /** Waits until the group is Stable with exactly the live instances as members, every partition assigned once. */
-export async function waitForGroup(h: Harness, group: string, inst: Instances, partitions: number, timeoutMs = 120_000): Promise<GroupView> {
+export async function waitForGroup(
+  h: Harness,
+  group: string,
+  inst: Instances,
+  expected: { readonly partitions: number; readonly timeoutMs?: number },
+): Promise<GroupView> {
+  const { partitions, timeoutMs = 120_000 } = expected;
   let view: GroupView = { state: 'none', owners: new Map() };
   const want = inst
     .live()

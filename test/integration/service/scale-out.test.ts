@@ -50,7 +50,7 @@ void test('three instances of one group on 8 partitions: rebalances, kill -9, re
   // After every change of members: the group settles, then each partition's lag series must be on
   // exactly one live instance, its owner (none left behind on an instance that lost it).
   const settle = async (step: string): Promise<GroupView> => {
-    const view = await waitForGroup(h, group, inst, PARTITIONS);
+    const view = await waitForGroup(h, group, inst, { partitions: PARTITIONS });
     const lag = await waitForLagOwners(h, inst, view);
     timeline.push(`${step}: owners ${show(view.owners)}; lag series ${show(lag)}`);
     return view;

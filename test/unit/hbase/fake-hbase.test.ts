@@ -17,7 +17,8 @@ async function scanned(h: FakeHBase, opts: ScanOptions = {}): Promise<Row[]> {
   return out;
 }
 
-function cell(h: FakeHBase, row: Buffer, qualifier: string, value = 'v', timestamp = 1, family = 'd'): void {
+function cell(h: FakeHBase, row: Buffer, qualifier: string, c: { readonly value?: string; readonly timestamp?: number; readonly family?: string } = {}): void {
+  const { value = 'v', timestamp = 1, family = 'd' } = c;
   h.seed(T, row, [{ family, qualifier: Buffer.from(qualifier), value: Buffer.from(value), timestamp }]);
 }
 
@@ -39,10 +40,10 @@ void test('scan: start row inclusive, stop row exclusive, an empty stop row runs
 
 void test('columns select a family or one column; time range is [from, to); cells in family, qualifier order', async () => {
   const h = new FakeHBase();
-  cell(h, k(1), 'b', 'v', 10);
-  cell(h, k(1), 'a', 'v', 20);
-  cell(h, k(1), 'x', 'v', 30, 'e');
-  cell(h, k(2), 'x', 'v', 30, 'e');
+  cell(h, k(1), 'b', { timestamp: 10 });
+  cell(h, k(1), 'a', { timestamp: 20 });
+  cell(h, k(1), 'x', { timestamp: 30, family: 'e' });
+  cell(h, k(2), 'x', { timestamp: 30, family: 'e' });
   const cols = (rows: readonly Row[]): string[][] => rows.map((r) => r.cells.map((c) => c.column.toString()));
   assert.deepEqual(cols(await scanned(h)), [['d:a', 'd:b', 'e:x'], ['e:x']]);
   assert.deepEqual(cols(await scanned(h, { columns: [Buffer.from('d')] })), [['d:a', 'd:b']], 'a row without the columns is not returned');
@@ -73,10 +74,10 @@ void test('filters: MultiRowRangeFilter ranges with their inclusive ends, FirstK
 
 void test('one version per column: the newest timestamp wins, a tie goes to the later write; no timestamp = the clock', async () => {
   const h = new FakeHBase(500);
-  cell(h, k(1), 'q', 'new', 20);
-  cell(h, k(1), 'q', 'old', 10);
+  cell(h, k(1), 'q', { value: 'new', timestamp: 20 });
+  cell(h, k(1), 'q', { value: 'old', timestamp: 10 });
   assert.equal(h.rows(T)[0]?.cells[0]?.value.toString(), 'new');
-  cell(h, k(1), 'q', 'tie', 20);
+  cell(h, k(1), 'q', { value: 'tie', timestamp: 20 });
   assert.equal(h.rows(T)[0]?.cells[0]?.value.toString(), 'tie');
   await h.put(T, [{ row: k(2), cells: [{ column: column('d', 'q'), value: Buffer.from('x') }] }]);
   assert.equal(h.rows(T)[1]?.cells[0]?.timestamp, 500);
@@ -92,11 +93,11 @@ void test('check-and-put: applies only when the check holds; a null check holds 
   assert.equal(await h.checkAndPut(T, { row: k(1), cells: put('b'), check: { column: q, value: Buffer.from('x') } }), false, 'another value');
   assert.equal(await h.checkAndPut(T, { row: k(1), cells: put('b'), check: { column: q, value: Buffer.from('a') } }), true);
   assert.equal((await h.get(T, k(1)))?.cells[0]?.value.toString(), 'b');
-  cell(h, k(2), 'q', '');
+  cell(h, k(2), 'q', { value: '' });
   assert.equal(await h.checkAndPut(T, { row: k(2), cells: put('c'), check: { column: q, value: null } }), true, 'an empty cell matches a null check');
   // A writer that lands between the caller's read and its check-and-put makes the check fail.
   h.beforeCheck = () => {
-    cell(h, k(1), 'q', 'raced', Date.now() + 1000);
+    cell(h, k(1), 'q', { value: 'raced', timestamp: Date.now() + 1000 });
   };
   assert.equal(await h.checkAndPut(T, { row: k(1), cells: put('d'), check: { column: q, value: Buffer.from('b') } }), false);
   assert.equal((await h.get(T, k(1)))?.cells[0]?.value.toString(), 'raced');
@@ -105,9 +106,9 @@ void test('check-and-put: applies only when the check holds; a null check holds 
 void test('check-and-delete: a family up to a timestamp, one column at its timestamp, or the check column; an emptied row is gone', async () => {
   const h = new FakeHBase();
   const v = column('d', 'v');
-  cell(h, k(1), 'v', '1', 5);
-  cell(h, k(1), 'a', '', 3);
-  cell(h, k(1), 'b', '', 9);
+  cell(h, k(1), 'v', { value: '1', timestamp: 5 });
+  cell(h, k(1), 'a', { value: '', timestamp: 3 });
+  cell(h, k(1), 'b', { value: '', timestamp: 9 });
   assert.equal(await h.checkAndDelete(T, { row: k(1), check: { column: v, value: Buffer.from('2') }, deleteCells: [{ column: Buffer.from('d') }] }), false);
   assert.equal(
     await h.checkAndDelete(T, { row: k(1), check: { column: v, value: Buffer.from('1') }, deleteCells: [{ column: Buffer.from('d'), timestamp: 5 }] }),
@@ -123,7 +124,7 @@ void test('check-and-delete: a family up to a timestamp, one column at its times
 void test('deleteRow: the row, or only some families / columns', async () => {
   const h = new FakeHBase();
   for (const q of ['a', 'b']) cell(h, k(1), q);
-  cell(h, k(1), 'x', 'v', 1, 'e');
+  cell(h, k(1), 'x', { family: 'e' });
   await h.deleteRow(T, k(1), { columns: [column('d', 'a'), Buffer.from('e')] });
   assert.deepEqual(h.snapshot(T), new Map([['01', ['b']]]));
   await h.deleteRow(T, k(1));

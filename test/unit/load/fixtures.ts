@@ -7,7 +7,8 @@ import { createLogger } from '../../../src/runtime/logger.ts';
 export const silentLog = createLogger({ level: 'silent' });
 
 /** A region with an HBase-style name `table,start,id.ENCODED.` (ENCODED = md5 of the rest). */
-export function region(table: string, start: number[], end: number[], server = 'rs1:16020', id = 1700000000000): RegionInfo {
+export function region(table: string, start: number[], end: number[], at: { readonly server?: string; readonly id?: number } = {}): RegionInfo {
+  const { server = 'rs1:16020', id = 1700000000000 } = at;
   const startKey = Buffer.from(start);
   const prefix = `${table},${startKey.toString('hex')},${id}`;
   const encoded = createHash('md5').update(prefix).digest('hex');
@@ -16,7 +17,7 @@ export function region(table: string, start: number[], end: number[], server = '
 
 /** B regions pre-split on the salt boundaries [0x01] … [B−1], as the table planner creates them. */
 export function saltedRegions(table: string, buckets: number, server = 'rs1:16020'): RegionInfo[] {
-  return Array.from({ length: buckets }, (_, i) => region(table, i === 0 ? [] : [i], i === buckets - 1 ? [] : [i + 1], server));
+  return Array.from({ length: buckets }, (_, i) => region(table, i === 0 ? [] : [i], i === buckets - 1 ? [] : [i + 1], { server }));
 }
 
 /** A RegionSource whose answer the test sets, counting calls. */

@@ -128,8 +128,8 @@ void describe('RegionMap', () => {
     // region 1 splits at [0x01 0x80]
     const [r0, r1] = before;
     assert.ok(r0 !== undefined && r1 !== undefined);
-    const left = region('t', [0x01], [0x01, 0x80], 'rs1:16020', 1700000000001);
-    const right = region('t', [0x01, 0x80], [], 'rs2:16020', 1700000000001);
+    const left = region('t', [0x01], [0x01, 0x80], { server: 'rs1:16020', id: 1700000000001 });
+    const right = region('t', [0x01, 0x80], [], { server: 'rs2:16020', id: 1700000000001 });
     source.answer = [r0, left, right];
     await map.refresh('t');
     assert.equal(changes.length, 2);

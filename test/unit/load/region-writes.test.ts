@@ -166,8 +166,8 @@ void describe('RegionWrites', () => {
     assert.ok(text.includes(encodedRegionName(r1.name)));
 
     // r1 splits; r0 moves to another server
-    const left = region(TABLE, [0x01], [0x01, 0x6d], 'rs1:16020', 1700000000001);
-    const right = region(TABLE, [0x01, 0x6d], [], 'rs1:16020', 1700000000001);
+    const left = region(TABLE, [0x01], [0x01, 0x6d], { server: 'rs1:16020', id: 1700000000001 });
+    const right = region(TABLE, [0x01, 0x6d], [], { server: 'rs1:16020', id: 1700000000001 });
     const r0moved = { ...r0, server: 'rs9:16020' };
     source.answer = [r0moved, left, right];
     await map.refresh(TABLE);

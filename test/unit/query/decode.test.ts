@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildDataRow, encodeTags } from '../../../src/events/cells.ts';
+import type { TsEvent } from '../../../src/events/event.ts';
 import { column } from '../../../src/hbase/codec.ts';
 import type { Row } from '../../../src/hbase/types.ts';
 import { Keyspace } from '../../../src/keys/index.ts';
@@ -8,8 +9,8 @@ import { eventItemOf, isoOf, tagsOfCell } from '../../../src/query/decode.ts';
 
 const B = 16;
 
-function rowOf(id: string, ts: number, metric: string, value: number, tags: Record<string, string>): Row {
-  const r = buildDataRow({ id, ts, metric, value, tags }, B, 'd');
+function rowOf(event: TsEvent): Row {
+  const r = buildDataRow(event, B, 'd');
   return {
     row: r.key,
     cells: r.cells.map((c) => {
@@ -36,11 +37,17 @@ test('tagsOfCell: the same bytes answer the same frozen object, other bytes are 
 test('eventItemOf: id, ts, time, metrics and tags of a data row; consecutive rows share their tags', () => {
   const keyspace = new Keyspace({ buckets: B, format: 'binary', indexSaltMode: 'entry' });
   const ts = 1732262400000;
-  const one = eventItemOf(rowOf('设备-7', ts, 'temp', 21.5, { site: 'x' }), keyspace);
+  const one = eventItemOf(rowOf({ id: '设备-7', ts, metric: 'temp', value: 21.5, tags: { site: 'x' } }), keyspace);
   assert.deepEqual(one, { id: '设备-7', ts, time: '2024-11-22T08:00:00.000Z', metrics: { temp: 21.5 }, tags: { site: 'x' } });
-  const two = eventItemOf(rowOf('设备-7', ts - 1, 'hum', 40, { site: 'x' }), keyspace);
+  const two = eventItemOf(rowOf({ id: '设备-7', ts: ts - 1, metric: 'hum', value: 40, tags: { site: 'x' } }), keyspace);
   assert.equal(two.tags, one.tags);
-  assert.deepEqual(eventItemOf(rowOf('dev', ts, 'temp', 1, {}), keyspace), { id: 'dev', ts, time: '2024-11-22T08:00:00.000Z', metrics: { temp: 1 }, tags: {} });
+  assert.deepEqual(eventItemOf(rowOf({ id: 'dev', ts, metric: 'temp', value: 1, tags: {} }), keyspace), {
+    id: 'dev',
+    ts,
+    time: '2024-11-22T08:00:00.000Z',
+    metrics: { temp: 1 },
+    tags: {},
+  });
 });
 
 test('isoOf: Date.toISOString (String(ms) beyond the Date range), also across days and from a kept day', () => {

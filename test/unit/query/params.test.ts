@@ -9,7 +9,8 @@ import type { QueryKind } from '../../../src/query/types.ts';
 const NOW = Date.UTC(2024, 10, 22, 8, 0, 0);
 const settings: ParamSettings = { defaultLimit: 100, maxLimit: 500, indexTags: ['site'], windows: parseWindows(['1h', '1d']), now: NOW };
 
-function rejects(kind: QueryKind, raw: RawParams, parameter: string, status: 400 | 404 = 400, s: ParamSettings = settings): QueryError {
+function rejects(kind: QueryKind, raw: RawParams, parameter: string, how: { readonly status?: 400 | 404; readonly settings?: ParamSettings } = {}): QueryError {
+  const { status = 400, settings: s = settings } = how;
   let caught: unknown;
   try {
     parseQuery(kind, raw, s);
@@ -49,13 +50,13 @@ test('each bad parameter is named', () => {
   rejects('range', { id: 'a', metric: '' }, 'metric');
   rejects('by_tag', { value: 'x' }, 'tag');
   rejects('by_tag', { tag: 'site' }, 'value');
-  rejects('by_tag', { tag: 'rack', value: 'x' }, 'tag', 404);
+  rejects('by_tag', { tag: 'rack', value: 'x' }, 'tag', { status: 404 });
   rejects('rollups', { id: 'a' }, 'window');
-  rejects('rollups', { id: 'a', window: '15m' }, 'window', 404);
+  rejects('rollups', { id: 'a', window: '15m' }, 'window', { status: 404 });
   rejects('latest', { id: 'a', from: '0' }, 'from'); // not a parameter of latest
   rejects('by_tag', { tag: 'site', value: 'v', id: 'a' }, 'id');
   rejects('latest', { id: 'a', cursor: 'garbage!' }, 'cursor');
-  const e = rejects('latest', { id: 'a', limit: 'x' }, 'limit', 400, { ...settings, label: (p) => `--${p}` });
+  const e = rejects('latest', { id: 'a', limit: 'x' }, 'limit', { settings: { ...settings, label: (p) => `--${p}` } });
   assert.match(e.message, /^--limit /);
 });
 

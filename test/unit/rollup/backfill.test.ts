@@ -89,7 +89,7 @@ async function jobResult(events: readonly Ev[], s = settings(['1m', '1h'])): Pro
 
 void test('backfill (per bucket and per id) = the job on the same data; only [from, to) widened is written', async () => {
   const s = settings(['1m', '1h']);
-  const inside = randomEvents(21, 300, 9, DAY0 + 2 * HOUR, 3);
+  const inside = randomEvents({ seed: 21, n: 300, ids: 9, from: DAY0 + 2 * HOUR, hours: 3 });
   const outside: Ev[] = [
     { id: 'dev-1', ts: DAY0 + HOUR - 1, metric: 'temp', value: 1 },
     { id: 'dev-1', ts: DAY0 + 6 * HOUR, metric: 'temp', value: 2 },
@@ -116,7 +116,7 @@ void test('backfill (per bucket and per id) = the job on the same data; only [fr
 
 void test('a backfill stopped part-way resumes from its checkpoint to the same result; a finished one says so', async () => {
   const s = settings(['1m', '1h'], { pageRows: 5 });
-  const events = randomEvents(33, 400, 15, DAY0, 2);
+  const events = randomEvents({ seed: 33, n: 400, ids: 15, from: DAY0, hours: 2 });
   const expected = await jobResult(events);
   const dir = await mkdtemp(join(tmpdir(), 'tsi-backfill-'));
   try {

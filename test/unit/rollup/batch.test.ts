@@ -9,13 +9,14 @@ import { putRowOf } from '../../../src/rollup/fold.ts';
 import { parseMarkerRow, sourceOf, type FoundMarker } from '../../../src/rollup/plan.ts';
 import { markerRow } from '../../../src/rollup/marker.ts';
 import type { RollupSettings } from '../../../src/rollup/settings.ts';
+import type { RollupKeyParts } from '../../../src/keys/index.ts';
 import { fixedSpread, testKeyspace } from '../../support/keyspace.ts';
 import { bruteSummaries, sorted, summariesOfRows, type Ev } from './brute.ts';
 import { FakeHBase } from '../../support/fake-hbase.ts';
 import { B, DAY0, HOUR, MIN, markEvents, marksIn, randomEvents, readMetrics, settings, silentLog, writeEvents } from './job-fixture.ts';
 
-function found(s: RollupSettings, id: string, windowSec: number, windowStart: number, stamp = 5): FoundMarker {
-  const row = markerRow({ id, windowSec, windowStart }, { keyspace: s.keyspace, family: s.rollupFamily, stamp });
+function found(s: RollupSettings, parts: RollupKeyParts, stamp = 5): FoundMarker {
+  const row = markerRow(parts, { keyspace: s.keyspace, family: s.rollupFamily, stamp });
   const m = parseMarkerRow(row.key, row.cells, s.keyspace)?.windows[0];
   assert.ok(m !== undefined);
   return m;
@@ -55,7 +56,11 @@ void test('rangeCursor: each ascending key to the range holding it, keys between
 
 void test("planBatch: finest size = the windows' own data ranges, sorted, in one filtered scan", () => {
   const s = settings(['1m', '1h']);
-  const markers = [found(s, 'b', 60, DAY0 + MIN), found(s, 'a', 60, DAY0 + 5 * MIN), found(s, 'a', 60, DAY0)];
+  const markers = [
+    found(s, { id: 'b', windowSec: 60, windowStart: DAY0 + MIN }),
+    found(s, { id: 'a', windowSec: 60, windowStart: DAY0 + 5 * MIN }),
+    found(s, { id: 'a', windowSec: 60, windowStart: DAY0 }),
+  ];
   const plan = planBatch(s.windows, markers, s.keyspace);
   assert.deepEqual(plan.singles, []);
   const own = (m: FoundMarker): Buffer => {
@@ -82,12 +87,16 @@ void test("planBatch: finest size = the windows' own data ranges, sorted, in one
 void test('planBatch: a coarser size reads finer summaries; spread windows stay single', () => {
   const spread = { hot: { epochs: [{ since: DAY0 + 30 * MIN, k: 2 }], fence: null } };
   const s = settings(['1m', '1h'], { keyspace: testKeyspace(B, 'binary', 'entry', fixedSpread(spread)) });
-  const coarse = planBatch(s.windows, [found(s, 'a', 3600, DAY0), found(s, 'hot', 3600, DAY0)], s.keyspace);
+  const coarse = planBatch(
+    s.windows,
+    [found(s, { id: 'a', windowSec: 3600, windowStart: DAY0 }), found(s, { id: 'hot', windowSec: 3600, windowStart: DAY0 })],
+    s.keyspace,
+  );
   assert.equal(coarse.scan?.source, 'summaries');
   assert.equal(coarse.windows.length, 2, 'summaries of a spread id are in its base bucket: one range');
-  const before = found(s, 'hot', 60, DAY0 + 29 * MIN);
-  const after = found(s, 'hot', 60, DAY0 + 30 * MIN);
-  const fine = planBatch(s.windows, [before, after, found(s, 'a', 60, DAY0)], s.keyspace);
+  const before = found(s, { id: 'hot', windowSec: 60, windowStart: DAY0 + 29 * MIN });
+  const after = found(s, { id: 'hot', windowSec: 60, windowStart: DAY0 + 30 * MIN });
+  const fine = planBatch(s.windows, [before, after, found(s, { id: 'a', windowSec: 60, windowStart: DAY0 })], s.keyspace);
   assert.deepEqual(fine.singles, [after], 'rows in 2 buckets: recomputed on its own');
   assert.deepEqual(fine.windows.map((w) => w.marker.parts.id).sort(), ['a', 'hot']);
   assert.equal(planBatch(s.windows, [after], s.keyspace).scan, undefined);
@@ -98,7 +107,12 @@ void test('cascadeMarkers: one mark per enclosing coarser window, one row per (b
   let stamp = 100;
   const o = { keyspace: s.keyspace, family: s.rollupFamily, stamp: () => stamp++ };
   const ids = Array.from({ length: 12 }, (_, i) => `dev-${i}`);
-  const windows = [found(s, 'a', 60, DAY0), found(s, 'a', 60, DAY0 + MIN), found(s, 'a', 60, DAY0 + HOUR), ...ids.map((id) => found(s, id, 60, DAY0))];
+  const windows = [
+    found(s, { id: 'a', windowSec: 60, windowStart: DAY0 }),
+    found(s, { id: 'a', windowSec: 60, windowStart: DAY0 + MIN }),
+    found(s, { id: 'a', windowSec: 60, windowStart: DAY0 + HOUR }),
+    ...ids.map((id) => found(s, { id, windowSec: 60, windowStart: DAY0 })),
+  ];
   const rows = cascadeMarkers(s.windows, windows, o);
   assert.deepEqual(marksOf(s, rows).sort(), [`a|3600|${DAY0}`, `a|3600|${DAY0 + HOUR}`, ...ids.map((id) => `${id}|3600|${DAY0}`)].sort());
   const keys = rows.map((r) => r.row.toString('hex'));
@@ -106,13 +120,13 @@ void test('cascadeMarkers: one mark per enclosing coarser window, one row per (b
   assert.ok(rows.length < ids.length + 2, `ids of a bucket share its row (${B} buckets)`);
   assert.deepEqual(new Set(rows.flatMap((r) => r.cells.map((c) => c.timestamp))), new Set([100]), 'one stamp for the whole cascade');
   assert.equal(stamp, 101);
-  assert.deepEqual(cascadeMarkers(s.windows, [found(s, 'a', 86_400, DAY0)], o), []);
+  assert.deepEqual(cascadeMarkers(s.windows, [found(s, { id: 'a', windowSec: 86_400, windowStart: DAY0 })], o), []);
 });
 
 void test("a bad row in one window's source fails that window only (the batch is redone window by window)", async () => {
   const s = settings(['1m', '1h']);
   const store = new FakeHBase();
-  const events = randomEvents(21, 120, 5, DAY0, 1);
+  const events = randomEvents({ seed: 21, n: 120, ids: 5, from: DAY0, hours: 1 });
   await writeEvents(store, s, events);
   await markEvents(store, s, events);
   // a data row whose metric cell is not an 8-byte double, in a window of its own

@@ -74,12 +74,22 @@ export async function markEvents(store: FakeHBase, s: RollupSettings, events: re
   return seen.size;
 }
 
-/** Random events over `hours` hours from `base`, quarter-integer values (exact sums in any order). */
-export function randomEvents(seed: number, n: number, ids: number, base: number, hours: number): Ev[] {
+/** What randomEvents draws: `n` events of `ids` ids over `hours` hours from `from`, from `seed`. */
+export interface EventDraw {
+  readonly seed: number;
+  readonly n: number;
+  readonly ids: number;
+  readonly from: number;
+  readonly hours: number;
+}
+
+/** Random events over `hours` hours from `from`, quarter-integer values (exact sums in any order). */
+export function randomEvents(draw: EventDraw): Ev[] {
+  const { seed, n, ids, from, hours } = draw;
   const rnd = prng(seed);
   return Array.from({ length: n }, () => ({
     id: `dev-${Math.floor(rnd() * ids)}`,
-    ts: base + Math.floor(rnd() * hours * HOUR),
+    ts: from + Math.floor(rnd() * hours * HOUR),
     metric: rnd() < 0.5 ? 'temp' : 'hum',
     value: Math.round(rnd() * 4000 - 2000) / 4,
   }));

@@ -201,7 +201,7 @@ void test('summary cells carry the time the recompute started reading; a window 
 void test("errors are isolated per marker row and counted by stage; a row goes only after its windows' summaries and cascade", async () => {
   const s = settings(['1m', '1h'], { concurrency: 1 });
   const store = new FakeHBase();
-  const events = randomEvents(5, 60, 6, DAY0, 1);
+  const events = randomEvents({ seed: 5, n: 60, ids: 6, from: DAY0, hours: 1 });
   await writeEvents(store, s, events);
   const marked = await markEvents(store, s, events);
   const fineRows = markerRows(store, s).filter((k) => k.readUInt32BE(2) === 60);
@@ -257,7 +257,7 @@ void test("errors are isolated per marker row and counted by stage; a row goes o
 void test('scan errors of one bucket do not stop the other buckets; an aborted run stops early', async () => {
   const s = settings(['1m']);
   const store = new FakeHBase();
-  const events = randomEvents(9, 80, 12, DAY0, 1);
+  const events = randomEvents({ seed: 9, n: 80, ids: 12, from: DAY0, hours: 1 });
   await writeEvents(store, s, events);
   await markEvents(store, s, events);
   store.fail({ op: 'scan', table: 'r', times: 1 });
@@ -308,7 +308,7 @@ void test('aborted mid-page, the run stops at its next batch: the marker rows no
 
 void test('two runners at once give what one runner gives', async () => {
   const s = settings(['1m', '1h', '1d']);
-  const events = randomEvents(11, 300, 7, DAY0 + 20 * HOUR, 6);
+  const events = randomEvents({ seed: 11, n: 300, ids: 7, from: DAY0 + 20 * HOUR, hours: 6 });
   const a = new FakeHBase();
   await writeEvents(a, s, events);
   await markEvents(a, s, events);

@@ -22,7 +22,7 @@ void test('bucketsOfPartitions: partition p is bucket p; with fewer partitions b
 async function marked(): Promise<{ store: FakeHBase; s: ReturnType<typeof settings>; events: ReturnType<typeof randomEvents> }> {
   const s = settings();
   const store = new FakeHBase();
-  const events = randomEvents(7, 600, 24, DAY0 + 2 * HOUR, 6);
+  const events = randomEvents({ seed: 7, n: 600, ids: 24, from: DAY0 + 2 * HOUR, hours: 6 });
   await writeEvents(store, s, events);
   await markEvents(store, s, events);
   return { store, s, events };

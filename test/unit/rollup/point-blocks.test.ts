@@ -132,7 +132,7 @@ function packsOfRows(rows: ReturnType<FakeHBase['rows']>, finerSec: number): Map
 void test('the job writes a block beside every summary and a pack in every coarser row, = brute force; a late event rewrites them', async () => {
   const s = settings(['1m', '1h']);
   const store = new FakeHBase();
-  const events = randomEvents(5, 600, 7, DAY0 + 2 * HOUR, 3);
+  const events = randomEvents({ seed: 5, n: 600, ids: 7, from: DAY0 + 2 * HOUR, hours: 3 });
   await writeEvents(store, s, events);
   await runJob(store, s, events);
   assert.deepEqual(sortedRuns(blocksOfRows(store.rows(s.rollupTable))), sortedRuns(brutePoints(events, [60, 3600])));
@@ -194,7 +194,7 @@ void test('a finer row without a block (written before blocks) leaves its coarse
 void test('blocks off: summaries and packs only, no cell in the points family', async () => {
   const s = settings(['1m', '1h'], { blocks: null });
   const store = new FakeHBase();
-  const events = randomEvents(3, 100, 3, DAY0 + HOUR, 2);
+  const events = randomEvents({ seed: 3, n: 100, ids: 3, from: DAY0 + HOUR, hours: 2 });
   await writeEvents(store, s, events);
   await runJob(store, s, events);
   assert.equal(blocksOfRows(store.rows(s.rollupTable)).size, 0);

@@ -28,8 +28,8 @@ function spreadSettings(extra: Partial<RollupSettings> = {}): RollupSettings {
 }
 
 function eventsWithHotId(): Ev[] {
-  const cold = randomEvents(41, 300, 6, DAY0 + 2 * HOUR, 4);
-  const hot = randomEvents(42, 500, 1, DAY0 + 2 * HOUR, 4).map((e) => ({ ...e, id: HOT }));
+  const cold = randomEvents({ seed: 41, n: 300, ids: 6, from: DAY0 + 2 * HOUR, hours: 4 });
+  const hot = randomEvents({ seed: 42, n: 500, ids: 1, from: DAY0 + 2 * HOUR, hours: 4 }).map((e) => ({ ...e, id: HOT }));
   // on both sides of each epoch's first ms
   const edges: Ev[] = [DAY0 + 3 * HOUR - 1, DAY0 + 3 * HOUR, DAY0 + 4 * HOUR + 30 * MIN - 1, DAY0 + 4 * HOUR + 30 * MIN].map((ts, i) => ({
     id: HOT,

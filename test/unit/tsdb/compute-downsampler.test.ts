@@ -5,7 +5,7 @@ import { test } from 'node:test';
 
 import { previousInterval } from '../../../src/tsdb/compute/calendar.ts';
 import { Downsampler, FillingDownsampler } from '../../../src/tsdb/compute/downsampler.ts';
-import { allSpec, assertPoints, drainView, spec, view } from './compute-helpers.ts';
+import { allSpec, assertPoints, calendarSpec, drainView, spec, view } from './compute-helpers.ts';
 
 const NaN_ = Number.NaN;
 
@@ -112,7 +112,7 @@ test('TestFillingDownsampler.testDownsampler_calendarDay: fixed 1d control and 1
   const tv = new FillingDownsampler(
     view(pts),
     { startMs: 1450094400000 - 86400000, endMs: DST_TS + 86400000 * 5 },
-    spec(1, 'd', 'sum', 'nan', true, 'Pacific/Funafuti'),
+    calendarSpec(spec(1, 'd', 'sum', 'nan'), 'Pacific/Funafuti'),
     { startMs: 0, endMs: Number.MAX_SAFE_INTEGER },
   );
   const t0 = 1450094400000 - 86400000;
@@ -147,7 +147,7 @@ test('TestFillingDownsampler.testDownsampler_calendarMonth: fixed 1n (30 d) cont
     [dec1 + 3 * 2592000000, 11],
     [dec1 + 4 * 2592000000, NaN_],
   ]);
-  const tv = new FillingDownsampler(view(pts), { startMs: dec1, endMs: dec1 + 2592000000 * 6 }, spec(1, 'n', 'sum', 'nan', true, 'Pacific/Funafuti'), {
+  const tv = new FillingDownsampler(view(pts), { startMs: dec1, endMs: dec1 + 2592000000 * 6 }, calendarSpec(spec(1, 'n', 'sum', 'nan'), 'Pacific/Funafuti'), {
     startMs: 0,
     endMs: Number.MAX_SAFE_INTEGER,
   });

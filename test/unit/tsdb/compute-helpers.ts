@@ -34,9 +34,14 @@ const UNIT_MS: Record<IntervalUnit, number> = {
   y: 31_536_000_000,
 };
 
-/** DownsamplingSpecification("<count><unit>[c]-<agg>-<fill>") with a zone. */
-export function spec(count: number, unit: IntervalUnit, agg: AggregatorName, fill: FillPolicy, calendar = false, timezone = 'UTC'): DownsampleSpec {
-  return { all: false, calendar, intervalMs: count * UNIT_MS[unit], count, unit, timezone, fn: getAggregator(agg).run, fill };
+/** DownsamplingSpecification("<count><unit>-<agg>-<fill>"), in UTC. */
+export function spec(count: number, unit: IntervalUnit, agg: AggregatorName, fill: FillPolicy): DownsampleSpec {
+  return { all: false, calendar: false, intervalMs: count * UNIT_MS[unit], count, unit, timezone: 'UTC', fn: getAggregator(agg).run, fill };
+}
+
+/** The calendar form of a spec ("<count><unit>c-…") in `timezone`. */
+export function calendarSpec(s: DownsampleSpec, timezone: string): DownsampleSpec {
+  return { ...s, calendar: true, timezone };
 }
 
 export function allSpec(agg: AggregatorName, fill: FillPolicy): DownsampleSpec {

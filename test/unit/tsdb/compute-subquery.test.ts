@@ -10,7 +10,13 @@ import { assertPoints } from './compute-helpers.ts';
 
 const UNIT_MS: Record<IntervalUnit, number> = { ms: 1, s: 1000, m: 60_000, h: 3600_000, d: 86_400_000, w: 604_800_000, n: 0, y: 0 };
 
-function ds(count: number, unit: IntervalUnit, aggregator: AggregatorName, fill: FillPolicy = 'none', calendar = false, timezone = 'UTC'): Downsample {
+function ds(
+  count: number,
+  unit: IntervalUnit,
+  aggregator: AggregatorName,
+  more: { readonly fill?: FillPolicy; readonly calendar?: boolean; readonly timezone?: string } = {},
+): Downsample {
+  const { fill = 'none', calendar = false, timezone = 'UTC' } = more;
   return {
     spec: `${count}${unit}${calendar ? 'c' : ''}-${aggregator}-${fill}`,
     all: false,
@@ -106,7 +112,7 @@ test('NOTES: an aligned 6 h query at 5m-avg-zero gives 73 points (the bucket at 
     [T0 + 60000, 4],
     [T0 + 6 * 3600000 + 120000, 8],
   ]);
-  const [r] = computeSubQuery(sub('sum', ds(5, 'm', 'avg', 'zero')), { startMs: T0, endMs: T0 + 6 * 3600000 }, [series]);
+  const [r] = computeSubQuery(sub('sum', ds(5, 'm', 'avg', { fill: 'zero' })), { startMs: T0, endMs: T0 + 6 * 3600000 }, [series]);
   assert.ok(r !== undefined);
   assert.equal(r.dps.length, 73);
   assert.deepEqual(r.dps[0], [T0, 4]);
@@ -137,7 +143,7 @@ test('NOTES: fills — nan gives NaN, null gives null, zero gives 0, none leaves
   ]);
   const range = { startMs: T0, endMs: T0 + 180000 };
   const values = (fill: FillPolicy): (number | null)[] =>
-    (computeSubQuery(sub('sum', ds(1, 'm', 'sum', fill)), range, [series])[0]?.dps ?? []).map((p) => p[1]);
+    (computeSubQuery(sub('sum', ds(1, 'm', 'sum', { fill })), range, [series])[0]?.dps ?? []).map((p) => p[1]);
   assert.deepEqual(values('zero'), [1, 0, 2, 0]);
   assert.deepEqual(values('null'), [1, null, 2, null]);
   assert.deepEqual(values('none'), [1, 2]);
@@ -154,7 +160,11 @@ test('NOTES: 1dc in Asia/Shanghai gives buckets at 16:00 UTC', () => {
     [d + 20 * 3600000, 3],
     [d + 40 * 3600000, 4],
   ]);
-  const [r] = computeSubQuery(sub('sum', ds(1, 'd', 'sum', 'none', true, 'Asia/Shanghai')), { startMs: d - 8 * 3600000, endMs: d + 48 * 3600000 }, [series]);
+  const [r] = computeSubQuery(
+    sub('sum', ds(1, 'd', 'sum', { calendar: true, timezone: 'Asia/Shanghai' })),
+    { startMs: d - 8 * 3600000, endMs: d + 48 * 3600000 },
+    [series],
+  );
   assert.ok(r !== undefined);
   assertPoints(r.dps, [
     [d - 8 * 3600000, 1],
@@ -225,7 +235,7 @@ test('series without points in the scan range are dropped; a series lacking the 
 
 test('bucketed input (rollups) takes the same fill and range rules as raw points', () => {
   const buckets: SeriesInput = { kind: 'buckets', tags: { host: 'a' }, ts: [T0 - 300000, T0, T0 + 600000], values: [9, 4, 6] };
-  const [r] = computeSubQuery(sub('sum', ds(5, 'm', 'count', 'null')), { startMs: T0, endMs: T0 + 900000 }, [buckets]);
+  const [r] = computeSubQuery(sub('sum', ds(5, 'm', 'count', { fill: 'null' })), { startMs: T0, endMs: T0 + 900000 }, [buckets]);
   assert.ok(r !== undefined);
   assertPoints(r.dps, [
     [T0, 4],

@@ -13,14 +13,15 @@ const H = 3_600_000;
 const D = 24 * H;
 const budget: PointBudget = { take: () => undefined };
 
-function windowOf(id: string, sizeMs: number, startMs: number, sum: number, pack?: Float64Array): StoredWindow {
+/** A stored window of one point (`sum` as every summary figure), with `pack` when given. */
+function windowOf(sizeMs: number, startMs: number, sum: number, pack?: Float64Array): StoredWindow {
   return { startMs, sizeMs, summary: { startMs, count: 1, sum, min: sum, max: sum, first: sum, last: sum }, block: undefined, pack };
 }
 
 void test('WindowCache: a window answers under its generation only, while young enough; absent windows are kept as null', () => {
   let now = 1000;
   const c = new WindowCache({ maxBytes: 1 << 20, maxAgeMs: 500, now: () => now });
-  const w = windowOf('a', H, 0, 1);
+  const w = windowOf(H, 0, 1);
   c.set({ id: 'a', gen: 'g1', now }, 'k', 0, w);
   c.set({ id: 'a', gen: 'g1', now }, 'k', H, null);
   assert.equal(c.get({ id: 'a', gen: 'g1', now }, 'k', 0), w);
@@ -39,16 +40,16 @@ void test('WindowCache: a window answers under its generation only, while young 
 
 void test('WindowCache: bounded in bytes; the oldest unused entry goes first, a used one gets a second chance', () => {
   const c = new WindowCache({ maxBytes: 4 * 460 + 100, maxAgeMs: 1e9, now: () => 0 });
-  for (let i = 0; i < 4; i++) c.set({ id: `id${i}`, gen: 'g', now: 0 }, 'k', 0, windowOf(`id${i}`, H, 0, i));
+  for (let i = 0; i < 4; i++) c.set({ id: `id${i}`, gen: 'g', now: 0 }, 'k', 0, windowOf(H, 0, i));
   assert.equal(c.stats().entries, 4);
   assert.ok(c.get({ id: 'id0', gen: 'g', now: 0 }, 'k', 0) !== undefined, 'id0 used');
-  c.set({ id: 'id4', gen: 'g', now: 0 }, 'k', 0, windowOf('id4', H, 0, 4));
+  c.set({ id: 'id4', gen: 'g', now: 0 }, 'k', 0, windowOf(H, 0, 4));
   assert.equal(c.stats().entries, 4, 'one went');
   assert.ok(c.get({ id: 'id0', gen: 'g', now: 0 }, 'k', 0) !== undefined, 'the used one stayed');
   assert.equal(c.get({ id: 'id1', gen: 'g', now: 0 }, 'k', 0), undefined, 'the oldest unused one went');
   assert.ok(c.stats().bytes <= 4 * 460 + 100);
   // a pack counts its run's bytes: a big one pushes out more
-  c.set({ id: 'big', gen: 'g', now: 0 }, 'k', 0, windowOf('big', D, 0, 1, new Float64Array(24 * 7)));
+  c.set({ id: 'big', gen: 'g', now: 0 }, 'k', 0, windowOf(D, 0, 1, new Float64Array(24 * 7)));
   assert.ok(c.stats().entries < 4);
   assert.ok(c.stats().bytes <= 4 * 460 + 100);
 });
@@ -107,8 +108,8 @@ const marks: MarkSpan = { sizesMs: [H, D], from: 0, to: D + H };
 function backing(): Backing {
   const b = new Backing();
   for (const id of ['a', 'b', 'c']) {
-    b.windows.set(`temp|${id}`, [windowOf(id, D, 0, 10, new Float64Array(7)), windowOf(id, H, D, 11)]);
-    b.windows.set(`hum|${id}`, [windowOf(id, D, 0, 20, new Float64Array(7))]);
+    b.windows.set(`temp|${id}`, [windowOf(D, 0, 10, new Float64Array(7)), windowOf(H, D, 11)]);
+    b.windows.set(`hum|${id}`, [windowOf(D, 0, 20, new Float64Array(7))]);
   }
   b.gens.set(0, 'g0');
   return b;
@@ -156,7 +157,7 @@ void test('cached reads: a bumped bucket sends its ids back to HBase, and the ne
   await reads.windowsOf({ ids: ['a', 'b', 'c'], metrics: ['temp'], spans, marks }, budget);
   await kept();
   // the job rewrote a's day (its put, then its bump) and a late event marked c's hour
-  b.windows.set('temp|a', [windowOf('a', D, 0, 99, new Float64Array(7)), windowOf('a', H, D, 11)]);
+  b.windows.set('temp|a', [windowOf(D, 0, 99, new Float64Array(7)), windowOf(H, D, 11)]);
   b.gens.set(0, 'g1');
   b.marks.set('c', [{ startMs: D, sizeMs: H }]);
   const r = await reads.windowsOf({ ids: ['a', 'b', 'c'], metrics: ['temp'], spans, marks }, budget);

@@ -149,16 +149,17 @@ void test("a day with a pending day marker is read from its hours' blocks; a blo
 /** Rollup answers (packs, rows) = the same query with rollups off (every bucket from raw points). */
 async function sameAsRaw(store: FakeHBase, catalog: SeriesIndex, body: Record<string, unknown>, what: string): Promise<SubQueryAnswer> {
   const [rollup] = await ask(store, catalog, TIER, body);
-  return assertSameAsRaw(store, catalog, rollup, body, what);
+  return assertSameAsRaw({ store, catalog }, rollup, body, what);
 }
 
+/** `rollup`, the answer to `body`, = the same query with rollups off over the same stored data. */
 async function assertSameAsRaw(
-  store: FakeHBase,
-  catalog: SeriesIndex,
+  data: { readonly store: FakeHBase; readonly catalog: SeriesIndex },
   rollup: SubQueryAnswer | undefined,
   body: Record<string, unknown>,
   what: string,
 ): Promise<SubQueryAnswer> {
+  const { store, catalog } = data;
   const [raw] = await ask(store, catalog, undefined, body);
   assert.ok(rollup !== undefined && raw !== undefined);
   assert.equal(rollup.plan.path, 'rollup', what);
@@ -246,7 +247,7 @@ void test("window cache and answer memo: repeated answers come from memory and s
     end: DAY0 + 3 * D - 1,
     queries: [{ aggregator: 'avg', metric: 'temp', downsample: '1h-avg', filters: [{ type: 'wildcard', tagk: 'id', filter: '*', groupBy: false }] }],
   };
-  const first = await assertSameAsRaw(store, catalog, await cachedAsk(body), body, 'first read');
+  const first = await assertSameAsRaw({ store, catalog }, await cachedAsk(body), body, 'first read');
   assert.equal(first.memo, false);
   assert.equal(first.reads.cachedIds, 0, 'nothing kept yet');
   const again = await cachedAsk(body);
@@ -257,7 +258,7 @@ void test("window cache and answer memo: repeated answers come from memory and s
     ...body,
     queries: [{ ...body.queries[0], aggregator: 'sum', downsample: '1h-max', filters: [{ type: 'wildcard', tagk: 'id', filter: '*', groupBy: true }] }],
   };
-  const otherFirst = await assertSameAsRaw(store, catalog, await cachedAsk(other), other, 'another aggregation');
+  const otherFirst = await assertSameAsRaw({ store, catalog }, await cachedAsk(other), other, 'another aggregation');
   assert.equal(otherFirst.memo, false);
   assert.ok(otherFirst.reads.cachedIds > 0, `windows from the cache (${otherFirst.reads.cachedIds} ids)`);
 
@@ -265,7 +266,7 @@ void test("window cache and answer memo: repeated answers come from memory and s
   const late: Ev = { id: 'b', ts: DAY0 + D + 10 * H + 123, metric: 'temp', value: 999 };
   await writeEvents(store, S, [late]);
   await markEvents(store, S, [late]);
-  const marked = await assertSameAsRaw(store, catalog, await cachedAsk(body), body, 'late event marked');
+  const marked = await assertSameAsRaw({ store, catalog }, await cachedAsk(body), body, 'late event marked');
   assert.equal(marked.memo, false, 'a marker: the kept answer does not hold');
   assert.ok(marked.reads.rawBuckets > 0, 'the marked hour read raw');
   assert.notDeepEqual(marked.results, first.results, 'the late value moved the answer');
@@ -275,7 +276,7 @@ void test("window cache and answer memo: repeated answers come from memory and s
   // the job summarises the hour (and the day) again: its put and its bump; the marker goes
   const report = await new RollupJob({ store, settings: S, metrics: readMetrics(S).metrics, log: silentLog, now: () => NOW }).run();
   assert.ok(report.ok && report.written > 0);
-  const resummarised = await assertSameAsRaw(store, catalog, await cachedAsk(body), body, 'after the job');
+  const resummarised = await assertSameAsRaw({ store, catalog }, await cachedAsk(body), body, 'after the job');
   assert.equal(resummarised.memo, false, "a bumped generation: the kept answer and 'b''s kept windows do not hold");
   assert.equal(resummarised.reads.rawBuckets, 0, 'summarised for good again');
   assert.ok(resummarised.reads.cachedIds < catalog.size, "'b''s bucket read again");

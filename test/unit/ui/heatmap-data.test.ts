@@ -73,7 +73,11 @@ void describe('RegionHeatmap', () => {
     const before = saltedRegions(TABLE, 2);
     const gone = before[1] as RegionInfo;
     const goneName = encodedRegionName(gone.name);
-    const split = [before[0] as RegionInfo, region(TABLE, [1], [1, 0x80], 'rs2:16020', 2), region(TABLE, [1, 0x80], [], 'rs2:16020', 2)];
+    const split = [
+      before[0] as RegionInfo,
+      region(TABLE, [1], [1, 0x80], { server: 'rs2:16020', id: 2 }),
+      region(TABLE, [1, 0x80], [], { server: 'rs2:16020', id: 2 }),
+    ];
     hm.push(1, new Map([[goneName, 7]]), before);
     hm.push(2, new Map([[goneName, 7]]), split);
     const snap = hm.snapshot(split);

@@ -14,13 +14,15 @@ const grid = candidateGrid(
 );
 const predictions = predictAll(grid, sample, { indexTags: ['site', 'rack'], policy: { minShare: 0.003, kFactor: 64, maxK: null } });
 
-function fake(name: string, data: number, index: number, tagScans: number, idScans = 1): Prediction {
-  const t = { regions: 4, rows: 4, perRegion: [1, 1, 1, 1], skew: data, idleRegions: 0, hottest: { region: 0, share: 0.25, topIds: [] }, avgKeyBytes: 20 };
+/** A prediction with these skews and read scans (idScans 1 unless given). */
+function fake(name: string, f: { readonly dataSkew: number; readonly indexSkew: number; readonly tagScans: number; readonly idScans?: number }): Prediction {
+  const { dataSkew, indexSkew, tagScans, idScans = 1 } = f;
+  const t = { regions: 4, rows: 4, perRegion: [1, 1, 1, 1], skew: dataSkew, idleRegions: 0, hottest: { region: 0, share: 0.25, topIds: [] }, avgKeyBytes: 20 };
   return {
     name,
     candidate: { kind: 'unsalted', regions: 4 },
     data: t,
-    index: { ...t, skew: index },
+    index: { ...t, skew: indexSkew },
     spreadIds: [],
     idReadScans: { mean: idScans, max: idScans },
     tagReadScans: tagScans,
@@ -34,10 +36,26 @@ void test('the recommendation keeps writes even first, then takes the cheapest r
   assert.equal(pick.candidate.kind === 'salted' && pick.candidate.format, 'binary', 'shorter keys win over printable at the same spread');
   assert.ok(pick.data.skew <= 1.25);
   // Fewer tag-read scans win only among layouts whose data and index skew are both acceptable.
-  assert.equal(recommend([fake('a', 1.1, 1.1, 16), fake('b', 1.1, 3, 1), fake('c', 3, 1, 1)]).name, 'a');
-  assert.equal(recommend([fake('a', 1.1, 1.1, 16), fake('b', 1.2, 1.2, 1)]).name, 'b');
-  assert.equal(recommend([fake('a', 1.1, 1.1, 1, 3), fake('b', 1.1, 1.1, 1, 1)]).name, 'b', 'then fewer id-read scans');
-  assert.equal(recommend([fake('a', 3, 3, 1), fake('b', 3, 3, 1)]).name, 'a', 'a tie keeps the current layout');
+  assert.equal(
+    recommend([
+      fake('a', { dataSkew: 1.1, indexSkew: 1.1, tagScans: 16 }),
+      fake('b', { dataSkew: 1.1, indexSkew: 3, tagScans: 1 }),
+      fake('c', { dataSkew: 3, indexSkew: 1, tagScans: 1 }),
+    ]).name,
+    'a',
+  );
+  assert.equal(recommend([fake('a', { dataSkew: 1.1, indexSkew: 1.1, tagScans: 16 }), fake('b', { dataSkew: 1.2, indexSkew: 1.2, tagScans: 1 })]).name, 'b');
+  assert.equal(
+    recommend([fake('a', { dataSkew: 1.1, indexSkew: 1.1, tagScans: 1, idScans: 3 }), fake('b', { dataSkew: 1.1, indexSkew: 1.1, tagScans: 1, idScans: 1 })])
+      .name,
+    'b',
+    'then fewer id-read scans',
+  );
+  assert.equal(
+    recommend([fake('a', { dataSkew: 3, indexSkew: 3, tagScans: 1 }), fake('b', { dataSkew: 3, indexSkew: 3, tagScans: 1 })]).name,
+    'a',
+    'a tie keeps the current layout',
+  );
   assert.throws(() => recommend([]));
 });
 
