@@ -3,9 +3,8 @@
 // filter lookups, p50/p99 over many calls. Prints the numbers; no assertion (the target is p99 < 50 ms).
 //   node_modules/.bin/node scripts/bench-catalog.ts [--series N] [--calls N]
 import { parseArgs } from 'node:util';
-import { SeriesIndex } from '../src/catalog/series-index.ts';
-import { buildFilter } from '../src/tsdb/filters.ts';
-import type { TagFilter } from '../src/tsdb/types.ts';
+import { SeriesIndex } from '../src/catalog/index.ts';
+import { buildFilter, type TagFilter } from '../src/tsdb/index.ts';
 
 const { values } = parseArgs({ options: { series: { type: 'string', default: '100000' }, calls: { type: 'string', default: '2000' } } });
 const SERIES = Number(values.series);

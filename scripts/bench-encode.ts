@@ -19,24 +19,15 @@
 import { parseArgs } from 'node:util';
 import PQueue from 'p-queue';
 import { Registry } from 'prom-client';
-import { generateEvents } from '../src/demo/generate.ts';
-import { encodeCellSet, encodeCellSetProto } from '../src/hbase/index.ts';
-import { planBatch, type BatchPlan, type SourceRecord } from '../src/ingest/batch-plan.ts';
-import { DualWriter } from '../src/ingest/dual-writer.ts';
-import { toRowCells, type RowCellsLike } from '../src/hbase/row-cells.ts';
-import { OutagePolicy } from '../src/ingest/outage-policy.ts';
-import { createMetrics } from '../src/metrics/ingest-metrics.ts';
-import { RegionMap } from '../src/load/region-map.ts';
-import { loadConfig } from '../src/runtime/config.ts';
-import { ingestObserver, writeObserver } from '../src/service/observers.ts';
-import { planSettings, rollupMarks } from '../src/service/settings.ts';
-import { keyspaceOf, tablesOf } from '../src/service/keyspace.ts';
-import { hotIdsOptions } from '../src/service/ingest-side.ts';
-import { HotIds } from '../src/load/hot-ids.ts';
-import { registerHotIdMetrics } from '../src/metrics/hot-id-metrics.ts';
-import { meteredRegionWrites, regionMapObserver } from '../src/metrics/region-writes-metrics.ts';
+import { generateEvents } from '../src/demo/index.ts';
+import { encodeCellSet, encodeCellSetProto, toRowCells, type RowCellsLike } from '../src/hbase/index.ts';
+import { DualWriter, OutagePolicy, planBatch, type BatchPlan, type SourceRecord } from '../src/ingest/index.ts';
+import { createMetrics, meteredRegionWrites, regionMapObserver, registerHotIdMetrics } from '../src/metrics/index.ts';
+import { HotIds, RegionMap } from '../src/load/index.ts';
+import { loadConfig } from '../src/runtime/index.ts';
+import { hotIdsOptions, ingestObserver, keyspaceOf, planSettings, rollupMarks, tablesOf, writeObserver } from '../src/service/index.ts';
 import { fixedLookup, type SpreadEntry } from '../src/keys/index.ts';
-import { sizeK } from '../src/spread/load.ts';
+import { sizeK } from '../src/spread/index.ts';
 
 const { values } = parseArgs({
   options: {

@@ -10,8 +10,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { hashToken } from '../src/front-door/credentials.ts';
-import { SERVICE_NODE_OPTIONS } from '../src/runtime/node-options.ts';
+import { hashToken } from '../src/front-door/index.ts';
+import { SERVICE_NODE_OPTIONS } from '../src/runtime/index.ts';
 import { createHarness, freePort, produceEvents, startChild, waitFor, type TestEvent } from '../test/support/service-harness.ts';
 import { projectRoot } from './lib/stack/config.ts';
 

@@ -12,7 +12,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { SERVICE_NODE_OPTIONS } from '../src/runtime/node-options.ts';
+import { SERVICE_NODE_OPTIONS } from '../src/runtime/index.ts';
 import { startFeed } from './lib/bench/live-feed.ts';
 import { watchIngest } from './lib/bench/live-watch.ts';
 import { produceAll } from './lib/bench/service.ts';

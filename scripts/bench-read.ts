@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Kafka, logLevel } from 'kafkajs';
 import { stackUp } from './lib/stack/local-stack.ts';
 import { endpointsFromEnv, projectRoot } from './lib/stack/config.ts';
-import { JavaTableAdmin } from '../src/admin/java-admin.ts';
+import { JavaTableAdmin } from '../src/admin/index.ts';
 import { machineInfo, machineLine } from './lib/bench/report.ts';
 import { ingestPhase, queryPhase, rollupPhase, type Ctx, type Endpoints, type Latency } from './lib/bench/read-phases.ts';
 import { stackRestClient } from './lib/stack/client.ts';

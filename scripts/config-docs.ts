@@ -4,8 +4,7 @@
 // Defaults are read by validating an empty configuration, so they come from the schema alone.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
-import { POINT_IN_TIME_FORMAT, configSchema } from '../src/runtime/config-schema.ts';
-import { ENV_KEYS } from '../src/runtime/config.ts';
+import { configSchema, ENV_KEYS, POINT_IN_TIME_FORMAT } from '../src/runtime/index.ts';
 
 export const CONFIG_DOCS_PATH = new URL('../docs/CONFIG.md', import.meta.url);
 

@@ -8,7 +8,7 @@
 import { parseArgs } from 'node:util';
 import { Kafka, logLevel } from 'kafkajs';
 import { stackUp } from './lib/stack/local-stack.ts';
-import { loadConfig } from '../src/runtime/config.ts';
+import { loadConfig } from '../src/runtime/index.ts';
 import { main as cli } from '../src/cli.ts';
 import { runDemo } from './lib/demo/demo.ts';
 import { DEMO_COMMAND_SETS, demoLogFile, demoLogger } from './lib/demo/demo-log.ts';

@@ -8,6 +8,7 @@ export type { ScanOptions } from './scanner.ts';
 export { DEFAULT_SCAN_BATCH } from './scanner.ts';
 export { HBaseError, HBaseErrorCode, isAccessRefused, isRetriable, isHBaseError, classifyHttpStatus, classifyTransportError } from './errors.ts';
 export type { HBaseErrorInit } from './errors.ts';
+export { toRowCells, type RowCellsLike } from './row-cells.ts';
 export { column, splitColumn, encodeCellSet, decodeCellSet, encodeScanner, fromB64, toB64 } from './codec.ts';
 export type { ScannerSpec, WireCell, WireRow } from './codec.ts';
 export { decodeRegions, decodeTableSchema, encodeTableSchema, decodeTableList, decodeClusterVersion, decodeClusterStatus } from './codec-admin.ts';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadConfig } from '../../src/runtime/config.ts';
+import { ConfigError, loadConfig } from '../../src/runtime/index.ts';
 
 /** A fresh temp dir and a writer of files in it (returns the path). */
 export function tempFiles(prefix: string): { readonly dir: string; readonly file: (name: string, text: string) => string } {

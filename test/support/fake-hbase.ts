@@ -13,13 +13,21 @@
 //  - every port call is logged in `calls` (op, table, row) before it runs; `fail()` makes the next
 //    matching calls fail (a scan when it opens, other calls as a rejected promise).
 import { setImmediate as tick } from 'node:timers/promises';
-import { column as columnOf, splitColumn } from '../../src/hbase/codec.ts';
-import type { CheckSpec, CheckedDelete, CheckedPut, ScanOptions } from '../../src/hbase/index.ts';
-import type { Cell, Row, RowCells } from '../../src/hbase/types.ts';
-import type { IndexStore } from '../../src/index-tools/passes.ts';
-import type { QueryStore } from '../../src/query/types.ts';
-import type { RollupStore } from '../../src/rollup/store.ts';
-import type { RegistryPort } from '../../src/spread/store.ts';
+import {
+  column as columnOf,
+  splitColumn,
+  type Cell,
+  type CheckedDelete,
+  type CheckedPut,
+  type CheckSpec,
+  type Row,
+  type RowCells,
+  type ScanOptions,
+} from '../../src/hbase/index.ts';
+import type { IndexStore } from '../../src/index-tools/index.ts';
+import type { QueryStore } from '../../src/query/index.ts';
+import type { RollupStore } from '../../src/rollup/index.ts';
+import type { RegistryPort } from '../../src/spread/index.ts';
 
 export type Op = 'scan' | 'get' | 'multiGet' | 'put' | 'checkAndPut' | 'checkAndDelete' | 'deleteRow';
 

@@ -5,7 +5,7 @@
 // its last + 1)), so both sides store every event as one point.
 import type { Kafka, Message, Producer } from 'kafkajs';
 import { CompressionTypes } from 'kafkajs';
-import { prng, zipfSampler, type GeneratedEvent } from '../../../src/demo/generate.ts';
+import { prng, zipfSampler, type GeneratedEvent } from '../../../src/demo/index.ts';
 import { InFlight, putBatch } from '../opentsdb/io.ts';
 import { toOpenTsdbPoint } from '../opentsdb/plan.ts';
 

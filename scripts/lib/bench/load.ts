@@ -2,16 +2,13 @@
 // builder (planBatch: data rows, index rows for cfg.index.tags) and, when asked, the rollup markers
 // ingest would write — no Kafka, so loading history is fast. Chunked and concurrent like the service.
 import PQueue from 'p-queue';
-import { isRetriable, type HBaseRestClient } from '../../../src/hbase/index.ts';
-import { retrying } from '../../../src/walk/retry.ts';
-import { generateEvents } from '../../../src/demo/generate.ts';
-import { planBatch, type SourceRecord } from '../../../src/ingest/batch-plan.ts';
-import { toRowCells } from '../../../src/hbase/row-cells.ts';
-import { RollupMarks } from '../../../src/ingest/rollup-marks.ts';
-import { parseWindows } from '../../../src/rollup/windows.ts';
-import type { Config } from '../../../src/runtime/config.ts';
-import { planSettings } from '../../../src/service/settings.ts';
-import { keyspaceOf, tablesOf } from '../../../src/service/keyspace.ts';
+import { isRetriable, toRowCells, type HBaseRestClient } from '../../../src/hbase/index.ts';
+import { retrying } from '../../../src/walk/index.ts';
+import { generateEvents } from '../../../src/demo/index.ts';
+import { planBatch, RollupMarks, type SourceRecord } from '../../../src/ingest/index.ts';
+import { parseWindows } from '../../../src/rollup/index.ts';
+import type { Config } from '../../../src/runtime/index.ts';
+import { keyspaceOf, planSettings, tablesOf } from '../../../src/service/index.ts';
 import type { DataRow } from '../../../src/events/index.ts';
 import type { GenParams } from './rows.ts';
 

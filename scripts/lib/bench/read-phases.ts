@@ -2,20 +2,14 @@
 // and 10× larger, and ingest throughput with and without index tags. Each phase creates its own
 // uniquely named tables (and topics) and registers them for removal.
 import { Kafka, logLevel } from 'kafkajs';
-import { applyTables } from '../../../src/admin/apply-tables.ts';
-import type { TableAdminPort } from '../../../src/admin/table-admin-port.ts';
-import { generateEvents, prng } from '../../../src/demo/generate.ts';
+import { applyTables, type TableAdminPort } from '../../../src/admin/index.ts';
+import { generateEvents, prng } from '../../../src/demo/index.ts';
 import type { HBaseRestClient } from '../../../src/hbase/index.ts';
-import { createReadMetrics } from '../../../src/metrics/read-metrics.ts';
-import { collectPage, createQueries } from '../../../src/query/queries.ts';
-import type { RawParams } from '../../../src/query/params.ts';
-import type { QueryKind } from '../../../src/query/meters.ts';
-import { RollupJob } from '../../../src/rollup/job.ts';
-import { rollupSettings } from '../../../src/rollup/settings.ts';
-import { keyspaceOf, tablesOf } from '../../../src/service/keyspace.ts';
-import { loadConfig, type Config } from '../../../src/runtime/config.ts';
-import { createLogger } from '../../../src/runtime/logger.ts';
-import { startService } from '../../../src/service/service.ts';
+import { createReadMetrics } from '../../../src/metrics/index.ts';
+import { collectPage, createQueries, type QueryKind, type RawParams } from '../../../src/query/index.ts';
+import { RollupJob, rollupSettings } from '../../../src/rollup/index.ts';
+import { keyspaceOf, startService, tablesOf } from '../../../src/service/index.ts';
+import { createLogger, loadConfig, type Config } from '../../../src/runtime/index.ts';
 import { Registry } from 'prom-client';
 import { loadEvents, percentile, timeRuns, type LoadResult } from './load.ts';
 import type { GenParams } from './rows.ts';

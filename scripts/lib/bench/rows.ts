@@ -2,15 +2,12 @@
 // buildEventCells → toRowCells, data rows only), chunked like the service and written straight to the
 // REST gateway, plus region write counts located by binary search over the table's region list.
 import PQueue from 'p-queue';
-import type { HBaseRestClient, RowCells } from '../../../src/hbase/index.ts';
+import { toRowCells, type HBaseRestClient, type RowCells } from '../../../src/hbase/index.ts';
 import { encodeDataKey } from '../../../src/keys/index.ts';
 import { buildEventCells, type DataRow } from '../../../src/events/index.ts';
-import { toRowCells } from '../../../src/hbase/row-cells.ts';
-import { planBatch, rowBytes, type PlanSettings } from '../../../src/ingest/batch-plan.ts';
-import { locateIn } from '../../../src/load/region-map.ts';
-import type { RegionInfo } from '../../../src/load/region-source.ts';
-import { computeSkew } from '../../../src/load/region-writes.ts';
-import { generateEvents, type GeneratedEvent } from '../../../src/demo/generate.ts';
+import { planBatch, rowBytes, type PlanSettings } from '../../../src/ingest/index.ts';
+import { computeSkew, locateIn, type RegionInfo } from '../../../src/load/index.ts';
+import { generateEvents, type GeneratedEvent } from '../../../src/demo/index.ts';
 
 export interface GenParams {
   readonly count: number;

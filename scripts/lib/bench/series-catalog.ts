@@ -6,9 +6,9 @@
 // catalog.enabled true and false, alternating; CPU per event of the service process (/proc) over the
 // first drain (every series new) and over a second batch of the same series a day later (the steady
 // state: the catalog cache has them all), and tsingest_catalog_rows_written_total after each.
-import { SERIES_QUALIFIER, seriesRow } from '../../../src/catalog/rows.ts';
+import { SERIES_QUALIFIER, seriesRow } from '../../../src/catalog/index.ts';
 import type { RowCells } from '../../../src/hbase/index.ts';
-import { generateEvents, prng } from '../../../src/demo/generate.ts';
+import { generateEvents, prng } from '../../../src/demo/index.ts';
 import { percentile } from './load.ts';
 import { produceAll } from './service.ts';
 import type { StackEndpoints } from '../stack/config.ts';

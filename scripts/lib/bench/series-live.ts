@@ -15,11 +15,11 @@
 import { addPhases, newAcc, phasesP50, push, sideFigures, type SideAcc, type SideFigures } from './live-acc.ts';
 
 export type { SideFigures } from './live-acc.ts';
-import { QUERY_NODE_OPTIONS, SERVICE_NODE_OPTIONS } from '../../../src/runtime/node-options.ts';
+import { QUERY_NODE_OPTIONS, SERVICE_NODE_OPTIONS } from '../../../src/runtime/index.ts';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generateEvents } from '../../../src/demo/generate.ts';
+import { generateEvents } from '../../../src/demo/index.ts';
 import { compareAnswers } from '../compat/compare.ts';
 import { putPoints } from '../opentsdb/io.ts';
 import { countPoints, toOpenTsdbPoint, tsdTables } from '../opentsdb/plan.ts';

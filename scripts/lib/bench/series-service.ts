@@ -4,10 +4,9 @@
 // once (graceMs 0, markerSettleMs 0) and a catalog reread every 2 s; timed requests, and the wait
 // until the rollup job has summarised a window (X-Tsingest-Plan `rollup:3600s;raw-buckets=0`).
 import { Kafka, logLevel } from 'kafkajs';
-import { applyTables } from '../../../src/admin/apply-tables.ts';
-import { JavaTableAdmin } from '../../../src/admin/java-admin.ts';
+import { applyTables, JavaTableAdmin } from '../../../src/admin/index.ts';
 import type { HBaseRestClient } from '../../../src/hbase/index.ts';
-import { loadConfig, type Config } from '../../../src/runtime/config.ts';
+import { loadConfig, type Config } from '../../../src/runtime/index.ts';
 import { memory, startServiceChild, sumOf, type ServiceChild } from './child.ts';
 import { freePort } from '../stack/probes.ts';
 import { waitFor } from '../stack/proc.ts';

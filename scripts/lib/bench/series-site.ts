@@ -9,7 +9,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generateEvents } from '../../../src/demo/generate.ts';
+import { generateEvents } from '../../../src/demo/index.ts';
 import { cpuMs } from './child.ts';
 import { percentile } from './load.ts';
 import { produceAll } from './service.ts';

@@ -3,9 +3,9 @@
 import type { Kafka, Message, Producer } from 'kafkajs';
 import { CompressionTypes } from 'kafkajs';
 import { cpuMs, startServiceChild, sumOf, type Sample, type ServiceChild } from './child.ts';
-import { generateEvents, type GeneratedEvent } from '../../../src/demo/generate.ts';
-import { computeSkew } from '../../../src/load/region-writes.ts';
-import { METRIC_NAMES } from '../../../src/metrics/ingest-metrics.ts';
+import { generateEvents, type GeneratedEvent } from '../../../src/demo/index.ts';
+import { computeSkew } from '../../../src/load/index.ts';
+import { METRIC_NAMES } from '../../../src/metrics/index.ts';
 import type { GenParams } from './rows.ts';
 
 const SEND_BATCH = 10_000;

@@ -1,10 +1,8 @@
 // Benchmark resources: fresh, uniquely named tables (pre-split through the admin port) and topics,
 // and their removal at the end.
 import type { Kafka } from 'kafkajs';
-import type { Config } from '../../../src/runtime/config.ts';
-import { applyTables, type AppliedTable } from '../../../src/admin/apply-tables.ts';
-import type { TableAdminPort } from '../../../src/admin/table-admin-port.ts';
-import { planTables } from '../../../src/admin/table-plan.ts';
+import type { Config } from '../../../src/runtime/index.ts';
+import { applyTables, planTables, type AppliedTable, type TableAdminPort } from '../../../src/admin/index.ts';
 import type { HBaseRestClient } from '../../../src/hbase/index.ts';
 import { planIdPrefixSplits } from '../../../src/keys/index.ts';
 import { deleteRunTopics } from '../stack/topics.ts';

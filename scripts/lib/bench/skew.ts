@@ -2,9 +2,8 @@
 // backlog range), latest-100 on the "on" tables, then the unsalted tables; everything it creates is
 // dropped at the end (unless --keep).
 import type { HBaseRestClient } from '../../../src/hbase/index.ts';
-import { JavaTableAdmin } from '../../../src/admin/java-admin.ts';
-import { planTables } from '../../../src/admin/table-plan.ts';
-import type { Config } from '../../../src/runtime/config.ts';
+import { JavaTableAdmin, planTables } from '../../../src/admin/index.ts';
+import type { Config } from '../../../src/runtime/index.ts';
 import { benchNames, cleanUp, createTables, createTopics, type BenchNames } from './setup.ts';
 import { latestFigures, runMode, unsaltedIndexSplits, unsaltedSkew, type SpreadContext, type SpreadFigures } from './spread.ts';
 

@@ -5,7 +5,7 @@
 import type { Kafka, Message } from 'kafkajs';
 import { CompressionTypes } from 'kafkajs';
 import type { HBaseRestClient } from '../../../src/hbase/index.ts';
-import { generateEvents } from '../../../src/demo/generate.ts';
+import { generateEvents } from '../../../src/demo/index.ts';
 import { startServiceChild } from './child.ts';
 import { requireStackPid } from '../stack/config.ts';
 

@@ -10,7 +10,7 @@
 //   (nan, null, zero) have empty buckets to fill;
 // - `temp` and `hum` are gauges with two decimals; `bytes` is an integer counter that wraps at 2^32
 //   once for `n01` (a rollover) and restarts from a small value once for `s02` (a reset).
-import { prng } from '../../../src/demo/generate.ts';
+import { prng } from '../../../src/demo/index.ts';
 
 export const SITES = ['north', 'south', 'west'] as const;
 export const METRICS = ['temp', 'hum', 'bytes'] as const;

@@ -5,13 +5,16 @@
 // dps, NaN as "NaN". Unknown metrics and literal tag values are 400s, as the TSD's UID lookups make
 // them. Not rendered: the showQuery echo (only `query.index`, so series keys match). The series of a
 // sub-query go to compute in name order, or in a given TSD's order (`orderOf`, tsd-order.ts).
-import { computeSubQuery, type ComputeOptions } from '../../../src/tsdb/compute/compute.ts';
-import type { SeriesOrder } from '../../../src/tsdb/compute/group.ts';
-import { TsdbQueryError } from '../../../src/tsdb/errors.ts';
-import { matches } from '../../../src/tsdb/filters.ts';
-import { parseQueryString } from '../../../src/tsdb/parse-m.ts';
-import { parseQueryBody } from '../../../src/tsdb/parse-query.ts';
-import type { RawSeries } from '../../../src/tsdb/types.ts';
+import {
+  computeSubQuery,
+  matches,
+  parseQueryBody,
+  parseQueryString,
+  TsdbQueryError,
+  type ComputeOptions,
+  type RawSeries,
+  type SeriesOrder,
+} from '../../../src/tsdb/index.ts';
 import type { Answer } from './compare.ts';
 import type { CompatPoint } from './dataset.ts';
 import type { CompatQuery } from './suite.ts';

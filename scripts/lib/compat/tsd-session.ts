@@ -5,7 +5,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { JavaTableAdmin } from '../../../src/admin/java-admin.ts';
+import { JavaTableAdmin } from '../../../src/admin/index.ts';
 import { putPoints, queryPoints } from '../opentsdb/io.ts';
 import { queryPath, tsdTables, type OpenTsdbPoint } from '../opentsdb/plan.ts';
 import { createTsdTables, dropTsdTables, startTsd } from '../opentsdb/tsd.ts';

@@ -3,7 +3,7 @@
 // whose path the demo prints; the `tsingest` commands it runs log only warnings and errors.
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { createLogger, type Logger } from '../../../src/runtime/logger.ts';
+import { createLogger, type Logger } from '../../../src/runtime/index.ts';
 
 /** The log file of a demo run, beside the local stack's own logs (`<stack>/logs`). */
 export function demoLogFile(stackLogDir: string): string {

@@ -4,13 +4,10 @@
 // and of the live phase), read back with the same `tsingest query` commands the README shows.
 import type { Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
-import type { Config } from '../../../src/runtime/config.ts';
-import { startService } from '../../../src/service/service.ts';
-import { generateEvents } from '../../../src/demo/generate.ts';
-import { installSignalHandlers } from '../../../src/runtime/signals.ts';
+import { installSignalHandlers, type Config } from '../../../src/runtime/index.ts';
+import { createHBaseClient, openKeyspace, startService, tablesOf } from '../../../src/service/index.ts';
+import { generateEvents } from '../../../src/demo/index.ts';
 import { produceLive, regionWrites, skewBetween } from './live.ts';
-import { createHBaseClient } from '../../../src/service/clients.ts';
-import { openKeyspace, tablesOf } from '../../../src/service/keyspace.ts';
 
 export interface DemoOptions {
   readonly cfg: Config;

@@ -2,8 +2,8 @@
 // starts ahead of now), events with ts = now from the same Zipf ids, paced, so the epochs the
 // promoter added apply; and the per-region writes of a table between two scrapes of /metrics.
 import type { Kafka } from 'kafkajs';
-import { generateEvents } from '../../../src/demo/generate.ts';
-import { computeSkew } from '../../../src/load/region-writes.ts';
+import { generateEvents } from '../../../src/demo/index.ts';
+import { computeSkew } from '../../../src/load/index.ts';
 
 /**
  * Produces events at about `rate` per second with ts = the time of sending (the history's Zipf ids)

@@ -1,7 +1,7 @@
 // Pure planning for the benchmark's `opentsdb` phase (OpenTSDB 2.4.1's TSD beside the service, on
 // the same HBase): generated event → OpenTSDB point, the TSD's tables and their salt split points,
 // its configuration file, its /api/query paths and answers, and the CPU arithmetic. No I/O here.
-import type { GeneratedEvent } from '../../../src/demo/generate.ts';
+import type { GeneratedEvent } from '../../../src/demo/index.ts';
 
 /** One data point of OpenTSDB's /api/put body (timestamp in ms: 13 digits mean milliseconds to the TSD). */
 export interface OpenTsdbPoint {

@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { TableAdminPort } from '../../../src/admin/table-admin-port.ts';
+import type { TableAdminPort } from '../../../src/admin/index.ts';
 import type { HBaseRestClient } from '../../../src/hbase/index.ts';
 import { resolveJars } from '../stack/artifacts.ts';
 import { freePort } from '../stack/probes.ts';

@@ -3,8 +3,8 @@
 // service, so a bench or drill talks to HBase the way the service does. `sets` are config keys
 // (key=value, as `--set` takes them), e.g. `hbase.connections=32`.
 import type { HBaseRestClient } from '../../../src/hbase/index.ts';
-import { loadConfig } from '../../../src/runtime/config.ts';
-import { createHBaseClient } from '../../../src/service/clients.ts';
+import { loadConfig } from '../../../src/runtime/index.ts';
+import { createHBaseClient } from '../../../src/service/index.ts';
 
 /** A REST client for the stack at `restUrl` (60 s per request unless `sets` says otherwise). */
 export function stackRestClient(restUrl: string, sets: readonly string[] = []): HBaseRestClient {

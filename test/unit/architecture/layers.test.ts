@@ -6,6 +6,9 @@
 // the region map, the region writes) sits on a low floor, above only keys/ and hbase/, and registers
 // no metrics; src/metrics/ is an outer layer that only the wiring (src/service/) imports — every other
 // room reports through meters or observers it declares itself.
+// Outside src/, scripts/ and test/support/ come in through the rooms' public doors only: a room's
+// src/<room>/index.ts (src/cli.ts and src/errors.ts are their own doors), never a file inside a room
+// (docs/ARCHITECTURE.md, "Public doors").
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -13,6 +16,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const IMPORT = /^\s*(?:import|export)\s[^'"]*?from\s+'(\.{1,2}\/[^']+)'/gm;
+const DYNAMIC_IMPORT = /\bimport\(\s*'(\.{1,2}\/[^']+)'\s*\)/g;
 
 function tsFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -22,12 +26,12 @@ function tsFiles(dir: string): string[] {
   });
 }
 
-/** file → the project files it imports (relative specifiers only). */
-function importGraph(dirs: readonly string[]): Map<string, string[]> {
+/** file → the project files it imports (relative specifiers only; `import(…)` too with `patterns`). */
+function importGraph(dirs: readonly string[], patterns: readonly RegExp[] = [IMPORT]): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const file of dirs.flatMap((d) => tsFiles(join(ROOT, d)))) {
     const text = readFileSync(file, 'utf8');
-    const targets = [...text.matchAll(IMPORT)].map((m) => relative(ROOT, resolve(dirname(file), m[1] as string)));
+    const targets = patterns.flatMap((p) => [...text.matchAll(p)]).map((m) => relative(ROOT, resolve(dirname(file), m[1] as string)));
     graph.set(relative(ROOT, file), [...new Set(targets)]);
   }
   return graph;
@@ -75,6 +79,17 @@ function roomImports(files: ReadonlyMap<string, readonly string[]>): Map<string,
     rooms.set(roomOf(file), out);
   }
   return rooms;
+}
+
+/** A room's public door: src/<room>/index.ts, or the room itself when it is one file (src/cli.ts). */
+function isDoor(target: string): boolean {
+  const parts = target.split('/');
+  return parts.length === 2 || (parts.length === 3 && parts[2] === 'index.ts');
+}
+
+/** The imports of src/ that pass by a room's door, as `file → module`. */
+function deepImports(graph: ReadonlyMap<string, readonly string[]>): string[] {
+  return [...graph].flatMap(([file, targets]) => targets.filter((t) => t.startsWith('src/') && !isDoor(t)).map((t) => `${file} → ${t}`));
 }
 
 /** Rooms below the load knowledge: all it may import. */
@@ -135,4 +150,19 @@ void test('only the wiring (src/service/) imports src/metrics/: the other rooms 
   const importers = [...roomImports(importGraph(['src']))].filter(([room, out]) => room !== 'src/metrics' && out.has('src/metrics')).map(([room]) => room);
   assert.deepEqual(importers.filter((r) => !METRICS_IMPORTERS.includes(r)).sort(), []);
   assert.deepEqual(importers, METRICS_IMPORTERS, 'the wiring does import the metrics (the check reads the right graph)');
+});
+
+void test("scripts/ and test/support/ import src/ only through the rooms' public doors (src/<room>/index.ts)", () => {
+  const graph = importGraph(['scripts', 'test/support'], [IMPORT, DYNAMIC_IMPORT]);
+  assert.deepEqual(deepImports(graph), []);
+  const doors = new Set([...graph.values()].flat().filter((t) => t.startsWith('src/')));
+  assert.ok(doors.size >= 15, `read ${doors.size} doors in use (the check reads the right graph)`);
+});
+
+void test('the door check finds an import that passes by a door', () => {
+  const planted = new Map([
+    ['scripts/bench-x.ts', ['src/ingest/index.ts', 'src/ingest/dual-writer.ts', 'src/errors.ts', 'scripts/lib/bench/rows.ts']],
+    ['test/support/y.ts', ['src/tsdb/compute/index.ts', 'src/keys/index.ts']],
+  ]);
+  assert.deepEqual(deepImports(planted), ['scripts/bench-x.ts → src/ingest/dual-writer.ts', 'test/support/y.ts → src/tsdb/compute/index.ts']);
 });
