@@ -36,7 +36,7 @@ function randomEvents(draw: { readonly seed: number; readonly n: number; readonl
 void test('rollups = brute force, with late events, duplicates and window edges', async (t) => {
   const r = await rollupHarness(t, 'rjob');
   const events: Ev[] = [
-    ...randomEvents(42, 500, 6, MIDNIGHT - 2 * HOUR, 4),
+    ...randomEvents({ seed: 42, n: 500, ids: 6, from: MIDNIGHT - 2 * HOUR, hours: 4 }),
     { id: 'edge', ts: MIDNIGHT, metric: 'm', value: 1 }, // = start of a minute, hour and day
     { id: 'edge', ts: MIDNIGHT - 1, metric: 'm', value: 2 }, // last ms of the previous day
     { id: 'edge', ts: MIDNIGHT + MIN - 1, metric: 'm', value: 4 }, // last ms of the first minute

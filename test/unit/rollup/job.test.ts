@@ -36,7 +36,7 @@ void test('one run: finest windows from events, coarser from finer (cascade), ma
   const store = new FakeHBase();
   // across a day boundary, with window-edge events and a duplicate
   const events: Ev[] = [
-    ...randomEvents(1, 400, 5, DAY0 + 22 * HOUR, 4),
+    ...randomEvents({ seed: 1, n: 400, ids: 5, from: DAY0 + 22 * HOUR, hours: 4 }),
     { id: 'edge', ts: DAY0 + 23 * HOUR, metric: 'm', value: 1 }, // = window start
     { id: 'edge', ts: DAY0 + 23 * HOUR + MIN - 1, metric: 'm', value: 2 }, // last ms
     { id: 'edge', ts: DAY0 + 23 * HOUR + MIN, metric: 'm', value: 4 }, // = end → next window
