@@ -2,9 +2,10 @@
 // 2.4.1 on the same HBase, for each data set of storage-plan.ts (`sparse`: the bench's Zipf set;
 // `dense`: N series at one point a minute over a day), each pass on fresh tables on both sides. Both
 // get exactly the same points: ours through Kafka (the service with the shipped rollup settings, as
-// the live phase runs it; every event acknowledged, the rollup job run over every closed hour and day),
-// the TSD through /api/put (tables as create_table.sh makes them with SNAPPY + FAST_DIFF, its row
-// compaction on and run to completion: full-range reads, which compact the rows they read, until every
+// the live phase runs it, on tables with the codec they ship with, SNAPPY here, not the bench's NONE;
+// every event acknowledged, the rollup job run over every closed hour and day), the TSD through
+// /api/put (tables as create_table.sh makes them with SNAPPY + FAST_DIFF, its row compaction on and
+// run to completion: full-range reads, which compact the rows they read, until every
 // row of `tsdb` holds one cell, counted through the REST gateway). Then both stop, every table is
 // flushed and major-compacted (the admin tool's `compact`), and once every store holds one file (the
 // compacted files discharged) the store files under HBase's root directory are summed per table and
@@ -46,6 +47,12 @@ export interface StorageFigures {
   readonly sets: readonly string[];
   readonly datasets: readonly DatasetFigures[];
 }
+
+/**
+ * Our tables with the codec they ship with (`compression: auto`: the first of SNAPPY, LZ4, ZSTD, GZ the
+ * cluster takes), not the NONE the bench and test tables are made with (run-sets.ts).
+ */
+export const SHIPPED_CODECS = (['data', 'index', 'rollup', 'meta'] as const).map((role) => `tables.${role}.compression=auto`);
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -139,7 +146,7 @@ async function onePass(o: StorageOptions, plan: DatasetPlan, root: string): Prom
   const counts = countPlan(plan);
   say(`[storage] ${plan.name}: ${counts.points} points, ${counts.series} series, ${counts.seriesHours} series-hours (${plan.describe})`);
   const admin = new JavaTableAdmin({ command: o.ep.adminCommand, session: true, timeoutMs: 3_600_000 });
-  const stack = await createOurStack(o.ep, run, { buckets: o.buckets, partitions: 8 }, say);
+  const stack = await createOurStack(o.ep, run, { buckets: o.buckets, partitions: 8, extra: SHIPPED_CODECS }, say);
   const tables = tsdTables(run);
   const work = mkdtempSync(join(tmpdir(), 'tsi-bench-storage-'));
   const stops: (() => Promise<unknown>)[] = [];
@@ -232,5 +239,5 @@ export async function storagePhase(o: StorageOptions): Promise<StorageFigures> {
     o.onDataset?.(d);
     o.say(`[storage] bytes on disk per point:\n${storageTable(d)}`);
   }
-  return { hbaseRootDir: root, buckets: o.buckets, sets: SHIPPED, datasets };
+  return { hbaseRootDir: root, buckets: o.buckets, sets: [...SHIPPED_CODECS, ...SHIPPED], datasets };
 }
