@@ -4,6 +4,8 @@
 //   [--write-events 200000] [--write-rounds 2] [--profile] [--endpoints FILE] [--results-dir bench-results]
 //   [--live-history 1000000] [--live-ids 10000] [--live-rate 500] [--live-minutes 5] [--live-refresh-ms 10000]
 //   [--live-check-ms 100000] [--live-heavy-seconds 60] [--live-heap shipped|default]
+//   [--storage-datasets sparse,dense] [--storage-sparse-events 200000] [--storage-sparse-ids 10000]
+//   [--storage-dense-series 2000]
 //   [--set key=value ...] (settings of our service while it answers the compat and site reads, e.g.
 //   series.windowCache.maxBytes=0 for every answer read and computed, no window cache, no answer memo)
 // The series API (docs/SERIES-API.md) against OpenTSDB 2.4.1 on the same machine and HBase
@@ -17,6 +19,9 @@
 //  write    ingest CPU per event with catalog.enabled true vs false, A/B
 //  live     the dashboard users open (ranges ending now) on both sides while both ingest, our ingest
 //           process watched (lib/bench/series-live.ts); not in the default phases (about 15 minutes)
+//  storage  bytes on disk per table, family and point, ours against the TSD (row compaction on, SNAPPY +
+//           FAST_DIFF), the sparse Zipf set and a dense one (lib/bench/series-storage.ts, issue 38);
+//           not in the default phases
 // Writes bench-results/series-<date>.json.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -33,6 +38,8 @@ import { createOurStack, rssSampler, startOurService, timedFetch, waitAllSizes, 
 import { profileSummary } from './lib/bench/series-profile.ts';
 import { sitePhase } from './lib/bench/series-site.ts';
 import { livePhase } from './lib/bench/series-live.ts';
+import { storagePhase } from './lib/bench/series-storage.ts';
+import { storageTable, type StorageDataset } from './lib/bench/storage-plan.ts';
 import { projectRoot, readEndpoints, stackLayout, stackPid, type StackEndpoints } from './lib/stack/config.ts';
 
 const { values } = parseArgs({
@@ -57,6 +64,10 @@ const { values } = parseArgs({
     'live-heavy-seconds': { type: 'string', default: '60' },
     'live-hold': { type: 'string' },
     'live-heap': { type: 'string', default: 'shipped' },
+    'storage-datasets': { type: 'string', default: 'sparse,dense' },
+    'storage-sparse-events': { type: 'string', default: '200000' },
+    'storage-sparse-ids': { type: 'string', default: '10000' },
+    'storage-dense-series': { type: 'string', default: '2000' },
     profile: { type: 'boolean', default: false },
     set: { type: 'string', multiple: true, default: [] },
     endpoints: { type: 'string' },
@@ -144,7 +155,7 @@ async function main(): Promise<void> {
       .map((s) => s.trim())
       .filter((s) => s !== ''),
   );
-  for (const p of phases) if (!['compat', 'site', 'catalog', 'write', 'live'].includes(p)) throw new Error(`unknown phase ${p}`);
+  for (const p of phases) if (!['compat', 'site', 'catalog', 'write', 'live', 'storage'].includes(p)) throw new Error(`unknown phase ${p}`);
   const endpointsFile = values.endpoints ?? stackLayout().endpointsFile;
   const ep = readEndpoints(endpointsFile);
   const runDir = dirname(endpointsFile);
@@ -232,8 +243,33 @@ async function main(): Promise<void> {
     });
     save();
   }
+  if (phases.has('storage')) {
+    const storage = await storagePhase({
+      ep,
+      run: `${run}b`,
+      datasets: datasetsOf(values['storage-datasets']),
+      sparseEvents: int('storage-sparse-events', values['storage-sparse-events']),
+      sparseIds: int('storage-sparse-ids', values['storage-sparse-ids']),
+      denseSeries: int('storage-dense-series', values['storage-dense-series']),
+      buckets: int('buckets', values.buckets),
+      onDataset: (d) => {
+        result['storage'] = { datasets: [...((result['storage'] as { datasets?: unknown[] } | undefined)?.datasets ?? []), d] };
+        save();
+      },
+      say,
+    });
+    result['storage'] = storage;
+    save();
+    say(`storage, bytes on disk per point:\n\n${storage.datasets.map(storageTable).join('\n\n')}`);
+  }
   save();
   say(`results in ${file}`);
+}
+
+function datasetsOf(v: string): StorageDataset[] {
+  const out = v.split(',').map((s) => s.trim());
+  for (const d of out) if (d !== 'sparse' && d !== 'dense') throw new Error(`--storage-datasets: sparse and/or dense, got ${d}`);
+  return out as StorageDataset[];
 }
 
 function heapChoice(v: string): 'shipped' | 'default' {

@@ -23,9 +23,8 @@ import { generateEvents } from '../../../src/demo/index.ts';
 import { compareAnswers } from '../compat/compare.ts';
 import { putPoints } from '../opentsdb/io.ts';
 import { countPoints, toOpenTsdbPoint, tsdTables } from '../opentsdb/plan.ts';
-import { dropTsdTables, tsdBeside } from '../opentsdb/tsd.ts';
+import { dropTsdTables, productionTsd } from '../opentsdb/tsd.ts';
 import type { StackEndpoints } from '../stack/config.ts';
-import { stackLayout } from '../stack/config.ts';
 import { livePanels, panelBody, type Panel } from './live-panels.ts';
 import { startFeed, type LiveFeed } from './live-feed.ts';
 import { watchIngest, type WatchFigures } from './live-watch.ts';
@@ -37,7 +36,7 @@ const DAY = 24 * HOUR;
 const METRICS = ['temp', 'hum', 'load'] as const;
 
 /** Our service's settings in the live phase beyond the bench's: the shipped rollup timing and catalog reread. */
-const SHIPPED = ['rollup.graceMs=300000', 'rollup.markerSettleMs=120000', 'rollup.intervalMs=60000', 'series.catalogRefreshMs=30000'];
+export const SHIPPED = ['rollup.graceMs=300000', 'rollup.markerSettleMs=120000', 'rollup.intervalMs=60000', 'series.catalogRefreshMs=30000'];
 
 export interface LiveOptions {
   readonly ep: StackEndpoints;
@@ -180,17 +179,7 @@ export async function livePhase(o: LiveOptions): Promise<LiveFigures> {
   const stops: (() => Promise<unknown>)[] = [];
   try {
     // the TSD as a production create_table.sh and opentsdb.conf make it: SNAPPY + FAST_DIFF, row compaction on
-    const tsd = await tsdBeside({
-      admin: stack.admin,
-      cacheDir: stackLayout().cacheDir,
-      workDir: work,
-      zkQuorum: o.ep.zkQuorum,
-      tables,
-      buckets: o.buckets,
-      codec: 'production',
-      compaction: true,
-      say,
-    });
+    const tsd = await productionTsd({ admin: stack.admin, workDir: work, zkQuorum: o.ep.zkQuorum, tables, buckets: o.buckets, say });
     stops.push(() => tsd.stop());
     // two processes, as compose and k8s run them: ingest (consume, write, rollups) and query (the reads)
     const heapOf = (flags: string): NodeJS.ProcessEnv => ({ ...process.env, NODE_OPTIONS: o.heap === 'shipped' ? flags : '' });

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { TableAdminPort } from '../../../src/admin/index.ts';
 import type { HBaseRestClient } from '../../../src/hbase/index.ts';
 import { resolveJars } from '../stack/artifacts.ts';
+import { stackLayout } from '../stack/config.ts';
 import { freePort } from '../stack/probes.ts';
 import { saltSplits, tsdConfig, tsdFamilies, type TsdTables } from './plan.ts';
 
@@ -157,4 +158,16 @@ export async function tsdBeside(o: {
     compaction: o.compaction === true,
     say: o.say,
   });
+}
+
+/** A TSD as production runs it beside the local stack: create_table.sh's tables with SNAPPY + FAST_DIFF, its row compaction on. */
+export function productionTsd(o: {
+  admin: TableAdminPort;
+  workDir: string;
+  zkQuorum: string;
+  tables: TsdTables;
+  buckets: number;
+  say: (m: string) => void;
+}): Promise<Tsd> {
+  return tsdBeside({ ...o, cacheDir: stackLayout().cacheDir, codec: 'production', compaction: true });
 }
