@@ -202,6 +202,9 @@ async function onePass(o: StorageOptions, plan: DatasetPlan, root: string): Prom
     say(`[storage] every table flushed and major-compacted in ${compactSeconds.toFixed(0)} s, one file per store ${settleSeconds.toFixed(0)} s later`);
     const tsdSide = sideFigures(await measure(admin, { root, tables: theirs }), counts.points);
     const ourSide = sideFigures(await measure(admin, { root, tables: ours }), counts.points);
+    // a side with no bytes on disk measured nothing (a wrong root dir, a table not flushed): no ratio of it
+    if (counts.points === 0 || tsdSide.bytes === 0 || ourSide.bytes === 0)
+      throw new Error(`nothing measured: ${counts.points} points, TSD ${tsdSide.bytes} bytes, ours ${ourSide.bytes} bytes on disk`);
     return {
       dataset: plan.name,
       describe: plan.describe,
