@@ -2,6 +2,7 @@
 // second (consumer lag, the event-loop delay it reports, consumer group joins), its VmRSS, and
 // /healthz answering; summarised as p50 / p99 / max and the longest run of seconds with lag above 0.
 import { memory, parseMetrics, sumOf, type Sample } from './child.ts';
+import { startCanary, type CanaryFigures } from './loop-canary.ts';
 import { percentile } from './load.ts';
 import { histogramSnapshot, quantile, type HistogramSnapshot } from './service.ts';
 
@@ -16,6 +17,8 @@ export interface WatchFigures {
    * p99s, and the largest delay seen
    */
   readonly eventLoopDelayMs: { readonly p99OfP99: number; readonly maxOfP99: number; readonly max: number; readonly samples: number };
+  /** the same, seen by a bare Node process beside it (loop-canary.ts): the machine's scheduling alone */
+  readonly machineEventLoopDelayMs: CanaryFigures;
   /** consumer group joins during the watch, per group label (each beyond the first join is a rebalance) */
   readonly groupJoins: Readonly<Record<string, number>>;
   readonly rssBytes: { readonly max: number };
@@ -49,6 +52,7 @@ export function watchIngest(url: string, pid: number, everyMs = 1000): { stop():
   let first: Map<string, number> | undefined;
   let last = new Map<string, number>();
   let stopped = false;
+  const canary = startCanary();
   // The delay gauge covers the time since its previous scrape: this first scrape, not counted, starts
   // the watch's first second here (without it, the first sample held everything since the process
   // started: its module loading, a history's drain).
@@ -103,6 +107,7 @@ export function watchIngest(url: string, pid: number, everyMs = 1000): { stop():
       stopped = true;
       clearInterval(timer);
       await busy;
+      const machineEventLoopDelayMs = canary.stop();
       const groupJoins: Record<string, number> = {};
       for (const [g, n] of last) groupJoins[g] = n - (first?.get(g) ?? 0);
       const l = stats(lag);
@@ -116,6 +121,7 @@ export function watchIngest(url: string, pid: number, everyMs = 1000): { stop():
         samples: lag.length,
         lag: { ...l, longestAboveZeroSeconds: longest },
         eventLoopDelayMs: { p99OfP99: stats(delayP99).p99, maxOfP99: stats(delayP99).max, max: stats(delayMax).max, samples: delayP99.length },
+        machineEventLoopDelayMs,
         groupJoins,
         rssBytes: { max: rss },
         endToEnd,
