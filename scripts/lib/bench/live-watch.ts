@@ -10,7 +10,18 @@ const E2E = 'tsingest_end_to_end_latency_seconds';
 
 export interface WatchFigures {
   readonly samples: number;
-  readonly lag: { readonly p50: number; readonly p99: number; readonly max: number; readonly longestAboveZeroSeconds: number };
+  /**
+   * consumer lag (events); longestAboveZeroSeconds: the longest run of samples above 0; with a feed
+   * rate, longestBehindSeconds: the longest run above one second of that feed (under a steady feed the
+   * lag is rarely 0 at a sampling instant: the events of the flush unit being written are in it)
+   */
+  readonly lag: {
+    readonly p50: number;
+    readonly p99: number;
+    readonly max: number;
+    readonly longestAboveZeroSeconds: number;
+    readonly longestBehindSeconds?: number;
+  };
   /**
    * the process's own event-loop delay (tsingest_event_loop_delay_seconds, read and reset at each
    * scrape: each sample is one second's p99 and max), in ms: the p99 and the largest of the per-second
@@ -39,8 +50,9 @@ function joins(samples: readonly Sample[]): Map<string, number> {
   return out;
 }
 
-/** Watches the process at `url` (pid `pid`) every `everyMs` until stop(). */
-export function watchIngest(url: string, pid: number, everyMs = 1000): { stop(): Promise<WatchFigures> } {
+/** Watches the process at `url` (pid `pid`) every second until stop(); `feedRate`: the events a second a feed sends it, if any. */
+export function watchIngest(url: string, pid: number, feedRate?: number): { stop(): Promise<WatchFigures> } {
+  const everyMs = 1000;
   const lag: number[] = [];
   const delayP99: number[] = [];
   const delayMax: number[] = [];
@@ -49,6 +61,8 @@ export function watchIngest(url: string, pid: number, everyMs = 1000): { stop():
   let rss = 0;
   let run = 0;
   let longest = 0;
+  let behind = 0;
+  let longestBehind = 0;
   let first: Map<string, number> | undefined;
   let last = new Map<string, number>();
   let stopped = false;
@@ -90,6 +104,8 @@ export function watchIngest(url: string, pid: number, everyMs = 1000): { stop():
     lag.push(l);
     run = l > 0 ? run + everyMs / 1000 : 0;
     longest = Math.max(longest, run);
+    behind = feedRate !== undefined && l > feedRate ? behind + everyMs / 1000 : 0;
+    longestBehind = Math.max(longestBehind, behind);
     for (const s of samples) {
       if (s.name !== 'tsingest_event_loop_delay_seconds') continue;
       if (s.labels['quantile'] === '0.99') delayP99.push(s.value * 1000);
@@ -119,7 +135,7 @@ export function watchIngest(url: string, pid: number, everyMs = 1000): { stop():
           : { p50: quantile(b, a, 0.5), p99: quantile(b, a, 0.99), events: b.count - a.count };
       return {
         samples: lag.length,
-        lag: { ...l, longestAboveZeroSeconds: longest },
+        lag: { ...l, longestAboveZeroSeconds: longest, ...(feedRate === undefined ? {} : { longestBehindSeconds: longestBehind }) },
         eventLoopDelayMs: { p99OfP99: stats(delayP99).p99, maxOfP99: stats(delayP99).max, max: stats(delayMax).max, samples: delayP99.length },
         machineEventLoopDelayMs,
         groupJoins,

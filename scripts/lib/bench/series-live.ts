@@ -259,7 +259,7 @@ export async function livePhase(o: LiveOptions): Promise<LiveFigures> {
     const tsdAcc = newAcc();
     const ourAcc = newAcc();
     const checks = new Map<string, { n: number; differing: string[] }>(panels.map((p) => [p.name, { n: 0, differing: [] }]));
-    const watch = watchIngest(ingest.url, ingest.pid);
+    const watch = watchIngest(ingest.url, ingest.pid, o.rate);
     const queryRss = rssSampler(ours.pid, 200);
     const start = performance.now();
     let refreshes = 0;
@@ -312,7 +312,7 @@ export async function livePhase(o: LiveOptions): Promise<LiveFigures> {
       `[live] our ingest during the dashboards: ${JSON.stringify(ingestDuringDashboards)}; our query process's peak RSS ${(queryPeakRssBytes / 2 ** 20).toFixed(0)} MiB`,
     );
     // separately: the heaviest query the limits allow, at our query process, while ingest runs
-    const heavy = await heavyPhase({ queryUrl: ours.url, ingest, seconds: o.heavySeconds, say });
+    const heavy = await heavyPhase({ queryUrl: ours.url, ingest, seconds: o.heavySeconds, rate: o.rate, say });
     const liveEventsSent = feed.sent;
     await feed.stop();
     return {
@@ -344,7 +344,7 @@ export async function livePhase(o: LiveOptions): Promise<LiveFigures> {
  * watched: every point of every metric of every id (`sum`, no downsampling) over the longest range
  * ending now that series.maxPoints lets through (a day, else halved until it answers 200).
  */
-async function heavyPhase(o: { queryUrl: string; ingest: OurService; seconds: number; say: (m: string) => void }): Promise<LiveFigures['heavy']> {
+async function heavyPhase(o: { queryUrl: string; ingest: OurService; seconds: number; rate: number; say: (m: string) => void }): Promise<LiveFigures['heavy']> {
   let hours = 24;
   let query = '';
   for (; hours >= 1; hours /= 2) {
@@ -354,7 +354,7 @@ async function heavyPhase(o: { queryUrl: string; ingest: OurService; seconds: nu
     o.say(`[live] heavy query over ${hours} h: ${r.status} (over the limits); halving`);
   }
   const statuses: Record<string, number> = {};
-  const watch = watchIngest(o.ingest.url, o.ingest.pid);
+  const watch = watchIngest(o.ingest.url, o.ingest.pid, o.rate);
   const until = performance.now() + o.seconds * 1000;
   let sent = 0;
   await Promise.all(
