@@ -6,3 +6,4 @@ export { markerPuts } from './marker.ts';
 export { rollupSettings } from './settings.ts';
 export type { RollupStore } from './store.ts';
 export { parseWindows } from './windows.ts';
+export { decodePointsBlock, encodePointsBlock, type PointRun } from './points-block.ts';

@@ -23,11 +23,18 @@ export function writeVarint(out: Buffer, at: number, n: number): number {
 
 /** A cursor over a buffer of varints; `fail` names what is malformed. */
 export class VarintReader {
-  readonly #bytes: Uint8Array;
-  readonly #fail: (why: string) => Error;
+  #bytes: Uint8Array;
+  #fail: (why: string) => Error;
   at: number;
 
   constructor(bytes: Uint8Array, at: number, fail: (why: string) => Error) {
+    this.#bytes = bytes;
+    this.at = at;
+    this.#fail = fail;
+  }
+
+  /** The cursor moved to `at` of other bytes (a reader kept for many buffers). */
+  reset(bytes: Uint8Array, at: number, fail: (why: string) => Error): void {
     this.#bytes = bytes;
     this.at = at;
     this.#fail = fail;

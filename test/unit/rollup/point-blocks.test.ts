@@ -47,7 +47,8 @@ void test('a point block round-trips random runs, the window edges included, and
     assert.equal(pointsInBlock(block), ts.length);
   }
   const one = encodePointsBlock(start, { ts: [start + 5], values: [2.5] });
-  assert.equal(one.length, 1 + 1 + 1 + 8, 'version, count, one offset, one double');
+  assert.equal(one.length, 1 + 1 + 1 + 1 + 1 + 1, 'version, count, mode, unit (5 ms), one offset (1 unit), one value (25 tenths)');
+  assert.equal(encodePointsBlock(start, { ts: [start + 5], values: [2.5] }, 1).length, 1 + 1 + 1 + 8, 'version 1: version, count, one offset, one double');
 });
 
 void test('a point block refuses what it cannot be: unsorted or empty input, a bad version, truncation, a ts past the window', () => {
@@ -56,9 +57,13 @@ void test('a point block refuses what it cannot be: unsorted or empty input, a b
   assert.throws(() => encodePointsBlock(DAY0, { ts: [DAY0 - 1], values: [1] }), /ascend from the window start/);
   const good = encodePointsBlock(DAY0, { ts: [DAY0 + 1, DAY0 + 9], values: [1, 2] });
   for (let cut = 0; cut < good.length; cut++) assert.throws(() => decodePointsBlock(good.subarray(0, cut), DAY0, HOUR), /point block/, `cut at ${cut}`);
-  assert.throws(() => decodePointsBlock(Buffer.concat([Buffer.from([2]), good.subarray(1)]), DAY0, HOUR), /version 2/);
+  assert.throws(() => decodePointsBlock(Buffer.concat([Buffer.from([3]), good.subarray(1)]), DAY0, HOUR), /version 3 is neither 1 nor 2/);
+  assert.throws(() => pointsInBlock(Buffer.concat([Buffer.from([3]), good.subarray(1)])), /version 3 is neither 1 nor 2/);
   assert.throws(() => decodePointsBlock(good, DAY0, 5), /past the window's end/);
-  assert.throws(() => decodePointsBlock(Buffer.concat([good, Buffer.alloc(8)]), DAY0, HOUR), /value bytes/);
+  assert.throws(() => decodePointsBlock(Buffer.concat([good, Buffer.alloc(8)]), DAY0, HOUR), /bytes past the values/);
+  const v1 = encodePointsBlock(DAY0, { ts: [DAY0 + 1, DAY0 + 9], values: [1, 2] }, 1);
+  assert.throws(() => decodePointsBlock(v1, DAY0, 5), /past the window's end/);
+  assert.throws(() => decodePointsBlock(Buffer.concat([v1, Buffer.alloc(8)]), DAY0, HOUR), /value bytes/);
 });
 
 void test('a summary pack round-trips the finer windows of a coarse one, sparse and whole', () => {
@@ -200,4 +205,41 @@ void test('blocks off: summaries and packs only, no cell in the points family', 
   assert.equal(blocksOfRows(store.rows(s.rollupTable)).size, 0);
   assert.ok(packsOfRows(store.rows(s.rollupTable), 60).size > 0);
   assert.deepEqual(sorted(summariesOfRows(store.rows(s.rollupTable))), sorted(bruteSummaries(events, [60, 3600])));
+});
+
+void test("a finer window's version 1 block (written before version 2) joins its hour's block, which is written in version 2", async () => {
+  const s = settings(['1m', '1h']);
+  const store = new FakeHBase();
+  const old: Ev = { id: 'a', ts: DAY0 + HOUR + 1, metric: 'm', value: 1.5 };
+  const late: Ev = { id: 'a', ts: DAY0 + HOUR + 2 * MIN, metric: 'm', value: 2 };
+  await writeEvents(store, s, [old, late]);
+  // the first minute summarised by the version that wrote version 1 blocks
+  await store.put(s.rollupTable, [
+    putRowOf({
+      key: s.keyspace.rollupKey({ id: 'a', windowSec: 60, windowStart: DAY0 + HOUR }),
+      cells: [
+        { family: 'r1m', qualifier: Buffer.from('m'), value: encodeSummary(summaryOf(old.ts, old.value)), timestamp: 5 },
+        { family: BLOCK_FAMILY, qualifier: Buffer.from('m'), value: encodePointsBlock(DAY0 + HOUR, { ts: [old.ts], values: [old.value] }, 1), timestamp: 5 },
+      ],
+    }),
+  ]);
+  await runJob(store, s, [late]);
+  assert.deepEqual(blocksOfRows(store.rows(s.rollupTable)).get(`a|3600|${DAY0 + HOUR}|m`), { ts: [old.ts, late.ts], values: [1.5, 2] });
+  const versions = new Map<string, number | undefined>();
+  for (const row of store.rows(s.rollupTable)) {
+    if (row.row[1] === 0x00) continue;
+    const k = decodeRollupKey(row.row);
+    for (const c of row.cells) if (c.family.toString('utf8') === BLOCK_FAMILY) versions.set(`${k.windowSec}|${k.windowStart}`, c.value[0]);
+  }
+  assert.deepEqual(
+    [...versions].sort(),
+    (
+      [
+        [`3600|${DAY0 + HOUR}`, 2],
+        [`60|${DAY0 + HOUR}`, 1],
+        [`60|${DAY0 + HOUR + 2 * MIN}`, 2],
+      ] as [string, number][]
+    ).sort(),
+    'the minute written before keeps version 1; the new minute and the hour are version 2',
+  );
 });
