@@ -2,7 +2,6 @@
 // the summaries become one downsample value per bucket.
 // Design notes: docs/DECISIONS.md#exact-answers-from-rollups
 
-import type { PackedSummary } from '../../rollup/summary-pack.ts';
 import type { AggregatorName, SubQuery } from '../types.ts';
 
 export const ROLLUP_EXACT_AGGREGATORS = ['sum', 'count', 'min', 'max', 'avg', 'first', 'last', 'zimsum', 'mimmin', 'mimmax'] as const;
@@ -30,9 +29,19 @@ export function isRollupExact(sub: SubQuery, windowMs: readonly number[]): Rollu
 
 /**
  * One rollup window of one series: start (epoch ms, a multiple of the window) and its summary's count,
- * sum, min, max, first and last (the values at its earliest and latest ts) — a summary pack's entry.
+ * sum, min, max, first and last (the values at its earliest and latest ts). Declared here, where it is
+ * folded, so the computation imports nothing of the rollup job (a summary pack's entry,
+ * src/rollup/summary-pack.ts PackedSummary, fits it).
  */
-export type WindowSummary = PackedSummary;
+export interface WindowSummary {
+  readonly startMs: number;
+  readonly count: number;
+  readonly sum: number;
+  readonly min: number;
+  readonly max: number;
+  readonly first: number;
+  readonly last: number;
+}
 
 /**
  * Folds window summaries, ascending by startMs, into one value per downsample bucket of intervalMs
