@@ -2,8 +2,8 @@
 // nothing it was computed from has changed (docs/SERIES-API.md, "Window cache and answer memo").
 // Design notes: docs/DECISIONS.md#answer-memo
 import { LruMap } from '../walk/lru-map.ts';
-import type { MarkedWindow } from './tiles.ts';
-import type { MarkSpan, PointBudget } from './series-store.ts';
+import type { PointBudget } from './points.ts';
+import type { MarkedWindow, MarkSpan } from './windows.ts';
 import type { SubQueryPlan } from './plan.ts';
 import type { ResultSeries, SubQuery, TsdbQuery } from './types.ts';
 

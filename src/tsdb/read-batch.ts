@@ -4,18 +4,9 @@
 // the union of their ids: raw points, and stored windows (summaries, point blocks, packs, with the
 // pending markers). The sub-queries run
 // concurrently (execute.ts), so their reads meet here; a read asked later simply starts its own scan.
-import type { MarkSpan, PointBudget, RawAsk, StoredWindow, TaggedPoints, WindowSpan, WindowsAsk, WindowsRead } from './series-store.ts';
-import type { MarkedWindow } from './tiles.ts';
-
-export type { MarkedWindow } from './tiles.ts';
-
-/** What a query needs of HBase (series-store.ts SeriesStore fits): each read takes several metrics. */
-export interface SeriesReads {
-  /** every id's points of each metric, by metric, id and tag set */
-  rawPointsOf(ask: RawAsk, budget: PointBudget, concurrency?: number): Promise<Map<string, Map<string, Map<string, TaggedPoints>>>>;
-  /** stored windows (summaries with blocks or packs) of each metric by id, and the pending markers by id, in one scan group */
-  windowsOf(ask: WindowsAsk, budget: PointBudget, concurrency?: number): Promise<WindowsRead>;
-}
+import type { PointBudget, TaggedPoints } from './points.ts';
+import type { SeriesReads } from './series-reads.ts';
+import type { MarkedWindow, MarkSpan, StoredWindow, WindowSpan, WindowsRead } from './windows.ts';
 
 /** The reads of one sub-query: one metric each. */
 export interface MetricReads {

@@ -5,13 +5,13 @@ import { BucketFolder } from './compute/rollup-exact.ts';
 import type { AggregatorName } from './types.ts';
 import { keptSince } from './plan.ts';
 import { decodePointsBlock, pointsInBlock } from '../rollup/points-block.ts';
-import type { MarkedWindow, MetricReads } from './read-batch.ts';
+import type { MetricReads } from './read-batch.ts';
 import type { RollupTier } from './plan.ts';
-import type { MarkSpan, StoredWindow, TaggedPoints, WindowSpan } from './series-store.ts';
+import { tagSetKey, type TaggedPoints } from './points.ts';
 import { RUN_STRIDE, summaryAt } from '../rollup/summary-pack.ts';
-import { tagSetKey } from './series-store.ts';
 import type { CatalogSeries, IdSeries, SubQueryReads } from './sub-query-reads.ts';
 import { blockSpans, markedWithin, tileRange, uncovered, type Tile } from './tiles.ts';
+import type { MarkedWindow, MarkSpan, StoredWindow, WindowSpan } from './windows.ts';
 
 type Range = { readonly fromMs: number; readonly toMs: number };
 

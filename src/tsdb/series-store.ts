@@ -13,8 +13,8 @@ import { columnOf } from '../rollup/fold.ts';
 import { decodeSummary } from '../rollup/summary.ts';
 import { packQualifier, windowCellsOf } from '../rollup/window-content.ts';
 import { rollupWindowFamily } from '../keys/index.ts';
-import type { MarkedWindow } from './tiles.ts';
-import type { WindowSummary } from './compute/rollup-exact.ts';
+import { tagSetKey, type PointBudget, type RawAsk, type TaggedPoints } from './points.ts';
+import type { MarkedWindow, MarkSpan, StoredWindow, WindowsAsk, WindowSpan, WindowsRead } from './windows.ts';
 import { rangeShape } from '../query/scan-reads.ts';
 import type { ScanShape } from '../walk/merged-scan.ts';
 import { runLimited } from '../walk/pool.ts';
@@ -41,91 +41,7 @@ export interface SeriesStoreOptions {
   readonly blockFamily: string | null;
 }
 
-/** One size's windows a read wants: those starting in [from, to), with their blocks or their packs. */
-export interface WindowSpan {
-  readonly sizeMs: number;
-  readonly from: number;
-  readonly to: number;
-  readonly with: 'block' | 'pack' | 'summary';
-  /** with 'pack': the finer size the packs hold (their summaries come decoded) */
-  readonly finerMs?: number;
-}
-
-/** The markers a window read also reads: of these sizes, windows starting in [from, to). */
-export interface MarkSpan {
-  readonly sizesMs: readonly number[];
-  readonly from: number;
-  readonly to: number;
-  /**
-   * Only windows closed by then (start + size ≤ closedBy): a window still open or in its grace period
-   * is read raw whatever its markers say, and its marker row names every id active in it (the open
-   * hour's: thousands of cells) — not read.
-   */
-  readonly closedBy?: number;
-  /** Only markers stamped at or after this (marksOf: a scan time range on the cells; a reader that knows what it read before then). */
-  readonly stampedSince?: number;
-}
-
-/** One stored window of one id and metric: its summary, its block when valid (encoded), and its pack when valid (decoded: a summary run, summary-pack.ts). */
-export interface StoredWindow {
-  readonly startMs: number;
-  readonly sizeMs: number;
-  readonly summary: WindowSummary;
-  readonly block: Buffer | undefined;
-  readonly pack: Float64Array | undefined;
-}
-
-export interface WindowsRead {
-  /** by metric, then id: the windows found (any order) */
-  readonly windows: Map<string, Map<string, readonly StoredWindow[]>>;
-  /** by id: the pending markers found */
-  readonly marks: Map<string, MarkedWindow[]>;
-  /** the ids whose windows came from the window cache (window-cache.ts), not from a scan */
-  readonly cachedIds: ReadonlySet<string>;
-  /** with the window cache: the generation of each of the ids' buckets ('' for none yet), read before any of the windows */
-  readonly gens?: ReadonlyMap<number, string>;
-}
-
 const NO_IDS: ReadonlySet<string> = new Set();
-
-/** The points of one id and metric under one tag set, ascending by ts. */
-export interface TaggedPoints {
-  /** the tag set's identity (tagSetKey) */
-  readonly tagsJson: string;
-  readonly ts: number[];
-  readonly values: number[];
-}
-
-/** A tag set's identity: its pairs sorted by key, without the key the API shows the id under. */
-export function tagSetKey(tags: Readonly<Record<string, string>>, idTagKey: string): string {
-  return JSON.stringify(
-    Object.keys(tags)
-      .filter((k) => k !== idTagKey)
-      .sort()
-      .map((k) => [k, tags[k]]),
-  );
-}
-
-/** A raw read asked: the points of each of `metrics` with from ≤ ts < to of every id. */
-export interface RawAsk {
-  readonly ids: readonly string[];
-  readonly metrics: readonly string[];
-  readonly from: number;
-  readonly to: number;
-}
-
-/** A windows read asked: the stored windows of `spans` of each of `metrics` of every id, with the pending markers of `marks`. */
-export interface WindowsAsk {
-  readonly ids: readonly string[];
-  readonly metrics: readonly string[];
-  readonly spans: readonly WindowSpan[];
-  readonly marks: MarkSpan;
-}
-
-/** Counts points read, and refuses to go past the query's budget or its deadline (take throws). */
-export interface PointBudget {
-  take(n: number): void;
-}
 
 export class SeriesStore {
   readonly #port: SeriesScanPort;

@@ -1,7 +1,8 @@
 // What the reads of one sub-query share (execute.ts runs them, read-points.ts and read-summaries.ts
 // do them): the catalog's series by id, the inputs collected in catalog order, and the counts the
 // plan header reports.
-import type { MarkSpan, PointBudget } from './series-store.ts';
+import type { PointBudget } from './points.ts';
+import type { MarkSpan } from './windows.ts';
 import type { SeriesInput } from './types.ts';
 
 /** A series as the catalog shows it: its tags include the id under the id tag key. */

@@ -3,8 +3,8 @@
 // Design notes: docs/DECISIONS.md#tail-cache
 import { LATE_REMARK_EVERY_MS } from '../rollup/marker.ts';
 import { LruMap } from '../walk/lru-map.ts';
-import type { MarkedWindow } from './tiles.ts';
-import type { TaggedPoints } from './series-store.ts';
+import type { TaggedPoints } from './points.ts';
+import type { MarkedWindow } from './windows.ts';
 
 export interface TailCacheOptions {
   readonly maxBytes: number;

@@ -1,9 +1,10 @@
 // The reads in front of the tail cache (tail-cache.ts): kept points up to their completeTo, the rest
 // read from HBase, one read shared by the asks of a refresh.
 // Design notes: docs/DECISIONS.md#tail-reads
-import { clusterAsks, type SeriesReads } from './read-batch.ts';
-import type { MarkedWindow } from './tiles.ts';
-import type { MarkSpan, PointBudget, RawAsk, TaggedPoints } from './series-store.ts';
+import type { PointBudget, RawAsk, TaggedPoints } from './points.ts';
+import { clusterAsks } from './read-batch.ts';
+import type { SeriesReads } from './series-reads.ts';
+import type { MarkedWindow, MarkSpan } from './windows.ts';
 import type { TailCache, TailEntry } from './tail-cache.ts';
 
 /** What the tail reads need beyond SeriesReads (series-store.ts SeriesStore fits). */

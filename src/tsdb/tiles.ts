@@ -1,6 +1,7 @@
 // Pure: which parts of a series' scan range a raw read takes from point blocks, and which from the
 // data table.
 // Design notes: docs/DECISIONS.md#tiles
+import type { MarkedWindow } from './windows.ts';
 
 export type Tile =
   { readonly kind: 'block'; readonly sizeMs: number; readonly startMs: number } | { readonly kind: 'raw'; readonly fromMs: number; readonly toMs: number };
@@ -31,13 +32,6 @@ export function tileRange(fromMs: number, toMs: number, sizesMs: readonly number
   };
   if (fromMs < toMs) cover(sizesMs.length - 1, fromMs, toMs);
   return out;
-}
-
-/** A window with a pending rollup marker (start and size, ms), and the newest stamp its marker carries for the id (its cell's timestamp). */
-export interface MarkedWindow {
-  readonly startMs: number;
-  readonly sizeMs: number;
-  readonly stamp?: number;
 }
 
 /** Whether a window of `sizeMs` at `startMs` holds a marked window of its size or a finer one (its block may lack late points). */

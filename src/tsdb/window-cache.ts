@@ -1,9 +1,9 @@
 // The window cache: the stored windows the rollup plans read, kept in memory between queries
 // (docs/SERIES-API.md, "Window cache and answer memo").
 // Design notes: docs/DECISIONS.md#window-cache
-import type { MarkedWindow } from './tiles.ts';
-import type { MarkSpan, PointBudget, StoredWindow, WindowSpan, WindowsRead } from './series-store.ts';
-import type { SeriesReads } from './read-batch.ts';
+import type { PointBudget } from './points.ts';
+import type { SeriesReads } from './series-reads.ts';
+import type { MarkedWindow, MarkSpan, StoredWindow, WindowSpan, WindowsRead } from './windows.ts';
 import { eachSliced, Slices } from './slices.ts';
 import type { IdStamp, WindowCache } from './window-store.ts';
 

@@ -2,7 +2,7 @@
 // each with the generation it was read under, bounded in bytes (second chance in constant time per
 // entry) and in age.
 import { LruMap } from '../walk/lru-map.ts';
-import type { StoredWindow } from './series-store.ts';
+import type { StoredWindow } from './windows.ts';
 
 export interface WindowCacheOptions {
   readonly maxBytes: number;

@@ -5,8 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AnswerMemo, answerKey, probeKept, type KeptAnswer, type ProbeReads } from '../../../src/tsdb/answer-memo.ts';
 import type { SubQueryPlan } from '../../../src/tsdb/plan.ts';
-import type { MarkedWindow } from '../../../src/tsdb/read-batch.ts';
-import type { MarkSpan, PointBudget } from '../../../src/tsdb/series-store.ts';
+import type { PointBudget } from '../../../src/tsdb/points.ts';
+import type { MarkedWindow, MarkSpan } from '../../../src/tsdb/windows.ts';
 import { parseQueryBody } from '../../../src/tsdb/parse-query.ts';
 
 const H = 3_600_000;

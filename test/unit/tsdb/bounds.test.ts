@@ -10,8 +10,8 @@ import { checkEmitted, emittedPerSeries } from '../../../src/tsdb/bounds.ts';
 import { TsdbQueryError } from '../../../src/tsdb/errors.ts';
 import { executeQuery, type ExecuteDeps } from '../../../src/tsdb/execute.ts';
 import { parseQueryString } from '../../../src/tsdb/parse-m.ts';
-import type { SeriesReads } from '../../../src/tsdb/read-batch.ts';
-import { tagSetKey, type RawAsk, type TaggedPoints } from '../../../src/tsdb/series-store.ts';
+import { tagSetKey, type RawAsk, type TaggedPoints } from '../../../src/tsdb/points.ts';
+import type { SeriesReads } from '../../../src/tsdb/series-reads.ts';
 
 const NOW = Date.UTC(2026, 0, 1);
 const YEAR = 365 * 86_400_000;

@@ -5,8 +5,8 @@
 // never go through the cache.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { MarkedWindow } from '../../../src/tsdb/read-batch.ts';
-import type { MarkSpan, PointBudget, StoredWindow, TaggedPoints, WindowSpan, WindowsAsk, WindowsRead } from '../../../src/tsdb/series-store.ts';
+import type { PointBudget, TaggedPoints } from '../../../src/tsdb/points.ts';
+import type { MarkedWindow, MarkSpan, StoredWindow, WindowSpan, WindowsAsk, WindowsRead } from '../../../src/tsdb/windows.ts';
 import { cachedReads, MAX_SPARES, spanKey, WindowCache, type CacheableReads } from '../../../src/tsdb/window-cache.ts';
 
 const H = 3_600_000;
