@@ -15,10 +15,10 @@ import { tagSetKey, type PointBudget } from './points.ts';
 import type { PhaseClock } from './phase-clock.ts';
 import { runSliced, Slices } from './slices.ts';
 import { weighed, type RequestWeight } from './request-weight.ts';
-import { newReads, type CatalogSeries, type IdSeries, type SubQueryReads } from './sub-query-reads.ts';
+import { addCounts, FOUND_NOTHING, inCatalogOrder, type CatalogSeries, type Found, type IdSeries, type ReadCounts } from './sub-query-reads.ts';
 import type { ResultSeries, SubQuery, TagFilter, TsdbQuery } from './types.ts';
 
-export type { CatalogSeries } from './sub-query-reads.ts';
+export type { CatalogSeries, ReadCounts } from './sub-query-reads.ts';
 
 /** What a query needs of the series catalog (src/catalog/series-index.ts SeriesIndex fits). */
 export interface SeriesCatalog {
@@ -66,16 +66,13 @@ export interface ExecuteDeps {
   readonly memo?: { readonly answers: AnswerMemo<ReadCounts>; readonly probe: ProbeReads } | undefined;
 }
 
-/** What a sub-query's reads took where (SubQueryReads' counts). */
-export type ReadCounts = Omit<SubQueryReads, 'inputs' | 'budget' | 'fromWindows'>;
-
 export interface SubQueryAnswer {
   readonly sub: SubQuery;
   readonly plan: SubQueryPlan;
   readonly results: readonly ResultSeries[];
   /** series matched in the catalog */
   readonly series: number;
-  /** what the reads took where: points, raw buckets, blocks, packs (SubQueryReads) */
+  /** what the reads took where: points, raw buckets, blocks, packs */
   readonly reads: ReadCounts;
   /** given again by the answer memo after its probe (answer-memo.ts), not computed */
   readonly memo: boolean;
@@ -173,31 +170,33 @@ interface SubQueryRead {
   readonly ids: IdSeries;
   readonly deps: ExecuteDeps;
   readonly reads: MetricReads;
-  readonly out: SubQueryReads;
+  readonly budget: PointBudget;
 }
 
-/** One sub-query's reads, by its plan. */
-async function readSubQuery(o: SubQueryRead): Promise<void> {
-  const { sub, range, plan, ids, deps, reads, out } = o;
+/** One sub-query's reads, by its plan: what they found. */
+async function readSubQuery(o: SubQueryRead): Promise<Found> {
+  const { sub, range, plan, ids, deps, reads, budget } = o;
   const tier = deps.tier;
   const fold = plan.path === 'raw' && tier !== undefined ? foldAllOf(sub, range) : undefined;
   const useBlocks = plan.path === 'raw' && (tier?.blocks === true || fold !== undefined);
-  const read = { metric: sub.metric, reads, out };
-  if (tier === undefined || (plan.path === 'raw' && !useBlocks)) {
-    await readRaw({ ...read, scan: plan.scan, ids });
-    return;
-  }
+  const read = { metric: sub.metric, reads, budget };
+  if (tier === undefined || (plan.path === 'raw' && !useBlocks)) return readRaw({ ...read, scan: plan.scan, ids });
   const { single, mixed } = splitBySeries(sub.metric, ids, deps.catalog);
   const now = deps.now();
-  await Promise.all([
-    mixed.size > 0 ? readRaw({ ...read, scan: plan.scan, ids: mixed }) : undefined,
+  const [ofMixed, ofSingle] = await Promise.all([
+    mixed.size > 0 ? readRaw({ ...read, scan: plan.scan, ids: mixed }) : FOUND_NOTHING,
     plan.path === 'raw'
       ? fold === undefined
         ? readTiled({ ...read, scan: plan.scan, single, tier, idTagKey: deps.idTagKey, now })
         : readTiled({ ...read, scan: range, single, tier, idTagKey: deps.idTagKey, now, fold })
       : readRollup({ ...read, ds: sub.downsample as NonNullable<SubQuery['downsample']>, plan, single, tier, now }),
   ]);
-  if (mixed.size > 0) out.fromWindows = undefined;
+  return {
+    inputs: [...ofMixed.inputs, ...ofSingle.inputs],
+    counts: addCounts([ofMixed.counts, ofSingle.counts]),
+    // the answer memo keeps an answer from stored windows alone: none with an id read raw
+    fromWindows: mixed.size > 0 ? undefined : ofSingle.fromWindows,
+  };
 }
 
 function aborted(signal: AbortSignal): Error {
@@ -299,13 +298,11 @@ async function answerQuery(q: TsdbQuery, deps: ExecuteDeps, weight: RequestWeigh
   const read = await untilAborted(
     deps.signal,
     Promise.all(
-      q.queries.map(async (sub, i) => {
-        const series = matched[i] as CatalogSeries[];
-        const got = newReads(series, budget);
-        if (kept[i] === undefined)
-          await readSubQuery({ sub, range: q, plan: plans[i] as SubQueryPlan, ids: byId(series, deps.idTagKey), deps, reads, out: got });
-        return got;
-      }),
+      q.queries.map(async (sub, i) =>
+        kept[i] === undefined
+          ? readSubQuery({ sub, range: q, plan: plans[i] as SubQueryPlan, ids: byId(matched[i] as CatalogSeries[], deps.idTagKey), deps, reads, budget })
+          : undefined,
+      ),
     ),
   );
   if (deps.signal.aborted) throw aborted(deps.signal);
@@ -318,18 +315,10 @@ async function answerQuery(q: TsdbQuery, deps: ExecuteDeps, weight: RequestWeigh
       answers.push({ sub, plan, results: k.results, series: k.series, reads: k.counts, memo: true });
       continue;
     }
-    const got = read[i] as SubQueryReads;
-    const results = await runSliced(computeSteps(sub, q, got.inputs.ordered(), { integerValues: deps.integerValues }), slices);
-    const counts: ReadCounts = {
-      points: got.points,
-      rawBuckets: got.rawBuckets,
-      expiredBuckets: got.expiredBuckets,
-      blockWindows: got.blockWindows,
-      rawRanges: got.rawRanges,
-      summaryWindows: got.summaryWindows,
-      packWindows: got.packWindows,
-      cachedIds: got.cachedIds,
-    };
+    const got = read[i] as Found;
+    const inputs = inCatalogOrder(matched[i] as CatalogSeries[], got.inputs);
+    const results = await runSliced(computeSteps(sub, q, inputs, { integerValues: deps.integerValues }), slices);
+    const counts = addCounts([got.counts]);
     const series = (matched[i] as CatalogSeries[]).length;
     const w = got.fromWindows;
     if (deps.memo !== undefined && w !== undefined) {

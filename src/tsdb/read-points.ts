@@ -2,24 +2,24 @@
 // for the rest (tiles.ts says which).
 // Design notes: docs/DECISIONS.md#raw-points
 import { BucketFolder } from './compute/rollup-exact.ts';
-import type { AggregatorName } from './types.ts';
+import type { AggregatorName, SeriesInput } from './types.ts';
 import { keptSince } from './plan.ts';
 import { decodePointsBlock, pointsInBlock } from '../rollup/points-block.ts';
 import type { MetricReads } from './read-batch.ts';
 import type { RollupTier } from './plan.ts';
-import { tagSetKey, type TaggedPoints } from './points.ts';
+import { tagSetKey, type PointBudget, type TaggedPoints } from './points.ts';
 import { RUN_STRIDE, summaryAt } from '../rollup/summary-pack.ts';
-import type { CatalogSeries, IdSeries, SubQueryReads } from './sub-query-reads.ts';
+import { addCounts, type CatalogSeries, type Found, type IdSeries, type ReadCounts } from './sub-query-reads.ts';
 import { blockSpans, markedWithin, tileRange, uncovered, type Tile } from './tiles.ts';
 import type { MarkedWindow, MarkSpan, StoredWindow, WindowSpan } from './windows.ts';
 
 type Range = { readonly fromMs: number; readonly toMs: number };
 
-/** One sub-query's reading: its metric, the reads it asks, what it gathers into. */
+/** One sub-query's reading: its metric, the reads it asks, the query's point budget (block points count too). */
 export interface MetricRead {
   readonly metric: string;
   readonly reads: MetricReads;
-  readonly out: SubQueryReads;
+  readonly budget: PointBudget;
 }
 
 export interface RawRead extends MetricRead {
@@ -28,17 +28,19 @@ export interface RawRead extends MetricRead {
 }
 
 /** Every point of each series in [scan.startMs, scan.endMs) from the data table. */
-export async function readRaw(o: RawRead): Promise<void> {
-  const { metric, scan, ids, reads, out } = o;
+export async function readRaw(o: RawRead): Promise<Found> {
+  const { metric, scan, ids, reads } = o;
   const found = await reads.rawPointsOf([...ids.keys()], metric, scan.startMs, scan.endMs);
-  out.rawRanges += ids.size;
+  const inputs: [CatalogSeries, SeriesInput][] = [];
+  let points = 0;
   for (const [id, sets] of ids) {
-    for (const points of found.get(id)?.values() ?? []) out.points += points.ts.length;
+    for (const p of found.get(id)?.values() ?? []) points += p.ts.length;
     for (const [key, s] of sets) {
-      const points = found.get(id)?.get(key);
-      if (points !== undefined && points.ts.length > 0) out.inputs.add(s, { kind: 'raw', tags: s.tags, ts: points.ts, values: points.values });
+      const p = found.get(id)?.get(key);
+      if (p !== undefined && p.ts.length > 0) inputs.push([s, { kind: 'raw', tags: s.tags, ts: p.ts, values: p.values }]);
     }
   }
+  return { inputs, counts: { points, rawRanges: ids.size } };
 }
 
 /** What is known of one id's windows and raw ranges as the rounds go. */
@@ -120,8 +122,8 @@ export interface TiledRead extends MetricRead {
  * of this file): every point in [scan.startMs, scan.endMs) exactly once, ascending. With `fold`, each
  * id's one `0all` bucket over that range instead, from summaries where the tiling allows.
  */
-export async function readTiled(o: TiledRead): Promise<void> {
-  const { metric, scan, single, tier, idTagKey, now, reads, out, fold } = o;
+export async function readTiled(o: TiledRead): Promise<Found> {
+  const { metric, scan, single, tier, idTagKey, now, reads, budget, fold } = o;
   const sizes = tier.windowsMs;
   const content: TileContent = fold === undefined ? 'block' : 'summary';
   // a block lives as long as the data table's rows; a summary as long as its size's TTL
@@ -182,10 +184,8 @@ export async function readTiled(o: TiledRead): Promise<void> {
       ...[...rawNeeds.values()].map((n) => fetchRound({ ...round, ids: n.ids, spans: [], ranges: n.ranges, marks: none })),
     ]);
   }
-  for (const t of state.values()) {
-    if (fold === undefined) assemble(t, tilingOf(t), out);
-    else foldTiles(t, tilingOf(t), fold, out);
-  }
+  const ofIds = [...state.values()].map((t) => (fold === undefined ? assemble(t, tilingOf(t), budget) : foldTiles(t, tilingOf(t), fold)));
+  return { inputs: ofIds.flatMap((f) => f.inputs), counts: addCounts(ofIds.map((f) => f.counts)) };
 }
 
 function group<T>(m: Map<string, T>, key: string, init: T): T {
@@ -252,14 +252,16 @@ async function fetchRound(o: Round): Promise<void> {
   }
 }
 
-/** One id's points along its tiling: blocks decoded, data-table points cut to each raw tile. */
-function assemble(t: IdTiles, tiles: readonly Tile[], out: SubQueryReads): void {
+/** One id's points along its tiling: blocks decoded (their points taken from `budget`), data-table points cut to each raw tile. */
+function assemble(t: IdTiles, tiles: readonly Tile[], budget: PointBudget): Found {
   const raw = mergeRaw(t.rawPoints);
   const ts: number[] = [];
   const values: number[] = [];
+  let rawRanges = 0;
+  let blockWindows = 0;
   for (const tile of tiles) {
     if (tile.kind === 'raw') {
-      out.rawRanges++;
+      rawRanges++;
       let i = lowerBound(raw.ts, tile.fromMs);
       for (; i < raw.ts.length && (raw.ts[i] as number) < tile.toMs; i++) {
         ts.push(raw.ts[i] as number);
@@ -270,42 +272,48 @@ function assemble(t: IdTiles, tiles: readonly Tile[], out: SubQueryReads): void 
     const w = t.found.get(`${tile.sizeMs}:${tile.startMs}`);
     if (w?.block === undefined) continue; // no row: no point of the metric in a window summarised for good
     const run = decodePointsBlock(w.block, tile.startMs, tile.sizeMs, `point block ${t.series.metric} of ${t.series.id} at ${tile.startMs}`);
-    out.blockWindows++;
-    out.budget.take(run.ts.length);
+    blockWindows++;
+    budget.take(run.ts.length);
     for (let i = 0; i < run.ts.length; i++) {
       ts.push(run.ts[i] as number);
       values.push(run.values[i] as number);
     }
   }
-  out.points += ts.length;
-  if (ts.length > 0) out.inputs.add(t.series, { kind: 'raw', tags: t.series.tags, ts, values });
+  const counts: Partial<ReadCounts> = { points: ts.length, rawRanges, blockWindows };
+  return { inputs: ts.length > 0 ? [[t.series, { kind: 'raw', tags: t.series.tags, ts, values }]] : [], counts };
 }
 
 /** One id's `0all` bucket along its tiling: summaries of its summary tiles, and its data-table points cut to each raw tile, in time order. */
-function foldTiles(t: IdTiles, tiles: readonly Tile[], fold: FoldAll, out: SubQueryReads): void {
+function foldTiles(t: IdTiles, tiles: readonly Tile[], fold: FoldAll): Found {
   const raw = mergeRaw(t.rawPoints);
   // one bucket: every start aligns to 0 under an interval past any timestamp
   const folder = new BucketFolder(Number.MAX_SAFE_INTEGER, fold.aggregator);
+  let rawRanges = 0;
+  let points = 0;
+  let summaryWindows = 0;
   for (const tile of tiles) {
     if (tile.kind === 'raw') {
-      out.rawRanges++;
+      rawRanges++;
       let i = lowerBound(raw.ts, tile.fromMs);
       for (; i < raw.ts.length && (raw.ts[i] as number) < tile.toMs; i++) {
         const v = raw.values[i] as number;
         folder.addFields(raw.ts[i] as number, 1, v, v, v, v, v);
-        out.points++;
+        points++;
       }
       continue;
     }
     const w = t.found.get(`${tile.sizeMs}:${tile.startMs}`);
     if (w === undefined) continue; // no row: no point of the metric in a window summarised for good
-    out.summaryWindows++;
+    summaryWindows++;
     const s = w.summary;
     folder.addFields(s.startMs, s.count, s.sum, s.min, s.max, s.first, s.last);
   }
-  out.packWindows += t.packs;
+  const counts: Partial<ReadCounts> = { points, rawRanges, summaryWindows, packWindows: t.packs };
   const b = folder.finish();
-  if (b.values.length > 0) out.inputs.add(t.series, { kind: 'buckets', tags: t.series.tags, ts: [fold.stampMs], values: [b.values[0] as number] });
+  return {
+    inputs: b.values.length > 0 ? [[t.series, { kind: 'buckets', tags: t.series.tags, ts: [fold.stampMs], values: [b.values[0] as number] }]] : [],
+    counts,
+  };
 }
 
 function mergeRaw(parts: readonly TaggedPoints[]): { ts: number[]; values: number[] } {

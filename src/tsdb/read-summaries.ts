@@ -7,9 +7,9 @@ import { BucketFolder } from './compute/rollup-exact.ts';
 import { bucketRanges, expiredRawBuckets, keptSince, rawBuckets, type RollupTier, type SubQueryPlan } from './plan.ts';
 import type { TaggedPoints } from './points.ts';
 import type { MarkedWindow, StoredWindow, WindowSpan } from './windows.ts';
-import type { CatalogSeries } from './sub-query-reads.ts';
+import type { CatalogSeries, Found, FromWindows } from './sub-query-reads.ts';
 import type { MetricRead } from './read-points.ts';
-import type { Downsample } from './types.ts';
+import type { Downsample, SeriesInput } from './types.ts';
 
 type RollupPlan = Extract<SubQueryPlan, { path: 'rollup' }>;
 
@@ -112,9 +112,13 @@ function idBuckets(
   return { ts, values: ts.map((t) => buckets.get(t) as number) };
 }
 
-/** The raw points of each id's unsummarised buckets: ids sharing a range are read together (and with other sub-queries' alike). */
-async function rawOfBuckets(r: MetricRead, plan: RollupPlan, raw: ReadonlyMap<string, ReadonlySet<number>>): Promise<Map<string, TaggedPoints[]>> {
-  const { metric, reads, out } = r;
+/** The raw points of each id's unsummarised buckets, and how many: ids sharing a range are read together (and with other sub-queries' alike). */
+async function rawOfBuckets(
+  r: MetricRead,
+  plan: RollupPlan,
+  raw: ReadonlyMap<string, ReadonlySet<number>>,
+): Promise<{ readonly byId: Map<string, TaggedPoints[]>; readonly n: number }> {
+  const { metric, reads } = r;
   const byRange = new Map<string, { from: number; to: number; ids: string[] }>();
   for (const [id, buckets] of raw) {
     for (const r of bucketRanges(buckets, plan.intervalMs)) {
@@ -128,15 +132,18 @@ async function rawOfBuckets(r: MetricRead, plan: RollupPlan, raw: ReadonlyMap<st
     }
   }
   const points = new Map<string, TaggedPoints[]>();
+  let n = 0;
   const found = await Promise.all([...byRange.values()].map((g) => reads.rawPointsOf(g.ids, metric, g.from, g.to)));
   for (const byId of found) {
     for (const [id, sets] of byId) {
-      for (const p of sets.values()) out.points += p.ts.length;
+      for (const p of sets.values()) n += p.ts.length;
       points.set(id, [...(points.get(id) ?? []), ...sets.values()]);
     }
   }
-  return points;
+  return { byId: points, n };
 }
+
+const NO_POINTS = { byId: new Map<string, TaggedPoints[]>(), n: 0 };
 
 function difference(a: ReadonlySet<number>, b: ReadonlySet<number>): Set<number> {
   return new Set([...a].filter((x) => !b.has(x)));
@@ -152,14 +159,14 @@ export interface RollupRead extends MetricRead {
 }
 
 /** The rollup plan's reads for ids with one series of the metric each. */
-export async function readRollup(o: RollupRead): Promise<void> {
-  const { ds, metric, plan, single, tier, now, reads, out } = o;
+export async function readRollup(o: RollupRead): Promise<Found> {
+  const { ds, metric, plan, single, tier, now, reads } = o;
   const ids = single.map(([id]) => id);
   // Buckets raw whatever the markers say (open, not wholly in range, expired) are read at once,
   // beside the markers and summaries; the buckets that markers add, after. (Most ids have no
   // marker: they share the one set of raw buckets.)
   const always = rawBuckets(plan, tier, [], now);
-  out.expiredBuckets = expiredRawBuckets(always, tier, now);
+  const expiredBuckets = expiredRawBuckets(always, tier, now);
   const spans = summarySpans(plan, tier, now);
   const marksUpTo = Math.max(...spans.map((sp) => sp.sizeMs));
   const markSizes = tier.windowsMs.filter((w) => w <= marksUpTo && marksUpTo % w === 0);
@@ -168,14 +175,16 @@ export async function readRollup(o: RollupRead): Promise<void> {
   const markSpan = { sizesMs: markSizes, from: plan.scan.startMs, to: plan.scan.endMs, closedBy: now - tier.graceMs };
   const [first, early] = await Promise.all([
     reads.windowsOf(ids, metric, spans, markSpan),
-    always.size === 0 ? new Map<string, TaggedPoints[]>() : rawOfBuckets(o, plan, new Map(ids.map((id) => [id, always]))),
+    always.size === 0 ? NO_POINTS : rawOfBuckets(o, plan, new Map(ids.map((id) => [id, always]))),
   ]);
   const raw = new Map<string, ReadonlySet<number>>();
   const added = new Map<string, Set<number>>();
   const redo = new Map<number, string[]>();
   const got = new Map<string, Runs>();
+  let cachedIds = 0;
+  let packWindows = 0;
   for (const id of ids) {
-    if (first.cachedIds.has(id)) out.cachedIds++;
+    if (first.cachedIds.has(id)) cachedIds++;
     const marks = first.marks.get(id) ?? [];
     const finer = marks.filter((m) => m.sizeMs <= plan.windowMs);
     const dirty = finer.length === 0 ? always : rawBuckets(plan, tier, finer, now);
@@ -183,7 +192,7 @@ export async function readRollup(o: RollupRead): Promise<void> {
     if (dirty !== always) added.set(id, difference(dirty, always));
     const g = summariesOf(first.windows.get(id) ?? [], marks, plan.windowMs);
     got.set(id, g.runs);
-    out.packWindows += g.packs;
+    packWindows += g.packs;
     for (const start of g.redo) {
       const group = redo.get(start);
       if (group === undefined) redo.set(start, [id]);
@@ -191,7 +200,8 @@ export async function readRollup(o: RollupRead): Promise<void> {
     }
   }
   const marked = ids.some((id) => first.marks.has(id));
-  if (!marked && always.size === 0 && redo.size === 0 && first.gens !== undefined) out.fromWindows = { ids, gens: first.gens, marks: markSpan };
+  const fromWindows: FromWindows | undefined =
+    !marked && always.size === 0 && redo.size === 0 && first.gens !== undefined ? { ids, gens: first.gens, marks: markSpan } : undefined;
   // Round 2: the plan's size's rows of coarser windows whose pack could not be used, and the raw buckets markers added.
   const coarse = coarserSize(tier, plan.windowMs) ?? plan.windowMs;
   const none = { sizesMs: [], from: 0, to: 0 };
@@ -206,14 +216,18 @@ export async function readRollup(o: RollupRead): Promise<void> {
         ),
       ),
     ),
-    added.size === 0 ? new Map<string, TaggedPoints[]>() : rawOfBuckets(o, plan, added),
+    added.size === 0 ? NO_POINTS : rawOfBuckets(o, plan, added),
   ]);
   for (const r of rows) for (const [id, list] of r.windows) for (const w of list) got.get(id)?.push(summaryRun(w.summary));
+  const inputs: [CatalogSeries, SeriesInput][] = [];
+  let rawBucketsRead = 0;
   for (const [id, s] of single) {
     const dirty = raw.get(id) ?? always;
-    out.rawBuckets += dirty.size;
-    const points = dirty.size === 0 ? [] : [...(early.get(id) ?? []), ...(late.get(id) ?? [])];
+    rawBucketsRead += dirty.size;
+    const points = dirty.size === 0 ? [] : [...(early.byId.get(id) ?? []), ...(late.byId.get(id) ?? [])];
     const b = idBuckets(ds, plan, { runs: got.get(id) ?? [], raw: dirty, points });
-    if (b.ts.length > 0) out.inputs.add(s, { kind: 'buckets', tags: s.tags, ts: b.ts, values: b.values });
+    if (b.ts.length > 0) inputs.push([s, { kind: 'buckets', tags: s.tags, ts: b.ts, values: b.values }]);
   }
+  const counts = { points: early.n + late.n, rawBuckets: rawBucketsRead, expiredBuckets, packWindows, cachedIds };
+  return { inputs, counts, fromWindows };
 }

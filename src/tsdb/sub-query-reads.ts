@@ -1,9 +1,7 @@
-// What the reads of one sub-query share (execute.ts runs them, read-points.ts and read-summaries.ts
-// do them): the catalog's series by id, the inputs collected in catalog order, and the counts the
-// plan header reports.
-import type { PointBudget } from './points.ts';
-import type { MarkSpan } from './windows.ts';
+// What the reads of one sub-query found (read-points.ts and read-summaries.ts return it, execute.ts
+// gathers it): the inputs of the catalog's series, and the counts the plan header reports.
 import type { SeriesInput } from './types.ts';
+import type { MarkSpan } from './windows.ts';
 
 /** A series as the catalog shows it: its tags include the id under the id tag key. */
 export interface CatalogSeries {
@@ -15,64 +13,68 @@ export interface CatalogSeries {
 /** The series of a sub-query by id, then by tag set (tagSetKey). */
 export type IdSeries = ReadonlyMap<string, ReadonlyMap<string, CatalogSeries>>;
 
-/** Inputs collected as reads finish, put back in catalog order (an answer must not depend on timing). */
-export class Inputs {
-  readonly #order: ReadonlyMap<CatalogSeries, number>;
-  readonly #got: { n: number; input: SeriesInput }[] = [];
-
-  constructor(series: readonly CatalogSeries[]) {
-    this.#order = new Map(series.map((s, n) => [s, n]));
-  }
-
-  add(s: CatalogSeries, input: SeriesInput): void {
-    this.#got.push({ n: this.#order.get(s) ?? 0, input });
-  }
-
-  ordered(): SeriesInput[] {
-    return this.#got.sort((a, b) => a.n - b.n).map((g) => g.input);
-  }
-}
-
-/** What one sub-query read: its series' inputs and the counts the plan header shows. */
-export interface SubQueryReads {
-  readonly inputs: Inputs;
+/** What a sub-query's reads took where: the counts the plan header shows. */
+export interface ReadCounts {
   /** raw points read (from the data table or point blocks; summary windows are not counted) */
-  points: number;
+  readonly points: number;
   /** rollup plans: downsample buckets answered from raw points because their windows were not summarised for good */
-  rawBuckets: number;
+  readonly rawBuckets: number;
   /** rollup plans: of those, buckets the data table no longer holds whole */
-  expiredBuckets: number;
+  readonly expiredBuckets: number;
   /** raw plans: windows (of any id) whose points came from a point block */
-  blockWindows: number;
+  readonly blockWindows: number;
   /** raw plans: ranges (of any id) read from the data table */
-  rawRanges: number;
+  readonly rawRanges: number;
   /** raw plans of a `0all` downsample folded from summaries: windows (of any id) whose summary answered */
-  summaryWindows: number;
+  readonly summaryWindows: number;
   /** rollup plans: coarser windows (of any id) whose finer summaries came from a summary pack */
-  packWindows: number;
+  readonly packWindows: number;
   /** rollup plans: ids whose windows came from the window cache (window-cache.ts) */
-  cachedIds: number;
-  /**
-   * rollup plans answered from stored windows alone (no marker, no bucket read raw, one series per
-   * id), read under known generations: what the answer memo keeps with the answer (answer-memo.ts)
-   */
-  fromWindows: { readonly ids: readonly string[]; readonly gens: ReadonlyMap<number, string>; readonly marks: MarkSpan } | undefined;
-  /** the query's point budget: block points count too */
-  readonly budget: PointBudget;
+  readonly cachedIds: number;
 }
 
-export function newReads(series: readonly CatalogSeries[], budget: PointBudget): SubQueryReads {
+/**
+ * A rollup plan answered from stored windows alone (no marker, no bucket read raw, one series per
+ * id), read under known generations: what the answer memo keeps with the answer (answer-memo.ts).
+ */
+export interface FromWindows {
+  readonly ids: readonly string[];
+  readonly gens: ReadonlyMap<number, string>;
+  readonly marks: MarkSpan;
+}
+
+/** What one read of a sub-query found. */
+export interface Found {
+  /** each series' input, in the order the reads finished */
+  readonly inputs: readonly (readonly [CatalogSeries, SeriesInput])[];
+  /** what it took where (a count left out is 0) */
+  readonly counts: Partial<ReadCounts>;
+  readonly fromWindows?: FromWindows | undefined;
+}
+
+/** A read that found nothing and took nothing. */
+export const FOUND_NOTHING: Found = { inputs: [], counts: {} };
+
+/** The counts of several reads, added. */
+export function addCounts(parts: readonly Partial<ReadCounts>[]): ReadCounts {
+  const sum = (key: keyof ReadCounts): number => parts.reduce((n, c) => n + (c[key] ?? 0), 0);
   return {
-    inputs: new Inputs(series),
-    points: 0,
-    rawBuckets: 0,
-    expiredBuckets: 0,
-    blockWindows: 0,
-    rawRanges: 0,
-    summaryWindows: 0,
-    packWindows: 0,
-    cachedIds: 0,
-    fromWindows: undefined,
-    budget,
+    points: sum('points'),
+    rawBuckets: sum('rawBuckets'),
+    expiredBuckets: sum('expiredBuckets'),
+    blockWindows: sum('blockWindows'),
+    rawRanges: sum('rawRanges'),
+    summaryWindows: sum('summaryWindows'),
+    packWindows: sum('packWindows'),
+    cachedIds: sum('cachedIds'),
   };
+}
+
+/** The inputs found, put back in the catalog's order of `series` (an answer must not depend on timing). */
+export function inCatalogOrder(series: readonly CatalogSeries[], inputs: Found['inputs']): SeriesInput[] {
+  const order = new Map(series.map((s, n) => [s, n]));
+  return inputs
+    .map(([s, input]) => ({ n: order.get(s) ?? 0, input }))
+    .sort((a, b) => a.n - b.n)
+    .map((g) => g.input);
 }
