@@ -2,10 +2,10 @@
 // (OpenTSDB 2.4's filter semantics: src/tsdb/filters.ts).
 // Design notes: docs/DECISIONS.md#the-catalog-in-memory
 import { compareCodePoints } from '../events/cells.ts';
-import { matches } from '../tsdb/filters.ts';
-import { runAtOnce, runSliced, type Slices } from '../tsdb/slices.ts';
+import { matches } from '../series-language/filters.ts';
+import { runAtOnce, runSliced, type Slices } from '../series-query/slices.ts';
 import { buildViews, type Entry, type Views } from './series-views.ts';
-import type { TagFilter } from '../tsdb/types.ts';
+import type { TagFilter } from '../series-language/types.ts';
 import { canonicalTags, type Series } from './rows.ts';
 
 /** OpenTSDB's default `max` of /api/suggest. */

@@ -14,7 +14,7 @@ import {
   type ComputeOptions,
   type RawSeries,
   type SeriesOrder,
-} from '../../../src/tsdb/index.ts';
+} from '../../../src/series-query/index.ts';
 import type { Answer } from './compare.ts';
 import type { CompatPoint } from './dataset.ts';
 import type { CompatQuery } from './suite.ts';

@@ -3,11 +3,11 @@
 // while every bucket's generation is unchanged and none of the ids has a pending marker.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AnswerMemo, answerKey, probeKept, type KeptAnswer, type ProbeReads } from '../../../src/tsdb/answer-memo.ts';
-import type { SubQueryPlan } from '../../../src/tsdb/plan.ts';
-import type { PointBudget } from '../../../src/tsdb/points.ts';
-import type { MarkedWindow, MarkSpan } from '../../../src/tsdb/windows.ts';
-import { parseQueryBody } from '../../../src/tsdb/parse-query.ts';
+import { AnswerMemo, answerKey, probeKept, type KeptAnswer, type ProbeReads } from '../../../src/series-query/answer-memo.ts';
+import type { SubQueryPlan } from '../../../src/series-query/plan.ts';
+import type { PointBudget } from '../../../src/series-data/points.ts';
+import type { MarkedWindow, MarkSpan } from '../../../src/series-data/windows.ts';
+import { parseQueryBody } from '../../../src/series-language/parse-query.ts';
 
 const H = 3_600_000;
 const budget: PointBudget = { take: () => undefined };

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { SeriesIndex } from '../../../src/catalog/series-index.ts';
 import { HBaseError } from '../../../src/hbase/errors.ts';
-import { createSeriesApi } from '../../../src/tsdb/http-api.ts';
-import type { SeriesReads } from '../../../src/tsdb/series-reads.ts';
+import { createSeriesApi } from '../../../src/series-http/http-api.ts';
+import type { SeriesReads } from '../../../src/series-query/series-reads.ts';
 
 /** Reads that never answer (until aborted by nobody: the deadline must end the request) or fail with `err`. */
 function reads(behave: 'stall' | Error): SeriesReads & { calls: number } {

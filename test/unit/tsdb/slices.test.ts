@@ -4,8 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SeriesIndex } from '../../../src/catalog/series-index.ts';
-import { buildFilter } from '../../../src/tsdb/filters.ts';
-import { eachSliced, runAtOnce, runSliced, Slices } from '../../../src/tsdb/slices.ts';
+import { buildFilter } from '../../../src/series-language/filters.ts';
+import { eachSliced, runAtOnce, runSliced, Slices } from '../../../src/series-query/slices.ts';
 
 /** A clock that moves `stepMs` each time it is read: every due() after the first slice's worth says yes. */
 function ticking(stepMs: number): () => number {

@@ -5,9 +5,9 @@
 // never go through the cache.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { PointBudget, TaggedPoints } from '../../../src/tsdb/points.ts';
-import type { MarkedWindow, MarkSpan, StoredWindow, WindowSpan, WindowsAsk, WindowsRead } from '../../../src/tsdb/windows.ts';
-import { cachedReads, MAX_SPARES, spanKey, WindowCache, type CacheableReads } from '../../../src/tsdb/window-cache.ts';
+import type { PointBudget, TaggedPoints } from '../../../src/series-data/points.ts';
+import type { MarkedWindow, MarkSpan, StoredWindow, WindowSpan, WindowsAsk, WindowsRead } from '../../../src/series-data/windows.ts';
+import { cachedReads, MAX_SPARES, spanKey, WindowCache, type CacheableReads } from '../../../src/series-store/window-cache.ts';
 
 const H = 3_600_000;
 const D = 24 * H;
