@@ -1,11 +1,9 @@
-// The public door of src/tsdb/ (docs/ARCHITECTURE.md, "Public doors"): the query language, the filters
-// and the computation, which the compatibility suite's offline check runs against OpenTSDB's answers,
-// and the reading of a Server-Timing header (the live benchmark reports our phases from it).
-export { computeSubQuery, type ComputeOptions } from '../series-compute/compute.ts';
-export type { SeriesOrder } from '../series-compute/group.ts';
-export { TsdbQueryError } from '../series-language/errors.ts';
-export { buildFilter, matches } from '../series-language/filters.ts';
-export { parseQueryString } from '../series-language/parse-m.ts';
-export { parseQueryBody } from '../series-language/parse-query.ts';
+// The public door of src/series-query/ (docs/ARCHITECTURE.md, "Public doors"): the answer memo and the
+// rollup tier the wiring builds; work in slices of the event loop (the catalog's look-ups run in them);
+// the request's weight (the read client's gate) and the reading of a Server-Timing header (the live
+// benchmark reports our phases from it).
+export { AnswerMemo } from './answer-memo.ts';
 export { parseServerTiming } from './phase-clock.ts';
-export type { RawSeries, TagFilter } from '../series-language/types.ts';
+export type { RollupTier } from './plan.ts';
+export { currentRequestWeight } from './request-weight.ts';
+export { runAtOnce, runSliced, Slices } from './slices.ts';

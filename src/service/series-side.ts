@@ -14,13 +14,9 @@ import type { Keyspace, SpreadLookup, Tables } from '../keys/index.ts';
 import { parseWindows } from '../rollup/windows.ts';
 import { windowRetention, type Config } from '../runtime/config.ts';
 import type { RouteHandler } from '../runtime/http.ts';
-import { createSeriesApi } from '../series-http/http-api.ts';
-import type { RollupTier } from '../series-query/plan.ts';
-import { SeriesStore, type SeriesScanPort } from '../series-store/series-store.ts';
-import { cachedReads, WindowCache } from '../series-store/window-cache.ts';
-import { AnswerMemo } from '../series-query/answer-memo.ts';
-import { TailCache } from '../series-store/tail-cache.ts';
-import { withTailCache } from '../series-store/tail-reads.ts';
+import { createSeriesApi } from '../series-http/index.ts';
+import { AnswerMemo, type RollupTier } from '../series-query/index.ts';
+import { cachedReads, SeriesStore, TailCache, WindowCache, withTailCache, type SeriesScanPort } from '../series-store/index.ts';
 
 /** Sub-query answers the answer memo keeps (each its results and its ids: a chart's worth). */
 const MEMO_ANSWERS = 256;
