@@ -1,4 +1,4 @@
-// The answer memo (src/tsdb/answer-memo.ts): its key holds all a sub-query's results depend on but
+// The answer memo (src/series-query/answer-memo.ts): its key holds all a sub-query's results depend on but
 // its position, it keeps the newest answers for a bounded time, and its probe keeps an answer only
 // while every bucket's generation is unchanged and none of the ids has a pending marker.
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-// The bounds a query is held to before anything is read or computed (src/tsdb/bounds.ts, execute.ts):
+// The bounds a query is held to before anything is read or computed (src/series-query/bounds.ts, execute.ts):
 // the points its downsamplers would emit count against series.maxPoints (a fill policy emits one
 // point per interval per series), the sub-queries against series.maxSubQueries; both are a 400 naming
 // the key, and the reads port is never called. And the deadline stops the computation, not only the

@@ -1,4 +1,4 @@
-// Where a series API request's time went (src/tsdb/phase-clock.ts): phases one after another, a phase
+// Where a series API request's time went (src/series-query/phase-clock.ts): phases one after another, a phase
 // entered again adds to its time, the Server-Timing header and its parse.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Work in slices (src/tsdb/slices.ts): a pause gives the event loop back and checks the request's
+// Work in slices (src/series-query/slices.ts): a pause gives the event loop back and checks the request's
 // signal; a stepped computation driven in slices gives the same answer as at once; the catalog's
 // look-up with a regexp over every series of a metric pauses between slices and stops when aborted.
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-// The tiling of a raw read (src/tsdb/tiles.ts): coarsest blocks first, finer ones where a coarser
+// The tiling of a raw read (src/series-query/tiles.ts): coarsest blocks first, finer ones where a coarser
 // window cannot be read, the data table for what no block covers; each point's window read once.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// The window cache (src/tsdb/window-cache.ts): windows kept per id, span and start under their
+// The window cache (src/series-store/window-cache.ts): windows kept per id, span and start under their
 // bucket's generation, answered only while it holds and while young enough, bounded in bytes with a
 // second chance for the ones used; and the cached reads: ids whose every window is kept are not read
 // again (their markers are), a changed generation sends its bucket's ids back to HBase, point blocks
