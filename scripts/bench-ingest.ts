@@ -75,7 +75,7 @@ try {
   const caughtUpSeconds = (Date.now() - t0) / 1000;
   say(`caught up after ${caughtUpSeconds.toFixed(1)} s; ${o.settleSeconds} s for the history's rollup runs, then ${o.minutes} min watched`);
   await new Promise((r) => setTimeout(r, o.settleSeconds * 1000));
-  const watch = watchIngest(ingest.url, ingest.pid);
+  const watch = watchIngest(ingest.url, ingest.pid, o.rate);
   await new Promise((r) => setTimeout(r, o.minutes * 60_000));
   const figures = await watch.stop();
   await feed.stop();

@@ -4,6 +4,7 @@
  * Design notes: docs/DECISIONS.md#catalog-backfill
  */
 import { decodeTags, TAGS_QUALIFIER } from '../events/cells.ts';
+import type { DataRow } from '../events/index.ts';
 import { CatalogMarks, type SeriesTouch } from './marks.ts';
 import type { Keyspace } from '../keys/index.ts';
 import { CheckpointError, CheckpointWriter, identityDiff, memoryCheckpointStore, type CheckpointStore } from '../walk/checkpoint.ts';
@@ -161,19 +162,21 @@ export async function runCatalogBackfill(o: CatalogBackfillOptions): Promise<Cat
         }
       }
       const rows = marks.rowsFor(touches);
-      for (let i = 0; i < rows.length; i += PUT_ROWS) {
-        await o.port.put(
+      const put = (batch: readonly DataRow[]): Promise<void> =>
+        o.port.put(
           s.metaTable,
-          rows.slice(i, i + PUT_ROWS).map((r) => ({
-            row: r.row.key,
-            cells: r.row.cells.map((c) => ({
+          batch.map((r) => ({
+            row: r.key,
+            cells: r.cells.map((c) => ({
               column: Buffer.concat([Buffer.from(`${c.family}:`, 'utf8'), c.qualifier]),
               value: c.value,
               timestamp: c.timestamp,
             })),
           })),
         );
-      }
+      for (let i = 0; i < rows.length; i += PUT_ROWS) await put(rows.slice(i, i + PUT_ROWS).map((r) => r.row));
+      // then the catalog's generation, as ingest replaces it: query-time rereads find the new series
+      if (rows.length > 0) await put([marks.generationRow()]);
       marks.acknowledged(rows);
       const last = page[page.length - 1]?.row as Buffer;
       state = {

@@ -25,6 +25,13 @@ export interface LiveIndexOptions {
    * (default FRESH_LINGER_MS).
    */
   readonly freshLingerMs?: number;
+  /**
+   * The catalog's generation token (CatalogStore.generation): a reread before a query first reads it,
+   * and scans only when it differs from the one read before the last scan (writers replace it after
+   * their series rows are acknowledged). Timed and whole rereads always scan: they also find the rows
+   * of writers that do not replace it. Undefined: every reread scans.
+   */
+  readonly generation?: () => Promise<string | undefined>;
   readonly onError?: (err: unknown) => void;
   readonly now?: () => number;
 }
@@ -41,6 +48,10 @@ export class LiveIndex {
   /** start of the last reread that succeeded (its rows are in), or undefined before the first whole one */
   #since: number | undefined;
   #rereads = 0;
+  /** the generation read before the last scan that succeeded */
+  #generation: string | undefined;
+  #skips = 0;
+  #scans = 0;
   #timer: NodeJS.Timeout | undefined;
   /** a fresh reread about to start (its linger): the queries arriving meanwhile board it */
   #lingering: Promise<void> | undefined;
@@ -54,15 +65,37 @@ export class LiveIndex {
     return this.#o.index;
   }
 
-  /** Rereads the catalog: whole when asked or never done, else what is new (concurrent callers share one); never rejects. */
-  refresh(whole = false): Promise<void> {
+  /** Rereads skipped because the catalog's generation had not changed. */
+  get skips(): number {
+    return this.#skips;
+  }
+
+  /** Rereads so far: those that scanned the catalog, and those its unchanged generation spared. */
+  rereads(): { readonly scanned: number; readonly unchanged: number } {
+    return { scanned: this.#scans, unchanged: this.#skips };
+  }
+
+  /**
+   * Rereads the catalog: whole when asked or never done, else what is new (concurrent callers share
+   * one); with `ifChanged`, a reread of what is new only when the catalog's generation changed
+   * since the last scan. Never rejects.
+   */
+  refresh(whole = false, ifChanged = false): Promise<void> {
     this.#refreshing ??= (async () => {
       const started = this.#now();
       this.#lastAt = started;
       try {
         const since = this.#since;
+        // read before the scan: a writer that replaces it after this read has its rows in the next scan
+        const generation = this.#o.generation === undefined ? undefined : await this.#o.generation();
+        if (ifChanged && !whole && since !== undefined && generation !== undefined && generation === this.#generation) {
+          this.#skips++;
+          return; // nothing written since the last scan, by any writer that replaces the token
+        }
         if (whole || since === undefined) await this.#o.index.refresh();
         else await this.#o.index.refreshSince(since - (this.#o.slackMs ?? 300_000));
+        this.#scans++;
+        this.#generation = generation;
         this.#since = started;
       } catch (err) {
         this.#o.onError?.(err);
@@ -114,7 +147,7 @@ export class LiveIndex {
         setTimeout(resolve, this.#o.freshLingerMs ?? FRESH_LINGER_MS);
       }).then(() => {
         this.#lingering = undefined;
-        void this.refresh();
+        void this.refresh(false, true);
       });
       await this.#lingering;
     }

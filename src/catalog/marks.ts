@@ -4,7 +4,8 @@
 // A bounded cache (least recently seen evicted first) remembers the series this process has written,
 // so the steady state writes nothing: a series already written is not written again, one evicted is
 // rewritten once (the same put: same key, same cell). Pure apart from the clock (cell timestamps).
-import { canonicalTags, seriesRowOf, SERIES_QUALIFIER } from './rows.ts';
+import { randomBytes } from 'node:crypto';
+import { canonicalTags, GENERATION_QUALIFIER, GENERATION_ROW, seriesRowOf, SERIES_QUALIFIER } from './rows.ts';
 import type { DataRow } from '../events/index.ts';
 
 export interface CatalogMarksOptions {
@@ -70,6 +71,14 @@ export class CatalogMarks {
       });
     }
     return rows;
+  }
+
+  /**
+   * The catalog's generation with a fresh token (rows.ts GENERATION_ROW): put it once series rows
+   * are acknowledged, so readers checking it learn that something was written.
+   */
+  generationRow(): DataRow {
+    return { key: GENERATION_ROW, cells: [{ family: this.#o.family, qualifier: GENERATION_QUALIFIER, value: randomBytes(8), timestamp: this.#now() }] };
   }
 
   /** Call once the rows' puts were acknowledged by HBase. */

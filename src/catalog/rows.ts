@@ -13,6 +13,14 @@ export const DIGEST_BYTES = 8;
 
 export const SERIES_RANGE: ScanRange = prefixRange(SERIES_PREFIX);
 
+/**
+ * The catalog's generation: one cell (a random token) that every writer of series rows replaces right
+ * after its rows are acknowledged, so a reader that finds the token it saw before its last reread
+ * knows no series row was written since (docs/KEYS.md, "Series catalog").
+ */
+export const GENERATION_ROW = Buffer.from('catalog/generation', 'latin1');
+export const GENERATION_QUALIFIER = Buffer.from('g', 'latin1');
+
 /** One series: a metric of one id with one tag set (the id is not among the tags). */
 export interface Series {
   readonly metric: string;

@@ -1,14 +1,15 @@
 // Reads the series catalog (rows.ts) from the meta table: one prefix scan of "series/" (every series)
 // or of "series/" ‖ metric ‖ 0x00 (one metric), through a port of its own (HBaseRestClient.scan fits).
 // Rows that do not decode (another layout, a damaged cell) are counted and skipped, never served.
-import { decodeSeriesRow, metricRange, SERIES_QUALIFIER, SERIES_RANGE, type Series } from './rows.ts';
+import { decodeSeriesRow, GENERATION_QUALIFIER, GENERATION_ROW, metricRange, SERIES_QUALIFIER, SERIES_RANGE, type Series } from './rows.ts';
 
-/** The one HBase read the catalog needs: a range scan of whole rows. */
+/** The HBase reads the catalog needs: a range scan of whole rows, and one row (its generation). */
 export interface CatalogScanPort {
   scan(
     table: string,
     opts: { readonly startRow: Buffer; readonly stopRow: Buffer; readonly batch?: number; readonly timeRange?: { readonly from: number; readonly to: number } },
   ): AsyncIterable<CatalogScanRow>;
+  get(table: string, row: Buffer): Promise<CatalogScanRow | null>;
 }
 
 export interface CatalogScanRow {
@@ -55,5 +56,11 @@ export class CatalogStore {
       else series.push(s);
     }
     return { series, skipped };
+  }
+
+  /** The catalog's generation token (rows.ts GENERATION_ROW) as hex; undefined when no writer has written one. */
+  async generation(): Promise<string | undefined> {
+    const row = await this.#port.get(this.#table, GENERATION_ROW);
+    return row?.cells.find((c) => c.qualifier.equals(GENERATION_QUALIFIER))?.value.toString('hex');
   }
 }

@@ -4,7 +4,8 @@
 // request its query's weight (the series it matched, src/series-query/request-weight.ts), so a one-id panel's
 // few scans do not queue behind the scans of the site-wide panels refreshed with it. A request that
 // has waited `maxWaitMs` goes next whatever its weight, so heavy work is slowed, never starved. Its
-// wait counts against its deadline.
+// wait counts against its deadline. `reserved` slots are kept for light requests (priority ≤
+// lightMax): heavy ones never hold every socket, so a light request waits at most for other light ones.
 import { HBaseError } from './errors.ts';
 import type { HttpRequest, HttpResponse, HttpTransport } from './transport.ts';
 
@@ -14,13 +15,21 @@ export interface PriorityTransportOptions {
   readonly slots: number;
   /** the priority of the request being made (lower goes first); undefined: 0 */
   readonly priority: () => number | undefined;
-  /** a waiter this old goes next whatever its priority (default 1000 ms) */
+  /**
+   * Slots only light requests (priority ≤ lightMax) may take: heavy ones hold at most slots − reserved,
+   * so a light request never waits behind heavy ones alone (default 0: every slot for any request)
+   */
+  readonly reserved?: number;
+  /** the highest priority number that is light (default 0) */
+  readonly lightMax?: number;
+  /** a waiter this old goes next (among those a free slot may take) whatever its priority (default 1000 ms) */
   readonly maxWaitMs?: number;
   readonly now?: () => number;
 }
 
 interface Waiter {
   readonly priority: number;
+  readonly light: boolean;
   readonly since: number;
   readonly go: () => void;
 }
@@ -28,14 +37,23 @@ interface Waiter {
 export class PriorityTransport implements HttpTransport {
   readonly #o: PriorityTransportOptions;
   readonly #now: () => number;
+  readonly #heavyMax: number;
+  readonly #lightMax: number;
   /** in arrival order */
   readonly #waiting: Waiter[] = [];
   #active = 0;
+  #heavy = 0;
 
   constructor(options: PriorityTransportOptions) {
     if (!Number.isInteger(options.slots) || options.slots < 1) throw new RangeError(`slots must be a whole number ≥ 1, got ${options.slots}`);
+    const reserved = options.reserved ?? 0;
+    if (!Number.isInteger(reserved) || reserved < 0 || reserved >= options.slots) {
+      throw new RangeError(`reserved must be a whole number from 0 to slots − 1 (${options.slots - 1}), got ${reserved}`);
+    }
     this.#o = options;
     this.#now = options.now ?? (() => performance.now());
+    this.#heavyMax = options.slots - reserved;
+    this.#lightMax = options.lightMax ?? 0;
   }
 
   /** requests waiting for a slot */
@@ -45,12 +63,15 @@ export class PriorityTransport implements HttpTransport {
 
   async request(req: HttpRequest): Promise<HttpResponse> {
     const t0 = this.#now();
-    if (this.#active >= this.#o.slots) {
-      const priority = this.#o.priority() ?? 0;
+    const priority = this.#o.priority() ?? 0;
+    const light = priority <= this.#lightMax;
+    if (this.#mayStart(light)) this.#take(light);
+    else {
+      // #dispatch takes the slot for it before it goes
       await new Promise<void>((go) => {
-        this.#waiting.push({ priority, since: t0, go });
+        this.#waiting.push({ priority, light, since: t0, go });
       });
-    } else this.#active++;
+    }
     try {
       const left = req.deadlineMs - (this.#now() - t0);
       if (left <= 0) {
@@ -62,28 +83,43 @@ export class PriorityTransport implements HttpTransport {
       }
       return await this.#o.inner.request(left === req.deadlineMs ? req : { ...req, deadlineMs: left });
     } finally {
-      this.#next();
+      this.#active--;
+      if (!light) this.#heavy--;
+      this.#dispatch();
     }
   }
 
-  /** Hands the finished request's slot to the next waiter (the slot stays counted), or frees it. */
-  #next(): void {
-    const i = this.#pick();
-    if (i === undefined) {
-      this.#active--;
-      return;
+  #mayStart(light: boolean): boolean {
+    return this.#active < this.#o.slots && (light || this.#heavy < this.#heavyMax);
+  }
+
+  #take(light: boolean): void {
+    this.#active++;
+    if (!light) this.#heavy++;
+  }
+
+  /** Starts waiters while a slot they may take is free: the one that waited maxWaitMs first, else the lightest (ties: the earliest). */
+  #dispatch(): void {
+    for (;;) {
+      const i = this.#pick();
+      if (i === undefined) return;
+      const [w] = this.#waiting.splice(i, 1) as [Waiter];
+      this.#take(w.light);
+      w.go();
     }
-    const [w] = this.#waiting.splice(i, 1);
-    w?.go();
   }
 
   #pick(): number | undefined {
     const q = this.#waiting;
-    const oldest = q[0];
-    if (oldest === undefined) return undefined;
-    if (this.#now() - oldest.since >= (this.#o.maxWaitMs ?? 1000)) return 0;
-    let best = 0;
-    for (let i = 1; i < q.length; i++) if ((q[i] as Waiter).priority < (q[best] as Waiter).priority) best = i;
+    const now = this.#now();
+    const maxWait = this.#o.maxWaitMs ?? 1000;
+    let best: number | undefined;
+    for (let i = 0; i < q.length; i++) {
+      const w = q[i] as Waiter;
+      if (!this.#mayStart(w.light)) continue;
+      if (now - w.since >= maxWait) return i; // the earliest eligible one (arrival order)
+      if (best === undefined || w.priority < (q[best] as Waiter).priority) best = i;
+    }
     return best;
   }
 

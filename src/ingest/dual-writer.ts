@@ -48,8 +48,8 @@ export interface DualWriterOptions {
   readonly catalog?: { readonly table: string; readonly planner: CatalogMarks } | undefined;
 }
 
-/** How a chunk's acknowledgement is reported: rows of the data/index/rollup tables, or catalog rows. */
-type Report = 'rows' | 'catalog';
+/** How a chunk's acknowledgement is reported: rows of the data/index/rollup tables, catalog rows, or not at all (the catalog's generation). */
+type Report = 'rows' | 'catalog' | 'none';
 
 interface Entry extends PlannedRow {
   readonly event: PlannedEvent;
@@ -94,6 +94,9 @@ export class DualWriter {
     const entries = rows.map((r: CatalogRow) => ({ event: firstOf.get(r.id) as PlannedEvent, row: r.row, bucket: 0 }));
     // Like a marker, a catalog row refused is not one event's fault: the unit fails (replayed).
     await this.#writeAll(catalog.table, entries, { refused: new Map(), bisect: false, report: 'catalog' });
+    // then the catalog's generation, so a reader checking it before a query rereads what is new
+    const bump = { event: entries[0]?.event as PlannedEvent, row: catalog.planner.generationRow(), bucket: 0 };
+    await this.#writeAll(catalog.table, [bump], { refused: new Map(), bisect: false, report: 'none' });
     catalog.planner.acknowledged(rows);
   }
 
@@ -144,6 +147,7 @@ export class DualWriter {
           }
           const seconds = (performance.now() - t0) / 1000;
           if (report === 'catalog') observer.catalogWritten?.(table, chunk.length, seconds);
+          else if (report === 'none') return;
           else
             observer.written(
               table,

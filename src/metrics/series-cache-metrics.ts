@@ -10,7 +10,13 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 export const SERIES_CACHE_METRIC_NAMES = {
   lookups: 'tsingest_series_cache_lookups_total',
   bytes: 'tsingest_series_cache_bytes',
+  catalogRereads: 'tsingest_series_catalog_rereads_total',
 } as const;
+
+/** What the read side's catalog counts (LiveIndex fits). */
+export interface CatalogRereads {
+  rereads(): { readonly scanned: number; readonly unchanged: number };
+}
 
 /** What a cache counts (WindowCache and TailCache stats() both fit). */
 export interface CacheCounts {
@@ -21,8 +27,15 @@ export interface CacheCounts {
 
 export type SeriesCacheName = 'window' | 'tail';
 
-/** Registers both metrics for the caches given; returns the function that removes them. */
-export function registerSeriesCacheMetrics(registry: Registry, caches: Partial<Record<SeriesCacheName, { stats(): CacheCounts }>>): () => void {
+/**
+ * Registers both metrics for the caches given, and with `catalog` the catalog's rereads
+ * (`tsingest_series_catalog_rereads_total{outcome="scanned"|"unchanged"}`); returns the function that removes them.
+ */
+export function registerSeriesCacheMetrics(
+  registry: Registry,
+  caches: Partial<Record<SeriesCacheName, { stats(): CacheCounts }>>,
+  catalog?: CatalogRereads,
+): () => void {
   const present = (Object.entries(caches) as [SeriesCacheName, { stats(): CacheCounts } | undefined][]).flatMap(([name, c]) =>
     c === undefined ? [] : [{ name, c }],
   );
@@ -56,8 +69,25 @@ export function registerSeriesCacheMetrics(registry: Registry, caches: Partial<R
       for (const { name, c } of present) this.set({ cache: name }, c.stats().bytes);
     },
   });
+  if (catalog !== undefined) {
+    const counted = { scanned: 0, unchanged: 0 };
+    new Counter({
+      name: SERIES_CACHE_METRIC_NAMES.catalogRereads,
+      help: "The series catalog's rereads of what is new: scanned, or spared because the catalog's generation had not changed since the last scan",
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+      collect() {
+        const now = catalog.rereads();
+        for (const outcome of ['scanned', 'unchanged'] as const) {
+          this.inc({ outcome }, Math.max(0, now[outcome] - counted[outcome]));
+          counted[outcome] = now[outcome];
+        }
+      },
+    });
+  }
   return () => {
     registry.removeSingleMetric(SERIES_CACHE_METRIC_NAMES.lookups);
     registry.removeSingleMetric(SERIES_CACHE_METRIC_NAMES.bytes);
+    if (catalog !== undefined) registry.removeSingleMetric(SERIES_CACHE_METRIC_NAMES.catalogRereads);
   };
 }

@@ -154,7 +154,9 @@ async function answerQuery(req: IncomingMessage, res: ServerResponse, url: URL, 
     // what the catalog already refuses is refused before its reread of what is new (nothing read)
     clock.enter('catalog');
     await deps.ready(undefined, now, false);
+    clock.enter('refuse');
     await refuseEarly(q, { ...deps, signal });
+    clock.enter('catalog');
     for (const sub of q.queries) await deps.ready(sub.metric, now);
     answers = await executeQuery(q, { ...deps, signal, clock });
   } catch (err) {

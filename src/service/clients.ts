@@ -49,7 +49,19 @@ export function gatewayTransport(url: string, s: GatewaySettings): HttpTransport
   const origin = new URL(url).origin;
   const pool = new UndiciTransport({ origin, connections: s.connections, ...(s.tls === undefined ? {} : { tls: s.tls }) });
   const authed = s.auth === undefined ? pool : s.auth(pool, origin);
-  return s.priority === undefined ? authed : new PriorityTransport({ inner: authed, slots: s.connections, priority: s.priority });
+  if (s.priority === undefined) return authed;
+  return new PriorityTransport({ inner: authed, slots: s.connections, priority: s.priority, ...lightLane(s.connections) });
+}
+
+/** Requests of a query matching at most this many series are light: they may take the sockets kept for them. */
+export const LIGHT_SERIES = 64;
+
+/**
+ * The read client's sockets kept for light requests (a quarter, at least one when there are two): a
+ * one-id panel's reads, and the catalog's rereads, never wait behind the scans of site-wide panels.
+ */
+export function lightLane(connections: number): { reserved: number; lightMax: number } {
+  return { reserved: connections < 2 ? 0 : Math.max(1, Math.floor(connections / 4)), lightMax: LIGHT_SERIES };
 }
 
 /** `metrics`: per-gateway series labelled with this client's role (the service's clients). */

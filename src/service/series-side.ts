@@ -107,10 +107,12 @@ export interface SeriesSideDeps {
 
 export function startSeriesSide(deps: SeriesSideDeps): SeriesSide {
   const { cfg, hbase, keyspace, tables, spreadAt, log } = deps;
-  const index = new SeriesIndex({ idTagKey: cfg.catalog.idTagKey, source: new CatalogStore(hbase, { table: tables.meta.name }) });
+  const source = new CatalogStore(hbase, { table: tables.meta.name });
+  const index = new SeriesIndex({ idTagKey: cfg.catalog.idTagKey, source });
   let warnedAt = Number.NEGATIVE_INFINITY;
   const catalog = new LiveIndex({
     index,
+    generation: () => source.generation(),
     refreshMs: cfg.series.catalogRefreshMs,
     ...(cfg.series.catalogFreshMs === null ? {} : { freshMs: cfg.series.catalogFreshMs }),
     onError: (err) => {
@@ -148,7 +150,11 @@ export function startSeriesSide(deps: SeriesSideDeps): SeriesSide {
     maxBodyBytes: cfg.series.maxBodyBytes,
     log,
   });
-  const unregister = registerSeriesCacheMetrics(deps.registry, { ...(cache === undefined ? {} : { window: cache }), ...(tail === undefined ? {} : { tail }) });
+  const unregister = registerSeriesCacheMetrics(
+    deps.registry,
+    { ...(cache === undefined ? {} : { window: cache }), ...(tail === undefined ? {} : { tail }) },
+    catalog,
+  );
   return {
     routes: api,
     catalog,

@@ -113,14 +113,36 @@ export async function createHarness(t: { after(fn: () => Promise<void>): void },
   defer(() => admin.deleteTopics({ topics: [names.topic, names.dlq] }).catch(() => undefined));
   // the rollup ownership topic the services create (rollup.owners), if they did
   defer(() => admin.deleteTopics({ topics: [`${names.topic}.rollup-owners`] }).catch(() => undefined));
-  await admin.createTopics({
-    topics: [
-      { topic: names.topic, numPartitions: opts.partitions ?? 3 },
-      { topic: names.dlq, numPartitions: 1 },
-    ],
-    waitForLeaders: true,
-  });
+  await createTopicsSettled(admin, [
+    { topic: names.topic, numPartitions: opts.partitions ?? 3 },
+    { topic: names.dlq, numPartitions: 1 },
+  ]);
   return { env, defer, kafka, admin, tableAdmin, rest, names, baseSets, config };
+}
+
+/**
+ * Creates topics and waits for every partition's leader. kafkajs's own wait retries only
+ * LEADER_NOT_AVAILABLE; a broker loaded by concurrent test files can answer the metadata of a topic it
+ * has just created with UNKNOWN_TOPIC_OR_PARTITION (seen once in crash-restart.test.ts), so that
+ * answer is waited out here too.
+ */
+async function createTopicsSettled(admin: Admin, topics: readonly { topic: string; numPartitions: number }[]): Promise<void> {
+  try {
+    await admin.createTopics({ topics: [...topics], waitForLeaders: true });
+    return;
+  } catch (err) {
+    if ((err as { type?: unknown }).type !== 'UNKNOWN_TOPIC_OR_PARTITION') throw err;
+  }
+  await waitFor(`the leaders of ${topics.map((t) => t.topic).join(', ')}`, 60_000, async () => {
+    const meta = await admin.fetchTopicMetadata({ topics: topics.map((t) => t.topic) }).catch(() => undefined);
+    return (
+      meta !== undefined &&
+      topics.every((t) => {
+        const parts = meta.topics.find((m) => m.name === t.topic)?.partitions ?? [];
+        return parts.length === t.numPartitions && parts.every((p) => p.leader >= 0);
+      })
+    );
+  });
 }
 
 export interface RawMessage {

@@ -2,6 +2,7 @@
 // second (consumer lag, the event-loop delay it reports, consumer group joins), its VmRSS, and
 // /healthz answering; summarised as p50 / p99 / max and the longest run of seconds with lag above 0.
 import { memory, parseMetrics, sumOf, type Sample } from './child.ts';
+import { startCanary, type CanaryFigures } from './loop-canary.ts';
 import { percentile } from './load.ts';
 import { histogramSnapshot, quantile, type HistogramSnapshot } from './service.ts';
 
@@ -9,13 +10,26 @@ const E2E = 'tsingest_end_to_end_latency_seconds';
 
 export interface WatchFigures {
   readonly samples: number;
-  readonly lag: { readonly p50: number; readonly p99: number; readonly max: number; readonly longestAboveZeroSeconds: number };
+  /**
+   * consumer lag (events); longestAboveZeroSeconds: the longest run of samples above 0; with a feed
+   * rate, longestBehindSeconds: the longest run above one second of that feed (under a steady feed the
+   * lag is rarely 0 at a sampling instant: the events of the flush unit being written are in it)
+   */
+  readonly lag: {
+    readonly p50: number;
+    readonly p99: number;
+    readonly max: number;
+    readonly longestAboveZeroSeconds: number;
+    readonly longestBehindSeconds?: number;
+  };
   /**
    * the process's own event-loop delay (tsingest_event_loop_delay_seconds, read and reset at each
    * scrape: each sample is one second's p99 and max), in ms: the p99 and the largest of the per-second
    * p99s, and the largest delay seen
    */
   readonly eventLoopDelayMs: { readonly p99OfP99: number; readonly maxOfP99: number; readonly max: number; readonly samples: number };
+  /** the same, seen by a bare Node process beside it (loop-canary.ts): the machine's scheduling alone */
+  readonly machineEventLoopDelayMs: CanaryFigures;
   /** consumer group joins during the watch, per group label (each beyond the first join is a rebalance) */
   readonly groupJoins: Readonly<Record<string, number>>;
   readonly rssBytes: { readonly max: number };
@@ -36,8 +50,9 @@ function joins(samples: readonly Sample[]): Map<string, number> {
   return out;
 }
 
-/** Watches the process at `url` (pid `pid`) every `everyMs` until stop(). */
-export function watchIngest(url: string, pid: number, everyMs = 1000): { stop(): Promise<WatchFigures> } {
+/** Watches the process at `url` (pid `pid`) every second until stop(); `feedRate`: the events a second a feed sends it, if any. */
+export function watchIngest(url: string, pid: number, feedRate?: number): { stop(): Promise<WatchFigures> } {
+  const everyMs = 1000;
   const lag: number[] = [];
   const delayP99: number[] = [];
   const delayMax: number[] = [];
@@ -46,9 +61,12 @@ export function watchIngest(url: string, pid: number, everyMs = 1000): { stop():
   let rss = 0;
   let run = 0;
   let longest = 0;
+  let behind = 0;
+  let longestBehind = 0;
   let first: Map<string, number> | undefined;
   let last = new Map<string, number>();
   let stopped = false;
+  const canary = startCanary();
   // The delay gauge covers the time since its previous scrape: this first scrape, not counted, starts
   // the watch's first second here (without it, the first sample held everything since the process
   // started: its module loading, a history's drain).
@@ -86,6 +104,8 @@ export function watchIngest(url: string, pid: number, everyMs = 1000): { stop():
     lag.push(l);
     run = l > 0 ? run + everyMs / 1000 : 0;
     longest = Math.max(longest, run);
+    behind = feedRate !== undefined && l > feedRate ? behind + everyMs / 1000 : 0;
+    longestBehind = Math.max(longestBehind, behind);
     for (const s of samples) {
       if (s.name !== 'tsingest_event_loop_delay_seconds') continue;
       if (s.labels['quantile'] === '0.99') delayP99.push(s.value * 1000);
@@ -103,6 +123,7 @@ export function watchIngest(url: string, pid: number, everyMs = 1000): { stop():
       stopped = true;
       clearInterval(timer);
       await busy;
+      const machineEventLoopDelayMs = canary.stop();
       const groupJoins: Record<string, number> = {};
       for (const [g, n] of last) groupJoins[g] = n - (first?.get(g) ?? 0);
       const l = stats(lag);
@@ -114,8 +135,9 @@ export function watchIngest(url: string, pid: number, everyMs = 1000): { stop():
           : { p50: quantile(b, a, 0.5), p99: quantile(b, a, 0.99), events: b.count - a.count };
       return {
         samples: lag.length,
-        lag: { ...l, longestAboveZeroSeconds: longest },
+        lag: { ...l, longestAboveZeroSeconds: longest, ...(feedRate === undefined ? {} : { longestBehindSeconds: longestBehind }) },
         eventLoopDelayMs: { p99OfP99: stats(delayP99).p99, maxOfP99: stats(delayP99).max, max: stats(delayMax).max, samples: delayP99.length },
+        machineEventLoopDelayMs,
         groupJoins,
         rssBytes: { max: rss },
         endToEnd,

@@ -89,6 +89,8 @@ export interface LiveFigures {
   readonly ingestDuringDashboards: WatchFigures;
   /** our query process's highest VmRSS while it served the dashboards (bytes) */
   readonly queryPeakRssBytes: number;
+  /** our query process's catalog rereads during the dashboards (tsingest_series_catalog_rereads_total): scans, and those its generation spared */
+  readonly oursCatalogRereads: { readonly scanned: number; readonly unchanged: number };
   readonly heavy: { readonly query: string; readonly sent: number; readonly statuses: Readonly<Record<string, number>>; readonly ingest: WatchFigures };
   readonly sets: readonly string[];
 }
@@ -259,8 +261,9 @@ export async function livePhase(o: LiveOptions): Promise<LiveFigures> {
     const tsdAcc = newAcc();
     const ourAcc = newAcc();
     const checks = new Map<string, { n: number; differing: string[] }>(panels.map((p) => [p.name, { n: 0, differing: [] }]));
-    const watch = watchIngest(ingest.url, ingest.pid);
+    const watch = watchIngest(ingest.url, ingest.pid, o.rate);
     const queryRss = rssSampler(ours.pid, 200);
+    const rereadsAt0 = await catalogRereads(ours);
     const start = performance.now();
     let refreshes = 0;
     let nextCheck = start + o.checkEveryMs / 2;
@@ -289,6 +292,8 @@ export async function livePhase(o: LiveOptions): Promise<LiveFigures> {
     }
     const ingestDuringDashboards = await watch.stop();
     const queryPeakRssBytes = queryRss.stop();
+    const rereadsAt1 = await catalogRereads(ours);
+    const oursCatalogRereads = { scanned: rereadsAt1.scanned - rereadsAt0.scanned, unchanged: rereadsAt1.unchanged - rereadsAt0.unchanged };
     const figures = panels.map((p): PanelFigures => {
       const c = checks.get(p.name) as { n: number; differing: string[] };
       return {
@@ -309,10 +314,10 @@ export async function livePhase(o: LiveOptions): Promise<LiveFigures> {
       );
     }
     say(
-      `[live] our ingest during the dashboards: ${JSON.stringify(ingestDuringDashboards)}; our query process's peak RSS ${(queryPeakRssBytes / 2 ** 20).toFixed(0)} MiB`,
+      `[live] our ingest during the dashboards: ${JSON.stringify(ingestDuringDashboards)}; our query process's peak RSS ${(queryPeakRssBytes / 2 ** 20).toFixed(0)} MiB; its catalog rereads ${JSON.stringify(oursCatalogRereads)}`,
     );
     // separately: the heaviest query the limits allow, at our query process, while ingest runs
-    const heavy = await heavyPhase({ queryUrl: ours.url, ingest, seconds: o.heavySeconds, say });
+    const heavy = await heavyPhase({ queryUrl: ours.url, ingest, seconds: o.heavySeconds, rate: o.rate, say });
     const liveEventsSent = feed.sent;
     await feed.stop();
     return {
@@ -328,6 +333,7 @@ export async function livePhase(o: LiveOptions): Promise<LiveFigures> {
       panels: figures,
       ingestDuringDashboards,
       queryPeakRssBytes,
+      oursCatalogRereads,
       heavy,
       sets: o.sets,
     };
@@ -344,7 +350,14 @@ export async function livePhase(o: LiveOptions): Promise<LiveFigures> {
  * watched: every point of every metric of every id (`sum`, no downsampling) over the longest range
  * ending now that series.maxPoints lets through (a day, else halved until it answers 200).
  */
-async function heavyPhase(o: { queryUrl: string; ingest: OurService; seconds: number; say: (m: string) => void }): Promise<LiveFigures['heavy']> {
+async function catalogRereads(svc: OurService): Promise<{ scanned: number; unchanged: number }> {
+  const name = 'tsingest_series_catalog_rereads_total';
+  const samples = await svc.child.scrape([name]);
+  const of = (outcome: string): number => samples.find((x) => x.name === name && x.labels['outcome'] === outcome)?.value ?? 0;
+  return { scanned: of('scanned'), unchanged: of('unchanged') };
+}
+
+async function heavyPhase(o: { queryUrl: string; ingest: OurService; seconds: number; rate: number; say: (m: string) => void }): Promise<LiveFigures['heavy']> {
   let hours = 24;
   let query = '';
   for (; hours >= 1; hours /= 2) {
@@ -354,7 +367,7 @@ async function heavyPhase(o: { queryUrl: string; ingest: OurService; seconds: nu
     o.say(`[live] heavy query over ${hours} h: ${r.status} (over the limits); halving`);
   }
   const statuses: Record<string, number> = {};
-  const watch = watchIngest(o.ingest.url, o.ingest.pid);
+  const watch = watchIngest(o.ingest.url, o.ingest.pid, o.rate);
   const until = performance.now() + o.seconds * 1000;
   let sent = 0;
   await Promise.all(

@@ -61,6 +61,13 @@ async function tailLookups(port: number): Promise<{ hit: number; miss: number }>
   return { hit: of('hit'), miss: of('miss') };
 }
 
+async function catalogRereads(port: number): Promise<{ scanned: number; unchanged: number }> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const of = (outcome: string): number =>
+    Number(new RegExp(`^tsingest_series_catalog_rereads_total\\{outcome="${outcome}"\\} (\\d+)`, 'm').exec(text)?.[1] ?? 'NaN');
+  return { scanned: of('scanned'), unchanged: of('unchanged') };
+}
+
 const BASE_SETS = ['rollup.windows=["1m","1h"]', 'rollup.intervalMs=2000', 'index.tags=["site"]', 'series.catalogRefreshMs=1000'] as const;
 
 /** A harness whose services reach the gateway through a proxy that delays half the data table's writes by up to 2.5 s. */
@@ -153,8 +160,12 @@ void test('an ingest and a query process, an id promoted to spread mid-feed: the
   assert.ok(delayed() > 0, 'some data writes were delayed');
 });
 
-void test('a new id of a known metric is in the first answer after its write (the catalog timer at its 30 s default)', async (t) => {
-  const h = await createHarness(t, { prefix: 'tlnew', partitions: 1, sets: ['rollup.windows=["1m","1h"]', 'index.tags=["site"]'] });
+void test("a new id of a known metric is in the first answer after its write, with no timed reread; a query with nothing new reads the catalog's generation, not the catalog", async (t) => {
+  const h = await createHarness(t, {
+    prefix: 'tlnew',
+    partitions: 1,
+    sets: ['rollup.windows=["1m","1h"]', 'index.tags=["site"]', 'series.catalogRefreshMs=600000'],
+  });
   const svc = await startInProcess(h, [`kafka.groupId=${uniqueName('it-tlnew')}`, 'http.port=0']);
   const now = Date.now();
   const start = now - (now % MIN) - MIN;
@@ -163,10 +174,18 @@ void test('a new id of a known metric is in the first answer after its write (th
   await waitForEvents(svc, known.length);
   const first = await post(svc.httpPort, '/api/query', panel(start, Date.now()));
   assert.deepEqual(answered(first.body), expected(known, start, Date.now()), 'the catalog read at the first query');
+  // nothing new written: the query's reread reads the catalog's generation and spares the scan
+  const before = await catalogRereads(svc.httpPort);
+  const again = await post(svc.httpPort, '/api/query', panel(start, Date.now()));
+  assert.deepEqual(answered(again.body), answered(first.body));
+  const after = await catalogRereads(svc.httpPort);
+  assert.equal(after.unchanged, before.unchanged + 1, `spared: ${JSON.stringify({ before, after })}`);
+  assert.equal(after.scanned, before.scanned, 'no scan');
   const fresh: TestEvent = { id: 'dev-new', ts: Date.now(), metric: 'temp', value: 9, tags: { site: 'south' } };
   await produceEvents(h, [fresh]);
   await waitForEvents(svc, known.length + 1);
   const end = Date.now();
   const next = await post(svc.httpPort, '/api/query', panel(start, end));
   assert.deepEqual(answered(next.body), expected([...known, fresh], start, end), 'the new id (a new site too) is in the next answer');
+  assert.ok((await catalogRereads(svc.httpPort)).scanned > after.scanned, 'ingest replaced the generation with the new series: scanned');
 });

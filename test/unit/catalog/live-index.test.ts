@@ -175,3 +175,66 @@ void test('freshMs 0: queries arriving a few ms apart board one reread (its ling
     ['a', 'b', 'c', 'd'],
   );
 });
+
+void test("freshMs 0 with the catalog's generation: a query's reread scans only when a writer replaced the token; timed and whole rereads always scan", async () => {
+  const clock = { ms: 1_000_000 };
+  const source = new TimedSource();
+  const gen = { token: undefined as string | undefined, reads: 0 };
+  source.rows.push({ at: 900_000, s: { metric: 'temp', id: 'a', tags: {} } });
+  const generation = (): Promise<string | undefined> => {
+    gen.reads++;
+    return Promise.resolve(gen.token);
+  };
+  const live = new LiveIndex({
+    index: new SeriesIndex({ idTagKey: 'id', source }),
+    refreshMs: 60_000,
+    freshMs: 0,
+    freshLingerMs: 0,
+    generation,
+    now: () => clock.ms,
+  });
+  await live.ready('temp');
+  clock.ms += 10;
+  await live.ready('temp');
+  assert.equal(source.reads.length, 2, 'no token yet (no writer replaces one): every reread scans');
+
+  // a writer puts its series row, then replaces the token
+  gen.token = 'aa';
+  clock.ms += 10;
+  source.rows.push({ at: clock.ms, s: { metric: 'temp', id: 'b', tags: {} } });
+  clock.ms += 10;
+  const scannedAt = clock.ms;
+  await live.ready('temp');
+  assert.equal(source.reads.length, 3, 'a new token: scanned');
+  assert.deepEqual(
+    live.index.lookup('temp', []).series.map((s) => s.id),
+    ['a', 'b'],
+  );
+  clock.ms += 10;
+  await live.ready('temp');
+  clock.ms += 10;
+  await live.ready('temp');
+  assert.equal(source.reads.length, 3, 'the token as before the last scan: nothing scanned');
+  assert.equal(live.skips, 2);
+
+  // a writer that does not replace the token: its row waits for a timed reread
+  clock.ms += 10;
+  source.rows.push({ at: clock.ms, s: { metric: 'temp', id: 'c', tags: {} } });
+  clock.ms += 10;
+  await live.ready('temp');
+  assert.equal(source.reads.length, 3);
+  await live.refresh();
+  assert.equal(source.reads.length, 4, 'a timed reread scans whatever the token');
+  assert.equal(source.reads[3], scannedAt - 300_000, 'what is new since the last scan (less the slack), not since a skipped reread');
+  assert.deepEqual(
+    live.index.lookup('temp', []).series.map((s) => s.id),
+    ['a', 'b', 'c'],
+  );
+
+  // the token replaced while a scan is under way: read before the scan, so the next query scans again
+  gen.token = 'bb';
+  clock.ms += 10;
+  await live.ready('temp');
+  assert.equal(source.reads.length, 5);
+  assert.equal(gen.reads, 8, 'one token read per reread (the first whole one included)');
+});

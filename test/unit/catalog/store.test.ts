@@ -1,7 +1,7 @@
 // CatalogStore: one prefix scan (all series, or one metric's), damaged rows skipped and counted.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { seriesRow } from '../../../src/catalog/rows.ts';
+import { GENERATION_QUALIFIER, GENERATION_ROW, seriesRow } from '../../../src/catalog/rows.ts';
 import { CatalogStore, type CatalogScanPort, type CatalogScanRow } from '../../../src/catalog/store.ts';
 
 function port(rows: CatalogScanRow[]): CatalogScanPort & { ranges: string[] } {
@@ -14,6 +14,9 @@ function port(rows: CatalogScanRow[]): CatalogScanPort & { ranges: string[] } {
       for (const r of [...rows].sort((a, b) => Buffer.compare(a.row, b.row))) {
         if (Buffer.compare(r.row, o.startRow) >= 0 && Buffer.compare(r.row, o.stopRow) < 0) yield r;
       }
+    },
+    get(_table, key) {
+      return Promise.resolve(rows.find((r) => r.row.equals(key)) ?? null);
     },
   };
 }
@@ -39,4 +42,12 @@ void test('reads every series, or one metric; skips foreign and damaged rows', a
   assert.deepEqual(cpu.series.map((s) => s.id).sort(), ['a', 'b']);
   assert.deepEqual(cpu.series.find((s) => s.id === 'a')?.tags, { dc: 'x' });
   assert.equal(p.ranges[1], 'series/cpu\u0000..series/cpu\u0001');
+});
+
+void test("the catalog's generation: the token's hex, undefined before any writer wrote one", async () => {
+  const none = new CatalogStore(port([row('cpu', 'a', {})]), { table: 'meta' });
+  assert.equal(await none.generation(), undefined);
+  const token = Buffer.from('0102030405060708', 'hex');
+  const some = new CatalogStore(port([{ row: GENERATION_ROW, cells: [{ qualifier: GENERATION_QUALIFIER, value: token }] }]), { table: 'meta' });
+  assert.equal(await some.generation(), '0102030405060708');
 });

@@ -90,3 +90,57 @@ void test('a request whose deadline passes while it waits fails with HBASE_TIMEO
   await h.finish();
   await after;
 });
+
+void test('reserved slots: heavy requests hold at most slots − reserved, so a light one starts at once; a slot a light one frees is not taken by a heavy one over its share', async () => {
+  const h = held();
+  let next = 0;
+  const gate = new PriorityTransport({ inner: h.inner, slots: 4, reserved: 1, lightMax: 10, priority: () => next, now: () => 0 });
+  const calls: Promise<HttpResponse>[] = [];
+  const send = (path: string, weight: number): void => {
+    next = weight;
+    calls.push(gate.request(get(path)));
+  };
+  send('/h1', 5000);
+  send('/h2', 5000);
+  send('/h3', 5000);
+  send('/h4', 5000);
+  await Promise.resolve();
+  assert.deepEqual(h.started, ['/h1', '/h2', '/h3'], 'three heavy at most: one slot kept');
+  send('/l1', 1);
+  await Promise.resolve();
+  assert.deepEqual(h.started, ['/h1', '/h2', '/h3', '/l1'], 'a light request takes the kept slot at once');
+  send('/l2', 10);
+  assert.equal(gate.waiting, 2);
+  await h.finish(); // /h1 ends: the lightest waiter goes
+  assert.deepEqual(h.started.slice(4), ['/l2']);
+  await h.finish(); // /h2 ends: /h4 may take a heavy slot
+  assert.deepEqual(h.started.slice(5), ['/h4']);
+  for (let i = 0; i < 4; i++) await h.finish();
+  await Promise.all(calls);
+  assert.equal(gate.waiting, 0);
+});
+
+void test('reserved slots: a light slot freed while heavy ones hold their share stays free for the next light request', async () => {
+  const h = held();
+  let next = 0;
+  const gate = new PriorityTransport({ inner: h.inner, slots: 2, reserved: 1, lightMax: 0, priority: () => next, now: () => 0 });
+  next = 0;
+  const light = gate.request(get('/light'));
+  next = 7;
+  const heavy = gate.request(get('/heavy'));
+  const heavy2 = gate.request(get('/heavy2'));
+  await Promise.resolve();
+  assert.deepEqual(h.started, ['/light', '/heavy']);
+  await h.finish(); // /light ends: /heavy2 would be a second heavy one
+  assert.deepEqual(h.started, ['/light', '/heavy'], 'the freed slot is kept');
+  next = 0;
+  const light2 = gate.request(get('/light2'));
+  await Promise.resolve();
+  assert.deepEqual(h.started, ['/light', '/heavy', '/light2']);
+  await h.finish();
+  await h.finish();
+  await h.finish();
+  await Promise.all([light, heavy, heavy2, light2]);
+  assert.deepEqual(h.started, ['/light', '/heavy', '/light2', '/heavy2']);
+  assert.throws(() => new PriorityTransport({ inner: h.inner, slots: 2, reserved: 2, priority: () => 0 }), /reserved/);
+});

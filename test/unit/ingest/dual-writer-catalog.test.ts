@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import PQueue from 'p-queue';
-import { decodeSeriesRow } from '../../../src/catalog/rows.ts';
+import { decodeSeriesRow, GENERATION_ROW } from '../../../src/catalog/rows.ts';
 import { planBatch } from '../../../src/ingest/batch-plan.ts';
 import { CatalogMarks } from '../../../src/catalog/marks.ts';
 import { DualWriter, type WriteObserver } from '../../../src/ingest/dual-writer.ts';
@@ -44,11 +44,13 @@ const series = (sink: FakeSink) =>
   sink.puts
     .filter((p) => p.table === 'meta_t')
     .flatMap((p) =>
-      p.rows.map((r) => {
-        const s = decodeSeriesRow(r.row, r.cells[0]?.value ?? Buffer.alloc(0));
-        assert.equal(r.cells[0]?.column.toString(), 'm:t');
-        return `${s?.metric}|${s?.id}|${JSON.stringify(s?.tags)}`;
-      }),
+      p.rows
+        .filter((r) => !r.row.equals(GENERATION_ROW))
+        .map((r) => {
+          const s = decodeSeriesRow(r.row, r.cells[0]?.value ?? Buffer.alloc(0));
+          assert.equal(r.cells[0]?.column.toString(), 'm:t');
+          return `${s?.metric}|${s?.id}|${JSON.stringify(s?.tags)}`;
+        }),
     )
     .sort();
 
@@ -76,6 +78,12 @@ void test('catalog rows follow the data rows, once per series; repeat units writ
   );
   assert.ok(counted.every((c) => c.table === 'meta_t'));
   assert.ok(!writtenTables.includes('meta_t'), 'catalog rows are not reported as written data rows');
+  // the catalog's generation: replaced once, after every series row of the unit is acknowledged
+  const metaPuts = sink.puts.filter((p) => p.table === 'meta_t');
+  const bumps = metaPuts.flatMap((p, i) => (p.rows.some((r) => r.row.equals(GENERATION_ROW)) ? [i] : []));
+  assert.deepEqual(bumps, [metaPuts.length - 1], 'one generation put, the last');
+  assert.equal(metaPuts.at(-1)?.rows.length, 1, 'alone in its put');
+  assert.equal(metaPuts.at(-1)?.rows[0]?.cells[0]?.column.toString(), 'm:g');
   const before = sink.attempts.length;
   await w.write(
     planBatch(
@@ -113,7 +121,10 @@ void test('a refused event gets no catalog row; a failed catalog put fails the u
   await assert.rejects(w2.write(planBatch([record(0, event(3))], SETTINGS)), RowRefused);
   assert.equal(p2.cached, 0, 'nothing remembered without the acknowledgement');
   sink2.refuse = () => false;
+  const bumpsBefore = sink2.puts.filter((p) => p.rows.some((r) => r.row.equals(GENERATION_ROW))).length;
+  assert.equal(bumpsBefore, 0, 'no generation put for a unit whose series rows failed');
   await w2.write(planBatch([record(0, event(3))], SETTINGS));
   assert.equal(series(sink2).length, 1);
+  assert.equal(sink2.puts.filter((p) => p.rows.some((r) => r.row.equals(GENERATION_ROW))).length, 1);
   assert.equal(planner.cached, 1);
 });

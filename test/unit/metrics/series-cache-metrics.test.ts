@@ -21,3 +21,20 @@ void test('the caches’ hits, misses and bytes are read at each scrape; a cache
   remove();
   assert.doesNotMatch(await text(), /tsingest_series_cache/);
 });
+
+void test("the catalog's rereads by outcome, read at each scrape; none without a catalog", async () => {
+  const registry = new Registry();
+  const rereads = { scanned: 2, unchanged: 0 };
+  const remove = registerSeriesCacheMetrics(registry, {}, { rereads: () => rereads });
+  let t = await registry.metrics();
+  assert.match(t, /^tsingest_series_catalog_rereads_total\{outcome="scanned"\} 2$/m);
+  assert.match(t, /^tsingest_series_catalog_rereads_total\{outcome="unchanged"\} 0$/m);
+  rereads.unchanged = 7;
+  t = await registry.metrics();
+  assert.match(t, /^tsingest_series_catalog_rereads_total\{outcome="unchanged"\} 7$/m);
+  remove();
+  assert.doesNotMatch(await registry.metrics(), /catalog_rereads/);
+  const without = new Registry();
+  registerSeriesCacheMetrics(without, {});
+  assert.doesNotMatch(await without.metrics(), /catalog_rereads/);
+});

@@ -78,7 +78,7 @@ void test('an answer carries Server-Timing: where its time went, phase by phase'
   const timing = res.headers.get('server-timing') ?? '';
   assert.deepEqual(
     timing.split(', ').map((p) => p.split(';')[0]),
-    ['catalog', 'lookup', 'recall', 'read', 'compute'],
+    ['catalog', 'refuse', 'lookup', 'recall', 'read', 'compute'],
     timing,
   );
   for (const p of timing.split(', ')) assert.match(p, /;dur=\d+\.\d$/);
