@@ -4,7 +4,7 @@
 //   node_modules/.bin/node scripts/bench-catalog.ts [--series N] [--calls N]
 import { parseArgs } from 'node:util';
 import { SeriesIndex } from '../src/catalog/index.ts';
-import { buildFilter, type TagFilter } from '../src/tsdb/index.ts';
+import { buildFilter, type TagFilter } from '../src/series-language/index.ts';
 
 const { values } = parseArgs({ options: { series: { type: 'string', default: '100000' }, calls: { type: 'string', default: '2000' } } });
 const SERIES = Number(values.series);

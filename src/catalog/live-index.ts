@@ -1,7 +1,7 @@
 // The read side's series catalog: a SeriesIndex kept current from the meta table by rereads of what is
 // new (on a timer, at once for an unknown metric, and before a query with `freshMs`).
 // Design notes: docs/DECISIONS.md#keeping-the-catalog-current
-import { Slices } from '../tsdb/slices.ts';
+import { Slices } from '../series-query/index.ts';
 import type { SeriesIndex } from './series-index.ts';
 
 export interface LiveIndexOptions {

@@ -1,11 +1,10 @@
 // Pure: the series catalog in memory, for /api/suggest, /api/search/lookup and the query planner
-// (OpenTSDB 2.4's filter semantics: src/tsdb/filters.ts).
+// (OpenTSDB 2.4's filter semantics: src/series-language/filters.ts).
 // Design notes: docs/DECISIONS.md#the-catalog-in-memory
 import { compareCodePoints } from '../events/cells.ts';
-import { matches } from '../tsdb/filters.ts';
-import { runAtOnce, runSliced, type Slices } from '../tsdb/slices.ts';
+import { matches, type TagFilter } from '../series-language/index.ts';
+import { runAtOnce, runSliced, type Slices } from '../series-query/index.ts';
 import { buildViews, type Entry, type Views } from './series-views.ts';
-import type { TagFilter } from '../tsdb/types.ts';
 import { canonicalTags, type Series } from './rows.ts';
 
 /** OpenTSDB's default `max` of /api/suggest. */
@@ -156,7 +155,7 @@ export class SeriesIndex {
   }
 
   /**
-   * lookup() in slices of the event loop (src/tsdb/slices.ts): a regexp or wildcard over every series of
+   * lookup() in slices of the event loop (src/series-query/slices.ts): a regexp or wildcard over every series of
    * a metric is one test per series, and a request must not hold the loop for all of them at once.
    * Rejects with the slices' signal's reason once it aborts.
    */

@@ -1,7 +1,7 @@
 // A transport decorator that lets the lightest work through first: at most `slots` requests are in
 // flight (the sockets of the pool it wraps), and when one finishes, the waiting request of the lowest
 // priority number goes next (ties: the earliest), not simply the earliest. The query side gives a
-// request its query's weight (the series it matched, src/tsdb/request-weight.ts), so a one-id panel's
+// request its query's weight (the series it matched, src/series-query/request-weight.ts), so a one-id panel's
 // few scans do not queue behind the scans of the site-wide panels refreshed with it. A request that
 // has waited `maxWaitMs` goes next whatever its weight, so heavy work is slowed, never starved. Its
 // wait counts against its deadline. `reserved` slots are kept for light requests (priority ≤

@@ -8,7 +8,7 @@
 import { Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
 import { GatewaySetTransport, HBaseRestClient, PriorityTransport, UndiciTransport, type HttpTransport, type TransportTls } from '../hbase/index.ts';
-import { currentRequestWeight } from '../tsdb/request-weight.ts';
+import { currentRequestWeight } from '../series-query/index.ts';
 import { gatewayObserver, type GatewayMetrics } from '../metrics/gateway-metrics.ts';
 import { hbaseRestUrls, type Config } from '../runtime/config.ts';
 import { restAuthTransport, restAuthorization, restTls } from './hbase-credentials.ts';

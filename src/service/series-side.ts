@@ -14,13 +14,9 @@ import type { Keyspace, SpreadLookup, Tables } from '../keys/index.ts';
 import { parseWindows } from '../rollup/windows.ts';
 import { windowRetention, type Config } from '../runtime/config.ts';
 import type { RouteHandler } from '../runtime/http.ts';
-import { createSeriesApi } from '../tsdb/http-api.ts';
-import type { RollupTier } from '../tsdb/plan.ts';
-import { SeriesStore, type SeriesScanPort } from '../tsdb/series-store.ts';
-import { cachedReads, WindowCache } from '../tsdb/window-cache.ts';
-import { AnswerMemo } from '../tsdb/answer-memo.ts';
-import { TailCache } from '../tsdb/tail-cache.ts';
-import { withTailCache } from '../tsdb/tail-reads.ts';
+import { createSeriesApi } from '../series-http/index.ts';
+import { AnswerMemo, type RollupTier } from '../series-query/index.ts';
+import { cachedReads, SeriesStore, TailCache, WindowCache, withTailCache, type SeriesScanPort } from '../series-store/index.ts';
 
 /** Sub-query answers the answer memo keeps (each its results and its ids: a chart's worth). */
 const MEMO_ANSWERS = 256;

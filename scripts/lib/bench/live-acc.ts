@@ -1,6 +1,6 @@
 // What one side of the live phase's dashboard answered (series-live.ts): per panel the times, points,
 // plans, Server-Timing phases and statuses other than 200, and their figures.
-import { parseServerTiming } from '../../../src/tsdb/index.ts';
+import { parseServerTiming } from '../../../src/series-query/index.ts';
 import { percentile } from './load.ts';
 
 export interface SideFigures {

@@ -163,7 +163,7 @@ export interface Timed {
   readonly ms: number;
   readonly status: number;
   readonly plan: string | null;
-  /** the Server-Timing header (ours: where the request's time went, src/tsdb/phase-clock.ts) */
+  /** the Server-Timing header (ours: where the request's time went, src/series-query/phase-clock.ts) */
   readonly timing: string | null;
   readonly body: unknown;
 }

@@ -5,16 +5,8 @@
 // dps, NaN as "NaN". Unknown metrics and literal tag values are 400s, as the TSD's UID lookups make
 // them. Not rendered: the showQuery echo (only `query.index`, so series keys match). The series of a
 // sub-query go to compute in name order, or in a given TSD's order (`orderOf`, tsd-order.ts).
-import {
-  computeSubQuery,
-  matches,
-  parseQueryBody,
-  parseQueryString,
-  TsdbQueryError,
-  type ComputeOptions,
-  type RawSeries,
-  type SeriesOrder,
-} from '../../../src/tsdb/index.ts';
+import { computeSubQuery, type ComputeOptions, type SeriesOrder } from '../../../src/series-compute/index.ts';
+import { matches, parseQueryBody, parseQueryString, TsdbQueryError, type RawSeries } from '../../../src/series-language/index.ts';
 import type { Answer } from './compare.ts';
 import type { CompatPoint } from './dataset.ts';
 import type { CompatQuery } from './suite.ts';

@@ -9,7 +9,7 @@
 //   Java hash of the tsuid's bytes (signed).
 // UIDs are the TSD's, assigned in the order it first saw each name: this order is known only with
 // the TSD's tsuids (a `showTSUIDs` answer), as the compat tests have them (suite `tsuids-none`).
-import type { SeriesOrder } from '../../../src/tsdb/index.ts';
+import type { SeriesOrder } from '../../../src/series-compute/index.ts';
 
 /** The compat TSD's salting (tsd-session.ts; tsd.storage.salt.width 1). */
 export const COMPAT_SALT_BUCKETS = 4;

@@ -7,7 +7,7 @@ import { SeriesIndex } from '../../../src/catalog/series-index.ts';
 import { CatalogStore } from '../../../src/catalog/store.ts';
 import { createHarness, eventsProcessed, produceEvents, startInProcess, waitForCommittedAtEnd, waitForEvents } from '../../support/service-harness.ts';
 import { uniqueName } from '../../support/env.ts';
-import { buildFilter } from '../../../src/tsdb/filters.ts';
+import { buildFilter } from '../../../src/series-language/filters.ts';
 import { catalogEvents, catalogLines, seriesOfEvents } from './helpers.ts';
 
 void test('ingest writes one catalog row per series; a second pass of the same events writes none', async (t) => {

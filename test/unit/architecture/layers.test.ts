@@ -6,6 +6,8 @@
 // the region map, the region writes) sits on a low floor, above only keys/ and hbase/, and registers
 // no metrics; src/metrics/ is an outer layer that only the wiring (src/service/) imports — every other
 // room reports through meters or observers it declares itself.
+// The pure rooms (the error vocabulary, keys/, events/, and the series API's language, computation and
+// read types) import only pure rooms and no package that does I/O: the series computation stays pure.
 // Outside src/, scripts/ and test/support/ come in through the rooms' public doors only: a room's
 // src/<room>/index.ts (src/cli.ts and src/errors.ts are their own doors), never a file inside a room
 // (docs/ARCHITECTURE.md, "Public doors").
@@ -16,6 +18,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const IMPORT = /^\s*(?:import|export)\s[^'"]*?from\s+'(\.{1,2}\/[^']+)'/gm;
+const PACKAGE_IMPORT = /^\s*(?:import|export)\s[^'"]*?from\s+'([^.'][^']*)'/gm;
 const DYNAMIC_IMPORT = /\bimport\(\s*'(\.{1,2}\/[^']+)'\s*\)/g;
 
 function tsFiles(dir: string): string[] {
@@ -92,6 +95,40 @@ function deepImports(graph: ReadonlyMap<string, readonly string[]>): string[] {
   return [...graph].flatMap(([file, targets]) => targets.filter((t) => t.startsWith('src/') && !isDoor(t)).map((t) => `${file} → ${t}`));
 }
 
+/**
+ * The imports that leave the pure rooms: `room → room` where a pure room imports a room that is not,
+ * and `file → package` where a file of a pure room imports a package outside `packages`.
+ */
+function impureImports(
+  rooms: ReadonlyMap<string, ReadonlySet<string>>,
+  packages: ReadonlyMap<string, readonly string[]>,
+  pure: { readonly rooms: readonly string[]; readonly packages: readonly string[] },
+): string[] {
+  const ofRooms = [...rooms]
+    .filter(([room]) => pure.rooms.includes(room))
+    .flatMap(([room, out]) => [...out].filter((r) => !pure.rooms.includes(r)).map((r) => `${room} → ${r}`));
+  const ofFiles = [...packages]
+    .filter(([file]) => pure.rooms.includes(roomOf(file)))
+    .flatMap(([file, names]) => names.filter((n) => !pure.packages.includes(n)).map((n) => `${file} → ${n}`));
+  return [...ofRooms, ...ofFiles];
+}
+
+/** The packages each file of `dir` imports. */
+function packageImports(dir: string): Map<string, string[]> {
+  return new Map(
+    tsFiles(join(ROOT, dir)).map((f) => [relative(ROOT, f), [...new Set([...readFileSync(f, 'utf8').matchAll(PACKAGE_IMPORT)].map((m) => m[1] as string))]]),
+  );
+}
+
+/**
+ * The pure rooms (no I/O): each imports only pure rooms, and of packages only these (hashing, the
+ * regexp engine); a type-only import counts. The series computation among them is held pure so.
+ */
+const PURE = {
+  rooms: ['src/errors.ts', 'src/keys', 'src/events', 'src/series-language', 'src/series-compute', 'src/series-data'],
+  packages: ['node:crypto', 're2js'],
+};
+
 /** Rooms below the load knowledge: all it may import. */
 const LOAD_FLOOR = ['src/keys', 'src/hbase'];
 /** The only rooms that may import the metrics (the wiring layer). */
@@ -152,6 +189,27 @@ void test('only the wiring (src/service/) imports src/metrics/: the other rooms 
   assert.deepEqual(importers, METRICS_IMPORTERS, 'the wiring does import the metrics (the check reads the right graph)');
 });
 
+void test('the pure rooms, the series computation among them, import only pure rooms and no package that does I/O', () => {
+  const rooms = roomImports(importGraph(['src']));
+  for (const room of PURE.rooms) assert.ok(rooms.has(room), `${room} exists`);
+  assert.deepEqual(impureImports(rooms, packageImports('src'), PURE), []);
+  assert.ok(rooms.get('src/series-compute')?.has('src/series-language'), 'the computation imports the language (the check reads the right graph)');
+});
+
+void test('the purity check finds a pure room that imports an impure one, and a package that does I/O', () => {
+  const rooms = new Map([
+    ['src/series-compute', new Set(['src/series-language', 'src/events', 'src/rollup'])],
+    ['src/series-language', new Set(['src/errors.ts'])],
+    ['src/rollup', new Set(['src/hbase', 'src/keys'])],
+  ]);
+  const packages = new Map([
+    ['src/series-compute/compute.ts', ['node:fs']],
+    ['src/keys/salt.ts', ['node:crypto']],
+    ['src/rollup/job.ts', ['pino']],
+  ]);
+  assert.deepEqual(impureImports(rooms, packages, PURE), ['src/series-compute → src/rollup', 'src/series-compute/compute.ts → node:fs']);
+});
+
 void test("scripts/ and test/support/ import src/ only through the rooms' public doors (src/<room>/index.ts)", () => {
   const graph = importGraph(['scripts', 'test/support'], [IMPORT, DYNAMIC_IMPORT]);
   assert.deepEqual(deepImports(graph), []);
@@ -162,7 +220,11 @@ void test("scripts/ and test/support/ import src/ only through the rooms' public
 void test('the door check finds an import that passes by a door', () => {
   const planted = new Map([
     ['scripts/bench-x.ts', ['src/ingest/index.ts', 'src/ingest/dual-writer.ts', 'src/errors.ts', 'scripts/lib/bench/rows.ts']],
-    ['test/support/y.ts', ['src/tsdb/compute/index.ts', 'src/keys/index.ts']],
+    ['test/support/y.ts', ['src/doctor/rules/index.ts', 'src/series-compute/index.ts', 'src/series-compute/compute.ts']],
   ]);
-  assert.deepEqual(deepImports(planted), ['scripts/bench-x.ts → src/ingest/dual-writer.ts', 'test/support/y.ts → src/tsdb/compute/index.ts']);
+  assert.deepEqual(deepImports(planted), [
+    'scripts/bench-x.ts → src/ingest/dual-writer.ts',
+    'test/support/y.ts → src/doctor/rules/index.ts',
+    'test/support/y.ts → src/series-compute/compute.ts',
+  ]);
 });

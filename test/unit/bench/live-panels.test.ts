@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { livePanels, panelBody } from '../../../scripts/lib/bench/live-panels.ts';
-import { parseQueryBody } from '../../../src/tsdb/parse-query.ts';
+import { parseQueryBody } from '../../../src/series-language/parse-query.ts';
 
 const DATA = { metric: 'temp', site: 'site-1', busiest: ['a', 'b', 'c', 'd', 'e', 'f'], oneId: 'x' };
 

@@ -5,8 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Series } from '../../../src/catalog/rows.ts';
 import { SeriesIndex } from '../../../src/catalog/series-index.ts';
-import { buildFilter } from '../../../src/tsdb/filters.ts';
-import type { FilterType } from '../../../src/tsdb/types.ts';
+import { buildFilter } from '../../../src/series-language/filters.ts';
+import type { FilterType } from '../../../src/series-language/types.ts';
 
 const SERIES: Series[] = [
   { metric: 'sys.cpu.user', id: 'web01', tags: { host: 'web01', dc: 'lga' } },

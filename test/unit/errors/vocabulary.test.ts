@@ -21,8 +21,8 @@ import { ConfigError } from '../../../src/runtime/config.ts';
 import { LifecycleError } from '../../../src/runtime/lifecycle.ts';
 import { StartupError } from '../../../src/service/settings.ts';
 import { RegistryConflictError } from '../../../src/spread/store.ts';
-import { HttpError, TsdbQueryError } from '../../../src/tsdb/errors.ts';
-import { FilterSpecError } from '../../../src/tsdb/filters.ts';
+import { HttpError, TsdbQueryError } from '../../../src/series-language/errors.ts';
+import { FilterSpecError } from '../../../src/series-language/filters.ts';
 import { CheckpointError } from '../../../src/walk/checkpoint.ts';
 import { RetryAbortedError } from '../../../src/walk/retry.ts';
 

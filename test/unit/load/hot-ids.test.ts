@@ -11,7 +11,7 @@ import { testKeyspace } from '../../support/keyspace.ts';
 import { createMetrics } from '../../../src/metrics/ingest-metrics.ts';
 import { meteredRegionWrites } from '../../../src/metrics/region-writes-metrics.ts';
 import { writeObserver } from '../../../src/service/observers.ts';
-import { FakeSource, saltedRegions, silentLog } from '../load/fixtures.ts';
+import { FakeSource, saltedRegions, silentLog } from './fixtures.ts';
 
 const TABLE = 'tsi_data';
 const B = 4;

@@ -1,13 +1,13 @@
-// The answer memo (src/tsdb/answer-memo.ts): its key holds all a sub-query's results depend on but
+// The answer memo (src/series-query/answer-memo.ts): its key holds all a sub-query's results depend on but
 // its position, it keeps the newest answers for a bounded time, and its probe keeps an answer only
 // while every bucket's generation is unchanged and none of the ids has a pending marker.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AnswerMemo, answerKey, probeKept, type KeptAnswer, type ProbeReads } from '../../../src/tsdb/answer-memo.ts';
-import type { SubQueryPlan } from '../../../src/tsdb/plan.ts';
-import type { MarkedWindow } from '../../../src/tsdb/read-batch.ts';
-import type { MarkSpan, PointBudget } from '../../../src/tsdb/series-store.ts';
-import { parseQueryBody } from '../../../src/tsdb/parse-query.ts';
+import { AnswerMemo, answerKey, probeKept, type KeptAnswer, type ProbeReads } from '../../../src/series-query/answer-memo.ts';
+import type { SubQueryPlan } from '../../../src/series-query/plan.ts';
+import type { PointBudget } from '../../../src/series-data/points.ts';
+import type { MarkedWindow, MarkSpan } from '../../../src/series-data/windows.ts';
+import { parseQueryBody } from '../../../src/series-language/parse-query.ts';
 
 const H = 3_600_000;
 const budget: PointBudget = { take: () => undefined };

@@ -1,4 +1,4 @@
-// The bounds a query is held to before anything is read or computed (src/tsdb/bounds.ts, execute.ts):
+// The bounds a query is held to before anything is read or computed (src/series-query/bounds.ts, execute.ts):
 // the points its downsamplers would emit count against series.maxPoints (a fill policy emits one
 // point per interval per series), the sub-queries against series.maxSubQueries; both are a 400 naming
 // the key, and the reads port is never called. And the deadline stops the computation, not only the
@@ -6,12 +6,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SeriesIndex } from '../../../src/catalog/series-index.ts';
-import { checkEmitted, emittedPerSeries } from '../../../src/tsdb/bounds.ts';
-import { TsdbQueryError } from '../../../src/tsdb/errors.ts';
-import { executeQuery, type ExecuteDeps } from '../../../src/tsdb/execute.ts';
-import { parseQueryString } from '../../../src/tsdb/parse-m.ts';
-import type { SeriesReads } from '../../../src/tsdb/read-batch.ts';
-import { tagSetKey, type RawAsk, type TaggedPoints } from '../../../src/tsdb/series-store.ts';
+import { checkEmitted, emittedPerSeries } from '../../../src/series-query/bounds.ts';
+import { TsdbQueryError } from '../../../src/series-language/errors.ts';
+import { executeQuery, type ExecuteDeps } from '../../../src/series-query/execute.ts';
+import { parseQueryString } from '../../../src/series-language/parse-m.ts';
+import { tagSetKey, type RawAsk, type TaggedPoints } from '../../../src/series-data/points.ts';
+import type { SeriesReads } from '../../../src/series-query/series-reads.ts';
 
 const NOW = Date.UTC(2026, 0, 1);
 const YEAR = 365 * 86_400_000;

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { compareScanOrder, javaArraysHashCode, saltBucket, seriesTsuidKey, tsdSeriesOrder, tsuidsOfAnswer } from '../../../scripts/lib/compat/tsd-order.ts';
-import type { RawSeries } from '../../../src/tsdb/types.ts';
+import type { RawSeries } from '../../../src/series-language/types.ts';
 
 const JAVA: readonly (readonly [string, number, number])[] = [
   // hex, Arrays.hashCode, |hash % 4|

@@ -3,11 +3,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { aggregate } from '../../../src/tsdb/compute/aggregation-iterator.ts';
-import { getAggregator } from '../../../src/tsdb/compute/aggregators.ts';
-import { Downsampler } from '../../../src/tsdb/compute/downsampler.ts';
-import { RateSpan, SpanView } from '../../../src/tsdb/compute/views.ts';
-import type { RateOptions } from '../../../src/tsdb/types.ts';
+import { aggregate } from '../../../src/series-compute/aggregation-iterator.ts';
+import { getAggregator } from '../../../src/series-compute/aggregators.ts';
+import { Downsampler } from '../../../src/series-compute/downsampler.ts';
+import { RateSpan, SpanView } from '../../../src/series-compute/views.ts';
+import type { RateOptions } from '../../../src/series-language/types.ts';
 import { assertPoints, drainView, spec, view } from './compute-helpers.ts';
 
 const B = 1356998400000;

@@ -2,9 +2,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { getAggregator } from '../../../src/tsdb/compute/aggregators.ts';
-import { percentile } from '../../../src/tsdb/compute/percentile.ts';
-import { AGGREGATOR_NAMES } from '../../../src/tsdb/types.ts';
+import { getAggregator } from '../../../src/series-compute/aggregators.ts';
+import { percentile } from '../../../src/series-compute/percentile.ts';
+import { AGGREGATOR_NAMES } from '../../../src/series-language/types.ts';
 
 const run = (name: (typeof AGGREGATOR_NAMES)[number], values: number[]): number => getAggregator(name).run(values);
 const close = (actual: number, expected: number, rel = 1e-9): void => {

@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { previousInterval } from '../../../src/tsdb/compute/calendar.ts';
-import { Downsampler, FillingDownsampler } from '../../../src/tsdb/compute/downsampler.ts';
+import { previousInterval } from '../../../src/series-compute/calendar.ts';
+import { Downsampler, FillingDownsampler } from '../../../src/series-compute/downsampler.ts';
 import { allSpec, assertPoints, calendarSpec, drainView, spec, view } from './compute-helpers.ts';
 
 const NaN_ = Number.NaN;

@@ -1,11 +1,11 @@
 // Shared by the compute-*.test.ts files: building views and specs the way OpenTSDB's tests do.
 import assert from 'node:assert/strict';
 
-import { getAggregator } from '../../../src/tsdb/compute/aggregators.ts';
-import type { DownsampleSpec } from '../../../src/tsdb/compute/downsampler.ts';
-import { SpanView } from '../../../src/tsdb/compute/views.ts';
-import type { SeekableView } from '../../../src/tsdb/compute/views.ts';
-import type { AggregatorName, FillPolicy, IntervalUnit } from '../../../src/tsdb/types.ts';
+import { getAggregator } from '../../../src/series-compute/aggregators.ts';
+import type { DownsampleSpec } from '../../../src/series-compute/downsampler.ts';
+import { SpanView } from '../../../src/series-compute/views.ts';
+import type { SeekableView } from '../../../src/series-compute/views.ts';
+import type { AggregatorName, FillPolicy, IntervalUnit } from '../../../src/series-language/types.ts';
 
 export function view(points: readonly (readonly [number, number])[]): SpanView {
   return new SpanView(

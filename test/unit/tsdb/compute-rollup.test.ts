@@ -3,10 +3,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { computeSubQuery } from '../../../src/tsdb/compute/compute.ts';
-import { bucketsFromSummaries, isRollupExact } from '../../../src/tsdb/compute/rollup-exact.ts';
-import type { WindowSummary } from '../../../src/tsdb/compute/rollup-exact.ts';
-import type { AggregatorName, Downsample, FillPolicy, SubQuery } from '../../../src/tsdb/types.ts';
+import { computeSubQuery } from '../../../src/series-compute/compute.ts';
+import { bucketsFromSummaries, isRollupExact } from '../../../src/series-compute/rollup-exact.ts';
+import type { WindowSummary } from '../../../src/series-compute/rollup-exact.ts';
+import type { AggregatorName, Downsample, FillPolicy, SubQuery } from '../../../src/series-language/types.ts';
 import { assertPoints } from './compute-helpers.ts';
 
 const MIN = 60_000;

@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { computeSubQuery } from '../../../src/tsdb/compute/compute.ts';
-import { nameOrder, orderSeries } from '../../../src/tsdb/compute/group.ts';
-import type { AggregatorName, Downsample, RawSeries, SeriesInput, SubQuery, TagFilter } from '../../../src/tsdb/types.ts';
+import { computeSubQuery } from '../../../src/series-compute/compute.ts';
+import { nameOrder, orderSeries } from '../../../src/series-compute/group.ts';
+import type { AggregatorName, Downsample, RawSeries, SeriesInput, SubQuery, TagFilter } from '../../../src/series-language/types.ts';
 import { assertPoints } from './compute-helpers.ts';
 
 const T0 = 1772323200000;

@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { computeSubQuery } from '../../../src/tsdb/compute/compute.ts';
-import { scanRange } from '../../../src/tsdb/compute/range.ts';
-import type { AggregatorName, Downsample, FillPolicy, IntervalUnit, RawSeries, SeriesInput, SubQuery, TagFilter } from '../../../src/tsdb/types.ts';
+import { computeSubQuery } from '../../../src/series-compute/compute.ts';
+import { scanRange } from '../../../src/series-compute/range.ts';
+import type { AggregatorName, Downsample, FillPolicy, IntervalUnit, RawSeries, SeriesInput, SubQuery, TagFilter } from '../../../src/series-language/types.ts';
 import { assertPoints } from './compute-helpers.ts';
 
 const UNIT_MS: Record<IntervalUnit, number> = { ms: 1, s: 1000, m: 60_000, h: 3600_000, d: 86_400_000, w: 604_800_000, n: 0, y: 0 };

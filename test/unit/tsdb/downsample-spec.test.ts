@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { javaSplit, parseDownsample } from '../../../src/tsdb/downsample-spec.ts';
-import { TsdbQueryError } from '../../../src/tsdb/errors.ts';
+import { javaSplit, parseDownsample } from '../../../src/series-language/downsample-spec.ts';
+import { TsdbQueryError } from '../../../src/series-language/errors.ts';
 
 function rejects(spec: string, message: RegExp, ctx = {}): void {
   assert.throws(

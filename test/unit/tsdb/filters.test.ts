@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildFilter, FilterSpecError, mapToFilters, matches, parseFilterObject, shortcutFilter } from '../../../src/tsdb/filters.ts';
-import { TsdbQueryError } from '../../../src/tsdb/errors.ts';
-import type { TagFilter } from '../../../src/tsdb/types.ts';
+import { buildFilter, FilterSpecError, mapToFilters, matches, parseFilterObject, shortcutFilter } from '../../../src/series-language/filters.ts';
+import { TsdbQueryError } from '../../../src/series-language/errors.ts';
+import type { TagFilter } from '../../../src/series-language/types.ts';
 
 const HOST = 'ogg-01.ops.ankh.morpork.com';
 const f = (type: string, filter: string): TagFilter => buildFilter(type, 'host', filter);

@@ -1,4 +1,4 @@
-// The series API's HTTP answers when the reads fail or take too long (src/tsdb/http-api.ts): a query
+// The series API's HTTP answers when the reads fail or take too long (src/series-http/http-api.ts): a query
 // past series.deadlineMs is OpenTSDB's 408 with its reads cancelled, HBase away a 503 with a short
 // Retry-After, the gateway refusing the service's credentials a 503 with a long one, a bug a 500, a
 // body over series.maxBodyBytes a 413. A real HTTP server; the reads are a port that stalls or fails.
@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { SeriesIndex } from '../../../src/catalog/series-index.ts';
 import { HBaseError } from '../../../src/hbase/errors.ts';
-import { createSeriesApi } from '../../../src/tsdb/http-api.ts';
-import type { SeriesReads } from '../../../src/tsdb/read-batch.ts';
+import { createSeriesApi } from '../../../src/series-http/http-api.ts';
+import type { SeriesReads } from '../../../src/series-query/series-reads.ts';
 
 /** Reads that never answer (until aborted by nobody: the deadline must end the request) or fail with `err`. */
 function reads(behave: 'stall' | Error): SeriesReads & { calls: number } {

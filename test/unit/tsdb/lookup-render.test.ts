@@ -3,10 +3,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SeriesIndex } from '../../../src/catalog/series-index.ts';
-import { lookupAnswer, lookupFromBody, lookupFromQuery, parseLookupM, suggestAnswer } from '../../../src/tsdb/lookup.ts';
-import { parseQueryBody } from '../../../src/tsdb/parse-query.ts';
-import { dpsJson, seriesJson, subQueryEcho } from '../../../src/tsdb/render.ts';
-import { TsdbQueryError } from '../../../src/tsdb/errors.ts';
+import { lookupAnswer, lookupFromBody, lookupFromQuery, parseLookupM, suggestAnswer } from '../../../src/series-http/lookup.ts';
+import { parseQueryBody } from '../../../src/series-language/parse-query.ts';
+import { dpsJson, seriesJson, subQueryEcho } from '../../../src/series-http/render.ts';
+import { TsdbQueryError } from '../../../src/series-language/errors.ts';
 
 function catalog(): SeriesIndex {
   const index = new SeriesIndex({ idTagKey: 'id' });

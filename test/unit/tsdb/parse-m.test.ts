@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseMSubQuery, parseQueryString, parseRateSpec } from '../../../src/tsdb/parse-m.ts';
-import { TsdbQueryError } from '../../../src/tsdb/errors.ts';
+import { parseMSubQuery, parseQueryString, parseRateSpec } from '../../../src/series-language/parse-m.ts';
+import { TsdbQueryError } from '../../../src/series-language/errors.ts';
 
 const NOW = 1732400000000;
 const parse = (qs: string) => parseQueryString(new URLSearchParams(qs), NOW);

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseQueryBody } from '../../../src/tsdb/parse-query.ts';
-import { errorBody, TsdbQueryError } from '../../../src/tsdb/errors.ts';
+import { parseQueryBody } from '../../../src/series-language/parse-query.ts';
+import { errorBody, TsdbQueryError } from '../../../src/series-language/errors.ts';
 
 const NOW = 1732400000000;
 const none = new URLSearchParams();

@@ -1,8 +1,8 @@
-// Where a series API request's time went (src/tsdb/phase-clock.ts): phases one after another, a phase
+// Where a series API request's time went (src/series-query/phase-clock.ts): phases one after another, a phase
 // entered again adds to its time, the Server-Timing header and its parse.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseServerTiming, PhaseClock } from '../../../src/tsdb/phase-clock.ts';
+import { parseServerTiming, PhaseClock } from '../../../src/series-query/phase-clock.ts';
 
 void test('entering a phase ends the one before; a phase entered again adds up; the header lists them in first-entered order', () => {
   let t = 0;

@@ -2,7 +2,7 @@
 // from raw points (open, marked, cut by the scan range, past the TTL).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseQueryBody } from '../../../src/tsdb/parse-query.ts';
+import { parseQueryBody } from '../../../src/series-language/parse-query.ts';
 import {
   bucketRanges,
   chooseWindow,
@@ -12,8 +12,8 @@ import {
   rawBuckets,
   type RollupTier,
   type SubQueryPlan,
-} from '../../../src/tsdb/plan.ts';
-import type { SubQuery } from '../../../src/tsdb/types.ts';
+} from '../../../src/series-query/plan.ts';
+import type { SubQuery } from '../../../src/series-language/types.ts';
 
 const H = 3_600_000;
 const DAY = 24 * H;

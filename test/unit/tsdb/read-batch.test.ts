@@ -3,18 +3,11 @@
 // read of their union), and a read asked later starts its own. Also the scan chunks: ranges sorted across buckets, 256 a scan.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { batchedReads, clusterAsks, type MarkedWindow, type SeriesReads } from '../../../src/tsdb/read-batch.ts';
-import {
-  scanChunks,
-  scansFor,
-  type PointBudget,
-  type RawAsk,
-  type StoredWindow,
-  type TaggedPoints,
-  type WindowSpan,
-  type WindowsAsk,
-  type WindowsRead,
-} from '../../../src/tsdb/series-store.ts';
+import type { PointBudget, RawAsk, TaggedPoints } from '../../../src/series-data/points.ts';
+import { batchedReads, clusterAsks } from '../../../src/series-query/read-batch.ts';
+import type { SeriesReads } from '../../../src/series-query/series-reads.ts';
+import { scanChunks, scansFor } from '../../../src/series-store/series-store.ts';
+import type { MarkedWindow, StoredWindow, WindowSpan, WindowsAsk, WindowsRead } from '../../../src/series-data/windows.ts';
 
 const budget: PointBudget = { take: () => undefined };
 

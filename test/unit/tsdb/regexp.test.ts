@@ -4,8 +4,8 @@
 // while a backtracking engine would still be trying 2^n splits).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildFilter, FilterSpecError, matches } from '../../../src/tsdb/filters.ts';
-import { compileRegexp, javaToRe2, type CompiledRegexp } from '../../../src/tsdb/regexp.ts';
+import { buildFilter, FilterSpecError, matches } from '../../../src/series-language/filters.ts';
+import { compileRegexp, javaToRe2, type CompiledRegexp } from '../../../src/series-language/regexp.ts';
 
 const rx = (filter: string) => buildFilter('regexp', 'host', filter);
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { currentRequestWeight, weighed } from '../../../src/tsdb/request-weight.ts';
+import { currentRequestWeight, weighed } from '../../../src/series-query/request-weight.ts';
 
 void test('a weighed request’s calls see the weight it set, across awaits; two requests apart; none outside', async () => {
   assert.equal(currentRequestWeight(), undefined);

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { buildEventCells } from '../../../src/events/index.ts';
 import { fixedLookup, NO_SPREAD, type SpreadLookup } from '../../../src/keys/index.ts';
 import { putRowOf } from '../../../src/rollup/fold.ts';
-import { SeriesStore } from '../../../src/tsdb/series-store.ts';
+import { SeriesStore } from '../../../src/series-store/series-store.ts';
 import { FakeHBase } from '../../support/fake-hbase.ts';
 import { testKeyspace } from '../../support/keyspace.ts';
 

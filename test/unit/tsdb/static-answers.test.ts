@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { aggregatorsAnswer, filtersAnswer, javaHashMapOrder, javaStringHash, versionAnswer } from '../../../src/tsdb/static-answers.ts';
-import { AGGREGATOR_NAMES, FILTER_TYPES } from '../../../src/tsdb/types.ts';
+import { aggregatorsAnswer, filtersAnswer, javaHashMapOrder, javaStringHash, versionAnswer } from '../../../src/series-http/static-answers.ts';
+import { AGGREGATOR_NAMES, FILTER_TYPES } from '../../../src/series-language/types.ts';
 
 test('java String.hashCode', () => {
   assert.equal(javaStringHash(''), 0);

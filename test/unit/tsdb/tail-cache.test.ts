@@ -11,9 +11,10 @@ import { NO_SPREAD } from '../../../src/keys/index.ts';
 import { putRowOf } from '../../../src/rollup/fold.ts';
 import { bumpGenerations } from '../../../src/rollup/generations.ts';
 import { parseWindow } from '../../../src/rollup/windows.ts';
-import { SeriesStore, type PointBudget, type TaggedPoints } from '../../../src/tsdb/series-store.ts';
-import { TailCache } from '../../../src/tsdb/tail-cache.ts';
-import { withTailCache } from '../../../src/tsdb/tail-reads.ts';
+import type { PointBudget, TaggedPoints } from '../../../src/series-data/points.ts';
+import { SeriesStore } from '../../../src/series-store/series-store.ts';
+import { TailCache } from '../../../src/series-store/tail-cache.ts';
+import { withTailCache } from '../../../src/series-store/tail-reads.ts';
 import { FakeHBase } from '../../support/fake-hbase.ts';
 import { testKeyspace } from '../../support/keyspace.ts';
 

@@ -1,8 +1,8 @@
-// The tiling of a raw read (src/tsdb/tiles.ts): coarsest blocks first, finer ones where a coarser
+// The tiling of a raw read (src/series-query/tiles.ts): coarsest blocks first, finer ones where a coarser
 // window cannot be read, the data table for what no block covers; each point's window read once.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { blockSpans, markedWithin, tileRange, uncovered, type Tile } from '../../../src/tsdb/tiles.ts';
+import { blockSpans, markedWithin, tileRange, uncovered, type Tile } from '../../../src/series-query/tiles.ts';
 
 const H = 3_600_000;
 const D = 24 * H;

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseDateTime, parseDuration, parseJavaLong } from '../../../src/tsdb/time.ts';
-import { TsdbQueryError } from '../../../src/tsdb/errors.ts';
+import { parseDateTime, parseDuration, parseJavaLong } from '../../../src/series-language/time.ts';
+import { TsdbQueryError } from '../../../src/series-language/errors.ts';
 
 const NOW = 1357300800000; // TestDateTime's mocked currentTimeMillis
 

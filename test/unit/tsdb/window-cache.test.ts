@@ -1,13 +1,13 @@
-// The window cache (src/tsdb/window-cache.ts): windows kept per id, span and start under their
+// The window cache (src/series-store/window-cache.ts): windows kept per id, span and start under their
 // bucket's generation, answered only while it holds and while young enough, bounded in bytes with a
 // second chance for the ones used; and the cached reads: ids whose every window is kept are not read
 // again (their markers are), a changed generation sends its bucket's ids back to HBase, point blocks
 // never go through the cache.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { MarkedWindow } from '../../../src/tsdb/read-batch.ts';
-import type { MarkSpan, PointBudget, StoredWindow, TaggedPoints, WindowSpan, WindowsAsk, WindowsRead } from '../../../src/tsdb/series-store.ts';
-import { cachedReads, MAX_SPARES, spanKey, WindowCache, type CacheableReads } from '../../../src/tsdb/window-cache.ts';
+import type { PointBudget, TaggedPoints } from '../../../src/series-data/points.ts';
+import type { MarkedWindow, MarkSpan, StoredWindow, WindowSpan, WindowsAsk, WindowsRead } from '../../../src/series-data/windows.ts';
+import { cachedReads, MAX_SPARES, spanKey, WindowCache, type CacheableReads } from '../../../src/series-store/window-cache.ts';
 
 const H = 3_600_000;
 const D = 24 * H;

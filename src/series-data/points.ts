@@ -1,0 +1,33 @@
+// Pure: raw points as the series API's reads hand them on (a tag set's points of one id and metric,
+// and a tag set's identity), the raw read asked, and the point budget every read counts against.
+
+/** The points of one id and metric under one tag set, ascending by ts. */
+export interface TaggedPoints {
+  /** the tag set's identity (tagSetKey) */
+  readonly tagsJson: string;
+  readonly ts: number[];
+  readonly values: number[];
+}
+
+/** A tag set's identity: its pairs sorted by key, without the key the API shows the id under. */
+export function tagSetKey(tags: Readonly<Record<string, string>>, idTagKey: string): string {
+  return JSON.stringify(
+    Object.keys(tags)
+      .filter((k) => k !== idTagKey)
+      .sort()
+      .map((k) => [k, tags[k]]),
+  );
+}
+
+/** A raw read asked: the points of each of `metrics` with from ≤ ts < to of every id. */
+export interface RawAsk {
+  readonly ids: readonly string[];
+  readonly metrics: readonly string[];
+  readonly from: number;
+  readonly to: number;
+}
+
+/** Counts points read, and refuses to go past the query's budget or its deadline (take throws). */
+export interface PointBudget {
+  take(n: number): void;
+}

@@ -1,0 +1,325 @@
+// The series API's reads from HBase through a small port it owns: raw points and stored windows of
+// many ids and metrics in few scans.
+// Design notes: docs/DECISIONS.md#the-series-store
+import { decodeTags, TAGS_QUALIFIER } from '../events/cells.ts';
+import { column } from '../hbase/codec.ts';
+import type { ScanFilter } from '../hbase/filters.ts';
+import type { ScanOptions } from '../hbase/scanner.ts';
+import type { Row } from '../hbase/types.ts';
+import type { Keyspace, ScanRange, SpreadLookup, TableRef } from '../keys/index.ts';
+import { GENERATIONS_ROW, generationsOf } from '../rollup/generations.ts';
+import { decodeSummaryPackRun } from '../rollup/summary-pack.ts';
+import { columnOf } from '../rollup/fold.ts';
+import { decodeSummary } from '../rollup/summary.ts';
+import { packQualifier, windowCellsOf } from '../rollup/window-content.ts';
+import { rollupWindowFamily } from '../keys/index.ts';
+import { tagSetKey, type PointBudget, type RawAsk, type TaggedPoints } from '../series-data/points.ts';
+import type { MarkedWindow, MarkSpan, StoredWindow, WindowsAsk, WindowSpan, WindowsRead } from '../series-data/windows.ts';
+import { rangeShape } from '../query/scan-reads.ts';
+import type { ScanShape } from '../walk/merged-scan.ts';
+import { runLimited } from '../walk/pool.ts';
+
+/** What the series store needs of HBase (the REST client's scan and get fit). */
+export interface SeriesScanPort {
+  scan(table: string, options: ScanOptions): AsyncIterable<Row>;
+  get(table: string, row: Buffer): Promise<Row | null>;
+}
+
+export interface SeriesStoreOptions {
+  readonly keyspace: Keyspace;
+  readonly data: { readonly name: string; readonly family: string };
+  readonly rollup: { readonly name: string; readonly family: string };
+  /** the meta table: the window generations row (src/rollup/generations.ts) */
+  readonly meta: TableRef;
+  /** the spread registry as it holds every epoch data before `toMs` can be under (SpreadRegistry.lookupFor: its snapshot, refreshed first when too old) */
+  readonly spreadAt: (toMs: number) => Promise<SpreadLookup>;
+  /** per request round trip */
+  readonly deadlineMs: number;
+  /** the tag key the API shows the id under (catalog.idTagKey): not part of a tag set's identity */
+  readonly idTagKey: string;
+  /** the rollup table's family of point blocks, or null when blocks are off */
+  readonly blockFamily: string | null;
+}
+
+const NO_IDS: ReadonlySet<string> = new Set();
+
+export class SeriesStore {
+  readonly #port: SeriesScanPort;
+  readonly #o: SeriesStoreOptions;
+  readonly #markerFamily: Buffer;
+
+  constructor(port: SeriesScanPort, options: SeriesStoreOptions) {
+    this.#port = port;
+    this.#o = options;
+    this.#markerFamily = column(options.rollup.family);
+  }
+
+  /**
+   * The points of each of `metrics` with from ≤ ts < to of every id, by metric, id and tag set:
+   * one scan per chunk of ranges reads every metric asked (the sub-queries of one request share it),
+   * `concurrency` scans at once.
+   */
+  async rawPointsOf(ask: RawAsk, budget: PointBudget, concurrency = 4): Promise<Map<string, Map<string, Map<string, TaggedPoints>>>> {
+    const { ids, metrics, from, to } = ask;
+    const out = new Map<string, Map<string, Map<string, TaggedPoints>>>(metrics.map((m) => [m, new Map()]));
+    if (from >= to || ids.length === 0 || metrics.length === 0) return out;
+    const { keyspace, data } = this.#o;
+    // each range tagged with its id: rows come in key order, so a row's id is its range's (no key decoded but its ts)
+    const ranges: (ScanRange & { readonly id: string })[] = [];
+    const spread = await this.#o.spreadAt(to);
+    for (const id of ids) for (const b of keyspace.dataRanges(id, Math.max(0, from), to - 1, spread.entryOf(id))) ranges.push({ ...b.range, id });
+    const wanted = metrics.map((m) => ({ qualifier: Buffer.from(m, 'utf8'), byId: out.get(m) as Map<string, Map<string, TaggedPoints>> }));
+    const shape = metricsShape(metrics, data.family);
+    let lastTagBytes: Buffer | null = null;
+    let lastJson = '[]';
+    await runLimited(scanChunks(ranges, scansFor(ids.length, concurrency)), concurrency, async (scan) => {
+      let k = 0;
+      for await (const row of this.#scanMany(data.name, scan, shape)) {
+        while (k < scan.length - 1 && Buffer.compare(row.row, (scan[k] as ScanRange).stopRow) >= 0) k++;
+        const id = (scan[k] as { id: string }).id;
+        let ts = Number.NaN;
+        let json = '[]';
+        let n = 0;
+        // the tags cell (qualifier 0x00 "tags") sorts before every metric's
+        for (const cell of row.cells) {
+          const q = cell.qualifier;
+          if (q[0] === 0x00) {
+            if (!q.equals(TAGS_QUALIFIER)) continue;
+            const bytes = cell.value;
+            if (lastTagBytes === null || !lastTagBytes.equals(bytes)) {
+              lastTagBytes = Buffer.from(bytes);
+              lastJson = tagSetKey(decodeTags(bytes), this.#o.idTagKey);
+            }
+            json = lastJson;
+            continue;
+          }
+          const w =
+            wanted.length === 1
+              ? q.equals((wanted[0] as { qualifier: Buffer }).qualifier)
+                ? wanted[0]
+                : undefined
+              : wanted.find((x) => x.qualifier.equals(q));
+          if (w === undefined) continue;
+          if (Number.isNaN(ts)) ts = keyspace.dataKeyTs(row.row);
+          let sets = w.byId.get(id);
+          if (sets === undefined) w.byId.set(id, (sets = new Map<string, TaggedPoints>()));
+          let series = sets.get(json);
+          if (series === undefined) sets.set(json, (series = { tagsJson: json, ts: [], values: [] }));
+          series.ts.push(ts);
+          series.values.push(cell.value.readDoubleBE(0));
+          n++;
+        }
+        budget.take(n); // also: stops the scan once the query's deadline has passed
+      }
+    });
+    for (const byId of out.values()) for (const sets of byId.values()) for (const s of sets.values()) sortAscending(s);
+    return out;
+  }
+
+  /**
+   * The stored windows of `ids` for each of `metrics` (per span: one size's windows starting in
+   * [from, to) — their summaries, and the point blocks or summary packs asked for) and, in the same
+   * scans, the pending markers of the given sizes over [marks.from, marks.to) for those ids: the
+   * markers sit at the front of each bucket of the same table, so they cost ranges, not a scan.
+   */
+  async windowsOf(ask: WindowsAsk, budget: PointBudget, concurrency = 4): Promise<WindowsRead> {
+    const { ids, metrics, spans, marks } = ask;
+    const windows = new Map<string, Map<string, StoredWindow[]>>(metrics.map((m) => [m, new Map()]));
+    const marked = new Map<string, MarkedWindow[]>();
+    const live = spans.filter((sp) => sp.from < sp.to);
+    if (ids.length === 0 || metrics.length === 0 || (live.length === 0 && marks.from >= marks.to)) return { windows, marks: marked, cachedIds: NO_IDS };
+    const finerOf = new Map(live.filter((sp) => sp.with === 'pack').map((sp) => [sp.sizeMs, sp.finerMs]));
+    const { keyspace, rollup } = this.#o;
+    const ranges: ScanRange[] = this.#markerRanges(ids, marks);
+    for (const sp of live) for (const id of ids) ranges.push(keyspace.rollupRange(id, sp.sizeMs / 1000, Math.max(0, sp.from), sp.to - 1));
+    const columns = windowColumns(rollup.family, this.#o.blockFamily, metrics, live);
+    const wantedIds = new Set(ids);
+    const wantedMetrics = new Set(metrics);
+    await runLimited(scanChunks(ranges, scansFor(ids.length, concurrency)), concurrency, async (scan) => {
+      for await (const row of this.#scanMany(rollup.name, scan, { columns })) {
+        budget.take(0); // a block's points count where it is decoded (read-points.ts); this stops the scan past the deadline
+        if (row.row[1] === 0x00) {
+          this.#noteMarks(row, wantedIds, marked);
+          continue;
+        }
+        const key = keyspace.decodeRollupKey(row.row);
+        const sizeMs = key.windowSec * 1000;
+        for (const [metric, cells] of windowCellsOf(row.cells, this.#o.blockFamily)) {
+          if (!wantedMetrics.has(metric)) continue;
+          const byId = windows.get(metric) as Map<string, StoredWindow[]>;
+          let list = byId.get(key.id);
+          if (list === undefined) byId.set(key.id, (list = []));
+          const sum = decodeSummary(cells.summary.value, metric);
+          const finerMs = finerOf.get(sizeMs);
+          if (cells.pack !== undefined && finerMs === undefined) throw new Error(`a pack of ${sizeMs} ms windows was read without its finer size`);
+          list.push({
+            startMs: key.windowStart,
+            sizeMs,
+            summary: { startMs: key.windowStart, count: sum.count, sum: sum.sum, min: sum.min, max: sum.max, first: sum.first, last: sum.last },
+            block: cells.block?.value,
+            pack: cells.pack === undefined ? undefined : decodeSummaryPackRun(cells.pack.value, key.windowStart, finerMs as number),
+          });
+        }
+      }
+    });
+    return { windows, marks: marked, cachedIds: NO_IDS };
+  }
+
+  /** The pending markers alone of `ids` (the sizes, windows starting in [from, to)): the window cache's read for ids it answers. */
+  async marksOf(ids: readonly string[], marks: MarkSpan, budget: PointBudget, concurrency = 4): Promise<Map<string, MarkedWindow[]>> {
+    const marked = new Map<string, MarkedWindow[]>();
+    const ranges = this.#markerRanges(ids, marks);
+    if (ranges.length === 0) return marked;
+    const wantedIds = new Set(ids);
+    const columns = [column(this.#o.rollup.family)];
+    const shape = marks.stampedSince === undefined ? { columns } : { columns, timeRange: { from: Math.max(0, marks.stampedSince), to: MAX_STAMP } };
+    await runLimited(scanChunks(ranges, Math.min(concurrency, Math.ceil(ranges.length / 8))), concurrency, async (scan) => {
+      for await (const row of this.#scanMany(this.#o.rollup.name, scan, shape)) {
+        budget.take(0);
+        if (row.row[1] === 0x00) this.#noteMarks(row, wantedIds, marked);
+      }
+    });
+    return marked;
+  }
+
+  /** The window generations by bucket (src/rollup/generations.ts): read before the scans whose windows a cache keeps. */
+  async generations(): Promise<Map<number, string>> {
+    return generationsOf(await this.#port.get(this.#o.meta.name, GENERATIONS_ROW));
+  }
+
+  /** The marker ranges of the ids' buckets for the sizes, windows starting in [from, to) (closed by `closedBy` when given). */
+  #markerRanges(ids: readonly string[], span: MarkSpan): ScanRange[] {
+    const { from, to, closedBy } = span;
+    if (from >= to) return [];
+    const { keyspace } = this.#o;
+    const buckets = [...new Set(ids.map((id) => keyspace.baseSalt(id)))];
+    const out: ScanRange[] = [];
+    for (const sizeMs of span.sizesMs) {
+      const start = Math.max(0, from - (from % sizeMs));
+      const stop = closedBy === undefined ? to : Math.min(to, closedBy - sizeMs + 1);
+      if (start >= stop) continue;
+      for (const bucket of buckets) out.push(keyspace.markerWindowRange(bucket, sizeMs / 1000, start, stop));
+    }
+    return out;
+  }
+
+  /** The marks of a marker row (or a per-id marker of an earlier version) for the wanted ids, into `out`, each with its cell's stamp. */
+  #noteMarks(row: Row, wanted: ReadonlySet<string>, out: Map<string, MarkedWindow[]>): void {
+    const { keyspace } = this.#o;
+    const key = keyspace.decodeMarkerKey(row.row);
+    const sizeMs = key.windowSec * 1000;
+    const note = (id: string, stamp: number): void => {
+      if (!wanted.has(id)) return;
+      let list = out.get(id);
+      if (list === undefined) out.set(id, (list = []));
+      list.push({ startMs: key.windowStart, sizeMs, stamp });
+    };
+    if (key.id !== null) {
+      note(key.id, Math.max(...row.cells.map((c) => c.timestamp)));
+      return;
+    }
+    // an id cell's qualifier is the id's UTF-8: only the wanted ids count, so no check of its bucket
+    // (the job's reads check it; here a stray cell could only make a wanted id's window read raw)
+    for (const cell of row.cells) {
+      if (cell.qualifier[0] === 0x00 || cell.qualifier.length === 0 || !cell.family.equals(this.#markerFamily)) continue;
+      note(cell.qualifier.toString('utf8'), cell.timestamp);
+    }
+  }
+
+  #scan(table: string, range: ScanRange, shape: ScanShape): AsyncIterable<Row> {
+    return this.#port.scan(table, { ...range, ...shape, pageRows: PAGE_ROWS, deadlineMs: this.#o.deadlineMs, detachClose: true });
+  }
+
+  /** One scan over sorted, disjoint ranges of one bucket: a MultiRowRangeFilter (with the shape's filter) seeks between them. */
+  async *#scanMany(table: string, ranges: readonly ScanRange[], shape: ScanShape): AsyncGenerator<Row, void, undefined> {
+    const first = ranges[0] as ScanRange;
+    const last = ranges.at(-1) as ScanRange;
+    if (ranges.length === 1 || typeof shape.filter === 'string') {
+      for (const r of ranges) yield* this.#scan(table, r, shape);
+      return;
+    }
+    const multi: ScanFilter = { type: 'MultiRowRangeFilter', ranges: ranges.map((r) => ({ startRow: r.startRow, stopRow: r.stopRow })) };
+    const filter: ScanFilter = shape.filter === undefined ? multi : { type: 'FilterList', op: 'MUST_PASS_ALL', filters: [multi, shape.filter] };
+    yield* this.#scan(table, { startRow: first.startRow, stopRow: last.stopRow }, { ...shape, filter });
+  }
+}
+
+/** Past every stamp a marker cell can carry (a scan time range's end). */
+const MAX_STAMP = 8_640_000_000_000_000;
+
+/** Rows per page of a scan: a site's day is ~150,000 rows, so fewer, larger pages (< 1 MB each) save round trips. */
+const PAGE_ROWS = 5000;
+
+/** Ranges per scanner at most: bounds the scanner spec the gateway parses. */
+const RANGES_PER_SCAN = 256;
+
+/** Ids a scan takes before a read is split into scans that run side by side. */
+const IDS_PER_PARALLEL_SCAN = 4;
+
+/** How many scans a read of `ids` ids runs as: one for a few ids (fewest round trips), up to `concurrency` side by side for many. */
+export function scansFor(ids: number, concurrency: number): number {
+  return Math.max(1, Math.min(concurrency, Math.ceil(ids / IDS_PER_PARALLEL_SCAN)));
+}
+
+/**
+ * The ranges sorted by key and cut into `parts` contiguous chunks of near-equal size (more when a
+ * chunk would pass RANGES_PER_SCAN): one scan each, across salt buckets (the filter seeks from one
+ * bucket to the next), so a query over a few ids pays one scanner's round trips, not one set per
+ * bucket, and a query over many still reads in parallel.
+ */
+export function scanChunks<R extends ScanRange>(ranges: readonly R[], parts: number): R[][] {
+  const sorted = [...ranges].sort((a, b) => Buffer.compare(a.startRow, b.startRow));
+  const n = Math.min(sorted.length, Math.max(parts, Math.ceil(sorted.length / RANGES_PER_SCAN)));
+  const out: R[][] = [];
+  for (let i = 0; i < n; i++) out.push(sorted.slice(Math.floor((i * sorted.length) / n), Math.floor(((i + 1) * sorted.length) / n)));
+  return out;
+}
+
+/**
+ * The columns of a window read: the marker family whole (markers, and the summaries written before the
+ * per-size families), and per span size its family's summary cells of the metrics with the packs
+ * asked for, and the points family's blocks when asked for. (A family asked whole is not also asked
+ * by column: HBase's scan would narrow it to those columns.)
+ */
+function windowColumns(markerFamily: string, blockFamily: string | null, metrics: readonly string[], spans: readonly WindowSpan[]): Buffer[] {
+  const out = new Map<string, Buffer>([[markerFamily, column(markerFamily)]]);
+  const add = (family: string, q: Buffer): void => {
+    out.set(`${family}:${q.toString('latin1')}`, columnOf(family, q));
+  };
+  for (const sp of spans) {
+    const family = rollupWindowFamily(sp.sizeMs / 1000);
+    for (const m of metrics) {
+      const q = Buffer.from(m, 'utf8');
+      add(family, q);
+      if (sp.with === 'pack') add(family, packQualifier(q));
+      if (sp.with === 'block' && blockFamily !== null) add(blockFamily, q);
+    }
+  }
+  return [...out.values()];
+}
+
+/** The data table's cells of `metrics` and the tags, of rows holding at least one of them (the region server drops the rest). */
+function metricsShape(metrics: readonly string[], family: string): ScanShape {
+  if (metrics.length === 1) return rangeShape(metrics[0] as string, family);
+  const filters: ScanFilter[] = metrics.map((m) => rangeShape(m, family).filter as ScanFilter);
+  return { columns: [column(family)], filter: { type: 'FilterList', op: 'MUST_PASS_ONE', filters } };
+}
+
+/** Rows come newest first per bucket (one bucket: reversed); a spread id's buckets interleave (sorted). */
+function sortAscending(s: TaggedPoints): void {
+  const n = s.ts.length;
+  let descending = true;
+  for (let i = 1; i < n && descending; i++) if ((s.ts[i] as number) >= (s.ts[i - 1] as number)) descending = false;
+  if (descending) {
+    s.ts.reverse();
+    s.values.reverse();
+    return;
+  }
+  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => (s.ts[a] as number) - (s.ts[b] as number));
+  const ts = order.map((i) => s.ts[i] as number);
+  const values = order.map((i) => s.values[i] as number);
+  for (let i = 0; i < n; i++) {
+    s.ts[i] = ts[i] as number;
+    s.values[i] = values[i] as number;
+  }
+}

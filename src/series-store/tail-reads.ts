@@ -1,0 +1,267 @@
+// The reads in front of the tail cache (tail-cache.ts): kept points up to their completeTo, the rest
+// read from HBase, one read shared by the asks of a refresh.
+// Design notes: docs/DECISIONS.md#tail-reads
+import type { PointBudget, RawAsk, TaggedPoints } from '../series-data/points.ts';
+import { clusterAsks } from '../series-query/read-batch.ts';
+import type { SeriesReads } from '../series-query/series-reads.ts';
+import type { MarkedWindow, MarkSpan } from '../series-data/windows.ts';
+import type { TailCache, TailEntry } from './tail-cache.ts';
+
+/** What the tail reads need beyond SeriesReads (series-store.ts SeriesStore fits). */
+export interface TailReadsPort extends SeriesReads {
+  marksOf(ids: readonly string[], marks: MarkSpan, budget: PointBudget, concurrency?: number): Promise<Map<string, MarkedWindow[]>>;
+  generations(): Promise<Map<number, string>>;
+}
+
+type Sets = Map<string, TaggedPoints>;
+type ByMetric = Map<string, Map<string, Sets>>;
+
+function lowerBound(a: readonly number[], x: number): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((a[mid] as number) < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * The points of `p` with from ≤ ts < to: `p` itself when they all are (the cache never changes an
+ * array in place, and no reader of the answer does), else a copy of the part.
+ */
+function slice(p: TaggedPoints, from: number, to: number): TaggedPoints {
+  const lo = lowerBound(p.ts, from);
+  const hi = lowerBound(p.ts, to);
+  if (lo === 0 && hi === p.ts.length) return p;
+  return { tagsJson: p.tagsJson, ts: p.ts.slice(lo, hi), values: p.values.slice(lo, hi) };
+}
+
+/** `kept`'s points before `cut` followed by `fresh`'s (all at or after cut), per tag set; arrays are never changed in place (a query may hold them). */
+function joined(kept: ReadonlyMap<string, TaggedPoints> | undefined, cut: number, fresh: ReadonlyMap<string, TaggedPoints> | undefined): Sets {
+  const out: Sets = new Map();
+  for (const [k, p] of kept ?? []) {
+    const last = p.ts.at(-1);
+    const s = last !== undefined && last < cut ? p : slice(p, Number.NEGATIVE_INFINITY, cut);
+    if (s.ts.length > 0) out.set(k, s);
+  }
+  for (const [k, p] of fresh ?? []) {
+    const before = out.get(k);
+    out.set(k, before === undefined ? p : { tagsJson: k, ts: before.ts.concat(p.ts), values: before.values.concat(p.values) });
+  }
+  return out;
+}
+
+/** Points with ts < `to` (those a read from `to` on did not count). */
+function countBefore(sets: ReadonlyMap<string, TaggedPoints>, to: number): number {
+  let n = 0;
+  for (const p of sets.values()) n += lowerBound(p.ts, to);
+  return n;
+}
+
+/** Every tag set's points from `from` on. */
+function trimmed(sets: ReadonlyMap<string, TaggedPoints>, from: number): Sets {
+  const out: Sets = new Map();
+  for (const [k, p] of sets) {
+    const i = lowerBound(p.ts, from);
+    if (i >= p.ts.length) continue;
+    out.set(k, i === 0 ? p : { tagsJson: k, ts: p.ts.slice(i), values: p.values.slice(i) });
+  }
+  return out;
+}
+
+/** What a read of the tail reads through: the port, the cache, and each id's bucket (its generation's). */
+export interface TailReads {
+  readonly port: TailReadsPort;
+  readonly cache: TailCache;
+  readonly bucketOf: (id: string) => number;
+}
+
+/**
+ * One read of the tail of `ids` for `metrics` over [from, to): every id's points there, by metric, id and
+ * tag set (the same arrays the cache now keeps), the cache's entries renewed.
+ */
+async function readTail(tail: TailReads, ask: RawAsk, budget: PointBudget, concurrency: number | undefined): Promise<ByMetric> {
+  const { port, cache, bucketOf } = tail;
+  const { ids, metrics, from, to } = ask;
+  const o = cache.o;
+  const now = o.now();
+  // tokens and markers before the scans: a write the scans miss changes one or the other by the next
+  // read (the markers of the whole horizon: an entry keeps points before this read's `from`, checked here too)
+  const horizon = now - o.horizonMs;
+  // only markers stamped late enough to drop an entry are read (a scan time range: in a steady refresh,
+  // the last seconds' — not the open hour's row naming every active id); none when no id has an entry
+  let oldest = Number.POSITIVE_INFINITY;
+  for (const id of ids) for (const m of metrics) oldest = Math.min(oldest, cache.readAtOf(id, m) ?? Number.POSITIVE_INFINITY);
+  const [gens, marks] = await Promise.all([
+    port.generations(),
+    oldest === Number.POSITIVE_INFINITY
+      ? new Map<string, MarkedWindow[]>()
+      : port.marksOf(ids, { sizesMs: [o.markSizeMs], from: horizon, to, stampedSince: cache.lateSince(oldest) }, budget, concurrency),
+  ]);
+  // each id read from its entries' completeTo (the earliest of its metrics'), or whole
+  const groups = new Map<number, string[]>();
+  const kept = new Map<string, (TailEntry | undefined)[]>();
+  for (const id of ids) {
+    const gen = gens.get(bucketOf(id)) ?? '';
+    const idMarks = marks.get(id) ?? [];
+    const at = { id, gen, marks: idMarks, now };
+    const entries = metrics.map((m) => cache.get(at, m, from));
+    let start = Number.POSITIVE_INFINITY;
+    for (const e of entries) start = Math.min(start, e === undefined ? from : e.completeTo);
+    start = Math.max(from, start);
+    kept.set(id, entries);
+    const group = groups.get(start);
+    if (group === undefined) groups.set(start, [id]);
+    else group.push(id);
+  }
+  const reads = await Promise.all(
+    [...groups].map(async ([start, group]) => ({
+      start,
+      group,
+      got: start >= to ? undefined : await port.rawPointsOf({ ids: group, metrics, from: start, to }, budget, concurrency),
+    })),
+  );
+  const out: ByMetric = new Map(metrics.map((m) => [m, new Map<string, Sets>()]));
+  const completeTo = Math.min(to, now - o.lateMs - o.clockToleranceMs);
+  for (const { start, group, got } of reads) {
+    for (const id of group) {
+      const entries = kept.get(id) as (TailEntry | undefined)[];
+      const gen = gens.get(bucketOf(id)) ?? '';
+      metrics.forEach((m, i) => {
+        const e = entries[i];
+        const sets = joined(e?.sets, start, got?.get(m)?.get(id));
+        budget.take(countBefore(sets, start) - countBefore(sets, from)); // kept points a query computes over count as read
+        const coveredFrom = Math.max(horizon, Math.min(from, e?.coveredFrom ?? from));
+        const keep = trimmed(sets, coveredFrom);
+        cache.set(id, m, { gen, readAt: now, coveredFrom, completeTo: Math.max(start, completeTo), sets: keep });
+        if (keep.size > 0) out.get(m)?.set(id, keep);
+      });
+    }
+  }
+  return out;
+}
+
+interface Ask {
+  readonly ids: readonly string[];
+  readonly from: number;
+  readonly to: number;
+  readonly budget: PointBudget;
+  readonly concurrency: number | undefined;
+  readonly resolve: (v: ByMetric) => void;
+  readonly reject: (err: unknown) => void;
+}
+
+/** One train's asks over nearly the same ids: a read of their union, each answered its own part; its budget charges every ask still waiting. */
+async function serveCluster(
+  run: (span: Omit<RawAsk, 'metrics'>, budget: PointBudget, concurrency: number | undefined) => Promise<ByMetric>,
+  asks: readonly Ask[],
+  ids: ReadonlySet<string>,
+): Promise<void> {
+  const live = new Set(asks);
+  const budget: PointBudget = {
+    take(n) {
+      for (const a of live) {
+        try {
+          a.budget.take(n);
+        } catch (err) {
+          live.delete(a);
+          a.reject(err);
+        }
+      }
+      if (live.size === 0) throw new Error('every query of a shared tail read stopped');
+    },
+  };
+  const from = Math.min(...asks.map((a) => a.from));
+  const to = Math.max(...asks.map((a) => a.to));
+  const concurrency = Math.max(...asks.map((a) => a.concurrency ?? 4));
+  let got: ByMetric;
+  try {
+    got = await run({ ids: [...ids], from, to }, budget, concurrency);
+  } catch (err) {
+    for (const a of live) a.reject(err);
+    return;
+  }
+  for (const a of live) {
+    const out: ByMetric = new Map();
+    for (const [m, byId] of got) {
+      const mine = new Map<string, Sets>();
+      for (const id of a.ids) {
+        const sets = byId.get(id);
+        if (sets === undefined) continue;
+        const part: Sets = new Map();
+        for (const [k, p] of sets) {
+          const s = slice(p, a.from, a.to);
+          if (s.ts.length > 0) part.set(k, s);
+        }
+        if (part.size > 0) mine.set(id, part);
+      }
+      out.set(m, mine);
+    }
+    a.resolve(out);
+  }
+}
+
+/**
+ * `reads` with the tail cache in front of rawPointsOf (raw points, markers and generations through
+ * `port`), shared between the queries whose asks board the same read (see the top of this file).
+ */
+/**
+ * How reads are shared: a read leaves `lingerMs` after its first ask; asks over fewer than `minIds` ids
+ * read on their own at once (sharing saves little there, and a few ids must not wait behind a read of
+ * thousands).
+ */
+export interface TailSharing {
+  readonly lingerMs: number;
+  readonly minIds: number;
+}
+
+export const TAIL_SHARING: TailSharing = { lingerMs: 5, minIds: 64 };
+
+export function withTailCache(reads: SeriesReads, tail: TailReads, sharing: TailSharing = TAIL_SHARING): SeriesReads {
+  const { port, cache } = tail;
+  const lines = new Map<string, { waiting: Ask[]; busy: boolean; timer: NodeJS.Timeout | undefined }>();
+  const depart = (key: string, metrics: readonly string[]): void => {
+    const line = lines.get(key);
+    if (line === undefined) return;
+    line.timer = undefined;
+    if (line.busy || line.waiting.length === 0) return;
+    const asks = line.waiting.splice(0);
+    line.busy = true;
+    const run = (span: Omit<RawAsk, 'metrics'>, budget: PointBudget, concurrency: number | undefined): Promise<ByMetric> =>
+      readTail(tail, { ...span, metrics }, budget, concurrency);
+    void Promise.all(clusterAsks(asks).map((c) => serveCluster(run, c.asks, c.ids))).finally(() => {
+      line.busy = false;
+      // asks made while this read was under way leave at once: they have waited already
+      if (line.waiting.length > 0) depart(key, metrics);
+      else lines.delete(key);
+    });
+  };
+  return {
+    windowsOf: (...args) => reads.windowsOf(...args),
+    rawPointsOf(asked, budget, concurrency) {
+      const { ids, metrics, from, to } = asked;
+      const o = cache.o;
+      if (from >= to || from < o.now() - o.horizonMs || ids.length === 0) return port.rawPointsOf(asked, budget, concurrency);
+      if (ids.length < sharing.minIds) {
+        return new Promise<ByMetric>((resolve, reject) => {
+          const ask: Ask = { ids, from, to, budget, concurrency, resolve, reject };
+          void serveCluster((span, b, c) => readTail(tail, { ...span, metrics }, b, c), [ask], new Set(ids));
+        });
+      }
+      const key = `${from}|${metrics.join('\u0000')}`;
+      let line = lines.get(key);
+      if (line === undefined) lines.set(key, (line = { waiting: [], busy: false, timer: undefined }));
+      const boarding = line;
+      return new Promise<ByMetric>((resolve, reject) => {
+        boarding.waiting.push({ ids, from, to, budget, concurrency, resolve, reject });
+        if (!boarding.busy && boarding.timer === undefined) {
+          boarding.timer = setTimeout(() => {
+            depart(key, metrics);
+          }, sharing.lingerMs);
+        }
+      });
+    },
+  };
+}
