@@ -31,3 +31,15 @@ export interface RawAsk {
 export interface PointBudget {
   take(n: number): void;
 }
+
+/** The first index of ascending `a` whose value is ≥ `x` (a.length when none is). */
+export function lowerBound(a: readonly number[], x: number): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((a[mid] as number) < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

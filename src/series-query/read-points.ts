@@ -7,7 +7,7 @@ import { keptSince } from './plan.ts';
 import { decodePointsBlock, pointsInBlock } from '../rollup/points-block.ts';
 import type { MetricReads } from './read-batch.ts';
 import type { RollupTier } from './plan.ts';
-import { tagSetKey, type PointBudget, type TaggedPoints } from '../series-data/points.ts';
+import { lowerBound, tagSetKey, type PointBudget, type TaggedPoints } from '../series-data/points.ts';
 import { RUN_STRIDE, summaryAt } from '../rollup/summary-pack.ts';
 import { addCounts, type CatalogSeries, type Found, type IdSeries, type ReadCounts } from './sub-query-reads.ts';
 import { blockSpans, markedWithin, tileRange, uncovered, type Tile } from './tiles.ts';
@@ -320,15 +320,4 @@ function mergeRaw(parts: readonly TaggedPoints[]): { ts: number[]; values: numbe
   if (parts.length === 1) return parts[0] as TaggedPoints;
   const all = parts.flatMap((p) => p.ts.map((ts, i) => [ts, p.values[i] as number] as const)).sort((a, b) => a[0] - b[0]);
   return { ts: all.map((x) => x[0]), values: all.map((x) => x[1]) };
-}
-
-function lowerBound(a: readonly number[], x: number): number {
-  let lo = 0;
-  let hi = a.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((a[mid] as number) < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }

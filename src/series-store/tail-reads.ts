@@ -1,7 +1,7 @@
 // The reads in front of the tail cache (tail-cache.ts): kept points up to their completeTo, the rest
 // read from HBase, one read shared by the asks of a refresh.
 // Design notes: docs/DECISIONS.md#tail-reads
-import type { PointBudget, RawAsk, TaggedPoints } from '../series-data/points.ts';
+import { lowerBound, type PointBudget, type RawAsk, type TaggedPoints } from '../series-data/points.ts';
 import { clusterAsks } from '../series-query/read-batch.ts';
 import type { SeriesReads } from '../series-query/series-reads.ts';
 import type { MarkedWindow, MarkSpan } from '../series-data/windows.ts';
@@ -15,17 +15,6 @@ export interface TailReadsPort extends SeriesReads {
 
 type Sets = Map<string, TaggedPoints>;
 type ByMetric = Map<string, Map<string, Sets>>;
-
-function lowerBound(a: readonly number[], x: number): number {
-  let lo = 0;
-  let hi = a.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((a[mid] as number) < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
 
 /**
  * The points of `p` with from ≤ ts < to: `p` itself when they all are (the cache never changes an
