@@ -7,6 +7,8 @@ import type { Series } from '../../../src/catalog/rows.ts';
 import { SeriesIndex } from '../../../src/catalog/series-index.ts';
 import { buildFilter } from '../../../src/series-language/filters.ts';
 import type { FilterType } from '../../../src/series-language/types.ts';
+import { Slices } from '../../../src/series-query/slices.ts';
+import { prng } from '../../../src/demo/generate.ts';
 
 const SERIES: Series[] = [
   { metric: 'sys.cpu.user', id: 'web01', tags: { host: 'web01', dc: 'lga' } },
@@ -105,4 +107,56 @@ void test('add is idempotent (tags in any order), replace and refresh swap the c
   assert.equal(await fromStore.refresh(), SERIES.length);
   assert.ok(fromStore.tagKeys().includes('host_id'));
   await assert.rejects(new SeriesIndex({ idTagKey: 'id' }).refresh(), /no source/);
+});
+
+void test('series added after the views were built are merged into them: every answer as a fresh index gives, old views untouched', async () => {
+  const r = prng(7);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
+  const metrics = ['temp', 'hum', 'load', 'a.b', 'zz'];
+  const sites = ['site-0', 'site-1', 'site-2', 'Zürich', 'é'];
+  const one = (): Series => {
+    const tags: Record<string, string> = { site: pick(sites) };
+    if (r() < 0.3) tags['env'] = pick(['prod', 'dev', 'qa']);
+    if (r() < 0.1) tags[`k${Math.floor(r() * 4)}`] = `v${Math.floor(r() * 50)}`;
+    return { metric: pick(metrics), id: `dev-${Math.floor(r() * 400)}`, tags };
+  };
+  const merged = new SeriesIndex({ idTagKey: 'id' });
+  const all: Series[] = [];
+  for (let i = 0; i < 800; i++) {
+    const s = one();
+    all.push(s);
+    merged.add(s);
+  }
+  const filters = [
+    [],
+    [f('literal_or', 'site', 'site-1|Zürich')],
+    [f('wildcard', 'site', '*')],
+    [f('literal_or', 'id', 'dev-3|dev-77')],
+    [f('regexp', 'k1', '.*')],
+    [f('literal_or', 'id', Array.from({ length: 60 }, (_, i) => `dev-${i * 3}`).join('|'))],
+  ];
+  const answers = (ix: SeriesIndex): unknown => ({
+    metrics: ix.metrics('', 1000),
+    tagKeys: ix.tagKeys('', 1000),
+    tagValues: ix.tagValues('', 100_000),
+    lookups: [...metrics, undefined].flatMap((m) => filters.map((fs) => ix.lookup(m, fs))),
+    every: ix.lookup(undefined, [], 5000),
+    ofId: ['dev-3', 'dev-77', 'dev-399'].map((id) => ix.seriesOfId('temp', id)),
+  });
+  const held = merged.lookup('temp', []); // views built
+  const heldSeries = [...held.series];
+  for (let round = 0; round < 6; round++) {
+    const n = [1, 3, 20, 60, 5, 90][round] as number;
+    for (let i = 0; i < n; i++) {
+      const s = round === 3 && i === 0 ? { metric: 'brand-new', id: 'new-id', tags: { newkey: 'new-value' } } : one();
+      all.push(s);
+      merged.add(s);
+    }
+    if (round % 2 === 0) await merged.prepare(new Slices());
+    const fresh = new SeriesIndex({ idTagKey: 'id' });
+    for (const s of all) fresh.add(s);
+    assert.deepEqual(answers(merged), answers(fresh), `round ${round}: the merged views answer as rebuilt ones`);
+  }
+  assert.deepEqual(held.series, heldSeries, 'an answer taken before the merges is unchanged');
+  assert.ok(merged.metrics('brand').includes('brand-new') && merged.tagKeys('new').includes('newkey'));
 });
