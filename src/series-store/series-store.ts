@@ -15,7 +15,7 @@ import { packQualifier, windowCellsOf } from '../rollup/window-content.ts';
 import { rollupWindowFamily } from '../keys/index.ts';
 import { tagSetKey, type PointBudget, type RawAsk, type TaggedPoints } from '../series-data/points.ts';
 import type { MarkedWindow, MarkSpan, StoredWindow, WindowsAsk, WindowSpan, WindowsRead } from '../series-data/windows.ts';
-import { rangeShape } from '../query/scan-reads.ts';
+import { rangeShape } from '../reads-v1/scan-reads.ts';
 import type { ScanShape } from '../walk/merged-scan.ts';
 import { runLimited } from '../walk/pool.ts';
 

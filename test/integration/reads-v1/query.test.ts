@@ -1,14 +1,14 @@
 // The query layer against the real stack: data written by the real ingest service from Kafka, read
-// back through src/query with expected answers computed from the produced events.
+// back through src/reads-v1 with expected answers computed from the produced events.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Registry } from 'prom-client';
 import { encodeIndexKey, idTimeRange, indexSaltOf } from '../../../src/keys/index.ts';
 import { createReadMetrics } from '../../../src/metrics/read-metrics.ts';
-import { collectPage, createQueries, type Queries } from '../../../src/query/queries.ts';
+import { collectPage, createQueries, type Queries } from '../../../src/reads-v1/queries.ts';
 import { keyspaceOf, tablesOf } from '../../../src/service/keyspace.ts';
-import { rangeShape } from '../../../src/query/scan-reads.ts';
-import type { EventItem, QueryItem, QueryKind, RollupItem } from '../../../src/query/types.ts';
+import { rangeShape } from '../../../src/reads-v1/scan-reads.ts';
+import type { EventItem, QueryItem, QueryKind, RollupItem } from '../../../src/reads-v1/types.ts';
 import {
   BASE,
   HOUR,

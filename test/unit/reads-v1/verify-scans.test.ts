@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Keyspace, type ScanRange } from '../../../src/keys/index.ts';
-import { alignRows, hitOf, verifyScans, type IndexHit } from '../../../src/query/verify.ts';
+import { alignRows, hitOf, verifyScans, type IndexHit } from '../../../src/reads-v1/verify.ts';
 
 const B = 8;
 const keyspace = new Keyspace({ buckets: B, format: 'binary', indexSaltMode: 'entry' });

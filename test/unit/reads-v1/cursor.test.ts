@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CURSOR_VERSION, assertCursorFor, decodeCursor, encodeCursor, fingerprintOf, type QueryIdentity } from '../../../src/query/cursor.ts';
-import { QueryError } from '../../../src/query/query-error.ts';
+import { CURSOR_VERSION, assertCursorFor, decodeCursor, encodeCursor, fingerprintOf, type QueryIdentity } from '../../../src/reads-v1/cursor.ts';
+import { QueryError } from '../../../src/reads-v1/query-error.ts';
 
 const range: QueryIdentity = { kind: 'range', id: 'dev1', from: 1000, to: 5000, metric: 'temp' };
 

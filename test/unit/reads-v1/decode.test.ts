@@ -5,7 +5,7 @@ import type { TsEvent } from '../../../src/events/event.ts';
 import { column } from '../../../src/hbase/codec.ts';
 import type { Row } from '../../../src/hbase/types.ts';
 import { Keyspace } from '../../../src/keys/index.ts';
-import { eventItemOf, isoOf, tagsOfCell } from '../../../src/query/decode.ts';
+import { eventItemOf, isoOf, tagsOfCell } from '../../../src/reads-v1/decode.ts';
 
 const B = 16;
 

@@ -2,7 +2,7 @@
 // written by the REAL ingest service from Kafka, one data row deleted afterwards and one row's tags
 // changed by a later event (two dangling index entries), and summary rows written straight into the
 // rollup table. Expected answers are computed here from the produced events, independently of
-// src/query.
+// src/reads-v1.
 import { column } from '../../../src/hbase/codec.ts';
 import { encodeDataKey, encodeMarkerKey, encodeRollupKey } from '../../../src/keys/index.ts';
 import { encodeSummary } from '../../../src/rollup/summary.ts';

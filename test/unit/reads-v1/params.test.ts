@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { encodeCursor } from '../../../src/query/cursor.ts';
-import { DEFAULT_TO_AHEAD_MS, identityOf, parseQuery, type ParamSettings, type RawParams } from '../../../src/query/params.ts';
-import { QueryError } from '../../../src/query/query-error.ts';
+import { encodeCursor } from '../../../src/reads-v1/cursor.ts';
+import { DEFAULT_TO_AHEAD_MS, identityOf, parseQuery, type ParamSettings, type RawParams } from '../../../src/reads-v1/params.ts';
+import { QueryError } from '../../../src/reads-v1/query-error.ts';
 import { parseWindows } from '../../../src/rollup/windows.ts';
-import type { QueryKind } from '../../../src/query/types.ts';
+import type { QueryKind } from '../../../src/reads-v1/types.ts';
 
 const NOW = Date.UTC(2024, 10, 22, 8, 0, 0);
 const settings: ParamSettings = { defaultLimit: 100, maxLimit: 500, indexTags: ['site'], windows: parseWindows(['1h', '1d']), now: NOW };
