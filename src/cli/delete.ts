@@ -9,11 +9,11 @@ import { idSeen } from '../erase/probe.ts';
 import { assertErasableId, eraseSettings, type EraseSettings } from '../erase/settings.ts';
 import { totalLeft, verifyErased, type Leftovers } from '../erase/verify.ts';
 import { classifyError } from '../errors.ts';
-import { retrying } from '../walk/retry.ts';
+import { retrying } from '../toolkit/retry.ts';
 import { TOOL_EXIT } from '../runtime/exit-codes.ts';
 import { createHBaseClient } from '../service/clients.ts';
 import { keyspaceOf, openKeyspace, tablesOf } from '../service/keyspace.ts';
-import { createThrottle } from '../walk/throttle.ts';
+import { createThrottle } from '../toolkit/throttle.ts';
 import { UsageError, configOf, interruptible, intFlag, out, parseCommand, rateFlag, requiredString, stringFlag, timeFlag, type FlagValues } from './args.ts';
 
 export const DELETE_USAGE = 'tsingest delete --id ID [--from T --to T] [--checkpoint FILE] [--rate ROWS_PER_S] [--concurrency N] [--no-verify] [--json]';

@@ -11,7 +11,7 @@ import type { Tables } from '../keys/index.ts';
 import type { Config } from '../runtime/config.ts';
 import { createHBaseClient } from '../service/clients.ts';
 import { keyspaceOf, openKeyspace, tablesOf } from '../service/keyspace.ts';
-import { createThrottle } from '../walk/throttle.ts';
+import { createThrottle } from '../toolkit/throttle.ts';
 import { UsageError, configOf, interruptible, intFlag, out, parseCommand, rateFlag, stringFlag, timeFlag, type FlagValues } from './args.ts';
 
 export const INDEX_USAGE =

@@ -12,7 +12,7 @@ import { createLogger } from '../runtime/logger.ts';
 import { createHBaseClient, kafkaClient } from '../service/clients.ts';
 import { KafkaBucketOwners, ownersOptions } from '../service/rollup-owners.ts';
 import { openKeyspace, tablesOf } from '../service/keyspace.ts';
-import { createThrottle } from '../walk/throttle.ts';
+import { createThrottle } from '../toolkit/throttle.ts';
 import type { Config } from '../runtime/config.ts';
 import { UsageError, configOf, out, parseCommand, rateFlag, stringFlag, timeFlag, type FlagValues } from './args.ts';
 

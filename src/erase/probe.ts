@@ -4,8 +4,8 @@
 import { column } from '../hbase/codec.ts';
 import { SERIES_RANGE, SERIES_QUALIFIER, seriesKeyId } from '../catalog/rows.ts';
 import { ENTRY_QUALIFIER, entryRow } from '../spread/rows.ts';
-import { scanPages } from '../walk/paged-scan.ts';
-import { runLimited } from '../walk/pool.ts';
+import { scanPages } from '../scans/paged-scan.ts';
+import { runLimited } from '../toolkit/pool.ts';
 import type { ErasePort } from './erase.ts';
 import { dataScans, summaryScans } from './plan.ts';
 import type { EraseSettings } from './settings.ts';

@@ -5,7 +5,7 @@
 // every version <= ts), and counted as removed only when a read after the delete no longer finds it.
 import type { DeleteRowOptions } from '../hbase/client.ts';
 import type { Row } from '../hbase/types.ts';
-import type { Limiter } from '../walk/limiter.ts';
+import type { Limiter } from '../toolkit/limiter.ts';
 
 /** The calls a removal makes (HBaseRestClient fits). */
 export interface RemovePort {

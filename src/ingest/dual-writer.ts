@@ -5,7 +5,7 @@ import type PQueue from 'p-queue';
 import { chunkRows, rowBytes, type BatchPlan, type PlannedEvent, type PlannedRow, type Rejected } from './batch-plan.ts';
 import { toRowCells, type RowCellsLike } from '../hbase/row-cells.ts';
 import type { OutagePolicy } from './outage-policy.ts';
-import { RetryAbortedError } from '../walk/retry.ts';
+import { RetryAbortedError } from '../toolkit/retry.ts';
 import type { CatalogMarks, CatalogRow } from '../catalog/marks.ts';
 import type { RollupMarks } from './rollup-marks.ts';
 

@@ -9,13 +9,13 @@ import type { Row } from '../hbase/types.ts';
 import type { ScanRange } from '../keys/index.ts';
 import type { QueryMeters } from './meters.ts';
 import { encodeCursor } from './cursor.ts';
-import { createLimiter } from '../walk/limiter.ts';
-import { bucketPageRows, mergedRows, resumeRanges } from '../walk/merged-scan.ts';
+import { createLimiter } from '../toolkit/limiter.ts';
+import { bucketPageRows, mergedRows, resumeRanges } from '../scans/merged-scan.ts';
 import { identityOf } from './params.ts';
 import type { ByTagQuery, EventItem, PageStream, QueryStore, ReadSettings } from './types.ts';
 import { alignRows, hitOf, mayRepair, verifyHits, verifyScans, type IndexHit } from './verify.ts';
 
-export { bucketPageRows } from '../walk/merged-scan.ts';
+export { bucketPageRows } from '../scans/merged-scan.ts';
 
 /** rows per scanner batch of a verification scan */
 const VERIFY_SCAN_BATCH = 1000;

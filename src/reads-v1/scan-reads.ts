@@ -12,11 +12,11 @@ import type { ScanRange } from '../keys/index.ts';
 import { summaryColumns } from '../rollup/fold.ts';
 import { encodeCursor } from './cursor.ts';
 import { eventItemOf, rollupItemOf } from './decode.ts';
-import { bucketPageRows, mergedRows, resumeRanges, type ScanShape } from '../walk/merged-scan.ts';
+import { bucketPageRows, mergedRows, resumeRanges, type ScanShape } from '../scans/merged-scan.ts';
 import { identityOf } from './params.ts';
 import type { EventItem, LatestQuery, PageStream, QuerySpec, QueryStore, RangeQuery, ReadSettings, RollupItem, RollupQuery } from './types.ts';
 
-export { MAX_PAGE_ROWS } from '../walk/merged-scan.ts';
+export { MAX_PAGE_ROWS } from '../scans/merged-scan.ts';
 
 /** One page over `ranges` of `table`, merged by position; `decode` may drop a row by returning null. */
 export async function* pagedScan<T>(

@@ -7,7 +7,7 @@ import type { Row } from '../hbase/types.ts';
 import type { Keyspace, ScanRange } from '../keys/index.ts';
 import { eventItemOf } from './decode.ts';
 import type { EventItem } from './types.ts';
-import { rowAfter } from '../walk/paged-scan.ts';
+import { rowAfter } from '../scans/paged-scan.ts';
 
 export interface IndexHit {
   /** the full index row key (what a repair deletes) */

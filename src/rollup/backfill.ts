@@ -5,10 +5,10 @@
  */
 import type { ScanRange } from '../keys/index.ts';
 import type { TimeRange } from '../hbase/index.ts';
-import { CheckpointError, CheckpointWriter, identityDiff, memoryCheckpointStore, type CheckpointStore } from '../walk/checkpoint.ts';
-import { mergedRows } from '../walk/merged-scan.ts';
-import { pagesOf, scanPages } from '../walk/paged-scan.ts';
-import { UNTHROTTLED, type Throttle } from '../walk/throttle.ts';
+import { CheckpointError, CheckpointWriter, identityDiff, memoryCheckpointStore, type CheckpointStore } from '../toolkit/checkpoint.ts';
+import { mergedRows } from '../scans/merged-scan.ts';
+import { pagesOf, scanPages } from '../scans/paged-scan.ts';
+import { UNTHROTTLED, type Throttle } from '../toolkit/throttle.ts';
 import { backfillIdentity, idWindowRows } from './backfill-plan.ts';
 import type { Checkpoint } from './checkpoint.ts';
 import { wholeWindows } from './plan.ts';

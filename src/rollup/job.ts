@@ -5,9 +5,9 @@
  */
 import type { Logger } from 'pino';
 import type { RollupErrorStage, RollupMeters } from './meters.ts';
-import { scanPages } from '../walk/paged-scan.ts';
-import { createLimiter, type Limiter } from '../walk/limiter.ts';
-import { runLimited } from '../walk/pool.ts';
+import { scanPages } from '../scans/paged-scan.ts';
+import { createLimiter, type Limiter } from '../toolkit/limiter.ts';
+import { runLimited } from '../toolkit/pool.ts';
 import { recomputeBatch } from './batch.ts';
 import { stampClock } from './marker.ts';
 import type { BucketOwnership } from './ownership.ts';

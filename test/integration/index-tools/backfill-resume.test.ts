@@ -11,7 +11,7 @@ import { REBUILD_CHECKPOINT, rebuildCheckpointFile } from '../../../src/index-to
 import { rebuildIndex } from '../../../src/index-tools/rebuild.ts';
 import { keyspaceOf, tablesOf } from '../../../src/service/keyspace.ts';
 import { settingsOf } from '../../../src/index-tools/settings.ts';
-import { decodeCheckpoint } from '../../../src/walk/checkpoint.ts';
+import { decodeCheckpoint } from '../../../src/toolkit/checkpoint.ts';
 import { countIndexed, createHarness, makeEvents } from '../../support/service-harness.ts';
 import { expectedIndex, indexCli, indexSnapshot, ingestThroughService, jsonOf } from './helpers.ts';
 

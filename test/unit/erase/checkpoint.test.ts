@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { continueRun, eraseCheckpointFile, finishedCheckpoint, mergeSeen, newEraseCheckpoint, withUnit, type EraseRun } from '../../../src/erase/checkpoint.ts';
-import { CheckpointError } from '../../../src/walk/checkpoint.ts';
+import { CheckpointError } from '../../../src/toolkit/checkpoint.ts';
 
 const run: EraseRun = {
   id: 'dev-1',

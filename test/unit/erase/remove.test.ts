@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { column } from '../../../src/hbase/codec.ts';
 import { existingRows, removeRows, stampOf } from '../../../src/erase/remove.ts';
-import { createLimiter } from '../../../src/walk/limiter.ts';
+import { createLimiter } from '../../../src/toolkit/limiter.ts';
 import { FakeHBase } from '../../support/fake-hbase.ts';
 
 const NOW = 1_800_000_000_000;

@@ -13,7 +13,7 @@ import {
   withUnit,
   type Checkpoint,
 } from '../../../src/index-tools/checkpoint.ts';
-import { decodeCheckpoint as decodeAny, encodeCheckpoint } from '../../../src/walk/checkpoint.ts';
+import { decodeCheckpoint as decodeAny, encodeCheckpoint } from '../../../src/toolkit/checkpoint.ts';
 import { configOf, toolSettings } from './fixtures.ts';
 
 const decodeCheckpoint = (text: string, source: string): Checkpoint => decodeAny(text, source, REBUILD_CHECKPOINT);

@@ -6,7 +6,7 @@ import { settingsOf, type IndexToolSettings } from '../../../src/index-tools/set
 import { encodeIndexKey } from '../../../src/keys/index.ts';
 import { loadConfig, type Config } from '../../../src/runtime/config.ts';
 import { keyspaceOf, tablesOf } from '../../../src/service/keyspace.ts';
-import type { CheckpointStore } from '../../../src/walk/checkpoint.ts';
+import type { CheckpointStore } from '../../../src/toolkit/checkpoint.ts';
 import type { FakeHBase } from '../../support/fake-hbase.ts';
 
 export interface Ev {

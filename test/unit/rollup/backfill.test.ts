@@ -11,7 +11,7 @@ import { wholeWindows } from '../../../src/rollup/plan.ts';
 import { decodeSummaryPack } from '../../../src/rollup/summary-pack.ts';
 import { WindowContent } from '../../../src/rollup/window-content.ts';
 import { parseWindow } from '../../../src/rollup/windows.ts';
-import { CheckpointError, memoryCheckpointStore } from '../../../src/walk/checkpoint.ts';
+import { CheckpointError, memoryCheckpointStore } from '../../../src/toolkit/checkpoint.ts';
 import { testKeyspace } from '../../support/keyspace.ts';
 import { blocksOfRows, brutePoints, bruteSummaries, sorted, summariesOfRows, type Ev } from './brute.ts';
 import { FakeHBase } from '../../support/fake-hbase.ts';

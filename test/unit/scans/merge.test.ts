@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setImmediate as tick } from 'node:timers/promises';
-import { createLimiter, limitIterator } from '../../../src/walk/limiter.ts';
-import { mergeSorted } from '../../../src/walk/merge.ts';
+import { createLimiter, limitIterator } from '../../../src/toolkit/limiter.ts';
+import { mergeSorted } from '../../../src/scans/merge.ts';
 import { prng } from '../../../src/demo/generate.ts';
 
 interface Tracked<T> {

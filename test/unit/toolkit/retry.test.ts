@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { backoffDelay, RETRY_AFTER_CAP_MS, retryDelay, retrying, RetryAbortedError } from '../../../src/walk/retry.ts';
+import { backoffDelay, RETRY_AFTER_CAP_MS, retryDelay, retrying, RetryAbortedError } from '../../../src/toolkit/retry.ts';
 
 class Transient extends Error {}
 

@@ -13,7 +13,7 @@ import {
   identityDiff,
   memoryCheckpointStore,
   type CheckpointFormat,
-} from '../../../src/walk/checkpoint.ts';
+} from '../../../src/toolkit/checkpoint.ts';
 
 const schema = z.object({ version: z.literal(1), position: z.string().regex(/^[0-9a-f]*$/, 'hex'), count: z.number().int() }).strict();
 type State = z.infer<typeof schema>;
@@ -48,7 +48,7 @@ void test('encode/decode round-trip; a damaged checkpoint names the file and eve
 });
 
 void test('the file store: a missing file is a fresh run; saves replace the file atomically; an unreadable file is named', async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'tsi-walk-cp-'));
+  const dir = await mkdtemp(join(tmpdir(), 'tsi-toolkit-cp-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
   const path = join(dir, 'cp.json');
   const store = fileCheckpointStore(path, NAMED);

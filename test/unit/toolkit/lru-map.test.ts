@@ -1,8 +1,8 @@
-// The LRU map (src/walk/lru-map.ts): use order, least recently used first; get and set move an entry
+// The LRU map (src/toolkit/lru-map.ts): use order, least recently used first; get and set move an entry
 // to the newest end, peek does not; shift takes the oldest; entries may be deleted while iterated.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LruMap } from '../../../src/walk/lru-map.ts';
+import { LruMap } from '../../../src/toolkit/lru-map.ts';
 
 const keys = (m: LruMap<string, number>): string[] => [...m.entries()].map(([k]) => k);
 

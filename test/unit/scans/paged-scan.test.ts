@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ScanOptions } from '../../../src/hbase/scanner.ts';
 import type { Row } from '../../../src/hbase/types.ts';
-import { pagesOf, rowAfter, scanPages, type ScanPort } from '../../../src/walk/paged-scan.ts';
+import { pagesOf, rowAfter, scanPages, type ScanPort } from '../../../src/scans/paged-scan.ts';
 
 /** Rows with one-byte keys 0..n-1 (keys given as numbers); scans honour start, stop and limit. */
 function storeOf(keys: readonly number[]): ScanPort & { asked: ScanOptions[] } {

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Row } from '../../../src/hbase/types.ts';
 import type { ScanOptions } from '../../../src/hbase/scanner.ts';
-import { bucketPageRows, mergedRows, resumeRanges } from '../../../src/walk/merged-scan.ts';
+import { bucketPageRows, mergedRows, resumeRanges } from '../../../src/scans/merged-scan.ts';
 
 const r = (start: number[], stop: number[]): { startRow: Buffer; stopRow: Buffer } => ({ startRow: Buffer.from(start), stopRow: Buffer.from(stop) });
 

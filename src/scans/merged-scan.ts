@@ -6,7 +6,7 @@
 import type { Row } from '../hbase/types.ts';
 import type { ScanOptions } from '../hbase/scanner.ts';
 import type { ScanRange } from '../keys/index.ts';
-import { limitIterator, type Limiter } from './limiter.ts';
+import { limitIterator, type Limiter } from '../toolkit/limiter.ts';
 import { mergeSorted } from './merge.ts';
 import { rowAfter, type ScanPort } from './paged-scan.ts';
 

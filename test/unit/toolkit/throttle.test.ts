@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TokenBucket, UNTHROTTLED, createThrottle } from '../../../src/walk/throttle.ts';
+import { TokenBucket, UNTHROTTLED, createThrottle } from '../../../src/toolkit/throttle.ts';
 
 void test('takes within the burst pass at once; beyond it the wait pays off the debt at the rate', () => {
   const b = new TokenBucket(100, 0); // 100 rows/s, burst 100

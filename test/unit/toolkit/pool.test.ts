@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runLimited } from '../../../src/walk/pool.ts';
+import { runLimited } from '../../../src/toolkit/pool.ts';
 
 const tick = (): Promise<void> => new Promise((r) => setImmediate(r));
 
