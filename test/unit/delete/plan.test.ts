@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { dataScans, indexRowsOf, markerAction, markerScan, recomputeMarks, summaryScans, windowCuts } from '../../../src/erase/plan.ts';
+import { dataScans, indexRowsOf, markerAction, markerScan, recomputeMarks, summaryScans, windowCuts } from '../../../src/delete/plan.ts';
 import { TAGS_QUALIFIER } from '../../../src/events/cells.ts';
 import { encodeIdMarkerKey } from '../../../src/keys/rollup-key.ts';
 import { LEGACY_QUALIFIER, VERSION_QUALIFIER } from '../../../src/rollup/marker.ts';

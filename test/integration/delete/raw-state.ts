@@ -1,5 +1,5 @@
 // Everything of one id in the four tables, found by a raw scan of each table whole and a decode of
-// every key (never through the delete's own scans): what the erase tests hold a delete against.
+// every key (never through the delete's own scans): what the delete tests hold a delete against.
 import { seriesKeyId } from '../../../src/catalog/rows.ts';
 import { decodeIndexKey } from '../../../src/keys/index.ts';
 import { keyspaceOf } from '../../../src/service/keyspace.ts';

@@ -9,9 +9,9 @@ import { ENTRY_QUALIFIER, entryRow } from '../spread/rows.ts';
 import { scanPages } from '../scans/paged-scan.ts';
 import { runLimited } from '../toolkit/pool.ts';
 import type { Seen } from './checkpoint.ts';
-import type { ErasePort, PlaceCounts } from './erase.ts';
+import type { DeletePort, PlaceCounts } from './delete-id.ts';
 import { dataScans, indexCheckRanges, markerAction, markerScan, summaryScans } from './plan.ts';
-import type { EraseSettings } from './settings.ts';
+import type { DeleteSettings } from './settings.ts';
 
 export type Leftovers = PlaceCounts;
 
@@ -21,7 +21,7 @@ export function totalLeft(l: Leftovers): number {
 
 const PAGE = 1000;
 
-export async function verifyErased(port: ErasePort, s: EraseSettings, seen: Seen, concurrency = 8): Promise<Leftovers> {
+export async function verifyDeleted(port: DeletePort, s: DeleteSettings, seen: Seen, concurrency = 8): Promise<Leftovers> {
   const left: Leftovers = { dataRows: 0, indexRows: 0, summaries: 0, markerCells: 0, catalogRows: 0, registryEntries: 0 };
   const count = async (
     table: string,

@@ -22,20 +22,20 @@ import { classifyError } from '../errors.ts';
 import { RetryAbortedError, retrying } from '../toolkit/retry.ts';
 import { runLimited } from '../toolkit/pool.ts';
 import type { Throttle } from '../toolkit/throttle.ts';
-import { continueRun, finishedCheckpoint, mergeSeen, newEraseCheckpoint, withUnit, type EraseCheckpoint, type EraseUnit, type Seen } from './checkpoint.ts';
+import { continueRun, finishedCheckpoint, mergeSeen, newDeleteCheckpoint, withUnit, type DeleteCheckpoint, type DeleteUnit, type Seen } from './checkpoint.ts';
 import { dataScans, indexRowsOf, markerAction, markerScan, recomputeMarks, summaryScans, type IndexedValue } from './plan.ts';
-import type { EraseProgress } from './progress.ts';
+import type { DeleteProgress } from './progress.ts';
 import { existingRows, removeRows, type Doomed, type RemovePort } from './remove.ts';
-import { eraseRunOf, type EraseSettings } from './settings.ts';
+import { deleteRunOf, type DeleteSettings } from './settings.ts';
 
 /** The HBase calls a delete makes (HBaseRestClient fits). */
-export interface ErasePort extends ScanPort, RemovePort {
+export interface DeletePort extends ScanPort, RemovePort {
   put(table: string, rows: readonly RowCells[]): Promise<void>;
   get(table: string, row: Buffer, opts?: { columns?: readonly Buffer[] }): Promise<Row | null>;
   checkAndDelete(table: string, del: CheckedDelete): Promise<boolean>;
 }
 
-export interface EraseOptions {
+export interface DeleteOptions {
   /** data rows per page (one checkpoint position each) */
   readonly pageRows: number;
   /** row deletes in flight at once, over all buckets */
@@ -44,15 +44,15 @@ export interface EraseOptions {
   readonly bucketConcurrency: number;
   readonly now: () => number;
   readonly throttle?: Throttle | undefined;
-  readonly checkpoint?: CheckpointStore<EraseCheckpoint> | undefined;
+  readonly checkpoint?: CheckpointStore<DeleteCheckpoint> | undefined;
   readonly checkpointEveryMs?: number | undefined;
   /** retries of a unit that failed on a retriable error (default 8) */
   readonly retries?: number | undefined;
   readonly signal?: AbortSignal | undefined;
-  readonly progress?: EraseProgress | undefined;
+  readonly progress?: DeleteProgress | undefined;
 }
 
-export type EraseStatus = 'finished' | 'interrupted';
+export type DeleteStatus = 'finished' | 'interrupted';
 
 /** Rows (cells, for markers) of the id per place: what a run deleted, or what the verification found left. */
 export interface PlaceCounts {
@@ -69,8 +69,8 @@ export interface Deleted extends PlaceCounts {
   windowsMarked: number;
 }
 
-export interface EraseReport {
-  readonly status: EraseStatus;
+export interface DeleteReport {
+  readonly status: DeleteStatus;
   readonly units: number;
   readonly unitsResumed: number;
   readonly deleted: Deleted;
@@ -82,7 +82,7 @@ export interface EraseReport {
 export const LATE_UNITS = ['rollup/summaries', 'rollup/markers', 'meta/catalog', 'meta/registry'] as const;
 
 /** The units of a run: every data bucket, the rollup units, and the meta units for a whole-id delete. */
-export function unitsOf(s: EraseSettings): string[] {
+export function unitsOf(s: DeleteSettings): string[] {
   const late = s.range === null ? LATE_UNITS : LATE_UNITS.filter((u) => !u.startsWith('meta/'));
   return [...dataScans(s.keyspace, s.id, s.range).map((d) => d.unit), ...late];
 }
@@ -97,19 +97,19 @@ interface Found {
 const NOTHING_FOUND: Found = { values: [], minTs: null, maxTs: null };
 
 class Keeper {
-  #c: EraseCheckpoint;
-  readonly #writer: CheckpointWriter<EraseCheckpoint>;
+  #c: DeleteCheckpoint;
+  readonly #writer: CheckpointWriter<DeleteCheckpoint>;
 
-  constructor(c: EraseCheckpoint, store: CheckpointStore<EraseCheckpoint>, everyMs: number) {
+  constructor(c: DeleteCheckpoint, store: CheckpointStore<DeleteCheckpoint>, everyMs: number) {
     this.#c = c;
     this.#writer = new CheckpointWriter(store, everyMs);
   }
 
-  get current(): EraseCheckpoint {
+  get current(): DeleteCheckpoint {
     return this.#c;
   }
 
-  update(unit: string, pos: EraseUnit, found: Found, now: number): Promise<void> {
+  update(unit: string, pos: DeleteUnit, found: Found, now: number): Promise<void> {
     this.#c = withUnit(this.#c, { unit, pos, seen: mergeSeen(this.#c.seen, found.values, found.minTs, found.maxTs) }, now);
     return this.#writer.write(this.#c, now, pos.done);
   }
@@ -124,17 +124,17 @@ class Keeper {
   }
 }
 
-export async function eraseId(port: ErasePort, s: EraseSettings, opts: EraseOptions): Promise<EraseReport> {
-  const store = opts.checkpoint ?? memoryCheckpointStore<EraseCheckpoint>();
-  const saved = continueRun(await store.load(), eraseRunOf(s), store.where, opts.now());
+export async function deleteId(port: DeletePort, s: DeleteSettings, opts: DeleteOptions): Promise<DeleteReport> {
+  const store = opts.checkpoint ?? memoryCheckpointStore<DeleteCheckpoint>();
+  const saved = continueRun(await store.load(), deleteRunOf(s), store.where, opts.now());
   // A finished checkpoint starts a new pass (rows written since are deleted too); what it saw is kept.
-  const start = saved.finishedAt === null ? saved : { ...newEraseCheckpoint(saved.run, opts.now()), seen: saved.seen };
+  const start = saved.finishedAt === null ? saved : { ...newDeleteCheckpoint(saved.run, opts.now()), seen: saved.seen };
   const keeper = new Keeper(start, store, opts.checkpointEveryMs ?? 1000);
   const units = unitsOf(s);
   const done = (u: string): boolean => keeper.current.units[u]?.done === true;
   const resumed = units.filter(done).length;
   const deleted: Deleted = { dataRows: 0, indexRows: 0, summaries: 0, markerCells: 0, catalogRows: 0, registryEntries: 0, windowsMarked: 0 };
-  const report = (status: EraseStatus): EraseReport => ({
+  const report = (status: DeleteStatus): DeleteReport => ({
     status,
     units: units.length,
     unitsResumed: resumed,
@@ -255,7 +255,7 @@ export async function eraseId(port: ErasePort, s: EraseSettings, opts: EraseOpti
 }
 
 /** A range delete leaves the windows it cuts marked, so the rollup job recomputes them from the rows left. */
-async function markCutWindows(port: ErasePort, s: EraseSettings, deleted: Deleted): Promise<void> {
+async function markCutWindows(port: DeletePort, s: DeleteSettings, deleted: Deleted): Promise<void> {
   if (s.range === null) return;
   const marks = recomputeMarks(s.id, s.windows, s.range);
   const rows = markerPuts(marks, { keyspace: s.keyspace, family: s.rollup.family, stamp: stampClock()() }).map((m) => putRowOf(m.row));
@@ -264,7 +264,7 @@ async function markCutWindows(port: ErasePort, s: EraseSettings, deleted: Delete
 }
 
 /** Deletes the id's registry entry with a check on the bytes read (a promotion in between is read again). */
-async function deleteEntry(port: ErasePort, s: EraseSettings): Promise<number> {
+async function deleteEntry(port: DeletePort, s: DeleteSettings): Promise<number> {
   const col = column(s.meta.family, ENTRY_QUALIFIER);
   for (let attempt = 0; attempt < 10; attempt++) {
     const row = await port.get(s.meta.name, entryRow(s.id), { columns: [col] });

@@ -1,9 +1,9 @@
-// How a delete removes rows (src/erase/remove.ts): at the newest cell's timestamp when it is later
+// How a delete removes rows (src/delete/remove.ts): at the newest cell's timestamp when it is later
 // than now, counted only when a read after finds the row (the column) gone.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { column } from '../../../src/hbase/codec.ts';
-import { existingRows, removeRows, stampOf } from '../../../src/erase/remove.ts';
+import { existingRows, removeRows, stampOf } from '../../../src/delete/remove.ts';
 import { createLimiter } from '../../../src/toolkit/limiter.ts';
 import { FakeHBase } from '../../support/fake-hbase.ts';
 

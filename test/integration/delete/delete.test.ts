@@ -7,11 +7,11 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eraseCheckpointFile } from '../../../src/erase/checkpoint.ts';
-import { eraseId } from '../../../src/erase/erase.ts';
-import { EraseProgress, type EraseCounts } from '../../../src/erase/progress.ts';
-import { eraseSettings } from '../../../src/erase/settings.ts';
-import { verifyErased } from '../../../src/erase/verify.ts';
+import { deleteCheckpointFile } from '../../../src/delete/checkpoint.ts';
+import { deleteId } from '../../../src/delete/delete-id.ts';
+import { DeleteProgress, type DeleteCounts } from '../../../src/delete/progress.ts';
+import { deleteSettings } from '../../../src/delete/settings.ts';
+import { verifyDeleted } from '../../../src/delete/verify.ts';
 import { buildEventCells } from '../../../src/events/index.ts';
 import { putRowOf } from '../../../src/rollup/fold.ts';
 import { generationsOf, GENERATIONS_ROW } from '../../../src/rollup/generations.ts';
@@ -44,7 +44,7 @@ function events(id: string, n: number, from: number, every: number): TestEvent[]
 const stateOf = (h: Harness, id: string): Promise<IdState> => rawStateOf(h, id, SETS);
 
 void test('delete: range, interrupted and resumed, verified; the neighbour id untouched', { timeout: 600_000 }, async (t) => {
-  const h = await createHarness(t, { prefix: 'erase', partitions: 1, sets: SETS });
+  const h = await createHarness(t, { prefix: 'delete', partitions: 1, sets: SETS });
   const cfg = h.config(['kafka.groupId=unused']);
   const tables = tablesOf(cfg);
   // The hot id: plain until BASE + 60 min, over 2 buckets from then, over 4 from BASE + 120 min.
@@ -89,24 +89,24 @@ void test('delete: range, interrupted and resumed, verified; the neighbour id un
   });
 
   await t.test('a whole-id delete stopped after its first page resumes from its checkpoint and leaves nothing', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'erase-it-'));
+    const dir = await mkdtemp(join(tmpdir(), 'delete-it-'));
     t.after(() => rm(dir, { recursive: true, force: true }));
     const path = join(dir, 'cp.json');
     const { keyspace } = await openKeyspace(cfg, tables, h.rest);
-    const s = eraseSettings(h.config(['kafka.groupId=unused', ...SETS]), keyspace, tables, { id: HOT, range: null });
+    const s = deleteSettings(h.config(['kafka.groupId=unused', ...SETS]), keyspace, tables, { id: HOT, range: null });
     const ac = new AbortController();
-    class StopAfterFirstPage extends EraseProgress {
-      override add(delta: Partial<EraseCounts>): void {
+    class StopAfterFirstPage extends DeleteProgress {
+      override add(delta: Partial<DeleteCounts>): void {
         super.add(delta);
         if ((delta.dataRows ?? 0) > 0) ac.abort();
       }
     }
-    const first = await eraseId(h.rest, s, {
+    const first = await deleteId(h.rest, s, {
       pageRows: 50,
       concurrency: 8,
       bucketConcurrency: 1,
       now: Date.now,
-      checkpoint: eraseCheckpointFile(path),
+      checkpoint: deleteCheckpointFile(path),
       signal: ac.signal,
       progress: new StopAfterFirstPage(Date.now()),
     });
@@ -138,14 +138,14 @@ void test('delete: range, interrupted and resumed, verified; the neighbour id un
 
   await t.test('an event written after the delete is there again: the verification finds it, a rerun removes it', async () => {
     const { keyspace } = await openKeyspace(cfg, tables, h.rest);
-    const s = eraseSettings(h.config(['kafka.groupId=unused', ...SETS]), keyspace, tables, { id: HOT, range: null });
+    const s = deleteSettings(h.config(['kafka.groupId=unused', ...SETS]), keyspace, tables, { id: HOT, range: null });
     const ts = BASE + 400 * MIN;
     const row = putRowOf({
       key: keyspace.dataKey(HOT, ts),
       cells: buildEventCells({ id: HOT, ts, metric: 'temp', value: 1, tags: {} }, cfg.tables.data.family),
     });
     await retryingRest('put a late event', () => h.rest.put(h.names.data, [row]));
-    const left = await verifyErased(h.rest, s, { values: [], minTs: null, maxTs: null });
+    const left = await verifyDeleted(h.rest, s, { values: [], minTs: null, maxTs: null });
     assert.deepEqual(left, { dataRows: 1, indexRows: 0, summaries: 0, markerCells: 0, catalogRows: 0, registryEntries: 0 });
     const r = await tsingestCli(h, ['delete', '--id', HOT, '--json'], SETS);
     assert.equal(r.code, 0, r.stdout + r.stderr);

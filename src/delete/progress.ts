@@ -3,29 +3,29 @@
 // line. The arithmetic is the toolkit's (src/toolkit/progress.ts).
 import { etaOf, formatDuration, fractionOf, ratePerSec } from '../toolkit/progress.ts';
 
-export interface EraseCounts {
+export interface DeleteCounts {
   dataRows: number;
   indexRows: number;
   summaries: number;
   markers: number;
 }
 
-export interface EraseSnapshot {
+export interface DeleteSnapshot {
   readonly unitsDone: number;
   readonly unitsTotal: number;
   readonly fraction: number;
-  readonly counts: Readonly<EraseCounts>;
+  readonly counts: Readonly<DeleteCounts>;
   readonly rowsPerSec: number;
   readonly elapsedMs: number;
   readonly etaMs: number | null;
 }
 
-export class EraseProgress {
+export class DeleteProgress {
   readonly #startedAt: number;
   #total = 0;
   #done = 0;
   #startFraction = 0;
-  readonly #counts: EraseCounts = { dataRows: 0, indexRows: 0, summaries: 0, markers: 0 };
+  readonly #counts: DeleteCounts = { dataRows: 0, indexRows: 0, summaries: 0, markers: 0 };
 
   constructor(now: number) {
     this.#startedAt = now;
@@ -37,15 +37,15 @@ export class EraseProgress {
     this.#startFraction = fractionOf(resumed, 0, total);
   }
 
-  add(delta: Partial<EraseCounts>): void {
-    for (const k of Object.keys(delta) as (keyof EraseCounts)[]) this.#counts[k] += delta[k] ?? 0;
+  add(delta: Partial<DeleteCounts>): void {
+    for (const k of Object.keys(delta) as (keyof DeleteCounts)[]) this.#counts[k] += delta[k] ?? 0;
   }
 
   unitDone(): void {
     this.#done++;
   }
 
-  snapshot(now: number): EraseSnapshot {
+  snapshot(now: number): DeleteSnapshot {
     const elapsedMs = now - this.#startedAt;
     const fraction = fractionOf(this.#done, 0, this.#total);
     const c = this.#counts;
@@ -61,7 +61,7 @@ export class EraseProgress {
   }
 }
 
-export function formatEraseProgress(p: EraseSnapshot): string {
+export function formatDeleteProgress(p: DeleteSnapshot): string {
   const c = p.counts;
   return (
     `${(p.fraction * 100).toFixed(0)}% (${p.unitsDone}/${p.unitsTotal} units) · deleted ${c.dataRows} data rows, ${c.indexRows} index rows, ` +

@@ -4,12 +4,12 @@ import { InputError } from '../errors.ts';
 import { encodeId, KeyError, type Keyspace, type TableRef, type Tables } from '../keys/index.ts';
 import { parseWindows, type WindowSize } from '../rollup/windows.ts';
 import type { Config } from '../runtime/config.ts';
-import type { EraseRun } from './checkpoint.ts';
-import { assertRange, type EraseRange } from './plan.ts';
+import type { DeleteRun } from './checkpoint.ts';
+import { assertRange, type DeleteRange } from './plan.ts';
 
-export interface EraseSettings {
+export interface DeleteSettings {
   readonly id: string;
-  readonly range: EraseRange;
+  readonly range: DeleteRange;
   readonly keyspace: Keyspace;
   readonly indexTags: readonly string[];
   /** rollup window sizes, finest first */
@@ -20,9 +20,9 @@ export interface EraseSettings {
   readonly meta: TableRef;
 }
 
-export function eraseSettings(cfg: Config, keyspace: Keyspace, tables: Tables, target: { readonly id: string; readonly range: EraseRange }): EraseSettings {
+export function deleteSettings(cfg: Config, keyspace: Keyspace, tables: Tables, target: { readonly id: string; readonly range: DeleteRange }): DeleteSettings {
   const { id, range } = target;
-  assertErasableId(id);
+  assertDeletableId(id);
   assertRange(range);
   return {
     id,
@@ -38,7 +38,7 @@ export function eraseSettings(cfg: Config, keyspace: Keyspace, tables: Tables, t
 }
 
 /** The key layout's own check of an id (1–128 UTF-8 bytes, no NUL, well-formed), before any HBase call. */
-export function assertErasableId(id: string): void {
+export function assertDeletableId(id: string): void {
   try {
     encodeId(id);
   } catch (err) {
@@ -48,7 +48,7 @@ export function assertErasableId(id: string): void {
 }
 
 /** The identity of a run in its checkpoint: a rerun with another id, range or layout must not continue it. */
-export function eraseRunOf(s: EraseSettings): EraseRun {
+export function deleteRunOf(s: DeleteSettings): DeleteRun {
   return {
     id: s.id,
     from: s.range?.from ?? null,

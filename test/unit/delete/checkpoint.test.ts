@@ -3,10 +3,18 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { continueRun, eraseCheckpointFile, finishedCheckpoint, mergeSeen, newEraseCheckpoint, withUnit, type EraseRun } from '../../../src/erase/checkpoint.ts';
+import {
+  continueRun,
+  deleteCheckpointFile,
+  finishedCheckpoint,
+  mergeSeen,
+  newDeleteCheckpoint,
+  withUnit,
+  type DeleteRun,
+} from '../../../src/delete/checkpoint.ts';
 import { CheckpointError } from '../../../src/toolkit/checkpoint.ts';
 
-const run: EraseRun = {
+const run: DeleteRun = {
   id: 'dev-1',
   from: null,
   to: null,
@@ -20,11 +28,11 @@ const run: EraseRun = {
 };
 
 void test('a checkpoint round-trips through its file with positions and what was seen', async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'erase-cp-'));
+  const dir = await mkdtemp(join(tmpdir(), 'delete-cp-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
-  const store = eraseCheckpointFile(join(dir, 'cp.json'));
+  const store = deleteCheckpointFile(join(dir, 'cp.json'));
   assert.equal(await store.load(), undefined);
-  let c = newEraseCheckpoint(run, 0);
+  let c = newDeleteCheckpoint(run, 0);
   c = withUnit(c, { unit: 'data/3', pos: { done: false, after: '03abcd' }, seen: mergeSeen(c.seen, [{ tag: 'site', value: 's1' }], 10, 20) }, 1000);
   c = finishedCheckpoint(c, 2000);
   await store.save(c);
@@ -33,7 +41,7 @@ void test('a checkpoint round-trips through its file with positions and what was
 });
 
 void test('a checkpoint of another id or range is refused, naming the field', () => {
-  const c = newEraseCheckpoint(run, 0);
+  const c = newDeleteCheckpoint(run, 0);
   assert.throws(
     () => continueRun(c, { ...run, id: 'dev-2' }, 'cp.json', 0),
     (e: unknown) => e instanceof CheckpointError && e.code === 'CHECKPOINT_OTHER_RUN' && /id is "dev-1" there, "dev-2" now/.test(e.message),
@@ -43,12 +51,12 @@ void test('a checkpoint of another id or range is refused, naming the field', ()
 });
 
 void test('a damaged checkpoint file is an error naming it', async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'erase-cp-'));
+  const dir = await mkdtemp(join(tmpdir(), 'delete-cp-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
   const path = join(dir, 'cp.json');
   await writeFile(path, '{"version":1}');
   await assert.rejects(
-    eraseCheckpointFile(path).load(),
+    deleteCheckpointFile(path).load(),
     (e: unknown) => e instanceof CheckpointError && e.code === 'CHECKPOINT_INVALID' && e.message.includes(`--checkpoint ${path} is not a delete checkpoint`),
   );
 });

@@ -6,9 +6,9 @@ import { z } from 'zod';
 import { CheckpointError, fileCheckpointStore, identityDiff, type CheckpointFormat, type CheckpointStore } from '../toolkit/checkpoint.ts';
 import type { IndexedValue } from './plan.ts';
 
-export const ERASE_CHECKPOINT_VERSION = 1;
+export const DELETE_CHECKPOINT_VERSION = 1;
 
-export interface EraseRun {
+export interface DeleteRun {
   readonly id: string;
   readonly from: number | null;
   readonly to: number | null;
@@ -21,7 +21,7 @@ export interface EraseRun {
   readonly indexTags: readonly string[];
 }
 
-export interface EraseUnit {
+export interface DeleteUnit {
   readonly done: boolean;
   /** hex of the last data key deleted (data units), null otherwise */
   readonly after: string | null;
@@ -34,10 +34,10 @@ export interface Seen {
   readonly maxTs: number | null;
 }
 
-export interface EraseCheckpoint {
-  readonly version: typeof ERASE_CHECKPOINT_VERSION;
-  readonly run: EraseRun;
-  readonly units: Readonly<Record<string, EraseUnit>>;
+export interface DeleteCheckpoint {
+  readonly version: typeof DELETE_CHECKPOINT_VERSION;
+  readonly run: DeleteRun;
+  readonly units: Readonly<Record<string, DeleteUnit>>;
   readonly seen: Seen;
   readonly updatedAt: string;
   readonly finishedAt: string | null;
@@ -45,7 +45,7 @@ export interface EraseCheckpoint {
 
 const schema = z
   .object({
-    version: z.literal(ERASE_CHECKPOINT_VERSION),
+    version: z.literal(DELETE_CHECKPOINT_VERSION),
     run: z
       .object({
         id: z.string().min(1),
@@ -84,25 +84,25 @@ const schema = z
   })
   .strict();
 
-export const ERASE_CHECKPOINT: CheckpointFormat<EraseCheckpoint> = {
+export const DELETE_CHECKPOINT: CheckpointFormat<DeleteCheckpoint> = {
   schema,
   label: (path) => `--checkpoint ${path}`,
   kind: 'a delete checkpoint',
 };
 
-export function eraseCheckpointFile(path: string): CheckpointStore<EraseCheckpoint> {
-  return fileCheckpointStore(path, ERASE_CHECKPOINT);
+export function deleteCheckpointFile(path: string): CheckpointStore<DeleteCheckpoint> {
+  return fileCheckpointStore(path, DELETE_CHECKPOINT);
 }
 
 export const NOTHING_SEEN: Seen = { values: [], minTs: null, maxTs: null };
 
-export function newEraseCheckpoint(run: EraseRun, now: number): EraseCheckpoint {
-  return { version: ERASE_CHECKPOINT_VERSION, run, units: {}, seen: NOTHING_SEEN, updatedAt: new Date(now).toISOString(), finishedAt: null };
+export function newDeleteCheckpoint(run: DeleteRun, now: number): DeleteCheckpoint {
+  return { version: DELETE_CHECKPOINT_VERSION, run, units: {}, seen: NOTHING_SEEN, updatedAt: new Date(now).toISOString(), finishedAt: null };
 }
 
 /** The saved checkpoint if it belongs to this run (a fresh one when there is none); another run's is refused. */
-export function continueRun(saved: EraseCheckpoint | undefined, run: EraseRun, where: string, now: number): EraseCheckpoint {
-  if (saved === undefined) return newEraseCheckpoint(run, now);
+export function continueRun(saved: DeleteCheckpoint | undefined, run: DeleteRun, where: string, now: number): DeleteCheckpoint {
+  if (saved === undefined) return newDeleteCheckpoint(run, now);
   const d = identityDiff(saved.run, run);
   if (d !== undefined) {
     throw new CheckpointError(
@@ -131,12 +131,12 @@ export function mergeSeen(seen: Seen, values: readonly IndexedValue[], minTs: nu
   };
 }
 
-export function withUnit(c: EraseCheckpoint, step: { readonly unit: string; readonly pos: EraseUnit; readonly seen: Seen }, now: number): EraseCheckpoint {
+export function withUnit(c: DeleteCheckpoint, step: { readonly unit: string; readonly pos: DeleteUnit; readonly seen: Seen }, now: number): DeleteCheckpoint {
   const { unit, pos, seen } = step;
   return { ...c, units: { ...c.units, [unit]: pos }, seen, updatedAt: new Date(now).toISOString() };
 }
 
-export function finishedCheckpoint(c: EraseCheckpoint, now: number): EraseCheckpoint {
+export function finishedCheckpoint(c: DeleteCheckpoint, now: number): DeleteCheckpoint {
   const iso = new Date(now).toISOString();
   return { ...c, updatedAt: iso, finishedAt: iso };
 }

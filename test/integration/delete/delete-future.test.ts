@@ -34,7 +34,7 @@ interface DeleteJson {
 }
 
 void test('delete: future-dated events of a plain, a spread and an awkward id leave nothing; reruns converge', { timeout: 600_000 }, async (t) => {
-  const h = await createHarness(t, { prefix: 'erase-fut', partitions: 1, sets: SETS });
+  const h = await createHarness(t, { prefix: 'delete-fut', partitions: 1, sets: SETS });
   const cfg = h.config(['kafka.groupId=unused']);
   const now = Date.now();
   // The spread id: over 4 buckets from 30 min ago on, so its future events are spread.

@@ -10,7 +10,7 @@ import { LEGACY_QUALIFIER, VERSION_QUALIFIER } from '../rollup/marker.ts';
 import type { WindowSize } from '../rollup/windows.ts';
 
 /** [from, to) in epoch ms; null: all of the id's data, over all time. */
-export type EraseRange = { readonly from: number; readonly to: number } | null;
+export type DeleteRange = { readonly from: number; readonly to: number } | null;
 
 export interface DataScan {
   /** checkpoint unit name: `data/<bucket>` */
@@ -19,7 +19,7 @@ export interface DataScan {
   readonly range: ScanRange;
 }
 
-export function assertRange(range: EraseRange): void {
+export function assertRange(range: DeleteRange): void {
   if (range === null) return;
   if (!Number.isSafeInteger(range.from) || !Number.isSafeInteger(range.to) || range.from < 0 || !(range.from < range.to)) {
     throw new InputError(`--from (${range.from}) must be a time before --to (${range.to})`, { field: '--from' });
@@ -27,7 +27,7 @@ export function assertRange(range: EraseRange): void {
 }
 
 /** The scan of the id's rows in each of the B buckets (the whole prefix, or the events in [from, to)). */
-export function dataScans(keyspace: Keyspace, id: string, range: EraseRange): DataScan[] {
+export function dataScans(keyspace: Keyspace, id: string, range: DeleteRange): DataScan[] {
   assertRange(range);
   const bounds = range === null ? undefined : { fromTs: range.from, toTs: range.to - 1 };
   return keyspace.allBuckets().map((bucket) => ({ unit: `data/${bucket}`, bucket, range: keyspace.idRangeIn(id, bucket, bounds) }));
@@ -103,7 +103,7 @@ export function windowCuts(windows: readonly WindowSize[], range: { readonly fro
 }
 
 /** The summary scans: the id's whole summary prefix, or per size the windows wholly in the range. */
-export function summaryScans(keyspace: Keyspace, id: string, windows: readonly WindowSize[], range: EraseRange): ScanRange[] {
+export function summaryScans(keyspace: Keyspace, id: string, windows: readonly WindowSize[], range: DeleteRange): ScanRange[] {
   if (range === null) {
     // salt(id) ‖ id ‖ 0x00: every window size of this id, never a marker (byte 1 of a marker is 0x00).
     return [prefixRange(Buffer.concat([Buffer.from([keyspace.baseSalt(id)]), encodeId(id), Buffer.from([0x00])]))];
@@ -125,12 +125,12 @@ export function markerScan(keyspace: Keyspace, id: string): ScanRange {
 /** What to delete of one marker row: the id's cell, the whole per-id marker row, or nothing. */
 export type MarkerAction = { readonly kind: 'cell'; readonly qualifier: Buffer } | { readonly kind: 'row' } | null;
 
-/** Whose marks markerAction removes: EraseSettings fits. */
+/** Whose marks markerAction removes: DeleteSettings fits. */
 export interface MarksOf {
   readonly keyspace: Keyspace;
   readonly id: string;
   readonly windows: readonly WindowSize[];
-  readonly range: EraseRange;
+  readonly range: DeleteRange;
 }
 
 export function markerAction(of: MarksOf, marker: { readonly row: Buffer; readonly cells: readonly CellLike[] }): MarkerAction {

@@ -6,17 +6,17 @@ import { SERIES_RANGE, SERIES_QUALIFIER, seriesKeyId } from '../catalog/rows.ts'
 import { ENTRY_QUALIFIER, entryRow } from '../spread/rows.ts';
 import { scanPages } from '../scans/paged-scan.ts';
 import { runLimited } from '../toolkit/pool.ts';
-import type { ErasePort } from './erase.ts';
+import type { DeletePort } from './delete-id.ts';
 import { dataScans, summaryScans } from './plan.ts';
-import type { EraseSettings } from './settings.ts';
+import type { DeleteSettings } from './settings.ts';
 
-async function anyRow(port: ErasePort, table: string, range: { startRow: Buffer; stopRow: Buffer }): Promise<boolean> {
+async function anyRow(port: DeletePort, table: string, range: { startRow: Buffer; stopRow: Buffer }): Promise<boolean> {
   for await (const page of scanPages(port, table, { ...range, pageRows: 1 })) return page.length > 0;
   return false;
 }
 
 /** Whether the id has a data row in any bucket, a summary, a registry entry or a catalog row. */
-export async function idSeen(port: ErasePort, s: EraseSettings, concurrency = 8): Promise<boolean> {
+export async function idSeen(port: DeletePort, s: DeleteSettings, concurrency = 8): Promise<boolean> {
   const found: boolean[] = [];
   await runLimited(dataScans(s.keyspace, s.id, null), concurrency, async (d) => {
     found.push(await anyRow(port, s.data.name, d.range));
