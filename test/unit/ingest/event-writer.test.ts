@@ -1,10 +1,10 @@
-// DualWriter with an in-memory sink: data rows before index rows and rollup markers, 400 bisection
+// EventWriter with an in-memory sink: data rows before index rows and rollup markers, 400 bisection
 // down to the offending row, refused rows get neither index rows nor markers, buckets travel with rows.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import PQueue from 'p-queue';
 import { planBatch } from '../../../src/ingest/batch-plan.ts';
-import { DualWriter } from '../../../src/ingest/dual-writer.ts';
+import { EventWriter } from '../../../src/ingest/event-writer.ts';
 import { OutagePolicy } from '../../../src/ingest/outage-policy.ts';
 import { OutageWatch } from '../../../src/ingest/outage-watch.ts';
 import { RollupMarks } from '../../../src/ingest/rollup-marks.ts';
@@ -17,9 +17,9 @@ const TABLES = { data: 'd_t', index: 'i_t' };
 function writer(
   sink: FakeSink,
   opts: { marks?: boolean; chunkRows?: number; watch?: OutageWatch } = {},
-): { w: DualWriter; rec: ReturnType<typeof recordingObserver> } {
+): { w: EventWriter; rec: ReturnType<typeof recordingObserver> } {
   const rec = recordingObserver();
-  const w = new DualWriter({
+  const w = new EventWriter({
     sink,
     queue: new PQueue({ concurrency: 2 }),
     tables: TABLES,

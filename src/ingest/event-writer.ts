@@ -1,6 +1,6 @@
 // Writes a batch plan to HBase: data rows first, then index rows, rollup markers and catalog rows, in
 // retried chunks; rows HBase refuses as malformed are isolated for the DLQ.
-// Design notes: docs/DECISIONS.md#the-dual-writer
+// Design notes: docs/DECISIONS.md#the-event-writer
 import type PQueue from 'p-queue';
 import { chunkRows, rowBytes, type BatchPlan, type PlannedEvent, type PlannedRow, type Rejected } from './batch-plan.ts';
 import { toRowCells, type RowCellsLike } from '../hbase/row-cells.ts';
@@ -32,7 +32,7 @@ export interface WriteObserver {
   catalogWritten?(table: string, rows: number, seconds: number): void;
 }
 
-export interface DualWriterOptions {
+export interface EventWriterOptions {
   readonly sink: RowSink;
   readonly queue: PQueue;
   readonly tables: { readonly data: string; readonly index: string };
@@ -63,10 +63,10 @@ interface WriteMode {
   readonly report: Report;
 }
 
-export class DualWriter {
-  readonly #o: DualWriterOptions;
+export class EventWriter {
+  readonly #o: EventWriterOptions;
 
-  constructor(options: DualWriterOptions) {
+  constructor(options: EventWriterOptions) {
     this.#o = options;
   }
 

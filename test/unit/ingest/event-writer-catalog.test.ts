@@ -1,4 +1,4 @@
-// DualWriter and the series catalog: catalog rows only after the data rows are acknowledged, only for
+// EventWriter and the series catalog: catalog rows only after the data rows are acknowledged, only for
 // events HBase accepted, once per series (repeat units write none), counted through catalogWritten
 // and not reported as data/index rows; a failed catalog put fails the unit and nothing is remembered.
 import { test } from 'node:test';
@@ -7,7 +7,7 @@ import PQueue from 'p-queue';
 import { decodeSeriesRow, GENERATION_ROW } from '../../../src/catalog/rows.ts';
 import { planBatch } from '../../../src/ingest/batch-plan.ts';
 import { CatalogMarks } from '../../../src/catalog/marks.ts';
-import { DualWriter, type WriteObserver } from '../../../src/ingest/dual-writer.ts';
+import { EventWriter, type WriteObserver } from '../../../src/ingest/event-writer.ts';
 import { OutagePolicy } from '../../../src/ingest/outage-policy.ts';
 import { FakeSink, RowRefused, SETTINGS, Transient, event, record } from './fixtures.ts';
 
@@ -27,7 +27,7 @@ function writer(sink: FakeSink) {
     },
   };
   const planner = new CatalogMarks({ family: 'm', cacheSize: 1000 });
-  const w = new DualWriter({
+  const w = new EventWriter({
     sink,
     queue: new PQueue({ concurrency: 2 }),
     tables: TABLES,
