@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { PointBudget, RawAsk, TaggedPoints } from '../../../src/series-data/points.ts';
-import { batchedReads, clusterAsks } from '../../../src/series-query/read-batch.ts';
+import { coalescedReads, clusterAsks } from '../../../src/series-query/coalesce-reads.ts';
 import type { SeriesReads } from '../../../src/series-query/series-reads.ts';
 import { scanChunks, scansFor } from '../../../src/series-store/series-store.ts';
 import type { MarkedWindow, StoredWindow, WindowSpan, WindowsAsk, WindowsRead } from '../../../src/series-data/windows.ts';
@@ -47,7 +47,7 @@ class RecordingReads implements SeriesReads {
 
 void test('sub-queries over the same range and nearly the same ids share one read of the union for all their metrics; each gets its own metric', async () => {
   const inner = new RecordingReads();
-  const reads = batchedReads(inner, budget, 4);
+  const reads = coalescedReads(inner, budget, 4);
   const [temp, hum, sub, other] = await Promise.all([
     reads.rawPointsOf(['a', 'b'], 'temp', 0, 100),
     reads.rawPointsOf(['b', 'a'], 'hum', 0, 100), // same ids in another order
@@ -73,7 +73,7 @@ void test('clusters: a union at most 1.25 times the largest ask joins; otherwise
 
 void test('window reads share by spans, markers and ids: one read for all their metrics, each gets its own metric and every mark', async () => {
   const inner = new RecordingReads();
-  const reads = batchedReads(inner, budget, 4);
+  const reads = coalescedReads(inner, budget, 4);
   const hour = [{ sizeMs: 3_600_000, from: 0, to: 100, with: 'pack' as const }];
   const marks = { sizesMs: [3_600_000], from: 0, to: 100 };
   const [t, h, d, b] = await Promise.all([
@@ -95,7 +95,7 @@ void test('window reads share by spans, markers and ids: one read for all their 
 
 void test('a read asked in a later turn starts its own; a failed read fails every sub-query that joined it', async () => {
   const inner = new RecordingReads();
-  const reads = batchedReads(inner, budget, 4);
+  const reads = coalescedReads(inner, budget, 4);
   await reads.rawPointsOf(['a'], 'temp', 0, 100);
   await reads.rawPointsOf(['a'], 'hum', 0, 100);
   assert.deepEqual(inner.calls, ['raw a temp 0-100', 'raw a hum 0-100']);

@@ -98,7 +98,7 @@ class Turn {
 }
 
 /** One query's reads through `reads`, coalesced; points count against `budget`. */
-export function batchedReads(reads: SeriesReads, budget: PointBudget, concurrency: number): MetricReads {
+export function coalescedReads(reads: SeriesReads, budget: PointBudget, concurrency: number): MetricReads {
   const turn = new Turn();
   return {
     async rawPointsOf(ids, metric, from, to) {
