@@ -65,7 +65,7 @@ export const TABLE_ADMIN_ERROR_CODES = [
   'ADMIN_SPAWN_FAILED', // the tool could not be started
 ] as const;
 
-/** CheckpointError (src/toolkit/checkpoint.ts): a checkpoint that cannot be used. */
+/** CheckpointError (src/toolkit/checkpoint-store.ts): a checkpoint that cannot be used. */
 export const CHECKPOINT_ERROR_CODES = [
   'CHECKPOINT_UNREADABLE', // the file exists but cannot be read
   'CHECKPOINT_NOT_JSON',

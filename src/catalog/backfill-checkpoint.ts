@@ -5,7 +5,7 @@
  * written atomically).
  */
 import { z } from 'zod';
-import { fileCheckpointStore, type CheckpointStore } from '../toolkit/checkpoint.ts';
+import { fileCheckpointStore, type CheckpointStore } from '../toolkit/checkpoint-store.ts';
 
 export const catalogCheckpointSchema = z.object({
   version: z.literal(1),

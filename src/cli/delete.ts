@@ -2,7 +2,7 @@
 // entry removed (src/delete/), then every place scanned again; exit 1 when anything of it is left, 2 on
 // a wrong command line (an id the key layout refuses included) before any HBase call, 0 with "never
 // seen" when a probe of every bucket, the summaries, the registry and the catalog finds nothing of it.
-import { deleteCheckpointFile } from '../delete/checkpoint.ts';
+import { deleteCheckpointFile } from '../delete/delete-checkpoint.ts';
 import { deleteId, type DeleteReport } from '../delete/delete-id.ts';
 import { DeleteProgress, formatDeleteProgress } from '../delete/progress.ts';
 import { idSeen } from '../delete/probe.ts';

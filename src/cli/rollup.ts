@@ -2,7 +2,7 @@
 import { pino } from 'pino';
 import { encodeId } from '../keys/index.ts';
 import { runBackfill, type BackfillResult } from '../rollup/backfill.ts';
-import { backfillCheckpointFile } from '../rollup/checkpoint.ts';
+import { backfillCheckpointFile } from '../rollup/rollup-checkpoint.ts';
 import { RollupJob } from '../rollup/job.ts';
 import { formatRunReport, mergeReports } from '../rollup/run-report.ts';
 import { quietRollupMeters } from '../rollup/meters.ts';

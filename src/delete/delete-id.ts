@@ -15,14 +15,23 @@ import { putRowOf } from '../rollup/fold.ts';
 import { markerPuts, stampClock } from '../rollup/marker.ts';
 import { ENTRY_QUALIFIER, entryRow } from '../spread/rows.ts';
 import { RegistryConflictError } from '../spread/store.ts';
-import { CheckpointWriter, memoryCheckpointStore, type CheckpointStore } from '../toolkit/checkpoint.ts';
+import { CheckpointWriter, memoryCheckpointStore, type CheckpointStore } from '../toolkit/checkpoint-store.ts';
 import { createLimiter } from '../toolkit/limiter.ts';
 import { scanPages, type ScanPort } from '../scans/paged-scan.ts';
 import { classifyError } from '../errors.ts';
 import { RetryAbortedError, retrying } from '../toolkit/retry.ts';
 import { runLimited } from '../toolkit/pool.ts';
 import type { Throttle } from '../toolkit/throttle.ts';
-import { continueRun, finishedCheckpoint, mergeSeen, newDeleteCheckpoint, withUnit, type DeleteCheckpoint, type DeleteUnit, type Seen } from './checkpoint.ts';
+import {
+  continueRun,
+  finishedCheckpoint,
+  mergeSeen,
+  newDeleteCheckpoint,
+  withUnit,
+  type DeleteCheckpoint,
+  type DeleteUnit,
+  type Seen,
+} from './delete-checkpoint.ts';
 import { dataScans, indexRowsOf, markerAction, markerScan, recomputeMarks, summaryScans, type IndexedValue } from './plan.ts';
 import type { DeleteProgress } from './progress.ts';
 import { existingRows, removeRows, type Doomed, type RemovePort } from './remove.ts';

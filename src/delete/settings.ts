@@ -4,7 +4,7 @@ import { InputError } from '../errors.ts';
 import { encodeId, KeyError, type Keyspace, type TableRef, type Tables } from '../keys/index.ts';
 import { parseWindows, type WindowSize } from '../rollup/windows.ts';
 import type { Config } from '../runtime/config.ts';
-import type { DeleteRun } from './checkpoint.ts';
+import type { DeleteRun } from './delete-checkpoint.ts';
 import { assertRange, type DeleteRange } from './plan.ts';
 
 export interface DeleteSettings {

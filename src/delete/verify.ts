@@ -8,7 +8,7 @@ import { decodeIndexKey } from '../keys/index.ts';
 import { ENTRY_QUALIFIER, entryRow } from '../spread/rows.ts';
 import { scanPages } from '../scans/paged-scan.ts';
 import { runLimited } from '../toolkit/pool.ts';
-import type { Seen } from './checkpoint.ts';
+import type { Seen } from './delete-checkpoint.ts';
 import type { DeletePort, PlaceCounts } from './delete-id.ts';
 import { dataScans, indexCheckRanges, markerAction, markerScan, summaryScans } from './plan.ts';
 import type { DeleteSettings } from './settings.ts';

@@ -5,12 +5,12 @@
  */
 import type { ScanRange } from '../keys/index.ts';
 import type { TimeRange } from '../hbase/index.ts';
-import { CheckpointError, CheckpointWriter, identityDiff, memoryCheckpointStore, type CheckpointStore } from '../toolkit/checkpoint.ts';
+import { CheckpointError, CheckpointWriter, identityDiff, memoryCheckpointStore, type CheckpointStore } from '../toolkit/checkpoint-store.ts';
 import { mergedRows } from '../scans/merged-scan.ts';
 import { pagesOf, scanPages } from '../scans/paged-scan.ts';
 import { UNTHROTTLED, type Throttle } from '../toolkit/throttle.ts';
 import { backfillIdentity, idWindowRows } from './backfill-plan.ts';
-import type { Checkpoint } from './checkpoint.ts';
+import type { Checkpoint } from './rollup-checkpoint.ts';
 import { wholeWindows } from './plan.ts';
 import { keyFraction, type BackfillProgress } from './progress.ts';
 import type { RollupSettings } from './settings.ts';

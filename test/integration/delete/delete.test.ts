@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { deleteCheckpointFile } from '../../../src/delete/checkpoint.ts';
+import { deleteCheckpointFile } from '../../../src/delete/delete-checkpoint.ts';
 import { deleteId } from '../../../src/delete/delete-id.ts';
 import { DeleteProgress, type DeleteCounts } from '../../../src/delete/progress.ts';
 import { deleteSettings } from '../../../src/delete/settings.ts';

@@ -23,7 +23,7 @@ import { StartupError } from '../../../src/service/settings.ts';
 import { RegistryConflictError } from '../../../src/spread/store.ts';
 import { HttpError, TsdbQueryError } from '../../../src/series-language/errors.ts';
 import { FilterSpecError } from '../../../src/series-language/filters.ts';
-import { CheckpointError } from '../../../src/toolkit/checkpoint.ts';
+import { CheckpointError } from '../../../src/toolkit/checkpoint-store.ts';
 import { RetryAbortedError } from '../../../src/toolkit/retry.ts';
 
 const ROOT = resolve(import.meta.dirname, '../../..');

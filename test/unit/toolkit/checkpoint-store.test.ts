@@ -13,7 +13,7 @@ import {
   identityDiff,
   memoryCheckpointStore,
   type CheckpointFormat,
-} from '../../../src/toolkit/checkpoint.ts';
+} from '../../../src/toolkit/checkpoint-store.ts';
 
 const schema = z.object({ version: z.literal(1), position: z.string().regex(/^[0-9a-f]*$/, 'hex'), count: z.number().int() }).strict();
 type State = z.infer<typeof schema>;

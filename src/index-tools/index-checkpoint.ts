@@ -1,8 +1,8 @@
 // The rebuild checkpoint — what run it belongs to (tables, key layout, tags, time window) and, per
 // scan unit, the last completed rowkey and whether the unit is done. JSON, keys as hex, stored through
-// the toolkit's checkpoint store (src/toolkit/checkpoint.ts: validated on read, written atomically).
+// the toolkit's checkpoint store (src/toolkit/checkpoint-store.ts: validated on read, written atomically).
 import { z } from 'zod';
-import { fileCheckpointStore, identityDiff, type CheckpointFormat, type CheckpointStore } from '../toolkit/checkpoint.ts';
+import { fileCheckpointStore, identityDiff, type CheckpointFormat, type CheckpointStore } from '../toolkit/checkpoint-store.ts';
 import type { IndexToolSettings } from './settings.ts';
 
 export const CHECKPOINT_VERSION = 1;

@@ -11,8 +11,8 @@ import {
   newDeleteCheckpoint,
   withUnit,
   type DeleteRun,
-} from '../../../src/delete/checkpoint.ts';
-import { CheckpointError } from '../../../src/toolkit/checkpoint.ts';
+} from '../../../src/delete/delete-checkpoint.ts';
+import { CheckpointError } from '../../../src/toolkit/checkpoint-store.ts';
 
 const run: DeleteRun = {
   id: 'dev-1',

@@ -12,8 +12,8 @@ import {
   runOf,
   withUnit,
   type Checkpoint,
-} from '../../../src/index-tools/checkpoint.ts';
-import { decodeCheckpoint as decodeAny, encodeCheckpoint } from '../../../src/toolkit/checkpoint.ts';
+} from '../../../src/index-tools/index-checkpoint.ts';
+import { decodeCheckpoint as decodeAny, encodeCheckpoint } from '../../../src/toolkit/checkpoint-store.ts';
 import { configOf, toolSettings } from './fixtures.ts';
 
 const decodeCheckpoint = (text: string, source: string): Checkpoint => decodeAny(text, source, REBUILD_CHECKPOINT);

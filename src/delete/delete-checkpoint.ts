@@ -1,9 +1,9 @@
 // The delete checkpoint: the run it belongs to (id, range, tables, key layout), per unit (a data
 // bucket, the summaries, the markers, the catalog, the registry) whether it is done and the last data
 // key deleted, and what the deleted rows told (the index values and ts span the verification scans
-// again). JSON through the toolkit's checkpoint store (src/toolkit/checkpoint.ts: validated, atomic writes).
+// again). JSON through the toolkit's checkpoint store (src/toolkit/checkpoint-store.ts: validated, atomic writes).
 import { z } from 'zod';
-import { CheckpointError, fileCheckpointStore, identityDiff, type CheckpointFormat, type CheckpointStore } from '../toolkit/checkpoint.ts';
+import { CheckpointError, fileCheckpointStore, identityDiff, type CheckpointFormat, type CheckpointStore } from '../toolkit/checkpoint-store.ts';
 import type { IndexedValue } from './plan.ts';
 
 export const DELETE_CHECKPOINT_VERSION = 1;

@@ -2,10 +2,10 @@
  * Backfill checkpoint: the parameters of the run and a cursor. Units (salt buckets, or the given ids
  * in order) are processed one after the other; the cursor names the unit in progress and the last id
  * completed in it, so a rerun with the same parameters skips what is done. Stored as JSON through the
- * toolkit's checkpoint store (src/toolkit/checkpoint.ts: validated on read, written atomically).
+ * toolkit's checkpoint store (src/toolkit/checkpoint-store.ts: validated on read, written atomically).
  */
 import { z } from 'zod';
-import { fileCheckpointStore, type CheckpointFormat, type CheckpointStore } from '../toolkit/checkpoint.ts';
+import { fileCheckpointStore, type CheckpointFormat, type CheckpointStore } from '../toolkit/checkpoint-store.ts';
 
 export const checkpointSchema = z.object({
   version: z.literal(1),
