@@ -6,7 +6,7 @@ import { deleteCheckpointFile } from '../delete/delete-checkpoint.ts';
 import { deleteId, type DeleteReport } from '../delete/delete-id.ts';
 import { DeleteProgress, formatDeleteProgress } from '../delete/progress.ts';
 import { idSeen } from '../delete/probe.ts';
-import { assertDeletableId, deleteSettings, type DeleteSettings } from '../delete/settings.ts';
+import { assertDeletableId, deleteSettings, type DeleteSettings } from '../delete/delete-settings.ts';
 import { totalLeft, verifyDeleted, type Leftovers } from '../delete/verify.ts';
 import { classifyError } from '../errors.ts';
 import { retrying } from '../toolkit/retry.ts';

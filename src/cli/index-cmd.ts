@@ -5,7 +5,7 @@ import { ProgressTracker } from '../index-tools/progress.ts';
 import { startProgressReporter } from '../index-tools/progress-reporter.ts';
 import { rebuildIndex, type RebuildReport } from '../index-tools/rebuild.ts';
 import { rebuildJson, rebuildText, verifyJson, verifyText } from '../index-tools/report.ts';
-import { dataUnits, indexUnits, settingsOf, type IndexToolSettings } from '../index-tools/settings.ts';
+import { dataUnits, indexUnits, settingsOf, type IndexToolSettings } from '../index-tools/index-settings.ts';
 import { verifyIndex } from '../index-tools/verify.ts';
 import type { Tables } from '../keys/index.ts';
 import type { Config } from '../runtime/config.ts';

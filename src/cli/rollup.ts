@@ -7,7 +7,7 @@ import { RollupJob } from '../rollup/job.ts';
 import { formatRunReport, mergeReports } from '../rollup/run-report.ts';
 import { quietRollupMeters } from '../rollup/meters.ts';
 import { ProgressReporter } from '../rollup/progress.ts';
-import { rollupSettings } from '../rollup/settings.ts';
+import { rollupSettings } from '../rollup/rollup-settings.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { createHBaseClient, kafkaClient } from '../service/clients.ts';
 import { KafkaBucketOwners, ownersOptions } from '../service/rollup-owners.ts';

@@ -35,7 +35,7 @@ import {
 import { dataScans, indexRowsOf, markerAction, markerScan, recomputeMarks, summaryScans, type IndexedValue } from './plan.ts';
 import type { DeleteProgress } from './progress.ts';
 import { existingRows, removeRows, type Doomed, type RemovePort } from './remove.ts';
-import { deleteRunOf, type DeleteSettings } from './settings.ts';
+import { deleteRunOf, type DeleteSettings } from './delete-settings.ts';
 
 /** The HBase calls a delete makes (HBaseRestClient fits). */
 export interface DeletePort extends ScanPort, RemovePort {

@@ -8,7 +8,7 @@ import { scanPages } from '../scans/paged-scan.ts';
 import { runLimited } from '../toolkit/pool.ts';
 import type { DeletePort } from './delete-id.ts';
 import { dataScans, summaryScans } from './plan.ts';
-import type { DeleteSettings } from './settings.ts';
+import type { DeleteSettings } from './delete-settings.ts';
 
 async function anyRow(port: DeletePort, table: string, range: { startRow: Buffer; stopRow: Buffer }): Promise<boolean> {
   for await (const page of scanPages(port, table, { ...range, pageRows: 1 })) return page.length > 0;

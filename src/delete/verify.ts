@@ -11,7 +11,7 @@ import { runLimited } from '../toolkit/pool.ts';
 import type { Seen } from './delete-checkpoint.ts';
 import type { DeletePort, PlaceCounts } from './delete-id.ts';
 import { dataScans, indexCheckRanges, markerAction, markerScan, summaryScans } from './plan.ts';
-import type { DeleteSettings } from './settings.ts';
+import type { DeleteSettings } from './delete-settings.ts';
 
 export type Leftovers = PlaceCounts;
 

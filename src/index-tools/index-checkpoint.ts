@@ -3,7 +3,7 @@
 // the toolkit's checkpoint store (src/toolkit/checkpoint-store.ts: validated on read, written atomically).
 import { z } from 'zod';
 import { fileCheckpointStore, identityDiff, type CheckpointFormat, type CheckpointStore } from '../toolkit/checkpoint-store.ts';
-import type { IndexToolSettings } from './settings.ts';
+import type { IndexToolSettings } from './index-settings.ts';
 
 export const CHECKPOINT_VERSION = 1;
 

@@ -19,7 +19,7 @@ import {
   type IndexFacts,
   type Missing,
 } from './compare.ts';
-import { positionInRange, type IndexToolSettings, type ScanUnit } from './settings.ts';
+import { positionInRange, type IndexToolSettings, type ScanUnit } from './index-settings.ts';
 import type { MalformedSample } from './tally.ts';
 
 /** The HBase calls the index tools make. */

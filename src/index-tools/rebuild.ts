@@ -14,7 +14,7 @@ import { finished, newCheckpoint, runMismatch, runOf, withUnit } from './index-c
 import type { Dangling, Missing } from './compare.ts';
 import { unitChunks, type IndexStore } from './passes.ts';
 import type { ProgressTracker } from './progress.ts';
-import { dataUnits, indexUnits, type IndexToolSettings, type ScanUnit } from './settings.ts';
+import { dataUnits, indexUnits, type IndexToolSettings, type ScanUnit } from './index-settings.ts';
 import { Tally, type Counts, type Samples } from './tally.ts';
 import { tallyChunk } from './verify.ts';
 

@@ -3,7 +3,7 @@
 import { runLimited } from '../toolkit/pool.ts';
 import { unitChunks, type ChunkOutcome, type IndexStore } from './passes.ts';
 import type { ProgressTracker } from './progress.ts';
-import { dataUnits, indexUnits, type IndexToolSettings } from './settings.ts';
+import { dataUnits, indexUnits, type IndexToolSettings } from './index-settings.ts';
 import { Tally, type Counts, type Samples } from './tally.ts';
 
 export interface VerifyOptions {

@@ -13,7 +13,7 @@ import { backfillIdentity, idWindowRows } from './backfill-plan.ts';
 import type { Checkpoint } from './rollup-checkpoint.ts';
 import { wholeWindows } from './plan.ts';
 import { keyFraction, type BackfillProgress } from './progress.ts';
-import type { RollupSettings } from './settings.ts';
+import type { RollupSettings } from './rollup-settings.ts';
 import type { RollupStore } from './store.ts';
 import { WindowContent } from './window-content.ts';
 import { putWindowRows } from './generations.ts';

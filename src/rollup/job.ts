@@ -13,7 +13,7 @@ import { stampClock } from './marker.ts';
 import type { BucketOwnership } from './ownership.ts';
 import { closedMarkerRange, lagSeconds, parseMarkerRow, type FoundMarker, type FoundMarkerRow } from './plan.ts';
 import { RollupStageError, removeMarkerRow, type RecomputeContext, type RecomputeOutcome } from './recompute.ts';
-import type { RollupSettings } from './settings.ts';
+import type { RollupSettings } from './rollup-settings.ts';
 import { bucketRuns, formatRunReport, type RunReport, type SizeReport } from './run-report.ts';
 import type { RollupStore } from './store.ts';
 import type { WindowSize } from './windows.ts';

@@ -10,7 +10,7 @@ import { mergedRows } from '../scans/merged-scan.ts';
 import { columnOf, putRowOf } from './fold.ts';
 import { markerRow } from './marker.ts';
 import { coarserWindow, sourceOf, type FoundMarker, type FoundMarkerRow } from './plan.ts';
-import type { RollupSettings } from './settings.ts';
+import type { RollupSettings } from './rollup-settings.ts';
 import type { RollupStore } from './store.ts';
 import { WindowContent } from './window-content.ts';
 import { putWindowRows } from './generations.ts';

@@ -23,7 +23,7 @@ import type { Config } from '../runtime/config.ts';
 import { ingestObserver, lagSink, writeObserver, type HotIdFeed } from './observers.ts';
 import { adminOffsetsSource } from './kafka-parts.ts';
 import type { Closers } from './shutdown.ts';
-import { LAG_POLL_MS, catalogMarks, consumerConfig, planSettings, rollupMarks } from './settings.ts';
+import { LAG_POLL_MS, catalogMarks, consumerConfig, planSettings, rollupMarks } from './service-settings.ts';
 
 /** What the parts of the service are built from. */
 export interface ServiceBase {

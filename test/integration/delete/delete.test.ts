@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { deleteCheckpointFile } from '../../../src/delete/delete-checkpoint.ts';
 import { deleteId } from '../../../src/delete/delete-id.ts';
 import { DeleteProgress, type DeleteCounts } from '../../../src/delete/progress.ts';
-import { deleteSettings } from '../../../src/delete/settings.ts';
+import { deleteSettings } from '../../../src/delete/delete-settings.ts';
 import { verifyDeleted } from '../../../src/delete/verify.ts';
 import { buildEventCells } from '../../../src/events/index.ts';
 import { putRowOf } from '../../../src/rollup/fold.ts';

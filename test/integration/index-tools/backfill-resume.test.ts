@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { REBUILD_CHECKPOINT, rebuildCheckpointFile } from '../../../src/index-tools/index-checkpoint.ts';
 import { rebuildIndex } from '../../../src/index-tools/rebuild.ts';
 import { keyspaceOf, tablesOf } from '../../../src/service/keyspace.ts';
-import { settingsOf } from '../../../src/index-tools/settings.ts';
+import { settingsOf } from '../../../src/index-tools/index-settings.ts';
 import { decodeCheckpoint } from '../../../src/toolkit/checkpoint-store.ts';
 import { countIndexed, createHarness, makeEvents } from '../../support/service-harness.ts';
 import { expectedIndex, indexCli, indexSnapshot, ingestThroughService, jsonOf } from './helpers.ts';

@@ -11,7 +11,7 @@ import { SPREAD_METRIC_NAMES } from '../../../src/metrics/spread-metrics.ts';
 import { collectPage, createQueries, type Queries } from '../../../src/reads-v1/queries.ts';
 import type { EventItem, QueryItem, QueryKind, RollupItem } from '../../../src/reads-v1/types.ts';
 import { RollupJob } from '../../../src/rollup/job.ts';
-import { rollupSettings } from '../../../src/rollup/settings.ts';
+import { rollupSettings } from '../../../src/rollup/rollup-settings.ts';
 import { createLogger } from '../../../src/runtime/logger.ts';
 import { tablesOf } from '../../../src/service/keyspace.ts';
 import type { Service } from '../../../src/service/service.ts';

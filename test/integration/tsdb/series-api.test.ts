@@ -22,7 +22,7 @@ import type { Service } from '../../../src/service/service.ts';
 import { pino } from 'pino';
 import { quietRollupMeters } from '../../../src/rollup/meters.ts';
 import { RollupJob } from '../../../src/rollup/job.ts';
-import { rollupSettings } from '../../../src/rollup/settings.ts';
+import { rollupSettings } from '../../../src/rollup/rollup-settings.ts';
 import { keyspaceOf, tablesOf } from '../../../src/service/keyspace.ts';
 import { hourlyMean, post, serviceWithDataset } from './helpers.ts';
 

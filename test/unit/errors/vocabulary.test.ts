@@ -19,7 +19,7 @@ import { SummaryDecodeError } from '../../../src/rollup/summary.ts';
 import { WindowConfigError } from '../../../src/rollup/windows.ts';
 import { ConfigError } from '../../../src/runtime/config.ts';
 import { LifecycleError } from '../../../src/runtime/lifecycle.ts';
-import { StartupError } from '../../../src/service/settings.ts';
+import { StartupError } from '../../../src/service/service-settings.ts';
 import { RegistryConflictError } from '../../../src/spread/store.ts';
 import { HttpError, TsdbQueryError } from '../../../src/series-language/errors.ts';
 import { FilterSpecError } from '../../../src/series-language/filters.ts';

@@ -2,7 +2,7 @@
 import { DEFAULT_EVENT_LIMITS, DEFAULT_FIELD_MAPPING } from '../../../src/events/index.ts';
 import { planBatch, type PlanSettings } from '../../../src/ingest/batch-plan.ts';
 import type { Checkpoint } from '../../../src/index-tools/index-checkpoint.ts';
-import { settingsOf, type IndexToolSettings } from '../../../src/index-tools/settings.ts';
+import { settingsOf, type IndexToolSettings } from '../../../src/index-tools/index-settings.ts';
 import { encodeIndexKey } from '../../../src/keys/index.ts';
 import { loadConfig, type Config } from '../../../src/runtime/config.ts';
 import { keyspaceOf, tablesOf } from '../../../src/service/keyspace.ts';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { dataUnits, indexUnits, positionInRange, windowOf } from '../../../src/index-tools/settings.ts';
+import { dataUnits, indexUnits, positionInRange, windowOf } from '../../../src/index-tools/index-settings.ts';
 import { encodeDataKey, encodeIndexKey, encodePrintableDataKey } from '../../../src/keys/index.ts';
 import { configOf, toolSettings as settingsOf } from './fixtures.ts';
 
