@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { SeriesIndex } from '../../../src/catalog/series-index.ts';
 import { lookupAnswer, lookupFromBody, lookupFromQuery, parseLookupM, suggestAnswer } from '../../../src/series-http/lookup.ts';
 import { parseQueryBody } from '../../../src/series-language/parse-query.ts';
-import { dpsJson, seriesJson, subQueryEcho } from '../../../src/series-http/render.ts';
+import { dpsJson, seriesJson, subQueryEcho } from '../../../src/series-http/series-render.ts';
 import { TsdbQueryError } from '../../../src/series-language/errors.ts';
 
 function catalog(): SeriesIndex {
