@@ -3,7 +3,7 @@ import { catalogCheckpointFile } from '../catalog/backfill-checkpoint.ts';
 import { runCatalogBackfill, type CatalogBackfillProgress, type CatalogBackfillResult } from '../catalog/backfill.ts';
 import { createHBaseClient } from '../service/clients.ts';
 import { keyspaceOf, tablesOf } from '../service/keyspace.ts';
-import { formatDuration, fractionOf, etaOf } from '../toolkit/progress.ts';
+import { formatDuration, fractionOf, etaOf } from '../toolkit/progress-math.ts';
 import { createThrottle } from '../toolkit/throttle.ts';
 import { UsageError, configOf, out, parseCommand, rateFlag, stringFlag, timeFlag } from './args.ts';
 

@@ -4,7 +4,7 @@
 // seen" when a probe of every bucket, the summaries, the registry and the catalog finds nothing of it.
 import { deleteCheckpointFile } from '../delete/delete-checkpoint.ts';
 import { deleteId, type DeleteReport } from '../delete/delete-id.ts';
-import { DeleteProgress, formatDeleteProgress } from '../delete/progress.ts';
+import { DeleteProgress, formatDeleteProgress } from '../delete/delete-progress.ts';
 import { idSeen } from '../delete/probe.ts';
 import { assertDeletableId, deleteSettings, type DeleteSettings } from '../delete/delete-settings.ts';
 import { totalLeft, verifyDeleted, type Leftovers } from '../delete/verify.ts';

@@ -1,7 +1,7 @@
 // tsingest index verify|rebuild
 import type { HBaseRestClient } from '../hbase/index.ts';
 import { rebuildCheckpointFile } from '../index-tools/index-checkpoint.ts';
-import { ProgressTracker } from '../index-tools/progress.ts';
+import { ProgressTracker } from '../index-tools/index-progress.ts';
 import { startProgressReporter } from '../index-tools/progress-reporter.ts';
 import { rebuildIndex, type RebuildReport } from '../index-tools/rebuild.ts';
 import { rebuildJson, rebuildText, verifyJson, verifyText } from '../index-tools/report.ts';

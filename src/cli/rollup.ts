@@ -6,7 +6,7 @@ import { backfillCheckpointFile } from '../rollup/rollup-checkpoint.ts';
 import { RollupJob } from '../rollup/job.ts';
 import { formatRunReport, mergeReports } from '../rollup/run-report.ts';
 import { quietRollupMeters } from '../rollup/meters.ts';
-import { ProgressReporter } from '../rollup/progress.ts';
+import { ProgressReporter } from '../rollup/rollup-progress.ts';
 import { rollupSettings } from '../rollup/rollup-settings.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { createHBaseClient, kafkaClient } from '../service/clients.ts';

@@ -33,7 +33,7 @@ import {
   type Seen,
 } from './delete-checkpoint.ts';
 import { dataScans, indexRowsOf, markerAction, markerScan, recomputeMarks, summaryScans, type IndexedValue } from './plan.ts';
-import type { DeleteProgress } from './progress.ts';
+import type { DeleteProgress } from './delete-progress.ts';
 import { existingRows, removeRows, type Doomed, type RemovePort } from './remove.ts';
 import { deleteRunOf, type DeleteSettings } from './delete-settings.ts';
 

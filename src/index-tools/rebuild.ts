@@ -13,7 +13,7 @@ import type { Checkpoint, UnitPosition } from './index-checkpoint.ts';
 import { finished, newCheckpoint, runMismatch, runOf, withUnit } from './index-checkpoint.ts';
 import type { Dangling, Missing } from './compare.ts';
 import { unitChunks, type IndexStore } from './passes.ts';
-import type { ProgressTracker } from './progress.ts';
+import type { ProgressTracker } from './index-progress.ts';
 import { dataUnits, indexUnits, type IndexToolSettings, type ScanUnit } from './index-settings.ts';
 import { Tally, type Counts, type Samples } from './tally.ts';
 import { tallyChunk } from './verify.ts';

@@ -2,7 +2,7 @@
 // tag), bounded parallelism, read-only. Consistent = no dangling and no missing index rows.
 import { runLimited } from '../toolkit/pool.ts';
 import { unitChunks, type ChunkOutcome, type IndexStore } from './passes.ts';
-import type { ProgressTracker } from './progress.ts';
+import type { ProgressTracker } from './index-progress.ts';
 import { dataUnits, indexUnits, type IndexToolSettings } from './index-settings.ts';
 import { Tally, type Counts, type Samples } from './tally.ts';
 

@@ -12,7 +12,7 @@ import { UNTHROTTLED, type Throttle } from '../toolkit/throttle.ts';
 import { backfillIdentity, idWindowRows } from './backfill-plan.ts';
 import type { Checkpoint } from './rollup-checkpoint.ts';
 import { wholeWindows } from './plan.ts';
-import { keyFraction, type BackfillProgress } from './progress.ts';
+import { keyFraction, type BackfillProgress } from './rollup-progress.ts';
 import type { RollupSettings } from './rollup-settings.ts';
 import type { RollupStore } from './store.ts';
 import { WindowContent } from './window-content.ts';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deleteCheckpointFile } from '../../../src/delete/delete-checkpoint.ts';
 import { deleteId } from '../../../src/delete/delete-id.ts';
-import { DeleteProgress, type DeleteCounts } from '../../../src/delete/progress.ts';
+import { DeleteProgress, type DeleteCounts } from '../../../src/delete/delete-progress.ts';
 import { deleteSettings } from '../../../src/delete/delete-settings.ts';
 import { verifyDeleted } from '../../../src/delete/verify.ts';
 import { buildEventCells } from '../../../src/events/index.ts';

@@ -1,7 +1,7 @@
 // A delete's progress: units (data buckets, then summaries, markers, catalog, registry) done of all,
 // rows deleted and their rate on this run (a resumed run starts above 0 %), for the CLI's progress
-// line. The arithmetic is the toolkit's (src/toolkit/progress.ts).
-import { etaOf, formatDuration, fractionOf, ratePerSec } from '../toolkit/progress.ts';
+// line. The arithmetic is the toolkit's (src/toolkit/progress-math.ts).
+import { etaOf, formatDuration, fractionOf, ratePerSec } from '../toolkit/progress-math.ts';
 
 export interface DeleteCounts {
   dataRows: number;

@@ -1,7 +1,7 @@
 // Pure: progress of a verify/rebuild run — units done, the position inside running units, counters,
-// rate and ETA (the toolkit's progress arithmetic, src/toolkit/progress.ts) — and its one-line rendering
+// rate and ETA (the toolkit's progress arithmetic, src/toolkit/progress-math.ts) — and its one-line rendering
 // (a bar on a TTY, a plain log line otherwise).
-import { etaOf, formatDuration, fractionOf, ratePerSec } from '../toolkit/progress.ts';
+import { etaOf, formatDuration, fractionOf, ratePerSec } from '../toolkit/progress-math.ts';
 
 export interface ProgressCounters {
   rowsScanned: number;

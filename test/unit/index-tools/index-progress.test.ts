@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ProgressTracker, formatProgress, formatProgressBar } from '../../../src/index-tools/progress.ts';
+import { ProgressTracker, formatProgress, formatProgressBar } from '../../../src/index-tools/index-progress.ts';
 import { startProgressReporter } from '../../../src/index-tools/progress-reporter.ts';
 
 void test('fraction counts done units and the position inside running ones', () => {

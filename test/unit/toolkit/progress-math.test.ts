@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { etaOf, formatDuration, fractionOf, ratePerSec } from '../../../src/toolkit/progress.ts';
+import { etaOf, formatDuration, fractionOf, ratePerSec } from '../../../src/toolkit/progress-math.ts';
 
 void test('completion counts done units and the positions inside running ones; no units = complete', () => {
   assert.equal(fractionOf(0, 0, 4), 0);

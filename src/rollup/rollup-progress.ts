@@ -1,7 +1,7 @@
 // Backfill progress: the numbers, the ETA (from units — buckets or ids — done plus the position inside
 // the current unit), one rendered line, and a reporter that redraws a bar on a TTY or logs a line
-// every few seconds otherwise. The arithmetic is the toolkit's (src/toolkit/progress.ts).
-import { etaOf, formatDuration, fractionOf, ratePerSec, type ProgressSink } from '../toolkit/progress.ts';
+// every few seconds otherwise. The arithmetic is the toolkit's (src/toolkit/progress-math.ts).
+import { etaOf, formatDuration, fractionOf, ratePerSec, type ProgressSink } from '../toolkit/progress-math.ts';
 
 export interface BackfillProgress {
   readonly rowsScanned: number;

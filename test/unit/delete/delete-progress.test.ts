@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DeleteProgress, formatDeleteProgress } from '../../../src/delete/progress.ts';
+import { DeleteProgress, formatDeleteProgress } from '../../../src/delete/delete-progress.ts';
 
 void test('delete progress: units of this run and earlier ones, rows deleted, rate and ETA', () => {
   const p = new DeleteProgress(0);
