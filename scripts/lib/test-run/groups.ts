@@ -45,10 +45,10 @@ export const SLOW_FIRST: readonly string[] = [
   // seconds each took in a whole run, three at a time (2026-11-29 11:17–11:36, 2 cores, admin sessions)
   'test/integration/service/exit-codes.test.ts', // 178
   'test/integration/rollup/job.test.ts', // 177
-  'test/integration/tsdb/tail-live.test.ts', // 162
+  'test/integration/series/tail-live.test.ts', // 162
   'test/integration/rollup/crash-backfill.test.ts', // 144
   'test/integration/rollup/ownership.test.ts', // 110
-  'test/integration/tsdb/side-by-side.local.test.ts', // 105
+  'test/integration/series/side-by-side.local.test.ts', // 105
   'test/integration/service/secrets-never-printed.test.ts', // 103
   'test/integration/service/scale-out.test.ts', // 98
   'test/integration/admin/doctor.test.ts', // 96

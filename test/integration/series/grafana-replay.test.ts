@@ -7,7 +7,7 @@
 // 2. every template variable and every panel target of the generated stored-series dashboard
 //    (scripts/dashboard/stored-series.ts) is turned into the requests Grafana would send, on the
 //    browser path and on the server path (test/support/grafana-opentsdb.ts, checked against the
-//    fixtures by test/unit/tsdb/grafana-requests.test.ts), and must answer 200 with data;
+//    fixtures by test/unit/compat/grafana-requests.test.ts), and must answer 200 with data;
 // 3. the datasource provisioning files parse and point at the service.
 //
 // Rewrites: none. The data set covers 2026-11-24T12:00Z–2026-11-25T12:00Z, the fixtures' own day
