@@ -17,7 +17,7 @@ import { markerPuts, putRowOf } from '../src/rollup/index.ts';
 import { loadConfig } from '../src/runtime/index.ts';
 import { createHBaseClient, keyspaceOf, registryStore, tablesOf } from '../src/service/index.ts';
 import { fixedLookup } from '../src/keys/index.ts';
-import { runLimited } from '../src/walk/index.ts';
+import { runLimited } from '../src/toolkit/index.ts';
 import { projectRoot } from './lib/stack/config.ts';
 
 const ROOT = projectRoot;

@@ -4,7 +4,7 @@
 // (src/demo/generate.ts, Zipf ids) as the JSON records Kafka would hand over, cut into flush units of
 // batch.maxRows records, then
 //   plan      planBatch: JSON parse + validation, data keys, cells, index rows
-//   write     DualWriter.write of those plans into a sink that only encodes the put bodies, with the
+//   write     EventWriter.write of those plans into a sink that only encodes the put bodies, with the
 //             service's real write observer (Prometheus metrics, region writes over a 16-region map,
 //             hot ids), rollup markers and the consumer's per-unit accounting; once per body format
 //   encode    the put bodies alone (rows already converted), per body format; plus bytes per event
@@ -21,7 +21,7 @@ import PQueue from 'p-queue';
 import { Registry } from 'prom-client';
 import { generateEvents } from '../src/demo/index.ts';
 import { encodeCellSet, encodeCellSetProto, toRowCells, type RowCellsLike } from '../src/hbase/index.ts';
-import { DualWriter, OutagePolicy, planBatch, type BatchPlan, type SourceRecord } from '../src/ingest/index.ts';
+import { EventWriter, OutagePolicy, planBatch, type BatchPlan, type SourceRecord } from '../src/ingest/index.ts';
 import { createMetrics, meteredRegionWrites, regionMapObserver, registerHotIdMetrics } from '../src/metrics/index.ts';
 import { HotIds, RegionMap } from '../src/load/index.ts';
 import { loadConfig } from '../src/runtime/index.ts';
@@ -118,7 +118,7 @@ const tickPerUnit = (): number => cfg.metrics.hotIdsWindowMs / Math.max(1, plans
 
 async function writerFor(
   encode: Encoder,
-): Promise<{ writer: DualWriter; accounting: ReturnType<typeof ingestObserver>; bytes: () => number; scrape: () => Promise<string>; close: () => void }> {
+): Promise<{ writer: EventWriter; accounting: ReturnType<typeof ingestObserver>; bytes: () => number; scrape: () => Promise<string>; close: () => void }> {
   const metrics = createMetrics(new Registry(), { defaultMetrics: false });
   const log = { warn: () => undefined, error: () => undefined, debug: () => undefined };
   const regionsOf = (table: string): { name: string; startKey: Buffer; endKey: Buffer; server: string }[] =>
@@ -141,7 +141,7 @@ async function writerFor(
   const hotIds = new HotIds({ ...hotIdsOptions(cfg, tables, keyspace, regionMap), now: () => clock.ms });
   const unregister = registerHotIdMetrics(metrics.registry, hotIds);
   let bytes = 0;
-  const writer = new DualWriter({
+  const writer = new EventWriter({
     sink: {
       put: (_table, rows) => {
         bytes += encode(rows);

@@ -65,7 +65,7 @@ export const TABLE_ADMIN_ERROR_CODES = [
   'ADMIN_SPAWN_FAILED', // the tool could not be started
 ] as const;
 
-/** CheckpointError (src/walk/checkpoint.ts): a checkpoint that cannot be used. */
+/** CheckpointError (src/toolkit/checkpoint-store.ts): a checkpoint that cannot be used. */
 export const CHECKPOINT_ERROR_CODES = [
   'CHECKPOINT_UNREADABLE', // the file exists but cannot be read
   'CHECKPOINT_NOT_JSON',
@@ -77,7 +77,7 @@ export const CHECKPOINT_ERROR_CODES = [
 export const LIFECYCLE_ERROR_CODES = ['ILLEGAL_TRANSITION'] as const;
 
 /**
- * QueryError (src/query/query-error.ts): the read side's bad input, HTTP 400 or 404. The read API's
+ * QueryError (src/reads-v1/query-error.ts): the read side's bad input, HTTP 400 or 404. The read API's
  * JSON body spells the code in lower case (`{"error":"bad_parameter",…}`, docs/QUERIES.md).
  */
 export const QUERY_ERROR_CODES = ['BAD_PARAMETER', 'BAD_CURSOR', 'UNKNOWN_INDEX', 'UNKNOWN_WINDOW', 'UNKNOWN_PARAMETER'] as const;

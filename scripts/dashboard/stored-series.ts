@@ -2,7 +2,7 @@
 // through the service's OpenTSDB-compatible series API with Grafana's built-in OpenTSDB datasource
 // (provisioned as uid tsdb-ingest: deploy/grafana/provisioning/datasources/opentsdb.yml). Written to
 // deploy/grafana/dashboards/stored-series.json by `npm run dashboard`; a unit test fails when the
-// committed JSON differs from what this builds, and test/integration/tsdb/grafana-replay.test.ts
+// committed JSON differs from what this builds, and test/integration/series/grafana-replay.test.ts
 // sends each panel's and variable's request, as Grafana builds it, to the real service.
 //
 // Targets are written in the exact shape Grafana's OpenTSDB query editor saves them (refId,

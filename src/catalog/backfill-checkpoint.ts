@@ -1,11 +1,11 @@
 /**
  * Checkpoint of `tsingest catalog backfill`: the run's parameters (identity) and a cursor — the salt
  * bucket in progress and the last data row key whose series are written (hex), so a rerun with the
- * same parameters continues after it. JSON through the walk's checkpoint store (validated on read,
+ * same parameters continues after it. JSON through the toolkit's checkpoint store (validated on read,
  * written atomically).
  */
 import { z } from 'zod';
-import { fileCheckpointStore, type CheckpointStore } from '../walk/checkpoint.ts';
+import { fileCheckpointStore, type CheckpointStore } from '../toolkit/checkpoint-store.ts';
 
 export const catalogCheckpointSchema = z.object({
   version: z.literal(1),

@@ -7,9 +7,9 @@ import { decodeTags, TAGS_QUALIFIER } from '../events/cells.ts';
 import type { DataRow } from '../events/index.ts';
 import { CatalogMarks, type SeriesTouch } from './marks.ts';
 import type { Keyspace } from '../keys/index.ts';
-import { CheckpointError, CheckpointWriter, identityDiff, memoryCheckpointStore, type CheckpointStore } from '../walk/checkpoint.ts';
-import { rowAfter, scanPages, type ScanPort } from '../walk/paged-scan.ts';
-import { UNTHROTTLED, type Throttle } from '../walk/throttle.ts';
+import { CheckpointError, CheckpointWriter, identityDiff, memoryCheckpointStore, type CheckpointStore } from '../toolkit/checkpoint-store.ts';
+import { rowAfter, scanPages, type ScanPort } from '../scans/paged-scan.ts';
+import { UNTHROTTLED, type Throttle } from '../toolkit/throttle.ts';
 import type { CatalogCheckpoint } from './backfill-checkpoint.ts';
 import { canonicalTags } from './rows.ts';
 

@@ -1,6 +1,6 @@
 // Series catalog rows written by ingest and by the backfill (docs/SERIES-API.md, "The series catalog"): one row per
 // series (metric, id, tag set) a flush unit carried, put after the unit's data rows are acknowledged
-// and before its offsets are committed, like the rollup markers (dual-writer.ts).
+// and before its offsets are committed, like the rollup markers (event-writer.ts).
 // A bounded cache (least recently seen evicted first) remembers the series this process has written,
 // so the steady state writes nothing: a series already written is not written again, one evicted is
 // rewritten once (the same put: same key, same cell). Pure apart from the clock (cell timestamps).

@@ -3,8 +3,8 @@ import { catalogCheckpointFile } from '../catalog/backfill-checkpoint.ts';
 import { runCatalogBackfill, type CatalogBackfillProgress, type CatalogBackfillResult } from '../catalog/backfill.ts';
 import { createHBaseClient } from '../service/clients.ts';
 import { keyspaceOf, tablesOf } from '../service/keyspace.ts';
-import { formatDuration, fractionOf, etaOf } from '../walk/progress.ts';
-import { createThrottle } from '../walk/throttle.ts';
+import { formatDuration, fractionOf, etaOf } from '../toolkit/progress-math.ts';
+import { createThrottle } from '../toolkit/throttle.ts';
 import { UsageError, configOf, out, parseCommand, rateFlag, stringFlag, timeFlag } from './args.ts';
 
 export const CATALOG_USAGE = 'tsingest catalog backfill [--from T --to T] [--rate ROWS_PER_S] [--checkpoint FILE]   (T: epoch ms or ISO-8601)';

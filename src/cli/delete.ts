@@ -1,19 +1,19 @@
 // tsingest delete --id ID [--from T --to T]: one id's data, index rows, rollups, catalog and registry
-// entry removed (src/erase/), then every place scanned again; exit 1 when anything of it is left, 2 on
+// entry removed (src/delete/), then every place scanned again; exit 1 when anything of it is left, 2 on
 // a wrong command line (an id the key layout refuses included) before any HBase call, 0 with "never
 // seen" when a probe of every bucket, the summaries, the registry and the catalog finds nothing of it.
-import { eraseCheckpointFile } from '../erase/checkpoint.ts';
-import { eraseId, type EraseReport } from '../erase/erase.ts';
-import { EraseProgress, formatEraseProgress } from '../erase/progress.ts';
-import { idSeen } from '../erase/probe.ts';
-import { assertErasableId, eraseSettings, type EraseSettings } from '../erase/settings.ts';
-import { totalLeft, verifyErased, type Leftovers } from '../erase/verify.ts';
+import { deleteCheckpointFile } from '../delete/delete-checkpoint.ts';
+import { deleteId, type DeleteReport } from '../delete/delete-id.ts';
+import { DeleteProgress, formatDeleteProgress } from '../delete/delete-progress.ts';
+import { idSeen } from '../delete/probe.ts';
+import { assertDeletableId, deleteSettings, type DeleteSettings } from '../delete/delete-settings.ts';
+import { totalLeft, verifyDeleted, type Leftovers } from '../delete/verify.ts';
 import { classifyError } from '../errors.ts';
-import { retrying } from '../walk/retry.ts';
+import { retrying } from '../toolkit/retry.ts';
 import { TOOL_EXIT } from '../runtime/exit-codes.ts';
 import { createHBaseClient } from '../service/clients.ts';
 import { keyspaceOf, openKeyspace, tablesOf } from '../service/keyspace.ts';
-import { createThrottle } from '../walk/throttle.ts';
+import { createThrottle } from '../toolkit/throttle.ts';
 import { UsageError, configOf, interruptible, intFlag, out, parseCommand, rateFlag, requiredString, stringFlag, timeFlag, type FlagValues } from './args.ts';
 
 export const DELETE_USAGE = 'tsingest delete --id ID [--from T --to T] [--checkpoint FILE] [--rate ROWS_PER_S] [--concurrency N] [--no-verify] [--json]';
@@ -48,7 +48,7 @@ function rangeOf(values: FlagValues): { from: number; to: number } | null {
 }
 
 /** What is left, table by table: `tsdb-data: 25 data rows; tsdb-index: 12 index rows`. */
-export function leftByTable(s: EraseSettings, left: Leftovers): string {
+export function leftByTable(s: DeleteSettings, left: Leftovers): string {
   const places: [keyof Leftovers, string, string][] = [
     ['dataRows', s.data.name, 'data rows'],
     ['indexRows', s.index.name, 'index rows'],
@@ -62,7 +62,7 @@ export function leftByTable(s: EraseSettings, left: Leftovers): string {
   return [...byTable].map(([table, parts]) => `${table}: ${parts.join(', ')}`).join('; ');
 }
 
-function reportLines(r: EraseReport, s: EraseSettings, left: Leftovers | null, ms: number): string[] {
+function reportLines(r: DeleteReport, s: DeleteSettings, left: Leftovers | null, ms: number): string[] {
   const d = r.deleted;
   const what = s.range === null ? 'all of it' : `[${new Date(s.range.from).toISOString()}, ${new Date(s.range.to).toISOString()})`;
   const lines = [
@@ -87,7 +87,7 @@ export async function deleteCommand(argv: readonly string[]): Promise<number> {
   if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0] ?? ''}"; usage: ${DELETE_USAGE}`);
   const id = requiredString(values, 'id');
   try {
-    assertErasableId(id);
+    assertDeletableId(id);
   } catch (err) {
     throw new UsageError((err as Error).message, { cause: err });
   }
@@ -100,20 +100,20 @@ export async function deleteCommand(argv: readonly string[]): Promise<number> {
   const pageRows = bounded(values, 'page', 1000, 10_000);
   const checkpointPath = stringFlag(values, 'checkpoint');
   if (checkpointPath === '') throw new UsageError('--checkpoint needs a file path');
-  let settings: EraseSettings;
+  let settings: DeleteSettings;
   try {
-    settings = eraseSettings(cfg, keyspaceOf(cfg), tables, { id, range });
+    settings = deleteSettings(cfg, keyspaceOf(cfg), tables, { id, range });
   } catch (err) {
     throw new UsageError((err as Error).message, { cause: err });
   }
   // one socket per delete in flight (up to the pool's bound)
   const rest = createHBaseClient({ ...cfg, hbase: { ...cfg.hbase, connections: Math.min(256, Math.max(cfg.hbase.connections, concurrency)) } }, 'tool');
   const started = Date.now();
-  const progress = new EraseProgress(started);
+  const progress = new DeleteProgress(started);
   const tty = process.stderr.isTTY;
   const timer = setInterval(
     () => {
-      const line = `delete ${formatEraseProgress(progress.snapshot(Date.now()))}`;
+      const line = `delete ${formatDeleteProgress(progress.snapshot(Date.now()))}`;
       process.stderr.write(tty ? `\r\x1b[2K${line}` : `${line}\n`);
     },
     tty ? 250 : 2000,
@@ -121,7 +121,7 @@ export async function deleteCommand(argv: readonly string[]): Promise<number> {
   timer.unref();
   try {
     // The key layout over the registry as it is now (the data scans cover every bucket anyway).
-    const s: EraseSettings = { ...settings, keyspace: (await openKeyspace(cfg, tables, rest)).keyspace };
+    const s: DeleteSettings = { ...settings, keyspace: (await openKeyspace(cfg, tables, rest)).keyspace };
     if (!(await idSeen(rest, s, bucketConcurrency))) {
       clearInterval(timer);
       const ms = Date.now() - started;
@@ -131,13 +131,13 @@ export async function deleteCommand(argv: readonly string[]): Promise<number> {
       return TOOL_EXIT.OK;
     }
     const r = await interruptible((signal) =>
-      eraseId(rest, s, {
+      deleteId(rest, s, {
         pageRows,
         concurrency,
         bucketConcurrency,
         now: Date.now,
         throttle: rate === undefined ? undefined : createThrottle({ ratePerSec: rate, burst: Math.max(rate, pageRows) }),
-        checkpoint: checkpointPath === undefined ? undefined : eraseCheckpointFile(checkpointPath),
+        checkpoint: checkpointPath === undefined ? undefined : deleteCheckpointFile(checkpointPath),
         signal,
         progress,
       }),
@@ -146,7 +146,7 @@ export async function deleteCommand(argv: readonly string[]): Promise<number> {
     if (tty) process.stderr.write('\n');
     let attempts = 0;
     const again = { baseMs: 500, maxMs: 5000, isRetriable: (err: unknown) => classifyError(err).retriable && ++attempts <= 5 };
-    const left = r.status === 'interrupted' || values['no-verify'] === true ? null : await retrying(() => verifyErased(rest, s, r.seen), again);
+    const left = r.status === 'interrupted' || values['no-verify'] === true ? null : await retrying(() => verifyDeleted(rest, s, r.seen), again);
     const ms = Date.now() - started;
     if (values['json'] === true)
       out(

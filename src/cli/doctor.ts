@@ -6,7 +6,7 @@ import { JavaTableAdmin } from '../admin/java-admin.ts';
 import { HBASE_DEFAULTS, checkCluster, previousWritesOf } from '../doctor/check.ts';
 import { exitStatus } from '../doctor/finding.ts';
 import { writeCounters } from '../doctor/gather.ts';
-import { renderJson, renderText } from '../doctor/render.ts';
+import { renderJson, renderText } from '../doctor/doctor-render.ts';
 import { ConfigError, type Config } from '../runtime/config.ts';
 import { createHBaseClient } from '../service/clients.ts';
 import { tablesOf } from '../service/keyspace.ts';

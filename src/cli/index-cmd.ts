@@ -1,17 +1,17 @@
 // tsingest index verify|rebuild
 import type { HBaseRestClient } from '../hbase/index.ts';
-import { rebuildCheckpointFile } from '../index-tools/checkpoint.ts';
-import { ProgressTracker } from '../index-tools/progress.ts';
+import { rebuildCheckpointFile } from '../index-tools/index-checkpoint.ts';
+import { ProgressTracker } from '../index-tools/index-progress.ts';
 import { startProgressReporter } from '../index-tools/progress-reporter.ts';
 import { rebuildIndex, type RebuildReport } from '../index-tools/rebuild.ts';
 import { rebuildJson, rebuildText, verifyJson, verifyText } from '../index-tools/report.ts';
-import { dataUnits, indexUnits, settingsOf, type IndexToolSettings } from '../index-tools/settings.ts';
+import { dataUnits, indexUnits, settingsOf, type IndexToolSettings } from '../index-tools/index-settings.ts';
 import { verifyIndex } from '../index-tools/verify.ts';
 import type { Tables } from '../keys/index.ts';
 import type { Config } from '../runtime/config.ts';
 import { createHBaseClient } from '../service/clients.ts';
 import { keyspaceOf, openKeyspace, tablesOf } from '../service/keyspace.ts';
-import { createThrottle } from '../walk/throttle.ts';
+import { createThrottle } from '../toolkit/throttle.ts';
 import { UsageError, configOf, interruptible, intFlag, out, parseCommand, rateFlag, stringFlag, timeFlag, type FlagValues } from './args.ts';
 
 export const INDEX_USAGE =

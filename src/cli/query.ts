@@ -1,12 +1,12 @@
 // tsingest query latest|range|by-tag|rollups — the same parameter rules and read paths as the HTTP
-// read API (src/query). A human table by default; --json prints one JSON object per line: the items,
+// read API (src/reads-v1). A human table by default; --json prints one JSON object per line: the items,
 // then {"next": cursor|null, "limit": n[, "dangling": n]}.
 import { rephrase } from '../errors.ts';
 import { isHBaseError } from '../hbase/index.ts';
-import type { QueryKind } from '../query/meters.ts';
-import { createQueries } from '../query/queries.ts';
-import { QueryError } from '../query/query-error.ts';
-import type { EventItem, PageEnd, QueryItem, RollupItem } from '../query/types.ts';
+import type { QueryKind } from '../reads-v1/meters.ts';
+import { createQueries } from '../reads-v1/queries.ts';
+import { QueryError } from '../reads-v1/query-error.ts';
+import type { EventItem, PageEnd, QueryItem, RollupItem } from '../reads-v1/types.ts';
 import { createHBaseClient } from '../service/clients.ts';
 import { openKeyspace, tablesOf } from '../service/keyspace.ts';
 import { UsageError, configOf, out, parseCommand, stringFlag } from './args.ts';

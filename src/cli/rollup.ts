@@ -2,17 +2,17 @@
 import { pino } from 'pino';
 import { encodeId } from '../keys/index.ts';
 import { runBackfill, type BackfillResult } from '../rollup/backfill.ts';
-import { backfillCheckpointFile } from '../rollup/checkpoint.ts';
+import { backfillCheckpointFile } from '../rollup/rollup-checkpoint.ts';
 import { RollupJob } from '../rollup/job.ts';
 import { formatRunReport, mergeReports } from '../rollup/run-report.ts';
 import { quietRollupMeters } from '../rollup/meters.ts';
-import { ProgressReporter } from '../rollup/progress.ts';
-import { rollupSettings } from '../rollup/settings.ts';
+import { ProgressReporter } from '../rollup/rollup-progress.ts';
+import { rollupSettings } from '../rollup/rollup-settings.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { createHBaseClient, kafkaClient } from '../service/clients.ts';
 import { KafkaBucketOwners, ownersOptions } from '../service/rollup-owners.ts';
 import { openKeyspace, tablesOf } from '../service/keyspace.ts';
-import { createThrottle } from '../walk/throttle.ts';
+import { createThrottle } from '../toolkit/throttle.ts';
 import type { Config } from '../runtime/config.ts';
 import { UsageError, configOf, out, parseCommand, rateFlag, stringFlag, timeFlag, type FlagValues } from './args.ts';
 

@@ -11,7 +11,7 @@ import { renderHeatmapSvg } from '../whatif/heatmap-svg.ts';
 import { candidateGrid, type Candidate } from '../whatif/layouts.ts';
 import { predictAll } from '../whatif/predict.ts';
 import { recommend } from '../whatif/recommend.ts';
-import { renderJson, renderText, type WhatIfReport } from '../whatif/render.ts';
+import { renderJson, renderText, type WhatIfReport } from '../whatif/whatif-render.ts';
 import { linesOf, sampleOf, topIdsOf, type Sample } from '../whatif/sample.ts';
 import { UsageError, configOf, intFlag, out, parseCommand, readFileFlag, stringFlag } from './args.ts';
 import { readTopic } from './whatif-topic.ts';

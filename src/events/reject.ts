@@ -36,7 +36,7 @@ export const REJECT_REASONS = [
    * stops the unit for replay instead.
    */
   'key_invalid',
-  // --- writing (src/ingest/dual-writer.ts) ---
+  // --- writing (src/ingest/event-writer.ts) ---
   /** HBase answered 400 for the row itself (found by bisecting the refused chunk) */
   'hbase_rejected',
 ] as const;

@@ -1,6 +1,6 @@
 // The wait a gateway, or a proxy in front of it (Knox, nginx), asks for in the Retry-After header of
 // a 429 or a 503 (RFC 9110 §10.2.3): delta-seconds or an HTTP-date. Pure; the retry loop caps it
-// (src/walk/retry.ts RETRY_AFTER_CAP_MS).
+// (src/toolkit/retry.ts RETRY_AFTER_CAP_MS).
 import { headerValue, type HttpResponse } from './transport.ts';
 
 /** The statuses whose Retry-After is read: too many requests, service unavailable. */

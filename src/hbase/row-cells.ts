@@ -1,6 +1,6 @@
 // Rows of family/qualifier cells (the events' DataRow fits) as the REST client puts them:
 // `family:qualifier` columns, the column of a qualifier many rows share (a metric's, the tags
-// cell's) built once per process. The write path's hot loop (src/ingest/dual-writer.ts).
+// cell's) built once per process. The write path's hot loop (src/ingest/event-writer.ts).
 
 /** A row as the REST client's put takes it (HBaseRestClient.put fits). */
 export interface RowCellsLike {

@@ -5,7 +5,7 @@ import { TAGS_QUALIFIER, decodeTags } from '../events/cells.ts';
 import { EventError, buildIndexRows } from '../events/index.ts';
 import { KeyError, type IndexEntry } from '../keys/index.ts';
 import type { Cell, Row } from '../hbase/types.ts';
-import type { IndexToolSettings } from './settings.ts';
+import type { IndexToolSettings } from './index-settings.ts';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 

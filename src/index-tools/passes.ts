@@ -1,12 +1,12 @@
 // The two checks as scans through a small port: a data unit (one salt bucket of the data table)
 // checks each data row's expected index rows with multi-gets of the index table; an index unit (one
 // tag in one salt bucket of the index table) checks each index row's data row with multi-gets of
-// the data table. The chunks are the pages of a paged scan (src/walk/paged-scan.ts): each a fresh
+// the data table. The chunks are the pages of a paged scan (src/scans/paged-scan.ts): each a fresh
 // bounded scanner from just past the previous chunk, so a throttled run never holds a server-side
 // scanner open long enough for its lease to expire, and the last key of a chunk is a resumable position.
 import type { RowCells, ScanOptions } from '../hbase/index.ts';
 import type { Row } from '../hbase/types.ts';
-import { rowAfter, scanPages } from '../walk/paged-scan.ts';
+import { rowAfter, scanPages } from '../scans/paged-scan.ts';
 import {
   checkExpectedRow,
   checkIndexRow,
@@ -19,7 +19,7 @@ import {
   type IndexFacts,
   type Missing,
 } from './compare.ts';
-import { positionInRange, type IndexToolSettings, type ScanUnit } from './settings.ts';
+import { positionInRange, type IndexToolSettings, type ScanUnit } from './index-settings.ts';
 import type { MalformedSample } from './tally.ts';
 
 /** The HBase calls the index tools make. */

@@ -1,7 +1,7 @@
 // Shows a ProgressTracker while a run works: a bar redrawn in place on a TTY, else one log line every
 // few seconds (stderr in the CLI). Timers are unref'd, so they never keep the process alive.
-import type { ProgressSink } from '../walk/progress.ts';
-import { formatProgress, formatProgressBar, type ProgressSnapshot } from './progress.ts';
+import type { ProgressSink } from '../toolkit/progress-math.ts';
+import { formatProgress, formatProgressBar, type ProgressSnapshot } from './index-progress.ts';
 
 export interface ProgressReporterOptions {
   readonly label: string;

@@ -6,15 +6,15 @@
 // scanned; after every chunk the unit's last key goes to the checkpoint, so a rerun continues.
 import { column } from '../hbase/codec.ts';
 import type { RowCells } from '../hbase/types.ts';
-import { CheckpointError, CheckpointWriter, type CheckpointStore } from '../walk/checkpoint.ts';
-import { runLimited } from '../walk/pool.ts';
-import type { Throttle } from '../walk/throttle.ts';
-import type { Checkpoint, UnitPosition } from './checkpoint.ts';
-import { finished, newCheckpoint, runMismatch, runOf, withUnit } from './checkpoint.ts';
+import { CheckpointError, CheckpointWriter, type CheckpointStore } from '../toolkit/checkpoint-store.ts';
+import { runLimited } from '../toolkit/pool.ts';
+import type { Throttle } from '../toolkit/throttle.ts';
+import type { Checkpoint, UnitPosition } from './index-checkpoint.ts';
+import { finished, newCheckpoint, runMismatch, runOf, withUnit } from './index-checkpoint.ts';
 import type { Dangling, Missing } from './compare.ts';
 import { unitChunks, type IndexStore } from './passes.ts';
-import type { ProgressTracker } from './progress.ts';
-import { dataUnits, indexUnits, type IndexToolSettings, type ScanUnit } from './settings.ts';
+import type { ProgressTracker } from './index-progress.ts';
+import { dataUnits, indexUnits, type IndexToolSettings, type ScanUnit } from './index-settings.ts';
 import { Tally, type Counts, type Samples } from './tally.ts';
 import { tallyChunk } from './verify.ts';
 

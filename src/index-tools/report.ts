@@ -1,6 +1,6 @@
 // Pure: the text and JSON output of `tsingest index verify|rebuild`.
 import type { RebuildReport } from './rebuild.ts';
-import type { IndexToolSettings } from './settings.ts';
+import type { IndexToolSettings } from './index-settings.ts';
 import { isoOf, type FindingSample, type MalformedSample } from './tally.ts';
 import type { VerifyReport } from './verify.ts';
 

@@ -1,9 +1,9 @@
 // `tsingest index verify`: both directions over every scan unit (data buckets and index buckets per
 // tag), bounded parallelism, read-only. Consistent = no dangling and no missing index rows.
-import { runLimited } from '../walk/pool.ts';
+import { runLimited } from '../toolkit/pool.ts';
 import { unitChunks, type ChunkOutcome, type IndexStore } from './passes.ts';
-import type { ProgressTracker } from './progress.ts';
-import { dataUnits, indexUnits, type IndexToolSettings } from './settings.ts';
+import type { ProgressTracker } from './index-progress.ts';
+import { dataUnits, indexUnits, type IndexToolSettings } from './index-settings.ts';
 import { Tally, type Counts, type Samples } from './tally.ts';
 
 export interface VerifyOptions {

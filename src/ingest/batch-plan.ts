@@ -41,7 +41,7 @@ export interface Rejected {
   readonly reason: RejectReason;
   readonly field?: string | undefined;
   readonly detail: string;
-  /** what of the event HBase holds all the same (DLQ header `tsingest-stored`; dual-writer.ts) */
+  /** what of the event HBase holds all the same (DLQ header `tsingest-stored`; event-writer.ts) */
   readonly stored?: StoredPart | undefined;
 }
 

@@ -6,7 +6,7 @@ import type { Batch, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
 import { ServiceError, classifyError, errorMessage } from '../errors.ts';
 import type { DlqRecord, DlqSink } from './dlq.ts';
-import type { DualWriter } from './dual-writer.ts';
+import type { EventWriter } from './event-writer.ts';
 import { chunkRows, recordBytes, type BatchPlan, type Rejected, type SourceRecord } from './batch-plan.ts';
 import type { UnitPlanner } from './unit-planner.ts';
 import { FlowControl, type HoldReason } from './flow-control.ts';
@@ -54,7 +54,7 @@ export interface IngestConsumerOptions {
   readonly maxQueuedRows: number;
   /** plans each flush unit (unit-planner.ts: the parse limits and the spread registry stay current) */
   readonly plan: UnitPlanner;
-  readonly writer: Pick<DualWriter, 'write'>;
+  readonly writer: Pick<EventWriter, 'write'>;
   readonly dlq: DlqSink;
   readonly observer: IngestObserver;
   readonly log: Pick<Logger, 'info' | 'warn' | 'error' | 'debug'>;

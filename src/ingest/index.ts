@@ -2,6 +2,6 @@
 // the service assembles are public too: bench:encode assembles them without Kafka or HBase and
 // measures them, and the benchmarks' loaders plan their rows with the ingest's own batch plan.
 export { planBatch, rowBytes, type BatchPlan, type PlanSettings, type SourceRecord } from './batch-plan.ts';
-export { DualWriter } from './dual-writer.ts';
+export { EventWriter } from './event-writer.ts';
 export { OutagePolicy } from './outage-policy.ts';
 export { RollupMarks } from './rollup-marks.ts';

@@ -7,7 +7,7 @@
 // declares HBase back. Only an error that retrying cannot fix leaves `run`; an abort (shutdown past
 // its deadline) abandons the call at once, even one the gateway holds.
 import type { OutageWatch } from './outage-watch.ts';
-import { RetryAbortedError, retrying, type BackoffPolicy } from '../walk/retry.ts';
+import { RetryAbortedError, retrying, type BackoffPolicy } from '../toolkit/retry.ts';
 
 export interface OutagePolicyOptions {
   readonly retry: BackoffPolicy;

@@ -2,9 +2,9 @@
 // write (`batch.lingerMs`, `maxRows`).
 // Design notes: docs/DECISIONS.md#write-coalescing
 import type { BatchPlan, PlannedEvent, Rejected, SourceRecord } from './batch-plan.ts';
-import type { DualWriter } from './dual-writer.ts';
+import type { EventWriter } from './event-writer.ts';
 
-export type PlanWriter = Pick<DualWriter, 'write'>;
+export type PlanWriter = Pick<EventWriter, 'write'>;
 
 export interface WriteCoalescerOptions {
   readonly writer: PlanWriter;

@@ -2,7 +2,7 @@
 // (finest size from its events, each coarser size from the finer windows, merged newest window first
 // exactly like the job's scan of the finer rows).
 import type { PutRow } from './fold.ts';
-import type { RollupSettings } from './settings.ts';
+import type { RollupSettings } from './rollup-settings.ts';
 import { WindowContent } from './window-content.ts';
 import { windowRow } from './window-row.ts';
 import { windowStartOf } from './windows.ts';

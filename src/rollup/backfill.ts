@@ -5,15 +5,15 @@
  */
 import type { ScanRange } from '../keys/index.ts';
 import type { TimeRange } from '../hbase/index.ts';
-import { CheckpointError, CheckpointWriter, identityDiff, memoryCheckpointStore, type CheckpointStore } from '../walk/checkpoint.ts';
-import { mergedRows } from '../walk/merged-scan.ts';
-import { pagesOf, scanPages } from '../walk/paged-scan.ts';
-import { UNTHROTTLED, type Throttle } from '../walk/throttle.ts';
+import { CheckpointError, CheckpointWriter, identityDiff, memoryCheckpointStore, type CheckpointStore } from '../toolkit/checkpoint-store.ts';
+import { mergedRows } from '../scans/merged-scan.ts';
+import { pagesOf, scanPages } from '../scans/paged-scan.ts';
+import { UNTHROTTLED, type Throttle } from '../toolkit/throttle.ts';
 import { backfillIdentity, idWindowRows } from './backfill-plan.ts';
-import type { Checkpoint } from './checkpoint.ts';
+import type { Checkpoint } from './rollup-checkpoint.ts';
 import { wholeWindows } from './plan.ts';
-import { keyFraction, type BackfillProgress } from './progress.ts';
-import type { RollupSettings } from './settings.ts';
+import { keyFraction, type BackfillProgress } from './rollup-progress.ts';
+import type { RollupSettings } from './rollup-settings.ts';
 import type { RollupStore } from './store.ts';
 import { WindowContent } from './window-content.ts';
 import { putWindowRows } from './generations.ts';

@@ -3,7 +3,7 @@
  * falling back to one window at a time when the batch fails.
  * Design notes: docs/DECISIONS.md#batched-recompute
  */
-import type { Limiter } from '../walk/limiter.ts';
+import type { Limiter } from '../toolkit/limiter.ts';
 import { cascadeMarkers, planBatch, rangeCursor, type BatchScan, type BatchWindow } from './batch-plan.ts';
 import type { PutRow } from './fold.ts';
 import type { FoundMarker } from './plan.ts';

@@ -3,7 +3,7 @@
 export { putRowOf } from './fold.ts';
 export { RollupJob } from './job.ts';
 export { markerPuts } from './marker.ts';
-export { rollupSettings } from './settings.ts';
+export { rollupSettings } from './rollup-settings.ts';
 export type { RollupStore } from './store.ts';
 export { parseWindows } from './windows.ts';
 export { decodePointsBlock, encodePointsBlock, type PointRun } from './points-block.ts';

@@ -5,15 +5,15 @@
  */
 import type { Logger } from 'pino';
 import type { RollupErrorStage, RollupMeters } from './meters.ts';
-import { scanPages } from '../walk/paged-scan.ts';
-import { createLimiter, type Limiter } from '../walk/limiter.ts';
-import { runLimited } from '../walk/pool.ts';
+import { scanPages } from '../scans/paged-scan.ts';
+import { createLimiter, type Limiter } from '../toolkit/limiter.ts';
+import { runLimited } from '../toolkit/pool.ts';
 import { recomputeBatch } from './batch.ts';
 import { stampClock } from './marker.ts';
 import type { BucketOwnership } from './ownership.ts';
 import { closedMarkerRange, lagSeconds, parseMarkerRow, type FoundMarker, type FoundMarkerRow } from './plan.ts';
 import { RollupStageError, removeMarkerRow, type RecomputeContext, type RecomputeOutcome } from './recompute.ts';
-import type { RollupSettings } from './settings.ts';
+import type { RollupSettings } from './rollup-settings.ts';
 import { bucketRuns, formatRunReport, type RunReport, type SizeReport } from './run-report.ts';
 import type { RollupStore } from './store.ts';
 import type { WindowSize } from './windows.ts';

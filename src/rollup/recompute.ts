@@ -6,11 +6,11 @@
 import { ServiceError, errorMessage } from '../errors.ts';
 import type { Row } from '../hbase/index.ts';
 import type { RollupErrorStage } from './meters.ts';
-import { mergedRows } from '../walk/merged-scan.ts';
+import { mergedRows } from '../scans/merged-scan.ts';
 import { columnOf, putRowOf } from './fold.ts';
 import { markerRow } from './marker.ts';
 import { coarserWindow, sourceOf, type FoundMarker, type FoundMarkerRow } from './plan.ts';
-import type { RollupSettings } from './settings.ts';
+import type { RollupSettings } from './rollup-settings.ts';
 import type { RollupStore } from './store.ts';
 import { WindowContent } from './window-content.ts';
 import { putWindowRows } from './generations.ts';

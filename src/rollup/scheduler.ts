@@ -13,7 +13,7 @@ import { RollupJob } from './job.ts';
 import type { RunReport } from './run-report.ts';
 import { quietRollupMeters, type RollupMeters } from './meters.ts';
 import type { BucketOwnership } from './ownership.ts';
-import { rollupSettings } from './settings.ts';
+import { rollupSettings } from './rollup-settings.ts';
 import type { RollupStore } from './store.ts';
 
 export interface RunnableJob {

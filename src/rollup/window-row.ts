@@ -2,7 +2,7 @@
 import { rollupWindowFamily, type RollupKeyParts } from '../keys/index.ts';
 import type { PutRow } from './fold.ts';
 import { indexOfSize } from './plan.ts';
-import type { RollupSettings } from './settings.ts';
+import type { RollupSettings } from './rollup-settings.ts';
 import type { WindowContent } from './window-content.ts';
 
 /** The row of one window's content, every cell at `timestamp`; undefined when the window holds no data. */

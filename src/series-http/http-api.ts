@@ -9,7 +9,7 @@ import { executeQuery, refuseEarly, type ExecuteDeps, type SubQueryAnswer } from
 import { lookupAnswer, lookupFromBody, lookupFromQuery, suggestAnswer } from './lookup.ts';
 import { parseQueryString } from '../series-language/parse-m.ts';
 import { parseQueryBody } from '../series-language/parse-query.ts';
-import { seriesJsonParts } from './render.ts';
+import { seriesJsonParts } from './series-render.ts';
 import { checkSubQueries, DEFAULT_MAX_SUB_QUERIES } from '../series-query/bounds.ts';
 import { PhaseClock } from '../series-query/phase-clock.ts';
 import { Slices } from '../series-query/slices.ts';
@@ -97,7 +97,7 @@ const WRITE_CHUNK_CHARS = 64 * 1024;
 
 /**
  * The answer, streamed in chunks of about WRITE_CHUNK_CHARS; an answer smaller than one chunk is one
- * write with a content-length. Rendered in parts (render.ts) and slices of the event loop (slices.ts).
+ * write with a content-length. Rendered in parts (series-render.ts) and slices of the event loop (slices.ts).
  */
 async function writeSeries(
   res: ServerResponse,

@@ -1,7 +1,7 @@
 // The answer memo: a rollup sub-query's answer, given again after one probe of HBase shows that
 // nothing it was computed from has changed (docs/SERIES-API.md, "Window cache and answer memo").
 // Design notes: docs/DECISIONS.md#answer-memo
-import { LruMap } from '../walk/lru-map.ts';
+import { LruMap } from '../toolkit/lru-map.ts';
 import type { PointBudget } from '../series-data/points.ts';
 import type { MarkedWindow, MarkSpan } from '../series-data/windows.ts';
 import type { SubQueryPlan } from './plan.ts';

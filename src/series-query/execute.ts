@@ -6,7 +6,7 @@ import { computeSteps } from '../series-compute/compute.ts';
 import { badQuery } from '../series-language/errors.ts';
 import { answerKey, probeKept, type AnswerMemo, type KeptAnswer, type ProbeReads } from './answer-memo.ts';
 import { planSubQuery, rawBuckets, type RollupTier, type SubQueryPlan } from './plan.ts';
-import { batchedReads, type MetricReads } from './read-batch.ts';
+import { coalescedReads, type MetricReads } from './coalesce-reads.ts';
 import type { SeriesReads } from './series-reads.ts';
 import { readRaw, readTiled, type FoldAll } from './read-points.ts';
 import { isRollupAggregator } from '../series-compute/rollup-exact.ts';
@@ -294,7 +294,7 @@ async function answerQuery(q: TsdbQuery, deps: ExecuteDeps, weight: RequestWeigh
   const kept = await untilAborted(deps.signal, recall(q, plans, deps, { budget, now }));
   clock?.enter('read');
   const version = deps.catalog.version;
-  const reads = batchedReads(deps.reads, budget, deps.limits.concurrency);
+  const reads = coalescedReads(deps.reads, budget, deps.limits.concurrency);
   const read = await untilAborted(
     deps.signal,
     Promise.all(

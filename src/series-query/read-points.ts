@@ -5,7 +5,7 @@ import { BucketFolder } from '../series-compute/rollup-exact.ts';
 import type { AggregatorName, SeriesInput } from '../series-language/types.ts';
 import { keptSince } from './plan.ts';
 import { decodePointsBlock, pointsInBlock } from '../rollup/points-block.ts';
-import type { MetricReads } from './read-batch.ts';
+import type { MetricReads } from './coalesce-reads.ts';
 import type { RollupTier } from './plan.ts';
 import { lowerBound, tagSetKey, type PointBudget, type TaggedPoints } from '../series-data/points.ts';
 import { RUN_STRIDE, summaryAt } from '../rollup/summary-pack.ts';

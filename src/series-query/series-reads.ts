@@ -1,4 +1,4 @@
-// The port a query reads stored series through: what execute.ts and read-batch.ts need of HBase,
+// The port a query reads stored series through: what execute.ts and coalesce-reads.ts need of HBase,
 // declared here by them (series-store.ts SeriesStore fits; the window and tail caches wrap one).
 import type { PointBudget, RawAsk, TaggedPoints } from '../series-data/points.ts';
 import type { WindowsAsk, WindowsRead } from '../series-data/windows.ts';

@@ -15,9 +15,9 @@ import { packQualifier, windowCellsOf } from '../rollup/window-content.ts';
 import { rollupWindowFamily } from '../keys/index.ts';
 import { tagSetKey, type PointBudget, type RawAsk, type TaggedPoints } from '../series-data/points.ts';
 import type { MarkedWindow, MarkSpan, StoredWindow, WindowsAsk, WindowSpan, WindowsRead } from '../series-data/windows.ts';
-import { rangeShape } from '../query/scan-reads.ts';
-import type { ScanShape } from '../walk/merged-scan.ts';
-import { runLimited } from '../walk/pool.ts';
+import { rangeShape } from '../reads-v1/scan-reads.ts';
+import type { ScanShape } from '../scans/merged-scan.ts';
+import { runLimited } from '../toolkit/pool.ts';
 
 /** What the series store needs of HBase (the REST client's scan and get fit). */
 export interface SeriesScanPort {

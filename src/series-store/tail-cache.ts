@@ -2,7 +2,7 @@
 // (docs/SERIES-API.md, "Tail cache"). The reads in front of it: tail-reads.ts.
 // Design notes: docs/DECISIONS.md#tail-cache
 import { LATE_REMARK_EVERY_MS } from '../rollup/marker.ts';
-import { LruMap } from '../walk/lru-map.ts';
+import { LruMap } from '../toolkit/lru-map.ts';
 import type { TaggedPoints } from '../series-data/points.ts';
 import type { MarkedWindow } from '../series-data/windows.ts';
 

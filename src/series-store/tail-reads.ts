@@ -2,7 +2,7 @@
 // read from HBase, one read shared by the asks of a refresh.
 // Design notes: docs/DECISIONS.md#tail-reads
 import { lowerBound, type PointBudget, type RawAsk, type TaggedPoints } from '../series-data/points.ts';
-import { clusterAsks } from '../series-query/read-batch.ts';
+import { clusterAsks } from '../series-query/coalesce-reads.ts';
 import type { SeriesReads } from '../series-query/series-reads.ts';
 import type { MarkedWindow, MarkSpan } from '../series-data/windows.ts';
 import type { TailCache, TailEntry } from './tail-cache.ts';

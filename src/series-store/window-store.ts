@@ -1,7 +1,7 @@
 // The window cache's store (window-cache.ts has the whole story): windows by id, span key and start,
 // each with the generation it was read under, bounded in bytes (second chance in constant time per
 // entry) and in age.
-import { LruMap } from '../walk/lru-map.ts';
+import { LruMap } from '../toolkit/lru-map.ts';
 import type { StoredWindow } from '../series-data/windows.ts';
 
 export interface WindowCacheOptions {

@@ -13,7 +13,7 @@ import type { OutageWatch } from '../ingest/outage-watch.ts';
 import type { Lifecycle } from '../runtime/lifecycle.ts';
 import type { SpreadRegistry } from '../spread/registry.ts';
 import type { ConsumerHealthEvents } from './kafka-parts.ts';
-import { BROKER_POLL_FAILURES } from './settings.ts';
+import { BROKER_POLL_FAILURES } from './service-settings.ts';
 
 type Log = Pick<Logger, 'info' | 'warn' | 'error'>;
 

@@ -2,7 +2,7 @@
 // the lag monitor (kafkajs Admin), and the consumer's instrumentation events turned into health.
 import type { Admin, Consumer, Kafka } from 'kafkajs';
 import type { OffsetsSource } from '../ingest/lag-monitor.ts';
-import { StartupError } from './settings.ts';
+import { StartupError } from './service-settings.ts';
 
 /**
  * The first connection of the service: the topics must exist. A failure that `explain` recognises

@@ -2,7 +2,7 @@
 import type { Metrics } from '../metrics/ingest-metrics.ts';
 import type { RegionMap } from '../load/region-map.ts';
 import type { RegionWrites } from '../load/region-writes.ts';
-import type { WriteObserver, WrittenRow } from '../ingest/dual-writer.ts';
+import type { WriteObserver, WrittenRow } from '../ingest/event-writer.ts';
 import type { IngestObserver } from '../ingest/consumer.ts';
 import type { LagSink } from '../ingest/lag-monitor.ts';
 

@@ -12,7 +12,7 @@ import type { Metrics } from '../metrics/ingest-metrics.ts';
 import { RegionMap } from '../load/region-map.ts';
 import type { RegionWrites } from '../load/region-writes.ts';
 import { meteredRegionWrites, regionMapObserver } from '../metrics/region-writes-metrics.ts';
-import { DualWriter, type DualWriterOptions } from '../ingest/dual-writer.ts';
+import { EventWriter, type EventWriterOptions } from '../ingest/event-writer.ts';
 import { OutagePolicy } from '../ingest/outage-policy.ts';
 import { OutageWatch } from '../ingest/outage-watch.ts';
 import { KafkaDlq } from '../ingest/dlq.ts';
@@ -23,7 +23,7 @@ import type { Config } from '../runtime/config.ts';
 import { ingestObserver, lagSink, writeObserver, type HotIdFeed } from './observers.ts';
 import { adminOffsetsSource } from './kafka-parts.ts';
 import type { Closers } from './shutdown.ts';
-import { LAG_POLL_MS, catalogMarks, consumerConfig, planSettings, rollupMarks } from './settings.ts';
+import { LAG_POLL_MS, catalogMarks, consumerConfig, planSettings, rollupMarks } from './service-settings.ts';
 
 /** What the parts of the service are built from. */
 export interface ServiceBase {
@@ -107,9 +107,9 @@ export interface WriteSideOptions {
   readonly hotIds?: HotIdFeed | undefined;
 }
 
-export function writeSide(o: WriteSideOptions): DualWriter {
+export function writeSide(o: WriteSideOptions): EventWriter {
   const { cfg, hbase, metrics, regions, keyspace, tables, outage, hotIds } = o;
-  return new DualWriter({
+  return new EventWriter({
     sink: hbase,
     queue: new PQueue({ concurrency: cfg.hbase.concurrency }),
     tables: { data: tables.data.name, index: tables.index.name },
@@ -122,7 +122,7 @@ export function writeSide(o: WriteSideOptions): DualWriter {
   });
 }
 
-function catalogOf(cfg: Config, tables: Tables): DualWriterOptions['catalog'] {
+function catalogOf(cfg: Config, tables: Tables): EventWriterOptions['catalog'] {
   const planner = catalogMarks(cfg, tables);
   return planner === undefined ? undefined : { table: tables.meta.name, planner };
 }
@@ -138,7 +138,7 @@ export interface ConsumeSideOptions {
   readonly kafka: Kafka;
   /** the DLQ's */
   readonly producer: Producer;
-  readonly writer: DualWriter;
+  readonly writer: EventWriter;
   readonly outage: Outage;
   readonly keyspace: Keyspace;
   readonly tables: Tables;

@@ -14,7 +14,7 @@ import type { HotIds } from '../load/hot-ids.ts';
 import { createReadMetrics, type ReadMetrics } from '../metrics/read-metrics.ts';
 import type { Metrics } from '../metrics/ingest-metrics.ts';
 import type { RegionMap } from '../load/region-map.ts';
-import { createReadApi } from '../query/http-api.ts';
+import { createReadApi } from '../reads-v1/http-api.ts';
 import { createRollupScheduler, type RollupScheduler } from '../rollup/scheduler.ts';
 import type { Config } from '../runtime/config.ts';
 import type { RouteHandler } from '../runtime/http.ts';

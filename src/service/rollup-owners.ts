@@ -9,7 +9,7 @@ import type { Consumer, Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
 import { bucketsOfPartitions, type BucketOwnership } from '../rollup/ownership.ts';
 import type { Config } from '../runtime/config.ts';
-import { StartupError } from './settings.ts';
+import { StartupError } from './service-settings.ts';
 
 export interface RollupOwnersOptions {
   readonly kafka: Kafka;

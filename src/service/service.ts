@@ -24,10 +24,10 @@ import { absentRoutes, partsOf, readConfig, usesKafka, type RoleParts, type Serv
 import { startPromoter, startRegistry } from './spread-side.ts';
 import { startReadSide, type ReadSide } from './read-side.ts';
 import { registerEventLoopDelay } from '../metrics/event-loop-metrics.ts';
-import { StartupError } from './settings.ts';
+import { StartupError } from './service-settings.ts';
 import { Closers, withGrace } from './shutdown.ts';
 
-export { StartupError, planSettings } from './settings.ts';
+export { StartupError, planSettings } from './service-settings.ts';
 
 export interface Service {
   /** what this process runs (service.role) */

@@ -1,4 +1,4 @@
-// Pure helpers of the /ui renderers (render.ts, doctor-section.ts): escaping and the formats of times
+// Pure helpers of the /ui renderers (ui-render.ts, doctor-section.ts): escaping and the formats of times
 // and numbers the page shows.
 
 const ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };

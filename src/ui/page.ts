@@ -9,9 +9,9 @@ import type { RegionInfo } from '../load/region-source.ts';
 import { HeatmapSampler, regionCountersFromMetrics } from './heatmap-data.ts';
 import type { HotIds } from '../load/hot-ids.ts';
 import { DOCTOR_OFF, type DoctorSnapshot } from '../doctor/scheduler.ts';
-import { renderPage, type UiSnapshot } from './render.ts';
+import { renderPage, type UiSnapshot } from './ui-render.ts';
 
-export type { UiSnapshot } from './render.ts';
+export type { UiSnapshot } from './ui-render.ts';
 
 /**
  * An extra route: answers the request and resolves true, or resolves false to let others try. The

@@ -25,7 +25,7 @@ import {
   type ScanOptions,
 } from '../../src/hbase/index.ts';
 import type { IndexStore } from '../../src/index-tools/index.ts';
-import type { QueryStore } from '../../src/query/index.ts';
+import type { QueryStore } from '../../src/reads-v1/index.ts';
 import type { RollupStore } from '../../src/rollup/index.ts';
 import type { RegistryPort } from '../../src/spread/index.ts';
 

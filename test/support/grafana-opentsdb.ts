@@ -6,7 +6,7 @@
 // - server path (`BuildMetric` / `CreateRequest`, 680d47bebd4e:pkg/opentsdb/utils.go:47-156): one POST
 //   per target, epoch seconds, the sub-query as Go marshals a map (sorted keys, HTML-escaped strings);
 // - variable queries (`metricFindQuery`, :431-483) on both paths.
-// test/unit/tsdb/grafana-requests.test.ts checks that these builders reproduce the fixtures' bytes.
+// test/unit/compat/grafana-requests.test.ts checks that these builders reproduce the fixtures' bytes.
 
 export interface OpenTsdbFilter {
   readonly type: string;

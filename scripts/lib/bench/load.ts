@@ -3,7 +3,7 @@
 // ingest would write — no Kafka, so loading history is fast. Chunked and concurrent like the service.
 import PQueue from 'p-queue';
 import { isRetriable, toRowCells, type HBaseRestClient } from '../../../src/hbase/index.ts';
-import { retrying } from '../../../src/walk/index.ts';
+import { retrying } from '../../../src/toolkit/index.ts';
 import { generateEvents } from '../../../src/demo/index.ts';
 import { planBatch, RollupMarks, type SourceRecord } from '../../../src/ingest/index.ts';
 import { parseWindows } from '../../../src/rollup/index.ts';

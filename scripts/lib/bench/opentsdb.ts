@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { applyTables, type TableAdminPort } from '../../../src/admin/index.ts';
 import { generateEvents, prng } from '../../../src/demo/index.ts';
 import type { HBaseRestClient } from '../../../src/hbase/index.ts';
-import { createReadApi } from '../../../src/query/index.ts';
+import { createReadApi } from '../../../src/reads-v1/index.ts';
 import { createLogger, type Config } from '../../../src/runtime/index.ts';
 import { keyspaceOf, tablesOf } from '../../../src/service/index.ts';
 import { cpuMs } from './child.ts';

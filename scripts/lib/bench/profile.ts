@@ -25,7 +25,7 @@ export const CATEGORIES = [
   'row building (keys, cells, index rows)',
   'body encoding (protobuf / JSON)',
   'HTTP (undici, REST transport)',
-  'write path bookkeeping (dual writer, queue, offsets)',
+  'write path bookkeeping (event writer, queue, offsets)',
   'metrics (prom-client, region map)',
   'Node internals (net, streams, timers, buffers)',
   'garbage collection',
@@ -45,7 +45,7 @@ export function categorize(fn: string, url: string): Category | 'idle' {
   if (url.includes('/src/events/') || (url === '' && (fn === 'parse' || fn === 'JSONParse'))) return 'JSON parse + event validation';
   if (url.includes('/src/hbase/protobuf') || url.includes('/src/hbase/codec') || (url === '' && fn === 'stringify')) return 'body encoding (protobuf / JSON)';
   if (url.includes('/src/ingest/') || url.includes('/node_modules/p-queue/') || url.includes('/src/rollup/'))
-    return 'write path bookkeeping (dual writer, queue, offsets)';
+    return 'write path bookkeeping (event writer, queue, offsets)';
   if (url.startsWith('node:') || url === '') return INTERNALS;
   return 'other';
 }

@@ -6,7 +6,7 @@ import { applyTables, type TableAdminPort } from '../../../src/admin/index.ts';
 import { generateEvents, prng } from '../../../src/demo/index.ts';
 import type { HBaseRestClient } from '../../../src/hbase/index.ts';
 import { createReadMetrics } from '../../../src/metrics/index.ts';
-import { collectPage, createQueries, type QueryKind, type RawParams } from '../../../src/query/index.ts';
+import { collectPage, createQueries, type QueryKind, type RawParams } from '../../../src/reads-v1/index.ts';
 import { RollupJob, rollupSettings } from '../../../src/rollup/index.ts';
 import { keyspaceOf, startService, tablesOf } from '../../../src/service/index.ts';
 import { createLogger, loadConfig, type Config } from '../../../src/runtime/index.ts';

@@ -13,7 +13,7 @@ import { CompressionTypes } from 'kafkajs';
 import type { HBaseRestClient } from '../../../src/hbase/index.ts';
 import { Keyspace, kAt, planIdPrefixSplits } from '../../../src/keys/index.ts';
 import { computeSkew } from '../../../src/load/index.ts';
-import { collectPage, createQueries } from '../../../src/query/index.ts';
+import { collectPage, createQueries } from '../../../src/reads-v1/index.ts';
 import type { Config } from '../../../src/runtime/index.ts';
 import { openKeyspace, tablesOf } from '../../../src/service/index.ts';
 import { generateEvents, type GeneratedEvent } from '../../../src/demo/index.ts';

@@ -30,7 +30,7 @@ export const CONTAINER_SUITE: Readonly<Record<string, string>> = {
   'test/integration/e2e/first-slice.test.ts': "Kafka → service → HBase → reads across the containers' published ports (Kafka's advertised listener)",
   'test/integration/hbase/client.test.ts': "the REST client's reads and writes against the image's gateway",
   'test/integration/hbase/scan.test.ts': "scanners and their filter bodies against the image's gateway (its JSON model: the scanner probe)",
-  'test/integration/query/http-cli.test.ts': 'the read API and CLI against the container stack',
+  'test/integration/reads-v1/http-cli.test.ts': 'the read API and CLI against the container stack',
   'test/integration/service/broker-outage.test.ts': 'the broker killed and restarted inside its container (`tsi-ctl`), the advertised port kept',
   'test/integration/service/hbase-outage.test.ts': 'HBase killed and restarted inside its container (`tsi-ctl`), the gateway left up',
   'test/integration/service/rest-outage.test.ts': 'the gateway killed and restarted inside its container (`tsi-ctl`, the scanner probe on restore)',
@@ -45,14 +45,14 @@ export const SLOW_FIRST: readonly string[] = [
   // seconds each took in a whole run, three at a time (2026-11-29 11:17–11:36, 2 cores, admin sessions)
   'test/integration/service/exit-codes.test.ts', // 178
   'test/integration/rollup/job.test.ts', // 177
-  'test/integration/tsdb/tail-live.test.ts', // 162
+  'test/integration/series/tail-live.test.ts', // 162
   'test/integration/rollup/crash-backfill.test.ts', // 144
   'test/integration/rollup/ownership.test.ts', // 110
-  'test/integration/tsdb/side-by-side.local.test.ts', // 105
+  'test/integration/series/side-by-side.local.test.ts', // 105
   'test/integration/service/secrets-never-printed.test.ts', // 103
   'test/integration/service/scale-out.test.ts', // 98
   'test/integration/admin/doctor.test.ts', // 96
-  'test/integration/query/awkward-ids.test.ts', // 91
+  'test/integration/reads-v1/awkward-ids.test.ts', // 91
 ];
 
 export type GroupName = 'unit' | 'integration' | 'exclusive' | 'files';

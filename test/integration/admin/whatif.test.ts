@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import { generateEvents } from '../../../src/demo/generate.ts';
 import { encodedRegionName } from '../../../src/doctor/gather.ts';
 import { computeSkew } from '../../../src/load/region-writes.ts';
-import type { WhatIfReport } from '../../../src/whatif/render.ts';
+import type { WhatIfReport } from '../../../src/whatif/whatif-render.ts';
 import { NODE_BIN, REPO_ROOT, createHarness, startInProcess, waitFor, waitForEvents, type Harness } from '../../support/service-harness.ts';
 
 const run = promisify(execFile);

@@ -7,11 +7,11 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REBUILD_CHECKPOINT, rebuildCheckpointFile } from '../../../src/index-tools/checkpoint.ts';
+import { REBUILD_CHECKPOINT, rebuildCheckpointFile } from '../../../src/index-tools/index-checkpoint.ts';
 import { rebuildIndex } from '../../../src/index-tools/rebuild.ts';
 import { keyspaceOf, tablesOf } from '../../../src/service/keyspace.ts';
-import { settingsOf } from '../../../src/index-tools/settings.ts';
-import { decodeCheckpoint } from '../../../src/walk/checkpoint.ts';
+import { settingsOf } from '../../../src/index-tools/index-settings.ts';
+import { decodeCheckpoint } from '../../../src/toolkit/checkpoint-store.ts';
 import { countIndexed, createHarness, makeEvents } from '../../support/service-harness.ts';
 import { expectedIndex, indexCli, indexSnapshot, ingestThroughService, jsonOf } from './helpers.ts';
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runBackfill } from '../../../src/rollup/backfill.ts';
-import { backfillCheckpointFile } from '../../../src/rollup/checkpoint.ts';
+import { backfillCheckpointFile } from '../../../src/rollup/rollup-checkpoint.ts';
 import { NODE_BIN, REPO_ROOT, waitFor } from '../../support/service-harness.ts';
 import { bruteSummaries, prng, sorted, type Ev } from '../../unit/rollup/brute.ts';
 import { ROLLUP_SETS, WINDOW_SECS, markEvents, newJob, readRollupTable, rollupHarness, writeEvents, type RollupHarness } from './helpers.ts';

@@ -10,7 +10,7 @@ import { putRowOf } from '../../../src/rollup/fold.ts';
 import { RollupJob } from '../../../src/rollup/job.ts';
 import { markerPuts, stampClock } from '../../../src/rollup/marker.ts';
 import { parseMarkerRow } from '../../../src/rollup/plan.ts';
-import { rollupSettings, type RollupSettings } from '../../../src/rollup/settings.ts';
+import { rollupSettings, type RollupSettings } from '../../../src/rollup/rollup-settings.ts';
 import type { RollupStore } from '../../../src/rollup/store.ts';
 import type { Row } from '../../../src/hbase/types.ts';
 import type { Config } from '../../../src/runtime/config.ts';

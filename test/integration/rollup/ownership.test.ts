@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseMetrics, sumOf } from '../../../scripts/lib/bench/child.ts';
 import { scrapeMetrics } from '../../../scripts/lib/bench/metrics-text.ts';
-import { rollupSettings } from '../../../src/rollup/settings.ts';
+import { rollupSettings } from '../../../src/rollup/rollup-settings.ts';
 import { keyspaceOf, tablesOf } from '../../../src/service/keyspace.ts';
 import { uniqueName } from '../../support/env.ts';
 import { createHarness, waitFor, type Harness, type TestEvent } from '../../support/service-harness.ts';

@@ -9,16 +9,16 @@ import { applyTables, checkTables } from '../../../src/admin/apply-tables.ts';
 import { JavaTableAdmin } from '../../../src/admin/java-admin.ts';
 import { planTables } from '../../../src/admin/table-plan.ts';
 import { whatChanged } from '../../../src/cli/tables.ts';
-import { eraseId } from '../../../src/erase/erase.ts';
-import { eraseSettings } from '../../../src/erase/settings.ts';
-import { verifyErased } from '../../../src/erase/verify.ts';
+import { deleteId } from '../../../src/delete/delete-id.ts';
+import { deleteSettings } from '../../../src/delete/delete-settings.ts';
+import { verifyDeleted } from '../../../src/delete/verify.ts';
 import { decodeRollupKey, NO_SPREAD } from '../../../src/keys/index.ts';
-import { collectPage, readSettingsOf } from '../../../src/query/queries.ts';
-import { readRollups } from '../../../src/query/scan-reads.ts';
+import { collectPage, readSettingsOf } from '../../../src/reads-v1/queries.ts';
+import { readRollups } from '../../../src/reads-v1/scan-reads.ts';
 import { idWindowRows } from '../../../src/rollup/backfill-plan.ts';
 import { WindowContent } from '../../../src/rollup/window-content.ts';
 import { columnOf } from '../../../src/rollup/fold.ts';
-import { rollupSettings } from '../../../src/rollup/settings.ts';
+import { rollupSettings } from '../../../src/rollup/rollup-settings.ts';
 import { parseWindows } from '../../../src/rollup/windows.ts';
 import type { Config } from '../../../src/runtime/config.ts';
 import { keyspaceOf, tablesOf } from '../../../src/service/keyspace.ts';
@@ -228,10 +228,10 @@ void test('upgrade from one rollup family: tables apply adds the size families, 
   );
 
   // The delete erases summaries in every family.
-  const es = eraseSettings(cfg, s.keyspace, tablesOf(cfg), { id: 'legacy', range: null });
-  const report = await eraseId(r.h.rest, es, { pageRows: 100, concurrency: 8, bucketConcurrency: 2, now: Date.now });
+  const es = deleteSettings(cfg, s.keyspace, tablesOf(cfg), { id: 'legacy', range: null });
+  const report = await deleteId(r.h.rest, es, { pageRows: 100, concurrency: 8, bucketConcurrency: 2, now: Date.now });
   assert.ok(report.deleted.summaries > 0);
-  const left = await verifyErased(r.h.rest, es, report.seen);
+  const left = await verifyDeleted(r.h.rest, es, report.seen);
   assert.equal(left.summaries, 0);
   let cells = 0;
   for await (const row of r.h.rest.scan(old, { batch: 5000 })) if (row.row[1] !== 0x00) cells += row.cells.length;

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { applyTables } from '../../../src/admin/apply-tables.ts';
 import { decodeDataKey } from '../../../src/keys/index.ts';
-import { rollupSettings } from '../../../src/rollup/settings.ts';
+import { rollupSettings } from '../../../src/rollup/rollup-settings.ts';
 import { keyspaceOf, tablesOf } from '../../../src/service/keyspace.ts';
 import { eventsWritten, scrapeMetrics } from '../../../scripts/lib/bench/metrics-text.ts';
 import { uniqueName } from '../../support/env.ts';

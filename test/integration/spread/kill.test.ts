@@ -6,12 +6,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Registry } from 'prom-client';
 import { createReadMetrics } from '../../../src/metrics/read-metrics.ts';
-import { collectPage, createQueries } from '../../../src/query/queries.ts';
-import type { EventItem } from '../../../src/query/types.ts';
+import { collectPage, createQueries } from '../../../src/reads-v1/queries.ts';
+import type { EventItem } from '../../../src/reads-v1/types.ts';
 import { tablesOf } from '../../../src/service/keyspace.ts';
 import { uniqueName } from '../../support/env.ts';
 import { createHarness, freePort, readyzStatus, startChild, waitFor, waitForCommittedAtEnd } from '../../support/service-harness.ts';
-import { followPages } from '../query/fixture.ts';
+import { followPages } from '../reads-v1/fixture.ts';
 import { HOT, SPREAD_SETS, expectedDataKeys, expectedIndexKeys, expectedRowsOf, produceLive, registryNow, tableRows } from './helpers.ts';
 
 void test('kill -9 as a promotion becomes visible: after a restart every event is in its one row and the epoch is intact', async (t) => {

@@ -8,16 +8,16 @@ import { Registry } from 'prom-client';
 import { saltOf, spreadOffset } from '../../../src/keys/index.ts';
 import { createReadMetrics } from '../../../src/metrics/read-metrics.ts';
 import { SPREAD_METRIC_NAMES } from '../../../src/metrics/spread-metrics.ts';
-import { collectPage, createQueries, type Queries } from '../../../src/query/queries.ts';
-import type { EventItem, QueryItem, QueryKind, RollupItem } from '../../../src/query/types.ts';
+import { collectPage, createQueries, type Queries } from '../../../src/reads-v1/queries.ts';
+import type { EventItem, QueryItem, QueryKind, RollupItem } from '../../../src/reads-v1/types.ts';
 import { RollupJob } from '../../../src/rollup/job.ts';
-import { rollupSettings } from '../../../src/rollup/settings.ts';
+import { rollupSettings } from '../../../src/rollup/rollup-settings.ts';
 import { createLogger } from '../../../src/runtime/logger.ts';
 import { tablesOf } from '../../../src/service/keyspace.ts';
 import type { Service } from '../../../src/service/service.ts';
 import { uniqueName } from '../../support/env.ts';
 import { createHarness, eventsProcessed, produceEvents, startInProcess, waitFor, type TestEvent } from '../../support/service-harness.ts';
-import { followPages } from '../query/fixture.ts';
+import { followPages } from '../reads-v1/fixture.ts';
 import { HOT, SPREAD_SETS, expectedDataKeys, expectedIndexKeys, expectedRowsOf, produceLive, registryNow, tableRows } from './helpers.ts';
 
 async function processed(services: readonly Service[]): Promise<number> {

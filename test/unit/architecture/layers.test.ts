@@ -219,11 +219,11 @@ void test("scripts/ and test/support/ import src/ only through the rooms' public
 
 void test('the door check finds an import that passes by a door', () => {
   const planted = new Map([
-    ['scripts/bench-x.ts', ['src/ingest/index.ts', 'src/ingest/dual-writer.ts', 'src/errors.ts', 'scripts/lib/bench/rows.ts']],
+    ['scripts/bench-x.ts', ['src/ingest/index.ts', 'src/ingest/event-writer.ts', 'src/errors.ts', 'scripts/lib/bench/rows.ts']],
     ['test/support/y.ts', ['src/doctor/rules/index.ts', 'src/series-compute/index.ts', 'src/series-compute/compute.ts']],
   ]);
   assert.deepEqual(deepImports(planted), [
-    'scripts/bench-x.ts → src/ingest/dual-writer.ts',
+    'scripts/bench-x.ts → src/ingest/event-writer.ts',
     'test/support/y.ts → src/doctor/rules/index.ts',
     'test/support/y.ts → src/series-compute/compute.ts',
   ]);

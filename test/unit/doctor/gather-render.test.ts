@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { encodedRegionName, probeCodecs } from '../../../src/doctor/gather.ts';
-import { renderJson, renderText } from '../../../src/doctor/render.ts';
+import { renderJson, renderText } from '../../../src/doctor/doctor-render.ts';
 import { SampleAccumulator } from '../../../src/doctor/sample.ts';
 import type { Finding } from '../../../src/doctor/finding.ts';
 

@@ -12,19 +12,19 @@ import { UsageError } from '../../../src/cli/args.ts';
 import { EventError } from '../../../src/events/event-error.ts';
 import { HBaseError } from '../../../src/hbase/errors.ts';
 import { KeyError } from '../../../src/keys/key-error.ts';
-import { DeadlinePassed } from '../../../src/query/http-api.ts';
-import { QueryError } from '../../../src/query/query-error.ts';
+import { DeadlinePassed } from '../../../src/reads-v1/http-api.ts';
+import { QueryError } from '../../../src/reads-v1/query-error.ts';
 import { RollupStageError } from '../../../src/rollup/recompute.ts';
 import { SummaryDecodeError } from '../../../src/rollup/summary.ts';
 import { WindowConfigError } from '../../../src/rollup/windows.ts';
 import { ConfigError } from '../../../src/runtime/config.ts';
 import { LifecycleError } from '../../../src/runtime/lifecycle.ts';
-import { StartupError } from '../../../src/service/settings.ts';
+import { StartupError } from '../../../src/service/service-settings.ts';
 import { RegistryConflictError } from '../../../src/spread/store.ts';
 import { HttpError, TsdbQueryError } from '../../../src/series-language/errors.ts';
 import { FilterSpecError } from '../../../src/series-language/filters.ts';
-import { CheckpointError } from '../../../src/walk/checkpoint.ts';
-import { RetryAbortedError } from '../../../src/walk/retry.ts';
+import { CheckpointError } from '../../../src/toolkit/checkpoint-store.ts';
+import { RetryAbortedError } from '../../../src/toolkit/retry.ts';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 

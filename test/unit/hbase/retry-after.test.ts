@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { HBaseError, HBaseRestClient, column, isRetriable } from '../../../src/hbase/index.ts';
 import type { HttpResponse, HttpTransport } from '../../../src/hbase/index.ts';
 import { parseRetryAfter, retryAfterOf } from '../../../src/hbase/retry-after.ts';
-import { RETRY_AFTER_CAP_MS, retrying } from '../../../src/walk/retry.ts';
+import { RETRY_AFTER_CAP_MS, retrying } from '../../../src/toolkit/retry.ts';
 
 const NOW = Date.parse('2024-11-22T08:00:00Z');
 const answer = (status: number, headers: HttpResponse['headers'] = {}): HttpResponse => ({ status, headers, body: Buffer.alloc(0) });

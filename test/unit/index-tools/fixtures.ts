@@ -1,12 +1,12 @@
 /** Shared helpers of the index tool unit tests (not a test file itself). */
 import { DEFAULT_EVENT_LIMITS, DEFAULT_FIELD_MAPPING } from '../../../src/events/index.ts';
 import { planBatch, type PlanSettings } from '../../../src/ingest/batch-plan.ts';
-import type { Checkpoint } from '../../../src/index-tools/checkpoint.ts';
-import { settingsOf, type IndexToolSettings } from '../../../src/index-tools/settings.ts';
+import type { Checkpoint } from '../../../src/index-tools/index-checkpoint.ts';
+import { settingsOf, type IndexToolSettings } from '../../../src/index-tools/index-settings.ts';
 import { encodeIndexKey } from '../../../src/keys/index.ts';
 import { loadConfig, type Config } from '../../../src/runtime/config.ts';
 import { keyspaceOf, tablesOf } from '../../../src/service/keyspace.ts';
-import type { CheckpointStore } from '../../../src/walk/checkpoint.ts';
+import type { CheckpointStore } from '../../../src/toolkit/checkpoint-store.ts';
 import type { FakeHBase } from '../../support/fake-hbase.ts';
 
 export interface Ev {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { column } from '../../../src/hbase/codec.ts';
 import { encodeTags, TAGS_QUALIFIER } from '../../../src/events/index.ts';
 import { rebuildIndex, type RebuildOptions } from '../../../src/index-tools/rebuild.ts';
-import type { IndexToolSettings } from '../../../src/index-tools/settings.ts';
+import type { IndexToolSettings } from '../../../src/index-tools/index-settings.ts';
 import { verifyIndex } from '../../../src/index-tools/verify.ts';
 import { encodeDataKey, encodeIndexKey } from '../../../src/keys/index.ts';
 import type { Config } from '../../../src/runtime/config.ts';

@@ -3,7 +3,7 @@
 import { resolveEventLimits, resolveFieldMapping } from '../../../src/events/index.ts';
 import type { PlanSettings, SourceRecord } from '../../../src/ingest/batch-plan.ts';
 import { Keyspace } from '../../../src/keys/index.ts';
-import type { RowSink, WriteObserver, WrittenRow } from '../../../src/ingest/dual-writer.ts';
+import type { RowSink, WriteObserver, WrittenRow } from '../../../src/ingest/event-writer.ts';
 import type { RowCellsLike } from '../../../src/hbase/row-cells.ts';
 
 export const SETTINGS: PlanSettings = {

@@ -1,19 +1,19 @@
-// WriteCoalescer in front of a real DualWriter with an in-memory sink: units handed in together are one
+// WriteCoalescer in front of a real EventWriter with an in-memory sink: units handed in together are one
 // write (one put per table), each unit gets back only its own refused events, a failure fails every
 // unit of the write, a full group is written without waiting, and merge/split are exact.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import PQueue from 'p-queue';
 import { planBatch, type BatchPlan } from '../../../src/ingest/batch-plan.ts';
-import { DualWriter } from '../../../src/ingest/dual-writer.ts';
+import { EventWriter } from '../../../src/ingest/event-writer.ts';
 import { OutagePolicy } from '../../../src/ingest/outage-policy.ts';
 import { WriteCoalescer, mergePlans, splitRefused } from '../../../src/ingest/write-coalescer.ts';
 import { FakeSink, RowRefused, SETTINGS, event, record, recordingObserver } from './fixtures.ts';
 
 const TABLES = { data: 'd_t', index: 'i_t' };
 
-function dual(sink: FakeSink): DualWriter {
-  return new DualWriter({
+function eventWriter(sink: FakeSink): EventWriter {
+  return new EventWriter({
     sink,
     queue: new PQueue({ concurrency: 4 }),
     tables: TABLES,
@@ -36,7 +36,7 @@ function plans(units: number, size: number): BatchPlan[] {
 
 void test("units handed in within the linger are one write: one put per table holding every unit's rows", async () => {
   const sink = new FakeSink();
-  const c = new WriteCoalescer({ writer: dual(sink), lingerMs: 20, maxRows: 10_000 });
+  const c = new WriteCoalescer({ writer: eventWriter(sink), lingerMs: 20, maxRows: 10_000 });
   const ps = plans(4, 5);
   const results = await Promise.all(ps.map((p) => c.write(p)));
   assert.deepEqual(results, [[], [], [], []]);
@@ -51,7 +51,7 @@ void test('each unit gets back only its own refused events; the others are writt
   const bad = ps[1]?.events[2];
   assert.ok(bad !== undefined);
   sink.refuse = (row) => row.row.equals(bad.data.row.key);
-  const c = new WriteCoalescer({ writer: dual(sink), lingerMs: 20, maxRows: 10_000 });
+  const c = new WriteCoalescer({ writer: eventWriter(sink), lingerMs: 20, maxRows: 10_000 });
   const [r0, r1, r2] = await Promise.all(ps.map((p) => c.write(p)));
   assert.deepEqual(r0, []);
   assert.deepEqual(r2, []);
@@ -65,7 +65,7 @@ void test('each unit gets back only its own refused events; the others are writt
 void test('a failed write fails every unit in it; the next write is a new group', async () => {
   const sink = new FakeSink();
   sink.failures = [new Error('gateway gone')];
-  const c = new WriteCoalescer({ writer: dual(sink), lingerMs: 20, maxRows: 10_000 });
+  const c = new WriteCoalescer({ writer: eventWriter(sink), lingerMs: 20, maxRows: 10_000 });
   const ps = plans(2, 3);
   const settled = await Promise.allSettled(ps.map((p) => c.write(p)));
   assert.deepEqual(
@@ -79,7 +79,7 @@ void test('a failed write fails every unit in it; the next write is a new group'
 
 void test('a group reaching maxRows is written at once, without waiting for the linger', async () => {
   const sink = new FakeSink();
-  const c = new WriteCoalescer({ writer: dual(sink), lingerMs: 500, maxRows: 10 });
+  const c = new WriteCoalescer({ writer: eventWriter(sink), lingerMs: 500, maxRows: 10 });
   const ps = plans(3, 5);
   const first = Promise.all([c.write(ps[0] as BatchPlan), c.write(ps[1] as BatchPlan)]);
   await new Promise((r) => setImmediate(r));

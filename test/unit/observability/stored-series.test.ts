@@ -2,7 +2,7 @@
 // provisioning: the committed JSON is what the code builds, panels fit the grid, every target has the
 // shape Grafana's OpenTSDB query editor saves and uses only the dashboard's variables, and both
 // provisioning files (compose and Kubernetes) parse and point the datasource the dashboard uses at
-// the service's HTTP port. The requests themselves: test/integration/tsdb/grafana-replay.test.ts.
+// the service's HTTP port. The requests themselves: test/integration/series/grafana-replay.test.ts.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

@@ -8,7 +8,7 @@ import { RollupJob } from '../../../src/rollup/job.ts';
 import { putRowOf } from '../../../src/rollup/fold.ts';
 import { parseMarkerRow, sourceOf, type FoundMarker } from '../../../src/rollup/plan.ts';
 import { markerRow } from '../../../src/rollup/marker.ts';
-import type { RollupSettings } from '../../../src/rollup/settings.ts';
+import type { RollupSettings } from '../../../src/rollup/rollup-settings.ts';
 import type { RollupKeyParts } from '../../../src/keys/index.ts';
 import { fixedSpread, testKeyspace } from '../../support/keyspace.ts';
 import { bruteSummaries, sorted, summariesOfRows, type Ev } from './brute.ts';

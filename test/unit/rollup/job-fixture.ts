@@ -7,7 +7,7 @@ import { createReadMetrics, type ReadMetrics } from '../../../src/metrics/read-m
 import { putRowOf } from '../../../src/rollup/fold.ts';
 import { markerRow } from '../../../src/rollup/marker.ts';
 import { parseMarkerRow } from '../../../src/rollup/plan.ts';
-import type { RollupSettings } from '../../../src/rollup/settings.ts';
+import type { RollupSettings } from '../../../src/rollup/rollup-settings.ts';
 import type { RollupStore } from '../../../src/rollup/store.ts';
 import { parseWindows } from '../../../src/rollup/windows.ts';
 import { testKeyspace } from '../../support/keyspace.ts';

@@ -8,7 +8,7 @@ import { encodeIdMarkerKey, saltOf } from '../../../src/keys/index.ts';
 import { RollupJob } from '../../../src/rollup/job.ts';
 import { LEGACY_QUALIFIER, VERSION_QUALIFIER, markerRow, newMarkerValue } from '../../../src/rollup/marker.ts';
 import { putRowOf } from '../../../src/rollup/fold.ts';
-import type { RollupSettings } from '../../../src/rollup/settings.ts';
+import type { RollupSettings } from '../../../src/rollup/rollup-settings.ts';
 import type { RollupStore } from '../../../src/rollup/store.ts';
 import { bruteSummaries, sorted, summariesOfRows, type Ev } from './brute.ts';
 import { FakeHBase } from '../../support/fake-hbase.ts';

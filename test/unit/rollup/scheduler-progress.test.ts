@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RunReport } from '../../../src/rollup/run-report.ts';
 import { RollupScheduler } from '../../../src/rollup/scheduler.ts';
-import { ProgressReporter, etaMs, formatProgress, fractionDone, keyFraction, type BackfillProgress } from '../../../src/rollup/progress.ts';
+import { ProgressReporter, etaMs, formatProgress, fractionDone, keyFraction, type BackfillProgress } from '../../../src/rollup/rollup-progress.ts';
 import { silentLog } from './job-fixture.ts';
 
 const report = (aborted: boolean): RunReport => ({

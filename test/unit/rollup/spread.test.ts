@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runBackfill } from '../../../src/rollup/backfill.ts';
 import { RollupJob } from '../../../src/rollup/job.ts';
-import type { RollupSettings } from '../../../src/rollup/settings.ts';
+import type { RollupSettings } from '../../../src/rollup/rollup-settings.ts';
 import { testKeyspace, fixedSpread } from '../../support/keyspace.ts';
 import { blocksOfRows, brutePoints, bruteSummaries, sorted, sortedRuns, summariesOfRows, type Ev } from './brute.ts';
 import { FakeHBase } from '../../support/fake-hbase.ts';

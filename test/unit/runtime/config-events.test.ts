@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_MAX_TS, eventLimitsFor, parseEvent, resolveFieldMapping } from '../../../src/events/index.ts';
 import { ConfigError, loadConfig } from '../../../src/runtime/config.ts';
-import { planSettings } from '../../../src/service/settings.ts';
+import { planSettings } from '../../../src/service/service-settings.ts';
 import { keyspaceOf, tablesOf } from '../../../src/service/keyspace.ts';
 
 const event = (ts: number | string): Buffer => Buffer.from(JSON.stringify({ id: 'sensor-0042', ts, metric: 'temp', value: 21.5 }));

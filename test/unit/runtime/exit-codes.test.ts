@@ -10,10 +10,10 @@ import { EventError } from '../../../src/events/event-error.ts';
 import { KeyError } from '../../../src/keys/key-error.ts';
 import { RollupStageError } from '../../../src/rollup/recompute.ts';
 import { WindowConfigError } from '../../../src/rollup/windows.ts';
-import { RetryAbortedError } from '../../../src/walk/retry.ts';
+import { RetryAbortedError } from '../../../src/toolkit/retry.ts';
 import { ConfigError } from '../../../src/runtime/config.ts';
 import { EXIT, exitCodeOf } from '../../../src/runtime/exit-codes.ts';
-import { StartupError } from '../../../src/service/settings.ts';
+import { StartupError } from '../../../src/service/service-settings.ts';
 import { RegistryConflictError } from '../../../src/spread/store.ts';
 
 void test('every kind of stop has its code, and only a clean one is 0', () => {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { Finding } from '../../../src/doctor/finding.ts';
 import { DOCTOR_OFF, type DoctorReport, type DoctorSnapshot } from '../../../src/doctor/scheduler.ts';
 import { duration, renderDoctor } from '../../../src/ui/doctor-section.ts';
-import { renderPage } from '../../../src/ui/render.ts';
+import { renderPage } from '../../../src/ui/ui-render.ts';
 
 const T = 1_700_000_000_000; // 22:13:20 UTC
 const count = (html: string, re: RegExp): number => [...html.matchAll(re)].length;

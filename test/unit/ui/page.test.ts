@@ -12,7 +12,7 @@ import type { HotIdsSnapshot } from '../../../src/load/hot-ids.ts';
 import { HotIds } from '../../../src/load/hot-ids.ts';
 import { HOT_ID_METRICS, registerHotIdMetrics } from '../../../src/metrics/hot-id-metrics.ts';
 import { testKeyspace } from '../../support/keyspace.ts';
-import { IDLE_COLOR, esc, heatColor, renderHeatmap, renderPage, ringSkew, type UiSnapshot } from '../../../src/ui/render.ts';
+import { IDLE_COLOR, esc, heatColor, renderHeatmap, renderPage, ringSkew, type UiSnapshot } from '../../../src/ui/ui-render.ts';
 import { startUi, uiRoutes, type RouteHandler } from '../../../src/ui/page.ts';
 import { DOCTOR_OFF } from '../../../src/doctor/scheduler.ts';
 import { startHttpServer } from '../../../src/runtime/http.ts';

@@ -5,7 +5,7 @@ import { ratioColour, renderHeatmapSvg } from '../../../src/whatif/heatmap-svg.t
 import { candidateGrid } from '../../../src/whatif/layouts.ts';
 import { predictAll, type Prediction } from '../../../src/whatif/predict.ts';
 import { recommend } from '../../../src/whatif/recommend.ts';
-import { renderJson, renderText, type WhatIfReport } from '../../../src/whatif/render.ts';
+import { renderJson, renderText, type WhatIfReport } from '../../../src/whatif/whatif-render.ts';
 
 const sample = [...generateEvents({ count: 20_000, ids: 500, startTs: 1_700_000_000_000, stepMs: 1, seed: 5, racks: 10 })];
 const grid = candidateGrid(
