@@ -176,7 +176,7 @@ export async function runCatalogBackfill(o: CatalogBackfillOptions): Promise<Cat
         );
       for (let i = 0; i < rows.length; i += PUT_ROWS) await put(rows.slice(i, i + PUT_ROWS).map((r) => r.row));
       // then the catalog's generation, as ingest replaces it: query-time rereads find the new series
-      if (rows.length > 0) await put([marks.generationRow()]);
+      if (rows.length > 0) await put([marks.generationRow(false)]); // no journal: readers scan
       marks.acknowledged(rows);
       const last = page[page.length - 1]?.row as Buffer;
       state = {

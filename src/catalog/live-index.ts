@@ -3,6 +3,8 @@
 // Design notes: docs/DECISIONS.md#keeping-the-catalog-current
 import { Slices } from '../series-query/index.ts';
 import type { SeriesIndex } from './series-index.ts';
+import { JOURNAL_SPAN_MS, type Series } from './rows.ts';
+import type { CatalogGeneration } from './store.ts';
 
 export interface LiveIndexOptions {
   readonly index: SeriesIndex;
@@ -31,7 +33,14 @@ export interface LiveIndexOptions {
    * their series rows are acknowledged). Timed and whole rereads always scan: they also find the rows
    * of writers that do not replace it. Undefined: every reread scans.
    */
-  readonly generation?: () => Promise<string | undefined>;
+  readonly generation?: () => Promise<CatalogGeneration | undefined>;
+  /**
+   * The catalog's journal (CatalogStore.journal): when the generation changed, a reread of what is
+   * new before a query reads the series it lists since the last scan (less slackMs) instead of
+   * scanning every series row, while that reaches back at most JOURNAL_SPAN_MS (rows.ts). Undefined:
+   * such rereads scan.
+   */
+  readonly journal?: (sinceMs: number, nowMs: number) => Promise<{ readonly series: readonly Series[] }>;
   readonly onError?: (err: unknown) => void;
   readonly now?: () => number;
 }
@@ -47,11 +56,14 @@ export class LiveIndex {
   #lastAt = Number.NEGATIVE_INFINITY;
   /** start of the last reread that succeeded (its rows are in), or undefined before the first whole one */
   #since: number | undefined;
+  /** start of the last scan that succeeded (a journal read does not move it) */
+  #scannedSince: number | undefined;
   #rereads = 0;
   /** the generation read before the last scan that succeeded */
   #generation: string | undefined;
   #skips = 0;
   #scans = 0;
+  #journals = 0;
   #timer: NodeJS.Timeout | undefined;
   /** a fresh reread about to start (its linger): the queries arriving meanwhile board it */
   #lingering: Promise<void> | undefined;
@@ -70,9 +82,9 @@ export class LiveIndex {
     return this.#skips;
   }
 
-  /** Rereads so far: those that scanned the catalog, and those its unchanged generation spared. */
-  rereads(): { readonly scanned: number; readonly unchanged: number } {
-    return { scanned: this.#scans, unchanged: this.#skips };
+  /** Rereads so far: those that scanned the catalog, those that read its journal, and those its unchanged generation spared. */
+  rereads(): { readonly scanned: number; readonly journal: number; readonly unchanged: number } {
+    return { scanned: this.#scans, journal: this.#journals, unchanged: this.#skips };
   }
 
   /**
@@ -88,14 +100,28 @@ export class LiveIndex {
         const since = this.#since;
         // read before the scan: a writer that replaces it after this read has its rows in the next scan
         const generation = this.#o.generation === undefined ? undefined : await this.#o.generation();
-        if (ifChanged && !whole && since !== undefined && generation !== undefined && generation === this.#generation) {
+        if (ifChanged && !whole && since !== undefined && generation !== undefined && generation.token === this.#generation) {
           this.#skips++;
           return; // nothing written since the last scan, by any writer that replaces the token
         }
-        if (whole || since === undefined) await this.#o.index.refresh();
-        else await this.#o.index.refreshSince(since - (this.#o.slackMs ?? 300_000));
-        this.#scans++;
-        this.#generation = generation;
+        const slack = this.#o.slackMs ?? 300_000;
+        const journal = this.#o.journal;
+        const from = since === undefined ? undefined : since - slack;
+        if (ifChanged && !whole && from !== undefined && generation?.journaled === true && journal !== undefined && started - from <= JOURNAL_SPAN_MS) {
+          // the last writer keeps the journal: it listed there what it added before replacing the token
+          // (a writer without one in between, in a mixed upgrade, is seen by the next timed reread)
+          for (const s of (await journal(from, started)).series) this.#o.index.add(s);
+          this.#journals++;
+        } else {
+          // a scan reaches back to the last scan (not the last journal read): it also finds the rows of
+          // writers that keep no journal (the backfill, an older version)
+          const scanned = this.#scannedSince;
+          if (whole || scanned === undefined) await this.#o.index.refresh();
+          else await this.#o.index.refreshSince(scanned - slack);
+          this.#scans++;
+          this.#scannedSince = started;
+        }
+        this.#generation = generation?.token;
         this.#since = started;
       } catch (err) {
         this.#o.onError?.(err);

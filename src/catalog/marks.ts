@@ -5,7 +5,17 @@
 // so the steady state writes nothing: a series already written is not written again, one evicted is
 // rewritten once (the same put: same key, same cell). Pure apart from the clock (cell timestamps).
 import { randomBytes } from 'node:crypto';
-import { canonicalTags, GENERATION_QUALIFIER, GENERATION_ROW, seriesRowOf, SERIES_QUALIFIER } from './rows.ts';
+import {
+  canonicalTags,
+  GENERATION_QUALIFIER,
+  GENERATION_ROW,
+  JOURNALED_QUALIFIER,
+  JOURNAL_KEEP_MS,
+  JOURNAL_MINUTE_MS,
+  journalKey,
+  seriesRowOf,
+  SERIES_QUALIFIER,
+} from './rows.ts';
 import type { DataRow } from '../events/index.ts';
 
 export interface CatalogMarksOptions {
@@ -40,6 +50,8 @@ export class CatalogMarks {
   readonly #now: () => number;
   /** cacheKey → true, in order of last use (Map order: re-inserted on use, oldest first) */
   readonly #written = new Map<string, true>();
+  /** journal row (latin1) → the minute this process last swept it in (at most 1,440 entries) */
+  readonly #swept = new Map<string, number>();
 
   constructor(options: CatalogMarksOptions) {
     if (!Number.isSafeInteger(options.cacheSize) || options.cacheSize < 0) throw new RangeError(`cacheSize must be an integer >= 0, got ${options.cacheSize}`);
@@ -75,10 +87,34 @@ export class CatalogMarks {
 
   /**
    * The catalog's generation with a fresh token (rows.ts GENERATION_ROW): put it once series rows
-   * are acknowledged, so readers checking it learn that something was written.
+   * are acknowledged, so readers checking it learn that something was written. `journaled`: the
+   * writer also put those rows in the journal (then the token goes in `j` too, so a reader knows the
+   * last writer did).
    */
-  generationRow(): DataRow {
-    return { key: GENERATION_ROW, cells: [{ family: this.#o.family, qualifier: GENERATION_QUALIFIER, value: randomBytes(8), timestamp: this.#now() }] };
+  generationRow(journaled: boolean): DataRow {
+    const token = randomBytes(8);
+    const cell = (qualifier: Buffer) => ({ family: this.#o.family, qualifier, value: token, timestamp: this.#now() });
+    return { key: GENERATION_ROW, cells: journaled ? [cell(GENERATION_QUALIFIER), cell(JOURNALED_QUALIFIER)] : [cell(GENERATION_QUALIFIER)] };
+  }
+
+  /**
+   * The journal row of `rows` (rows.ts JOURNAL_PREFIX): one cell per series row, in the row of the
+   * minute of their stamp, put with them (before the generation). `sweepBefore`: the first write of
+   * this process to that row in this minute also deletes its cells stamped before it (yesterday's),
+   * which sweptAt() records once done.
+   */
+  journalRow(rows: readonly CatalogRow[]): { readonly row: DataRow; readonly sweepBefore: number | undefined } {
+    const stamp = rows[0]?.row.cells[0]?.timestamp ?? this.#now();
+    const key = journalKey(stamp);
+    const cells = rows.map((r) => ({ family: this.#o.family, qualifier: r.row.key, value: r.row.cells[0]?.value ?? NO_TAGS_JSON, timestamp: stamp }));
+    const minute = Math.floor(stamp / JOURNAL_MINUTE_MS);
+    const swept = this.#swept.get(key.toString('latin1'));
+    return { row: { key, cells }, sweepBefore: swept === minute ? undefined : stamp - JOURNAL_KEEP_MS };
+  }
+
+  /** The journal row `key` was swept in the minute of `stamp` (no other sweep of it this minute). */
+  sweptAt(key: Buffer, stamp: number): void {
+    this.#swept.set(key.toString('latin1'), Math.floor(stamp / JOURNAL_MINUTE_MS));
   }
 
   /** Call once the rows' puts were acknowledged by HBase. */

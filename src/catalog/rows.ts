@@ -20,6 +20,52 @@ export const SERIES_RANGE: ScanRange = prefixRange(SERIES_PREFIX);
  */
 export const GENERATION_ROW = Buffer.from('catalog/generation', 'latin1');
 export const GENERATION_QUALIFIER = Buffer.from('g', 'latin1');
+/** The same token again, put only by writers that keep the journal: equal to `g` when the last writer did. */
+export const JOURNALED_QUALIFIER = Buffer.from('j', 'latin1');
+
+/**
+ * The catalog's journal: what writers added lately, so a reader whose generation changed reads the new
+ * series alone rather than scanning every series row. A row per minute of the day (the writer's
+ * clock), `"catalog/journal/"` ‖ the minute as 4 decimal digits (`0000` … `1439`), reused every day:
+ * one cell per series row written in that minute (qualifier: the series row's key, value: its cell,
+ * timestamp: its cell's), and a writer deletes a row's cells older than JOURNAL_KEEP_MS when it first
+ * writes there in a minute, so the journal holds about an hour (docs/KEYS.md, "Series catalog").
+ */
+export const JOURNAL_PREFIX = Buffer.from('catalog/journal/', 'latin1');
+export const JOURNAL_MINUTE_MS = 60_000;
+const MINUTES_PER_DAY = 1440;
+/** Cells a writer keeps in a journal row it reuses (older are deleted). */
+export const JOURNAL_KEEP_MS = 3_600_000;
+/** How far back a reader may read the journal (what is older may be deleted): less than JOURNAL_KEEP_MS by a margin for writers' clocks. */
+export const JOURNAL_SPAN_MS = 30 * 60_000;
+
+/** The minute of the day of `ms` (UTC), 0 … 1439. */
+function minuteOfDay(ms: number): number {
+  return Math.floor(ms / JOURNAL_MINUTE_MS) % MINUTES_PER_DAY;
+}
+
+/** The journal row of the minute holding `ms`. */
+export function journalKey(ms: number): Buffer {
+  return Buffer.concat([JOURNAL_PREFIX, Buffer.from(String(minuteOfDay(ms)).padStart(4, '0'), 'latin1')]);
+}
+
+/**
+ * The scan ranges of the journal rows of the minutes from `fromMs` through `toMs` (one range, or two
+ * when they pass midnight); every row when they span a day or more.
+ */
+export function journalRanges(fromMs: number, toMs: number): ScanRange[] {
+  const whole = prefixRange(JOURNAL_PREFIX);
+  if (toMs - fromMs >= (MINUTES_PER_DAY - 1) * JOURNAL_MINUTE_MS) return [whole];
+  const first = journalKey(fromMs);
+  const next = journalKey(toMs + JOURNAL_MINUTE_MS); // the row after the last (0000 after 1439: wraps)
+  if (minuteOfDay(toMs) >= minuteOfDay(fromMs)) {
+    return [{ startRow: first, stopRow: minuteOfDay(toMs) === MINUTES_PER_DAY - 1 ? whole.stopRow : next }];
+  }
+  return [
+    { startRow: first, stopRow: whole.stopRow },
+    { startRow: whole.startRow, stopRow: next },
+  ];
+}
 
 /** One series: a metric of one id with one tag set (the id is not among the tags). */
 export interface Series {

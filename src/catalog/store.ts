@@ -1,7 +1,17 @@
 // Reads the series catalog (rows.ts) from the meta table: one prefix scan of "series/" (every series)
 // or of "series/" ‖ metric ‖ 0x00 (one metric), through a port of its own (HBaseRestClient.scan fits).
 // Rows that do not decode (another layout, a damaged cell) are counted and skipped, never served.
-import { decodeSeriesRow, GENERATION_QUALIFIER, GENERATION_ROW, metricRange, SERIES_QUALIFIER, SERIES_RANGE, type Series } from './rows.ts';
+import {
+  decodeSeriesRow,
+  GENERATION_QUALIFIER,
+  GENERATION_ROW,
+  JOURNALED_QUALIFIER,
+  journalRanges,
+  metricRange,
+  SERIES_QUALIFIER,
+  SERIES_RANGE,
+  type Series,
+} from './rows.ts';
 
 /** The HBase reads the catalog needs: a range scan of whole rows, and one row (its generation). */
 export interface CatalogScanPort {
@@ -14,12 +24,18 @@ export interface CatalogScanPort {
 
 export interface CatalogScanRow {
   readonly row: Buffer;
-  readonly cells: readonly { readonly qualifier: Buffer; readonly value: Buffer }[];
+  readonly cells: readonly { readonly qualifier: Buffer; readonly value: Buffer; readonly timestamp: number }[];
 }
 
 export interface CatalogStoreOptions {
   /** tables.meta.name */
   readonly table: string;
+}
+
+/** The catalog's generation as read: the token, and whether its writer keeps the journal. */
+export interface CatalogGeneration {
+  readonly token: string;
+  readonly journaled: boolean;
 }
 
 export interface CatalogRead {
@@ -58,9 +74,36 @@ export class CatalogStore {
     return { series, skipped };
   }
 
-  /** The catalog's generation token (rows.ts GENERATION_ROW) as hex; undefined when no writer has written one. */
-  async generation(): Promise<string | undefined> {
+  /**
+   * The series the journal (rows.ts JOURNAL_PREFIX) says were written at or after `sinceMs` (cell
+   * timestamps, the writers' clocks) up to `nowMs` and a minute past it: the rows of those minutes
+   * alone, not every series row. Cells that do not decode are counted and skipped.
+   */
+  async journal(sinceMs: number, nowMs: number): Promise<CatalogRead> {
+    const series: Series[] = [];
+    let skipped = 0;
+    const from = Math.max(0, Math.floor(sinceMs));
+    for (const range of journalRanges(from, nowMs + 60_000)) {
+      for await (const row of this.#port.scan(this.#table, { ...range, batch: SCAN_BATCH, timeRange: { from, to: Number.MAX_SAFE_INTEGER } })) {
+        for (const cell of row.cells) {
+          const s = cell.timestamp < from ? undefined : decodeSeriesRow(cell.qualifier, cell.value);
+          if (s === undefined) skipped += cell.timestamp < from ? 0 : 1;
+          else series.push(s);
+        }
+      }
+    }
+    return { series, skipped };
+  }
+
+  /**
+   * The catalog's generation (rows.ts GENERATION_ROW): its token as hex, and whether the writer that
+   * put it keeps the journal (its `j` cell holds the same token); undefined when no writer has written one.
+   */
+  async generation(): Promise<CatalogGeneration | undefined> {
     const row = await this.#port.get(this.#table, GENERATION_ROW);
-    return row?.cells.find((c) => c.qualifier.equals(GENERATION_QUALIFIER))?.value.toString('hex');
+    const g = row?.cells.find((c) => c.qualifier.equals(GENERATION_QUALIFIER))?.value;
+    if (g === undefined) return undefined;
+    const j = row?.cells.find((c) => c.qualifier.equals(JOURNALED_QUALIFIER))?.value;
+    return { token: g.toString('hex'), journaled: j !== undefined && j.equals(g) };
   }
 }

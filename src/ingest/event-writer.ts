@@ -7,11 +7,14 @@ import { toRowCells, type RowCellsLike } from '../hbase/row-cells.ts';
 import type { OutagePolicy } from './outage-policy.ts';
 import { RetryAbortedError } from '../toolkit/retry.ts';
 import type { CatalogMarks, CatalogRow } from '../catalog/marks.ts';
+import { JOURNAL_KEEP_MS } from '../catalog/rows.ts';
 import type { RollupMarks } from './rollup-marks.ts';
 
 /** The one HBase operation the writer needs (HBaseRestClient.put fits). */
 export interface RowSink {
   put(table: string, rows: readonly RowCellsLike[]): Promise<void>;
+  /** cells of a row stamped at or before `timestamp` deleted (the catalog journal's sweep; HBaseRestClient.deleteRow fits); absent: no sweep */
+  deleteRow?(table: string, row: Buffer, opts: { readonly timestamp: number }): Promise<void>;
 }
 
 /** An acknowledged row: its key, the salt bucket it was planned in and the id of its event. */
@@ -92,12 +95,35 @@ export class EventWriter {
     const firstOf = new Map<string, PlannedEvent>();
     for (const e of events) if (!firstOf.has(e.id)) firstOf.set(e.id, e);
     const entries = rows.map((r: CatalogRow) => ({ event: firstOf.get(r.id) as PlannedEvent, row: r.row, bucket: 0 }));
-    // Like a marker, a catalog row refused is not one event's fault: the unit fails (replayed).
-    await this.#writeAll(catalog.table, entries, { refused: new Map(), bisect: false, report: 'catalog' });
+    // Like a marker, a catalog row refused is not one event's fault: the unit fails (replayed). The
+    // journal row goes with them (a reader whose generation changed reads it instead of every row).
+    const journal = catalog.planner.journalRow(rows);
+    const journalEntry = { event: entries[0]?.event as PlannedEvent, row: journal.row, bucket: 0 };
+    await Promise.all([
+      this.#writeAll(catalog.table, entries, { refused: new Map(), bisect: false, report: 'catalog' }),
+      this.#writeAll(catalog.table, [journalEntry], { refused: new Map(), bisect: false, report: 'none' }),
+      this.#sweepJournal(catalog, journal.row.key, journal.sweepBefore),
+    ]);
     // then the catalog's generation, so a reader checking it before a query rereads what is new
-    const bump = { event: entries[0]?.event as PlannedEvent, row: catalog.planner.generationRow(), bucket: 0 };
+    const bump = { event: entries[0]?.event as PlannedEvent, row: catalog.planner.generationRow(true), bucket: 0 };
     await this.#writeAll(catalog.table, [bump], { refused: new Map(), bisect: false, report: 'none' });
     catalog.planner.acknowledged(rows);
+  }
+
+  /**
+   * Deletes a journal row's cells stamped before `before` (yesterday's, in a row reused daily). Its
+   * cells of now are newer than that, so it runs beside their put. Best effort: a failure leaves old
+   * cells a reader skips by their stamps, and the next write in that row tries again.
+   */
+  async #sweepJournal(catalog: NonNullable<EventWriterOptions['catalog']>, key: Buffer, before: number | undefined): Promise<void> {
+    const sink = this.#o.sink;
+    if (before === undefined || sink.deleteRow === undefined) return;
+    try {
+      await sink.deleteRow(catalog.table, key, { timestamp: before });
+      catalog.planner.sweptAt(key, before + JOURNAL_KEEP_MS);
+    } catch {
+      // best effort (above)
+    }
   }
 
   async #writeMarks(events: readonly PlannedEvent[]): Promise<void> {

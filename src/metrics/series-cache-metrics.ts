@@ -15,7 +15,7 @@ export const SERIES_CACHE_METRIC_NAMES = {
 
 /** What the read side's catalog counts (LiveIndex fits). */
 export interface CatalogRereads {
-  rereads(): { readonly scanned: number; readonly unchanged: number };
+  rereads(): { readonly scanned: number; readonly journal: number; readonly unchanged: number };
 }
 
 /** What a cache counts (WindowCache and TailCache stats() both fit). */
@@ -70,15 +70,15 @@ export function registerSeriesCacheMetrics(
     },
   });
   if (catalog !== undefined) {
-    const counted = { scanned: 0, unchanged: 0 };
+    const counted = { scanned: 0, journal: 0, unchanged: 0 };
     new Counter({
       name: SERIES_CACHE_METRIC_NAMES.catalogRereads,
-      help: "The series catalog's rereads of what is new: scanned, or spared because the catalog's generation had not changed since the last scan",
+      help: "The series catalog's rereads of what is new: scanned, read from the catalog's journal (the generation changed), or spared because the generation had not changed since the last reread",
       labelNames: ['outcome'] as const,
       registers: [registry],
       collect() {
         const now = catalog.rereads();
-        for (const outcome of ['scanned', 'unchanged'] as const) {
+        for (const outcome of ['scanned', 'journal', 'unchanged'] as const) {
           this.inc({ outcome }, Math.max(0, now[outcome] - counted[outcome]));
           counted[outcome] = now[outcome];
         }

@@ -181,9 +181,9 @@ void test("freshMs 0 with the catalog's generation: a query's reread scans only 
   const source = new TimedSource();
   const gen = { token: undefined as string | undefined, reads: 0 };
   source.rows.push({ at: 900_000, s: { metric: 'temp', id: 'a', tags: {} } });
-  const generation = (): Promise<string | undefined> => {
+  const generation = (): Promise<{ token: string; journaled: boolean } | undefined> => {
     gen.reads++;
-    return Promise.resolve(gen.token);
+    return Promise.resolve(gen.token === undefined ? undefined : { token: gen.token, journaled: false });
   };
   const live = new LiveIndex({
     index: new SeriesIndex({ idTagKey: 'id', source }),
@@ -237,4 +237,69 @@ void test("freshMs 0 with the catalog's generation: a query's reread scans only 
   await live.ready('temp');
   assert.equal(source.reads.length, 5);
   assert.equal(gen.reads, 8, 'one token read per reread (the first whole one included)');
+});
+
+void test("with the journal: a query's reread after the generation changed reads the journal, not every row; a timed reread still scans from the last scan; an old last reread scans", async () => {
+  const clock = { ms: 10_000_000 };
+  const source = new TimedSource();
+  source.rows.push({ at: 9_000_000, s: { metric: 'temp', id: 'a', tags: {} } });
+  const gen = { token: 'aa', journaled: true };
+  const journalReads: [number, number][] = [];
+  const journaled: { at: number; s: Series }[] = [];
+  const live = new LiveIndex({
+    index: new SeriesIndex({ idTagKey: 'id', source }),
+    refreshMs: 60_000,
+    freshMs: 0,
+    freshLingerMs: 0,
+    slackMs: 1000,
+    generation: () => Promise.resolve({ token: gen.token, journaled: gen.journaled }),
+    journal: (sinceMs, nowMs) => {
+      journalReads.push([sinceMs, nowMs]);
+      return Promise.resolve({ series: journaled.filter((j) => j.at >= sinceMs).map((j) => j.s) });
+    },
+    now: () => clock.ms,
+  });
+  await live.ready('temp');
+  assert.deepEqual(source.reads, [undefined], 'the first read is whole');
+  const firstScan = clock.ms;
+
+  // a journaling writer: series row, journal cell, then the token
+  clock.ms += 100;
+  const b = { metric: 'temp', id: 'b', tags: {} };
+  source.rows.push({ at: clock.ms, s: b });
+  journaled.push({ at: clock.ms, s: b });
+  gen.token = 'bb';
+  clock.ms += 100;
+  await live.ready('temp');
+  assert.equal(source.reads.length, 1, 'no scan');
+  assert.deepEqual(journalReads, [[firstScan - 1000, clock.ms]], 'the journal since the last reread, less the slack');
+  assert.deepEqual(
+    live.index.lookup('temp', []).series.map((s) => s.id),
+    ['a', 'b'],
+  );
+  assert.deepEqual(live.rereads(), { scanned: 1, journal: 1, unchanged: 0 });
+
+  // a writer that keeps no journal (the backfill): a timed reread finds it, reaching back to the last scan
+  clock.ms += 100;
+  source.rows.push({ at: clock.ms, s: { metric: 'temp', id: 'c', tags: {} } });
+  await live.refresh();
+  assert.deepEqual(source.reads.slice(1), [firstScan - 1000], 'from the last scan, not from the journal read');
+  assert.ok(live.index.lookup('temp', []).series.some((s) => s.id === 'c'));
+
+  // the last writer keeps no journal (its token is not in `j`): scanned
+  clock.ms += 100;
+  source.rows.push({ at: clock.ms, s: { metric: 'temp', id: 'd', tags: {} } });
+  gen.token = 'cc';
+  gen.journaled = false;
+  await live.ready('temp');
+  assert.equal(source.reads.length, 3, 'scanned: the last writer kept no journal');
+  assert.ok(live.index.lookup('temp', []).series.some((s) => s.id === 'd'));
+
+  // a last reread older than the journal keeps: a changed token scans
+  clock.ms += 40 * 60_000;
+  gen.token = 'dd';
+  gen.journaled = true;
+  await live.ready('temp');
+  assert.equal(source.reads.length, 4, 'scanned: the journal may not reach back that far');
+  assert.equal(journalReads.length, 1);
 });

@@ -2,7 +2,7 @@
 // a new tag value, a rewrite after eviction, and nothing remembered before the acknowledgement.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { decodeSeriesRow, seriesRow } from '../../../src/catalog/rows.ts';
+import { decodeSeriesRow, JOURNAL_KEEP_MS, seriesRow } from '../../../src/catalog/rows.ts';
 import { CatalogMarks, type CatalogRow, type SeriesTouch } from '../../../src/catalog/marks.ts';
 
 const marks = (cacheSize = 1000): CatalogMarks => new CatalogMarks({ family: 'd', cacheSize, now: () => 1234 });
@@ -84,4 +84,29 @@ void test('cacheSize 0: every unit writes its distinct series', () => {
   assert.equal(m.cached, 0);
   assert.equal(m.rowsFor(unit(10)).length, 10);
   assert.throws(() => new CatalogMarks({ family: 'd', cacheSize: -1 }), RangeError);
+});
+
+void test("the journal row: the minute of the rows' stamp, a cell per row; a sweep of yesterday's cells once per minute a row is reused", () => {
+  const clock = { ms: Date.UTC(2026, 10, 29, 10, 0, 30) };
+  const m = new CatalogMarks({ family: 'd', cacheSize: 1000, now: () => clock.ms });
+  const rows = m.rowsFor(unit(7));
+  const j = m.journalRow(rows);
+  assert.equal(j.row.key.toString('latin1'), 'catalog/journal/0600');
+  assert.deepEqual(
+    j.row.cells.map((c) => c.qualifier),
+    rows.map((r) => r.row.key),
+  );
+  assert.deepEqual(
+    j.row.cells.map((c) => c.value),
+    rows.map((r) => r.row.cells[0]?.value),
+  );
+  assert.ok(j.row.cells.every((c) => c.timestamp === clock.ms && c.family === 'd'));
+  assert.equal(j.sweepBefore, clock.ms - JOURNAL_KEEP_MS, 'the first write to the row');
+  m.sweptAt(j.row.key, clock.ms);
+  clock.ms += 20_000;
+  assert.equal(m.journalRow(m.rowsFor(unit(8, 't'))).sweepBefore, undefined, 'swept already this minute');
+  clock.ms += 86_400_000;
+  const again = m.journalRow(m.rowsFor(unit(8, 'u')));
+  assert.equal(again.row.key.toString('latin1'), 'catalog/journal/0600', 'the same minute a day later: the same row');
+  assert.equal(again.sweepBefore, clock.ms - JOURNAL_KEEP_MS, 'reused: swept again');
 });

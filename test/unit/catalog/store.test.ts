@@ -1,7 +1,7 @@
 // CatalogStore: one prefix scan (all series, or one metric's), damaged rows skipped and counted.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { GENERATION_QUALIFIER, GENERATION_ROW, seriesRow } from '../../../src/catalog/rows.ts';
+import { GENERATION_QUALIFIER, GENERATION_ROW, JOURNALED_QUALIFIER, journalKey, seriesRow } from '../../../src/catalog/rows.ts';
 import { CatalogStore, type CatalogScanPort, type CatalogScanRow } from '../../../src/catalog/store.ts';
 
 function port(rows: CatalogScanRow[]): CatalogScanPort & { ranges: string[] } {
@@ -23,7 +23,7 @@ function port(rows: CatalogScanRow[]): CatalogScanPort & { ranges: string[] } {
 
 const row = (metric: string, id: string, tags: Record<string, string>): CatalogScanRow => {
   const r = seriesRow({ metric, id, tags });
-  return { row: r.key, cells: [{ qualifier: Buffer.from('t'), value: r.value }] };
+  return { row: r.key, cells: [{ qualifier: Buffer.from('t'), value: r.value, timestamp: 0 }] };
 };
 
 void test('reads every series, or one metric; skips foreign and damaged rows', async () => {
@@ -31,8 +31,8 @@ void test('reads every series, or one metric; skips foreign and damaged rows', a
     row('cpu', 'a', { dc: 'x' }),
     row('cpu', 'b', {}),
     row('cpu2', 'a', {}),
-    { row: Buffer.from('spread/a'), cells: [{ qualifier: Buffer.from('e'), value: Buffer.from('{}') }] },
-    { row: seriesRow({ metric: 'cpu', id: 'c', tags: {} }).key, cells: [{ qualifier: Buffer.from('t'), value: Buffer.from('{"x":"1"}') }] },
+    { row: Buffer.from('spread/a'), cells: [{ qualifier: Buffer.from('e'), value: Buffer.from('{}'), timestamp: 0 }] },
+    { row: seriesRow({ metric: 'cpu', id: 'c', tags: {} }).key, cells: [{ qualifier: Buffer.from('t'), value: Buffer.from('{"x":"1"}'), timestamp: 0 }] },
   ]);
   const store = new CatalogStore(p, { table: 'meta' });
   const all = await store.read();
@@ -48,6 +48,43 @@ void test("the catalog's generation: the token's hex, undefined before any write
   const none = new CatalogStore(port([row('cpu', 'a', {})]), { table: 'meta' });
   assert.equal(await none.generation(), undefined);
   const token = Buffer.from('0102030405060708', 'hex');
-  const some = new CatalogStore(port([{ row: GENERATION_ROW, cells: [{ qualifier: GENERATION_QUALIFIER, value: token }] }]), { table: 'meta' });
-  assert.equal(await some.generation(), '0102030405060708');
+  const some = new CatalogStore(port([{ row: GENERATION_ROW, cells: [{ qualifier: GENERATION_QUALIFIER, value: token, timestamp: 0 }] }]), { table: 'meta' });
+  assert.deepEqual(await some.generation(), { token: '0102030405060708', journaled: false }, 'no j cell: its writer keeps no journal');
+  const other = Buffer.from('0807060504030201', 'hex');
+  const cells = (j: Buffer) => [
+    { qualifier: GENERATION_QUALIFIER, value: token, timestamp: 0 },
+    { qualifier: JOURNALED_QUALIFIER, value: j, timestamp: 0 },
+  ];
+  const journaled = new CatalogStore(port([{ row: GENERATION_ROW, cells: cells(token) }]), { table: 'meta' });
+  assert.deepEqual(await journaled.generation(), { token: '0102030405060708', journaled: true });
+  const stale = new CatalogStore(port([{ row: GENERATION_ROW, cells: cells(other) }]), { table: 'meta' });
+  assert.deepEqual(await stale.generation(), { token: '0102030405060708', journaled: false }, 'j from an earlier writer: the last one kept none');
+});
+
+void test('the journal: the series its rows list since a time, from the rows of those minutes alone (two ranges past midnight)', async () => {
+  const day = Date.UTC(2026, 10, 29);
+  const cell = (metric: string, id: string, timestamp: number) => {
+    const r = seriesRow({ metric, id, tags: { site: 's1' } });
+    return { qualifier: r.key, value: r.value, timestamp };
+  };
+  const at = day + 10 * 3_600_000; // 10:00
+  const p = port([
+    { row: journalKey(at - 120_000), cells: [cell('cpu', 'old', at - 86_400_000), cell('cpu', 'a', at - 110_000)] },
+    { row: journalKey(at), cells: [cell('cpu', 'b', at + 1_000), { qualifier: Buffer.from('series/x'), value: Buffer.from('{}'), timestamp: at }] },
+    { row: journalKey(at + 7_200_000), cells: [cell('cpu', 'later', at - 200_000)] },
+  ]);
+  const store = new CatalogStore(p, { table: 'meta' });
+  const got = await store.journal(at - 115_000, at + 5_000);
+  assert.deepEqual(
+    got.series.map((s) => s.id).sort(),
+    ['a', 'b'],
+    "yesterday's cell in a reused row is skipped by its stamp; a row outside the minutes is not read",
+  );
+  assert.deepEqual(got.series.find((s) => s.id === 'a')?.tags, { site: 's1' });
+  assert.equal(got.skipped, 1, 'a cell that is no series row');
+  assert.deepEqual(p.ranges, ['catalog/journal/0598..catalog/journal/0602']);
+  const midnight = day + 86_400_000;
+  p.ranges.length = 0;
+  await store.journal(midnight - 90_000, midnight + 10_000);
+  assert.deepEqual(p.ranges, ['catalog/journal/1438..catalog/journal0', 'catalog/journal/..catalog/journal/0002']);
 });

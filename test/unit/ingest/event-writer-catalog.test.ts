@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import PQueue from 'p-queue';
-import { decodeSeriesRow, GENERATION_ROW } from '../../../src/catalog/rows.ts';
+import { decodeSeriesRow, GENERATION_ROW, JOURNAL_KEEP_MS, JOURNAL_PREFIX } from '../../../src/catalog/rows.ts';
 import { planBatch } from '../../../src/ingest/batch-plan.ts';
 import { CatalogMarks } from '../../../src/catalog/marks.ts';
 import { EventWriter, type WriteObserver } from '../../../src/ingest/event-writer.ts';
@@ -45,7 +45,7 @@ const series = (sink: FakeSink) =>
     .filter((p) => p.table === 'meta_t')
     .flatMap((p) =>
       p.rows
-        .filter((r) => !r.row.equals(GENERATION_ROW))
+        .filter((r) => !r.row.equals(GENERATION_ROW) && !r.row.subarray(0, JOURNAL_PREFIX.length).equals(JOURNAL_PREFIX))
         .map((r) => {
           const s = decodeSeriesRow(r.row, r.cells[0]?.value ?? Buffer.alloc(0));
           assert.equal(r.cells[0]?.column.toString(), 'm:t');
@@ -83,7 +83,30 @@ void test('catalog rows follow the data rows, once per series; repeat units writ
   const bumps = metaPuts.flatMap((p, i) => (p.rows.some((r) => r.row.equals(GENERATION_ROW)) ? [i] : []));
   assert.deepEqual(bumps, [metaPuts.length - 1], 'one generation put, the last');
   assert.equal(metaPuts.at(-1)?.rows.length, 1, 'alone in its put');
-  assert.equal(metaPuts.at(-1)?.rows[0]?.cells[0]?.column.toString(), 'm:g');
+  assert.deepEqual(
+    metaPuts.at(-1)?.rows[0]?.cells.map((c) => c.column.toString()),
+    ['m:g', 'm:j'],
+    'the token, and again in j: this writer keeps the journal',
+  );
+  assert.ok(metaPuts.at(-1)?.rows[0]?.cells[0]?.value.equals(metaPuts.at(-1)?.rows[0]?.cells[1]?.value ?? Buffer.alloc(0)));
+  // the journal: one row of the minute, a cell per series row (its key, its cell), acknowledged before the generation
+  const journals = metaPuts.flatMap((p, i) => p.rows.filter((r) => r.row.subarray(0, JOURNAL_PREFIX.length).equals(JOURNAL_PREFIX)).map((r) => ({ i, r })));
+  assert.equal(journals.length, 1, 'one journal row');
+  const j = journals[0] as (typeof journals)[number];
+  assert.ok(j.i < metaPuts.length - 1, 'before the generation');
+  assert.match(j.r.row.toString('latin1'), /^catalog\/journal\/\d{4}$/);
+  const listed = j.r.cells.map((c) => {
+    const s = decodeSeriesRow(c.column.subarray(2), c.value);
+    return `${s?.metric}|${s?.id}|${JSON.stringify(s?.tags)}`;
+  });
+  assert.deepEqual(listed.sort(), want, 'the journal lists every series row of the unit');
+  assert.ok(j.r.cells.every((c) => c.column.subarray(0, 2).toString() === 'm:'));
+  const stamp = j.r.cells[0]?.timestamp as number;
+  assert.deepEqual(
+    sink.deletes,
+    [{ table: 'meta_t', row: j.r.row.toString('latin1'), timestamp: stamp - JOURNAL_KEEP_MS }],
+    "the row's cells older than it keeps, swept once",
+  );
   const before = sink.attempts.length;
   await w.write(
     planBatch(

@@ -27,6 +27,13 @@ export class FakeSink implements RowSink {
   refuse: (row: RowCellsLike) => boolean = () => false;
   /** thrown (once per entry) before anything else */
   failures: Error[] = [];
+  /** deleteRow calls (the catalog journal's sweep) */
+  readonly deletes: { table: string; row: string; timestamp: number }[] = [];
+
+  deleteRow(table: string, row: Buffer, opts: { readonly timestamp: number }): Promise<void> {
+    this.deletes.push({ table, row: row.toString('latin1'), timestamp: opts.timestamp });
+    return Promise.resolve();
+  }
 
   put(table: string, rows: readonly RowCellsLike[]): Promise<void> {
     this.attempts.push({ table, rows });

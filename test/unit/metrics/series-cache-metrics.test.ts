@@ -24,11 +24,12 @@ void test('the caches’ hits, misses and bytes are read at each scrape; a cache
 
 void test("the catalog's rereads by outcome, read at each scrape; none without a catalog", async () => {
   const registry = new Registry();
-  const rereads = { scanned: 2, unchanged: 0 };
+  const rereads = { scanned: 2, journal: 3, unchanged: 0 };
   const remove = registerSeriesCacheMetrics(registry, {}, { rereads: () => rereads });
   let t = await registry.metrics();
   assert.match(t, /^tsingest_series_catalog_rereads_total\{outcome="scanned"\} 2$/m);
   assert.match(t, /^tsingest_series_catalog_rereads_total\{outcome="unchanged"\} 0$/m);
+  assert.match(t, /^tsingest_series_catalog_rereads_total\{outcome="journal"\} 3$/m);
   rereads.unchanged = 7;
   t = await registry.metrics();
   assert.match(t, /^tsingest_series_catalog_rereads_total\{outcome="unchanged"\} 7$/m);
