@@ -17,7 +17,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
-const IMPORT = /^\s*(?:import|export)\s[^'"]*?from\s+'(\.{1,2}\/[^']+)'/gm;
+// `import … from '…'`, `export … from '…'` and a bare `import '…'` (for its effects)
+const IMPORT = /^\s*(?:(?:import|export)\s[^'"]*?from\s+|import\s+)'(\.{1,2}\/[^']+)'/gm;
 const PACKAGE_IMPORT = /^\s*(?:import|export)\s[^'"]*?from\s+'([^.'][^']*)'/gm;
 const DYNAMIC_IMPORT = /\bimport\(\s*'(\.{1,2}\/[^']+)'\s*\)/g;
 
