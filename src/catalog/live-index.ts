@@ -1,7 +1,7 @@
 // The read side's series catalog: a SeriesIndex kept current from the meta table by rereads of what is
 // new (on a timer, at once for an unknown metric, and before a query with `freshMs`).
 // Design notes: docs/DECISIONS.md#keeping-the-catalog-current
-import { Slices } from '../series-query/index.ts';
+import { eachSliced, Slices } from '../series-query/index.ts';
 import type { SeriesIndex } from './series-index.ts';
 import { JOURNAL_SPAN_MS, type Series } from './rows.ts';
 import type { CatalogGeneration } from './store.ts';
@@ -110,7 +110,9 @@ export class LiveIndex {
         if (ifChanged && !whole && from !== undefined && generation?.journaled === true && journal !== undefined && started - from <= JOURNAL_SPAN_MS) {
           // the last writer keeps the journal: it listed there what it added before replacing the token
           // (a writer without one in between, in a mixed upgrade, is seen by the next timed reread)
-          for (const s of (await journal(from, started)).series) this.#o.index.add(s);
+          // in slices: a minute of a first load can list thousands of series
+          const { series } = await journal(from, started);
+          await eachSliced(series.length, new Slices(), (i) => this.#o.index.add(series[i] as Series));
           this.#journals++;
         } else {
           // a scan reaches back to the last scan (not the last journal read): it also finds the rows of

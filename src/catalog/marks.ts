@@ -45,6 +45,12 @@ export interface CatalogRow {
 
 const NO_TAGS_JSON = Buffer.from('{}', 'utf8');
 
+/** A journal row to put, and the sweep of its older cells that goes with it (none: done this minute). */
+export interface JournalWrite {
+  readonly row: DataRow;
+  readonly sweep: { readonly before: number; readonly minute: number } | undefined;
+}
+
 export class CatalogMarks {
   readonly #o: CatalogMarksOptions;
   readonly #now: () => number;
@@ -99,22 +105,22 @@ export class CatalogMarks {
 
   /**
    * The journal row of `rows` (rows.ts JOURNAL_PREFIX): one cell per series row, in the row of the
-   * minute of their stamp, put with them (before the generation). `sweepBefore`: the first write of
-   * this process to that row in this minute also deletes its cells stamped before it (yesterday's),
-   * which sweptAt() records once done.
+   * minute of their stamp, put with them (before the generation). `sweep`: this process's first write
+   * to that row in this minute also deletes its cells stamped before `sweep.before` (yesterday's);
+   * swept() records it once done.
    */
-  journalRow(rows: readonly CatalogRow[]): { readonly row: DataRow; readonly sweepBefore: number | undefined } {
+  journalRow(rows: readonly CatalogRow[]): JournalWrite {
     const stamp = rows[0]?.row.cells[0]?.timestamp ?? this.#now();
     const key = journalKey(stamp);
     const cells = rows.map((r) => ({ family: this.#o.family, qualifier: r.row.key, value: r.row.cells[0]?.value ?? NO_TAGS_JSON, timestamp: stamp }));
     const minute = Math.floor(stamp / JOURNAL_MINUTE_MS);
-    const swept = this.#swept.get(key.toString('latin1'));
-    return { row: { key, cells }, sweepBefore: swept === minute ? undefined : stamp - JOURNAL_KEEP_MS };
+    const swept = this.#swept.get(key.toString('latin1')) === minute;
+    return { row: { key, cells }, sweep: swept ? undefined : { before: stamp - JOURNAL_KEEP_MS, minute } };
   }
 
-  /** The journal row `key` was swept in the minute of `stamp` (no other sweep of it this minute). */
-  sweptAt(key: Buffer, stamp: number): void {
-    this.#swept.set(key.toString('latin1'), Math.floor(stamp / JOURNAL_MINUTE_MS));
+  /** The sweep of `write` was done: no other sweep of its row this minute. */
+  swept(write: JournalWrite): void {
+    if (write.sweep !== undefined) this.#swept.set(write.row.key.toString('latin1'), write.sweep.minute);
   }
 
   /** Call once the rows' puts were acknowledged by HBase. */

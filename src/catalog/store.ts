@@ -86,8 +86,9 @@ export class CatalogStore {
     for (const range of journalRanges(from, nowMs + 60_000)) {
       for await (const row of this.#port.scan(this.#table, { ...range, batch: SCAN_BATCH, timeRange: { from, to: Number.MAX_SAFE_INTEGER } })) {
         for (const cell of row.cells) {
-          const s = cell.timestamp < from ? undefined : decodeSeriesRow(cell.qualifier, cell.value);
-          if (s === undefined) skipped += cell.timestamp < from ? 0 : 1;
+          if (cell.timestamp < from) continue; // yesterday's, in a row reused daily
+          const s = decodeSeriesRow(cell.qualifier, cell.value);
+          if (s === undefined) skipped++;
           else series.push(s);
         }
       }

@@ -6,8 +6,7 @@ import { chunkRows, rowBytes, type BatchPlan, type PlannedEvent, type PlannedRow
 import { toRowCells, type RowCellsLike } from '../hbase/row-cells.ts';
 import type { OutagePolicy } from './outage-policy.ts';
 import { RetryAbortedError } from '../toolkit/retry.ts';
-import type { CatalogMarks, CatalogRow } from '../catalog/marks.ts';
-import { JOURNAL_KEEP_MS } from '../catalog/rows.ts';
+import type { CatalogMarks, CatalogRow, JournalWrite } from '../catalog/marks.ts';
 import type { RollupMarks } from './rollup-marks.ts';
 
 /** The one HBase operation the writer needs (HBaseRestClient.put fits). */
@@ -102,7 +101,7 @@ export class EventWriter {
     await Promise.all([
       this.#writeAll(catalog.table, entries, { refused: new Map(), bisect: false, report: 'catalog' }),
       this.#writeAll(catalog.table, [journalEntry], { refused: new Map(), bisect: false, report: 'none' }),
-      this.#sweepJournal(catalog, journal.row.key, journal.sweepBefore),
+      this.#sweepJournal(catalog, journal),
     ]);
     // then the catalog's generation, so a reader checking it before a query rereads what is new
     const bump = { event: entries[0]?.event as PlannedEvent, row: catalog.planner.generationRow(true), bucket: 0 };
@@ -115,12 +114,12 @@ export class EventWriter {
    * cells of now are newer than that, so it runs beside their put. Best effort: a failure leaves old
    * cells a reader skips by their stamps, and the next write in that row tries again.
    */
-  async #sweepJournal(catalog: NonNullable<EventWriterOptions['catalog']>, key: Buffer, before: number | undefined): Promise<void> {
+  async #sweepJournal(catalog: NonNullable<EventWriterOptions['catalog']>, journal: JournalWrite): Promise<void> {
     const sink = this.#o.sink;
-    if (before === undefined || sink.deleteRow === undefined) return;
+    if (journal.sweep === undefined || sink.deleteRow === undefined) return;
     try {
-      await sink.deleteRow(catalog.table, key, { timestamp: before });
-      catalog.planner.sweptAt(key, before + JOURNAL_KEEP_MS);
+      await sink.deleteRow(catalog.table, journal.row.key, { timestamp: journal.sweep.before });
+      catalog.planner.swept(journal);
     } catch {
       // best effort (above)
     }

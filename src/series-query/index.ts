@@ -6,4 +6,4 @@ export { AnswerMemo } from './answer-memo.ts';
 export { parseServerTiming } from './phase-clock.ts';
 export type { RollupTier } from './plan.ts';
 export { currentRequestWeight } from './request-weight.ts';
-export { runAtOnce, runSliced, Slices } from './slices.ts';
+export { eachSliced, runAtOnce, runSliced, Slices } from './slices.ts';

@@ -101,12 +101,12 @@ void test("the journal row: the minute of the rows' stamp, a cell per row; a swe
     rows.map((r) => r.row.cells[0]?.value),
   );
   assert.ok(j.row.cells.every((c) => c.timestamp === clock.ms && c.family === 'd'));
-  assert.equal(j.sweepBefore, clock.ms - JOURNAL_KEEP_MS, 'the first write to the row');
-  m.sweptAt(j.row.key, clock.ms);
+  assert.equal(j.sweep?.before, clock.ms - JOURNAL_KEEP_MS, 'the first write to the row');
+  m.swept(j);
   clock.ms += 20_000;
-  assert.equal(m.journalRow(m.rowsFor(unit(8, 't'))).sweepBefore, undefined, 'swept already this minute');
+  assert.equal(m.journalRow(m.rowsFor(unit(8, 't'))).sweep, undefined, 'swept already this minute');
   clock.ms += 86_400_000;
   const again = m.journalRow(m.rowsFor(unit(8, 'u')));
   assert.equal(again.row.key.toString('latin1'), 'catalog/journal/0600', 'the same minute a day later: the same row');
-  assert.equal(again.sweepBefore, clock.ms - JOURNAL_KEEP_MS, 'reused: swept again');
+  assert.equal(again.sweep?.before, clock.ms - JOURNAL_KEEP_MS, 'reused: swept again');
 });
