@@ -135,7 +135,7 @@ export class SeriesStore {
     const columns = windowColumns(rollup.family, this.#o.blockFamily, metrics, live);
     const wantedIds = new Set(ids);
     const wantedMetrics = new Set(metrics);
-    await runLimited(scanChunks(ranges, scansFor(ids.length, concurrency)), concurrency, async (scan) => {
+    await runLimited(bucketChunks(ranges, scansFor(ids.length, concurrency)), concurrency, async (scan) => {
       for await (const row of this.#scanMany(rollup.name, scan, { columns })) {
         budget.take(0); // a block's points count where it is decoded (read-points.ts); this stops the scan past the deadline
         if (row.row[1] === 0x00) {
@@ -173,7 +173,7 @@ export class SeriesStore {
     const wantedIds = new Set(ids);
     const columns = [column(this.#o.rollup.family)];
     const shape = marks.stampedSince === undefined ? { columns } : { columns, timeRange: { from: Math.max(0, marks.stampedSince), to: MAX_STAMP } };
-    await runLimited(scanChunks(ranges, Math.min(concurrency, Math.ceil(ranges.length / 8))), concurrency, async (scan) => {
+    await runLimited(bucketChunks(ranges, Math.min(concurrency, Math.ceil(ranges.length / 8))), concurrency, async (scan) => {
       for await (const row of this.#scanMany(this.#o.rollup.name, scan, shape)) {
         budget.take(0);
         if (row.row[1] === 0x00) this.#noteMarks(row, wantedIds, marked);
@@ -272,6 +272,26 @@ export function scanChunks<R extends ScanRange>(ranges: readonly R[], parts: num
   const n = Math.min(sorted.length, Math.max(parts, Math.ceil(sorted.length / RANGES_PER_SCAN)));
   const out: R[][] = [];
   for (let i = 0; i < n; i++) out.push(sorted.slice(Math.floor((i * sorted.length) / n), Math.floor(((i + 1) * sorted.length) / n)));
+  return out;
+}
+
+/**
+ * scanChunks' chunks, each cut where its ranges change salt bucket (a key's first byte): the scans of
+ * the rollup table, whose regions are its buckets. There a scan that crosses into the next region pays
+ * far more than in the data table: measured in the live bench, 9 ms a region against 1 (the marker
+ * family's churn), so a few ids' markers read across 16 buckets took 150–450 ms as one scan and
+ * 30–40 ms as one scan per bucket side by side (docs/DECISIONS.md#rollup-scans-by-bucket).
+ */
+export function bucketChunks<R extends ScanRange>(ranges: readonly R[], parts: number): R[][] {
+  const out: R[][] = [];
+  for (const chunk of scanChunks(ranges, parts)) {
+    let start = 0;
+    for (let i = 1; i <= chunk.length; i++) {
+      if (i < chunk.length && chunk[i]?.startRow[0] === chunk[start]?.startRow[0]) continue;
+      out.push(chunk.slice(start, i));
+      start = i;
+    }
+  }
   return out;
 }
 

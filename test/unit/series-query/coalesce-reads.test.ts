@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { PointBudget, RawAsk, TaggedPoints } from '../../../src/series-data/points.ts';
 import { coalescedReads, clusterAsks } from '../../../src/series-query/coalesce-reads.ts';
 import type { SeriesReads } from '../../../src/series-query/series-reads.ts';
-import { scanChunks, scansFor } from '../../../src/series-store/series-store.ts';
+import { bucketChunks, scanChunks, scansFor } from '../../../src/series-store/series-store.ts';
 import type { MarkedWindow, StoredWindow, WindowSpan, WindowsAsk, WindowsRead } from '../../../src/series-data/windows.ts';
 
 const budget: PointBudget = { take: () => undefined };
@@ -143,4 +143,26 @@ void test('a few ids are one scan; many are split up to the concurrency', () => 
   assert.equal(scansFor(12, 8), 3);
   assert.equal(scansFor(1430, 8), 8);
   assert.equal(scansFor(1430, 1), 1);
+});
+
+void test('bucket chunks: the scan chunks, each cut where the salt bucket changes (no rollup scan crosses a region)', () => {
+  const range = (salt: number, id: number): { startRow: Buffer; stopRow: Buffer } => ({
+    startRow: Buffer.from([salt, id]),
+    stopRow: Buffer.from([salt, id, 0xff]),
+  });
+  const few = [range(9, 1), range(0, 1), range(4, 2), range(4, 1)];
+  assert.deepEqual(
+    bucketChunks(few, 1).map((c) => c.map((r) => `${r.startRow[0]}/${r.startRow[1]}`)),
+    [['0/1'], ['4/1', '4/2'], ['9/1']],
+    'one scan chunk of three buckets: three scans, each sorted',
+  );
+  const many = [];
+  for (let id = 0; id < 100; id++) for (const salt of [1, 2]) many.push(range(salt, id));
+  assert.deepEqual(
+    bucketChunks(many, 3).map((c) => c.length),
+    [66, 34, 33, 67],
+    'near-equal parts first, then cut at the bucket boundary',
+  );
+  for (const c of bucketChunks(many, 3)) assert.equal(new Set(c.map((r) => r.startRow[0])).size, 1);
+  assert.deepEqual(bucketChunks([], 4), []);
 });
