@@ -4,7 +4,7 @@
 import { eachSliced, Slices } from '../series-query/index.ts';
 import type { SeriesIndex } from './series-index.ts';
 import { JOURNAL_SPAN_MS, type Series } from './rows.ts';
-import type { CatalogGeneration } from './store.ts';
+import type { CatalogGeneration, JournalSeen } from './store.ts';
 
 export interface LiveIndexOptions {
   readonly index: SeriesIndex;
@@ -37,10 +37,11 @@ export interface LiveIndexOptions {
   /**
    * The catalog's journal (CatalogStore.journal): when the generation changed, a reread of what is
    * new before a query reads the series it lists since the last scan (less slackMs) instead of
-   * scanning every series row, while that reaches back at most JOURNAL_SPAN_MS (rows.ts). Undefined:
+   * scanning every series row, while that reaches back at most JOURNAL_SPAN_MS (rows.ts); `seen` is the
+   * index's own (a cell read before is not given again). Undefined:
    * such rereads scan.
    */
-  readonly journal?: (sinceMs: number, nowMs: number) => Promise<{ readonly series: readonly Series[] }>;
+  readonly journal?: (sinceMs: number, nowMs: number, seen: JournalSeen) => Promise<{ readonly series: readonly Series[] }>;
   readonly onError?: (err: unknown) => void;
   readonly now?: () => number;
 }
@@ -64,6 +65,8 @@ export class LiveIndex {
   #skips = 0;
   #scans = 0;
   #journals = 0;
+  /** the journal cells read so far (store.ts JournalSeen): a reread of the slack skips them */
+  readonly #journalSeen: JournalSeen = new Map();
   #timer: NodeJS.Timeout | undefined;
   /** a fresh reread about to start (its linger): the queries arriving meanwhile board it */
   #lingering: Promise<void> | undefined;
@@ -111,15 +114,18 @@ export class LiveIndex {
           // the last writer keeps the journal: it listed there what it added before replacing the token
           // (a writer without one in between, in a mixed upgrade, is seen by the next timed reread)
           // in slices: a minute of a first load can list thousands of series
-          const { series } = await journal(from, started);
+          const { series } = await journal(from, started, this.#journalSeen);
           await eachSliced(series.length, new Slices(), (i) => this.#o.index.add(series[i] as Series));
           this.#journals++;
         } else {
           // a scan reaches back to the last scan (not the last journal read): it also finds the rows of
           // writers that keep no journal (the backfill, an older version)
           const scanned = this.#scannedSince;
-          if (whole || scanned === undefined) await this.#o.index.refresh();
-          else await this.#o.index.refreshSince(scanned - slack);
+          if (whole || scanned === undefined) {
+            // the content replaced: what the journal gave before is given again (a row the scan just missed)
+            this.#journalSeen.clear();
+            await this.#o.index.refresh();
+          } else await this.#o.index.refreshSince(scanned - slack);
           this.#scans++;
           this.#scannedSince = started;
         }

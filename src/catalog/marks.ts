@@ -51,6 +51,11 @@ export interface JournalWrite {
   readonly sweep: { readonly before: number; readonly minute: number } | undefined;
 }
 
+/** The key a series is remembered by: its metric, id and canonical tags JSON (the series row's cell). */
+export function catalogCacheKey(metric: string, id: string, json: Uint8Array): string {
+  return `${metric}\u0000${id}\u0000${Buffer.from(json.buffer, json.byteOffset, json.byteLength).toString('latin1')}`;
+}
+
 export class CatalogMarks {
   readonly #o: CatalogMarksOptions;
   readonly #now: () => number;
@@ -72,7 +77,7 @@ export class CatalogMarks {
     let stamp: number | undefined;
     for (const t of touches) {
       const json = t.tagsCell ?? (Object.keys(t.tags).length === 0 ? NO_TAGS_JSON : canonicalTags(t.tags));
-      const cacheKey = `${t.metric}\u0000${t.id}\u0000${json.toString('latin1')}`;
+      const cacheKey = catalogCacheKey(t.metric, t.id, json);
       if (seen.has(cacheKey)) continue;
       seen.add(cacheKey);
       if (this.#written.has(cacheKey)) {
@@ -121,6 +126,24 @@ export class CatalogMarks {
   /** The sweep of `write` was done: no other sweep of its row this minute. */
   swept(write: JournalWrite): void {
     if (write.sweep !== undefined) this.#swept.set(write.row.key.toString('latin1'), write.sweep.minute);
+  }
+
+  /**
+   * Series the catalog already holds (catalogCacheKey), remembered as written while the cache has room:
+   * a process that starts primed from the catalog does not write every series it meets again, and so
+   * does not replace the generation and fill the journal with them for every query process to read.
+   * Resolves to how many were taken.
+   */
+  remember(cacheKeys: Iterable<string>): number {
+    const room = this.#o.cacheSize - this.#written.size;
+    let n = 0;
+    for (const k of cacheKeys) {
+      if (n >= room) break;
+      if (this.#written.has(k)) continue;
+      this.#written.set(k, true);
+      n++;
+    }
+    return n;
   }
 
   /** Call once the rows' puts were acknowledged by HBase. */

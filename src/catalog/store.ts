@@ -44,6 +44,13 @@ export interface CatalogRead {
   readonly skipped: number;
 }
 
+/**
+ * The journal cells a reader was given (series row key as latin1 → the cell's stamp): each rereads the
+ * slack before its last read, and a cell given once is not decoded and given again (a series written
+ * again has a new stamp, so it is). CatalogStore.journal keeps it, dropping what its reads no longer reach.
+ */
+export type JournalSeen = Map<string, number>;
+
 /** Cells per scanner response: a catalog row has one cell. */
 const SCAN_BATCH = 5000;
 
@@ -62,14 +69,25 @@ export class CatalogStore {
    */
   async read(metric?: string, sinceMs?: number): Promise<CatalogRead> {
     const range = metric === undefined ? SERIES_RANGE : metricRange(metric);
+    const timeRange = sinceMs === undefined ? {} : { timeRange: { from: Math.max(0, Math.floor(sinceMs)), to: Number.MAX_SAFE_INTEGER } };
+    return this.#series({ startRow: range.startRow, stopRow: range.stopRow, batch: SCAN_BATCH, ...timeRange }, Number.POSITIVE_INFINITY);
+  }
+
+  /** The first `limit` series rows of the catalog, in key order (metric, then id). */
+  first(limit: number): Promise<CatalogRead> {
+    return this.#series({ ...SERIES_RANGE, batch: SCAN_BATCH }, limit);
+  }
+
+  async #series(opts: Parameters<CatalogScanPort['scan']>[1], limit: number): Promise<CatalogRead> {
     const series: Series[] = [];
     let skipped = 0;
-    const timeRange = sinceMs === undefined ? {} : { timeRange: { from: Math.max(0, Math.floor(sinceMs)), to: Number.MAX_SAFE_INTEGER } };
-    for await (const row of this.#port.scan(this.#table, { startRow: range.startRow, stopRow: range.stopRow, batch: SCAN_BATCH, ...timeRange })) {
+    if (limit <= 0) return { series, skipped };
+    for await (const row of this.#port.scan(this.#table, opts)) {
       const cell = row.cells.find((c) => c.qualifier.equals(SERIES_QUALIFIER));
       const s = cell === undefined ? undefined : decodeSeriesRow(row.row, cell.value);
       if (s === undefined) skipped++;
       else series.push(s);
+      if (series.length >= limit) break;
     }
     return { series, skipped };
   }
@@ -79,14 +97,20 @@ export class CatalogStore {
    * timestamps, the writers' clocks) up to `nowMs` and a minute past it: the rows of those minutes
    * alone, not every series row. Cells that do not decode are counted and skipped.
    */
-  async journal(sinceMs: number, nowMs: number): Promise<CatalogRead> {
+  async journal(sinceMs: number, nowMs: number, seen?: JournalSeen): Promise<CatalogRead> {
     const series: Series[] = [];
     let skipped = 0;
     const from = Math.max(0, Math.floor(sinceMs));
+    if (seen !== undefined) for (const [k, stamp] of seen) if (stamp < from) seen.delete(k); // no read from `from` on returns them
     for (const range of journalRanges(from, nowMs + 60_000)) {
       for await (const row of this.#port.scan(this.#table, { ...range, batch: SCAN_BATCH, timeRange: { from, to: Number.MAX_SAFE_INTEGER } })) {
         for (const cell of row.cells) {
           if (cell.timestamp < from) continue; // yesterday's, in a row reused daily
+          if (seen !== undefined) {
+            const k = cell.qualifier.toString('latin1');
+            if (seen.get(k) === cell.timestamp) continue; // the same cell as a read before returned
+            seen.set(k, cell.timestamp);
+          }
           const s = decodeSeriesRow(cell.qualifier, cell.value);
           if (s === undefined) skipped++;
           else series.push(s);

@@ -1,5 +1,6 @@
 // Builders of the service's parts, each from the validated Config and the parts it depends on. No
 // wiring of failure or health here (service.ts and health.ts do that).
+import type { CatalogMarks } from '../catalog/marks.ts';
 import { Partitioners, type Kafka, type Producer } from 'kafkajs';
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
@@ -12,7 +13,7 @@ import type { Metrics } from '../metrics/ingest-metrics.ts';
 import { RegionMap } from '../load/region-map.ts';
 import type { RegionWrites } from '../load/region-writes.ts';
 import { meteredRegionWrites, regionMapObserver } from '../metrics/region-writes-metrics.ts';
-import { EventWriter, type EventWriterOptions } from '../ingest/event-writer.ts';
+import { EventWriter } from '../ingest/event-writer.ts';
 import { OutagePolicy } from '../ingest/outage-policy.ts';
 import { OutageWatch } from '../ingest/outage-watch.ts';
 import { KafkaDlq } from '../ingest/dlq.ts';
@@ -23,7 +24,7 @@ import type { Config } from '../runtime/config.ts';
 import { ingestObserver, lagSink, writeObserver, type HotIdFeed } from './observers.ts';
 import { adminOffsetsSource } from './kafka-parts.ts';
 import type { Closers } from './shutdown.ts';
-import { LAG_POLL_MS, catalogMarks, consumerConfig, planSettings, rollupMarks } from './service-settings.ts';
+import { LAG_POLL_MS, consumerConfig, planSettings, rollupMarks } from './service-settings.ts';
 
 /** What the parts of the service are built from. */
 export interface ServiceBase {
@@ -105,6 +106,8 @@ export interface WriteSideOptions {
   readonly tables: Tables;
   readonly outage: Outage;
   readonly hotIds?: HotIdFeed | undefined;
+  /** the series catalog's write planner (service-settings.ts catalogMarks; undefined: catalog off) */
+  readonly catalog: CatalogMarks | undefined;
 }
 
 export function writeSide(o: WriteSideOptions): EventWriter {
@@ -118,13 +121,8 @@ export function writeSide(o: WriteSideOptions): EventWriter {
     isRowRejection,
     observer: writeObserver(metrics, regions.writes, regions.regionMap, hotIds),
     marks: cfg.rollup.enabled ? { table: tables.rollup.name, planner: rollupMarks(cfg, keyspace, tables) } : undefined,
-    catalog: catalogOf(cfg, tables),
+    catalog: o.catalog === undefined ? undefined : { table: tables.meta.name, planner: o.catalog },
   });
-}
-
-function catalogOf(cfg: Config, tables: Tables): EventWriterOptions['catalog'] {
-  const planner = catalogMarks(cfg, tables);
-  return planner === undefined ? undefined : { table: tables.meta.name, planner };
 }
 
 export interface ConsumeSide {

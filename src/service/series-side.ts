@@ -113,7 +113,7 @@ export function startSeriesSide(deps: SeriesSideDeps): SeriesSide {
   const catalog = new LiveIndex({
     index,
     generation: () => source.generation(),
-    journal: (sinceMs, nowMs) => source.journal(sinceMs, nowMs),
+    journal: (sinceMs, nowMs, seen) => source.journal(sinceMs, nowMs, seen),
     refreshMs: cfg.series.catalogRefreshMs,
     ...(cfg.series.catalogFreshMs === null ? {} : { freshMs: cfg.series.catalogFreshMs }),
     onError: (err) => {

@@ -2,7 +2,7 @@
 // reread less the slack), whole again every fullEvery-th time; a miss rereads at once, throttled.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LiveIndex } from '../../../src/catalog/live-index.ts';
+import { LiveIndex, type LiveIndexOptions } from '../../../src/catalog/live-index.ts';
 import { SeriesIndex, type SeriesSource } from '../../../src/catalog/series-index.ts';
 import type { Series } from '../../../src/catalog/rows.ts';
 
@@ -239,13 +239,12 @@ void test("freshMs 0 with the catalog's generation: a query's reread scans only 
   assert.equal(gen.reads, 8, 'one token read per reread (the first whole one included)');
 });
 
-void test("with the journal: a query's reread after the generation changed reads the journal, not every row; a timed reread still scans from the last scan; an old last reread scans", async () => {
+/** A live index over one series ('a'), every query's reread fresh, its generation `gen` (a journaling writer's at first), the journal `journal`. */
+function journaledLive(journal: NonNullable<LiveIndexOptions['journal']>) {
   const clock = { ms: 10_000_000 };
   const source = new TimedSource();
   source.rows.push({ at: 9_000_000, s: { metric: 'temp', id: 'a', tags: {} } });
   const gen = { token: 'aa', journaled: true };
-  const journalReads: [number, number][] = [];
-  const journaled: { at: number; s: Series }[] = [];
   const live = new LiveIndex({
     index: new SeriesIndex({ idTagKey: 'id', source }),
     refreshMs: 60_000,
@@ -253,11 +252,18 @@ void test("with the journal: a query's reread after the generation changed reads
     freshLingerMs: 0,
     slackMs: 1000,
     generation: () => Promise.resolve({ token: gen.token, journaled: gen.journaled }),
-    journal: (sinceMs, nowMs) => {
-      journalReads.push([sinceMs, nowMs]);
-      return Promise.resolve({ series: journaled.filter((j) => j.at >= sinceMs).map((j) => j.s) });
-    },
+    journal,
     now: () => clock.ms,
+  });
+  return { clock, source, gen, live };
+}
+
+void test("with the journal: a query's reread after the generation changed reads the journal, not every row; a timed reread still scans from the last scan; an old last reread scans", async () => {
+  const journalReads: [number, number][] = [];
+  const journaled: { at: number; s: Series }[] = [];
+  const { clock, source, gen, live } = journaledLive((sinceMs, nowMs) => {
+    journalReads.push([sinceMs, nowMs]);
+    return Promise.resolve({ series: journaled.filter((j) => j.at >= sinceMs).map((j) => j.s) });
   });
   await live.ready('temp');
   assert.deepEqual(source.reads, [undefined], 'the first read is whole');
@@ -302,4 +308,26 @@ void test("with the journal: a query's reread after the generation changed reads
   await live.ready('temp');
   assert.equal(source.reads.length, 4, 'scanned: the journal may not reach back that far');
   assert.equal(journalReads.length, 1);
+});
+
+void test('the journal gets the index its own seen cells: the same map each read, emptied when a whole reread replaces the content', async () => {
+  const maps: Map<string, number>[] = [];
+  const { clock, gen, live } = journaledLive((_sinceMs, nowMs, seen) => {
+    maps.push(seen);
+    seen.set(`cell-${nowMs}`, nowMs); // what a store would note
+    return Promise.resolve({ series: [] });
+  });
+  await live.ready('temp');
+  for (const token of ['bb', 'cc']) {
+    clock.ms += 100;
+    gen.token = token;
+    await live.ready('temp');
+  }
+  assert.equal(maps.length, 2);
+  assert.equal(maps[0], maps[1], 'one map for every journal read');
+  const seen = maps[0];
+  assert.ok(seen !== undefined);
+  assert.equal(seen.size, 2);
+  await live.refresh(true);
+  assert.equal(seen.size, 0, 'a whole reread: a cell the journal gave may be given again');
 });

@@ -2,8 +2,8 @@
 // a new tag value, a rewrite after eviction, and nothing remembered before the acknowledgement.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { decodeSeriesRow, JOURNAL_KEEP_MS, seriesRow } from '../../../src/catalog/rows.ts';
-import { CatalogMarks, type CatalogRow, type SeriesTouch } from '../../../src/catalog/marks.ts';
+import { canonicalTags, decodeSeriesRow, JOURNAL_KEEP_MS, seriesRow } from '../../../src/catalog/rows.ts';
+import { catalogCacheKey, CatalogMarks, type CatalogRow, type SeriesTouch } from '../../../src/catalog/marks.ts';
 
 const marks = (cacheSize = 1000): CatalogMarks => new CatalogMarks({ family: 'd', cacheSize, now: () => 1234 });
 
@@ -109,4 +109,20 @@ void test("the journal row: the minute of the rows' stamp, a cell per row; a swe
   const again = m.journalRow(m.rowsFor(unit(8, 'u')));
   assert.equal(again.row.key.toString('latin1'), 'catalog/journal/0600', 'the same minute a day later: the same row');
   assert.equal(again.sweep?.before, clock.ms - JOURNAL_KEEP_MS, 'reused: swept again');
+});
+
+void test('series remembered from the catalog are not written again; the cache bounds what is remembered', () => {
+  const m = marks(30);
+  const known = unit(20)
+    .slice(0, 20)
+    .map((t) => catalogCacheKey(t.metric, t.id, canonicalTags(t.tags)));
+  assert.equal(m.remember(known), 20);
+  assert.equal(m.remember(known), 0, 'already remembered');
+  assert.deepEqual(m.rowsFor(unit(20)), [], 'every series of the unit is known: nothing to write');
+  const withCell = unit(20).map((t) => ({ ...t, tagsCell: canonicalTags(t.tags) }));
+  assert.deepEqual(m.rowsFor(withCell), [], 'the same keys when the parser gave the tags cell');
+  assert.equal(m.rowsFor(unit(25)).length, 5, 'the five series not in the catalog');
+  const other = Array.from({ length: 40 }, (_, i) => catalogCacheKey('x', `id-${i}`, Buffer.from('{}')));
+  assert.equal(m.remember(other), 10, 'only while the cache has room');
+  assert.equal(m.cached, 30);
 });

@@ -88,3 +88,35 @@ void test('the journal: the series its rows list since a time, from the rows of 
   await store.journal(midnight - 90_000, midnight + 10_000);
   assert.deepEqual(p.ranges, ['catalog/journal/1438..catalog/journal0', 'catalog/journal/..catalog/journal/0002']);
 });
+
+void test("the journal with a reader's seen cells: a cell read once is not given again, a series written again is; what no read reaches is dropped", async () => {
+  const day = Date.UTC(2026, 10, 29);
+  const at = day + 10 * 3_600_000;
+  const cell = (id: string, timestamp: number) => {
+    const r = seriesRow({ metric: 'cpu', id, tags: {} });
+    return { qualifier: r.key, value: r.value, timestamp };
+  };
+  const rows: CatalogScanRow[] = [{ row: journalKey(at), cells: [cell('a', at + 1_000), cell('b', at + 2_000)] }];
+  const store = new CatalogStore(port(rows), { table: 'meta' });
+  const seen = new Map<string, number>();
+  const ids = async (since: number): Promise<string[]> => (await store.journal(since, at + 30_000, seen)).series.map((s) => s.id).sort();
+  assert.deepEqual(await ids(at - 300_000), ['a', 'b']);
+  assert.deepEqual(await ids(at - 290_000), [], 'the same cells again: skipped undecoded');
+  rows[0] = { row: journalKey(at), cells: [cell('a', at + 1_000), cell('b', at + 9_000)] };
+  assert.deepEqual(await ids(at - 280_000), ['b'], 'b written again (a new stamp): given again');
+  assert.equal(seen.size, 2);
+  await ids(at + 5_000);
+  assert.deepEqual([...seen.values()], [at + 9_000], "a's cell is before every later read: no longer kept");
+  assert.deepEqual(await store.journal(at - 300_000, at + 30_000).then((r) => r.series.length), 2, 'without `seen`: every cell');
+});
+
+void test('the first series rows of the catalog, at most a limit, damaged ones skipped', async () => {
+  const p = port([row('cpu', 'a', {}), row('cpu', 'b', {}), row('cpu', 'c', {}), row('mem', 'a', {})]);
+  const store = new CatalogStore(p, { table: 'meta' });
+  assert.deepEqual(
+    (await store.first(2)).series.map((s) => `${s.metric}/${s.id}`),
+    ['cpu/a', 'cpu/b'],
+  );
+  assert.equal((await store.first(10)).series.length, 4);
+  assert.equal((await store.first(0)).series.length, 0);
+});
