@@ -55,8 +55,9 @@ export interface LiveOptions {
   readonly heap: 'shipped' | 'default';
   /**
    * A development aid, not a measurement: after the warm-up, keep both sides fed and running while
-   * this file exists (it is created), restart our service whenever `<hold>.restart` appears (it is
-   * removed), then clean up without measuring.
+   * this file exists (it is created), restart our query process whenever `<hold>.restart` appears and
+   * our ingest process whenever `<hold>.ingest` does (each is removed; either may name a CPU profile
+   * directory), then clean up without measuring.
    */
   readonly hold?: string | undefined;
   readonly say: (m: string) => void;
@@ -185,7 +186,9 @@ export async function livePhase(o: LiveOptions): Promise<LiveFigures> {
     stops.push(() => tsd.stop());
     // two processes, as compose and k8s run them: ingest (consume, write, rollups) and query (the reads)
     const heapOf = (flags: string): NodeJS.ProcessEnv => ({ ...process.env, NODE_OPTIONS: o.heap === 'shipped' ? flags : '' });
-    const ingest = await startOurService(stack, `${o.run}-g`, say, { extra: [...SHIPPED, 'service.role=ingest'], env: heapOf(SERVICE_NODE_OPTIONS) });
+    const startIngest = (profDir?: string): Promise<OurService> =>
+      startOurService(stack, `${o.run}-g`, say, { extra: [...SHIPPED, 'service.role=ingest'], cpuProfDir: profDir, env: heapOf(SERVICE_NODE_OPTIONS) });
+    let ingest = await startIngest();
     stops.push(() => ingest.stop());
     const startQuery = (profDir?: string): Promise<OurService> =>
       startOurService(stack, `${o.run}-g`, say, {
@@ -240,12 +243,20 @@ export async function livePhase(o: LiveOptions): Promise<LiveFigures> {
     if (o.hold !== undefined) {
       writeFileSync(o.hold, `TSD ${tsd.url}\nours ${ours.url}\n`);
       say(
-        `[live] holding while ${o.hold} exists (touch ${o.hold}.restart to restart our query process, ${o.hold}.pause to pause the feed): TSD ${tsd.url}, ours ${ours.url}`,
+        `[live] holding while ${o.hold} exists (touch ${o.hold}.restart to restart our query process, ${o.hold}.ingest our ingest process, ${o.hold}.pause to pause the feed): TSD ${tsd.url}, ours ${ours.url}`,
       );
       while (existsSync(o.hold)) {
         await new Promise((r) => setTimeout(r, 1000));
         if (existsSync(`${o.hold}.pause`)) feed.pause();
         else feed.resume();
+        if (existsSync(`${o.hold}.ingest`)) {
+          // the same for our ingest process
+          const dir = readFileSync(`${o.hold}.ingest`, 'utf8').trim();
+          rmSync(`${o.hold}.ingest`);
+          await ingest.stop();
+          ingest = await startIngest(dir === '' ? undefined : dir);
+          say(`[live] ingest restarted: ${ingest.url}`);
+        }
         if (!existsSync(`${o.hold}.restart`)) continue;
         // the file may name a directory: the restarted service writes a CPU profile there when it stops
         const profDir = readFileSync(`${o.hold}.restart`, 'utf8').trim();
