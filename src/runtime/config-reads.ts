@@ -170,7 +170,7 @@ export const catalogSchema = z
       .min(0)
       .default(100_000)
       .describe(
-        'Series each instance remembers as written (least recently seen forgotten first), so a series is written once, not per flush unit; a forgotten one is written again once (the same put). An ingest process starts with up to this many of the catalog\'s series remembered, so a restart writes only new ones. About 150 bytes + the tags JSON per series; 0: every flush unit writes its series',
+        "Series each instance remembers as written (least recently seen forgotten first), so a series is written once, not per flush unit; a forgotten one is written again once (the same put). An ingest process starts with up to this many of the catalog's series remembered, so a restart writes only new ones. About 150 bytes + the tags JSON per series; 0: every flush unit writes its series",
       ),
   })
   .strict()
