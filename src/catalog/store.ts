@@ -70,26 +70,35 @@ export class CatalogStore {
   async read(metric?: string, sinceMs?: number): Promise<CatalogRead> {
     const range = metric === undefined ? SERIES_RANGE : metricRange(metric);
     const timeRange = sinceMs === undefined ? {} : { timeRange: { from: Math.max(0, Math.floor(sinceMs)), to: Number.MAX_SAFE_INTEGER } };
-    return this.#series({ startRow: range.startRow, stopRow: range.stopRow, batch: SCAN_BATCH, ...timeRange }, Number.POSITIVE_INFINITY);
-  }
-
-  /** The first `limit` series rows of the catalog, in key order (metric, then id). */
-  first(limit: number): Promise<CatalogRead> {
-    return this.#series({ ...SERIES_RANGE, batch: SCAN_BATCH }, limit);
-  }
-
-  async #series(opts: Parameters<CatalogScanPort['scan']>[1], limit: number): Promise<CatalogRead> {
     const series: Series[] = [];
     let skipped = 0;
-    if (limit <= 0) return { series, skipped };
-    for await (const row of this.#port.scan(this.#table, opts)) {
-      const cell = row.cells.find((c) => c.qualifier.equals(SERIES_QUALIFIER));
-      const s = cell === undefined ? undefined : decodeSeriesRow(row.row, cell.value);
-      if (s === undefined) skipped++;
-      else series.push(s);
-      if (series.length >= limit) break;
+    for await (const r of this.#rows({ startRow: range.startRow, stopRow: range.stopRow, batch: SCAN_BATCH, ...timeRange })) {
+      if (r.series === undefined) skipped++;
+      else series.push(r.series);
     }
     return { series, skipped };
+  }
+
+  /**
+   * The first `limit` well-formed series rows of the catalog, in key order (metric, then id), each with
+   * its cell (the canonical tags JSON), as the scan's pages arrive.
+   */
+  async *first(limit: number): AsyncGenerator<{ readonly series: Series; readonly cell: Buffer }, void, undefined> {
+    let n = 0;
+    if (limit <= 0) return;
+    for await (const r of this.#rows({ ...SERIES_RANGE, batch: SCAN_BATCH })) {
+      if (r.series === undefined || r.cell === undefined) continue;
+      yield { series: r.series, cell: r.cell };
+      if (++n >= limit) return;
+    }
+  }
+
+  /** Each row of a series scan with its series cell and what it decodes to (undefined: not a well-formed series row). */
+  async *#rows(opts: Parameters<CatalogScanPort['scan']>[1]): AsyncGenerator<{ readonly series: Series | undefined; readonly cell: Buffer | undefined }> {
+    for await (const row of this.#port.scan(this.#table, opts)) {
+      const cell = row.cells.find((c) => c.qualifier.equals(SERIES_QUALIFIER))?.value;
+      yield { series: cell === undefined ? undefined : decodeSeriesRow(row.row, cell), cell };
+    }
   }
 
   /**

@@ -3,7 +3,7 @@
 // with its DLQ producer, writer, lag monitor and health wiring. A query process builds none of it.
 import type { Kafka } from 'kafkajs';
 import { catalogCacheKey, type CatalogMarks } from '../catalog/marks.ts';
-import { canonicalTags } from '../catalog/rows.ts';
+import type { Series } from '../catalog/rows.ts';
 import { CatalogStore } from '../catalog/store.ts';
 import type { IngestConsumer } from '../ingest/consumer.ts';
 import type { Keyspace, Tables } from '../keys/index.ts';
@@ -76,24 +76,24 @@ export interface IngestSide {
  * Remembers the series the catalog holds (up to `max`, in key order) as written: without it, every
  * start of an ingest process writes each series it meets again, and every write replaces the
  * catalog's generation and fills its journal, which each query process then reads (measured in the
- * live bench: 1 MB of journal per query reread for the hour after a restart). A failed read only
- * leaves the cache empty, as before.
+ * live bench: 1 MB of journal per query reread for the hour after a restart). Taken page by page as
+ * the scan reads them, keyed by the row's own cell (the canonical tags JSON the writer keyed it by).
+ * A failed read keeps what was taken; the rest is written again when first met, as before.
  */
 export async function primeCatalog(
   marks: CatalogMarks,
-  store: Pick<CatalogStore, 'first'>,
+  store: { first(limit: number): AsyncIterable<{ readonly series: Series; readonly cell: Buffer }> },
   o: { readonly log: Logger; readonly max: number },
 ): Promise<number> {
   const started = performance.now();
+  let n = 0;
   try {
-    const { series } = await store.first(o.max);
-    const n = marks.remember(series.map((s) => catalogCacheKey(s.metric, s.id, canonicalTags(s.tags))));
+    for await (const { series, cell } of store.first(o.max)) n += marks.remember([catalogCacheKey(series.metric, series.id, cell)]);
     o.log.info({ series: n, ms: Math.round(performance.now() - started) }, 'series catalog: known series remembered');
-    return n;
   } catch (err) {
-    o.log.warn({ err }, 'series catalog: the known series could not be read; each is written again when first met');
-    return 0;
+    o.log.warn({ err, remembered: n }, 'series catalog: the known series could not all be read; the others are written again when first met');
   }
+  return n;
 }
 
 /** Checks the topics, connects the DLQ producer and builds the consumer with its health wiring; `start` makes it consume. */

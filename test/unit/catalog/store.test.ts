@@ -1,7 +1,7 @@
 // CatalogStore: one prefix scan (all series, or one metric's), damaged rows skipped and counted.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { GENERATION_QUALIFIER, GENERATION_ROW, JOURNALED_QUALIFIER, journalKey, seriesRow } from '../../../src/catalog/rows.ts';
+import { GENERATION_QUALIFIER, GENERATION_ROW, JOURNALED_QUALIFIER, journalKey, seriesRow, type Series } from '../../../src/catalog/rows.ts';
 import { CatalogStore, type CatalogScanPort, type CatalogScanRow } from '../../../src/catalog/store.ts';
 
 function port(rows: CatalogScanRow[]): CatalogScanPort & { ranges: string[] } {
@@ -110,13 +110,24 @@ void test("the journal with a reader's seen cells: a cell read once is not given
   assert.deepEqual(await store.journal(at - 300_000, at + 30_000).then((r) => r.series.length), 2, 'without `seen`: every cell');
 });
 
-void test('the first series rows of the catalog, at most a limit, damaged ones skipped', async () => {
-  const p = port([row('cpu', 'a', {}), row('cpu', 'b', {}), row('cpu', 'c', {}), row('mem', 'a', {})]);
+void test('the first series rows of the catalog, at most a limit, damaged ones skipped, each with its cell', async () => {
+  const damaged = {
+    row: seriesRow({ metric: 'cpu', id: 'a0', tags: {} }).key,
+    cells: [{ qualifier: Buffer.from('t'), value: Buffer.from('{"x":"1"}'), timestamp: 0 }],
+  };
+  const p = port([row('cpu', 'a', {}), damaged, row('cpu', 'b', {}), row('cpu', 'c', {}), row('mem', 'a', { dc: 'x' })]);
   const store = new CatalogStore(p, { table: 'meta' });
+  const first = async (limit: number) => {
+    const out: { series: Series; cell: Buffer }[] = [];
+    for await (const r of store.first(limit)) out.push(r);
+    return out;
+  };
   assert.deepEqual(
-    (await store.first(2)).series.map((s) => `${s.metric}/${s.id}`),
+    (await first(2)).map((r) => `${r.series.metric}/${r.series.id}`),
     ['cpu/a', 'cpu/b'],
   );
-  assert.equal((await store.first(10)).series.length, 4);
-  assert.equal((await store.first(0)).series.length, 0);
+  const all = await first(10);
+  assert.equal(all.length, 4);
+  assert.equal(all.at(-1)?.cell.toString(), '{"dc":"x"}', "the row's own cell: the canonical tags JSON");
+  assert.equal((await first(0)).length, 0);
 });
