@@ -16,6 +16,7 @@ interface JsonNode {
   readonly items?: JsonNode;
   readonly anyOf?: readonly JsonNode[];
   readonly enum?: readonly unknown[];
+  readonly const?: unknown;
   readonly minimum?: number;
   readonly maximum?: number;
   readonly exclusiveMinimum?: number;
@@ -65,6 +66,7 @@ function numberRange(n: JsonNode): string {
 export function typeOf(n: JsonNode): string {
   if (n.format === POINT_IN_TIME_FORMAT) return 'epoch ms or ISO-8601 with a zone';
   if (n.anyOf !== undefined) return n.anyOf.map(typeOf).join(' or ');
+  if (n.const !== undefined) return `\`${JSON.stringify(n.const)}\``;
   if (n.enum !== undefined) return `one of ${n.enum.map((v) => `\`${JSON.stringify(v)}\``).join(', ')}`;
   const types = n.type === undefined ? [] : typeof n.type === 'string' ? [n.type] : n.type;
   if (types.length > 1) return types.map((t) => typeOf({ ...n, type: t })).join(' or ');

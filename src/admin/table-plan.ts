@@ -2,7 +2,7 @@
 // rollup tables pre-split on the salt boundaries, the meta table (the spread registry) in one region,
 // with the salt bucket count and key format recorded in each table's metadata.
 import { planSaltSplits, TABLE_META, type KeyFormat } from '../keys/index.ts';
-import { windowRetention, type Config, type TableConfig } from '../runtime/config.ts';
+import { pointsTtlSeconds, windowRetention, type Config, type TableConfig } from '../runtime/config.ts';
 import type { EnsureTableRequest, FamilyAttrs } from './table-admin-port.ts';
 
 /** Version of the key layout, written next to B; bump it if the layout ever changes. */
@@ -50,8 +50,8 @@ function familyAttrs(role: TableRole, t: TableConfig, compression: string, ttlSe
 
 /**
  * The rollup table's families besides the main one: one per window size with its TTL, and the point
- * blocks' family (every size in it) when blocks are on, with the data table's TTL: blocks are raw
- * points, kept as long as the raw rows (counted from when the job wrote them, after the window).
+ * blocks' family (every size in it) when blocks are on, with the blocks' TTL (tables.rollup.pointsTtlSeconds,
+ * by default the data table's: counted from when the job wrote them, after the window).
  */
 function rollupFamilies(cfg: Config, t: TableConfig, codec: string): PlannedFamily[] {
   const sizes = windowRetention(cfg).map((w) => ({
@@ -60,10 +60,7 @@ function rollupFamilies(cfg: Config, t: TableConfig, codec: string): PlannedFami
     familyAttrs: familyAttrs('rollup', t, codec, w.ttlSeconds),
   }));
   if (!cfg.rollup.pointBlocks.enabled) return sizes;
-  return [
-    ...sizes,
-    { family: cfg.tables.rollup.pointsFamily, holds: 'point blocks', familyAttrs: familyAttrs('rollup', t, codec, cfg.tables.data.ttlSeconds) },
-  ];
+  return [...sizes, { family: cfg.tables.rollup.pointsFamily, holds: 'point blocks', familyAttrs: familyAttrs('rollup', t, codec, pointsTtlSeconds(cfg)) }];
 }
 
 /** `compression` resolves 'auto' per table (the caller probes the cluster); explicit codecs pass through. */

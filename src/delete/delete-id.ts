@@ -7,12 +7,15 @@
 // too), so a rerun is idempotent: it finds less, or nothing. The counts are of rows (marker cells)
 // found before the delete and no longer found by a read after it, not of requests answered.
 import { column } from '../hbase/codec.ts';
+import { rollupWindowFamily, type RollupKeyParts } from '../keys/index.ts';
 import { bumpGenerations } from '../rollup/generations.ts';
 import type { CheckedDelete } from '../hbase/row-ops.ts';
 import type { Row, RowCells } from '../hbase/types.ts';
 import { SERIES_RANGE, seriesKeyId } from '../catalog/rows.ts';
 import { putRowOf } from '../rollup/fold.ts';
 import { markerPuts, stampClock } from '../rollup/marker.ts';
+import { trimStoredRow } from '../rollup/expired-source.ts';
+import { mayLackSource } from '../rollup/recompute.ts';
 import { ENTRY_QUALIFIER, entryRow } from '../spread/rows.ts';
 import { RegistryConflictError } from '../spread/store.ts';
 import { CheckpointWriter, memoryCheckpointStore, type CheckpointStore } from '../toolkit/checkpoint-store.ts';
@@ -34,7 +37,7 @@ import {
 } from './delete-checkpoint.ts';
 import { dataScans, indexRowsOf, markerAction, markerScan, recomputeMarks, summaryScans, type IndexedValue } from './plan.ts';
 import type { DeleteProgress } from './delete-progress.ts';
-import { existingRows, removeRows, type Doomed, type RemovePort } from './remove.ts';
+import { existingRows, removeRows, stampOf, type Doomed, type RemovePort } from './remove.ts';
 import { deleteRunOf, type DeleteSettings } from './delete-settings.ts';
 
 /** The HBase calls a delete makes (HBaseRestClient fits). */
@@ -217,7 +220,7 @@ export async function deleteId(port: DeletePort, s: DeleteSettings, opts: Delete
         deleted.markerCells += await removeRows(remover, s.rollup.name, doomed, opts.now());
         progress?.add({ markers: page.length });
       }
-      if (s.range !== null) await markCutWindows(port, s, deleted);
+      if (s.range !== null) await markCutWindows(port, s, deleted, opts.now());
     },
     'meta/catalog': async () => {
       for await (const page of scanPages(port, s.meta.name, { ...SERIES_RANGE, pageRows: opts.pageRows, columns: [column(s.meta.family, 't')] })) {
@@ -264,12 +267,33 @@ export async function deleteId(port: DeletePort, s: DeleteSettings, opts: Delete
 }
 
 /** A range delete leaves the windows it cuts marked, so the rollup job recomputes them from the rows left. */
-async function markCutWindows(port: DeletePort, s: DeleteSettings, deleted: Deleted): Promise<void> {
+async function markCutWindows(port: DeletePort, s: DeleteSettings, deleted: Deleted, now: number): Promise<void> {
   if (s.range === null) return;
   const marks = recomputeMarks(s.id, s.windows, s.range);
+  for (const m of marks) await trimCutWindow(port, s, m, now);
   const rows = markerPuts(marks, { keyspace: s.keyspace, family: s.rollup.family, stamp: stampClock()() }).map((m) => putRowOf(m.row));
   if (rows.length > 0) await port.put(s.rollup.name, rows);
   deleted.windowsMarked += marks.length;
+}
+
+/**
+ * A cut window whose source may have lost points to a TTL keeps its long-term copy in its stored
+ * blocks, which the job's recompute unions its source with: their points in the range go first
+ * (expired-source.ts), so nothing deleted comes back.
+ */
+async function trimCutWindow(port: DeletePort, s: DeleteSettings, m: RollupKeyParts, now: number): Promise<void> {
+  const blocks = s.blocks ?? null;
+  if (blocks === null || s.range === null) return;
+  const w = { id: m.id, windowSec: m.windowSec, start: m.windowStart };
+  if (!mayLackSource({ windows: s.windows, retention: s.retention, blocks }, w, now)) return;
+  const key = s.keyspace.rollupKey(m);
+  const row = await port.get(s.rollup.name, key);
+  if (row === null) return;
+  const at = { start: m.windowStart, ms: m.windowSec * 1000, family: rollupWindowFamily(m.windowSec), mainFamily: s.rollup.family };
+  const timestamp = stampOf(now, row.cells) + 1;
+  const trimmed = trimStoredRow({ key, cells: row.cells }, at, blocks, { ...s.range, timestamp });
+  if (trimmed.put !== undefined) await port.put(s.rollup.name, [trimmed.put]);
+  if (trimmed.drop.length > 0) await port.deleteRow(s.rollup.name, key, { columns: trimmed.drop, timestamp });
 }
 
 /** Deletes the id's registry entry with a check on the bytes read (a promotion in between is read again). */

@@ -3,6 +3,9 @@
 import { InputError } from '../errors.ts';
 import { encodeId, KeyError, type Keyspace, type TableRef, type Tables } from '../keys/index.ts';
 import { parseWindows, type WindowSize } from '../rollup/windows.ts';
+import { blockSettings, sourceRetention } from '../rollup/rollup-settings.ts';
+import type { SourceRetention } from '../rollup/expired-source.ts';
+import type { BlockSettings } from '../rollup/window-content.ts';
 import type { Config } from '../runtime/config.ts';
 import type { DeleteRun } from './delete-checkpoint.ts';
 import { assertRange, type DeleteRange } from './plan.ts';
@@ -18,6 +21,9 @@ export interface DeleteSettings {
   readonly index: TableRef;
   readonly rollup: TableRef;
   readonly meta: TableRef;
+  /** point blocks (null: off) and how long raw rows and blocks are kept: a cut window's stored blocks are trimmed when they may be its long-term copy */
+  readonly blocks?: BlockSettings | null | undefined;
+  readonly retention?: SourceRetention | undefined;
 }
 
 export function deleteSettings(cfg: Config, keyspace: Keyspace, tables: Tables, target: { readonly id: string; readonly range: DeleteRange }): DeleteSettings {
@@ -34,6 +40,8 @@ export function deleteSettings(cfg: Config, keyspace: Keyspace, tables: Tables, 
     index: tables.index,
     rollup: tables.rollup,
     meta: tables.meta,
+    blocks: blockSettings(cfg, tables),
+    retention: sourceRetention(cfg),
   };
 }
 

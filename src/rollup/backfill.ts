@@ -12,6 +12,8 @@ import { UNTHROTTLED, type Throttle } from '../toolkit/throttle.ts';
 import { backfillIdentity, idWindowRows } from './backfill-plan.ts';
 import type { Checkpoint } from './rollup-checkpoint.ts';
 import { wholeWindows } from './plan.ts';
+import { EXPIRY_MARGIN_MS, sourceMayLack } from './expired-source.ts';
+import { InputError } from '../errors.ts';
 import { keyFraction, type BackfillProgress } from './rollup-progress.ts';
 import type { RollupSettings } from './rollup-settings.ts';
 import type { RollupStore } from './store.ts';
@@ -118,6 +120,23 @@ class Backfill {
     for (const w of o.settings.windows) this.#written[w.name] = 0;
   }
 
+  /**
+   * A backfill rewrites each window from its raw rows alone: before the raw rows' retention that would
+   * turn a window whose stored blocks hold every point into what is left (expired-source.ts), so such
+   * a range is refused, naming the earliest start it may have.
+   */
+  #refuseExpired(): void {
+    const r = this.#s.retention;
+    if (this.#s.blocks === null || r?.rawTtlMs === null || r === undefined) return;
+    if (!sourceMayLack(r, true, this.#range.from, this.#startedAt)) return;
+    const size = this.#coarsest.ms;
+    const earliest = Math.ceil((this.#startedAt - r.rawTtlMs + EXPIRY_MARGIN_MS) / size) * size;
+    throw new InputError(
+      `--from: the backfill's first window (${new Date(this.#range.from).toISOString()}) starts before the raw rows' retention (tables.data.ttlSeconds = ${r.rawTtlMs / 1000} s) reaches back; its stored blocks are the long-term copy and a backfill would rewrite it from the rows left. Start at or after ${new Date(earliest).toISOString()}`,
+      { field: '--from' },
+    );
+  }
+
   get #units(): number {
     return this.#ids === undefined ? this.#s.keyspace.buckets + this.#spreadIds.length : this.#ids.length;
   }
@@ -129,6 +148,7 @@ class Backfill {
 
   async run(): Promise<BackfillResult> {
     this.#startedAt = this.#now();
+    this.#refuseExpired();
     const identity = backfillIdentity(this.#s, this.#range, this.#ids, this.#spreadIds);
     const saved = await this.#cp.load();
     if (saved !== undefined) {

@@ -7,7 +7,7 @@ import type { Limiter } from '../toolkit/limiter.ts';
 import { cascadeMarkers, planBatch, rangeCursor, type BatchScan, type BatchWindow } from './batch-plan.ts';
 import type { PutRow } from './fold.ts';
 import type { FoundMarker } from './plan.ts';
-import { SCAN_BATCH, recomputeWindow, sourceFolder, type RecomputeContext, type RecomputeOutcome } from './recompute.ts';
+import { SCAN_BATCH, mayLackSource, recomputeWindow, sourceFolder, type RecomputeContext, type RecomputeOutcome } from './recompute.ts';
 import { WindowContent } from './window-content.ts';
 import { putWindowRows } from './generations.ts';
 import { windowRow } from './window-row.ts';
@@ -34,8 +34,15 @@ export const BATCH_PUT_BYTES = 4 << 20;
 export async function recomputeBatch(ctx: RecomputeContext, markers: readonly FoundMarker[], o: BatchOptions): Promise<{ readonly rest: Promise<void> }> {
   const all = (ps: readonly Promise<void>[]): { rest: Promise<void> } => ({ rest: Promise.all(ps).then(() => undefined) });
   const s = ctx.settings;
-  const plan = planBatch(s.windows, markers, s.keyspace);
-  const singles = plan.singles.map((m) => one(ctx, m, o));
+  // a window whose source may have lost points to a TTL is read with its stored row, on its own
+  const now = ctx.now();
+  const lacking = (m: FoundMarker): boolean => mayLackSource(s, { id: m.parts.id, windowSec: m.parts.windowSec, start: m.parts.windowStart }, now);
+  const plan = planBatch(
+    s.windows,
+    markers.filter((m) => !lacking(m)),
+    s.keyspace,
+  );
+  const singles = [...plan.singles, ...markers.filter(lacking)].map((m) => one(ctx, m, o));
   if (plan.scan === undefined) {
     return all(singles);
   }

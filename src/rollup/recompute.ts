@@ -13,6 +13,8 @@ import { coarserWindow, sourceOf, type FoundMarker, type FoundMarkerRow } from '
 import type { RollupSettings } from './rollup-settings.ts';
 import type { RollupStore } from './store.ts';
 import { WindowContent } from './window-content.ts';
+import { rowAfter } from '../scans/paged-scan.ts';
+import { sourceMayLack, storedWindowOf, unionWithStored, type StoredWindow } from './expired-source.ts';
 import { putWindowRows } from './generations.ts';
 import { windowRow } from './window-row.ts';
 
@@ -54,20 +56,44 @@ async function stage<T>(name: RollupErrorStage, fn: () => Promise<T>): Promise<T
  * salt (time order, newest first: the order one bucket would have), so the fold adds the same
  * numbers in the same order whatever K.
  */
-export async function computeWindow(
-  store: RollupStore,
-  s: RollupSettings,
-  w: { readonly id: string; readonly windowSec: number; readonly start: number },
-): Promise<WindowContent> {
+export async function computeWindow(store: RollupStore, s: RollupSettings, w: WindowAt, now: number): Promise<WindowContent> {
   const src = sourceOf(s.windows, w, s.keyspace);
-  const acc = new WindowContent(s.blocks);
-  const fold = sourceFolder(src.kind, s);
+  const stored = mayLackSource(s, w, now) ? await storedWindow(store, s, w) : undefined;
   const rows =
     src.kind === 'data'
       ? mergedRows(store, s.dataTable, src.ranges, { saltBytes: s.keyspace.dataSaltBytes, shape: { batch: SCAN_BATCH } })
       : store.scan(s.rollupTable, { startRow: src.range.startRow, stopRow: src.range.stopRow, batch: SCAN_BATCH });
+  if (stored !== undefined && src.kind === 'data') {
+    const left: { ts: number; cells: Row['cells'] }[] = [];
+    for await (const row of rows) left.push({ ts: s.keyspace.decodeDataKey(row.row).ts, cells: row.cells });
+    return unionWithStored(left, stored, s.blocks);
+  }
+  const acc = new WindowContent(s.blocks);
+  if (stored !== undefined) acc.standIn(stored.blocks);
+  const fold = sourceFolder(src.kind, s);
   for await (const row of rows) fold(acc, row);
   return acc;
+}
+
+/** One window: its id, size (s) and start (ms). */
+export interface WindowAt {
+  readonly id: string;
+  readonly windowSec: number;
+  readonly start: number;
+}
+
+/** Whether the window's source may have lost points to a TTL (expired-source.ts): then its stored row is read too. */
+export function mayLackSource(s: Pick<RollupSettings, 'windows' | 'retention' | 'blocks'>, w: WindowAt, now: number): boolean {
+  if (s.blocks === null) return false;
+  return sourceMayLack(s.retention, s.windows[0]?.seconds === w.windowSec, w.start, now);
+}
+
+/** The window's stored row: what its blocks still hold. */
+async function storedWindow(store: RollupStore, s: RollupSettings, w: WindowAt): Promise<StoredWindow> {
+  const key = s.keyspace.rollupKey({ id: w.id, windowSec: w.windowSec, windowStart: w.start });
+  let cells: Row['cells'] | undefined;
+  for await (const row of store.scan(s.rollupTable, { startRow: key, stopRow: rowAfter(key), batch: SCAN_BATCH })) cells = row.cells;
+  return storedWindowOf(cells, s.blocks?.family ?? null, w.start, w.windowSec * 1000);
 }
 
 /** Cells per scan response of a window's source. */
@@ -89,7 +115,7 @@ export async function recomputeWindow(ctx: RecomputeContext, m: FoundMarker): Pr
   const { store, settings: s } = ctx;
   const { id, windowSec, windowStart } = m.parts;
   const t = ctx.now();
-  const content = await stage('compute', () => computeWindow(store, s, { id, windowSec, start: windowStart }));
+  const content = await stage('compute', () => computeWindow(store, s, { id, windowSec, start: windowStart }, t));
   const row = windowRow(s, { id, windowSec, windowStart }, content, t);
   if (row !== undefined) {
     // The summary and the coarser window's marker in one multi-row put (both before the marker delete;

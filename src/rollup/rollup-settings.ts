@@ -1,6 +1,7 @@
 // The part of the configuration the rollup job and the backfill use, resolved once.
 import type { Keyspace, TableRef, Tables } from '../keys/index.ts';
-import type { Config } from '../runtime/config.ts';
+import { pointsTtlSeconds, type Config } from '../runtime/config.ts';
+import type { SourceRetention } from './expired-source.ts';
 import type { BlockSettings } from './window-content.ts';
 import { parseWindows, type WindowSize } from './windows.ts';
 
@@ -23,6 +24,8 @@ export interface RollupSettings {
   readonly pageRows: number;
   /** point blocks (rollup.pointBlocks); null when off */
   readonly blocks: BlockSettings | null;
+  /** how long raw rows and blocks are kept (expired-source.ts); absent: for ever */
+  readonly retention?: SourceRetention | undefined;
 }
 
 /** The point blocks of the configuration, or null when they are off (the rollup table has no points family). */
@@ -44,5 +47,12 @@ export function rollupSettings(cfg: Config, keyspace: Keyspace, tables: Tables, 
     meta: tables.meta,
     pageRows,
     blocks: blockSettings(cfg, tables),
+    retention: sourceRetention(cfg),
   };
+}
+
+/** How long the job's sources are kept: the data table's TTL and the point blocks' (ms; null: for ever). */
+export function sourceRetention(cfg: Pick<Config, 'tables'>): SourceRetention {
+  const ms = (s: number | null): number | null => (s === null ? null : s * 1000);
+  return { rawTtlMs: ms(cfg.tables.data.ttlSeconds), blocksTtlMs: ms(pointsTtlSeconds(cfg)) };
 }

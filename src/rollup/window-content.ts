@@ -108,9 +108,20 @@ export class WindowContent {
   readonly #points = new Map<string, Collected | null>();
   /** metric → the finer windows' summaries (coarser sizes) */
   readonly #finer = new Map<string, PackedSummary[]>();
+  /** metric → the window's own stored block, standing in for a finer block that expired (expired-source.ts) */
+  #standIn: ReadonlyMap<string, PointRun> = new Map();
 
   constructor(blocks: BlockSettings | null) {
     this.#blocks = blocks;
+  }
+
+  /**
+   * A coarser window recomputed after some of its finer blocks may have expired: where a finer window
+   * has no valid block, the points of `blocks` (the window's stored blocks) in its span stand in,
+   * when they are as many as its summary counts.
+   */
+  standIn(blocks: ReadonlyMap<string, PointRun>): void {
+    this.#standIn = blocks;
   }
 
   /** Adds every metric of one data row (event ts `ts`); the tags cell is ignored. */
@@ -144,7 +155,7 @@ export class WindowContent {
       const c = this.#collected(metric);
       if (c === null) continue;
       const run = w.block === undefined ? undefined : decodePointsBlock(w.block.value, start, finerMs, `point block ${metric} of window ${start}`);
-      this.#addRun(metric, c, run, s.count);
+      this.#addRun(metric, c, run?.ts.length === s.count ? run : this.#standInOf(metric, start, finerMs), s.count);
     }
   }
 
@@ -166,6 +177,21 @@ export class WindowContent {
     let c = this.#points.get(metric);
     if (c === undefined) this.#points.set(metric, (c = { ts: [], values: [], runs: [], n: 0, missing: 0 }));
     return c;
+  }
+
+  /** The stand-in block's points in [start, start + ms), or undefined. */
+  #standInOf(metric: string, start: number, ms: number): PointRun | undefined {
+    const run = this.#standIn.get(metric);
+    if (run === undefined) return undefined;
+    const ts: number[] = [];
+    const values: number[] = [];
+    for (let i = 0; i < run.ts.length; i++) {
+      const t = run.ts[i] as number;
+      if (t < start || t >= start + ms) continue;
+      ts.push(t);
+      values.push(run.values[i] as number);
+    }
+    return { ts, values };
   }
 
   /** A finer window's points (undefined: it has no valid block), which must be the `count` its summary counts. */

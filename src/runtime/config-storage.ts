@@ -73,7 +73,13 @@ const rollupTableSchema = (defaultName: string, description: string) =>
         .regex(/^[A-Za-z0-9_]{1,4}$/, 'a short column family name (1–4 characters)')
         .default('p')
         .describe(
-          "The family of the point blocks (rollup.pointBlocks), every window size in it; its TTL is the data table's (tables.data.ttlSeconds), counted from when the job wrote the block",
+          'The family of the point blocks (rollup.pointBlocks), every window size in it; its TTL is tables.rollup.pointsTtlSeconds, counted from when the job wrote the block',
+        ),
+      pointsTtlSeconds: z
+        .union([z.literal('data'), ttlSeconds()])
+        .default('data')
+        .describe(
+          'Time to live (s) of the point blocks, counted from when the job wrote the block (at or after its window closed); "data": the data table\'s (tables.data.ttlSeconds). Longer than the data table\'s keeps the series API\'s raw points of summarised windows after the raw rows have expired, at a fraction of their bytes (docs/RETENTION.md, "Point blocks as the long-term tier"); null: forever',
         ),
     })
     .strict()

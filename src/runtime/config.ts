@@ -195,6 +195,14 @@ export function windowRetention(cfg: {
     }));
 }
 
+/** The point blocks' TTL (s): tables.rollup.pointsTtlSeconds, "data": the data table's; null: forever (docs/RETENTION.md). */
+export function pointsTtlSeconds(cfg: {
+  readonly tables: { readonly data: Pick<Config['tables']['data'], 'ttlSeconds'>; readonly rollup: Pick<Config['tables']['rollup'], 'pointsTtlSeconds'> };
+}): number | null {
+  const own = cfg.tables.rollup.pointsTtlSeconds;
+  return own === 'data' ? cfg.tables.data.ttlSeconds : own;
+}
+
 /** tables.rollup.ttlByWindow names only configured windows, once each; the marker family is not a window family. */
 function checkRollupRetention(cfg: Config): void {
   const windows = new Map(cfg.rollup.windows.map((w) => [durationSeconds(w), w]));

@@ -11,8 +11,10 @@ export interface RollupTier {
   readonly graceMs: number;
   /** each window size's summary TTL (ms) by size (ms); null or absent: kept forever */
   readonly ttlMsByWindow: ReadonlyMap<number, number | null>;
-  /** the data table's TTL (ms), or null for none; also the point blocks' (counted from when the job wrote them) */
+  /** the data table's TTL (ms), or null for none */
   readonly rawTtlMs: number | null;
+  /** the point blocks' TTL (ms, counted from when the job wrote them), or null for none: tables.rollup.pointsTtlSeconds */
+  readonly blocksTtlMs: number | null;
   /** the job writes point blocks (rollup.pointBlocks.enabled) */
   readonly blocks: boolean;
 }

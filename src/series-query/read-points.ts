@@ -126,9 +126,9 @@ export async function readTiled(o: TiledRead): Promise<Found> {
   const { metric, scan, single, tier, idTagKey, now, reads, budget, fold } = o;
   const sizes = tier.windowsMs;
   const content: TileContent = fold === undefined ? 'block' : 'summary';
-  // a block lives as long as the data table's rows; a summary as long as its size's TTL
-  const rawKept = tier.rawTtlMs === null ? Number.NEGATIVE_INFINITY : now - tier.rawTtlMs;
-  const kept = (size: number): number => (content === 'block' ? rawKept : keptSince(tier, size, now));
+  // a block lives its own TTL (by default the data table's); a summary its size's
+  const blocksKept = tier.blocksTtlMs === null ? Number.NEGATIVE_INFINITY : now - tier.blocksTtlMs;
+  const kept = (size: number): number => (content === 'block' ? blocksKept : keptSince(tier, size, now));
   const closedAndKept = (size: number, start: number): boolean => start + size + tier.graceMs <= now && start >= kept(size);
   const state = new Map(single.map(([id, s]) => [id, new IdTiles(s, idTagKey)]));
   // Round 1: the tiling with no marker known, for every id alike; markers in the same scans.

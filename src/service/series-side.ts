@@ -12,7 +12,7 @@ import { CatalogStore } from '../catalog/store.ts';
 import type { HBaseRestClient } from '../hbase/index.ts';
 import type { Keyspace, SpreadLookup, Tables } from '../keys/index.ts';
 import { parseWindows } from '../rollup/windows.ts';
-import { windowRetention, type Config } from '../runtime/config.ts';
+import { pointsTtlSeconds, windowRetention, type Config } from '../runtime/config.ts';
 import type { RouteHandler } from '../runtime/http.ts';
 import { createSeriesApi } from '../series-http/index.ts';
 import { AnswerMemo, type RollupTier } from '../series-query/index.ts';
@@ -36,6 +36,7 @@ export function rollupTier(cfg: Config): RollupTier | undefined {
     graceMs: cfg.rollup.graceMs,
     ttlMsByWindow: new Map(windowRetention(cfg).map((w) => [w.seconds * 1000, ms(w.ttlSeconds)])),
     rawTtlMs: ms(cfg.tables.data.ttlSeconds),
+    blocksTtlMs: ms(pointsTtlSeconds(cfg)),
     blocks: cfg.rollup.pointBlocks.enabled,
   };
 }

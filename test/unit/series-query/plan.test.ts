@@ -18,13 +18,14 @@ import type { SubQuery } from '../../../src/series-language/types.ts';
 const H = 3_600_000;
 const DAY = 24 * H;
 const T0 = Date.UTC(2026, 2, 1);
-const TIER: RollupTier = { windowsMs: [H, DAY], graceMs: 60_000, ttlMsByWindow: new Map(), rawTtlMs: null, blocks: true };
+const TIER: RollupTier = { windowsMs: [H, DAY], graceMs: 60_000, ttlMsByWindow: new Map(), rawTtlMs: null, blocksTtlMs: null, blocks: true };
 const NOW = T0 + 10 * DAY;
 const ttls = (byWindow: readonly (readonly [number, number | null])[], rawTtlMs: number | null = null, windowsMs = [H, DAY]): RollupTier => ({
   ...TIER,
   windowsMs,
   ttlMsByWindow: new Map(byWindow),
   rawTtlMs,
+  blocksTtlMs: rawTtlMs,
 });
 
 function sub(q: Record<string, unknown>): { sub: SubQuery; range: { startMs: number; endMs: number } } {

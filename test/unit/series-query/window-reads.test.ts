@@ -27,7 +27,7 @@ const DAY0 = Date.UTC(2024, 10, 21);
 const NOW = DAY0 + 6 * D;
 const IDS = ['a', 'b', 'c', 'd', 'e'];
 const S = settings(['1h', '1d']);
-const TIER: RollupTier = { windowsMs: [H, D], graceMs: 0, ttlMsByWindow: new Map(), rawTtlMs: null, blocks: true };
+const TIER: RollupTier = { windowsMs: [H, D], graceMs: 0, ttlMsByWindow: new Map(), rawTtlMs: null, blocksTtlMs: null, blocks: true };
 
 function events(): Ev[] {
   const rand = prng(3);
