@@ -1,7 +1,7 @@
 // The read side's series catalog: a SeriesIndex kept current from the meta table by rereads of what is
 // new (on a timer, at once for an unknown metric, and before a query with `freshMs`).
 // Design notes: docs/DECISIONS.md#keeping-the-catalog-current
-import { eachSliced, Slices } from '../series-query/index.ts';
+import { eachSliced, Slices } from '../toolkit/slices.ts';
 import type { SeriesIndex } from './series-index.ts';
 import { JOURNAL_SPAN_MS, type Series } from './rows.ts';
 import type { CatalogGeneration, JournalSeen } from './store.ts';

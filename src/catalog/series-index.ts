@@ -3,7 +3,8 @@
 // Design notes: docs/DECISIONS.md#the-catalog-in-memory
 import { compareCodePoints } from '../events/cells.ts';
 import { matches, type TagFilter } from '../series-language/index.ts';
-import { runAtOnce, runSliced, type Slices } from '../series-query/index.ts';
+import { runAtOnce } from '../series-compute/steps.ts';
+import { runSliced, type Slices } from '../toolkit/slices.ts';
 import { buildViews, mergeViews, positionOf, type Entry, type Views } from './series-views.ts';
 import { canonicalTags, type Series } from './rows.ts';
 
@@ -155,7 +156,7 @@ export class SeriesIndex {
   }
 
   /**
-   * lookup() in slices of the event loop (src/series-query/slices.ts): a regexp or wildcard over every series of
+   * lookup() in slices of the event loop (src/toolkit/slices.ts): a regexp or wildcard over every series of
    * a metric is one test per series, and a request must not hold the loop for all of them at once.
    * Rejects with the slices' signal's reason once it aborts.
    */

@@ -1,7 +1,7 @@
 // Pure: the sorted views of the series catalog in memory (series-index.ts): every series in order,
 // by metric, the postings per tag key and value, and the sorted names suggest searches. Built as
 // steps (a generator that yields about every STEP items), so the read side can rebuild them in slices
-// of the event loop (src/series-query/slices.ts) after the catalog changed: in one go, 100k series held the
+// of the event loop (src/toolkit/slices.ts) after the catalog changed: in one go, 100k series held the
 // loop about 300 ms on the first read after every change (issue 37).
 import { compareCodePoints } from '../events/cells.ts';
 

@@ -12,7 +12,7 @@ import { parseQueryBody } from '../series-language/parse-query.ts';
 import { seriesJsonParts } from './series-render.ts';
 import { checkSubQueries, DEFAULT_MAX_SUB_QUERIES } from '../series-query/bounds.ts';
 import { PhaseClock } from '../series-query/phase-clock.ts';
-import { Slices } from '../series-query/slices.ts';
+import { Slices } from '../toolkit/slices.ts';
 import { aggregatorsAnswer, filtersAnswer, versionAnswer } from './static-answers.ts';
 import type { TsdbQuery } from '../series-language/types.ts';
 

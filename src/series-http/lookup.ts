@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { badQuery } from '../series-language/errors.ts';
 import type { CatalogSeries, SeriesCatalog } from '../series-query/execute.ts';
-import { Slices } from '../series-query/slices.ts';
+import { Slices } from '../toolkit/slices.ts';
 import type { TagFilter } from '../series-language/types.ts';
 
 export interface LookupRequest {

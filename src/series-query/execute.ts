@@ -13,7 +13,7 @@ import { isRollupAggregator } from '../series-compute/rollup-exact.ts';
 import { readRollup } from './read-summaries.ts';
 import { tagSetKey, type PointBudget } from '../series-data/points.ts';
 import type { PhaseClock } from './phase-clock.ts';
-import { runSliced, Slices } from './slices.ts';
+import { runSliced, Slices } from '../toolkit/slices.ts';
 import { weighed, type RequestWeight } from './request-weight.ts';
 import { addCounts, FOUND_NOTHING, inCatalogOrder, type CatalogSeries, type Found, type IdSeries, type ReadCounts } from './sub-query-reads.ts';
 import type { ResultSeries, SubQuery, TagFilter, TsdbQuery } from '../series-language/types.ts';

@@ -4,7 +4,7 @@
 import type { PointBudget } from '../series-data/points.ts';
 import type { SeriesReads } from '../series-query/series-reads.ts';
 import type { MarkedWindow, MarkSpan, StoredWindow, WindowSpan, WindowsRead } from '../series-data/windows.ts';
-import { eachSliced, Slices } from '../series-query/slices.ts';
+import { eachSliced, Slices } from '../toolkit/slices.ts';
 import type { IdStamp, WindowCache } from './window-store.ts';
 
 export { MAX_SPARES, WindowCache, type WindowCacheOptions, type WindowCacheStats } from './window-store.ts';

@@ -7,7 +7,7 @@ import type { Series } from '../../../src/catalog/rows.ts';
 import { SeriesIndex } from '../../../src/catalog/series-index.ts';
 import { buildFilter } from '../../../src/series-language/filters.ts';
 import type { FilterType } from '../../../src/series-language/types.ts';
-import { Slices } from '../../../src/series-query/slices.ts';
+import { Slices } from '../../../src/toolkit/slices.ts';
 import { prng } from '../../../src/demo/generate.ts';
 
 const SERIES: Series[] = [

@@ -1,9 +1,8 @@
-// Work in slices: a request's synchronous work runs in slices of at most `sliceMs`, giving the event
+// Work in slices: a request's synchronous work (a query's computation, the catalog's look-ups and
+// rebuilds, the window cache's keeping) runs in slices of at most `sliceMs`, giving the event
 // loop back between them, lightest request first (docs/SERIES-API.md, "Limits").
 // Design notes: docs/DECISIONS.md#work-in-slices
 import { setImmediate as nextTurn } from 'node:timers/promises';
-
-export { runAtOnce } from '../series-compute/steps.ts';
 
 /** Default slice of synchronous work (ms). */
 export const SLICE_MS = 20;

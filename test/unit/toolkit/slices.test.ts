@@ -1,11 +1,12 @@
-// Work in slices (src/series-query/slices.ts): a pause gives the event loop back and checks the request's
+// Work in slices (src/toolkit/slices.ts): a pause gives the event loop back and checks the request's
 // signal; a stepped computation driven in slices gives the same answer as at once; the catalog's
 // look-up with a regexp over every series of a metric pauses between slices and stops when aborted.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SeriesIndex } from '../../../src/catalog/series-index.ts';
 import { buildFilter } from '../../../src/series-language/filters.ts';
-import { eachSliced, runAtOnce, runSliced, Slices } from '../../../src/series-query/slices.ts';
+import { runAtOnce } from '../../../src/series-compute/steps.ts';
+import { eachSliced, runSliced, Slices } from '../../../src/toolkit/slices.ts';
 
 /** A clock that moves `stepMs` each time it is read: every due() after the first slice's worth says yes. */
 function ticking(stepMs: number): () => number {
