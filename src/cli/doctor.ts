@@ -50,6 +50,7 @@ export async function doctorCommand(argv: readonly string[]): Promise<number> {
     since: { type: 'string' },
     'flush-size-mb': { type: 'string' },
     'memstore-fraction': { type: 'string' },
+    'flush-policy': { type: 'string' },
     'no-codec-probe': { type: 'boolean' },
   });
   const cfg = configOf(values);
@@ -58,7 +59,8 @@ export async function doctorCommand(argv: readonly string[]): Promise<number> {
   const fraction = Number(stringFlag(values, 'memstore-fraction') ?? HBASE_DEFAULTS.globalMemstoreFraction);
   if (!(fraction > 0 && fraction < 1)) throw new UsageError('--memstore-fraction must be between 0 and 1 (hbase.regionserver.global.memstore.size)');
   const flush = intFlag('flush-size-mb', stringFlag(values, 'flush-size-mb'), HBASE_DEFAULTS.memstoreFlushSizeMB);
-  const custom = values['flush-size-mb'] !== undefined || values['memstore-fraction'] !== undefined;
+  const flushPolicy = stringFlag(values, 'flush-policy');
+  const custom = values['flush-size-mb'] !== undefined || values['memstore-fraction'] !== undefined || flushPolicy !== undefined;
   const since = stringFlag(values, 'since');
   const rest = createHBaseClient(cfg, 'tool');
   try {
@@ -70,7 +72,8 @@ export async function doctorCommand(argv: readonly string[]): Promise<number> {
       settings: {
         memstoreFlushSizeMB: flush,
         globalMemstoreFraction: fraction,
-        source: custom ? 'as given on the command line' : 'HBase defaults; pass --flush-size-mb / --memstore-fraction for your servers',
+        flushPolicy,
+        source: custom ? 'as given on the command line' : 'HBase defaults; pass --flush-size-mb / --memstore-fraction / --flush-policy for your servers',
       },
       ...(previous === undefined ? {} : { previousWrites: previous }),
       ...(values['no-codec-probe'] === true ? {} : { codecs: codecProbe(cfg) }),

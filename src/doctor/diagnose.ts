@@ -13,7 +13,7 @@ import { versionFindings } from './rules/versions.ts';
 export function diagnose(facts: ClusterFacts): Finding[] {
   const servers = facts.servers.length;
   const perTable = facts.tables.flatMap((t) => [
-    ...familyFindings(t),
+    ...familyFindings(t, facts.settings),
     ...versionFindings(t),
     ...storageFindings(t, facts),
     ...tableRegionFindings(t),

@@ -62,6 +62,8 @@ export interface ClusterFacts {
   readonly settings: {
     readonly memstoreFlushSizeMB: number;
     readonly globalMemstoreFraction: number;
+    /** hbase.regionserver.flush.policy of the servers, when known (else HBase's default, FlushAllLargeStoresPolicy) */
+    readonly flushPolicy?: string | undefined;
     /** where these came from, e.g. "HBase defaults" or "hbase-site.xml of the admin tool" */
     readonly source: string;
   };

@@ -73,7 +73,6 @@ void test('tsingest doctor: each wrongly designed table gives exactly its findin
   const bad = await doctor([wide, versions, nobloom, hex, bigcell]);
   assert.equal(bad.code, 1, 'an error-level finding exits 1');
   assert.deepEqual(of(bad.report, wide), [
-    'warn families.count table T',
     'warn families.name-length table T family measurements',
     'warn families.name-length table T family metadata',
     'warn families.name-length table T family tags',

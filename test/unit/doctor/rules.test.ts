@@ -54,7 +54,7 @@ test('a table as tables apply makes it: no findings at all', () => {
   assert.deepEqual(rules(cluster([table()])), []);
 });
 
-test('four families with long names: the family count and each long name, nothing else', () => {
+test('four families with long names: the family count (info under the default per-family flush policy) and each long name, nothing else', () => {
   const fam = (name: string): ColumnFamilySchema => ({ name, attributes: OUR_FAMILY.attributes });
   const got = rules(
     cluster([
@@ -62,25 +62,51 @@ test('four families with long names: the family count and each long name, nothin
     ]),
   );
   assert.deepEqual(got, [
-    'warn families.count table wide',
     'warn families.name-length table wide family measurements',
     'warn families.name-length table wide family metadata',
     'warn families.name-length table wide family tags',
+    'info families.count table wide',
   ]);
 });
 
-test("the rollup table's one family per window size (each with its own TTL) is its layout: no findings; the same families elsewhere still count", () => {
+test("families.count: every table alike, the rollup table's per-size families included; info under HBase's per-family flush policy, warn under one that flushes every store", () => {
   const fam = (name: string, ttl: string): ColumnFamilySchema => ({ name, attributes: { ...OUR_FAMILY.attributes, TTL: ttl } });
   const families = [fam('d', 'FOREVER'), fam('r15m', '604800 SECONDS (7 DAYS)'), fam('r1h', '31536000 SECONDS (365 DAYS)'), fam('r1d', 'FOREVER')];
   const rollup: ServiceLayout = { role: 'rollup', buckets: 16, saltFormat: 'binary' };
-  assert.deepEqual(rules(cluster([table({ name: 'tsrollup', layout: rollup, families })])), []);
-  assert.deepEqual(rules(cluster([table({ name: 'tsdata', families })])), [
-    'warn families.count table tsdata',
-    'warn families.name-length table tsdata family r15m',
-  ]);
+  const same = ['warn families.name-length table T family r15m', 'info families.count table T'];
+  const of = (facts: ClusterFacts, name: string): string[] =>
+    diagnose(facts)
+      .filter((f) => f.subject.startsWith(`table ${name}`))
+      .map((f) => `${f.severity} ${f.rule} ${f.subject.replace(name, 'T')}`);
+  assert.deepEqual(of(cluster([table({ name: 'tsrollup', layout: rollup, families })]), 'tsrollup'), same);
+  assert.deepEqual(of(cluster([table({ name: 'tsdata', families })]), 'tsdata'), same);
+  const info = diagnose(cluster([table({ name: 'tsrollup', layout: rollup, families })])).find((f) => f.rule === 'families.count');
+  assert.match(info?.measured ?? '', /flush policy FlushAllLargeStoresPolicy \(HBase's default\): .* over max\(128 MB \/ 4, 16 MB\) = 32 MB/);
+  // a policy that flushes every store: the guide's reason holds, a warning naming the fix
+  const all = cluster([table({ name: 'tsrollup', layout: rollup, families })], {
+    settings: {
+      memstoreFlushSizeMB: 128,
+      globalMemstoreFraction: 0.4,
+      flushPolicy: 'org.apache.hadoop.hbase.regionserver.FlushAllStoresPolicy',
+      source: 'as given',
+    },
+  });
+  assert.deepEqual(of(all, 'tsrollup'), ['warn families.count table T', 'warn families.name-length table T family r15m']);
+  assert.match(diagnose(all).find((f) => f.rule === 'families.count')?.fix ?? '', /hbase\.regionserver\.flush\.policy FlushAllLargeStoresPolicy/);
+  // the table's own FLUSH_POLICY wins over the servers'
+  const own = table({ name: 'tsrollup', layout: rollup, families });
+  const withOwn = {
+    ...own,
+    schema: { ...own.schema, attributes: { ...own.schema.attributes, FLUSH_POLICY: 'org.apache.hadoop.hbase.regionserver.FlushAllStoresPolicy' } },
+  };
+  assert.deepEqual(of(cluster([withOwn]), 'tsrollup')[0], 'warn families.count table T');
+  // three families or fewer: nothing to say
+  assert.deepEqual(of(cluster([table({ name: 'tsrollup', layout: rollup, families: families.filter((f) => f.name !== 'r15m') })]), 'tsrollup'), []);
 });
 
 test('retention: a coarser size kept shorter than a finer one, and a size a coarser one is built from kept shorter than the raw points plus a coarser window', () => {
+  // the retention rules alone (the table's four families are the count rule's, tested above)
+  const retention = (facts: ClusterFacts): string[] => rules(facts).filter((r) => r.includes(' retention.'));
   const fam = (name: string, ttl: string): ColumnFamilySchema => ({ name, attributes: { ...OUR_FAMILY.attributes, TTL: ttl } });
   const rollup = (...families: ColumnFamilySchema[]): TableFacts =>
     table({
@@ -91,9 +117,11 @@ test('retention: a coarser size kept shorter than a finer one, and a size a coar
   const data = (ttl: string): TableFacts => table({ name: 'tsdata', families: [fam('d', ttl)] });
   const DAYS = (n: number): string => `${n * 86_400} SECONDS (${n} DAYS)`;
   // docs/RETENTION.md's example: raw 30 d, 1h a year, 1d for ever
-  assert.deepEqual(rules(cluster([data(DAYS(30)), rollup(fam('r1h', DAYS(365)), fam('r1d', 'FOREVER'))])), []);
+  assert.deepEqual(retention(cluster([data(DAYS(30)), rollup(fam('r1h', DAYS(365)), fam('r1d', 'FOREVER'))])), []);
   // 1d kept a week while 1h is kept a year; 15m (from which 1h is built) kept 7 d < 30 d + 1 h
-  const got = diagnose(cluster([data(DAYS(30)), rollup(fam('r15m', DAYS(7)), fam('r1h', DAYS(365)), fam('r1d', DAYS(7)))]));
+  const got = diagnose(cluster([data(DAYS(30)), rollup(fam('r15m', DAYS(7)), fam('r1h', DAYS(365)), fam('r1d', DAYS(7)))])).filter((f) =>
+    f.rule.startsWith('retention.'),
+  );
   assert.deepEqual(
     got.map((f) => `${f.severity} ${f.rule} ${f.subject}`),
     ['warn retention.coarser-shorter table tsrollup family r1d', 'warn retention.source-shorter table tsrollup family r15m'],
@@ -108,15 +136,15 @@ test('retention: a coarser size kept shorter than a finer one, and a size a coar
   assert.match(source?.threshold ?? '', /\(2595600 s\)/);
   assert.match(source?.source ?? '', /docs\/RETENTION\.md/);
   // raw points for ever: a size a coarser one is built from must be kept for ever too (r1h here, the issue's "r1h shorter than r1d")
-  assert.deepEqual(rules(cluster([data('FOREVER'), rollup(fam('r1h', DAYS(365)), fam('r1d', 'FOREVER'))])), [
+  assert.deepEqual(retention(cluster([data('FOREVER'), rollup(fam('r1h', DAYS(365)), fam('r1d', 'FOREVER'))])), [
     'warn retention.source-shorter table tsrollup family r1h',
   ]);
   // without the data table in the run only the sizes are compared; 2147483647 is FOREVER
-  assert.deepEqual(rules(cluster([rollup(fam('r1h', DAYS(365)), fam('r1d', '2147483647'))])), []);
-  assert.deepEqual(rules(cluster([rollup(fam('r1h', 'FOREVER'), fam('r1d', DAYS(400)))])), ['warn retention.coarser-shorter table tsrollup family r1d']);
+  assert.deepEqual(retention(cluster([rollup(fam('r1h', DAYS(365)), fam('r1d', '2147483647'))])), []);
+  assert.deepEqual(retention(cluster([rollup(fam('r1h', 'FOREVER'), fam('r1d', DAYS(400)))])), ['warn retention.coarser-shorter table tsrollup family r1d']);
   // the same families on a table without the rollup layout: not looked at
   assert.deepEqual(
-    rules(cluster([table({ name: 'x', layout: undefined, regions: regionsFrom('x', []), families: [fam('r1h', 'FOREVER'), fam('r1d', '60')] })])),
+    retention(cluster([table({ name: 'x', layout: undefined, regions: regionsFrom('x', []), families: [fam('r1h', 'FOREVER'), fam('r1d', '60')] })])),
     [],
   );
 });
