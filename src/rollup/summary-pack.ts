@@ -5,9 +5,11 @@
  */
 import type { MetricSummary } from './summary.ts';
 import { SummaryDecodeError } from './summary.ts';
+import { readTagged, tagValues, writeTagged, type TaggedGroup } from './tagged-values.ts';
 import { VarintReader, varintLength, writeVarint } from './varint.ts';
 
-const VERSION = 1;
+const V1 = 1;
+const V2 = 2;
 const F64_COLUMNS = 5;
 
 /** One finer window's summary in a pack (its start in ms). */
@@ -26,23 +28,50 @@ export function packed(startMs: number, s: MetricSummary): PackedSummary {
   return { startMs, count: s.count, sum: s.sum, min: s.min, max: s.max, first: s.first, last: s.last };
 }
 
-/** The pack of `windows` (ascending by start, distinct, each a finer window inside the coarse one). */
-export function encodeSummaryPack(coarseStart: number, finerMs: number, windows: readonly PackedSummary[]): Buffer {
-  const n = windows.length;
-  if (n === 0) throw new RangeError('a summary pack needs ≥ 1 window');
-  const index = windows.map((w) => (w.startMs - coarseStart) / finerMs);
-  let len = 1 + varintLength(n) + n * F64_COLUMNS * 8;
-  for (let i = 0; i < n; i++) {
-    const k = index[i] as number;
-    const step = k - (i === 0 ? 0 : (index[i - 1] as number));
+/** The steps between the windows' indexes in the coarse window (checked ascending and inside it). */
+function indexSteps(coarseStart: number, finerMs: number, windows: readonly PackedSummary[]): number[] {
+  if (windows.length === 0) throw new RangeError('a summary pack needs ≥ 1 window');
+  let previous = 0;
+  return windows.map((w, i) => {
+    const k = (w.startMs - coarseStart) / finerMs;
+    const step = k - previous;
     if (!Number.isSafeInteger(k) || !(step >= (i === 0 ? 0 : 1)))
-      throw new RangeError(`summary pack windows must be ascending finer windows of the coarse one (at ${i}: start ${(windows[i] as PackedSummary).startMs})`);
-    len += varintLength(step) + varintLength((windows[i] as PackedSummary).count);
-  }
+      throw new RangeError(`summary pack windows must be ascending finer windows of the coarse one (at ${i}: start ${w.startMs})`);
+    previous = k;
+    return step;
+  });
+}
+
+/**
+ * The pack of `windows` (ascending by start, distinct, each a finer window inside the coarse one),
+ * version 2: u8 2 ‖ varint n ‖ n varints: index steps ‖ n varints: count ‖ per window first, last,
+ * min, max, sum as tagged values (tagged-values.ts).
+ */
+export function encodeSummaryPack(coarseStart: number, finerMs: number, windows: readonly PackedSummary[]): Buffer {
+  const steps = indexSteps(coarseStart, finerMs, windows);
+  const groups: TaggedGroup[] = windows.map((w) => tagValues([w.first, w.last, w.min, w.max, w.sum]));
+  let len = 1 + varintLength(windows.length);
+  for (let i = 0; i < windows.length; i++)
+    len += varintLength(steps[i] as number) + varintLength((windows[i] as PackedSummary).count) + (groups[i] as TaggedGroup).bytes;
   const out = Buffer.allocUnsafe(len);
-  out[0] = VERSION;
+  out[0] = V2;
+  let at = writeVarint(out, 1, windows.length);
+  for (const step of steps) at = writeVarint(out, at, step);
+  for (const w of windows) at = writeVarint(out, at, w.count);
+  for (const g of groups) at = writeTagged(out, at, g);
+  return out;
+}
+
+/** Version 1 (written before; still read): the steps and counts as in version 2, then n × f64 of each of sum, min, max, first, last. */
+export function encodeSummaryPackV1(coarseStart: number, finerMs: number, windows: readonly PackedSummary[]): Buffer {
+  const steps = indexSteps(coarseStart, finerMs, windows);
+  const n = windows.length;
+  let len = 1 + varintLength(n) + n * F64_COLUMNS * 8;
+  for (let i = 0; i < n; i++) len += varintLength(steps[i] as number) + varintLength((windows[i] as PackedSummary).count);
+  const out = Buffer.allocUnsafe(len);
+  out[0] = V1;
   let at = writeVarint(out, 1, n);
-  for (let i = 0; i < n; i++) at = writeVarint(out, at, (index[i] as number) - (i === 0 ? 0 : (index[i - 1] as number)));
+  for (const step of steps) at = writeVarint(out, at, step);
   for (const w of windows) at = writeVarint(out, at, w.count);
   for (const field of ['sum', 'min', 'max', 'first', 'last'] as const) {
     for (const w of windows) {
@@ -64,11 +93,13 @@ export const RUN_STRIDE = 7;
 export function decodeSummaryPackRun(bytes: Uint8Array, coarseStart: number, finerMs: number, what = 'summary pack'): Float64Array {
   const fail = (why: string): Error => new SummaryDecodeError(`${what}: ${why}`);
   const b = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (b[0] !== VERSION) throw fail(`version ${String(b[0])} is not ${VERSION}`);
+  const version = b[0];
+  if (version !== V1 && version !== V2) throw fail(`version ${String(version)} is neither ${V1} nor ${V2}`);
   const r = new VarintReader(b, 1, fail);
   const n = r.next();
   if (n < 1) throw fail('holds no window');
-  if (n > (b.length - r.at) / (F64_COLUMNS * 8 + 2)) throw fail(`${n} windows do not fit in ${b.length} bytes`);
+  // each window takes at least a step, a count and its values (5 tagged: ≥ 5 bytes; version 1: 40)
+  if (n > (b.length - r.at) / (version === V1 ? F64_COLUMNS * 8 + 2 : 7)) throw fail(`${n} windows do not fit in ${b.length} bytes`);
   const out = new Float64Array(n * RUN_STRIDE);
   let k = 0;
   for (let i = 0; i < n; i++) {
@@ -78,10 +109,19 @@ export function decodeSummaryPackRun(bytes: Uint8Array, coarseStart: number, fin
     out[i * RUN_STRIDE] = coarseStart + k * finerMs;
   }
   for (let i = 0; i < n; i++) out[i * RUN_STRIDE + 1] = r.next();
-  if (b.length - r.at !== n * F64_COLUMNS * 8) throw fail(`${b.length - r.at} value bytes for ${n} windows`);
-  for (let c = 0; c < F64_COLUMNS; c++) for (let i = 0; i < n; i++) out[i * RUN_STRIDE + 2 + c] = b.readDoubleBE(r.at + (c * n + i) * 8);
+  if (version === V1) {
+    if (b.length - r.at !== n * F64_COLUMNS * 8) throw fail(`${b.length - r.at} value bytes for ${n} windows`);
+    for (let c = 0; c < F64_COLUMNS; c++) for (let i = 0; i < n; i++) out[i * RUN_STRIDE + 2 + c] = b.readDoubleBE(r.at + (c * n + i) * 8);
+    return out;
+  }
+  // version 2: first, last, min, max, sum per window → the run's sum, min, max, first, last (offsets 2–6)
+  for (let i = 0; i < n; i++) readTagged(b, r, { out, offset: i * RUN_STRIDE, order: V2_ORDER }, fail);
+  if (r.at !== b.length) throw fail(`${b.length - r.at} bytes after its values`);
   return out;
 }
+
+/** Where a version 2 pack's values (first, last, min, max, sum) go in a run's window. */
+const V2_ORDER = [5, 6, 3, 4, 2];
 
 /** The summary at offset `o` (a multiple of RUN_STRIDE) of a decoded run. */
 export function summaryAt(run: Float64Array, o: number): PackedSummary {

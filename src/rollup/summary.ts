@@ -5,6 +5,7 @@
  * Design notes: docs/DECISIONS.md#window-summaries
  */
 import { ServiceError, type CauseOptions } from '../errors.ts';
+import { readTagged, tagValues, unzigzag, writeTagged, zigzag } from './tagged-values.ts';
 import { VarintReader, varintLength, writeVarint } from './varint.ts';
 
 /** The length of a version 1 summary cell (its first byte is 0x00: the count's high byte). */
@@ -76,75 +77,25 @@ export function encodeSummaryV1(s: MetricSummary): Buffer {
   return out;
 }
 
-/** Value tags of version 2: a reference to an earlier value of the cell, a decimal, a double. */
-const REF = 0x00;
-const DECIMAL = 0x10;
-const DOUBLE = 0x20;
-/** Decimal places a value may have to be stored as a decimal (m / 10^k). */
-const MAX_PLACES = 6;
-/** |m| of a decimal at most this: its zigzag form stays a safe integer. */
-const MAX_MANTISSA = 2 ** 51;
-const TENS = Array.from({ length: MAX_PLACES + 1 }, (_, k) => 10 ** k);
-
-/** The values of a summary in the order a version 2 cell stores them. */
-function valuesOf(s: MetricSummary): [number, number, number, number, number] {
+/** The order a version 2 cell stores its values in: first, last, min, max, sum. */
+function valuesOf(s: MetricSummary): number[] {
   return [s.first, s.last, s.min, s.max, s.sum];
-}
-
-const zigzag = (n: number): number => (n >= 0 ? 2 * n : -2 * n - 1);
-const unzigzag = (z: number): number => (z % 2 === 0 ? z / 2 : -(z + 1) / 2);
-
-/** k and m with m / 10^k === v exactly (k smallest), or undefined (then the double is stored). */
-function decimalOf(v: number): { k: number; m: number } | undefined {
-  if (!Number.isFinite(v) || Object.is(v, -0)) return undefined;
-  for (let k = 0; k <= MAX_PLACES; k++) {
-    const ten = TENS[k] as number;
-    const m = Math.round(v * ten);
-    if (Math.abs(m) > MAX_MANTISSA) return undefined;
-    if (m / ten === v) return { k, m };
-  }
-  return undefined;
 }
 
 /**
  * Version 2: 0x02 ‖ varint count ‖ zigzag varint firstTs ‖ varint (lastTs − firstTs) ‖ first, last,
- * min, max, sum, each a tag byte and its bytes: 0x00–0x03 the same as the value at that index before
- * it (no bytes), 0x10 | k a decimal m / 10^k (zigzag varint m), 0x20 an IEEE double (8 bytes,
- * big-endian).
+ * min, max, sum as tagged values (tagged-values.ts: a reference, a decimal or a double).
  */
 export function encodeSummaryV2(s: MetricSummary): Buffer {
   if (!(Number.isSafeInteger(s.count) && s.count >= 1 && Number.isSafeInteger(s.firstTs) && Number.isSafeInteger(s.lastTs) && s.lastTs >= s.firstTs))
     throw new RangeError(`a summary needs a count ≥ 1 and firstTs ≤ lastTs, safe integers (count ${s.count}, ${s.firstTs} … ${s.lastTs})`);
-  const values = valuesOf(s);
-  const parts: ({ tag: number } & ({ m: number } | { d: number } | object))[] = [];
-  let len = 1 + varintLength(s.count) + varintLength(zigzag(s.firstTs)) + varintLength(s.lastTs - s.firstTs);
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i] as number;
-    const ref = values.findIndex((w, j) => j < i && Object.is(w, v));
-    if (ref >= 0) {
-      parts.push({ tag: REF | ref });
-      len += 1;
-      continue;
-    }
-    const dec = decimalOf(v);
-    if (dec !== undefined) {
-      parts.push({ tag: DECIMAL | dec.k, m: zigzag(dec.m) });
-      len += 1 + varintLength(zigzag(dec.m));
-    } else {
-      parts.push({ tag: DOUBLE, d: v });
-      len += 9;
-    }
-  }
-  const out = Buffer.allocUnsafe(len);
+  const g = tagValues(valuesOf(s));
+  const out = Buffer.allocUnsafe(1 + varintLength(s.count) + varintLength(zigzag(s.firstTs)) + varintLength(s.lastTs - s.firstTs) + g.bytes);
   out[0] = SUMMARY_V2;
   let at = writeVarint(out, 1, s.count);
   at = writeVarint(out, at, zigzag(s.firstTs));
   at = writeVarint(out, at, s.lastTs - s.firstTs);
-  for (const p of parts) {
-    out[at++] = p.tag;
-    if ('m' in p) at = writeVarint(out, at, p.m);
-    else if ('d' in p) at = out.writeDoubleBE(p.d, at);
-  }
+  writeTagged(out, at, g);
   return out;
 }
 
@@ -168,26 +119,14 @@ export function decodeSummary(bytes: Uint8Array, metric = 'metric'): MetricSumma
 
 function decodeV2(bytes: Uint8Array, metric: string): MetricSummary {
   const fail = (why: string): Error => new SummaryDecodeError(`summary cell ${metric} (version 2): ${why}`);
-  const r = new VarintReader(bytes, 1, fail);
+  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const r = new VarintReader(b, 1, fail);
   const count = r.next();
   const firstTs = unzigzag(r.next());
   const lastTs = firstTs + r.next();
-  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const values: number[] = [];
-  for (let i = 0; i < 5; i++) {
-    const tag = bytes[r.at++];
-    if (tag === undefined) throw fail('it ends before its five values');
-    const kind = tag & 0xf0;
-    const low = tag & 0x0f;
-    if (kind === REF && low < i) values.push(values[low] as number);
-    else if (kind === DECIMAL && low <= MAX_PLACES) values.push(unzigzag(r.next()) / (TENS[low] as number));
-    else if (tag === DOUBLE) {
-      if (r.at + 8 > bytes.length) throw fail('a double runs past the end');
-      values.push(b.readDoubleBE(r.at));
-      r.at += 8;
-    } else throw fail(`value ${i} has the tag 0x${tag.toString(16)}`);
-  }
-  if (r.at !== bytes.length) throw fail(`${bytes.length - r.at} bytes after its values`);
+  const values: number[] = [0, 0, 0, 0, 0];
+  readTagged(b, r, { out: values, offset: 0, order: [0, 1, 2, 3, 4] }, fail);
+  if (r.at !== b.length) throw fail(`${b.length - r.at} bytes after its values`);
   const [first, last, min, max, sum] = values as [number, number, number, number, number];
   return { count, sum, min, max, firstTs, first, lastTs, last };
 }

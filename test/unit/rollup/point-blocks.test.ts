@@ -8,7 +8,7 @@ import { putRowOf } from '../../../src/rollup/fold.ts';
 import { RollupJob } from '../../../src/rollup/job.ts';
 import { decodePointsBlock, encodePointsBlock, pointsInBlock } from '../../../src/rollup/points-block.ts';
 import { encodeSummary, summaryOf } from '../../../src/rollup/summary.ts';
-import { decodeSummaryPack, encodeSummaryPack, type PackedSummary } from '../../../src/rollup/summary-pack.ts';
+import { decodeSummaryPack, encodeSummaryPack, encodeSummaryPackV1, type PackedSummary } from '../../../src/rollup/summary-pack.ts';
 import { VarintReader, varintLength, writeVarint } from '../../../src/rollup/varint.ts';
 import { PACK_PREFIX, windowCellsOf } from '../../../src/rollup/window-content.ts';
 import { FakeHBase } from '../../support/fake-hbase.ts';
@@ -79,11 +79,26 @@ void test('a summary pack round-trips the finer windows of a coarse one, sparse 
       last: rand(),
     }));
     assert.deepEqual(decodeSummaryPack(encodeSummaryPack(DAY0, HOUR, windows), DAY0, HOUR), windows);
+    assert.deepEqual(decodeSummaryPack(encodeSummaryPackV1(DAY0, HOUR, windows), DAY0, HOUR), windows, 'version 1, still read');
   }
   assert.throws(() => encodeSummaryPack(DAY0, HOUR, []), /needs ≥ 1 window/);
   assert.throws(() => encodeSummaryPack(DAY0, HOUR, [{ startMs: DAY0 + 30 * MIN, count: 1, sum: 1, min: 1, max: 1, first: 1, last: 1 }]), /finer windows/);
   const good = encodeSummaryPack(DAY0, HOUR, [{ startMs: DAY0, count: 3, sum: 1, min: 1, max: 1, first: 1, last: 1 }]);
   for (let cut = 0; cut < good.length; cut++) assert.throws(() => decodeSummaryPack(good.subarray(0, cut), DAY0, HOUR), /summary pack/, `cut at ${cut}`);
+  assert.throws(() => decodeSummaryPack(Buffer.concat([good, Buffer.from([0])]), DAY0, HOUR), /1 bytes after its values/);
+  assert.throws(() => decodeSummaryPack(Buffer.concat([Buffer.from([3]), good.subarray(1)]), DAY0, HOUR), /version 3 is neither 1 nor 2/);
+});
+
+void test('a summary pack, version 2: the test vector of docs/ROLLUPS.md, and smaller than version 1 on decimal readings', () => {
+  // hours 0 and 2 of a day: one point of 21.5; three points, first 1, last -0.5, min -0.5, max 2.25, sum 2.75
+  const windows: PackedSummary[] = [
+    { startMs: DAY0, count: 1, sum: 21.5, min: 21.5, max: 21.5, first: 21.5, last: 21.5 },
+    { startMs: DAY0 + 2 * HOUR, count: 3, sum: 2.75, min: -0.5, max: 2.25, first: 1, last: -0.5 },
+  ];
+  const pack = encodeSummaryPack(DAY0, HOUR, windows);
+  assert.equal(pack.toString('hex'), '02' + '02' + '0002' + '0103' + '11ae03' + '00000000' + '1002' + '1109' + '01' + '12c203' + '12a604');
+  assert.equal(encodeSummaryPackV1(DAY0, HOUR, windows).length, 1 + 1 + 2 + 2 + 2 * 40);
+  assert.deepEqual(decodeSummaryPack(pack, DAY0, HOUR), windows);
 });
 
 void test("a stored row: a block or a pack counts only when it has its summary's timestamp", () => {
