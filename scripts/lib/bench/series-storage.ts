@@ -9,7 +9,9 @@
 // row of `tsdb` holds one cell, counted through the REST gateway). Then both stop, every table is
 // flushed and major-compacted (the admin tool's `compact`), and once every store holds one file (the
 // compacted files discharged) the store files under HBase's root directory are summed per table and
-// family (store-bytes.ts), with each family's settings (the admin tool's `describe`).
+// family (store-bytes.ts), with each family's settings (the admin tool's `describe`). Then ours once
+// more after raw retention (storage-retention.ts): the data and index rows expired, the point blocks
+// kept, the series API's answers checked against those it gave before, our tables compacted and measured.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,9 +26,11 @@ import { sumOf } from './child.ts';
 import { produceAll } from './service.ts';
 import { SHIPPED } from './series-live.ts';
 import { createOurStack, startOurService, timedFetch, waitAllSizes, waitRollups, waitUntil } from './series-service.ts';
-import { countPlan, densePlan, sideFigures, sparsePlan, storageTable } from './storage-plan.ts';
-import type { DatasetFigures, DatasetPlan, FamilyFigures, StorageDataset, TsdCompaction } from './storage-plan.ts';
-import { hbaseRootDir, tableBytes } from './store-bytes.ts';
+import { compactAll, countCells, measure, type TableRoles } from './storage-measure.ts';
+import { countPlan, densePlan, RAW_RETENTION_SETS, sideFigures, sparsePlan, storageTable } from './storage-plan.ts';
+import type { DatasetFigures, DatasetPlan, StorageDataset, TsdCompaction } from './storage-plan.ts';
+import { afterRawRetention, referenceAnswers } from './storage-retention.ts';
+import { hbaseRootDir } from './store-bytes.ts';
 
 export interface StorageOptions {
   readonly ep: StackEndpoints;
@@ -45,6 +49,8 @@ export interface StorageFigures {
   readonly hbaseRootDir: string;
   readonly buckets: number;
   readonly sets: readonly string[];
+  /** the settings the "after raw retention" stage applies and restarts ours with */
+  readonly rawRetentionSets: readonly string[];
   readonly datasets: readonly DatasetFigures[];
 }
 
@@ -55,17 +61,6 @@ export interface StorageFigures {
 export const SHIPPED_CODECS = (['data', 'index', 'rollup', 'meta'] as const).map((role) => `tables.${role}.compression=auto`);
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-/** Rows and cells of a table, counted through the REST gateway (keys only). */
-async function countCells(rest: HBaseRestClient, table: string): Promise<{ rows: number; cells: number }> {
-  let rows = 0;
-  let cells = 0;
-  for await (const r of rest.scan(table, { batch: 10_000, filter: { type: 'KeyOnlyFilter' }, deadlineMs: 300_000 })) {
-    rows++;
-    cells += r.cells.length;
-  }
-  return { rows, cells };
-}
 
 /** The TSD's tsd.compaction.* statistics (/api/stats), keyed by metric and tags (host left out). */
 async function compactionStats(url: string): Promise<Record<string, number>> {
@@ -123,23 +118,6 @@ function tsdPoints(plan: DatasetPlan): Iterable<OpenTsdbPoint> {
   })();
 }
 
-/** Each table's families: bytes from the store files, settings from the admin tool. */
-async function measure(
-  admin: JavaTableAdmin,
-  o: { root: string; tables: readonly (readonly [string, string])[] },
-): Promise<Omit<FamilyFigures, 'bytesPerPoint'>[]> {
-  const out: Omit<FamilyFigures, 'bytesPerPoint'>[] = [];
-  for (const [table, role] of o.tables) {
-    const d = await admin.describe(table);
-    const b = tableBytes(o.root, table);
-    for (const f of d.families) {
-      const got = b.families[f.name];
-      out.push({ table, role, family: f.name, bytes: got?.bytes ?? 0, files: got?.files ?? 0, settings: f.attrs });
-    }
-  }
-  return out;
-}
-
 async function onePass(o: StorageOptions, plan: DatasetPlan, root: string): Promise<DatasetFigures> {
   const { say } = o;
   const run = `${o.run}${plan.name.slice(0, 1)}`;
@@ -172,39 +150,34 @@ async function onePass(o: StorageOptions, plan: DatasetPlan, root: string): Prom
     }
     oursRollupWaitSeconds += await waitAllSizes(svc, 3_600_000);
     say(`[storage] ours: every closed hour and day summarised (${oursRollupWaitSeconds.toFixed(0)} s after the drain and the TSD's compaction)`);
+    const references = await referenceAnswers(svc.url, { plan, series: counts.series, say });
     await svc.stop();
     await tsd.stop();
     // the TSD flushes its compaction queue as it stops: the table as measured
     const final = await countCells(stack.rest, tables.data);
     say(`[storage] ${tables.data} with the TSD stopped: ${final.rows} rows, ${final.cells} cells`);
-    const ours: [string, string][] = [
+    const ours: TableRoles = [
       [stack.names.data, 'data'],
       [stack.names.index, 'index'],
       [stack.names.rollup, 'rollup'],
       [stack.names.meta, 'meta'],
     ];
-    const theirs: [string, string][] = [
+    const theirs: TableRoles = [
       [tables.data, 'tsdb'],
       [tables.uid, 'tsdb-uid'],
       [tables.tree, 'tsdb-tree'],
       [tables.meta, 'tsdb-meta'],
     ];
-    const c0 = performance.now();
-    for (const [t] of [...theirs, ...ours]) await admin.compact(t);
-    const compactSeconds = (performance.now() - c0) / 1000;
-    // a compaction's input files stay in the store until HBase's discharger chore removes them (every 2 min by default)
-    const settleSeconds = await waitUntil(
-      'every store of both sides to hold one file',
-      900_000,
-      () => Promise.resolve([...theirs, ...ours].every(([t]) => Object.values(tableBytes(root, t).families).every((f) => f.maxFilesPerRegion <= 1))),
-      { everyMs: 5000 },
-    );
-    say(`[storage] every table flushed and major-compacted in ${compactSeconds.toFixed(0)} s, one file per store ${settleSeconds.toFixed(0)} s later`);
+    const { compactSeconds, settleSeconds } = await compactAll(admin, { root, tables: [...theirs, ...ours], say });
     const tsdSide = sideFigures(await measure(admin, { root, tables: theirs }), counts.points);
     const ourSide = sideFigures(await measure(admin, { root, tables: ours }), counts.points);
     // a side with no bytes on disk measured nothing (a wrong root dir, a table not flushed): no ratio of it
     if (counts.points === 0 || tsdSide.bytes === 0 || ourSide.bytes === 0)
       throw new Error(`nothing measured: ${counts.points} points, TSD ${tsdSide.bytes} bytes, ours ${ourSide.bytes} bytes on disk`);
+    say(
+      `[storage] ours ${ourSide.bytesPerPoint.toFixed(1)} bytes per point with every tier, the TSD ${tsdSide.bytesPerPoint.toFixed(1)}; now ours after raw retention`,
+    );
+    const retention = await afterRawRetention({ stack, admin, root, group: `${run}-g`, ours, references, points: counts.points, tsdBytes: tsdSide.bytes, say });
     return {
       dataset: plan.name,
       describe: plan.describe,
@@ -221,6 +194,7 @@ async function onePass(o: StorageOptions, plan: DatasetPlan, root: string): Prom
       tsd: tsdSide,
       ours: ourSide,
       ratio: ourSide.bytes / tsdSide.bytes,
+      afterRawRetention: retention,
     };
   } finally {
     for (const s of stops.reverse()) await s().catch(() => undefined);
@@ -242,5 +216,5 @@ export async function storagePhase(o: StorageOptions): Promise<StorageFigures> {
     o.onDataset?.(d);
     o.say(`[storage] bytes on disk per point:\n${storageTable(d)}`);
   }
-  return { hbaseRootDir: root, buckets: o.buckets, sets: [...SHIPPED_CODECS, ...SHIPPED], datasets };
+  return { hbaseRootDir: root, buckets: o.buckets, sets: [...SHIPPED_CODECS, ...SHIPPED], rawRetentionSets: [...RAW_RETENTION_SETS], datasets };
 }

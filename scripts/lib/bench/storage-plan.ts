@@ -1,5 +1,5 @@
 // Pure part of the `storage` phase of `npm run bench:series` (series-storage.ts): its two data sets,
-// the figures it records, and their Markdown table. No I/O here.
+// the figures it records (both stages), and their Markdown tables. No I/O here.
 import { generateEvents, prng, type GeneratedEvent } from '../../../src/demo/index.ts';
 
 const HOUR = 3_600_000;
@@ -18,11 +18,20 @@ export interface DatasetPlan {
   readonly events: () => Iterable<GeneratedEvent>;
   /** the TSD is sent seconds (2-byte qualifiers), as a collector sends whole-second points; else milliseconds */
   readonly tsdSeconds: boolean;
+  /** every value of the tag `site` (rank or id mod 7 in both sets) */
+  readonly sites: readonly string[];
 }
 
-/** The day both data sets cover: whole hours, ending at least an hour (and a rollup grace) before `now`. */
+const SITES = Array.from({ length: 7 }, (_, i) => `site-${i}`);
+
+/**
+ * The day both data sets cover: a whole UTC day, ending at least an hour (and a rollup grace) before
+ * `now`, so every point lies in a closed hour and a closed day, as the long-term store holds it (a
+ * day cut at another hour leaves the hours after midnight in a day the job has not closed, without
+ * their day's summary, pack and block: the footprint would depend on the time of the run).
+ */
 export function storageDay(now: number): { startTs: number; endTs: number } {
-  const endTs = Math.floor((now - HOUR - 10 * 60_000) / HOUR) * HOUR;
+  const endTs = Math.floor((now - HOUR - 10 * 60_000) / DAY) * DAY;
   return { startTs: endTs - DAY, endTs };
 }
 
@@ -41,6 +50,7 @@ export function sparsePlan(o: { events: number; ids: number; now: number }): Dat
     metrics: ['temp', 'hum', 'load'],
     events: () => generateEvents(gen),
     tsdSeconds: false,
+    sites: SITES,
   };
 }
 
@@ -69,6 +79,7 @@ export function densePlan(o: { series: number; now: number }): DatasetPlan {
       }
     },
     tsdSeconds: true,
+    sites: SITES,
   };
 }
 
@@ -141,6 +152,44 @@ export interface DatasetFigures {
   readonly ours: SideFigures;
   /** ours / TSD, total bytes */
   readonly ratio: number;
+  /** the second stage, ours once the raw rows expired (absent in the results of runs before it existed) */
+  readonly afterRawRetention?: RetentionFigures;
+}
+
+/**
+ * The retention the "after raw retention" stage applies to our tables (`tsingest tables apply`) and
+ * restarts our service with: the data and index tables' rows kept an hour (the data set's day ends at
+ * least 1 h 10 min before the run, so every raw row is past it), the point blocks for ever.
+ */
+export const RAW_RETENTION_SETS = ['tables.data.ttlSeconds=3600', 'tables.index.ttlSeconds=3600', 'tables.rollup.pointsTtlSeconds=null'] as const;
+
+/** Queries of one downsample compared, and the series and points of their reference answers. */
+export interface CheckCount {
+  readonly downsample: string;
+  /** the plan every answer took: 'raw' (from point blocks) or 'rollup' */
+  readonly plan: 'raw' | 'rollup';
+  readonly queries: number;
+  readonly series: number;
+  readonly points: number;
+}
+
+export interface RetentionFigures {
+  readonly sets: readonly string[];
+  /** what `tsingest tables apply` printed */
+  readonly applied: readonly string[];
+  /** rows and cells of the data and index tables first read once the TTLs were applied, and the seconds until both read empty */
+  readonly visible: { readonly data: RowsCells; readonly index: RowsCells; readonly seconds: number };
+  /** events the restarted service consumed (0: it took up at its group's committed offsets) */
+  readonly consumedOnRestart: number;
+  /** the restarted service's answers, each equal to the one taken before the first stop */
+  readonly check: readonly CheckCount[];
+  /** X-Tsingest-Plan of each query, before and after */
+  readonly plans: readonly { readonly label: string; readonly before: string; readonly after: string }[];
+  readonly compactSeconds: number;
+  readonly settleSeconds: number;
+  readonly ours: SideFigures;
+  /** ours after raw retention / the TSD's total (as measured), bytes */
+  readonly ratio: number;
 }
 
 /** One side's figures from its families' bytes. */
@@ -151,6 +200,7 @@ export function sideFigures(families: readonly Omit<FamilyFigures, 'bytesPerPoin
 
 const SETTINGS = ['COMPRESSION', 'DATA_BLOCK_ENCODING', 'BLOOMFILTER', 'VERSIONS'] as const;
 const n0 = (x: number): string => Math.round(x).toLocaleString('en-US');
+const bold = (x: string): string => `**${x}**`;
 
 /** The Markdown table of one data set: every family of both sides, each side's total, and the ratio. */
 export function storageTable(d: DatasetFigures): string {
@@ -176,5 +226,44 @@ export function storageTable(d: DatasetFigures): string {
     '',
     `OpenTSDB's row compaction: \`tsdb\` held ${n0(c.before.rows)} rows / ${n0(c.before.cells)} cells once every point was stored, ${n0(c.after.rows)} rows / ${n0(c.after.cells)} cells after ${c.reads} full-range reads (TSD stopped).`,
   );
+  if (d.afterRawRetention !== undefined) lines.push('', retentionTable(d, d.afterRawRetention));
   return lines.join('\n');
+}
+
+/**
+ * The Markdown table of ours after raw retention: each family (its TTL, bytes, and bytes per point then
+ * and as first measured), our total against the TSD's (as measured), and the equality check.
+ */
+export function retentionTable(d: DatasetFigures, r: RetentionFigures): string {
+  const first = new Map(d.ours.families.map((f) => [`${f.table} ${f.family}`, f.bytesPerPoint]));
+  const lines = [
+    `**${d.dataset}, after raw retention** (${r.sets.map((s) => `\`${s}\``).join(', ')} applied with \`tsingest tables apply\`; ours restarted with them, stopped, flushed and major-compacted again)`,
+    '',
+    '| side | table (role) | family | TTL | files | bytes | bytes per point | bytes per point, all tiers |',
+    '|---|---|---|---|---:|---:|---:|---:|',
+  ];
+  for (const f of r.ours.families) {
+    const then = first.get(`${f.table} ${f.family}`);
+    lines.push(
+      `| ours | ${f.role} | \`${f.family}\` | ${f.settings['TTL'] ?? '?'} | ${f.files} | ${n0(f.bytes)} | ${f.bytesPerPoint.toFixed(1)} | ${then === undefined ? '' : then.toFixed(1)} |`,
+    );
+  }
+  const perPoint = (s: SideFigures): string => bold(s.bytesPerPoint.toFixed(1));
+  lines.push(
+    `| **ours total** | | | | | ${bold(n0(r.ours.bytes))} | ${perPoint(r.ours)} | ${perPoint(d.ours)} |`,
+    `| **OpenTSDB 2.4.1 total** (as measured) | | | | | ${bold(n0(d.tsd.bytes))} | ${perPoint(d.tsd)} | ${perPoint(d.tsd)} |`,
+    `| **ours / OpenTSDB** | | | | | | ${bold(`${r.ratio.toFixed(2)}×`)} | ${bold(`${d.ratio.toFixed(2)}×`)} |`,
+    '',
+    checkText(r),
+  );
+  return lines.join('\n');
+}
+
+/** The equality check in a sentence: queries, series and points compared per downsample. */
+function checkText(r: RetentionFigures): string {
+  const per = r.check.map((c) => `\`${c.downsample}\` (${c.plan}): ${c.queries} queries, ${n0(c.series)} series, ${n0(c.points)} points`);
+  return (
+    `The restarted service's answers equal those taken before the first stop: ${per.join('; ')}. ` +
+    `Rows / cells first read once the TTLs were applied: data ${n0(r.visible.data.rows)} / ${n0(r.visible.data.cells)}, index ${n0(r.visible.index.rows)} / ${n0(r.visible.index.cells)} (both empty ${r.visible.seconds.toFixed(0)} s later); events consumed on the restart: ${n0(r.consumedOnRestart)}.`
+  );
 }

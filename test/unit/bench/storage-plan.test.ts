@@ -5,10 +5,10 @@ import { countPlan, densePlan, sideFigures, sparsePlan, storageDay, storageTable
 
 const now = Date.parse('2026-11-29T13:55:00Z');
 
-test('storageDay is a whole-hour day ending an hour and a rollup grace or more before now', () => {
-  assert.deepEqual(storageDay(now), { startTs: Date.parse('2026-11-28T12:00:00Z'), endTs: Date.parse('2026-11-29T12:00:00Z') });
-  assert.equal(storageDay(Date.parse('2026-11-29T13:10:00Z')).endTs, Date.parse('2026-11-29T12:00:00Z'));
-  assert.equal(storageDay(Date.parse('2026-11-29T13:09:59Z')).endTs, Date.parse('2026-11-29T11:00:00Z'));
+test('storageDay is a whole UTC day ending an hour and a rollup grace or more before now', () => {
+  assert.deepEqual(storageDay(now), { startTs: Date.parse('2026-11-28T00:00:00Z'), endTs: Date.parse('2026-11-29T00:00:00Z') });
+  assert.equal(storageDay(Date.parse('2026-11-29T01:10:00Z')).endTs, Date.parse('2026-11-29T00:00:00Z'));
+  assert.equal(storageDay(Date.parse('2026-11-29T01:09:59Z')).endTs, Date.parse('2026-11-28T00:00:00Z'));
 });
 
 test('the dense set: every series once a minute over the day, in time order, sent to the TSD in seconds', () => {
