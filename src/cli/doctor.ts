@@ -41,6 +41,9 @@ function readSince(file: string | undefined): Map<string, Map<string, number>> |
   return previousWritesOf(parsed.writes);
 }
 
+/** Summaries the bytes-per-point count reads at most by default (a few seconds through the gateway). */
+const POINTS_SCAN_DEFAULT = 1_000_000;
+
 export async function doctorCommand(argv: readonly string[]): Promise<number> {
   const { values } = parseCommand(argv, {
     table: { type: 'string', multiple: true },
@@ -51,6 +54,7 @@ export async function doctorCommand(argv: readonly string[]): Promise<number> {
     'flush-size-mb': { type: 'string' },
     'memstore-fraction': { type: 'string' },
     'flush-policy': { type: 'string' },
+    'points-scan': { type: 'string' },
     'no-codec-probe': { type: 'boolean' },
   });
   const cfg = configOf(values);
@@ -69,6 +73,7 @@ export async function doctorCommand(argv: readonly string[]): Promise<number> {
     const { findings, checked, facts } = await checkCluster(rest, {
       tables,
       sampleRowsPerRegion: intFlag('sample-rows', stringFlag(values, 'sample-rows'), 20),
+      pointsScanSummaries: intFlag('points-scan', stringFlag(values, 'points-scan'), POINTS_SCAN_DEFAULT),
       settings: {
         memstoreFlushSizeMB: flush,
         globalMemstoreFraction: fraction,

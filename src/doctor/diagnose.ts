@@ -2,6 +2,7 @@
 import type { ClusterFacts } from './facts.ts';
 import { sortFindings, type Finding } from './finding.ts';
 import { familyFindings } from './rules/families.ts';
+import { footprintFindings } from './rules/footprint.ts';
 import { keyspaceFindings } from './rules/keyspace.ts';
 import { serverFindings, tableRegionFindings } from './rules/regions.ts';
 import { retentionFindings } from './rules/retention.ts';
@@ -22,5 +23,5 @@ export function diagnose(facts: ClusterFacts): Finding[] {
     ...sampleFindings(t),
   ]);
   const perServer = facts.servers.flatMap((s) => serverFindings(s, facts));
-  return sortFindings([...perTable, ...perServer, ...retentionFindings(facts), ...codecProbeFindings(facts)]);
+  return sortFindings([...perTable, ...perServer, ...retentionFindings(facts), ...footprintFindings(facts), ...codecProbeFindings(facts)]);
 }

@@ -55,6 +55,20 @@ export interface ServerFacts {
   readonly stores: number;
 }
 
+/**
+ * The points this service's rollup table counts in its coarsest summaries (closed windows: the open
+ * one's raw rows are in the bytes, not here), from a scan of that family bounded by `bound` summaries.
+ */
+export interface PointCount {
+  readonly table: string;
+  readonly family: string;
+  /** summaries read */
+  readonly summaries: number;
+  /** the points they count; undefined when the scan stopped at its bound */
+  readonly points: number | undefined;
+  readonly bound: number;
+}
+
 export interface ClusterFacts {
   readonly servers: readonly ServerFacts[];
   readonly tables: readonly TableFacts[];
@@ -72,6 +86,8 @@ export interface ClusterFacts {
    * tool's JVM, so the servers' codecs only where the tool runs with the servers' HBase installation
    */
   readonly codecsUsable?: readonly string[];
+  /** the points the rollup table's summaries count, when a count was asked for and a rollup table checked */
+  readonly pointCount?: PointCount;
   /** why the codec probe failed, when one was asked for and failed (codecsUsable is then left out) */
   readonly codecProbeFailure?: string;
 }

@@ -3,7 +3,9 @@
 // first rows of every region, so a large table costs the same as a small one); and, when given a
 // probe, the usable compression codecs.
 import type { ClusterStatus, HBaseRestClient, Region, RegionLoad } from '../hbase/index.ts';
-import type { ClusterFacts, RegionFacts, ServerFacts, TableFacts } from './facts.ts';
+import { durationSeconds, isRollupWindowFamily } from '../keys/index.ts';
+import { decodeSummary } from '../rollup/summary.ts';
+import type { ClusterFacts, PointCount, RegionFacts, ServerFacts, TableFacts } from './facts.ts';
 import { layoutFromAttributes } from './layout.ts';
 import { SampleAccumulator } from './sample.ts';
 
@@ -16,6 +18,8 @@ export interface GatherOptions {
   readonly previousWrites?: ReadonlyMap<string, ReadonlyMap<string, number>>;
   /** the usable compression codecs (any case), e.g. the admin tool's `codecs` op; left out: not probed */
   readonly codecs?: () => Promise<readonly string[]>;
+  /** count the points of this service's rollup table's coarsest summaries, reading at most this many (0 or left out: not counted) */
+  readonly pointsScanSummaries?: number;
 }
 
 type CodecFacts = Pick<ClusterFacts, 'codecsUsable' | 'codecProbeFailure'>;
@@ -103,7 +107,39 @@ export async function gatherFacts(rest: HBaseRestClient, o: GatherOptions): Prom
       ...(since === undefined ? {} : { writesSinceLastCheck: since }),
     });
   }
-  return { servers: serversOf(status), tables, settings: o.settings, ...(await codecs) };
+  const bound = o.pointsScanSummaries ?? 0;
+  const pointCount = bound > 0 ? await countPoints(rest, tables, bound) : undefined;
+  return { servers: serversOf(status), tables, settings: o.settings, ...(pointCount === undefined ? {} : { pointCount }), ...(await codecs) };
+}
+
+/** The rollup table's coarsest summary family (r<size> with the largest size), if it has one. */
+export function coarsestSummaryFamily(t: Pick<TableFacts, 'schema'>): string | undefined {
+  let best: { name: string; seconds: number } | undefined;
+  for (const f of t.schema.families) {
+    const seconds = isRollupWindowFamily(f.name) ? durationSeconds(f.name.slice(1)) : undefined;
+    if (seconds !== undefined && (best === undefined || seconds > best.seconds)) best = { name: f.name, seconds };
+  }
+  return best?.name;
+}
+
+/**
+ * The points the first checked rollup table's coarsest summaries count: one scan of that family (the
+ * summary packs, 0x00-led qualifiers, skipped), stopped once `bound` summaries are read.
+ */
+async function countPoints(rest: HBaseRestClient, tables: readonly TableFacts[], bound: number): Promise<PointCount | undefined> {
+  const t = tables.find((x) => x.layout?.role === 'rollup');
+  const family = t === undefined ? undefined : coarsestSummaryFamily(t);
+  if (t === undefined || family === undefined) return undefined;
+  let summaries = 0;
+  let points = 0;
+  for await (const row of rest.scan(t.name, { columns: [Buffer.from(family, 'utf8')], batch: 1000 })) {
+    for (const c of row.cells) {
+      if (c.qualifier.length === 0 || c.qualifier[0] === 0x00) continue;
+      if (++summaries > bound) return { table: t.name, family, summaries: bound, points: undefined, bound };
+      points += decodeSummary(c.value, c.qualifier.toString('utf8')).count;
+    }
+  }
+  return { table: t.name, family, summaries, points, bound };
 }
 
 /** What the next run compares against: writes per region (encoded name) per table. */

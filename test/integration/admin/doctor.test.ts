@@ -97,6 +97,10 @@ void test('tsingest doctor: each wrongly designed table gives exactly its findin
   assert.equal(own.code, 0, own.text);
   assert.equal(own.report.counts['error'], 0);
   for (const table of [h.names.data, h.names.index, h.names.rollup, h.names.meta]) assert.deepEqual(of(own.report, table), [], `${table}: no warnings either`);
+  // bytes per point: the rollup table's coarsest summaries counted through the gateway (none written here)
+  const footprint = own.report.findings.filter((f) => f.rule === 'storage.bytes-per-point');
+  assert.equal(footprint.length, 1);
+  assert.match(footprint[0]?.measured ?? '', new RegExp(`^0 points in 0 r1d summaries of table ${h.names.rollup} .*too coarse to divide yet`));
   // The codec probe (the admin tool's codecs op) worked in both runs: no storage.codec-probe note,
   // and the codecs tables apply chose are ones it found usable (no storage.codec-missing).
   for (const r of [bad.report, own.report]) {

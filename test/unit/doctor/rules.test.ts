@@ -7,6 +7,8 @@ import type { ClusterFacts, RegionFacts, SampleFacts, ServiceLayout, TableFacts 
 import { exitStatus } from '../../../src/doctor/finding.ts';
 import { layoutFromAttributes } from '../../../src/doctor/layout.ts';
 import { regionReachable } from '../../../src/doctor/rules/keyspace.ts';
+import { footprintFindings } from '../../../src/doctor/rules/footprint.ts';
+import { coarsestSummaryFamily } from '../../../src/doctor/gather.ts';
 
 const OUR_FAMILY: ColumnFamilySchema = {
   name: 'd',
@@ -269,4 +271,30 @@ test('the layout comes from the attributes tables apply writes', () => {
   });
   assert.equal(layoutFromAttributes({ 'tsingest.salt.buckets': 'x', 'tsingest.key.format': 'v1:binary' }), undefined);
   assert.equal(layoutFromAttributes({}), undefined);
+});
+
+test('storage.bytes-per-point: the service tables’ store files over the points the coarsest summaries count; too coarse, or not counted, said so', () => {
+  const rollupLayout: ServiceLayout = { role: 'rollup', buckets: 16, saltFormat: 'binary' };
+  const sized = (name: string, role: ServiceLayout['role'], mbPerRegion: number): TableFacts =>
+    table({ name, layout: { ...rollupLayout, role }, regions: regionsFrom(name, planSaltSplits(16, 'binary'), { storefileSizeMB: mbPerRegion }) });
+  const tables = [sized('tsdata', 'data', 3), sized('tsindex', 'index', 1), sized('tsrollup', 'rollup', 2), table({ name: 'other', layout: undefined })];
+  const count = { table: 'tsrollup', family: 'r1d', summaries: 1000, points: 16 * 1024 * 1024, bound: 1_000_000 };
+  const [f] = footprintFindings({ tables, pointCount: count });
+  // 16 regions: data 48 MB, index 16 MB, rollup 32 MB over 16 Mi points
+  assert.equal(f?.severity, 'info');
+  assert.match(f?.measured ?? '', /^6\.0 bytes per point \(data 3\.0, index 1\.0, rollup 2\.0\) over 16777216 points in 1000 r1d summaries of table tsrollup/);
+  assert.match(f?.fix ?? '', /tables\.rollup\.pointsTtlSeconds/);
+  assert.match(
+    footprintFindings({ tables: [sized('tsdata', 'data', 0)], pointCount: count })[0]?.measured ?? '',
+    /whole MB per region, too coarse to divide yet/,
+  );
+  assert.match(footprintFindings({ tables, pointCount: { ...count, points: undefined } })[0]?.measured ?? '', /more than 1000000 r1d summaries/);
+  assert.deepEqual(footprintFindings({ tables }), [], 'no count asked: nothing said');
+});
+
+test('the coarsest summary family is the largest r<size>, whatever the order', () => {
+  const fam = (name: string): ColumnFamilySchema => ({ name, attributes: OUR_FAMILY.attributes });
+  assert.equal(coarsestSummaryFamily({ schema: { name: 'r', families: [fam('d'), fam('r1d'), fam('r1h'), fam('p')], attributes: {} } }), 'r1d');
+  assert.equal(coarsestSummaryFamily({ schema: { name: 'r', families: [fam('r15m'), fam('r1h')], attributes: {} } }), 'r1h');
+  assert.equal(coarsestSummaryFamily({ schema: { name: 'r', families: [fam('d')], attributes: {} } }), undefined);
 });
