@@ -279,11 +279,11 @@ test('storage.bytes-per-point: the service tables’ store files over the points
     table({ name, layout: { ...rollupLayout, role }, regions: regionsFrom(name, planSaltSplits(16, 'binary'), { storefileSizeMB: mbPerRegion }) });
   const tables = [sized('tsdata', 'data', 3), sized('tsindex', 'index', 1), sized('tsrollup', 'rollup', 2), table({ name: 'other', layout: undefined })];
   const count = { table: 'tsrollup', family: 'r1d', summaries: 1000, points: 16 * 1024 * 1024, bound: 1_000_000 };
-  const [f] = footprintFindings({ tables, pointCount: count });
+  const f = footprintFindings({ tables, pointCount: count }).at(0);
   // 16 regions: data 48 MB, index 16 MB, rollup 32 MB over 16 Mi points
   assert.equal(f?.severity, 'info');
-  assert.match(f?.measured ?? '', /^6\.0 bytes per point \(data 3\.0, index 1\.0, rollup 2\.0\) over 16777216 points in 1000 r1d summaries of table tsrollup/);
-  assert.match(f?.fix ?? '', /tables\.rollup\.pointsTtlSeconds/);
+  assert.match(f.measured, /^6\.0 bytes per point \(data 3\.0, index 1\.0, rollup 2\.0\) over 16777216 points in 1000 r1d summaries of table tsrollup/);
+  assert.match(f.fix, /tables\.rollup\.pointsTtlSeconds/);
   assert.match(
     footprintFindings({ tables: [sized('tsdata', 'data', 0)], pointCount: count })[0]?.measured ?? '',
     /whole MB per region, too coarse to divide yet/,
