@@ -1,7 +1,7 @@
 // The schema doctor's section of /ui on a real service: the service runs the doctor on its own tables
 // shortly after start; the page (in headless Chromium) and /ui/data.json show the same findings as
-// `tsingest doctor --json` for the same tables, run as a user runs it (with --no-codec-probe: the
-// service does not probe codecs, docs/DOCTOR.md). The harness makes its tables
+// `tsingest doctor --json` for the same tables, run as a user runs it (with --no-codec-probe and
+// --points-scan 0: the service neither probes codecs nor counts points, docs/DOCTOR.md). The harness makes its tables
 // with compression NONE, so each gives a `storage.compression` note; none gives an error.
 // TSI_DOCTOR_SCREENSHOT=<file.png> keeps a screenshot of the section (docs/img/doctor-ui.png).
 import { test } from 'node:test';
@@ -56,13 +56,21 @@ void test('/ui shows the schema doctor findings on the service tables, the same 
     );
   }
 
-  const cli = await run(NODE_BIN, ['src/cli.ts', 'doctor', '--json', '--no-codec-probe', '--sample-rows', '5', ...h.baseSets.flatMap((s) => ['--set', s])], {
-    cwd: REPO_ROOT,
-    maxBuffer: 16 << 20,
-  });
+  const cli = await run(
+    NODE_BIN,
+    ['src/cli.ts', 'doctor', '--json', '--no-codec-probe', '--points-scan', '0', '--sample-rows', '5', ...h.baseSets.flatMap((s) => ['--set', s])],
+    {
+      cwd: REPO_ROOT,
+      maxBuffer: 16 << 20,
+    },
+  );
   const byHand = JSON.parse(cli.stdout) as { checked: { tables: string[] }; findings: Finding[] };
   assert.deepEqual(byHand.checked.tables, tables);
-  assert.deepEqual(doctor.report.findings.map(key).sort(), byHand.findings.map(key).sort(), 'the same findings as tsingest doctor --json --no-codec-probe');
+  assert.deepEqual(
+    doctor.report.findings.map(key).sort(),
+    byHand.findings.map(key).sort(),
+    'the same findings as tsingest doctor --json --no-codec-probe --points-scan 0',
+  );
 
   const dom = await dumpDom(`${base}/ui`);
   assert.match(dom, /<section id="doctor" data-state="ok">/);
