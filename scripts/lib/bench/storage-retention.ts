@@ -52,6 +52,7 @@ function countAnswers(answers: readonly Asked[]): CheckCount[] {
  */
 export async function referenceAnswers(url: string, o: { plan: DatasetPlan; series: number; say: (m: string) => void }): Promise<Asked[]> {
   const answers = await askAll(url, checkQueries(o.plan));
+  if (answers.length === 0 || o.series === 0) throw new Error(`nothing to check: ${answers.length} queries over ${o.series} series`);
   for (const c of countAnswers(answers)) {
     if (c.series !== o.series)
       throw new Error(`the ${c.downsample} queries answered ${c.series} series of the ${o.series} stored: the check would not cover them all`);

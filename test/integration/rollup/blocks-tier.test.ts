@@ -6,19 +6,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { applyTables } from '../../../src/admin/apply-tables.ts';
-import { SeriesIndex } from '../../../src/catalog/series-index.ts';
 import { deleteId } from '../../../src/delete/delete-id.ts';
 import { deleteSettings } from '../../../src/delete/delete-settings.ts';
-import { NO_SPREAD } from '../../../src/keys/index.ts';
 import { rollupSettings } from '../../../src/rollup/rollup-settings.ts';
 import type { Config } from '../../../src/runtime/config.ts';
 import { tablesOf } from '../../../src/service/keyspace.ts';
-import { rollupTier, seriesStoreOf } from '../../../src/service/series-side.ts';
-import { executeQuery } from '../../../src/series-query/execute.ts';
-import { parseQueryBody } from '../../../src/series-language/parse-query.ts';
 import { retryingRest } from '../../support/service-harness.ts';
 import type { Ev } from '../../unit/rollup/brute.ts';
-import { markEvents, newJob, rollupHarness, writeEvents, type RollupHarness } from './helpers.ts';
+import { markEvents, newJob, rollupHarness, seriesSumsOf, writeEvents, type RollupHarness } from './helpers.ts';
 
 const MIN = 60_000;
 const HOUR = 3_600_000;
@@ -27,37 +22,8 @@ const ID = 'tier';
 
 /** The id's `10m-sum` (planned raw: no window divides 10 minutes) over [from, to), with the plan's path. */
 async function tenMinuteSums(cfg: Config, r: RollupHarness, from: number, to: number): Promise<{ path: string; dps: (readonly [number, number | null])[] }> {
-  const catalog = new SeriesIndex({ idTagKey: 'id' });
-  catalog.add({ metric: 'temp', id: ID, tags: {} });
-  const store = seriesStoreOf({
-    cfg,
-    hbase: r.h.rest,
-    keyspace: r.s.keyspace,
-    tables: tablesOf(cfg),
-    spreadAt: () => Promise.resolve(NO_SPREAD),
-    deadlineMs: 10_000,
-  });
-  const q = parseQueryBody(
-    {
-      start: from,
-      end: to - 1,
-      queries: [{ aggregator: 'sum', metric: 'temp', downsample: '10m-sum', filters: [{ type: 'literal_or', tagk: 'id', filter: ID, groupBy: false }] }],
-    },
-    new URLSearchParams(),
-    Date.now(),
-  );
-  const [a] = await executeQuery(q, {
-    catalog,
-    reads: store,
-    tier: rollupTier(cfg),
-    idTagKey: 'id',
-    limits: { maxSeries: 10, maxPoints: 100_000, concurrency: 2 },
-    now: Date.now,
-    signal: new AbortController().signal,
-    integerValues: false,
-  });
-  assert.ok(a !== undefined);
-  return { path: a.plan.path, dps: a.results.flatMap((x) => x.dps) };
+  const { plan, dps } = await seriesSumsOf(cfg, r, { id: ID, downsample: '10m-sum', from, to });
+  return { path: plan.path, dps };
 }
 
 /** What the sums must be: every event of the id, in 10-minute buckets. */

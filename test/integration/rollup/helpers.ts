@@ -1,6 +1,7 @@
 // Shared pieces of the rollup integration tests: per-test tables (createHarness) with small windows,
 // events written with the ingest's own row builder, finest-window markers as ingest writes them, and
 // read-back of summaries and markers from the real rollup table.
+import assert from 'node:assert/strict';
 import { Registry } from 'prom-client';
 import { pino } from 'pino';
 import { buildEventCells } from '../../../src/events/index.ts';
@@ -14,6 +15,12 @@ import { rollupSettings, type RollupSettings } from '../../../src/rollup/rollup-
 import type { RollupStore } from '../../../src/rollup/store.ts';
 import type { Row } from '../../../src/hbase/types.ts';
 import type { Config } from '../../../src/runtime/config.ts';
+import { SeriesIndex } from '../../../src/catalog/series-index.ts';
+import { NO_SPREAD } from '../../../src/keys/index.ts';
+import { rollupTier, seriesStoreOf } from '../../../src/service/series-side.ts';
+import { executeQuery } from '../../../src/series-query/execute.ts';
+import type { SubQueryPlan } from '../../../src/series-query/plan.ts';
+import { parseQueryBody } from '../../../src/series-language/parse-query.ts';
 import { createHarness, retryingRest, type Harness } from '../../support/service-harness.ts';
 import { summariesOfRows, type Ev, type SummaryMap } from '../../unit/rollup/brute.ts';
 
@@ -88,4 +95,39 @@ export function readRollupTable(r: RollupHarness): Promise<RollupTableState> {
 
 export function newJob(r: RollupHarness, store: RollupStore = r.h.rest): RollupJob {
   return new RollupJob({ store, settings: r.s, metrics: createReadMetrics(new Registry(), r.cfg.rollup.windows), log: pino({ level: 'warn' }) });
+}
+
+/** One id's `sum` of metric temp at `downsample` over [from, to) through the series API's planner, store and computation, with the plan taken. */
+export async function seriesSumsOf(
+  cfg: Config,
+  r: RollupHarness,
+  q: { readonly id: string; readonly downsample: string; readonly from: number; readonly to: number },
+): Promise<{ plan: SubQueryPlan; dps: (readonly [number, number | null])[] }> {
+  const catalog = new SeriesIndex({ idTagKey: 'id' });
+  catalog.add({ metric: 'temp', id: q.id, tags: {} });
+  const store = seriesStoreOf({
+    cfg,
+    hbase: r.h.rest,
+    keyspace: r.s.keyspace,
+    tables: tablesOf(cfg),
+    spreadAt: () => Promise.resolve(NO_SPREAD),
+    deadlineMs: 10_000,
+  });
+  const body = {
+    start: q.from,
+    end: q.to - 1,
+    queries: [{ aggregator: 'sum', metric: 'temp', downsample: q.downsample, filters: [{ type: 'literal_or', tagk: 'id', filter: q.id, groupBy: false }] }],
+  };
+  const [a] = await executeQuery(parseQueryBody(body, new URLSearchParams(), Date.now()), {
+    catalog,
+    reads: store,
+    tier: rollupTier(cfg),
+    idTagKey: 'id',
+    limits: { maxSeries: 10, maxPoints: 100_000, concurrency: 2 },
+    now: Date.now,
+    signal: new AbortController().signal,
+    integerValues: false,
+  });
+  assert.ok(a !== undefined);
+  return { plan: a.plan, dps: a.results.flatMap((x) => x.dps) };
 }

@@ -12,7 +12,7 @@ import { whatChanged } from '../../../src/cli/tables.ts';
 import { deleteId } from '../../../src/delete/delete-id.ts';
 import { deleteSettings } from '../../../src/delete/delete-settings.ts';
 import { verifyDeleted } from '../../../src/delete/verify.ts';
-import { decodeRollupKey, NO_SPREAD } from '../../../src/keys/index.ts';
+import { decodeRollupKey } from '../../../src/keys/index.ts';
 import { collectPage, readSettingsOf } from '../../../src/reads-v1/queries.ts';
 import { readRollups } from '../../../src/reads-v1/scan-reads.ts';
 import { idWindowRows } from '../../../src/rollup/backfill-plan.ts';
@@ -22,13 +22,9 @@ import { rollupSettings } from '../../../src/rollup/rollup-settings.ts';
 import { parseWindows } from '../../../src/rollup/windows.ts';
 import type { Config } from '../../../src/runtime/config.ts';
 import { keyspaceOf, tablesOf } from '../../../src/service/keyspace.ts';
-import { rollupTier, seriesStoreOf } from '../../../src/service/series-side.ts';
-import { executeQuery } from '../../../src/series-query/execute.ts';
-import { SeriesIndex } from '../../../src/catalog/series-index.ts';
-import { parseQueryBody } from '../../../src/series-language/parse-query.ts';
 import { retryingRest } from '../../support/service-harness.ts';
 import { bruteSummaries, type Ev } from '../../unit/rollup/brute.ts';
-import { markEvents, newJob, rollupHarness, writeEvents, type RollupHarness } from './helpers.ts';
+import { markEvents, newJob, rollupHarness, seriesSumsOf, writeEvents, type RollupHarness } from './helpers.ts';
 
 const DAY = 86_400_000;
 const MIDNIGHT = Math.floor((Date.now() - 20 * DAY) / DAY) * DAY;
@@ -76,37 +72,8 @@ async function seriesSums(
   id: string,
   downsample: string,
 ): Promise<{ window: number | 'raw'; dps: (readonly [number, number | null])[] }> {
-  const catalog = new SeriesIndex({ idTagKey: 'id' });
-  catalog.add({ metric: 'temp', id, tags: {} });
-  const store = seriesStoreOf({
-    cfg,
-    hbase: r.h.rest,
-    keyspace: r.s.keyspace,
-    tables: tablesOf(cfg),
-    spreadAt: () => Promise.resolve(NO_SPREAD),
-    deadlineMs: 10_000,
-  });
-  const q = parseQueryBody(
-    {
-      start: MIDNIGHT,
-      end: MIDNIGHT + DAY - 1,
-      queries: [{ aggregator: 'sum', metric: 'temp', downsample, filters: [{ type: 'literal_or', tagk: 'id', filter: id, groupBy: false }] }],
-    },
-    new URLSearchParams(),
-    Date.now(),
-  );
-  const [a] = await executeQuery(q, {
-    catalog,
-    reads: store,
-    tier: rollupTier(cfg),
-    idTagKey: 'id',
-    limits: { maxSeries: 10, maxPoints: 100_000, concurrency: 2 },
-    now: Date.now,
-    signal: new AbortController().signal,
-    integerValues: false,
-  });
-  assert.ok(a !== undefined);
-  return { window: a.plan.path === 'raw' ? 'raw' : a.plan.windowMs / 1000, dps: a.results.flatMap((x) => x.dps) };
+  const { plan, dps } = await seriesSumsOf(cfg, r, { id, downsample, from: MIDNIGHT, to: MIDNIGHT + DAY });
+  return { window: plan.path === 'raw' ? 'raw' : plan.windowMs / 1000, dps };
 }
 
 void test("tables apply: a family per size with its TTL, altered in place; each size's summaries in its family, read back by the rollup and series APIs", async (t) => {
