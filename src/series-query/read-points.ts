@@ -80,7 +80,10 @@ class IdTiles {
     for (let o = 0; o < run.length; o += RUN_STRIDE) {
       const summary = summaryAt(run, o);
       const startMs = summary.startMs;
-      this.found.set(`${finerMs}:${startMs}`, { startMs, sizeMs: finerMs, summary, block: undefined, pack: undefined });
+      const key = `${finerMs}:${startMs}`;
+      // a window read in part at the range's end came with its block: a pack's summary must not hide it
+      if (this.found.get(key)?.block !== undefined) continue;
+      this.found.set(key, { startMs, sizeMs: finerMs, summary, block: undefined, pack: undefined });
     }
     this.asked.push({ sizeMs: finerMs, from: w.startMs, to: w.startMs + w.sizeMs });
     this.packs++;
@@ -130,22 +133,22 @@ export async function readTiled(o: TiledRead): Promise<Found> {
   const blocksKept = tier.blocksTtlMs === null ? Number.NEGATIVE_INFINITY : now - tier.blocksTtlMs;
   const kept = (size: number): number => (content === 'block' ? blocksKept : keptSince(tier, size, now));
   const closedAndKept = (size: number, start: number): boolean => start + size + tier.graceMs <= now && start >= kept(size);
+  // a window the range holds only part of is read from its block whatever the content (a summary cannot be cut)
+  const partKept = (size: number, start: number): boolean => start + size + tier.graceMs <= now && start >= blocksKept;
   const state = new Map(single.map(([id, s]) => [id, new IdTiles(s, idTagKey)]));
   // Round 1: the tiling with no marker known, for every id alike; markers in the same scans.
-  const first = tileRange(scan.startMs, scan.endMs, sizes, closedAndKept);
+  const first = tileRange(scan.startMs, scan.endMs, sizes, { whole: closedAndKept, part: partKept });
   // an id with no pending marker of a closed window and every block valid tiles as round 1 did
   const tilingOf = (t: IdTiles): Tile[] =>
     t.marks.length === 0 && !t.mayLack
       ? first
-      : tileRange(
-          scan.startMs,
-          scan.endMs,
-          sizes,
-          (size, start) => closedAndKept(size, start) && !markedWithin(t.marks, size, start) && !t.lacks(size, start, content),
-        );
+      : tileRange(scan.startMs, scan.endMs, sizes, {
+          whole: (size, start) => closedAndKept(size, start) && !markedWithin(t.marks, size, start) && !t.lacks(size, start, content),
+          part: (size, start) => partKept(size, start) && !markedWithin(t.marks, size, start) && !t.lacks(size, start, 'block'),
+        });
   // A fold reads a closed coarser window's finer summaries from its pack (a partial day: one cell, not an hour row each).
   const spansOf = (tiles: readonly Tile[], packs: boolean): WindowSpan[] => {
-    const out: WindowSpan[] = [];
+    const out: WindowSpan[] = blockSpans(tiles, true).map((sp) => ({ ...sp, with: 'block' as const }));
     for (const sp of blockSpans(tiles)) {
       const coarse = sizes[sizes.indexOf(sp.sizeMs) + 1];
       if (!packs || content === 'block' || coarse === undefined) {
@@ -184,7 +187,7 @@ export async function readTiled(o: TiledRead): Promise<Found> {
       ...[...rawNeeds.values()].map((n) => fetchRound({ ...round, ids: n.ids, spans: [], ranges: n.ranges, marks: none })),
     ]);
   }
-  const ofIds = [...state.values()].map((t) => (fold === undefined ? assemble(t, tilingOf(t), budget) : foldTiles(t, tilingOf(t), fold)));
+  const ofIds = [...state.values()].map((t) => (fold === undefined ? assemble(t, tilingOf(t), budget) : foldTiles(t, tilingOf(t), fold, budget)));
   return { inputs: ofIds.flatMap((f) => f.inputs), counts: addCounts(ofIds.map((f) => f.counts)) };
 }
 
@@ -269,12 +272,10 @@ function assemble(t: IdTiles, tiles: readonly Tile[], budget: PointBudget): Foun
       }
       continue;
     }
-    const w = t.found.get(`${tile.sizeMs}:${tile.startMs}`);
-    if (w?.block === undefined) continue; // no row: no point of the metric in a window summarised for good
-    const run = decodePointsBlock(w.block, tile.startMs, tile.sizeMs, `point block ${t.series.metric} of ${t.series.id} at ${tile.startMs}`);
+    const run = blockPoints(t, tile, budget);
+    if (run === undefined) continue; // no row: no point of the metric in a window summarised for good
     blockWindows++;
-    budget.take(run.ts.length);
-    for (let i = 0; i < run.ts.length; i++) {
+    for (let i = run.lo; i < run.hi; i++) {
       ts.push(run.ts[i] as number);
       values.push(run.values[i] as number);
     }
@@ -283,14 +284,30 @@ function assemble(t: IdTiles, tiles: readonly Tile[], budget: PointBudget): Foun
   return { inputs: ts.length > 0 ? [[t.series, { kind: 'raw', tags: t.series.tags, ts, values }]] : [], counts };
 }
 
-/** One id's `0all` bucket along its tiling: summaries of its summary tiles, and its data-table points cut to each raw tile, in time order. */
-function foldTiles(t: IdTiles, tiles: readonly Tile[], fold: FoldAll): Found {
+/** A block tile's points: its window's block decoded (every point taken from `budget`), [lo, hi) the tile's (a part: those in it); undefined when the window has no block. */
+function blockPoints(
+  t: IdTiles,
+  tile: Extract<Tile, { kind: 'block' }>,
+  budget: PointBudget,
+): { ts: readonly number[]; values: readonly number[]; lo: number; hi: number } | undefined {
+  const w = t.found.get(`${tile.sizeMs}:${tile.startMs}`);
+  if (w?.block === undefined) return undefined;
+  const run = decodePointsBlock(w.block, tile.startMs, tile.sizeMs, `point block ${t.series.metric} of ${t.series.id} at ${tile.startMs}`);
+  budget.take(run.ts.length);
+  const part = tile.part;
+  if (part === undefined) return { ...run, lo: 0, hi: run.ts.length };
+  return { ...run, lo: lowerBound(run.ts, part.fromMs), hi: lowerBound(run.ts, part.toMs) };
+}
+
+/** One id's `0all` bucket along its tiling: summaries of its summary tiles, points of its blocks read in part and its data-table points cut to each raw tile, in time order. */
+function foldTiles(t: IdTiles, tiles: readonly Tile[], fold: FoldAll, budget: PointBudget): Found {
   const raw = mergeRaw(t.rawPoints);
   // one bucket: every start aligns to 0 under an interval past any timestamp
   const folder = new BucketFolder(Number.MAX_SAFE_INTEGER, fold.aggregator);
   let rawRanges = 0;
   let points = 0;
   let summaryWindows = 0;
+  let blockParts = 0;
   for (const tile of tiles) {
     if (tile.kind === 'raw') {
       rawRanges++;
@@ -302,13 +319,24 @@ function foldTiles(t: IdTiles, tiles: readonly Tile[], fold: FoldAll): Found {
       }
       continue;
     }
+    if (tile.part !== undefined) {
+      const run = blockPoints(t, tile, budget);
+      if (run === undefined) continue;
+      blockParts++;
+      for (let i = run.lo; i < run.hi; i++) {
+        const v = run.values[i] as number;
+        folder.addFields(run.ts[i] as number, 1, v, v, v, v, v);
+        points++;
+      }
+      continue;
+    }
     const w = t.found.get(`${tile.sizeMs}:${tile.startMs}`);
     if (w === undefined) continue; // no row: no point of the metric in a window summarised for good
     summaryWindows++;
     const s = w.summary;
     folder.addFields(s.startMs, s.count, s.sum, s.min, s.max, s.first, s.last);
   }
-  const counts: Partial<ReadCounts> = { points, rawRanges, summaryWindows, packWindows: t.packs };
+  const counts: Partial<ReadCounts> = { points, rawRanges, summaryWindows, packWindows: t.packs, blockWindows: blockParts };
   const b = folder.finish();
   return {
     inputs: b.values.length > 0 ? [[t.series, { kind: 'buckets', tags: t.series.tags, ts: [fold.stampMs], values: [b.values[0] as number] }]] : [],

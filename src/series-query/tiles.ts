@@ -4,13 +4,32 @@
 import type { MarkedWindow } from '../series-data/windows.ts';
 
 export type Tile =
-  { readonly kind: 'block'; readonly sizeMs: number; readonly startMs: number } | { readonly kind: 'raw'; readonly fromMs: number; readonly toMs: number };
+  | {
+      readonly kind: 'block';
+      readonly sizeMs: number;
+      readonly startMs: number;
+      /** the part of the window the range holds, when it holds only part (its block read, its points cut to it) */
+      readonly part?: { readonly fromMs: number; readonly toMs: number };
+    }
+  | { readonly kind: 'raw'; readonly fromMs: number; readonly toMs: number };
 
 /** Whether the window of size `sizeMs` starting at `startMs` may be read from its block. */
 export type BlockUsable = (sizeMs: number, startMs: number) => boolean;
 
-/** Tiles of [fromMs, toMs), ascending; `sizesMs` finest first, each a multiple of the one before. Adjacent raw tiles are joined. */
-export function tileRange(fromMs: number, toMs: number, sizesMs: readonly number[], usable: BlockUsable): Tile[] {
+/**
+ * Tiles of [fromMs, toMs), ascending; `sizesMs` finest first, each a multiple of the one before. Adjacent
+ * raw tiles are joined. A window of the finest size that the range holds only part of (at either end)
+ * is a block tile with that `part` when `blocks.part` allows it (its block is read and cut: one cell
+ * instead of a data-table range per id), else raw.
+ */
+export function tileRange(
+  fromMs: number,
+  toMs: number,
+  sizesMs: readonly number[],
+  blocks: BlockUsable | { readonly whole: BlockUsable; readonly part: BlockUsable },
+): Tile[] {
+  const usable = typeof blocks === 'function' ? blocks : blocks.whole;
+  const partUsable = typeof blocks === 'function' ? undefined : blocks.part;
   const out: Tile[] = [];
   const raw = (a: number, b: number): void => {
     const last = out.at(-1);
@@ -26,7 +45,9 @@ export function tileRange(fromMs: number, toMs: number, sizesMs: readonly number
     for (let t = a - (((a % size) + size) % size); t < b; t += size) {
       const lo = Math.max(a, t);
       const hi = Math.min(b, t + size);
-      if (lo === t && hi === t + size && usable(size, t)) out.push({ kind: 'block', sizeMs: size, startMs: t });
+      const whole = lo === t && hi === t + size;
+      if (whole && usable(size, t)) out.push({ kind: 'block', sizeMs: size, startMs: t });
+      else if (!whole && level === 0 && partUsable?.(size, t) === true) out.push({ kind: 'block', sizeMs: size, startMs: t, part: { fromMs: lo, toMs: hi } });
       else cover(level - 1, lo, hi);
     }
   };
@@ -39,11 +60,11 @@ export function markedWithin(marks: readonly MarkedWindow[], sizeMs: number, sta
   return marks.some((m) => m.sizeMs <= sizeMs && m.startMs >= startMs && m.startMs < startMs + sizeMs);
 }
 
-/** The block windows of a tiling, by size: runs of consecutive windows as [from, to) of window starts. */
-export function blockSpans(tiles: readonly Tile[]): { sizeMs: number; from: number; to: number }[] {
+/** The block windows of a tiling, by size: runs of consecutive windows as [from, to) of window starts (`parts`: only the windows read in part, or only the whole ones). */
+export function blockSpans(tiles: readonly Tile[], parts = false): { sizeMs: number; from: number; to: number }[] {
   const out: { sizeMs: number; from: number; to: number }[] = [];
   for (const t of tiles) {
-    if (t.kind !== 'block') continue;
+    if (t.kind !== 'block' || (t.part !== undefined) !== parts) continue;
     const run = out.findLast((r) => r.sizeMs === t.sizeMs);
     if (run !== undefined && run.to === t.startMs) run.to = t.startMs + t.sizeMs;
     else out.push({ sizeMs: t.sizeMs, from: t.startMs, to: t.startMs + t.sizeMs });

@@ -126,6 +126,33 @@ void test('series API: the compat suite answered as OpenTSDB 2.4.1 answered it, 
       /^raw;blocks=[1-9][0-9]*;raw-ranges=0$/,
       'raw points of the summarised hour from its point block',
     );
+    // A range that holds part of the summarised hour (a downsampled query scans from its start, not from
+    // the hour's): the hour's block, cut to the part, with no data-table range.
+    type Dps = { dps: Record<string, number> }[];
+    const [pFrom, pTo] = [SMALL_DATASET.startMs + 60_000, SMALL_DATASET.startMs + 1_800_000];
+    const partOf = (downsample: string): Record<string, unknown> => ({
+      ...rawFirstHour,
+      start: pFrom,
+      end: pTo - 1,
+      queries: rawFirstHour.queries.map((q) => ({ ...q, downsample })),
+    });
+    const wholeDps = (rawBefore.body as Dps)[0]?.dps ?? {};
+    const inPart = Object.entries(wholeDps).filter(([k]) => Number(k) >= pFrom && Number(k) < pTo);
+    assert.ok(inPart.length > 0 && inPart.length < Object.keys(wholeDps).length, 'the part holds some of the hour, not all');
+    const minuteSums = new Map<string, number>();
+    for (const [k, v] of inPart) {
+      const m = String(Number(k) - (Number(k) % 60_000));
+      minuteSums.set(m, (minuteSums.get(m) ?? 0) + v);
+    }
+    const near = (got: Record<string, number>, want: ReadonlyMap<string, number>): boolean =>
+      Object.keys(got).length === want.size && [...want].every(([k, v]) => Math.abs((got[k] ?? Number.NaN) - v) < 1e-6);
+    const minutesBefore = await post(quiet.httpPort, '/api/query', partOf('1m-sum'));
+    assert.match(minutesBefore.headers.get('x-tsingest-plan') ?? '', /^raw;blocks=1;raw-ranges=0$/, 'part of a summarised hour from its block');
+    assert.ok(near((minutesBefore.body as Dps)[0]?.dps ?? {}, minuteSums), `1m-sum of the part: ${JSON.stringify(minutesBefore.body)}`);
+    const foldBefore = await post(quiet.httpPort, '/api/query', partOf('0all-sum'));
+    assert.match(foldBefore.headers.get('x-tsingest-plan') ?? '', /^raw;blocks=1;raw-ranges=0(;|$)/, 'a 0all fold over the part: the block, cut');
+    const total = inPart.reduce((n, [, v]) => n + v, 0);
+    assert.ok(near((foldBefore.body as Dps)[0]?.dps ?? {}, new Map([[String(pFrom), total]])), `0all-sum of the part: ${JSON.stringify(foldBefore.body)}`);
     const late = { id: 'n01', ts: SMALL_DATASET.startMs + 17, metric: 'temp', value: 1000, tags: { site: 'north' } };
     await produceEvents(h, [late]);
     await waitForEvents(quiet, 1, 60_000);
@@ -140,6 +167,10 @@ void test('series API: the compat suite answered as OpenTSDB 2.4.1 answered it, 
       /^raw;blocks=\d+;raw-ranges=[1-9]/,
       'the marked hour read from the data table, not its stale block',
     );
+    // the late point lies before the part, but its marker covers the hour: the part is read from the data table
+    const minutesAfter = await post(quiet.httpPort, '/api/query', partOf('1m-sum'));
+    assert.match(minutesAfter.headers.get('x-tsingest-plan') ?? '', /^raw;blocks=0;raw-ranges=1$/, "the marked hour's part read from the data table");
+    assert.deepEqual(minutesAfter.body, minutesBefore.body);
     const dps = (rawAfter.body as { dps: Record<string, number> }[])[0]?.dps ?? {};
     assert.equal(dps[String(late.ts)], 1000, 'the late point is in the raw answer');
     assert.equal(

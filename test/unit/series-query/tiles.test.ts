@@ -40,6 +40,32 @@ void test('an unusable day falls to its hours, an unusable hour to raw; adjacent
   ]);
 });
 
+void test('a finest window the range holds in part: its block cut to the part when allowed, raw when not', () => {
+  const from = T0 + 22 * H + 5;
+  const to = T0 + 2 * D + 2 * H + 7;
+  const tiles = tileRange(from, to, [H, D], { whole: () => true, part: (size, start) => size === H && start === T0 + 22 * H });
+  assert.deepEqual(show(tiles), ['h@22', 'h@23', 'd@24', 'h@48', 'h@49', 'raw 50-50h+7ms']);
+  assert.deepEqual(tiles[0], { kind: 'block', sizeMs: H, startMs: T0 + 22 * H, part: { fromMs: from, toMs: T0 + 23 * H } });
+  // both ends in part; a part of a coarser size never (a day's block for an hour of it)
+  const both = tileRange(from, to, [H, D], { whole: () => true, part: () => true });
+  assert.deepEqual(show(both), ['h@22', 'h@23', 'd@24', 'h@48', 'h@49', 'h@50']);
+  assert.deepEqual((both.at(-1) as Extract<Tile, { kind: 'block' }>).part, { fromMs: T0 + 50 * H, toMs: to });
+  // a range inside one hour: that hour in part
+  assert.deepEqual(tileRange(T0 + 5, T0 + 9, [H, D], { whole: () => true, part: () => true }), [
+    { kind: 'block', sizeMs: H, startMs: T0, part: { fromMs: T0 + 5, toMs: T0 + 9 } },
+  ]);
+  // spans: the parts apart from the whole windows
+  assert.deepEqual(blockSpans(both, true), [
+    { sizeMs: H, from: T0 + 22 * H, to: T0 + 23 * H },
+    { sizeMs: H, from: T0 + 50 * H, to: T0 + 51 * H },
+  ]);
+  assert.deepEqual(blockSpans(both), [
+    { sizeMs: H, from: T0 + 23 * H, to: T0 + 24 * H },
+    { sizeMs: D, from: T0 + D, to: T0 + 2 * D },
+    { sizeMs: H, from: T0 + 2 * D, to: T0 + 2 * D + 2 * H },
+  ]);
+});
+
 void test('nothing usable: one raw tile; an empty range: none', () => {
   assert.deepEqual(show(tileRange(T0, T0 + 2 * D, [H, D], () => false)), ['raw 0-48']);
   assert.deepEqual(
