@@ -5,7 +5,7 @@
  */
 import { InputError } from '../errors.ts';
 import { TAGS_QUALIFIER } from '../events/cells.ts';
-import { encodeId, indexScanRanges, prefixRange, type Keyspace, type RollupKeyParts, type ScanRange } from '../keys/index.ts';
+import { encodeId, indexScanRanges, prefixRange, TOUCH_WINDOW_SEC, type Keyspace, type RollupKeyParts, type ScanRange } from '../keys/index.ts';
 import { LEGACY_QUALIFIER, VERSION_QUALIFIER } from '../rollup/marker.ts';
 import type { WindowSize } from '../rollup/windows.ts';
 
@@ -137,6 +137,8 @@ export function markerAction(of: MarksOf, marker: { readonly row: Buffer; readon
   const { keyspace, id, windows, range } = of;
   const { row: key, cells } = marker;
   const k = keyspace.decodeMarkerKey(key);
+  // a touch row (src/ingest/touches.ts) marks no window: its cells age out with it
+  if (k.windowSec === TOUCH_WINDOW_SEC) return null;
   if (range !== null) {
     const size = windows.find((w) => w.seconds === k.windowSec);
     const ms = size?.ms ?? k.windowSec * 1000;

@@ -8,6 +8,7 @@ import type { OutagePolicy } from './outage-policy.ts';
 import { RetryAbortedError } from '../toolkit/retry.ts';
 import type { CatalogMarks, CatalogRow, JournalWrite } from '../catalog/marks.ts';
 import type { RollupMarks } from './rollup-marks.ts';
+import type { Touches, TouchSweep } from './touches.ts';
 
 /** The one HBase operation the writer needs (HBaseRestClient.put fits). */
 export interface RowSink {
@@ -44,8 +45,11 @@ export interface EventWriterOptions {
   /** a malformed-request error (HTTP 400): the rows, not the service, are at fault */
   readonly isRowRejection: (err: unknown) => boolean;
   readonly observer: WriteObserver;
-  /** Rollup markers: written with the index rows, after the data rows (omitted = rollups off). */
-  readonly marks?: { readonly table: string; readonly planner: RollupMarks } | undefined;
+  /**
+   * Rollup markers: written with the index rows, after the data rows (omitted = rollups off); with
+   * `touches`, the touch rows of the tail cache in the same put (src/ingest/touches.ts).
+   */
+  readonly marks?: { readonly table: string; readonly planner: RollupMarks; readonly touches?: Touches | undefined } | undefined;
   /** Series catalog rows: written with the index rows, after the data rows (omitted = catalog off). */
   readonly catalog?: { readonly table: string; readonly planner: CatalogMarks } | undefined;
 }
@@ -129,7 +133,10 @@ export class EventWriter {
     const marks = this.#o.marks;
     if (marks === undefined || events.length === 0) return;
     const marked = marks.planner.rowsFor(events);
-    if (marked.length === 0) return; // the usual case: every (id, window) is known to be marked
+    // touch rows are stamped now, after the data rows were acknowledged: a reader that finds no touch
+    // of an id stamped after its read knows no row of the id became visible since
+    const touched = marks.touches?.rowsFor(events);
+    if (marked.length === 0 && touched === undefined) return; // (no touch: no recent event, or every id touched lately)
     // A marker row (one per bucket and window) is paired with the first event of its first id; its
     // bucket is its key's salt byte (an id's base bucket, also for a spread id).
     const firstOf = new Map<string, PlannedEvent>();
@@ -140,12 +147,31 @@ export class EventWriter {
     });
     // A marker row stands for many events; HBase refusing one is not any event's fault, so it is not
     // bisected into the DLQ: the error fails the unit (uncommitted, replayed).
-    await this.#writeAll(
-      marks.table,
-      planned.map((p) => p.entry),
-      { refused: new Map(), bisect: false, report: 'rows' },
-    );
+    const touchRows = (touched?.rows ?? []).map((row) => ({ event: events[0] as PlannedEvent, row, bucket: row.key[0] as number }));
+    const sweep = marks.touches?.sweep();
+    await Promise.all([
+      this.#writeAll(
+        marks.table,
+        planned.map((p) => p.entry),
+        { refused: new Map(), bisect: false, report: 'rows' },
+      ),
+      this.#writeAll(marks.table, touchRows, { refused: new Map(), bisect: false, report: 'none' }),
+      sweep === undefined ? undefined : this.#sweepTouches(marks.table, sweep),
+    ]);
     marks.planner.acknowledged(planned.map((p) => p.mark));
+    if (touched !== undefined) marks.touches?.acknowledged(touched);
+  }
+
+  /** Deletes the touch rows of a slice long past (best effort: a row left behind costs its bytes, not an answer). */
+  async #sweepTouches(table: string, sweep: TouchSweep): Promise<void> {
+    const sink = this.#o.sink;
+    if (sink.deleteRow === undefined) return;
+    const remove = sink.deleteRow.bind(sink);
+    try {
+      await Promise.all(sweep.rows.map((row) => remove(table, row, { timestamp: sweep.before })));
+    } catch {
+      // best effort (above)
+    }
   }
 
   async #writeAll(table: string, entries: readonly Entry[], mode: WriteMode): Promise<void> {

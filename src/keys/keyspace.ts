@@ -32,9 +32,11 @@ import {
   decodeRollupKey,
   encodeMarkerKey,
   encodeRollupKey,
+  encodeTouchKey,
   markerScanRange,
   markerWindowRange,
   rollupScanRange,
+  touchScanRange,
   type DecodedMarkerKey,
   type DecodedRollupKey,
   type RollupKeyParts,
@@ -272,6 +274,16 @@ export class Keyspace {
 
   decodeMarkerKey(key: Buffer): DecodedMarkerKey {
     return decodeMarkerKey(key, this.buckets);
+  }
+
+  /** The touch row of a bucket and hour slice (rollup-key.ts): its cells name the ids written. */
+  touchKey(salt: number, sliceStart: number): Buffer {
+    return encodeTouchKey(salt, sliceStart, this.buckets);
+  }
+
+  /** The touch rows of a bucket whose slice starts in [fromSlice, toSlice]. */
+  touchRange(salt: number, fromSlice: number, toSlice: number): ScanRange {
+    return touchScanRange(salt, { fromSlice, toSlice }, this.buckets);
   }
 
   /** The id an id cell of a marker row names, checked against the row's bucket. */

@@ -92,6 +92,25 @@ function markerHead(salt: number, windowSec: number, windowStart: number): Buffe
   return Buffer.concat([Buffer.from([salt, 0x00]), windowBytes(windowSec), startBytes(windowStart)]);
 }
 
+/**
+ * Touch rows (docs/DECISIONS.md#touch-rows): in each bucket, one row per hour slice of ingest's clock
+ * naming the ids written, `salt ‖ 0x00 ‖ window 0 ‖ slice start`. No window has size 0, so they sit
+ * before every marker row of the bucket and no marker scan (one size each) reads them.
+ */
+export const TOUCH_WINDOW_SEC = 0;
+
+export function encodeTouchKey(salt: number, sliceStart: number, buckets: number): Buffer {
+  assertBuckets(buckets);
+  if (!Number.isInteger(salt) || salt < 0 || salt >= buckets) throw new KeyError('INVALID_BUCKETS', `salt ${salt} is not a bucket of ${buckets}`);
+  assertTs(sliceStart, 'sliceStart');
+  return markerHead(salt, TOUCH_WINDOW_SEC, sliceStart);
+}
+
+/** The touch rows of one bucket whose slice starts in [fromSlice, toSlice] (both inclusive). */
+export function touchScanRange(salt: number, slices: { readonly fromSlice: number; readonly toSlice: number }, buckets: number): ScanRange {
+  return { startRow: encodeTouchKey(salt, slices.fromSlice, buckets), stopRow: encodeTouchKey(salt, slices.toSlice + 1, buckets) };
+}
+
 /** The marker row that marks (id, window): the row of the id's base bucket, size and window. */
 export function encodeMarkerKey(parts: RollupKeyParts, buckets: number): Buffer {
   assertWindow(parts.windowSec, parts.windowStart);

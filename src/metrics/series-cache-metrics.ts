@@ -1,6 +1,6 @@
 /**
  * The series API's two caches on the service's prom-client `Registry`, read from their own counters
- * at each scrape: `tsingest_series_cache_lookups_total{cache="window"|"tail",outcome="hit"|"miss"}`
+ * at each scrape: `tsingest_series_cache_lookups_total{cache="window"|"tail",outcome="hit"|"miss"|"untouched"}`
  * and `tsingest_series_cache_bytes{cache}` (estimated heap held). The window cache keeps summaries
  * and point blocks of closed windows; the tail cache the raw points of the open hour between
  * dashboard refreshes (docs/SERIES-API.md).
@@ -22,6 +22,8 @@ export interface CatalogRereads {
 export interface CacheCounts {
   readonly hits: number;
   readonly misses: number;
+  /** (the tail cache) hits answered with no read of HBase at all: no touch of their id since */
+  readonly untouched?: number;
   readonly bytes: number;
 }
 
@@ -42,7 +44,7 @@ export function registerSeriesCacheMetrics(
   const seen = new Map<string, number>();
   new Counter({
     name: SERIES_CACHE_METRIC_NAMES.lookups,
-    help: "Lookups in the series API's caches (window: closed windows' summaries and blocks; tail: the open hour's raw points), by outcome",
+    help: "Lookups in the series API's caches (window: closed windows' summaries and blocks; tail: the open hour's raw points), by outcome; tail's untouched: hits that needed no read at all (no write of the id since)",
     labelNames: ['cache', 'outcome'] as const,
     registers: [registry],
     collect() {
@@ -51,6 +53,7 @@ export function registerSeriesCacheMetrics(
         for (const [outcome, n] of [
           ['hit', s.hits],
           ['miss', s.misses],
+          ...(s.untouched === undefined ? [] : ([['untouched', s.untouched]] as const)),
         ] as const) {
           const key = `${name}/${outcome}`;
           const delta = n - (seen.get(key) ?? 0);

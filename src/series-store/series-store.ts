@@ -8,11 +8,12 @@ import type { ScanOptions } from '../hbase/scanner.ts';
 import type { Row } from '../hbase/types.ts';
 import type { Keyspace, ScanRange, SpreadLookup, TableRef } from '../keys/index.ts';
 import { GENERATIONS_ROW, generationsOf } from '../rollup/generations.ts';
+import { touchSliceOf } from '../rollup/touch.ts';
 import { decodeSummaryPackRun } from '../rollup/summary-pack.ts';
 import { columnOf } from '../rollup/fold.ts';
 import { decodeSummary } from '../rollup/summary.ts';
 import { packQualifier, windowCellsOf } from '../rollup/window-content.ts';
-import { rollupWindowFamily } from '../keys/index.ts';
+import { rollupWindowFamily, TOUCH_WINDOW_SEC } from '../keys/index.ts';
 import { tagSetKey, type PointBudget, type RawAsk, type TaggedPoints } from '../series-data/points.ts';
 import type { MarkedWindow, MarkSpan, StoredWindow, WindowsAsk, WindowSpan, WindowsRead } from '../series-data/windows.ts';
 import { rangeShape } from '../reads-v1/scan-reads.ts';
@@ -167,19 +168,55 @@ export class SeriesStore {
 
   /** The pending markers alone of `ids` (the sizes, windows starting in [from, to)): the window cache's read for ids it answers. */
   async marksOf(ids: readonly string[], marks: MarkSpan, budget: PointBudget, concurrency = 4): Promise<Map<string, MarkedWindow[]>> {
+    return (await this.marksAndTouchesOf(ids, { marks }, budget, concurrency)).marks;
+  }
+
+  /**
+   * The pending markers of `ids` (as marksOf) and, in the same scans (touch rows sit just before each
+   * bucket's marker rows), each id's newest touch (src/ingest/touches.ts) stamped at or after
+   * `touches.since`, in the slices from since's to until's. A touch scan shares the markers' time range:
+   * from the earlier of the two stamps asked.
+   */
+  async marksAndTouchesOf(
+    ids: readonly string[],
+    span: { readonly marks: MarkSpan; readonly touches?: { readonly since: number; readonly until: number } | undefined },
+    budget: PointBudget,
+    concurrency = 4,
+  ): Promise<{ marks: Map<string, MarkedWindow[]>; touches: Map<string, number> }> {
+    const { marks, touches } = span;
     const marked = new Map<string, MarkedWindow[]>();
-    const ranges = this.#markerRanges(ids, marks);
-    if (ranges.length === 0) return marked;
+    const touched = new Map<string, number>();
+    const ranges = [...this.#markerRanges(ids, marks), ...(touches === undefined ? [] : this.#touchRanges(ids, touches.since, touches.until))];
+    if (ranges.length === 0) return { marks: marked, touches: touched };
     const wantedIds = new Set(ids);
     const columns = [column(this.#o.rollup.family)];
-    const shape = marks.stampedSince === undefined ? { columns } : { columns, timeRange: { from: Math.max(0, marks.stampedSince), to: MAX_STAMP } };
+    const since = Math.min(marks.stampedSince ?? Number.NEGATIVE_INFINITY, touches?.since ?? Number.POSITIVE_INFINITY);
+    const shape = since === Number.NEGATIVE_INFINITY ? { columns } : { columns, timeRange: { from: Math.max(0, since), to: MAX_STAMP } };
     await runLimited(bucketChunks(ranges, Math.min(concurrency, Math.ceil(ranges.length / 8))), concurrency, async (scan) => {
       for await (const row of this.#scanMany(this.#o.rollup.name, scan, shape)) {
         budget.take(0);
-        if (row.row[1] === 0x00) this.#noteMarks(row, wantedIds, marked);
+        if (row.row[1] !== 0x00) continue;
+        if (row.row.readUInt32BE(2) === TOUCH_WINDOW_SEC) this.#noteTouches(row, wantedIds, touched);
+        else this.#noteMarks(row, wantedIds, marked);
       }
     });
-    return marked;
+    return { marks: marked, touches: touched };
+  }
+
+  /** The touch rows of the ids' buckets, slices from since's to until's (each bucket's sorted before its marker ranges by key). */
+  #touchRanges(ids: readonly string[], since: number, until: number): ScanRange[] {
+    const { keyspace } = this.#o;
+    const buckets = [...new Set(ids.map((id) => keyspace.baseSalt(id)))];
+    return buckets.map((b) => keyspace.touchRange(b, touchSliceOf(Math.max(0, since)), touchSliceOf(until)));
+  }
+
+  #noteTouches(row: Row, wanted: ReadonlySet<string>, out: Map<string, number>): void {
+    for (const cell of row.cells) {
+      if (cell.qualifier.length === 0 || !cell.family.equals(this.#markerFamily)) continue;
+      const id = cell.qualifier.toString('utf8');
+      if (!wanted.has(id)) continue;
+      out.set(id, Math.max(out.get(id) ?? Number.NEGATIVE_INFINITY, cell.timestamp));
+    }
   }
 
   /** The window generations by bucket (src/rollup/generations.ts): read before the scans whose windows a cache keeps. */

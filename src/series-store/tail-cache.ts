@@ -2,6 +2,7 @@
 // (docs/SERIES-API.md, "Tail cache"). The reads in front of it: tail-reads.ts.
 // Design notes: docs/DECISIONS.md#tail-cache
 import { LATE_REMARK_EVERY_MS } from '../rollup/marker.ts';
+import { TOUCH_EVERY_MS, TOUCH_KEEP_MS } from '../rollup/touch.ts';
 import { LruMap } from '../toolkit/lru-map.ts';
 import type { TaggedPoints } from '../series-data/points.ts';
 import type { MarkedWindow } from '../series-data/windows.ts';
@@ -24,6 +25,8 @@ export interface TailEntry {
   readonly key: string;
   readonly gen: string;
   readonly readAt: number;
+  /** the end of the range read (exclusive) */
+  readonly readTo: number;
   readonly coveredFrom: number;
   readonly completeTo: number;
   readonly sets: ReadonlyMap<string, TaggedPoints>;
@@ -37,6 +40,8 @@ export interface TailCacheStats {
   readonly hits: number;
   readonly misses: number;
   readonly evictions: number;
+  /** entries that answered without a read: no touch of their id since (src/ingest/touches.ts) */
+  readonly untouched: number;
   readonly entries: number;
   readonly bytes: number;
 }
@@ -57,14 +62,31 @@ export class TailCache {
   #hits = 0;
   #misses = 0;
   #evictions = 0;
+  #untouched = 0;
 
   constructor(options: TailCacheOptions) {
     this.o = options;
   }
 
-  /** When the entry of (id, metric) was read, whether it still holds or not (what markers a check of it needs: those stamped after). */
-  readAtOf(id: string, metric: string): number | undefined {
-    return this.#entries.peek(`${id}\u0000${metric}`)?.readAt;
+  /** The entry of (id, metric), whether it still holds or not (what markers and touches a check of it needs: those stamped after its read). */
+  peek(id: string, metric: string): TailEntry | undefined {
+    return this.#entries.peek(`${id}\u0000${metric}`);
+  }
+
+  /**
+   * The oldest touch stamp of its id that makes the entry read again (src/ingest/touches.ts): a point
+   * written after its read is touched at most TOUCH_EVERY_MS before it became visible, and one it
+   * missed past its range's end at or after its ts (docs/DECISIONS.md#touch-rows). undefined: touch
+   * rows that old may be deleted, so the entry may not skip its read.
+   */
+  touchSince(e: TailEntry, now: number): number | undefined {
+    const since = Math.min(e.readAt, e.readTo) - this.o.clockToleranceMs - TOUCH_EVERY_MS;
+    return since > now - TOUCH_KEEP_MS ? since : undefined;
+  }
+
+  /** Counts an entry that answered without a read. */
+  untouched(): void {
+    this.#untouched++;
   }
 
   /** The oldest stamp a marker can carry and still drop an entry read at `readAt`. */
@@ -117,6 +139,6 @@ export class TailCache {
   }
 
   stats(): TailCacheStats {
-    return { hits: this.#hits, misses: this.#misses, evictions: this.#evictions, entries: this.#entries.size, bytes: this.#bytes };
+    return { hits: this.#hits, misses: this.#misses, evictions: this.#evictions, untouched: this.#untouched, entries: this.#entries.size, bytes: this.#bytes };
   }
 }

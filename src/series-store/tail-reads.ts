@@ -9,7 +9,12 @@ import type { TailCache, TailEntry } from './tail-cache.ts';
 
 /** What the tail reads need beyond SeriesReads (series-store.ts SeriesStore fits). */
 export interface TailReadsPort extends SeriesReads {
-  marksOf(ids: readonly string[], marks: MarkSpan, budget: PointBudget, concurrency?: number): Promise<Map<string, MarkedWindow[]>>;
+  marksAndTouchesOf(
+    ids: readonly string[],
+    span: { readonly marks: MarkSpan; readonly touches?: { readonly since: number; readonly until: number } | undefined },
+    budget: PointBudget,
+    concurrency?: number,
+  ): Promise<{ marks: Map<string, MarkedWindow[]>; touches: Map<string, number> }>;
   generations(): Promise<Map<number, string>>;
 }
 
@@ -81,22 +86,53 @@ async function readTail(tail: TailReads, ask: RawAsk, budget: PointBudget, concu
   const horizon = now - o.horizonMs;
   // only markers stamped late enough to drop an entry are read (a scan time range: in a steady refresh,
   // the last seconds' — not the open hour's row naming every active id); none when no id has an entry
+  // and the touches (src/ingest/touches.ts) since the earliest an entry allows: an id with none since
+  // its entries' reads is answered from them, with no read at all
   let oldest = Number.POSITIVE_INFINITY;
-  for (const id of ids) for (const m of metrics) oldest = Math.min(oldest, cache.readAtOf(id, m) ?? Number.POSITIVE_INFINITY);
-  const [gens, marks] = await Promise.all([
+  let touchedSince = Number.POSITIVE_INFINITY;
+  for (const id of ids) {
+    for (const m of metrics) {
+      const e = cache.peek(id, m);
+      if (e === undefined) continue;
+      oldest = Math.min(oldest, e.readAt);
+      touchedSince = Math.min(touchedSince, cache.touchSince(e, now) ?? Number.POSITIVE_INFINITY);
+    }
+  }
+  const touchSpan = touchedSince === Number.POSITIVE_INFINITY ? undefined : { since: touchedSince, until: Math.max(to, now) + o.clockToleranceMs };
+  const [gens, { marks, touches }] = await Promise.all([
     port.generations(),
     oldest === Number.POSITIVE_INFINITY
-      ? new Map<string, MarkedWindow[]>()
-      : port.marksOf(ids, { sizesMs: [o.markSizeMs], from: horizon, to, stampedSince: cache.lateSince(oldest) }, budget, concurrency),
+      ? { marks: new Map<string, MarkedWindow[]>(), touches: new Map<string, number>() }
+      : port.marksAndTouchesOf(
+          ids,
+          { marks: { sizesMs: [o.markSizeMs], from: horizon, to, stampedSince: cache.lateSince(oldest) }, touches: touchSpan },
+          budget,
+          concurrency,
+        ),
   ]);
-  // each id read from its entries' completeTo (the earliest of its metrics'), or whole
+  // each id read from its entries' completeTo (the earliest of its metrics'), or whole; not at all
+  // when every entry holds and no touch of the id is stamped since the entry's touchSince
   const groups = new Map<number, string[]>();
   const kept = new Map<string, (TailEntry | undefined)[]>();
+  const untouched = new Set<string>();
   for (const id of ids) {
     const gen = gens.get(bucketOf(id)) ?? '';
     const idMarks = marks.get(id) ?? [];
     const at = { id, gen, marks: idMarks, now };
     const entries = metrics.map((m) => cache.get(at, m, from));
+    const touched = touches.get(id) ?? Number.NEGATIVE_INFINITY;
+    if (
+      touchSpan !== undefined &&
+      entries.every((e) => {
+        const since = e === undefined ? undefined : cache.touchSince(e, now);
+        return since !== undefined && since >= touchSpan.since && touched < since;
+      })
+    ) {
+      kept.set(id, entries);
+      untouched.add(id);
+      cache.untouched();
+      continue;
+    }
     let start = Number.POSITIVE_INFINITY;
     for (const e of entries) start = Math.min(start, e === undefined ? from : e.completeTo);
     start = Math.max(from, start);
@@ -114,6 +150,15 @@ async function readTail(tail: TailReads, ask: RawAsk, budget: PointBudget, concu
   );
   const out: ByMetric = new Map(metrics.map((m) => [m, new Map<string, Sets>()]));
   const completeTo = Math.min(to, now - o.lateMs - o.clockToleranceMs);
+  for (const id of untouched) {
+    // answered from the entries as they are: they stay as read (their readAt is what a touch is compared with)
+    const entries = kept.get(id) as TailEntry[];
+    metrics.forEach((m, i) => {
+      const sets = (entries[i] as TailEntry).sets;
+      budget.take(countBefore(sets, to) - countBefore(sets, from));
+      if (sets.size > 0) out.get(m)?.set(id, new Map(sets));
+    });
+  }
   for (const { start, group, got } of reads) {
     for (const id of group) {
       const entries = kept.get(id) as (TailEntry | undefined)[];
@@ -124,7 +169,7 @@ async function readTail(tail: TailReads, ask: RawAsk, budget: PointBudget, concu
         budget.take(countBefore(sets, start) - countBefore(sets, from)); // kept points a query computes over count as read
         const coveredFrom = Math.max(horizon, Math.min(from, e?.coveredFrom ?? from));
         const keep = trimmed(sets, coveredFrom);
-        cache.set(id, m, { gen, readAt: now, coveredFrom, completeTo: Math.max(start, completeTo), sets: keep });
+        cache.set(id, m, { gen, readAt: now, readTo: to, coveredFrom, completeTo: Math.max(start, completeTo), sets: keep });
         if (keep.size > 0) out.get(m)?.set(id, keep);
       });
     }

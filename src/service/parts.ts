@@ -24,7 +24,7 @@ import type { Config } from '../runtime/config.ts';
 import { ingestObserver, lagSink, writeObserver, type HotIdFeed } from './observers.ts';
 import { adminOffsetsSource } from './kafka-parts.ts';
 import type { Closers } from './shutdown.ts';
-import { LAG_POLL_MS, consumerConfig, planSettings, rollupMarks } from './service-settings.ts';
+import { LAG_POLL_MS, consumerConfig, planSettings, rollupMarks, touches } from './service-settings.ts';
 
 /** What the parts of the service are built from. */
 export interface ServiceBase {
@@ -120,7 +120,7 @@ export function writeSide(o: WriteSideOptions): EventWriter {
     policy: outage.policy,
     isRowRejection,
     observer: writeObserver(metrics, regions.writes, regions.regionMap, hotIds),
-    marks: cfg.rollup.enabled ? { table: tables.rollup.name, planner: rollupMarks(cfg, keyspace, tables) } : undefined,
+    marks: cfg.rollup.enabled ? { table: tables.rollup.name, planner: rollupMarks(cfg, keyspace, tables), touches: touches(cfg, keyspace, tables) } : undefined,
     catalog: o.catalog === undefined ? undefined : { table: tables.meta.name, planner: o.catalog },
   });
 }

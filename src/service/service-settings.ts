@@ -5,6 +5,7 @@ import { eventLimitsFor, resolveFieldMapping } from '../events/index.ts';
 import type { PlanSettings } from '../ingest/batch-plan.ts';
 import { CatalogMarks } from '../catalog/marks.ts';
 import { RollupMarks } from '../ingest/rollup-marks.ts';
+import { Touches } from '../ingest/touches.ts';
 import { parseWindows } from '../rollup/windows.ts';
 import type { Keyspace, Tables } from '../keys/index.ts';
 import type { Config } from '../runtime/config.ts';
@@ -50,6 +51,13 @@ export function rollupMarks(cfg: Config, keyspace: Keyspace, tables: Tables): Ro
     lateMs: cfg.series.tailCache.lateMs,
     lateHorizonMs: cfg.series.tailCache.horizonMs,
   });
+}
+
+/** The touch rows ingest writes for the series API's tail cache (off with it: series.tailCache.horizonMs 0). */
+export function touches(cfg: Config, keyspace: Keyspace, tables: Tables): Touches | undefined {
+  const { horizonMs } = cfg.series.tailCache;
+  if (horizonMs === 0) return undefined;
+  return new Touches({ keyspace, family: tables.rollup.family, horizonMs, cacheSize: cfg.rollup.markerCacheSize });
 }
 
 /** The series catalog's write planner (catalog.enabled), writing to the meta table's family. */

@@ -54,11 +54,11 @@ function answered(body: unknown): Map<string, Map<string, number>> {
   return out;
 }
 
-async function tailLookups(port: number): Promise<{ hit: number; miss: number }> {
+async function tailLookups(port: number): Promise<{ hit: number; miss: number; untouched: number }> {
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
   const of = (outcome: string): number =>
     Number(new RegExp(`^tsingest_series_cache_lookups_total\\{cache="tail",outcome="${outcome}"\\} (\\d+)`, 'm').exec(text)?.[1] ?? 'NaN');
-  return { hit: of('hit'), miss: of('miss') };
+  return { hit: of('hit'), miss: of('miss'), untouched: of('untouched') };
 }
 
 async function catalogRereads(port: number): Promise<{ scanned: number; journal: number; unchanged: number }> {
@@ -131,8 +131,15 @@ async function refreshedWhileFed(h: Harness, ingest: Service, query: Service, mi
   await new Promise((res) => setTimeout(res, 3000));
   const again = await post(query.httpPort, '/api/query', panel(start, end));
   assert.deepEqual(answered(again.body), want, 'the same range asked again');
-
+  // once no write is newer than a read's touch allowance (TOUCH_EVERY_MS and the clock tolerance), the
+  // ids are answered from the tail cache with no read of HBase, still exactly
+  const quiet = await tailLookups(query.httpPort);
+  await new Promise((res) => setTimeout(res, 11_000));
+  await post(query.httpPort, '/api/query', panel(start, end));
+  const third = await post(query.httpPort, '/api/query', panel(start, end));
+  assert.deepEqual(answered(third.body), want, 'the same range asked once the writes are old');
   const lookups = await tailLookups(query.httpPort);
+  assert.ok(lookups.untouched > quiet.untouched, `entries answered with no read: ${JSON.stringify({ quiet, lookups })}`);
   assert.ok(refreshes >= 20, `the panel was refreshed during the feed (${refreshes} answers)`);
   assert.ok(lookups.hit > 0, `the tail cache answered part of the refreshes: ${JSON.stringify(lookups)}`);
 }

@@ -5,136 +5,11 @@
 // marker is what keeps it exact).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildEventCells } from '../../../src/events/index.ts';
-import { RollupMarks } from '../../../src/ingest/rollup-marks.ts';
-import { NO_SPREAD } from '../../../src/keys/index.ts';
-import { putRowOf } from '../../../src/rollup/fold.ts';
 import { bumpGenerations } from '../../../src/rollup/generations.ts';
-import { parseWindow } from '../../../src/rollup/windows.ts';
-import type { PointBudget, TaggedPoints } from '../../../src/series-data/points.ts';
-import { SeriesStore } from '../../../src/series-store/series-store.ts';
-import { TailCache } from '../../../src/series-store/tail-cache.ts';
+import type { PointBudget } from '../../../src/series-data/points.ts';
+import type { SeriesStore } from '../../../src/series-store/series-store.ts';
 import { withTailCache } from '../../../src/series-store/tail-reads.ts';
-import { FakeHBase } from '../../support/fake-hbase.ts';
-import { testKeyspace } from '../../support/keyspace.ts';
-
-const B = 4;
-const HOUR = 3_600_000;
-const T0 = Date.UTC(2026, 10, 28, 14); // the open hour's start
-const keyspace = testKeyspace(B);
-const META = { name: 'm', family: 'm' };
-
-interface World {
-  readonly port: FakeHBase;
-  readonly clock: { t: number };
-  readonly marks: RollupMarks;
-  readonly cache: TailCache;
-  readonly reads: ReturnType<typeof withTailCache>;
-  readonly scans: { ranges: number };
-  write(id: string, ts: number, value: number, mark?: boolean): Promise<void>;
-  /** live events every `step` ms from `from` to the clock, each written 100 ms after its ts (the clock follows) */
-  live(ids: readonly string[], from: number, step: number): Promise<void>;
-  read(ids: readonly string[], from?: number): Promise<Map<string, number[]>>;
-}
-
-function world(maxBytes = 1 << 24, clockToleranceMs = 5000): World {
-  const port = new FakeHBase();
-  const clock = { t: T0 + 10 * 60_000 };
-  const marks = new RollupMarks({
-    window: parseWindow('1h'),
-    graceMs: 300_000,
-    settleMs: 120_000,
-    keyspace,
-    family: 'r',
-    cacheSize: 1000,
-    lateMs: 30_000,
-    lateHorizonMs: 2 * HOUR,
-    now: () => clock.t,
-  });
-  const store = new SeriesStore(port, {
-    keyspace,
-    data: { name: 'd', family: 'd' },
-    rollup: { name: 'r', family: 'r' },
-    meta: META,
-    spreadAt: () => Promise.resolve(NO_SPREAD),
-    deadlineMs: 10_000,
-    idTagKey: 'id',
-    blockFamily: null,
-  });
-  const scans = { ranges: 0 };
-  // count the data-table points each read takes from HBase
-  const counted = {
-    windowsOf: store.windowsOf.bind(store),
-    marksOf: store.marksOf.bind(store),
-    generations: store.generations.bind(store),
-    rawPointsOf: async (...args: Parameters<SeriesStore['rawPointsOf']>) => {
-      const got = await store.rawPointsOf(...args);
-      for (const byId of got.values()) for (const sets of byId.values()) for (const p of sets.values()) scans.ranges += p.ts.length;
-      return got;
-    },
-  };
-  const cache = new TailCache({
-    maxBytes,
-    maxAgeMs: 900_000,
-    horizonMs: 2 * HOUR,
-    lateMs: 30_000,
-    clockToleranceMs,
-    markSizeMs: HOUR,
-    now: () => clock.t,
-  });
-  const reads = withTailCache(counted, { port: counted, cache, bucketOf: (id) => keyspace.baseSalt(id) }, { lingerMs: 5, minIds: 1 });
-  return {
-    port,
-    clock,
-    marks,
-    cache,
-    reads,
-    scans,
-    async write(id, ts, value, mark = true) {
-      await port.put('d', [putRowOf({ key: keyspace.dataKey(id, ts), cells: buildEventCells({ id, ts, metric: 'temp', value, tags: {} }) })]);
-      if (!mark) return;
-      const rows = marks.rowsFor([{ id, ts }]);
-      if (rows.length > 0)
-        await port.put(
-          'r',
-          rows.map((r) => putRowOf(r.row)),
-        );
-      marks.acknowledged(rows);
-    },
-    async live(ids, from, step) {
-      const end = clock.t;
-      for (let t = from; t < end; t += step) {
-        clock.t = t + 100;
-        for (const id of ids) await this.write(id, t, 1);
-      }
-      clock.t = end;
-    },
-    async read(ids, from = T0) {
-      const got = await reads.rawPointsOf({ ids, metrics: ['temp'], from, to: T0 + HOUR }, { take: () => undefined });
-      const out = new Map<string, number[]>();
-      for (const [id, sets] of got.get('temp') ?? [])
-        out.set(
-          id,
-          [...sets.values()].flatMap((p: TaggedPoints) => p.ts),
-        );
-      return out;
-    },
-  };
-}
-
-/** Every point HBase holds for the ids in the open hour, read without the cache. */
-function truth(w: World, ids: readonly string[]): Map<string, number[]> {
-  const out = new Map<string, number[]>();
-  for (const row of w.port.rows('d')) {
-    const { id, ts } = keyspace.decodeDataKey(row.row);
-    if (!ids.includes(id) || ts < T0 || ts >= T0 + HOUR) continue;
-    out.set(
-      id,
-      [...(out.get(id) ?? []), ts].sort((a, b) => a - b),
-    );
-  }
-  return out;
-}
+import { HOUR, META, T0, keyspace, storeOf, truth, world } from './tail-world.ts';
 
 void test('a repeated read of the open hour reads only the last lateMs and what came since, and answers every point', async () => {
   const w = world();
@@ -161,7 +36,7 @@ void test('a late event (written after the read, its ts before completeTo) is re
     await w.read(ids);
     w.clock.t += 10_000;
     // an event 5 minutes old arrives now (a device's buffer, a consumer catching up)
-    await w.write('a', w.clock.t - 300_000 + 7, 9, remark);
+    await w.write('a', w.clock.t - 300_000 + 7, 9, { mark: remark });
     const got = await w.read(ids);
     const want = truth(w, ids);
     if (remark) assert.deepEqual(got, want, 'the late point is in the answer');
@@ -283,23 +158,14 @@ void test('a second late event within LATE_REMARK_EVERY_MS of a re-mark is not r
 void test('an ask over fewer ids than minIds reads on its own at once, not behind a shared read under way', async () => {
   const w = world();
   await w.live(['a', 'b', 'c'], T0, 10_000);
-  const store = new SeriesStore(w.port, {
-    keyspace,
-    data: { name: 'd', family: 'd' },
-    rollup: { name: 'r', family: 'r' },
-    meta: META,
-    spreadAt: () => Promise.resolve(NO_SPREAD),
-    deadlineMs: 10_000,
-    idTagKey: 'id',
-    blockFamily: null,
-  });
+  const store = storeOf(w.port);
   let release: () => void = () => undefined;
   const gate = new Promise<void>((r) => {
     release = r;
   });
   const port = {
     windowsOf: store.windowsOf.bind(store),
-    marksOf: store.marksOf.bind(store),
+    marksAndTouchesOf: store.marksAndTouchesOf.bind(store),
     generations: store.generations.bind(store),
     rawPointsOf: async (...args: Parameters<SeriesStore['rawPointsOf']>) => {
       if (args[0].ids.length > 1) await gate; // the big read hangs until released
