@@ -3,7 +3,7 @@
 // exactly like the job's scan of the finer rows).
 import type { PutRow } from './fold.ts';
 import type { RollupSettings } from './rollup-settings.ts';
-import { WindowContent } from './window-content.ts';
+import { WindowContent, sizeHasBlocks } from './window-content.ts';
 import { windowRow } from './window-row.ts';
 import { windowStartOf } from './windows.ts';
 
@@ -51,7 +51,7 @@ export function idWindowRows(id: string, fine: ReadonlyMap<number, WindowContent
       for (const start of [...level.keys()].sort((a, b) => b - a)) {
         const coarse = windowStartOf(start, w);
         let acc = next.get(coarse);
-        if (acc === undefined) next.set(coarse, (acc = new WindowContent(s.blocks)));
+        if (acc === undefined) next.set(coarse, (acc = new WindowContent(s.blocks, sizeHasBlocks(s.blocks, false))));
         acc.addFinerContent(start, level.get(start) as WindowContent);
       }
       level = next;

@@ -8,7 +8,7 @@ import { cascadeMarkers, planBatch, rangeCursor, type BatchScan, type BatchWindo
 import type { PutRow } from './fold.ts';
 import type { FoundMarker } from './plan.ts';
 import { SCAN_BATCH, mayLackSource, recomputeWindow, sourceFolder, type RecomputeContext, type RecomputeOutcome } from './recompute.ts';
-import { WindowContent } from './window-content.ts';
+import { WindowContent, sizeHasBlocks } from './window-content.ts';
 import { putWindowRows } from './generations.ts';
 import { windowRow } from './window-row.ts';
 
@@ -109,7 +109,7 @@ async function scanAndWrite(ctx: RecomputeContext, scan: BatchScan, windows: rea
     if (i === undefined) continue;
     if (open?.i !== i) {
       await close();
-      open = { i, acc: new WindowContent(s.blocks) };
+      open = { i, acc: new WindowContent(s.blocks, sizeHasBlocks(s.blocks, (windows[i] as BatchWindow).marker.parts.windowSec === s.windows[0]?.seconds)) };
     }
     fold(open.acc, row);
   }

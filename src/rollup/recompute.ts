@@ -12,7 +12,7 @@ import { markerRow } from './marker.ts';
 import { coarserWindow, sourceOf, type FoundMarker, type FoundMarkerRow } from './plan.ts';
 import type { RollupSettings } from './rollup-settings.ts';
 import type { RollupStore } from './store.ts';
-import { WindowContent } from './window-content.ts';
+import { WindowContent, sizeHasBlocks } from './window-content.ts';
 import { rowAfter } from '../scans/paged-scan.ts';
 import { sourceMayLack, storedWindowOf, unionWithStored, type StoredWindow } from './expired-source.ts';
 import { putWindowRows } from './generations.ts';
@@ -68,7 +68,7 @@ export async function computeWindow(store: RollupStore, s: RollupSettings, w: Wi
     for await (const row of rows) left.push({ ts: s.keyspace.decodeDataKey(row.row).ts, cells: row.cells });
     return unionWithStored(left, stored, s.blocks);
   }
-  const acc = new WindowContent(s.blocks);
+  const acc = new WindowContent(s.blocks, sizeHasBlocks(s.blocks, s.windows[0]?.seconds === w.windowSec));
   if (stored !== undefined) acc.standIn(stored.blocks);
   const fold = sourceFolder(src.kind, s);
   for await (const row of rows) fold(acc, row);
@@ -84,8 +84,10 @@ export interface WindowAt {
 
 /** Whether the window's source may have lost points to a TTL (expired-source.ts): then its stored row is read too. */
 export function mayLackSource(s: Pick<RollupSettings, 'windows' | 'retention' | 'blocks'>, w: WindowAt, now: number): boolean {
-  if (s.blocks === null) return false;
-  return sourceMayLack(s.retention, s.windows[0]?.seconds === w.windowSec, w.start, now);
+  const finest = s.windows[0]?.seconds === w.windowSec;
+  // a size without blocks has nothing stored that a source could lack: its summary comes from the finer summaries
+  if (!sizeHasBlocks(s.blocks, finest)) return false;
+  return sourceMayLack(s.retention, finest, w.start, now);
 }
 
 /** The window's stored row: what its blocks still hold. */

@@ -31,7 +31,7 @@ export interface RollupSettings {
 /** The point blocks of the configuration, or null when they are off (the rollup table has no points family). */
 export function blockSettings(cfg: Pick<Config, 'rollup'>, tables: Tables): BlockSettings | null {
   const family = tables.rollup.pointsFamily;
-  return family === null ? null : { family, maxPoints: cfg.rollup.pointBlocks.maxPoints };
+  return family === null ? null : { family, maxPoints: cfg.rollup.pointBlocks.maxPoints, everySize: cfg.rollup.pointBlocks.everySize };
 }
 
 export function rollupSettings(cfg: Config, keyspace: Keyspace, tables: Tables, pageRows = 500): RollupSettings {

@@ -16,6 +16,13 @@ export interface BlockSettings {
   readonly family: string;
   /** a metric with more points in one window gets no block (rollup.pointBlocks.maxPoints) */
   readonly maxPoints: number;
+  /** blocks for every window size; false: the finest size's alone (rollup.pointBlocks.everySize) */
+  readonly everySize: boolean;
+}
+
+/** Whether a window of the finest size (or a coarser one) gets blocks. */
+export function sizeHasBlocks(blocks: BlockSettings | null, finest: boolean): boolean {
+  return blocks !== null && (finest || blocks.everySize);
 }
 
 /** 0x00 "s" ‖ metric: the qualifier of a metric's summary pack in a coarser window's row. */
@@ -104,6 +111,8 @@ interface Collected {
 export class WindowContent {
   readonly summaries: Summaries = new Map();
   readonly #blocks: BlockSettings | null;
+  /** this window's size gets blocks (sizeHasBlocks); else its finer rows' blocks are only recognised */
+  readonly #ownBlocks: boolean;
   /** metric → its points; null once it can have no block */
   readonly #points = new Map<string, Collected | null>();
   /** metric → the finer windows' summaries (coarser sizes) */
@@ -111,8 +120,9 @@ export class WindowContent {
   /** metric → the window's own stored block, standing in for a finer block that expired (expired-source.ts) */
   #standIn: ReadonlyMap<string, PointRun> = new Map();
 
-  constructor(blocks: BlockSettings | null) {
+  constructor(blocks: BlockSettings | null, ownBlocks = true) {
     this.#blocks = blocks;
+    this.#ownBlocks = blocks !== null && ownBlocks;
   }
 
   /**
@@ -173,7 +183,7 @@ export class WindowContent {
   }
 
   #collected(metric: string): Collected | null {
-    if (this.#blocks === null) return null;
+    if (!this.#ownBlocks) return null;
     let c = this.#points.get(metric);
     if (c === undefined) this.#points.set(metric, (c = { ts: [], values: [], runs: [], n: 0, missing: 0 }));
     return c;
@@ -235,7 +245,7 @@ export class WindowContent {
         const asc = [...finer].sort((a, b) => a.startMs - b.startMs);
         cells.push({ column: columnOf(family, packQualifier(q)), value: encodeSummaryPack(at.start, at.finerMs, asc), timestamp });
       }
-      const run = this.#blocks === null ? undefined : this.pointsOf(metric);
+      const run = this.#ownBlocks ? this.pointsOf(metric) : undefined;
       if (run !== undefined) cells.push({ column: columnOf((this.#blocks as BlockSettings).family, q), value: encodePointsBlock(at.start, run), timestamp });
     }
     return { row: key, cells };

@@ -46,6 +46,12 @@ export const rollupSchema = z
           .describe(
             'The job also writes every point of each metric of a summarised window into one cell (a point block, in tables.rollup.pointsFamily), so the series API reads raw points of summarised windows one cell per window instead of one row per event (docs/ROLLUPS.md, "Point blocks")',
           ),
+        everySize: z
+          .boolean()
+          .default(false)
+          .describe(
+            'Blocks for every configured window size (true), or for the finest alone (false, the default): a point is then stored once in blocks, not once per size; a raw read of a whole closed day reads its hours\' blocks (one cell each) where it read one day block (docs/ROLLUPS.md, "Point blocks"). Day blocks written before stay until their TTL and are no longer read',
+          ),
         maxPoints: z
           .number()
           .int()

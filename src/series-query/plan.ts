@@ -17,6 +17,8 @@ export interface RollupTier {
   readonly blocksTtlMs: number | null;
   /** the job writes point blocks (rollup.pointBlocks.enabled) */
   readonly blocks: boolean;
+  /** the sizes the job writes blocks for (rollup.pointBlocks.everySize), finest first; absent: every size */
+  readonly blockSizesMs?: readonly number[];
 }
 
 /**

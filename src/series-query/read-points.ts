@@ -129,6 +129,8 @@ export async function readTiled(o: TiledRead): Promise<Found> {
   const { metric, scan, single, tier, idTagKey, now, reads, budget, fold } = o;
   const sizes = tier.windowsMs;
   const content: TileContent = fold === undefined ? 'block' : 'summary';
+  // blocks are tiled over the sizes that have them; summaries (a fold) over every size
+  const tileSizes = content === 'block' ? (tier.blockSizesMs ?? sizes) : sizes;
   // a block lives its own TTL (by default the data table's); a summary its size's
   const blocksKept = tier.blocksTtlMs === null ? Number.NEGATIVE_INFINITY : now - tier.blocksTtlMs;
   const kept = (size: number): number => (content === 'block' ? blocksKept : keptSince(tier, size, now));
@@ -137,12 +139,12 @@ export async function readTiled(o: TiledRead): Promise<Found> {
   const partKept = (size: number, start: number): boolean => start + size + tier.graceMs <= now && start >= blocksKept;
   const state = new Map(single.map(([id, s]) => [id, new IdTiles(s, idTagKey)]));
   // Round 1: the tiling with no marker known, for every id alike; markers in the same scans.
-  const first = tileRange(scan.startMs, scan.endMs, sizes, { whole: closedAndKept, part: partKept });
+  const first = tileRange(scan.startMs, scan.endMs, tileSizes, { whole: closedAndKept, part: partKept });
   // an id with no pending marker of a closed window and every block valid tiles as round 1 did
   const tilingOf = (t: IdTiles): Tile[] =>
     t.marks.length === 0 && !t.mayLack
       ? first
-      : tileRange(scan.startMs, scan.endMs, sizes, {
+      : tileRange(scan.startMs, scan.endMs, tileSizes, {
           whole: (size, start) => closedAndKept(size, start) && !markedWithin(t.marks, size, start) && !t.lacks(size, start, content),
           part: (size, start) => partKept(size, start) && !markedWithin(t.marks, size, start) && !t.lacks(size, start, 'block'),
         });

@@ -31,8 +31,10 @@ export interface SeriesSide {
 export function rollupTier(cfg: Config): RollupTier | undefined {
   if (!cfg.rollup.enabled) return undefined;
   const ms = (s: number | null): number | null => (s === null ? null : s * 1000);
+  const windowsMs = parseWindows(cfg.rollup.windows).map((w) => w.ms);
   return {
-    windowsMs: parseWindows(cfg.rollup.windows).map((w) => w.ms),
+    windowsMs,
+    blockSizesMs: cfg.rollup.pointBlocks.everySize ? windowsMs : windowsMs.slice(0, 1),
     graceMs: cfg.rollup.graceMs,
     ttlMsByWindow: new Map(windowRetention(cfg).map((w) => [w.seconds * 1000, ms(w.ttlSeconds)])),
     rawTtlMs: ms(cfg.tables.data.ttlSeconds),

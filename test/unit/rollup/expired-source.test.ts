@@ -18,7 +18,7 @@ import { BLOCK_FAMILY, blocksOfRows, brutePoints, bruteSummaries, sorted, sorted
 import { DAY0, HOUR, MIN, markEvents, randomEvents, readMetrics, settings, silentLog, writeEvents } from './job-fixture.ts';
 
 const DAY = 24 * HOUR;
-const BLOCKS = { family: BLOCK_FAMILY, maxPoints: 100_000 };
+const BLOCKS = { family: BLOCK_FAMILY, maxPoints: 100_000, everySize: true };
 
 /** The summary of points (ascending), folded newest first as the job folds them. */
 function summaryOf(ts: readonly number[], values: readonly number[]): MetricSummary {

@@ -31,7 +31,7 @@ export function settings(windows: readonly string[] = ['1m', '1h'], extra: Parti
     rollupFamily: 'r',
     meta: { name: 'm', family: 'm' },
     pageRows: 7,
-    blocks: { family: BLOCK_FAMILY, maxPoints: 100_000 },
+    blocks: { family: BLOCK_FAMILY, maxPoints: 100_000, everySize: true },
     ...extra,
   };
 }

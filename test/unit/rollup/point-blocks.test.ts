@@ -173,7 +173,7 @@ void test('the job writes a block beside every summary and a pack in every coars
 });
 
 void test('no block past maxPoints, nor for an hour with a minute over it; other metrics keep theirs', async () => {
-  const s = settings(['1m', '1h'], { blocks: { family: BLOCK_FAMILY, maxPoints: 5 } });
+  const s = settings(['1m', '1h'], { blocks: { family: BLOCK_FAMILY, maxPoints: 5, everySize: true } });
   const store = new FakeHBase();
   const busy: Ev[] = Array.from({ length: 6 }, (_, i) => ({ id: 'a', ts: DAY0 + HOUR + i, metric: 'busy', value: i }));
   const calm: Ev[] = [

@@ -11,8 +11,7 @@ import { putRowOf } from '../../../src/rollup/fold.ts';
 import { RollupJob } from '../../../src/rollup/job.ts';
 import { markerPuts } from '../../../src/rollup/marker.ts';
 import { encodeSummary, summaryOf } from '../../../src/rollup/summary.ts';
-import { executeQuery, type ReadCounts, type SubQueryAnswer } from '../../../src/series-query/execute.ts';
-import { parseQueryBody } from '../../../src/series-language/parse-query.ts';
+import type { ReadCounts, SubQueryAnswer } from '../../../src/series-query/execute.ts';
 import type { RollupTier } from '../../../src/series-query/plan.ts';
 import { SeriesStore } from '../../../src/series-store/series-store.ts';
 import { cachedReads, WindowCache } from '../../../src/series-store/window-cache.ts';
@@ -20,6 +19,7 @@ import { AnswerMemo } from '../../../src/series-query/answer-memo.ts';
 import { FakeHBase } from '../../support/fake-hbase.ts';
 import { BLOCK_FAMILY, prng, type Ev } from '../rollup/brute.ts';
 import { markEvents, readMetrics, settings, silentLog, writeEvents } from '../rollup/job-fixture.ts';
+import { runQuery } from './query-fixture.ts';
 
 const H = 3_600_000;
 const D = 24 * H;
@@ -68,17 +68,7 @@ function seriesStore(store: FakeHBase, blocks: boolean): SeriesStore {
 }
 
 async function ask(store: FakeHBase, catalog: SeriesIndex, tier: RollupTier | undefined, body: Record<string, unknown>): Promise<SubQueryAnswer[]> {
-  const q = parseQueryBody(body, new URLSearchParams(), NOW);
-  return executeQuery(q, {
-    catalog,
-    reads: seriesStore(store, tier?.blocks === true),
-    tier,
-    idTagKey: 'id',
-    limits: { maxSeries: 100, maxPoints: 1_000_000, concurrency: 3 },
-    now: () => NOW,
-    signal: new AbortController().signal,
-    integerValues: false,
-  });
+  return runQuery(body, { catalog, reads: seriesStore(store, tier?.blocks === true), tier, now: NOW });
 }
 
 const rawQuery = (aggregator: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
@@ -222,18 +212,7 @@ function cachedAsker(store: FakeHBase, catalog: SeriesIndex): (body: Record<stri
   const reads = cachedReads(inner, cache, (id) => S.keyspace.baseSalt(id));
   const memo = { answers: new AnswerMemo<ReadCounts>(16, 3_600_000), probe: inner };
   return async (body) => {
-    const q = parseQueryBody(body, new URLSearchParams(), NOW);
-    const [a] = await executeQuery(q, {
-      catalog,
-      reads,
-      memo,
-      tier: TIER,
-      idTagKey: 'id',
-      limits: { maxSeries: 100, maxPoints: 1_000_000, concurrency: 3 },
-      now: () => NOW,
-      signal: new AbortController().signal,
-      integerValues: false,
-    });
+    const [a] = await runQuery(body, { catalog, reads, memo, tier: TIER, now: NOW });
     assert.ok(a !== undefined);
     return a;
   };
