@@ -8,7 +8,7 @@ import type { OutagePolicy } from './outage-policy.ts';
 import { RetryAbortedError } from '../toolkit/retry.ts';
 import type { CatalogMarks, CatalogRow, JournalWrite } from '../catalog/marks.ts';
 import type { RollupMarks } from './rollup-marks.ts';
-import type { Touches, TouchSweep } from './touches.ts';
+import type { Touches } from './touches.ts';
 
 /** The one HBase operation the writer needs (HBaseRestClient.put fits). */
 export interface RowSink {
@@ -148,7 +148,6 @@ export class EventWriter {
     // A marker row stands for many events; HBase refusing one is not any event's fault, so it is not
     // bisected into the DLQ: the error fails the unit (uncommitted, replayed).
     const touchRows = (touched?.rows ?? []).map((row) => ({ event: events[0] as PlannedEvent, row, bucket: row.key[0] as number }));
-    const sweep = marks.touches?.sweep();
     await Promise.all([
       this.#writeAll(
         marks.table,
@@ -156,22 +155,9 @@ export class EventWriter {
         { refused: new Map(), bisect: false, report: 'rows' },
       ),
       this.#writeAll(marks.table, touchRows, { refused: new Map(), bisect: false, report: 'none' }),
-      sweep === undefined ? undefined : this.#sweepTouches(marks.table, sweep),
     ]);
     marks.planner.acknowledged(planned.map((p) => p.mark));
     if (touched !== undefined) marks.touches?.acknowledged(touched);
-  }
-
-  /** Deletes the touch rows of a slice long past (best effort: a row left behind costs its bytes, not an answer). */
-  async #sweepTouches(table: string, sweep: TouchSweep): Promise<void> {
-    const sink = this.#o.sink;
-    if (sink.deleteRow === undefined) return;
-    const remove = sink.deleteRow.bind(sink);
-    try {
-      await Promise.all(sweep.rows.map((row) => remove(table, row, { timestamp: sweep.before })));
-    } catch {
-      // best effort (above)
-    }
   }
 
   async #writeAll(table: string, entries: readonly Entry[], mode: WriteMode): Promise<void> {

@@ -1,13 +1,13 @@
 // Touch rows written by ingest: for each id a flush unit wrote with a recent ts, a cell in its base
-// bucket's touch row of the hour slice, stamped with ingest's clock after the data rows were
-// acknowledged (a future-dated event: with its ts). The series API's tail cache answers an id from
+// bucket's touch row of the minute (a ring of rows, src/rollup/touch.ts), stamped with ingest's clock
+// after the data rows were acknowledged. The series API's tail cache answers an id from
 // what it read while no touch of the id is stamped after that read (less TOUCH_EVERY_MS and the
 // clocks' tolerance), so a dashboard refresh reads from HBase only the ids written since.
 // Pure apart from the clock.
 // Design notes: docs/DECISIONS.md#touch-rows
 import type { DataRow } from '../events/index.ts';
 import type { Keyspace } from '../keys/index.ts';
-import { TOUCH_EVERY_MS, TOUCH_KEEP_MS, TOUCH_SLICE_MS, touchSliceOf } from '../rollup/touch.ts';
+import { TOUCH_EVERY_MS, touchSlotOf } from '../rollup/touch.ts';
 
 export interface TouchesOptions {
   readonly keyspace: Keyspace;
@@ -23,14 +23,8 @@ export interface TouchesOptions {
 /** The touch rows of a unit, and what to remember once they are acknowledged. */
 export interface TouchWrite {
   readonly rows: readonly DataRow[];
-  /** id → stamp of its touch at ingest's now (future-dated events' touches are not remembered) */
+  /** id → stamp of its touch (ingest's now) */
   readonly stamped: ReadonlyMap<string, number>;
-}
-
-/** A sweep of the touch rows of a slice long past: each bucket's row, cells stamped up to `before`. */
-export interface TouchSweep {
-  readonly rows: readonly Buffer[];
-  readonly before: number;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -43,8 +37,6 @@ export class Touches {
   readonly #now: () => number;
   /** id → stamp of its last acknowledged touch (insertion order: oldest first) */
   readonly #last = new Map<string, number>();
-  /** the newest slice whose expired predecessor was swept */
-  #swept = Number.NEGATIVE_INFINITY;
 
   constructor(options: TouchesOptions) {
     this.#o = options;
@@ -56,34 +48,22 @@ export class Touches {
     const now = this.#now();
     // (a margin for the hosts' clocks: a reader asks the tail from its own now − horizonMs)
     const since = now - this.#o.horizonMs - TOUCH_HORIZON_MARGIN_MS;
-    // (slice, id) → stamp: a future-dated event's touch lies in its own slice, stamped with its ts, so a
-    // reader whose range reaches it finds it whenever it was written
-    const cells = new Map<string, { id: string; stamp: number }>();
     const stamped = new Map<string, number>();
     for (const { id, ts } of touches) {
-      if (ts < since) continue;
-      if (ts > now) {
-        const key = `${touchSliceOf(ts)}\u0000${id}`;
-        const had = cells.get(key);
-        if (had === undefined || had.stamp < ts) cells.set(key, { id, stamp: ts });
-        continue;
-      }
-      if (stamped.has(id)) continue;
+      if (ts < since || stamped.has(id)) continue;
       const last = this.#last.get(id);
       if (last !== undefined && last > now - TOUCH_EVERY_MS) continue;
       stamped.set(id, now);
-      cells.set(`${touchSliceOf(now)}\u0000${id}`, { id, stamp: now });
     }
-    if (cells.size === 0) return undefined;
-    const rows = new Map<string, DataRow & { cells: DataRow['cells'][number][] }>();
+    if (stamped.size === 0) return undefined;
+    const rows = new Map<number, DataRow & { cells: DataRow['cells'][number][] }>();
     const { keyspace, family } = this.#o;
-    for (const { id, stamp } of cells.values()) {
+    const slot = touchSlotOf(now);
+    for (const id of stamped.keys()) {
       const salt = keyspace.baseSalt(id);
-      const slice = touchSliceOf(stamp);
-      const k = `${salt}:${slice}`;
-      let row = rows.get(k);
-      if (row === undefined) rows.set(k, (row = { key: keyspace.touchKey(salt, slice), cells: [] }));
-      row.cells.push({ family, qualifier: Buffer.from(id, 'utf8'), value: EMPTY, timestamp: stamp });
+      let row = rows.get(salt);
+      if (row === undefined) rows.set(salt, (row = { key: keyspace.touchKey(salt, slot), cells: [] }));
+      row.cells.push({ family, qualifier: Buffer.from(id, 'utf8'), value: EMPTY, timestamp: now });
     }
     return { rows: [...rows.values()], stamped };
   }
@@ -100,20 +80,5 @@ export class Touches {
       if (this.#last.size <= max) break;
       this.#last.delete(id);
     }
-  }
-
-  /**
-   * Once per slice and process: each bucket's row of the slice that ended TOUCH_KEEP_MS ago, to delete.
-   * One attempt (best effort: a row left behind costs its bytes, never an answer, since a reader reads
-   * only the slices it needs).
-   */
-  sweep(): TouchSweep | undefined {
-    const current = touchSliceOf(this.#now());
-    if (current <= this.#swept) return undefined;
-    this.#swept = current;
-    const slice = current - TOUCH_SLICE_MS - TOUCH_KEEP_MS;
-    const { keyspace } = this.#o;
-    const rows = Array.from({ length: keyspace.buckets }, (_, salt) => keyspace.touchKey(salt, slice));
-    return { rows, before: slice + TOUCH_SLICE_MS };
   }
 }

@@ -276,14 +276,14 @@ export class Keyspace {
     return decodeMarkerKey(key, this.buckets);
   }
 
-  /** The touch row of a bucket and hour slice (rollup-key.ts): its cells name the ids written. */
-  touchKey(salt: number, sliceStart: number): Buffer {
-    return encodeTouchKey(salt, sliceStart, this.buckets);
+  /** The touch row of a bucket and ring slot (rollup-key.ts): its cells name the ids written. */
+  touchKey(salt: number, slot: number): Buffer {
+    return encodeTouchKey(salt, slot, this.buckets);
   }
 
-  /** The touch rows of a bucket whose slice starts in [fromSlice, toSlice]. */
-  touchRange(salt: number, fromSlice: number, toSlice: number): ScanRange {
-    return touchScanRange(salt, { fromSlice, toSlice }, this.buckets);
+  /** The touch rows of a bucket whose slot is in [fromSlot, toSlot]. */
+  touchRange(salt: number, fromSlot: number, toSlot: number): ScanRange {
+    return touchScanRange(salt, { fromSlot, toSlot }, this.buckets);
   }
 
   /** The id an id cell of a marker row names, checked against the row's bucket. */

@@ -93,22 +93,22 @@ function markerHead(salt: number, windowSec: number, windowStart: number): Buffe
 }
 
 /**
- * Touch rows (docs/DECISIONS.md#touch-rows): in each bucket, one row per hour slice of ingest's clock
- * naming the ids written, `salt ‖ 0x00 ‖ window 0 ‖ slice start`. No window has size 0, so they sit
+ * Touch rows (docs/DECISIONS.md#touch-rows): in each bucket, a ring of rows, one per minute slot,
+ * naming the ids written, `salt ‖ 0x00 ‖ window 0 ‖ int64 slot`. No window has size 0, so they sit
  * before every marker row of the bucket and no marker scan (one size each) reads them.
  */
 export const TOUCH_WINDOW_SEC = 0;
 
-export function encodeTouchKey(salt: number, sliceStart: number, buckets: number): Buffer {
+export function encodeTouchKey(salt: number, slot: number, buckets: number): Buffer {
   assertBuckets(buckets);
   if (!Number.isInteger(salt) || salt < 0 || salt >= buckets) throw new KeyError('INVALID_BUCKETS', `salt ${salt} is not a bucket of ${buckets}`);
-  assertTs(sliceStart, 'sliceStart');
-  return markerHead(salt, TOUCH_WINDOW_SEC, sliceStart);
+  assertTs(slot, 'slot');
+  return markerHead(salt, TOUCH_WINDOW_SEC, slot);
 }
 
-/** The touch rows of one bucket whose slice starts in [fromSlice, toSlice] (both inclusive). */
-export function touchScanRange(salt: number, slices: { readonly fromSlice: number; readonly toSlice: number }, buckets: number): ScanRange {
-  return { startRow: encodeTouchKey(salt, slices.fromSlice, buckets), stopRow: encodeTouchKey(salt, slices.toSlice + 1, buckets) };
+/** The touch rows of one bucket whose slot is in [fromSlot, toSlot] (both inclusive). */
+export function touchScanRange(salt: number, slots: { readonly fromSlot: number; readonly toSlot: number }, buckets: number): ScanRange {
+  return { startRow: encodeTouchKey(salt, slots.fromSlot, buckets), stopRow: encodeTouchKey(salt, slots.toSlot + 1, buckets) };
 }
 
 /** The marker row that marks (id, window): the row of the id's base bucket, size and window. */

@@ -1,7 +1,7 @@
 /**
- * Pure: the timing of touch rows (src/ingest/touches.ts writes them, the series store reads them):
- * an hour slice of ingest's clock per row, an id re-touched at most every TOUCH_EVERY_MS, rows kept
- * TOUCH_KEEP_MS after their slice ends.
+ * Pure: the timing of touch rows (src/ingest/touches.ts writes them, the series store reads them): a
+ * ring of minute rows per bucket, reused every TOUCH_RING_SLICES minutes (no row is ever deleted; a
+ * reader filters by stamp), an id re-touched at most every TOUCH_EVERY_MS.
  * Design notes: docs/DECISIONS.md#touch-rows
  */
 
@@ -9,12 +9,39 @@
 export const TOUCH_EVERY_MS = 5000;
 
 /** One touch row per bucket and slice of this length (ms). */
-export const TOUCH_SLICE_MS = 3_600_000;
+export const TOUCH_SLICE_MS = 60_000;
 
-/** A slice's rows are deleted this long (ms) after it ends; a reader trusts no touch older than this. */
-export const TOUCH_KEEP_MS = 2 * TOUCH_SLICE_MS;
+/** Slices in the ring: a bucket's row of a slice is reused this many slices later (3 hours). */
+export const TOUCH_RING_SLICES = 180;
 
-/** The start of the slice holding `ms`. */
-export function touchSliceOf(ms: number): number {
-  return ms - (((ms % TOUCH_SLICE_MS) + TOUCH_SLICE_MS) % TOUCH_SLICE_MS);
+/**
+ * An entry older than this (ms) is read again whatever the touches say: a reader's touch scan reaches
+ * back to its oldest entry's read, and an entry answered without a read keeps its read's time, so
+ * without this bound the scan's span (and the marker cells it returns) would grow to the cache's
+ * maxAgeMs. Far below what the ring keeps (3 hours).
+ */
+export const TOUCH_TRUST_MS = 60_000;
+
+/** A reader reads the touches of at most this span (ms): past it, the ids are read as if touched. */
+export const TOUCH_SPAN_MAX_MS = 30 * 60_000;
+
+/** The ring slot of the slice holding `ms`. */
+export function touchSlotOf(ms: number): number {
+  const slice = Math.floor(ms / TOUCH_SLICE_MS);
+  return ((slice % TOUCH_RING_SLICES) + TOUCH_RING_SLICES) % TOUCH_RING_SLICES;
+}
+
+/** The ring slots of the slices from `from`'s to `to`'s, as runs of consecutive slots [first, last] (a wrap splits one). */
+export function touchSlotRuns(from: number, to: number): [number, number][] {
+  const slices = Math.min(TOUCH_RING_SLICES, Math.floor(to / TOUCH_SLICE_MS) - Math.floor(from / TOUCH_SLICE_MS) + 1);
+  if (slices <= 0) return [];
+  const first = touchSlotOf(from);
+  if (slices === TOUCH_RING_SLICES) return [[0, TOUCH_RING_SLICES - 1]];
+  const last = (first + slices - 1) % TOUCH_RING_SLICES;
+  return last >= first
+    ? [[first, last]]
+    : [
+        [first, TOUCH_RING_SLICES - 1],
+        [0, last],
+      ];
 }

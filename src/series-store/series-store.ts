@@ -8,7 +8,7 @@ import type { ScanOptions } from '../hbase/scanner.ts';
 import type { Row } from '../hbase/types.ts';
 import type { Keyspace, ScanRange, SpreadLookup, TableRef } from '../keys/index.ts';
 import { GENERATIONS_ROW, generationsOf } from '../rollup/generations.ts';
-import { touchSliceOf } from '../rollup/touch.ts';
+import { touchSlotRuns } from '../rollup/touch.ts';
 import { decodeSummaryPackRun } from '../rollup/summary-pack.ts';
 import { columnOf } from '../rollup/fold.ts';
 import { decodeSummary } from '../rollup/summary.ts';
@@ -172,10 +172,9 @@ export class SeriesStore {
   }
 
   /**
-   * The pending markers of `ids` (as marksOf) and, in the same scans (touch rows sit just before each
-   * bucket's marker rows), each id's newest touch (src/ingest/touches.ts) stamped at or after
-   * `touches.since`, in the slices from since's to until's. A touch scan shares the markers' time range:
-   * from the earlier of the two stamps asked.
+   * The pending markers of `ids` (as marksOf) and, in scans beside them, each id's newest touch
+   * (src/ingest/touches.ts) stamped at or after `touches.since`, in the slots of the slices from since's
+   * to until's. The scans share one time range: from the earlier of the two stamps asked.
    */
   async marksAndTouchesOf(
     ids: readonly string[],
@@ -186,13 +185,18 @@ export class SeriesStore {
     const { marks, touches } = span;
     const marked = new Map<string, MarkedWindow[]>();
     const touched = new Map<string, number>();
-    const ranges = [...this.#markerRanges(ids, marks), ...(touches === undefined ? [] : this.#touchRanges(ids, touches.since, touches.until))];
-    if (ranges.length === 0) return { marks: marked, touches: touched };
+    const markerRanges = this.#markerRanges(ids, marks);
+    const touchRanges = touches === undefined ? [] : this.#touchRanges(ids, touches.since, touches.until);
+    if (markerRanges.length + touchRanges.length === 0) return { marks: marked, touches: touched };
     const wantedIds = new Set(ids);
     const columns = [column(this.#o.rollup.family)];
     const since = Math.min(marks.stampedSince ?? Number.NEGATIVE_INFINITY, touches?.since ?? Number.POSITIVE_INFINITY);
     const shape = since === Number.NEGATIVE_INFINITY ? { columns } : { columns, timeRange: { from: Math.max(0, since), to: MAX_STAMP } };
-    await runLimited(bucketChunks(ranges, Math.min(concurrency, Math.ceil(ranges.length / 8))), concurrency, async (scan) => {
+    // touch rows in scans of their own: a scan with a time range walks every row between two of its
+    // ranges (HBase checks a cell's time before the filter's seek hint), and the ring's other rows lie
+    // between a bucket's touch rows and its marker rows
+    const chunks = [...bucketChunks(markerRanges, Math.min(concurrency, Math.ceil(markerRanges.length / 8))), ...touchRanges.map((r) => [r])];
+    await runLimited(chunks, concurrency, async (scan) => {
       for await (const row of this.#scanMany(this.#o.rollup.name, scan, shape)) {
         budget.take(0);
         if (row.row[1] !== 0x00) continue;
@@ -203,11 +207,12 @@ export class SeriesStore {
     return { marks: marked, touches: touched };
   }
 
-  /** The touch rows of the ids' buckets, slices from since's to until's (each bucket's sorted before its marker ranges by key). */
+  /** The touch rows of the ids' buckets, the slots of the slices from since's to until's (each bucket's sorted before its marker ranges by key). */
   #touchRanges(ids: readonly string[], since: number, until: number): ScanRange[] {
     const { keyspace } = this.#o;
     const buckets = [...new Set(ids.map((id) => keyspace.baseSalt(id)))];
-    return buckets.map((b) => keyspace.touchRange(b, touchSliceOf(Math.max(0, since)), touchSliceOf(until)));
+    const runs = touchSlotRuns(since, until);
+    return buckets.flatMap((b) => runs.map(([first, last]) => keyspace.touchRange(b, first, last)));
   }
 
   #noteTouches(row: Row, wanted: ReadonlySet<string>, out: Map<string, number>): void {

@@ -2,7 +2,7 @@
 // (docs/SERIES-API.md, "Tail cache"). The reads in front of it: tail-reads.ts.
 // Design notes: docs/DECISIONS.md#tail-cache
 import { LATE_REMARK_EVERY_MS } from '../rollup/marker.ts';
-import { TOUCH_EVERY_MS, TOUCH_KEEP_MS } from '../rollup/touch.ts';
+import { TOUCH_EVERY_MS, TOUCH_TRUST_MS } from '../rollup/touch.ts';
 import { LruMap } from '../toolkit/lru-map.ts';
 import type { TaggedPoints } from '../series-data/points.ts';
 import type { MarkedWindow } from '../series-data/windows.ts';
@@ -74,14 +74,15 @@ export class TailCache {
   }
 
   /**
-   * The oldest touch stamp of its id that makes the entry read again (src/ingest/touches.ts): a point
-   * written after its read is touched at most TOUCH_EVERY_MS before it became visible, and one it
-   * missed past its range's end at or after its ts (docs/DECISIONS.md#touch-rows). undefined: touch
-   * rows that old may be deleted, so the entry may not skip its read.
+   * The oldest touch stamp of its id that makes the entry read again for a read up to `to`
+   * (src/ingest/touches.ts): a point that became visible after the entry's read was touched after it,
+   * or covered by a touch at most TOUCH_EVERY_MS older (docs/DECISIONS.md#touch-rows). undefined: the
+   * entry may not skip its read: its range ended before `to` (a point past its end may have been there
+   * already), or it was read more than TOUCH_TRUST_MS ago.
    */
-  touchSince(e: TailEntry, now: number): number | undefined {
-    const since = Math.min(e.readAt, e.readTo) - this.o.clockToleranceMs - TOUCH_EVERY_MS;
-    return since > now - TOUCH_KEEP_MS ? since : undefined;
+  touchSince(e: TailEntry, to: number, now: number): number | undefined {
+    if (to > e.readTo || e.readAt < now - TOUCH_TRUST_MS) return undefined;
+    return e.readAt - this.o.clockToleranceMs - TOUCH_EVERY_MS;
   }
 
   /** Counts an entry that answered without a read. */

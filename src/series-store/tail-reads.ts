@@ -6,6 +6,7 @@ import { clusterAsks } from '../series-query/coalesce-reads.ts';
 import type { SeriesReads } from '../series-query/series-reads.ts';
 import type { MarkedWindow, MarkSpan } from '../series-data/windows.ts';
 import type { TailCache, TailEntry } from './tail-cache.ts';
+import { TOUCH_SPAN_MAX_MS } from '../rollup/touch.ts';
 
 /** What the tail reads need beyond SeriesReads (series-store.ts SeriesStore fits). */
 export interface TailReadsPort extends SeriesReads {
@@ -95,10 +96,14 @@ async function readTail(tail: TailReads, ask: RawAsk, budget: PointBudget, concu
       const e = cache.peek(id, m);
       if (e === undefined) continue;
       oldest = Math.min(oldest, e.readAt);
-      touchedSince = Math.min(touchedSince, cache.touchSince(e, now) ?? Number.POSITIVE_INFINITY);
+      touchedSince = Math.min(touchedSince, cache.touchSince(e, to, now) ?? Number.POSITIVE_INFINITY);
     }
   }
-  const touchSpan = touchedSince === Number.POSITIVE_INFINITY ? undefined : { since: touchedSince, until: Math.max(to, now) + o.clockToleranceMs };
+  // (touches are stamped when written: up to now and the clocks' tolerance; a span past TOUCH_SPAN_MAX_MS
+  // is not read, its ids are read as if touched)
+  const touchUntil = now + o.clockToleranceMs;
+  const touchSpan =
+    touchedSince === Number.POSITIVE_INFINITY || touchUntil - touchedSince > TOUCH_SPAN_MAX_MS ? undefined : { since: touchedSince, until: touchUntil };
   const [gens, { marks, touches }] = await Promise.all([
     port.generations(),
     oldest === Number.POSITIVE_INFINITY
@@ -124,7 +129,7 @@ async function readTail(tail: TailReads, ask: RawAsk, budget: PointBudget, concu
     if (
       touchSpan !== undefined &&
       entries.every((e) => {
-        const since = e === undefined ? undefined : cache.touchSince(e, now);
+        const since = e === undefined ? undefined : cache.touchSince(e, to, now);
         return since !== undefined && since >= touchSpan.since && touched < since;
       })
     ) {

@@ -44,7 +44,8 @@ export interface World {
   write(id: string, ts: number, value: number, opts?: { readonly mark?: boolean; readonly touch?: boolean }): Promise<void>;
   /** live events every `step` ms from `from` to the clock, each written 100 ms after its ts (the clock follows) */
   live(ids: readonly string[], from: number, step: number): Promise<void>;
-  read(ids: readonly string[], from?: number): Promise<Map<string, number[]>>;
+  /** the points of the ids in [from, to) (default: the open hour) */
+  read(ids: readonly string[], from?: number, to?: number): Promise<Map<string, number[]>>;
 }
 
 export function world(maxBytes = 1 << 24, clockToleranceMs = 5000): World {
@@ -120,8 +121,8 @@ export function world(maxBytes = 1 << 24, clockToleranceMs = 5000): World {
       }
       clock.t = end;
     },
-    async read(ids, from = T0) {
-      const got = await reads.rawPointsOf({ ids, metrics: ['temp'], from, to: T0 + HOUR }, { take: () => undefined });
+    async read(ids, from = T0, to = T0 + HOUR) {
+      const got = await reads.rawPointsOf({ ids, metrics: ['temp'], from, to }, { take: () => undefined });
       const out = new Map<string, number[]>();
       for (const [id, sets] of got.get('temp') ?? [])
         out.set(
