@@ -137,8 +137,10 @@ export function markerAction(of: MarksOf, marker: { readonly row: Buffer; readon
   const { keyspace, id, windows, range } = of;
   const { row: key, cells } = marker;
   const k = keyspace.decodeMarkerKey(key);
-  // a touch row (src/ingest/touches.ts) marks no window: its cells age out with it
-  if (k.windowSec === TOUCH_WINDOW_SEC) return null;
+  // a touch row (src/ingest/touches.ts) marks no window: a whole-id delete takes the id's cell (nothing
+  // of the id stays), a range delete leaves it (a touch says the id was written, not when its points lie)
+  const touch = k.windowSec === TOUCH_WINDOW_SEC;
+  if (touch && range !== null) return null;
   if (range !== null) {
     const size = windows.find((w) => w.seconds === k.windowSec);
     const ms = size?.ms ?? k.windowSec * 1000;

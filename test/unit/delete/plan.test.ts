@@ -108,4 +108,10 @@ void test('marker action: the id cell only (never the version cell or another id
   const legacy = encodeIdMarkerKey({ id: 'a', windowSec: 3600, windowStart: HOUR }, 1);
   assert.deepEqual(markerAction({ keyspace: ks, id: 'a', windows, range: null }, { row: legacy, cells: [cell(LEGACY_QUALIFIER)] }), { kind: 'row' });
   assert.equal(markerAction({ keyspace: ks, id: 'ab', windows, range: null }, { row: legacy, cells: [cell(LEGACY_QUALIFIER)] }), null);
+  // a touch row of the tail cache's ring, in the same scan: the whole id takes its cell, a range leaves it
+  const touch = ks.touchKey(ks.baseSalt('a'), 17);
+  assert.equal(inRange(touch, markerScan(ks, 'a')), true);
+  const touched = { row: touch, cells: [cell(Buffer.from('a')), cell(Buffer.from('b'))] };
+  assert.deepEqual(markerAction({ keyspace: ks, id: 'a', windows, range: null }, touched), { kind: 'cell', qualifier: Buffer.from('a') });
+  assert.equal(markerAction({ keyspace: ks, id: 'a', windows, range: { from: 0, to: 100 * HOUR } }, touched), null);
 });
