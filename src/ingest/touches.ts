@@ -23,8 +23,9 @@ export interface TouchesOptions {
 /** The touch rows of a unit, and what to remember once they are acknowledged. */
 export interface TouchWrite {
   readonly rows: readonly DataRow[];
-  /** id → stamp of its touch (ingest's now) */
-  readonly stamped: ReadonlyMap<string, number>;
+  /** the ids touched, all at `stamp` (ingest's now) */
+  readonly ids: readonly string[];
+  readonly stamp: number;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -48,33 +49,33 @@ export class Touches {
     const now = this.#now();
     // (a margin for the hosts' clocks: a reader asks the tail from its own now − horizonMs)
     const since = now - this.#o.horizonMs - TOUCH_HORIZON_MARGIN_MS;
-    const stamped = new Map<string, number>();
+    const ids = new Set<string>();
     for (const { id, ts } of touches) {
-      if (ts < since || stamped.has(id)) continue;
+      if (ts < since || ids.has(id)) continue;
       const last = this.#last.get(id);
       if (last !== undefined && last > now - TOUCH_EVERY_MS) continue;
-      stamped.set(id, now);
+      ids.add(id);
     }
-    if (stamped.size === 0) return undefined;
+    if (ids.size === 0) return undefined;
     const rows = new Map<number, DataRow & { cells: DataRow['cells'][number][] }>();
     const { keyspace, family } = this.#o;
     const slot = touchSlotOf(now);
-    for (const id of stamped.keys()) {
+    for (const id of ids) {
       const salt = keyspace.baseSalt(id);
       let row = rows.get(salt);
       if (row === undefined) rows.set(salt, (row = { key: keyspace.touchKey(salt, slot), cells: [] }));
       row.cells.push({ family, qualifier: Buffer.from(id, 'utf8'), value: EMPTY, timestamp: now });
     }
-    return { rows: [...rows.values()], stamped };
+    return { rows: [...rows.values()], ids: [...ids], stamp: now };
   }
 
   /** Call once the rows' put was acknowledged. */
   acknowledged(write: TouchWrite): void {
     const max = this.#o.cacheSize;
     if (max === 0) return;
-    for (const [id, stamp] of write.stamped) {
+    for (const id of write.ids) {
       this.#last.delete(id);
-      this.#last.set(id, stamp);
+      this.#last.set(id, write.stamp);
     }
     for (const id of this.#last.keys()) {
       if (this.#last.size <= max) break;

@@ -22,9 +22,6 @@ export const TOUCH_RING_SLICES = 180;
  */
 export const TOUCH_TRUST_MS = 60_000;
 
-/** A reader reads the touches of at most this span (ms): past it, the ids are read as if touched. */
-export const TOUCH_SPAN_MAX_MS = 30 * 60_000;
-
 /** The ring slot of the slice holding `ms`. */
 export function touchSlotOf(ms: number): number {
   const slice = Math.floor(ms / TOUCH_SLICE_MS);

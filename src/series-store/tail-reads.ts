@@ -6,7 +6,6 @@ import { clusterAsks } from '../series-query/coalesce-reads.ts';
 import type { SeriesReads } from '../series-query/series-reads.ts';
 import type { MarkedWindow, MarkSpan } from '../series-data/windows.ts';
 import type { TailCache, TailEntry } from './tail-cache.ts';
-import { TOUCH_SPAN_MAX_MS } from '../rollup/touch.ts';
 
 /** What the tail reads need beyond SeriesReads (series-store.ts SeriesStore fits). */
 export interface TailReadsPort extends SeriesReads {
@@ -99,11 +98,9 @@ async function readTail(tail: TailReads, ask: RawAsk, budget: PointBudget, concu
       touchedSince = Math.min(touchedSince, cache.touchSince(e, to, now) ?? Number.POSITIVE_INFINITY);
     }
   }
-  // (touches are stamped when written: up to now and the clocks' tolerance; a span past TOUCH_SPAN_MAX_MS
-  // is not read, its ids are read as if touched)
-  const touchUntil = now + o.clockToleranceMs;
-  const touchSpan =
-    touchedSince === Number.POSITIVE_INFINITY || touchUntil - touchedSince > TOUCH_SPAN_MAX_MS ? undefined : { since: touchedSince, until: touchUntil };
+  // (touches are stamped when written: up to now and the clocks' tolerance; touchSince bounds the span
+  // to TOUCH_TRUST_MS and a little more, a row or two of the ring per bucket)
+  const touchSpan = touchedSince === Number.POSITIVE_INFINITY ? undefined : { since: touchedSince, until: now + o.clockToleranceMs };
   const [gens, { marks, touches }] = await Promise.all([
     port.generations(),
     oldest === Number.POSITIVE_INFINITY
