@@ -3,7 +3,7 @@
 // (TSI_STACK_KIND=docker) with `docker exec <container> tsi-ctl NAME kill|start|freeze|thaw`, which
 // the images' supervisor understands (deploy/container). Every disruption registers its own undo
 // with `defer` right where it happens, so a failing test still leaves the stack whole for the next one.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { NODE_BIN, REPO_ROOT, waitFor } from './service-harness.ts';
 import { requireStackPid, type StackProcess } from '../../scripts/lib/stack/config.ts';
 import { hbaseRestAnswers, hbaseRestScannerModelFault, kafkaAnswers, untilSound } from '../../scripts/lib/stack/probes.ts';
@@ -21,9 +21,28 @@ function containerOf(name: StackProcess): string {
   return id;
 }
 
-/** `docker exec <container> tsi-ctl NAME ACTION`; returns its output. */
+/**
+ * `docker exec <container> tsi-ctl NAME ACTION`; returns its output. When it fails, the error carries
+ * the container's state (exit code, OOM flag, when it finished) and its last log lines, so a
+ * container that stopped under a test says why (the supervisor logs what it saw: supervise.sh).
+ */
 function tsiCtl(name: StackProcess, action: 'kill' | 'start' | 'freeze' | 'thaw' | 'pid'): string {
-  return execFileSync('docker', ['exec', containerOf(name), 'tsi-ctl', name, action], { encoding: 'utf8', timeout: 90_000 }).trim();
+  const container = containerOf(name);
+  try {
+    return execFileSync('docker', ['exec', container, 'tsi-ctl', name, action], { encoding: 'utf8', timeout: 90_000 }).trim();
+  } catch (e) {
+    throw new Error(`tsi-ctl ${name} ${action} failed: ${e instanceof Error ? e.message : String(e)}\n${containerReport(container)}`, { cause: e });
+  }
+}
+
+function containerReport(container: string): string {
+  // docker logs replays the container's stderr on its own stderr: keep both streams
+  const run = (args: string[]): string => {
+    const r = spawnSync('docker', args, { encoding: 'utf8', timeout: 30_000 });
+    return `${r.stdout}${r.stderr}`.trim() || `(docker ${args[0] ?? ''}: no output, status ${String(r.status)})`;
+  };
+  const format = 'status={{.State.Status}} exit={{.State.ExitCode}} oom={{.State.OOMKilled}} error={{.State.Error}} finished={{.State.FinishedAt}}';
+  return `container ${container.slice(0, 12)}: ${run(['inspect', '-f', format, container])}\nlast log lines:\n${run(['logs', '--tail', '60', container])}`;
 }
 
 /**
