@@ -63,8 +63,8 @@ export class AnswerMemo<C> {
 }
 
 /**
- * Which kept answers still hold: one generations read and one marker scan per distinct marker span
- * (the sub-queries of one request share theirs), for the union of their ids.
+ * Which kept answers still hold: one marker scan per distinct marker span (the sub-queries of one
+ * request share theirs), for the union of their ids, then one generations read.
  */
 export async function probeKept<C>(
   kept: readonly (KeptAnswer<C> | undefined)[],
@@ -81,10 +81,11 @@ export async function probeKept<C>(
     spans.set(key, group);
     for (const id of k.ids) group.ids.add(id);
   }
-  const [gens, ...marked] = await Promise.all([
-    reads.generations(),
-    ...[...spans.values()].map((g) => reads.marksOf([...g.ids], g.marks, budget, concurrency)),
-  ]);
+  // the markers first, then the generations: the rollup job bumps a bucket's generation before it
+  // removes the marker of the window it wrote, so generations read before the markers could miss a
+  // bump whose marker is gone by the time the markers are read (docs/DECISIONS.md#window-generations)
+  const marked = await Promise.all([...spans.values()].map((g) => reads.marksOf([...g.ids], g.marks, budget, concurrency)));
+  const gens = await reads.generations();
   const anyMarked = marked.some((m) => m.size > 0);
   return kept.map((k) => {
     if (k === undefined || anyMarked) return false;

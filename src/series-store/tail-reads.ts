@@ -143,13 +143,37 @@ async function readTail(tail: TailReads, ask: RawAsk, budget: PointBudget, concu
     if (group === undefined) groups.set(start, [id]);
     else group.push(id);
   }
-  const reads = await Promise.all(
-    [...groups].map(async ([start, group]) => ({
-      start,
-      group,
-      got: start >= to ? undefined : await port.rawPointsOf({ ids: group, metrics, from: start, to }, budget, concurrency),
-    })),
+  // An entry answers only under a generation read AFTER the markers: the rollup job bumps a bucket's
+  // generation before it removes the marker of the window it wrote (docs/DECISIONS.md#window-generations),
+  // so the generations read beside the markers could precede a bump whose marker the markers read then
+  // missed. They are read again beside the scans; an id that used an entry in a bucket whose generation
+  // moved is read whole, its entries tagged with the newer one.
+  const confirm = oldest === Number.POSITIVE_INFINITY ? undefined : port.generations();
+  confirm?.catch(() => undefined); // awaited below; not an unhandled rejection if a scan fails first
+  const readGroup = async (start: number, group: string[]): Promise<{ start: number; group: string[]; got: ByMetric | undefined }> => ({
+    start,
+    group,
+    got: start >= to ? undefined : await port.rawPointsOf({ ids: group, metrics, from: start, to }, budget, concurrency),
+  });
+  let reads = await Promise.all([...groups].map(([start, group]) => readGroup(start, group)));
+  const after = await confirm;
+  const moved = new Set(
+    after === undefined
+      ? []
+      : ids.filter((id) => (after.get(bucketOf(id)) ?? '') !== (gens.get(bucketOf(id)) ?? '') && kept.get(id)?.some((e) => e !== undefined) === true),
   );
+  if (moved.size > 0) {
+    for (const id of moved) {
+      untouched.delete(id);
+      kept.set(
+        id,
+        metrics.map(() => undefined),
+      );
+    }
+    reads = reads.map((r) => ({ ...r, group: r.group.filter((id) => !moved.has(id)) }));
+    reads.push(await readGroup(from, [...moved]));
+  }
+  const genOf = (id: string): string => (moved.has(id) ? after : gens)?.get(bucketOf(id)) ?? '';
   const out: ByMetric = new Map(metrics.map((m) => [m, new Map<string, Sets>()]));
   const completeTo = Math.min(to, now - o.lateMs - o.clockToleranceMs);
   for (const id of untouched) {
@@ -164,7 +188,7 @@ async function readTail(tail: TailReads, ask: RawAsk, budget: PointBudget, concu
   for (const { start, group, got } of reads) {
     for (const id of group) {
       const entries = kept.get(id) as (TailEntry | undefined)[];
-      const gen = gens.get(bucketOf(id)) ?? '';
+      const gen = genOf(id);
       metrics.forEach((m, i) => {
         const e = entries[i];
         const sets = joined(e?.sets, start, got?.get(m)?.get(id));

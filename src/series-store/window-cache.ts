@@ -47,6 +47,18 @@ export function cachedReads(inner: CacheableReads, cache: WindowCache, bucketOf:
   // generations read and tags what it keeps with the last one.
   let last: Map<number, string> | undefined;
   const fresh = async (): Promise<Map<number, string>> => (last = await inner.generations());
+  /**
+   * The hits whose bucket's generation moved since `gens`, by the generations read now, after the
+   * markers (returned too). A kept window answers only under a generation read after its markers: the
+   * rollup job puts a window, bumps its bucket's generation, then removes the window's marker
+   * (docs/DECISIONS.md#window-generations), so generations read before the markers could precede a
+   * bump whose marker removal the marker read then missed: the old window would answer as if nothing
+   * were pending.
+   */
+  const confirmed = async (hit: readonly string[], gens: ReadonlyMap<number, string>): Promise<{ moved: string[]; now: Map<number, string> }> => {
+    const now = await fresh();
+    return { moved: hit.filter((id) => (now.get(bucketOf(id)) ?? '') !== (gens.get(bucketOf(id)) ?? '')), now };
+  };
   return {
     rawPointsOf: (ask, budget, concurrency) => inner.rawPointsOf(ask, budget, concurrency),
     async windowsOf(asked, budget, concurrency) {
@@ -57,7 +69,13 @@ export function cachedReads(inner: CacheableReads, cache: WindowCache, bucketOf:
       if (live.length === 0 || perId * ids.length > MAX_CACHED_LOOKUPS) return inner.windowsOf(asked, budget, concurrency);
       const keys = metrics.map((m) => live.map((sp) => spanKey(m, sp)));
       const ask: CacheAsk = { metrics, spans: live, keys, starts };
-      const gens = last !== undefined && !ids.some((id) => cache.holds(id)) ? last : await fresh();
+      // The markers of the ids the cache may answer are read from the start, beside the generations
+      // and the lookups; the generations that let a kept window answer are read AFTER them (see
+      // confirmed() below).
+      const held = ids.filter((id) => cache.holds(id));
+      const heldMarks = held.length === 0 || marks.from >= marks.to ? undefined : inner.marksOf(held, marks, budget, concurrency);
+      heldMarks?.catch(() => undefined); // awaited below; not an unhandled rejection if a read before it fails
+      const gens = last !== undefined && held.length === 0 ? last : await fresh();
       const now = cache.now();
       const windows = new Map<string, Map<string, StoredWindow[]>>(metrics.map((m) => [m, new Map()]));
       const used = new Map<number, string>();
@@ -80,21 +98,37 @@ export function cachedReads(inner: CacheableReads, cache: WindowCache, bucketOf:
           if (list.length > 0) windows.get(m)?.set(id, list);
         });
       }
-      const [read, hitMarks] = await Promise.all([
+      const [read, marked] = await Promise.all([
         miss.length === 0 ? undefined : inner.windowsOf({ ids: miss, metrics, spans, marks }, budget, concurrency),
-        hit.length === 0 || marks.from >= marks.to ? new Map<string, MarkedWindow[]>() : inner.marksOf(hit, marks, budget, concurrency),
+        heldMarks ?? new Map<string, MarkedWindow[]>(),
       ]);
-      if (read === undefined) return { windows, marks: hitMarks, cachedIds: new Set(hit), gens: used };
-      for (const m of metrics) {
-        const into = windows.get(m) as Map<string, StoredWindow[]>;
-        for (const [id, list] of read.windows.get(m) ?? []) into.set(id, [...list]);
+      const after = hit.length === 0 || heldMarks === undefined ? undefined : await confirmed(hit, gens);
+      const moved = after?.moved ?? [];
+      const again = moved.length === 0 ? undefined : await inner.windowsOf({ ids: moved, metrics, spans, marks }, budget, concurrency);
+      const out = new Map<string, MarkedWindow[]>(read?.marks);
+      for (const id of hit) {
+        const list = marked.get(id);
+        if (list !== undefined) out.set(id, list);
       }
-      // kept after the answer is on its way, in slices: the next read looks them up, this one has them
-      setImmediate(() => {
-        void keep({ cache, ask, read, ids: miss, gens, bucketOf, now }).catch(() => undefined);
-      });
-      for (const [id, list] of hitMarks) read.marks.set(id, list);
-      return { windows, marks: read.marks, cachedIds: new Set(hit), gens: used };
+      for (const [got, of] of [
+        [read, miss],
+        [again, moved],
+      ] as const) {
+        if (got === undefined) continue;
+        for (const m of metrics) {
+          const into = windows.get(m) as Map<string, StoredWindow[]>;
+          for (const id of of) into.delete(id);
+          for (const [id, list] of got.windows.get(m) ?? []) into.set(id, [...list]);
+        }
+        for (const [id, list] of got.marks) out.set(id, list);
+        // kept after the answer is on its way, in slices: the next read looks them up, this one has them
+        const under = got === read ? gens : (after?.now ?? gens);
+        setImmediate(() => {
+          void keep({ cache, ask, read: got, ids: of, gens: under, bucketOf, now }).catch(() => undefined);
+        });
+      }
+      const movedSet = new Set(moved);
+      return { windows, marks: out, cachedIds: new Set(hit.filter((id) => !movedSet.has(id))), gens: used };
     },
   };
 }

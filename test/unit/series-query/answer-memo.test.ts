@@ -55,14 +55,38 @@ class Probe implements ProbeReads {
   gens = new Map<number, string>();
   marked = new Set<string>();
   marksReads = 0;
+  /** run after the first read of the probe, whichever it is (a writer acting between the two) */
+  afterFirstRead: (() => void) | undefined;
   generations(): Promise<Map<number, string>> {
-    return Promise.resolve(new Map(this.gens));
+    const tokens = new Map(this.gens);
+    this.#after();
+    return Promise.resolve(tokens);
   }
   marksOf(ids: readonly string[], marks: MarkSpan): Promise<Map<string, MarkedWindow[]>> {
     this.marksReads++;
-    return Promise.resolve(new Map(ids.filter((id) => this.marked.has(id)).map((id) => [id, [{ startMs: marks.from, sizeMs: H }]])));
+    const found = new Map(ids.filter((id) => this.marked.has(id)).map((id) => [id, [{ startMs: marks.from, sizeMs: H }]]));
+    this.#after();
+    return Promise.resolve(found);
+  }
+  #after(): void {
+    const run = this.afterFirstRead;
+    this.afterFirstRead = undefined;
+    run?.();
   }
 }
+
+void test('probeKept: the markers are read before the generations, so a job that bumps and then removes its marker between the two reads is seen', async () => {
+  const p = new Probe();
+  p.gens.set(0, 'g0');
+  const a = kept(['x'], [[0, 'g0']]);
+  // a late event of x waits for the job; the job writes the window, bumps bucket 0, removes the marker
+  p.marked.add('x');
+  p.afterFirstRead = () => {
+    p.gens.set(0, 'g1');
+    p.marked.delete('x');
+  };
+  assert.deepEqual(await probeKept([a], p, budget, 4), [false], 'whichever read comes second sees the job: the kept answer is not given again');
+});
 
 void test('probeKept: one generations read and one marker read for answers of the same marker span; a changed bucket or a marker ends them', async () => {
   const p = new Probe();

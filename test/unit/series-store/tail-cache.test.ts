@@ -59,6 +59,22 @@ void test('a generation bump (the job summarised a window, a delete) drops the e
   assert.ok(w.scans.ranges - before >= 59, "a's bucket read whole again");
 });
 
+void test('a job that bumps and then removes the marker of a late event between the generations read and the markers read does not leave the entry answering', async () => {
+  const w = world();
+  const ids = ['a', 'b'];
+  await w.live(ids, T0, 10_000);
+  await w.read(ids);
+  w.clock.t += 10_000;
+  // a late event of a (re-marked, touched), then the job: it summarises the window, bumps a's bucket,
+  // and removes the window's markers, all just after the next read's first generations read
+  await w.write('a', w.clock.t - 300_000 + 7, 9);
+  w.between(async () => {
+    await bumpGenerations(w.port, META, [keyspace.baseSalt('a')]);
+    for (const row of w.port.rows('r')) if (row.row[1] === 0x00 && row.row.readUInt32BE(2) !== 0) await w.port.deleteRow('r', row.row);
+  });
+  assert.deepEqual(await w.read(ids), truth(w, ids), 'the late point is in the answer: a is read whole under the newer generation');
+});
+
 void test('reads from before the horizon pass through; the bound in bytes evicts the least recently used', async () => {
   const w = world(200 + 16 * 70);
   await w.live(['a', 'b'], T0, 10_000);

@@ -40,6 +40,11 @@ export interface World {
   readonly cache: TailCache;
   readonly reads: ReturnType<typeof withTailCache>;
   readonly scans: { ranges: number };
+  /**
+   * A writer acting between two reads: runs once, after the next generations read has taken its
+   * tokens; the markers read of the same moment waits for it (it reads what the writer left).
+   */
+  between(writer: () => Promise<void>): void;
   /** as ingest writes: the data row, then its marker and its touch (each skipped when false) */
   write(id: string, ts: number, value: number, opts?: { readonly mark?: boolean; readonly touch?: boolean }): Promise<void>;
   /** live events every `step` ms from `from` to the clock, each written 100 ms after its ts (the clock follows) */
@@ -65,11 +70,24 @@ export function world(maxBytes = 1 << 24, clockToleranceMs = 5000): World {
   const touches = new Touches({ keyspace, family: 'r', horizonMs: 2 * HOUR, cacheSize: 1000, now: () => clock.t });
   const store = storeOf(port);
   const scans = { ranges: 0 };
+  let armed: { writer: () => Promise<void>; done: Promise<undefined>; ran: () => void } | undefined;
   // count the data-table points each read takes from HBase
   const counted = {
     windowsOf: store.windowsOf.bind(store),
-    marksAndTouchesOf: store.marksAndTouchesOf.bind(store),
-    generations: store.generations.bind(store),
+    marksAndTouchesOf: async (...args: Parameters<SeriesStore['marksAndTouchesOf']>) => {
+      await armed?.done;
+      return store.marksAndTouchesOf(...args);
+    },
+    generations: async () => {
+      const tokens = await store.generations();
+      const hook = armed;
+      armed = undefined;
+      if (hook !== undefined) {
+        await hook.writer();
+        hook.ran();
+      }
+      return tokens;
+    },
     rawPointsOf: async (...args: Parameters<SeriesStore['rawPointsOf']>) => {
       const got = await store.rawPointsOf(...args);
       for (const byId of got.values()) for (const sets of byId.values()) for (const p of sets.values()) scans.ranges += p.ts.length;
@@ -93,6 +111,15 @@ export function world(maxBytes = 1 << 24, clockToleranceMs = 5000): World {
     cache,
     reads,
     scans,
+    between(writer) {
+      let ran = (): void => undefined;
+      const done = new Promise<undefined>((resolve) => {
+        ran = () => {
+          resolve(undefined);
+        };
+      });
+      armed = { writer, done, ran };
+    },
     async write(id, ts, value, opts = {}) {
       const { mark = true, touch = true } = opts;
       await port.put('d', [putRowOf({ key: keyspace.dataKey(id, ts), cells: buildEventCells({ id, ts, metric: 'temp', value, tags: {} }) })]);
