@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { encodeTags } from '../events/cells.ts';
 import { prefixRange, type ScanRange } from '../keys/index.ts';
+import { ringRuns, ringSlot, type TimeRing } from '../toolkit/time-ring.ts';
 
 export const SERIES_PREFIX = Buffer.from('series/', 'latin1');
 export const SERIES_QUALIFIER = Buffer.from('t', 'latin1');
@@ -39,14 +40,16 @@ export const JOURNAL_KEEP_MS = 3_600_000;
 /** How far back a reader may read the journal (what is older may be deleted): less than JOURNAL_KEEP_MS by a margin for writers' clocks. */
 export const JOURNAL_SPAN_MS = 30 * 60_000;
 
-/** The minute of the day of `ms` (UTC), 0 … 1439. */
-function minuteOfDay(ms: number): number {
-  return Math.floor(ms / JOURNAL_MINUTE_MS) % MINUTES_PER_DAY;
+const JOURNAL_RING: TimeRing = { sliceMs: JOURNAL_MINUTE_MS, slots: MINUTES_PER_DAY };
+
+/** The journal row of a minute of the day (0 … 1439). */
+function journalRow(minute: number): Buffer {
+  return Buffer.concat([JOURNAL_PREFIX, Buffer.from(String(minute).padStart(4, '0'), 'latin1')]);
 }
 
 /** The journal row of the minute holding `ms`. */
 export function journalKey(ms: number): Buffer {
-  return Buffer.concat([JOURNAL_PREFIX, Buffer.from(String(minuteOfDay(ms)).padStart(4, '0'), 'latin1')]);
+  return journalRow(ringSlot(JOURNAL_RING, ms));
 }
 
 /**
@@ -56,15 +59,11 @@ export function journalKey(ms: number): Buffer {
 export function journalRanges(fromMs: number, toMs: number): ScanRange[] {
   const whole = prefixRange(JOURNAL_PREFIX);
   if (toMs - fromMs >= (MINUTES_PER_DAY - 1) * JOURNAL_MINUTE_MS) return [whole];
-  const first = journalKey(fromMs);
-  const next = journalKey(toMs + JOURNAL_MINUTE_MS); // the row after the last (0000 after 1439: wraps)
-  if (minuteOfDay(toMs) >= minuteOfDay(fromMs)) {
-    return [{ startRow: first, stopRow: minuteOfDay(toMs) === MINUTES_PER_DAY - 1 ? whole.stopRow : next }];
-  }
-  return [
-    { startRow: first, stopRow: whole.stopRow },
-    { startRow: whole.startRow, stopRow: next },
-  ];
+  // (the run after a wrap starts at the prefix's start, the last minute's ends at its end)
+  return ringRuns(JOURNAL_RING, fromMs, toMs).map(([first, last], i) => ({
+    startRow: i > 0 ? whole.startRow : journalRow(first),
+    stopRow: last === MINUTES_PER_DAY - 1 ? whole.stopRow : journalRow(last + 1),
+  }));
 }
 
 /** One series: a metric of one id with one tag set (the id is not among the tags). */

@@ -4,6 +4,7 @@
  * reader filters by stamp), an id re-touched at most every TOUCH_EVERY_MS.
  * Design notes: docs/DECISIONS.md#touch-rows
  */
+import { ringRuns, ringSlot, type TimeRing } from '../toolkit/time-ring.ts';
 
 /** Ingest touches an id at most this often (ms) for events that are not future-dated: a reader allows for it. */
 export const TOUCH_EVERY_MS = 5000;
@@ -28,23 +29,14 @@ export const TOUCH_RING_SLICES = 5;
  */
 export const TOUCH_TRUST_MS = 60_000;
 
+const RING: TimeRing = { sliceMs: TOUCH_SLICE_MS, slots: TOUCH_RING_SLICES };
+
 /** The ring slot of the slice holding `ms`. */
 export function touchSlotOf(ms: number): number {
-  const slice = Math.floor(ms / TOUCH_SLICE_MS);
-  return ((slice % TOUCH_RING_SLICES) + TOUCH_RING_SLICES) % TOUCH_RING_SLICES;
+  return ringSlot(RING, ms);
 }
 
 /** The ring slots of the slices from `from`'s to `to`'s, as runs of consecutive slots [first, last] (a wrap splits one). */
 export function touchSlotRuns(from: number, to: number): [number, number][] {
-  const slices = Math.min(TOUCH_RING_SLICES, Math.floor(to / TOUCH_SLICE_MS) - Math.floor(from / TOUCH_SLICE_MS) + 1);
-  if (slices <= 0) return [];
-  const first = touchSlotOf(from);
-  if (slices === TOUCH_RING_SLICES) return [[0, TOUCH_RING_SLICES - 1]];
-  const last = (first + slices - 1) % TOUCH_RING_SLICES;
-  return last >= first
-    ? [[first, last]]
-    : [
-        [first, TOUCH_RING_SLICES - 1],
-        [0, last],
-      ];
+  return ringRuns(RING, from, to);
 }
