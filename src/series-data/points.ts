@@ -25,11 +25,38 @@ export interface RawAsk {
   readonly metrics: readonly string[];
   readonly from: number;
   readonly to: number;
+  /**
+   * Ids read from a later time of their own (at or after `from`; an id absent: from `from`): one read
+   * where the tail cache's ids, each kept up to a different time, were one read per time. Only the
+   * series store reads by it; a reader in front of the store passes it on or returns more points.
+   */
+  readonly fromOf?: ReadonlyMap<string, number>;
 }
 
 /** Counts points read, and refuses to go past the query's budget or its deadline (take throws). */
 export interface PointBudget {
   take(n: number): void;
+}
+
+/**
+ * The budget of one read shared by several asks (`live`, those still waiting): what it takes is
+ * charged to each; an ask whose budget refuses is rejected and leaves `live`; once none is left the
+ * read stops (take throws, naming `what`).
+ */
+export function sharedBudget(live: Set<{ readonly budget: PointBudget; readonly reject: (err: unknown) => void }>, what: string): PointBudget {
+  return {
+    take(n) {
+      for (const a of live) {
+        try {
+          a.budget.take(n);
+        } catch (err) {
+          live.delete(a);
+          a.reject(err);
+        }
+      }
+      if (live.size === 0) throw new Error(`every query of a shared ${what} stopped`);
+    },
+  };
 }
 
 /** The first index of ascending `a` whose value is ≥ `x` (a.length when none is). */

@@ -19,6 +19,7 @@ import type { MarkedWindow, MarkSpan, StoredWindow, WindowsAsk, WindowSpan, Wind
 import { rangeShape } from '../reads-v1/scan-reads.ts';
 import type { ScanShape } from '../scans/merged-scan.ts';
 import { runLimited } from '../toolkit/pool.ts';
+import { marksTrain } from './marks-train.ts';
 
 /** What the series store needs of HBase (the REST client's scan and get fit). */
 export interface SeriesScanPort {
@@ -48,6 +49,8 @@ export class SeriesStore {
   readonly #port: SeriesScanPort;
   readonly #o: SeriesStoreOptions;
   readonly #markerFamily: Buffer;
+  /** marksOf's reads, shared by asks at nearly the same time */
+  readonly #marksTrain = marksTrain(async (ids, marks, budget, concurrency) => (await this.marksAndTouchesOf(ids, { marks }, budget, concurrency)).marks);
 
   constructor(port: SeriesScanPort, options: SeriesStoreOptions) {
     this.#port = port;
@@ -68,7 +71,12 @@ export class SeriesStore {
     // each range tagged with its id: rows come in key order, so a row's id is its range's (no key decoded but its ts)
     const ranges: (ScanRange & { readonly id: string })[] = [];
     const spread = await this.#o.spreadAt(to);
-    for (const id of ids) for (const b of keyspace.dataRanges(id, Math.max(0, from), to - 1, spread.entryOf(id))) ranges.push({ ...b.range, id });
+    for (const id of ids) {
+      const start = Math.max(0, from, ask.fromOf?.get(id) ?? from);
+      if (start >= to) continue;
+      for (const b of keyspace.dataRanges(id, start, to - 1, spread.entryOf(id))) ranges.push({ ...b.range, id });
+    }
+    if (ranges.length === 0) return out;
     const wanted = metrics.map((m) => ({ qualifier: Buffer.from(m, 'utf8'), byId: out.get(m) as Map<string, Map<string, TaggedPoints>> }));
     const shape = metricsShape(metrics, data.family);
     let lastTagBytes: Buffer | null = null;
@@ -166,9 +174,13 @@ export class SeriesStore {
     return { windows, marks: marked, cachedIds: NO_IDS };
   }
 
-  /** The pending markers alone of `ids` (the sizes, windows starting in [from, to)): the window cache's read for ids it answers. */
-  async marksOf(ids: readonly string[], marks: MarkSpan, budget: PointBudget, concurrency = 4): Promise<Map<string, MarkedWindow[]>> {
-    return (await this.marksAndTouchesOf(ids, { marks }, budget, concurrency)).marks;
+  /**
+   * The pending markers alone of `ids` (the sizes, windows starting in [from, to)): the window cache's
+   * read for ids it answers, and the answer memo's probe. Asks at nearly the same time share one read
+   * (marks-train.ts).
+   */
+  marksOf(ids: readonly string[], marks: MarkSpan, budget: PointBudget, concurrency = 4): Promise<Map<string, MarkedWindow[]>> {
+    return this.#marksTrain(ids, marks, budget, concurrency);
   }
 
   /**

@@ -1,7 +1,7 @@
 // The reads in front of the tail cache (tail-cache.ts): kept points up to their completeTo, the rest
 // read from HBase, one read shared by the asks of a refresh.
 // Design notes: docs/DECISIONS.md#tail-reads
-import { lowerBound, type PointBudget, type RawAsk, type TaggedPoints } from '../series-data/points.ts';
+import { lowerBound, sharedBudget, type PointBudget, type RawAsk, type TaggedPoints } from '../series-data/points.ts';
 import { clusterAsks } from '../series-query/coalesce-reads.ts';
 import type { SeriesReads } from '../series-query/series-reads.ts';
 import type { MarkedWindow, MarkSpan } from '../series-data/windows.ts';
@@ -32,7 +32,7 @@ function slice(p: TaggedPoints, from: number, to: number): TaggedPoints {
   return { tagsJson: p.tagsJson, ts: p.ts.slice(lo, hi), values: p.values.slice(lo, hi) };
 }
 
-/** `kept`'s points before `cut` followed by `fresh`'s (all at or after cut), per tag set; arrays are never changed in place (a query may hold them). */
+/** `kept`'s points before `cut` followed by `fresh`'s at or after it, per tag set; arrays are never changed in place (a query may hold them). */
 function joined(kept: ReadonlyMap<string, TaggedPoints> | undefined, cut: number, fresh: ReadonlyMap<string, TaggedPoints> | undefined): Sets {
   const out: Sets = new Map();
   for (const [k, p] of kept ?? []) {
@@ -40,7 +40,9 @@ function joined(kept: ReadonlyMap<string, TaggedPoints> | undefined, cut: number
     const s = last !== undefined && last < cut ? p : slice(p, Number.NEGATIVE_INFINITY, cut);
     if (s.ts.length > 0) out.set(k, s);
   }
-  for (const [k, p] of fresh ?? []) {
+  for (const [k, whole] of fresh ?? []) {
+    const p = slice(whole, cut, Number.POSITIVE_INFINITY);
+    if (p.ts.length === 0) continue;
     const before = out.get(k);
     out.set(k, before === undefined ? p : { tagsJson: k, ts: before.ts.concat(p.ts), values: before.values.concat(p.values) });
   }
@@ -113,8 +115,9 @@ async function readTail(tail: TailReads, ask: RawAsk, budget: PointBudget, concu
         ),
   ]);
   // each id read from its entries' completeTo (the earliest of its metrics'), or whole; not at all
-  // when every entry holds and no touch of the id is stamped since the entry's touchSince
-  const groups = new Map<number, string[]>();
+  // when every entry holds and no touch of the id is stamped since the entry's touchSince. One read
+  // for all, each id from its own start (RawAsk.fromOf).
+  const startOf = new Map<string, number>();
   const kept = new Map<string, (TailEntry | undefined)[]>();
   const untouched = new Set<string>();
   for (const id of ids) {
@@ -122,6 +125,7 @@ async function readTail(tail: TailReads, ask: RawAsk, budget: PointBudget, concu
     const idMarks = marks.get(id) ?? [];
     const at = { id, gen, marks: idMarks, now };
     const entries = metrics.map((m) => cache.get(at, m, from));
+    kept.set(id, entries);
     const touched = touches.get(id) ?? Number.NEGATIVE_INFINITY;
     if (
       touchSpan !== undefined &&
@@ -130,18 +134,13 @@ async function readTail(tail: TailReads, ask: RawAsk, budget: PointBudget, concu
         return since !== undefined && since >= touchSpan.since && touched < since;
       })
     ) {
-      kept.set(id, entries);
       untouched.add(id);
       cache.untouched();
       continue;
     }
     let start = Number.POSITIVE_INFINITY;
     for (const e of entries) start = Math.min(start, e === undefined ? from : e.completeTo);
-    start = Math.max(from, start);
-    kept.set(id, entries);
-    const group = groups.get(start);
-    if (group === undefined) groups.set(start, [id]);
-    else group.push(id);
+    startOf.set(id, Math.max(from, start));
   }
   // An entry answers only under a generation read AFTER the markers: the rollup job bumps a bucket's
   // generation before it removes the marker of the window it wrote (docs/DECISIONS.md#window-generations),
@@ -150,28 +149,22 @@ async function readTail(tail: TailReads, ask: RawAsk, budget: PointBudget, concu
   // moved is read whole, its entries tagged with the newer one.
   const confirm = oldest === Number.POSITIVE_INFINITY ? undefined : port.generations();
   confirm?.catch(() => undefined); // awaited below; not an unhandled rejection if a scan fails first
-  const readGroup = async (start: number, group: string[]): Promise<{ start: number; group: string[]; got: ByMetric | undefined }> => ({
-    start,
-    group,
-    got: start >= to ? undefined : await port.rawPointsOf({ ids: group, metrics, from: start, to }, budget, concurrency),
-  });
-  let reads = await Promise.all([...groups].map(([start, group]) => readGroup(start, group)));
+  const toRead = [...startOf].filter(([, start]) => start < to).map(([id]) => id);
+  const got = toRead.length === 0 ? undefined : await port.rawPointsOf({ ids: toRead, metrics, from, to, fromOf: startOf }, budget, concurrency);
   const after = await confirm;
   const moved = new Set(
     after === undefined
       ? []
       : ids.filter((id) => (after.get(bucketOf(id)) ?? '') !== (gens.get(bucketOf(id)) ?? '') && kept.get(id)?.some((e) => e !== undefined) === true),
   );
-  if (moved.size > 0) {
-    for (const id of moved) {
-      untouched.delete(id);
-      kept.set(
-        id,
-        metrics.map(() => undefined),
-      );
-    }
-    reads = reads.map((r) => ({ ...r, group: r.group.filter((id) => !moved.has(id)) }));
-    reads.push(await readGroup(from, [...moved]));
+  const again = moved.size === 0 ? undefined : await port.rawPointsOf({ ids: [...moved], metrics, from, to }, budget, concurrency);
+  for (const id of moved) {
+    untouched.delete(id);
+    kept.set(
+      id,
+      metrics.map(() => undefined),
+    );
+    startOf.set(id, from);
   }
   const genOf = (id: string): string => (moved.has(id) ? after : gens)?.get(bucketOf(id)) ?? '';
   const out: ByMetric = new Map(metrics.map((m) => [m, new Map<string, Sets>()]));
@@ -185,20 +178,19 @@ async function readTail(tail: TailReads, ask: RawAsk, budget: PointBudget, concu
       if (sets.size > 0) out.get(m)?.set(id, new Map(sets));
     });
   }
-  for (const { start, group, got } of reads) {
-    for (const id of group) {
-      const entries = kept.get(id) as (TailEntry | undefined)[];
-      const gen = genOf(id);
-      metrics.forEach((m, i) => {
-        const e = entries[i];
-        const sets = joined(e?.sets, start, got?.get(m)?.get(id));
-        budget.take(countBefore(sets, start) - countBefore(sets, from)); // kept points a query computes over count as read
-        const coveredFrom = Math.max(horizon, Math.min(from, e?.coveredFrom ?? from));
-        const keep = trimmed(sets, coveredFrom);
-        cache.set(id, m, { gen, readAt: now, readTo: to, coveredFrom, completeTo: Math.max(start, completeTo), sets: keep });
-        if (keep.size > 0) out.get(m)?.set(id, keep);
-      });
-    }
+  for (const [id, start] of startOf) {
+    const entries = kept.get(id) as (TailEntry | undefined)[];
+    const gen = genOf(id);
+    const read = moved.has(id) ? again : got;
+    metrics.forEach((m, i) => {
+      const e = entries[i];
+      const sets = joined(e?.sets, start, start >= to ? undefined : read?.get(m)?.get(id));
+      budget.take(countBefore(sets, start) - countBefore(sets, from)); // kept points a query computes over count as read
+      const coveredFrom = Math.max(horizon, Math.min(from, e?.coveredFrom ?? from));
+      const keep = trimmed(sets, coveredFrom);
+      cache.set(id, m, { gen, readAt: now, readTo: to, coveredFrom, completeTo: Math.max(start, completeTo), sets: keep });
+      if (keep.size > 0) out.get(m)?.set(id, keep);
+    });
   }
   return out;
 }
@@ -220,19 +212,7 @@ async function serveCluster(
   ids: ReadonlySet<string>,
 ): Promise<void> {
   const live = new Set(asks);
-  const budget: PointBudget = {
-    take(n) {
-      for (const a of live) {
-        try {
-          a.budget.take(n);
-        } catch (err) {
-          live.delete(a);
-          a.reject(err);
-        }
-      }
-      if (live.size === 0) throw new Error('every query of a shared tail read stopped');
-    },
-  };
+  const budget = sharedBudget(live, 'tail read');
   const from = Math.min(...asks.map((a) => a.from));
   const to = Math.max(...asks.map((a) => a.to));
   const concurrency = Math.max(...asks.map((a) => a.concurrency ?? 4));

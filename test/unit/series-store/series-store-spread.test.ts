@@ -63,3 +63,33 @@ void test('a spread id: every point, from every bucket of its epoch, with one lo
   const seen = [...(blind.get('temp')?.get('hot')?.values() ?? [])][0]?.ts.length ?? 0;
   assert.ok(seen < ts.length && seen >= 50, `without the epoch only the rows before its since (${seen})`);
 });
+
+void test('fromOf: each id read from its own start in one read, an id past the end not at all, the others from `from`', async () => {
+  const { store, ts } = await setup();
+  const keyspace = testKeyspace(B);
+  for (let i = 0; i < 10; i++) {
+    const cells = buildEventCells({ id: 'cold', ts: T0 + i * 1000, metric: 'temp', value: i, tags: {} });
+    await store.put('d', [putRowOf({ key: keyspace.dataKey('cold', T0 + i * 1000), cells })]);
+  }
+  const got = await storeOf(store, fixedLookup({ hot: HOT }), []).rawPointsOf(
+    {
+      ids: ['hot', 'cold', 'none'],
+      metrics: ['temp'],
+      from: T0,
+      to: T0 + 100_000,
+      fromOf: new Map([
+        ['hot', T0 + 60_000],
+        ['none', T0 + 200_000],
+      ]),
+    },
+    budget,
+  );
+  const tsOf = (id: string): number[] | undefined => [...(got.get('temp')?.get(id)?.values() ?? [])][0]?.ts;
+  assert.deepEqual(
+    tsOf('hot'),
+    ts.filter((t) => t >= T0 + 60_000),
+    'hot from its own start, every bucket of its epoch',
+  );
+  assert.equal(tsOf('cold')?.length, 10, 'an id without a start of its own: from `from`');
+  assert.equal(tsOf('none'), undefined);
+});
