@@ -51,7 +51,7 @@ export function idWindowRows(id: string, fine: ReadonlyMap<number, WindowContent
       for (const start of [...level.keys()].sort((a, b) => b - a)) {
         const coarse = windowStartOf(start, w);
         let acc = next.get(coarse);
-        if (acc === undefined) next.set(coarse, (acc = new WindowContent(s.blocks, sizeHasBlocks(s.blocks, false))));
+        if (acc === undefined) next.set(coarse, (acc = new WindowContent(s.blocks, { ownBlocks: sizeHasBlocks(s.blocks, false) })));
         acc.addFinerContent(start, level.get(start) as WindowContent);
       }
       level = next;

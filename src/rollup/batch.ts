@@ -109,7 +109,10 @@ async function scanAndWrite(ctx: RecomputeContext, scan: BatchScan, windows: rea
     if (i === undefined) continue;
     if (open?.i !== i) {
       await close();
-      open = { i, acc: new WindowContent(s.blocks, sizeHasBlocks(s.blocks, (windows[i] as BatchWindow).marker.parts.windowSec === s.windows[0]?.seconds)) };
+      open = {
+        i,
+        acc: new WindowContent(s.blocks, { ownBlocks: sizeHasBlocks(s.blocks, (windows[i] as BatchWindow).marker.parts.windowSec === s.windows[0]?.seconds) }),
+      };
     }
     fold(open.acc, row);
   }

@@ -68,8 +68,7 @@ export async function computeWindow(store: RollupStore, s: RollupSettings, w: Wi
     for await (const row of rows) left.push({ ts: s.keyspace.decodeDataKey(row.row).ts, cells: row.cells });
     return unionWithStored(left, stored, s.blocks);
   }
-  const acc = new WindowContent(s.blocks, sizeHasBlocks(s.blocks, s.windows[0]?.seconds === w.windowSec));
-  if (stored !== undefined) acc.standIn(stored.blocks);
+  const acc = new WindowContent(s.blocks, { ownBlocks: sizeHasBlocks(s.blocks, s.windows[0]?.seconds === w.windowSec), standIn: stored?.blocks });
   const fold = sourceFolder(src.kind, s);
   for await (const row of rows) fold(acc, row);
   return acc;

@@ -118,20 +118,18 @@ export class WindowContent {
   /** metric → the finer windows' summaries (coarser sizes) */
   readonly #finer = new Map<string, PackedSummary[]>();
   /** metric → the window's own stored block, standing in for a finer block that expired (expired-source.ts) */
-  #standIn: ReadonlyMap<string, PointRun> = new Map();
-
-  constructor(blocks: BlockSettings | null, ownBlocks = true) {
-    this.#blocks = blocks;
-    this.#ownBlocks = blocks !== null && ownBlocks;
-  }
+  readonly #standIn: ReadonlyMap<string, PointRun>;
 
   /**
-   * A coarser window recomputed after some of its finer blocks may have expired: where a finer window
-   * has no valid block, the points of `blocks` (the window's stored blocks) in its span stand in,
-   * when they are as many as its summary counts.
+   * `o.ownBlocks` (default true): this window's size gets blocks (sizeHasBlocks). `o.standIn`: for a
+   * coarser window recomputed after some of its finer blocks may have expired, its stored blocks:
+   * where a finer window has no valid block, their points in its span stand in, when they are as many
+   * as its summary counts.
    */
-  standIn(blocks: ReadonlyMap<string, PointRun>): void {
-    this.#standIn = blocks;
+  constructor(blocks: BlockSettings | null, o: { readonly ownBlocks?: boolean; readonly standIn?: ReadonlyMap<string, PointRun> | undefined } = {}) {
+    this.#blocks = blocks;
+    this.#ownBlocks = blocks !== null && (o.ownBlocks ?? true);
+    this.#standIn = o.standIn ?? new Map<string, PointRun>();
   }
 
   /** Adds every metric of one data row (event ts `ts`); the tags cell is ignored. */
