@@ -145,7 +145,14 @@ export function createGuard(deps: GuardDeps): Guard {
       return undefined;
     }
     if (url.pathname.startsWith('/api/') || (req.url ?? '').startsWith('/api/')) {
-      const slot = deps.limits.admit(who.name);
+      // over a cap a query waits for a slot (limits.ts); a caller that goes away meanwhile gives up its place
+      const gone = new AbortController();
+      const abort = (): void => {
+        gone.abort();
+      };
+      res.once('close', abort);
+      const slot = await deps.limits.acquire(who.name, gone.signal);
+      res.off('close', abort);
       if (!slot.ok) {
         reject(res, 429, { error: 'too_many_requests', message: slot.reason }, { 'retry-after': '1' });
         return undefined;

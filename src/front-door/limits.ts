@@ -1,18 +1,33 @@
-// Concurrent queries, capped in total and per identity: a query over either cap is turned away at
-// once (429 with Retry-After) rather than queued, so memory stays bounded by the caps. Pure accounting.
+// Concurrent queries, capped in total and per identity. A query over a cap waits for a slot, first
+// come first served, at most `waitMs` and with at most `maxWaiting` queries waiting in all; past
+// those it is turned away (429 with Retry-After). A waiting query holds its request, not a read: the
+// reads held in memory stay bounded by the caps. Why it waits at all: a dashboard's panels arrive
+// together from one identity (Grafana's), and a ninth panel over a cap of 8 was an error on the
+// screen where it only had to wait for the first to finish. Pure accounting apart from the timers.
 
 export interface LimitSettings {
   /** queries in flight over all callers */
   readonly total: number;
   /** queries in flight for one identity (all anonymous callers are one identity) */
   readonly perIdentity: number;
+  /** how long a query over a cap waits for a slot (ms); 0: turned away at once */
+  readonly waitMs?: number;
+  /** queries waiting at once, over all callers */
+  readonly maxWaiting?: number;
 }
 
 export type Admission = { readonly ok: true; readonly release: () => void } | { readonly ok: false; readonly reason: string };
 
+interface Waiter {
+  readonly identity: string;
+  readonly settle: (a: Admission) => void;
+}
+
 export class QueryLimits {
   readonly #settings: LimitSettings;
   readonly #byIdentity = new Map<string, number>();
+  /** oldest first */
+  readonly #waiting = new Set<Waiter>();
   #inFlight = 0;
 
   constructor(settings: LimitSettings) {
@@ -23,14 +38,59 @@ export class QueryLimits {
     return this.#inFlight;
   }
 
-  /** Takes a slot for `identity`; the release is idempotent. */
+  get waiting(): number {
+    return this.#waiting.size;
+  }
+
+  /** Takes a slot for `identity` now, or says which cap is full; the release is idempotent. */
   admit(identity: string): Admission {
+    const full = this.#full(identity);
+    return full === undefined ? this.#take(identity) : { ok: false, reason: full };
+  }
+
+  /**
+   * A slot for `identity`: at once when one is free, else the first free one within waitMs (those
+   * waiting before it first); turned away when it is not its turn by then, when maxWaiting queries
+   * wait already, or when `signal` aborts (the caller went away).
+   */
+  acquire(identity: string, signal?: AbortSignal): Promise<Admission> {
+    const full = this.#full(identity);
+    // (a free slot is never left to a waiting query: each release hands it on at once)
+    if (full === undefined) return Promise.resolve(this.#take(identity));
+    const { waitMs = 0, maxWaiting = 0 } = this.#settings;
+    if (waitMs <= 0 || signal?.aborted === true) return Promise.resolve({ ok: false, reason: full });
+    if (this.#waiting.size >= maxWaiting) return Promise.resolve({ ok: false, reason: `${full}; ${this.#waiting.size} queries wait for a slot already` });
+    return new Promise<Admission>((resolve) => {
+      const started = Date.now();
+      const leave = (a: Admission): void => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', gone);
+        this.#waiting.delete(waiter);
+        resolve(a);
+      };
+      const gone = (): void => {
+        leave({ ok: false, reason: 'the request went away while it waited for a slot' });
+      };
+      const waiter: Waiter = { identity, settle: leave };
+      const timer = setTimeout(() => {
+        leave({ ok: false, reason: `${full}; waited ${Date.now() - started} ms for a slot` });
+      }, waitMs);
+      signal?.addEventListener('abort', gone, { once: true });
+      this.#waiting.add(waiter);
+    });
+  }
+
+  /** Which cap `identity` is over, or undefined. */
+  #full(identity: string): string | undefined {
     const mine = this.#byIdentity.get(identity) ?? 0;
-    if (mine >= this.#settings.perIdentity)
-      return { ok: false, reason: `too many concurrent queries for this identity (at most ${this.#settings.perIdentity})` };
-    if (this.#inFlight >= this.#settings.total) return { ok: false, reason: `too many concurrent queries (at most ${this.#settings.total})` };
+    if (mine >= this.#settings.perIdentity) return `too many concurrent queries for this identity (at most ${this.#settings.perIdentity})`;
+    if (this.#inFlight >= this.#settings.total) return `too many concurrent queries (at most ${this.#settings.total})`;
+    return undefined;
+  }
+
+  #take(identity: string): Admission {
     this.#inFlight++;
-    this.#byIdentity.set(identity, mine + 1);
+    this.#byIdentity.set(identity, (this.#byIdentity.get(identity) ?? 0) + 1);
     let released = false;
     return {
       ok: true,
@@ -41,7 +101,17 @@ export class QueryLimits {
         const left = (this.#byIdentity.get(identity) ?? 1) - 1;
         if (left <= 0) this.#byIdentity.delete(identity);
         else this.#byIdentity.set(identity, left);
+        this.#dispatch();
       },
     };
+  }
+
+  /** Free slots to the waiting queries, oldest first; one whose identity is at its cap lets the next go. */
+  #dispatch(): void {
+    for (const w of this.#waiting) {
+      if (this.#inFlight >= this.#settings.total) return;
+      if (this.#full(w.identity) !== undefined) continue;
+      w.settle(this.#take(w.identity));
+    }
   }
 }

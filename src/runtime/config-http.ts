@@ -80,9 +80,28 @@ export const httpSchema = z
           .min(1)
           .default(16)
           .describe(
-            "Queries (/api/…) in flight over all callers; more get 429 with Retry-After. Each maximal read page (query.maxLimit items) holds a few MB of heap: 64 of them exhausted the image's 160 MB old space, 16 peaked at 290 MB RSS (docs/SECURITY.md)",
+            "Queries (/api/…) in flight over all callers; more wait for a slot (waitMs), then get 429 with Retry-After. Each maximal read page (query.maxLimit items) holds a few MB of heap: 64 of them exhausted the image's 160 MB old space, 16 peaked at 290 MB RSS (docs/SECURITY.md)",
           ),
-        maxConcurrentPerIdentity: z.number().int().min(1).default(8).describe('Queries (/api/…) in flight for one identity; more get 429 with Retry-After'),
+        maxConcurrentPerIdentity: z
+          .number()
+          .int()
+          .min(1)
+          .default(8)
+          .describe('Queries (/api/…) in flight for one identity; more wait for a slot (waitMs), then get 429 with Retry-After'),
+        waitMs: z
+          .number()
+          .int()
+          .min(0)
+          .default(10_000)
+          .describe(
+            "How long a query over a cap waits for a slot, first come first served (ms); 0: 429 at once. A dashboard's panels arrive together from one identity: a panel past the cap waits for the first to finish instead of failing",
+          ),
+        maxWaiting: z
+          .number()
+          .int()
+          .min(0)
+          .default(64)
+          .describe('Queries waiting for a slot at once, over all callers; more get 429 at once (each holds its request, not a read)'),
       })
       .strict()
       .prefault({})

@@ -113,7 +113,12 @@ export function frontDoor(cfg: Config, log: Logger): FrontDoor {
       }
       return auth;
     },
-    limits: new QueryLimits({ total: http.limits.maxConcurrentQueries, perIdentity: http.limits.maxConcurrentPerIdentity }),
+    limits: new QueryLimits({
+      total: http.limits.maxConcurrentQueries,
+      perIdentity: http.limits.maxConcurrentPerIdentity,
+      waitMs: http.limits.waitMs,
+      maxWaiting: http.limits.maxWaiting,
+    }),
     log: log.child({ module: 'http' }),
   });
   return { guard, tls: tlsOf(http) };

@@ -4,7 +4,7 @@
 // - curl with a client certificate, with Basic, with nothing (401 + WWW-Authenticate);
 // - Debian's Prometheus scraping /metrics over TLS with a bearer token file (a wrong token: a down target);
 // - headless Chromium loading /ui with Basic auth;
-// - scopes (403), probes that say only ready or not, concurrency caps (429 + Retry-After);
+// - scopes (403), probes that say only ready or not, concurrency caps (a wait for a slot, then 429 + Retry-After);
 // - a hostile-input suite: traversal, %2e%2e, overlong headers, forged cursors, credentials in the
 //   query string (the status codes are printed for the closing note);
 // - the certificate rotated on disk is served without a restart;
@@ -68,6 +68,8 @@ test("the service's own port: TLS, mTLS, credentials with scopes, limits, hostil
     `http.auth.credentialsFile=${credentialsFile}`,
     'http.limits.maxConcurrentPerIdentity=2',
     'http.limits.maxConcurrentQueries=3',
+    'http.limits.waitMs=1500',
+    'http.limits.maxWaiting=4',
     'log.level=info',
   ]);
   let logText = '';
@@ -157,21 +159,27 @@ test("the service's own port: TLS, mTLS, credentials with scopes, limits, hostil
     );
   });
 
-  await t.test('limits: past the per-identity cap 429 with Retry-After, and past the total cap', async () => {
+  await t.test('limits: past a cap a query waits for a slot (and gets one a finished query frees), then 429 with Retry-After', async () => {
     // Queries that hold their slot: a POST /api/query whose body never finishes arriving.
-    const held = await Promise.all([0, 1].map(() => holdQuery(port, ca, basic('grafana', SECRETS.grafana))));
+    const grafana = basic('grafana', SECRETS.grafana);
+    const held = await Promise.all([0, 1].map(() => holdQuery(port, ca, grafana)));
     try {
-      const third = await raw(port, ca, `/api/v1/ids/${id}/latest`, { headers: { authorization: basic('grafana', SECRETS.grafana) } });
+      const third = await raw(port, ca, `/api/v1/ids/${id}/latest`, { headers: { authorization: grafana } });
       assert.equal(third.status, 429);
       assert.equal(third.headers['retry-after'], '1');
-      assert.match(third.text, /for this identity \(at most 2\)/);
-      const other = await holdQuery(port, ca, `Bearer ${SECRETS.reader}`);
-      held.push(other);
+      assert.match(third.text, /for this identity \(at most 2\); waited \d+ ms for a slot/);
+      // a query over the cap that a finished query makes room for is answered
+      const waiting = raw(port, ca, `/api/v1/ids/${id}/latest`, { headers: { authorization: grafana } });
+      await new Promise((r) => setTimeout(r, 300));
+      held.shift()?.destroy();
+      assert.equal((await waiting).status, 200, 'the waiting query took the freed slot');
+      held.push(await holdQuery(port, ca, grafana));
+      held.push(await holdQuery(port, ca, `Bearer ${SECRETS.reader}`));
       const fourth = await raw(port, ca, `/api/v1/ids/${id}/latest`, {
         cert: { cert: readFileSync(certs.clientCertFile, 'utf8'), key: readFileSync(certs.clientKeyFile, 'utf8') },
       });
       assert.equal(fourth.status, 429);
-      assert.match(fourth.text, /too many concurrent queries \(at most 3\)/);
+      assert.match(fourth.text, /too many concurrent queries \(at most 3\); waited \d+ ms for a slot/);
     } finally {
       for (const s of held) s.destroy();
     }
