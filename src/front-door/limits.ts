@@ -42,14 +42,8 @@ export class QueryLimits {
     return this.#waiting.size;
   }
 
-  /** Takes a slot for `identity` now, or says which cap is full; the release is idempotent. */
-  admit(identity: string): Admission {
-    const full = this.#full(identity);
-    return full === undefined ? this.#take(identity) : { ok: false, reason: full };
-  }
-
   /**
-   * A slot for `identity`: at once when one is free, else the first free one within waitMs (those
+   * A slot for `identity` (its release is idempotent): at once when one is free, else the first free one within waitMs (those
    * waiting before it first); turned away when it is not its turn by then, when maxWaiting queries
    * wait already, or when `signal` aborts (the caller went away).
    */

@@ -63,3 +63,16 @@ export interface WindowsRead {
   /** with the window cache: the generation of each of the ids' buckets ('' for none yet), read before any of the windows */
   readonly gens?: ReadonlyMap<number, string>;
 }
+
+/** Per size (ms), the starts [first, stop) of the windows a span asks (the series store reads their marker rows; a shared read gives each ask these back). */
+export function markWindows(span: MarkSpan): Map<number, readonly [number, number]> {
+  const { from, to, closedBy } = span;
+  const out = new Map<number, readonly [number, number]>();
+  if (from >= to) return out;
+  for (const sizeMs of span.sizesMs) {
+    const first = Math.max(0, from - (from % sizeMs));
+    const stop = closedBy === undefined ? to : Math.min(to, closedBy - sizeMs + 1);
+    if (first < stop) out.set(sizeMs, [first, stop]);
+  }
+  return out;
+}

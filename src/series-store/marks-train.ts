@@ -8,22 +8,9 @@
 // the marks a read of its own span would have found. Pure apart from the timer.
 // Design notes: docs/DECISIONS.md#marker-trains
 import { sharedBudget, type PointBudget } from '../series-data/points.ts';
-import type { MarkedWindow, MarkSpan } from '../series-data/windows.ts';
+import { markWindows, type MarkedWindow, type MarkSpan } from '../series-data/windows.ts';
 
 export type MarksRead = (ids: readonly string[], span: MarkSpan, budget: PointBudget, concurrency: number | undefined) => Promise<Map<string, MarkedWindow[]>>;
-
-/** Per size (ms), the starts [first, stop) of the windows a span asks (the series store reads these rows). */
-export function markWindows(span: MarkSpan): Map<number, readonly [number, number]> {
-  const { from, to, closedBy } = span;
-  const out = new Map<number, readonly [number, number]>();
-  if (from >= to) return out;
-  for (const sizeMs of span.sizesMs) {
-    const first = Math.max(0, from - (from % sizeMs));
-    const stop = closedBy === undefined ? to : Math.min(to, closedBy - sizeMs + 1);
-    if (first < stop) out.set(sizeMs, [first, stop]);
-  }
-  return out;
-}
 
 /** One span whose windows hold every window of each of `spans` (none of which has stampedSince). */
 export function unionSpan(spans: readonly MarkSpan[]): MarkSpan {

@@ -15,7 +15,15 @@ import { decodeSummary } from '../rollup/summary.ts';
 import { packQualifier, windowCellsOf } from '../rollup/window-content.ts';
 import { rollupWindowFamily, TOUCH_WINDOW_SEC } from '../keys/index.ts';
 import { tagSetKey, type PointBudget, type RawAsk, type TaggedPoints } from '../series-data/points.ts';
-import type { MarkedWindow, MarkSpan, StoredWindow, WindowsAsk, WindowSpan, WindowsRead } from '../series-data/windows.ts';
+import {
+  markWindows,
+  type MarkedWindow,
+  type MarkSpan,
+  type StoredWindow,
+  type WindowsAsk,
+  type WindowSpan,
+  type WindowsRead,
+} from '../series-data/windows.ts';
 import { rangeShape } from '../reads-v1/scan-reads.ts';
 import type { ScanShape } from '../scans/merged-scan.ts';
 import { runLimited } from '../toolkit/pool.ts';
@@ -243,15 +251,12 @@ export class SeriesStore {
 
   /** The marker ranges of the ids' buckets for the sizes, windows starting in [from, to) (closed by `closedBy` when given). */
   #markerRanges(ids: readonly string[], span: MarkSpan): ScanRange[] {
-    const { from, to, closedBy } = span;
-    if (from >= to) return [];
+    const windows = markWindows(span);
+    if (windows.size === 0) return [];
     const { keyspace } = this.#o;
     const buckets = [...new Set(ids.map((id) => keyspace.baseSalt(id)))];
     const out: ScanRange[] = [];
-    for (const sizeMs of span.sizesMs) {
-      const start = Math.max(0, from - (from % sizeMs));
-      const stop = closedBy === undefined ? to : Math.min(to, closedBy - sizeMs + 1);
-      if (start >= stop) continue;
+    for (const [sizeMs, [start, stop]] of windows) {
       for (const bucket of buckets) out.push(keyspace.markerWindowRange(bucket, sizeMs / 1000, start, stop));
     }
     return out;

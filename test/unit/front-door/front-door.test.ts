@@ -116,23 +116,23 @@ test('decodeBasic and missingScopes', () => {
   assert.deepEqual(missingScopes(ANONYMOUS, ['metrics', 'admin']), ['admin']);
 });
 
-test('QueryLimits: a cap per identity and one in total; releases are idempotent', () => {
+test('QueryLimits: a cap per identity and one in total; releases are idempotent', async () => {
   const limits = new QueryLimits({ total: 3, perIdentity: 2 });
-  const a1 = limits.admit('a');
-  const a2 = limits.admit('a');
+  const a1 = await limits.acquire('a');
+  const a2 = await limits.acquire('a');
   assert.ok(a1.ok && a2.ok);
-  const a3 = limits.admit('a');
+  const a3 = await limits.acquire('a');
   assert.ok(!a3.ok);
   assert.match(a3.reason, /for this identity \(at most 2\)/);
-  const b1 = limits.admit('b');
+  const b1 = await limits.acquire('b');
   assert.ok(b1.ok);
-  const c1 = limits.admit('c');
+  const c1 = await limits.acquire('c');
   assert.ok(!c1.ok);
   assert.match(c1.reason, /too many concurrent queries \(at most 3\)/);
   a1.release();
   a1.release();
   assert.equal(limits.inFlight, 2);
-  assert.ok(limits.admit('c').ok);
+  assert.ok((await limits.acquire('c')).ok);
 });
 
 test('config: a non-loopback http.host needs credentials or an explicit http.auth.mode none', () => {

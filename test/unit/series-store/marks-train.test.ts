@@ -3,8 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { putRowOf } from '../../../src/rollup/fold.ts';
-import type { MarkSpan } from '../../../src/series-data/windows.ts';
-import { marksFor, marksTrain, markWindows, unionSpan } from '../../../src/series-store/marks-train.ts';
+import { markWindows, type MarkSpan } from '../../../src/series-data/windows.ts';
+import { marksFor, marksTrain, unionSpan } from '../../../src/series-store/marks-train.ts';
 import { SeriesStore } from '../../../src/series-store/series-store.ts';
 import { FakeHBase } from '../../support/fake-hbase.ts';
 import { testKeyspace } from '../../support/keyspace.ts';
