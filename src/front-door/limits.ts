@@ -29,6 +29,8 @@ export class QueryLimits {
   /** oldest first */
   readonly #waiting = new Set<Waiter>();
   #inFlight = 0;
+  #waited = 0;
+  #turnedAway = 0;
 
   constructor(settings: LimitSettings) {
     this.#settings = settings;
@@ -42,6 +44,11 @@ export class QueryLimits {
     return this.#waiting.size;
   }
 
+  /** Queries admitted after waiting for a slot, and queries turned away (429), since start. */
+  get counts(): { readonly waited: number; readonly turnedAway: number } {
+    return { waited: this.#waited, turnedAway: this.#turnedAway };
+  }
+
   /**
    * A slot for `identity` (its release is idempotent): at once when one is free, else the first free one within waitMs (those
    * waiting before it first); turned away when it is not its turn by then, when maxWaiting queries
@@ -52,8 +59,8 @@ export class QueryLimits {
     // (a free slot is never left to a waiting query: each release hands it on at once)
     if (full === undefined) return Promise.resolve(this.#take(identity));
     const { waitMs = 0, maxWaiting = 0 } = this.#settings;
-    if (waitMs <= 0 || signal?.aborted === true) return Promise.resolve({ ok: false, reason: full });
-    if (this.#waiting.size >= maxWaiting) return Promise.resolve({ ok: false, reason: `${full}; ${this.#waiting.size} queries wait for a slot already` });
+    if (waitMs <= 0 || signal?.aborted === true) return Promise.resolve(this.#away(full));
+    if (this.#waiting.size >= maxWaiting) return Promise.resolve(this.#away(`${full}; ${this.#waiting.size} queries wait for a slot already`));
     return new Promise<Admission>((resolve) => {
       const started = Date.now();
       const leave = (a: Admission): void => {
@@ -65,13 +72,24 @@ export class QueryLimits {
       const gone = (): void => {
         leave({ ok: false, reason: 'the request went away while it waited for a slot' });
       };
-      const waiter: Waiter = { identity, settle: leave };
+      const waiter: Waiter = {
+        identity,
+        settle: (a) => {
+          this.#waited++;
+          leave(a);
+        },
+      };
       const timer = setTimeout(() => {
-        leave({ ok: false, reason: `${full}; waited ${Date.now() - started} ms for a slot` });
+        leave(this.#away(`${full}; waited ${Date.now() - started} ms for a slot`));
       }, waitMs);
       signal?.addEventListener('abort', gone, { once: true });
       this.#waiting.add(waiter);
     });
+  }
+
+  #away(reason: string): Admission {
+    this.#turnedAway++;
+    return { ok: false, reason };
   }
 
   /** Which cap `identity` is over, or undefined. */

@@ -4,4 +4,5 @@
 export { registerHotIdMetrics } from './hot-id-metrics.ts';
 export { METRIC_NAMES, createMetrics } from './ingest-metrics.ts';
 export { createReadMetrics } from './read-metrics.ts';
+export { registerQueryLimitMetrics } from './query-limit-metrics.ts';
 export { meteredRegionWrites, regionMapObserver } from './region-writes-metrics.ts';

@@ -3,10 +3,12 @@
 // the concurrency caps, and TLS from http.tls's files (handed to the server again when they change).
 import type { SecureContextOptions } from 'node:tls';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import { Authenticator } from '../front-door/authenticate.ts';
 import { countCredentials, NO_CREDENTIALS, parseCredentials, type Credentials } from '../front-door/credentials.ts';
 import { createGuard, type Guard } from '../front-door/guard.ts';
 import { QueryLimits } from '../front-door/limits.ts';
+import { registerQueryLimitMetrics } from '../metrics/index.ts';
 import { ConfigError, type Config } from '../runtime/config.ts';
 import type { HttpTls } from '../runtime/http.ts';
 import { readSecretFile, rotatingFile } from './secrets.ts';
@@ -90,7 +92,7 @@ function tlsOf(http: Config['http']): HttpTls | undefined {
 }
 
 /** Reads the credentials and TLS files (ConfigError naming the key when one cannot be read), and warns when the port is anonymous by choice. */
-export function frontDoor(cfg: Config, log: Logger): FrontDoor {
+export function frontDoor(cfg: Config, log: Logger, registry: Registry): FrontDoor {
   const { http } = cfg;
   const anonymous = http.auth.mode === 'none' || (http.auth.credentialsFile === null && http.auth.credentials === null);
   const creds = credentialSource(http, log);
@@ -104,6 +106,13 @@ export function frontDoor(cfg: Config, log: Logger): FrontDoor {
   if (http.tls.keyFile !== null) readSecretFile('http.tls.keyFile', http.tls.keyFile);
   let auth = new Authenticator(creds(), { anonymous });
   let basis = creds();
+  const limits = new QueryLimits({
+    total: http.limits.maxConcurrentQueries,
+    perIdentity: http.limits.maxConcurrentPerIdentity,
+    waitMs: http.limits.waitMs,
+    maxWaiting: http.limits.maxWaiting,
+  });
+  registerQueryLimitMetrics(registry, limits);
   const guard = createGuard({
     auth: () => {
       const now = creds();
@@ -113,12 +122,7 @@ export function frontDoor(cfg: Config, log: Logger): FrontDoor {
       }
       return auth;
     },
-    limits: new QueryLimits({
-      total: http.limits.maxConcurrentQueries,
-      perIdentity: http.limits.maxConcurrentPerIdentity,
-      waitMs: http.limits.waitMs,
-      maxWaiting: http.limits.maxWaiting,
-    }),
+    limits,
     log: log.child({ module: 'http' }),
   });
   return { guard, tls: tlsOf(http) };

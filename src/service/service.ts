@@ -113,7 +113,7 @@ class ReadRoutes {
 
 async function openHttp(cfg: Config, core: Core, routes: ReadRoutes): Promise<{ readonly port: number }> {
   const { log, metrics, lifecycle, closers } = core;
-  const door = frontDoor(cfg, log);
+  const door = frontDoor(cfg, log, metrics.registry);
   const http = await startHttpServer({
     host: cfg.http.host,
     port: cfg.http.port,

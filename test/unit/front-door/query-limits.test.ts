@@ -2,7 +2,9 @@
 // and maxWaiting; a caller that goes away gives up its place.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { Registry } from 'prom-client';
 import { QueryLimits, type Admission } from '../../../src/front-door/limits.ts';
+import { QUERY_LIMIT_METRIC_NAMES, registerQueryLimitMetrics } from '../../../src/metrics/query-limit-metrics.ts';
 
 function ok(a: Admission): () => void {
   assert.ok(a.ok, a.ok ? '' : a.reason);
@@ -80,4 +82,31 @@ void test('turned away: after waitMs, when maxWaiting wait already, at once when
   const refused = await atOnce.acquire('a');
   assert.ok(!refused.ok);
   assert.equal(atOnce.waiting, 0);
+});
+
+void test('the caps as metrics: in flight and waiting at the scrape, admitted after a wait and turned away since start', async () => {
+  const limits = new QueryLimits({ total: 10, perIdentity: 1, waitMs: 30, maxWaiting: 1 });
+  const registry = new Registry();
+  registerQueryLimitMetrics(registry, limits);
+  const value = async (name: string): Promise<number | undefined> => (await registry.getSingleMetric(name)?.get())?.values[0]?.value;
+
+  const first = ok(await limits.acquire('a'));
+  const second = limits.acquire('a');
+  assert.equal((await limits.acquire('a')).ok, false, 'one waits already: turned away');
+  assert.equal(await value(QUERY_LIMIT_METRIC_NAMES.inFlight), 1);
+  assert.equal(await value(QUERY_LIMIT_METRIC_NAMES.waiting), 1);
+  first();
+  ok(await second)();
+  assert.equal((await limits.acquire('b')).ok, true, 'another identity: no wait, not counted as waited');
+  ok(await limits.acquire('c'));
+  const overTime = limits.acquire('c');
+  assert.equal((await overTime).ok, false, 'past waitMs: turned away');
+
+  assert.equal(await value(QUERY_LIMIT_METRIC_NAMES.waiting), 0);
+  assert.equal(await value(QUERY_LIMIT_METRIC_NAMES.inFlight), 2);
+  assert.equal(await value(QUERY_LIMIT_METRIC_NAMES.waited), 1);
+  assert.equal(await value(QUERY_LIMIT_METRIC_NAMES.turnedAway), 2);
+  const text = await registry.metrics();
+  assert.match(text, /^tsingest_http_queries_turned_away_total 2$/m);
+  assert.match(text, /^tsingest_http_queries_waited_total 1$/m);
 });

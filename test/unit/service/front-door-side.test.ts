@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { hashToken } from '../../../src/front-door/credentials.ts';
 import { loadConfig } from '../../../src/runtime/config.ts';
 import { createLogger } from '../../../src/runtime/logger.ts';
+import { Registry } from 'prom-client';
 import { frontDoor } from '../../../src/service/front-door-side.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..', '..');
@@ -42,13 +43,13 @@ test('tsingest run on a non-loopback http.host without credentials refuses to st
 
 test('http.auth.mode none: a warning at every start; loopback without credentials: anonymous, said once', () => {
   const none = capture();
-  frontDoor(loadConfig({ env: { TSI_HTTP_HOST: '0.0.0.0', TSI_HTTP_AUTH_MODE: 'none' } }), none.log);
+  frontDoor(loadConfig({ env: { TSI_HTTP_HOST: '0.0.0.0', TSI_HTTP_AUTH_MODE: 'none' } }), none.log, new Registry());
   assert.ok(
     none.lines.some((l) => l.includes('"level":"warn"') && l.includes('http.auth.mode is none')),
     none.lines.join(''),
   );
   const loop = capture();
-  frontDoor(loadConfig({ env: {} }), loop.log);
+  frontDoor(loadConfig({ env: {} }), loop.log, new Registry());
   assert.ok(loop.lines.some((l) => l.includes('the loopback port is anonymous')));
   assert.ok(!loop.lines.some((l) => l.includes('"level":"warn"')));
 });
@@ -61,7 +62,7 @@ test('credentials from a file: read again when the file changes; a broken new fi
     writeFileSync(file, doc('first-token'));
     const { log, lines } = capture();
     const cfg = loadConfig({ env: { TSI_HTTP_CREDENTIALS_FILE: file } });
-    const door = frontDoor(cfg, log);
+    const door = frontDoor(cfg, log, new Registry());
     assert.equal(door.tls, undefined);
     const ask = async (token: string): Promise<number> => {
       let status = 0;
@@ -93,7 +94,7 @@ test('credentials from a file: read again when the file changes; a broken new fi
     assert.ok(lines.some((l) => l.includes('the changed credentials file is not valid')));
     assert.ok(!lines.join('').includes('plain-secret-x'));
     assert.throws(
-      () => frontDoor(loadConfig({ env: { TSI_HTTP_CREDENTIALS_FILE: join(dir, 'missing.json') } }), log),
+      () => frontDoor(loadConfig({ env: { TSI_HTTP_CREDENTIALS_FILE: join(dir, 'missing.json') } }), log, new Registry()),
       /http\.auth\.credentialsFile: cannot read/,
     );
   } finally {
