@@ -229,6 +229,23 @@ const kafka: Section = {
         min: 0,
       }),
     ),
+    sized(
+      12,
+      8,
+      timeSeries({
+        title: 'Queries at the concurrency caps',
+        description:
+          'Queries in flight and waiting for a slot per instance (tsingest_http_queries_in_flight, tsingest_http_queries_waiting), and per second those admitted after a wait and those turned away with 429 (tsingest_http_queries_waited_total, tsingest_http_queries_turned_away_total). Waits with no 429s: a dashboard wider than http.limits.maxConcurrentPerIdentity, answered a little later. 429s: errors on a screen; raise http.limits if the instance has the memory, or add a query replica.',
+        targets: [
+          { expr: `max by (instance) (tsingest_http_queries_in_flight{${JOB}})`, legendFormat: 'in flight {{instance}}' },
+          { expr: `max by (instance) (tsingest_http_queries_waiting{${JOB}})`, legendFormat: 'waiting {{instance}}' },
+          { expr: `sum(${rate('tsingest_http_queries_waited_total', JOB)})`, legendFormat: 'admitted after a wait /s' },
+          { expr: `sum(${rate('tsingest_http_queries_turned_away_total', JOB)})`, legendFormat: 'turned away (429) /s' },
+        ],
+        unit: 'short',
+        min: 0,
+      }),
+    ),
   ],
 };
 

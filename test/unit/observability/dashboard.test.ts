@@ -13,6 +13,7 @@ import { READ_METRIC_NAMES } from '../../../src/metrics/read-metrics.ts';
 import { HOT_ID_METRICS } from '../../../src/metrics/hot-id-metrics.ts';
 import { SPREAD_METRIC_NAMES } from '../../../src/metrics/spread-metrics.ts';
 import { EVENT_LOOP_METRIC_NAMES } from '../../../src/metrics/event-loop-metrics.ts';
+import { QUERY_LIMIT_METRIC_NAMES } from '../../../src/metrics/query-limit-metrics.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..', '..');
 
@@ -84,6 +85,7 @@ void describe('dashboard region-write-spread', () => {
       ...Object.values(READ_METRIC_NAMES),
       ...Object.values(SPREAD_METRIC_NAMES),
       ...Object.values(EVENT_LOOP_METRIC_NAMES),
+      ...Object.values(QUERY_LIMIT_METRIC_NAMES),
       ...recordingRules(),
       ...EXTERNAL,
     ]);
