@@ -1,6 +1,7 @@
 // The front door of the service's port, built from the configuration (src/front-door/): the hashed
 // credentials read from http.auth.credentialsFile (again when it changes) or http.auth.credentials,
-// the concurrency caps, and TLS from http.tls's files (handed to the server again when they change).
+// the concurrency caps (with their metrics: src/metrics/query-limit-metrics.ts), and TLS from
+// http.tls's files (handed to the server again when they change).
 import type { SecureContextOptions } from 'node:tls';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
