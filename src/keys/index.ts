@@ -73,6 +73,7 @@ export {
   epochAt,
   kAt,
   maxK,
+  sameEpochs,
   spreadOffset,
   withEpoch,
   withFence,

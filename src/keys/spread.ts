@@ -37,6 +37,19 @@ export function spreadOffset(ts: number, k: number): number {
   return word % k;
 }
 
+/** Whether two entries put every ts in the same buckets: the same epochs (no entry: none; the fence moves no row). */
+export function sameEpochs(a: SpreadEntry | undefined, b: SpreadEntry | undefined): boolean {
+  const x = a?.epochs ?? [];
+  const y = b?.epochs ?? [];
+  return (
+    x.length === y.length &&
+    x.every((e, i) => {
+      const f = y[i] as SpreadEpoch;
+      return e.since === f.since && e.k === f.k;
+    })
+  );
+}
+
 /** The K of the epoch containing ts (1 before the first epoch or without an entry). */
 export function kAt(entry: SpreadEntry | undefined, ts: number): number {
   let k = 1;

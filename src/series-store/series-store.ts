@@ -6,7 +6,7 @@ import { column } from '../hbase/codec.ts';
 import type { ScanFilter } from '../hbase/filters.ts';
 import type { ScanOptions } from '../hbase/scanner.ts';
 import type { Row } from '../hbase/types.ts';
-import type { Keyspace, ScanRange, SpreadLookup, TableRef } from '../keys/index.ts';
+import { sameEpochs, type Keyspace, type ScanRange, type SpreadEntry, type SpreadLookup, type TableRef } from '../keys/index.ts';
 import { GENERATIONS_ROW, generationsOf } from '../rollup/generations.ts';
 import { touchSlotRuns } from '../rollup/touch.ts';
 import { decodeSummaryPackRun } from '../rollup/summary-pack.ts';
@@ -43,6 +43,12 @@ export interface SeriesStoreOptions {
   readonly meta: TableRef;
   /** the spread registry as it holds every epoch data before `toMs` can be under (SpreadRegistry.lookupFor: its snapshot, refreshed first when too old) */
   readonly spreadAt: (toMs: number) => Promise<SpreadLookup>;
+  /**
+   * The registry's snapshot as held now, with no read (the registry itself): raw reads scan under it
+   * while spreadAt reads the registry again, and read again the ids whose entry that changed. Without
+   * it a raw read waits for spreadAt before its scans.
+   */
+  readonly spreadHeld?: () => SpreadLookup;
   /** per request round trip */
   readonly deadlineMs: number;
   /** the tag key the API shows the id under (catalog.idTagKey): not part of a tag set's identity */
@@ -75,16 +81,49 @@ export class SeriesStore {
     const { ids, metrics, from, to } = ask;
     const out = new Map<string, Map<string, Map<string, TaggedPoints>>>(metrics.map((m) => [m, new Map()]));
     if (from >= to || ids.length === 0 || metrics.length === 0) return out;
+    const fresh = this.#o.spreadAt(to);
+    const held = this.#o.spreadHeld?.();
+    if (held === undefined) {
+      const spread = await fresh;
+      await this.#readRaw(ask, (id) => spread.entryOf(id), out, { budget, concurrency });
+    } else {
+      // The registry's snapshot as held, while the registry is read again when the range reaches past
+      // what the snapshot covers (a range ending at the end of the hour: every tail read; that read was
+      // a round trip set before the scans): the scans go out with the entries held, and the ids whose
+      // entry the fresh lookup changed (an epoch promoted since the snapshot's read: rare) are read
+      // again under it, so the answer is the one a read after the fresh lookup would give.
+      fresh.catch(() => undefined); // awaited below; not an unhandled rejection if a scan fails first
+      const used = new Map(ids.map((id) => [id, held.entryOf(id)]));
+      await this.#readRaw(ask, (id) => used.get(id), out, { budget, concurrency });
+      const spread = await fresh;
+      const moved = ids.filter((id) => !sameEpochs(used.get(id), spread.entryOf(id)));
+      if (moved.length > 0) {
+        for (const byId of out.values()) for (const id of moved) byId.delete(id);
+        await this.#readRaw({ ...ask, ids: moved }, (id) => spread.entryOf(id), out, { budget, concurrency });
+      }
+    }
+    for (const byId of out.values()) for (const sets of byId.values()) for (const s of sets.values()) sortAscending(s);
+    return out;
+  }
+
+  /** The asked points under the entries `entryOf` gives, appended to `out` (unsorted). */
+  async #readRaw(
+    ask: RawAsk,
+    entryOf: (id: string) => SpreadEntry | undefined,
+    out: Map<string, Map<string, Map<string, TaggedPoints>>>,
+    run: { readonly budget: PointBudget; readonly concurrency: number },
+  ): Promise<void> {
+    const { ids, metrics, from, to } = ask;
+    const { budget, concurrency } = run;
     const { keyspace, data } = this.#o;
     // each range tagged with its id: rows come in key order, so a row's id is its range's (no key decoded but its ts)
     const ranges: (ScanRange & { readonly id: string })[] = [];
-    const spread = await this.#o.spreadAt(to);
     for (const id of ids) {
       const start = Math.max(0, from, ask.fromOf?.get(id) ?? from);
       if (start >= to) continue;
-      for (const b of keyspace.dataRanges(id, start, to - 1, spread.entryOf(id))) ranges.push({ ...b.range, id });
+      for (const b of keyspace.dataRanges(id, start, to - 1, entryOf(id))) ranges.push({ ...b.range, id });
     }
-    if (ranges.length === 0) return out;
+    if (ranges.length === 0) return;
     const wanted = metrics.map((m) => ({ qualifier: Buffer.from(m, 'utf8'), byId: out.get(m) as Map<string, Map<string, TaggedPoints>> }));
     const shape = metricsShape(metrics, data.family);
     let lastTagBytes: Buffer | null = null;
@@ -129,8 +168,6 @@ export class SeriesStore {
         budget.take(n); // also: stops the scan once the query's deadline has passed
       }
     });
-    for (const byId of out.values()) for (const sets of byId.values()) for (const s of sets.values()) sortAscending(s);
-    return out;
   }
 
   /**

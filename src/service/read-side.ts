@@ -35,7 +35,7 @@ export interface ReadSideDeps {
   readonly keyspace: Keyspace;
   readonly tables: Tables;
   /** the spread registry: the series API reads through its snapshot (lookupFor); the rollup job waits for a fresh snapshot */
-  readonly registry: Pick<SpreadRegistry, 'ready' | 'lookupFor'>;
+  readonly registry: Pick<SpreadRegistry, 'ready' | 'lookupFor' | 'entryOf' | 'spreadIds'>;
   /** the service's region map and hot ids: given, the /ui page shows them (the ui part of the role) */
   readonly load?: { readonly regionMap: RegionMap; readonly hotIds: HotIds } | undefined;
   /** per-gateway series of the read client */
@@ -95,6 +95,7 @@ export function startReadSide(deps: ReadSideDeps): ReadSide {
           keyspace,
           tables,
           spreadAt: (to) => deps.registry.lookupFor(to),
+          spreadHeld: () => deps.registry,
           registry: metrics.registry,
           log: log.child({ module: 'series-api' }),
         })

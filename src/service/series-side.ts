@@ -49,19 +49,22 @@ export interface SeriesStoreOptions {
   readonly keyspace: Keyspace;
   readonly tables: Tables;
   readonly spreadAt: (toMs: number) => Promise<SpreadLookup>;
+  /** the registry's snapshot as held, with no read (SeriesStoreOptions.spreadHeld) */
+  readonly spreadHeld?: () => SpreadLookup;
   /** default hbase.requestDeadlineMs */
   readonly deadlineMs?: number;
 }
 
 /** The series store of the configuration: the tables, the point blocks' family when rollups are on and the job writes blocks. */
 export function seriesStoreOf(o: SeriesStoreOptions): SeriesStore {
-  const { cfg, hbase, keyspace, tables, spreadAt, deadlineMs = cfg.hbase.requestDeadlineMs } = o;
+  const { cfg, hbase, keyspace, tables, spreadAt, spreadHeld, deadlineMs = cfg.hbase.requestDeadlineMs } = o;
   return new SeriesStore(hbase, {
     keyspace,
     data: tables.data,
     rollup: tables.rollup,
     meta: tables.meta,
     spreadAt,
+    ...(spreadHeld === undefined ? {} : { spreadHeld }),
     deadlineMs,
     idTagKey: cfg.catalog.idTagKey,
     blockFamily: cfg.rollup.enabled ? tables.rollup.pointsFamily : null,
@@ -103,13 +106,15 @@ export interface SeriesSideDeps {
   readonly keyspace: Keyspace;
   readonly tables: Tables;
   readonly spreadAt: (toMs: number) => Promise<SpreadLookup>;
+  /** the registry's snapshot as held, with no read (SeriesStoreOptions.spreadHeld) */
+  readonly spreadHeld?: () => SpreadLookup;
   /** the service's metrics registry: the caches' lookups and bytes */
   readonly registry: Registry;
   readonly log: Logger;
 }
 
 export function startSeriesSide(deps: SeriesSideDeps): SeriesSide {
-  const { cfg, hbase, keyspace, tables, spreadAt, log } = deps;
+  const { cfg, hbase, keyspace, tables, spreadAt, spreadHeld, log } = deps;
   const source = new CatalogStore(hbase, { table: tables.meta.name });
   const index = new SeriesIndex({ idTagKey: cfg.catalog.idTagKey, source });
   let warnedAt = Number.NEGATIVE_INFINITY;
@@ -127,7 +132,7 @@ export function startSeriesSide(deps: SeriesSideDeps): SeriesSide {
   });
   catalog.start();
   void catalog.refresh();
-  const store = seriesStoreOf({ cfg, hbase, keyspace, tables, spreadAt });
+  const store = seriesStoreOf({ cfg, hbase, keyspace, tables, spreadAt, ...(spreadHeld === undefined ? {} : { spreadHeld }) });
   const { maxAgeMs } = cfg.series.windowCache;
   const maxBytes = cfg.series.windowCache.maxBytes ?? windowCacheBytes(getHeapStatistics().heap_size_limit);
   const cache = maxBytes > 0 ? new WindowCache({ maxBytes, maxAgeMs, now: Date.now }) : undefined;

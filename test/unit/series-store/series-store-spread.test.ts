@@ -1,6 +1,6 @@
 // The series store reads a spread id's rows in every bucket its epochs use, taking the epochs from the
 // spread lookup it is handed for the read's end (SpreadRegistry.lookupFor): one lookup per read, no
-// registry row per id.
+// registry row per id; with the snapshot as held, its scans do not wait for that lookup.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildEventCells } from '../../../src/events/index.ts';
@@ -27,7 +27,7 @@ async function setup(): Promise<{ store: FakeHBase; ts: number[] }> {
   return { store, ts };
 }
 
-function storeOf(port: FakeHBase, spread: SpreadLookup, asked: number[]): SeriesStore {
+function storeOf(port: FakeHBase, spread: SpreadLookup | (() => Promise<SpreadLookup>), asked: number[], held?: SpreadLookup): SeriesStore {
   return new SeriesStore(port, {
     keyspace: testKeyspace(B),
     data: { name: 'd', family: 'd' },
@@ -35,8 +35,9 @@ function storeOf(port: FakeHBase, spread: SpreadLookup, asked: number[]): Series
     meta: { name: 'm', family: 'm' },
     spreadAt: (to) => {
       asked.push(to);
-      return Promise.resolve(spread);
+      return typeof spread === 'function' ? spread() : Promise.resolve(spread);
     },
+    ...(held === undefined ? {} : { spreadHeld: () => held }),
     deadlineMs: 10_000,
     idTagKey: 'id',
     blockFamily: null,
@@ -92,4 +93,51 @@ void test('fromOf: each id read from its own start in one read, an id past the e
   );
   assert.equal(tsOf('cold')?.length, 10, 'an id without a start of its own: from `from`');
   assert.equal(tsOf('none'), undefined);
+});
+
+/** The port, with a promise settled when the first scan of the data table starts. */
+function watched(port: FakeHBase): { port: FakeHBase; scanned: Promise<void> } {
+  let seen: () => void = () => undefined;
+  const scanned = new Promise<void>((resolve) => {
+    seen = resolve;
+  });
+  const scan = port.scan.bind(port);
+  port.scan = (table, opts) => {
+    if (table === 'd') seen();
+    return scan(table, opts);
+  };
+  return { port, scanned };
+}
+
+void test('with the snapshot as held: the scans go out before the fresh lookup is back, and an id whose epochs it changed is read again under it', async () => {
+  const { store, ts } = await setup();
+  // held: no epoch for hot (promoted since the snapshot's read); the fresh lookup has it, and comes
+  // back only once a scan has started, so a read that waited for it first would never finish
+  const { port, scanned } = watched(store);
+  const fresh = async (): Promise<SpreadLookup> => {
+    await scanned;
+    return fixedLookup({ hot: HOT });
+  };
+  const got = await storeOf(port, fresh, [], NO_SPREAD).rawPointsOf({ ids: ['hot', 'cold'], metrics: ['temp'], from: T0, to: T0 + 100_000 }, budget);
+  assert.deepEqual([...(got.get('temp')?.get('hot')?.values() ?? [])][0]?.ts, ts, 'every point once, in order: the id read again under the epoch');
+  assert.equal(got.get('temp')?.has('cold'), false);
+});
+
+void test('with the snapshot as held and the fresh lookup the same: one read of each id', async () => {
+  const { store, ts } = await setup();
+  let dataScans = 0;
+  const scan = store.scan.bind(store);
+  store.scan = (table, opts) => {
+    if (table === 'd') dataScans++;
+    return scan(table, opts);
+  };
+  const lookup = fixedLookup({ hot: HOT });
+  const got = await storeOf(store, lookup, [], fixedLookup({ hot: HOT })).rawPointsOf({ ids: ['hot'], metrics: ['temp'], from: T0, to: T0 + 100_000 }, budget);
+  assert.deepEqual([...(got.get('temp')?.get('hot')?.values() ?? [])][0]?.ts, ts);
+  const once = dataScans;
+  assert.ok(once > 0);
+  // the same read with a held snapshot lacking the epoch scans again
+  dataScans = 0;
+  await storeOf(store, lookup, [], NO_SPREAD).rawPointsOf({ ids: ['hot'], metrics: ['temp'], from: T0, to: T0 + 100_000 }, budget);
+  assert.ok(dataScans > once, `read again: ${dataScans} scans against ${once}`);
 });
