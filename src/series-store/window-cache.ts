@@ -75,10 +75,15 @@ export function cachedReads(inner: CacheableReads, cache: WindowCache, bucketOf:
       const held = ids.filter((id) => cache.holds(id));
       const heldMarks = held.length === 0 || marks.from >= marks.to ? undefined : inner.marksOf(held, marks, budget, concurrency);
       heldMarks?.catch(() => undefined); // awaited below; not an unhandled rejection if a read before it fails
-      const gens = last !== undefined && held.length === 0 ? last : await fresh();
+      // The lookups go under the generations read last when the markers are read (the hits are
+      // confirmed against a read after them: a bucket that moved since is read again) or no id is
+      // kept: a read before the lookups was one more round trip before them, to no end (the
+      // confirmation decides which hits answer, whatever the tokens they were looked up under).
+      const gens = last !== undefined && (held.length === 0 || heldMarks !== undefined) ? last : await fresh();
       const now = cache.now();
       const windows = new Map<string, Map<string, StoredWindow[]>>(metrics.map((m) => [m, new Map()]));
       const used = new Map<number, string>();
+      const missed = new Set<number>();
       const hit: string[] = [];
       const miss: string[] = [];
       const slices = new Slices();
@@ -90,6 +95,7 @@ export function cachedReads(inner: CacheableReads, cache: WindowCache, bucketOf:
         const found = lookUp(cache, { id, gen, now }, ask);
         if (found === undefined) {
           miss.push(id);
+          missed.add(bucket);
           continue;
         }
         hit.push(id);
@@ -126,6 +132,13 @@ export function cachedReads(inner: CacheableReads, cache: WindowCache, bucketOf:
         setImmediate(() => {
           void keep({ cache, ask, read: got, ids: of, gens: under, bucketOf, now }).catch(() => undefined);
         });
+      }
+      // a moved bucket's ids were read again after the generations read after the markers: those are
+      // the tokens its answer holds under (the answer memo's check), unless an id of it was read by the
+      // first scan, before that read
+      for (const id of moved) {
+        const bucket = bucketOf(id);
+        if (!missed.has(bucket)) used.set(bucket, after?.now.get(bucket) ?? '');
       }
       const movedSet = new Set(moved);
       return { windows, marks: out, cachedIds: new Set(hit.filter((id) => !movedSet.has(id))), gens: used };

@@ -181,17 +181,30 @@ void test('cached reads: a job that writes, bumps and removes its marker between
   await kept();
   // a late event for a's day, acknowledged before the query: its marker is pending
   b.marks.set('a', [{ startMs: 0, sizeMs: D }]);
-  // the job finishes the day just after the query's first generations read: its put, its bump, then its marker removed
-  b.afterGenerations = () => {
-    b.windows.set('temp|a', [windowOf(D, 0, 99, new Float64Array(7)), windowOf(H, D, 11)]);
-    b.gens.set(0, 'g1');
-    b.marks.delete('a');
-  };
+  // the job finishes the day after the generations the lookups go under were read (the last read:
+  // the first query's) and before this query's markers read: its put, its bump, then its marker removed
+  b.windows.set('temp|a', [windowOf(D, 0, 99, new Float64Array(7)), windowOf(H, D, 11)]);
+  b.gens.set(0, 'g1');
+  b.marks.delete('a');
+  const reads0 = b.generationReads;
   const r = await reads.windowsOf({ ids: ['a'], metrics: ['temp'], spans, marks }, budget);
   const stale = sums(r, 'temp', 'a')[0] === 10 && r.marks.get('a') === undefined;
   assert.equal(stale, false, 'the kept day (without the late event) answers with no marker: a stale answer');
   assert.deepEqual(sums(r, 'temp', 'a'), [99, 11], 'the hit whose bucket moved after the markers is read again');
   assert.deepEqual([...r.cachedIds], [], 'not counted as answered from the cache');
+  assert.equal(b.generationReads - reads0, 1, 'one generations read, after the markers: none before the lookups');
+  assert.equal(r.gens?.get(0), 'g1', 'the tokens the answer holds under (the answer memo keeps them): those its windows were read again after');
+  // the same job on a's hour, acting just after that read (after this query's markers were read):
+  // the marker read is pending, so the planner reads the hour raw whatever the window says
+  await kept();
+  b.marks.set('a', [{ startMs: D, sizeMs: H }]);
+  b.afterGenerations = () => {
+    b.windows.set('temp|a', [windowOf(D, 0, 99, new Float64Array(7)), windowOf(H, D, 12)]);
+    b.gens.set(0, 'g2');
+    b.marks.delete('a');
+  };
+  const late = await reads.windowsOf({ ids: ['a'], metrics: ['temp'], spans, marks }, budget);
+  assert.deepEqual(late.marks.get('a'), [{ startMs: D, sizeMs: H }], 'the marker read before the job removed it reaches the planner');
 });
 
 void test('cached reads: point blocks are kept (copied out of the response); reads past MAX_CACHED_LOOKUPS go straight to HBase', async () => {
@@ -233,10 +246,12 @@ void test('cached reads: a read with no id kept tags what it keeps with the gene
     ]),
     'the older tokens',
   );
-  // a lookup reads them now: b was kept under g0, bucket 0 is at g1 now, so b is read again; c holds
+  // a lookup under those (the last read) and a read after the markers: b was kept under g0, bucket 0
+  // is at g1 now, so b is read again; c holds
   const again = await r.windowsOf({ ids: ['b', 'c'], metrics: ['temp'], spans, marks }, budget);
-  assert.equal(b.generationReads, 3, 'before the lookups, and again after the markers');
+  assert.equal(b.generationReads, 2, 'after the markers only');
   assert.deepEqual([...again.cachedIds], ['c']);
+  assert.deepEqual(b.windowReads.at(-1), ['b'], 'the id of the moved bucket read again');
 });
 
 void test('WindowCache: past its bound at 80k+ entries, every set() does constant eviction work, used entries or not (issue 37)', () => {
@@ -259,4 +274,18 @@ void test('WindowCache: past its bound at 80k+ entries, every set() does constan
   assert.equal(s.evictions, n);
   assert.equal(c.get({ id: 'new0', gen: 'g', now: 0 }, 'k', 0), undefined, 'the first new one is gone by now (every old one was spared once)');
   assert.equal(c.get({ id: `new${n - 1}`, gen: 'g', now: 0 }, 'k', 0), null, 'the newest is kept');
+});
+
+void test('cached reads: with no markers asked (nothing to confirm after), the lookups go under generations read before them, not the last ones', async () => {
+  const b = backing();
+  const cache = new WindowCache({ maxBytes: 1 << 20, maxAgeMs: 60_000, now: () => 0 });
+  const reads = cachedReads(b, cache, bucketOf);
+  const none: MarkSpan = { sizesMs: [H, D], from: 0, to: 0 };
+  await reads.windowsOf({ ids: ['a'], metrics: ['temp'], spans, marks: none }, budget);
+  await kept();
+  b.windows.set('temp|a', [windowOf(D, 0, 99, new Float64Array(7)), windowOf(H, D, 11)]);
+  b.gens.set(0, 'g1');
+  const r = await reads.windowsOf({ ids: ['a'], metrics: ['temp'], spans, marks: none }, budget);
+  assert.deepEqual(sums(r, 'temp', 'a'), [99, 11], 'the rewritten day: its bucket moved since the last read');
+  assert.deepEqual([...r.cachedIds], []);
 });
