@@ -29,6 +29,21 @@ import type { ScanShape } from '../scans/merged-scan.ts';
 import { runLimited } from '../toolkit/pool.ts';
 import { marksTrain } from './marks-train.ts';
 
+/**
+ * The spread registry as the series store reads it (SpreadRegistry fits): its snapshot as held now,
+ * with no read (entryOf), and `lookupFor(toMs)`, a lookup that holds every epoch data before `toMs`
+ * can be under (the snapshot, read again first when too old). Raw reads scan under the snapshot as
+ * held while lookupFor runs, and read again the ids whose entry it changed.
+ */
+export interface SpreadSource extends SpreadLookup {
+  lookupFor(toMs: number): Promise<SpreadLookup>;
+}
+
+/** A source that holds `lookup` and never reads anything else (tools and tests over fixed entries). */
+export function fixedSpread(lookup: SpreadLookup): SpreadSource {
+  return { entryOf: (id) => lookup.entryOf(id), spreadIds: () => lookup.spreadIds(), lookupFor: () => Promise.resolve(lookup) };
+}
+
 /** What the series store needs of HBase (the REST client's scan and get fit). */
 export interface SeriesScanPort {
   scan(table: string, options: ScanOptions): AsyncIterable<Row>;
@@ -41,14 +56,8 @@ export interface SeriesStoreOptions {
   readonly rollup: { readonly name: string; readonly family: string };
   /** the meta table: the window generations row (src/rollup/generations.ts) */
   readonly meta: TableRef;
-  /** the spread registry as it holds every epoch data before `toMs` can be under (SpreadRegistry.lookupFor: its snapshot, refreshed first when too old) */
-  readonly spreadAt: (toMs: number) => Promise<SpreadLookup>;
-  /**
-   * The registry's snapshot as held now, with no read (the registry itself): raw reads scan under it
-   * while spreadAt reads the registry again, and read again the ids whose entry that changed. Without
-   * it a raw read waits for spreadAt before its scans.
-   */
-  readonly spreadHeld?: () => SpreadLookup;
+  /** the spread registry (SpreadSource) */
+  readonly spread: SpreadSource;
   /** per request round trip */
   readonly deadlineMs: number;
   /** the tag key the API shows the id under (catalog.idTagKey): not part of a tag set's identity */
@@ -81,26 +90,21 @@ export class SeriesStore {
     const { ids, metrics, from, to } = ask;
     const out = new Map<string, Map<string, Map<string, TaggedPoints>>>(metrics.map((m) => [m, new Map()]));
     if (from >= to || ids.length === 0 || metrics.length === 0) return out;
-    const fresh = this.#o.spreadAt(to);
-    const held = this.#o.spreadHeld?.();
-    if (held === undefined) {
-      const spread = await fresh;
-      await this.#readRaw(ask, (id) => spread.entryOf(id), out, { budget, concurrency });
-    } else {
-      // The registry's snapshot as held, while the registry is read again when the range reaches past
-      // what the snapshot covers (a range ending at the end of the hour: every tail read; that read was
-      // a round trip set before the scans): the scans go out with the entries held, and the ids whose
-      // entry the fresh lookup changed (an epoch promoted since the snapshot's read: rare) are read
-      // again under it, so the answer is the one a read after the fresh lookup would give.
-      fresh.catch(() => undefined); // awaited below; not an unhandled rejection if a scan fails first
-      const used = new Map(ids.map((id) => [id, held.entryOf(id)]));
-      await this.#readRaw(ask, (id) => used.get(id), out, { budget, concurrency });
-      const spread = await fresh;
-      const moved = ids.filter((id) => !sameEpochs(used.get(id), spread.entryOf(id)));
-      if (moved.length > 0) {
-        for (const byId of out.values()) for (const id of moved) byId.delete(id);
-        await this.#readRaw({ ...ask, ids: moved }, (id) => spread.entryOf(id), out, { budget, concurrency });
-      }
+    // The registry's snapshot as held, while the registry is read again when the range reaches past
+    // what the snapshot covers (a range ending at the end of the hour: every tail read; that read was
+    // a round trip set before the scans): the scans go out with the entries held, and the ids whose
+    // entry the fresh lookup changed (an epoch promoted since the snapshot's read: rare) are read
+    // again under it, so the answer is the one a read after the fresh lookup would give.
+    const { spread } = this.#o;
+    const fresh = spread.lookupFor(to);
+    fresh.catch(() => undefined); // awaited below; not an unhandled rejection if a scan fails first
+    const used = new Map(ids.map((id) => [id, spread.entryOf(id)]));
+    await this.#readRaw(ask, (id) => used.get(id), out, { budget, concurrency });
+    const after = await fresh;
+    const moved = ids.filter((id) => !sameEpochs(used.get(id), after.entryOf(id)));
+    if (moved.length > 0) {
+      for (const byId of out.values()) for (const id of moved) byId.delete(id);
+      await this.#readRaw({ ...ask, ids: moved }, (id) => after.entryOf(id), out, { budget, concurrency });
     }
     for (const byId of out.values()) for (const sets of byId.values()) for (const s of sets.values()) sortAscending(s);
     return out;

@@ -94,8 +94,7 @@ export function startReadSide(deps: ReadSideDeps): ReadSide {
           hbase,
           keyspace,
           tables,
-          spreadAt: (to) => deps.registry.lookupFor(to),
-          spreadHeld: () => deps.registry,
+          spread: deps.registry,
           registry: metrics.registry,
           log: log.child({ module: 'series-api' }),
         })

@@ -10,13 +10,13 @@ import { registerSeriesCacheMetrics } from '../metrics/series-cache-metrics.ts';
 import { SeriesIndex } from '../catalog/series-index.ts';
 import { CatalogStore } from '../catalog/store.ts';
 import type { HBaseRestClient } from '../hbase/index.ts';
-import type { Keyspace, SpreadLookup, Tables } from '../keys/index.ts';
+import type { Keyspace, Tables } from '../keys/index.ts';
 import { parseWindows } from '../rollup/windows.ts';
 import { pointsTtlSeconds, windowRetention, type Config } from '../runtime/config.ts';
 import type { RouteHandler } from '../runtime/http.ts';
 import { createSeriesApi } from '../series-http/index.ts';
 import { AnswerMemo, type RollupTier } from '../series-query/index.ts';
-import { cachedReads, SeriesStore, TailCache, WindowCache, withTailCache, type SeriesScanPort } from '../series-store/index.ts';
+import { cachedReads, SeriesStore, TailCache, WindowCache, withTailCache, type SeriesScanPort, type SpreadSource } from '../series-store/index.ts';
 
 /** Sub-query answers the answer memo keeps (each its results and its ids: a chart's worth). */
 const MEMO_ANSWERS = 256;
@@ -48,23 +48,21 @@ export interface SeriesStoreOptions {
   readonly hbase: SeriesScanPort;
   readonly keyspace: Keyspace;
   readonly tables: Tables;
-  readonly spreadAt: (toMs: number) => Promise<SpreadLookup>;
-  /** the registry's snapshot as held, with no read (SeriesStoreOptions.spreadHeld) */
-  readonly spreadHeld?: () => SpreadLookup;
+  /** the spread registry (SpreadSource) */
+  readonly spread: SpreadSource;
   /** default hbase.requestDeadlineMs */
   readonly deadlineMs?: number;
 }
 
 /** The series store of the configuration: the tables, the point blocks' family when rollups are on and the job writes blocks. */
 export function seriesStoreOf(o: SeriesStoreOptions): SeriesStore {
-  const { cfg, hbase, keyspace, tables, spreadAt, spreadHeld, deadlineMs = cfg.hbase.requestDeadlineMs } = o;
+  const { cfg, hbase, keyspace, tables, spread, deadlineMs = cfg.hbase.requestDeadlineMs } = o;
   return new SeriesStore(hbase, {
     keyspace,
     data: tables.data,
     rollup: tables.rollup,
     meta: tables.meta,
-    spreadAt,
-    ...(spreadHeld === undefined ? {} : { spreadHeld }),
+    spread,
     deadlineMs,
     idTagKey: cfg.catalog.idTagKey,
     blockFamily: cfg.rollup.enabled ? tables.rollup.pointsFamily : null,
@@ -105,16 +103,15 @@ export interface SeriesSideDeps {
   readonly hbase: HBaseRestClient;
   readonly keyspace: Keyspace;
   readonly tables: Tables;
-  readonly spreadAt: (toMs: number) => Promise<SpreadLookup>;
-  /** the registry's snapshot as held, with no read (SeriesStoreOptions.spreadHeld) */
-  readonly spreadHeld?: () => SpreadLookup;
+  /** the spread registry (SpreadSource) */
+  readonly spread: SpreadSource;
   /** the service's metrics registry: the caches' lookups and bytes */
   readonly registry: Registry;
   readonly log: Logger;
 }
 
 export function startSeriesSide(deps: SeriesSideDeps): SeriesSide {
-  const { cfg, hbase, keyspace, tables, spreadAt, spreadHeld, log } = deps;
+  const { cfg, hbase, keyspace, tables, spread, log } = deps;
   const source = new CatalogStore(hbase, { table: tables.meta.name });
   const index = new SeriesIndex({ idTagKey: cfg.catalog.idTagKey, source });
   let warnedAt = Number.NEGATIVE_INFINITY;
@@ -132,7 +129,7 @@ export function startSeriesSide(deps: SeriesSideDeps): SeriesSide {
   });
   catalog.start();
   void catalog.refresh();
-  const store = seriesStoreOf({ cfg, hbase, keyspace, tables, spreadAt, ...(spreadHeld === undefined ? {} : { spreadHeld }) });
+  const store = seriesStoreOf({ cfg, hbase, keyspace, tables, spread });
   const { maxAgeMs } = cfg.series.windowCache;
   const maxBytes = cfg.series.windowCache.maxBytes ?? windowCacheBytes(getHeapStatistics().heap_size_limit);
   const cache = maxBytes > 0 ? new WindowCache({ maxBytes, maxAgeMs, now: Date.now }) : undefined;

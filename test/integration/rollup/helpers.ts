@@ -17,6 +17,7 @@ import type { Row } from '../../../src/hbase/types.ts';
 import type { Config } from '../../../src/runtime/config.ts';
 import { SeriesIndex } from '../../../src/catalog/series-index.ts';
 import { NO_SPREAD } from '../../../src/keys/index.ts';
+import { fixedSpread } from '../../../src/series-store/index.ts';
 import { rollupTier, seriesStoreOf } from '../../../src/service/series-side.ts';
 import { executeQuery } from '../../../src/series-query/execute.ts';
 import type { SubQueryPlan } from '../../../src/series-query/plan.ts';
@@ -110,7 +111,7 @@ export async function seriesSumsOf(
     hbase: r.h.rest,
     keyspace: r.s.keyspace,
     tables: tablesOf(cfg),
-    spreadAt: () => Promise.resolve(NO_SPREAD),
+    spread: fixedSpread(NO_SPREAD),
     deadlineMs: 10_000,
   });
   const body = {

@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { NO_SPREAD } from '../../../src/keys/index.ts';
+import { fixedSpread } from '../../../src/series-store/index.ts';
 import { SeriesIndex } from '../../../src/catalog/series-index.ts';
 import { RollupJob } from '../../../src/rollup/job.ts';
 import type { SubQueryAnswer } from '../../../src/series-query/execute.ts';
@@ -61,7 +62,7 @@ async function ask(w: { store: FakeHBase; s: RollupSettings; catalog: SeriesInde
     data: { name: w.s.dataTable, family: 'd' },
     rollup: { name: w.s.rollupTable, family: w.s.rollupFamily },
     meta: w.s.meta,
-    spreadAt: () => Promise.resolve(NO_SPREAD),
+    spread: fixedSpread(NO_SPREAD),
     deadlineMs: 10_000,
     idTagKey: 'id',
     blockFamily: tier.blocks ? BLOCK_FAMILY : null,

@@ -6,6 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { NO_SPREAD } from '../../../src/keys/index.ts';
+import { fixedSpread } from '../../../src/series-store/index.ts';
 import { SeriesIndex } from '../../../src/catalog/series-index.ts';
 import { putRowOf } from '../../../src/rollup/fold.ts';
 import { RollupJob } from '../../../src/rollup/job.ts';
@@ -60,7 +61,7 @@ function seriesStore(store: FakeHBase, blocks: boolean): SeriesStore {
     data: { name: S.dataTable, family: 'd' },
     rollup: { name: S.rollupTable, family: S.rollupFamily },
     meta: S.meta,
-    spreadAt: () => Promise.resolve(NO_SPREAD),
+    spread: fixedSpread(NO_SPREAD),
     deadlineMs: 10_000,
     idTagKey: 'id',
     blockFamily: blocks ? BLOCK_FAMILY : null,

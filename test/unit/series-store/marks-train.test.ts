@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { putRowOf } from '../../../src/rollup/fold.ts';
 import { markWindows, type MarkSpan } from '../../../src/series-data/windows.ts';
 import { marksFor, marksTrain, unionSpan } from '../../../src/series-store/marks-train.ts';
-import { SeriesStore } from '../../../src/series-store/series-store.ts';
+import { NO_SPREAD } from '../../../src/keys/index.ts';
+import { fixedSpread, SeriesStore } from '../../../src/series-store/series-store.ts';
 import { FakeHBase } from '../../support/fake-hbase.ts';
 import { testKeyspace } from '../../support/keyspace.ts';
 
@@ -24,7 +25,7 @@ function storeOf(port: FakeHBase): SeriesStore {
     data: { name: 'd', family: 'd' },
     rollup: { name: 'r', family: 'r' },
     meta: { name: 'm', family: 'm' },
-    spreadAt: () => Promise.reject(new Error('not read')),
+    spread: { ...fixedSpread(NO_SPREAD), lookupFor: () => Promise.reject(new Error('not read')) },
     deadlineMs: 10_000,
     idTagKey: 'id',
     blockFamily: null,

@@ -27,17 +27,22 @@ async function setup(): Promise<{ store: FakeHBase; ts: number[] }> {
   return { store, ts };
 }
 
+/** A store whose registry holds `held` (by default the fresh lookup itself) and answers lookupFor with `spread`, noting each range end asked. */
 function storeOf(port: FakeHBase, spread: SpreadLookup | (() => Promise<SpreadLookup>), asked: number[], held?: SpreadLookup): SeriesStore {
+  const snapshot = held ?? (typeof spread === 'function' ? NO_SPREAD : spread);
   return new SeriesStore(port, {
     keyspace: testKeyspace(B),
     data: { name: 'd', family: 'd' },
     rollup: { name: 'r', family: 'r' },
     meta: { name: 'm', family: 'm' },
-    spreadAt: (to) => {
-      asked.push(to);
-      return typeof spread === 'function' ? spread() : Promise.resolve(spread);
+    spread: {
+      entryOf: (id) => snapshot.entryOf(id),
+      spreadIds: () => snapshot.spreadIds(),
+      lookupFor: (to) => {
+        asked.push(to);
+        return typeof spread === 'function' ? spread() : Promise.resolve(spread);
+      },
     },
-    ...(held === undefined ? {} : { spreadHeld: () => held }),
     deadlineMs: 10_000,
     idTagKey: 'id',
     blockFamily: null,

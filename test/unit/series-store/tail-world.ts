@@ -4,6 +4,7 @@ import { buildEventCells } from '../../../src/events/index.ts';
 import { RollupMarks } from '../../../src/ingest/rollup-marks.ts';
 import { Touches } from '../../../src/ingest/touches.ts';
 import { NO_SPREAD } from '../../../src/keys/index.ts';
+import { fixedSpread } from '../../../src/series-store/index.ts';
 import { putRowOf } from '../../../src/rollup/fold.ts';
 import { parseWindow } from '../../../src/rollup/windows.ts';
 import type { TaggedPoints } from '../../../src/series-data/points.ts';
@@ -26,7 +27,7 @@ export function storeOf(port: FakeHBase): SeriesStore {
     data: { name: 'd', family: 'd' },
     rollup: { name: 'r', family: 'r' },
     meta: META,
-    spreadAt: () => Promise.resolve(NO_SPREAD),
+    spread: fixedSpread(NO_SPREAD),
     deadlineMs: 10_000,
     idTagKey: 'id',
     blockFamily: null,
