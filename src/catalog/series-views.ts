@@ -13,6 +13,15 @@ export interface Entry {
   readonly json: string;
   /** position in the sorted order (set by the rebuild) */
   ord: number;
+  /** the series as look-ups show it, made at the first that matches it (series-index.ts #shown) */
+  shown?: IndexedSeriesShape;
+}
+
+/** series-index.ts IndexedSeries (declared there; the shape, to keep this module free of an import cycle). */
+interface IndexedSeriesShape {
+  readonly metric: string;
+  readonly id: string;
+  readonly tags: Readonly<Record<string, string>>;
 }
 
 export interface Views {

@@ -9,14 +9,22 @@ export interface TaggedPoints {
   readonly values: number[];
 }
 
+/** Keys of frozen tag objects (the catalog's series: the same few thousand asked by every panel of a refresh), made once. */
+const keysOfFrozen = new WeakMap<object, { readonly idTagKey: string; readonly key: string }>();
+
 /** A tag set's identity: its pairs sorted by key, without the key the API shows the id under. */
 export function tagSetKey(tags: Readonly<Record<string, string>>, idTagKey: string): string {
-  return JSON.stringify(
+  const frozen = Object.isFrozen(tags);
+  const kept = frozen ? keysOfFrozen.get(tags) : undefined;
+  if (kept?.idTagKey === idTagKey) return kept.key;
+  const key = JSON.stringify(
     Object.keys(tags)
       .filter((k) => k !== idTagKey)
       .sort()
       .map((k) => [k, tags[k]]),
   );
+  if (frozen) keysOfFrozen.set(tags, { idTagKey, key });
+  return key;
 }
 
 /** A raw read asked: the points of each of `metrics` with from ≤ ts < to of every id. */

@@ -2,7 +2,7 @@
 // where every window is summarised for good, from raw points elsewhere.
 // Design notes: docs/DECISIONS.md#summary-reads
 import { getAggregator } from '../series-compute/aggregators.ts';
-import { RUN_STRIDE, summaryRun } from '../rollup/summary-pack.ts';
+import { RUN_STRIDE, type PackedSummary } from '../rollup/summary-pack.ts';
 import { BucketFolder } from '../series-compute/rollup-exact.ts';
 import { bucketRanges, expiredRawBuckets, keptSince, rawBuckets, type RollupTier, type SubQueryPlan } from './plan.ts';
 import type { TaggedPoints } from '../series-data/points.ts';
@@ -44,8 +44,15 @@ export function summarySpans(plan: RollupPlan, tier: RollupTier, now: number): W
   return out;
 }
 
-/** Runs of one id's summaries of the plan's size (summary-pack.ts: RUN_STRIDE numbers a window), each ascending, the runs apart from each other (windows do not overlap). */
-type Runs = Float64Array[];
+/**
+ * One id's summaries of the plan's size: runs from packs (summary-pack.ts: RUN_STRIDE numbers a window,
+ * ascending) and single windows' summaries as read (no array made for each: a dashboard's refresh
+ * folds about a million of them), apart from each other (windows do not overlap).
+ */
+type Run = Float64Array | PackedSummary;
+type Runs = Run[];
+
+const firstOf = (r: Run): number => (r instanceof Float64Array ? (r[0] ?? 0) : r.startMs);
 
 /** One id's summaries of the plan's size, from packs of good coarser windows (a run each) and from rows; the coarser windows to read as rows instead. */
 function summariesOf(stored: readonly StoredWindow[], marks: readonly MarkedWindow[], windowMs: number): { runs: Runs; redo: number[]; packs: number } {
@@ -54,7 +61,7 @@ function summariesOf(stored: readonly StoredWindow[], marks: readonly MarkedWind
   let packs = 0;
   for (const w of stored) {
     if (w.sizeMs === windowMs) {
-      runs.push(summaryRun(w.summary));
+      runs.push(w.summary);
       continue;
     }
     const stale = marks.length > 0 && marks.some((m) => m.sizeMs === w.sizeMs && m.startMs === w.startMs);
@@ -71,19 +78,74 @@ function summariesOf(stored: readonly StoredWindow[], marks: readonly MarkedWind
 /** The runs' summaries in the scan range and outside the `raw` buckets, ascending, folded into buckets (the runs sorted, not their summaries). */
 function foldRuns(ds: Downsample, plan: RollupPlan, runs: Runs, raw: ReadonlySet<number>): { ts: number[]; values: number[] } {
   const { scan, intervalMs } = plan;
-  const first = (r: Float64Array): number => r[0] ?? 0;
   let ascending = true;
-  for (let i = 1; i < runs.length && ascending; i++) if (first(runs[i] as Float64Array) < first(runs[i - 1] as Float64Array)) ascending = false;
-  const ordered = ascending ? runs : [...runs].sort((a, b) => first(a) - first(b));
+  for (let i = 1; i < runs.length && ascending; i++) if (firstOf(runs[i] as Run) < firstOf(runs[i - 1] as Run)) ascending = false;
+  const ordered = ascending ? runs : [...runs].sort((a, b) => firstOf(a) - firstOf(b));
   const folder = new BucketFolder(intervalMs, ds.aggregator);
+  const wanted = (start: number): boolean => start >= scan.startMs && start < scan.endMs && (raw.size === 0 || !raw.has(start - (start % intervalMs)));
   for (const r of ordered) {
+    if (!(r instanceof Float64Array)) {
+      if (wanted(r.startMs)) folder.addFields(r.startMs, r.count, r.sum, r.min, r.max, r.first, r.last);
+      continue;
+    }
     for (let o = 0; o < r.length; o += RUN_STRIDE) {
       const start = r[o] as number;
-      if (start < scan.startMs || start >= scan.endMs || (raw.size > 0 && raw.has(start - (start % intervalMs)))) continue;
+      if (!wanted(start)) continue;
       folder.addFields(start, r[o + 1] as number, r[o + 2] as number, r[o + 3] as number, r[o + 4] as number, r[o + 5] as number, r[o + 6] as number);
     }
   }
   return folder.finish();
+}
+
+/** The `raw` buckets' values of an id's points (each list ascending; lists of different buckets), ascending by bucket. */
+export function rawBucketValues(
+  points: readonly { readonly ts: readonly number[]; readonly values: readonly number[] }[],
+  raw: ReadonlySet<number>,
+  intervalMs: number,
+  run: (values: number[]) => number,
+): { ts: number[]; values: number[] } {
+  const ts: number[] = [];
+  const values: number[] = [];
+  let ordered = true;
+  for (const p of points) {
+    let i = 0;
+    while (i < p.ts.length) {
+      const start = (p.ts[i] as number) - ((p.ts[i] as number) % intervalMs);
+      const inBucket: number[] = [];
+      while (i < p.ts.length && (p.ts[i] as number) < start + intervalMs) inBucket.push(p.values[i++] as number);
+      if (!raw.has(start)) continue;
+      if (ts.length > 0 && start <= (ts.at(-1) as number)) ordered = false;
+      ts.push(start);
+      values.push(run(inBucket));
+    }
+  }
+  if (ordered) return { ts, values };
+  // lists of several ranges, not in time order: sort by bucket (a bucket is in one list only; the last kept, as a Map would)
+  const byStart = new Map<number, number>(ts.map((t, i) => [t, values[i] as number]));
+  const sorted = [...byStart.keys()].sort((a, b) => a - b);
+  return { ts: sorted, values: sorted.map((t) => byStart.get(t) as number) };
+}
+
+/** Two bucket lists with no bucket in both, each ascending, merged ascending. */
+export function mergeBuckets(a: { ts: number[]; values: number[] }, b: { ts: number[]; values: number[] }): { ts: number[]; values: number[] } {
+  if (b.ts.length === 0) return a;
+  if (a.ts.length === 0) return b;
+  // the usual case: the raw buckets (the open hour) after every summarised one
+  if ((a.ts.at(-1) as number) < (b.ts[0] as number)) return { ts: a.ts.concat(b.ts), values: a.values.concat(b.values) };
+  const ts: number[] = [];
+  const values: number[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.ts.length || j < b.ts.length) {
+    if (j >= b.ts.length || (i < a.ts.length && (a.ts[i] as number) < (b.ts[j] as number))) {
+      ts.push(a.ts[i] as number);
+      values.push(a.values[i++] as number);
+    } else {
+      ts.push(b.ts[j] as number);
+      values.push(b.values[j++] as number);
+    }
+  }
+  return { ts, values };
 }
 
 /** One id's bucket values: from its summaries where summarised for good, from its raw points (`points`) in the `raw` buckets. */
@@ -93,23 +155,10 @@ function idBuckets(
   read: { readonly runs: Runs; readonly raw: ReadonlySet<number>; readonly points: readonly TaggedPoints[] },
 ): { ts: number[]; values: number[] } {
   const { runs, raw, points } = read;
-  const { intervalMs } = plan;
   const fromSummaries = foldRuns(ds, plan, runs, raw);
   if (raw.size === 0) return fromSummaries;
-  const buckets = new Map<number, number>(fromSummaries.ts.map((t, i) => [t, fromSummaries.values[i] as number]));
-  const run = getAggregator(ds.aggregator).run;
-  // One series for this id (ids with several tag sets are read raw): bucket its points.
-  for (const p of points) {
-    let i = 0;
-    while (i < p.ts.length) {
-      const start = (p.ts[i] as number) - ((p.ts[i] as number) % intervalMs);
-      const values: number[] = [];
-      while (i < p.ts.length && (p.ts[i] as number) < start + intervalMs) values.push(p.values[i++] as number);
-      if (raw.has(start)) buckets.set(start, run(values));
-    }
-  }
-  const ts = [...buckets.keys()].sort((a, b) => a - b);
-  return { ts, values: ts.map((t) => buckets.get(t) as number) };
+  // one series for this id (ids with several tag sets are read raw): bucket its points
+  return mergeBuckets(fromSummaries, rawBucketValues(points, raw, plan.intervalMs, getAggregator(ds.aggregator).run));
 }
 
 /** The raw points of each id's unsummarised buckets, and how many: ids sharing a range are read together (and with other sub-queries' alike). */
@@ -137,13 +186,17 @@ async function rawOfBuckets(
   for (const byId of found) {
     for (const [id, sets] of byId) {
       for (const p of sets.values()) n += p.ts.length;
-      points.set(id, [...(points.get(id) ?? []), ...sets.values()]);
+      const list = points.get(id);
+      if (list === undefined) points.set(id, [...sets.values()]);
+      else list.push(...sets.values());
     }
   }
   return { byId: points, n };
 }
 
 const NO_POINTS = { byId: new Map<string, TaggedPoints[]>(), n: 0 };
+const NO_MARKS: readonly MarkedWindow[] = [];
+const NO_LISTS: readonly TaggedPoints[] = [];
 
 function difference(a: ReadonlySet<number>, b: ReadonlySet<number>): Set<number> {
   return new Set([...a].filter((x) => !b.has(x)));
@@ -185,8 +238,8 @@ export async function readRollup(o: RollupRead): Promise<Found> {
   let packWindows = 0;
   for (const id of ids) {
     if (first.cachedIds.has(id)) cachedIds++;
-    const marks = first.marks.get(id) ?? [];
-    const finer = marks.filter((m) => m.sizeMs <= plan.windowMs);
+    const marks = first.marks.get(id) ?? NO_MARKS;
+    const finer = marks.length === 0 ? NO_MARKS : marks.filter((m) => m.sizeMs <= plan.windowMs);
     const dirty = finer.length === 0 ? always : rawBuckets(plan, tier, finer, now);
     raw.set(id, dirty);
     if (dirty !== always) added.set(id, difference(dirty, always));
@@ -218,13 +271,14 @@ export async function readRollup(o: RollupRead): Promise<Found> {
     ),
     added.size === 0 ? NO_POINTS : rawOfBuckets(o, plan, added),
   ]);
-  for (const r of rows) for (const [id, list] of r.windows) for (const w of list) got.get(id)?.push(summaryRun(w.summary));
+  for (const r of rows) for (const [id, list] of r.windows) for (const w of list) got.get(id)?.push(w.summary);
   const inputs: [CatalogSeries, SeriesInput][] = [];
   let rawBucketsRead = 0;
   for (const [id, s] of single) {
     const dirty = raw.get(id) ?? always;
     rawBucketsRead += dirty.size;
-    const points = dirty.size === 0 ? [] : [...(early.byId.get(id) ?? []), ...(late.byId.get(id) ?? [])];
+    const [e, l] = [early.byId.get(id), late.byId.get(id)];
+    const points = dirty.size === 0 ? NO_LISTS : l === undefined ? (e ?? NO_LISTS) : e === undefined ? l : [...e, ...l];
     const b = idBuckets(ds, plan, { runs: got.get(id) ?? [], raw: dirty, points });
     if (b.ts.length > 0) inputs.push([s, { kind: 'buckets', tags: s.tags, ts: b.ts, values: b.values }]);
   }
