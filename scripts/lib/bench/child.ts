@@ -64,9 +64,11 @@ export async function startServiceChild(o: {
   sets: readonly string[];
   port: number;
   cpuProfDir?: string;
+  /** node / V8 flags on the command line (some, --single-threaded-gc among them, are refused in NODE_OPTIONS) */
+  nodeFlags?: readonly string[];
   say: (m: string) => void;
 }): Promise<ServiceChild> {
-  const nodeArgs = ['--disable-warning=TimeoutNegativeWarning'];
+  const nodeArgs = ['--disable-warning=TimeoutNegativeWarning', ...(o.nodeFlags ?? [])];
   if (o.cpuProfDir !== undefined) nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${o.cpuProfDir}`);
   const args = [...nodeArgs, 'src/cli.ts', 'run', ...[...o.sets, `http.port=${o.port}`, 'http.host=127.0.0.1'].flatMap((s) => ['--set', s])];
   const child: ChildProcess = spawn(process.execPath, args, { cwd: projectRoot, env: o.env, stdio: ['ignore', 'ignore', 'pipe'] });

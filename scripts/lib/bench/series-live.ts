@@ -57,7 +57,8 @@ export interface LiveOptions {
    * A development aid, not a measurement: after the warm-up, keep both sides fed and running while
    * this file exists (it is created), restart our query process whenever `<hold>.restart` appears and
    * our ingest process whenever `<hold>.ingest` does (each is removed; either may name a CPU profile
-   * directory), then clean up without measuring.
+   * directory, or hold node / V8 flags, `--…`, to run that process with instead of its shipped heap flags), then
+   * clean up without measuring.
    */
   readonly hold?: string | undefined;
   readonly say: (m: string) => void;
@@ -186,15 +187,27 @@ export async function livePhase(o: LiveOptions): Promise<LiveFigures> {
     stops.push(() => tsd.stop());
     // two processes, as compose and k8s run them: ingest (consume, write, rollups) and query (the reads)
     const heapOf = (flags: string): NodeJS.ProcessEnv => ({ ...process.env, NODE_OPTIONS: o.heap === 'shipped' ? flags : '' });
-    const startIngest = (profDir?: string): Promise<OurService> =>
-      startOurService(stack, `${o.run}-g`, say, { extra: [...SHIPPED, 'service.role=ingest'], cpuProfDir: profDir, env: heapOf(SERVICE_NODE_OPTIONS) });
+    // a held restart's file: a CPU profile directory, or V8 flags to run with
+    const restartAs = (file: string): { profDir?: string; flags?: string } => {
+      const said = readFileSync(file, 'utf8').trim();
+      rmSync(file);
+      return said === '' ? {} : said.startsWith('--') ? { flags: said } : { profDir: said };
+    };
+    const startIngest = (r: { profDir?: string; flags?: string } = {}): Promise<OurService> =>
+      startOurService(stack, `${o.run}-g`, say, {
+        extra: [...SHIPPED, 'service.role=ingest'],
+        cpuProfDir: r.profDir,
+        env: r.flags === undefined ? heapOf(SERVICE_NODE_OPTIONS) : { ...process.env, NODE_OPTIONS: '' },
+        nodeFlags: r.flags?.split(/\s+/),
+      });
     let ingest = await startIngest();
     stops.push(() => ingest.stop());
-    const startQuery = (profDir?: string): Promise<OurService> =>
+    const startQuery = (r: { profDir?: string; flags?: string } = {}): Promise<OurService> =>
       startOurService(stack, `${o.run}-g`, say, {
         extra: [...SHIPPED, 'service.role=query', ...o.sets],
-        cpuProfDir: profDir,
-        env: heapOf(QUERY_NODE_OPTIONS),
+        cpuProfDir: r.profDir,
+        env: r.flags === undefined ? heapOf(QUERY_NODE_OPTIONS) : { ...process.env, NODE_OPTIONS: '' },
+        nodeFlags: r.flags?.split(/\s+/),
       });
     let ours = await startQuery();
     stops.push(() => ours.stop());
@@ -251,18 +264,16 @@ export async function livePhase(o: LiveOptions): Promise<LiveFigures> {
         else feed.resume();
         if (existsSync(`${o.hold}.ingest`)) {
           // the same for our ingest process
-          const dir = readFileSync(`${o.hold}.ingest`, 'utf8').trim();
-          rmSync(`${o.hold}.ingest`);
+          const as = restartAs(`${o.hold}.ingest`);
           await ingest.stop();
-          ingest = await startIngest(dir === '' ? undefined : dir);
+          ingest = await startIngest(as);
           say(`[live] ingest restarted: ${ingest.url}`);
         }
         if (!existsSync(`${o.hold}.restart`)) continue;
-        // the file may name a directory: the restarted service writes a CPU profile there when it stops
-        const profDir = readFileSync(`${o.hold}.restart`, 'utf8').trim();
-        rmSync(`${o.hold}.restart`);
+        // the file may name a directory (the restarted service writes a CPU profile there when it stops) or V8 flags
+        const as = restartAs(`${o.hold}.restart`);
         await ours.stop();
-        ours = await startQuery(profDir === '' ? undefined : profDir);
+        ours = await startQuery(as);
         writeFileSync(o.hold, `TSD ${tsd.url}\nours ${ours.url}\n`);
         say(`[live] ours restarted: ${ours.url}`);
       }

@@ -119,9 +119,14 @@ export async function startOurService(
   stack: OurStack,
   group: string,
   say: (m: string) => void,
-  child: { readonly extra?: readonly string[]; readonly cpuProfDir?: string | undefined; readonly env?: NodeJS.ProcessEnv } = {},
+  child: {
+    readonly extra?: readonly string[];
+    readonly cpuProfDir?: string | undefined;
+    readonly env?: NodeJS.ProcessEnv;
+    readonly nodeFlags?: readonly string[] | undefined;
+  } = {},
 ): Promise<OurService> {
-  const { extra = [], cpuProfDir } = child;
+  const { extra = [], cpuProfDir, nodeFlags } = child;
   const port = await freePort();
   const proc = await startServiceChild({
     env: { ...(child.env ?? process.env) },
@@ -129,6 +134,7 @@ export async function startOurService(
     port,
     say,
     ...(cpuProfDir === undefined ? {} : { cpuProfDir }),
+    ...(nodeFlags === undefined ? {} : { nodeFlags }),
   });
   const url = `http://127.0.0.1:${port}`;
   return {
