@@ -43,6 +43,21 @@ export async function readRaw(o: RawRead): Promise<Found> {
   return { inputs, counts: { points, rawRanges: ids.size } };
 }
 
+/** Windows by size, then start (no key string made per window: a fold over a day of hours for every id of a site makes hundreds of thousands). */
+class WindowsBySize {
+  readonly #bySize = new Map<number, Map<number, StoredWindow>>();
+
+  get(sizeMs: number, startMs: number): StoredWindow | undefined {
+    return this.#bySize.get(sizeMs)?.get(startMs);
+  }
+
+  set(w: StoredWindow): void {
+    let starts = this.#bySize.get(w.sizeMs);
+    if (starts === undefined) this.#bySize.set(w.sizeMs, (starts = new Map<number, StoredWindow>()));
+    starts.set(w.startMs, w);
+  }
+}
+
 /** What is known of one id's windows and raw ranges as the rounds go. */
 class IdTiles {
   readonly series: CatalogSeries;
@@ -50,8 +65,8 @@ class IdTiles {
   marks: readonly MarkedWindow[] = [];
   /** block spans asked for (by size): a window in one was read, found or not */
   readonly asked: { sizeMs: number; from: number; to: number }[] = [];
-  /** windows found, by `size:start` */
-  readonly found = new Map<string, StoredWindow>();
+  /** windows found */
+  readonly found = new WindowsBySize();
   /** data-table ranges read, sorted */
   rawHave: Range[] = [];
   readonly rawPoints: TaggedPoints[] = [];
@@ -80,10 +95,9 @@ class IdTiles {
     for (let o = 0; o < run.length; o += RUN_STRIDE) {
       const summary = summaryAt(run, o);
       const startMs = summary.startMs;
-      const key = `${finerMs}:${startMs}`;
       // a window read in part at the range's end came with its block: a pack's summary must not hide it
-      if (this.found.get(key)?.block !== undefined) continue;
-      this.found.set(key, { startMs, sizeMs: finerMs, summary, block: undefined, pack: undefined });
+      if (this.found.get(finerMs, startMs)?.block !== undefined) continue;
+      this.found.set({ startMs, sizeMs: finerMs, summary, block: undefined, pack: undefined });
     }
     this.asked.push({ sizeMs: finerMs, from: w.startMs, to: w.startMs + w.sizeMs });
     this.packs++;
@@ -92,7 +106,7 @@ class IdTiles {
   /** Reading blocks: a window read and found with a summary but no valid block of as many points (its points are elsewhere). Summaries: none lacks. */
   lacks(sizeMs: number, startMs: number, content: TileContent): boolean {
     if (content === 'summary') return false;
-    const w = this.found.get(`${sizeMs}:${startMs}`);
+    const w = this.found.get(sizeMs, startMs);
     return w !== undefined && (w.block === undefined || pointsInBlock(w.block) !== w.summary.count);
   }
 }
@@ -223,6 +237,12 @@ async function fetchRound(o: Round): Promise<void> {
     wantWindows ? reads.windowsOf(ids, metric, spans, marks) : undefined,
     ...ranges.map((r) => reads.rawPointsOf(ids, metric, r.fromMs, r.toMs)),
   ]);
+  const packSpans = spans.filter((sp) => sp.with === 'pack');
+  // a window read for its summary (a fold's whole windows) has no block to lack: only one read for its
+  // block can give the id a tiling of its own
+  const blockSpans = spans.filter((sp) => sp.with === 'block');
+  const within = (list: readonly WindowSpan[], w: StoredWindow): WindowSpan | undefined =>
+    list.length === 0 ? undefined : list.find((sp) => sp.sizeMs === w.sizeMs && w.startMs >= sp.from && w.startMs < sp.to);
   for (const id of ids) {
     const t = state.get(id) as IdTiles;
     if (win !== undefined) {
@@ -230,14 +250,14 @@ async function fetchRound(o: Round): Promise<void> {
       for (const sp of spans) if (sp.with !== 'pack') t.asked.push(sp);
       const unpacked = new Set<number>();
       for (const w of win.windows.get(id) ?? []) {
-        const pack = spans.find((sp) => sp.with === 'pack' && sp.sizeMs === w.sizeMs && w.startMs >= sp.from && w.startMs < sp.to);
+        const pack = within(packSpans, w);
         if (pack?.finerMs !== undefined) {
           t.unpack(w, pack.finerMs);
           unpacked.add(w.startMs);
           continue;
         }
-        t.found.set(`${w.sizeMs}:${w.startMs}`, w);
-        if (w.block === undefined || pointsInBlock(w.block) !== w.summary.count) t.mayLack = true;
+        t.found.set(w);
+        if ((w.block === undefined || pointsInBlock(w.block) !== w.summary.count) && within(blockSpans, w) !== undefined) t.mayLack = true;
       }
       // a coarser window read for its pack and not found: no point in it, unless a pending marker says its rows are not written yet
       for (const sp of spans) {
@@ -292,7 +312,7 @@ function blockPoints(
   tile: Extract<Tile, { kind: 'block' }>,
   budget: PointBudget,
 ): { ts: readonly number[]; values: readonly number[]; lo: number; hi: number } | undefined {
-  const w = t.found.get(`${tile.sizeMs}:${tile.startMs}`);
+  const w = t.found.get(tile.sizeMs, tile.startMs);
   if (w?.block === undefined) return undefined;
   const run = decodePointsBlock(w.block, tile.startMs, tile.sizeMs, `point block ${t.series.metric} of ${t.series.id} at ${tile.startMs}`);
   budget.take(run.ts.length);
@@ -332,7 +352,7 @@ function foldTiles(t: IdTiles, tiles: readonly Tile[], fold: FoldAll, budget: Po
       }
       continue;
     }
-    const w = t.found.get(`${tile.sizeMs}:${tile.startMs}`);
+    const w = t.found.get(tile.sizeMs, tile.startMs);
     if (w === undefined) continue; // no row: no point of the metric in a window summarised for good
     summaryWindows++;
     const s = w.summary;
