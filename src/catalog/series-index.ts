@@ -5,7 +5,7 @@ import { compareCodePoints } from '../events/cells.ts';
 import { matches, type TagFilter } from '../series-language/index.ts';
 import { runAtOnce } from '../series-compute/steps.ts';
 import { runSliced, type Slices } from '../toolkit/slices.ts';
-import { buildViews, mergeViews, positionOf, type Entry, type Views } from './series-views.ts';
+import { buildViews, mergeViews, positionOf, type Entry, type IndexedSeries, type Views } from './series-views.ts';
 import { canonicalTags, type Series } from './rows.ts';
 
 /** OpenTSDB's default `max` of /api/suggest. */
@@ -22,12 +22,7 @@ const STEP_WORK = 1024;
  */
 const MERGE_MAX = 256;
 
-/** A series as the API shows it: its tags include the id under idTagKey. */
-export interface IndexedSeries {
-  readonly metric: string;
-  readonly id: string;
-  readonly tags: Readonly<Record<string, string>>;
-}
+export type { IndexedSeries } from './series-views.ts';
 
 export interface LookupResult {
   /** the first `limit` matches, ordered by metric, id, tags (code point order) */

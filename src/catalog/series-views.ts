@@ -14,11 +14,11 @@ export interface Entry {
   /** position in the sorted order (set by the rebuild) */
   ord: number;
   /** the series as look-ups show it, made at the first that matches it (series-index.ts #shown) */
-  shown?: IndexedSeriesShape;
+  shown?: IndexedSeries;
 }
 
-/** series-index.ts IndexedSeries (declared there; the shape, to keep this module free of an import cycle). */
-interface IndexedSeriesShape {
+/** A series as the API shows it: its tags include the id under idTagKey. */
+export interface IndexedSeries {
   readonly metric: string;
   readonly id: string;
   readonly tags: Readonly<Record<string, string>>;
