@@ -209,6 +209,37 @@ public final class TableAdmin {
    * a session lends its cached connection instead.
    */
   static JsonObject run(Request req, Session session) throws AdminException {
+    while (true) {
+      try {
+        return runOnce(req, session);
+      } catch (AdminException e) {
+        // A master that is up but still initializing (it answers PleaseHoldException for its first
+        // ~10-30 s, longer on a slow machine) is waited for within the request's deadline; the
+        // client's own retries give up after a few seconds. A cluster that is down is not.
+        if (!masterStarting(e) || req.remainingMs() < 2 * START_WAIT_MS) {
+          throw e;
+        }
+        System.err.println("tsingest-table-admin: the master is still starting (" + e.getMessage()
+            + "); asking again in " + START_WAIT_MS + " ms");
+        sleep(START_WAIT_MS);
+      }
+    }
+  }
+
+  private static final long START_WAIT_MS = 1_000;
+
+  /**
+   * An UNAVAILABLE answer from a master or region server that runs but has not finished starting
+   * (or a region, hbase:meta among them, not yet open on it).
+   */
+  static boolean masterStarting(AdminException e) {
+    String lower = String.valueOf(e.getMessage()).toLowerCase(Locale.ROOT);
+    return "UNAVAILABLE".equals(e.code) && (lower.contains("pleasehold")
+        || lower.contains("master is initializing") || lower.contains("servernotrunningyet")
+        || lower.contains("notservingregion"));
+  }
+
+  private static JsonObject runOnce(Request req, Session session) throws AdminException {
     switch (req.op) {
       case "ensureTable":
       case "describe":
