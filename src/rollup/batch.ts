@@ -7,7 +7,8 @@ import type { Limiter } from '../toolkit/limiter.ts';
 import { cascadeMarkers, planBatch, rangeCursor, type BatchScan, type BatchWindow } from './batch-plan.ts';
 import type { PutRow } from './fold.ts';
 import type { FoundMarker } from './plan.ts';
-import { SCAN_BATCH, mayLackSource, recomputeWindow, sourceFolder, type RecomputeContext, type RecomputeOutcome } from './recompute.ts';
+import { SCAN_BATCH, jobSlices, mayLackSource, recomputeWindow, sourceFolder, type RecomputeContext, type RecomputeOutcome } from './recompute.ts';
+import { slicedItems } from '../toolkit/slices.ts';
 import { WindowContent, sizeHasBlocks } from './window-content.ts';
 import { putWindowRows } from './generations.ts';
 import { windowRow } from './window-row.ts';
@@ -104,7 +105,7 @@ async function scanAndWrite(ctx: RecomputeContext, scan: BatchScan, windows: rea
     bytes = 0;
   };
   const opts = { startRow: scan.startRow, stopRow: scan.stopRow, filter: scan.filter, batch: SCAN_BATCH };
-  for await (const row of ctx.store.scan(table, opts)) {
+  for await (const row of slicedItems(ctx.store.scan(table, opts), jobSlices())) {
     const i = at(row.row);
     if (i === undefined) continue;
     if (open?.i !== i) {

@@ -17,6 +17,7 @@ import { rowAfter } from '../scans/paged-scan.ts';
 import { sourceMayLack, storedWindowOf, unionWithStored, type StoredWindow } from './expired-source.ts';
 import { putWindowRows } from './generations.ts';
 import { windowRow } from './window-row.ts';
+import { Slices, nextTurnOnly, slicedItems } from '../toolkit/slices.ts';
 
 /** A stage of a recompute failed; `cause` is what failed (the rollup job logs it and tries again later). */
 export class RollupStageError extends ServiceError<'ROLLUP_FAILED'> {
@@ -63,15 +64,28 @@ export async function computeWindow(store: RollupStore, s: RollupSettings, w: Wi
     src.kind === 'data'
       ? mergedRows(store, s.dataTable, src.ranges, { saltBytes: s.keyspace.dataSaltBytes, shape: { batch: SCAN_BATCH } })
       : store.scan(s.rollupTable, { startRow: src.range.startRow, stopRow: src.range.stopRow, batch: SCAN_BATCH });
+  const slices = jobSlices();
   if (stored !== undefined && src.kind === 'data') {
     const left: { ts: number; cells: Row['cells'] }[] = [];
-    for await (const row of rows) left.push({ ts: s.keyspace.decodeDataKey(row.row).ts, cells: row.cells });
+    for await (const row of slicedItems(rows, slices)) left.push({ ts: s.keyspace.decodeDataKey(row.row).ts, cells: row.cells });
     return unionWithStored(left, stored, s.blocks);
   }
   const acc = new WindowContent(s.blocks, { ownBlocks: sizeHasBlocks(s.blocks, s.windows[0]?.seconds === w.windowSec), standIn: stored?.blocks });
   const fold = sourceFolder(src.kind, s);
-  for await (const row of rows) fold(acc, row);
+  for await (const row of slicedItems(rows, slices)) fold(acc, row);
   return acc;
+}
+
+/** Synchronous work of the job between two turns of the event loop at most (ms): it shares the ingest's loop. */
+export const JOB_SLICE_MS = 10;
+
+/**
+ * The slices of one window's (or one batch's) fold: the event loop is given back every JOB_SLICE_MS,
+ * so a closing hour's windows do not hold the ingest's loop (Kafka heartbeats, fetches, acks) for
+ * hundreds of ms while their rows arrive page after buffered page.
+ */
+export function jobSlices(): Slices {
+  return new Slices({ sliceMs: JOB_SLICE_MS, yieldTurn: nextTurnOnly });
 }
 
 /** One window: its id, size (s) and start (ms). */

@@ -98,6 +98,23 @@ export async function eachSliced(n: number, slices: Slices, step: (i: number) =>
 }
 
 /**
+ * The items of `source`, the event loop given back between two of them whenever a slice is spent: a
+ * scan's rows folded as they come (the rollup job's) otherwise run page after buffered page in one
+ * chain of microtasks, with no timer, socket or heartbeat served meanwhile.
+ */
+export async function* slicedItems<T>(source: AsyncIterable<T>, slices: Slices): AsyncGenerator<T, void, undefined> {
+  for await (const item of source) {
+    yield item;
+    if (slices.due()) await slices.pause();
+  }
+}
+
+/** A pause that only gives the event loop back (one turn), for work that is no request's: no lightest-first queue. */
+export function nextTurnOnly(): Promise<unknown> {
+  return nextTurn();
+}
+
+/**
  * Drives a generator that yields at points where it may pause (its own count of work between yields
  * keeps each step short: well under a millisecond) to its return value, pausing when a slice is spent.
  */

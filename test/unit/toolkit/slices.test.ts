@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { SeriesIndex } from '../../../src/catalog/series-index.ts';
 import { buildFilter } from '../../../src/series-language/filters.ts';
 import { runAtOnce } from '../../../src/series-compute/steps.ts';
-import { eachSliced, runSliced, Slices } from '../../../src/toolkit/slices.ts';
+import { eachSliced, runSliced, slicedItems, Slices } from '../../../src/toolkit/slices.ts';
 
 /** A clock that moves `stepMs` each time it is read: every due() after the first slice's worth says yes. */
 function ticking(stepMs: number): () => number {
@@ -126,4 +126,40 @@ void test('lightest first: of the requests waiting at a pause, the one with the 
     }),
   );
   assert.deepEqual(fair, ['a', 'b', 'a', 'b']);
+});
+
+void test('slicedItems: every item in order, the loop given back whenever a slice is spent; a timer runs inside a chain of resolved items', async () => {
+  let turns = 0;
+  const s = new Slices({ sliceMs: 10, now: ticking(6), yieldTurn: () => Promise.resolve(turns++) });
+  async function* rows(): AsyncGenerator<number> {
+    for (let i = 0; i < 9; i++) yield i;
+  }
+  const seen: number[] = [];
+  for await (const r of slicedItems(rows(), s)) seen.push(r);
+  assert.deepEqual(seen, [0, 1, 2, 3, 4, 5, 6, 7, 8]);
+  assert.equal(turns, s.pauses);
+  assert.ok(s.pauses >= 4, `a pause every other item (${s.pauses})`);
+
+  // with the real clock and a real turn: items that are all resolved at once (a buffered page) still
+  // let a timer due meanwhile fire before the last of them
+  let fired = false;
+  setTimeout(() => {
+    fired = true;
+  }, 0);
+  const real = new Slices({ sliceMs: 1, yieldTurn: () => new Promise((r) => setImmediate(r)) });
+  let firedBeforeEnd = false;
+  async function* busy(): AsyncGenerator<number> {
+    for (let i = 0; i < 200; i++) {
+      const until = performance.now() + 0.1;
+      while (performance.now() < until);
+      yield i;
+    }
+  }
+  let n = 0;
+  for await (const i of slicedItems(busy(), real)) {
+    n++;
+    if (i === 199) firedBeforeEnd = fired;
+  }
+  assert.equal(n, 200);
+  assert.equal(firedBeforeEnd, true, 'the timer ran between items');
 });
