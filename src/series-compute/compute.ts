@@ -5,7 +5,7 @@
 import { getAggregator } from './aggregators.ts';
 import type { AggregateFn } from './aggregators.ts';
 import { aggregateSteps } from './aggregation-iterator.ts';
-import { Downsampler, FillingDownsampler } from './downsampler.ts';
+import { Downsampler, FillingDownsampler, downsampleFixed } from './downsampler.ts';
 import type { DownsampleSpec } from './downsampler.ts';
 import { groupSeries, groupTags, orderSeries } from './group.ts';
 import type { SeriesOrder } from './group.ts';
@@ -73,8 +73,13 @@ export function seriesView(
   options: ComputeOptions = {},
 ): SeekableView {
   const { scan, range } = frame;
-  let view: SeekableView = new SpanView(s.ts, s.values, s.kind === 'raw' && options.integerValues === true);
   const ds = sub.downsample;
+  // raw points under a fixed interval are bucketed at once, as the Downsampler would (downsampleFixed),
+  // then placed like any bucketed series (below)
+  if (s.kind === 'raw' && ds !== undefined && !ds.all && !ds.calendar) {
+    s = { kind: 'buckets', tags: s.tags, ...downsampleFixed(s.ts, s.values, specIntervalMs(ds), getAggregator(ds.aggregator).run) };
+  }
+  let view: SeekableView = new SpanView(s.ts, s.values, s.kind === 'raw' && options.integerValues === true);
   if (s.kind === 'buckets') {
     if (ds === undefined) throw new Error('bucketed series need a downsample specification');
     if (ds.all && ds.fill !== 'none') throw new Error('bucketed series answer a 0all downsample only with fill none');

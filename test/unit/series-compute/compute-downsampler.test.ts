@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { previousInterval } from '../../../src/series-compute/calendar.ts';
-import { Downsampler, FillingDownsampler } from '../../../src/series-compute/downsampler.ts';
+import { Downsampler, FillingDownsampler, downsampleFixed } from '../../../src/series-compute/downsampler.ts';
+import { AGGREGATOR_NAMES } from '../../../src/series-language/types.ts';
 import { allSpec, assertPoints, calendarSpec, drainView, spec, view } from './compute-helpers.ts';
 
 const NaN_ = Number.NaN;
@@ -206,4 +207,47 @@ test("DateTime.previousInterval across DST, values from java.util.Calendar (JDK 
   assert.equal(previousInterval(1450233375568, 3, 'w', 'America/Sao_Paulo'), 1449975600000);
   // 1dc in Pacific/Fiji over its Jan 2016 DST end (TestFillingDownsampler's FJ zone)
   assert.equal(previousInterval(1450137600000, 1, 'd', 'Pacific/Fiji'), 1450090800000);
+});
+
+test('downsampleFixed gives what the Downsampler gives (fixed intervals, every aggregator, random series with repeated stamps)', () => {
+  let seed = 7;
+  const rand = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  for (const agg of AGGREGATOR_NAMES) {
+    for (const [count, unit] of [
+      [1, 'm'],
+      [5, 'm'],
+      [250, 'ms'],
+    ] as const) {
+      const points: [number, number][] = [];
+      let t = 1_700_000_000_000 + Math.floor(rand() * 100_000);
+      for (let i = 0; i < 400; i++) {
+        t += rand() < 0.1 ? 0 : Math.floor(rand() * 40_000);
+        points.push([t, rand() < 0.2 ? Math.floor(rand() * 10) : rand() * 100 - 50]);
+      }
+      const sp = spec(count, unit, agg, 'none');
+      const old = (): [number, number][] => drainView(new Downsampler(view(points), sp, 0, Number.MAX_SAFE_INTEGER));
+      const fast = (): { ts: number[]; values: number[] } =>
+        downsampleFixed(
+          points.map((p) => p[0]),
+          points.map((p) => p[1]),
+          sp.intervalMs,
+          sp.fn,
+        );
+      let expected: [number, number][];
+      try {
+        expected = old();
+      } catch (err) {
+        // (`none` refuses a bucket of two values: both refuse alike)
+        assert.throws(fast, { message: (err as Error).message }, `${count}${unit}-${agg}`);
+        continue;
+      }
+      const got = fast();
+      assert.deepEqual(
+        got.ts.map((x, i) => [x, got.values[i]]),
+        expected,
+        `${count}${unit}-${agg}`,
+      );
+    }
+  }
+  assert.deepEqual(downsampleFixed([], [], 60_000, spec(1, 'm', 'sum', 'none').fn), { ts: [], values: [] });
 });
