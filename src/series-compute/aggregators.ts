@@ -16,8 +16,11 @@ export type Interpolation = 'LERP' | 'ZIM' | 'MAX' | 'MIN' | 'PREV';
 /** One aggregator's double function over the values of one bucket or one timestamp (never empty). */
 export type AggregateFn = (values: readonly number[]) => number;
 
-/** The sum of the values that are not NaN, and how many there are (OpenTSDB skips NaN). */
-function sumOfNumbers(values: readonly number[]): { readonly total: number; readonly n: number } {
+/** How many values the last sumOfNumbers counted (a number, not an object per call: it runs once per bucket and per timestamp). */
+let counted = 0;
+
+/** The sum of the values that are not NaN (OpenTSDB skips NaN); how many there are is left in `counted`. */
+function sumOfNumbers(values: readonly number[]): number {
   let total = 0;
   let n = 0;
   for (const v of values) {
@@ -26,12 +29,13 @@ function sumOfNumbers(values: readonly number[]): { readonly total: number; read
       n++;
     }
   }
-  return { total, n };
+  counted = n;
+  return total;
 }
 
 const sum: AggregateFn = (values) => {
-  const { total, n } = sumOfNumbers(values);
-  return n === 0 ? Number.NaN : total;
+  const total = sumOfNumbers(values);
+  return counted === 0 ? Number.NaN : total;
 };
 
 const squareSum: AggregateFn = (values) => {
@@ -67,8 +71,8 @@ const max: AggregateFn = (values) => {
 };
 
 const avg: AggregateFn = (values) => {
-  const { total, n } = sumOfNumbers(values);
-  return n === 0 ? Number.NaN : total / n;
+  const total = sumOfNumbers(values);
+  return counted === 0 ? Number.NaN : total / counted;
 };
 
 /** Median: the upper median (element size/2 of the sorted non-NaN values), no averaging. */
