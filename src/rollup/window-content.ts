@@ -10,6 +10,10 @@ import { decodePointsBlock, encodePointsBlock, type PointRun } from './points-bl
 import { SummaryDecodeError, addEvent, decodeSummary, encodeSummary, mergeSummary, type MetricSummary } from './summary.ts';
 import { encodeSummaryPack, packed, type PackedSummary } from './summary-pack.ts';
 
+const NO_TAGS: Readonly<Record<string, string>> = Object.freeze({});
+/** The tags a summary's fold takes from a data row: none (a summary is of one id's metric; its tags are the catalog's). */
+const tagsIgnored = (): Readonly<Record<string, string>> => NO_TAGS;
+
 /** Point blocks: where they go and how large one may grow. */
 export interface BlockSettings {
   /** the rollup table's family of point blocks (tables.rollup.pointsFamily) */
@@ -132,9 +136,9 @@ export class WindowContent {
     this.#standIn = o.standIn ?? new Map<string, PointRun>();
   }
 
-  /** Adds every metric of one data row (event ts `ts`); the tags cell is ignored. */
+  /** Adds every metric of one data row (event ts `ts`); the tags cell is ignored (not even decoded: a closing hour's every row passes here). */
   addDataRow(ts: number, cells: readonly StoredCell[]): void {
-    const { metrics } = decodeDataRow(cells);
+    const { metrics } = decodeDataRow(cells, tagsIgnored);
     for (const [metric, value] of Object.entries(metrics)) this.addPoint(metric, ts, value);
   }
 

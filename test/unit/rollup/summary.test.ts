@@ -12,6 +12,8 @@ import {
   summaryOf,
   type MetricSummary,
 } from '../../../src/rollup/summary.ts';
+import { WindowContent } from '../../../src/rollup/window-content.ts';
+import { TAGS_QUALIFIER, buildEventCells } from '../../../src/events/index.ts';
 
 type Ev = readonly [ts: number, value: number];
 
@@ -141,4 +143,17 @@ void test('decodeSummary names the metric when the cell is neither version', () 
     () => decodeSummary(Buffer.alloc(8), 'temp'),
     (e: unknown) => e instanceof SummaryDecodeError && /temp is 8 bytes led by 0: neither version 1 \(64 bytes\) nor version 2/.test(e.message),
   );
+});
+
+void test("a data row's tags cell is not decoded by the summary fold: a cell that is not JSON leaves the row's metrics summed", () => {
+  const content = new WindowContent(null);
+  const good = buildEventCells({ id: 'a', ts: 1000, metric: 'temp', value: 2.5, tags: { site: 's1' } });
+  const metricOnly = good.filter((c) => !c.qualifier.equals(TAGS_QUALIFIER));
+  const badTags = { family: 'd', qualifier: TAGS_QUALIFIER, value: Buffer.from('not json {', 'utf8'), timestamp: 2000 };
+  content.addDataRow(1000, good);
+  content.addDataRow(2000, [...metricOnly.map((c) => ({ ...c, timestamp: 2000 })), badTags]);
+  const s = content.summaries.get('temp');
+  assert.ok(s !== undefined);
+  assert.equal(s.count, 2);
+  assert.equal(s.sum, 5);
 });
