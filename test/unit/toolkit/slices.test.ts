@@ -132,7 +132,7 @@ void test('slicedItems: every item in order, the loop given back whenever a slic
   let turns = 0;
   const s = new Slices({ sliceMs: 10, now: ticking(6), yieldTurn: () => Promise.resolve(turns++) });
   async function* rows(): AsyncGenerator<number> {
-    for (let i = 0; i < 9; i++) yield i;
+    for (let i = 0; i < 9; i++) yield await Promise.resolve(i);
   }
   const seen: number[] = [];
   for await (const r of slicedItems(rows(), s)) seen.push(r);
@@ -152,7 +152,7 @@ void test('slicedItems: every item in order, the loop given back whenever a slic
     for (let i = 0; i < 200; i++) {
       const until = performance.now() + 0.1;
       while (performance.now() < until);
-      yield i;
+      yield await Promise.resolve(i); // resolved at once: a microtask, never a turn of the loop
     }
   }
   let n = 0;
