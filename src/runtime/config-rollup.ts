@@ -20,9 +20,9 @@ export const rollupSchema = z
       .int()
       .min(1)
       .max(64)
-      .default(4)
+      .default(1)
       .describe(
-        'Salt buckets whose marker rows are read and recomputed at once (chunks of windows, one batch each: one source scan, one put); marker row check-and-deletes in flight: 4 × this',
+        "Salt buckets whose marker rows are read and recomputed at once (chunks of windows, one batch each: one source scan, one put); marker row check-and-deletes in flight: 4 × this. The job runs in the ingest process: 1 keeps its scans and folds from holding the ingest's event loop at an hour's close (docs/ROLLUPS.md, *The job and the ingest*); more summarises a closed hour sooner",
       ),
     markerCacheSize: z
       .number()
