@@ -65,6 +65,15 @@ function clip(s: SeriesInput, scan: ScanRange): SeriesInput {
   return { ...s, ts: s.ts.slice(lo, hi), values: s.values.slice(lo, hi) };
 }
 
+/**
+ * Raw points under a fixed interval (not calendar, not `all`) bucketed at once, as the Downsampler
+ * would bucket them (downsampleFixed), to be placed like any bucketed series; anything else as it is.
+ */
+function bucketedAtOnce(ds: Downsample | undefined, s: SeriesInput): SeriesInput {
+  if (s.kind !== 'raw' || ds === undefined || ds.all || ds.calendar) return s;
+  return { kind: 'buckets', tags: s.tags, ...downsampleFixed(s.ts, s.values, specIntervalMs(ds), getAggregator(ds.aggregator).run) };
+}
+
 /** The per-series view: the span, downsampled (bucketed input: placed in its buckets), then rate. */
 export function seriesView(
   sub: SubQuery,
@@ -74,11 +83,6 @@ export function seriesView(
 ): SeekableView {
   const { scan, range } = frame;
   const ds = sub.downsample;
-  // raw points under a fixed interval are bucketed at once, as the Downsampler would (downsampleFixed),
-  // then placed like any bucketed series (below)
-  if (s.kind === 'raw' && ds !== undefined && !ds.all && !ds.calendar) {
-    s = { kind: 'buckets', tags: s.tags, ...downsampleFixed(s.ts, s.values, specIntervalMs(ds), getAggregator(ds.aggregator).run) };
-  }
   let view: SeekableView = new SpanView(s.ts, s.values, s.kind === 'raw' && options.integerValues === true);
   if (s.kind === 'buckets') {
     if (ds === undefined) throw new Error('bucketed series need a downsample specification');
@@ -107,8 +111,9 @@ export function* computeSteps(sub: SubQuery, range: QueryRange, series: readonly
   const scan = scanRange(sub.downsample, range.startMs, range.endMs);
   const clipped: SeriesInput[] = [];
   for (const s of series) {
+    // one series a step (a pause may follow each): its cut and, under a fixed interval, its buckets
     const c = clip(s, scan);
-    if (c.ts.length > 0) clipped.push(c);
+    if (c.ts.length > 0) clipped.push(bucketedAtOnce(sub.downsample, c));
     yield;
   }
   const inScan = orderSeries(clipped, sub.aggregator, options.seriesOrder);
