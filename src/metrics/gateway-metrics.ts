@@ -1,7 +1,7 @@
 /**
  * Per-gateway metrics of the HBase REST clients (hbase.restUrls; src/hbase/gateway-set.ts): attempts
  * by outcome, latency, and whether each client keeps the gateway in rotation. Label `gateway` is the
- * gateway URL's origin (never credentials or path), `client` the client's role (write, read). Created
+ * gateway URL's origin (never credentials or path), `client` the client's role (write, read, rollup). Created
  * on the service's prom-client `Registry`; names are fixed like METRIC_NAMES.
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
@@ -19,6 +19,9 @@ export interface GatewayMetrics {
   readonly up: Gauge<'client' | 'gateway'>;
   readonly duration: Histogram<'client' | 'gateway'>;
 }
+
+/** The meters of GatewayMetrics by name (the rollup thread relays their calls: src/toolkit/meter-relay.ts). */
+export const GATEWAY_METERS = ['requests', 'up', 'duration'] as const satisfies readonly (keyof GatewayMetrics)[];
 
 const REQUESTS_HELP =
   'Attempts of HBase REST requests per gateway, by outcome (ok: an answer below 500 | server_error: 5xx | connection_error: refused, reset, connect timeout — the gateway leaves the rotation | timeout: the request deadline | error); a failover counts one attempt per gateway';

@@ -49,6 +49,20 @@ export type RollupMeters = Readonly<
     Record<'rollupBucketLag', LabelledGauge<'window' | 'bucket'>>
 >;
 
+/** Every meter of RollupMeters by name (the rollup thread relays their calls: src/toolkit/meter-relay.ts). */
+export const ROLLUP_METER_NAMES = [
+  'rollupPendingMarkers',
+  'rollupLag',
+  'rollupWindowsWritten',
+  'rollupMarkersRemarked',
+  'rollupBucketsWorked',
+  'rollupRuns',
+  'rollupRunDuration',
+  'rollupErrors',
+  'rollupBucketOwned',
+  'rollupBucketLag',
+] as const satisfies readonly (keyof RollupMeters)[];
+
 /** Meters that keep nothing: a run outside the service (its numbers are in the run's report). */
 export function quietRollupMeters(): RollupMeters {
   const gauge = { set: (): void => undefined, remove: (): void => undefined };

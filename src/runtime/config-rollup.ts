@@ -22,7 +22,13 @@ export const rollupSchema = z
       .max(64)
       .default(1)
       .describe(
-        "Salt buckets whose marker rows are read and recomputed at once (chunks of windows, one batch each: one source scan, one put); marker row check-and-deletes in flight: 4 × this. The job runs in the ingest process: 1 keeps its scans and folds from holding the ingest's event loop at an hour's close (docs/ROLLUPS.md, *The job and the ingest*); more summarises a closed hour sooner",
+        "Salt buckets whose marker rows are read and recomputed at once (chunks of windows, one batch each: one source scan, one put); marker row check-and-deletes in flight: 4 × this. 1 keeps the job's share of the machine small at an hour's close (docs/ROLLUPS.md, *The job and the ingest*); more summarises a closed hour sooner",
+      ),
+    thread: z
+      .boolean()
+      .default(true)
+      .describe(
+        'Run the job on a worker thread of its own, with its own HBase client (its requests on the gateway metrics as client "rollup"), so its scans, folds and garbage collection never hold the ingest\'s event loop (Kafka heartbeats, fetches, acks); false: on the process\'s main thread (docs/ROLLUPS.md, *The job and the ingest*)',
       ),
     markerCacheSize: z
       .number()

@@ -1,8 +1,9 @@
 // The one place the Kafka client and the HBase REST clients are built from the configuration (the
 // service, every CLI command, the rollup job). Each HBase role gets its own pool:
-// the write path's puts, the read side (read API, rollup job: its own connections, so reads never
+// the write path's puts, the read side (read API, doctor: its own connections, so reads never
 // queue behind ingest writes; at least B, as a spread id's latest read opens up to B bucket scans at
-// once), and a command-line tool. TLS and credentials (hbase.tls, hbase.auth: a header, or SPNEGO as
+// once), the rollup job on its own thread (rollup.thread; at least B too, for a spread id's window),
+// and a command-line tool. TLS and credentials (hbase.tls, hbase.auth: a header, or SPNEGO as
 // a decorator of each gateway's transport) come with every client and apply to every gateway of hbase.restUrls: each client talks through a gateway set
 // (src/hbase/gateway-set.ts) over one transport per gateway, built by `gatewayTransport`.
 import { Kafka } from 'kafkajs';
@@ -28,7 +29,7 @@ export function kafkaClient(cfg: Config, log: Logger): Kafka {
   });
 }
 
-export type HBaseClientRole = 'write' | 'read' | 'tool';
+export type HBaseClientRole = 'write' | 'read' | 'rollup' | 'tool';
 
 /** What every gateway's transport of one client shares. */
 export interface GatewaySettings {
@@ -66,7 +67,12 @@ export function lightLane(connections: number): { reserved: number; lightMax: nu
 
 /** `metrics`: per-gateway series labelled with this client's role (the service's clients). */
 export function createHBaseClient(cfg: Config, role: HBaseClientRole, metrics?: GatewayMetrics): HBaseRestClient {
-  const connections = role === 'read' ? Math.max(4, cfg.query.bucketConcurrency, cfg.keys.saltBuckets) : cfg.hbase.connections;
+  const connections =
+    role === 'read'
+      ? Math.max(4, cfg.query.bucketConcurrency, cfg.keys.saltBuckets)
+      : role === 'rollup'
+        ? Math.max(4, cfg.keys.saltBuckets)
+        : cfg.hbase.connections;
   const authTransport = restAuthTransport(cfg.hbase);
   // the read client's calls wait for a socket lightest request first (series API panels refreshed together)
   const settings: GatewaySettings = {

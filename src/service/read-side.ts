@@ -15,7 +15,7 @@ import { createReadMetrics, type ReadMetrics } from '../metrics/read-metrics.ts'
 import type { Metrics } from '../metrics/ingest-metrics.ts';
 import type { RegionMap } from '../load/region-map.ts';
 import { createReadApi } from '../reads-v1/http-api.ts';
-import { createRollupScheduler, type RollupScheduler } from '../rollup/scheduler.ts';
+import { RollupScheduler, createRollupScheduler } from '../rollup/scheduler.ts';
 import type { Config } from '../runtime/config.ts';
 import type { RouteHandler } from '../runtime/http.ts';
 import { startUi, uiRoutes } from '../ui/page.ts';
@@ -24,6 +24,7 @@ import { startDoctor } from './doctor-side.ts';
 import { registryStore } from './keyspace.ts';
 import type { RoleParts } from './roles.ts';
 import { KafkaBucketOwners, ownersOptions } from './rollup-owners.ts';
+import { RollupThread } from './rollup-thread.ts';
 import { startSeriesSide } from './series-side.ts';
 
 export interface ReadSideDeps {
@@ -101,6 +102,7 @@ export function startReadSide(deps: ReadSideDeps): ReadSide {
       : undefined;
   let rollup: RollupScheduler | undefined;
   let owners: KafkaBucketOwners | undefined;
+  let thread: RollupThread | undefined;
   if (parts.rollup && cfg.rollup.enabled) {
     if (cfg.rollup.owners.mode === 'kafka') {
       if (deps.kafka === undefined) throw new Error('the rollup ownership (rollup.owners.mode = kafka) needs the Kafka client');
@@ -116,7 +118,19 @@ export function startReadSide(deps: ReadSideDeps): ReadSide {
       );
       owners.start();
     }
-    rollup = createRollupScheduler({ cfg, hbase, keyspace, tables, spread: deps.registry, metrics: readMetrics, log, owners });
+    if (cfg.rollup.thread) {
+      thread = new RollupThread({ cfg, meters: readMetrics, gatewayMetrics: deps.gatewayMetrics, ownership: owners, log: log.child({ module: 'rollup' }) });
+      const ownersReady = owners;
+      rollup = new RollupScheduler({
+        job: thread,
+        intervalMs: cfg.rollup.intervalMs,
+        log,
+        // the thread waits for a fresh spread registry snapshot of its own
+        before: ownersReady === undefined ? undefined : (signal) => ownersReady.ready(signal),
+      });
+    } else {
+      rollup = createRollupScheduler({ cfg, hbase, keyspace, tables, spread: deps.registry, metrics: readMetrics, log, owners });
+    }
     rollup.start();
   }
   let stopping: Promise<void> | undefined;
@@ -145,6 +159,7 @@ export function startReadSide(deps: ReadSideDeps): ReadSide {
           await stop();
           await leaving;
         } finally {
+          await thread?.close();
           ui?.close();
           if (deps.hbase === undefined) await hbase.close();
         }

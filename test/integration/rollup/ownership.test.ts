@@ -5,7 +5,8 @@
 // must do at most 0.4 of the windows, none twice); b killed with kill -9 (a and c must own all of b's
 // buckets within the session timeout + a rebalance, and roll up what came meanwhile); d joins without
 // a restart of the others (it gets a share); `tsingest rollup run` beside them takes a share too. At
-// the end, every summary equals the one computed from the events, and no marker is left.
+// the end, every summary equals the one computed from the events, and no marker is left. Each
+// instance's job runs on its rollup thread (rollup.thread): its requests go through that client.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseMetrics, sumOf } from '../../../scripts/lib/bench/child.ts';
@@ -30,6 +31,8 @@ interface Scrape {
   readonly owned: ReadonlySet<number>;
   readonly windows: number;
   readonly remarked: number;
+  /** attempts of the job's own HBase client: it runs on the rollup thread (rollup.thread, the default) */
+  readonly threadRequests: number;
 }
 
 async function scrape(port: number): Promise<Scrape | null> {
@@ -37,7 +40,15 @@ async function scrape(port: number): Promise<Scrape | null> {
   if (text === null) return null;
   const samples = parseMetrics(text);
   const owned = new Set(samples.filter((s) => s.name === 'tsingest_rollup_bucket_owned' && s.value === 1).map((s) => Number(s.labels['bucket'])));
-  return { owned, windows: sumOf(samples, 'tsingest_rollup_windows_written_total'), remarked: sumOf(samples, 'tsingest_rollup_markers_remarked_total') };
+  const threadRequests = samples
+    .filter((s) => s.name === 'tsingest_hbase_gateway_requests_total' && s.labels['client'] === 'rollup')
+    .reduce((n, s) => n + s.value, 0);
+  return {
+    owned,
+    windows: sumOf(samples, 'tsingest_rollup_windows_written_total'),
+    remarked: sumOf(samples, 'tsingest_rollup_markers_remarked_total'),
+    threadRequests,
+  };
 }
 
 /** Each live instance's scrape, by name (throws when one does not answer). */
@@ -145,6 +156,7 @@ void test('rollup buckets shared by three instances through a Kafka group: a sha
     assert.equal(total, expected, 'every window computed once: the sum over instances = the distinct windows');
     assert.equal(remarked, 0);
     for (const [n, w] of windows) assert.ok(w <= 0.4 * total, `${n} computed ${w} of ${total} (> 0.4)`);
+    for (const [n, sc] of await scrapeAll(inst)) assert.ok(sc.threadRequests > 0, `${n}: the job's requests went through the rollup thread's client`);
   });
 
   await t.test('kill -9 of b: a and c own its buckets within the session timeout + a rebalance, and roll up what came meanwhile', async () => {
