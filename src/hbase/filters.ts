@@ -130,13 +130,15 @@ export function filterModel(f: ScanFilter): Json {
     case 'TimestampsFilter':
       return { type: f.type, timestamps: f.timestamps.map((t) => checkInt(t, 'timestamp')) };
     case 'MultiRowRangeFilter':
+      // HBase's defaults (RowRange, and the REST gateway's RowRangeModel: start inclusive, stop
+      // exclusive) are left out: a site-wide read sends thousands of ranges, a third fewer bytes
       return {
         type: f.type,
         ranges: f.ranges.map((r) => ({
           startRow: b64(r.startRow),
-          startRowInclusive: r.startRowInclusive ?? true,
+          ...(r.startRowInclusive === false ? { startRowInclusive: false } : {}),
           stopRow: b64(r.stopRow),
-          stopRowInclusive: r.stopRowInclusive ?? false,
+          ...(r.stopRowInclusive === true ? { stopRowInclusive: true } : {}),
         })),
       };
     case 'SkipFilter':

@@ -260,6 +260,8 @@ export async function livePhase(o: LiveOptions): Promise<LiveFigures> {
       );
       while (existsSync(o.hold)) {
         await new Promise((r) => setTimeout(r, 1000));
+        // a failed write stops the feed (its points would differ between the sides): say so, do not hold on without it
+        if (feed.failure !== undefined) throw feed.failure instanceof Error ? feed.failure : new Error('the live feed failed');
         if (existsSync(`${o.hold}.pause`)) feed.pause();
         else feed.resume();
         if (existsSync(`${o.hold}.ingest`)) {

@@ -46,11 +46,27 @@ test('FilterList nests; string comparators stay plain text; PageFilter value is 
   });
 });
 
-test('MultiRowRangeFilter defaults to [start, stop) and other byte filters use base64', () => {
+test("MultiRowRangeFilter: [start, stop) is HBase's default and left out, other bounds sent; other byte filters use base64", () => {
   assert.deepEqual(filterModel({ type: 'MultiRowRangeFilter', ranges: [{ startRow: Buffer.from('a'), stopRow: Buffer.from('b') }] }), {
     type: 'MultiRowRangeFilter',
-    ranges: [{ startRow: 'YQ==', startRowInclusive: true, stopRow: 'Yg==', stopRowInclusive: false }],
+    ranges: [{ startRow: 'YQ==', stopRow: 'Yg==' }],
   });
+  assert.deepEqual(
+    filterModel({
+      type: 'MultiRowRangeFilter',
+      ranges: [
+        { startRow: Buffer.from('a'), startRowInclusive: true, stopRow: Buffer.from('b'), stopRowInclusive: false },
+        { startRow: Buffer.from('c'), startRowInclusive: false, stopRow: Buffer.from('d'), stopRowInclusive: true },
+      ],
+    }),
+    {
+      type: 'MultiRowRangeFilter',
+      ranges: [
+        { startRow: 'YQ==', stopRow: 'Yg==' },
+        { startRow: 'Yw==', startRowInclusive: false, stopRow: 'ZA==', stopRowInclusive: true },
+      ],
+    },
+  );
   assert.deepEqual(filterModel({ type: 'MultipleColumnPrefixFilter', prefixes: [Buffer.from('a'), Buffer.from([0xff])] }), {
     type: 'MultipleColumnPrefixFilter',
     prefixes: ['YQ==', '/w=='],
