@@ -126,20 +126,28 @@ export interface RollupSchedulerDeps {
   readonly log: Logger;
   /** the buckets this runner works on (every bucket when omitted); each run waits for its first assignment */
   readonly owners?: (BucketOwnership & { ready(signal?: AbortSignal): Promise<void> }) | undefined;
+  /**
+   * the job to run instead of one built here on this thread (the rollup thread, src/service/rollup-thread.ts):
+   * it waits for its own spread registry snapshot, so only the owners are waited for here
+   */
+  readonly job?: RunnableJob | undefined;
 }
 
 /** The scheduler the service runs (not started: call start()). */
 export function createRollupScheduler(deps: RollupSchedulerDeps): RollupScheduler {
   const { cfg, log } = deps;
   const metrics = deps.metrics ?? quietRollupMeters();
-  const { spread, owners } = deps;
-  const job = new RollupJob({
-    store: deps.hbase,
-    settings: rollupSettings(cfg, deps.keyspace, deps.tables),
-    metrics,
-    log: log.child({ module: 'rollup' }),
-    ownership: owners,
-  });
+  const { owners } = deps;
+  const spread = deps.job === undefined ? deps.spread : undefined;
+  const job =
+    deps.job ??
+    new RollupJob({
+      store: deps.hbase,
+      settings: rollupSettings(cfg, deps.keyspace, deps.tables),
+      metrics,
+      log: log.child({ module: 'rollup' }),
+      ownership: owners,
+    });
   const before =
     spread === undefined && owners === undefined
       ? undefined

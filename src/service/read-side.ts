@@ -15,7 +15,7 @@ import { createReadMetrics, type ReadMetrics } from '../metrics/read-metrics.ts'
 import type { Metrics } from '../metrics/ingest-metrics.ts';
 import type { RegionMap } from '../load/region-map.ts';
 import { createReadApi } from '../reads-v1/http-api.ts';
-import { RollupScheduler, createRollupScheduler } from '../rollup/scheduler.ts';
+import { createRollupScheduler, type RollupScheduler } from '../rollup/scheduler.ts';
 import type { Config } from '../runtime/config.ts';
 import type { RouteHandler } from '../runtime/http.ts';
 import { startUi, uiRoutes } from '../ui/page.ts';
@@ -120,17 +120,8 @@ export function startReadSide(deps: ReadSideDeps): ReadSide {
     }
     if (cfg.rollup.thread) {
       thread = new RollupThread({ cfg, meters: readMetrics, gatewayMetrics: deps.gatewayMetrics, ownership: owners, log: log.child({ module: 'rollup' }) });
-      const ownersReady = owners;
-      rollup = new RollupScheduler({
-        job: thread,
-        intervalMs: cfg.rollup.intervalMs,
-        log,
-        // the thread waits for a fresh spread registry snapshot of its own
-        before: ownersReady === undefined ? undefined : (signal) => ownersReady.ready(signal),
-      });
-    } else {
-      rollup = createRollupScheduler({ cfg, hbase, keyspace, tables, spread: deps.registry, metrics: readMetrics, log, owners });
     }
+    rollup = createRollupScheduler({ cfg, hbase, keyspace, tables, spread: deps.registry, metrics: readMetrics, log, owners, job: thread });
     rollup.start();
   }
   let stopping: Promise<void> | undefined;

@@ -6,6 +6,7 @@ import { errorMessage } from '../errors.ts';
 import { GATEWAY_METERS, type GatewayMetrics } from '../metrics/gateway-metrics.ts';
 import { RollupJob } from '../rollup/job.ts';
 import { ROLLUP_METER_NAMES, type RollupMeters } from '../rollup/meters.ts';
+import { ownAll } from '../rollup/ownership.ts';
 import { rollupSettings } from '../rollup/rollup-settings.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { relayedMeters } from '../toolkit/meter-relay.ts';
@@ -35,7 +36,7 @@ const registry = spreadRegistryOf(cfg, tables, hbase, {
     log.warn({ err }, 'spread registry refresh failed (retried before the run)');
   },
 });
-const all = new Set(Array.from({ length: cfg.keys.saltBuckets }, (_v, b) => b));
+const all = ownAll(cfg.keys.saltBuckets).owned();
 let owned: ReadonlySet<number> = all;
 const setOwned = (list: readonly number[] | null): void => {
   owned = list === null ? all : new Set(list);
