@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import type { TestGroup } from './groups.ts';
-import type { SummaryLine } from './summary-reporter.ts';
+import type { FailureLine, SummaryLine } from './summary-reporter.ts';
 
 const REPORTER = join(import.meta.dirname, 'summary-reporter.ts');
 
@@ -18,6 +18,8 @@ export interface GroupResult {
   readonly total: SummaryLine | undefined;
   /** one summary per test file */
   readonly files: readonly SummaryLine[];
+  /** the failed tests, with their errors */
+  readonly failures: readonly FailureLine['failure'][];
   readonly wallMs: number;
 }
 
@@ -48,19 +50,23 @@ export function runGroup(
       resolvePromise(1);
     });
   }).then((code) => {
-    const lines = readSummaries(out);
+    const all = readLines(out);
     rmSync(dir, { recursive: true, force: true });
+    const lines = all.filter((l): l is SummaryLine => !('failure' in l));
     return {
       group,
       code,
       total: lines.find((l) => l.file === undefined),
       files: lines.filter((l) => l.file !== undefined).map((l) => ({ ...l, file: relative(opts.cwd, l.file ?? '') })),
+      failures: all.flatMap((l) =>
+        'failure' in l ? [{ ...l.failure, ...(l.failure.file === undefined ? {} : { file: relative(opts.cwd, l.failure.file) }) }] : [],
+      ),
       wallMs: Date.now() - t0,
     };
   });
 }
 
-function readSummaries(file: string): SummaryLine[] {
+function readLines(file: string): (SummaryLine | FailureLine)[] {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -70,7 +76,7 @@ function readSummaries(file: string): SummaryLine[] {
   return text
     .split('\n')
     .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l) as SummaryLine);
+    .map((l) => JSON.parse(l) as SummaryLine | FailureLine);
 }
 
 /** Whether a group passed: node:test exited 0, wrote its summary, and the summary says so. */
@@ -84,7 +90,15 @@ function counts(s: Pick<SummaryLine, 'tests' | 'passed' | 'failed' | 'cancelled'
   return `tests ${s.tests}, pass ${s.passed}, fail ${s.failed}, cancelled ${s.cancelled}, skipped ${s.skipped}, todo ${s.todo}`;
 }
 
-/** The closing report: each group's counts and wall time, the slowest files, and the total over every group. */
+/** A failure's message on one line, its head and tail kept when it is long (a child's output can follow an assertion's message). */
+export function oneLine(message: string, max = 1500): string {
+  const flat = message.trim().replace(/\s*\n\s*/g, ' ⏎ ');
+  if (flat.length <= max) return flat;
+  const head = Math.floor(max / 4);
+  return `${flat.slice(0, head)} … ${flat.slice(flat.length - (max - head))}`;
+}
+
+/** The closing report: each group's counts and wall time, the slowest files, each failed test with its message, and the total over every group. */
 export function report(results: readonly GroupResult[], slowest = 15): string[] {
   const lines: string[] = [];
   for (const r of results) {
@@ -98,6 +112,7 @@ export function report(results: readonly GroupResult[], slowest = 15): string[] 
     for (const { group, f } of [...files].sort((a, b) => b.f.durationMs - a.f.durationMs).slice(0, slowest))
       lines.push(`  ${secs(f.durationMs).padStart(9)}  ${f.file ?? '?'} (${group})`);
   }
+  for (const r of results) for (const f of r.failures) lines.push(`failed (${r.group.name}): ${f.file ?? '?'} › ${f.name}: ${oneLine(f.message)}`);
   const sum = (k: 'tests' | 'passed' | 'failed' | 'cancelled' | 'skipped' | 'todo'): number => results.reduce((n, r) => n + (r.total?.[k] ?? 0), 0);
   const all = results.every(passed);
   lines.push(

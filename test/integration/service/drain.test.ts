@@ -82,10 +82,10 @@ void test('SIGTERM mid-stream: exit 0, committed = written, DLQ once per bad rec
     const c = committed[r.partition] ?? -1n;
     if (BigInt(r.offset) < c) {
       before++;
-      assert.ok(inHBase, `committed record ${r.partition}/${r.offset} is in HBase`);
+      assert.ok(inHBase, `committed record ${r.partition}/${r.offset} is in HBase\n${first.output()}`);
     } else {
       atOrPast++;
-      assert.ok(!inHBase, `record ${r.partition}/${r.offset} at or past the commit (${c}) was not written: no written-but-uncommitted unit`);
+      assert.ok(!inHBase, `record ${r.partition}/${r.offset} at or past the commit (${c}) was not written: no written-but-uncommitted unit\n${first.output()}`);
     }
   }
   assert.ok(before >= 2000 && atOrPast > 0, `stopped mid-stream (${before} committed, ${atOrPast} left)`);
@@ -96,10 +96,10 @@ void test('SIGTERM mid-stream: exit 0, committed = written, DLQ once per bad rec
   });
   second.child.kill('SIGTERM');
   assert.equal((await second.exited).code, 0, second.output());
-  assert.equal((await writtenEvents(h)).size, events.length, 'every event written');
+  assert.equal((await writtenEvents(h)).size, events.length, `every event written\n${second.output()}`);
   // Every DLQ send is acknowledged before its unit commits, so the topic is complete now.
   const dlqEnd = (await h.admin.fetchTopicOffsets(h.names.dlq)).reduce((n, p) => n + BigInt(p.high) - BigInt(p.low), 0n);
-  assert.equal(dlqEnd, BigInt(bad), 'each bad record dead-lettered once, not again after the restart');
+  assert.equal(dlqEnd, BigInt(bad), `each bad record dead-lettered once, not again after the restart\nfirst:\n${first.output()}\nsecond:\n${second.output()}`);
   const dlq = await readRecords(h, bad);
   const sources = new Set(dlq.map((m) => `${m.headers[DLQ_HEADERS.partition] ?? ''}/${m.headers[DLQ_HEADERS.offset] ?? ''}`));
   assert.equal(sources.size, bad, 'distinct source offsets');

@@ -3,8 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TestEvent } from 'node:test/reporters';
-import summaryReporter, { type SummaryLine } from '../../../scripts/lib/test-run/summary-reporter.ts';
-import { passed, report, type GroupResult } from '../../../scripts/lib/test-run/run-group.ts';
+import summaryReporter, { type FailureLine, type SummaryLine } from '../../../scripts/lib/test-run/summary-reporter.ts';
+import { oneLine, passed, report, type GroupResult } from '../../../scripts/lib/test-run/run-group.ts';
 import { explicitGroup } from '../../../scripts/lib/test-run/groups.ts';
 
 const counts = { tests: 3, passed: 2, failed: 1, cancelled: 0, skipped: 0, todo: 0, suites: 0, topLevel: 3 };
@@ -43,6 +43,7 @@ const result = (name: string, over: Partial<GroupResult>): GroupResult => ({
   code: 0,
   total: line({}),
   files: [line({ file: `${name}.test.ts` })],
+  failures: [],
   wallMs: 1000,
   ...over,
 });
@@ -53,7 +54,11 @@ void test('the report: a line per group, the slowest files, and a total that pas
   assert.match(ok.find((l) => l.includes('slow.test.ts')) ?? '', /9\.0 s {2}slow\.test\.ts/);
   assert.match(ok.at(-1) ?? '', /^total over 2 group\(s\): tests 7, pass 7, fail 0, .*: passed$/);
 
-  const failing = result('c', { code: 1, total: line({ failed: 1, passed: 1, success: false }) });
+  const failing = result('c', {
+    code: 1,
+    total: line({ failed: 1, passed: 1, success: false }),
+    failures: [{ file: 'c.test.ts', name: 'drains', message: 'exit 1\nservice output:\nline' }],
+  });
   const crashed = result('d', { code: 1, total: undefined, files: [] });
   assert.equal(passed(failing), false);
   assert.equal(passed(crashed), false);
@@ -61,4 +66,30 @@ void test('the report: a line per group, the slowest files, and a total that pas
   const bad = report([result('a', {}), failing, crashed]);
   assert.match(bad.find((l) => l.startsWith('group') && l.includes('no summary')) ?? '', /FAILED \(exit 1, no summary from node:test\)/);
   assert.match(bad.at(-1) ?? '', /fail 1, .*: FAILED$/);
+  assert.equal(bad.at(-2), 'failed (files): c.test.ts › drains: exit 1 ⏎ service output: ⏎ line', 'each failure, on one line, just before the total');
+});
+
+void test("the reporter writes a line per failed test with its error (a suite's failure is its tests'), and a long message keeps its head and tail", async () => {
+  const cause = new Error('expected 0, got 1');
+  const wrapped = Object.assign(new Error('test failed'), { cause });
+  async function* events(): AsyncGenerator<TestEvent> {
+    await Promise.resolve();
+    type Fail = Extract<TestEvent, { type: 'test:fail' }>;
+    const fail = (name: string, type: 'test' | 'suite'): Fail => {
+      const details: Fail['data']['details'] = { duration_ms: 5, error: wrapped, type };
+      return { type: 'test:fail', data: { nesting: 0, testNumber: 1, line: 1, column: 1, name, file: '/x/a.test.ts', details } } as unknown as Fail; // @types/node's TestFail asks for more than node:test sends
+    };
+    yield fail('drains', 'test');
+    yield fail('a suite', 'suite');
+  }
+  const out: string[] = [];
+  for await (const s of summaryReporter(events())) out.push(s);
+  assert.deepEqual(
+    out.map((l) => JSON.parse(l) as FailureLine),
+    [{ failure: { file: '/x/a.test.ts', name: 'drains', message: 'expected 0, got 1' } }],
+  );
+  const long = `${'a'.repeat(1000)}\n${'b'.repeat(2000)}`;
+  const flat = oneLine(long, 100);
+  assert.equal(flat.length, 100 + ' … '.length);
+  assert.ok(flat.startsWith('a'.repeat(25)) && flat.endsWith('b'.repeat(75)));
 });
