@@ -7,6 +7,9 @@ import { encodeDataKey } from '../keys/data-key.ts';
 import { EventError } from './event-error.ts';
 import type { TsEvent } from './event.ts';
 
+/** The tags of an event or series without any (one frozen object, shared). */
+export const NO_TAGS: Readonly<Record<string, string>> = Object.freeze({});
+
 export const DATA_FAMILY = 'd';
 export const TAGS_QUALIFIER: Buffer = Buffer.from('\u0000tags', 'latin1');
 export const METRIC_VALUE_BYTES = 8;
@@ -140,7 +143,6 @@ export function decodeDataRow(cells: readonly StoredCell[], tagsOf: (bytes: Uint
   return { metrics: Object.freeze(metrics), tags };
 }
 
-const NO_TAGS: Readonly<Record<string, string>> = Object.freeze({});
 // The last metric names decoded (a row holds few; a read meets the same ones again and again).
 const names = new Map<string, string>();
 const NAMES_KEPT = 64;

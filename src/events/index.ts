@@ -35,6 +35,7 @@ export {
   decodeTags,
   encodeMetricValue,
   encodeTags,
+  NO_TAGS,
   type DataCell,
   type DataRow,
   type DecodedDataRow,

@@ -4,7 +4,7 @@
  * Fields not named by the mapping are ignored. `tags` absent or null means no tags.
  */
 import { MAX_ID_BYTES } from '../keys/key-bytes.ts';
-import { encodeTags } from './cells.ts';
+import { NO_TAGS, encodeTags } from './cells.ts';
 import type { TsEvent } from './event.ts';
 import { readField, isJsonObject, type FieldMapping, type JsonObject } from './field-mapping.ts';
 import { effectiveMaxTs, type EventLimits } from './limits.ts';
@@ -104,8 +104,6 @@ function readValue(record: JsonObject, path: string): Step<number> {
   if (!Number.isFinite(value)) return reject('value_not_finite', path, `value ${String(value)} is not finite`);
   return { ok: true, value };
 }
-
-const NO_TAGS: Readonly<Record<string, string>> = Object.freeze({});
 
 /** The tags and, when there are any, their encoded cell (checked against maxCellBytes, reused for the row). */
 type TagsStep = { readonly ok: true; readonly value: Readonly<Record<string, string>>; readonly cell: Buffer | undefined };

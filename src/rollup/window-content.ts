@@ -4,13 +4,12 @@
  * Design notes: docs/DECISIONS.md#window-content
  */
 import type { StoredCell } from '../events/index.ts';
-import { decodeDataRow } from '../events/index.ts';
+import { NO_TAGS, decodeDataRow } from '../events/index.ts';
 import { columnOf, newestPerQualifier, type PutRow, type Summaries } from './fold.ts';
 import { decodePointsBlock, encodePointsBlock, type PointRun } from './points-block.ts';
 import { SummaryDecodeError, addEvent, decodeSummary, encodeSummary, mergeSummary, type MetricSummary } from './summary.ts';
 import { encodeSummaryPack, packed, type PackedSummary } from './summary-pack.ts';
 
-const NO_TAGS: Readonly<Record<string, string>> = Object.freeze({});
 /** The tags a summary's fold takes from a data row: none (a summary is of one id's metric; its tags are the catalog's). */
 const tagsIgnored = (): Readonly<Record<string, string>> => NO_TAGS;
 
