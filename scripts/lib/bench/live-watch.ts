@@ -1,12 +1,15 @@
 // What the live phase watches in our ingest process while the dashboards refresh: its /metrics every
 // second (consumer lag, the event-loop delay it reports, consumer group joins), its VmRSS, and
-// /healthz answering; summarised as p50 / p99 / max and the longest run of seconds with lag above 0.
+// /healthz answering; summarised as p50 / p99 / max and the longest run of seconds with lag above 0,
+// and kept second by second (with the rollup windows written and the canary's delay) so that a slow
+// second can be put beside what happened in it.
 import { memory, parseMetrics, sumOf, type Sample } from './child.ts';
 import { startCanary, type CanaryFigures } from './loop-canary.ts';
 import { percentile } from './load.ts';
 import { histogramSnapshot, quantile, type HistogramSnapshot } from './service.ts';
 
 const E2E = 'tsingest_end_to_end_latency_seconds';
+const WINDOWS = 'tsingest_rollup_windows_written_total';
 
 export interface WatchFigures {
   readonly samples: number;
@@ -37,6 +40,19 @@ export interface WatchFigures {
   readonly endToEnd: { readonly p50: number; readonly p99: number; readonly events: number };
   /** /healthz round trips (ms), and those that failed or took over 1 s */
   readonly healthz: { readonly p99: number; readonly max: number; readonly failed: number };
+  /** each second of the watch, from `startedAt`: what the summaries above are made of (the canary's: machineEventLoopDelayMs.perSecondP99) */
+  readonly perSecond: PerSecond;
+}
+
+/** Second by second (one entry per scrape, null where it did not answer). */
+export interface PerSecond {
+  readonly startedAt: string;
+  readonly lag: (number | null)[];
+  /** the ingest's event-loop delay that second: p99 and max (ms) */
+  readonly loopP99Ms: (number | null)[];
+  readonly loopMaxMs: (number | null)[];
+  /** rollup windows written since the watch began (tsingest_rollup_windows_written_total): where the job's runs fall */
+  readonly windowsWritten: (number | null)[];
 }
 
 const stats = (xs: number[]): { p50: number; p99: number; max: number } => {
@@ -67,6 +83,15 @@ export function watchIngest(url: string, pid: number, feedRate?: number): { stop
   let last = new Map<string, number>();
   let stopped = false;
   const canary = startCanary();
+  const perSecond: PerSecond = { startedAt: new Date().toISOString(), lag: [], loopP99Ms: [], loopMaxMs: [], windowsWritten: [] };
+  const tenth = (x: number | null): number | null => (x === null ? null : Math.round(x * 10) / 10);
+  let windowsAtStart: number | undefined;
+  const second = (entry: { lag: number | null; p99: number | null; max: number | null; windows: number | null }): void => {
+    perSecond.lag.push(entry.lag);
+    perSecond.loopP99Ms.push(tenth(entry.p99));
+    perSecond.loopMaxMs.push(tenth(entry.max));
+    perSecond.windowsWritten.push(entry.windows);
+  };
   // The delay gauge covers the time since its previous scrape: this first scrape, not counted, starts
   // the watch's first second here (without it, the first sample held everything since the process
   // started: its module loading, a history's drain).
@@ -95,22 +120,31 @@ export function watchIngest(url: string, pid: number, feedRate?: number): { stop
     } catch {
       // exited
     }
-    const res = await fetch(`${url}/metrics?name=tsingest_consumer_lag&name=tsingest_event_loop_delay_seconds&name=tsingest_consumer_group_joins_total`, {
-      signal: AbortSignal.timeout(10_000),
-    }).catch(() => undefined);
-    if (res === undefined) return;
+    const res = await fetch(
+      `${url}/metrics?name=tsingest_consumer_lag&name=tsingest_event_loop_delay_seconds&name=tsingest_consumer_group_joins_total&name=${WINDOWS}`,
+      { signal: AbortSignal.timeout(10_000) },
+    ).catch(() => undefined);
+    if (res === undefined) {
+      second({ lag: null, p99: null, max: null, windows: null });
+      return;
+    }
     const samples = parseMetrics(await res.text());
+    const windows = sumOf(samples, WINDOWS);
+    windowsAtStart ??= windows;
     const l = sumOf(samples, 'tsingest_consumer_lag');
     lag.push(l);
     run = l > 0 ? run + everyMs / 1000 : 0;
     longest = Math.max(longest, run);
     behind = feedRate !== undefined && l > feedRate ? behind + everyMs / 1000 : 0;
     longestBehind = Math.max(longestBehind, behind);
+    let p99: number | null = null;
+    let max: number | null = null;
     for (const s of samples) {
       if (s.name !== 'tsingest_event_loop_delay_seconds') continue;
-      if (s.labels['quantile'] === '0.99') delayP99.push(s.value * 1000);
-      if (s.labels['quantile'] === '1') delayMax.push(s.value * 1000);
+      if (s.labels['quantile'] === '0.99') delayP99.push((p99 = s.value * 1000));
+      if (s.labels['quantile'] === '1') delayMax.push((max = s.value * 1000));
     }
+    second({ lag: l, p99, max, windows: windows - windowsAtStart });
     last = joins(samples);
     first ??= last;
   };
@@ -142,6 +176,7 @@ export function watchIngest(url: string, pid: number, feedRate?: number): { stop
         rssBytes: { max: rss },
         endToEnd,
         healthz: { p99: h.p99, max: h.max, failed: healthFailed },
+        perSecond,
       };
     },
   };

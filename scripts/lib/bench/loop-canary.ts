@@ -12,6 +12,8 @@ export interface CanaryFigures {
   readonly maxOfP99: number;
   readonly max: number;
   readonly samples: number;
+  /** each second's p99 (ms), in order */
+  readonly perSecondP99: number[];
 }
 
 const SCRIPT = `
@@ -44,7 +46,13 @@ export function startCanary(): { stop(): CanaryFigures } {
     stop: () => {
       child.kill();
       const sorted = [...p99s].sort((a, b) => a - b);
-      return { p99OfP99: percentile(sorted, 99), maxOfP99: sorted.at(-1) ?? Number.NaN, max, samples: p99s.length };
+      return {
+        p99OfP99: percentile(sorted, 99),
+        maxOfP99: sorted.at(-1) ?? Number.NaN,
+        max,
+        samples: p99s.length,
+        perSecondP99: p99s.map((x) => Math.round(x * 10) / 10),
+      };
     },
   };
 }
