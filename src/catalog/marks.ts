@@ -59,8 +59,15 @@ export function catalogCacheKey(metric: string, id: string, json: Uint8Array): s
 export class CatalogMarks {
   readonly #o: CatalogMarksOptions;
   readonly #now: () => number;
-  /** cacheKey → true, in order of last use (Map order: re-inserted on use, oldest first) */
-  readonly #written = new Map<string, true>();
+  /**
+   * cacheKey → the count of moves to the end at its own last one, in order of last use (Map order:
+   * oldest first). A key is moved again only when more than a quarter of the cache moved after it: a
+   * series met at every unit costs a look-up, not a delete and an insert (with no new series, nothing
+   * moves), and a series met at least once in every half a cache of moves is never evicted (moved at
+   * most a quarter plus a half after its last move, evicted only a whole cache after it).
+   */
+  readonly #written = new Map<string, number>();
+  #moves = 0;
   /** journal row (latin1) → the minute this process last swept it in (at most 1,440 entries) */
   readonly #swept = new Map<string, number>();
 
@@ -80,9 +87,12 @@ export class CatalogMarks {
       const cacheKey = catalogCacheKey(t.metric, t.id, json);
       if (seen.has(cacheKey)) continue;
       seen.add(cacheKey);
-      if (this.#written.has(cacheKey)) {
-        this.#written.delete(cacheKey); // touched: now the most recently used
-        this.#written.set(cacheKey, true);
+      const at = this.#written.get(cacheKey);
+      if (at !== undefined) {
+        if (this.#moves - at > this.#o.cacheSize / 4) {
+          this.#written.delete(cacheKey); // touched: now the most recently used
+          this.#written.set(cacheKey, ++this.#moves);
+        }
         continue;
       }
       const r = seriesRowOf(t.metric, t.id, json);
@@ -140,7 +150,7 @@ export class CatalogMarks {
     for (const k of cacheKeys) {
       if (n >= room) break;
       if (this.#written.has(k)) continue;
-      this.#written.set(k, true);
+      this.#written.set(k, ++this.#moves);
       n++;
     }
     return n;
@@ -150,7 +160,7 @@ export class CatalogMarks {
   acknowledged(rows: readonly CatalogRow[]): void {
     const max = this.#o.cacheSize;
     if (max === 0) return;
-    for (const r of rows) this.#written.set(r.cacheKey, true);
+    for (const r of rows) if (!this.#written.has(r.cacheKey)) this.#written.set(r.cacheKey, ++this.#moves);
     if (this.#written.size <= max) return;
     for (const k of this.#written.keys()) {
       this.#written.delete(k);

@@ -126,3 +126,15 @@ void test('series remembered from the catalog are not written again; the cache b
   assert.equal(m.remember(other), 10, 'only while the cache has room');
   assert.equal(m.cached, 30);
 });
+
+void test('a series met at least once in every half a cache of new series stays known, moved to the newest end only from the older half', () => {
+  const m = marks(4);
+  const touch = (id: string): SeriesTouch => ({ id, metric: 'm', tags: {} });
+  m.acknowledged(m.rowsFor([touch('kept')]));
+  for (let i = 0; i < 40; i++) {
+    m.acknowledged(m.rowsFor([touch(`other-${i}`)]));
+    if (i % 2 === 1) assert.equal(m.rowsFor([touch('kept')]).length, 0, `kept is still known after ${i + 1} others`);
+    assert.ok(m.cached <= 4);
+  }
+  assert.equal(m.rowsFor([touch('other-0')]).length, 1, 'a series met once, long ago, was evicted');
+});
