@@ -19,6 +19,7 @@ export interface CanaryFigures {
 const SCRIPT = `
 const { monitorEventLoopDelay } = require('node:perf_hooks');
 const h = monitorEventLoopDelay({ resolution: 10 });
+process.stdout.on('error', () => process.exit(0)); // the watch has gone: end quietly
 h.enable();
 setInterval(() => {
   const ms = (ns) => (Number.isFinite(ns) ? ns / 1e6 : 0);

@@ -1,5 +1,5 @@
 // HTTP to the TSD: /api/put in batches with sync=true (several in flight), /api/query timed.
-import { checkPutSummary, countPoints, type OpenTsdbPoint } from './plan.ts';
+import { checkPutSummary, countPoints, timedOutOnly, type OpenTsdbPoint } from './plan.ts';
 
 export interface PutResult {
   readonly points: number;
@@ -7,23 +7,38 @@ export interface PutResult {
   readonly pointsPerSec: number;
 }
 
-/** One /api/put of `batch` with sync=true: resolves once HBase acknowledged every point; throws unless all were stored. */
+/** Attempts of a batch whose points all timed out or were stored (a put is idempotent: the same points land in the same cells). */
+const PUT_ATTEMPTS = 4;
+
+/**
+ * One /api/put of `batch` with sync=true: resolves once HBase acknowledged every point; throws unless
+ * all were stored. A batch the TSD answers with timeouts only (none failed: its HBase writes did not
+ * finish in time, as on a region server busy with a flush) is sent again, up to PUT_ATTEMPTS times in
+ * all, as a production collector does.
+ */
 export async function putBatch(url: string, batch: readonly OpenTsdbPoint[]): Promise<void> {
-  // sync=true: the TSD answers once HBase acknowledged every point of the batch (or timed out).
-  const res = await fetch(`${url}/api/put?summary=true&sync=true&sync_timeout=120000`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(batch),
-    signal: AbortSignal.timeout(180_000),
-  });
-  const text = await res.text();
-  let body: unknown = null;
-  try {
-    body = text === '' ? null : JSON.parse(text);
-  } catch {
-    body = text.slice(0, 500);
+  for (let attempt = 1; ; attempt++) {
+    // sync=true: the TSD answers once HBase acknowledged every point of the batch (or timed out).
+    const res = await fetch(`${url}/api/put?summary=true&sync=true&sync_timeout=120000`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(batch),
+      signal: AbortSignal.timeout(180_000),
+    });
+    const text = await res.text();
+    let body: unknown = null;
+    try {
+      body = text === '' ? null : JSON.parse(text);
+    } catch {
+      body = text.slice(0, 500);
+    }
+    if (attempt < PUT_ATTEMPTS && timedOutOnly(res.status, body)) {
+      await new Promise((r) => setTimeout(r, 1000 * attempt));
+      continue;
+    }
+    checkPutSummary(res.status, body, batch.length);
+    return;
   }
-  checkPutSummary(res.status, body, batch.length);
 }
 
 /** Writes every point, `batchSize` per request, at most `inFlight` requests at once; stops at the first failure. */

@@ -119,6 +119,13 @@ export function countPoints(body: unknown): number {
   return n;
 }
 
+/** An /api/put?summary answer whose points that were not stored all timed out (none failed): worth sending again. */
+export function timedOutOnly(status: number, body: unknown): boolean {
+  if (status !== 400 || typeof body !== 'object' || body === null) return false;
+  const { failed, timeouts } = body as Record<string, unknown>;
+  return failed === 0 && typeof timeouts === 'number' && timeouts > 0;
+}
+
 /** /api/put?summary answer: throws unless every point was stored. */
 export function checkPutSummary(status: number, body: unknown, sent: number): void {
   const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;

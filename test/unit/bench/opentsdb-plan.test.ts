@@ -6,6 +6,7 @@ import { generateEvents } from '../../../src/demo/generate.ts';
 import {
   checkPutSummary,
   countPoints,
+  timedOutOnly,
   cpuMsPer1000,
   queryPath,
   saltSplits,
@@ -95,6 +96,12 @@ test('a put summary must account for every point', () => {
   assert.throws(() => {
     checkPutSummary(400, { error: 'x' }, 1);
   }, /answered 400/);
+  // sent again: timeouts and nothing failed (a put is idempotent); not: a failure, an error, a success
+  assert.equal(timedOutOnly(400, { success: 0, failed: 0, timeouts: 50 }), true);
+  assert.equal(timedOutOnly(400, { success: 10, failed: 0, timeouts: 40 }), true);
+  assert.equal(timedOutOnly(400, { success: 0, failed: 1, timeouts: 49 }), false);
+  assert.equal(timedOutOnly(400, { error: 'x' }), false);
+  assert.equal(timedOutOnly(200, { success: 50, failed: 0, timeouts: 0 }), false);
 });
 
 test('CPU ms per 1,000 units from two /proc readings', () => {
