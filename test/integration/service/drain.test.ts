@@ -2,7 +2,7 @@
 // records are in HBase and no unit written before the drain finished is left uncommitted (nothing
 // at or past a committed offset is in HBase). After a restart every bad record is in the DLQ once.
 // The last 2,000 records are produced after the first service exited, so the stop is mid-stream even
-// when the service caught up with the producer before the signal (seen on a loaded CI machine).
+// when the service caught up with the producer before the signal (seen on a loaded machine).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DLQ_HEADERS } from '../../../src/ingest/dlq.ts';
