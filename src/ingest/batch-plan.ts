@@ -109,6 +109,7 @@ export async function planSliced(records: readonly SourceRecord[], s: PlanSettin
   const plan: BatchPlan = { events: [], rejects: [], fences: new Map() };
   for (let i = 0; i < records.length; i += PLAN_STEP) {
     planPart(plan, records.slice(i, i + PLAN_STEP), s);
+    if (i + PLAN_STEP >= records.length) break; // done: no pause after the last step
     const paused = pause();
     if (paused !== undefined) await paused;
   }

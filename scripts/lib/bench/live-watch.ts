@@ -158,6 +158,8 @@ export function watchIngest(url: string, pid: number, feedRate?: number): { stop
       clearInterval(timer);
       await busy;
       const machineEventLoopDelayMs = canary.stop();
+      // a figure of no second is not one: the bench fails rather than report it
+      if (delayP99.length === 0) throw new Error(`the ingest watch read no event-loop delay from ${url}/metrics: nothing measured`);
       const groupJoins: Record<string, number> = {};
       for (const [g, n] of last) groupJoins[g] = n - (first?.get(g) ?? 0);
       const l = stats(lag);

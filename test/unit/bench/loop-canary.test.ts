@@ -57,3 +57,20 @@ void test("the watch keeps each second: lag, the loop's p99 and max, the rollup 
     server.close();
   }
 });
+
+void test('the watch fails when it read no event-loop delay: a figure of no second is not reported', async () => {
+  const server = createServer((_req, res) => {
+    res.statusCode = 503;
+    res.end('');
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  try {
+    const { port } = server.address() as AddressInfo;
+    const watch = watchIngest(`http://127.0.0.1:${port}`, process.pid);
+    await new Promise((r) => setTimeout(r, 1500));
+    await assert.rejects(watch.stop(), /read no event-loop delay/);
+  } finally {
+    server.close();
+  }
+});
