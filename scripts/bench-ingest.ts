@@ -1,12 +1,18 @@
 // npm run bench:ingest -- [--history 1000000] [--ids 10000] [--rate 500] [--minutes 3] [--settle-seconds 150]
-//   [--heap shipped|default] [--node-options="FLAGS"] [--profile] [--results-dir bench-results]
+//   [--heap shipped|default] [--node-options="FLAGS"] [--profile] [--burst 0] [--bursts 1] [--burst-every 45]
+//   [--burst-hours-ago 2]
+//   [--results-dir bench-results]
 // The ingest role alone, as the live phase of bench:series runs it (its rollup settings, a day of
 // history, a live feed with ts = now) but with no query process and no TSD beside it: once the history
 // is written and the lag is 0, `settle-seconds` pass (the history's rollup runs), then the process is
 // watched for `minutes` (scripts/lib/bench/live-watch.ts: event-loop delay, lag, group joins, RSS).
 // `--heap shipped` runs it with the heap flags the images and k8s ship (SERVICE_NODE_OPTIONS);
 // `default`, with V8's defaults; `--node-options` runs it with these flags instead (a candidate for the
-// shipped ones). `--profile`: a CPU profile of the process.
+// shipped ones). `--profile`: a CPU profile of the process. `--burst N`: a minute into the watch, N late
+// events (ts spread over the hour `burst-hours-ago` hours back, as a producer that was down and sends its
+// backlog) on top of the feed, and `bursts` of them `burst-every` seconds apart (each into the hour
+// before the previous one's); the result then gives each burst's worst seconds and how long the lag
+// took to come back to 0 (burstFigures). The watch must last past the last burst by a minute.
 // Writes bench-results/ingest-<date>.json.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -14,6 +20,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { SERVICE_NODE_OPTIONS } from '../src/runtime/index.ts';
 import { startFeed } from './lib/bench/live-feed.ts';
+import { burstFigures } from './lib/bench/burst-figures.ts';
 import { watchIngest } from './lib/bench/live-watch.ts';
 import { produceAll } from './lib/bench/service.ts';
 import { createOurStack, startOurService, waitUntil } from './lib/bench/series-service.ts';
@@ -29,6 +36,10 @@ const { values } = parseArgs({
     heap: { type: 'string', default: 'shipped' },
     'node-options': { type: 'string' },
     profile: { type: 'boolean', default: false },
+    burst: { type: 'string', default: '0' },
+    'burst-hours-ago': { type: 'string', default: '2' },
+    bursts: { type: 'string', default: '1' },
+    'burst-every': { type: 'string', default: '45' },
     'results-dir': { type: 'string', default: join(projectRoot, 'bench-results') },
   },
 });
@@ -45,6 +56,10 @@ const o = {
   rate: num('rate'),
   minutes: num('minutes'),
   settleSeconds: num('settle-seconds'),
+  burst: num('burst'),
+  burstHoursAgo: num('burst-hours-ago'),
+  bursts: num('bursts'),
+  burstEverySeconds: num('burst-every'),
   heap: values.heap,
   nodeOptions,
 };
@@ -52,7 +67,11 @@ const say = (m: string): void => {
   process.stdout.write(`[bench:ingest] ${m}\n`);
 };
 const DAY = 86_400_000;
+const HOUR = 3_600_000;
 const SHIPPED_ROLLUPS = ['rollup.graceMs=300000', 'rollup.markerSettleMs=120000', 'rollup.intervalMs=60000', 'series.catalogRefreshMs=30000'];
+const firstBurstMs = Math.min(60_000, (o.minutes * 60_000) / 3);
+if (o.burst > 0 && firstBurstMs + (o.bursts - 1) * o.burstEverySeconds * 1000 + 60_000 > o.minutes * 60_000)
+  throw new Error(`--minutes ${o.minutes}: too short for ${o.bursts} bursts ${o.burstEverySeconds} s apart and a minute after the last`);
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const run = `bi${Date.now().toString(36)}`;
 const stack = await createOurStack(readEndpoints(), run, { buckets: 16, partitions: 8 }, say);
@@ -76,8 +95,11 @@ try {
   say(`caught up after ${caughtUpSeconds.toFixed(1)} s; ${o.settleSeconds} s for the history's rollup runs, then ${o.minutes} min watched`);
   await new Promise((r) => setTimeout(r, o.settleSeconds * 1000));
   const watch = watchIngest(ingest.url, ingest.pid, o.rate);
+  const watchStart = Date.now();
+  const bursts = o.burst > 0 ? sendBursts(stack.kafka, stack.names.topic) : undefined;
   await new Promise((r) => setTimeout(r, o.minutes * 60_000));
   const figures = await watch.stop();
+  const burstsAt = (await bursts) ?? [];
   await feed.stop();
   // A watch that saw nothing measured nothing: no figure of it is reported as met.
   if (figures.samples === 0 || figures.endToEnd.events === 0)
@@ -90,6 +112,7 @@ try {
     caughtUpSeconds,
     lateTicks: feed.lateTicks,
     figures,
+    bursts: burstsAt.map((at) => burstFigures(figures.perSecond, Math.round((at - watchStart) / 1000))),
     loadAverageAtEnd: loadavg(),
   };
   mkdirSync(values['results-dir'], { recursive: true });
@@ -98,6 +121,21 @@ try {
   say(
     `event-loop delay p99 of the per-second p99s ${figures.eventLoopDelayMs.p99OfP99.toFixed(1)} ms, max ${figures.eventLoopDelayMs.max.toFixed(0)} ms; lag max ${figures.lag.max}, above 0 for at most ${figures.lag.longestAboveZeroSeconds} s; ${file}`,
   );
+  for (const b of result.bursts) say(`burst at second ${b.startSecond}: ${JSON.stringify(b)}`);
 } finally {
   await stack.drop();
+}
+
+/** The bursts of late events, on their schedule from the watch's start; resolves with the time each began. */
+async function sendBursts(kafka: Parameters<typeof produceAll>[0], topic: string): Promise<number[]> {
+  const t0 = Date.now();
+  const starts: number[] = [];
+  for (let i = 0; i < o.bursts; i++) {
+    await new Promise((r) => setTimeout(r, Math.max(0, t0 + firstBurstMs + i * o.burstEverySeconds * 1000 - Date.now())));
+    const hour = (Math.floor(Date.now() / HOUR) - o.burstHoursAgo - i) * HOUR;
+    starts.push(Date.now());
+    const sent = await produceAll(kafka, topic, { count: o.burst, ids: o.ids, startTs: hour + 1, stepMs: Math.floor(HOUR / o.burst), seed: 99 + i });
+    say(`burst ${i + 1}: ${o.burst} late events into the hour of ${new Date(hour).toISOString()}, sent in ${sent.seconds.toFixed(1)} s`);
+  }
+  return starts;
 }
