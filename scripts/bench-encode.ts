@@ -6,7 +6,10 @@
 //   plan      planBatch: JSON parse + validation, data keys, cells, index rows
 //   write     EventWriter.write of those plans into a sink that only encodes the put bodies, with the
 //             service's real write observer (Prometheus metrics, region writes over a 16-region map,
-//             hot ids), rollup markers and the consumer's per-unit accounting; once per body format
+//             hot ids), rollup markers and touch rows, series catalog rows (as writeSide builds them,
+//             service.role=ingest) and the consumer's per-unit accounting; once per body format
+//   catalog   the series catalog's rows of those plans (CatalogMarks.rowsFor, acknowledged) in the
+//             steady state: every series written before, nothing new to write
 //   encode    the put bodies alone (rows already converted), per body format; plus bytes per event
 //   scrape    one Prometheus scrape of the write side's prom-client Registry after the writes (µs per scrape, not
 //             per event; the hot-ids sketch at its configured capacity, every slot of its window
@@ -25,7 +28,7 @@ import { EventWriter, OutagePolicy, planBatch, type BatchPlan, type SourceRecord
 import { createMetrics, meteredRegionWrites, regionMapObserver, registerHotIdMetrics } from '../src/metrics/index.ts';
 import { HotIds, RegionMap } from '../src/load/index.ts';
 import { loadConfig } from '../src/runtime/index.ts';
-import { hotIdsOptions, ingestObserver, keyspaceOf, planSettings, rollupMarks, tablesOf, writeObserver } from '../src/service/index.ts';
+import { catalogMarks, hotIdsOptions, ingestObserver, keyspaceOf, planSettings, rollupMarks, tablesOf, touches, writeObserver } from '../src/service/index.ts';
 import { fixedLookup, type SpreadEntry } from '../src/keys/index.ts';
 import { sizeK } from '../src/spread/index.ts';
 
@@ -106,6 +109,16 @@ if (plans.length === 0) plans = units.map((u) => planBatch(u, settings()));
 const rejected = plans.reduce((n, p) => n + p.rejects.length, 0);
 if (rejected > 0) throw new Error(`${rejected} generated events were rejected`);
 
+// The series catalog's cache alone, in the steady state (every series of the stream written once
+// before the round, so a round writes nothing new): what each unit's acknowledged events cost it.
+const steadyCatalog = catalogMarks(cfg, tables);
+if (steadyCatalog !== undefined) {
+  for (const p of plans) steadyCatalog.acknowledged(steadyCatalog.rowsFor(p.events));
+  await measure('catalog', () => {
+    for (const p of plans) steadyCatalog.acknowledged(steadyCatalog.rowsFor(p.events));
+  });
+}
+
 type Encoder = (rows: readonly RowCellsLike[]) => number;
 const encoders: readonly (readonly [string, Encoder])[] = [
   ['json', (rows) => Buffer.byteLength(encodeCellSet(rows))],
@@ -141,6 +154,7 @@ async function writerFor(
   const hotIds = new HotIds({ ...hotIdsOptions(cfg, tables, keyspace, regionMap), now: () => clock.ms });
   const unregister = registerHotIdMetrics(metrics.registry, hotIds);
   let bytes = 0;
+  const catalog = catalogMarks(cfg, tables);
   const writer = new EventWriter({
     sink: {
       put: (_table, rows) => {
@@ -154,7 +168,8 @@ async function writerFor(
     policy: new OutagePolicy({ retry: { baseMs: 1, maxMs: 1 }, isRetriable: () => false }),
     isRowRejection: () => false,
     observer: writeObserver(metrics, writes, regionMap, hotIds),
-    marks: cfg.rollup.enabled ? { table: tables.rollup.name, planner: rollupMarks(cfg, keyspace, tables) } : undefined,
+    marks: cfg.rollup.enabled ? { table: tables.rollup.name, planner: rollupMarks(cfg, keyspace, tables), touches: touches(cfg, keyspace, tables) } : undefined,
+    catalog: catalog === undefined ? undefined : { table: tables.meta.name, planner: catalog },
   });
   const accounting = ingestObserver(metrics);
   return {

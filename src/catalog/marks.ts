@@ -79,14 +79,18 @@ export class CatalogMarks {
 
   /** Rows for the distinct series of `touches` this process has not written (or has forgotten). */
   rowsFor(touches: Iterable<SeriesTouch>): CatalogRow[] {
-    const seen = new Set<string>();
+    // id → the series of it this call has handled: most events of a unit repeat a series met before in
+    // it, recognised by its metric and tag bytes without building its key (bench:encode, *write*)
+    const handled = new Map<string, { readonly metric: string; readonly json: Uint8Array }[]>();
     const rows: CatalogRow[] = [];
     let stamp: number | undefined;
     for (const t of touches) {
       const json = t.tagsCell ?? (Object.keys(t.tags).length === 0 ? NO_TAGS_JSON : canonicalTags(t.tags));
+      const ofId = handled.get(t.id);
+      if (ofId === undefined) handled.set(t.id, [{ metric: t.metric, json }]);
+      else if (ofId.some((s) => s.metric === t.metric && Buffer.compare(s.json, json) === 0)) continue;
+      else ofId.push({ metric: t.metric, json });
       const cacheKey = catalogCacheKey(t.metric, t.id, json);
-      if (seen.has(cacheKey)) continue;
-      seen.add(cacheKey);
       const at = this.#written.get(cacheKey);
       if (at !== undefined) {
         if (this.#moves - at > this.#o.cacheSize / 4) {

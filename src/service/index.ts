@@ -6,4 +6,4 @@ export { hotIdsOptions } from './ingest-side.ts';
 export { keyspaceOf, openKeyspace, registryStore, tablesOf } from './keyspace.ts';
 export { ingestObserver, writeObserver } from './observers.ts';
 export { startService, type Service } from './service.ts';
-export { planSettings, rollupMarks } from './service-settings.ts';
+export { catalogMarks, planSettings, rollupMarks, touches } from './service-settings.ts';

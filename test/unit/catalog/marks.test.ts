@@ -138,3 +138,28 @@ void test('a series met at least once in every half a cache of new series stays 
   }
   assert.equal(m.rowsFor([touch('other-0')]).length, 1, 'a series met once, long ago, was evicted');
 });
+
+void test('one unit: a series repeated is one row; the same id under another metric or other tag bytes is another', () => {
+  const cell = (tags: Record<string, string>) => Buffer.from(canonicalTags(tags));
+  const touches: SeriesTouch[] = [
+    { id: 'a', metric: 'temp', tags: { site: 's1' }, tagsCell: cell({ site: 's1' }) },
+    { id: 'a', metric: 'hum', tags: { site: 's1' }, tagsCell: cell({ site: 's1' }) },
+    { id: 'a', metric: 'temp', tags: { site: 's2' }, tagsCell: cell({ site: 's2' }) },
+    { id: 'a', metric: 'temp', tags: { site: 's1' }, tagsCell: cell({ site: 's1' }) }, // a repeat (another Buffer, same bytes)
+    { id: 'a', metric: 'temp', tags: { site: 's1' } }, // a repeat without its cell
+    { id: 'b', metric: 'temp', tags: { site: 's1' } },
+    { id: 'b', metric: 'temp', tags: {} },
+    { id: 'b', metric: 'temp', tags: {} },
+  ];
+  const rows = marks().rowsFor(touches);
+  assert.deepEqual(
+    rows.map((r) => r.cacheKey),
+    [
+      catalogCacheKey('temp', 'a', cell({ site: 's1' })),
+      catalogCacheKey('hum', 'a', cell({ site: 's1' })),
+      catalogCacheKey('temp', 'a', cell({ site: 's2' })),
+      catalogCacheKey('temp', 'b', cell({ site: 's1' })),
+      catalogCacheKey('temp', 'b', Buffer.from('{}')),
+    ],
+  );
+});
