@@ -1,6 +1,6 @@
 // npm run bench:ingest -- [--history 1000000] [--ids 10000] [--rate 500] [--minutes 3] [--settle-seconds 150]
 //   [--heap shipped|default] [--node-options="FLAGS"] [--profile] [--burst 0] [--bursts 1] [--burst-every 45]
-//   [--burst-hours-ago 2]
+//   [--burst-hours-ago 2] [--gc-log]
 //   [--results-dir bench-results]
 // The ingest role alone, as the live phase of bench:series runs it (its rollup settings, a day of
 // history, a live feed with ts = now) but with no query process and no TSD beside it: once the history
@@ -13,6 +13,8 @@
 // backlog) on top of the feed, and `bursts` of them `burst-every` seconds apart (each into the hour
 // before the previous one's); the result then gives each burst's worst seconds and how long the lag
 // took to come back to 0 (burstFigures). The watch must last past the last burst by a minute.
+// `--gc-log`: the process's garbage collections during the watch, by kind (count, total, largest;
+// scripts/lib/bench/gc-log.ts, loaded into it with --import).
 // Writes bench-results/ingest-<date>.json.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -21,6 +23,7 @@ import { parseArgs } from 'node:util';
 import { SERVICE_NODE_OPTIONS } from '../src/runtime/index.ts';
 import { startFeed } from './lib/bench/live-feed.ts';
 import { burstFigures } from './lib/bench/burst-figures.ts';
+import { readGcSummary } from './lib/bench/gc-log.ts';
 import { watchIngest } from './lib/bench/live-watch.ts';
 import { produceAll } from './lib/bench/service.ts';
 import { createOurStack, startOurService, waitUntil } from './lib/bench/series-service.ts';
@@ -36,6 +39,7 @@ const { values } = parseArgs({
     heap: { type: 'string', default: 'shipped' },
     'node-options': { type: 'string' },
     profile: { type: 'boolean', default: false },
+    'gc-log': { type: 'boolean', default: false },
     burst: { type: 'string', default: '0' },
     'burst-hours-ago': { type: 'string', default: '2' },
     bursts: { type: 'string', default: '1' },
@@ -76,7 +80,13 @@ const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const run = `bi${Date.now().toString(36)}`;
 const stack = await createOurStack(readEndpoints(), run, { buckets: 16, partitions: 8 }, say);
 try {
-  const env = { ...process.env, NODE_OPTIONS: o.nodeOptions };
+  const gcLog = values['gc-log'] ? join(values['results-dir'], `ingest-${stamp}-gc.txt`) : undefined;
+  if (gcLog !== undefined) mkdirSync(values['results-dir'], { recursive: true });
+  const env = {
+    ...process.env,
+    NODE_OPTIONS: gcLog === undefined ? o.nodeOptions : `${o.nodeOptions} --import=${join(projectRoot, 'scripts/lib/bench/gc-log.ts')}`.trim(),
+    ...(gcLog === undefined ? {} : { TSI_BENCH_GC_LOG: gcLog }),
+  };
   const profDir = values.profile ? join(values['results-dir'], `ingest-${stamp}-profiles`) : undefined;
   const ingest = await startOurService(stack, `${run}-g`, say, { extra: [...SHIPPED_ROLLUPS, 'service.role=ingest'], cpuProfDir: profDir, env });
   const t0 = Date.now();
@@ -112,6 +122,10 @@ try {
     caughtUpSeconds,
     lateTicks: feed.lateTicks,
     figures,
+    gcDuringWatch:
+      gcLog === undefined
+        ? undefined
+        : readGcSummary(gcLog, Date.parse(figures.perSecond.startedAt), Date.parse(figures.perSecond.startedAt) + figures.perSecond.loopMaxMs.length * 1000),
     bursts: burstsAt.map((at) => burstFigures(figures.perSecond, Math.round((at - watchStart) / 1000))),
     loadAverageAtEnd: loadavg(),
   };
@@ -121,6 +135,7 @@ try {
   say(
     `event-loop delay p99 of the per-second p99s ${figures.eventLoopDelayMs.p99OfP99.toFixed(1)} ms, max ${figures.eventLoopDelayMs.max.toFixed(0)} ms; lag max ${figures.lag.max}, above 0 for at most ${figures.lag.longestAboveZeroSeconds} s; ${file}`,
   );
+  if (result.gcDuringWatch !== undefined) say(`garbage collections during the watch: ${JSON.stringify(result.gcDuringWatch)}`);
   for (const b of result.bursts) say(`burst at second ${b.startSecond}: ${JSON.stringify(b)}`);
 } finally {
   await stack.drop();
