@@ -115,6 +115,8 @@ try {
   if (figures.samples === 0 || figures.endToEnd.events === 0)
     throw new Error(`the watch saw ${figures.samples} samples and ${figures.endToEnd.events} events written: nothing was measured`);
   await ingest.stop();
+  // Nor is a burst or a log of collections that saw nothing.
+  if (burstsAt.length !== (o.burst > 0 ? o.bursts : 0)) throw new Error(`${burstsAt.length} of ${o.bursts} bursts were sent`);
   const result = {
     at: new Date().toISOString(),
     command: `npm run bench:ingest -- ${process.argv.slice(2).join(' ')}`.trim(),
@@ -129,6 +131,9 @@ try {
     bursts: burstsAt.map((at) => burstFigures(figures.perSecond, Math.round((at - watchStart) / 1000))),
     loadAverageAtEnd: loadavg(),
   };
+  if (result.bursts.some((b) => b.worstMaxMs === null)) throw new Error('a burst fell on seconds the watch did not read: nothing was measured of it');
+  if (result.gcDuringWatch !== undefined && Object.keys(result.gcDuringWatch).length === 0)
+    throw new Error(`--gc-log: ${gcLog ?? ''} holds no collection of the watch (was gc-log.ts loaded?)`);
   mkdirSync(values['results-dir'], { recursive: true });
   const file = join(values['results-dir'], `ingest-${stamp}.json`);
   writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);

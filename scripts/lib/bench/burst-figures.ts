@@ -6,7 +6,7 @@ import type { PerSecond } from './live-watch.ts';
 export interface BurstFigures {
   /** the second of the watch the burst began */
   readonly startSecond: number;
-  /** the per-second event-loop p99 before the burst: its worst (ms) */
+  /** the per-second event-loop p99 of the watch's seconds before the burst (earlier bursts included): its worst (ms) */
   readonly beforeMaxP99Ms: number | null;
   /** from the burst until the lag was back to 0 (or the watch's end), MIN_SECONDS at least */
   readonly worstP99Ms: number | null;
@@ -32,10 +32,11 @@ const worst = (xs: readonly (number | null)[]): number | null => {
 export function burstFigures(s: PerSecond, startSecond: number): BurstFigures {
   const lag = s.lag.map((x) => x ?? 0);
   // the burst's backlog: the first second with lag within RISE_SECONDS of its start (none: drained
-  // between two scrapes), and the first second with lag 0 after it
+  // between two scrapes), and the first second read with lag 0 after it (a second that did not answer
+  // is not a lag of 0)
   const rose = lag.slice(startSecond, startSecond + RISE_SECONDS).findIndex((x) => x > 0);
   let zero: number | null = rose === -1 ? startSecond : null;
-  for (let i = startSecond + rose; zero === null && i < lag.length; i++) if (lag[i] === 0) zero = i;
+  for (let i = startSecond + rose; zero === null && i < lag.length; i++) if (s.lag[i] === 0) zero = i;
   const end = Math.max(zero ?? lag.length, startSecond + MIN_SECONDS - 1);
   const p99 = s.loopP99Ms.slice(startSecond, end + 1);
   return {

@@ -45,3 +45,11 @@ test('burstFigures: a backlog drained between two scrapes still counts its first
   assert.equal(f.worstP99Ms, 90);
   assert.equal(f.worstMaxMs, 220);
 });
+
+test('burstFigures: a second that did not answer does not end the backlog', () => {
+  const s = record([0, 0, 500, null, 300, 0], [10, 10, 70, null, 60, 20], [12, 12, 90, null, 80, 25]);
+  const f = burstFigures(s, 1);
+  assert.equal(f.secondsToLagZero, 4);
+  assert.equal(f.lagMax, 500);
+  assert.equal(f.secondsOver50, 2);
+});
