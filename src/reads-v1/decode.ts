@@ -2,8 +2,8 @@
 import { decodeDataRow, decodeTags } from '../events/cells.ts';
 import type { Row } from '../hbase/types.ts';
 import type { Keyspace } from '../keys/index.ts';
-import { newestPerQualifier } from '../rollup/fold.ts';
-import { decodeSummary, meanOf } from '../rollup/summary.ts';
+import { meanOf } from '../rollup/summary.ts';
+import { windowCellsOf, windowSummary } from '../rollup/window-content.ts';
 import type { WindowSize } from '../rollup/windows.ts';
 import type { EventItem, MetricRollup, RollupItem } from './types.ts';
 
@@ -55,15 +55,18 @@ export function eventItemOf(row: Row, keyspace: Keyspace): EventItem {
   return { id, ts, time: isoOf(ts), metrics, tags };
 }
 
-/** A summary row as a rollup item; null when it holds no metric cell (or not the asked one). */
-export function rollupItemOf(row: Row, window: WindowSize, keyspace: Keyspace, metric: string | null): RollupItem | null {
-  const key = keyspace.decodeRollupKey(row.row);
+/** A summary row as a rollup item; null when it holds no metric cell (or not the asked one). A block standing for its summary answers for it. */
+export function rollupItemOf(
+  row: Row,
+  at: { readonly window: WindowSize; readonly keyspace: Keyspace; readonly blockFamily: string | null },
+  metric: string | null,
+): RollupItem | null {
+  const { window } = at;
+  const key = at.keyspace.decodeRollupKey(row.row);
   const metrics: [string, MetricRollup][] = [];
-  for (const cell of newestPerQualifier(row.cells)) {
-    if (cell.qualifier[0] === 0x00) continue; // reserved row-level cells
-    const name = cell.qualifier.toString('utf8');
+  for (const [name, cells] of windowCellsOf(row.cells, at.blockFamily)) {
     if (metric !== null && name !== metric) continue;
-    const s = decodeSummary(cell.value, name);
+    const s = windowSummary(cells, name, key.windowStart, window.ms).summary;
     const mean = meanOf(s);
     metrics.push([
       name,

@@ -100,8 +100,9 @@ export async function* readRollups(store: QueryStore, q: RollupQuery, s: ReadSet
   if (q.from >= q.to) return { next: null };
   const range = s.keyspace.rollupRange(q.id, q.window.seconds, q.from, q.to - 1);
   // The size's own family and the main one (summaries from before the per-size families, docs/RETENTION.md)
-  const columns = summaryColumns(s.rollup.family, q.window.seconds, q.metric === null ? undefined : [Buffer.from(q.metric, 'utf8')]);
+  // and the blocks: one may stand for its window's summary (window-content.ts)
+  const columns = summaryColumns(s.rollup.family, q.window.seconds, q.metric === null ? undefined : [Buffer.from(q.metric, 'utf8')], s.rollup.pointsFamily);
   return yield* pagedScan(store, { table: s.rollup.name, ranges: [range], saltBytes: 1, shape: { columns } }, q, (row) =>
-    rollupItemOf(row, q.window, s.keyspace, q.metric),
+    rollupItemOf(row, { window: q.window, keyspace: s.keyspace, blockFamily: s.rollup.pointsFamily }, q.metric),
   );
 }

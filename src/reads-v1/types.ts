@@ -1,7 +1,7 @@
 // Types shared by the read paths: the parsed queries, the result items, the end-of-page record and
 // the small I/O port (three calls of the HBase REST client) the reads go through.
 import type { Row, ScanOptions } from '../hbase/index.ts';
-import type { Keyspace, SpreadEntry, TableRef } from '../keys/index.ts';
+import type { Keyspace, RollupTableRef, SpreadEntry, TableRef } from '../keys/index.ts';
 import type { WindowSize } from '../rollup/windows.ts';
 
 export type { QueryKind } from './meters.ts';
@@ -109,7 +109,8 @@ export interface ReadSettings {
   readonly entryFor: (id: string) => Promise<SpreadEntry | undefined>;
   readonly data: TableRef;
   readonly index: TableRef;
-  readonly rollup: TableRef;
+  /** its point blocks too: a block may stand for its window's summary (window-content.ts) */
+  readonly rollup: RollupTableRef;
   readonly bucketConcurrency: number;
   readonly verifyChunk: number;
   /** hits verified per chunk by range scans when a page holds more than verifyChunk */

@@ -9,9 +9,8 @@
 import type { StoredCell } from '../events/index.ts';
 import { decodeDataRow } from '../events/index.ts';
 import { decodePointsBlock, type PointRun } from './points-block.ts';
-import { decodeSummary } from './summary.ts';
 import { columnOf, type PutRow } from './fold.ts';
-import { packQualifier, windowCellsOf, WindowContent, type BlockSettings, type FamilyCell } from './window-content.ts';
+import { packQualifier, windowCellsOf, windowSummary, WindowContent, type BlockSettings, type FamilyCell } from './window-content.ts';
 
 /** How long the job's sources are kept (ms; null: forever), as tables.data.ttlSeconds and the blocks' TTL say. */
 export interface SourceRetention {
@@ -51,9 +50,9 @@ export function storedWindowOf(cells: readonly FamilyCell[] | undefined, blockFa
   for (const [metric, w] of windowCellsOf(cells, blockFamily)) {
     summarised.add(metric);
     if (w.block === undefined) continue;
-    const count = decodeSummary(w.summary.value, metric).count;
-    const run = decodePointsBlock(w.block.value, start, ms, `stored point block ${metric} of window ${start}`);
-    if (run.ts.length === count) blocks.set(metric, run);
+    const { summary, run: decoded } = windowSummary(w, metric, start, ms);
+    const run = decoded ?? decodePointsBlock(w.block.value, start, ms, `stored point block ${metric} of window ${start}`);
+    if (run.ts.length === summary.count) blocks.set(metric, run);
   }
   return { summarised, blocks };
 }
@@ -132,5 +131,5 @@ export function trimStoredRow(
     }
     for (const i of keep) acc.addPoint(metric, run.ts[i] as number, run.values[i] as number);
   }
-  return { put: acc.putRow(row.key, w.family, cut.timestamp, { start: w.start }), drop };
+  return { put: acc.putRow(row.key, w.family, cut.timestamp, { start: w.start, sizeSec: w.ms / 1000 }), drop };
 }

@@ -49,8 +49,8 @@ export function columnOf(family: string, qualifier: Buffer): Buffer {
  * table's main family (summaries written there before the per-size families existed); whole families,
  * or the given qualifiers (metrics) in each. Rows read so hold a metric up to twice: newestPerQualifier.
  */
-export function summaryColumns(mainFamily: string, windowSec: number, qualifiers?: readonly Buffer[]): Buffer[] {
-  const families = [rollupWindowFamily(windowSec), mainFamily];
+export function summaryColumns(mainFamily: string, windowSec: number, qualifiers?: readonly Buffer[], blockFamily: string | null = null): Buffer[] {
+  const families = blockFamily === null ? [rollupWindowFamily(windowSec), mainFamily] : [rollupWindowFamily(windowSec), mainFamily, blockFamily];
   return qualifiers === undefined ? families.map((f) => Buffer.from(f, 'utf8')) : families.flatMap((f) => qualifiers.map((q) => columnOf(f, q)));
 }
 

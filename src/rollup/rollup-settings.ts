@@ -1,6 +1,6 @@
 // The part of the configuration the rollup job and the backfill use, resolved once.
 import type { Keyspace, TableRef, Tables } from '../keys/index.ts';
-import { pointsTtlSeconds, type Config } from '../runtime/config.ts';
+import { pointsTtlSeconds, windowRetention, type Config } from '../runtime/config.ts';
 import type { SourceRetention } from './expired-source.ts';
 import type { BlockSettings } from './window-content.ts';
 import { parseWindows, type WindowSize } from './windows.ts';
@@ -29,9 +29,22 @@ export interface RollupSettings {
 }
 
 /** The point blocks of the configuration, or null when they are off (the rollup table has no points family). */
-export function blockSettings(cfg: Pick<Config, 'rollup'>, tables: Tables): BlockSettings | null {
+export function blockSettings(cfg: Pick<Config, 'rollup' | 'tables'>, tables: Tables): BlockSettings | null {
   const family = tables.rollup.pointsFamily;
-  return family === null ? null : { family, maxPoints: cfg.rollup.pointBlocks.maxPoints, everySize: cfg.rollup.pointBlocks.everySize };
+  if (family === null) return null;
+  const { maxPoints, everySize, summaryInBlock } = cfg.rollup.pointBlocks;
+  return { family, maxPoints, everySize, standsForSummary: summaryInBlock ? blocksOutlive(cfg) : new Set<number>() };
+}
+
+/**
+ * The window sizes (s) whose summaries the blocks are kept at least as long as: the blocks' TTL is
+ * forever, or at least the size's (a block standing for a summary takes it along when it goes).
+ */
+export function blocksOutlive(cfg: Pick<Config, 'rollup' | 'tables'>): Set<number> {
+  const blocksTtl = pointsTtlSeconds(cfg);
+  const out = new Set<number>();
+  for (const w of windowRetention(cfg)) if (blocksTtl === null || (w.ttlSeconds !== null && blocksTtl >= w.ttlSeconds)) out.add(w.seconds);
+  return out;
 }
 
 export function rollupSettings(cfg: Config, keyspace: Keyspace, tables: Tables, pageRows = 500): RollupSettings {

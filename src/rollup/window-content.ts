@@ -21,6 +21,13 @@ export interface BlockSettings {
   readonly maxPoints: number;
   /** blocks for every window size; false: the finest size's alone (rollup.pointBlocks.everySize) */
   readonly everySize: boolean;
+  /**
+   * The window sizes (s) whose summary a block stands for: beside a block whose points fold to the
+   * window's summary, bit for bit, the job writes no summary cell (readers make it from the block:
+   * windowSummary). rollup.pointBlocks.summaryInBlock, for the sizes whose blocks are kept as long as
+   * their summaries (rollupSettings); absent: none.
+   */
+  readonly standsForSummary?: ReadonlySet<number> | undefined;
 }
 
 /** Whether a window of the finest size (or a coarser one) gets blocks. */
@@ -35,9 +42,12 @@ export function packQualifier(metric: string | Buffer): Buffer {
   return Buffer.concat([PACK_PREFIX, typeof metric === 'string' ? Buffer.from(metric, 'utf8') : metric]);
 }
 
-/** The cells of a stored window row a reader or the cascade needs, by metric (cells as read, any family). */
+/**
+ * The cells of a stored window row a reader or the cascade needs, by metric (cells as read, any family).
+ * No summary cell: the block stands for it (windowSummary makes it from the points).
+ */
 export interface WindowCells<C extends StoredCellWithTime = StoredCellWithTime> {
-  readonly summary: C;
+  readonly summary?: C | undefined;
   readonly block?: C | undefined;
   readonly pack?: C | undefined;
 }
@@ -70,7 +80,9 @@ function startsWith(q: Uint8Array, prefix: Buffer): boolean {
 /**
  * A window row's cells by metric: the newest summary of each (its size's family or the main one,
  * newestPerQualifier), the block of the points family and the pack, each kept only when it has its
- * summary's timestamp. Other reserved (0x00-led) qualifiers are skipped.
+ * summary's timestamp. A block newer than every summary of its metric (or with none) was written
+ * without one: it stands for the summary, with the pack of its timestamp. Other reserved (0x00-led)
+ * qualifiers are skipped.
  */
 export function windowCellsOf<C extends FamilyCell>(cells: readonly C[], blockFamily: string | null): Map<string, WindowCells<C>> {
   const blockFam = blockFamily === null ? null : Buffer.from(blockFamily, 'utf8');
@@ -97,7 +109,46 @@ export function windowCellsOf<C extends FamilyCell>(cells: readonly C[], blockFa
       pack: pack?.timestamp === summary.timestamp ? pack : undefined,
     });
   }
+  for (const [metric, block] of blocks) {
+    const had = out.get(metric);
+    if (had?.summary !== undefined && had.summary.timestamp >= block.timestamp) continue;
+    const pack = packs.get(metric);
+    out.set(metric, { block, pack: pack?.timestamp === block.timestamp ? pack : undefined });
+  }
   return out;
+}
+
+/**
+ * The summary of one metric of a window [start, start + ms): its cell's, or, where the block stands
+ * for it, the block's points folded newest first (as the job folds them: the same numbers, bit for
+ * bit, or the job would have written the cell); `run` is the block's points when decoded for it.
+ */
+export function windowSummary(w: WindowCells, metric: string, start: number, ms: number): { summary: MetricSummary; run?: PointRun } {
+  if (w.summary !== undefined) return { summary: decodeSummary(w.summary.value, metric) };
+  if (w.block === undefined) throw new SummaryDecodeError(`window ${start} of ${metric} has neither a summary nor a block`);
+  const run = decodePointsBlock(w.block.value, start, ms, `point block ${metric} of window ${start}`);
+  return { summary: summaryOfRun(run), run };
+}
+
+/** A run's summary, its points folded newest first (as a scan of the data table adds them). */
+export function summaryOfRun(run: PointRun): MetricSummary {
+  let acc: MetricSummary | undefined;
+  for (let i = run.ts.length - 1; i >= 0; i--) acc = addEvent(acc, run.ts[i] as number, run.values[i] as number);
+  if (acc === undefined) throw new RangeError('a run of no point has no summary');
+  return acc;
+}
+
+function sameSummary(a: MetricSummary, b: MetricSummary): boolean {
+  return (
+    a.count === b.count &&
+    Object.is(a.sum, b.sum) &&
+    Object.is(a.min, b.min) &&
+    Object.is(a.max, b.max) &&
+    a.firstTs === b.firstTs &&
+    Object.is(a.first, b.first) &&
+    a.lastTs === b.lastTs &&
+    Object.is(a.last, b.last)
+  );
 }
 
 /** Points of one metric as folded: loose points (data rows) or whole finer blocks. */
@@ -158,14 +209,14 @@ export class WindowContent {
    */
   addFinerRow(start: number, finerMs: number, cells: readonly FamilyCell[]): void {
     for (const [metric, w] of windowCellsOf(cells, this.#blocks?.family ?? null)) {
-      const s = decodeSummary(w.summary.value, metric);
+      const { summary: s, run: decoded } = windowSummary(w, metric, start, finerMs);
       this.summaries.set(metric, mergeSummary(this.summaries.get(metric), s));
       let finer = this.#finer.get(metric);
       if (finer === undefined) this.#finer.set(metric, (finer = []));
       finer.push(packed(start, s));
       const c = this.#collected(metric);
       if (c === null) continue;
-      const run = w.block === undefined ? undefined : decodePointsBlock(w.block.value, start, finerMs, `point block ${metric} of window ${start}`);
+      const run = decoded ?? (w.block === undefined ? undefined : decodePointsBlock(w.block.value, start, finerMs, `point block ${metric} of window ${start}`));
       this.#addRun(metric, c, run?.ts.length === s.count ? run : this.#standInOf(metric, start, finerMs), s.count);
     }
   }
@@ -235,18 +286,27 @@ export class WindowContent {
    * at `timestamp`. Undefined when there is nothing to write. `start` and `ms` locate the window
    * (block offsets count from its start); `finerMs` is the length of the windows in the packs.
    */
-  putRow(key: Buffer, family: string, timestamp: number, at: { readonly start: number; readonly finerMs?: number | undefined }): PutRow | undefined {
+  putRow(
+    key: Buffer,
+    family: string,
+    timestamp: number,
+    at: { readonly start: number; readonly finerMs?: number | undefined; readonly sizeSec?: number | undefined },
+  ): PutRow | undefined {
     if (this.summaries.size === 0) return undefined;
     const cells: PutRow['cells'][number][] = [];
+    const standsFor = at.sizeSec !== undefined && this.#blocks?.standsForSummary?.has(at.sizeSec) === true;
     for (const metric of [...this.summaries.keys()].sort()) {
       const q = Buffer.from(metric, 'utf8');
-      cells.push({ column: columnOf(family, q), value: encodeSummary(this.summaries.get(metric) as MetricSummary), timestamp });
+      const summary = this.summaries.get(metric) as MetricSummary;
+      const run = this.#ownBlocks ? this.pointsOf(metric) : undefined;
+      // a block standing for its summary must give back the very numbers (it does when the points were folded newest first)
+      if (!(standsFor && run !== undefined && sameSummary(summaryOfRun(run), summary)))
+        cells.push({ column: columnOf(family, q), value: encodeSummary(summary), timestamp });
       const finer = this.#finer.get(metric);
       if (finer !== undefined && at.finerMs !== undefined) {
         const asc = [...finer].sort((a, b) => a.startMs - b.startMs);
         cells.push({ column: columnOf(family, packQualifier(q)), value: encodeSummaryPack(at.start, at.finerMs, asc), timestamp });
       }
-      const run = this.#ownBlocks ? this.pointsOf(metric) : undefined;
       if (run !== undefined) cells.push({ column: columnOf((this.#blocks as BlockSettings).family, q), value: encodePointsBlock(at.start, run), timestamp });
     }
     return { row: key, cells };

@@ -14,5 +14,9 @@ export function windowRow(
 ): PutRow | undefined {
   const i = indexOfSize(s.windows, parts.windowSec);
   const finerMs = i > 0 ? s.windows[i - 1]?.ms : undefined;
-  return content.putRow(s.keyspace.rollupKey(parts), rollupWindowFamily(parts.windowSec), timestamp, { start: parts.windowStart, finerMs });
+  return content.putRow(s.keyspace.rollupKey(parts), rollupWindowFamily(parts.windowSec), timestamp, {
+    start: parts.windowStart,
+    finerMs,
+    sizeSec: parts.windowSec,
+  });
 }

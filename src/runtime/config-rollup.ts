@@ -58,6 +58,12 @@ export const rollupSchema = z
           .describe(
             'Blocks for every configured window size (true), or for the finest alone (false, the default): a point is then stored once in blocks, not once per size; a raw read of a whole closed day reads its hours\' blocks (one cell each) where it read one day block (docs/ROLLUPS.md, "Point blocks"). Day blocks written before stay until their TTL and are no longer read',
           ),
+        summaryInBlock: z
+          .boolean()
+          .default(true)
+          .describe(
+            'A block stands for its window\'s summary (true, the default): beside a block whose points fold to the summary bit for bit, the job writes no summary cell, and readers make the summary from the block (docs/ROLLUPS.md, "A block in place of its summary"). Only for sizes whose blocks are kept at least as long as their summaries (tables.rollup.pointsTtlSeconds against the size\'s TTL). false: a summary cell beside every block, as before (for a rolling upgrade from a version that reads summaries from their cells alone)',
+          ),
         maxPoints: z
           .number()
           .int()

@@ -11,8 +11,7 @@ import { GENERATIONS_ROW, generationsOf } from '../rollup/generations.ts';
 import { touchSlotRuns } from '../rollup/touch.ts';
 import { decodeSummaryPackRun } from '../rollup/summary-pack.ts';
 import { columnOf } from '../rollup/fold.ts';
-import { decodeSummary } from '../rollup/summary.ts';
-import { packQualifier, windowCellsOf } from '../rollup/window-content.ts';
+import { packQualifier, windowCellsOf, windowSummary } from '../rollup/window-content.ts';
 import { rollupWindowFamily, TOUCH_WINDOW_SEC } from '../keys/index.ts';
 import { tagSetKey, type PointBudget, type RawAsk, type TaggedPoints } from '../series-data/points.ts';
 import {
@@ -191,6 +190,7 @@ export class SeriesStore {
     const ranges: ScanRange[] = this.#markerRanges(ids, marks);
     for (const sp of live) for (const id of ids) ranges.push(keyspace.rollupRange(id, sp.sizeMs / 1000, Math.max(0, sp.from), sp.to - 1));
     const columns = windowColumns(rollup.family, this.#o.blockFamily, metrics, live);
+    const blockSizes = new Set(live.filter((sp) => sp.with === 'block').map((sp) => sp.sizeMs));
     const wantedIds = new Set(ids);
     const wantedMetrics = new Set(metrics);
     await runLimited(bucketChunks(ranges, scansFor(ids.length, concurrency)), concurrency, async (scan) => {
@@ -207,14 +207,15 @@ export class SeriesStore {
           const byId = windows.get(metric) as Map<string, StoredWindow[]>;
           let list = byId.get(key.id);
           if (list === undefined) byId.set(key.id, (list = []));
-          const sum = decodeSummary(cells.summary.value, metric);
+          // a block read only to stand for its summary (windowCellsOf) is not kept: the spans of this size did not ask for its points
+          const sum = windowSummary(cells, metric, key.windowStart, sizeMs).summary;
           const finerMs = finerOf.get(sizeMs);
           if (cells.pack !== undefined && finerMs === undefined) throw new Error(`a pack of ${sizeMs} ms windows was read without its finer size`);
           list.push({
             startMs: key.windowStart,
             sizeMs,
             summary: { startMs: key.windowStart, count: sum.count, sum: sum.sum, min: sum.min, max: sum.max, first: sum.first, last: sum.last },
-            block: cells.block?.value,
+            block: blockSizes.has(sizeMs) ? cells.block?.value : undefined,
             pack: cells.pack === undefined ? undefined : decodeSummaryPackRun(cells.pack.value, key.windowStart, finerMs as number),
           });
         }
@@ -412,7 +413,8 @@ function windowColumns(markerFamily: string, blockFamily: string | null, metrics
       const q = Buffer.from(m, 'utf8');
       add(family, q);
       if (sp.with === 'pack') add(family, packQualifier(q));
-      if (sp.with === 'block' && blockFamily !== null) add(blockFamily, q);
+      // a summary's own block, asked for its points or to stand for a summary written without a cell (window-content.ts)
+      if (blockFamily !== null) add(blockFamily, q);
     }
   }
   return [...out.values()];

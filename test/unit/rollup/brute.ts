@@ -3,6 +3,7 @@
 import { decodeRollupKey } from '../../../src/keys/index.ts';
 import { decodePointsBlock } from '../../../src/rollup/points-block.ts';
 import { decodeSummary, type MetricSummary } from '../../../src/rollup/summary.ts';
+import { summaryOfRun } from '../../../src/rollup/window-content.ts';
 
 export { prng } from '../../../src/demo/generate.ts';
 
@@ -60,16 +61,25 @@ export interface StoredRowLike {
 /** The family of point blocks in the rollup tests (settings() in job-fixture.ts). */
 export const BLOCK_FAMILY = 'p';
 
-/** Summaries found in the rollup table's rows (markers, point blocks and packs skipped). */
+/**
+ * Summaries found in the rollup table's rows (markers and packs skipped): each metric's summary cell,
+ * or, with none, the one its block stands for (its points folded newest first, as the job folds them).
+ */
 export function summariesOfRows(rows: Iterable<StoredRowLike>): SummaryMap {
   const out: SummaryMap = new Map();
   for (const row of rows) {
     if (row.row[1] === 0x00) continue;
     const k = decodeRollupKey(row.row);
+    const blocks = new Map<string, Buffer>();
     for (const c of row.cells) {
-      if (c.qualifier[0] === 0x00 || c.family?.toString('utf8') === BLOCK_FAMILY) continue;
+      if (c.qualifier[0] === 0x00) continue;
       const metric = c.qualifier.toString('utf8');
-      out.set(summaryKey(k.id, k.windowSec, k.windowStart, metric), decodeSummary(c.value, metric));
+      if (c.family?.toString('utf8') === BLOCK_FAMILY) blocks.set(metric, c.value);
+      else out.set(summaryKey(k.id, k.windowSec, k.windowStart, metric), decodeSummary(c.value, metric));
+    }
+    for (const [metric, block] of blocks) {
+      const key = summaryKey(k.id, k.windowSec, k.windowStart, metric);
+      if (!out.has(key)) out.set(key, summaryOfRun(decodePointsBlock(block, k.windowStart, k.windowSec * 1000)));
     }
   }
   return out;

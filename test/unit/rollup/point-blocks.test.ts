@@ -123,7 +123,7 @@ void test("a stored row: a block or a pack counts only when it has its summary's
   ).get('temp');
   assert.ok(stale !== undefined && stale.block === undefined && stale.pack === undefined, 'a newer summary without them: neither taken');
   const legacy = windowCellsOf([cell('d', m, summary, 12), cell('r1h', m, summary, 9), cell(BLOCK_FAMILY, m, block, 9)], BLOCK_FAMILY).get('temp');
-  assert.equal(legacy?.summary.timestamp, 12, 'the newest summary of the families wins');
+  assert.equal(legacy?.summary?.timestamp, 12, 'the newest summary of the families wins');
   assert.equal(legacy.block, undefined);
 });
 

@@ -3,18 +3,13 @@
 // answer as the data table alone. With every size (true) the same read takes day blocks.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { NO_SPREAD } from '../../../src/keys/index.ts';
-import { fixedSpread } from '../../../src/series-store/index.ts';
-import { SeriesIndex } from '../../../src/catalog/series-index.ts';
-import { RollupJob } from '../../../src/rollup/job.ts';
 import type { SubQueryAnswer } from '../../../src/series-query/execute.ts';
 import type { RollupTier } from '../../../src/series-query/plan.ts';
-import { SeriesStore } from '../../../src/series-store/series-store.ts';
 import type { RollupSettings } from '../../../src/rollup/rollup-settings.ts';
 import { FakeHBase } from '../../support/fake-hbase.ts';
 import { BLOCK_FAMILY, prng, type Ev } from '../rollup/brute.ts';
-import { markEvents, readMetrics, settings, silentLog, writeEvents } from '../rollup/job-fixture.ts';
 import { runQuery } from './query-fixture.ts';
+import { summarisedWorld, worldReads, type RollupWorld } from './rollup-world.ts';
 
 const H = 3_600_000;
 const D = 24 * H;
@@ -31,17 +26,8 @@ function events(): Ev[] {
   }));
 }
 
-async function stored(everySize: boolean): Promise<{ store: FakeHBase; s: RollupSettings; catalog: SeriesIndex }> {
-  const s = settings(['1h', '1d'], { blocks: { family: BLOCK_FAMILY, maxPoints: 100_000, everySize } });
-  const store = new FakeHBase();
-  const evs = events();
-  await writeEvents(store, s, evs);
-  await markEvents(store, s, evs);
-  const report = await new RollupJob({ store, settings: s, metrics: readMetrics(s).metrics, log: silentLog, now: () => NOW }).run();
-  assert.equal(report.ok, true, JSON.stringify(report));
-  const catalog = new SeriesIndex({ idTagKey: 'id' });
-  for (const e of evs) catalog.add({ metric: e.metric, id: e.id, tags: {} });
-  return { store, s, catalog };
+function stored(everySize: boolean): Promise<RollupWorld> {
+  return summarisedWorld(events(), { family: BLOCK_FAMILY, maxPoints: 100_000, everySize }, NOW);
 }
 
 /** Block cells in the rollup table, by window size (seconds). */
@@ -56,17 +42,8 @@ function blockCellsBySize(store: FakeHBase, s: RollupSettings): Map<number, numb
   return out;
 }
 
-async function ask(w: { store: FakeHBase; s: RollupSettings; catalog: SeriesIndex }, tier: RollupTier): Promise<SubQueryAnswer> {
-  const reads = new SeriesStore(w.store, {
-    keyspace: w.s.keyspace,
-    data: { name: w.s.dataTable, family: 'd' },
-    rollup: { name: w.s.rollupTable, family: w.s.rollupFamily },
-    meta: w.s.meta,
-    spread: fixedSpread(NO_SPREAD),
-    deadlineMs: 10_000,
-    idTagKey: 'id',
-    blockFamily: tier.blocks ? BLOCK_FAMILY : null,
-  });
+async function ask(w: RollupWorld, tier: RollupTier): Promise<SubQueryAnswer> {
+  const reads = worldReads(w, tier.blocks ? BLOCK_FAMILY : null);
   const body = {
     start: DAY0 + 3 * H + 5,
     end: DAY0 + 2 * D + 5 * H,
